@@ -1,0 +1,195 @@
+"""The seam: provider registry, per-call selection and the result cap.
+
+Selection happens on every call, never at registration, so a provider
+registered (or a setting changed) later is used by the next call. With nothing
+configured exactly one available provider may run; registration order never
+breaks a tie.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+from ._context import CallContext
+from ._exceptions import WebError, WebErrorCode
+from ._protocols import FetchProvider, SearchProvider
+from ._types import FetchBody, FetchRequest, FetchResult, SearchRequest, SearchResult, Source
+
+__all__ = ["ProviderSelection", "WebService"]
+
+P = TypeVar("P", SearchProvider, FetchProvider)
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderSelection:
+    """Configured provider ids; ``None`` means pick the single available one."""
+
+    search: str | None = None
+    fetch: str | None = None
+
+
+class _Registry(Generic[P]):
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+        self._providers: dict[str, P] = {}
+
+    def register(self, provider: P) -> Callable[[], None]:
+        pid = provider.id
+        if not isinstance(pid, str) or not pid:
+            raise WebError(WebErrorCode.CONFIG_INVALID, f"a {self.kind} provider needs a non-empty string id")
+        if pid in self._providers:
+            raise WebError(
+                WebErrorCode.DUPLICATE_PROVIDER,
+                f'a web {self.kind} provider with id "{pid}" is already registered',
+            )
+        self._providers[pid] = provider
+
+        def dispose() -> None:
+            if self._providers.get(pid) is provider:
+                del self._providers[pid]
+
+        return dispose
+
+    def ids(self) -> list[str]:
+        return list(self._providers)
+
+    def select(self, configured: str | None) -> P:
+        if configured:
+            provider = self._providers.get(configured)
+            if provider is None:
+                raise WebError(
+                    WebErrorCode.PROVIDER_CONFIGURED_MISSING,
+                    f'configured web {self.kind} provider "{configured}" is not registered',
+                )
+            if not provider.available():
+                raise WebError(
+                    WebErrorCode.PROVIDER_CONFIGURED_UNAVAILABLE,
+                    f'configured web {self.kind} provider "{configured}" is registered but unavailable',
+                )
+            return provider
+        usable = [p for p in self._providers.values() if p.available()]
+        if not usable:
+            raise WebError(WebErrorCode.PROVIDER_UNAVAILABLE, f"no usable web {self.kind} provider is registered")
+        if len(usable) > 1:
+            ids = ", ".join(sorted(p.id for p in usable))
+            raise WebError(
+                WebErrorCode.PROVIDER_AMBIGUOUS,
+                f"multiple usable web {self.kind} providers are registered ({ids}); configure one explicitly",
+            )
+        return usable[0]
+
+
+class WebService:
+    """Registry and dispatcher for search and fetch providers (separate namespaces)."""
+
+    def __init__(
+        self,
+        selection: ProviderSelection | Callable[[], ProviderSelection] = ProviderSelection(),
+    ) -> None:
+        self._selection = selection if callable(selection) else (lambda: selection)
+        self._search = _Registry[SearchProvider]("search")
+        self._fetch = _Registry[FetchProvider]("fetch")
+
+    def register_search(self, provider: SearchProvider) -> Callable[[], None]:
+        return self._search.register(provider)
+
+    def register_fetch(self, provider: FetchProvider) -> Callable[[], None]:
+        return self._fetch.register(provider)
+
+    def search_provider_ids(self) -> list[str]:
+        return self._search.ids()
+
+    def fetch_provider_ids(self) -> list[str]:
+        return self._fetch.ids()
+
+    def select_search(self) -> SearchProvider:
+        return self._search.select(self._selection().search)
+
+    def select_fetch(self) -> FetchProvider:
+        return self._fetch.select(self._selection().fetch)
+
+    async def search(self, request: SearchRequest, ctx: CallContext | None = None) -> SearchResult:
+        max_results = request.max_results
+        if max_results is not None and (
+            isinstance(max_results, bool) or not isinstance(max_results, int) or max_results < 1
+        ):
+            raise WebError(WebErrorCode.INVALID_ARGUMENTS, "max_results must be a positive integer")
+        provider = self.select_search()
+        result = await _guard(provider.id, provider.search(request, ctx or CallContext()))
+        result = _checked_search_result(provider.id, result)
+        if max_results is not None and len(result.sources) > max_results:
+            return SearchResult(sources=result.sources[:max_results], content=result.content, truncated=True)
+        return result
+
+    async def fetch(self, request: FetchRequest, ctx: CallContext | None = None) -> FetchResult:
+        provider = self.select_fetch()
+        result = await _guard(provider.id, provider.fetch(request, ctx or CallContext()))
+        return _checked_fetch_result(provider.id, result)
+
+
+T = TypeVar("T")
+
+
+async def _guard(provider_id: str, call: Awaitable[T]) -> T:
+    # A provider bug must still surface as a coded error, never a raw exception.
+    try:
+        return await call
+    except (WebError, asyncio.CancelledError):
+        raise
+    except Exception as exc:
+        raise WebError(
+            WebErrorCode.PROVIDER_ERROR,
+            f'web provider "{provider_id}" failed: {type(exc).__name__}: {exc}',
+            cause=exc,
+        ) from exc
+
+
+
+def _bad(provider_id: str, what: str) -> WebError:
+    return WebError(WebErrorCode.PROVIDER_ERROR, f'web provider "{provider_id}" returned a malformed result: {what}')
+
+
+def _opt_str(value: object) -> bool:
+    return value is None or isinstance(value, str)
+
+
+def _checked_search_result(provider_id: str, result: object) -> SearchResult:
+    if not isinstance(result, SearchResult):
+        raise _bad(provider_id, f"expected SearchResult, got {type(result).__name__}")
+    if not _opt_str(result.content):
+        raise _bad(provider_id, "content must be a string or None")
+    if not isinstance(result.truncated, bool):
+        raise _bad(provider_id, "truncated must be a bool")
+    sources = result.sources
+    if not isinstance(sources, Sequence) or isinstance(sources, (str, bytes)):
+        raise _bad(provider_id, "sources must be a sequence")
+    for i, s in enumerate(sources):
+        if not isinstance(s, Source):
+            raise _bad(provider_id, f"sources[{i}] is not a Source")
+        if not isinstance(s.url, str) or not s.url:
+            raise _bad(provider_id, f"sources[{i}].url must be a non-empty string")
+        for name in ("title", "snippet", "published_at"):
+            if not _opt_str(getattr(s, name)):
+                raise _bad(provider_id, f"sources[{i}].{name} must be a string or None")
+    if not isinstance(sources, tuple):
+        result = SearchResult(sources=tuple(sources), content=result.content, truncated=result.truncated)
+    return result
+
+
+def _checked_fetch_result(provider_id: str, result: object) -> FetchResult:
+    if not isinstance(result, FetchResult):
+        raise _bad(provider_id, f"expected FetchResult, got {type(result).__name__}")
+    if not isinstance(result.url, str) or not result.url:
+        raise _bad(provider_id, "url must be a non-empty string")
+    if isinstance(result.status_code, bool) or not isinstance(result.status_code, int):
+        raise _bad(provider_id, "status_code must be an integer")
+    if not isinstance(result.body, FetchBody) or result.body.kind not in ("html", "text", "markdown"):
+        raise _bad(provider_id, "body must be a FetchBody of kind html, text or markdown")
+    if not isinstance(result.body.content, str):
+        raise _bad(provider_id, "body.content must be a string")
+    if not isinstance(result.truncated, bool) or not _opt_str(result.title):
+        raise _bad(provider_id, "truncated must be a bool and title a string or None")
+    return result
