@@ -1,0 +1,33 @@
+"""What a tool execution hands back to the runtime."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .._exceptions import WebError, WebErrorCode
+
+__all__ = ["ToolResult", "error_result"]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    """``text`` is what the model sees; ``value`` is the structured value (JSON-serialisable,
+    validated by schemas/) or ``None`` on error; ``error_code`` keeps the WEB_* code for the caller."""
+
+    text: str
+    value: dict[str, Any] | None = None
+    error_code: str | None = None
+
+    @property
+    def is_error(self) -> bool:
+        return self.error_code is not None
+
+    def to_json(self) -> dict[str, Any]:
+        if self.error_code is not None:
+            return {"is_error": True, "text": self.text, "error": {"code": self.error_code}}
+        return {"is_error": False, "text": self.text, "value": self.value}
+
+
+def error_result(error: WebError) -> ToolResult:
+    return ToolResult(text=f"Error: {error.message}", error_code=error.code or WebErrorCode.PROVIDER_ERROR)
