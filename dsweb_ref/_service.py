@@ -147,7 +147,6 @@ async def _guard(provider_id: str, call: Awaitable[T]) -> T:
         ) from exc
 
 
-
 def _bad(provider_id: str, what: str) -> WebError:
     return WebError(WebErrorCode.PROVIDER_ERROR, f'web provider "{provider_id}" returned a malformed result: {what}')
 

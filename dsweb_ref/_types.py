@@ -23,7 +23,7 @@ __all__ = [
     "Source",
 ]
 
-JSONValue: TypeAlias = "None | bool | int | float | str | list[JSONValue] | dict[str, JSONValue]"
+JSONValue: TypeAlias = "bool | int | float | str | list[JSONValue] | dict[str, JSONValue] | None"
 BodyKind = Literal["html", "text", "markdown"]
 
 _EMPTY: Mapping[str, Any] = MappingProxyType({})

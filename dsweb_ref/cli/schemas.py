@@ -9,7 +9,7 @@ from typing import Any
 from ..schemas import check_all, schema_dir
 
 
-def register(sub: "argparse._SubParsersAction[Any]") -> None:
+def register(sub: argparse._SubParsersAction[Any]) -> None:
     p = sub.add_parser("schemas", help="list the shipped JSON Schemas and check them against the 2020-12 meta-schema")
     p.add_argument("--json", action="store_true", help="print the check as JSON")
     p.set_defaults(func=run)

@@ -1,0 +1,73 @@
+"""Run a batch of searches concurrently with all-or-nothing failure.
+
+Rules (seed 000): every coroutine starts at once; the first failure *in time*
+cancels every sibling; the call returns (or raises) only after every started
+task has settled, whether it ended by failure, by caller cancellation or by
+success. Completion order is taken from done-callbacks, which the loop runs in
+the order tasks finish, so "first" never depends on set iteration order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Coroutine, Sequence
+from typing import Any, TypeVar
+
+from .._exceptions import WebError, WebErrorCode
+
+T = TypeVar("T")
+
+__all__ = ["run_all_or_nothing"]
+
+
+async def run_all_or_nothing(coros: Sequence[Coroutine[Any, Any, T]]) -> list[T]:
+    """Results in input order, or the first failure after the batch is quiescent."""
+    tasks = [asyncio.create_task(c) for c in coros]
+    finished: list[asyncio.Task[T]] = []
+    for task in tasks:
+        task.add_done_callback(finished.append)
+    try:
+        pending = set(tasks)
+        while pending:
+            _, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_EXCEPTION)
+            if _first_failure(finished) is not None:
+                break
+    except asyncio.CancelledError:
+        # Caller cancellation: pass it to every sibling, wait for all of them, then re-raise.
+        await _cancel_and_settle(tasks)
+        raise
+    failure = _first_failure(finished)
+    if failure is not None:
+        await _cancel_and_settle(tasks)
+        raise failure
+    if any(t.cancelled() for t in tasks):
+        # A search cancelled by something other than this caller is a failure, not a silent gap.
+        raise WebError(WebErrorCode.ABORTED, "a search of the batch was cancelled")
+    return [t.result() for t in tasks]
+
+
+def _first_failure(finished: list[asyncio.Task[Any]]) -> BaseException | None:
+    for task in finished:
+        if not task.cancelled() and task.exception() is not None:
+            return task.exception()
+    return None
+
+
+async def _cancel_and_settle(tasks: list[asyncio.Task[Any]]) -> None:
+    for task in tasks:
+        task.cancel()
+    cancelled_again = False
+    while True:
+        pending = [t for t in tasks if not t.done()]
+        if not pending:
+            break
+        try:
+            await asyncio.wait(pending)
+        except asyncio.CancelledError:
+            # Quiescence beats a repeated cancel: keep waiting, re-raise afterwards.
+            cancelled_again = True
+    for task in tasks:  # mark exceptions as retrieved; the caller gets the first one
+        if not task.cancelled():
+            task.exception()
+    if cancelled_again:
+        raise asyncio.CancelledError

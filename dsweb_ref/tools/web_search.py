@@ -1,0 +1,142 @@
+"""The model-facing ``web_search`` tool (seed 000).
+
+One required ``queries`` array. Validation happens before any provider call, in
+this order: empty array, too many items (counted before dedup), a blank item.
+Exact duplicates are then dropped keeping first positions. One distinct query
+returns the provider's result as is; several run concurrently through the seam
+and merge. The tool never talks to a provider directly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .._context import CallContext
+from .._exceptions import WebError, WebErrorCode
+from .._service import WebService
+from .._types import SearchRequest, SearchResult
+from ._batch import run_all_or_nothing
+from ._merge import merge_results
+from ._render import render_search
+from ._result import ToolResult, error_result
+
+__all__ = ["SearchToolSettings", "WebSearchTool", "parse_queries"]
+
+
+def _positive_int(name: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise WebError(WebErrorCode.CONFIG_INVALID, f"{name} must be a positive integer, got {value!r}")
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class SearchToolSettings:
+    """Deployment settings; validated at construction."""
+
+    search_max_queries: int = 4
+    search_max_results: int = 8
+    fetch_enabled: bool = True
+
+    def __post_init__(self) -> None:
+        _positive_int("searchMaxQueries", self.search_max_queries)
+        _positive_int("searchMaxResults", self.search_max_results)
+        if not isinstance(self.fetch_enabled, bool):
+            raise WebError(WebErrorCode.CONFIG_INVALID, "fetch_enabled must be a boolean")
+
+
+def _invalid(message: str) -> WebError:
+    return WebError(WebErrorCode.INVALID_ARGUMENTS, message)
+
+
+def parse_queries(arguments: object, max_queries: int) -> list[str]:
+    """Validate tool arguments and return the distinct queries in first-seen order."""
+    if not isinstance(arguments, dict):
+        raise _invalid('invalid arguments: "arguments" must be an object')
+    if "queries" not in arguments:
+        raise _invalid('invalid arguments: missing required property "queries"')
+    queries = arguments["queries"]
+    if not isinstance(queries, list):
+        raise _invalid('invalid arguments: "queries" must be an array')
+    for i, q in enumerate(queries):
+        if not isinstance(q, str):
+            raise _invalid(f'invalid arguments: "queries[{i}]" must be a string')
+    if not queries:
+        raise _invalid("queries must contain at least one query")
+    if len(queries) > max_queries:
+        noun = "query" if max_queries == 1 else "queries"
+        raise _invalid(f"queries must contain at most {max_queries} {noun}")
+    if any(not q.strip() for q in queries):
+        raise _invalid("each query must be a non-empty string")
+    # No trimming or case folding: only exact duplicates are the same search.
+    return list(dict.fromkeys(queries))
+
+
+class WebSearchTool:
+    name = "web_search"
+
+    def __init__(self, web: WebService, settings: SearchToolSettings | None = None) -> None:
+        self.web = web
+        self.settings = settings or SearchToolSettings()
+
+    @property
+    def description(self) -> str:
+        s = self.settings
+        return (
+            "Search the web for current information. "
+            f"Provide 1-{s.search_max_queries} distinct queries in the required queries array; "
+            "several queries run concurrently and their sources are merged "
+            f"(at most {s.search_max_results} sources). "
+            "Returns an optional answer and a list of source URLs."
+        )
+
+    @property
+    def input_schema(self) -> dict[str, Any]:
+        n = self.settings.search_max_queries
+        return {
+            "type": "object",
+            "required": ["queries"],
+            "properties": {
+                "queries": {
+                    "type": "array",
+                    "description": f"Required search queries; accepts 1-{n} items and merges their results.",
+                    "items": {"type": "string"},
+                    "minItems": 1,
+                    "maxItems": n,
+                }
+            },
+        }
+
+    @property
+    def system_prompt(self) -> str:
+        s = self.settings
+        text = (
+            "Use the web_search tool to find current information on the web. "
+            f"The required queries array takes 1-{s.search_max_queries} non-empty queries; "
+            "use a one-item array for a single search and several items for different angles of one question. "
+            f"Results merge into at most {s.search_max_results} sources. "
+        )
+        if s.fetch_enabled:
+            return text + (
+                "Follow up with web_fetch when you need the full content of a specific result, "
+                "and cite the relevant URLs as markdown links."
+            )
+        return text + "Use the returned source snippets when available, and cite the relevant URLs as markdown links."
+
+    async def run(self, arguments: object, ctx: CallContext | None = None) -> SearchResult:
+        """The structured result, or a ``WebError``. Cancellation propagates after quiescence."""
+        queries = parse_queries(arguments, self.settings.search_max_queries)
+        ctx = ctx or CallContext()
+        cap = self.settings.search_max_results
+        if len(queries) == 1:
+            return await self.web.search(SearchRequest(queries[0], cap), ctx)
+        results = await run_all_or_nothing([self.web.search(SearchRequest(q, cap), ctx) for q in queries])
+        return merge_results(queries, results, cap)
+
+    async def execute(self, arguments: object, ctx: CallContext | None = None) -> ToolResult:
+        """Model-visible text plus the structured value; errors become ``Error: ...`` with the code kept."""
+        try:
+            result = await self.run(arguments, ctx)
+        except WebError as error:
+            return error_result(error)
+        return ToolResult(text=render_search(result), value=result.to_json())
