@@ -1,0 +1,197 @@
+"""Small helpers the DeepSeek providers share: credential lookup, base-URL checks, one
+POST that never follows a redirect and reads a bounded body, and error-detail extraction.
+
+Endpoints, headers, status mapping and body mapping stay in each provider module
+(seed 001: the Messages and Search/Fetch API providers keep their own transports),
+so either side can change or be retired without the other.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import httpx
+
+from .._exceptions import WebError, WebErrorCode
+from ..settings import CredentialSettings
+
+__all__ = [
+    "MAX_RESPONSE_BYTES",
+    "Reply",
+    "encode_json",
+    "error_detail",
+    "parse_json",
+    "post",
+    "resolve_credential",
+    "retry_after",
+    "usable_base_url",
+]
+
+# Far above any real Search/Fetch/Messages reply; stops a misbehaving server from exhausting memory.
+MAX_RESPONSE_BYTES = 32 * 1024 * 1024
+_TOKEN = re.compile(r"[\x21-\x7e]+")
+# httpx adds these on its own; the providers send only the headers they list.
+_HTTPX_DEFAULTS = ("accept", "accept-encoding", "connection", "user-agent")
+
+
+def resolve_credential(creds: CredentialSettings, environ: Mapping[str, str], label: str) -> str:
+    """The credential for the snapshot's route. Messages name the variable, never the value."""
+    name = creds.env_name
+    kind = "account token" if creds.auth == "account" else "API key"
+    value = (environ.get(name) or "").strip()
+    if not value:
+        raise WebError(
+            WebErrorCode.PROVIDER_CREDENTIAL_MISSING,
+            f'{label} has no {kind}: environment variable "{name}" is unset or empty '
+            f'(credentials.auth is "{creds.auth}")',
+        )
+    if not _TOKEN.fullmatch(value):
+        raise WebError(
+            WebErrorCode.PROVIDER_CREDENTIAL_MISSING,
+            f'{label} cannot use the {kind} in environment variable "{name}": '
+            "it contains spaces, control or non-ASCII characters",
+        )
+    return value
+
+
+def usable_base_url(base: str) -> str | None:
+    """``base`` without a trailing slash if it is an absolute http(s) URL with a host and
+    nothing after the path; otherwise None (the provider is unavailable)."""
+    text = base.strip() if isinstance(base, str) else ""
+    if not text or any(c.isspace() or ord(c) < 0x20 or ord(c) == 0x7F for c in text):
+        return None
+    try:
+        url = httpx.URL(text)
+    except (httpx.InvalidURL, TypeError, ValueError):
+        return None
+    if url.scheme not in ("http", "https") or not url.host or url.userinfo or url.query or url.fragment:
+        return None
+    if "?" in text or "#" in text:
+        return None
+    return text.rstrip("/")
+
+
+def encode_json(value: object) -> bytes:
+    # Compact, insertion-ordered, non-ASCII kept as UTF-8: the recorded bytes are the sent bytes.
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
+
+
+def parse_json(body: bytes) -> object:
+    """Decoded JSON or raises ValueError (also for bad UTF-8 and absurd nesting)."""
+    try:
+        return json.loads(body.decode("utf-8"))
+    except RecursionError:
+        raise ValueError("JSON nested too deeply") from None
+
+
+def error_detail(body: bytes) -> str | None:
+    """The provider's own message from an error body: ``{"error": "..."}``, else
+    ``{"error": {"message": ...}}`` and, only when that is absent or null, ``{"message": ...}``
+    (null-coalescing, as upstream). Whitespace is collapsed and the text capped at 500 characters."""
+    try:
+        data = parse_json(body)
+    except ValueError:
+        return None
+    if not isinstance(data, dict):
+        return None
+    error = data.get("error")
+    detail: object
+    if isinstance(error, str):
+        detail = error
+    else:
+        inner = error.get("message") if isinstance(error, dict) else None
+        detail = inner if inner is not None else data.get("message")
+    if not isinstance(detail, str):
+        return None
+    text = " ".join(detail.split())
+    return (text[:497] + "...") if len(text) > 500 else (text or None)
+
+
+def retry_after(headers: httpx.Headers) -> str | None:
+    """A readable Retry-After hint (seconds or an HTTP date), or None."""
+    value = headers.get("retry-after", "").strip()
+    if re.fullmatch(r"\d{1,9}", value):
+        return f"retry after {int(value)} seconds"
+    if value and len(value) <= 64 and re.fullmatch(r"[A-Za-z0-9 ,:+-]+", value):
+        return f"retry after {value}"
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    status: int
+    headers: httpx.Headers
+    body: bytes
+
+
+class _Borrowed(httpx.AsyncBaseTransport):
+    """A caller's transport, which closing our per-operation client must not close."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
+        self._inner = inner
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        return await self._inner.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        return None
+
+
+async def post(
+    url: str,
+    body: bytes,
+    headers: Mapping[str, str],
+    *,
+    label: str,
+    timeout_s: float,
+    transport: httpx.AsyncBaseTransport | None,
+) -> Reply:
+    """POST ``body`` with exactly ``headers`` (plus Host and Content-Length). A 3xx fails
+    before its Location is touched; transport failures become WEB_PROVIDER_ERROR.
+    Cancellation propagates and closes the connection (the client is per operation)."""
+    timeout = httpx.Timeout(timeout_s, connect=min(timeout_s, 10.0))
+    client = httpx.AsyncClient(
+        transport=_Borrowed(transport) if transport is not None else None,
+        trust_env=False,
+        follow_redirects=False,
+        timeout=timeout,
+    )
+    async with client:
+        try:
+            request = client.build_request("POST", url, content=body, headers=dict(headers))
+        except httpx.InvalidURL as exc:
+            raise WebError(WebErrorCode.CONFIG_INVALID, f"{label} endpoint is not a usable URL", cause=exc) from exc
+        sent = {name.lower() for name in headers}
+        for name in _HTTPX_DEFAULTS:
+            if name not in sent:
+                request.headers.pop(name, None)
+        try:
+            response = await client.send(request, stream=True, follow_redirects=False)
+            try:
+                if 300 <= response.status_code < 400:
+                    raise WebError(
+                        WebErrorCode.PROVIDER_ERROR,
+                        f"{label} request was redirected (HTTP {response.status_code}); redirects are not followed",
+                    )
+                data = bytearray()
+                async for chunk in response.aiter_bytes():
+                    data += chunk
+                    if len(data) > MAX_RESPONSE_BYTES:
+                        raise WebError(
+                            WebErrorCode.PROVIDER_ERROR,
+                            f"{label} response exceeds {MAX_RESPONSE_BYTES} bytes",
+                        )
+            finally:
+                await response.aclose()
+        except httpx.TimeoutException as exc:
+            raise WebError(
+                WebErrorCode.PROVIDER_ERROR, f"{label} request timed out ({type(exc).__name__})", cause=exc
+            ) from exc
+        except (httpx.HTTPError, OSError) as exc:
+            raise WebError(
+                WebErrorCode.PROVIDER_ERROR, f"{label} request failed: {type(exc).__name__}: {exc}", cause=exc
+            ) from exc
+    return Reply(response.status_code, response.headers, bytes(data))

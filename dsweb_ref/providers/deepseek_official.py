@@ -1,0 +1,179 @@
+"""``deepseek-official``: web search through DeepSeek's Anthropic-compatible Messages API.
+
+One auxiliary Messages request per query carries the ``web_search_20250305`` server
+tool. Only structured ``web_search_tool_result`` blocks become sources; snippets
+come from text-block citations (``cited_text``, first per URL wins). The model's
+prose is never returned and never mined for URLs (it is untrusted output).
+
+The user message is ``Perform a web search for the query: <query>`` (the upstream
+wording, kept so recorded requests stay comparable). ``thinking`` is disabled
+because the generated answer is discarded; ``tool_choice`` is omitted.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import httpx
+
+from .._context import CallContext, OutgoingRequest
+from .._exceptions import WebError, WebErrorCode
+from .._types import SearchRequest, SearchResult, Source
+from ..settings import Settings
+from ._deepseek_http import encode_json, error_detail, parse_json, post, resolve_credential, usable_base_url
+
+__all__ = ["PROMPT_PREFIX", "DeepSeekMessagesSearch"]
+
+PROVIDER_ID = "deepseek-official"
+PROMPT_PREFIX = "Perform a web search for the query: "
+_LABEL = "DeepSeek search"
+
+
+class DeepSeekMessagesSearch:
+    """Search provider. ``settings`` is called exactly once per search; the credential is
+    read from ``environ`` (default: the live ``os.environ``) under the snapshot's variable."""
+
+    def __init__(
+        self,
+        settings: Callable[[], Settings] = Settings,
+        *,
+        transport: httpx.AsyncBaseTransport | None = None,
+        environ: Mapping[str, str] | None = None,
+    ) -> None:
+        self._settings = settings
+        self._transport = transport
+        self._environ = environ
+
+    @property
+    def id(self) -> str:
+        return PROVIDER_ID
+
+    def available(self) -> bool:
+        return usable_base_url(self._settings().deepseek_messages.base_url) is not None
+
+    async def search(self, request: SearchRequest, ctx: CallContext) -> SearchResult:
+        snapshot = self._settings()
+        conf = snapshot.deepseek_messages
+        base = usable_base_url(conf.base_url)
+        if base is None:
+            raise WebError(WebErrorCode.CONFIG_INVALID, "deepseek_messages.base_url is blank or not an http(s) URL")
+        if not isinstance(request.query, str):
+            raise WebError(WebErrorCode.INVALID_ARGUMENTS, "query must be a string")
+        key = resolve_credential(snapshot.credentials, os.environ if self._environ is None else self._environ, _LABEL)
+        url = f"{base}/messages"
+        payload: dict[str, Any] = {
+            "model": conf.model,
+            "max_tokens": conf.max_tokens,
+            "messages": [{"role": "user", "content": [{"type": "text", "text": PROMPT_PREFIX + request.query}]}],
+            "tools": [{"type": "web_search_20250305", "name": "web_search", "max_uses": conf.max_uses}],
+            "thinking": {"type": "disabled"},
+        }
+        try:
+            body = encode_json(payload)
+        except UnicodeEncodeError as exc:
+            raise WebError(WebErrorCode.INVALID_ARGUMENTS, "query is not valid Unicode text", cause=exc) from exc
+        # Recorded before dispatch; a recorder failure propagates and nothing is sent.
+        ctx.record(OutgoingRequest(provider=PROVIDER_ID, method="POST", url=url, body=body, json=payload))
+        headers = {
+            # Both forms carry the same credential: DeepSeek reads either (Authorization wins) and
+            # Anthropic-compatible gateways often read only x-api-key.
+            "x-api-key": key,
+            "authorization": f"Bearer {key}",
+            "anthropic-version": conf.api_version,
+            "content-type": "application/json",
+            "accept": "application/json",
+        }
+        reply = await post(url, body, headers, label=_LABEL, timeout_s=conf.timeout_s, transport=self._transport)
+        if not 200 <= reply.status < 300:
+            detail = error_detail(reply.body)
+            suffix = f": {detail}" if detail else ""
+            raise WebError(WebErrorCode.PROVIDER_ERROR, f"DeepSeek API error (HTTP {reply.status}){suffix}")
+        try:
+            data = parse_json(reply.body)
+        except ValueError as exc:
+            raise _unprocessable(f"not JSON ({exc})") from exc
+        return SearchResult(sources=map_sources(data))
+
+
+def _unprocessable(why: str) -> WebError:
+    return WebError(WebErrorCode.PROVIDER_ERROR, f"DeepSeek returned an unprocessable response body: {why}")
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _citations(blocks: list[Any]) -> dict[str, str]:
+    snippets: dict[str, str] = {}
+    for i, block in enumerate(blocks):
+        if block.get("type") != "text":
+            continue
+        citations = block.get("citations")
+        if citations is None:
+            continue
+        if not isinstance(citations, list):
+            raise _unprocessable(f"content[{i}].citations is not a list")
+        for citation in citations:
+            if not isinstance(citation, dict):
+                raise _unprocessable(f"content[{i}].citations holds a non-object")
+            url, cited = _text(citation.get("url")), _text(citation.get("cited_text"))
+            if url and cited and url not in snippets:
+                snippets[url] = cited
+    return snippets
+
+
+def map_sources(data: object) -> tuple[Source, ...]:
+    """Sources from a Messages response body; every field is checked before use."""
+    if not isinstance(data, dict):
+        raise _unprocessable("expected a JSON object")
+    blocks = data.get("content")
+    if blocks is None:
+        blocks = []
+    if not isinstance(blocks, list):
+        raise _unprocessable("content is not a list")
+    for i, block in enumerate(blocks):
+        if not isinstance(block, dict):
+            raise _unprocessable(f"content[{i}] is not an object")
+    results = [(i, b) for i, b in enumerate(blocks) if b.get("type") == "web_search_tool_result"]
+    if not results:
+        raise WebError(
+            WebErrorCode.PROVIDER_ERROR,
+            "DeepSeek returned no web_search_tool_result blocks; the request may not have triggered native web search",
+        )
+    snippets = _citations(blocks)
+    sources: list[Source] = []
+    seen: set[str] = set()
+    for i, block in results:
+        items = block.get("content")
+        if items is None:
+            continue
+        if isinstance(items, dict):
+            if items.get("type") == "web_search_tool_result_error":
+                code = items.get("error_code")
+                name = code if isinstance(code, str) and code else "unknown"
+                raise WebError(WebErrorCode.PROVIDER_ERROR, f"DeepSeek web search failed: error_code {name}")
+            raise _unprocessable(f"content[{i}].content is neither a result list nor a web search error")
+        if not isinstance(items, list):
+            raise _unprocessable(f"content[{i}].content is not a list")
+        for j, item in enumerate(items):
+            if not isinstance(item, dict):
+                raise _unprocessable(f"content[{i}].content[{j}] is not an object")
+            if item.get("type") != "web_search_result":
+                continue
+            url = item.get("url")
+            if not isinstance(url, str):
+                raise _unprocessable(f"content[{i}].content[{j}] has no url")
+            if not url or url in seen:
+                continue
+            seen.add(url)
+            sources.append(
+                Source(
+                    url=url,
+                    title=_text(item.get("title")),
+                    snippet=snippets.get(url),
+                    published_at=_text(item.get("page_age")),
+                )
+            )
+    return tuple(sources)

@@ -1,0 +1,182 @@
+"""``deepseek-search-api``: DeepSeek's dedicated Search API (``POST {tools base}/search``).
+
+No model request is involved: the API returns structured results directly. The
+query passes through unchanged (search operators included; the service enforces
+its 1-128 character limit). ``ori_question`` is the conversation's latest prompt,
+whitespace-collapsed and cut to 128 code points, unless disabled by settings.
+
+Only ``Authorization`` and ``Content-Type`` are added to the request; httpx's own
+defaults (User-Agent, Accept, Accept-Encoding, Connection) are removed so the
+request carries exactly the documented headers plus the framing headers HTTP/1.1
+needs (Host, Content-Length).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
+from typing import Any
+
+import httpx
+
+from .._context import CallContext, OutgoingRequest
+from .._exceptions import WebError, WebErrorCode
+from .._types import SearchRequest, SearchResult, Source
+from ..settings import Settings
+from ._deepseek_http import (
+    Reply,
+    encode_json,
+    error_detail,
+    parse_json,
+    post,
+    resolve_credential,
+    retry_after,
+    usable_base_url,
+)
+
+__all__ = ["ORI_QUESTION_LIMIT", "DeepSeekSearchApi", "original_question"]
+
+PROVIDER_ID = "deepseek-search-api"
+ORI_QUESTION_LIMIT = 128
+_LABEL = "DeepSeek Search API"
+
+
+def original_question(prompt: str | None) -> str | None:
+    """``prompt`` with whitespace runs collapsed to one space, trimmed and cut to 128 code
+    points (a trailing space left by the cut is dropped); None when nothing is left."""
+    if not isinstance(prompt, str):
+        return None
+    # Lone surrogates cannot be sent as UTF-8; replace them rather than fail the search.
+    text = prompt.encode("utf-8", "replace").decode("utf-8")
+    text = " ".join(text.split())[:ORI_QUESTION_LIMIT].rstrip()
+    return text or None
+
+
+class DeepSeekSearchApi:
+    """Search provider. ``settings`` is called exactly once per search; the credential is
+    read from ``environ`` (default: the live ``os.environ``) under the snapshot's variable."""
+
+    def __init__(
+        self,
+        settings: Callable[[], Settings] = Settings,
+        *,
+        transport: httpx.AsyncBaseTransport | None = None,
+        environ: Mapping[str, str] | None = None,
+    ) -> None:
+        self._settings = settings
+        self._transport = transport
+        self._environ = environ
+
+    @property
+    def id(self) -> str:
+        return PROVIDER_ID
+
+    def available(self) -> bool:
+        return usable_base_url(self._settings().deepseek_api.base_url) is not None
+
+    async def search(self, request: SearchRequest, ctx: CallContext) -> SearchResult:
+        snapshot = self._settings()
+        conf = snapshot.deepseek_api
+        base = usable_base_url(conf.base_url)
+        if base is None:
+            raise WebError(WebErrorCode.CONFIG_INVALID, "deepseek_api.base_url is blank or not an http(s) URL")
+        if not isinstance(request.query, str):
+            raise WebError(WebErrorCode.INVALID_ARGUMENTS, "query must be a string")
+        count = conf.count
+        limit = request.max_results
+        if limit is not None:
+            if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+                raise WebError(WebErrorCode.INVALID_ARGUMENTS, "max_results must be a positive integer")
+            count = min(count, limit)
+        key = resolve_credential(snapshot.credentials, os.environ if self._environ is None else self._environ, _LABEL)
+        url = f"{base}/search"
+        payload: dict[str, Any] = {"query": request.query, "count": count, "need_content": False}
+        question = original_question(ctx.latest_prompt) if conf.send_original_question else None
+        if question is not None:
+            payload["ori_question"] = question
+        try:
+            body = encode_json(payload)
+        except UnicodeEncodeError as exc:
+            raise WebError(WebErrorCode.INVALID_ARGUMENTS, "query is not valid Unicode text", cause=exc) from exc
+        ctx.record(OutgoingRequest(provider=PROVIDER_ID, method="POST", url=url, body=body, json=payload))
+        headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json"}
+        reply = await post(url, body, headers, label=_LABEL, timeout_s=conf.timeout_s, transport=self._transport)
+        if not 200 <= reply.status < 300:
+            raise _status_error(reply, snapshot.credentials.env_name)
+        try:
+            data = parse_json(reply.body)
+        except ValueError as exc:
+            raise _unprocessable(f"not JSON ({exc})") from exc
+        return SearchResult(sources=map_results(data))
+
+
+def _status_error(reply: Reply, credential_env: str) -> WebError:
+    status = reply.status
+    if status == 400:
+        lead = "rejected the request"
+        hint = "queries must be 1-128 characters and not blank; check search operators"
+    elif status == 401:
+        lead, hint = "authentication failed", f'check the credential in "{credential_env}"'
+    elif status == 402:
+        lead, hint = "reports insufficient balance", "top up the DeepSeek account before retrying"
+    elif status == 429:
+        lead, hint = "rate limit reached", retry_after(reply.headers) or "wait before retrying"
+    elif status >= 500:
+        lead, hint = "service error", "retry later"
+    else:
+        lead, hint = "error", ""
+    detail = error_detail(reply.body)
+    text = f"{_LABEL} {lead} (HTTP {status})" + (f": {detail}" if detail else "") + (f"; {hint}" if hint else "")
+    return WebError(WebErrorCode.PROVIDER_ERROR, text)
+
+
+def _unprocessable(why: str) -> WebError:
+    return WebError(WebErrorCode.PROVIDER_ERROR, f"{_LABEL} returned an unprocessable response body: {why}")
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def map_results(data: object) -> tuple[Source, ...]:
+    """Sources in service order, first occurrence of a URL kept; every field is type-checked."""
+    if not isinstance(data, dict):
+        raise _unprocessable("expected a JSON object")
+    results = data.get("results")
+    if not isinstance(results, list):
+        raise _unprocessable("results is not a list")
+    sources: list[Source] = []
+    seen: set[str] = set()
+    for i, item in enumerate(results):
+        if not isinstance(item, dict):
+            raise _unprocessable(f"results[{i}] is not an object")
+        url = item.get("url")
+        if not isinstance(url, str) or not url:
+            raise _unprocessable(f"results[{i}] has no url")
+        if url in seen:
+            continue
+        seen.add(url)
+        metadata: dict[str, Any] = {}
+        for name in ("summary", "site_name"):
+            if _text(item.get(name)):
+                metadata[name] = item[name]
+        if _number(item.get("rerank_score")):
+            metadata["rerank_score"] = item["rerank_score"]
+        authority = item.get("authority")
+        if isinstance(authority, int) and not isinstance(authority, bool):
+            metadata["authority"] = authority
+        sources.append(
+            Source(
+                url=url,
+                title=_text(item.get("title")),
+                snippet=_text(item.get("snippet")),
+                published_at=_text(item.get("date")),
+                metadata=MappingProxyType(metadata),
+            )
+        )
+    return tuple(sources)

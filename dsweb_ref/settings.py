@@ -1,0 +1,419 @@
+"""Deployment settings: one frozen snapshot, loaded from a TOML file and the environment.
+
+Every key lives in ``SETTINGS_KEYS`` (dotted name, environment variable, default,
+meaning); the loader, the validation and ``describe_settings_keys()`` all read
+that table, so the documentation cannot drift from the code.
+
+Precedence, lowest to highest: built-in defaults, the TOML file, the environment.
+An environment variable that is set but empty counts as unset, and unknown
+``DSWEB_*`` variables are ignored (the prefix is shared with other tools), while
+an unknown key in the file is an error.
+
+The switch ``web.use_new_search_api`` writes both provider selections (seed 001):
+on selects ``deepseek-search-api`` + ``deepseek-fetch-api``, off selects
+``deepseek-official`` + ``http`` (the shipped default). Within one layer an
+explicit ``web.search_provider`` / ``web.fetch_provider`` beats the switch; a
+higher layer beats a lower one whichever of the three keys it sets. So a stored
+Messages selection keeps Messages when only the default changes, and setting
+the switch in the environment overrides selections stored in the file.
+
+Credentials are never settings values: the snapshot names the environment
+variable and the route (``credentials.auth``), and each provider reads the value
+per operation.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import tomllib
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any, Literal
+
+from ._exceptions import WebError, WebErrorCode
+from ._service import ProviderSelection
+
+__all__ = [
+    "API_SELECTION",
+    "CONFIG_ENV",
+    "MESSAGES_SELECTION",
+    "SETTINGS_KEYS",
+    "AuthRoute",
+    "CredentialSettings",
+    "DeepSeekApiSettings",
+    "DeepSeekMessagesSettings",
+    "HttpFetchSettings",
+    "SettingKey",
+    "Settings",
+    "SettingsSource",
+    "ToolSettings",
+    "WebSettings",
+    "describe_settings_keys",
+    "load_settings",
+    "parse_settings",
+]
+
+AuthRoute = Literal["api_key", "account"]
+Kind = Literal["str", "int", "float", "bool"]
+
+CONFIG_ENV = "DSWEB_CONFIG"
+# (search provider, fetch provider) written by the switch.
+API_SELECTION = ("deepseek-search-api", "deepseek-fetch-api")
+MESSAGES_SELECTION = ("deepseek-official", "http")
+
+_SWITCH, _SEARCH, _FETCH = "web.use_new_search_api", "web.search_provider", "web.fetch_provider"
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_MAX_TIMEOUT_S = 2_147_483.0  # the largest timer most event loops accept, in seconds
+
+
+@dataclass(frozen=True, slots=True)
+class WebSettings:
+    # None means "no provider configured": the seam picks the single available one.
+    search_provider: str | None = MESSAGES_SELECTION[0]
+    fetch_provider: str | None = MESSAGES_SELECTION[1]
+    use_new_search_api: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class DeepSeekMessagesSettings:
+    base_url: str = "https://api.deepseek.com/anthropic/v1"
+    model: str = "deepseek-v4-flash"
+    max_tokens: int = 4096
+    max_uses: int = 5
+    api_version: str = "2023-06-01"
+    timeout_s: float = 120.0
+
+
+@dataclass(frozen=True, slots=True)
+class DeepSeekApiSettings:
+    base_url: str = "https://api.deepseek.com/v1/tools"
+    count: int = 10
+    send_original_question: bool = True
+    timeout_s: float = 60.0
+
+
+@dataclass(frozen=True, slots=True)
+class CredentialSettings:
+    auth: AuthRoute = "api_key"
+    api_key_env: str = "DEEPSEEK_API_KEY"
+    account_token_env: str = "DEEPSEEK_ACCOUNT_TOKEN"
+
+    @property
+    def env_name(self) -> str:
+        """The environment variable that holds the credential for the selected route."""
+        return self.account_token_env if self.auth == "account" else self.api_key_env
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSettings:
+    search_max_queries: int = 4
+    search_max_results: int = 8
+    fetch_max_output_chars: int = 200_000
+
+
+@dataclass(frozen=True, slots=True)
+class HttpFetchSettings:
+    max_url_length: int = 2048
+    max_response_bytes: int = 5_000_000
+    max_body_chars: int = 100_000
+    timeout_s: float = 30.0
+    max_redirects: int = 5
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """One immutable snapshot. Providers take ``Callable[[], Settings]`` and call it once per operation."""
+
+    web: WebSettings = field(default_factory=WebSettings)
+    deepseek_messages: DeepSeekMessagesSettings = field(default_factory=DeepSeekMessagesSettings)
+    deepseek_api: DeepSeekApiSettings = field(default_factory=DeepSeekApiSettings)
+    credentials: CredentialSettings = field(default_factory=CredentialSettings)
+    tools: ToolSettings = field(default_factory=ToolSettings)
+    http_fetch: HttpFetchSettings = field(default_factory=HttpFetchSettings)
+
+    def provider_selection(self) -> ProviderSelection:
+        """What ``WebService`` needs: ``WebService(lambda: source().provider_selection())``."""
+        return ProviderSelection(search=self.web.search_provider, fetch=self.web.fetch_provider)
+
+    def updated(self, values: Mapping[str, object]) -> Settings:
+        """A copy with ``values`` (dotted keys, typed values) applied as a new top layer, validated."""
+        layer = {key: _check(key, value, None) for key, value in values.items()}
+        return _build([_flatten(self), layer])
+
+    def with_new_search_api(self, on: bool) -> Settings:
+        """The settings-page switch: writes the switch and both selections together."""
+        return self.updated({_SWITCH: on})
+
+
+@dataclass(frozen=True, slots=True)
+class SettingKey:
+    key: str
+    env: str
+    default: object
+    meaning: str
+    kind: Kind
+    check: Callable[[Any], str | None] = field(repr=False)
+
+
+def _at_least(low: int) -> Callable[[Any], str | None]:
+    return lambda v: None if v >= low else f"must be at least {low}"
+
+
+def _between(low: int, high: int) -> Callable[[Any], str | None]:
+    return lambda v: None if low <= v <= high else f"must be from {low} to {high}"
+
+
+def _timeout(v: float) -> str | None:
+    return None if 0 < v <= _MAX_TIMEOUT_S else f"must be more than 0 and at most {_MAX_TIMEOUT_S:g} seconds"
+
+
+def _not_blank(v: str) -> str | None:
+    return None if v.strip() else "must not be blank"
+
+
+def _env_name(v: str) -> str | None:
+    return None if _ENV_NAME.fullmatch(v) else "must be an environment variable name ([A-Za-z_][A-Za-z0-9_]*)"
+
+
+def _auth(v: str) -> str | None:
+    return None if v in ("api_key", "account") else 'must be "api_key" or "account"'
+
+
+def _key(key: str, env: str, default: object, kind: Kind, meaning: str,
+         check: Callable[[Any], str | None] | None = None) -> SettingKey:
+    return SettingKey(key, env, default, meaning, kind, check or (lambda _v: None))
+
+
+# Instances, not the classes: slotted dataclasses keep no defaults as class attributes.
+_MSG, _API, _CRED = DeepSeekMessagesSettings(), DeepSeekApiSettings(), CredentialSettings()
+_TOOLS, _HTTP = ToolSettings(), HttpFetchSettings()
+
+SETTINGS_KEYS: tuple[SettingKey, ...] = (
+    _key(_SWITCH, "DSWEB_USE_NEW_SEARCH_API", False, "bool",
+         "Use the new Web Search API. Writes both selections: on = deepseek-search-api + deepseek-fetch-api, "
+         "off = deepseek-official + http."),
+    _key(_SEARCH, "DSWEB_SEARCH_PROVIDER", MESSAGES_SELECTION[0], "str",
+         "Search provider id; overrides the switch in the same or a lower layer. Blank = pick the single "
+         "available provider."),
+    _key(_FETCH, "DSWEB_FETCH_PROVIDER", MESSAGES_SELECTION[1], "str",
+         "Fetch provider id; overrides the switch in the same or a lower layer. Blank = pick the single "
+         "available provider."),
+    _key("deepseek_messages.base_url", "DSWEB_MESSAGES_BASE_URL", _MSG.base_url, "str",
+         "Messages API base; /messages is appended. Never derived from the tools base."),
+    _key("deepseek_messages.model", "DSWEB_MESSAGES_MODEL", _MSG.model, "str",
+         "Model for the auxiliary Messages search request.", _not_blank),
+    _key("deepseek_messages.max_tokens", "DSWEB_MESSAGES_MAX_TOKENS", _MSG.max_tokens, "int",
+         "max_tokens of the Messages search request.", _at_least(1)),
+    _key("deepseek_messages.max_uses", "DSWEB_MESSAGES_MAX_USES", _MSG.max_uses, "int",
+         "max_uses of the web_search server tool.", _at_least(1)),
+    _key("deepseek_messages.api_version", "DSWEB_MESSAGES_API_VERSION", _MSG.api_version,
+         "str", "Sent as the anthropic-version header.", _not_blank),
+    _key("deepseek_messages.timeout_s", "DSWEB_MESSAGES_TIMEOUT_S", _MSG.timeout_s, "float",
+         "Seconds allowed per network step of a Messages search (connect is capped at 10).", _timeout),
+    _key("deepseek_api.base_url", "DSWEB_TOOLS_BASE_URL", _API.base_url, "str",
+         "Search/Fetch API base; /search or /fetch is appended. Blank or unparseable = both API providers "
+         "unavailable."),
+    _key("deepseek_api.count", "DSWEB_SEARCH_COUNT", _API.count, "int",
+         "Search API count (1-50); lowered to the request's max_results when that is smaller.", _between(1, 50)),
+    _key("deepseek_api.send_original_question", "DSWEB_SEND_ORIGINAL_QUESTION",
+         _API.send_original_question, "bool",
+         "Send ori_question (the latest user prompt, up to 128 characters) with each search."),
+    _key("deepseek_api.timeout_s", "DSWEB_TOOLS_TIMEOUT_S", _API.timeout_s, "float",
+         "Seconds allowed per network step of a Search/Fetch API call (connect is capped at 10).", _timeout),
+    _key("credentials.auth", "DSWEB_AUTH", _CRED.auth, "str",
+         'Credential route: "api_key" reads credentials.api_key_env, "account" reads credentials.account_token_env.',
+         _auth),
+    _key("credentials.api_key_env", "DSWEB_API_KEY_ENV", _CRED.api_key_env, "str",
+         "Environment variable holding the DeepSeek API key (read per operation).", _env_name),
+    _key("credentials.account_token_env", "DSWEB_ACCOUNT_TOKEN_ENV", _CRED.account_token_env, "str",
+         "Environment variable holding the DeepSeek account token (read per operation).", _env_name),
+    _key("tools.search_max_queries", "DSWEB_SEARCH_MAX_QUERIES", _TOOLS.search_max_queries, "int",
+         "Most queries one web_search call may carry.", _at_least(1)),
+    _key("tools.search_max_results", "DSWEB_SEARCH_MAX_RESULTS", _TOOLS.search_max_results, "int",
+         "Most sources one web_search call returns.", _at_least(1)),
+    _key("tools.fetch_max_output_chars", "DSWEB_FETCH_MAX_OUTPUT_CHARS", _TOOLS.fetch_max_output_chars,
+         "int", "Most characters one web_fetch result returns.", _at_least(1)),
+    _key("http_fetch.max_url_length", "DSWEB_HTTP_MAX_URL_LENGTH", _HTTP.max_url_length, "int",
+         "Longest URL the http fetch provider accepts.", _at_least(1)),
+    _key("http_fetch.max_response_bytes", "DSWEB_HTTP_MAX_RESPONSE_BYTES", _HTTP.max_response_bytes,
+         "int", "Largest response body the http fetch provider reads.", _at_least(1)),
+    _key("http_fetch.max_body_chars", "DSWEB_HTTP_MAX_BODY_CHARS", _HTTP.max_body_chars, "int",
+         "Most characters of body the http fetch provider keeps.", _at_least(1)),
+    _key("http_fetch.timeout_s", "DSWEB_HTTP_TIMEOUT_S", _HTTP.timeout_s, "float",
+         "Deadline of one http fetch, in seconds.", _timeout),
+    _key("http_fetch.max_redirects", "DSWEB_HTTP_MAX_REDIRECTS", _HTTP.max_redirects, "int",
+         "Redirects the http fetch provider follows (0 = none).", _between(0, 20)),
+)
+
+_BY_KEY = {k.key: k for k in SETTINGS_KEYS}
+
+
+def describe_settings_keys() -> list[dict[str, str]]:
+    """Rows for the README table: key, env, default, meaning (all strings)."""
+    rows = []
+    for k in SETTINGS_KEYS:
+        if isinstance(k.default, bool):
+            default = str(k.default).lower()
+        elif isinstance(k.default, float):
+            default = f"{k.default:g}"
+        else:
+            default = str(k.default)
+        rows.append({"key": k.key, "env": k.env, "default": default, "meaning": k.meaning})
+    return rows
+
+
+# -- validation -----------------------------------------------------------------------------------
+
+def _invalid(key: str, env: str | None, reason: str) -> WebError:
+    where = f" (from {env})" if env else ""
+    return WebError(WebErrorCode.CONFIG_INVALID, f"invalid setting {key}{where}: {reason}")
+
+
+def _show(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _from_env(spec: SettingKey, text: str) -> object:
+    raw = text.strip()
+    if spec.kind == "str":
+        return raw
+    if spec.kind == "bool":
+        lowered = raw.lower()
+        if lowered in ("1", "true", "yes", "on"):
+            return True
+        if lowered in ("0", "false", "no", "off"):
+            return False
+        raise _invalid(spec.key, spec.env, f"must be true or false, got {_show(text)}")
+    if spec.kind == "int":
+        if not re.fullmatch(r"[+-]?\d{1,18}", raw):
+            raise _invalid(spec.key, spec.env, f"must be an integer, got {_show(text)}")
+        return int(raw)
+    try:
+        return float(raw)
+    except ValueError:
+        raise _invalid(spec.key, spec.env, f"must be a number, got {_show(text)}") from None
+
+
+def _check(key: str, value: object, env: str | None) -> object:
+    spec = _BY_KEY.get(key)
+    if spec is None:
+        raise _invalid(key, env, "unknown key")
+    if spec.kind == "float" and isinstance(value, int) and not isinstance(value, bool):
+        value = float(value) if abs(value) <= 2**53 else math.inf
+    expected: type = {"str": str, "int": int, "float": float, "bool": bool}[spec.kind]
+    if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
+        noun = {"str": "a string", "int": "an integer", "float": "a number", "bool": "true or false"}[spec.kind]
+        raise _invalid(key, env, f"must be {noun}, got {type(value).__name__} {_show(value)}")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise _invalid(key, env, f"must be a finite number, got {_show(value)}")
+    reason = spec.check(value)
+    if reason:
+        raise _invalid(key, env, f"{reason}, got {_show(value)}")
+    return value
+
+
+# -- layering -------------------------------------------------------------------------------------
+
+def _flatten(settings: Settings) -> dict[str, object]:
+    out: dict[str, object] = {}
+    for section in fields(settings):
+        part = getattr(settings, section.name)
+        for item in fields(part):
+            value = getattr(part, item.name)
+            out[f"{section.name}.{item.name}"] = "" if value is None else value
+    return out
+
+
+def _build(layers: Iterable[Mapping[str, object]]) -> Settings:
+    merged: dict[str, object] = {k.key: k.default for k in SETTINGS_KEYS}
+    for layer in layers:
+        if _SWITCH in layer:
+            search, fetch = API_SELECTION if layer[_SWITCH] else MESSAGES_SELECTION
+            merged[_SEARCH], merged[_FETCH] = search, fetch
+        merged.update(layer)
+    sections: dict[str, dict[str, object]] = {}
+    for key, value in merged.items():
+        section, name = key.split(".", 1)
+        if key in (_SEARCH, _FETCH):
+            value = str(value).strip() or None
+        sections.setdefault(section, {})[name] = value
+    base = Settings()
+    return replace(base, **{s: replace(getattr(base, s), **v) for s, v in sections.items()})
+
+
+def _file_layer(data: Mapping[str, Any]) -> dict[str, object]:
+    layer: dict[str, object] = {}
+    for section, table in data.items():
+        if not isinstance(table, Mapping):
+            raise _invalid(str(section), None, "unknown key (settings live in tables such as [web])")
+        for name, value in table.items():
+            key = f"{section}.{name}"
+            layer[key] = _check(key, value, None)
+    return layer
+
+
+def _env_layer(environ: Mapping[str, str]) -> dict[str, object]:
+    layer: dict[str, object] = {}
+    for spec in SETTINGS_KEYS:
+        text = environ.get(spec.env)
+        if text is None or text == "":
+            continue
+        layer[spec.key] = _check(spec.key, _from_env(spec, text), spec.env)
+    return layer
+
+
+def parse_settings(data: Mapping[str, Any] | None = None, environ: Mapping[str, str] | None = None) -> Settings:
+    """Settings from a parsed TOML document (``data``) and ``environ`` (the environment beats the file)."""
+    if data is not None and not isinstance(data, Mapping):
+        raise WebError(WebErrorCode.CONFIG_INVALID, "the settings document must be a table")
+    return _build([_file_layer(data or {}), _env_layer(environ if environ is not None else {})])
+
+
+def load_settings(path: str | os.PathLike[str] | None = None, environ: Mapping[str, str] | None = None) -> Settings:
+    """Read ``path`` (else ``$DSWEB_CONFIG``, else no file) and the environment (``os.environ`` by default)."""
+    env = os.environ if environ is None else environ
+    if path is None:
+        path = env.get(CONFIG_ENV) or None
+    data: dict[str, Any] = {}
+    if path is not None:
+        try:
+            with Path(path).open("rb") as handle:
+                data = tomllib.load(handle)
+        except FileNotFoundError:
+            raise WebError(WebErrorCode.CONFIG_INVALID, f"settings file {os.fspath(path)!r} does not exist") from None
+        except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise WebError(
+                WebErrorCode.CONFIG_INVALID, f"settings file {os.fspath(path)!r} is unreadable: {exc}", cause=exc
+            ) from exc
+    return parse_settings(data, env)
+
+
+class SettingsSource:
+    """Holds the current snapshot; calling it returns that snapshot. ``set`` swaps it for the
+    next operation (an operation already running keeps the one it took)."""
+
+    def __init__(
+        self,
+        settings: Settings | None = None,
+        *,
+        path: str | os.PathLike[str] | None = None,
+        environ: Mapping[str, str] | None = None,
+    ) -> None:
+        self._path = path
+        self._environ = environ
+        self._current = settings if settings is not None else load_settings(path, environ)
+
+    def __call__(self) -> Settings:
+        return self._current
+
+    def set(self, settings: Settings) -> None:
+        self._current = settings
+
+    def reload(self) -> Settings:
+        """Load again from the file and environment; an invalid edit raises and keeps the last good snapshot."""
+        self._current = load_settings(self._path, self._environ)
+        return self._current
