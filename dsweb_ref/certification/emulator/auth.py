@@ -1,0 +1,110 @@
+"""Who is calling: credential checks and masking, so no secret value is ever echoed or logged."""
+
+from __future__ import annotations
+
+import hmac
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Literal
+
+from .errors import ApiError
+
+__all__ = ["AuthResult", "Credentials", "Scrubber", "authenticate", "mask", "mask_header"]
+
+CredentialKind = Literal["api_key", "account_token", "invalid", "missing"]
+_SENSITIVE_HEADER = re.compile(r"auth|key|token|secret|cookie|session|password", re.IGNORECASE)
+_MIN_SCRUB = 4  # shorter values would also match innocent text
+
+
+def mask(secret: str) -> str:
+    """``****`` plus the last four characters, as DeepSeek's 401 message shows them; short values
+    show nothing, so a mask never reveals most of a secret."""
+    return "****" + secret[-4:] if len(secret) >= 12 else "****"
+
+
+def mask_header(name: str, value: str) -> str:
+    """The loggable form of a header value; credential-bearing headers keep only their scheme."""
+    if not _SENSITIVE_HEADER.search(name):
+        return value
+    scheme, sep, rest = value.strip().partition(" ")
+    if sep and scheme.isalpha() and rest.strip():
+        return f"{scheme} {mask(rest.strip())}"
+    return mask(value.strip())
+
+
+@dataclass(frozen=True, slots=True)
+class Credentials:
+    api_keys: frozenset[str]
+    account_tokens: frozenset[str]
+
+    @classmethod
+    def of(cls, api_keys: Iterable[str], account_tokens: Iterable[str]) -> Credentials:
+        keys, tokens = frozenset(api_keys), frozenset(account_tokens)
+        if not keys and not tokens:
+            raise ValueError("the emulator needs at least one API key or account token")
+        if any(not s or s != s.strip() for s in keys | tokens):
+            raise ValueError("credentials must be non-empty and carry no surrounding whitespace")
+        return cls(keys, tokens)
+
+    def kind_of(self, presented: str) -> CredentialKind:
+        # compare_digest keeps the timing independent of how much of a guess is right.
+        if any(hmac.compare_digest(presented.encode(), key.encode()) for key in self.api_keys):
+            return "api_key"
+        if any(hmac.compare_digest(presented.encode(), token.encode()) for token in self.account_tokens):
+            return "account_token"
+        return "invalid"
+
+
+@dataclass(frozen=True, slots=True)
+class AuthResult:
+    kind: CredentialKind
+    source: Literal["authorization", "x-api-key"] | None
+    presented: str | None  # the raw value: used to scrub logs, never stored or sent
+
+    @property
+    def ok(self) -> bool:
+        return self.kind in ("api_key", "account_token")
+
+    def error(self) -> ApiError:
+        return ApiError(
+            401,
+            f"Authentication Fails, Your api key: {mask(self.presented or '')} is invalid",
+            "authentication_error",
+        )
+
+
+def authenticate(headers: Mapping[str, str], credentials: Credentials, *, accept_x_api_key: bool) -> AuthResult:
+    """Authorization: Bearer wins over x-api-key when both are sent; the tools routes read Bearer only."""
+    authorization = headers.get("authorization")
+    if authorization is not None:
+        scheme, _, token = authorization.strip().partition(" ")
+        presented = token.strip() if scheme.casefold() == "bearer" else authorization.strip()
+        kind = credentials.kind_of(presented) if scheme.casefold() == "bearer" and presented else "invalid"
+        return AuthResult(kind, "authorization", presented)
+    api_key = headers.get("x-api-key")
+    if accept_x_api_key and api_key is not None:
+        presented = api_key.strip()
+        return AuthResult(credentials.kind_of(presented) if presented else "invalid", "x-api-key", presented)
+    return AuthResult("missing", None, None)
+
+
+class Scrubber:
+    """Replaces every known secret in text or bytes by its mask."""
+
+    def __init__(self, secrets: Iterable[str]) -> None:
+        # Longest first, so a secret containing another is replaced whole.
+        self._secrets = sorted({s for s in secrets if len(s) >= _MIN_SCRUB}, key=len, reverse=True)
+
+    def text(self, value: str) -> str:
+        for secret in self._secrets:
+            if secret in value:
+                value = value.replace(secret, mask(secret))
+        return value
+
+    def bytes(self, value: bytes) -> bytes:
+        for secret in self._secrets:
+            raw = secret.encode()
+            if raw in value:
+                value = value.replace(raw, mask(secret).encode())
+        return value

@@ -1,0 +1,291 @@
+"""The emulator as a real HTTP server: uvicorn on loopback, in a background thread with its own loop.
+
+``start()`` returns once the socket is listening and uvicorn serves it; ``stop()`` releases every
+held request, shuts uvicorn down and joins the thread. Both sync tests and asyncio code can use it,
+since nothing runs on the caller's loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import socket
+import threading
+from collections.abc import Iterable
+from types import TracebackType
+from typing import Any, Self
+
+import uvicorn
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from .app import build_app
+from .auth import Credentials
+from .faults import BodyMatch, Fault, FaultQueue, FaultRule, RouteName
+from .gate import Gate
+from .log import RequestLog
+from .wire import EmulatorState, RouteTable
+
+__all__ = ["DEFAULT_ACCOUNT_TOKEN", "DEFAULT_API_KEY", "Emulator", "is_loopback"]
+
+# Public test values, deliberately unlike real DeepSeek keys.
+DEFAULT_API_KEY = "dsweb-emulator-key-0001"
+DEFAULT_ACCOUNT_TOKEN = "dsweb-emulator-account-0001"
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _counting_protocol(log: RequestLog) -> type[H11Protocol]:
+    """uvicorn's h11 protocol, counting TCP connections into ``log``. h11 is pinned (not "auto")
+    so behaviour does not change when httptools happens to be installed."""
+
+    class CountingH11Protocol(H11Protocol):
+        _connection_id = 0
+
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            self._connection_id = log.connection_opened()
+            super().connection_made(transport)
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            super().connection_lost(exc)
+            log.connection_closed(self._connection_id)
+
+    return CountingH11Protocol
+
+
+class _Server(uvicorn.Server):
+    """A uvicorn server that reports startup and waits on an event instead of polling to exit."""
+
+    def __init__(self, config: uvicorn.Config, started: threading.Event, exit_now: asyncio.Event) -> None:
+        super().__init__(config)
+        self._started_event = started
+        self._exit_now = exit_now
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets=sockets)
+        self._started_event.set()
+
+    async def main_loop(self) -> None:
+        await self.on_tick(0)  # fills the default headers once (none: date and server are off)
+        await self._exit_now.wait()
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        # The same steps as uvicorn's shutdown minus its fixed 0.1 s pause, which would dominate a
+        # test suite that starts a fresh emulator per test.
+        for server in self.servers:
+            server.close()
+        for connection in list(self.server_state.connections):
+            connection.shutdown()
+        if self.server_state.tasks:
+            grace = self.config.timeout_graceful_shutdown
+            _, pending = await asyncio.wait(set(self.server_state.tasks), timeout=grace)
+            for task in pending:
+                task.cancel()
+        for _ in range(3):  # let connection_lost callbacks run, so the connection counts settle
+            await asyncio.sleep(0)
+        for server in self.servers:
+            await asyncio.wait_for(server.wait_closed(), timeout=2)
+
+
+class Emulator:
+    """A local DeepSeek web API (Search, Fetch, Anthropic-compatible Messages) on loopback.
+
+    Credentials: any of ``api_keys`` or ``account_tokens`` as ``Authorization: Bearer``; Messages
+    also reads ``x-api-key``. ``tools_prefix`` moves the Search/Fetch routes (None drops them, like
+    a Messages-only gateway). ``log_limit`` keeps only the newest request records.
+    """
+
+    def __init__(
+        self,
+        *,
+        api_keys: Iterable[str] = (DEFAULT_API_KEY,),
+        account_tokens: Iterable[str] = (),
+        host: str = "127.0.0.1",
+        port: int = 0,
+        tools_prefix: str | None = "/v1/tools",
+        allow_non_loopback: bool = False,
+        log_limit: int | None = None,
+        startup_timeout: float = 10.0,
+    ) -> None:
+        if not allow_non_loopback and not is_loopback(host):
+            raise ValueError(f"refusing to serve on non-loopback host {host!r} (pass allow_non_loopback=True)")
+        if tools_prefix is not None and (not tools_prefix.startswith("/") or tools_prefix.endswith("/")):
+            raise ValueError("tools_prefix must start with '/' and not end with '/'")
+        self.host = host
+        self._requested_port = port
+        self._startup_timeout = startup_timeout
+        self._state = EmulatorState(
+            credentials=Credentials.of(api_keys, account_tokens),
+            routes=RouteTable(tools_prefix),
+            log=RequestLog(log_limit),
+        )
+        self._port: int | None = None
+        self._thread: threading.Thread | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._exit_now: asyncio.Event | None = None
+        self._error: BaseException | None = None
+
+    # --- lifecycle ---------------------------------------------------------------------------
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.stop()
+
+    def start(self) -> Self:
+        if self._thread is not None:
+            raise RuntimeError("emulator already started")
+        family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
+        # An explicit IPPROTO_TCP lets asyncio turn Nagle off on accepted sockets; with proto 0 it
+        # does not, and every small answer then waits ~40 ms for a delayed ACK.
+        sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+        try:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            sock.bind((self.host, self._requested_port))
+            sock.listen(128)
+        except OSError:
+            sock.close()
+            raise
+        self._port = sock.getsockname()[1]
+        self._state.base_url = self.base_url
+        started = threading.Event()
+        self._thread = threading.Thread(target=self._run, args=(sock, started), name="dsweb-emulator", daemon=True)
+        self._thread.start()
+        started.wait(self._startup_timeout)
+        if self._error is not None or not started.is_set():
+            self.stop()
+            raise RuntimeError(f"emulator failed to start: {self._error!r}")
+        return self
+
+    def _run(self, sock: socket.socket, started: threading.Event) -> None:
+        config = uvicorn.Config(
+            build_app(self._state),
+            http=_counting_protocol(self._state.log),
+            ws="none",
+            lifespan="off",
+            log_config=None,
+            proxy_headers=False,
+            server_header=False,
+            date_header=False,  # responses stay byte-identical across runs
+            timeout_graceful_shutdown=2,
+        )
+        try:
+            with asyncio.Runner() as runner:
+                self._loop = runner.get_loop()
+                self._exit_now = asyncio.Event()
+                server = _Server(config, started, self._exit_now)
+                runner.run(server.serve(sockets=[sock]))
+        except BaseException as exc:  # reported by start(); a server thread has nobody else to tell
+            self._error = exc
+        finally:
+            sock.close()
+            started.set()  # unblock start() if startup never finished
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Release held requests, stop serving and join the server thread (idempotent)."""
+        thread, loop = self._thread, self._loop
+        if thread is None:
+            return
+        self._state.faults.release_gates()
+        if loop is not None and self._exit_now is not None:
+            try:
+                loop.call_soon_threadsafe(self._state.stopping.set)
+                loop.call_soon_threadsafe(self._exit_now.set)
+            except RuntimeError:  # the loop already ended
+                pass
+        thread.join(timeout)
+        if thread.is_alive():
+            raise RuntimeError(f"emulator thread did not stop within {timeout}s")
+
+    # --- addresses ---------------------------------------------------------------------------
+
+    @property
+    def port(self) -> int:
+        if self._port is None:
+            raise RuntimeError("emulator not started")
+        return self._port
+
+    @property
+    def base_url(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
+
+    @property
+    def tools_base(self) -> str:
+        """Base for Search and Fetch: append ``/search`` or ``/fetch``."""
+        prefix = self._state.routes.tools_prefix
+        if prefix is None:
+            raise RuntimeError("this emulator serves no tools routes (tools_prefix=None)")
+        return self.base_url + prefix
+
+    @property
+    def messages_base(self) -> str:
+        """Base for Messages as the reference client takes it: append ``/messages``."""
+        return self.base_url + "/anthropic/v1"
+
+    @property
+    def anthropic_base(self) -> str:
+        """Base for Anthropic SDKs, which append ``/v1/messages`` themselves."""
+        return self.base_url + "/anthropic"
+
+    def trap_url(self, token: str = "manual") -> str:
+        return f"{self.base_url}/trap/{token}"
+
+    # --- scripting and observation -----------------------------------------------------------
+
+    @property
+    def faults(self) -> FaultQueue:
+        return self._state.faults
+
+    @property
+    def log(self) -> RequestLog:
+        return self._state.log
+
+    @property
+    def credentials(self) -> Credentials:
+        return self._state.credentials
+
+    def inject(
+        self, route: RouteName, fault: Fault, *, times: int | None = 1, when: BodyMatch | None = None
+    ) -> FaultRule:
+        """Shorthand for ``emu.faults.add(...)``."""
+        return self._state.faults.add(route, fault, times=times, when=when)
+
+    @staticmethod
+    def gate(name: str = "gate") -> Gate:
+        return Gate(name)
+
+    def wait_until_idle(self, timeout: float = 5.0) -> None:
+        """Wait until no request is in flight; TimeoutError otherwise."""
+        self._state.log.wait_idle(timeout)
+
+    def reset(self, timeout: float = 5.0) -> None:
+        """Drop faults (releasing their gates), wait for in-flight requests, then clear the log."""
+        self._state.faults.clear()
+        self._state.log.wait_idle(timeout)
+        self._state.log.clear()
+
+    def __repr__(self) -> str:
+        where = self.base_url if self._port is not None else "not started"
+        return f"Emulator({where})"
+
+    def describe(self) -> dict[str, Any]:
+        """Addresses for printing or handing to another process (no credential values)."""
+        tools = self._state.routes.tools_prefix
+        return {
+            "base_url": self.base_url,
+            "tools_base": None if tools is None else self.base_url + tools,
+            "messages_base": self.messages_base,
+            "anthropic_base": self.anthropic_base,
+            "api_keys": len(self._state.credentials.api_keys),
+            "account_tokens": len(self._state.credentials.account_tokens),
+        }

@@ -1,0 +1,308 @@
+"""The wire layer: an ASGI middleware that sees every request before the routes do.
+
+It reads and logs the request, checks credentials, applies the scripted fault, runs the route,
+and then sends the route's answer itself, so that faults can delay, slice or cut it. A task
+listens for ``http.disconnect`` for the whole exchange, which is how a client that gives up on a
+held or slow request shows up in the log as ``disconnected``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Awaitable, Callable, MutableMapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .auth import AuthResult, Credentials, Scrubber, authenticate, mask_header
+from .errors import ApiError, default_error
+from .faults import (
+    CutBody,
+    Delay,
+    Fault,
+    FaultQueue,
+    Hold,
+    Malformed,
+    ProseOnly,
+    RateLimited,
+    Redirect,
+    SlowBody,
+    Status,
+    ToolError,
+    describe,
+)
+from .gate import wait_first
+from .log import RequestLog
+from .messages import MessagesMode
+
+__all__ = ["MESSAGES_MODE_KEY", "EmulatorState", "RouteTable", "Wire"]
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+MESSAGES_MODE_KEY = "dsweb.messages_mode"  # scope key through which a fault reaches the messages route
+MAX_BODY = 4 * 1024 * 1024
+API_ROUTES = ("search", "fetch", "messages")
+
+
+@dataclass(frozen=True, slots=True)
+class RouteTable:
+    tools_prefix: str | None = "/v1/tools"  # None: no tools routes, like a Messages-only gateway
+
+    def name_for(self, path: str) -> str | None:
+        if self.tools_prefix is not None and path == f"{self.tools_prefix}/search":
+            return "search"
+        if self.tools_prefix is not None and path == f"{self.tools_prefix}/fetch":
+            return "fetch"
+        if path in ("/anthropic/v1/messages", "/anthropic/messages"):
+            return "messages"
+        if path.startswith("/trap/"):
+            return "trap"
+        return None
+
+
+@dataclass(slots=True)
+class EmulatorState:
+    """Everything the app shares with the Emulator object in the test thread."""
+
+    credentials: Credentials
+    routes: RouteTable
+    faults: FaultQueue = field(default_factory=FaultQueue)
+    log: RequestLog = field(default_factory=RequestLog)
+    stopping: asyncio.Event = field(default_factory=asyncio.Event)  # set on the server loop at stop()
+    base_url: str = ""
+    # Every credential value ever presented, valid or not (a "wrong" key may be someone's real one):
+    # scrubbed from all later records. Touched only on the server loop.
+    presented: set[str] = field(default_factory=set)
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    status: int
+    headers: list[tuple[bytes, bytes]]
+    body: bytes
+
+
+@dataclass(slots=True)
+class Exchange:
+    seq: int
+    scrub: Scrubber
+    disconnected: asyncio.Event = field(default_factory=asyncio.Event)
+    completing: bool = False  # set just before the last body chunk: a later disconnect is normal close
+    oversized: bool = False  # the body exceeded MAX_BODY; only its start was kept
+
+
+def _answer(status: int, body: bytes, content_type: str = "application/json", **extra: str) -> Answer:
+    headers = [(b"content-type", content_type.encode("latin-1")), (b"content-length", str(len(body)).encode())]
+    headers += [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in extra.items()]
+    return Answer(status, headers, body)
+
+
+def _error_answer(error: ApiError) -> Answer:
+    body = error.body()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    headers += [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in error.headers.items()]
+    return Answer(error.status, headers, body)
+
+
+def _parse_json(body: bytes) -> Any:
+    try:
+        return json.loads(body) if body else None
+    except (ValueError, RecursionError):  # not JSON, not UTF-8, or nested too deeply
+        return None
+
+
+class Wire:
+    def __init__(self, app: ASGIApp, state: EmulatorState) -> None:
+        self.app = app
+        self.state = state
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        state = self.state
+        route = state.routes.name_for(scope["path"])
+        headers = [(k.decode("latin-1").lower(), v.decode("latin-1")) for k, v in scope["headers"]]
+        auth = None
+        if route in API_ROUTES:
+            first: dict[str, str] = {}
+            for name, value in headers:
+                first.setdefault(name, value)
+            auth = authenticate(first, state.credentials, accept_x_api_key=route == "messages")
+            if auth.presented:
+                state.presented.add(auth.presented)
+        scrub = Scrubber([*state.credentials.api_keys, *state.credentials.account_tokens, *state.presented])
+        client = scope.get("client")
+        seq = state.log.begin(
+            method=scope["method"],
+            path=scrub.text(scope["path"]),
+            query=scrub.text(scope.get("query_string", b"").decode("latin-1")),
+            route=route,
+            client=(client[0], client[1]) if client else None,
+            headers=tuple((name, scrub.text(mask_header(name, value))) for name, value in headers),
+            credential=auth.kind if auth else "not_required",
+            credential_source=auth.source if auth else None,
+        )
+        exchange = Exchange(seq, scrub)
+        try:
+            body = await self._read_body(receive, exchange)
+            if body is None:
+                return
+            logged_body = scrub.bytes(body)
+            state.log.update(seq, body=logged_body, json=_parse_json(logged_body))
+            watcher = asyncio.ensure_future(self._watch_disconnect(receive, exchange))
+            try:
+                await self._serve(scope, body, route, auth, exchange, send)
+            finally:
+                watcher.cancel()
+        finally:
+            state.log.finish(seq, disconnected=exchange.disconnected.is_set())
+
+    async def _read_body(self, receive: Receive, exchange: Exchange) -> bytes | None:
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                exchange.disconnected.set()
+                return None
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size <= MAX_BODY:
+                chunks.append(chunk)
+            else:
+                exchange.oversized = True
+            if not message.get("more_body", False):
+                return b"".join(chunks)
+
+    async def _watch_disconnect(self, receive: Receive, exchange: Exchange) -> None:
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                if not exchange.completing:
+                    exchange.disconnected.set()
+                return
+
+    async def _serve(
+        self, scope: Scope, body: bytes, route: str | None, auth: AuthResult | None, exchange: Exchange, send: Send
+    ) -> None:
+        if exchange.oversized:
+            await self._send(send, exchange, _error_answer(ApiError(413, "request body too large")))
+            return
+        if auth is not None and not auth.ok:
+            await self._send(send, exchange, _error_answer(auth.error()))
+            return
+        fault = self.state.faults.take(route, _parse_json(body)) if route in API_ROUTES else None
+        if fault is not None:
+            self.state.log.update(exchange.seq, fault=describe(fault))
+        await self._apply(fault, scope, body, exchange, send)
+
+    async def _apply(self, fault: Fault | None, scope: Scope, body: bytes, exchange: Exchange, send: Send) -> None:
+        aborts = {"disconnected": exchange.disconnected, "stopping": self.state.stopping}
+        match fault:
+            case Delay(seconds, then):
+                if await wait_first(aborts, seconds) is None:
+                    await self._apply(then, scope, body, exchange, send)
+                elif not exchange.disconnected.is_set():
+                    await self._send(send, exchange, _error_answer(default_error(503, "emulator is stopping")))
+            case Hold(gate, timeout, then):
+                outcome = await gate.park(aborts, timeout)
+                if outcome == "released":
+                    await self._apply(then, scope, body, exchange, send)
+                elif outcome == "timeout":
+                    message = f"emulator hold at gate {gate.name!r} timed out after {timeout}s"
+                    await self._send(send, exchange, _error_answer(default_error(504, message)))
+                elif not exchange.disconnected.is_set():
+                    await self._send(send, exchange, _error_answer(default_error(503, "emulator is stopping")))
+            case Status(body=bytes() as raw):
+                await self._send(send, exchange, _answer(fault.status, raw, fault.content_type, **fault.headers))
+            case Status():
+                error = default_error(fault.status, fault.message, fault.headers)
+                await self._send(send, exchange, _error_answer(error))
+            case RateLimited(retry_after):
+                extra = {} if retry_after is None else {"Retry-After": str(retry_after)}
+                await self._send(send, exchange, _error_answer(default_error(429, None, extra)))
+            case Malformed(raw, status, content_type):
+                await self._send(send, exchange, _answer(status, raw, content_type))
+            case Redirect(status, location):
+                target = location or f"{self.state.base_url}/trap/{exchange.seq}"
+                await self._send(send, exchange, _answer(status, b"", "text/plain", Location=target))
+            case SlowBody(chunk_size, delay):
+                answer = await self._run_route(scope, body, exchange, None)
+                await self._send_slowly(send, exchange, answer, chunk_size, delay)
+            case CutBody(keep):
+                answer = await self._run_route(scope, body, exchange, None)
+                await self._send_cut(send, exchange, answer, len(answer.body) // 2 if keep is None else keep)
+            case ProseOnly(text):
+                answer = await self._run_route(scope, body, exchange, MessagesMode(prose_only=text))
+                await self._send(send, exchange, answer)
+            case ToolError(error_code):
+                answer = await self._run_route(scope, body, exchange, MessagesMode(tool_error=error_code))
+                await self._send(send, exchange, answer)
+            case _:
+                await self._send(send, exchange, await self._run_route(scope, body, exchange, None))
+
+    async def _run_route(self, scope: Scope, body: bytes, exchange: Exchange, mode: MessagesMode | None) -> Answer:
+        """Run the Starlette routes and capture their answer instead of sending it."""
+        delivered = False
+        start: Message = {}
+        chunks: list[bytes] = []
+
+        async def replay() -> Message:
+            nonlocal delivered
+            if not delivered:
+                delivered = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            await exchange.disconnected.wait()
+            return {"type": "http.disconnect"}
+
+        async def capture(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                start.update(message)
+            elif message["type"] == "http.response.body":
+                chunks.append(message.get("body", b""))
+
+        inner_scope = dict(scope)
+        inner_scope[MESSAGES_MODE_KEY] = mode
+        try:
+            await self.app(inner_scope, replay, capture)
+        except Exception as exc:  # an emulator bug; answer it plainly instead of hanging the client
+            return _error_answer(ApiError(500, f"emulator internal error: {type(exc).__name__}", "server_error"))
+        return Answer(int(start.get("status", 500)), list(start.get("headers", [])), b"".join(chunks))
+
+    def _record(self, exchange: Exchange, answer: Answer) -> None:
+        # An answer may echo request text, such as a key pasted into a prompt.
+        body = exchange.scrub.bytes(answer.body)
+        self.state.log.update(exchange.seq, status=answer.status, response_body=body)
+
+    async def _send(self, send: Send, exchange: Exchange, answer: Answer) -> None:
+        self._record(exchange, answer)
+        await send({"type": "http.response.start", "status": answer.status, "headers": answer.headers})
+        exchange.completing = True
+        await send({"type": "http.response.body", "body": answer.body, "more_body": False})
+
+    async def _send_slowly(self, send: Send, exchange: Exchange, answer: Answer, size: int, delay: float) -> None:
+        self._record(exchange, answer)
+        await send({"type": "http.response.start", "status": answer.status, "headers": answer.headers})
+        pieces = [answer.body[i : i + size] for i in range(0, len(answer.body), size)] or [b""]
+        aborts = {"disconnected": exchange.disconnected, "stopping": self.state.stopping}
+        for index, piece in enumerate(pieces):
+            last = index == len(pieces) - 1
+            if last:
+                exchange.completing = True
+            await send({"type": "http.response.body", "body": piece, "more_body": not last})
+            # Returning early leaves the response incomplete; the server then closes the connection.
+            if not last and await wait_first(aborts, delay) is not None:
+                return
+
+    async def _send_cut(self, send: Send, exchange: Exchange, answer: Answer, keep: int) -> None:
+        self._record(exchange, answer)
+        await send({"type": "http.response.start", "status": answer.status, "headers": answer.headers})
+        await send(
+            {"type": "http.response.body", "body": answer.body[: min(keep, len(answer.body))], "more_body": True}
+        )
+        # Returning without the final chunk makes the server close the connection mid-body.
