@@ -1,0 +1,89 @@
+"""Shared plumbing for the commands that run the real tools (`dsweb search`, `dsweb fetch`)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from contextlib import contextmanager
+from typing import Any
+
+from .._context import CallContext
+from .._exceptions import WebError
+from ..runtime import Runtime, build_runtime
+from ..settings import Settings, load_settings
+from ..tools import ToolResult
+
+# The emulator's key is a fixed, non-secret test value; it reaches the providers through
+# this variable so the user's real DEEPSEEK_API_KEY is never read or sent to the emulator.
+EMULATOR_KEY_ENV = "DSWEB_EMULATOR_KEY"
+
+
+def add_common_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--config", metavar="FILE", help="settings TOML file (default: $DSWEB_CONFIG)")
+    p.add_argument("--json", action="store_true", help="print the structured value (or the error) as JSON")
+    p.add_argument(
+        "--emulator",
+        action="store_true",
+        help="start the embedded DeepSeek web API emulator on loopback and point the providers at it",
+    )
+    p.add_argument(
+        "--new-api",
+        action="store_true",
+        help="turn on 'use the new Web Search API' (deepseek-search-api + deepseek-fetch-api) for this run",
+    )
+
+
+@contextmanager
+def runtime_for(args: argparse.Namespace) -> Iterator[Runtime]:
+    settings = load_settings(args.config)
+    if args.new_api:
+        settings = settings.with_new_search_api(True)
+    if not args.emulator:
+        yield build_runtime(_fixed(settings))
+        return
+    from ..certification.emulator import Emulator
+    from ..certification.emulator.server import DEFAULT_API_KEY
+
+    with Emulator() as emu:
+        settings = settings.updated(
+            {
+                "deepseek_messages.base_url": emu.messages_base,
+                "deepseek_api.base_url": emu.tools_base,
+                "credentials.auth": "api_key",
+                "credentials.api_key_env": EMULATOR_KEY_ENV,
+            }
+        )
+        environ: Mapping[str, str] = {EMULATOR_KEY_ENV: DEFAULT_API_KEY}
+        yield build_runtime(_fixed(settings), environ=environ)
+
+
+def _fixed(settings: Settings) -> Callable[[], Settings]:
+    return lambda: settings
+
+
+def run_tool(
+    args: argparse.Namespace,
+    call: Callable[[Runtime, CallContext], Awaitable[ToolResult]],
+) -> int:
+    """Run one tool call and print it; exit 0 on success, 1 with the WEB_* code on error."""
+    try:
+        with runtime_for(args) as runtime:
+            ctx = CallContext(latest_prompt=getattr(args, "prompt", None))
+            result = asyncio.run(call(runtime, ctx))
+    except WebError as error:  # bad settings, emulator start-up
+        result = ToolResult(text=f"Error: {error.message}", error_code=error.code)
+    _print(result, as_json=args.json)
+    return 1 if result.is_error else 0
+
+
+def _print(result: ToolResult, *, as_json: bool) -> None:
+    if as_json:
+        out: dict[str, Any] = result.to_json()
+        print(json.dumps(out, ensure_ascii=False, indent=2))
+    else:
+        print(result.text)
+    if result.is_error:
+        print(f"dsweb: {result.error_code}", file=sys.stderr)

@@ -1,0 +1,26 @@
+"""``dsweb search QUERY...``: run the real web_search tool with the configured providers."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from .._context import CallContext
+from ..runtime import Runtime
+from ..tools import ToolResult
+from ._tooling import add_common_options, run_tool
+
+
+def register(sub: argparse._SubParsersAction[Any]) -> None:
+    p = sub.add_parser("search", help="run web_search (one call, 1..searchMaxQueries queries)")
+    p.add_argument("queries", nargs="+", metavar="QUERY", help="one query per argument")
+    p.add_argument("--prompt", help="the conversation's latest human prompt (the Search API sends it as ori_question)")
+    add_common_options(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    async def call(runtime: Runtime, ctx: CallContext) -> ToolResult:
+        return await runtime.search_tool().execute({"queries": list(args.queries)}, ctx)
+
+    return run_tool(args, call)

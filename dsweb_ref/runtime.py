@@ -1,0 +1,70 @@
+"""Composition root: settings -> providers -> seam -> tools.
+
+The only place that knows every provider. Tools receive the seam, providers
+receive the settings source; neither knows the other (seed 000's split).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+import httpx
+
+from ._service import WebService
+from .providers.deepseek_fetch_api import DeepSeekFetchApi
+from .providers.deepseek_official import DeepSeekMessagesSearch
+from .providers.deepseek_search_api import DeepSeekSearchApi
+from .providers.http_fetch import HttpFetchConfig, HttpFetchProvider
+from .settings import Settings
+from .tools.web_fetch import WebFetchTool
+from .tools.web_search import SearchToolSettings, WebSearchTool
+
+__all__ = ["Runtime", "build_runtime", "http_fetch_config"]
+
+
+def http_fetch_config(settings: Settings) -> HttpFetchConfig:
+    h = settings.http_fetch
+    return HttpFetchConfig(
+        max_url_length=h.max_url_length,
+        max_response_bytes=h.max_response_bytes,
+        max_body_chars=h.max_body_chars,
+        timeout_s=h.timeout_s,
+        max_redirects=h.max_redirects,
+    )
+
+
+@dataclass(frozen=True)
+class Runtime:
+    settings: Callable[[], Settings]
+    web: WebService
+
+    def search_tool(self) -> WebSearchTool:
+        t = self.settings().tools
+        return WebSearchTool(
+            self.web,
+            SearchToolSettings(search_max_queries=t.search_max_queries, search_max_results=t.search_max_results),
+        )
+
+    def fetch_tool(self) -> WebFetchTool:
+        return WebFetchTool(self.web, max_output_chars=self.settings().tools.fetch_max_output_chars)
+
+
+def build_runtime(
+    settings: Callable[[], Settings] = Settings,
+    *,
+    transport: httpx.AsyncBaseTransport | None = None,
+    environ: Mapping[str, str] | None = None,
+    http_fetch: HttpFetchProvider | None = None,
+) -> Runtime:
+    """Register the four shipped providers; selection follows ``settings`` at every call.
+
+    ``transport`` and ``environ`` reach the DeepSeek providers only (tests, the
+    emulator); the local HTTP fetch provider keeps its own strict network path.
+    """
+    web = WebService(lambda: settings().provider_selection())
+    web.register_search(DeepSeekMessagesSearch(settings, transport=transport, environ=environ))
+    web.register_search(DeepSeekSearchApi(settings, transport=transport, environ=environ))
+    web.register_fetch(DeepSeekFetchApi(settings, transport=transport, environ=environ))
+    web.register_fetch(http_fetch or HttpFetchProvider(http_fetch_config(settings())))
+    return Runtime(settings=settings, web=web)
