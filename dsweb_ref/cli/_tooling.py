@@ -6,7 +6,7 @@ import argparse
 import asyncio
 import json
 import sys
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import Callable, Coroutine, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
@@ -66,13 +66,13 @@ def _fixed(settings: Settings) -> Callable[[], Settings]:
 
 def run_tool(
     args: argparse.Namespace,
-    call: Callable[[Runtime, CallContext], Awaitable[ToolResult]],
+    call: Callable[[Runtime, CallContext], Coroutine[Any, Any, ToolResult]],
 ) -> int:
     """Run one tool call and print it; exit 0 on success, 1 with the WEB_* code on error."""
     try:
         with runtime_for(args) as runtime:
             ctx = CallContext(latest_prompt=getattr(args, "prompt", None))
-            result = asyncio.run(call(runtime, ctx))
+            result: ToolResult = asyncio.run(call(runtime, ctx))
     except WebError as error:  # bad settings, emulator start-up
         result = ToolResult(text=f"Error: {error.message}", error_code=error.code)
     _print(result, as_json=args.json)
