@@ -51,3 +51,27 @@ def test_schemas_fails_on_an_invalid_schema(
 def test_no_command_prints_help_and_fails(capsys: pytest.CaptureFixture[str]) -> None:
     assert main([]) == 2
     assert "usage: dsweb" in capsys.readouterr().err
+
+
+def test_readme_documents_every_settings_key() -> None:
+    from dsweb_ref.settings import describe_settings_keys
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    missing = [r["key"] for r in describe_settings_keys() if f"`{r['key']}`" not in readme or r["env"] not in readme]
+    assert missing == []
+
+
+def test_readme_quickstart_holds_exactly_the_two_lines() -> None:
+    import shlex
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    after = readme.split("## Quickstart", 1)[1]
+    block = after.split("```", 2)[1]
+    lines = [line for line in block.splitlines() if line.strip()]
+    assert len(lines) == 2
+    assert lines[1] == "pip install '.[test]' && pytest -n auto"
+    install, job = lines[0].split(" && ", 1)
+    assert install == "pip install ."
+    argv = shlex.split(job)
+    assert argv[0] == "dsweb"
+    assert main(argv[1:]) == 0  # the main job itself works offline
