@@ -9,18 +9,20 @@ so either side can change or be retired without the other.
 from __future__ import annotations
 
 import json
+import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import httpx
 
 from .._exceptions import WebError, WebErrorCode
-from ..settings import CredentialSettings
+from ..settings import CredentialSettings, Settings
 
 __all__ = [
     "MAX_RESPONSE_BYTES",
     "Reply",
+    "SettingsBoundProvider",
     "encode_json",
     "error_detail",
     "parse_json",
@@ -195,3 +197,44 @@ async def post(
                 WebErrorCode.PROVIDER_ERROR, f"{label} request failed: {type(exc).__name__}: {exc}", cause=exc
             ) from exc
     return Reply(response.status_code, response.headers, bytes(data))
+
+
+class SettingsBoundProvider:
+    """What every DeepSeek provider does the same way: hold the settings source, read the
+    snapshot's base for its section, and resolve the credential from the same snapshot.
+
+    ``settings`` is called exactly once per operation (the subclass takes the snapshot at
+    entry); the credential is read from ``environ`` (default: the live ``os.environ``).
+    """
+
+    provider_id: str
+    section: str  # "deepseek_messages" or "deepseek_api": whose base_url this provider uses
+    label: str  # how error messages name the provider
+
+    def __init__(
+        self,
+        settings: Callable[[], Settings] = Settings,
+        *,
+        transport: httpx.AsyncBaseTransport | None = None,
+        environ: Mapping[str, str] | None = None,
+    ) -> None:
+        self._settings = settings
+        self._transport = transport
+        self._environ = environ
+
+    @property
+    def id(self) -> str:
+        return self.provider_id
+
+    def available(self) -> bool:
+        return usable_base_url(getattr(self._settings(), self.section).base_url) is not None
+
+    def _base(self, snapshot: Settings) -> str:
+        base = usable_base_url(getattr(snapshot, self.section).base_url)
+        if base is None:
+            raise WebError(WebErrorCode.CONFIG_INVALID, f"{self.section}.base_url is blank or not an http(s) URL")
+        return base
+
+    def _credential(self, snapshot: Settings) -> str:
+        environ = os.environ if self._environ is None else self._environ
+        return resolve_credential(snapshot.credentials, environ, self.label)

@@ -9,25 +9,19 @@ policy is the Search API's: only Authorization and Content-Type are added.
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Mapping
 from typing import Any
-
-import httpx
 
 from .._context import CallContext, OutgoingRequest
 from .._exceptions import WebError, WebErrorCode
 from .._types import FetchBody, FetchRequest, FetchResult
-from ..settings import Settings
 from ._deepseek_http import (
     Reply,
+    SettingsBoundProvider,
     encode_json,
     error_detail,
     parse_json,
     post,
-    resolve_credential,
     retry_after,
-    usable_base_url,
 )
 
 __all__ = ["DeepSeekFetchApi"]
@@ -36,37 +30,21 @@ PROVIDER_ID = "deepseek-fetch-api"
 _LABEL = "DeepSeek Fetch API"
 
 
-class DeepSeekFetchApi:
+class DeepSeekFetchApi(SettingsBoundProvider):
     """Fetch provider. ``settings`` is called exactly once per fetch; the credential is
     read from ``environ`` (default: the live ``os.environ``) under the snapshot's variable."""
 
-    def __init__(
-        self,
-        settings: Callable[[], Settings] = Settings,
-        *,
-        transport: httpx.AsyncBaseTransport | None = None,
-        environ: Mapping[str, str] | None = None,
-    ) -> None:
-        self._settings = settings
-        self._transport = transport
-        self._environ = environ
-
-    @property
-    def id(self) -> str:
-        return PROVIDER_ID
-
-    def available(self) -> bool:
-        return usable_base_url(self._settings().deepseek_api.base_url) is not None
+    provider_id = PROVIDER_ID
+    section = "deepseek_api"
+    label = _LABEL
 
     async def fetch(self, request: FetchRequest, ctx: CallContext) -> FetchResult:
         snapshot = self._settings()
         conf = snapshot.deepseek_api
-        base = usable_base_url(conf.base_url)
-        if base is None:
-            raise WebError(WebErrorCode.CONFIG_INVALID, "deepseek_api.base_url is blank or not an http(s) URL")
+        base = self._base(snapshot)
         if not isinstance(request.url, str) or not request.url:
             raise WebError(WebErrorCode.INVALID_URL, "url must be a non-empty string")
-        key = resolve_credential(snapshot.credentials, os.environ if self._environ is None else self._environ, _LABEL)
+        key = self._credential(snapshot)
         url = f"{base}/fetch"
         payload: dict[str, Any] = {"url": request.url}
         try:

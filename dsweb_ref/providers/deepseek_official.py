@@ -12,17 +12,12 @@ because the generated answer is discarded; ``tool_choice`` is omitted.
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Mapping
 from typing import Any
-
-import httpx
 
 from .._context import CallContext, OutgoingRequest
 from .._exceptions import WebError, WebErrorCode
 from .._types import SearchRequest, SearchResult, Source
-from ..settings import Settings
-from ._deepseek_http import encode_json, error_detail, parse_json, post, resolve_credential, usable_base_url
+from ._deepseek_http import SettingsBoundProvider, encode_json, error_detail, parse_json, post
 
 __all__ = ["PROMPT_PREFIX", "DeepSeekMessagesSearch"]
 
@@ -31,37 +26,21 @@ PROMPT_PREFIX = "Perform a web search for the query: "
 _LABEL = "DeepSeek search"
 
 
-class DeepSeekMessagesSearch:
+class DeepSeekMessagesSearch(SettingsBoundProvider):
     """Search provider. ``settings`` is called exactly once per search; the credential is
     read from ``environ`` (default: the live ``os.environ``) under the snapshot's variable."""
 
-    def __init__(
-        self,
-        settings: Callable[[], Settings] = Settings,
-        *,
-        transport: httpx.AsyncBaseTransport | None = None,
-        environ: Mapping[str, str] | None = None,
-    ) -> None:
-        self._settings = settings
-        self._transport = transport
-        self._environ = environ
-
-    @property
-    def id(self) -> str:
-        return PROVIDER_ID
-
-    def available(self) -> bool:
-        return usable_base_url(self._settings().deepseek_messages.base_url) is not None
+    provider_id = PROVIDER_ID
+    section = "deepseek_messages"
+    label = _LABEL
 
     async def search(self, request: SearchRequest, ctx: CallContext) -> SearchResult:
         snapshot = self._settings()
         conf = snapshot.deepseek_messages
-        base = usable_base_url(conf.base_url)
-        if base is None:
-            raise WebError(WebErrorCode.CONFIG_INVALID, "deepseek_messages.base_url is blank or not an http(s) URL")
+        base = self._base(snapshot)
         if not isinstance(request.query, str):
             raise WebError(WebErrorCode.INVALID_ARGUMENTS, "query must be a string")
-        key = resolve_credential(snapshot.credentials, os.environ if self._environ is None else self._environ, _LABEL)
+        key = self._credential(snapshot)
         url = f"{base}/messages"
         payload: dict[str, Any] = {
             "model": conf.model,

@@ -13,26 +13,20 @@ needs (Host, Content-Length).
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any
-
-import httpx
 
 from .._context import CallContext, OutgoingRequest
 from .._exceptions import WebError, WebErrorCode
 from .._types import SearchRequest, SearchResult, Source
-from ..settings import Settings
 from ._deepseek_http import (
     Reply,
+    SettingsBoundProvider,
     encode_json,
     error_detail,
     parse_json,
     post,
-    resolve_credential,
     retry_after,
-    usable_base_url,
 )
 
 __all__ = ["ORI_QUESTION_LIMIT", "DeepSeekSearchApi", "original_question"]
@@ -53,34 +47,18 @@ def original_question(prompt: str | None) -> str | None:
     return text or None
 
 
-class DeepSeekSearchApi:
+class DeepSeekSearchApi(SettingsBoundProvider):
     """Search provider. ``settings`` is called exactly once per search; the credential is
     read from ``environ`` (default: the live ``os.environ``) under the snapshot's variable."""
 
-    def __init__(
-        self,
-        settings: Callable[[], Settings] = Settings,
-        *,
-        transport: httpx.AsyncBaseTransport | None = None,
-        environ: Mapping[str, str] | None = None,
-    ) -> None:
-        self._settings = settings
-        self._transport = transport
-        self._environ = environ
-
-    @property
-    def id(self) -> str:
-        return PROVIDER_ID
-
-    def available(self) -> bool:
-        return usable_base_url(self._settings().deepseek_api.base_url) is not None
+    provider_id = PROVIDER_ID
+    section = "deepseek_api"
+    label = _LABEL
 
     async def search(self, request: SearchRequest, ctx: CallContext) -> SearchResult:
         snapshot = self._settings()
         conf = snapshot.deepseek_api
-        base = usable_base_url(conf.base_url)
-        if base is None:
-            raise WebError(WebErrorCode.CONFIG_INVALID, "deepseek_api.base_url is blank or not an http(s) URL")
+        base = self._base(snapshot)
         if not isinstance(request.query, str):
             raise WebError(WebErrorCode.INVALID_ARGUMENTS, "query must be a string")
         count = conf.count
@@ -89,7 +67,7 @@ class DeepSeekSearchApi:
             if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
                 raise WebError(WebErrorCode.INVALID_ARGUMENTS, "max_results must be a positive integer")
             count = min(count, limit)
-        key = resolve_credential(snapshot.credentials, os.environ if self._environ is None else self._environ, _LABEL)
+        key = self._credential(snapshot)
         url = f"{base}/search"
         payload: dict[str, Any] = {"query": request.query, "count": count, "need_content": False}
         question = original_question(ctx.latest_prompt) if conf.send_original_question else None
