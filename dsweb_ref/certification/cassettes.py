@@ -1,0 +1,313 @@
+"""Cassettes: the vcrpy configuration, scrubbing, provenance and the secret scanner.
+
+A cassette is a vcrpy 9 YAML file (``version`` + ``interactions``) with one extra top-level
+key, ``provenance``. vcrpy's loader reads only ``interactions`` (and its own ``metadata``), so
+the extra key is ignored on load; the test suite checks that it stays that way. ``metadata``
+is deliberately not used: pytest-recording 0.14 fails to load cassettes that carry it.
+
+Scrub rules (applied when a cassette is recorded, then verified by :func:`scan_cassette_data`):
+
+* request headers ``authorization``, ``x-api-key``, ``api-key``, ``cookie`` and
+  ``proxy-authorization`` are replaced by ``<REDACTED>`` (vcrpy ``filter_headers``);
+* response headers ``set-cookie``, ``cookie``, ``authorization``, ``x-api-key``, ``date``,
+  ``server``, ``x-request-id``, ``request-id`` and every ``cf-*`` header are dropped
+  (``before_record_response``);
+* the literal credential value is replaced by ``<DEEPSEEK_API_KEY>`` everywhere, request and
+  response, headers and bodies (vcrpy ``filter_sensitive_data`` plus a final pass);
+* a cassette recorded against the local emulator has its ephemeral ``http://127.0.0.1:<port>``
+  origin rewritten to :data:`PLACEHOLDER_ORIGIN`, so replay never depends on a port (and, being
+  under ``.invalid``, can never resolve to a real host);
+* ``Content-Length`` of every response is recomputed after the rewrites.
+
+Anything the scanner still flags afterwards (see :data:`SECRET_PATTERNS`) makes the recorder
+refuse to write the cassette.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import vcr
+import yaml
+
+__all__ = [
+    "DROPPED_RESPONSE_HEADERS",
+    "KEY_PLACEHOLDER",
+    "MATCH_ON",
+    "PLACEHOLDER_ORIGIN",
+    "PROVENANCE_KEY",
+    "REDACTED",
+    "SCRUBBED_REQUEST_HEADERS",
+    "SECRET_PATTERNS",
+    "Finding",
+    "dump_cassette",
+    "finalize_cassette",
+    "iter_cassettes",
+    "load_cassette",
+    "make_vcr",
+    "provenance_of",
+    "scan_cassette_data",
+    "scan_path",
+    "scan_text",
+    "scan_tree",
+]
+
+PLACEHOLDER_ORIGIN = "http://emulator.dsweb.invalid"
+KEY_PLACEHOLDER = "<DEEPSEEK_API_KEY>"
+REDACTED = "<REDACTED>"
+PROVENANCE_KEY = "provenance"
+# body is essential: concurrent requests to one route are told apart only by their bodies.
+MATCH_ON: tuple[str, ...] = ("method", "scheme", "host", "port", "path", "query", "body")
+SCRUBBED_REQUEST_HEADERS: tuple[str, ...] = ("authorization", "x-api-key", "api-key", "cookie", "proxy-authorization")
+DROPPED_RESPONSE_HEADERS: frozenset[str] = frozenset(
+    {"set-cookie", "cookie", "authorization", "x-api-key", "api-key", "date", "server", "x-request-id", "request-id"}
+)
+_CREDENTIAL_HEADERS = frozenset(SCRUBBED_REQUEST_HEADERS) | {"set-cookie"}
+_PLACEHOLDER = re.compile(r"<[A-Z][A-Z0-9_]*>")
+
+# Credential-like values. Token patterns need a digit so prose such as "Bearer authentication"
+# is not flagged; placeholders such as <DEEPSEEK_API_KEY> never match.
+SECRET_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("sk-key", re.compile(r"sk-[A-Za-z0-9_-]{20,}")),
+    ("bearer-token", re.compile(r"(?i)\bbearer\s+(?=[A-Za-z0-9._~+/=-]*\d)[A-Za-z0-9._~+/=-]{12,}")),
+    (
+        "key-field",
+        re.compile(
+            r"(?i)(?:x-api-key|api[_-]?key|access[_-]?token|refresh[_-]?token|client[_-]?secret|password)"
+            r"""["']?\s*[:=]\s*\[?\s*["']?(?=[A-Za-z0-9._~+/=-]*\d)[A-Za-z0-9._~+/=-]{12,}"""
+        ),
+    ),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One credential-like value. ``where`` locates it; the value itself is never kept."""
+
+    where: str
+    kind: str
+
+    def __str__(self) -> str:
+        return f"{self.where}: {self.kind}"
+
+
+# --- scanning -------------------------------------------------------------------------------
+
+
+def scan_text(text: str, *, literals: Iterable[str] = (), where: str = "text") -> list[Finding]:
+    """Credential-like values in ``text``: the patterns above plus any of ``literals``
+    (e.g. the key used for recording; values shorter than 8 characters are ignored)."""
+    findings = [Finding(where, kind) for kind, pattern in SECRET_PATTERNS if pattern.search(text)]
+    for value in literals:
+        if len(value) >= 8 and value in text:
+            findings.append(Finding(where, "literal credential"))
+    return findings
+
+
+def _walk(value: object, where: str) -> Iterator[tuple[str, str]]:
+    if isinstance(value, str):
+        yield where, value
+    elif isinstance(value, bytes):
+        yield where, value.decode("utf-8", "replace")
+    elif isinstance(value, Mapping):
+        for k, v in value.items():
+            yield from _walk(k, f"{where}.<key>")
+            yield from _walk(v, f"{where}.{k}")
+    elif isinstance(value, list | tuple):
+        for i, v in enumerate(value):
+            yield from _walk(v, f"{where}[{i}]")
+
+
+def scan_cassette_data(data: object, *, literals: Iterable[str] = (), where: str = "cassette") -> list[Finding]:
+    """Scan a loaded cassette: every string (headers and bodies included), and credential
+    headers that hold anything but a placeholder."""
+    literals = tuple(literals)
+    findings: list[Finding] = []
+    for path, text in _walk(data, where):
+        findings += scan_text(text, literals=literals, where=path)
+    interactions = data.get("interactions") if isinstance(data, Mapping) else None
+    for i, interaction in enumerate(interactions if isinstance(interactions, list) else []):
+        for side in ("request", "response"):
+            part = interaction.get(side) if isinstance(interaction, Mapping) else None
+            headers = part.get("headers") if isinstance(part, Mapping) else None
+            if not isinstance(headers, Mapping):
+                continue
+            for name, values in headers.items():
+                if str(name).lower() not in _CREDENTIAL_HEADERS:
+                    continue
+                for value in values if isinstance(values, list) else [values]:
+                    if not _is_placeholder_value(str(value)):
+                        findings.append(
+                            Finding(f"{where}.interactions[{i}].{side}.headers.{name}", "credential header")
+                        )
+    return findings
+
+
+def _is_placeholder_value(value: str) -> bool:
+    rest = _PLACEHOLDER.sub("", value).strip()
+    return rest in ("", "Bearer")
+
+
+def scan_path(path: Path, *, literals: Iterable[str] = ()) -> list[Finding]:
+    """Scan one file: YAML cassettes structurally and textually, anything else as text."""
+    try:
+        text = path.read_text("utf-8")
+    except UnicodeDecodeError:
+        text = path.read_bytes().decode("utf-8", "replace")
+    findings = scan_text(text, literals=literals, where=str(path))
+    if path.suffix in (".yaml", ".yml"):
+        try:
+            data = yaml.safe_load(text)
+        except yaml.YAMLError:
+            return findings
+        findings += scan_cassette_data(data, literals=literals, where=str(path))
+    # The same value can be reported both textually and structurally; keep one per kind and place.
+    return list(dict.fromkeys(findings))
+
+
+def scan_tree(roots: Iterable[Path], *, literals: Iterable[str] = ()) -> list[Finding]:
+    """Scan every regular file under ``roots`` (directories or files; missing ones are skipped)."""
+    literals = tuple(literals)
+    findings: list[Finding] = []
+    for root in roots:
+        files = [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.is_file())
+        for file in files:
+            findings += scan_path(file, literals=literals)
+    return findings
+
+
+# --- vcrpy configuration --------------------------------------------------------------------
+
+
+def _before_record_response(secrets: Sequence[str]) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    def scrub(response: dict[str, Any]) -> dict[str, Any]:
+        headers = response.get("headers") or {}
+        response["headers"] = {
+            name: value
+            for name, value in headers.items()
+            if name.lower() not in DROPPED_RESPONSE_HEADERS and not name.lower().startswith("cf-")
+        }
+        body = response.get("body") or {}
+        data = body.get("string")
+        for secret in secrets:
+            if isinstance(data, bytes):
+                data = data.replace(secret.encode(), KEY_PLACEHOLDER.encode())
+            elif isinstance(data, str):
+                data = data.replace(secret, KEY_PLACEHOLDER)
+        if data is not None:
+            body["string"] = data
+        return response
+
+    return scrub
+
+
+def make_vcr(*, record_mode: str = "none", secrets: Sequence[str] = ()) -> vcr.VCR:
+    """The one vcrpy configuration for recording and replay: YAML, body matching, credential
+    headers filtered, ``secrets`` replaced everywhere, compressed bodies stored decoded."""
+    secrets = tuple(s for s in secrets if s)
+    return vcr.VCR(
+        serializer="yaml",
+        record_mode=record_mode,
+        match_on=MATCH_ON,
+        filter_headers=[(name, REDACTED) for name in SCRUBBED_REQUEST_HEADERS],
+        filter_sensitive_data={KEY_PLACEHOLDER: secrets[0]} if secrets else {},
+        before_record_response=_before_record_response(secrets),
+        decode_compressed_response=True,
+        record_on_exception=True,
+    )
+
+
+# --- files ----------------------------------------------------------------------------------
+
+
+class _Dumper(yaml.SafeDumper):
+    pass
+
+
+def _str_presenter(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
+    style = "|" if "\n" in value and not value.endswith((" ", "\t")) and "\r" not in value else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_Dumper.add_representer(str, _str_presenter)
+
+
+def dump_cassette(data: Mapping[str, Any]) -> str:
+    """YAML text: provenance first, then vcrpy's keys; UTF-8 kept readable."""
+    ordered = {PROVENANCE_KEY: data[PROVENANCE_KEY]} if PROVENANCE_KEY in data else {}
+    ordered.update({k: v for k, v in data.items() if k != PROVENANCE_KEY})
+    return yaml.dump(ordered, Dumper=_Dumper, allow_unicode=True, sort_keys=False, width=120)
+
+
+def load_cassette(path: Path) -> dict[str, Any]:
+    """A cassette file as data (safe YAML loader); ValueError if it is not a cassette."""
+    data = yaml.safe_load(path.read_text("utf-8"))
+    if not isinstance(data, dict) or not isinstance(data.get("interactions"), list):
+        raise ValueError(f"{path} is not a vcrpy cassette")
+    return data
+
+
+def provenance_of(path: Path) -> dict[str, Any]:
+    """The cassette's provenance mapping; ValueError if it has none."""
+    provenance = load_cassette(path).get(PROVENANCE_KEY)
+    if not isinstance(provenance, dict):
+        raise ValueError(f"{path} has no provenance")
+    return provenance
+
+
+def iter_cassettes(root: Path) -> list[Path]:
+    """Every cassette under ``root`` (``<protocol>/<name>.yaml``), sorted."""
+    return sorted(p for p in root.glob("*/*.yaml") if p.is_file())
+
+
+def _replace_all(value: Any, replacements: Sequence[tuple[str, str]]) -> Any:
+    if isinstance(value, str):
+        for old, new in replacements:
+            value = value.replace(old, new)
+        return value
+    if isinstance(value, bytes):
+        for old, new in replacements:
+            value = value.replace(old.encode(), new.encode())
+        return value
+    if isinstance(value, dict):
+        return {_replace_all(k, replacements): _replace_all(v, replacements) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_replace_all(v, replacements) for v in value]
+    return value
+
+
+def finalize_cassette(
+    raw: Mapping[str, Any],
+    *,
+    provenance: Mapping[str, Any],
+    secrets: Sequence[str] = (),
+    origin: tuple[str, str] | None = None,
+) -> dict[str, Any]:
+    """The cassette as written: ``secrets`` replaced by the key placeholder, ``origin``
+    (recorded, placeholder) rewritten everywhere, response lengths fixed, provenance added."""
+    replacements: list[tuple[str, str]] = [(s, KEY_PLACEHOLDER) for s in secrets if s]
+    if origin is not None:
+        recorded, placeholder = origin
+        replacements.append((recorded, placeholder))
+        replacements.append((recorded.split("://", 1)[-1], placeholder.split("://", 1)[-1]))
+    data: dict[str, Any] = _replace_all(dict(raw), replacements)
+    for interaction in data.get("interactions", []):
+        request_headers = interaction["request"].get("headers") or {}
+        for name in list(request_headers):
+            if name.lower() in SCRUBBED_REQUEST_HEADERS:
+                request_headers[name] = [REDACTED]
+        response = interaction["response"]
+        headers = response.get("headers") or {}
+        for name in list(headers):
+            if name.lower() in DROPPED_RESPONSE_HEADERS or name.lower().startswith("cf-"):
+                del headers[name]
+            elif name.lower() == "content-length":
+                body = response.get("body", {}).get("string", "")
+                size = len(body.encode("utf-8") if isinstance(body, str) else body)
+                headers[name] = [str(size)]
+    data[PROVENANCE_KEY] = _replace_all(dict(provenance), replacements)
+    return data

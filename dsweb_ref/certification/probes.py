@@ -1,0 +1,493 @@
+"""Named probes: small, documented request scenarios per protocol.
+
+A probe drives the real providers (or the real tools through :func:`build_runtime`), so what
+a cassette records is exactly what the reference implementation sends. Each probe declares
+the HTTP statuses it expects; ``dsweb record`` keeps a cassette only when every exchange
+answered one of them. Probes that need a scripted fault (429, malformed body, redirect, ...)
+carry a ``fault`` and run only against the embedded emulator.
+
+Probe ids are ``<protocol>.<name>``; the cassette lives at ``<protocol>/<name>.yaml``.
+``params`` (query, URL, prompt) are stored in the cassette's provenance so a replay sends
+byte-identical requests.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from .._context import CallContext
+from .._exceptions import WebError
+from .._types import FetchRequest, FetchResult, SearchRequest, SearchResult
+from ..providers.deepseek_fetch_api import DeepSeekFetchApi
+from ..providers.deepseek_official import DeepSeekMessagesSearch
+from ..providers.deepseek_search_api import DeepSeekSearchApi
+from ..runtime import build_runtime
+from ..settings import Settings
+from ..tools import ToolResult
+from .emulator import Emulator, Fault, Malformed, ProseOnly, RateLimited, Redirect, Status, ToolError
+
+__all__ = [
+    "PROBES",
+    "Exchange",
+    "Probe",
+    "ProbeContext",
+    "ProbeRun",
+    "RateLimiter",
+    "get_probe",
+    "probe_settings",
+]
+
+KEY_ENV = "DSWEB_PROBE_KEY"  # the variable the probe's providers read; never the user's own
+SEARCH_MAX_RESULTS = 8  # the tool's default cap: probes send what the web_search tool sends
+Outcome = SearchResult | FetchResult | ToolResult | WebError
+
+
+def _loop_time() -> float:
+    return asyncio.get_running_loop().time()
+
+
+class RateLimiter:
+    """Spaces request starts at least ``1 / max_rps`` seconds apart. ``clock`` and ``sleep`` are
+    injectable so a test can check the spacing without waiting for real."""
+
+    def __init__(
+        self,
+        max_rps: float,
+        *,
+        clock: Callable[[], float] | None = None,
+        sleep: Callable[[float], Awaitable[None]] | None = None,
+    ) -> None:
+        if not max_rps > 0:
+            raise ValueError("max_rps must be > 0")
+        self.interval = 1.0 / max_rps
+        self._clock = clock or _loop_time
+        self._sleep = sleep or asyncio.sleep
+        self._next: float | None = None
+        self._lock = asyncio.Lock()
+        self.starts: list[float] = []
+
+    async def acquire(self) -> None:
+        async with self._lock:
+            now = self._clock()
+            if self._next is not None and now < self._next:
+                await self._sleep(self._next - now)
+                now = self._clock()
+            self.starts.append(now)
+            self._next = max(now, self._next or now) + self.interval
+
+
+@dataclass(frozen=True, slots=True)
+class Exchange:
+    method: str
+    url: str
+    status: int
+
+
+class ProbeTransport(httpx.AsyncBaseTransport):
+    """httpx's own transport (which vcrpy patches), paced and observed."""
+
+    def __init__(self, limiter: RateLimiter | None, exchanges: list[Exchange]) -> None:
+        self._inner = httpx.AsyncHTTPTransport(trust_env=False)
+        self._limiter = limiter
+        self._exchanges = exchanges
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if self._limiter is not None:
+            await self._limiter.acquire()
+        response = await self._inner.handle_async_request(request)
+        self._exchanges.append(Exchange(request.method, str(request.url), response.status_code))
+        return response
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+@dataclass
+class ProbeContext:
+    """Where and how a probe runs. ``None`` bases mean the protocol is not targeted."""
+
+    messages_base: str | None
+    tools_base: str | None
+    api_key: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+    timeout_s: float = 30.0
+    limiter: RateLimiter | None = None
+    exchanges: list[Exchange] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.transport = ProbeTransport(self.limiter, self.exchanges)
+
+    @property
+    def environ(self) -> Mapping[str, str]:
+        return {KEY_ENV: self.api_key}
+
+    def settings(self, *, new_api: bool) -> Settings:
+        return probe_settings(self.messages_base, self.tools_base, timeout_s=self.timeout_s, new_api=new_api)
+
+
+def probe_settings(messages_base: str | None, tools_base: str | None, *, timeout_s: float, new_api: bool) -> Settings:
+    values: dict[str, object] = {
+        "credentials.auth": "api_key",
+        "credentials.api_key_env": KEY_ENV,
+        "deepseek_messages.timeout_s": float(timeout_s),
+        "deepseek_api.timeout_s": float(timeout_s),
+    }
+    if messages_base is not None:
+        values["deepseek_messages.base_url"] = messages_base
+    if tools_base is not None:
+        values["deepseek_api.base_url"] = tools_base
+    settings = Settings().updated(values)
+    return settings.with_new_search_api(True) if new_api else settings
+
+
+@dataclass(frozen=True)
+class ProbeRun:
+    outcomes: tuple[Outcome, ...]
+    exchanges: tuple[Exchange, ...]
+
+
+Runner = Callable[[ProbeContext], Awaitable[list[Outcome]]]
+
+
+@dataclass(frozen=True)
+class Probe:
+    id: str
+    description: str
+    route: str  # "search" | "fetch" | "messages": which base it needs
+    expect_status: frozenset[int]
+    runner: Runner
+    params: Mapping[str, Any] = field(default_factory=dict)
+    fault: Callable[[Emulator], Fault] | None = None  # emulator-only probes
+
+    @property
+    def protocol(self) -> str:
+        return self.id.split(".", 1)[0]
+
+    @property
+    def name(self) -> str:
+        return self.id.split(".", 1)[1]
+
+    @property
+    def cassette(self) -> str:
+        return f"{self.protocol}/{self.name}.yaml"
+
+    @property
+    def needs_emulator(self) -> bool:
+        return self.fault is not None
+
+    def base(self, messages_base: str | None, tools_base: str | None) -> str | None:
+        return messages_base if self.route == "messages" else tools_base
+
+    async def run(self, ctx: ProbeContext) -> ProbeRun:
+        """Run against ``ctx``; WebErrors are outcomes, anything else propagates."""
+        try:
+            outcomes = await self.runner(ctx)
+        finally:
+            await ctx.transport.aclose()
+        return ProbeRun(tuple(outcomes), tuple(ctx.exchanges))
+
+
+async def _guard(call: Awaitable[Any]) -> Outcome:
+    try:
+        result: Outcome = await call
+    except WebError as error:
+        return error
+    return result
+
+
+def _search_api(query_param: str = "query") -> Runner:
+    async def run(ctx: ProbeContext) -> list[Outcome]:
+        provider = DeepSeekSearchApi(lambda: ctx.settings(new_api=True), transport=ctx.transport, environ=ctx.environ)
+        request = SearchRequest(ctx.params[query_param], int(ctx.params.get("max_results", SEARCH_MAX_RESULTS)))
+        call = CallContext(latest_prompt=ctx.params.get("prompt"))
+        return [await _guard(provider.search(request, call))]
+
+    return run
+
+
+async def _search_api_batch(ctx: ProbeContext) -> list[Outcome]:
+    runtime = build_runtime(lambda: ctx.settings(new_api=True), transport=ctx.transport, environ=ctx.environ)
+    queries = list(ctx.params["queries"])
+    return [await runtime.search_tool().execute({"queries": queries}, CallContext(latest_prompt=ctx.params["prompt"]))]
+
+
+async def _fetch_api(ctx: ProbeContext) -> list[Outcome]:
+    provider = DeepSeekFetchApi(lambda: ctx.settings(new_api=True), transport=ctx.transport, environ=ctx.environ)
+    return [await _guard(provider.fetch(FetchRequest(ctx.params["url"]), CallContext()))]
+
+
+async def _messages(ctx: ProbeContext) -> list[Outcome]:
+    provider = DeepSeekMessagesSearch(lambda: ctx.settings(new_api=False), transport=ctx.transport, environ=ctx.environ)
+    request = SearchRequest(ctx.params["query"], SEARCH_MAX_RESULTS)
+    return [await _guard(provider.search(request, CallContext(latest_prompt=ctx.params.get("prompt"))))]
+
+
+def _bad_key(runner: Runner) -> Runner:
+    async def run(ctx: ProbeContext) -> list[Outcome]:
+        # A syntactically plausible key no service issues (not credential-shaped: no sk- prefix).
+        wrong = ProbeContext(
+            ctx.messages_base,
+            ctx.tools_base,
+            "dsweb-probe-invalid-key",
+            ctx.params,
+            ctx.timeout_s,
+            ctx.limiter,
+            ctx.exchanges,
+        )
+        try:
+            return await runner(wrong)
+        finally:
+            await wrong.transport.aclose()
+
+    return run
+
+
+_OK = frozenset({200})
+_LONG_PROMPT = "  東京タワーの高さは？\n\n  What is the height of Tokyo Tower,   and when was it built?  " + (
+    "もっと詳しく教えてください。" * 12
+)
+
+PROBES: tuple[Probe, ...] = (
+    # --- Search API ---------------------------------------------------------------------------
+    Probe(
+        "search-api.basic",
+        "one query, default cap 8: results mapped in service order with metadata kept",
+        "search",
+        _OK,
+        _search_api(),
+        {"query": "search api rate limits", "prompt": "How do the search API limits work?"},
+    ),
+    Probe(
+        "search-api.operators",
+        "site:, lang:, after:, -term and an exact phrase pass through unchanged",
+        "search",
+        _OK,
+        _search_api(),
+        {"query": 'site:docs.example.test lang:en after:2026-01-01 "search api" -legacy', "prompt": "operators"},
+    ),
+    Probe(
+        "search-api.ori-question-none",
+        "no latest prompt: ori_question is omitted",
+        "search",
+        _OK,
+        _search_api(),
+        {"query": "httpx timeouts"},
+    ),
+    Probe(
+        "search-api.ori-question-collapsed",
+        "a prompt with runs of whitespace and newlines is sent collapsed",
+        "search",
+        _OK,
+        _search_api(),
+        {"query": "asyncio cancellation", "prompt": "  How does\n\n asyncio    cancellation\twork?  "},
+    ),
+    Probe(
+        "search-api.ori-question-cut",
+        "a long non-ASCII prompt is collapsed and cut to 128 code points",
+        "search",
+        _OK,
+        _search_api(),
+        {"query": "東京タワー", "prompt": _LONG_PROMPT},
+    ),
+    Probe(
+        "search-api.count-lowered",
+        "a result bound of 3 lowers count below the configured 10",
+        "search",
+        _OK,
+        _search_api(),
+        {"query": "search api", "max_results": 3, "prompt": "search api"},
+    ),
+    Probe(
+        "search-api.empty",
+        "a query that matches nothing: HTTP 200 with results [] is a success",
+        "search",
+        _OK,
+        _search_api(),
+        {"query": "the and of", "prompt": "nothing"},
+    ),
+    Probe(
+        "search-api.too-long",
+        "a 129-character query is rejected with HTTP 400, not truncated",
+        "search",
+        frozenset({400}),
+        _search_api(),
+        {"query": "q" * 129, "prompt": "too long"},
+    ),
+    Probe(
+        "search-api.auth-invalid",
+        "a wrong API key is rejected with HTTP 401",
+        "search",
+        frozenset({401}),
+        _bad_key(_search_api()),
+        {"query": "search api", "prompt": "auth"},
+    ),
+    Probe(
+        "search-api.batch",
+        "two queries through web_search start concurrently; each gets its own answer",
+        "search",
+        _OK,
+        _search_api_batch,
+        {"queries": ["rust async runtimes", "coffee brewing ratios"], "prompt": "two topics"},
+    ),
+    Probe(
+        "search-api.rate-limited",
+        "HTTP 429 with Retry-After: 7 (emulator fault)",
+        "search",
+        frozenset({429}),
+        _search_api(),
+        {"query": "rate limits", "prompt": "rate"},
+        fault=lambda emu: RateLimited(retry_after=7),
+    ),
+    Probe(
+        "search-api.malformed",
+        "HTTP 200 with a truncated JSON body (emulator fault)",
+        "search",
+        _OK,
+        _search_api(),
+        {"query": "malformed", "prompt": "malformed"},
+        fault=lambda emu: Malformed(),
+    ),
+    Probe(
+        "search-api.redirect",
+        "HTTP 302 to another URL: refused, never followed (emulator fault)",
+        "search",
+        frozenset({302}),
+        _search_api(),
+        {"query": "redirect", "prompt": "redirect"},
+        fault=lambda emu: Redirect(location=emu.trap_url("search-redirect")),
+    ),
+    Probe(
+        "search-api.server-error",
+        "HTTP 503 with the platform error envelope (emulator fault)",
+        "search",
+        frozenset({503}),
+        _search_api(),
+        {"query": "overloaded", "prompt": "overloaded"},
+        fault=lambda emu: Status(503, "Server overloaded, please try again later"),
+    ),
+    # --- Fetch API ----------------------------------------------------------------------------
+    Probe(
+        "fetch-api.success",
+        "a fetchable page: Markdown body and title, requested URL kept, HTTP 200 reported",
+        "fetch",
+        _OK,
+        _fetch_api,
+        {"url": "https://docs.example.test/api/fetch"},
+    ),
+    Probe(
+        "fetch-api.bad-url",
+        "a non-http(s) URL is rejected with HTTP 400",
+        "fetch",
+        frozenset({400}),
+        _fetch_api,
+        {"url": "ftp://files.example.test/notes.txt"},
+    ),
+    Probe(
+        "fetch-api.forbidden",
+        "a page refused by the site's crawler policy: HTTP 403",
+        "fetch",
+        frozenset({403}),
+        _fetch_api,
+        {"url": "https://paywall.example.test/reports/search-market-2026"},
+    ),
+    Probe(
+        "fetch-api.not-found",
+        "a page with no usable content: HTTP 404 failed to fetch URL",
+        "fetch",
+        frozenset({404}),
+        _fetch_api,
+        {"url": "https://docs.example.test/no/such/page"},
+    ),
+    Probe(
+        "fetch-api.server-error",
+        "an unresolvable host: HTTP 500",
+        "fetch",
+        frozenset({500}),
+        _fetch_api,
+        {"url": "https://unknown-host.invalid/"},
+    ),
+    Probe(
+        "fetch-api.auth-invalid",
+        "a wrong API key is rejected with HTTP 401",
+        "fetch",
+        frozenset({401}),
+        _bad_key(_fetch_api),
+        {"url": "https://docs.example.test/api/fetch"},
+    ),
+    Probe(
+        "fetch-api.rate-limited",
+        "HTTP 429 with Retry-After: 3 (emulator fault)",
+        "fetch",
+        frozenset({429}),
+        _fetch_api,
+        {"url": "https://docs.example.test/api/fetch"},
+        fault=lambda emu: RateLimited(retry_after=3),
+    ),
+    # --- Messages -----------------------------------------------------------------------------
+    Probe(
+        "messages.search",
+        "web_search server tool: web_search_tool_result sources, citation snippets, thinking disabled",
+        "messages",
+        _OK,
+        _messages,
+        {"query": "search api rate limits"},
+    ),
+    Probe(
+        "messages.prose-only",
+        "an answer without web_search_tool_result blocks fails strictly (emulator fault)",
+        "messages",
+        _OK,
+        _messages,
+        {"query": "prose only"},
+        fault=lambda emu: ProseOnly("Search results are not available, but here is what I know."),
+    ),
+    Probe(
+        "messages.tool-error",
+        "an in-band web_search_tool_result_error (max_uses_exceeded) (emulator fault)",
+        "messages",
+        _OK,
+        _messages,
+        {"query": "tool error"},
+        fault=lambda emu: ToolError("max_uses_exceeded"),
+    ),
+    Probe(
+        "messages.http-error",
+        "HTTP 500 with the OpenAI-style error envelope (emulator fault)",
+        "messages",
+        frozenset({500}),
+        _messages,
+        {"query": "server error"},
+        fault=lambda emu: Status(500, "Internal server error"),
+    ),
+    Probe(
+        "messages.redirect",
+        "HTTP 307 to another URL: refused, never followed (emulator fault)",
+        "messages",
+        frozenset({307}),
+        _messages,
+        {"query": "redirect"},
+        fault=lambda emu: Redirect(status=307, location=emu.trap_url("messages-redirect")),
+    ),
+    Probe(
+        "messages.auth-invalid",
+        "a wrong API key is rejected with HTTP 401",
+        "messages",
+        frozenset({401}),
+        _bad_key(_messages),
+        {"query": "search api"},
+    ),
+)
+
+_BY_ID = {probe.id: probe for probe in PROBES}
+
+
+def get_probe(probe_id: str) -> Probe:
+    try:
+        return _BY_ID[probe_id]
+    except KeyError:
+        raise KeyError(f"unknown probe {probe_id!r}; known: {', '.join(_BY_ID)}") from None

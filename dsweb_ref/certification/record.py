@@ -1,0 +1,255 @@
+"""Recording probes into scrubbed cassettes, and replaying them.
+
+Recording rules (``dsweb record``):
+
+* probes run serially, each under a timeout, with request starts spaced by a rate limiter;
+* a probe is recorded into a temporary file and moved into place only if every exchange
+  answered an expected status, the cassette passes the secret scan, and the target file does
+  not exist yet (unless ``overwrite``); a failed or refused probe leaves no cassette behind;
+* provenance says what the cassette was recorded against; an emulator recording says
+  ``dsweb emulator (local)`` and never passes for a live one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import tempfile
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+import vcr as vcr_module
+
+from .._version import __version__
+from .cassettes import (
+    KEY_PLACEHOLDER,
+    PLACEHOLDER_ORIGIN,
+    dump_cassette,
+    finalize_cassette,
+    load_cassette,
+    make_vcr,
+    provenance_of,
+    scan_cassette_data,
+)
+from .emulator import Emulator
+from .probes import PROBES, Probe, ProbeContext, ProbeRun, RateLimiter, get_probe
+
+__all__ = [
+    "EMULATOR_LABEL",
+    "RecordResult",
+    "RecordTarget",
+    "Status",
+    "record_probes",
+    "replay_context",
+    "replay_probe",
+]
+
+EMULATOR_LABEL = "dsweb emulator (local)"
+LIVE_LABEL = "live endpoint"
+REPLAY_KEY = "dsweb-replay-placeholder"  # what providers send on replay (never matched, never a secret)
+Status = Literal["recorded", "skipped", "failed", "refused", "exists"]
+
+
+@dataclass(frozen=True, slots=True)
+class RecordTarget:
+    messages_base: str | None
+    tools_base: str | None
+    api_key: str
+    emulator: Emulator | None = None  # set: the bases are this embedded emulator's
+
+    @property
+    def label(self) -> str:
+        return EMULATOR_LABEL if self.emulator is not None else LIVE_LABEL
+
+
+@dataclass(frozen=True, slots=True)
+class RecordResult:
+    probe: str
+    status: Status
+    path: Path | None = None
+    reason: str = ""
+
+
+def _check_run(probe: Probe, run: ProbeRun) -> str | None:
+    if not run.exchanges:
+        return "no request reached the endpoint"
+    bad = [e for e in run.exchanges if e.status not in probe.expect_status]
+    if bad:
+        got = ", ".join(f"{e.method} {e.url} -> HTTP {e.status}" for e in bad)
+        return f"unexpected status (expected {sorted(probe.expect_status)}): {got}"
+    return None
+
+
+async def _record_one(
+    probe: Probe,
+    target: RecordTarget,
+    out_dir: Path,
+    *,
+    overwrite: bool,
+    timeout_s: float,
+    limiter: RateLimiter,
+    now: Callable[[], datetime],
+) -> RecordResult:
+    base = probe.base(target.messages_base, target.tools_base)
+    if base is None:
+        return RecordResult(probe.id, "skipped", reason=f"no base for the {probe.route} route")
+    if probe.needs_emulator and target.emulator is None:
+        return RecordResult(probe.id, "skipped", reason="needs a scripted fault: run with --emulator")
+    dest = out_dir / probe.cassette
+    if dest.exists() and not overwrite:
+        return RecordResult(probe.id, "exists", dest, "cassette exists; pass --overwrite to replace it")
+    emu = target.emulator
+    fault_label = None
+    if emu is not None:
+        emu.reset()
+        if probe.fault is not None:
+            fault = probe.fault(emu)
+            fault_label = repr(fault)
+            emu.inject("*", fault)
+    with tempfile.TemporaryDirectory(prefix="dsweb-record-") as tmp:
+        raw_path = Path(tmp) / "raw.yaml"
+        recorder = make_vcr(record_mode="all", secrets=[target.api_key])
+        ctx = ProbeContext(
+            target.messages_base, target.tools_base, target.api_key, dict(probe.params), timeout_s, limiter
+        )
+        try:
+            with recorder.use_cassette(str(raw_path)):
+                async with asyncio.timeout(timeout_s):
+                    run = await probe.run(ctx)
+        except TimeoutError:
+            return RecordResult(probe.id, "failed", reason=f"timed out after {timeout_s}s")
+        except Exception as exc:  # a probe that crashed records nothing
+            return RecordResult(probe.id, "failed", reason=f"{type(exc).__name__}: {exc}")
+        finally:
+            if emu is not None:
+                emu.reset()
+        problem = _check_run(probe, run)
+        if problem is not None:
+            return RecordResult(probe.id, "failed", reason=problem)
+        if not raw_path.exists():
+            return RecordResult(probe.id, "failed", reason="nothing was recorded")
+        raw = load_cassette(raw_path)
+        origin = (emu.base_url, PLACEHOLDER_ORIGIN) if emu is not None else None
+
+        def replay_base(value: str | None) -> str | None:
+            return None if value is None or origin is None else value.replace(origin[0], origin[1])
+
+        provenance: dict[str, Any] = {
+            "probe": probe.id,
+            "description": probe.description,
+            "recorded_against": target.label,
+            # The emulator listens on an ephemeral port; naming it would only make re-recordings differ.
+            "recorded_base": base if emu is None else base.replace(emu.base_url, f"http://{emu.host}:<ephemeral-port>"),
+            "replay_base": replay_base(base) if origin else base,
+            "route": probe.route,
+            "recorded_at": now().strftime("%Y-%m-%d"),
+            "tool": f"dsweb_ref {__version__}",
+            "vcrpy": vcr_module.__version__,
+            "params": dict(probe.params),
+            "expect_status": sorted(probe.expect_status),
+            "scrubbed": f"credential headers, cookies and the key value (as {KEY_PLACEHOLDER})",
+        }
+        if fault_label is not None:
+            provenance["fault"] = fault_label  # finalize_cassette rewrites its origin and scrubs the key
+        data = finalize_cassette(raw, provenance=provenance, secrets=[target.api_key], origin=origin)
+        findings = scan_cassette_data(data, literals=[target.api_key], where=probe.cassette)
+        if findings:
+            kinds = sorted({f"{f.kind} at {f.where}" for f in findings})
+            return RecordResult(probe.id, "refused", reason="credential-like value left: " + "; ".join(kinds))
+        if not _write_new(dest, dump_cassette(data), overwrite=overwrite):
+            return RecordResult(probe.id, "exists", dest, "cassette exists; pass --overwrite to replace it")
+    return RecordResult(probe.id, "recorded", dest)
+
+
+def _write_new(dest: Path, text: str, *, overwrite: bool) -> bool:
+    """Stage ``text`` next to ``dest`` and move it into place; False (nothing written) if ``dest``
+    exists and ``overwrite`` is off."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    fd, staged = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        if dest.exists() and not overwrite:  # appeared meanwhile
+            return False
+        os.replace(staged, dest)
+        return True
+    finally:
+        if os.path.exists(staged):
+            os.unlink(staged)
+
+
+async def record_probes(
+    probes: Iterable[str | Probe],
+    target: RecordTarget,
+    out_dir: Path,
+    *,
+    overwrite: bool = False,
+    timeout_s: float = 30.0,
+    max_rps: float = 2.0,
+    clock: Callable[[], float] | None = None,
+    sleep: Callable[[float], Awaitable[None]] | None = None,
+    now: Callable[[], datetime] | None = None,
+) -> list[RecordResult]:
+    """Record each probe (ids or :class:`Probe` objects), one after another, into ``out_dir``."""
+    limiter = RateLimiter(max_rps, clock=clock, sleep=sleep)
+    results: list[RecordResult] = []
+    for item in probes:
+        probe = get_probe(item) if isinstance(item, str) else item
+        results.append(
+            await _record_one(
+                probe,
+                target,
+                out_dir,
+                overwrite=overwrite,
+                timeout_s=timeout_s,
+                limiter=limiter,
+                now=now or (lambda: datetime.now(UTC)),
+            )
+        )
+    return results
+
+
+def all_probe_ids() -> list[str]:
+    return [probe.id for probe in PROBES]
+
+
+# --- replay ---------------------------------------------------------------------------------
+
+
+def replay_context(
+    probe: Probe, cassette: Path, *, params: Mapping[str, Any] | None = None
+) -> tuple[ProbeContext, vcr_module.VCR]:
+    """A context whose bases are the cassette's replay base, and a replay-only vcr."""
+    provenance = provenance_of(cassette)
+    base = provenance.get("replay_base")
+    if not isinstance(base, str):
+        raise ValueError(f"{cassette} has no replay_base in its provenance")
+    recorded = provenance.get("params")
+    chosen = dict(params if params is not None else recorded if isinstance(recorded, dict) else probe.params)
+    messages_base = base if probe.route == "messages" else None
+    tools_base = base if probe.route != "messages" else None
+    ctx = ProbeContext(messages_base, tools_base, REPLAY_KEY, chosen)
+    return ctx, make_vcr(record_mode="none")
+
+
+async def replay_probe(probe: Probe, cassette: Path) -> ProbeRun:
+    """Run ``probe`` against its cassette only (record_mode none: an unmatched request raises)."""
+    ctx, player = replay_context(probe, cassette)
+    with player.use_cassette(str(cassette), allow_playback_repeats=False):
+        return await probe.run(ctx)
+
+
+def select_probes(ids: Sequence[str] | None) -> list[Probe]:
+    """Probes by id or by protocol prefix (``search-api``); all when ``ids`` is empty."""
+    if not ids:
+        return list(PROBES)
+    chosen: list[Probe] = []
+    for ident in ids:
+        matches = [p for p in PROBES if p.id == ident or p.protocol == ident]
+        if not matches:
+            get_probe(ident)  # raises with the list of known ids
+        chosen += [p for p in matches if p not in chosen]
+    return chosen

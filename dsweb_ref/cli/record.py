@@ -1,0 +1,97 @@
+"""``dsweb record``: run named probes and write scrubbed vcrpy cassettes with provenance."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..certification.probes import PROBES
+from ..certification.record import RecordResult, RecordTarget, record_probes, select_probes
+
+
+def register(sub: argparse._SubParsersAction[Any]) -> None:
+    p = sub.add_parser(
+        "record",
+        help="record named probes into scrubbed vcrpy cassettes (serial, rate-limited, never overwriting)",
+        description="Probes: " + ", ".join(probe.id for probe in PROBES),
+    )
+    p.add_argument("probes", nargs="*", metavar="PROBE", help="probe ids or protocols (default: all)")
+    p.add_argument("--base", help="one origin serving both protocols, e.g. https://api.deepseek.com")
+    p.add_argument("--messages-base", help="Messages base (…/anthropic/v1); default: BASE/anthropic/v1")
+    p.add_argument("--tools-base", help="Search/Fetch base (…/v1/tools); default: BASE/v1/tools")
+    p.add_argument("--emulator", action="store_true", help="record against an embedded emulator on loopback")
+    p.add_argument("--key-env", default="DEEPSEEK_API_KEY", metavar="NAME", help="variable holding the credential")
+    p.add_argument("--out", default="cassettes", metavar="DIR", help="cassette directory (default: cassettes/)")
+    p.add_argument("--overwrite", action="store_true", help="replace existing cassettes")
+    p.add_argument("--timeout", type=float, default=30.0, metavar="S", help="per-probe timeout in seconds")
+    p.add_argument("--max-rps", type=float, default=2.0, metavar="N", help="request starts per second (default 2)")
+    p.add_argument("--list", action="store_true", help="list the probes and exit")
+    p.set_defaults(func=run)
+
+
+def _print(results: list[RecordResult]) -> None:
+    for r in results:
+        where = f" {r.path}" if r.path else ""
+        reason = f" ({r.reason})" if r.reason else ""
+        print(f"{r.status:<9} {r.probe}{where}{reason}")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.list:
+        for probe in PROBES:
+            flag = " [emulator]" if probe.needs_emulator else ""
+            print(f"{probe.id:<36} {probe.description}{flag}")
+        return 0
+    if args.max_rps <= 0 or args.timeout <= 0:
+        print("error: --max-rps and --timeout must be positive", file=sys.stderr)
+        return 2
+    try:
+        probes = select_probes(args.probes)
+    except KeyError as exc:
+        print(f"error: {exc.args[0]}", file=sys.stderr)
+        return 2
+    out = Path(args.out)
+    if args.emulator:
+        from ..certification.emulator import DEFAULT_API_KEY, Emulator
+
+        with Emulator(api_keys=(DEFAULT_API_KEY,)) as emu:
+            target = RecordTarget(emu.messages_base, emu.tools_base, DEFAULT_API_KEY, emulator=emu)
+            results = asyncio.run(
+                record_probes(
+                    probes, target, out, overwrite=args.overwrite, timeout_s=args.timeout, max_rps=args.max_rps
+                )
+            )
+    else:
+        base = (args.base or "").rstrip("/")
+        messages = args.messages_base or (f"{base}/anthropic/v1" if base else None)
+        tools = args.tools_base or (f"{base}/v1/tools" if base else None)
+        if messages is None and tools is None:
+            print("error: give --base, --messages-base/--tools-base, or --emulator", file=sys.stderr)
+            return 2
+        key = (os.environ.get(args.key_env) or "").strip()
+        if not key:
+            print(f'error: environment variable "{args.key_env}" is unset or empty', file=sys.stderr)
+            return 2
+        target = RecordTarget(messages, tools, key)
+        results = asyncio.run(
+            record_probes(probes, target, out, overwrite=args.overwrite, timeout_s=args.timeout, max_rps=args.max_rps)
+        )
+    _print(results)
+    return 1 if any(r.status in ("failed", "refused", "exists") for r in results) else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m dsweb_ref.cli.record`` (until ``record`` is listed in ``dsweb``'s COMMANDS)."""
+    parser = argparse.ArgumentParser(prog="dsweb")
+    register(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["record", *(sys.argv[1:] if argv is None else argv)])
+    code: int = args.func(args)
+    return code
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

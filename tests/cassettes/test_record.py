@@ -1,0 +1,196 @@
+"""``dsweb record`` against the emulator: success, no overwrite, no cassette for a failed or
+leaking probe, scrubbing of an echoed key, and rate-limit spacing on an injected clock."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dsweb_ref.certification.cassettes import KEY_PLACEHOLDER, load_cassette, scan_tree
+from dsweb_ref.certification.emulator import Delay, Emulator, Status
+from dsweb_ref.certification.probes import PROBES, Probe, RateLimiter, get_probe
+from dsweb_ref.certification.record import EMULATOR_LABEL, RecordResult, RecordTarget, record_probes, replay_probe
+from dsweb_ref.cli import record as record_cli
+
+FIXED_NOW = datetime(2026, 10, 16, 12, 0, tzinfo=UTC)
+
+
+def _target(emu: Emulator, key: str) -> RecordTarget:
+    return RecordTarget(emu.messages_base, emu.tools_base, key, emulator=emu)
+
+
+def _record(emu: Emulator, key: str, out: Path, probes: list[Any], **kwargs: Any) -> list[RecordResult]:
+    return asyncio.run(record_probes(probes, _target(emu, key), out, now=lambda: FIXED_NOW, max_rps=100, **kwargs))
+
+
+def _files(root: Path) -> list[Path]:
+    return sorted(p for p in root.rglob("*") if p.is_file())
+
+
+def test_records_scrubbed_cassettes_with_provenance(emulator: Emulator, emulator_api_key: str, tmp_path: Path) -> None:
+    results = _record(
+        emulator, emulator_api_key, tmp_path, ["search-api.basic", "fetch-api.success", "messages.search"]
+    )
+    assert [r.status for r in results] == ["recorded"] * 3, results
+    assert _files(tmp_path) == sorted(
+        tmp_path / p for p in ("search-api/basic.yaml", "fetch-api/success.yaml", "messages/search.yaml")
+    )
+    data = load_cassette(tmp_path / "messages" / "search.yaml")
+    provenance = data["provenance"]
+    assert provenance["recorded_against"] == EMULATOR_LABEL
+    assert provenance["recorded_at"] == "2026-10-16" and provenance["probe"] == "messages.search"
+    assert not scan_tree([tmp_path], literals=[emulator_api_key])
+    assert emulator_api_key not in (tmp_path / "messages" / "search.yaml").read_text("utf-8")
+    # and what was written replays offline
+    run = asyncio.run(replay_probe(get_probe("messages.search"), tmp_path / "messages" / "search.yaml"))
+    assert run.exchanges[0].status == 200
+
+
+def test_refuses_to_overwrite_without_the_flag(emulator: Emulator, emulator_api_key: str, tmp_path: Path) -> None:
+    assert _record(emulator, emulator_api_key, tmp_path, ["fetch-api.success"])[0].status == "recorded"
+    path = tmp_path / "fetch-api" / "success.yaml"
+    path.write_text(path.read_text("utf-8").replace("2026-10-16", "2000-01-01"), "utf-8")
+    before = path.read_text("utf-8")
+    result = _record(emulator, emulator_api_key, tmp_path, ["fetch-api.success"])[0]
+    assert result.status == "exists" and path.read_text("utf-8") == before
+    assert _record(emulator, emulator_api_key, tmp_path, ["fetch-api.success"], overwrite=True)[0].status == "recorded"
+    assert "2026-10-16" in path.read_text("utf-8")
+    assert _files(tmp_path) == [path]  # no staging files left
+
+
+def test_a_failed_probe_leaves_no_cassette(emulator: Emulator, emulator_api_key: str, tmp_path: Path) -> None:
+    base = get_probe("search-api.basic")
+    expects_ok_gets_400 = Probe(
+        "search-api.wrong", "expects 200, gets 400", "search", frozenset({200}), base.runner, {"query": "q" * 129}
+    )
+    slow = Probe(
+        "search-api.slow",
+        "answers after the probe timeout",
+        "search",
+        frozenset({200}),
+        base.runner,
+        base.params,
+        fault=lambda emu: Delay(5.0),
+    )
+    results = _record(emulator, emulator_api_key, tmp_path, [expects_ok_gets_400, slow], timeout_s=0.5)
+    assert [r.status for r in results] == ["failed", "failed"]
+    assert "unexpected status" in results[0].reason and "HTTP 400" in results[0].reason
+    assert "timed out" in results[1].reason
+    assert _files(tmp_path) == []
+
+
+def test_an_echoed_key_is_scrubbed(emulator: Emulator, emulator_api_key: str, tmp_path: Path) -> None:
+    body = f'{{"error":{{"message":"key {emulator_api_key} is not allowed"}}}}'.encode()
+    base = get_probe("search-api.basic")
+    echo = Probe(
+        "search-api.echo",
+        "echoes the key",
+        "search",
+        frozenset({400}),
+        base.runner,
+        base.params,
+        fault=lambda emu: Status(400, body=body),
+    )
+    assert _record(emulator, emulator_api_key, tmp_path, [echo])[0].status == "recorded"
+    text = (tmp_path / "search-api" / "echo.yaml").read_text("utf-8")
+    assert emulator_api_key not in text and f"key {KEY_PLACEHOLDER} is not allowed" in text
+    interaction = load_cassette(tmp_path / "search-api" / "echo.yaml")["interactions"][0]
+    assert interaction["response"]["headers"]["content-length"] == [str(len(interaction["response"]["body"]["string"]))]
+
+
+def test_a_credential_like_value_is_refused(emulator: Emulator, emulator_api_key: str, tmp_path: Path) -> None:
+    leaked = "sk-" + "Zx9" * 8  # built here so no credential-shaped literal sits in the source
+    base = get_probe("search-api.basic")
+    leak = Probe(
+        "search-api.leak",
+        "leaks another credential",
+        "search",
+        frozenset({400}),
+        base.runner,
+        base.params,
+        fault=lambda emu: Status(400, message=f"upstream key {leaked} rejected"),
+    )
+    result = _record(emulator, emulator_api_key, tmp_path, [leak])[0]
+    assert result.status == "refused" and "sk-key" in result.reason and leaked not in result.reason
+    assert _files(tmp_path) == []
+
+
+def test_fault_probes_need_the_emulator(emulator: Emulator, emulator_api_key: str, tmp_path: Path) -> None:
+    live_like = RecordTarget(emulator.messages_base, emulator.tools_base, emulator_api_key)
+    results = asyncio.run(record_probes(["search-api.rate-limited"], live_like, tmp_path, max_rps=100))
+    assert results[0].status == "skipped" and _files(tmp_path) == []
+
+
+def test_requests_are_spaced_by_the_rate_limit(emulator: Emulator, emulator_api_key: str, tmp_path: Path) -> None:
+    now = [100.0]
+    sleeps: list[float] = []
+
+    async def fake_sleep(seconds: float) -> None:
+        sleeps.append(seconds)
+        now[0] += seconds
+
+    probes = ["search-api.basic", "search-api.empty", "fetch-api.success"]
+    results = asyncio.run(
+        record_probes(
+            probes, _target(emulator, emulator_api_key), tmp_path, max_rps=2, clock=lambda: now[0], sleep=fake_sleep
+        )
+    )
+    assert [r.status for r in results] == ["recorded"] * 3
+    assert sleeps == [0.5, 0.5] and now[0] == 101.0
+
+
+def test_rate_limiter_spacing_with_concurrent_callers() -> None:
+    now = [0.0]
+
+    async def fake_sleep(seconds: float) -> None:
+        now[0] += seconds
+
+    async def main() -> list[float]:
+        limiter = RateLimiter(4, clock=lambda: now[0], sleep=fake_sleep)
+        await asyncio.gather(*(limiter.acquire() for _ in range(5)))
+        return limiter.starts
+
+    starts = asyncio.run(main())
+    assert starts == [0.0, 0.25, 0.5, 0.75, 1.0]
+    with pytest.raises(ValueError):
+        RateLimiter(0)
+
+
+def test_cli_records_then_refuses_to_overwrite(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["--emulator", "--out", str(tmp_path), "--max-rps", "100", "search-api.empty"]
+    assert record_cli.main(args) == 0
+    assert "recorded" in capsys.readouterr().out
+    assert record_cli.main(args) == 1
+    assert "exists" in capsys.readouterr().out
+    assert [p.name for p in _files(tmp_path)] == ["empty.yaml"]
+
+
+def test_cli_needs_a_key_and_a_base(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("DSWEB_TEST_UNSET_KEY", raising=False)
+    assert record_cli.main(["--out", str(tmp_path)]) == 2
+    assert record_cli.main(["--base", "http://127.0.0.1:9", "--key-env", "DSWEB_TEST_UNSET_KEY"]) == 2
+    assert "DSWEB_TEST_UNSET_KEY" in capsys.readouterr().err
+    assert record_cli.main(["--list"]) == 0
+    assert "search-api.basic" in capsys.readouterr().out
+    assert record_cli.main(["no.such-probe"]) == 2
+
+
+def test_committed_cassettes_match_a_fresh_recording(emulator: Emulator, emulator_api_key: str, tmp_path: Path) -> None:
+    """The committed cassettes are exactly what `dsweb record --emulator` produces today (apart from
+    the date): a drifted provider, emulator or scrubber shows up here. Re-record with
+    `dsweb record --emulator --overwrite` after an intended change."""
+    from .conftest import CASSETTES
+
+    results = _record(emulator, emulator_api_key, tmp_path, [p.id for p in PROBES])
+    assert {r.status for r in results} == {"recorded"}, [r for r in results if r.status != "recorded"]
+    for probe in PROBES:
+        fresh = (tmp_path / probe.cassette).read_text("utf-8")
+        committed = (CASSETTES / probe.cassette).read_text("utf-8")
+        date = load_cassette(CASSETTES / probe.cassette)["provenance"]["recorded_at"]
+        assert fresh.replace("recorded_at: '2026-10-16'", f"recorded_at: '{date}'") == committed, probe.id

@@ -1,0 +1,68 @@
+"""The model-visible web_search / web_fetch text through each provider, replayed from cassettes.
+
+The tools run through ``build_runtime`` exactly as deployed; each probe was recorded with the
+body the tool sends (the tool's cap of 8 results, the prompt as ``latest_prompt``), so the tool's
+requests match the recorded ones.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from syrupy.assertion import SnapshotAssertion
+
+from dsweb_ref import CallContext
+from dsweb_ref.certification.probes import PROBES, Probe, ProbeContext, get_probe
+from dsweb_ref.certification.record import replay_context
+from dsweb_ref.runtime import build_runtime
+from dsweb_ref.tools import ToolResult
+
+from .conftest import CASSETTES
+from .test_replay import EXPECTED
+
+SEARCH_TOOL_PROBES = sorted(
+    p.id
+    for p in PROBES
+    if p.route in ("search", "messages") and p.id not in ("search-api.batch", "search-api.count-lowered")
+)
+FETCH_TOOL_PROBES = sorted(p.id for p in PROBES if p.route == "fetch")
+
+
+async def _run_tool(probe: Probe, ctx: ProbeContext) -> ToolResult:
+    runtime = build_runtime(
+        lambda: ctx.settings(new_api=probe.route != "messages"), transport=ctx.transport, environ=ctx.environ
+    )
+    try:
+        if probe.route == "fetch":
+            return await runtime.fetch_tool().execute({"url": ctx.params["url"]}, CallContext())
+        return await runtime.search_tool().execute(
+            {"queries": [ctx.params["query"]]}, CallContext(latest_prompt=ctx.params.get("prompt"))
+        )
+    finally:
+        await ctx.transport.aclose()
+
+
+def _replay_tool(probe_id: str) -> ToolResult:
+    probe = get_probe(probe_id)
+    cassette = CASSETTES / probe.cassette
+    ctx, player = replay_context(probe, cassette)
+    with player.use_cassette(str(cassette)) as cas:
+        result = asyncio.run(_run_tool(probe, ctx))
+        assert cas.all_played, "the tool did not send the recorded request"
+    return result
+
+
+@pytest.mark.parametrize("probe_id", SEARCH_TOOL_PROBES)
+def test_web_search_text(probe_id: str, no_network: list[Any], snapshot_text: SnapshotAssertion) -> None:
+    result = _replay_tool(probe_id)
+    assert result.is_error == (EXPECTED[probe_id][0] == "error")
+    assert result.text == snapshot_text
+
+
+@pytest.mark.parametrize("probe_id", FETCH_TOOL_PROBES)
+def test_web_fetch_text(probe_id: str, no_network: list[Any], snapshot_text: SnapshotAssertion) -> None:
+    result = _replay_tool(probe_id)
+    assert result.is_error == (probe_id != "fetch-api.success")
+    assert result.text == snapshot_text
