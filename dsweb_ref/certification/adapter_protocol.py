@@ -1,0 +1,120 @@
+"""The adapter protocol: how the certification suite drives an implementation written in any language.
+
+An *adapter* is a program the suite starts (``dsweb certify --adapter "CMD ARGS"``; the command string
+is split with POSIX shell rules, no shell runs it). It wraps the implementation under test and speaks
+**JSON lines**: one UTF-8 JSON object per line, ``\\n``-terminated, on its stdin (suite -> adapter) and
+its stdout (adapter -> suite). Nothing else may be written to stdout; stderr is free for logs (the
+suite keeps its tail for error reports).
+
+Requests (suite -> adapter)::
+
+    {"id": 7, "method": "web_search", "params": {...}}
+
+``id`` is a positive integer, unique per run. Every request gets exactly one response line carrying
+the same ``id``::
+
+    {"id": 7, "result": ...}                                          success
+    {"id": 7, "error": {"code": "WEB_PROVIDER_ERROR", "message": "..."}}  failure; code is a WEB_* string
+    {"id": 7, "cancelled": true}                                      the call was cancelled (see "cancel")
+
+Requests may overlap: the suite sends ``cancel`` while a ``web_search`` is in flight, so the adapter
+must keep reading stdin while calls run, and may answer in any order. Write each response line
+atomically (one write, then flush).
+
+Methods
+-------
+
+``hello`` (params ``{}``) -> ``{"name": str, "version": str, "capabilities": [str, ...]}``
+    Sent first. Capabilities the suite knows (a check needing an undeclared one is reported
+    *skipped*, never passed):
+
+    - ``web_search`` - the model-facing web_search tool (``queries`` array, seed 000)
+    - ``web_fetch`` - the model-facing web_fetch tool
+    - ``messages-search`` - search through the Anthropic-compatible Messages API (``provider: "messages"``)
+    - ``search-api`` - search through the Search API ``POST {tools_base}/search`` (``provider: "api"``)
+    - ``fetch-api`` - fetch through the Fetch API ``POST {tools_base}/fetch`` (``provider: "api"``)
+    - ``cancel`` - the ``cancel`` method below
+
+``configure`` -> ``{}``
+    Sent before each check (repeatedly; each replaces the previous configuration). Params::
+
+        {
+          "messages_base": "http://127.0.0.1:PORT/anthropic/v1",  # POST {messages_base}/messages
+          "tools_base": "http://127.0.0.1:PORT/v1/tools",         # POST {tools_base}/search, /fetch
+          "api_key": "...",                # an emulator test key: send as Authorization: Bearer
+          "provider": "messages" | "api",  # "api" = the "use the new Web Search API" switch: Search+Fetch APIs
+          "search_max_queries": 4,         # searchMaxQueries
+          "search_max_results": 8,         # searchMaxResults (also the Search API count bound)
+          "send_original_question": true   # sendOriginalQuestion
+        }
+
+    Unknown keys must be ignored.
+
+``web_search`` -> ``{"text": str, "value": object}``
+    Params ``{"arguments": {"queries": [...]}, "latest_prompt": str | null}``: one tool call with the
+    model's arguments, passed through unvalidated; ``latest_prompt`` is the conversation's latest human
+    prompt (the source of ``ori_question``). ``text`` is what the model would see; ``value`` follows
+    ``schemas/web_search.output.schema.json``. A tool error (bad arguments, provider failure) is an
+    ``error`` response with the WEB_* code, never a result.
+
+``web_fetch`` -> ``{"text": str, "value": object}``
+    Params ``{"arguments": {"url": str}}``; ``value`` follows ``schemas/web_fetch.output.schema.json``.
+
+``cancel`` -> ``{}``
+    Params ``{"id": <id of an in-flight web_search/web_fetch>}``. Answer the cancel request at once;
+    the cancelled call must then answer ``{"id": n, "cancelled": true}`` (or an error with code
+    ``WEB_ABORTED``) **only after every upstream HTTP request it started has settled** (closed or
+    completed). Cancelling an unknown or finished id is not an error.
+
+``shutdown`` -> ``{}``
+    Answer, then exit with status 0. The suite closes stdin afterwards; EOF on stdin also means exit.
+
+Every suite wait is bounded: an adapter that does not answer in time, exits, or writes a line that
+is not a JSON object with a known ``id`` makes the running check an *error* (not a failure) with the
+reason, and the suite moves on or stops; it never hangs.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Final
+
+__all__ = [
+    "CAPABILITIES",
+    "CAP_CANCEL",
+    "CAP_FETCH_API",
+    "CAP_MESSAGES_SEARCH",
+    "CAP_SEARCH_API",
+    "CAP_WEB_FETCH",
+    "CAP_WEB_SEARCH",
+    "ProtocolError",
+    "decode_line",
+    "encode_line",
+]
+
+CAP_WEB_SEARCH: Final = "web_search"
+CAP_WEB_FETCH: Final = "web_fetch"
+CAP_MESSAGES_SEARCH: Final = "messages-search"
+CAP_SEARCH_API: Final = "search-api"
+CAP_FETCH_API: Final = "fetch-api"
+CAP_CANCEL: Final = "cancel"
+CAPABILITIES: Final = (CAP_WEB_SEARCH, CAP_WEB_FETCH, CAP_MESSAGES_SEARCH, CAP_SEARCH_API, CAP_FETCH_API, CAP_CANCEL)
+
+
+class ProtocolError(Exception):
+    """The adapter broke the protocol (bad line, unknown id, exited, timed out)."""
+
+
+def encode_line(message: dict[str, Any]) -> bytes:
+    return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+
+
+def decode_line(line: bytes) -> dict[str, Any]:
+    """One response line as a dict with an int ``id``; ProtocolError otherwise."""
+    try:
+        message = json.loads(line.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise ProtocolError(f"adapter wrote a line that is not JSON: {line[:200]!r}") from exc
+    if not isinstance(message, dict) or isinstance(message.get("id"), bool) or not isinstance(message.get("id"), int):
+        raise ProtocolError(f"adapter wrote a line that is not a response object with an integer id: {line[:200]!r}")
+    return message

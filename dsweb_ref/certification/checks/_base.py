@@ -1,0 +1,125 @@
+"""The frame every check runs in: a registry entry, a context with a fresh emulator, and helpers.
+
+A check is an ``async def`` taking a :class:`CheckContext`; it raises :class:`CheckFailed` when
+the implementation misbehaves. Blocking emulator waits (gates, the log) run in a worker thread,
+since an in-process target shares the suite's event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, replace
+from typing import Any, Literal, TypeVar
+
+from ..emulator import Emulator, RequestRecord
+from ..model import Check
+from ..targets import CallOutcome, Hello, PendingCall, Target, TargetConfig
+
+__all__ = ["CALL_TIMEOUT", "REGISTRY", "CheckContext", "CheckFailed", "CheckSpec", "check", "require"]
+
+CALL_TIMEOUT = 20.0  # seconds a single tool call may take against the loopback emulator
+T = TypeVar("T")
+Provider = Literal["api", "messages", "any"]
+
+
+class CheckFailed(Exception):
+    def __init__(self, reason: str, **details: Any) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.details = details
+
+
+def require(condition: object, reason: str, **details: Any) -> None:
+    if not condition:
+        raise CheckFailed(reason, **details)
+
+
+@dataclass
+class CheckContext:
+    emu: Emulator
+    target: Target
+    hello: Hello
+    config: TargetConfig
+
+    @property
+    def search_route(self) -> Literal["search", "messages"]:
+        """The emulator route the configured search provider uses."""
+        return "search" if self.config.provider == "api" else "messages"
+
+    async def configure(self, **changes: Any) -> None:
+        self.config = replace(self.config, **changes)
+        await self.target.configure(self.config)
+
+    def start_search(self, queries: list[str], latest_prompt: str | None = None) -> PendingCall:
+        params = {"arguments": {"queries": queries}, "latest_prompt": latest_prompt}
+        return self.target.start_call("web_search", params)
+
+    async def search(self, queries: list[str], latest_prompt: str | None = None) -> CallOutcome:
+        return await self.start_search(queries, latest_prompt).outcome(CALL_TIMEOUT)
+
+    async def fetch(self, url: str) -> CallOutcome:
+        call = self.target.start_call("web_fetch", {"arguments": {"url": url}})
+        return await call.outcome(CALL_TIMEOUT)
+
+    async def blocking(self, fn: Callable[..., T], *args: Any) -> T:
+        return await asyncio.to_thread(fn, *args)
+
+    def records(self, route: str | None = None) -> list[RequestRecord]:
+        records = self.emu.log.records()
+        return records if route is None else [r for r in records if r.route == route]
+
+    async def settle(self, limit: float = 5.0) -> None:
+        """Wait until the emulator serves nothing (after releasing gates), so evidence is complete."""
+        await self.blocking(self.emu.wait_until_idle, limit)
+
+
+def expect_success(outcome: CallOutcome, what: str) -> dict[str, Any]:
+    require(outcome.ok and outcome.value is not None, f"{what}: expected a result, got {outcome.brief()}")
+    assert outcome.value is not None
+    return outcome.value
+
+
+def expect_error(outcome: CallOutcome, what: str) -> None:
+    require(not outcome.cancelled, f"{what}: expected an error, the call reported cancelled")
+    require(outcome.error_code is not None, f"{what}: expected a WEB_* error, got a result")
+    code = outcome.error_code or ""
+    require(code.startswith("WEB_"), f"{what}: error code {code!r} is not a WEB_* code")
+    require(outcome.value is None, f"{what}: an error must carry no partial value")
+
+
+@dataclass(frozen=True, slots=True)
+class CheckSpec:
+    check: Check
+    requires: tuple[str, ...]
+    provider: Provider
+    run: Callable[[CheckContext], Awaitable[None]]
+
+    def missing(self, capabilities: frozenset[str]) -> list[str]:
+        missing = [c for c in self.requires if c not in capabilities]
+        if self.provider == "any" and not {"search-api", "messages-search"} & capabilities:
+            missing.append("search-api or messages-search")
+        return missing
+
+    def provider_for(self, capabilities: frozenset[str]) -> Literal["api", "messages"]:
+        if self.provider == "any":
+            return "api" if "search-api" in capabilities else "messages"
+        return self.provider
+
+
+REGISTRY: dict[str, CheckSpec] = {}
+
+
+def check(
+    check_id: str, description: str, *, seed: str, requires: tuple[str, ...], provider: Provider = "any"
+) -> Callable[[Callable[[CheckContext], Awaitable[None]]], Callable[[CheckContext], Awaitable[None]]]:
+    """Register a check under a stable id (ids are never reused for another meaning)."""
+
+    def register(fn: Callable[[CheckContext], Awaitable[None]]) -> Callable[[CheckContext], Awaitable[None]]:
+        if check_id in REGISTRY:
+            raise ValueError(f"duplicate check id {check_id}")
+        capability = requires[-1] if requires else "web_search"
+        REGISTRY[check_id] = CheckSpec(Check(check_id, description, seed, capability), requires, provider, fn)
+        return fn
+
+    return register

@@ -1,0 +1,79 @@
+"""Expected values computed from what the emulator actually answered, so merge checks do not depend
+on corpus details: per-query answers are read back from the request log and merged with the
+reference :func:`~dsweb_ref.tools.merge_results`, the executable form of seed 000's merge rules."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ..._types import SearchResult
+from ...providers.deepseek_official import map_sources
+from ...providers.deepseek_search_api import map_results
+from ...tools import merge_results
+from ..emulator import RequestRecord
+from ._base import CheckFailed
+
+__all__ = ["expected_merge", "query_match", "query_of", "source_urls"]
+
+
+def _messages_text(body: Any) -> str:
+    try:
+        content = body["messages"][-1]["content"]
+        if isinstance(content, str):
+            return content
+        return " ".join(block.get("text", "") for block in content if isinstance(block, dict))
+    except (KeyError, IndexError, TypeError):
+        return ""
+
+
+def query_of(record: RequestRecord, queries: Sequence[str]) -> str | None:
+    """Which of ``queries`` this upstream request searched for (Search API field or Messages prompt)."""
+    body = record.json
+    if record.route == "search":
+        q = body.get("query") if isinstance(body, dict) else None
+        return q if q in queries else None
+    text = _messages_text(body).strip()
+    # A Messages prompt wraps the query in prose; the longest query it ends with is the one.
+    matches = [q for q in queries if text.endswith(q)]
+    return max(matches, key=len) if matches else None
+
+
+def query_match(route: str, query: str) -> Callable[[Any], bool]:
+    """An emulator fault predicate selecting the upstream request of ``query``."""
+
+    def match(body: Any) -> bool:
+        if route == "search":
+            return isinstance(body, dict) and body.get("query") == query
+        return _messages_text(body).strip().endswith(query)
+
+    return match
+
+
+def observed(records: Sequence[RequestRecord], queries: Sequence[str]) -> dict[str, SearchResult]:
+    out: dict[str, SearchResult] = {}
+    for record in records:
+        query = query_of(record, queries)
+        if query is None or record.status != 200:
+            continue
+        data = json.loads(record.response_body)
+        sources = map_results(data) if record.route == "search" else map_sources(data)
+        out[query] = SearchResult(sources=sources)
+    return out
+
+
+def expected_merge(records: Sequence[RequestRecord], queries: Sequence[str], cap: int) -> SearchResult:
+    distinct = list(dict.fromkeys(queries))
+    answers = observed(records, distinct)
+    missing = [q for q in distinct if q not in answers]
+    if missing:
+        raise CheckFailed(f"no successful upstream request seen for queries {missing}")
+    return merge_results(distinct, [answers[q] for q in distinct], cap)
+
+
+def source_urls(value: dict[str, Any]) -> list[str | None]:
+    sources = value.get("sources")
+    if not isinstance(sources, list):
+        raise CheckFailed("value has no sources list", value=value)
+    return [s.get("url") if isinstance(s, dict) else None for s in sources]

@@ -1,0 +1,85 @@
+"""The known-failures baseline: check ids an implementation is known to fail, with reasons.
+
+File format (YAML)::
+
+    known_failures:
+      - id: search.batch.concurrent
+        reason: runs queries one after another (tracked in issue 12)
+
+A plain mapping ``{check id: reason}`` is accepted too. Applying the baseline: a listed check that
+failed (or errored) becomes ``known-failure`` and does not fail CI; a listed check that passed
+becomes ``fixed-known-failure`` and does fail CI, so the list cannot go stale silently; ids that
+name no check are reported by :meth:`KnownFailures.unknown`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .model import CheckResult, Outcome
+
+__all__ = ["KnownFailures", "KnownFailuresError", "load_known_failures"]
+
+
+class KnownFailuresError(ValueError):
+    """The file cannot be read as a known-failures list."""
+
+
+@dataclass(frozen=True, slots=True)
+class KnownFailures:
+    reasons: Mapping[str, str]  # check id -> why it is known to fail
+    source: str = ""
+
+    def unknown(self, check_ids: Iterable[str]) -> list[str]:
+        known = set(check_ids)
+        return sorted(i for i in self.reasons if i not in known)
+
+    def apply(self, results: Iterable[CheckResult]) -> list[CheckResult]:
+        out = []
+        for result in results:
+            why = self.reasons.get(result.check.id)
+            if why is None:
+                out.append(result)
+            elif result.outcome in (Outcome.FAILED, Outcome.ERROR):
+                reason = f"known failure ({why}): {result.reason}"
+                out.append(dataclasses.replace(result, outcome=Outcome.KNOWN_FAILURE, reason=reason))
+            elif result.outcome is Outcome.PASSED:
+                reason = f"listed as a known failure ({why}) but passed: remove it from the known-failures file"
+                out.append(dataclasses.replace(result, outcome=Outcome.FIXED_KNOWN_FAILURE, reason=reason))
+            else:
+                out.append(result)
+        return out
+
+
+def _entries(data: Any) -> dict[str, str]:
+    if isinstance(data, dict) and "known_failures" in data:
+        data = data["known_failures"]
+    if data is None:
+        return {}
+    if isinstance(data, dict):
+        return {str(k): "" if v is None else str(v) for k, v in data.items()}
+    if isinstance(data, list):
+        out: dict[str, str] = {}
+        for i, item in enumerate(data):
+            if isinstance(item, str):
+                out[item] = ""
+            elif isinstance(item, dict) and isinstance(item.get("id"), str):
+                out[item["id"]] = str(item.get("reason") or "")
+            else:
+                raise KnownFailuresError(f"entry {i} is neither a check id nor {{id, reason}}")
+        return out
+    raise KnownFailuresError("expected a list of {id, reason} entries under 'known_failures'")
+
+
+def load_known_failures(path: str | Path) -> KnownFailures:
+    try:
+        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise KnownFailuresError(f"cannot read known-failures file {path}: {exc}") from exc
+    return KnownFailures(_entries(data), source=str(path))

@@ -1,0 +1,441 @@
+"""What the checks drive: an implementation behind one small async interface.
+
+Two kinds exist: :class:`InProcessTarget` runs Python tools on the suite's own event loop (the
+reference implementation by default, or a provider package's own classes through the pytest
+plugin), and :class:`AdapterTarget` runs an adapter program over the JSON-lines protocol of
+:mod:`dsweb_ref.certification.adapter_protocol`. Both answer ``hello``, ``configure`` and calls
+that can be cancelled; every wait is bounded and breakage surfaces as :class:`TargetError`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import os
+import shlex
+import time
+from collections.abc import Callable, Coroutine, Mapping
+from dataclasses import asdict, dataclass
+from typing import Any, Literal, Protocol
+
+from .._context import CallContext
+from .._version import __version__
+from ..runtime import build_runtime
+from ..settings import Settings
+from ..tools import ToolResult
+from .adapter_protocol import CAPABILITIES, ProtocolError, decode_line, encode_line
+
+__all__ = [
+    "AdapterTarget",
+    "CallOutcome",
+    "Hello",
+    "InProcessTarget",
+    "PendingCall",
+    "Target",
+    "TargetConfig",
+    "TargetError",
+    "ToolPair",
+    "reference_target",
+]
+
+Method = Literal["web_search", "web_fetch"]
+_KEY_ENV = "DSWEB_CERTIFY_KEY"  # the in-process reference reads the emulator key from this (private) mapping
+
+
+class TargetError(Exception):
+    """The target could not be driven: it crashed, timed out or broke the protocol (-> Outcome.ERROR)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Hello:
+    name: str
+    version: str
+    capabilities: frozenset[str]
+
+
+@dataclass(frozen=True, slots=True)
+class TargetConfig:
+    """The ``configure`` params of the adapter protocol."""
+
+    messages_base: str
+    tools_base: str
+    api_key: str
+    provider: Literal["messages", "api"] = "api"
+    search_max_queries: int = 4
+    search_max_results: int = 8
+    send_original_question: bool = True
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class CallOutcome:
+    """One tool call's answer. ``answered_at`` is ``time.monotonic()`` when the suite got it."""
+
+    text: str | None = None
+    value: dict[str, Any] | None = None
+    error_code: str | None = None
+    error_message: str = ""
+    cancelled: bool = False
+    answered_at: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.error_code is None and not self.cancelled
+
+    def brief(self) -> str:
+        if self.cancelled:
+            return "cancelled"
+        if self.error_code is not None:
+            return f"error {self.error_code}: {self.error_message[:200]}"
+        return "success"
+
+
+class PendingCall(Protocol):
+    async def cancel(self) -> None: ...
+
+    async def outcome(self, limit: float) -> CallOutcome: ...
+
+
+class Target(Protocol):
+    def describe(self) -> str: ...
+
+    async def hello(self) -> Hello: ...
+
+    async def configure(self, config: TargetConfig) -> None: ...
+
+    def start_call(self, method: Method, params: dict[str, Any]) -> PendingCall: ...
+
+    async def close(self) -> None: ...
+
+
+# --- in-process ---------------------------------------------------------------------------------
+
+
+class _Tool(Protocol):
+    async def execute(self, arguments: object, ctx: CallContext | None = None) -> ToolResult: ...
+
+
+@dataclass(frozen=True, slots=True)
+class ToolPair:
+    search: _Tool
+    fetch: _Tool | None = None
+
+
+class _TaskCall:
+    def __init__(self, coro: Coroutine[Any, Any, ToolResult]) -> None:
+        self._answered_at = 0.0
+        self._task = asyncio.ensure_future(coro)
+        self._task.add_done_callback(self._stamp)
+
+    def _stamp(self, _: object) -> None:
+        self._answered_at = time.monotonic()
+
+    async def cancel(self) -> None:
+        self._task.cancel()
+
+    async def outcome(self, limit: float) -> CallOutcome:
+        done, _ = await asyncio.wait({self._task}, timeout=limit)
+        if not done:
+            raise TargetError(f"the call did not answer within {limit:g}s")
+        if self._task.cancelled():
+            return CallOutcome(cancelled=True, error_code="WEB_ABORTED", answered_at=self._answered_at)
+        exc = self._task.exception()
+        if exc is not None:
+            raise TargetError(f"the tool raised instead of returning an error result: {exc!r}")
+        r = self._task.result()
+        return CallOutcome(
+            text=r.text,
+            value=r.value,
+            error_code=r.error_code,
+            error_message=r.text if r.error_code else "",
+            answered_at=self._answered_at,
+        )
+
+
+class InProcessTarget:
+    """Python tools on the suite's loop; ``build`` makes fresh tools for each configuration."""
+
+    def __init__(
+        self,
+        build: Callable[[TargetConfig], ToolPair],
+        *,
+        name: str,
+        version: str,
+        capabilities: tuple[str, ...] = CAPABILITIES,
+        description: str | None = None,
+    ) -> None:
+        self._build = build
+        self._hello = Hello(name, version, frozenset(capabilities))
+        self._description = description or f"{name} {version} (in-process)"
+        self._tools: ToolPair | None = None
+
+    def describe(self) -> str:
+        return self._description
+
+    async def hello(self) -> Hello:
+        return self._hello
+
+    async def configure(self, config: TargetConfig) -> None:
+        self._tools = self._build(config)
+
+    def start_call(self, method: Method, params: dict[str, Any]) -> PendingCall:
+        if self._tools is None:
+            raise TargetError("call before configure")
+        tool = self._tools.search if method == "web_search" else self._tools.fetch
+        if tool is None:
+            raise TargetError(f"this target has no {method} tool")
+        ctx = CallContext(latest_prompt=params.get("latest_prompt"))
+        return _TaskCall(tool.execute(params.get("arguments"), ctx))
+
+    async def close(self) -> None:
+        self._tools = None
+
+
+def reference_settings(config: TargetConfig) -> Settings:
+    settings = Settings().updated(
+        {
+            "deepseek_messages.base_url": config.messages_base,
+            "deepseek_api.base_url": config.tools_base,
+            "credentials.auth": "api_key",
+            "credentials.api_key_env": _KEY_ENV,
+            "tools.search_max_queries": config.search_max_queries,
+            "tools.search_max_results": config.search_max_results,
+            "deepseek_api.send_original_question": config.send_original_question,
+            "deepseek_api.timeout_s": 30.0,
+            "deepseek_messages.timeout_s": 30.0,
+        }
+    )
+    return settings.with_new_search_api(config.provider == "api")
+
+
+def _build_reference(config: TargetConfig) -> ToolPair:
+    settings = reference_settings(config)
+    runtime = build_runtime(lambda: settings, environ={_KEY_ENV: config.api_key})
+    return ToolPair(search=runtime.search_tool(), fetch=runtime.fetch_tool())
+
+
+def reference_target() -> InProcessTarget:
+    return InProcessTarget(
+        _build_reference,
+        name="dsweb_ref",
+        version=__version__,
+        description=f"reference implementation (dsweb_ref {__version__}, in-process)",
+    )
+
+
+# --- adapter subprocess -------------------------------------------------------------------------
+
+
+class _AdapterCall:
+    def __init__(self, target: AdapterTarget, request_id: int, future: asyncio.Future[dict[str, Any]]) -> None:
+        self._target = target
+        self._id = request_id
+        self._future = future
+
+    async def cancel(self) -> None:
+        await self._target.request("cancel", {"id": self._id}, limit=self._target.call_timeout)
+
+    async def outcome(self, limit: float) -> CallOutcome:
+        message = await self._target.wait_response(self._id, self._future, limit)
+        return _outcome_of(message)
+
+
+def _outcome_of(message: dict[str, Any]) -> CallOutcome:
+    now = time.monotonic()
+    if message.get("cancelled") is True:
+        return CallOutcome(cancelled=True, error_code="WEB_ABORTED", answered_at=now)
+    error = message.get("error")
+    if error is not None:
+        if not isinstance(error, dict) or not isinstance(error.get("code"), str):
+            raise TargetError(f"error response without a string code: {str(message)[:200]}")
+        text = str(error.get("message", ""))
+        return CallOutcome(text=text, error_code=error["code"], error_message=text, answered_at=now)
+    result = message.get("result")
+    if not isinstance(result, dict) or not isinstance(result.get("text"), str):
+        raise TargetError(f"result is not an object with a text string: {str(message)[:200]}")
+    value = result.get("value")
+    if not isinstance(value, dict):
+        raise TargetError(f"result value is not an object: {str(message)[:200]}")
+    return CallOutcome(text=result["text"], value=value, answered_at=now)
+
+
+class AdapterTarget:
+    """An adapter program started from ``command`` (split with :func:`shlex.split`)."""
+
+    def __init__(
+        self,
+        command: str,
+        *,
+        env: Mapping[str, str] | None = None,
+        hello_timeout: float = 20.0,
+        call_timeout: float = 30.0,
+    ) -> None:
+        self.command = command
+        self.argv = shlex.split(command)
+        if not self.argv:
+            raise ValueError("empty adapter command")
+        self._env = dict(os.environ if env is None else env)
+        self.hello_timeout = hello_timeout
+        self.call_timeout = call_timeout
+        self._proc: asyncio.subprocess.Process | None = None
+        self._pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self._next_id = 0
+        self._broken: str | None = None
+        self._stderr: collections.deque[str] = collections.deque(maxlen=20)
+        self._readers: list[asyncio.Task[None]] = []
+        self._hello: Hello | None = None
+
+    def describe(self) -> str:
+        name = f"{self._hello.name} {self._hello.version}" if self._hello else "adapter"
+        return f"{name} via adapter `{self.command}`"
+
+    def stderr_tail(self) -> str:
+        return "\n".join(self._stderr)
+
+    async def _start(self) -> asyncio.subprocess.Process:
+        if self._proc is not None:
+            return self._proc
+        try:
+            self._proc = await asyncio.create_subprocess_exec(
+                *self.argv,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                env=self._env,
+                limit=64 * 1024 * 1024,  # one response is one line; fetch bodies can be large
+            )
+        except OSError as exc:
+            self._broken = f"cannot start adapter {self.argv[0]!r}: {exc}"
+            raise TargetError(self._broken) from exc
+        self._readers = [asyncio.ensure_future(self._read_stdout()), asyncio.ensure_future(self._read_stderr())]
+        return self._proc
+
+    def _fail_all(self, reason: str) -> None:
+        if self._broken is None:
+            self._broken = reason
+        for future in self._pending.values():
+            if not future.done():
+                future.set_exception(TargetError(self._broken))
+        self._pending.clear()
+
+    async def _read_stdout(self) -> None:
+        assert self._proc is not None and self._proc.stdout is not None
+        try:
+            while True:
+                line = await self._proc.stdout.readline()
+                if not line:
+                    break
+                if not line.strip():
+                    continue
+                message = decode_line(line)
+                future = self._pending.pop(message["id"], None)
+                if future is None:
+                    raise ProtocolError(f"adapter answered unknown id {message['id']}")
+                if not future.done():
+                    future.set_result(message)
+        except (ProtocolError, ValueError) as exc:  # ValueError: a line over the stream limit
+            self._fail_all(f"adapter broke the protocol: {exc}")
+            return
+        code = await self._proc.wait()
+        tail = self.stderr_tail()
+        self._fail_all(f"adapter exited with status {code}" + (f"; stderr tail:\n{tail}" if tail else ""))
+
+    async def _read_stderr(self) -> None:
+        assert self._proc is not None and self._proc.stderr is not None
+        while True:
+            line = await self._proc.stderr.readline()
+            if not line:
+                return
+            self._stderr.append(line.decode("utf-8", "replace").rstrip())
+
+    async def _send(self, method: str, params: dict[str, Any]) -> tuple[int, asyncio.Future[dict[str, Any]]]:
+        proc = await self._start()
+        if self._broken is not None:
+            raise TargetError(self._broken)
+        assert proc.stdin is not None
+        self._next_id += 1
+        request_id = self._next_id
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._pending[request_id] = future
+        try:
+            proc.stdin.write(encode_line({"id": request_id, "method": method, "params": params}))
+            await asyncio.wait_for(proc.stdin.drain(), self.call_timeout)
+        except (OSError, TimeoutError) as exc:
+            self._pending.pop(request_id, None)
+            raise TargetError(f"cannot write to the adapter: {exc!r}") from exc
+        return request_id, future
+
+    async def wait_response(
+        self, request_id: int, future: asyncio.Future[dict[str, Any]], limit: float
+    ) -> dict[str, Any]:
+        try:
+            return await asyncio.wait_for(asyncio.shield(future), limit)
+        except TimeoutError:
+            raise TargetError(f"adapter did not answer request {request_id} within {limit:g}s") from None
+
+    async def request(self, method: str, params: dict[str, Any], *, limit: float) -> dict[str, Any]:
+        request_id, future = await self._send(method, params)
+        message = await self.wait_response(request_id, future, limit)
+        if "error" in message:
+            raise TargetError(f"adapter refused {method}: {str(message['error'])[:300]}")
+        return message
+
+    async def hello(self) -> Hello:
+        message = await self.request("hello", {}, limit=self.hello_timeout)
+        result = message.get("result")
+        if not isinstance(result, dict) or not isinstance(result.get("capabilities"), list):
+            raise TargetError(f"hello result lacks a capabilities list: {str(message)[:300]}")
+        caps = frozenset(str(c) for c in result["capabilities"])
+        self._hello = Hello(str(result.get("name", "?")), str(result.get("version", "?")), caps)
+        return self._hello
+
+    async def configure(self, config: TargetConfig) -> None:
+        await self.request("configure", config.to_json(), limit=self.call_timeout)
+
+    def start_call(self, method: Method, params: dict[str, Any]) -> PendingCall:
+        return _DeferredAdapterCall(self, method, params)
+
+    async def close(self) -> None:
+        proc = self._proc
+        if proc is None:
+            return
+        if self._broken is None and proc.returncode is None:
+            with contextlib.suppress(TargetError):
+                await self.request("shutdown", {}, limit=3.0)
+        if proc.stdin is not None:
+            proc.stdin.close()
+        try:
+            await asyncio.wait_for(proc.wait(), 5.0)
+        except TimeoutError:
+            proc.kill()  # our own child only
+            await proc.wait()
+        for reader in self._readers:
+            reader.cancel()
+        await asyncio.gather(*self._readers, return_exceptions=True)
+        self._fail_all("adapter closed")
+
+
+class _DeferredAdapterCall:
+    """Sends the request on first use, so ``start_call`` can stay synchronous like the in-process one."""
+
+    def __init__(self, target: AdapterTarget, method: str, params: dict[str, Any]) -> None:
+        self._target = target
+        self._sent: asyncio.Task[tuple[int, asyncio.Future[dict[str, Any]]]] = asyncio.ensure_future(
+            target._send(method, params)
+        )
+
+    async def _call(self) -> _AdapterCall:
+        try:
+            request_id, future = await asyncio.wait_for(asyncio.shield(self._sent), self._target.call_timeout)
+        except TimeoutError:
+            raise TargetError("could not send the call to the adapter in time") from None
+        return _AdapterCall(self._target, request_id, future)
+
+    async def cancel(self) -> None:
+        await (await self._call()).cancel()
+
+    async def outcome(self, limit: float) -> CallOutcome:
+        return await (await self._call()).outcome(limit)

@@ -1,0 +1,285 @@
+#!/usr/bin/env python3
+"""An example certification adapter: the reference implementation behind the JSON-lines protocol.
+
+Run the suite through it with::
+
+    dsweb certify --adapter "python scripts/example_adapter.py"
+
+The protocol (documented in ``dsweb_ref/certification/adapter_protocol.py``): one JSON object per
+line; the suite sends ``{"id", "method", "params"}`` on stdin, the adapter answers ``{"id",
+"result"}``, ``{"id", "error": {"code", "message"}}`` or ``{"id", "cancelled": true}`` on stdout.
+Requests overlap (``cancel`` arrives while a search runs), so stdin is read in its own task and
+each call runs in its own task. Logs go to stderr only.
+
+To certify another implementation, keep this shape and replace ``Adapter.configure``,
+``Adapter.web_search`` and ``Adapter.web_fetch`` with calls into your code.
+
+``--break MODE`` makes the adapter misbehave on purpose; the suite's own tests use it to prove
+that each check catches the fault it names:
+
+    thinking-enabled    Messages body sends thinking enabled            -> search.messages.thinking_disabled
+    no-ori-cut          ori_question is the raw prompt (not collapsed/cut) -> search.api.ori_question
+    sequential          queries run one after another                   -> search.batch.concurrent
+    early-answer        a failing batch answers before siblings settle  -> search.batch.quiescence
+    ignore-cancel       cancel answers at once, the batch keeps running -> search.cancel.quiescence
+    follow-redirects    a 3xx from the provider API is followed         -> search.redirect.not_followed
+    no-round-robin      sources are concatenated query by query         -> search.merge.round_robin
+    duplicate-url       duplicate URLs across queries are kept          -> search.merge.dedup
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextvars
+import json
+import sys
+from collections.abc import Coroutine, Sequence
+from typing import Any
+
+import httpx
+
+from dsweb_ref import CallContext, SearchRequest, SearchResult, Source, WebError, __version__
+from dsweb_ref.runtime import Runtime, build_runtime
+from dsweb_ref.settings import Settings
+from dsweb_ref.tools import ToolResult, merge_results, render_search
+from dsweb_ref.tools.web_search import parse_queries
+
+BREAKS = (
+    "thinking-enabled",
+    "no-ori-cut",
+    "sequential",
+    "early-answer",
+    "ignore-cancel",
+    "follow-redirects",
+    "no-round-robin",
+    "duplicate-url",
+)
+CAPABILITIES = ("web_search", "web_fetch", "messages-search", "search-api", "fetch-api", "cancel")
+KEY_ENV = "EXAMPLE_ADAPTER_API_KEY"  # a private mapping, never the real environment
+PROMPT: contextvars.ContextVar[str | None] = contextvars.ContextVar("prompt", default=None)
+
+
+def log(*parts: object) -> None:
+    print("example_adapter:", *parts, file=sys.stderr, flush=True)
+
+
+# --- deliberate breakage, as small wrappers around the reference ---------------------------------
+
+
+def _rewrite_json(request: httpx.Request, change: dict[str, Any]) -> httpx.Request:
+    body = json.loads(request.content)
+    body.update(change)
+    headers = [(k, v) for k, v in request.headers.raw if k.lower() != b"content-length"]
+    return httpx.Request(request.method, request.url, headers=headers, content=json.dumps(body).encode())
+
+
+class BreakingTransport(httpx.AsyncBaseTransport):
+    """Rewrites outgoing bodies or follows redirects, depending on the break mode."""
+
+    def __init__(self, mode: str) -> None:
+        self.mode = mode
+        self.inner = httpx.AsyncHTTPTransport()
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        path = request.url.path
+        if self.mode == "thinking-enabled" and path.endswith("/messages"):
+            request = _rewrite_json(request, {"thinking": {"type": "enabled", "budget_tokens": 1024}})
+        elif self.mode == "no-ori-cut" and path.endswith("/search") and b"ori_question" in request.content:
+            request = _rewrite_json(request, {"ori_question": PROMPT.get()})
+        response = await self.inner.handle_async_request(request)
+        if self.mode == "follow-redirects" and response.is_redirect:
+            await response.aclose()
+            target = request.url.join(response.headers["location"])
+            response = await self.inner.handle_async_request(httpx.Request("GET", target))
+        return response
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+def concat_merge(results: list[SearchResult], cap: int) -> SearchResult:
+    """no-round-robin: query after query instead of rank after rank."""
+    seen: dict[str, Source] = {}
+    for result in results:
+        for source in result.sources:
+            seen.setdefault(source.url, source)
+    merged = list(seen.values())
+    return SearchResult(sources=tuple(merged[:cap]), truncated=len(merged) > cap)
+
+
+def no_dedup_merge(results: list[SearchResult], cap: int) -> SearchResult:
+    """duplicate-url: round-robin, but every URL kept."""
+    merged = [r.sources[i] for i in range(max(len(r.sources) for r in results)) for r in results if i < len(r.sources)]
+    return SearchResult(sources=tuple(merged[:cap]), truncated=len(merged) > cap)
+
+
+async def cancel_and_wait(tasks: Sequence[asyncio.Future[SearchResult]]) -> None:
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+
+
+# --- the adapter ---------------------------------------------------------------------------------
+
+
+class Adapter:
+    def __init__(self, mode: str | None, capabilities: tuple[str, ...]) -> None:
+        self.mode = mode
+        self.capabilities = capabilities
+        self.runtime: Runtime | None = None
+        self.settings = Settings()
+        self.background: set[asyncio.Task[Any]] = set()  # early-answer's abandoned searches
+
+    def hello(self) -> dict[str, Any]:
+        return {"name": "dsweb_ref example adapter", "version": __version__, "capabilities": list(self.capabilities)}
+
+    def configure(self, p: dict[str, Any]) -> dict[str, Any]:
+        self.settings = Settings().updated(
+            {
+                "deepseek_messages.base_url": p["messages_base"],
+                "deepseek_api.base_url": p["tools_base"],
+                "credentials.api_key_env": KEY_ENV,
+                "tools.search_max_queries": int(p.get("search_max_queries", 4)),
+                "tools.search_max_results": int(p.get("search_max_results", 8)),
+                "deepseek_api.send_original_question": bool(p.get("send_original_question", True)),
+            }
+        ).with_new_search_api(p.get("provider") == "api")
+        settings = self.settings
+        transport = BreakingTransport(self.mode) if self.mode else None
+        self.runtime = build_runtime(lambda: settings, transport=transport, environ={KEY_ENV: p["api_key"]})
+        return {}
+
+    def _runtime(self) -> Runtime:
+        if self.runtime is None:
+            raise WebError("WEB_CONFIG_INVALID", "configure first")
+        return self.runtime
+
+    async def web_search(self, p: dict[str, Any]) -> ToolResult:
+        PROMPT.set(p.get("latest_prompt"))
+        ctx = CallContext(latest_prompt=p.get("latest_prompt"))
+        tool = self._runtime().search_tool()
+        if self.mode not in ("sequential", "early-answer", "no-round-robin", "duplicate-url"):
+            return await tool.execute(p.get("arguments"), ctx)
+        try:
+            queries = parse_queries(p.get("arguments"), tool.settings.search_max_queries)
+            cap = tool.settings.search_max_results
+            if len(queries) == 1:
+                return await tool.execute(p.get("arguments"), ctx)
+            requests = [SearchRequest(q, cap) for q in queries]
+            web = self._runtime().web
+            if self.mode == "sequential":
+                results = [await web.search(r, ctx) for r in requests]
+            else:
+                results = await self.batch([web.search(r, ctx) for r in requests])
+        except WebError as error:
+            return ToolResult(text=f"Error: {error.message}", error_code=error.code)
+        if self.mode == "no-round-robin":
+            merged = concat_merge(results, cap)
+        elif self.mode == "duplicate-url":
+            merged = no_dedup_merge(results, cap)
+        else:
+            merged = merge_results(queries, results, cap)
+        return ToolResult(text=render_search(merged), value=merged.to_json())
+
+    async def batch(self, coros: list[Coroutine[Any, Any, SearchResult]]) -> list[SearchResult]:
+        """All-or-nothing with quiescence, except that early-answer skips the wait after a failure."""
+        tasks = [asyncio.ensure_future(c) for c in coros]
+        try:
+            done, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+        except asyncio.CancelledError:
+            await cancel_and_wait(tasks)
+            raise
+        failed = [t for t in done if t.exception() is not None]
+        if failed:
+            if self.mode == "early-answer":
+                self.background.update(pending)  # wrong: siblings are left running
+            else:
+                await cancel_and_wait(tasks)
+            raise failed[0].exception()  # type: ignore[misc]
+        return [t.result() for t in tasks]
+
+    async def web_fetch(self, p: dict[str, Any]) -> ToolResult:
+        return await self._runtime().fetch_tool().execute(p.get("arguments"), CallContext())
+
+
+class Server:
+    """Reads requests from stdin, runs each in a task, writes one answer line per request."""
+
+    def __init__(self, adapter: Adapter) -> None:
+        self.adapter = adapter
+        self.calls: dict[int, asyncio.Task[None]] = {}
+        self.answered: set[int] = set()
+
+    def write(self, message: dict[str, Any]) -> None:
+        if message["id"] in self.answered:
+            return  # ignore-cancel already answered this call
+        self.answered.add(message["id"])
+        sys.stdout.write(json.dumps(message, ensure_ascii=False) + "\n")
+        sys.stdout.flush()
+
+    async def call(self, request_id: int, method: str, params: dict[str, Any]) -> None:
+        try:
+            run = self.adapter.web_search if method == "web_search" else self.adapter.web_fetch
+            result = await run(params)
+        except asyncio.CancelledError:
+            # Reached only after the reference tool settled every upstream request (seed 000).
+            self.write({"id": request_id, "cancelled": True})
+            return
+        except WebError as error:
+            self.write({"id": request_id, "error": {"code": error.code, "message": error.message}})
+            return
+        finally:
+            self.calls.pop(request_id, None)
+        if result.error_code is not None:
+            self.write({"id": request_id, "error": {"code": result.error_code, "message": result.text}})
+        else:
+            self.write({"id": request_id, "result": {"text": result.text, "value": result.value}})
+
+    def handle(self, message: dict[str, Any]) -> bool:
+        """Dispatch one request; False after shutdown."""
+        request_id, method, params = message["id"], message.get("method"), message.get("params") or {}
+        if method in ("web_search", "web_fetch"):
+            self.calls[request_id] = asyncio.ensure_future(self.call(request_id, method, params))
+        elif method == "cancel":
+            target = self.calls.get(int(params.get("id", 0)))
+            if target is not None and self.adapter.mode == "ignore-cancel":
+                self.write({"id": params["id"], "cancelled": True})  # wrong: the batch keeps running
+            elif target is not None:
+                target.cancel()
+            self.write({"id": request_id, "result": {}})
+        elif method == "hello":
+            self.write({"id": request_id, "result": self.adapter.hello()})
+        elif method == "configure":
+            self.write({"id": request_id, "result": self.adapter.configure(params)})
+        elif method == "shutdown":
+            self.write({"id": request_id, "result": {}})
+            return False
+        else:
+            self.write({"id": request_id, "error": {"code": "WEB_INVALID_ARGUMENTS", "message": f"unknown {method}"}})
+        return True
+
+    async def serve(self) -> None:
+        loop = asyncio.get_running_loop()
+        reader = asyncio.StreamReader(limit=16 * 1024 * 1024)
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+        while line := await reader.readline():
+            if line.strip() and not self.handle(json.loads(line)):
+                break
+        for task in list(self.calls.values()):
+            task.cancel()
+        await asyncio.gather(*self.calls.values(), return_exceptions=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--break", dest="mode", choices=BREAKS, help="misbehave on purpose (suite self-tests)")
+    parser.add_argument("--without", action="append", default=[], metavar="CAP", help="do not declare CAP")
+    args = parser.parse_args()
+    capabilities = tuple(c for c in CAPABILITIES if c not in args.without)
+    log("starting", f"break={args.mode}", f"capabilities={','.join(capabilities)}")
+    asyncio.run(Server(Adapter(args.mode, capabilities)).serve())
+
+
+if __name__ == "__main__":
+    main()

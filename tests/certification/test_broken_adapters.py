@@ -1,0 +1,80 @@
+"""An adapter that crashes, garbles its output or falls silent gives error outcomes, never a hang."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+import time
+
+from dsweb_ref.certification.model import Outcome
+from dsweb_ref.certification.targets import AdapterTarget
+
+from .conftest import run
+
+HELLO = (
+    'print(\'{"id": 1, "result": {"name": "x", "version": "1", "capabilities": ["web_search", "search-api"]}}\','
+    " flush=True)"
+)
+
+
+def script(body: str, **kwargs: float) -> AdapterTarget:
+    return AdapterTarget(shlex.join([sys.executable, "-c", body]), **kwargs)
+
+
+def test_adapter_that_crashes_after_hello_gives_errors_with_its_stderr() -> None:
+    target = script(f"import sys; sys.stdin.readline(); {HELLO}; sys.stdin.readline(); "
+                    "print('boom: adapter fell over', file=sys.stderr); sys.exit(3)")
+    report = run(target, only=["search.single.passthrough", "search.merge"])
+    assert {r.outcome for r in report.results} == {Outcome.ERROR}
+    assert "status 3" in report.results[0].reason
+    assert "boom" in report.results[0].reason
+    assert not report.ok
+
+
+def test_adapter_that_writes_garbage_gives_errors() -> None:
+    target = script("import sys; sys.stdin.readline(); print('this is not json', flush=True); sys.stdin.read()")
+    report = run(target, only=["search.single.passthrough"])
+    (result,) = report.results
+    assert result.outcome is Outcome.ERROR
+    assert "not JSON" in result.reason
+
+
+def test_silent_adapter_times_out_instead_of_hanging() -> None:
+    target = script("import sys; sys.stdin.read()", hello_timeout=1.0)
+    started = time.monotonic()
+    report = run(target, only=["search.single.passthrough"])
+    assert time.monotonic() - started < 10
+    assert report.results[0].outcome is Outcome.ERROR
+    assert "within 1s" in report.results[0].reason
+
+
+def test_missing_adapter_program_is_an_error() -> None:
+    report = run(AdapterTarget("/nonexistent/dsweb-adapter"), only=["search.single.passthrough"])
+    assert report.results[0].outcome is Outcome.ERROR
+    assert "cannot start adapter" in report.results[0].reason
+
+
+def test_adapter_that_never_answers_a_call_is_bounded() -> None:
+    # Answers hello and configure, then ignores web_search: the call deadline turns it into an error.
+    body = (
+        "import sys, json\n"
+        "for line in sys.stdin:\n"
+        "    m = json.loads(line)\n"
+        "    if m['method'] == 'hello':\n"
+        "        r = {'name': 'x', 'version': '1', 'capabilities': ['web_search', 'search-api']}\n"
+        "    elif m['method'] in ('configure', 'shutdown'):\n"
+        "        r = {}\n"
+        "    else:\n"
+        "        continue\n"
+        "    print(json.dumps({'id': m['id'], 'result': r}), flush=True)\n"
+    )
+    import dsweb_ref.certification.checks._base as base
+
+    saved = base.CALL_TIMEOUT
+    base.CALL_TIMEOUT = 1.0  # the checks read it at call time
+    try:
+        report = run(script(body), only=["search.single.passthrough"])
+    finally:
+        base.CALL_TIMEOUT = saved
+    assert report.results[0].outcome is Outcome.ERROR
+    assert "did not answer" in report.results[0].reason
