@@ -72,6 +72,32 @@ def test_body_bytes_are_exact(wire_snapshot: SnapshotAssertion, json_snapshot: S
     assert recorder.records[0].url == BASE + "/search"
 
 
+ORI_QUESTION_CASES: dict[str, dict[str, Any]] = {
+    "no-prompt": {"prompt": None},
+    "blank-prompt": {"prompt": " \t\n\u3000 "},
+    "whitespace-runs": {"prompt": "\n  what  is\t\tthe\n\nnew   API?  "},
+    "over-128-non-ascii": {"prompt": "搜索接口 — " * 20 + "über 128?"},
+    "send-original-question-off": {
+        "prompt": "a real question",
+        "settings": {"deepseek_api.send_original_question": False},
+    },
+}
+
+
+@pytest.mark.parametrize("case", list(ORI_QUESTION_CASES))
+def test_body_snapshot_per_ori_question_case(
+    case: str, wire_snapshot: SnapshotAssertion, json_snapshot: SnapshotAssertion
+) -> None:
+    spec = ORI_QUESTION_CASES[case]
+    mock = Mock.json(200, EMPTY)
+    _search(mock, prompt=spec["prompt"], settings=_settings(**spec.get("settings", {})))
+    body = mock.only.content
+    assert body == wire_snapshot  # exact bytes: key order, separators, unescaped non-ASCII
+    assert json.loads(body) == json_snapshot
+    question = json.loads(body).get("ori_question")
+    assert question is None or len(question) <= 128
+
+
 def test_no_prompt_omits_ori_question() -> None:
     assert _sent(None) == {"query": "deepseek v4", "count": 10, "need_content": False}
 
