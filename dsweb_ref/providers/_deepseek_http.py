@@ -23,6 +23,7 @@ __all__ = [
     "MAX_RESPONSE_BYTES",
     "Reply",
     "SettingsBoundProvider",
+    "api_status_error",
     "encode_json",
     "error_detail",
     "parse_json",
@@ -238,3 +239,29 @@ class SettingsBoundProvider:
     def _credential(self, snapshot: Settings) -> str:
         environ = os.environ if self._environ is None else self._environ
         return resolve_credential(snapshot.credentials, environ, self.label)
+
+
+def api_status_error(
+    label: str, reply: Reply, credential_env: str, own: Mapping[int, tuple[str, str]], other: str = "error"
+) -> WebError:
+    """A non-success Search/Fetch API reply as a coded error that tells the status classes apart.
+
+    ``own`` holds the statuses whose meaning differs per route (400, 403, 404, ...); the
+    account-level ones (401, 402, 429, 5xx) read the same on both routes.
+    """
+    status = reply.status
+    if status in own:
+        lead, hint = own[status]
+    elif status == 401:
+        lead, hint = "authentication failed", f'check the credential in "{credential_env}"'
+    elif status == 402:
+        lead, hint = "reports insufficient balance", "top up the DeepSeek account before retrying"
+    elif status == 429:
+        lead, hint = "rate limit reached", retry_after(reply.headers) or "wait before retrying"
+    elif status >= 500:
+        lead, hint = "service error", own.get(500, ("", "retry later"))[1]
+    else:
+        lead, hint = other, ""
+    detail = error_detail(reply.body)
+    text = f"{label} {lead} (HTTP {status})" + (f": {detail}" if detail else "") + (f"; {hint}" if hint else "")
+    return WebError(WebErrorCode.PROVIDER_ERROR, text)

@@ -15,13 +15,11 @@ from .._context import CallContext, OutgoingRequest
 from .._exceptions import WebError, WebErrorCode
 from .._types import FetchBody, FetchRequest, FetchResult
 from ._deepseek_http import (
-    Reply,
     SettingsBoundProvider,
+    api_status_error,
     encode_json,
-    error_detail,
     parse_json,
     post,
-    retry_after,
 )
 
 __all__ = ["DeepSeekFetchApi"]
@@ -55,7 +53,9 @@ class DeepSeekFetchApi(SettingsBoundProvider):
         headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json"}
         reply = await post(url, body, headers, label=_LABEL, timeout_s=conf.timeout_s, transport=self._transport)
         if not 200 <= reply.status < 300:
-            raise _status_error(reply, snapshot.credentials.env_name)
+            raise api_status_error(
+                _LABEL, reply, snapshot.credentials.env_name, _FETCH_STATUSES, other="could not retrieve the page"
+            )
         try:
             data = parse_json(reply.body)
         except ValueError as exc:
@@ -75,27 +75,13 @@ class DeepSeekFetchApi(SettingsBoundProvider):
         )
 
 
-def _status_error(reply: Reply, credential_env: str) -> WebError:
-    status = reply.status
-    if status == 400:
-        lead, hint = "rejected the URL", "it must be an http(s) URL with a host and no credentials"
-    elif status == 401:
-        lead, hint = "authentication failed", f'check the credential in "{credential_env}"'
-    elif status == 402:
-        lead, hint = "reports insufficient balance", "top up the DeepSeek account before retrying"
-    elif status == 403:
-        lead, hint = "refused the page under its crawler policy", "the site cannot be fetched through this service"
-    elif status == 404:
-        lead, hint = "found no usable content", "the page is unavailable, blocked, or has no extractable text"
-    elif status == 429:
-        lead, hint = "rate limit reached", retry_after(reply.headers) or "wait before retrying"
-    elif status >= 500:
-        lead, hint = "service error", "the page could not be retrieved; retry later"
-    else:
-        lead, hint = "could not retrieve the page", ""
-    detail = error_detail(reply.body)
-    text = f"{_LABEL} {lead} (HTTP {status})" + (f": {detail}" if detail else "") + (f"; {hint}" if hint else "")
-    return WebError(WebErrorCode.PROVIDER_ERROR, text)
+# Statuses whose meaning is specific to the Fetch route (the guide: 403 = crawler policy, 404 = no usable content).
+_FETCH_STATUSES = {
+    400: ("rejected the URL", "it must be an http(s) URL with a host and no credentials"),
+    403: ("refused the page under its crawler policy", "the site cannot be fetched through this service"),
+    404: ("found no usable content", "the page is unavailable, blocked, or has no extractable text"),
+    500: ("service error", "the page could not be retrieved; retry later"),
+}
 
 
 def _unprocessable(why: str) -> WebError:

@@ -20,13 +20,11 @@ from .._context import CallContext, OutgoingRequest
 from .._exceptions import WebError, WebErrorCode
 from .._types import SearchRequest, SearchResult, Source
 from ._deepseek_http import (
-    Reply,
     SettingsBoundProvider,
+    api_status_error,
     encode_json,
-    error_detail,
     parse_json,
     post,
-    retry_after,
 )
 
 __all__ = ["ORI_QUESTION_LIMIT", "DeepSeekSearchApi", "original_question"]
@@ -81,7 +79,7 @@ class DeepSeekSearchApi(SettingsBoundProvider):
         headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json"}
         reply = await post(url, body, headers, label=_LABEL, timeout_s=conf.timeout_s, transport=self._transport)
         if not 200 <= reply.status < 300:
-            raise _status_error(reply, snapshot.credentials.env_name)
+            raise api_status_error(_LABEL, reply, snapshot.credentials.env_name, _SEARCH_STATUSES)
         try:
             data = parse_json(reply.body)
         except ValueError as exc:
@@ -89,24 +87,9 @@ class DeepSeekSearchApi(SettingsBoundProvider):
         return SearchResult(sources=map_results(data))
 
 
-def _status_error(reply: Reply, credential_env: str) -> WebError:
-    status = reply.status
-    if status == 400:
-        lead = "rejected the request"
-        hint = "queries must be 1-128 characters and not blank; check search operators"
-    elif status == 401:
-        lead, hint = "authentication failed", f'check the credential in "{credential_env}"'
-    elif status == 402:
-        lead, hint = "reports insufficient balance", "top up the DeepSeek account before retrying"
-    elif status == 429:
-        lead, hint = "rate limit reached", retry_after(reply.headers) or "wait before retrying"
-    elif status >= 500:
-        lead, hint = "service error", "retry later"
-    else:
-        lead, hint = "error", ""
-    detail = error_detail(reply.body)
-    text = f"{_LABEL} {lead} (HTTP {status})" + (f": {detail}" if detail else "") + (f"; {hint}" if hint else "")
-    return WebError(WebErrorCode.PROVIDER_ERROR, text)
+_SEARCH_STATUSES = {
+    400: ("rejected the request", "queries must be 1-128 characters and not blank; check search operators"),
+}
 
 
 def _unprocessable(why: str) -> WebError:
