@@ -18,7 +18,6 @@ import asyncio
 import functools
 import html
 import math
-import re
 import ssl
 from dataclasses import dataclass
 
@@ -49,7 +48,6 @@ __all__ = ["HttpFetchConfig", "HttpFetchProvider", "fetch_url", "redirect_refusa
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 ACCEPT = "text/html,application/xhtml+xml,text/*;q=0.9,application/json;q=0.8,application/xml;q=0.8"
 _MAX_TIMEOUT_S = 24 * 3600.0
-_TITLE = re.compile(r"<title\b[^>]*>(.*?)</title\s*>", re.IGNORECASE | re.DOTALL)
 
 
 def _bad_config(message: str) -> WebError:
@@ -152,6 +150,16 @@ class HttpFetchProvider:
                         await response.aclose()
                 except (httpx.TimeoutException, TimeoutError) as exc:
                     raise WebError(WebErrorCode.FETCH_TIMEOUT, "web fetch timed out", cause=exc) from exc
+                except httpx.InvalidURL as exc:
+                    # httpx parses a Location itself (even when not following) before we can vet it;
+                    # the request URL was already checked, so this can only be the redirect target.
+                    raise WebError(WebErrorCode.INVALID_URL, f"redirect to an invalid URL refused: {exc}") from exc
+                except httpx.RemoteProtocolError as exc:
+                    if "location" in str(exc).lower():
+                        raise WebError(
+                            WebErrorCode.INVALID_URL, f"redirect to an invalid URL refused: {exc}", cause=exc
+                        ) from exc
+                    raise WebError(WebErrorCode.PROVIDER_ERROR, _failure(url, exc), cause=exc) from exc
                 except (httpx.HTTPError, httpx.StreamError, OSError) as exc:
                     raise WebError(WebErrorCode.PROVIDER_ERROR, _failure(url, exc), cause=exc) from exc
 
@@ -249,10 +257,20 @@ def _declared_length(value: str | None) -> int | None:
 
 
 def _title(text: str) -> str | None:
-    match = _TITLE.search(text, 0, 65_536)
-    if match is None:
+    # Plain finds, not a regex: a lazy pattern over "<title><title>..." is quadratic, and the
+    # body is server-controlled. Only the head of the page is searched.
+    head = text[:65_536]
+    lower = head.lower()
+    start = lower.find("<title")
+    while start != -1 and start + 6 < len(lower) and lower[start + 6] not in "> \t\r\n/":
+        start = lower.find("<title", start + 6)  # e.g. <titles>: not the element
+    if start == -1:
         return None
-    title = " ".join(html.unescape(match.group(1)).split())[:300]
+    open_end = lower.find(">", start)
+    close = lower.find("</title", open_end + 1) if open_end != -1 else -1
+    if close == -1:
+        return None
+    title = " ".join(html.unescape(head[open_end + 1 : close]).split())[:300]
     return title or None
 
 
