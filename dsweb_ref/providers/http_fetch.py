@@ -21,6 +21,7 @@ import math
 import ssl
 from dataclasses import dataclass
 
+import httpcore
 import httpx
 
 from .._context import CallContext, OutgoingRequest
@@ -98,6 +99,7 @@ class HttpFetchProvider:
         policy: AddressPolicy = DEFAULT_POLICY,
         resolver: Resolver = system_resolver,
         tls_context: ssl.SSLContext | None = None,
+        dialer: httpcore.AsyncNetworkBackend | None = None,
     ) -> None:
         config = HttpFetchConfig() if config is None else config
         if not isinstance(config, HttpFetchConfig):
@@ -110,7 +112,9 @@ class HttpFetchProvider:
             raise _bad_config("tls_context must be an ssl.SSLContext")
         self.config = config
         self.policy = policy
-        self._backend = PinnedNetworkBackend(policy=policy, resolver=resolver)
+        # ``dialer`` only replaces the final socket connect (tests redirect it to loopback);
+        # resolving and vetting the address always stays with the pinned backend.
+        self._backend = PinnedNetworkBackend(policy=policy, resolver=resolver, inner=dialer)
         self._tls_context = tls_context
 
     def available(self) -> bool:

@@ -4,11 +4,13 @@ address, TLS keeps the original hostname, and nothing goes around the guard."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterable
 
+import httpcore
 import pytest
 
 from dsweb_ref import FetchRequest, WebError, WebErrorCode
-from dsweb_ref.netguard import AddressPolicy, PinnedNetworkBackend
+from dsweb_ref.netguard import DEFAULT_POLICY, AddressPolicy, PinnedNetworkBackend
 from dsweb_ref.providers.http_fetch import HttpFetchConfig, HttpFetchProvider
 
 from ._servers import LOOPBACK_ONLY, FakeDNS, Listener, LocalServer, reply
@@ -192,3 +194,54 @@ def test_unix_sockets_are_refused() -> None:
     with pytest.raises(WebError) as info:
         asyncio.run(backend.connect_unix_socket("/var/run/docker.sock"))
     assert info.value.code == WebErrorCode.BLOCKED_URL
+
+
+class LoopbackDialer(httpcore.AsyncNetworkBackend):
+    """Records the vetted address each connection was meant for, then connects to the local
+    test server instead, so a test can use the strict default policy with "public" DNS
+    answers while no packet ever leaves loopback."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.dialled: list[str] = []
+        self._real = httpcore.AnyIOBackend()
+
+    async def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,  # noqa: ASYNC109 (httpcore backend interface)
+        local_address: str | None = None,
+        socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
+    ) -> httpcore.AsyncNetworkStream:
+        self.dialled.append(host)
+        return await self._real.connect_tcp("127.0.0.1", self.port, timeout=timeout)
+
+    async def connect_unix_socket(
+        self,
+        path: str,
+        timeout: float | None = None,  # noqa: ASYNC109
+        socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
+    ) -> httpcore.AsyncNetworkStream:
+        raise AssertionError("never used")
+
+    async def sleep(self, seconds: float) -> None:
+        await self._real.sleep(seconds)
+
+
+def test_default_policy_refuses_rebinding_to_a_private_address(server: LocalServer) -> None:
+    # The strict default policy, no test allowances: the name first resolves to a public
+    # address, then (for the redirect's new connection) to a private one.
+    server.routes["/start"] = lambda h: reply(h, 302, headers={"Location": "/next"})
+    server.routes["/next"] = lambda h: reply(h, 200, b"should not be reached")
+    dns = FakeDNS({"rebind.example": lambda n: ["93.184.215.14"] if n == 1 else ["10.0.0.7"]})
+    dialer = LoopbackDialer(server.port)
+    strict = HttpFetchProvider(CONFIG, resolver=dns, dialer=dialer)
+    assert strict.policy is DEFAULT_POLICY
+    with pytest.raises(WebError) as info:
+        fetch(strict, f"http://rebind.example:{server.port}/start")
+    assert info.value.code == WebErrorCode.BLOCKED_URL
+    assert "10.0.0.7" in info.value.message
+    assert dialer.dialled == ["93.184.215.14"]  # the private answer was never dialled
+    assert server.paths() == ["/start"]
+    assert dns.calls == ["rebind.example", "rebind.example"]
