@@ -9,7 +9,8 @@ breaks a tie.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Sequence
+import json
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
@@ -32,11 +33,18 @@ class ProviderSelection:
 
 
 class _Registry(Generic[P]):
-    def __init__(self, kind: str) -> None:
+    def __init__(self, kind: str, protocol: type[SearchProvider] | type[FetchProvider]) -> None:
         self.kind = kind
+        self._protocol = protocol
         self._providers: dict[str, P] = {}
 
     def register(self, provider: P) -> Callable[[], None]:
+        # Refused here rather than failing at the first call with an AttributeError.
+        if not isinstance(provider, self._protocol):
+            raise WebError(
+                WebErrorCode.CONFIG_INVALID,
+                f"not a web {self.kind} provider: {type(provider).__name__} lacks id, available() or {self.kind}()",
+            )
         pid = provider.id
         if not isinstance(pid, str) or not pid:
             raise WebError(WebErrorCode.CONFIG_INVALID, f"a {self.kind} provider needs a non-empty string id")
@@ -64,13 +72,13 @@ class _Registry(Generic[P]):
                     WebErrorCode.PROVIDER_CONFIGURED_MISSING,
                     f'configured web {self.kind} provider "{configured}" is not registered',
                 )
-            if not provider.available():
+            if not _available(provider):
                 raise WebError(
                     WebErrorCode.PROVIDER_CONFIGURED_UNAVAILABLE,
                     f'configured web {self.kind} provider "{configured}" is registered but unavailable',
                 )
             return provider
-        usable = [p for p in self._providers.values() if p.available()]
+        usable = [p for p in self._providers.values() if _available(p)]
         if not usable:
             raise WebError(WebErrorCode.PROVIDER_UNAVAILABLE, f"no usable web {self.kind} provider is registered")
         if len(usable) > 1:
@@ -82,6 +90,14 @@ class _Registry(Generic[P]):
         return usable[0]
 
 
+def _available(provider: SearchProvider | FetchProvider) -> bool:
+    # available() must be cheap and must not fail; one that raises cannot be used.
+    try:
+        return provider.available() is True
+    except Exception:
+        return False
+
+
 class WebService:
     """Registry and dispatcher for search and fetch providers (separate namespaces)."""
 
@@ -90,8 +106,8 @@ class WebService:
         selection: ProviderSelection | Callable[[], ProviderSelection] = ProviderSelection(),
     ) -> None:
         self._selection = selection if callable(selection) else (lambda: selection)
-        self._search = _Registry[SearchProvider]("search")
-        self._fetch = _Registry[FetchProvider]("fetch")
+        self._search = _Registry[SearchProvider]("search", SearchProvider)
+        self._fetch = _Registry[FetchProvider]("fetch", FetchProvider)
 
     def register_search(self, provider: SearchProvider) -> Callable[[], None]:
         return self._search.register(provider)
@@ -105,11 +121,22 @@ class WebService:
     def fetch_provider_ids(self) -> list[str]:
         return self._fetch.ids()
 
+    def _current_selection(self) -> ProviderSelection:
+        try:
+            selection = self._selection()
+        except WebError:
+            raise
+        except Exception as exc:
+            raise WebError(WebErrorCode.CONFIG_INVALID, f"reading the provider selection failed: {exc}") from exc
+        if not isinstance(selection, ProviderSelection):
+            raise WebError(WebErrorCode.CONFIG_INVALID, "the provider selection source returned no ProviderSelection")
+        return selection
+
     def select_search(self) -> SearchProvider:
-        return self._search.select(self._selection().search)
+        return self._search.select(self._current_selection().search)
 
     def select_fetch(self) -> FetchProvider:
-        return self._fetch.select(self._selection().fetch)
+        return self._fetch.select(self._current_selection().fetch)
 
     async def search(self, request: SearchRequest, ctx: CallContext | None = None) -> SearchResult:
         max_results = request.max_results
@@ -118,7 +145,7 @@ class WebService:
         ):
             raise WebError(WebErrorCode.INVALID_ARGUMENTS, "max_results must be a positive integer")
         provider = self.select_search()
-        result = await _guard(provider.id, provider.search(request, ctx or CallContext()))
+        result = await _guard(provider.id, lambda: provider.search(request, ctx or CallContext()))
         result = _checked_search_result(provider.id, result)
         if max_results is not None and len(result.sources) > max_results:
             return SearchResult(sources=result.sources[:max_results], content=result.content, truncated=True)
@@ -126,17 +153,18 @@ class WebService:
 
     async def fetch(self, request: FetchRequest, ctx: CallContext | None = None) -> FetchResult:
         provider = self.select_fetch()
-        result = await _guard(provider.id, provider.fetch(request, ctx or CallContext()))
+        result = await _guard(provider.id, lambda: provider.fetch(request, ctx or CallContext()))
         return _checked_fetch_result(provider.id, result)
 
 
 T = TypeVar("T")
 
 
-async def _guard(provider_id: str, call: Awaitable[T]) -> T:
-    # A provider bug must still surface as a coded error, never a raw exception.
+async def _guard(provider_id: str, call: Callable[[], Awaitable[T]]) -> T:
+    # A provider bug must still surface as a coded error, never a raw exception; the call is
+    # made inside the guard so a synchronous raise (e.g. a non-async search) is caught too.
     try:
-        return await call
+        return await call()
     except (WebError, asyncio.CancelledError):
         raise
     except Exception as exc:
@@ -153,6 +181,14 @@ def _bad(provider_id: str, what: str) -> WebError:
 
 def _opt_str(value: object) -> bool:
     return value is None or isinstance(value, str)
+
+
+def _json_safe(value: object) -> bool:
+    try:
+        json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def _checked_search_result(provider_id: str, result: object) -> SearchResult:
@@ -173,6 +209,8 @@ def _checked_search_result(provider_id: str, result: object) -> SearchResult:
         for name in ("title", "snippet", "published_at"):
             if not _opt_str(getattr(s, name)):
                 raise _bad(provider_id, f"sources[{i}].{name} must be a string or None")
+        if not isinstance(s.metadata, Mapping) or not _json_safe(dict(s.metadata)):
+            raise _bad(provider_id, f"sources[{i}].metadata must be JSON-serialisable (finite numbers, string keys)")
     if not isinstance(sources, tuple):
         result = SearchResult(sources=tuple(sources), content=result.content, truncated=result.truncated)
     return result
@@ -185,6 +223,8 @@ def _checked_fetch_result(provider_id: str, result: object) -> FetchResult:
         raise _bad(provider_id, "url must be a non-empty string")
     if isinstance(result.status_code, bool) or not isinstance(result.status_code, int):
         raise _bad(provider_id, "status_code must be an integer")
+    if not 100 <= result.status_code <= 599:
+        raise _bad(provider_id, f"status_code {result.status_code} is not an HTTP status")
     if not isinstance(result.body, FetchBody) or result.body.kind not in ("html", "text", "markdown"):
         raise _bad(provider_id, "body must be a FetchBody of kind html, text or markdown")
     if not isinstance(result.body.content, str):

@@ -7,7 +7,8 @@ result handed to several consumers cannot be changed under them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import copy
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal, TypeAlias
@@ -43,7 +44,14 @@ class Source:
     published_at: str | None = None
     # Provider-specific facts kept for later use (e.g. the Search API's summary,
     # rerank_score, authority, site_name). Never rendered to the model as is.
-    metadata: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
+    # Excluded from hashing: a mapping has no hash, and url/title/snippet identify a source.
+    metadata: Mapping[str, Any] = field(default_factory=lambda: _EMPTY, hash=False)
+
+    def __post_init__(self) -> None:
+        # A private deep copy behind a read-only view: "frozen" must hold for the caller's dict too.
+        if self.metadata is not _EMPTY:
+            frozen = MappingProxyType(copy.deepcopy(dict(self.metadata))) if self.metadata else _EMPTY
+            object.__setattr__(self, "metadata", frozen)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"url": self.url}
@@ -54,7 +62,7 @@ class Source:
         if self.published_at is not None:
             out["published_at"] = self.published_at
         if self.metadata:
-            out["metadata"] = dict(self.metadata)
+            out["metadata"] = copy.deepcopy(dict(self.metadata))
         return out
 
 
@@ -63,6 +71,10 @@ class SearchResult:
     sources: tuple[Source, ...] = ()
     content: str | None = None
     truncated: bool = False
+
+    def __post_init__(self) -> None:
+        if isinstance(self.sources, Sequence) and not isinstance(self.sources, (tuple, str, bytes)):
+            object.__setattr__(self, "sources", tuple(self.sources))
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {}

@@ -11,7 +11,9 @@ from dataclasses import dataclass
 
 import httpx
 
+from ._context import CallContext
 from ._service import WebService
+from ._types import FetchRequest, FetchResult
 from .providers.deepseek_fetch_api import DeepSeekFetchApi
 from .providers.deepseek_official import DeepSeekMessagesSearch
 from .providers.deepseek_search_api import DeepSeekSearchApi
@@ -32,6 +34,22 @@ def http_fetch_config(settings: Settings) -> HttpFetchConfig:
         timeout_s=h.timeout_s,
         max_redirects=h.max_redirects,
     )
+
+
+class _HttpFetchPerOperation:
+    """The ``http`` provider with its limits read from the settings snapshot of each fetch,
+    so a settings change applies to the next operation like every other setting does."""
+
+    id = "http"
+
+    def __init__(self, settings: Callable[[], Settings]) -> None:
+        self._settings = settings
+
+    def available(self) -> bool:
+        return True
+
+    async def fetch(self, request: FetchRequest, ctx: CallContext) -> FetchResult:
+        return await HttpFetchProvider(http_fetch_config(self._settings())).fetch(request, ctx)
 
 
 @dataclass(frozen=True)
@@ -66,5 +84,5 @@ def build_runtime(
     web.register_search(DeepSeekMessagesSearch(settings, transport=transport, environ=environ))
     web.register_search(DeepSeekSearchApi(settings, transport=transport, environ=environ))
     web.register_fetch(DeepSeekFetchApi(settings, transport=transport, environ=environ))
-    web.register_fetch(http_fetch or HttpFetchProvider(http_fetch_config(settings())))
+    web.register_fetch(http_fetch or _HttpFetchPerOperation(settings))
     return Runtime(settings=settings, web=web)

@@ -119,3 +119,25 @@ def test_bad_settings_file_is_a_coded_error(tmp_path: Any, capsys: pytest.Captur
     cfg.write_text("[tools]\nsearch_max_queries = 0\n")
     assert main(["search", "--config", str(cfg), "q"]) == 1
     assert "WEB_CONFIG_INVALID" in capsys.readouterr().err
+
+
+def test_http_fetch_limits_follow_the_settings_of_each_operation() -> None:
+    import asyncio
+
+    from dsweb_ref import FetchRequest, WebError
+    from dsweb_ref.runtime import build_runtime
+    from dsweb_ref.settings import Settings, SettingsSource
+
+    source = SettingsSource(Settings())
+    runtime = build_runtime(source)
+    long_url = "https://example.test/" + "a" * 100
+
+    async def attempt() -> str:
+        try:
+            await runtime.web.fetch(FetchRequest(long_url))
+        except WebError as err:
+            return err.code
+        return "sent"
+
+    source.set(Settings().updated({"http_fetch.max_url_length": 50}))
+    assert asyncio.run(attempt()) == "WEB_INVALID_URL"  # refused by the new limit, before any network

@@ -265,3 +265,136 @@ def test_web_error_keeps_code_message_and_cause() -> None:
     err = WebError(WebErrorCode.PROVIDER_ERROR, "went wrong", cause=cause)
     assert (err.code, err.message, err.cause, str(err)) == ("WEB_PROVIDER_ERROR", "went wrong", cause, "went wrong")
     assert err.__cause__ is cause
+
+
+# -- fetch namespace selection ---------------------------------------------------------------------
+
+
+def fetch(web: WebService) -> FetchResult:
+    return asyncio.run(web.fetch(FetchRequest("https://a.test/")))
+
+
+def test_fetch_selection_errors_mirror_search() -> None:
+    missing = WebService(ProviderSelection(fetch="nope"))
+    missing.register_fetch(FakeFetch("a"))
+    assert error_of(lambda: fetch(missing)).code == WebErrorCode.PROVIDER_CONFIGURED_MISSING
+
+    unavailable = WebService(ProviderSelection(fetch="a"))
+    unavailable.register_fetch(FakeFetch("a", is_available=False))
+    assert error_of(lambda: fetch(unavailable)).code == WebErrorCode.PROVIDER_CONFIGURED_UNAVAILABLE
+
+    ambiguous = WebService()
+    ambiguous.register_fetch(FakeFetch("a"))
+    ambiguous.register_fetch(FakeFetch("b"))
+    assert error_of(lambda: fetch(ambiguous)).code == WebErrorCode.PROVIDER_AMBIGUOUS
+
+    assert error_of(lambda: ambiguous.register_fetch(FakeFetch("a"))).code == WebErrorCode.DUPLICATE_PROVIDER
+
+
+# -- provider bugs never escape as raw exceptions -------------------------------------------------
+
+
+def test_registering_something_that_is_not_a_provider_is_refused() -> None:
+    web = WebService()
+    assert error_of(lambda: web.register_fetch(FakeSearch("s"))).code == WebErrorCode.CONFIG_INVALID  # type: ignore[arg-type]
+    assert error_of(lambda: web.register_search(object())).code == WebErrorCode.CONFIG_INVALID  # type: ignore[arg-type]
+
+
+def test_an_available_check_that_raises_makes_the_provider_unusable() -> None:
+    class Broken(FakeSearch):
+        def available(self) -> bool:
+            raise KeyError("settings")
+
+    web = WebService()
+    web.register_search(Broken("broken"))
+    assert error_of(lambda: search(web)).code == WebErrorCode.PROVIDER_UNAVAILABLE
+    configured = WebService(ProviderSelection(search="broken"))
+    configured.register_search(Broken("broken"))
+    assert error_of(lambda: search(configured)).code == WebErrorCode.PROVIDER_CONFIGURED_UNAVAILABLE
+
+
+def test_a_search_that_raises_before_returning_a_coroutine_is_coded() -> None:
+    class Sync(FakeSearch):
+        def search(self, request: SearchRequest, ctx: CallContext) -> SearchResult:  # type: ignore[override]
+            raise TypeError("not async")
+
+    web = WebService()
+    web.register_search(Sync("sync"))
+    assert error_of(lambda: search(web)).code == WebErrorCode.PROVIDER_ERROR
+
+
+def test_a_selection_source_that_misbehaves_is_a_config_error() -> None:
+    web = WebService(lambda: None)  # type: ignore[arg-type,return-value]
+    web.register_search(FakeSearch())
+    assert error_of(lambda: search(web)).code == WebErrorCode.CONFIG_INVALID
+
+
+@pytest.mark.parametrize(
+    "metadata",
+    [{"score": float("nan")}, {"when": object()}, {"nested": {"x": float("inf")}}],
+    ids=["nan", "object", "nested-infinity"],
+)
+def test_metadata_that_is_not_json_is_a_provider_error(metadata: dict[object, object]) -> None:
+    async def handler(request: SearchRequest, ctx: CallContext) -> SearchResult:
+        return SearchResult(sources=(Source("https://a.test", metadata=metadata),))  # type: ignore[arg-type]
+
+    web = WebService()
+    web.register_search(FakeSearch(handler=handler))
+    assert error_of(lambda: search(web)).code == WebErrorCode.PROVIDER_ERROR
+
+
+def test_a_fetch_status_outside_http_is_a_provider_error() -> None:
+    class Odd(FakeFetch):
+        async def fetch(self, request: FetchRequest, ctx: CallContext) -> FetchResult:
+            return FetchResult(url=request.url, status_code=42, body=FetchBody("text", "x"))
+
+    web = WebService()
+    web.register_fetch(Odd())
+    assert error_of(lambda: fetch(web)).code == WebErrorCode.PROVIDER_ERROR
+
+
+# -- immutability --------------------------------------------------------------------------------
+
+
+def test_seam_values_cannot_be_changed_through_the_callers_objects() -> None:
+    meta = {"tags": ["a"]}
+    src = Source("https://a.test", metadata=meta)
+    meta["tags"].append("b")
+    meta["new"] = 1
+    assert dict(src.metadata) == {"tags": ["a"]}
+    with pytest.raises(TypeError):
+        src.metadata["x"] = 1  # type: ignore[index]
+    assert hash(src) == hash(Source("https://a.test", metadata={"other": 1}))
+    listed = [src]
+    result = SearchResult(sources=listed)  # type: ignore[arg-type]
+    listed.append(Source("https://b.test"))
+    assert isinstance(result.sources, tuple) and len(result.sources) == 1
+    out = result.to_json()
+    out["sources"][0]["metadata"]["tags"].append("c")
+    assert dict(src.metadata) == {"tags": ["a"]}
+
+
+# -- the seam / provider / tool split --------------------------------------------------------------
+
+
+def test_tools_never_import_providers_and_providers_never_import_tools() -> None:
+    import ast
+    from pathlib import Path
+
+    package = Path(__file__).resolve().parent.parent / "dsweb_ref"
+
+    def imports(folder: str) -> set[str]:
+        names: set[str] = set()
+        for path in (package / folder).glob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.ImportFrom):
+                    names.add(("." * node.level) + (node.module or ""))
+                elif isinstance(node, ast.Import):
+                    names.update(alias.name for alias in node.names)
+        return names
+
+    def touches(names: set[str], *packages: str) -> list[str]:
+        return sorted(n for n in names if set(n.split(".")) & set(packages))
+
+    assert touches(imports("tools"), "providers") == []
+    assert touches(imports("providers"), "tools", "certification") == []

@@ -143,7 +143,7 @@ def test_caller_cancellation_reaches_every_sibling_and_waits_for_them() -> None:
             except asyncio.CancelledError:
                 g.cancelled.append(request.query)
                 if request.query == "q2":  # honours cancellation only after a while
-                    await slow_cleanup.wait()
+                    await asyncio.wait_for(slow_cleanup.wait(), BOUND)
                 g.finished[request.query].set()
                 raise
             raise AssertionError("unreachable")
@@ -180,7 +180,7 @@ def test_failure_waits_for_a_slow_sibling_before_returning_the_error() -> None:
             except asyncio.CancelledError:
                 g.cancelled.append("ok")
                 ok_cancelled.set()
-                await slow_cleanup.wait()
+                await asyncio.wait_for(slow_cleanup.wait(), BOUND)
                 g.finished["ok"].set()
                 raise
             raise AssertionError("unreachable")
@@ -252,5 +252,28 @@ def test_no_task_of_the_batch_is_left_running_after_return() -> None:
         out = await bounded(tool_with(FakeSearch(handler=handler)).execute({"queries": ["a", "b", "bad", "c"]}))
         assert out.is_error
         assert asyncio.all_tasks() == before
+
+    asyncio.run(main())
+
+
+def test_a_sibling_cancelled_by_someone_else_cancels_the_rest_at_once() -> None:
+    async def main() -> None:
+        g = Gates(["a", "b"])
+
+        async def handler(request: SearchRequest, ctx: CallContext) -> SearchResult:
+            g.started[request.query].set()
+            if request.query == "b":
+                await g.started["a"].wait()
+                raise asyncio.CancelledError  # not the caller's doing
+            try:
+                await asyncio.wait_for(asyncio.Event().wait(), BOUND)
+            except asyncio.CancelledError:
+                g.cancelled.append("a")
+                raise
+            raise AssertionError("a was never cancelled: the batch waited for it instead")
+
+        out = await bounded(tool_with(FakeSearch(handler=handler)).execute({"queries": ["a", "b"]}))
+        assert out.error_code == WebErrorCode.ABORTED
+        assert g.cancelled == ["a"]
 
     asyncio.run(main())

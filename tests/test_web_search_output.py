@@ -133,3 +133,15 @@ def test_a_many_query_value_stays_valid_under_a_custom_cap() -> None:
     out = asyncio.run(tool.execute({"queries": list(canned)}))
     assert out.value is not None and validate("web_search.output", out.value) == []
     assert len(out.value["sources"]) == 5 and out.value["truncated"] is True
+
+
+def test_model_text_keeps_titles_and_snippets_short_but_the_value_keeps_them_whole() -> None:
+    long_title, long_snippet = "T" * 1000, "word " * 1000
+    web = WebService()
+    web.register_search(FakeSearch(canned={"q": SearchResult(sources=(Source("https://a.test", long_title,
+                                                                                 long_snippet),))}))
+    out = asyncio.run(WebSearchTool(web).execute({"queries": ["q"]}))
+    line = out.text.splitlines()[1]
+    assert len(line) < 800 and line.endswith("…")
+    assert "T" * 200 not in line and "T" * 199 in line
+    assert out.value is not None and out.value["sources"][0]["snippet"] == long_snippet

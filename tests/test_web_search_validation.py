@@ -23,6 +23,8 @@ CASES = [
     ("empty-string", {"queries": [""]}, "each query must be a non-empty string"),
     # order: the count is checked before blanks, so an oversized array with blanks reports the count
     ("too-many-with-blanks", {"queries": ["", "", "", "", ""]}, "queries must contain at most 4 queries"),
+    ("too-many-non-strings", {"queries": [1, 2, 3, 4, 5]}, "queries must contain at most 4 queries"),
+    ("empty-before-types", {"queries": []}, "queries must contain at least one query"),
 ]
 
 

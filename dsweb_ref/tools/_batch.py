@@ -29,7 +29,9 @@ async def run_all_or_nothing(coros: Sequence[Coroutine[Any, Any, T]]) -> list[T]
     try:
         pending = set(tasks)
         while pending:
-            _, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_EXCEPTION)
+            # FIRST_COMPLETED, not FIRST_EXCEPTION: a sibling cancelled by someone else is a
+            # failure too, and FIRST_EXCEPTION would not wake up for it.
+            _, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
             if _first_failure(finished) is not None:
                 break
     except asyncio.CancelledError:
@@ -40,15 +42,16 @@ async def run_all_or_nothing(coros: Sequence[Coroutine[Any, Any, T]]) -> list[T]
     if failure is not None:
         await _cancel_and_settle(tasks)
         raise failure
-    if any(t.cancelled() for t in tasks):
-        # A search cancelled by something other than this caller is a failure, not a silent gap.
-        raise WebError(WebErrorCode.ABORTED, "a search of the batch was cancelled")
     return [t.result() for t in tasks]
 
 
 def _first_failure(finished: list[asyncio.Task[Any]]) -> BaseException | None:
+    # Only called before this function cancels anything, so a cancelled task here was
+    # cancelled by something else (e.g. a provider's own task group tearing down).
     for task in finished:
-        if not task.cancelled() and task.exception() is not None:
+        if task.cancelled():
+            return WebError(WebErrorCode.ABORTED, "a search of the batch was cancelled")
+        if task.exception() is not None:
             return task.exception()
     return None
 

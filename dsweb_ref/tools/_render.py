@@ -10,12 +10,21 @@ __all__ = ["CITE_REMINDER", "NO_RESULTS", "render_search", "source_label"]
 
 NO_RESULTS = "No results found."
 CITE_REMINDER = "Cite the relevant URLs above as markdown links in your answer."
+# Provider text is untrusted and unbounded; the model gets a short line per source.
+# The structured value keeps the full strings.
+MAX_TITLE_CHARS = 200
+MAX_SNIPPET_CHARS = 500
+
+
+def _short(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
 def source_label(source: Source) -> str:
     """The title, else the URL's hostname (IDNA-encoded, lowercase), else the raw URL."""
     if source.title:
-        return source.title
+        return _short(source.title, MAX_TITLE_CHARS)
     try:
         host = urlsplit(source.url).hostname
     except ValueError:
@@ -33,7 +42,7 @@ def _source_line(source: Source) -> str:
     line = f"- [{source_label(source)}]({source.url})"
     extras = []
     if source.snippet:
-        extras.append(source.snippet)
+        extras.append(_short(source.snippet, MAX_SNIPPET_CHARS))
     if source.published_at:
         extras.append(f"({source.published_at})")
     if extras:

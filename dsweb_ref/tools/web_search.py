@@ -58,14 +58,15 @@ def parse_queries(arguments: object, max_queries: int) -> list[str]:
     queries = arguments["queries"]
     if not isinstance(queries, list):
         raise _invalid('invalid arguments: "queries" must be an array')
-    for i, q in enumerate(queries):
-        if not isinstance(q, str):
-            raise _invalid(f'invalid arguments: "queries[{i}]" must be a string')
+    # The count comes first (seed 000: an oversized array is refused before anything else).
     if not queries:
         raise _invalid("queries must contain at least one query")
     if len(queries) > max_queries:
         noun = "query" if max_queries == 1 else "queries"
         raise _invalid(f"queries must contain at most {max_queries} {noun}")
+    for i, q in enumerate(queries):
+        if not isinstance(q, str):
+            raise _invalid(f'invalid arguments: "queries[{i}]" must be a string')
     if any(not q.strip() for q in queries):
         raise _invalid("each query must be a non-empty string")
     # No trimming or case folding: only exact duplicates are the same search.
