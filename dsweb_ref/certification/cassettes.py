@@ -7,11 +7,11 @@ is deliberately not used: pytest-recording 0.14 fails to load cassettes that car
 
 Scrub rules (applied when a cassette is recorded, then verified by :func:`scan_cassette_data`):
 
-* request headers ``authorization``, ``x-api-key``, ``api-key``, ``cookie`` and
-  ``proxy-authorization`` are replaced by ``<REDACTED>`` (vcrpy ``filter_headers``);
-* response headers ``set-cookie``, ``cookie``, ``authorization``, ``x-api-key``, ``date``,
-  ``server``, ``x-request-id``, ``request-id`` and every ``cf-*`` header are dropped
-  (``before_record_response``);
+* request headers ``authorization``, ``x-api-key``, ``api-key``, ``x-auth-token``, ``cookie``
+  and ``proxy-authorization`` are replaced by ``<REDACTED>`` (vcrpy ``filter_headers``);
+* response headers ``set-cookie``, ``cookie``, ``authorization``, ``x-api-key``, ``api-key``,
+  ``x-auth-token``, ``date``, ``server``, ``x-request-id``, ``request-id`` and every ``cf-*``
+  header are dropped (``before_record_response``);
 * the literal credential value is replaced by ``<DEEPSEEK_API_KEY>`` everywhere, request and
   response, headers and bodies (vcrpy ``filter_sensitive_data`` plus a final pass);
 * a cassette recorded against the local emulator has its ephemeral ``http://127.0.0.1:<port>``
@@ -21,12 +21,18 @@ Scrub rules (applied when a cassette is recorded, then verified by :func:`scan_c
 
 Anything the scanner still flags afterwards (see :data:`SECRET_PATTERNS`) makes the recorder
 refuse to write the cassette.
+
+Replay elsewhere: :func:`cassette_replay` is the one replay configuration (record mode ``none``,
+:data:`MATCH_ON`), for this suite and for a provider package's own tests.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -44,6 +50,8 @@ __all__ = [
     "SCRUBBED_REQUEST_HEADERS",
     "SECRET_PATTERNS",
     "Finding",
+    "cassette_replay",
+    "default_cassette_dir",
     "dump_cassette",
     "finalize_cassette",
     "iter_cassettes",
@@ -62,15 +70,35 @@ REDACTED = "<REDACTED>"
 PROVENANCE_KEY = "provenance"
 # body is essential: concurrent requests to one route are told apart only by their bodies.
 MATCH_ON: tuple[str, ...] = ("method", "scheme", "host", "port", "path", "query", "body")
-SCRUBBED_REQUEST_HEADERS: tuple[str, ...] = ("authorization", "x-api-key", "api-key", "cookie", "proxy-authorization")
+SCRUBBED_REQUEST_HEADERS: tuple[str, ...] = (
+    "authorization",
+    "x-api-key",
+    "api-key",
+    "x-auth-token",
+    "cookie",
+    "proxy-authorization",
+)
 DROPPED_RESPONSE_HEADERS: frozenset[str] = frozenset(
-    {"set-cookie", "cookie", "authorization", "x-api-key", "api-key", "date", "server", "x-request-id", "request-id"}
+    {
+        "set-cookie",
+        "cookie",
+        "authorization",
+        "x-api-key",
+        "api-key",
+        "x-auth-token",
+        "date",
+        "server",
+        "x-request-id",
+        "request-id",
+    }
 )
 _CREDENTIAL_HEADERS = frozenset(SCRUBBED_REQUEST_HEADERS) | {"set-cookie"}
 _PLACEHOLDER = re.compile(r"<[A-Z][A-Z0-9_]*>")
 
-# Credential-like values. Token patterns need a digit so prose such as "Bearer authentication"
-# is not flagged; placeholders such as <DEEPSEEK_API_KEY> never match.
+# Credential-like values. Token patterns need a digit (or, for long secret fields, mixed
+# character classes) so prose such as "Bearer authentication" or "Basic authentication" is not
+# flagged; placeholders such as <DEEPSEEK_API_KEY> never match. Kinds with an entry in
+# _VALIDATORS flag a match only when its validator agrees.
 SECRET_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("sk-key", re.compile(r"sk-[A-Za-z0-9_-]{20,}")),
     ("bearer-token", re.compile(r"(?i)\bbearer\s+(?=[A-Za-z0-9._~+/=-]*\d)[A-Za-z0-9._~+/=-]{12,}")),
@@ -81,7 +109,44 @@ SECRET_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"""["']?\s*[:=]\s*\[?\s*["']?(?=[A-Za-z0-9._~+/=-]*\d)[A-Za-z0-9._~+/=-]{12,}"""
         ),
     ),
+    # A field or header named *token / *secret / *password (x-auth-token, session_token, secret, ...)
+    # with a long value; "max_tokens" and friends end in "tokens" and are not matched.
+    (
+        "secret-field",
+        re.compile(
+            r"(?i)(?<![A-Za-z0-9])(?:[A-Za-z0-9]+[_-])*(?:token|secret|password|passwd)(?![A-Za-z0-9])"
+            r"""["']?\s*[:=]\s*\[?\s*["']?([A-Za-z0-9._~+/=-]{16,})"""
+        ),
+    ),
+    ("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*")),
+    ("basic-auth", re.compile(r"(?i)\bbasic\s+([A-Za-z0-9+/]{6,}={0,2})(?![A-Za-z0-9+/=])")),
+    ("github-token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9_]{22,})")),
+    ("aws-access-key-id", re.compile(r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b")),
 )
+
+
+def _mixed_classes(match: re.Match[str]) -> bool:
+    """A secret field's value: at least two of lower case, upper case and digits."""
+    value = match.group(1)
+    classes = (any(c.islower() for c in value), any(c.isupper() for c in value), any(c.isdigit() for c in value))
+    return sum(classes) >= 2
+
+
+def _basic_credential(match: re.Match[str]) -> bool:
+    """``Basic <base64>`` whose payload decodes to printable ``user:password`` text."""
+    token = match.group(1)
+    try:
+        decoded = base64.b64decode(token + "=" * (-len(token) % 4), validate=True).decode("utf-8")
+    except (binascii.Error, ValueError):
+        return False
+    user, colon, password = decoded.partition(":")
+    return bool(colon) and bool(user or password) and decoded.isprintable()
+
+
+_VALIDATORS: dict[str, Callable[[re.Match[str]], bool]] = {
+    "secret-field": _mixed_classes,
+    "basic-auth": _basic_credential,
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,7 +166,15 @@ class Finding:
 def scan_text(text: str, *, literals: Iterable[str] = (), where: str = "text") -> list[Finding]:
     """Credential-like values in ``text``: the patterns above plus any of ``literals``
     (e.g. the key used for recording; values shorter than 8 characters are ignored)."""
-    findings = [Finding(where, kind) for kind, pattern in SECRET_PATTERNS if pattern.search(text)]
+    findings: list[Finding] = []
+    for kind, pattern in SECRET_PATTERNS:
+        validator = _VALIDATORS.get(kind)
+        if validator is None:
+            hit = pattern.search(text) is not None
+        else:
+            hit = any(validator(match) for match in pattern.finditer(text))
+        if hit:
+            findings.append(Finding(where, kind))
     for value in literals:
         if len(value) >= 8 and value in text:
             findings.append(Finding(where, "literal credential"))
@@ -219,6 +292,37 @@ def make_vcr(*, record_mode: str = "none", secrets: Sequence[str] = ()) -> vcr.V
         decode_compressed_response=True,
         record_on_exception=True,
     )
+
+
+def default_cassette_dir() -> Path:
+    """The cassettes this package ships: ``dsweb_ref/_cassettes`` in an installed wheel, else the
+    source checkout's ``cassettes/``."""
+    package = Path(__file__).resolve().parents[1]
+    installed = package / "_cassettes"
+    return installed if installed.is_dir() else package.parent / "cassettes"
+
+
+def cassette_replay(
+    cassette: str | Path, *, root: Path | None = None, allow_playback_repeats: bool = False
+) -> AbstractContextManager[Any]:
+    """Replay one cassette: ``with cassette_replay("search-api/basic.yaml"): ...``.
+
+    The vcrpy context uses the suite's own replay settings: record mode ``none`` (a request the
+    cassette does not hold raises ``vcr.errors.CannotOverwriteExistingCassetteException``
+    instead of reaching the network) and :data:`MATCH_ON`, body included. A relative path is
+    taken under ``root`` (default: :func:`default_cassette_dir`). Point the code under test at
+    the cassette's ``provenance.replay_base`` (see :func:`provenance_of`); the context yields
+    vcrpy's ``Cassette`` (``play_count``, ``all_played``). FileNotFoundError if it does not exist.
+    """
+    path = Path(cassette)
+    if not path.is_absolute():
+        path = (root if root is not None else default_cassette_dir()) / path
+    if not path.is_file():
+        raise FileNotFoundError(f"no cassette {path}")
+    context: AbstractContextManager[Any] = make_vcr(record_mode="none").use_cassette(
+        str(path), allow_playback_repeats=allow_playback_repeats
+    )
+    return context
 
 
 # --- files ----------------------------------------------------------------------------------

@@ -4,19 +4,39 @@ whether each answers as the contract says (seed 001).
 Each check runs one named probe (see :mod:`.probes`), either live against the given bases with
 the given key, or offline by replaying that probe's cassette from ``cassette_dir``.
 
-Route discovery, as decided: a protocol whose first probe (``messages.search`` for Messages,
-``search-api.basic`` for Search/Fetch, which share one base) answers HTTP 404 is *not served*.
-Every check of that protocol is then SKIPPED with the reason ``route not served (404)``: a
-gateway that serves Messages web search and has no ``/v1/tools`` routes is a legitimate
-deployment (seed 001 keeps Messages search for it), so its missing routes are reported, not
-failed. A base that was not given skips its checks with ``no <protocol> base given``; offline, a
-missing cassette skips its check with ``no cassette <path>``. A check that cannot run (timeout,
-unmatched replay, crash) is ERROR; a served route that answers wrongly is FAILED.
+Route discovery, as decided: each route is discovered on its own, by the first check that uses
+it — ``messages.search`` for Messages, ``search-api.basic`` for ``POST {tools}/search`` and
+``fetch-api.success`` for ``POST {tools}/fetch`` (Search and Fetch share one base, but a gateway
+may serve one without the other). A route found *not served* has every check that uses it
+SKIPPED with the reason :data:`NOT_SERVED`: a gateway that serves Messages web search and has no
+``/v1/tools`` routes is a legitimate deployment (seed 001 keeps Messages search for it), so its
+missing routes are reported, not failed. What counts as not served:
+
+* Messages and Search document no 404 at all, so a 404 to their discovery probe means the route
+  is missing;
+* Fetch answers 404 ``failed to fetch URL`` (in the API's error envelope) when a page has no
+  usable content, so a 404 there means the route is missing only when the body is *not* an API
+  error envelope (a framework's or proxy's own not-found page), or when the envelope's message
+  is not the API's ``failed to fetch`` and a request with an invalid URL (probe
+  ``fetch-api.bad-url``, which a served route rejects with 400) gets a 404 as well. If that
+  confirmation cannot run, the route counts as served and the check fails with the 404's message
+  rather than hiding behind a skip.
+
+A base that was not given skips its checks with ``no <messages|tools> base given``. A check
+that cannot run (timeout, unmatched replay, crash) is ERROR; a served route that answers
+wrongly is FAILED.
+
+Offline (``cassette_dir``): a missing directory, or one that holds no cassette for any endpoint
+check, raises ValueError — replaying nothing must never produce an all-skipped run that looks
+like a pass. A *partially* populated directory (e.g. cassettes recorded from a gateway that only
+serves Messages, or only some probes re-recorded) runs what it has and skips each check whose
+cassette is missing with ``no cassette <protocol>/<name>.yaml``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -26,13 +46,22 @@ from typing import Any
 from .._exceptions import WebError
 from .._types import FetchResult, SearchResult
 from .model import Check, CheckResult, Outcome, TargetInfo
-from .probes import Probe, ProbeContext, ProbeRun, RateLimiter, get_probe
+from .probes import Probe, ProbeContext, ProbeRun, RateLimiter, envelope_message, get_probe
 from .record import replay_context
 
-__all__ = ["ENDPOINT_CHECKS", "MAX_RPS", "NOT_SERVED", "EndpointCheck", "certify_endpoint"]
+__all__ = [
+    "ENDPOINT_CHECKS",
+    "ENDPOINT_SPECS",
+    "MAX_RPS",
+    "NOT_SERVED",
+    "EndpointCheck",
+    "Progress",
+    "certify_endpoint",
+]
 
 MAX_RPS = 4.0  # live request starts per second: under the account-wide 5 QPS of seed 001
 NOT_SERVED = "route not served (404)"
+Progress = Callable[[CheckResult], None]
 _LIVE_FETCH_URL = "https://api-docs.deepseek.com/"  # used only when the search check found no URL
 
 
@@ -100,16 +129,17 @@ class EndpointCheck:
     verdict: Verdict
 
     @property
-    def protocol(self) -> str:
-        return "messages" if self.probe.startswith("messages.") else "tools"
+    def route(self) -> str:
+        """``messages``, ``search`` or ``fetch``: the route the check's probe uses."""
+        return get_probe(self.probe).route
 
 
 def _check(cid: str, description: str, capability: str) -> Check:
     return Check(cid, description, "001", capability)
 
 
-# Order matters: the first check of each protocol discovers whether its routes are served.
-ENDPOINT_CHECKS: tuple[EndpointCheck, ...] = (
+# Order matters: the first check of each route discovers whether that route is served.
+ENDPOINT_SPECS: tuple[EndpointCheck, ...] = (
     EndpointCheck(
         _check(
             "endpoint.messages.web_search",
@@ -181,7 +211,17 @@ ENDPOINT_CHECKS: tuple[EndpointCheck, ...] = (
         _fetch_failure,
     ),
 )
-_DISCOVERY = {"messages": "messages.search", "tools": "search-api.basic"}
+# The endpoint checks, in run order (ids are stable; ``dsweb certify --list/--only`` shows them).
+ENDPOINT_CHECKS: tuple[Check, ...] = tuple(spec.check for spec in ENDPOINT_SPECS)
+
+_DISCOVERY = {"messages": "messages.search", "search": "search-api.basic", "fetch": "fetch-api.success"}
+_CAPABILITY = {"messages": "messages.web_search", "search": "tools.search", "fetch": "tools.fetch"}
+_FETCH_CONFIRM = "fetch-api.bad-url"  # an invalid URL: a served Fetch route answers 400, never 404
+_FETCH_FAILED = re.compile(r"(?i)failed to fetch")  # the API's own 404 message for an unusable page
+
+
+def _base_name(route: str) -> str:
+    return "messages" if route == "messages" else "tools"
 
 
 @dataclass
@@ -193,8 +233,11 @@ class _Runner:
     timeout_s: float
     limiter: RateLimiter | None = None
 
-    def base_for(self, protocol: str) -> str | None:
-        return self.messages_base if protocol == "messages" else self.tools_base
+    def base_for(self, route: str) -> str | None:
+        return self.messages_base if route == "messages" else self.tools_base
+
+    def has_cassette(self, probe: Probe) -> bool:
+        return self.cassette_dir is not None and (self.cassette_dir / probe.cassette).is_file()
 
     async def run(self, probe: Probe, params: dict[str, Any]) -> ProbeRun:
         if self.cassette_dir is not None:
@@ -212,14 +255,50 @@ class _Runner:
             return await probe.run(ctx)
 
 
-async def _certify(runner: _Runner) -> tuple[list[CheckResult], set[str]]:
+def _first_404(run: ProbeRun) -> bytes | None:
+    """The body of the run's only exchange when that exchange answered 404 (b"" if it had none)."""
+    if [e.status for e in run.exchanges] != [404]:
+        return None
+    return run.exchanges[0].body or b""
+
+
+async def _route_missing(runner: _Runner, route: str, run: ProbeRun, details: dict[str, Any]) -> bool:
+    """Whether the discovery probe's answer says ``route`` is not served (see the module docstring)."""
+    body = _first_404(run)
+    if body is None:
+        return False
+    if route != "fetch":
+        return True  # Messages and Search document no 404: the route itself is missing
+    message = envelope_message(body)
+    if message is None:
+        details["not_served_evidence"] = "HTTP 404 without the API's error envelope"
+        return True
+    if _FETCH_FAILED.search(message):
+        return False  # the API's own "failed to fetch URL": the route is served
+    # An enveloped 404 that is not the API's fetch failure, e.g. a gateway's generic "Not Found":
+    # ask with an invalid URL, which a served route rejects (400) before fetching anything.
+    confirm = get_probe(_FETCH_CONFIRM)
+    if runner.cassette_dir is not None and not runner.has_cassette(confirm):
+        return False
+    try:
+        check = await runner.run(confirm, dict(confirm.params))
+    except Exception:  # undecided: count the route as served; the check then reports the 404
+        return False
+    details["confirmation"] = {"probe": confirm.id, "statuses": [e.status for e in check.exchanges]}
+    if _first_404(check) is not None:
+        details["not_served_evidence"] = f"HTTP 404 ({message[:200]}), also to an invalid URL"
+        return True
+    return False
+
+
+async def _certify(runner: _Runner, progress: Progress | None) -> tuple[list[CheckResult], set[str]]:
     results: list[CheckResult] = []
     served: set[str] = set()
     skip: dict[str, str] = {}
     found_url: str | None = None
     offline = runner.cassette_dir is not None
-    for item in ENDPOINT_CHECKS:
-        check, probe = item.check, get_probe(item.probe)
+    for item in ENDPOINT_SPECS:
+        check, probe, route = item.check, get_probe(item.probe), item.route
         started = time.perf_counter()
         details: dict[str, Any] = {"probe": probe.id}
 
@@ -232,19 +311,21 @@ async def _certify(runner: _Runner) -> tuple[list[CheckResult], set[str]]:
             details: dict[str, Any] = details,
         ) -> None:
             elapsed = time.perf_counter() - started
-            results.append(CheckResult(check, outcome, reason, dict(details), elapsed))
+            result = CheckResult(check, outcome, reason, dict(details), elapsed)
+            results.append(result)
+            if progress is not None:
+                progress(result)
 
-        if item.protocol in skip:
-            done(Outcome.SKIPPED, skip[item.protocol])
+        if route in skip:
+            done(Outcome.SKIPPED, skip[route])
             continue
-        if not offline and runner.base_for(item.protocol) is None:
-            skip[item.protocol] = f"no {item.protocol} base given"
-            done(Outcome.SKIPPED, skip[item.protocol])
+        if not offline and runner.base_for(route) is None:
+            skip[route] = f"no {_base_name(route)} base given"
+            done(Outcome.SKIPPED, skip[route])
             continue
         if offline:
-            assert runner.cassette_dir is not None
             details["cassette"] = probe.cassette
-            if not (runner.cassette_dir / probe.cassette).is_file():
+            if not runner.has_cassette(probe):
                 done(Outcome.SKIPPED, f"no cassette {probe.cassette}")
                 continue
         elif runner.api_key is None:
@@ -262,13 +343,12 @@ async def _certify(runner: _Runner) -> tuple[list[CheckResult], set[str]]:
             done(Outcome.ERROR, f"{type(exc).__name__}: {exc}"[:500])
             continue
         details["statuses"] = [e.status for e in run.exchanges]
-        if probe.id == _DISCOVERY[item.protocol]:
-            if [e.status for e in run.exchanges] == [404]:
-                skip[item.protocol] = NOT_SERVED
-                done(Outcome.SKIPPED, NOT_SERVED)
-                continue
-            if run.exchanges:
-                served.add(item.protocol)
+        if probe.id == _DISCOVERY[route] and await _route_missing(runner, route, run, details):
+            skip[route] = NOT_SERVED
+            done(Outcome.SKIPPED, NOT_SERVED)
+            continue
+        if run.exchanges:
+            served.add(route)
         result = _outcome(run)
         if probe.id == "search-api.basic" and isinstance(result, SearchResult) and result.sources:
             found_url = result.sources[0].url
@@ -277,22 +357,43 @@ async def _certify(runner: _Runner) -> tuple[list[CheckResult], set[str]]:
     return results, served
 
 
+def _checked_cassette_dir(cassette_dir: Path) -> Path:
+    if not cassette_dir.exists():
+        raise ValueError(f"cassette directory {cassette_dir} does not exist")
+    if not cassette_dir.is_dir():
+        raise ValueError(f"cassette directory {cassette_dir} is not a directory")
+    if not any((cassette_dir / get_probe(spec.probe).cassette).is_file() for spec in ENDPOINT_SPECS):
+        expected = ", ".join(sorted({get_probe(spec.probe).cassette for spec in ENDPOINT_SPECS})[:3])
+        raise ValueError(
+            f"cassette directory {cassette_dir} holds no cassette for any endpoint check "
+            f"(expected <protocol>/<probe>.yaml files such as {expected})"
+        )
+    return cassette_dir
+
+
 def certify_endpoint(
     *,
     messages_base: str | None,
     tools_base: str | None,
-    cassette_dir: Path | None = None,
+    cassette_dir: Path | str | None = None,
     api_key: str | None = None,
     timeout_s: float = 30.0,
+    progress: Progress | None = None,
 ) -> tuple[TargetInfo, list[CheckResult]]:
-    """Run the endpoint checks live (bases + ``api_key``) or offline (``cassette_dir``)."""
-    runner = _Runner(messages_base, tools_base, Path(cassette_dir) if cassette_dir else None, api_key, timeout_s)
-    results, served = asyncio.run(_certify(runner))
-    capabilities: list[str] = []
-    if "messages" in served:
-        capabilities.append("messages.web_search")
-    if "tools" in served:
-        capabilities += ["tools.search", "tools.fetch"]
+    """Run the endpoint checks live (bases + ``api_key``) or offline (``cassette_dir``).
+
+    ``progress``, when given, is called with each :class:`CheckResult` as soon as its check
+    completes, in run order (the same objects, in the same order, as the returned list); an
+    exception it raises propagates and ends the run.
+
+    Offline, ValueError is raised before anything runs when ``cassette_dir`` does not exist, is
+    not a directory, or holds no cassette for any endpoint check; a partially populated directory
+    runs what it has and skips the checks whose cassette is missing (``no cassette ...``).
+    """
+    directory = _checked_cassette_dir(Path(cassette_dir)) if cassette_dir is not None else None
+    runner = _Runner(messages_base, tools_base, directory, api_key, timeout_s)
+    results, served = asyncio.run(_certify(runner, progress))
+    capabilities = [_CAPABILITY[route] for route in ("messages", "search", "fetch") if route in served]
     if runner.cassette_dir is not None:
         how = f"replayed from cassettes in {runner.cassette_dir}"
     else:

@@ -14,6 +14,7 @@ byte-identical requests.
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,16 +33,21 @@ from ..tools import ToolResult
 from .emulator import Emulator, Fault, Malformed, ProseOnly, RateLimited, Redirect, Status, ToolError
 
 __all__ = [
+    "ACCOUNT_QPS_LIMIT",
     "PROBES",
     "Exchange",
     "Probe",
     "ProbeContext",
     "ProbeRun",
     "RateLimiter",
+    "envelope_message",
     "get_probe",
     "probe_settings",
 ]
 
+ACCOUNT_QPS_LIMIT = 5.0  # seed 001: Search and Fetch each have an account-wide 5 QPS limit (at launch)
+ERROR_BODY_BYTES = 64 * 1024  # how much of an error response an Exchange keeps (decoded) as evidence
+_BUFFER_LIMIT = 32 * 1024 * 1024 + 1  # past the providers' response cap: they still see "too large"
 KEY_ENV = "DSWEB_PROBE_KEY"  # the variable the probe's providers read; never the user's own
 SEARCH_MAX_RESULTS = 8  # the tool's default cap: probes send what the web_search tool sends
 Outcome = SearchResult | FetchResult | ToolResult | WebError
@@ -86,6 +92,44 @@ class Exchange:
     method: str
     url: str
     status: int
+    # An error answer's (status >= 400) decoded body, at most ERROR_BODY_BYTES: evidence such as
+    # whether a 404 came from the API (error envelope) or from a server that has no such route.
+    body: bytes | None = None
+
+
+def envelope_message(body: bytes | None) -> str | None:
+    """The message of an API error envelope (``{"error": {"message": ...}}``, OpenAI- and
+    Anthropic-style alike), or None when ``body`` is not one (HTML, plain text, other JSON)."""
+    if not body:
+        return None
+    try:
+        value = json.loads(body)
+    except (ValueError, RecursionError):
+        return None
+    error = value.get("error") if isinstance(value, dict) else None
+    message = error.get("message") if isinstance(error, dict) else None
+    return message if isinstance(message, str) else None
+
+
+async def _buffered(response: httpx.Response) -> tuple[httpx.Response, bytes]:
+    """Read an error answer so it can be kept as evidence; the provider gets an identical response."""
+    raw = bytearray()
+    try:
+        async for chunk in response.aiter_raw():
+            raw += chunk
+            if len(raw) >= _BUFFER_LIMIT:
+                break
+    finally:
+        await response.aclose()
+    content = bytes(raw)
+    copy = httpx.Response(
+        response.status_code, headers=response.headers, stream=httpx.ByteStream(content), extensions=response.extensions
+    )
+    try:
+        decoded = httpx.Response(response.status_code, headers=response.headers, content=content).read()
+    except httpx.DecodingError:
+        decoded = content
+    return copy, decoded[:ERROR_BODY_BYTES]
 
 
 class ProbeTransport(httpx.AsyncBaseTransport):
@@ -100,7 +144,10 @@ class ProbeTransport(httpx.AsyncBaseTransport):
         if self._limiter is not None:
             await self._limiter.acquire()
         response = await self._inner.handle_async_request(request)
-        self._exchanges.append(Exchange(request.method, str(request.url), response.status_code))
+        body = None
+        if response.status_code >= 400:
+            response, body = await _buffered(response)
+        self._exchanges.append(Exchange(request.method, str(request.url), response.status_code, body))
         return response
 
     async def aclose(self) -> None:

@@ -7,7 +7,10 @@ Recording rules (``dsweb record``):
   answered an expected status, the cassette passes the secret scan, and the target file does
   not exist yet (unless ``overwrite``); a failed or refused probe leaves no cassette behind;
 * provenance says what the cassette was recorded against; an emulator recording says
-  ``dsweb emulator (local)`` and never passes for a live one.
+  ``dsweb emulator (local)`` and never passes for a live one;
+* an output directory that is not a directory (an existing file), or a cassette that cannot be
+  written (permissions, a file where a protocol folder belongs, a full disk), stops the run with
+  :class:`CassetteWriteError` naming the path: further probes would only spend requests.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from .probes import PROBES, Probe, ProbeContext, ProbeRun, RateLimiter, get_prob
 
 __all__ = [
     "EMULATOR_LABEL",
+    "CassetteWriteError",
     "RecordResult",
     "RecordTarget",
     "Status",
@@ -71,6 +75,27 @@ class RecordResult:
     status: Status
     path: Path | None = None
     reason: str = ""
+
+
+class CassetteWriteError(Exception):
+    """Cassettes cannot be written to ``path``; recording stopped. ``results`` holds the results of
+    the probes handled before (the failing probe's exchange happened, but nothing was written)."""
+
+    def __init__(self, path: Path, message: str) -> None:
+        super().__init__(message)
+        self.path = path
+        self.results: list[RecordResult] = []
+
+
+def _unusable_dir(out_dir: Path) -> str | None:
+    """Why ``out_dir`` can never hold cassettes (it, or its nearest existing ancestor, is not a
+    directory), or None. Checked before any probe runs, so no request is spent for nothing."""
+    for candidate in (out_dir, *out_dir.absolute().parents):
+        if os.path.lexists(candidate):
+            if candidate.is_dir():
+                return None
+            return "is not a directory" if candidate == out_dir else f"{candidate} is not a directory"
+    return None
 
 
 def _check_run(probe: Probe, run: ProbeRun) -> str | None:
@@ -159,7 +184,13 @@ async def _record_one(
         if findings:
             kinds = sorted({f"{f.kind} at {f.where}" for f in findings})
             return RecordResult(probe.id, "refused", reason="credential-like value left: " + "; ".join(kinds))
-        if not _write_new(dest, dump_cassette(data), overwrite=overwrite):
+        try:
+            written = _write_new(dest, dump_cassette(data), overwrite=overwrite)
+        except OSError as exc:
+            reason = exc.strerror or f"{type(exc).__name__}: {exc}"
+            where = f" ({exc.filename})" if exc.filename and str(exc.filename) != str(dest) else ""
+            raise CassetteWriteError(dest, f"cannot write cassette {dest}: {reason}{where}") from exc
+        if not written:
             return RecordResult(probe.id, "exists", dest, "cassette exists; pass --overwrite to replace it")
     return RecordResult(probe.id, "recorded", dest)
 
@@ -193,13 +224,19 @@ async def record_probes(
     sleep: Callable[[float], Awaitable[None]] | None = None,
     now: Callable[[], datetime] | None = None,
 ) -> list[RecordResult]:
-    """Record each probe (ids or :class:`Probe` objects), one after another, into ``out_dir``."""
+    """Record each probe (ids or :class:`Probe` objects), one after another, into ``out_dir``.
+
+    Raises :class:`CassetteWriteError` before any probe runs when ``out_dir`` is not a directory,
+    and stops with it when a cassette cannot be written."""
     limiter = RateLimiter(max_rps, clock=clock, sleep=sleep)
+    problem = _unusable_dir(out_dir)
+    if problem is not None:
+        raise CassetteWriteError(out_dir, f"cannot write cassettes to {out_dir}: {problem}")
     results: list[RecordResult] = []
     for item in probes:
         probe = get_probe(item) if isinstance(item, str) else item
-        results.append(
-            await _record_one(
+        try:
+            result = await _record_one(
                 probe,
                 target,
                 out_dir,
@@ -208,7 +245,10 @@ async def record_probes(
                 limiter=limiter,
                 now=now or (lambda: datetime.now(UTC)),
             )
-        )
+        except CassetteWriteError as error:
+            error.results = results
+            raise
+        results.append(result)
     return results
 
 

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import math
 import os
 import sys
 from pathlib import Path
 from typing import Any
 
-from ..certification.probes import PROBES
-from ..certification.record import RecordResult, RecordTarget, record_probes, select_probes
+from ..certification.probes import ACCOUNT_QPS_LIMIT, PROBES, Probe
+from ..certification.record import CassetteWriteError, RecordResult, RecordTarget, record_probes, select_probes
+
+OVERRIDE_FLAG = "--i-know-the-account-limit"
 
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
@@ -28,7 +31,20 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     p.add_argument("--out", default="cassettes", metavar="DIR", help="cassette directory (default: cassettes/)")
     p.add_argument("--overwrite", action="store_true", help="replace existing cassettes")
     p.add_argument("--timeout", type=float, default=30.0, metavar="S", help="per-probe timeout in seconds")
-    p.add_argument("--max-rps", type=float, default=2.0, metavar="N", help="request starts per second (default 2)")
+    p.add_argument(
+        "--max-rps",
+        type=float,
+        default=2.0,
+        metavar="N",
+        help=f"request starts per second, > 0 (default 2); at most {ACCOUNT_QPS_LIMIT:g}, the account-wide "
+        f"Search/Fetch limit (seed 001), unless {OVERRIDE_FLAG} is given",
+    )
+    p.add_argument(
+        OVERRIDE_FLAG,
+        dest="above_account_limit",
+        action="store_true",
+        help=f"allow --max-rps above {ACCOUNT_QPS_LIMIT:g} (e.g. an account with a raised limit, or the emulator)",
+    )
     p.add_argument("--list", action="store_true", help="list the probes and exit")
     p.set_defaults(func=run)
 
@@ -46,8 +62,16 @@ def run(args: argparse.Namespace) -> int:
             flag = " [emulator]" if probe.needs_emulator else ""
             print(f"{probe.id:<36} {probe.description}{flag}")
         return 0
-    if args.max_rps <= 0 or args.timeout <= 0:
-        print("error: --max-rps and --timeout must be positive", file=sys.stderr)
+    if not (math.isfinite(args.max_rps) and args.max_rps > 0) or not (math.isfinite(args.timeout) and args.timeout > 0):
+        print("error: --max-rps and --timeout must be positive numbers", file=sys.stderr)
+        return 2
+    if args.max_rps > ACCOUNT_QPS_LIMIT and not args.above_account_limit:
+        print(
+            f"error: --max-rps {args.max_rps:g} is above the account limit of {ACCOUNT_QPS_LIMIT:g} requests/s "
+            f"(seed 001: Search and Fetch each allow {ACCOUNT_QPS_LIMIT:g} QPS per account, shared by all its keys); "
+            f"pass {OVERRIDE_FLAG} to go faster anyway",
+            file=sys.stderr,
+        )
         return 2
     try:
         probes = select_probes(args.probes)
@@ -55,6 +79,23 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: {exc.args[0]}", file=sys.stderr)
         return 2
     out = Path(args.out)
+    if os.path.lexists(out) and not out.is_dir():
+        print(f"error: --out {out} exists and is not a directory", file=sys.stderr)
+        return 2
+    try:
+        results = _record(args, probes, out)
+    except CassetteWriteError as exc:
+        _print(exc.results)
+        print(f"error: {exc}; recording stopped", file=sys.stderr)
+        return 2
+    if results is None:
+        return 2
+    _print(results)
+    return 1 if any(r.status in ("failed", "refused", "exists") for r in results) else 0
+
+
+def _record(args: argparse.Namespace, probes: list[Probe], out: Path) -> list[RecordResult] | None:
+    """Run the probes (None: a usage error was printed)."""
     if args.emulator:
         from ..certification.emulator import DEFAULT_API_KEY, Emulator
 
@@ -71,21 +112,20 @@ def run(args: argparse.Namespace) -> int:
         tools = args.tools_base or (f"{base}/v1/tools" if base else None)
         if messages is None and tools is None:
             print("error: give --base, --messages-base/--tools-base, or --emulator", file=sys.stderr)
-            return 2
+            return None
         key = (os.environ.get(args.key_env) or "").strip()
         if not key:
             print(f'error: environment variable "{args.key_env}" is unset or empty', file=sys.stderr)
-            return 2
+            return None
         target = RecordTarget(messages, tools, key)
         results = asyncio.run(
             record_probes(probes, target, out, overwrite=args.overwrite, timeout_s=args.timeout, max_rps=args.max_rps)
         )
-    _print(results)
-    return 1 if any(r.status in ("failed", "refused", "exists") for r in results) else 0
+    return results
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m dsweb_ref.cli.record`` (until ``record`` is listed in ``dsweb``'s COMMANDS)."""
+    """``python -m dsweb_ref.cli.record`` (the same as ``dsweb record``)."""
     parser = argparse.ArgumentParser(prog="dsweb")
     register(parser.add_subparsers(dest="command"))
     args = parser.parse_args(["record", *(sys.argv[1:] if argv is None else argv)])

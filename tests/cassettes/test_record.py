@@ -13,7 +13,14 @@ import pytest
 from dsweb_ref.certification.cassettes import KEY_PLACEHOLDER, load_cassette, scan_tree
 from dsweb_ref.certification.emulator import Delay, Emulator, Status
 from dsweb_ref.certification.probes import PROBES, Probe, RateLimiter, get_probe
-from dsweb_ref.certification.record import EMULATOR_LABEL, RecordResult, RecordTarget, record_probes, replay_probe
+from dsweb_ref.certification.record import (
+    EMULATOR_LABEL,
+    CassetteWriteError,
+    RecordResult,
+    RecordTarget,
+    record_probes,
+    replay_probe,
+)
 from dsweb_ref.cli import record as record_cli
 
 FIXED_NOW = datetime(2026, 10, 16, 12, 0, tzinfo=UTC)
@@ -161,7 +168,7 @@ def test_rate_limiter_spacing_with_concurrent_callers() -> None:
 
 
 def test_cli_records_then_refuses_to_overwrite(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    args = ["--emulator", "--out", str(tmp_path), "--max-rps", "100", "search-api.empty"]
+    args = ["--emulator", "--out", str(tmp_path), "--max-rps", "100", "--i-know-the-account-limit", "search-api.empty"]
     assert record_cli.main(args) == 0
     assert "recorded" in capsys.readouterr().out
     assert record_cli.main(args) == 1
@@ -179,6 +186,70 @@ def test_cli_needs_a_key_and_a_base(
     assert record_cli.main(["--list"]) == 0
     assert "search-api.basic" in capsys.readouterr().out
     assert record_cli.main(["no.such-probe"]) == 2
+
+
+def test_out_path_that_is_a_file_is_refused_before_any_request(
+    emulator: Emulator, emulator_api_key: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "not-a-dir"
+    out.write_text("keep me", "utf-8")
+    with pytest.raises(CassetteWriteError, match="is not a directory") as caught:
+        _record(emulator, emulator_api_key, out, ["search-api.empty"])
+    assert caught.value.path == out and str(out) in str(caught.value)
+    assert len(emulator.log) == 0  # refused before any probe ran
+    assert record_cli.main(["--emulator", "--out", str(out), "search-api.empty"]) == 2
+    err = capsys.readouterr().err
+    assert f"--out {out} exists and is not a directory" in err and "Traceback" not in err
+    # below a file: the library refuses up front as well, and the CLI turns it into exit 2
+    assert record_cli.main(["--emulator", "--out", str(out / "sub"), "search-api.empty"]) == 2
+    err = capsys.readouterr().err
+    assert f"{out} is not a directory" in err and "Traceback" not in err
+    assert out.read_text("utf-8") == "keep me"
+
+
+def test_a_cassette_write_error_names_the_path_and_stops(
+    emulator: Emulator, emulator_api_key: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "search-api").write_text("a file where the protocol folder belongs", "utf-8")
+    ran: list[str] = []
+    empty = get_probe("search-api.empty")
+
+    async def counted(ctx: Any) -> Any:
+        ran.append("empty")
+        return await empty.runner(ctx)
+
+    after = Probe("messages.after", "must not run", "messages", frozenset({200}), counted, empty.params)
+    with pytest.raises(CassetteWriteError) as caught:
+        _record(emulator, emulator_api_key, tmp_path, ["fetch-api.success", "search-api.basic", after])
+    dest = tmp_path / "search-api" / "basic.yaml"
+    assert caught.value.path == dest and f"cannot write cassette {dest}" in str(caught.value)
+    assert [(r.probe, r.status) for r in caught.value.results] == [("fetch-api.success", "recorded")]
+    assert ran == []  # recording stopped at the write error
+    code = record_cli.main(["--emulator", "--out", str(tmp_path), "--overwrite", "search-api.basic"])
+    captured = capsys.readouterr()
+    assert code == 2 and f"cannot write cassette {dest}" in captured.err and "Traceback" not in captured.err
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "nan", "inf", "6", "5.5", "100"])
+def test_cli_max_rps_is_bounded(value: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert record_cli.main(["--emulator", "--out", str(tmp_path), "--max-rps", value, "search-api.empty"]) == 2
+    err = capsys.readouterr().err
+    if float(value) > 5 and float(value) != float("inf"):
+        assert "account limit of 5" in err and "--i-know-the-account-limit" in err
+    else:
+        assert "must be positive" in err
+    assert not any(tmp_path.iterdir())
+
+
+def test_cli_max_rps_override(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert record_cli.main(["--emulator", "--out", str(tmp_path / "a"), "--max-rps", "5", "search-api.empty"]) == 0
+    flag = "--i-know-the-account-limit"
+    assert (
+        record_cli.main(["--emulator", "--out", str(tmp_path / "b"), "--max-rps", "50", flag, "search-api.empty"]) == 0
+    )
+    # the flag never lifts the lower bound
+    assert record_cli.main(["--emulator", "--out", str(tmp_path / "c"), "--max-rps", "0", flag]) == 2
+    assert "recorded" in capsys.readouterr().out
 
 
 def test_committed_cassettes_match_a_fresh_recording(emulator: Emulator, emulator_api_key: str, tmp_path: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 from pathlib import Path
 
 import pytest
@@ -35,19 +36,54 @@ def test_no_credential_in_snapshots() -> None:
 # Built at run time so no credential-shaped literal sits in this file.
 FAKE_SK = "sk-" + "a1B2c3D4" * 4
 FAKE_TOKEN = "tok" + "9" * 10 + "abcdef"
+FAKE_JWT = ".".join(
+    base64.urlsafe_b64encode(part.encode()).decode().rstrip("=")
+    for part in ('{"alg":"HS256","typ":"JWT"}', '{"sub":"1234567890","name":"dsweb"}', "signature-bytes")
+)
+FAKE_BASIC = base64.b64encode(b"dsweb-user:" + b"hunter2-" * 2).decode()
+FAKE_LONG = "Qx" + "vT7m" * 5  # 22 characters, mixed case and digits
+FAKE_PASSWORD = "CorrectHorse" + "BatteryStaple"  # long, no digit
+FAKE_GITHUB = {prefix: prefix + "_" + "A1b2C3d4E5" * 3 + "F6g7H8" for prefix in ("ghp", "gho", "ghs")}
+FAKE_AWS = "AKIA" + "Z7QX" * 4
 
 
 @pytest.mark.parametrize(
-    "text",
+    ("text", "kind"),
     [
-        f"key {FAKE_SK} leaked",
-        f"Authorization: Bearer {FAKE_TOKEN}",
-        f'{{"api_key": "{FAKE_TOKEN}"}}',
-        f"x-api-key: {FAKE_TOKEN}",
+        (f"key {FAKE_SK} leaked", "sk-key"),
+        (f"Authorization: Bearer {FAKE_TOKEN}", "bearer-token"),
+        (f'{{"api_key": "{FAKE_TOKEN}"}}', "key-field"),
+        (f"x-api-key: {FAKE_TOKEN}", "key-field"),
+        (f"session {FAKE_JWT} issued", "jwt"),
+        (f"Authorization: Basic {FAKE_BASIC}", "basic-auth"),
+        (f'{{"headers": {{"authorization": "basic {FAKE_BASIC}"}}}}', "basic-auth"),
+        (f'{{"token": "{FAKE_LONG}"}}', "secret-field"),
+        (f'{{"secret":"{FAKE_LONG}"}}', "secret-field"),
+        (f'{{"password": "{FAKE_PASSWORD}"}}', "secret-field"),
+        (f"X-Auth-Token: {FAKE_LONG}", "secret-field"),
+        (f"x-auth-token: ['{FAKE_LONG}']", "secret-field"),
+        (f"id_token={FAKE_LONG}", "secret-field"),
+        (f"cloned with {FAKE_GITHUB['ghp']}", "github-token"),
+        (f"oauth {FAKE_GITHUB['gho']}", "github-token"),
+        (f'"{FAKE_GITHUB["ghs"]}"', "github-token"),
+        (f"aws_access_key_id = {FAKE_AWS}", "aws-access-key-id"),
+        (f"key {FAKE_AWS} in prose", "aws-access-key-id"),
     ],
 )
-def test_scanner_flags_credential_like_values(text: str) -> None:
-    assert scan_text(text)
+def test_scanner_flags_credential_like_values(text: str, kind: str) -> None:
+    assert kind in {f.kind for f in scan_text(text)}
+
+
+def test_scanner_flags_credential_headers_structurally() -> None:
+    headers = {"X-Auth-Token": ["short"], "authorization": [f"Basic {FAKE_BASIC}"]}
+    data = {"interactions": [{"request": {"headers": headers}, "response": {"headers": {}}}]}
+    findings = scan_cassette_data(data)
+    where = {f.where for f in findings if f.kind == "credential header"}
+    assert where == {
+        "cassette.interactions[0].request.headers.X-Auth-Token",
+        "cassette.interactions[0].request.headers.authorization",
+    }
+    assert "basic-auth" in {f.kind for f in findings}
 
 
 @pytest.mark.parametrize(
@@ -57,6 +93,18 @@ def test_scanner_flags_credential_like_values(text: str) -> None:
         "The guide specifies API-key Bearer authentication",
         "Authentication Fails, Your api key: ****0001 is invalid",
         "x-api-key: <REDACTED>",
+        # the new patterns stay quiet on prose, placeholders, counters and look-alikes
+        "Basic authentication is not supported; use Bearer tokens",
+        "Authorization: Basic <REDACTED>",
+        'WWW-Authenticate: Basic realm="dsweb"',
+        '{"max_tokens": 1024, "input_tokens": 12345678901234567, "output_tokens": 9}',
+        '{"token": "<DEEPSEEK_API_KEY>", "secret": "<REDACTED>"}',
+        '{"password": "must be at least 12 characters"}',
+        "token: authentication_required_error",
+        "secret: 12345678901234567890",
+        "eyJhbGciOiJIUzI1NiJ9 is only a JWT header",
+        "ghp_short and AKIA1234 are too short",
+        "Search API token usage: 5 QPS per account",
     ],
 )
 def test_scanner_ignores_placeholders_and_prose(text: str) -> None:
