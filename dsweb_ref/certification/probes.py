@@ -7,8 +7,14 @@ answered one of them. Probes that need a scripted fault (429, malformed body, re
 carry a ``fault`` and run only against the embedded emulator.
 
 Probe ids are ``<protocol>.<name>``; the cassette lives at ``<protocol>/<name>.yaml``.
-``params`` (query, URL, prompt) are stored in the cassette's provenance so a replay sends
-byte-identical requests.
+``params`` (query, URL, prompt) and ``settings`` (setting values on top of the probe settings,
+e.g. the account route or ``send_original_question = false``) are stored in the cassette's
+provenance so a replay sends byte-identical requests.
+
+Credentials: a probe reads the API key from :data:`KEY_ENV` and, on the account route
+(``settings={"credentials.auth": "account"}``), the account token from :data:`ACCOUNT_ENV`, both
+from a private mapping. Each :class:`Exchange` notes which credential its request carried, as
+placeholders only (:data:`KEY_PLACEHOLDER`, :data:`ACCOUNT_PLACEHOLDER`), never a value.
 """
 
 from __future__ import annotations
@@ -16,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import httpx
@@ -30,10 +36,14 @@ from ..providers.deepseek_search_api import DeepSeekSearchApi
 from ..runtime import build_runtime
 from ..settings import Settings
 from ..tools import ToolResult
+from .cassettes import KEY_PLACEHOLDER, REDACTED, SCRUBBED_REQUEST_HEADERS
 from .emulator import Emulator, Fault, Malformed, ProseOnly, RateLimited, Redirect, Status, ToolError
 
 __all__ = [
+    "ACCOUNT_ENV",
+    "ACCOUNT_PLACEHOLDER",
     "ACCOUNT_QPS_LIMIT",
+    "KEY_ENV",
     "PROBES",
     "Exchange",
     "Probe",
@@ -49,6 +59,8 @@ ACCOUNT_QPS_LIMIT = 5.0  # seed 001: Search and Fetch each have an account-wide 
 ERROR_BODY_BYTES = 64 * 1024  # how much of an error response an Exchange keeps (decoded) as evidence
 _BUFFER_LIMIT = 32 * 1024 * 1024 + 1  # past the providers' response cap: they still see "too large"
 KEY_ENV = "DSWEB_PROBE_KEY"  # the variable the probe's providers read; never the user's own
+ACCOUNT_ENV = "DSWEB_PROBE_ACCOUNT_TOKEN"  # likewise, for the account token (credentials.auth = "account")
+ACCOUNT_PLACEHOLDER = "<DEEPSEEK_ACCOUNT_TOKEN>"  # what the account token becomes in a cassette
 SEARCH_MAX_RESULTS = 8  # the tool's default cap: probes send what the web_search tool sends
 Outcome = SearchResult | FetchResult | ToolResult | WebError
 
@@ -95,6 +107,10 @@ class Exchange:
     # An error answer's (status >= 400) decoded body, at most ERROR_BODY_BYTES: evidence such as
     # whether a 404 came from the API (error envelope) or from a server that has no such route.
     body: bytes | None = None
+    # The credential headers the request carried (lower-case name, value), each value with the
+    # context's key and account token replaced by their placeholders, or <REDACTED> when anything
+    # else is left: which credential went out, never its value.
+    credentials: tuple[tuple[str, str], ...] = ()
 
 
 def envelope_message(body: bytes | None) -> str | None:
@@ -132,22 +148,46 @@ async def _buffered(response: httpx.Response) -> tuple[httpx.Response, bytes]:
     return copy, decoded[:ERROR_BODY_BYTES]
 
 
+def _placeholder_only(value: str) -> bool:
+    rest = value
+    for placeholder in (KEY_PLACEHOLDER, ACCOUNT_PLACEHOLDER):
+        rest = rest.replace(placeholder, "")
+    return rest.strip() in ("", "Bearer")
+
+
+def credential_headers(headers: httpx.Headers, secrets: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
+    """The credential headers in ``headers``, values scrubbed: each of ``secrets`` (value ->
+    placeholder, longest first) replaced, and anything still not a bare placeholder <REDACTED>."""
+    ordered = sorted(((v, p) for v, p in secrets.items() if v), key=lambda item: len(item[0]), reverse=True)
+    found: list[tuple[str, str]] = []
+    for name in SCRUBBED_REQUEST_HEADERS:
+        for value in headers.get_list(name):
+            for secret, placeholder in ordered:
+                value = value.replace(secret, placeholder)
+            found.append((name, value if _placeholder_only(value) else REDACTED))
+    return tuple(found)
+
+
 class ProbeTransport(httpx.AsyncBaseTransport):
     """httpx's own transport (which vcrpy patches), paced and observed."""
 
-    def __init__(self, limiter: RateLimiter | None, exchanges: list[Exchange]) -> None:
+    def __init__(
+        self, limiter: RateLimiter | None, exchanges: list[Exchange], secrets: Mapping[str, str] | None = None
+    ) -> None:
         self._inner = httpx.AsyncHTTPTransport(trust_env=False)
         self._limiter = limiter
         self._exchanges = exchanges
+        self._secrets = dict(secrets or {})
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         if self._limiter is not None:
             await self._limiter.acquire()
+        sent = credential_headers(request.headers, self._secrets)
         response = await self._inner.handle_async_request(request)
         body = None
         if response.status_code >= 400:
             response, body = await _buffered(response)
-        self._exchanges.append(Exchange(request.method, str(request.url), response.status_code, body))
+        self._exchanges.append(Exchange(request.method, str(request.url), response.status_code, body, sent))
         return response
 
     async def aclose(self) -> None:
@@ -156,7 +196,11 @@ class ProbeTransport(httpx.AsyncBaseTransport):
 
 @dataclass
 class ProbeContext:
-    """Where and how a probe runs. ``None`` bases mean the protocol is not targeted."""
+    """Where and how a probe runs. ``None`` bases mean the protocol is not targeted.
+
+    ``account_token`` is offered under :data:`ACCOUNT_ENV` (used only on the account route);
+    ``overrides`` are setting values applied on top of the probe settings (a probe's ``settings``).
+    """
 
     messages_base: str | None
     tools_base: str | None
@@ -165,22 +209,40 @@ class ProbeContext:
     timeout_s: float = 30.0
     limiter: RateLimiter | None = None
     exchanges: list[Exchange] = field(default_factory=list)
+    account_token: str | None = None
+    overrides: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        self.transport = ProbeTransport(self.limiter, self.exchanges)
+        secrets = {self.api_key: KEY_PLACEHOLDER}
+        if self.account_token:
+            secrets[self.account_token] = ACCOUNT_PLACEHOLDER
+        self.transport = ProbeTransport(self.limiter, self.exchanges, secrets)
 
     @property
     def environ(self) -> Mapping[str, str]:
-        return {KEY_ENV: self.api_key}
+        environ = {KEY_ENV: self.api_key}
+        if self.account_token:
+            environ[ACCOUNT_ENV] = self.account_token
+        return environ
 
     def settings(self, *, new_api: bool) -> Settings:
-        return probe_settings(self.messages_base, self.tools_base, timeout_s=self.timeout_s, new_api=new_api)
+        return probe_settings(
+            self.messages_base, self.tools_base, timeout_s=self.timeout_s, new_api=new_api, overrides=self.overrides
+        )
 
 
-def probe_settings(messages_base: str | None, tools_base: str | None, *, timeout_s: float, new_api: bool) -> Settings:
+def probe_settings(
+    messages_base: str | None,
+    tools_base: str | None,
+    *,
+    timeout_s: float,
+    new_api: bool,
+    overrides: Mapping[str, Any] | None = None,
+) -> Settings:
     values: dict[str, object] = {
         "credentials.auth": "api_key",
         "credentials.api_key_env": KEY_ENV,
+        "credentials.account_token_env": ACCOUNT_ENV,
         "deepseek_messages.timeout_s": float(timeout_s),
         "deepseek_api.timeout_s": float(timeout_s),
     }
@@ -188,6 +250,7 @@ def probe_settings(messages_base: str | None, tools_base: str | None, *, timeout
         values["deepseek_messages.base_url"] = messages_base
     if tools_base is not None:
         values["deepseek_api.base_url"] = tools_base
+    values.update(overrides or {})
     settings = Settings().updated(values)
     return settings.with_new_search_api(True) if new_api else settings
 
@@ -210,6 +273,12 @@ class Probe:
     runner: Runner
     params: Mapping[str, Any] = field(default_factory=dict)
     fault: Callable[[Emulator], Fault] | None = None  # emulator-only probes
+    settings: Mapping[str, Any] = field(default_factory=dict)  # setting values on top of the probe settings
+
+    @property
+    def auth(self) -> str:
+        """The credential route: "api_key", or "account" (the account token is the credential)."""
+        return str(self.settings.get("credentials.auth", "api_key"))
 
     @property
     def protocol(self) -> str:
@@ -277,15 +346,7 @@ async def _messages(ctx: ProbeContext) -> list[Outcome]:
 def _bad_key(runner: Runner) -> Runner:
     async def run(ctx: ProbeContext) -> list[Outcome]:
         # A syntactically plausible key no service issues (not credential-shaped: no sk- prefix).
-        wrong = ProbeContext(
-            ctx.messages_base,
-            ctx.tools_base,
-            "dsweb-probe-invalid-key",
-            ctx.params,
-            ctx.timeout_s,
-            ctx.limiter,
-            ctx.exchanges,
-        )
+        wrong = replace(ctx, api_key="dsweb-probe-invalid-key")  # the same exchanges list
         try:
             return await runner(wrong)
         finally:
@@ -295,6 +356,7 @@ def _bad_key(runner: Runner) -> Runner:
 
 
 _OK = frozenset({200})
+_ACCOUNT: Mapping[str, Any] = {"credentials.auth": "account"}
 _LONG_PROMPT = "  東京タワーの高さは？\n\n  What is the height of Tokyo Tower,   and when was it built?  " + (
     "もっと詳しく教えてください。" * 12
 )
@@ -417,6 +479,33 @@ PROBES: tuple[Probe, ...] = (
         {"query": "overloaded", "prompt": "overloaded"},
         fault=lambda emu: Status(503, "Server overloaded, please try again later"),
     ),
+    Probe(
+        "search-api.insufficient-balance",
+        "HTTP 402 Insufficient Balance in the OpenAI-style error envelope (emulator fault)",
+        "search",
+        frozenset({402}),
+        _search_api(),
+        {"query": "balance", "prompt": "balance"},
+        fault=lambda emu: Status(402),
+    ),
+    Probe(
+        "search-api.account-token",
+        "credentials.auth = account: the account token, not the API key, is the Bearer credential",
+        "search",
+        _OK,
+        _search_api(),
+        {"query": "search api rate limits", "prompt": "account route"},
+        settings=_ACCOUNT,
+    ),
+    Probe(
+        "search-api.ori-question-off",
+        "send_original_question = false: ori_question is omitted although there is a prompt",
+        "search",
+        _OK,
+        _search_api(),
+        {"query": "httpx timeouts", "prompt": "How do httpx timeouts work?"},
+        settings={"deepseek_api.send_original_question": False},
+    ),
     # --- Fetch API ----------------------------------------------------------------------------
     Probe(
         "fetch-api.success",
@@ -475,6 +564,33 @@ PROBES: tuple[Probe, ...] = (
         {"url": "https://docs.example.test/api/fetch"},
         fault=lambda emu: RateLimited(retry_after=3),
     ),
+    Probe(
+        "fetch-api.redirect",
+        "HTTP 302 to another URL: refused, never followed (emulator fault)",
+        "fetch",
+        frozenset({302}),
+        _fetch_api,
+        {"url": "https://docs.example.test/api/fetch"},
+        fault=lambda emu: Redirect(location=emu.trap_url("fetch-redirect")),
+    ),
+    Probe(
+        "fetch-api.wrong-shape",
+        "HTTP 200 with JSON whose content is a number, not Markdown text (emulator fault)",
+        "fetch",
+        _OK,
+        _fetch_api,
+        {"url": "https://docs.example.test/api/fetch"},
+        fault=lambda emu: Malformed(body=b'{"title":"Fetch API reference","content":42}'),
+    ),
+    Probe(
+        "fetch-api.insufficient-balance",
+        "HTTP 402 Insufficient Balance in the OpenAI-style error envelope (emulator fault)",
+        "fetch",
+        frozenset({402}),
+        _fetch_api,
+        {"url": "https://docs.example.test/api/fetch"},
+        fault=lambda emu: Status(402),
+    ),
     # --- Messages -----------------------------------------------------------------------------
     Probe(
         "messages.search",
@@ -527,6 +643,35 @@ PROBES: tuple[Probe, ...] = (
         frozenset({401}),
         _bad_key(_messages),
         {"query": "search api"},
+    ),
+    Probe(
+        "messages.malformed",
+        "HTTP 200 with a truncated, non-JSON body (emulator fault)",
+        "messages",
+        _OK,
+        _messages,
+        {"query": "malformed"},
+        fault=lambda emu: Malformed(body=b'{"id":"msg_dsweb_malformed","type":"message","content":[{"type":"text",'),
+    ),
+    Probe(
+        "messages.wrong-shape",
+        "HTTP 200 with JSON whose content is a string, not a block list (emulator fault)",
+        "messages",
+        _OK,
+        _messages,
+        {"query": "wrong shape"},
+        fault=lambda emu: Malformed(
+            body=b'{"id":"msg_dsweb_wrong_shape","type":"message","role":"assistant","content":"no blocks here"}'
+        ),
+    ),
+    Probe(
+        "messages.account-token",
+        "credentials.auth = account: the account token, not the API key, is the Bearer and x-api-key credential",
+        "messages",
+        _OK,
+        _messages,
+        {"query": "search api rate limits"},
+        settings=_ACCOUNT,
     ),
 )
 

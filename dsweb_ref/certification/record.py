@@ -8,6 +8,11 @@ Recording rules (``dsweb record``):
   not exist yet (unless ``overwrite``); a failed or refused probe leaves no cassette behind;
 * provenance says what the cassette was recorded against; an emulator recording says
   ``dsweb emulator (local)`` and never passes for a live one;
+* the account token (``RecordTarget.account_token``, or the emulator's own) is scrubbed like the
+  key, as ``<DEEPSEEK_ACCOUNT_TOKEN>``; an account-route probe runs only when there is one, is
+  refused unless every request carried it, and keeps that placeholder in its credential headers
+  (``Bearer <DEEPSEEK_ACCOUNT_TOKEN>``) so the cassette shows which credential went out;
+* against the emulator, a probe whose client visited the redirect trap (followed a Location) fails;
 * an output directory that is not a directory (an existing file), or a cassette that cannot be
   written (permissions, a file where a protocol folder belongs, a full disk), stops the run with
   :class:`CassetteWriteError` naming the path: further probes would only spend requests.
@@ -38,7 +43,7 @@ from .cassettes import (
     scan_cassette_data,
 )
 from .emulator import Emulator
-from .probes import PROBES, Probe, ProbeContext, ProbeRun, RateLimiter, get_probe
+from .probes import ACCOUNT_PLACEHOLDER, PROBES, Probe, ProbeContext, ProbeRun, RateLimiter, get_probe
 
 __all__ = [
     "EMULATOR_LABEL",
@@ -54,6 +59,7 @@ __all__ = [
 EMULATOR_LABEL = "dsweb emulator (local)"
 LIVE_LABEL = "live endpoint"
 REPLAY_KEY = "dsweb-replay-placeholder"  # what providers send on replay (never matched, never a secret)
+REPLAY_ACCOUNT_TOKEN = "dsweb-replay-account-placeholder"  # likewise, on the account route
 Status = Literal["recorded", "skipped", "failed", "refused", "exists"]
 
 
@@ -63,6 +69,7 @@ class RecordTarget:
     tools_base: str | None
     api_key: str
     emulator: Emulator | None = None  # set: the bases are this embedded emulator's
+    account_token: str | None = None  # for account-route probes; default: the emulator's own, if any
 
     @property
     def label(self) -> str:
@@ -105,7 +112,62 @@ def _check_run(probe: Probe, run: ProbeRun) -> str | None:
     if bad:
         got = ", ".join(f"{e.method} {e.url} -> HTTP {e.status}" for e in bad)
         return f"unexpected status (expected {sorted(probe.expect_status)}): {got}"
+    if probe.auth == "account":
+        bearer = ("authorization", f"Bearer {ACCOUNT_PLACEHOLDER}")
+        if any(bearer not in e.credentials for e in run.exchanges):
+            return "a request on the account route did not carry the account token as its Bearer credential"
     return None
+
+
+def _account_token(target: RecordTarget) -> str | None:
+    if target.account_token:
+        return target.account_token
+    emu = target.emulator
+    if emu is not None and emu.credentials.account_tokens:
+        return sorted(emu.credentials.account_tokens)[0]
+    return None
+
+
+def _scrubbed(value: Any, replacements: Sequence[tuple[str, str]]) -> Any:
+    """``value`` with each (secret, placeholder) replaced in every string and bytes, longest secret first."""
+    ordered = sorted(((s, p) for s, p in replacements if s), key=lambda item: len(item[0]), reverse=True)
+    if isinstance(value, str):
+        for secret, placeholder in ordered:
+            value = value.replace(secret, placeholder)
+        return value
+    if isinstance(value, bytes):
+        for secret, placeholder in ordered:
+            value = value.replace(secret.encode(), placeholder.encode())
+        return value
+    if isinstance(value, dict):
+        return {_scrubbed(k, ordered): _scrubbed(v, ordered) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_scrubbed(v, ordered) for v in value]
+    return value
+
+
+def _response_scrubber(replacements: Sequence[tuple[str, str]]) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """A vcrpy ``before_record_response`` hook: no secret reaches even the temporary raw cassette."""
+
+    def scrub(response: dict[str, Any]) -> dict[str, Any]:
+        body = response.get("body") or {}
+        if body.get("string") is not None:
+            body["string"] = _scrubbed(body["string"], replacements)
+        response["headers"] = _scrubbed(response.get("headers") or {}, replacements)
+        return response
+
+    return scrub
+
+
+def _show_credentials(data: dict[str, Any], run: ProbeRun) -> None:
+    """Account route: put the placeholder form of what each credential header carried (checked to be
+    the account token by :func:`_check_run`, the same for every request) where vcrpy wrote <REDACTED>."""
+    sent = dict(run.exchanges[0].credentials)
+    for interaction in data.get("interactions", []):
+        headers = interaction["request"].get("headers") or {}
+        for name in list(headers):
+            if name.lower() in sent:
+                headers[name] = [sent[name.lower()]]
 
 
 async def _record_one(
@@ -123,6 +185,9 @@ async def _record_one(
         return RecordResult(probe.id, "skipped", reason=f"no base for the {probe.route} route")
     if probe.needs_emulator and target.emulator is None:
         return RecordResult(probe.id, "skipped", reason="needs a scripted fault: run with --emulator")
+    account_token = _account_token(target)
+    if probe.auth == "account" and not account_token:
+        return RecordResult(probe.id, "skipped", reason="runs on the account route: needs an account token")
     dest = out_dir / probe.cassette
     if dest.exists() and not overwrite:
         return RecordResult(probe.id, "exists", dest, "cassette exists; pass --overwrite to replace it")
@@ -134,14 +199,26 @@ async def _record_one(
             fault = probe.fault(emu)
             fault_label = repr(fault)
             emu.inject("*", fault)
+    replacements = [(target.api_key, KEY_PLACEHOLDER)]
+    if account_token:
+        replacements.append((account_token, ACCOUNT_PLACEHOLDER))
+    trap_hits = 0
     with tempfile.TemporaryDirectory(prefix="dsweb-record-") as tmp:
         raw_path = Path(tmp) / "raw.yaml"
         recorder = make_vcr(record_mode="all", secrets=[target.api_key])
         ctx = ProbeContext(
-            target.messages_base, target.tools_base, target.api_key, dict(probe.params), timeout_s, limiter
+            target.messages_base,
+            target.tools_base,
+            target.api_key,
+            dict(probe.params),
+            timeout_s,
+            limiter,
+            account_token=account_token,
+            overrides=dict(probe.settings),
         )
+        hooks = (_response_scrubber(replacements), recorder.before_record_response)
         try:
-            with recorder.use_cassette(str(raw_path)):
+            with recorder.use_cassette(str(raw_path), before_record_response=hooks):
                 async with asyncio.timeout(timeout_s):
                     run = await probe.run(ctx)
         except TimeoutError:
@@ -150,13 +227,16 @@ async def _record_one(
             return RecordResult(probe.id, "failed", reason=f"{type(exc).__name__}: {exc}")
         finally:
             if emu is not None:
+                trap_hits = len(emu.log.trap_hits())
                 emu.reset()
         problem = _check_run(probe, run)
+        if problem is None and trap_hits:
+            problem = f"a redirect was followed: {trap_hits} request(s) reached the emulator's redirect trap"
         if problem is not None:
             return RecordResult(probe.id, "failed", reason=problem)
         if not raw_path.exists():
             return RecordResult(probe.id, "failed", reason="nothing was recorded")
-        raw = load_cassette(raw_path)
+        raw = _scrubbed(load_cassette(raw_path), replacements)
         origin = (emu.base_url, PLACEHOLDER_ORIGIN) if emu is not None else None
 
         def replay_base(value: str | None) -> str | None:
@@ -177,10 +257,21 @@ async def _record_one(
             "expect_status": sorted(probe.expect_status),
             "scrubbed": f"credential headers, cookies and the key value (as {KEY_PLACEHOLDER})",
         }
+        if probe.settings:
+            provenance["settings"] = dict(probe.settings)
+        if probe.auth == "account":
+            provenance["scrubbed"] = (
+                f"cookies, and the key and account token values (as {KEY_PLACEHOLDER} and {ACCOUNT_PLACEHOLDER}); "
+                "credential headers keep only the placeholder of the credential they carried"
+            )
         if fault_label is not None:
             provenance["fault"] = fault_label  # finalize_cassette rewrites its origin and scrubs the key
+        provenance = _scrubbed(provenance, replacements)  # a fault's body may hold a credential too
         data = finalize_cassette(raw, provenance=provenance, secrets=[target.api_key], origin=origin)
-        findings = scan_cassette_data(data, literals=[target.api_key], where=probe.cassette)
+        if probe.auth == "account":
+            _show_credentials(data, run)
+        literals = [secret for secret, _ in replacements]
+        findings = scan_cassette_data(data, literals=literals, where=probe.cassette)
         if findings:
             kinds = sorted({f"{f.kind} at {f.where}" for f in findings})
             return RecordResult(probe.id, "refused", reason="credential-like value left: " + "; ".join(kinds))
@@ -262,16 +353,21 @@ def all_probe_ids() -> list[str]:
 def replay_context(
     probe: Probe, cassette: Path, *, params: Mapping[str, Any] | None = None
 ) -> tuple[ProbeContext, vcr_module.VCR]:
-    """A context whose bases are the cassette's replay base, and a replay-only vcr."""
+    """A context whose bases are the cassette's replay base, with the setting values it was
+    recorded with (provenance ``settings``), and a replay-only vcr."""
     provenance = provenance_of(cassette)
     base = provenance.get("replay_base")
     if not isinstance(base, str):
         raise ValueError(f"{cassette} has no replay_base in its provenance")
     recorded = provenance.get("params")
     chosen = dict(params if params is not None else recorded if isinstance(recorded, dict) else probe.params)
+    settings = provenance.get("settings")
+    overrides = dict(settings if isinstance(settings, dict) else probe.settings)
     messages_base = base if probe.route == "messages" else None
     tools_base = base if probe.route != "messages" else None
-    ctx = ProbeContext(messages_base, tools_base, REPLAY_KEY, chosen)
+    ctx = ProbeContext(
+        messages_base, tools_base, REPLAY_KEY, chosen, account_token=REPLAY_ACCOUNT_TOKEN, overrides=overrides
+    )
     return ctx, make_vcr(record_mode="none")
 
 

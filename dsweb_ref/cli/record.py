@@ -27,7 +27,13 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     p.add_argument("--messages-base", help="Messages base (…/anthropic/v1); default: BASE/anthropic/v1")
     p.add_argument("--tools-base", help="Search/Fetch base (…/v1/tools); default: BASE/v1/tools")
     p.add_argument("--emulator", action="store_true", help="record against an embedded emulator on loopback")
-    p.add_argument("--key-env", default="DEEPSEEK_API_KEY", metavar="NAME", help="variable holding the credential")
+    p.add_argument("--key-env", default="DEEPSEEK_API_KEY", metavar="NAME", help="variable holding the API key")
+    p.add_argument(
+        "--account-token-env",
+        default="DEEPSEEK_ACCOUNT_TOKEN",
+        metavar="NAME",
+        help="variable holding the account token (account-route probes are skipped when it is unset)",
+    )
     p.add_argument("--out", default="cassettes", metavar="DIR", help="cassette directory (default: cassettes/)")
     p.add_argument("--overwrite", action="store_true", help="replace existing cassettes")
     p.add_argument("--timeout", type=float, default=30.0, metavar="S", help="per-probe timeout in seconds")
@@ -98,9 +104,12 @@ def _record(args: argparse.Namespace, probes: list[Probe], out: Path) -> list[Re
     """Run the probes (None: a usage error was printed)."""
     if args.emulator:
         from ..certification.emulator import DEFAULT_API_KEY, Emulator
+        from ..certification.emulator.server import DEFAULT_ACCOUNT_TOKEN
 
-        with Emulator(api_keys=(DEFAULT_API_KEY,)) as emu:
-            target = RecordTarget(emu.messages_base, emu.tools_base, DEFAULT_API_KEY, emulator=emu)
+        with Emulator(api_keys=(DEFAULT_API_KEY,), account_tokens=(DEFAULT_ACCOUNT_TOKEN,)) as emu:
+            target = RecordTarget(
+                emu.messages_base, emu.tools_base, DEFAULT_API_KEY, emulator=emu, account_token=DEFAULT_ACCOUNT_TOKEN
+            )
             results = asyncio.run(
                 record_probes(
                     probes, target, out, overwrite=args.overwrite, timeout_s=args.timeout, max_rps=args.max_rps
@@ -117,7 +126,8 @@ def _record(args: argparse.Namespace, probes: list[Probe], out: Path) -> list[Re
         if not key:
             print(f'error: environment variable "{args.key_env}" is unset or empty', file=sys.stderr)
             return None
-        target = RecordTarget(messages, tools, key)
+        token = (os.environ.get(args.account_token_env) or "").strip() or None
+        target = RecordTarget(messages, tools, key, account_token=token)
         results = asyncio.run(
             record_probes(probes, target, out, overwrite=args.overwrite, timeout_s=args.timeout, max_rps=args.max_rps)
         )

@@ -4,15 +4,18 @@ leaking probe, scrubbing of an echoed key, and rate-limit spacing on an injected
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from dsweb_ref.certification.cassettes import KEY_PLACEHOLDER, load_cassette, scan_tree
 from dsweb_ref.certification.emulator import Delay, Emulator, Status
-from dsweb_ref.certification.probes import PROBES, Probe, RateLimiter, get_probe
+from dsweb_ref.certification.emulator.fixtures import EmulatorFactory
+from dsweb_ref.certification.probes import ACCOUNT_PLACEHOLDER, PROBES, Probe, ProbeContext, RateLimiter, get_probe
 from dsweb_ref.certification.record import (
     EMULATOR_LABEL,
     CassetteWriteError,
@@ -107,6 +110,68 @@ def test_an_echoed_key_is_scrubbed(emulator: Emulator, emulator_api_key: str, tm
     assert emulator_api_key not in text and f"key {KEY_PLACEHOLDER} is not allowed" in text
     interaction = load_cassette(tmp_path / "search-api" / "echo.yaml")["interactions"][0]
     assert interaction["response"]["headers"]["content-length"] == [str(len(interaction["response"]["body"]["string"]))]
+
+
+def test_an_echoed_account_token_is_scrubbed_as_its_own_placeholder(
+    emulator: Emulator, emulator_api_key: str, emulator_account_token: str, tmp_path: Path
+) -> None:
+    body = f'{{"error":{{"message":"token {emulator_account_token} is not allowed"}}}}'.encode()
+    echo = replace(
+        get_probe("search-api.account-token"),
+        id="search-api.account-echo",
+        expect_status=frozenset({400}),
+        fault=lambda emu: Status(400, body=body),
+    )
+    target = RecordTarget(
+        emulator.messages_base, emulator.tools_base, emulator_api_key, emulator, account_token=emulator_account_token
+    )
+    results = asyncio.run(record_probes([echo], target, tmp_path, now=lambda: FIXED_NOW, max_rps=100))
+    assert results[0].status == "recorded", results
+    path = tmp_path / "search-api" / "account-echo.yaml"
+    text = path.read_text("utf-8")
+    assert emulator_account_token not in text and f"token {ACCOUNT_PLACEHOLDER} is not allowed" in text
+    assert KEY_PLACEHOLDER not in load_cassette(path)["interactions"][0]["response"]["body"]["string"]
+    headers = load_cassette(path)["interactions"][0]["request"]["headers"]
+    assert headers["authorization"] == [f"Bearer {ACCOUNT_PLACEHOLDER}"]
+    assert not scan_tree([tmp_path], literals=[emulator_api_key, emulator_account_token])
+
+
+def test_account_probes_need_an_account_token(emulator_factory: EmulatorFactory, tmp_path: Path) -> None:
+    emu = emulator_factory(api_keys=("dsweb-key-only-0001",))  # accepts no account token
+    target = RecordTarget(emu.messages_base, emu.tools_base, "dsweb-key-only-0001", emulator=emu)
+    results = asyncio.run(record_probes(["search-api.account-token"], target, tmp_path, max_rps=100))
+    assert results[0].status == "skipped" and "account token" in results[0].reason
+    assert _files(tmp_path) == []
+
+
+def test_an_account_probe_that_sends_the_key_is_not_recorded(
+    emulator: Emulator, emulator_api_key: str, tmp_path: Path
+) -> None:
+    base = get_probe("search-api.account-token")
+
+    async def key_instead(ctx: ProbeContext) -> Any:
+        ctx.overrides = {}  # back on the API-key route: the emulator accepts it, the recorder must not
+        return await base.runner(ctx)
+
+    wrong = replace(base, id="search-api.key-instead", runner=key_instead)
+    result = _record(emulator, emulator_api_key, tmp_path, [wrong])[0]
+    assert result.status == "failed" and "did not carry the account token" in result.reason
+    assert _files(tmp_path) == []
+
+
+def test_a_followed_redirect_is_not_recorded(emulator: Emulator, emulator_api_key: str, tmp_path: Path) -> None:
+    redirect = get_probe("fetch-api.redirect")
+
+    async def follows(ctx: ProbeContext) -> Any:
+        outcomes = await redirect.runner(ctx)
+        async with httpx.AsyncClient(transport=ctx.transport) as client:  # what a provider must never do
+            await client.get(ctx.exchanges[0].url.rsplit("/v1/", 1)[0] + "/trap/fetch-redirect")
+        return outcomes
+
+    follower = replace(redirect, id="fetch-api.follower", runner=follows, expect_status=frozenset(range(100, 600)))
+    result = _record(emulator, emulator_api_key, tmp_path, [follower])[0]
+    assert result.status == "failed" and "redirect was followed" in result.reason
+    assert _files(tmp_path) == []
 
 
 def test_a_credential_like_value_is_refused(emulator: Emulator, emulator_api_key: str, tmp_path: Path) -> None:

@@ -17,8 +17,8 @@ import vcr
 from syrupy.assertion import SnapshotAssertion
 
 from dsweb_ref import FetchResult, SearchResult, WebError
-from dsweb_ref.certification.cassettes import MATCH_ON, iter_cassettes, load_cassette, make_vcr
-from dsweb_ref.certification.probes import PROBES, Probe, get_probe
+from dsweb_ref.certification.cassettes import KEY_PLACEHOLDER, MATCH_ON, iter_cassettes, load_cassette, make_vcr
+from dsweb_ref.certification.probes import ACCOUNT_PLACEHOLDER, PROBES, Probe, get_probe
 from dsweb_ref.certification.record import replay_context, replay_probe
 from dsweb_ref.tools import ToolResult
 
@@ -42,6 +42,9 @@ EXPECTED: dict[str, tuple[Any, ...]] = {
     "search-api.malformed": ("error", "unprocessable response body"),
     "search-api.redirect": ("error", "redirected (HTTP 302)", "not followed"),
     "search-api.server-error": ("error", "service error (HTTP 503)"),
+    "search-api.insufficient-balance": ("error", "insufficient balance (HTTP 402)", "Insufficient Balance", "top up"),
+    "search-api.account-token": ("sources", 3),
+    "search-api.ori-question-off": ("sources", 1),
     "fetch-api.success": ("fetched",),
     "fetch-api.bad-url": ("error", "rejected the URL (HTTP 400)"),
     "fetch-api.forbidden": ("error", "crawler policy (HTTP 403)"),
@@ -49,13 +52,21 @@ EXPECTED: dict[str, tuple[Any, ...]] = {
     "fetch-api.server-error": ("error", "service error (HTTP 500)"),
     "fetch-api.auth-invalid": ("error", "authentication failed (HTTP 401)"),
     "fetch-api.rate-limited": ("error", "rate limit reached (HTTP 429)", "retry after 3 seconds"),
+    "fetch-api.redirect": ("error", "redirected (HTTP 302)", "not followed"),
+    "fetch-api.wrong-shape": ("error", "unprocessable response body", "content is not a string"),
+    "fetch-api.insufficient-balance": ("error", "insufficient balance (HTTP 402)", "Insufficient Balance", "top up"),
     "messages.search": ("sources", 1),
     "messages.prose-only": ("error", "no web_search_tool_result blocks"),
     "messages.tool-error": ("error", "error_code max_uses_exceeded"),
     "messages.http-error": ("error", "HTTP 500", "Internal server error"),
     "messages.redirect": ("error", "redirected (HTTP 307)"),
     "messages.auth-invalid": ("error", "HTTP 401", "Authentication Fails"),
+    "messages.malformed": ("error", "unprocessable response body", "not JSON"),
+    "messages.wrong-shape": ("error", "unprocessable response body", "content is not a list"),
+    "messages.account-token": ("sources", 1),
 }
+ACCOUNT_PROBES = sorted(p.id for p in PROBES if p.auth == "account")
+REDIRECT_PROBES = sorted(p.id for p in PROBES if p.expect_status and all(300 <= s < 400 for s in p.expect_status))
 
 
 def _cassette(probe: Probe) -> Path:
@@ -125,6 +136,66 @@ def test_ori_question_variants_in_recorded_bodies() -> None:
     cut = json.loads(body("ori-question-cut"))["ori_question"]
     assert len(cut) == 128 and cut.startswith("東京タワーの高さは？ What is") and "  " not in cut
     assert json.loads(body("operators"))["query"] == get_probe("search-api.operators").params["query"]
+
+
+def test_send_original_question_off_omits_ori_question(no_network: list[Any]) -> None:
+    probe = get_probe("search-api.ori-question-off")
+    assert probe.params["prompt"].strip() and probe.settings == {"deepseek_api.send_original_question": False}
+    data = load_cassette(_cassette(probe))
+    assert data["provenance"]["settings"] == {"deepseek_api.send_original_question": False}
+    sent = json.loads(data["interactions"][0]["request"]["body"])
+    assert "ori_question" not in sent and sent["query"] == probe.params["query"]
+    # replay applies the recorded setting; with it on, the same prompt is sent and matches nothing
+    ctx, player = replay_context(probe, _cassette(probe))
+    ctx.overrides = {}
+    with player.use_cassette(str(_cassette(probe))), pytest.raises(vcr.errors.CannotOverwriteExistingCassetteException):
+        asyncio.run(probe.run(ctx))
+
+
+@pytest.mark.parametrize("probe_id", ACCOUNT_PROBES)
+def test_account_route_sends_the_account_token(probe_id: str, no_network: list[Any]) -> None:
+    """On credentials.auth = "account" the account token is the credential (Bearer, and x-api-key on
+    Messages); the cassette shows its placeholder, distinct from the API key's, and replay sends it."""
+    probe = get_probe(probe_id)
+    assert probe.auth == "account" and ACCOUNT_PLACEHOLDER != KEY_PLACEHOLDER
+    data = load_cassette(_cassette(probe))
+    assert data["provenance"]["settings"] == {"credentials.auth": "account"}
+    recorded = {
+        name.lower(): values
+        for name, values in data["interactions"][0]["request"]["headers"].items()
+        if name.lower() in ("authorization", "x-api-key")
+    }
+    expected = {"authorization": [f"Bearer {ACCOUNT_PLACEHOLDER}"]}
+    if probe.route == "messages":
+        expected["x-api-key"] = [ACCOUNT_PLACEHOLDER]
+    assert recorded == expected
+    run = asyncio.run(replay_probe(probe, _cassette(probe)))
+    assert [e.status for e in run.exchanges] == [200]
+    assert {name: [value] for name, value in run.exchanges[0].credentials} == expected
+    # the same request on the API-key route carries the key instead: the check above tells them apart
+    ctx, player = replay_context(probe, _cassette(probe))
+    ctx.overrides = {}
+    with player.use_cassette(str(_cassette(probe))):
+        asyncio.run(probe.run(ctx))
+    assert ("authorization", f"Bearer {KEY_PLACEHOLDER}") in ctx.exchanges[0].credentials
+
+
+@pytest.mark.parametrize("probe_id", REDIRECT_PROBES)
+def test_redirects_are_refused_and_never_followed(probe_id: str, no_network: list[Any]) -> None:
+    """The cassette holds the 3xx only; replay (record mode none) would raise on a request to its
+    Location, and the provider reports the redirect as an error after that single exchange."""
+    probe = get_probe(probe_id)
+    interactions = load_cassette(_cassette(probe))["interactions"]
+    assert len(interactions) == 1
+    response = interactions[0]["response"]
+    assert 300 <= response["status"]["code"] < 400
+    location = response["headers"]["location"][0]
+    assert "/trap/" in location and location != interactions[0]["request"]["uri"]
+    run = asyncio.run(replay_probe(probe, _cassette(probe)))
+    status = response["status"]["code"]
+    assert [(e.url, e.status) for e in run.exchanges] == [(interactions[0]["request"]["uri"], status)]
+    outcome = run.outcomes[0]
+    assert isinstance(outcome, WebError) and f"redirected (HTTP {status})" in outcome.message
 
 
 def test_messages_body_disables_thinking() -> None:

@@ -2,7 +2,8 @@
 
 The tools run through ``build_runtime`` exactly as deployed; each probe was recorded with the
 body the tool sends (the tool's cap of 8 results, the prompt as ``latest_prompt``), so the tool's
-requests match the recorded ones.
+requests match the recorded ones. Every successful tool value is also checked against the
+shipped output schema (``web_search.output`` / ``web_fetch.output``).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 import pytest
 from syrupy.assertion import SnapshotAssertion
 
-from dsweb_ref import CallContext
+from dsweb_ref import CallContext, schemas
 from dsweb_ref.certification.probes import PROBES, Probe, ProbeContext, get_probe
 from dsweb_ref.certification.record import replay_context
 from dsweb_ref.runtime import build_runtime
@@ -58,6 +59,9 @@ def _replay_tool(probe_id: str) -> ToolResult:
 def test_web_search_text(probe_id: str, no_network: list[Any], snapshot_text: SnapshotAssertion) -> None:
     result = _replay_tool(probe_id)
     assert result.is_error == (EXPECTED[probe_id][0] == "error")
+    if not result.is_error:
+        assert result.value is not None
+        assert schemas.validate("web_search.output", result.value) == []
     assert result.text == snapshot_text
 
 
@@ -65,4 +69,25 @@ def test_web_search_text(probe_id: str, no_network: list[Any], snapshot_text: Sn
 def test_web_fetch_text(probe_id: str, no_network: list[Any], snapshot_text: SnapshotAssertion) -> None:
     result = _replay_tool(probe_id)
     assert result.is_error == (probe_id != "fetch-api.success")
+    if not result.is_error:
+        assert result.value is not None
+        assert schemas.validate("web_fetch.output", result.value) == []
     assert result.text == snapshot_text
+
+
+def test_batch_tool_value_matches_the_schema(no_network: list[Any]) -> None:
+    """The two-query web_search batch (not replayable through _run_tool) validates as well."""
+    probe = get_probe("search-api.batch")
+    cassette = CASSETTES / probe.cassette
+    ctx, player = replay_context(probe, cassette)
+    with player.use_cassette(str(cassette)) as cas:
+        run = asyncio.run(probe.run(ctx))
+        assert cas.all_played
+    result = run.outcomes[0]
+    assert isinstance(result, ToolResult) and not result.is_error and result.value is not None
+    assert schemas.validate("web_search.output", result.value) == []
+
+
+def test_schema_validation_is_not_vacuous() -> None:
+    assert schemas.validate("web_search.output", {"sources": "not a list"}) != []
+    assert schemas.validate("web_fetch.output", {"url": 42}) != []
