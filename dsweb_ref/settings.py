@@ -39,6 +39,8 @@ from ._service import ProviderSelection
 __all__ = [
     "API_SELECTION",
     "CONFIG_ENV",
+    "MAX_MESSAGES_MAX_TOKENS",
+    "MAX_MESSAGES_MAX_USES",
     "MESSAGES_SELECTION",
     "SETTINGS_KEYS",
     "AuthRoute",
@@ -67,6 +69,13 @@ MESSAGES_SELECTION = ("deepseek-official", "http")
 _SWITCH, _SEARCH, _FETCH = "web.use_new_search_api", "web.search_provider", "web.fetch_provider"
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _MAX_TIMEOUT_S = 2_147_483.0  # the largest timer most event loops accept, in seconds
+# Documented upper bounds: far above any real use, low enough that a typo cannot ask for absurd work.
+MAX_MESSAGES_MAX_TOKENS = 1_000_000
+MAX_MESSAGES_MAX_USES = 100
+_MAX_MODEL_CHARS = 256
+_MAX_HEADER_TOKEN_CHARS = 64
+# An RFC 9110 token: printable ASCII without spaces or separators, so it can go into a header as is.
+_HEADER_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,8 +179,23 @@ def _timeout(v: float) -> str | None:
     return None if 0 < v <= _MAX_TIMEOUT_S else f"must be more than 0 and at most {_MAX_TIMEOUT_S:g} seconds"
 
 
-def _not_blank(v: str) -> str | None:
-    return None if v.strip() else "must not be blank"
+def _model_name(v: str) -> str | None:
+    if not v.strip():
+        return "must not be blank"
+    if not v.isprintable() or v != v.strip():
+        return "must be printable text without control characters or surrounding spaces"
+    if len(v) > _MAX_MODEL_CHARS:
+        return f"must be at most {_MAX_MODEL_CHARS} characters"
+    return None
+
+
+def _header_token(v: str) -> str | None:
+    if not _HEADER_TOKEN.fullmatch(v) or len(v) > _MAX_HEADER_TOKEN_CHARS:
+        return (
+            f"must be an HTTP header token: 1-{_MAX_HEADER_TOKEN_CHARS} printable ASCII characters, "
+            "no spaces, line breaks or separators"
+        )
+    return None
 
 
 def _env_name(v: str) -> str | None:
@@ -204,15 +228,19 @@ SETTINGS_KEYS: tuple[SettingKey, ...] = (
     _key("deepseek_messages.base_url", "DSWEB_MESSAGES_BASE_URL", _MSG.base_url, "str",
          "Messages API base; /messages is appended. Never derived from the tools base."),
     _key("deepseek_messages.model", "DSWEB_MESSAGES_MODEL", _MSG.model, "str",
-         "Model for the auxiliary Messages search request.", _not_blank),
+         f"Model for the auxiliary Messages search request (printable, not blank, at most {_MAX_MODEL_CHARS} "
+         "characters).", _model_name),
     _key("deepseek_messages.max_tokens", "DSWEB_MESSAGES_MAX_TOKENS", _MSG.max_tokens, "int",
-         "max_tokens of the Messages search request.", _at_least(1)),
+         f"max_tokens of the Messages search request (1-{MAX_MESSAGES_MAX_TOKENS}).",
+         _between(1, MAX_MESSAGES_MAX_TOKENS)),
     _key("deepseek_messages.max_uses", "DSWEB_MESSAGES_MAX_USES", _MSG.max_uses, "int",
-         "max_uses of the web_search server tool.", _at_least(1)),
+         f"max_uses of the web_search server tool (1-{MAX_MESSAGES_MAX_USES}).", _between(1, MAX_MESSAGES_MAX_USES)),
     _key("deepseek_messages.api_version", "DSWEB_MESSAGES_API_VERSION", _MSG.api_version,
-         "str", "Sent as the anthropic-version header.", _not_blank),
+         "str", f"Sent as the anthropic-version header: an HTTP token (printable ASCII, no spaces, at most "
+         f"{_MAX_HEADER_TOKEN_CHARS} characters).", _header_token),
     _key("deepseek_messages.timeout_s", "DSWEB_MESSAGES_TIMEOUT_S", _MSG.timeout_s, "float",
-         "Seconds allowed per network step of a Messages search (connect is capped at 10).", _timeout),
+         "Deadline of one Messages search request in seconds: connecting, sending and reading the whole "
+         "answer (connect alone is capped at 10).", _timeout),
     _key("deepseek_api.base_url", "DSWEB_TOOLS_BASE_URL", _API.base_url, "str",
          "Search/Fetch API base; /search or /fetch is appended. Blank or unparseable = both API providers "
          "unavailable."),
@@ -222,7 +250,8 @@ SETTINGS_KEYS: tuple[SettingKey, ...] = (
          _API.send_original_question, "bool",
          "Send ori_question (the latest user prompt, up to 128 characters) with each search."),
     _key("deepseek_api.timeout_s", "DSWEB_TOOLS_TIMEOUT_S", _API.timeout_s, "float",
-         "Seconds allowed per network step of a Search/Fetch API call (connect is capped at 10).", _timeout),
+         "Deadline of one Search/Fetch API request in seconds: connecting, sending and reading the whole "
+         "answer (connect alone is capped at 10).", _timeout),
     _key("credentials.auth", "DSWEB_AUTH", _CRED.auth, "str",
          'Credential route: "api_key" reads credentials.api_key_env, "account" reads credentials.account_token_env.',
          _auth),

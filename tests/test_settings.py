@@ -305,3 +305,67 @@ def test_settings_source_reload_keeps_the_last_good_snapshot(tmp_path: Path) -> 
     path.write_text("[deepseek_api]\ncount = 8\n", encoding="utf-8")
     assert source.reload().deepseek_api.count == 8
     assert source().deepseek_api.count == 8
+
+
+# -- values that reach headers and request bodies -------------------------------------------------
+
+@pytest.mark.parametrize(
+    "version",
+    ["2023-06-01\r\nX-Injected: 1", "2023-06-01\n", "2023–06–01", "2023 06 01", "v\x00", "", "  ", "v" * 65],
+    ids=["crlf", "lf", "non-ascii", "space", "nul", "empty", "blank", "too-long"],
+)
+def test_api_version_must_be_a_header_token(version: str) -> None:
+    error = _invalid({"deepseek_messages": {"api_version": version}})
+    assert "invalid setting deepseek_messages.api_version" in error.message
+    assert "header token" in error.message or "blank" in error.message
+
+
+@pytest.mark.parametrize("version", ["2023\u00a006", "2023–06–01", "2023-06\x1b01"])
+def test_api_version_from_the_environment_is_checked(version: str) -> None:
+    error = _invalid(None, {"DSWEB_MESSAGES_API_VERSION": version})
+    assert "deepseek_messages.api_version" in error.message and "DSWEB_MESSAGES_API_VERSION" in error.message
+
+
+def test_api_version_token_is_accepted() -> None:
+    settings = parse_settings({"deepseek_messages": {"api_version": "2023-06-01"}}, {})
+    assert settings.deepseek_messages.api_version == "2023-06-01"
+    assert Settings().updated({"deepseek_messages.api_version": "beta.2025-01_x"}).deepseek_messages.api_version
+
+
+@pytest.mark.parametrize(
+    "model", ["", "   ", "deepseek\nv4", "deepseek-v4\x00", "\ud800", " deepseek-v4", "m" * 257],
+    ids=["empty", "blank", "newline", "nul", "surrogate", "leading-space", "too-long"],
+)
+def test_model_must_be_printable_and_not_blank(model: str) -> None:
+    assert "invalid setting deepseek_messages.model" in _invalid({"deepseek_messages": {"model": model}}).message
+
+
+def test_model_accepts_printable_names() -> None:
+    for model in ("deepseek-v4-flash", "org/model:latest", "深度求索-v4", "m" * 256):
+        assert Settings().updated({"deepseek_messages.model": model}).deepseek_messages.model == model
+
+
+@pytest.mark.parametrize(
+    ("key", "bad", "limit"),
+    [
+        ("deepseek_messages.max_tokens", settings_module.MAX_MESSAGES_MAX_TOKENS + 1, 1_000_000),
+        ("deepseek_messages.max_uses", settings_module.MAX_MESSAGES_MAX_USES + 1, 100),
+    ],
+)
+def test_max_tokens_and_max_uses_have_upper_bounds(key: str, bad: int, limit: int) -> None:
+    section, name = key.split(".")
+    error = _invalid({section: {name: bad}})
+    assert f"invalid setting {key}" in error.message and f"from 1 to {limit}" in error.message
+    assert getattr(getattr(Settings().updated({key: limit}), section), name) == limit
+    env = {"deepseek_messages.max_tokens": "DSWEB_MESSAGES_MAX_TOKENS", "deepseek_messages.max_uses":
+           "DSWEB_MESSAGES_MAX_USES"}[key]
+    assert env in _invalid(None, {env: str(10**12)}).message
+
+
+def test_bounds_are_documented() -> None:
+    meanings = {r["key"]: r["meaning"] for r in describe_settings_keys()}
+    assert "1-1000000" in meanings["deepseek_messages.max_tokens"]
+    assert "1-100" in meanings["deepseek_messages.max_uses"]
+    version = meanings["deepseek_messages.api_version"]
+    assert "header" in version and "ASCII" in version
+    assert "Deadline" in meanings["deepseek_messages.timeout_s"] and "Deadline" in meanings["deepseek_api.timeout_s"]

@@ -1,5 +1,6 @@
 """Small helpers the DeepSeek providers share: credential lookup, base-URL checks, one
-POST that never follows a redirect and reads a bounded body, and error-detail extraction.
+POST that never follows a redirect, reads a bounded body and keeps one overall deadline,
+strict JSON parsing, error-detail extraction and credential scrubbing.
 
 Endpoints, headers, status mapping and body mapping stay in each provider module
 (seed 001: the Messages and Search/Fetch API providers keep their own transports),
@@ -8,10 +9,12 @@ so either side can change or be retired without the other.
 
 from __future__ import annotations
 
+import asyncio
 import json
+import math
 import os
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 import httpx
@@ -20,6 +23,7 @@ from .._exceptions import WebError, WebErrorCode
 from ..settings import CredentialSettings, Settings
 
 __all__ = [
+    "CREDENTIAL_PLACEHOLDER",
     "MAX_RESPONSE_BYTES",
     "Reply",
     "SettingsBoundProvider",
@@ -30,6 +34,7 @@ __all__ = [
     "post",
     "resolve_credential",
     "retry_after",
+    "scrub_secrets",
     "usable_base_url",
 ]
 
@@ -38,6 +43,27 @@ MAX_RESPONSE_BYTES = 32 * 1024 * 1024
 _TOKEN = re.compile(r"[\x21-\x7e]+")
 # httpx adds these on its own; the providers send only the headers they list.
 _HTTPX_DEFAULTS = ("accept", "accept-encoding", "connection", "user-agent")
+# RFC 9110 field-name token, and a field value of printable ASCII (no CR, LF or other controls).
+_HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+_HEADER_VALUE = re.compile(r"[\x20-\x7e]*")
+
+CREDENTIAL_PLACEHOLDER = "<credential>"
+# Credential-shaped text that may sit in provider-supplied error text even when it is not ours.
+_CREDENTIAL_PATTERNS = (
+    (re.compile(r"sk-[A-Za-z0-9]{16,}"), CREDENTIAL_PLACEHOLDER),
+    (re.compile(r"\b(Bearer)\s+(?!<credential>)[^\s\"',;]+", re.IGNORECASE), rf"\1 {CREDENTIAL_PLACEHOLDER}"),
+)
+
+
+def scrub_secrets(text: str, secrets: Iterable[str] = ()) -> str:
+    """``text`` with every given secret value, and anything credential-shaped (``sk-...`` keys,
+    ``Bearer <token>``), replaced by ``<credential>``. Run on provider text before it can reach a
+    message: an error body may echo the key it rejected."""
+    for secret in sorted({s for s in secrets if s}, key=len, reverse=True):
+        text = text.replace(secret, CREDENTIAL_PLACEHOLDER)
+    for pattern, replacement in _CREDENTIAL_PATTERNS:
+        text = pattern.sub(replacement, text)
+    return text
 
 
 def resolve_credential(creds: CredentialSettings, environ: Mapping[str, str], label: str) -> str:
@@ -82,18 +108,32 @@ def encode_json(value: object) -> bytes:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
 
 
+def _reject_constant(name: str) -> object:
+    raise ValueError(f"non-finite number {name} is not allowed")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"number {text[:24]} is out of range")
+    return value
+
+
 def parse_json(body: bytes) -> object:
-    """Decoded JSON or raises ValueError (also for bad UTF-8 and absurd nesting)."""
+    """Decoded strict JSON or raises ValueError (also for bad UTF-8, absurd nesting, and the
+    non-standard NaN/Infinity/-Infinity or numbers too large for a finite float: a value taken
+    from the body must stay serialisable as JSON)."""
     try:
-        return json.loads(body.decode("utf-8"))
+        return json.loads(body.decode("utf-8"), parse_constant=_reject_constant, parse_float=_finite_float)
     except RecursionError:
         raise ValueError("JSON nested too deeply") from None
 
 
-def error_detail(body: bytes) -> str | None:
+def error_detail(body: bytes, secrets: Iterable[str] = ()) -> str | None:
     """The provider's own message from an error body: ``{"error": "..."}``, else
     ``{"error": {"message": ...}}`` and, only when that is absent or null, ``{"message": ...}``
-    (null-coalescing, as upstream). Whitespace is collapsed and the text capped at 500 characters."""
+    (null-coalescing, as upstream). Whitespace is collapsed, ``secrets`` and credential-shaped
+    text are replaced by ``<credential>``, and the text is capped at 500 characters."""
     try:
         data = parse_json(body)
     except ValueError:
@@ -109,7 +149,7 @@ def error_detail(body: bytes) -> str | None:
         detail = inner if inner is not None else data.get("message")
     if not isinstance(detail, str):
         return None
-    text = " ".join(detail.split())
+    text = scrub_secrets(" ".join(detail.split()), secrets)
     return (text[:497] + "...") if len(text) > 500 else (text or None)
 
 
@@ -151,10 +191,26 @@ async def post(
     label: str,
     timeout_s: float,
     transport: httpx.AsyncBaseTransport | None,
+    secrets: Iterable[str] = (),
 ) -> Reply:
     """POST ``body`` with exactly ``headers`` (plus Host and Content-Length). A 3xx fails
     before its Location is touched; transport failures become WEB_PROVIDER_ERROR.
-    Cancellation propagates and closes the connection (the client is per operation)."""
+
+    ``timeout_s`` is one deadline for the whole exchange (connect, send, and reading the full
+    body), not a per-read limit: a server that trickles bytes cannot stretch a call past it.
+    Its expiry is WEB_PROVIDER_ERROR; a caller's own cancellation or deadline propagates
+    unchanged (CancelledError, or the caller's TimeoutError). Either way the connection is
+    closed (the client is per operation). ``secrets`` never appear in an error message."""
+    hidden = tuple(secrets)
+    for name, value in headers.items():
+        if not _HEADER_NAME.fullmatch(name) or not _HEADER_VALUE.fullmatch(value):
+            # Never show the value: it may be a credential.
+            shown = name if _HEADER_NAME.fullmatch(name) else "with an invalid name"
+            raise WebError(
+                WebErrorCode.CONFIG_INVALID,
+                f"{label} request header {shown} holds characters that cannot be sent in an HTTP header "
+                "(control, line-break or non-ASCII); check the settings",
+            )
     timeout = httpx.Timeout(timeout_s, connect=min(timeout_s, 10.0))
     client = httpx.AsyncClient(
         transport=_Borrowed(transport) if transport is not None else None,
@@ -167,37 +223,58 @@ async def post(
             request = client.build_request("POST", url, content=body, headers=dict(headers))
         except httpx.InvalidURL as exc:
             raise WebError(WebErrorCode.CONFIG_INVALID, f"{label} endpoint is not a usable URL", cause=exc) from exc
+        except ValueError as exc:  # UnicodeEncodeError included: a header httpx cannot encode
+            raise WebError(
+                WebErrorCode.CONFIG_INVALID,
+                f"{label} request cannot be built from the settings ({type(exc).__name__}); check the settings",
+                cause=exc,
+            ) from exc
         sent = {name.lower() for name in headers}
         for name in _HTTPX_DEFAULTS:
             if name not in sent:
                 request.headers.pop(name, None)
+        deadline = asyncio.timeout(timeout_s)
         try:
-            response = await client.send(request, stream=True, follow_redirects=False)
-            try:
-                if 300 <= response.status_code < 400:
+            async with deadline:
+                status, reply_headers, data = await _exchange(client, request, label, hidden)
+        except TimeoutError as exc:
+            if not deadline.expired():
+                raise  # not ours (our expiry is the only TimeoutError this block produces)
+            raise WebError(
+                WebErrorCode.PROVIDER_ERROR, f"{label} request timed out after {timeout_s:g} s", cause=exc
+            ) from exc
+    return Reply(status, reply_headers, data)
+
+
+async def _exchange(
+    client: httpx.AsyncClient, request: httpx.Request, label: str, hidden: tuple[str, ...]
+) -> tuple[int, httpx.Headers, bytes]:
+    try:
+        response = await client.send(request, stream=True, follow_redirects=False)
+        try:
+            if 300 <= response.status_code < 400:
+                raise WebError(
+                    WebErrorCode.PROVIDER_ERROR,
+                    f"{label} request was redirected (HTTP {response.status_code}); redirects are not followed",
+                )
+            data = bytearray()
+            async for chunk in response.aiter_bytes():
+                data += chunk
+                if len(data) > MAX_RESPONSE_BYTES:
                     raise WebError(
                         WebErrorCode.PROVIDER_ERROR,
-                        f"{label} request was redirected (HTTP {response.status_code}); redirects are not followed",
+                        f"{label} response exceeds {MAX_RESPONSE_BYTES} bytes",
                     )
-                data = bytearray()
-                async for chunk in response.aiter_bytes():
-                    data += chunk
-                    if len(data) > MAX_RESPONSE_BYTES:
-                        raise WebError(
-                            WebErrorCode.PROVIDER_ERROR,
-                            f"{label} response exceeds {MAX_RESPONSE_BYTES} bytes",
-                        )
-            finally:
-                await response.aclose()
-        except httpx.TimeoutException as exc:
-            raise WebError(
-                WebErrorCode.PROVIDER_ERROR, f"{label} request timed out ({type(exc).__name__})", cause=exc
-            ) from exc
-        except (httpx.HTTPError, OSError) as exc:
-            raise WebError(
-                WebErrorCode.PROVIDER_ERROR, f"{label} request failed: {type(exc).__name__}: {exc}", cause=exc
-            ) from exc
-    return Reply(response.status_code, response.headers, bytes(data))
+        finally:
+            await response.aclose()
+    except httpx.TimeoutException as exc:
+        raise WebError(
+            WebErrorCode.PROVIDER_ERROR, f"{label} request timed out ({type(exc).__name__})", cause=exc
+        ) from exc
+    except (httpx.HTTPError, OSError) as exc:
+        text = scrub_secrets(f"{type(exc).__name__}: {exc}", hidden)
+        raise WebError(WebErrorCode.PROVIDER_ERROR, f"{label} request failed: {text}", cause=exc) from exc
+    return response.status_code, response.headers, bytes(data)
 
 
 class SettingsBoundProvider:
@@ -242,12 +319,19 @@ class SettingsBoundProvider:
 
 
 def api_status_error(
-    label: str, reply: Reply, credential_env: str, own: Mapping[int, tuple[str, str]], other: str = "error"
+    label: str,
+    reply: Reply,
+    credential_env: str,
+    own: Mapping[int, tuple[str, str]],
+    other: str = "error",
+    *,
+    secrets: Iterable[str] = (),
 ) -> WebError:
     """A non-success Search/Fetch API reply as a coded error that tells the status classes apart.
 
     ``own`` holds the statuses whose meaning differs per route (400, 403, 404, ...); the
-    account-level ones (401, 402, 429, 5xx) read the same on both routes.
+    account-level ones (401, 402, 429, 5xx) read the same on both routes. Provider text
+    (the error detail, a Retry-After hint) is scrubbed of ``secrets`` and credential-shaped text.
     """
     status = reply.status
     if status in own:
@@ -262,6 +346,7 @@ def api_status_error(
         lead, hint = "service error", own.get(500, ("", "retry later"))[1]
     else:
         lead, hint = other, ""
-    detail = error_detail(reply.body)
+    hidden = tuple(secrets)
+    detail = error_detail(reply.body, hidden)
     text = f"{label} {lead} (HTTP {status})" + (f": {detail}" if detail else "") + (f"; {hint}" if hint else "")
-    return WebError(WebErrorCode.PROVIDER_ERROR, text)
+    return WebError(WebErrorCode.PROVIDER_ERROR, scrub_secrets(text, hidden))

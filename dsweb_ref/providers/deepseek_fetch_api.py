@@ -51,10 +51,17 @@ class DeepSeekFetchApi(SettingsBoundProvider):
             raise WebError(WebErrorCode.INVALID_URL, "url is not valid Unicode text", cause=exc) from exc
         ctx.record(OutgoingRequest(provider=PROVIDER_ID, method="POST", url=url, body=body, json=payload))
         headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json"}
-        reply = await post(url, body, headers, label=_LABEL, timeout_s=conf.timeout_s, transport=self._transport)
+        reply = await post(
+            url, body, headers, label=_LABEL, timeout_s=conf.timeout_s, transport=self._transport, secrets=(key,)
+        )
         if not 200 <= reply.status < 300:
             raise api_status_error(
-                _LABEL, reply, snapshot.credentials.env_name, _FETCH_STATUSES, other="could not retrieve the page"
+                _LABEL,
+                reply,
+                snapshot.credentials.env_name,
+                _FETCH_STATUSES,
+                other="could not retrieve the page",
+                secrets=(key,),
             )
         try:
             data = parse_json(reply.body)

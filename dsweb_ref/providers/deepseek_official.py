@@ -12,18 +12,23 @@ because the generated answer is discarded; ``tool_choice`` is omitted.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
 from typing import Any
 
 from .._context import CallContext, OutgoingRequest
 from .._exceptions import WebError, WebErrorCode
 from .._types import SearchRequest, SearchResult, Source
-from ._deepseek_http import SettingsBoundProvider, encode_json, error_detail, parse_json, post
+from ._deepseek_http import SettingsBoundProvider, encode_json, error_detail, parse_json, post, scrub_secrets
 
 __all__ = ["PROMPT_PREFIX", "DeepSeekMessagesSearch"]
 
 PROVIDER_ID = "deepseek-official"
 PROMPT_PREFIX = "Perform a web search for the query: "
 _LABEL = "DeepSeek search"
+# What an in-band error_code may look like to be shown as is (upstream codes are snake_case words).
+_ERROR_CODE = re.compile(r"[a-z0-9_]{1,64}")
+_EXCERPT_CHARS = 32
 
 
 class DeepSeekMessagesSearch(SettingsBoundProvider):
@@ -64,16 +69,19 @@ class DeepSeekMessagesSearch(SettingsBoundProvider):
             "content-type": "application/json",
             "accept": "application/json",
         }
-        reply = await post(url, body, headers, label=_LABEL, timeout_s=conf.timeout_s, transport=self._transport)
+        reply = await post(
+            url, body, headers, label=_LABEL, timeout_s=conf.timeout_s, transport=self._transport, secrets=(key,)
+        )
         if not 200 <= reply.status < 300:
-            detail = error_detail(reply.body)
+            # The provider's text may echo the credential it rejected: scrubbed before use.
+            detail = error_detail(reply.body, (key,))
             suffix = f": {detail}" if detail else ""
             raise WebError(WebErrorCode.PROVIDER_ERROR, f"DeepSeek API error (HTTP {reply.status}){suffix}")
         try:
             data = parse_json(reply.body)
         except ValueError as exc:
             raise _unprocessable(f"not JSON ({exc})") from exc
-        return SearchResult(sources=map_sources(data))
+        return SearchResult(sources=map_sources(data, secrets=(key,)))
 
 
 def _unprocessable(why: str) -> WebError:
@@ -103,8 +111,22 @@ def _citations(blocks: list[Any]) -> dict[str, str]:
     return snippets
 
 
-def map_sources(data: object) -> tuple[Source, ...]:
-    """Sources from a Messages response body; every field is checked before use."""
+def _tool_error(code: object, secrets: Iterable[str]) -> WebError:
+    """An in-band web_search_tool_result_error. Only a plain code ([a-z0-9_]{1,64}) is named as is;
+    anything else is an unknown code with at most a short excerpt of safe characters."""
+    if isinstance(code, str) and _ERROR_CODE.fullmatch(code) and scrub_secrets(code, secrets) == code:
+        return WebError(WebErrorCode.PROVIDER_ERROR, f"DeepSeek web search failed: error_code {code}")
+    message = "DeepSeek web search failed: unknown error code"
+    if isinstance(code, str) and code.strip():
+        text = scrub_secrets(" ".join(code.split()), secrets)
+        excerpt = re.sub(r"[^A-Za-z0-9 _.:/<>-]", "?", text[:_EXCERPT_CHARS])
+        message += f' (starts "{excerpt}"' + ("...)" if len(text) > _EXCERPT_CHARS else ")")
+    return WebError(WebErrorCode.PROVIDER_ERROR, message)
+
+
+def map_sources(data: object, *, secrets: Iterable[str] = ()) -> tuple[Source, ...]:
+    """Sources from a Messages response body; every field is checked before use. ``secrets`` are
+    kept out of any provider text an error message quotes."""
     if not isinstance(data, dict):
         raise _unprocessable("expected a JSON object")
     blocks = data.get("content")
@@ -130,9 +152,7 @@ def map_sources(data: object) -> tuple[Source, ...]:
             continue
         if isinstance(items, dict):
             if items.get("type") == "web_search_tool_result_error":
-                code = items.get("error_code")
-                name = code if isinstance(code, str) and code else "unknown"
-                raise WebError(WebErrorCode.PROVIDER_ERROR, f"DeepSeek web search failed: error_code {name}")
+                raise _tool_error(items.get("error_code"), secrets)
             raise _unprocessable(f"content[{i}].content is neither a result list nor a web search error")
         if not isinstance(items, list):
             raise _unprocessable(f"content[{i}].content is not a list")

@@ -13,6 +13,7 @@ needs (Host, Content-Length).
 
 from __future__ import annotations
 
+import math
 from types import MappingProxyType
 from typing import Any
 
@@ -77,9 +78,11 @@ class DeepSeekSearchApi(SettingsBoundProvider):
             raise WebError(WebErrorCode.INVALID_ARGUMENTS, "query is not valid Unicode text", cause=exc) from exc
         ctx.record(OutgoingRequest(provider=PROVIDER_ID, method="POST", url=url, body=body, json=payload))
         headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json"}
-        reply = await post(url, body, headers, label=_LABEL, timeout_s=conf.timeout_s, transport=self._transport)
+        reply = await post(
+            url, body, headers, label=_LABEL, timeout_s=conf.timeout_s, transport=self._transport, secrets=(key,)
+        )
         if not 200 <= reply.status < 300:
-            raise api_status_error(_LABEL, reply, snapshot.credentials.env_name, _SEARCH_STATUSES)
+            raise api_status_error(_LABEL, reply, snapshot.credentials.env_name, _SEARCH_STATUSES, secrets=(key,))
         try:
             data = parse_json(reply.body)
         except ValueError as exc:
@@ -101,7 +104,10 @@ def _text(value: object) -> str | None:
 
 
 def _number(value: object) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+    """A finite JSON number (never NaN or an infinity, which would make the structured value invalid JSON)."""
+    if isinstance(value, float):
+        return math.isfinite(value)
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def map_results(data: object) -> tuple[Source, ...]:

@@ -13,6 +13,7 @@ from syrupy.assertion import SnapshotAssertion
 from dsweb_ref._context import CallContext
 from dsweb_ref._exceptions import WebError, WebErrorCode
 from dsweb_ref._types import FetchBody, FetchRequest, FetchResult
+from dsweb_ref.certification.emulator import Emulator, Hold
 from dsweb_ref.providers.deepseek_fetch_api import DeepSeekFetchApi
 from dsweb_ref.settings import Settings
 
@@ -171,6 +172,27 @@ def test_redirect_is_never_followed_over_loopback(loopback: Loopback) -> None:
     assert loopback.paths() == ["/v1/tools/fetch"]
 
 
+def test_cancellation_propagates_and_closes_the_connection(emulator: Emulator, emulator_api_key: str) -> None:
+    gate = emulator.gate("fetch-cancel")
+    emulator.inject("fetch", Hold(gate, timeout=60))
+    snapshot = Settings().updated({"deepseek_api.base_url": emulator.tools_base})
+    provider = DeepSeekFetchApi(lambda: snapshot, environ={"DEEPSEEK_API_KEY": emulator_api_key})
+
+    async def scenario() -> None:
+        task = asyncio.create_task(provider.fetch(FetchRequest(TARGET), CallContext()))
+        await asyncio.to_thread(gate.wait_held, 1, 10.0)  # the emulator holds the request now
+        task.cancel()
+        done, _ = await asyncio.wait({task}, timeout=10.0)
+        assert done, "the cancelled fetch did not end"
+        with pytest.raises(asyncio.CancelledError):
+            task.result()
+
+    asyncio.run(scenario())
+    (record,) = emulator.log.wait_for(1, done=True, timeout=10.0)
+    assert record.disconnected and record.status is None
+    assert gate.held == 0
+
+
 def test_one_settings_snapshot_per_fetch() -> None:
     mock = Mock.json(200, PAGE)
     snapshots = [
@@ -189,3 +211,25 @@ def test_one_settings_snapshot_per_fetch() -> None:
     assert len(calls) == 1
     assert str(mock.only.url) == BASE + "/fetch"
     assert mock.only.headers["authorization"] == "Bearer token-from-first"
+
+
+# -- hardening: non-finite numbers, credentials in provider text ----------------------------------
+
+@pytest.mark.parametrize("number", ["NaN", "Infinity", "-Infinity"])
+def test_non_finite_number_in_the_body_is_unprocessable(number: str) -> None:
+    error = _error(Mock.raw(200, b'{"title":"t","content":"x","score":' + number.encode() + b"}"))
+    assert error.code == WebErrorCode.PROVIDER_ERROR
+    assert "unprocessable response body" in error.message
+
+
+@pytest.mark.parametrize("status", [400, 401, 403, 404, 429])
+def test_an_echoed_key_never_reaches_the_message(status: int) -> None:
+    error = _error(Mock.json(status, {"error": {"message": f"Your api key {KEY} is invalid"}}))
+    assert KEY not in error.message
+    assert "Your api key <credential> is invalid" in error.message
+
+
+def test_an_echoed_account_token_never_reaches_the_message() -> None:
+    mock = Mock.json(401, {"message": f"Bearer {TOKEN} rejected"})
+    error = _error(mock, settings=_settings(**{"credentials.auth": "account"}), env={"DEEPSEEK_ACCOUNT_TOKEN": TOKEN})
+    assert TOKEN not in error.message and "Bearer <credential> rejected" in error.message

@@ -89,3 +89,98 @@ def test_a_callers_transport_is_not_closed() -> None:
     transport = Tracking(lambda _r: httpx.Response(200, content=b"{}"))
     asyncio.run(post("https://a.test/x", b"{}", {}, label="L", timeout_s=5, transport=transport))
     assert closed == []
+
+
+# -- strict JSON: no NaN or infinities ------------------------------------------------------------
+
+@pytest.mark.parametrize(
+    "body",
+    [b'{"x": NaN}', b'{"x": Infinity}', b'{"x": -Infinity}', b"[1e400]", b"-1e999"],
+    ids=["nan", "infinity", "minus-infinity", "overflow", "negative-overflow"],
+)
+def test_parse_json_rejects_non_finite_numbers(body: bytes) -> None:
+    with pytest.raises(ValueError):
+        _deepseek_http.parse_json(body)
+
+
+def test_parse_json_keeps_ordinary_numbers() -> None:
+    assert _deepseek_http.parse_json(b'{"a": 1.5, "b": -2, "c": 1e300, "d": 10000000000000000000000}') == {
+        "a": 1.5, "b": -2, "c": 1e300, "d": 10**22,
+    }
+
+
+# -- credentials never reach a message ------------------------------------------------------------
+
+SECRET = "test-key-123456"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (f"Your api key {SECRET} is invalid", "Your api key <credential> is invalid"),
+        ("key sk-0123456789abcdefABCD rejected", "key <credential> rejected"),
+        ("Authorization: Bearer abc.DEF-123_x was refused", "Authorization: Bearer <credential> was refused"),
+        ("bearer\ttok;en", "bearer <credential>;en"),
+        ("sk-short stays", "sk-short stays"),
+        ("nothing secret here", "nothing secret here"),
+    ],
+)
+def test_scrub_secrets(text: str, expected: str) -> None:
+    assert _deepseek_http.scrub_secrets(text, [SECRET]) == expected
+
+
+def test_error_detail_scrubs_the_credential_before_capping() -> None:
+    body = b'{"error":{"message":"' + b"x" * 490 + b" " + SECRET.encode() + b' is invalid"}}'
+    detail = error_detail(body, [SECRET])
+    assert detail is not None and SECRET not in detail and "test-key" not in detail
+    assert "<cred" in detail
+
+
+def test_api_status_error_scrubs_the_credential() -> None:
+    reply = _deepseek_http.Reply(401, httpx.Headers(), f'{{"error":"Your api key {SECRET} is invalid"}}'.encode())
+    error = _deepseek_http.api_status_error("L", reply, "DEEPSEEK_API_KEY", {}, secrets=[SECRET])
+    assert SECRET not in error.message
+    assert "Your api key <credential> is invalid" in error.message
+
+
+def test_transport_error_text_is_scrubbed() -> None:
+    def refuse(request: httpx.Request) -> httpx.Response:
+        raise httpx.ConnectError(f"proxy said: bad key {SECRET}", request=request)
+
+    with pytest.raises(WebError) as info:
+        asyncio.run(post("https://a.test/x", b"{}", {}, label="L", timeout_s=5,
+                         transport=httpx.MockTransport(refuse), secrets=[SECRET]))
+    assert info.value.code == WebErrorCode.PROVIDER_ERROR
+    assert SECRET not in info.value.message and "bad key <credential>" in info.value.message
+
+
+# -- header values that cannot be sent ------------------------------------------------------------
+
+@pytest.mark.parametrize(
+    "value", ["2023-06-01\r\nX-Injected: 1", "2023\n06", "2023–06–01", "v\x00"], ids=["crlf", "lf", "non-ascii", "nul"]
+)
+def test_unsendable_header_value_is_config_invalid(value: str) -> None:
+    sent: list[httpx.Request] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        sent.append(request)
+        return httpx.Response(200, content=b"{}")
+
+    transport = httpx.MockTransport(answer)
+    with pytest.raises(WebError) as info:
+        asyncio.run(post("https://a.test/x", b"{}", {"anthropic-version": value}, label="L", timeout_s=5,
+                         transport=transport))
+    assert info.value.code == WebErrorCode.CONFIG_INVALID
+    assert "anthropic-version" in info.value.message and value not in info.value.message
+    assert sent == []
+
+
+def test_request_building_value_error_is_config_invalid(monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(*_args: object, **_kwargs: object) -> httpx.Request:
+        raise UnicodeEncodeError("ascii", "é", 0, 1, "ordinal not in range(128)")
+
+    monkeypatch.setattr(httpx.AsyncClient, "build_request", broken)
+    transport = httpx.MockTransport(lambda _r: httpx.Response(200, content=b"{}"))
+    with pytest.raises(WebError) as info:
+        asyncio.run(post("https://a.test/x", b"{}", {}, label="L", timeout_s=5, transport=transport))
+    assert info.value.code == WebErrorCode.CONFIG_INVALID

@@ -16,7 +16,7 @@ from syrupy.assertion import SnapshotAssertion
 from dsweb_ref._context import CallContext
 from dsweb_ref._exceptions import WebError, WebErrorCode
 from dsweb_ref._types import SearchRequest, SearchResult, Source
-from dsweb_ref.providers.deepseek_search_api import DeepSeekSearchApi, original_question
+from dsweb_ref.providers.deepseek_search_api import DeepSeekSearchApi, map_results, original_question
 from dsweb_ref.settings import Settings
 
 from ._helpers import ENV, KEY, TOKEN, Mock, Recorder
@@ -408,3 +408,41 @@ def test_one_settings_snapshot_per_search() -> None:
     assert calls == 1
     assert str(mock.only.url) == BASE + "/search"
     assert mock.only.headers["authorization"] == "Bearer key-a"
+
+
+# -- hardening: non-finite numbers, credentials in provider text ----------------------------------
+
+@pytest.mark.parametrize("number", ["NaN", "Infinity", "-Infinity", "1e400"])
+def test_non_finite_number_in_the_body_is_unprocessable(number: str) -> None:
+    body = b'{"results":[{"url":"https://a.test/","rerank_score":' + number.encode() + b"}]}"
+    error = _error(Mock.raw(200, body))
+    assert error.code == WebErrorCode.PROVIDER_ERROR
+    assert error.message.startswith("DeepSeek Search API returned an unprocessable response body")
+
+
+@pytest.mark.parametrize("score", [float("nan"), float("inf"), float("-inf")])
+def test_metadata_keeps_finite_numbers_only(score: float) -> None:
+    (source,) = map_results({"results": [{"url": "https://a.test/", "rerank_score": score, "authority": 10**30}]})
+    assert dict(source.metadata) == {"authority": 10**30}
+    json.dumps(dict(source.metadata), allow_nan=False)  # the structured value stays valid JSON
+
+
+@pytest.mark.parametrize("status", [400, 401, 403, 429, 500])
+def test_an_echoed_key_never_reaches_the_message(status: int) -> None:
+    error = _error(Mock.json(status, {"error": {"message": f"Your api key {KEY} is invalid"}}))
+    assert KEY not in error.message
+    if status < 500:
+        assert "Your api key <credential> is invalid" in error.message
+
+
+def test_an_echoed_account_token_never_reaches_the_message() -> None:
+    mock = Mock.json(401, {"error": f"token {TOKEN} expired"})
+    error = _error(mock, settings=_settings(**{"credentials.auth": "account"}), env={"DEEPSEEK_ACCOUNT_TOKEN": TOKEN})
+    assert TOKEN not in error.message and "token <credential> expired" in error.message
+
+
+def test_credential_shaped_text_is_scrubbed() -> None:
+    body = {"message": "other key sk-abcdefghijklmnopqrstuvwx and Authorization: Bearer some.jwt.value refused"}
+    error = _error(Mock.json(400, body))
+    assert "sk-abcdefghijklmnopqrstuvwx" not in error.message and "some.jwt.value" not in error.message
+    assert "other key <credential> and Authorization: Bearer <credential> refused" in error.message
