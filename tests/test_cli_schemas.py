@@ -53,12 +53,17 @@ def test_no_command_prints_help_and_fails(capsys: pytest.CaptureFixture[str]) ->
     assert "usage: dsweb" in capsys.readouterr().err
 
 
-def test_readme_documents_every_settings_key() -> None:
+def test_readme_settings_table_is_generated_from_the_settings_keys() -> None:
     from dsweb_ref.settings import describe_settings_keys
 
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
-    missing = [r["key"] for r in describe_settings_keys() if f"`{r['key']}`" not in readme or r["env"] not in readme]
-    assert missing == []
+    table = readme.split("<!-- settings-table:", 1)[1].split("-->", 1)[1].split("<!-- /settings-table -->", 1)[0]
+    rows = [line for line in table.strip().splitlines()[2:]]
+    expected = [
+        f"| `{r['key']}` | `{r['env']}` | `{r['default'] if r['default'] != '' else '(blank)'}` | {r['meaning']} |"
+        for r in describe_settings_keys()
+    ]
+    assert rows == expected
 
 
 def test_readme_quickstart_holds_exactly_the_two_lines() -> None:
