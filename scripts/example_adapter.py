@@ -20,11 +20,22 @@ that each check catches the fault it names:
     thinking-enabled    Messages body sends thinking enabled            -> search.messages.thinking_disabled
     no-ori-cut          ori_question is the raw prompt (not collapsed/cut) -> search.api.ori_question
     sequential          queries run one after another                   -> search.batch.concurrent
+    messages-sequential Messages searches run one after another         -> search.batch.concurrent ([Messages])
     early-answer        a failing batch answers before siblings settle  -> search.batch.quiescence
+    early-answer-subtle a failing batch cancels its siblings but answers
+                        without awaiting them                           -> search.batch.quiescence
     ignore-cancel       cancel answers at once, the batch keeps running -> search.cancel.quiescence
+    cancel-no-wait      a cancelled call answers at once, before its
+                        upstream requests are closed                    -> search.cancel.quiescence
     follow-redirects    a 3xx from the provider API is followed         -> search.redirect.not_followed
     no-round-robin      sources are concatenated query by query         -> search.merge.round_robin
     duplicate-url       duplicate URLs across queries are kept          -> search.merge.dedup
+    wrong-error-code    rejected arguments are reported as WEB_PROVIDER_ERROR -> search.validation.query_cap
+    schema-extra-field  search values carry a key the schema does not allow   -> search.value.schema
+
+In the two subtle modes an upstream request's teardown takes LINGER seconds (as a graceful close
+might), which the correct code awaits and the broken code does not: the answer then provably
+leaves before the connections close, so the suite's check must catch it every time.
 """
 
 from __future__ import annotations
@@ -49,12 +60,19 @@ BREAKS = (
     "thinking-enabled",
     "no-ori-cut",
     "sequential",
+    "messages-sequential",
     "early-answer",
+    "early-answer-subtle",
     "ignore-cancel",
+    "cancel-no-wait",
     "follow-redirects",
     "no-round-robin",
     "duplicate-url",
+    "wrong-error-code",
+    "schema-extra-field",
 )
+LINGERING = ("early-answer-subtle", "cancel-no-wait")
+LINGER = 0.3  # seconds an upstream request takes to tear down once cancelled, in the LINGERING modes
 CAPABILITIES = ("web_search", "web_fetch", "messages-search", "search-api", "fetch-api", "cancel")
 KEY_ENV = "EXAMPLE_ADAPTER_API_KEY"  # a private mapping, never the real environment
 PROMPT: contextvars.ContextVar[str | None] = contextvars.ContextVar("prompt", default=None)
@@ -75,13 +93,29 @@ def _rewrite_json(request: httpx.Request, change: dict[str, Any]) -> httpx.Reque
 
 
 class BreakingTransport(httpx.AsyncBaseTransport):
-    """Rewrites outgoing bodies or follows redirects, depending on the break mode."""
+    """Rewrites outgoing bodies, follows redirects or tears down slowly, depending on the break mode."""
 
     def __init__(self, mode: str) -> None:
         self.mode = mode
         self.inner = httpx.AsyncHTTPTransport()
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if self.mode in LINGERING:
+            return await self.lingering(request)
+        return await self.send(request)
+
+    async def lingering(self, request: httpx.Request) -> httpx.Response:
+        """Once cancelled, the request takes LINGER seconds to close its connection."""
+        inner = asyncio.ensure_future(self.send(request))
+        try:
+            return await asyncio.shield(inner)
+        except asyncio.CancelledError:
+            await asyncio.sleep(LINGER)
+            inner.cancel()
+            await asyncio.gather(inner, return_exceptions=True)
+            raise
+
+    async def send(self, request: httpx.Request) -> httpx.Response:
         path = request.url.path
         if self.mode == "thinking-enabled" and path.endswith("/messages"):
             request = _rewrite_json(request, {"thinking": {"type": "enabled", "budget_tokens": 1024}})
@@ -129,6 +163,7 @@ class Adapter:
         self.capabilities = capabilities
         self.runtime: Runtime | None = None
         self.settings = Settings()
+        self.provider = "api"
         self.background: set[asyncio.Task[Any]] = set()  # early-answer's abandoned searches
 
     def hello(self) -> dict[str, Any]:
@@ -146,6 +181,7 @@ class Adapter:
             }
         ).with_new_search_api(p.get("provider") == "api")
         settings = self.settings
+        self.provider = str(p.get("provider", "api"))
         transport = BreakingTransport(self.mode) if self.mode else None
         self.runtime = build_runtime(lambda: settings, transport=transport, environ={KEY_ENV: p["api_key"]})
         return {}
@@ -159,8 +195,13 @@ class Adapter:
         PROMPT.set(p.get("latest_prompt"))
         ctx = CallContext(latest_prompt=p.get("latest_prompt"))
         tool = self._runtime().search_tool()
-        if self.mode not in ("sequential", "early-answer", "no-round-robin", "duplicate-url"):
-            return await tool.execute(p.get("arguments"), ctx)
+        sequential = self.mode == "sequential" or (self.mode == "messages-sequential" and self.provider == "messages")
+        own_batch = ("early-answer", "early-answer-subtle", "no-round-robin", "duplicate-url")
+        if not sequential and self.mode not in own_batch:
+            result = await tool.execute(p.get("arguments"), ctx)
+            if self.mode == "schema-extra-field" and result.value is not None:
+                result = ToolResult(text=result.text, value={**result.value, "provider": "example"})
+            return result
         try:
             queries = parse_queries(p.get("arguments"), tool.settings.search_max_queries)
             cap = tool.settings.search_max_results
@@ -168,7 +209,7 @@ class Adapter:
                 return await tool.execute(p.get("arguments"), ctx)
             requests = [SearchRequest(q, cap) for q in queries]
             web = self._runtime().web
-            if self.mode == "sequential":
+            if sequential:
                 results = [await web.search(r, ctx) for r in requests]
             else:
                 results = await self.batch([web.search(r, ctx) for r in requests])
@@ -183,7 +224,7 @@ class Adapter:
         return ToolResult(text=render_search(merged), value=merged.to_json())
 
     async def batch(self, coros: list[Coroutine[Any, Any, SearchResult]]) -> list[SearchResult]:
-        """All-or-nothing with quiescence, except that early-answer skips the wait after a failure."""
+        """All-or-nothing with quiescence, except that the early-answer modes skip the wait after a failure."""
         tasks = [asyncio.ensure_future(c) for c in coros]
         try:
             done, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
@@ -194,6 +235,10 @@ class Adapter:
         if failed:
             if self.mode == "early-answer":
                 self.background.update(pending)  # wrong: siblings are left running
+            elif self.mode == "early-answer-subtle":
+                for task in pending:  # wrong: cancelled, but the answer does not wait for them to settle
+                    task.cancel()
+                self.background.update(pending)
             else:
                 await cancel_and_wait(tasks)
             raise failed[0].exception()  # type: ignore[misc]
@@ -232,7 +277,10 @@ class Server:
         finally:
             self.calls.pop(request_id, None)
         if result.error_code is not None:
-            self.write({"id": request_id, "error": {"code": result.error_code, "message": result.text}})
+            code = result.error_code
+            if self.adapter.mode == "wrong-error-code" and code == "WEB_INVALID_ARGUMENTS":
+                code = "WEB_PROVIDER_ERROR"  # wrong: the arguments were at fault, not the provider
+            self.write({"id": request_id, "error": {"code": code, "message": result.text}})
         else:
             self.write({"id": request_id, "result": {"text": result.text, "value": result.value}})
 
@@ -245,6 +293,9 @@ class Server:
             target = self.calls.get(int(params.get("id", 0)))
             if target is not None and self.adapter.mode == "ignore-cancel":
                 self.write({"id": params["id"], "cancelled": True})  # wrong: the batch keeps running
+            elif target is not None and self.adapter.mode == "cancel-no-wait":
+                target.cancel()
+                self.write({"id": params["id"], "cancelled": True})  # wrong: before its upstream requests closed
             elif target is not None:
                 target.cancel()
             self.write({"id": request_id, "result": {}})

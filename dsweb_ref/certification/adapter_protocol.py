@@ -4,7 +4,12 @@ An *adapter* is a program the suite starts (``dsweb certify --adapter "CMD ARGS"
 is split with POSIX shell rules, no shell runs it). It wraps the implementation under test and speaks
 **JSON lines**: one UTF-8 JSON object per line, ``\\n``-terminated, on its stdin (suite -> adapter) and
 its stdout (adapter -> suite). Nothing else may be written to stdout; stderr is free for logs (the
-suite keeps its tail for error reports).
+suite keeps its tail for error reports, with key-looking values redacted).
+
+The adapter starts with a minimal environment: ``PATH``, ``HOME``, locale, temp-directory and
+Python path variables (``PYTHONPATH``, ``VIRTUAL_ENV``) only, plus what ``--adapter-env NAME[=VALUE]``
+passes. Credentials of whoever runs the suite (``DEEPSEEK_API_KEY``, ...) are not inherited: the
+only key an adapter needs is the emulator's test key, which ``configure`` hands over.
 
 Requests (suite -> adapter)::
 
@@ -54,8 +59,10 @@ Methods
     Params ``{"arguments": {"queries": [...]}, "latest_prompt": str | null}``: one tool call with the
     model's arguments, passed through unvalidated; ``latest_prompt`` is the conversation's latest human
     prompt (the source of ``ori_question``). ``text`` is what the model would see; ``value`` follows
-    ``schemas/web_search.output.schema.json``. A tool error (bad arguments, provider failure) is an
-    ``error`` response with the WEB_* code, never a result.
+    ``schemas/web_search.output.schema.json``. A tool error is an ``error`` response with the WEB_*
+    code, never a result: ``WEB_INVALID_ARGUMENTS`` for rejected arguments (no query, more than
+    ``search_max_queries``), ``WEB_PROVIDER_ERROR`` for a provider failure (HTTP error status,
+    rejected credential, unreadable body, a redirect).
 
 ``web_fetch`` -> ``{"text": str, "value": object}``
     Params ``{"arguments": {"url": str}}``; ``value`` follows ``schemas/web_fetch.output.schema.json``.
@@ -64,7 +71,11 @@ Methods
     Params ``{"id": <id of an in-flight web_search/web_fetch>}``. Answer the cancel request at once;
     the cancelled call must then answer ``{"id": n, "cancelled": true}`` (or an error with code
     ``WEB_ABORTED``) **only after every upstream HTTP request it started has settled** (closed or
-    completed). Cancelling an unknown or finished id is not an error.
+    completed). Cancelling an unknown or finished id is not an error. The same holds for a batch
+    that fails: its answer leaves only after every sibling request is closed. The suite checks this
+    with no time tolerance: at the instant it reads the answer line it asks the kernel whether the
+    TCP connection of each request the emulator is still serving has been closed by the adapter;
+    one that is still established fails the check. Close first (and await the close), then answer.
 
 ``shutdown`` -> ``{}``
     Answer, then exit with status 0. The suite closes stdin afterwards; EOF on stdin also means exit.

@@ -7,9 +7,12 @@ File format (YAML)::
         reason: runs queries one after another (tracked in issue 12)
 
 A plain mapping ``{check id: reason}`` is accepted too. Applying the baseline: a listed check that
-failed (or errored) becomes ``known-failure`` and does not fail CI; a listed check that passed
-becomes ``fixed-known-failure`` and does fail CI, so the list cannot go stale silently; ids that
-name no check are reported by :meth:`KnownFailures.unknown`.
+*failed* becomes ``known-failure`` and does not fail CI; a listed check that passed becomes
+``fixed-known-failure`` and does fail CI, so the list cannot go stale silently. A listed check
+that *errored* stays an error: an error means the check could not run at all (the target
+crashed, hung or spoke nonsense), which says nothing about the known defect and must not pass CI
+behind it. Ids that name no check are reported by :meth:`KnownFailures.unknown`; ``dsweb certify``
+fails the run for them (a typo would otherwise silently list nothing).
 """
 
 from __future__ import annotations
@@ -46,9 +49,12 @@ class KnownFailures:
             why = self.reasons.get(result.check.id)
             if why is None:
                 out.append(result)
-            elif result.outcome in (Outcome.FAILED, Outcome.ERROR):
+            elif result.outcome is Outcome.FAILED:
                 reason = f"known failure ({why}): {result.reason}"
                 out.append(dataclasses.replace(result, outcome=Outcome.KNOWN_FAILURE, reason=reason))
+            elif result.outcome is Outcome.ERROR:
+                reason = f"{result.reason} (listed as a known failure ({why}), but an error is not masked)"
+                out.append(dataclasses.replace(result, reason=reason))
             elif result.outcome is Outcome.PASSED:
                 reason = f"listed as a known failure ({why}) but passed: remove it from the known-failures file"
                 out.append(dataclasses.replace(result, outcome=Outcome.FIXED_KNOWN_FAILURE, reason=reason))
@@ -80,6 +86,11 @@ def _entries(data: Any) -> dict[str, str]:
 def load_known_failures(path: str | Path) -> KnownFailures:
     try:
         data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
-        raise KnownFailuresError(f"cannot read known-failures file {path}: {exc}") from exc
-    return KnownFailures(_entries(data), source=str(path))
+    except UnicodeDecodeError as exc:
+        raise KnownFailuresError(f"cannot read known-failures file {path}: not UTF-8 ({exc.reason})") from None
+    except (OSError, ValueError, RecursionError, yaml.YAMLError) as exc:
+        raise KnownFailuresError(f"cannot read known-failures file {path}: {exc}") from None
+    try:
+        return KnownFailures(_entries(data), source=str(path))
+    except KnownFailuresError as exc:
+        raise KnownFailuresError(f"known-failures file {path}: {exc}") from None

@@ -11,44 +11,70 @@ returns a provider talking to those addresses::
             search_provider=lambda cfg: MySearch(base_url=cfg.tools_base, api_key=cfg.api_key),
             capabilities=("web_search", "search-api", "cancel"),
         )
-        # dsweb_certify asserts by default: any failed/error/fixed-known-failure check fails the test
+        # dsweb_certify asserts by default: any failed/error/fixed-known-failure check fails the test,
+        # and so does a run that certified nothing (every check skipped)
+
+    async def test_certified_async(dsweb_certify):       # inside a running event loop
+        report = await dsweb_certify.run_async(my_search_factory)
+
+The suite runs in its own event loop: called from a thread whose loop is running (an async test),
+the synchronous form runs it in a worker thread and blocks until it is done; ``run_async`` runs it
+on the caller's loop instead.
 
 The seam's own multi-query tool runs on top of your provider, so what is certified is your
 provider's wire behaviour plus the shared orchestration. Capabilities you do not declare are skipped.
+
+Fixtures: ``dsweb_certify``; ``dsweb_cassette_dir`` (the cassettes this package ships, for replay);
+the ``emulator`` fixtures come with the ``dsweb_emulator`` entry point. Heavy imports happen on
+first use, so merely having the plugin installed costs a pytest session nothing.
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
+import importlib
+import importlib.util
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
-from .._protocols import FetchProvider, SearchProvider
-from .._service import ProviderSelection, WebService
-from ..tools.web_fetch import WebFetchTool
-from ..tools.web_search import SearchToolSettings, WebSearchTool
-from .known_failures import KnownFailures, load_known_failures
-from .model import Outcome, Report
-from .report import summary
-from .suite import run_suite
-from .targets import InProcessTarget, TargetConfig, ToolPair
+if TYPE_CHECKING:
+    from .._protocols import FetchProvider, SearchProvider
+    from .known_failures import KnownFailures
+    from .model import Report
+    from .targets import InProcessTarget, TargetConfig
 
-__all__ = ["Certify", "certify_providers", "dsweb_certify", "provider_target"]
+    SearchFactory = Callable[[TargetConfig], SearchProvider]
+    FetchFactory = Callable[[TargetConfig], FetchProvider]
 
-SearchFactory = Callable[[TargetConfig], SearchProvider]
-FetchFactory = Callable[[TargetConfig], FetchProvider]
+__all__ = [
+    "Certify",
+    "certify_providers",
+    "certify_providers_async",
+    "dsweb_cassette_dir",
+    "dsweb_certify",
+    "provider_target",
+]
+
+DEFAULT_CAPABILITIES = ("web_search", "search-api", "cancel")
 
 
 def provider_target(
     search_provider: SearchFactory,
     fetch_provider: FetchFactory | None = None,
     *,
-    capabilities: Sequence[str] = ("web_search", "search-api", "cancel"),
+    capabilities: Sequence[str] = DEFAULT_CAPABILITIES,
     name: str = "provider",
     version: str = "0",
 ) -> InProcessTarget:
+    from .._service import ProviderSelection, WebService
+    from ..tools.web_fetch import WebFetchTool
+    from ..tools.web_search import SearchToolSettings, WebSearchTool
+    from .targets import InProcessTarget, ToolPair
+
     def build(config: TargetConfig) -> ToolPair:
         search = search_provider(config)
         fetch = fetch_provider(config) if fetch_provider else None
@@ -63,30 +89,84 @@ def provider_target(
     return InProcessTarget(build, name=name, version=version, capabilities=tuple(capabilities))
 
 
-def certify_providers(
+async def certify_providers_async(
     search_provider: SearchFactory,
     fetch_provider: FetchFactory | None = None,
     *,
-    capabilities: Sequence[str] = ("web_search", "search-api", "cancel"),
+    capabilities: Sequence[str] = DEFAULT_CAPABILITIES,
     only: Sequence[str] | None = None,
     known_failures: KnownFailures | str | Path | None = None,
     name: str = "provider",
     version: str = "0",
 ) -> Report:
-    """Run the suite (synchronously, in a fresh event loop) against the given provider factories."""
+    """Run the suite on the running event loop against the given provider factories."""
+    from .known_failures import load_known_failures
+    from .suite import run_suite
+
     target = provider_target(search_provider, fetch_provider, capabilities=capabilities, name=name, version=version)
     if isinstance(known_failures, (str, Path)):
         known_failures = load_known_failures(known_failures)
-    return asyncio.run(run_suite(target, only=only, known_failures=known_failures))
+    return await run_suite(target, only=only, known_failures=known_failures)
+
+
+def _loop_running() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
+
+
+def certify_providers(
+    search_provider: SearchFactory,
+    fetch_provider: FetchFactory | None = None,
+    *,
+    capabilities: Sequence[str] = DEFAULT_CAPABILITIES,
+    only: Sequence[str] | None = None,
+    known_failures: KnownFailures | str | Path | None = None,
+    name: str = "provider",
+    version: str = "0",
+) -> Report:
+    """Run the suite synchronously in a fresh event loop against the given provider factories; from a
+    thread whose loop is running, in a worker thread (``asyncio.run`` cannot nest)."""
+
+    def run() -> Report:
+        return asyncio.run(
+            certify_providers_async(
+                search_provider,
+                fetch_provider,
+                capabilities=capabilities,
+                only=only,
+                known_failures=known_failures,
+                name=name,
+                version=version,
+            )
+        )
+
+    if not _loop_running():
+        return run()
+    with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="dsweb-certify") as pool:
+        return pool.submit(run).result()
 
 
 def _failures(report: Report) -> str:
+    from .model import Outcome
+
     bad = [r for r in report.results if r.outcome in (Outcome.FAILED, Outcome.ERROR, Outcome.FIXED_KNOWN_FAILURE)]
     return "\n".join(f"  {r.outcome.value}: {r.check.id}: {r.reason}" for r in bad)
 
 
+def _verify(report: Report) -> Report:
+    from .report import report_ok, summary
+
+    if not report_ok(report):
+        raise AssertionError(f"dsweb certification: {summary(report)}\n{_failures(report)}")
+    return report
+
+
 class Certify:
-    """The fixture's value: call it like :func:`certify_providers`; ``check=False`` skips the assertion."""
+    """The fixture's value: call it like :func:`certify_providers` (or await :meth:`run_async` like
+    :func:`certify_providers_async`); ``check=False`` skips the assertion."""
 
     def __call__(
         self,
@@ -94,18 +174,56 @@ class Certify:
         fetch_provider: FetchFactory | None = None,
         *,
         check: bool = True,
-        capabilities: Sequence[str] = ("web_search", "search-api", "cancel"),
+        capabilities: Sequence[str] = DEFAULT_CAPABILITIES,
         only: Sequence[str] | None = None,
         known_failures: KnownFailures | str | Path | None = None,
     ) -> Report:
         report = certify_providers(
             search_provider, fetch_provider, capabilities=capabilities, only=only, known_failures=known_failures
         )
-        if check and not report.ok:
-            raise AssertionError(f"dsweb certification: {summary(report)}\n{_failures(report)}")
-        return report
+        return _verify(report) if check else report
+
+    async def run_async(
+        self,
+        search_provider: SearchFactory,
+        fetch_provider: FetchFactory | None = None,
+        *,
+        check: bool = True,
+        capabilities: Sequence[str] = DEFAULT_CAPABILITIES,
+        only: Sequence[str] | None = None,
+        known_failures: KnownFailures | str | Path | None = None,
+    ) -> Report:
+        report = await certify_providers_async(
+            search_provider, fetch_provider, capabilities=capabilities, only=only, known_failures=known_failures
+        )
+        return _verify(report) if check else report
 
 
 @pytest.fixture
 def dsweb_certify() -> Certify:
     return Certify()
+
+
+@pytest.fixture
+def dsweb_cassette_dir() -> Path:
+    """The directory of cassettes this package ships (``<protocol>/<probe>.yaml``), for replay."""
+    from .cassettes import default_cassette_dir
+
+    return default_cassette_dir()
+
+
+_CASSETTES = "dsweb_ref.certification.cassettes"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Re-export the cassette module's own fixtures, if it defines any, without importing it (and
+    vcrpy) into every pytest session that merely has this plugin installed."""
+    spec = importlib.util.find_spec(_CASSETTES)
+    if spec is None or spec.origin is None:
+        return
+    try:
+        source = Path(spec.origin).read_text(encoding="utf-8")
+    except OSError:
+        return
+    if "pytest.fixture" in source and not config.pluginmanager.has_plugin(_CASSETTES):
+        config.pluginmanager.register(importlib.import_module(_CASSETTES), _CASSETTES)

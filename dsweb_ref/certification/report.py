@@ -1,7 +1,14 @@
 """Report writers: terminal progress, JUnit XML, JSON, a Markdown compatibility matrix and HTML.
 
-Every writer goes through :func:`scrub` first: each secret value (API keys, tokens) is replaced in
-reasons, details and the target description, so no report ever carries a credential.
+Every writer goes through :func:`scrub` first: each known secret value (API keys, tokens, the
+values of credential-named environment variables) and anything that merely looks like a key
+(:data:`KEY_PATTERNS`) is replaced in reasons, details, notes and every target field
+(description, name, version, capabilities), so no report ever carries a credential. The terminal
+is a report too: :func:`print_line` and :func:`scrub_text` apply the same rules.
+
+A run is OK (:func:`report_ok`) only if no check failed, errored or went stale *and* at least one
+check passed: a target that declares nothing, or an endpoint whose every route is missing, has
+certified nothing, and "16 skipped" must not read as success.
 """
 
 from __future__ import annotations
@@ -10,6 +17,7 @@ import dataclasses
 import html
 import json
 import os
+import re
 import xml.etree.ElementTree as ET
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -19,10 +27,17 @@ from typing import Any, TextIO
 from .model import CheckResult, Outcome, Report
 
 __all__ = [
+    "KEY_PATTERNS",
     "REDACTED",
+    "ReportError",
+    "check_report_paths",
     "default_secrets",
     "format_line",
+    "nothing_certified",
+    "report_ok",
     "scrub",
+    "scrub_text",
+    "summary",
     "to_html",
     "to_json",
     "to_junit",
@@ -32,20 +47,49 @@ __all__ = [
 
 REDACTED = "[REDACTED]"
 _SECRET_ENVS = ("DEEPSEEK_API_KEY", "DEEPSEEK_ACCOUNT_TOKEN", "DSWEB_EMULATOR_KEY")
+_SECRET_ENV_NAME = re.compile(r"(?i)(KEY|TOKEN|SECRET|PASSW(OR)?D|CREDENTIAL|AUTH)")
 _MIN_SECRET = 6  # shorter values would blank out ordinary words
+_MIN_ENV_SECRET = 8  # for values found only by the variable's name
+_TOKEN = r"(?=[A-Za-z0-9._~+/=-]*\d)[A-Za-z0-9._~+/=-]{12,}"  # a digit, so prose is not taken for a key
+# Key-looking values, redacted even when no secret list names them. A group 1, when present, is kept.
+KEY_PATTERNS: tuple[re.Pattern[str], ...] = (
+    re.compile(r"sk-[A-Za-z0-9_-]{16,}"),
+    re.compile(r"(?i)(\bbearer\s+)" + _TOKEN),
+    re.compile(
+        r"(?i)((?:api[_-]?key|access[_-]?token|refresh[_-]?token|auth[_-]?token|token|secret|passw(?:or)?d)"
+        r"""["']?\s*[:= ]\s*["']?)""" + _TOKEN
+    ),
+)
+
+
+class ReportError(Exception):
+    """A report cannot be written where it was asked for (the message says which and why)."""
 
 
 def default_secrets() -> list[str]:
-    """The emulator's test keys plus any DeepSeek credential found in the environment."""
+    """The emulator's test keys, any DeepSeek credential in the environment, and the value of every
+    environment variable whose name says it holds a credential (``*KEY*``, ``*TOKEN*``, ...)."""
     from .emulator.server import DEFAULT_ACCOUNT_TOKEN, DEFAULT_API_KEY
 
-    return [DEFAULT_API_KEY, DEFAULT_ACCOUNT_TOKEN, *(os.environ.get(n, "") for n in _SECRET_ENVS)]
+    named = [v for k, v in os.environ.items() if _SECRET_ENV_NAME.search(k) and len(v) >= _MIN_ENV_SECRET]
+    return [DEFAULT_API_KEY, DEFAULT_ACCOUNT_TOKEN, *(os.environ.get(n, "") for n in _SECRET_ENVS), *named]
+
+
+def _secret_values(secrets: Iterable[str]) -> list[str]:
+    return sorted({s for s in secrets if s and len(s) >= _MIN_SECRET}, key=len, reverse=True)
 
 
 def _scrub_text(text: str, secrets: Sequence[str]) -> str:
     for secret in secrets:
         text = text.replace(secret, REDACTED)
+    for pattern in KEY_PATTERNS:
+        text = pattern.sub(lambda m: (m.group(1) if m.re.groups else "") + REDACTED, text)
     return text
+
+
+def scrub_text(text: str, secrets: Iterable[str] = ()) -> str:
+    """``text`` with the default secrets, ``secrets`` and key-looking values redacted."""
+    return _scrub_text(text, _secret_values([*default_secrets(), *secrets]))
 
 
 def _scrub_value(value: Any, secrets: Sequence[str]) -> Any:
@@ -61,13 +105,37 @@ def _scrub_value(value: Any, secrets: Sequence[str]) -> Any:
 
 
 def scrub(report: Report, secrets: Iterable[str]) -> Report:
-    values = sorted({s for s in secrets if s and len(s) >= _MIN_SECRET}, key=len, reverse=True)
+    """``report`` with ``secrets`` and key-looking values redacted everywhere text can hide."""
+    values = _secret_values(secrets)
     results = tuple(
         dataclasses.replace(r, reason=_scrub_text(r.reason, values), details=_scrub_value(r.details, values))
         for r in report.results
     )
-    target = dataclasses.replace(report.target, description=_scrub_text(report.target.description, values))
+    t = report.target
+    target = dataclasses.replace(
+        t,
+        description=_scrub_text(t.description, values),
+        name=_scrub_text(t.name, values),
+        version=_scrub_text(t.version, values),
+        capabilities=tuple(_scrub_text(c, values) for c in t.capabilities),
+    )
     return dataclasses.replace(report, results=results, target=target)
+
+
+def nothing_certified(report: Report) -> str | None:
+    """Why ``report`` certified nothing (no check passed), or None when something was certified."""
+    if any(r.outcome is Outcome.PASSED for r in report.results):
+        return None
+    if not report.results:
+        return "nothing was certified: no check ran"
+    if all(r.outcome is Outcome.SKIPPED for r in report.results):
+        return "nothing was certified: every check skipped"
+    return "nothing was certified: no check passed"
+
+
+def report_ok(report: Report) -> bool:
+    """:attr:`Report.ok` (nothing failed, errored or went stale), and at least one check passed."""
+    return report.ok and nothing_certified(report) is None
 
 
 # --- terminal -----------------------------------------------------------------------------------
@@ -89,16 +157,20 @@ def format_line(result: CheckResult) -> str:
     return line
 
 
-def summary(report: Report) -> str:
+def summary(report: Report, problems: Sequence[str] = ()) -> str:
+    """``OK: 12 passed, 4 skipped`` or ``NOT OK ...``; ``problems`` (run-level errors such as an
+    unknown id in the known-failures file) make it NOT OK too."""
     counts = Counter(r.outcome.value for r in report.results)
     parts = ", ".join(f"{counts[o.value]} {o.value}" for o in Outcome if counts[o.value])
-    return f"{'OK' if report.ok else 'NOT OK'}: {parts or 'no checks'}"
+    why = nothing_certified(report) if report.ok else None  # with failures or errors, those say enough
+    verdict = "OK" if report_ok(report) and not problems else "NOT OK" + (f" ({why})" if why else "")
+    return f"{verdict}: {parts or 'no checks'}"
 
 
 # --- machine-readable ---------------------------------------------------------------------------
 
 
-def to_json(report: Report, notes: Sequence[str] = ()) -> dict[str, Any]:
+def to_json(report: Report, notes: Sequence[str] = (), problems: Sequence[str] = ()) -> dict[str, Any]:
     t = report.target
     return {
         "suite_version": report.suite_version,
@@ -111,9 +183,10 @@ def to_json(report: Report, notes: Sequence[str] = ()) -> dict[str, Any]:
         },
         "started_at": report.started_at,
         "finished_at": report.finished_at,
-        "ok": report.ok,
+        "ok": report_ok(report) and not problems,
         "summary": dict(Counter(r.outcome.value for r in report.results)),
         "notes": list(notes),
+        "problems": list(problems),
         "checks": [
             {
                 "id": r.check.id,
@@ -130,13 +203,14 @@ def to_json(report: Report, notes: Sequence[str] = ()) -> dict[str, Any]:
     }
 
 
-def to_junit(report: Report) -> bytes:
+def to_junit(report: Report, problems: Sequence[str] = ()) -> bytes:
+    """One testcase per check; run-level ``problems`` add one failing ``run.problems`` testcase."""
     counts = Counter(r.outcome for r in report.results)
     suite = ET.Element(
         "testsuite",
         name="dsweb-certify",
-        tests=str(len(report.results)),
-        failures=str(counts[Outcome.FAILED] + counts[Outcome.FIXED_KNOWN_FAILURE]),
+        tests=str(len(report.results) + (1 if problems else 0)),
+        failures=str(counts[Outcome.FAILED] + counts[Outcome.FIXED_KNOWN_FAILURE] + (1 if problems else 0)),
         errors=str(counts[Outcome.ERROR]),
         skipped=str(counts[Outcome.SKIPPED] + counts[Outcome.KNOWN_FAILURE]),
         time=f"{sum(r.duration_s for r in report.results):.3f}",
@@ -160,6 +234,10 @@ def to_junit(report: Report) -> bytes:
             ET.SubElement(case, "error", message=r.reason[:500], type="error").text = r.reason
         elif r.outcome is Outcome.SKIPPED or r.outcome is Outcome.KNOWN_FAILURE:
             ET.SubElement(case, "skipped", message=f"{r.outcome.value}: {r.reason}"[:500])
+    if problems:
+        case = ET.SubElement(suite, "testcase", classname="run", name="run.problems", time="0.000")
+        text = "\n".join(problems)
+        ET.SubElement(case, "failure", message=text[:500], type="problem").text = text
     return bytes(ET.tostring(suite, encoding="utf-8", xml_declaration=True))
 
 
@@ -177,18 +255,19 @@ def _by_seed(report: Report) -> dict[str, list[CheckResult]]:
     return dict(sorted(groups.items()))
 
 
-def to_markdown(report: Report, notes: Sequence[str] = ()) -> str:
+def to_markdown(report: Report, notes: Sequence[str] = (), problems: Sequence[str] = ()) -> str:
     t = report.target
     lines = [
         "# dsweb certification: compatibility matrix",
         "",
         f"- target: {_cell(t.description)}",
-        f"- capabilities: {', '.join(t.capabilities) or '(none declared)'}",
+        f"- capabilities: {_cell(', '.join(t.capabilities)) or '(none declared)'}",
         f"- suite version: {report.suite_version}",
         f"- run: {report.started_at} .. {report.finished_at}",
-        f"- result: **{summary(report)}**",
+        f"- result: **{summary(report, problems)}**",
         "",
     ]
+    lines += [f"> **error:** {_cell(p)}" for p in problems]
     lines += [f"> note: {_cell(n)}" for n in notes]
     for seed, results in _by_seed(report).items():
         lines += ["", f"## seed {seed}", "", "| check | outcome | description | reason |", "|---|---|---|---|"]
@@ -199,7 +278,7 @@ def to_markdown(report: Report, notes: Sequence[str] = ()) -> str:
     return "\n".join(lines) + "\n"
 
 
-def to_html(report: Report, notes: Sequence[str] = ()) -> str:
+def to_html(report: Report, notes: Sequence[str] = (), problems: Sequence[str] = ()) -> str:
     e = html.escape
     rows = []
     for seed, results in _by_seed(report).items():
@@ -208,18 +287,58 @@ def to_html(report: Report, notes: Sequence[str] = ()) -> str:
                 f'<tr class="{e(r.outcome.value)}"><td>{e(seed)}</td><td><code>{e(r.check.id)}</code></td>'
                 f"<td>{e(r.outcome.value)}</td><td>{e(r.check.description)}</td><td>{e(r.reason)}</td></tr>"
             )
-    note_html = "".join(f"<p>note: {e(n)}</p>" for n in notes)
+    note_html = "".join(f"<p><b>error:</b> {e(p)}</p>" for p in problems)
+    note_html += "".join(f"<p>note: {e(n)}</p>" for n in notes)
     return (
         '<!doctype html><html><head><meta charset="utf-8"><title>dsweb certification</title><style>'
         "body{font-family:sans-serif}td,th{border:1px solid #ccc;padding:4px;vertical-align:top}"
         "table{border-collapse:collapse}.passed{background:#e6ffe6}.failed,.error,.fixed-known-failure"
         "{background:#ffe6e6}.skipped,.known-failure{background:#f3f3f3}</style></head><body>"
         f"<h1>dsweb certification</h1><p>target: {e(report.target.description)}<br>"
-        f"suite version: {e(report.suite_version)}<br>result: <b>{e(summary(report))}</b></p>{note_html}"
+        f"suite version: {e(report.suite_version)}<br>result: <b>{e(summary(report, problems))}</b></p>{note_html}"
         "<table><tr><th>seed</th><th>check</th><th>outcome</th><th>description</th><th>reason</th></tr>"
         + "".join(rows)
         + "</table></body></html>\n"
     )
+
+
+def _destinations(
+    junit: str | Path | None,
+    json_path: str | Path | None,
+    markdown: str | Path | None,
+    html_path: str | Path | None,
+    report_dir: str | Path | None,
+) -> list[tuple[str, Path]]:
+    chosen = {"junit": junit, "json": json_path, "markdown": markdown, "html": html_path}
+    if report_dir is not None:
+        d = Path(report_dir)
+        defaults = {"junit": "junit.xml", "json": "report.json", "markdown": "report.md", "html": "report.html"}
+        chosen = {kind: path or d / defaults[kind] for kind, path in chosen.items()}
+    return [(kind, Path(path)) for kind, path in chosen.items() if path is not None]
+
+
+def check_report_paths(
+    *,
+    junit: str | Path | None = None,
+    json_path: str | Path | None = None,
+    markdown: str | Path | None = None,
+    html_path: str | Path | None = None,
+    report_dir: str | Path | None = None,
+) -> None:
+    """Fail early (:class:`ReportError`) when a report could not be written where asked: a path that
+    is a directory, a parent that is a file or cannot be created, a directory that is not writable.
+    Creates missing parent directories, as writing would."""
+    if report_dir is not None and Path(report_dir).exists() and not Path(report_dir).is_dir():
+        raise ReportError(f"cannot write reports to {report_dir}: it is not a directory")
+    for kind, path in _destinations(junit, json_path, markdown, html_path, report_dir):
+        if path.is_dir():
+            raise ReportError(f"cannot write the {kind} report to {path}: it is a directory")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ReportError(f"cannot write the {kind} report to {path}: {exc.strerror or exc}") from None
+        if not os.access(path.parent, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
+            raise ReportError(f"cannot write the {kind} report to {path}: permission denied")
 
 
 def write_reports(
@@ -227,39 +346,37 @@ def write_reports(
     *,
     secrets: Iterable[str] = (),
     notes: Sequence[str] = (),
+    problems: Sequence[str] = (),
     junit: str | Path | None = None,
     json_path: str | Path | None = None,
     markdown: str | Path | None = None,
     html_path: str | Path | None = None,
     report_dir: str | Path | None = None,
 ) -> list[Path]:
-    """Write the requested files (``report_dir`` adds all four under fixed names); returns the paths."""
-    clean = scrub(report, [*default_secrets(), *secrets])
-    clean_notes = [_scrub_text(n, [s for s in [*default_secrets(), *secrets] if len(s) >= _MIN_SECRET]) for n in notes]
-    if report_dir is not None:
-        d = Path(report_dir)
-        d.mkdir(parents=True, exist_ok=True)
-        junit = junit or d / "junit.xml"
-        json_path = json_path or d / "report.json"
-        markdown = markdown or d / "report.md"
-        html_path = html_path or d / "report.html"
+    """Write the requested files (``report_dir`` adds all four under fixed names); returns the paths.
+    ``problems`` are run-level errors (listed, and the report is NOT OK). :class:`ReportError` (never
+    a bare OSError) when a file cannot be written."""
+    values = _secret_values([*default_secrets(), *secrets])
+    clean = scrub(report, values)
+    n = [_scrub_text(x, values) for x in notes]
+    p = [_scrub_text(x, values) for x in problems]
+    render = {
+        "junit": lambda: to_junit(clean, p),
+        "json": lambda: (json.dumps(to_json(clean, n, p), indent=2, ensure_ascii=False) + "\n").encode(),
+        "markdown": lambda: to_markdown(clean, n, p).encode(),
+        "html": lambda: to_html(clean, n, p).encode(),
+    }
     written = []
-    outputs: list[tuple[str | Path | None, bytes]] = [
-        (junit, to_junit(clean)),
-        (json_path, (json.dumps(to_json(clean, clean_notes), indent=2, ensure_ascii=False) + "\n").encode()),
-        (markdown, to_markdown(clean, clean_notes).encode()),
-        (html_path, to_html(clean, clean_notes).encode()),
-    ]
-    for path, data in outputs:
-        if path is not None:
-            p = Path(path)
-            p.parent.mkdir(parents=True, exist_ok=True)
-            p.write_bytes(data)
-            written.append(p)
+    for kind, path in _destinations(junit, json_path, markdown, html_path, report_dir):
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(render[kind]())
+        except OSError as exc:
+            raise ReportError(f"cannot write the {kind} report to {path}: {exc.strerror or exc}") from None
+        written.append(path)
     return written
 
 
 def print_line(result: CheckResult, stream: TextIO, secrets: Sequence[str] = ()) -> None:
     """One progress line, secrets scrubbed (the terminal is a report too)."""
-    values = [s for s in [*default_secrets(), *secrets] if s and len(s) >= _MIN_SECRET]
-    print(_scrub_text(format_line(result), values), file=stream, flush=True)
+    print(scrub_text(format_line(result), secrets), file=stream, flush=True)

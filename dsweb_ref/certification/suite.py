@@ -2,8 +2,10 @@
 
 Per check: skip it when the target lacks a required capability (never a pass), start a new
 emulator (no state leaks between checks), configure the target for it, run the check under an
-overall deadline, and turn the result into a :class:`~.model.CheckResult`. A target that crashes,
-times out or breaks the protocol gives ``error`` results, never a hang.
+overall deadline, and turn the result into a :class:`~.model.CheckResult`. A check that applies
+to any search protocol runs once per protocol the target declares (Search API, then Messages),
+each against its own emulator, and fails if any run fails; its reason names the protocol. A
+target that crashes, times out or breaks the protocol gives ``error`` results, never a hang.
 """
 
 from __future__ import annotations
@@ -15,13 +17,14 @@ from datetime import UTC, datetime
 
 from .._version import __version__
 from .checks import CheckContext, CheckFailed, CheckSpec, all_checks
+from .checks._base import PROTOCOL_LABELS, SearchProtocol
 from .emulator import Emulator
 from .emulator.server import DEFAULT_API_KEY
 from .known_failures import KnownFailures
 from .model import CheckResult, Outcome, Report, TargetInfo
 from .targets import Hello, Target, TargetConfig, TargetError
 
-__all__ = ["CHECK_TIMEOUT", "UnknownCheckError", "run_suite", "select_checks"]
+__all__ = ["CHECK_TIMEOUT", "UnknownCheckError", "run_suite", "select_checks", "select_ids"]
 
 CHECK_TIMEOUT = 60.0  # seconds one check may take in total
 Progress = Callable[[CheckResult], None]
@@ -31,57 +34,86 @@ class UnknownCheckError(ValueError):
     pass
 
 
+def _selects(check_id: str, wanted: str) -> bool:
+    return check_id == wanted or check_id.startswith(wanted.rstrip(".") + ".")
+
+
+def select_ids(ids: Sequence[str], only: Sequence[str]) -> tuple[list[str], list[str]]:
+    """The ``ids`` that equal or start with one of ``only`` (``search.merge``), in ``ids`` order, and
+    the entries of ``only`` that select nothing."""
+    chosen = [i for i in ids if any(_selects(i, o) for o in only)]
+    unknown = [o for o in only if not any(_selects(i, o) for i in ids)]
+    return chosen, unknown
+
+
 def select_checks(only: Sequence[str] | None = None) -> list[CheckSpec]:
     """All checks, or those whose id equals or starts with one of ``only`` (``search.merge``)."""
     specs = all_checks()
     if not only:
         return specs
-    chosen = [s for s in specs if any(s.check.id == o or s.check.id.startswith(o.rstrip(".") + ".") for o in only)]
-    unknown = [o for o in only if not any(s.check.id == o or s.check.id.startswith(o.rstrip(".") + ".") for s in specs)]
+    chosen, unknown = select_ids([s.check.id for s in specs], only)
     if unknown:
         raise UnknownCheckError(f"unknown check ids: {', '.join(unknown)}")
-    return chosen
+    return [s for s in specs if s.check.id in chosen]
 
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-async def _run_one(spec: CheckSpec, target: Target, hello: Hello, limit: float) -> CheckResult:
-    started = time.monotonic()
+_Run = tuple[Outcome, str, dict[str, object]]
 
-    def result(outcome: Outcome, reason: str = "", details: dict[str, object] | None = None) -> CheckResult:
-        return CheckResult(spec.check, outcome, reason, dict(details or {}), time.monotonic() - started)
 
-    missing = spec.missing(hello.capabilities)
-    if missing:
-        return result(Outcome.SKIPPED, f"target does not declare: {', '.join(missing)}")
+async def _run_protocol(spec: CheckSpec, target: Target, hello: Hello, provider: SearchProtocol, limit: float) -> _Run:
+    """One run of ``spec`` over one search protocol, against a fresh emulator."""
     emu = Emulator(api_keys=(DEFAULT_API_KEY,))
     try:
         await asyncio.to_thread(emu.start)
     except Exception as exc:
-        return result(Outcome.ERROR, f"could not start the emulator: {exc!r}")
+        return Outcome.ERROR, f"could not start the emulator: {exc!r}", {}
     try:
         config = TargetConfig(
-            messages_base=emu.messages_base,
-            tools_base=emu.tools_base,
-            api_key=DEFAULT_API_KEY,
-            provider=spec.provider_for(hello.capabilities),
+            messages_base=emu.messages_base, tools_base=emu.tools_base, api_key=DEFAULT_API_KEY, provider=provider
         )
         await target.configure(config)
         await asyncio.wait_for(spec.run(CheckContext(emu, target, hello, config)), limit)
     except CheckFailed as exc:
-        return result(Outcome.FAILED, exc.reason, exc.details)
+        return Outcome.FAILED, exc.reason, dict(exc.details)
     except TargetError as exc:
-        return result(Outcome.ERROR, f"target error: {exc}")
+        return Outcome.ERROR, f"target error: {exc}", {}
     except TimeoutError:
-        return result(Outcome.ERROR, f"check did not finish within {limit:g}s")
+        return Outcome.ERROR, f"check did not finish within {limit:g}s", {}
     except Exception as exc:  # a bug in a check or a target must not stop the suite
-        return result(Outcome.ERROR, f"check raised {exc!r}")
+        return Outcome.ERROR, f"check raised {exc!r}", {}
     finally:
         emu.faults.release_gates()
         await asyncio.to_thread(emu.stop)
-    return result(Outcome.PASSED)
+    return Outcome.PASSED, "", {}
+
+
+def _combine(runs: list[tuple[SearchProtocol, _Run]]) -> _Run:
+    """One verdict for a check run over several search protocols: failed if any run failed, else
+    error if any errored; the reason names each protocol that did not pass."""
+    outcomes = {run[0] for _, run in runs}
+    outcome = next((o for o in (Outcome.FAILED, Outcome.ERROR) if o in outcomes), Outcome.PASSED)
+    reason = "; ".join(f"[{PROTOCOL_LABELS[p]}] {r}" for p, (o, r, _) in runs if o is not Outcome.PASSED)
+    details: dict[str, object] = {"protocols": {p: o.value for p, (o, _, _) in runs}}
+    details.update({p: d for p, (_, _, d) in runs if d})
+    return outcome, reason, details
+
+
+async def _run_one(spec: CheckSpec, target: Target, hello: Hello, limit: float) -> CheckResult:
+    started = time.monotonic()
+    missing = spec.missing(hello.capabilities)
+    if missing:
+        reason = f"target does not declare: {', '.join(missing)}"
+        return CheckResult(spec.check, Outcome.SKIPPED, reason, {}, time.monotonic() - started)
+    protocols = spec.providers_for(hello.capabilities)
+    runs = [(p, await _run_protocol(spec, target, hello, p, limit)) for p in protocols]
+    outcome, reason, details = runs[0][1] if len(runs) == 1 else _combine(runs)
+    if spec.provider == "any" and len(runs) == 1:
+        details = {"protocols": {runs[0][0]: outcome.value}, **details}
+    return CheckResult(spec.check, outcome, reason, details, time.monotonic() - started)
 
 
 async def run_suite(

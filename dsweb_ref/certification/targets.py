@@ -5,6 +5,15 @@ reference implementation by default, or a provider package's own classes through
 plugin), and :class:`AdapterTarget` runs an adapter program over the JSON-lines protocol of
 :mod:`dsweb_ref.certification.adapter_protocol`. Both answer ``hello``, ``configure`` and calls
 that can be cancelled; every wait is bounded and breakage surfaces as :class:`TargetError`.
+
+A call may carry a *probe*: a function run the moment its answer arrives (in the stdout reader for
+an adapter, in the task's done callback in-process), whose result travels with the answer as
+:attr:`CallOutcome.at_answer`. Checks use it to see the emulator's state at that exact moment
+instead of inferring order from timestamps.
+
+An adapter runs with a minimal environment (:data:`ADAPTER_ENV`, plus what the caller passes):
+the suite hands it the emulator's test key through ``configure``, so no credential of the
+person or CI job running the suite is inherited.
 """
 
 from __future__ import annotations
@@ -27,6 +36,8 @@ from ..tools import ToolResult
 from .adapter_protocol import CAPABILITIES, ProtocolError, decode_line, encode_line
 
 __all__ = [
+    "ADAPTER_ENV",
+    "AdapterCommandError",
     "AdapterTarget",
     "CallOutcome",
     "Hello",
@@ -36,15 +47,42 @@ __all__ = [
     "TargetConfig",
     "TargetError",
     "ToolPair",
+    "adapter_environment",
     "reference_target",
+    "split_command",
 ]
 
 Method = Literal["web_search", "web_fetch"]
+Probe = Callable[[], Any]  # run the moment a call's answer arrives; its result is CallOutcome.at_answer
+# What an adapter inherits from the suite's environment; everything else (credentials included) is dropped.
+ADAPTER_ENV: tuple[str, ...] = tuple(
+    "PATH HOME USER LOGNAME LANG LANGUAGE LC_ALL LC_CTYPE TZ TMPDIR TEMP TMP PYTHONPATH VIRTUAL_ENV"
+    " SYSTEMROOT COMSPEC PATHEXT WINDIR".split()
+)
 _KEY_ENV = "DSWEB_CERTIFY_KEY"  # the in-process reference reads the emulator key from this (private) mapping
 
 
 class TargetError(Exception):
     """The target could not be driven: it crashed, timed out or broke the protocol (-> Outcome.ERROR)."""
+
+
+class AdapterCommandError(ValueError):
+    """The adapter command string is empty or cannot be split with POSIX shell rules."""
+
+
+def _retrieve(future: asyncio.Future[Any]) -> None:
+    """Done callback: mark an exception as retrieved, so an unawaited failure logs no noise."""
+    if not future.cancelled():
+        future.exception()
+
+
+def _run_probe(probe: Probe | None) -> Any:
+    if probe is None:
+        return None
+    try:
+        return probe()
+    except Exception as exc:  # a probe bug must not kill the reader; the check sees the exception
+        return exc
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +110,8 @@ class TargetConfig:
 
 @dataclass(frozen=True, slots=True)
 class CallOutcome:
-    """One tool call's answer. ``answered_at`` is ``time.monotonic()`` when the suite got it."""
+    """One tool call's answer. ``answered_at`` is ``time.monotonic()`` the moment the suite read it
+    (adapter) or the task finished (in-process); ``at_answer`` is what the call's probe returned then."""
 
     text: str | None = None
     value: dict[str, Any] | None = None
@@ -80,6 +119,7 @@ class CallOutcome:
     error_message: str = ""
     cancelled: bool = False
     answered_at: float = 0.0
+    at_answer: Any = None
 
     @property
     def ok(self) -> bool:
@@ -106,7 +146,7 @@ class Target(Protocol):
 
     async def configure(self, config: TargetConfig) -> None: ...
 
-    def start_call(self, method: Method, params: dict[str, Any]) -> PendingCall: ...
+    def start_call(self, method: Method, params: dict[str, Any], probe: Probe | None = None) -> PendingCall: ...
 
     async def close(self) -> None: ...
 
@@ -125,13 +165,16 @@ class ToolPair:
 
 
 class _TaskCall:
-    def __init__(self, coro: Coroutine[Any, Any, ToolResult]) -> None:
+    def __init__(self, coro: Coroutine[Any, Any, ToolResult], probe: Probe | None = None) -> None:
         self._answered_at = 0.0
+        self._at_answer: Any = None
+        self._probe = probe
         self._task = asyncio.ensure_future(coro)
         self._task.add_done_callback(self._stamp)
 
     def _stamp(self, _: object) -> None:
         self._answered_at = time.monotonic()
+        self._at_answer = _run_probe(self._probe)
 
     async def cancel(self) -> None:
         self._task.cancel()
@@ -141,7 +184,9 @@ class _TaskCall:
         if not done:
             raise TargetError(f"the call did not answer within {limit:g}s")
         if self._task.cancelled():
-            return CallOutcome(cancelled=True, error_code="WEB_ABORTED", answered_at=self._answered_at)
+            return CallOutcome(
+                cancelled=True, error_code="WEB_ABORTED", answered_at=self._answered_at, at_answer=self._at_answer
+            )
         exc = self._task.exception()
         if exc is not None:
             raise TargetError(f"the tool raised instead of returning an error result: {exc!r}")
@@ -152,6 +197,7 @@ class _TaskCall:
             error_code=r.error_code,
             error_message=r.text if r.error_code else "",
             answered_at=self._answered_at,
+            at_answer=self._at_answer,
         )
 
 
@@ -181,14 +227,14 @@ class InProcessTarget:
     async def configure(self, config: TargetConfig) -> None:
         self._tools = self._build(config)
 
-    def start_call(self, method: Method, params: dict[str, Any]) -> PendingCall:
+    def start_call(self, method: Method, params: dict[str, Any], probe: Probe | None = None) -> PendingCall:
         if self._tools is None:
             raise TargetError("call before configure")
         tool = self._tools.search if method == "web_search" else self._tools.fetch
         if tool is None:
             raise TargetError(f"this target has no {method} tool")
         ctx = CallContext(latest_prompt=params.get("latest_prompt"))
-        return _TaskCall(tool.execute(params.get("arguments"), ctx))
+        return _TaskCall(tool.execute(params.get("arguments"), ctx), probe)
 
     async def close(self) -> None:
         self._tools = None
@@ -229,8 +275,45 @@ def reference_target() -> InProcessTarget:
 # --- adapter subprocess -------------------------------------------------------------------------
 
 
+def adapter_environment(
+    extra: Mapping[str, str] | None = None, *, base: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """The environment an adapter starts with: :data:`ADAPTER_ENV` names from ``base`` (default:
+    ``os.environ``) plus ``extra``. Credentials such as ``DEEPSEEK_API_KEY`` are not inherited."""
+    source = os.environ if base is None else base
+    env = {name: source[name] for name in ADAPTER_ENV if name in source}
+    env.update(extra or {})
+    return env
+
+
+def split_command(command: str) -> list[str]:
+    """``command`` split with POSIX shell rules; :class:`AdapterCommandError` when empty or unparsable."""
+    try:
+        argv = shlex.split(command)
+    except ValueError as exc:
+        raise AdapterCommandError(f"cannot parse the adapter command: {exc}") from None
+    if not argv:
+        raise AdapterCommandError("empty adapter command")
+    return argv
+
+
+@dataclass(frozen=True, slots=True)
+class _Arrival:
+    """A response line, when the reader got it, and what the call's probe saw at that moment."""
+
+    message: dict[str, Any]
+    at: float
+    observed: Any = None
+
+
+@dataclass(slots=True)
+class _Waiter:
+    future: asyncio.Future[_Arrival]
+    probe: Probe | None = None
+
+
 class _AdapterCall:
-    def __init__(self, target: AdapterTarget, request_id: int, future: asyncio.Future[dict[str, Any]]) -> None:
+    def __init__(self, target: AdapterTarget, request_id: int, future: asyncio.Future[_Arrival]) -> None:
         self._target = target
         self._id = request_id
         self._future = future
@@ -239,49 +322,52 @@ class _AdapterCall:
         await self._target.request("cancel", {"id": self._id}, limit=self._target.call_timeout)
 
     async def outcome(self, limit: float) -> CallOutcome:
-        message = await self._target.wait_response(self._id, self._future, limit)
-        return _outcome_of(message)
+        return _outcome_of(await self._target.wait_response(self._id, self._future, limit))
 
 
-def _outcome_of(message: dict[str, Any]) -> CallOutcome:
-    now = time.monotonic()
+def _outcome_of(arrival: _Arrival) -> CallOutcome:
+    message, at, observed = arrival.message, arrival.at, arrival.observed
     if message.get("cancelled") is True:
-        return CallOutcome(cancelled=True, error_code="WEB_ABORTED", answered_at=now)
+        return CallOutcome(cancelled=True, error_code="WEB_ABORTED", answered_at=at, at_answer=observed)
     error = message.get("error")
     if error is not None:
         if not isinstance(error, dict) or not isinstance(error.get("code"), str):
             raise TargetError(f"error response without a string code: {str(message)[:200]}")
         text = str(error.get("message", ""))
-        return CallOutcome(text=text, error_code=error["code"], error_message=text, answered_at=now)
+        return CallOutcome(
+            text=text, error_code=error["code"], error_message=text, answered_at=at, at_answer=observed
+        )
     result = message.get("result")
     if not isinstance(result, dict) or not isinstance(result.get("text"), str):
         raise TargetError(f"result is not an object with a text string: {str(message)[:200]}")
     value = result.get("value")
     if not isinstance(value, dict):
         raise TargetError(f"result value is not an object: {str(message)[:200]}")
-    return CallOutcome(text=result["text"], value=value, answered_at=now)
+    return CallOutcome(text=result["text"], value=value, answered_at=at, at_answer=observed)
 
 
 class AdapterTarget:
-    """An adapter program started from ``command`` (split with :func:`shlex.split`)."""
+    """An adapter program started from ``command`` (split with :func:`shlex.split`).
+
+    ``env`` adds variables to the minimal environment (:func:`adapter_environment`); pass
+    ``inherit_env=False`` to start from ``env`` alone."""
 
     def __init__(
         self,
         command: str,
         *,
         env: Mapping[str, str] | None = None,
+        inherit_env: bool = True,
         hello_timeout: float = 20.0,
         call_timeout: float = 30.0,
     ) -> None:
         self.command = command
-        self.argv = shlex.split(command)
-        if not self.argv:
-            raise ValueError("empty adapter command")
-        self._env = dict(os.environ if env is None else env)
+        self.argv = split_command(command)
+        self._env = adapter_environment(env) if inherit_env else dict(env or {})
         self.hello_timeout = hello_timeout
         self.call_timeout = call_timeout
         self._proc: asyncio.subprocess.Process | None = None
-        self._pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self._pending: dict[int, _Waiter] = {}
         self._next_id = 0
         self._broken: str | None = None
         self._stderr: collections.deque[str] = collections.deque(maxlen=20)
@@ -298,6 +384,8 @@ class AdapterTarget:
     async def _start(self) -> asyncio.subprocess.Process:
         if self._proc is not None:
             return self._proc
+        if self._broken is not None:
+            raise TargetError(self._broken)
         try:
             self._proc = await asyncio.create_subprocess_exec(
                 *self.argv,
@@ -316,9 +404,9 @@ class AdapterTarget:
     def _fail_all(self, reason: str) -> None:
         if self._broken is None:
             self._broken = reason
-        for future in self._pending.values():
-            if not future.done():
-                future.set_exception(TargetError(self._broken))
+        for waiter in self._pending.values():
+            if not waiter.future.done():
+                waiter.future.set_exception(TargetError(self._broken))
         self._pending.clear()
 
     async def _read_stdout(self) -> None:
@@ -326,16 +414,18 @@ class AdapterTarget:
         try:
             while True:
                 line = await self._proc.stdout.readline()
+                at = time.monotonic()  # the arrival: stamped here, not when a check gets round to it
                 if not line:
                     break
                 if not line.strip():
                     continue
                 message = decode_line(line)
-                future = self._pending.pop(message["id"], None)
-                if future is None:
+                waiter = self._pending.pop(message["id"], None)
+                if waiter is None:
                     raise ProtocolError(f"adapter answered unknown id {message['id']}")
-                if not future.done():
-                    future.set_result(message)
+                observed = _run_probe(waiter.probe)
+                if not waiter.future.done():
+                    waiter.future.set_result(_Arrival(message, at, observed))
         except (ProtocolError, ValueError) as exc:  # ValueError: a line over the stream limit
             self._fail_all(f"adapter broke the protocol: {exc}")
             return
@@ -351,26 +441,28 @@ class AdapterTarget:
                 return
             self._stderr.append(line.decode("utf-8", "replace").rstrip())
 
-    async def _send(self, method: str, params: dict[str, Any]) -> tuple[int, asyncio.Future[dict[str, Any]]]:
+    async def _send(
+        self, method: str, params: dict[str, Any], probe: Probe | None = None
+    ) -> tuple[int, asyncio.Future[_Arrival]]:
         proc = await self._start()
         if self._broken is not None:
             raise TargetError(self._broken)
         assert proc.stdin is not None
         self._next_id += 1
         request_id = self._next_id
-        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        self._pending[request_id] = future
+        future: asyncio.Future[_Arrival] = asyncio.get_running_loop().create_future()
+        future.add_done_callback(_retrieve)
+        self._pending[request_id] = _Waiter(future, probe)
         try:
             proc.stdin.write(encode_line({"id": request_id, "method": method, "params": params}))
             await asyncio.wait_for(proc.stdin.drain(), self.call_timeout)
         except (OSError, TimeoutError) as exc:
             self._pending.pop(request_id, None)
+            future.cancel()
             raise TargetError(f"cannot write to the adapter: {exc!r}") from exc
         return request_id, future
 
-    async def wait_response(
-        self, request_id: int, future: asyncio.Future[dict[str, Any]], limit: float
-    ) -> dict[str, Any]:
+    async def wait_response(self, request_id: int, future: asyncio.Future[_Arrival], limit: float) -> _Arrival:
         try:
             return await asyncio.wait_for(asyncio.shield(future), limit)
         except TimeoutError:
@@ -378,7 +470,7 @@ class AdapterTarget:
 
     async def request(self, method: str, params: dict[str, Any], *, limit: float) -> dict[str, Any]:
         request_id, future = await self._send(method, params)
-        message = await self.wait_response(request_id, future, limit)
+        message = (await self.wait_response(request_id, future, limit)).message
         if "error" in message:
             raise TargetError(f"adapter refused {method}: {str(message['error'])[:300]}")
         return message
@@ -395,14 +487,15 @@ class AdapterTarget:
     async def configure(self, config: TargetConfig) -> None:
         await self.request("configure", config.to_json(), limit=self.call_timeout)
 
-    def start_call(self, method: Method, params: dict[str, Any]) -> PendingCall:
-        return _DeferredAdapterCall(self, method, params)
+    def start_call(self, method: Method, params: dict[str, Any], probe: Probe | None = None) -> PendingCall:
+        return _DeferredAdapterCall(self, method, params, probe)
 
     async def close(self) -> None:
         proc = self._proc
         if proc is None:
             return
-        if self._broken is None and proc.returncode is None:
+        # An adapter that never said hello gets no shutdown handshake (it would only time out again).
+        if self._broken is None and self._hello is not None and proc.returncode is None:
             with contextlib.suppress(TargetError):
                 await self.request("shutdown", {}, limit=3.0)
         if proc.stdin is not None:
@@ -421,11 +514,12 @@ class AdapterTarget:
 class _DeferredAdapterCall:
     """Sends the request on first use, so ``start_call`` can stay synchronous like the in-process one."""
 
-    def __init__(self, target: AdapterTarget, method: str, params: dict[str, Any]) -> None:
+    def __init__(self, target: AdapterTarget, method: str, params: dict[str, Any], probe: Probe | None) -> None:
         self._target = target
-        self._sent: asyncio.Task[tuple[int, asyncio.Future[dict[str, Any]]]] = asyncio.ensure_future(
-            target._send(method, params)
+        self._sent: asyncio.Task[tuple[int, asyncio.Future[_Arrival]]] = asyncio.ensure_future(
+            target._send(method, params, probe)
         )
+        self._sent.add_done_callback(_retrieve)
 
     async def _call(self) -> _AdapterCall:
         try:

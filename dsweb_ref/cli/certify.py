@@ -2,38 +2,65 @@
 
 With no target option it certifies the reference implementation in-process against the embedded
 emulator (offline, no key). ``--adapter CMD`` drives another implementation over the adapter
-protocol; ``--base`` / ``--messages-base --tools-base`` / ``--cassettes`` certify an endpoint.
-Exit 0 when every check passed, was skipped or is a known failure; 1 otherwise; 2 on bad usage.
+protocol; ``--base`` / ``--messages-base --tools-base`` (live) or ``--cassettes`` (offline)
+certify an endpoint. The three kinds of target exclude each other.
+
+Exit 0 when at least one check passed and every other one was skipped or is a known failure;
+1 when a check failed, errored or went stale, when nothing was certified (every check skipped),
+or when the known-failures file names an unknown check; 2 on bad usage or input (options, the
+adapter command, the known-failures file, the cassette directory, a report path).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import inspect
 import os
 import sys
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
 from typing import Any
 
 from ..certification.known_failures import KnownFailures, KnownFailuresError, load_known_failures
-from ..certification.model import CheckResult, Report
-from ..certification.report import print_line, summary, write_reports
-from ..certification.suite import UnknownCheckError, run_suite, select_checks
-from ..certification.targets import AdapterTarget, Target, reference_target
+from ..certification.model import Check, CheckResult, Report
+from ..certification.report import (
+    ReportError,
+    check_report_paths,
+    nothing_certified,
+    print_line,
+    report_ok,
+    scrub_text,
+    summary,
+    write_reports,
+)
+from ..certification.suite import UnknownCheckError, run_suite, select_checks, select_ids
+from ..certification.targets import AdapterCommandError, AdapterTarget, Target, reference_target
+
+ENDPOINT_OPTIONS = ("--base", "--messages-base", "--tools-base", "--cassettes")
 
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
     p = sub.add_parser("certify", help="certify an implementation (default: the reference) or an endpoint")
-    target = p.add_argument_group("target (default: the reference implementation, in-process)")
+    target = p.add_argument_group("target (default: the reference implementation, in-process; one kind only)")
     target.add_argument("--adapter", metavar="CMD", help="adapter command speaking the JSON-lines adapter protocol")
+    target.add_argument(
+        "--adapter-env",
+        action="append",
+        default=[],
+        metavar="NAME[=VALUE]",
+        help="pass NAME (from this environment, or set to VALUE) to the adapter, which otherwise gets only "
+        "PATH, HOME, locale and Python path variables; repeatable",
+    )
     target.add_argument("--base", metavar="URL", help="endpoint base serving both Messages and Search/Fetch")
     target.add_argument("--messages-base", metavar="URL", help="endpoint Messages base (with --tools-base)")
     target.add_argument("--tools-base", metavar="URL", help="endpoint Search/Fetch base (with --messages-base)")
-    target.add_argument("--cassettes", metavar="DIR", help="certify recorded endpoint cassettes in DIR")
+    target.add_argument("--cassettes", metavar="DIR", help="certify recorded endpoint cassettes in DIR (offline)")
     target.add_argument("--api-key-env", default="DEEPSEEK_API_KEY", metavar="NAME",
                         help="environment variable holding the endpoint key (default: DEEPSEEK_API_KEY)")
     p.add_argument("--known-failures", metavar="FILE", help="YAML list of check ids known to fail, with reasons")
     p.add_argument("--only", nargs="+", metavar="ID", help="run only these check ids (or id prefixes)")
-    p.add_argument("--list", action="store_true", help="list the checks and exit")
+    p.add_argument("--list", action="store_true", help="list the checks (implementation and endpoint) and exit")
     out = p.add_argument_group("reports")
     out.add_argument("--report-dir", metavar="DIR", help="write junit.xml, report.json, report.md, report.html")
     out.add_argument("--junit", metavar="FILE")
@@ -44,74 +71,201 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
 
 
 def _usage(message: str) -> int:
-    print(f"dsweb certify: {message}", file=sys.stderr)
+    print(f"dsweb certify: {scrub_text(message)}", file=sys.stderr)
     return 2
 
 
-def _endpoint(args: argparse.Namespace) -> tuple[Report, list[str]] | None:
-    if not (args.base or args.messages_base or args.tools_base or args.cassettes):
-        return None
-    # Written by the endpoint-certification work; imported here so the rest works without it.
-    from ..certification.endpoint import certify_endpoint  # type: ignore[import-not-found,unused-ignore]
-    from ..certification.model import Report as ReportType
+def endpoint_checks() -> list[Check]:
+    """The endpoint checks, in run order (imported lazily: endpoint certification pulls in vcrpy)."""
+    from ..certification import endpoint
 
-    key = os.environ.get(args.api_key_env)
+    items: Sequence[object] = getattr(endpoint, "ENDPOINT_CHECKS", ())
+    checks = [getattr(item, "check", item) for item in items]
+    return [c for c in checks if isinstance(c, Check)]
+
+
+def _list() -> int:
+    print("implementation checks (default target, --adapter):")
+    for spec in select_checks(None):
+        print(f"  {spec.check.id:<36} seed {spec.check.seed}  [{', '.join(spec.requires)}]  {spec.check.description}")
+    print("endpoint checks (--base, --messages-base/--tools-base, --cassettes):")
+    for c in endpoint_checks():
+        print(f"  {c.id:<36} seed {c.seed}  [{c.capability}]  {c.description}")
+    return 0
+
+
+def _given(args: argparse.Namespace, option: str) -> bool:
+    return getattr(args, option.lstrip("-").replace("-", "_")) is not None
+
+
+def _target_problem(args: argparse.Namespace) -> str | None:
+    endpoint = [o for o in ENDPOINT_OPTIONS if _given(args, o)]
+    if args.adapter is not None:
+        if not args.adapter.strip():
+            return "--adapter needs a command (an empty string would silently certify the reference)"
+        if endpoint:
+            return f"--adapter certifies an implementation; it cannot be combined with {', '.join(endpoint)}"
+    elif args.adapter_env:
+        return "--adapter-env applies to --adapter only"
+    if args.cassettes is not None and len(endpoint) > 1:
+        return f"--cassettes replays offline; it cannot be combined with {', '.join(o for o in endpoint[:-1])}"
+    if bool(args.messages_base) != bool(args.tools_base):
+        return "--messages-base and --tools-base go together"
+    for option in endpoint:
+        if not str(getattr(args, option.lstrip("-").replace("-", "_"))).strip():
+            return f"{option} needs a value"
+    return None
+
+
+def _adapter_env(specs: Sequence[str]) -> dict[str, str]:
+    env: dict[str, str] = {}
+    for spec in specs:
+        name, sep, value = spec.partition("=")
+        if not name or "\0" in spec:
+            raise ValueError(f"--adapter-env {spec!r}: expected NAME or NAME=VALUE")
+        if sep:
+            env[name] = value
+        elif name in os.environ:
+            env[name] = os.environ[name]
+        else:
+            raise ValueError(f"--adapter-env {name}: {name} is not set in this environment")
+    return env
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def _run_endpoint(
+    args: argparse.Namespace, only: Sequence[str] | None, known: KnownFailures | None
+) -> tuple[Report, list[str]]:
+    """Certify the endpoint; each check's line prints as it completes (when the endpoint module can report
+    progress), restricted to ``only`` and with the known failures applied."""
+    from .._version import __version__
+    from ..certification.endpoint import certify_endpoint
+
+    key = os.environ.get(args.api_key_env) or None
+    secrets = [key] if key else []
+    selected = set(only) if only is not None else None
+
+    def finish(result: CheckResult) -> CheckResult | None:
+        if selected is not None and result.check.id not in selected:
+            return None
+        return known.apply([result])[0] if known is not None else result
+
+    def progress(result: CheckResult) -> None:
+        shown = finish(result)
+        if shown is not None:
+            print_line(shown, sys.stdout, secrets)
+
     messages_base = args.messages_base or (args.base and args.base.rstrip("/") + "/anthropic/v1")
     tools_base = args.tools_base or (args.base and args.base.rstrip("/") + "/v1/tools")
-    info, results = certify_endpoint(
-        messages_base=messages_base, tools_base=tools_base, cassette_dir=args.cassettes, api_key=key
-    )
-    from .._version import __version__
+    kwargs: dict[str, Any] = {
+        "messages_base": messages_base,
+        "tools_base": tools_base,
+        "cassette_dir": args.cassettes,
+        "api_key": key,
+    }
+    live = _accepts(certify_endpoint, "progress")
+    if live:
+        kwargs["progress"] = progress
+    started = _now()
+    info, results = certify_endpoint(**kwargs)
+    kept = [r for r in (finish(r) for r in results) if r is not None]
+    if not live:
+        for result in kept:
+            print_line(result, sys.stdout, secrets)
+    return Report(__version__, info, tuple(kept), started, _now()), secrets
 
-    return ReportType(__version__, info, tuple(results)), [key] if key else []
+
+def _accepts(fn: Callable[..., object], keyword: str) -> bool:
+    try:
+        return keyword in inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
 
 
 def run(args: argparse.Namespace) -> int:
     if args.list:
-        for spec in select_checks(None):
-            print(f"{spec.check.id:<36} seed {spec.check.seed}  [{', '.join(spec.requires)}]  {spec.check.description}")
-        return 0
-    if bool(args.messages_base) != bool(args.tools_base):
-        return _usage("--messages-base and --tools-base go together")
+        return _list()
+    problem = _target_problem(args)
+    if problem is not None:
+        return _usage(problem)
+    is_endpoint = any(_given(args, o) for o in ENDPOINT_OPTIONS)
+    implementation_ids = [s.check.id for s in select_checks(None)]
+    try:
+        endpoint_ids = [c.id for c in endpoint_checks()]
+    except ImportError as exc:  # endpoint certification unavailable; implementation runs still work
+        if is_endpoint:
+            return _usage(f"endpoint certification is unavailable: {exc}")
+        endpoint_ids = []
+
+    problems: list[str] = []
     known: KnownFailures | None = None
-    notes: list[str] = []
+    only: list[str] | None = None
     try:
         if args.known_failures:
             known = load_known_failures(args.known_failures)
-            ids = [s.check.id for s in select_checks(None)]
-            notes += [f"known-failures file names unknown check id {i!r}" for i in known.unknown(ids)]
-        select_checks(args.only)
-    except (KnownFailuresError, UnknownCheckError) as exc:
+            problems += [
+                f"known-failures file {args.known_failures} names unknown check id {i!r}"
+                for i in known.unknown([*implementation_ids, *endpoint_ids])
+            ]
+        if args.only:
+            ids, other = (endpoint_ids, implementation_ids) if is_endpoint else (implementation_ids, endpoint_ids)
+            only, unknown = select_ids(ids, args.only)
+            misplaced = [o for o in unknown if not select_ids(other, [o])[1]]
+            if misplaced:
+                kind = "implementation" if is_endpoint else "endpoint"
+                raise UnknownCheckError(f"{kind} check ids do not apply to this target: {', '.join(misplaced)}")
+            if unknown:
+                raise UnknownCheckError(f"unknown check ids: {', '.join(unknown)}")
+        check_report_paths(
+            junit=args.junit,
+            json_path=args.json_path,
+            markdown=args.markdown,
+            html_path=args.html_path,
+            report_dir=args.report_dir,
+        )
+    except (KnownFailuresError, UnknownCheckError, ReportError) as exc:
         return _usage(str(exc))
-    for note in notes:
-        print(f"warning: {note}", file=sys.stderr)
+    for note in problems:
+        print(f"dsweb certify: error: {note}", file=sys.stderr)
 
     secrets: list[str] = []
-    endpoint = _endpoint(args)
-    if endpoint is not None:
-        report, secrets = endpoint
-        if known is not None:
-            report = Report(report.suite_version, report.target, tuple(known.apply(report.results)),
-                            report.started_at, report.finished_at)
-        for result in report.results:
-            print_line(result, sys.stdout, secrets)
+    if is_endpoint:
+        try:
+            report, secrets = _run_endpoint(args, only, known)
+        except ValueError as exc:  # e.g. a cassette directory that is missing or holds no cassette
+            return _usage(str(exc))
     else:
-        target: Target = AdapterTarget(args.adapter) if args.adapter else reference_target()
+        try:
+            target: Target = (
+                AdapterTarget(args.adapter, env=_adapter_env(args.adapter_env)) if args.adapter else reference_target()
+            )
+        except (AdapterCommandError, ValueError) as exc:
+            return _usage(str(exc))
 
         def progress(result: CheckResult) -> None:
             print_line(result, sys.stdout, secrets)
 
-        report = asyncio.run(run_suite(target, only=args.only, known_failures=known, progress=progress))
-    print(f"{report.target.description}: {summary(report)}")
-    for path in write_reports(
-        report,
-        secrets=secrets,
-        notes=notes,
-        junit=args.junit,
-        json_path=args.json_path,
-        markdown=args.markdown,
-        html_path=args.html_path,
-        report_dir=args.report_dir,
-    ):
+        report = asyncio.run(run_suite(target, only=only, known_failures=known, progress=progress))
+    print(scrub_text(f"{report.target.description}: {summary(report, problems)}", secrets))
+    why = nothing_certified(report) if report.ok else None
+    if why is not None:
+        print(f"dsweb certify: {why}", file=sys.stderr)
+    try:
+        paths = write_reports(
+            report,
+            secrets=secrets,
+            problems=problems,
+            junit=args.junit,
+            json_path=args.json_path,
+            markdown=args.markdown,
+            html_path=args.html_path,
+            report_dir=args.report_dir,
+        )
+    except ReportError as exc:
+        return _usage(str(exc))
+    for path in paths:
         print(f"wrote {path}")
-    return 0 if report.ok else 1
+    return 0 if report_ok(report) and not problems else 1

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import gc
+import logging
 import shlex
 import sys
 import time
+
+import pytest
 
 from dsweb_ref.certification.model import Outcome
 from dsweb_ref.certification.targets import AdapterTarget
@@ -17,8 +21,8 @@ HELLO = (
 )
 
 
-def script(body: str, **kwargs: float) -> AdapterTarget:
-    return AdapterTarget(shlex.join([sys.executable, "-c", body]), **kwargs)
+def script(body: str, hello_timeout: float = 20.0) -> AdapterTarget:
+    return AdapterTarget(shlex.join([sys.executable, "-c", body]), hello_timeout=hello_timeout)
 
 
 def test_adapter_that_crashes_after_hello_gives_errors_with_its_stderr() -> None:
@@ -39,13 +43,17 @@ def test_adapter_that_writes_garbage_gives_errors() -> None:
     assert "not JSON" in result.reason
 
 
-def test_silent_adapter_times_out_instead_of_hanging() -> None:
+def test_silent_adapter_times_out_instead_of_hanging_and_leaves_no_noise(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.ERROR, logger="asyncio")
     target = script("import sys; sys.stdin.read()", hello_timeout=1.0)
     started = time.monotonic()
-    report = run(target, only=["search.single.passthrough"])
+    report = run(target, only=["search.single.passthrough", "search.merge.dedup"])
     assert time.monotonic() - started < 10
-    assert report.results[0].outcome is Outcome.ERROR
+    assert {r.outcome for r in report.results} == {Outcome.ERROR}
     assert "within 1s" in report.results[0].reason
+    del target
+    gc.collect()
+    assert "never retrieved" not in caplog.text  # every pending future was settled and retrieved
 
 
 def test_missing_adapter_program_is_an_error() -> None:

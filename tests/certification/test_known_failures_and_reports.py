@@ -11,7 +11,19 @@ import pytest
 from dsweb_ref.certification.emulator.server import DEFAULT_API_KEY
 from dsweb_ref.certification.known_failures import KnownFailuresError, load_known_failures
 from dsweb_ref.certification.model import Check, CheckResult, Outcome, Report, TargetInfo
-from dsweb_ref.certification.report import REDACTED, to_junit, to_markdown, write_reports
+from dsweb_ref.certification.report import (
+    REDACTED,
+    ReportError,
+    check_report_paths,
+    nothing_certified,
+    report_ok,
+    scrub,
+    scrub_text,
+    summary,
+    to_junit,
+    to_markdown,
+    write_reports,
+)
 
 A = Check("search.a", "first", "000", "web_search")
 B = Check("search.b", "second", "000", "web_search")
@@ -96,3 +108,56 @@ def test_no_secret_reaches_any_report(tmp_path: Path) -> None:
         text = path.read_text()
         assert secret not in text and DEFAULT_API_KEY not in text, path.name
         assert REDACTED in text, path.name
+
+
+def test_an_error_is_not_masked_by_a_known_failure_entry(tmp_path: Path) -> None:
+    path = tmp_path / "known.yaml"
+    path.write_text("known_failures:\n  - id: search.a\n    reason: runs sequentially\n")
+    (result,) = load_known_failures(path).apply([CheckResult(A, Outcome.ERROR, "adapter exited with status 1")])
+    assert result.outcome is Outcome.ERROR and "not masked" in result.reason
+    assert not report_of(result).ok
+
+
+def test_known_failures_file_that_is_not_utf8_is_a_clean_error(tmp_path: Path) -> None:
+    path = tmp_path / "known.yaml"
+    path.write_bytes(b"known_failures:\n  - id: search.a\n    reason: caf\xe9\n")
+    with pytest.raises(KnownFailuresError, match="not UTF-8"):
+        load_known_failures(path)
+
+
+def test_nothing_certified_is_not_ok() -> None:
+    skipped = report_of(CheckResult(A, Outcome.SKIPPED, "target does not declare: web_search"))
+    assert skipped.ok  # the model's own verdict only looks for failures ...
+    assert not report_ok(skipped)  # ... the suite's also wants something certified
+    assert nothing_certified(skipped) == "nothing was certified: every check skipped"
+    assert summary(skipped).startswith("NOT OK (nothing was certified: every check skipped)")
+    known = report_of(CheckResult(A, Outcome.KNOWN_FAILURE, "x"), CheckResult(B, Outcome.SKIPPED))
+    assert not report_ok(known) and nothing_certified(known) == "nothing was certified: no check passed"
+    mixed = report_of(CheckResult(A, Outcome.PASSED), CheckResult(B, Outcome.SKIPPED))
+    assert report_ok(mixed) and summary(mixed) == "OK: 1 passed, 1 skipped"
+    assert summary(mixed, ["unknown id"]).startswith("NOT OK")
+
+
+def test_scrub_covers_every_target_field_and_key_looking_values() -> None:
+    key = "sk-" + "0a1b2c3d" * 4
+    details: dict[str, object] = {"k": "token=QWERTY12345678"}
+    report = Report(
+        "0.1.0",
+        TargetInfo("implementation", f"adapter --api-key {key}", f"impl {key}", f"v-{key}", ("web_search", key)),
+        (CheckResult(A, Outcome.FAILED, "sent Authorization: Bearer abcdef0123456789xyz", details),),
+    )
+    clean = scrub(report, [])
+    text = repr(clean)
+    assert key not in text and "abcdef0123456789xyz" not in text and "QWERTY12345678" not in text
+    assert clean.target.capabilities == ("web_search", REDACTED)
+    assert clean.results[0].reason == f"sent Authorization: Bearer {REDACTED}"
+    assert scrub_text("run search.api.ori_question with 128 code points") == (
+        "run search.api.ori_question with 128 code points"  # ordinary text is left alone
+    )
+
+
+def test_write_reports_raises_report_error_not_oserror(tmp_path: Path) -> None:
+    with pytest.raises(ReportError, match="it is a directory"):
+        check_report_paths(json_path=tmp_path)
+    with pytest.raises(ReportError, match="cannot write the json report"):
+        write_reports(sample(), json_path=tmp_path)

@@ -1,17 +1,17 @@
-"""The reference passes every check, in-process and through the example adapter; each deliberate
-break of the example adapter is caught by the check that names it; capabilities gate checks."""
+"""The reference passes every check, in-process and through the example adapter; checks for any
+search protocol run over each declared one; capabilities gate checks; --only selects by prefix.
+(Each deliberate break is proven through `dsweb certify` in test_breaks_end_to_end.py.)"""
 
 from __future__ import annotations
-
-import pytest
 
 from dsweb_ref.certification.checks import all_checks
 from dsweb_ref.certification.model import Outcome
 from dsweb_ref.certification.targets import reference_target
 
-from .conftest import adapter, failed_ids, outcomes, run
+from .conftest import adapter, outcomes, run
 
 ALL_IDS = {s.check.id for s in all_checks()}
+ANY_PROTOCOL = {s.check.id for s in all_checks() if s.provider == "any"}
 
 
 def test_reference_in_process_passes_every_check() -> None:
@@ -20,38 +20,16 @@ def test_reference_in_process_passes_every_check() -> None:
     assert outcomes(report) == dict.fromkeys(ALL_IDS, Outcome.PASSED)
 
 
-def test_reference_through_example_adapter_passes_every_check() -> None:
+def test_reference_through_example_adapter_passes_every_check_over_both_search_protocols() -> None:
     report = run(adapter())
     assert outcomes(report) == dict.fromkeys(ALL_IDS, Outcome.PASSED), [r.reason for r in report.results]
     assert report.target.name == "dsweb_ref example adapter"
     assert "cancel" in report.target.capabilities
-
-
-# mode -> the checks it must fail; the full suite runs, so no other check may fail.
-BREAKS = {
-    "thinking-enabled": {"search.messages.thinking_disabled"},
-    "no-ori-cut": {"search.api.ori_question"},
-    "early-answer": {"search.batch.quiescence"},
-    "ignore-cancel": {"search.cancel.quiescence"},
-    "follow-redirects": {"search.redirect.not_followed", "fetch.redirect.not_followed"},
-    "no-round-robin": {"search.merge.round_robin"},
-    "duplicate-url": {"search.merge.dedup"},
-}
-
-
-@pytest.mark.parametrize("mode", sorted(BREAKS), ids=sorted(BREAKS))
-def test_break_is_caught_by_exactly_its_checks(mode: str) -> None:
-    report = run(adapter("--break", mode))
-    assert failed_ids(report) == BREAKS[mode]
-    assert all(outcomes(report)[i] is Outcome.FAILED for i in BREAKS[mode])
-
-
-def test_sequential_break_is_caught_by_the_concurrency_check() -> None:
-    # Sequential searches also starve the quiescence checks' preconditions; each waits 5 s, so run one.
-    report = run(adapter("--break", "sequential"), only=["search.batch.concurrent"])
-    (result,) = report.results
-    assert result.outcome is Outcome.FAILED
-    assert "only 1 of 4" in result.reason
+    # Batch and merge checks (and every other check for "any" protocol) ran over Messages too.
+    assert {"search.batch.concurrent", "search.merge.round_robin", "search.batch.quiescence"} <= ANY_PROTOCOL
+    for r in report.results:
+        if r.check.id in ANY_PROTOCOL:
+            assert r.details["protocols"] == {"api": "passed", "messages": "passed"}, r.check.id
 
 
 def test_undeclared_capabilities_are_skipped_never_passed() -> None:
@@ -64,10 +42,14 @@ def test_undeclared_capabilities_are_skipped_never_passed() -> None:
         "search.api.count",
         "fetch.api.mapping",
         "fetch.redirect.not_followed",
+        "fetch.value.schema",
     }
     assert all(o is Outcome.PASSED for i, o in got.items() if i not in skipped)  # batch/merge ran over Messages
     reasons = {r.check.id: r.reason for r in report.results}
     assert "cancel" in reasons["search.cancel.quiescence"]
+    assert {r.check.id: r.details.get("protocols") for r in report.results}["search.batch.concurrent"] == {
+        "messages": "passed"
+    }
     assert report.ok  # skipped is not a failure, but it is not a pass either
 
 

@@ -12,15 +12,38 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from typing import Any, Literal, TypeVar
 
+from ...schemas import validate
 from ..emulator import Emulator, RequestRecord
 from ..model import Check
-from ..targets import CallOutcome, Hello, PendingCall, Target, TargetConfig
+from ..targets import CallOutcome, Hello, PendingCall, Probe, Target, TargetConfig
 
-__all__ = ["CALL_TIMEOUT", "REGISTRY", "CheckContext", "CheckFailed", "CheckSpec", "check", "require"]
+__all__ = [
+    "ABORTED",
+    "CALL_TIMEOUT",
+    "INVALID_ARGUMENTS",
+    "PROTOCOL_LABELS",
+    "PROVIDER_ERROR",
+    "REGISTRY",
+    "CheckContext",
+    "CheckFailed",
+    "CheckSpec",
+    "check",
+    "expect_error",
+    "expect_schema",
+    "expect_success",
+    "require",
+]
 
 CALL_TIMEOUT = 20.0  # seconds a single tool call may take against the loopback emulator
 T = TypeVar("T")
 Provider = Literal["api", "messages", "any"]
+SearchProtocol = Literal["api", "messages"]
+PROTOCOL_LABELS: dict[str, str] = {"api": "Search API", "messages": "Messages"}
+# The codes seed 000/001 fix (see dsweb_ref._exceptions): rejected tool arguments, a provider-side
+# failure (HTTP error status, unreadable body, redirect, rejected credential), caller cancellation.
+INVALID_ARGUMENTS = "WEB_INVALID_ARGUMENTS"
+PROVIDER_ERROR = "WEB_PROVIDER_ERROR"
+ABORTED = "WEB_ABORTED"
 
 
 class CheckFailed(Exception):
@@ -51,9 +74,12 @@ class CheckContext:
         self.config = replace(self.config, **changes)
         await self.target.configure(self.config)
 
-    def start_search(self, queries: list[str], latest_prompt: str | None = None) -> PendingCall:
+    def start_search(
+        self, queries: list[str], latest_prompt: str | None = None, *, probe: Probe | None = None
+    ) -> PendingCall:
+        """Start a search; ``probe`` runs the moment its answer arrives (see ``CallOutcome.at_answer``)."""
         params = {"arguments": {"queries": queries}, "latest_prompt": latest_prompt}
-        return self.target.start_call("web_search", params)
+        return self.target.start_call("web_search", params, probe)
 
     async def search(self, queries: list[str], latest_prompt: str | None = None) -> CallOutcome:
         return await self.start_search(queries, latest_prompt).outcome(CALL_TIMEOUT)
@@ -80,12 +106,22 @@ def expect_success(outcome: CallOutcome, what: str) -> dict[str, Any]:
     return outcome.value
 
 
-def expect_error(outcome: CallOutcome, what: str) -> None:
+def expect_error(outcome: CallOutcome, what: str, code: str | None = None) -> None:
+    """An error answer with no value; with ``code``, exactly that code (where the seeds fix one)."""
     require(not outcome.cancelled, f"{what}: expected an error, the call reported cancelled")
-    require(outcome.error_code is not None, f"{what}: expected a WEB_* error, got a result")
-    code = outcome.error_code or ""
-    require(code.startswith("WEB_"), f"{what}: error code {code!r} is not a WEB_* code")
+    want = code or "a WEB_* error"
+    require(outcome.error_code is not None, f"{what}: expected {want}, got a result")
+    got = outcome.error_code or ""
+    require(got.startswith("WEB_"), f"{what}: error code {got!r} is not a WEB_* code")
+    require(code is None or got == code, f"{what}: error code {got}, expected {code}", code=got, expected=code)
     require(outcome.value is None, f"{what}: an error must carry no partial value")
+
+
+def expect_schema(value: dict[str, Any], schema: str, what: str) -> None:
+    """``value`` follows the shipped schema ``schema`` (e.g. ``web_search.output``)."""
+    problems = validate(schema, value)
+    require(not problems, f"{what}: value does not follow {schema}: {'; '.join(problems[:3])}",
+            problems=problems, value=value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,10 +137,22 @@ class CheckSpec:
             missing.append("search-api or messages-search")
         return missing
 
-    def provider_for(self, capabilities: frozenset[str]) -> Literal["api", "messages"]:
-        if self.provider == "any":
-            return "api" if "search-api" in capabilities else "messages"
-        return self.provider
+    def provider_for(self, capabilities: frozenset[str]) -> SearchProtocol:
+        """The first search protocol the check runs over (see :meth:`providers_for`)."""
+        return self.providers_for(capabilities)[0]
+
+    def providers_for(self, capabilities: frozenset[str]) -> tuple[SearchProtocol, ...]:
+        """Every search protocol the check runs over: a protocol-specific check runs once; a check
+        for "any" protocol runs once per declared one (Search API first, then Messages), so a
+        Messages path is exercised even when the Search API is declared too."""
+        if self.provider != "any":
+            return (self.provider,)
+        declared: list[SearchProtocol] = []
+        if "search-api" in capabilities:
+            declared.append("api")
+        if "messages-search" in capabilities:
+            declared.append("messages")
+        return tuple(declared) or ("api",)
 
 
 REGISTRY: dict[str, CheckSpec] = {}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from ..emulator import Redirect
-from ._base import CheckContext, check, expect_error, expect_success, require
+from ._base import PROVIDER_ERROR, CheckContext, check, expect_error, expect_schema, expect_success, require
 
 WF, FAPI = "web_fetch", "fetch-api"
 PAGE = "https://docs.example.test/api/search"
@@ -14,7 +14,7 @@ REFUSED = "https://paywall.example.test/reports/search-market-2026"
 
 @check(
     "fetch.api.mapping",
-    "Fetch API success maps to the requested URL, HTTP 200 and the Markdown body; a refusal is a WEB_* error",
+    "Fetch API success maps to the requested URL, HTTP 200 and the Markdown body; a refusal is WEB_PROVIDER_ERROR",
     seed="001",
     requires=(WF, FAPI),
     provider="api",
@@ -30,12 +30,12 @@ async def fetch_mapping(ctx: CheckContext) -> None:
     body = value.get("body") or {}
     require(body.get("kind") == "markdown", f"body kind {body.get('kind')!r}, expected markdown")
     require(str(body.get("content", "")).strip() == upstream.strip(), "body differs from the Fetch API Markdown")
-    expect_error(await ctx.fetch(REFUSED), f"fetch of a refused page {REFUSED}")
+    expect_error(await ctx.fetch(REFUSED), f"fetch of a refused page {REFUSED}", PROVIDER_ERROR)
 
 
 @check(
     "fetch.redirect.not_followed",
-    "A 3xx from the Fetch API is a WEB_* error and its Location is never visited",
+    "A 3xx from the Fetch API is WEB_PROVIDER_ERROR and its Location is never visited",
     seed="001",
     requires=(WF, FAPI),
     provider="api",
@@ -45,4 +45,16 @@ async def fetch_redirect(ctx: CheckContext) -> None:
     outcome = await ctx.fetch(PAGE)
     await ctx.settle()
     require(not ctx.emu.log.trap_hits(), "the redirect Location was visited")
-    expect_error(outcome, "redirected fetch")
+    expect_error(outcome, "redirected fetch", PROVIDER_ERROR)
+
+
+@check(
+    "fetch.value.schema",
+    "Fetch values follow schemas/web_fetch.output",
+    seed="001",
+    requires=(WF, FAPI),
+    provider="api",
+)
+async def fetch_value_schema(ctx: CheckContext) -> None:
+    value = expect_success(await ctx.fetch(PAGE), f"fetch {PAGE}")
+    expect_schema(value, "web_fetch.output", f"fetch {PAGE}")

@@ -3,7 +3,16 @@
 from __future__ import annotations
 
 from ..emulator import Malformed, Redirect, Status
-from ._base import CheckContext, check, expect_error, expect_success, require
+from ._base import (
+    INVALID_ARGUMENTS,
+    PROVIDER_ERROR,
+    CheckContext,
+    check,
+    expect_error,
+    expect_schema,
+    expect_success,
+    require,
+)
 from ._oracle import expected_merge, source_urls
 
 WS, MSG, API = "web_search", "messages-search", "search-api"
@@ -102,7 +111,7 @@ async def single_passthrough(ctx: CheckContext) -> None:
 
 @check(
     "search.validation.query_cap",
-    "More than searchMaxQueries queries (counted before dedup) is rejected before any upstream request",
+    "Over searchMaxQueries queries (counted before dedup), or none: WEB_INVALID_ARGUMENTS, no upstream request",
     seed="000",
     requires=(WS,),
 )
@@ -110,13 +119,13 @@ async def query_cap(ctx: CheckContext) -> None:
     await ctx.configure(search_max_queries=4)
     for queries in (["markdown", "markdown", "coffee", "python", "rate limit"], []):
         outcome = await ctx.search(queries)
-        expect_error(outcome, f"search {queries}")
+        expect_error(outcome, f"search {queries}", INVALID_ARGUMENTS)
         require(not ctx.records(), f"{queries}: {len(ctx.records())} upstream request(s) were sent before rejection")
 
 
 @check(
     "search.redirect.not_followed",
-    "A 3xx from the provider API is a WEB_* error and its Location is never visited",
+    "A 3xx from the provider API is WEB_PROVIDER_ERROR and its Location is never visited",
     seed="001",
     requires=(WS,),
 )
@@ -126,12 +135,12 @@ async def redirect_not_followed(ctx: CheckContext) -> None:
     await ctx.settle()
     hits = ctx.emu.log.trap_hits()
     require(not hits, f"the redirect Location was visited {len(hits)} time(s)")
-    expect_error(outcome, "redirected search")
+    expect_error(outcome, "redirected search", PROVIDER_ERROR)
 
 
 @check(
     "errors.codes",
-    "Provider failures (401, malformed body) are WEB_* errors with no value and no credential in the text",
+    "Provider failures (401, 500, malformed body) are WEB_PROVIDER_ERROR with no value and no credential in the text",
     seed="001",
     requires=(WS,),
 )
@@ -140,10 +149,23 @@ async def error_codes(ctx: CheckContext) -> None:
     for label, fault in (("HTTP 401", Status(401)), ("HTTP 500", Status(500)), ("malformed body", Malformed())):
         ctx.emu.inject(route, fault)
         outcome = await ctx.search(["markdown"])
-        expect_error(outcome, label)
+        expect_error(outcome, label, PROVIDER_ERROR)
     key = ctx.config.api_key
     await ctx.configure(api_key="dsweb-wrong-key-0000")
     outcome = await ctx.search(["markdown"])
-    expect_error(outcome, "a rejected credential")
+    expect_error(outcome, "a rejected credential", PROVIDER_ERROR)
     for secret in (key, "dsweb-wrong-key-0000"):
         require(secret not in (outcome.text or ""), "the error text reveals the credential")
+
+
+@check(
+    "search.value.schema",
+    "Search values follow schemas/web_search.output (one query, a merged batch, a truncated merge)",
+    seed="000",
+    requires=(WS,),
+)
+async def value_schema(ctx: CheckContext) -> None:
+    for cap, queries in ((8, ["markdown"]), (8, ["markdown", "coffee"]), (3, ["search api", "rate limit"])):
+        await ctx.configure(search_max_results=cap)
+        value = expect_success(await ctx.search(queries), f"search {queries}")
+        expect_schema(value, "web_search.output", f"search {queries} with searchMaxResults={cap}")
