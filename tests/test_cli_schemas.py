@@ -80,3 +80,11 @@ def test_readme_quickstart_holds_exactly_the_two_lines() -> None:
     argv = shlex.split(job)
     assert argv[0] == "dsweb"
     assert main(argv[1:]) == 0  # the main job itself works offline
+
+
+def test_readme_adapter_protocol_is_the_module_docstring() -> None:
+    from dsweb_ref.certification import adapter_protocol
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    block = readme.split("### Adapter protocol\n\n```text\n", 1)[1].split("\n```", 1)[0]
+    assert block == (adapter_protocol.__doc__ or "").strip()
