@@ -22,7 +22,11 @@ def _fetch_context(path: Path, url: str) -> ProbeContext:
 
 
 def test_default_dir_is_the_shipped_cassettes() -> None:
-    assert default_cassette_dir() == CASSETTES
+    # From a checkout it is cassettes/ itself; from a wheel, the copy packaged inside it.
+    shipped = default_cassette_dir()
+    files = sorted(p.relative_to(CASSETTES) for p in CASSETTES.rglob("*.yaml"))
+    assert files and files == sorted(p.relative_to(shipped) for p in shipped.rglob("*.yaml"))
+    assert all((shipped / f).read_bytes() == (CASSETTES / f).read_bytes() for f in files)
 
 
 def test_replays_a_committed_cassette_offline(no_network: list[Any]) -> None:
