@@ -58,6 +58,7 @@ __all__ = [
     "load_cassette",
     "make_vcr",
     "provenance_of",
+    "replace_everywhere",
     "scan_cassette_data",
     "scan_path",
     "scan_text",
@@ -366,6 +367,13 @@ def provenance_of(path: Path) -> dict[str, Any]:
 def iter_cassettes(root: Path) -> list[Path]:
     """Every cassette under ``root`` (``<protocol>/<name>.yaml``), sorted."""
     return sorted(p for p in root.glob("*/*.yaml") if p.is_file())
+
+
+def replace_everywhere(value: Any, replacements: Sequence[tuple[str, str]]) -> Any:
+    """``value`` with each (old, new) replaced in every string and bytes, keys included,
+    longest ``old`` first (so a secret that contains another is replaced whole)."""
+    ordered = sorted(((o, n) for o, n in replacements if o), key=lambda item: len(item[0]), reverse=True)
+    return _replace_all(value, ordered)
 
 
 def _replace_all(value: Any, replacements: Sequence[tuple[str, str]]) -> Any:

@@ -40,6 +40,7 @@ from .cassettes import (
     load_cassette,
     make_vcr,
     provenance_of,
+    replace_everywhere,
     scan_cassette_data,
 )
 from .emulator import Emulator
@@ -128,32 +129,14 @@ def _account_token(target: RecordTarget) -> str | None:
     return None
 
 
-def _scrubbed(value: Any, replacements: Sequence[tuple[str, str]]) -> Any:
-    """``value`` with each (secret, placeholder) replaced in every string and bytes, longest secret first."""
-    ordered = sorted(((s, p) for s, p in replacements if s), key=lambda item: len(item[0]), reverse=True)
-    if isinstance(value, str):
-        for secret, placeholder in ordered:
-            value = value.replace(secret, placeholder)
-        return value
-    if isinstance(value, bytes):
-        for secret, placeholder in ordered:
-            value = value.replace(secret.encode(), placeholder.encode())
-        return value
-    if isinstance(value, dict):
-        return {_scrubbed(k, ordered): _scrubbed(v, ordered) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_scrubbed(v, ordered) for v in value]
-    return value
-
-
 def _response_scrubber(replacements: Sequence[tuple[str, str]]) -> Callable[[dict[str, Any]], dict[str, Any]]:
     """A vcrpy ``before_record_response`` hook: no secret reaches even the temporary raw cassette."""
 
     def scrub(response: dict[str, Any]) -> dict[str, Any]:
         body = response.get("body") or {}
         if body.get("string") is not None:
-            body["string"] = _scrubbed(body["string"], replacements)
-        response["headers"] = _scrubbed(response.get("headers") or {}, replacements)
+            body["string"] = replace_everywhere(body["string"], replacements)
+        response["headers"] = replace_everywhere(response.get("headers") or {}, replacements)
         return response
 
     return scrub
@@ -236,7 +219,7 @@ async def _record_one(
             return RecordResult(probe.id, "failed", reason=problem)
         if not raw_path.exists():
             return RecordResult(probe.id, "failed", reason="nothing was recorded")
-        raw = _scrubbed(load_cassette(raw_path), replacements)
+        raw = replace_everywhere(load_cassette(raw_path), replacements)
         origin = (emu.base_url, PLACEHOLDER_ORIGIN) if emu is not None else None
 
         def replay_base(value: str | None) -> str | None:
@@ -266,7 +249,7 @@ async def _record_one(
             )
         if fault_label is not None:
             provenance["fault"] = fault_label  # finalize_cassette rewrites its origin and scrubs the key
-        provenance = _scrubbed(provenance, replacements)  # a fault's body may hold a credential too
+        provenance = replace_everywhere(provenance, replacements)  # a fault's body may hold a credential too
         data = finalize_cassette(raw, provenance=provenance, secrets=[target.api_key], origin=origin)
         if probe.auth == "account":
             _show_credentials(data, run)
