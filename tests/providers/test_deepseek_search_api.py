@@ -442,7 +442,7 @@ def test_an_echoed_account_token_never_reaches_the_message() -> None:
 
 
 def test_credential_shaped_text_is_scrubbed() -> None:
-    body = {"message": "other key sk-abcdefghijklmnopqrstuvwx and Authorization: Bearer some.jwt.value refused"}
+    body = {"message": "other key sk-" "abcdefghijklmnopqrstuvwx and Authorization: Bearer some.jwt.value refused"}
     error = _error(Mock.json(400, body))
-    assert "sk-abcdefghijklmnopqrstuvwx" not in error.message and "some.jwt.value" not in error.message
+    assert "sk-" "abcdefghijklmnopqrstuvwx" not in error.message and "some.jwt.value" not in error.message
     assert "other key <credential> and Authorization: Bearer <credential> refused" in error.message
