@@ -26,14 +26,7 @@ __all__ = ["Runtime", "build_runtime", "http_fetch_config"]
 
 
 def http_fetch_config(settings: Settings) -> HttpFetchConfig:
-    h = settings.http_fetch
-    return HttpFetchConfig(
-        max_url_length=h.max_url_length,
-        max_response_bytes=h.max_response_bytes,
-        max_body_chars=h.max_body_chars,
-        timeout_s=h.timeout_s,
-        max_redirects=h.max_redirects,
-    )
+    return HttpFetchConfig.from_settings(settings.http_fetch)
 
 
 class _HttpFetchPerOperation:

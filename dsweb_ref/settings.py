@@ -41,6 +41,7 @@ __all__ = [
     "CONFIG_ENV",
     "MAX_MESSAGES_MAX_TOKENS",
     "MAX_MESSAGES_MAX_USES",
+    "MAX_TIMEOUT_S",
     "MESSAGES_SELECTION",
     "SETTINGS_KEYS",
     "AuthRoute",
@@ -68,7 +69,8 @@ MESSAGES_SELECTION = ("deepseek-official", "http")
 
 _SWITCH, _SEARCH, _FETCH = "web.use_new_search_api", "web.search_provider", "web.fetch_provider"
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_MAX_TIMEOUT_S = 2_147_483.0  # the largest timer most event loops accept, in seconds
+# One day: far above any real request, and the one bound every timeout in the package shares.
+MAX_TIMEOUT_S = 86_400.0
 # Documented upper bounds: far above any real use, low enough that a typo cannot ask for absurd work.
 MAX_MESSAGES_MAX_TOKENS = 1_000_000
 MAX_MESSAGES_MAX_USES = 100
@@ -176,7 +178,7 @@ def _between(low: int, high: int) -> Callable[[Any], str | None]:
 
 
 def _timeout(v: float) -> str | None:
-    return None if 0 < v <= _MAX_TIMEOUT_S else f"must be more than 0 and at most {_MAX_TIMEOUT_S:g} seconds"
+    return None if 0 < v <= MAX_TIMEOUT_S else f"must be more than 0 and at most {MAX_TIMEOUT_S:g} seconds"
 
 
 def _model_name(v: str) -> str | None:

@@ -141,3 +141,15 @@ def test_http_fetch_limits_follow_the_settings_of_each_operation() -> None:
 
     source.set(Settings().updated({"http_fetch.max_url_length": 50}))
     assert asyncio.run(attempt()) == "WEB_INVALID_URL"  # refused by the new limit, before any network
+
+
+def test_any_http_fetch_timeout_the_settings_accept_the_provider_accepts() -> None:
+    from dsweb_ref.runtime import http_fetch_config
+    from dsweb_ref.settings import MAX_TIMEOUT_S, Settings
+
+    config = http_fetch_config(Settings().updated({"http_fetch.timeout_s": MAX_TIMEOUT_S}))
+    assert config.timeout_s == MAX_TIMEOUT_S
+    defaults = http_fetch_config(Settings())
+    from dsweb_ref.providers import HttpFetchConfig
+
+    assert defaults == HttpFetchConfig()  # one set of defaults, not two that can drift

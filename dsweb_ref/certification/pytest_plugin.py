@@ -33,8 +33,6 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import importlib
-import importlib.util
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -210,20 +208,3 @@ def dsweb_cassette_dir() -> Path:
     from .cassettes import default_cassette_dir
 
     return default_cassette_dir()
-
-
-_CASSETTES = "dsweb_ref.certification.cassettes"
-
-
-def pytest_configure(config: pytest.Config) -> None:
-    """Re-export the cassette module's own fixtures, if it defines any, without importing it (and
-    vcrpy) into every pytest session that merely has this plugin installed."""
-    spec = importlib.util.find_spec(_CASSETTES)
-    if spec is None or spec.origin is None:
-        return
-    try:
-        source = Path(spec.origin).read_text(encoding="utf-8")
-    except OSError:
-        return
-    if "pytest.fixture" in source and not config.pluginmanager.has_plugin(_CASSETTES):
-        config.pluginmanager.register(importlib.import_module(_CASSETTES), _CASSETTES)

@@ -15,10 +15,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import inspect
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -77,11 +76,9 @@ def _usage(message: str) -> int:
 
 def endpoint_checks() -> list[Check]:
     """The endpoint checks, in run order (imported lazily: endpoint certification pulls in vcrpy)."""
-    from ..certification import endpoint
+    from ..certification.endpoint import ENDPOINT_CHECKS
 
-    items: Sequence[object] = getattr(endpoint, "ENDPOINT_CHECKS", ())
-    checks = [getattr(item, "check", item) for item in items]
-    return [c for c in checks if isinstance(c, Check)]
+    return list(ENDPOINT_CHECKS)
 
 
 def _list() -> int:
@@ -166,23 +163,10 @@ def _run_endpoint(
         "cassette_dir": args.cassettes,
         "api_key": key,
     }
-    live = _accepts(certify_endpoint, "progress")
-    if live:
-        kwargs["progress"] = progress
     started = _now()
-    info, results = certify_endpoint(**kwargs)
+    info, results = certify_endpoint(**kwargs, progress=progress)
     kept = [r for r in (finish(r) for r in results) if r is not None]
-    if not live:
-        for result in kept:
-            print_line(result, sys.stdout, secrets)
     return Report(__version__, info, tuple(kept), started, _now()), secrets
-
-
-def _accepts(fn: Callable[..., object], keyword: str) -> bool:
-    try:
-        return keyword in inspect.signature(fn).parameters
-    except (TypeError, ValueError):
-        return False
 
 
 def run(args: argparse.Namespace) -> int:
@@ -193,12 +177,7 @@ def run(args: argparse.Namespace) -> int:
         return _usage(problem)
     is_endpoint = any(_given(args, o) for o in ENDPOINT_OPTIONS)
     implementation_ids = [s.check.id for s in select_checks(None)]
-    try:
-        endpoint_ids = [c.id for c in endpoint_checks()]
-    except ImportError as exc:  # endpoint certification unavailable; implementation runs still work
-        if is_endpoint:
-            return _usage(f"endpoint certification is unavailable: {exc}")
-        endpoint_ids = []
+    endpoint_ids = [c.id for c in endpoint_checks()]
 
     problems: list[str] = []
     known: KnownFailures | None = None

@@ -15,6 +15,7 @@ sees where it would land and can fetch it directly if it still wants it.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
 import html
 import math
@@ -43,12 +44,13 @@ from ..netguard import (
     read_capped,
     system_resolver,
 )
+from ..settings import MAX_TIMEOUT_S, HttpFetchSettings
 
 __all__ = ["HttpFetchConfig", "HttpFetchProvider", "fetch_url", "redirect_refusal"]
 
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 ACCEPT = "text/html,application/xhtml+xml,text/*;q=0.9,application/json;q=0.8,application/xml;q=0.8"
-_MAX_TIMEOUT_S = 24 * 3600.0
+_DEFAULTS = HttpFetchSettings()  # one set of defaults for the settings file and the provider
 
 
 def _bad_config(message: str) -> WebError:
@@ -65,12 +67,16 @@ def _positive_int(name: str, value: object, *, allow_zero: bool = False) -> None
 class HttpFetchConfig:
     """Limits of the HTTP fetch provider. Checked on construction (``WEB_CONFIG_INVALID``)."""
 
-    max_url_length: int = 2048
-    max_response_bytes: int = 5_000_000
-    max_body_chars: int = 100_000
-    timeout_s: float = 30.0
-    max_redirects: int = 5
+    max_url_length: int = _DEFAULTS.max_url_length
+    max_response_bytes: int = _DEFAULTS.max_response_bytes
+    max_body_chars: int = _DEFAULTS.max_body_chars
+    timeout_s: float = _DEFAULTS.timeout_s
+    max_redirects: int = _DEFAULTS.max_redirects
     user_agent: str = f"dsweb_ref/{__version__}"
+
+    @classmethod
+    def from_settings(cls, settings: HttpFetchSettings) -> HttpFetchConfig:
+        return cls(**dataclasses.asdict(settings))
 
     def __post_init__(self) -> None:
         for name in ("max_url_length", "max_response_bytes", "max_body_chars"):
@@ -79,8 +85,8 @@ class HttpFetchConfig:
         timeout = self.timeout_s
         if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not math.isfinite(timeout):
             raise _bad_config("timeout_s must be a positive finite number")
-        if not 0 < timeout <= _MAX_TIMEOUT_S:
-            raise _bad_config(f"timeout_s must be greater than 0 and at most {_MAX_TIMEOUT_S:g}")
+        if not 0 < timeout <= MAX_TIMEOUT_S:
+            raise _bad_config(f"timeout_s must be greater than 0 and at most {MAX_TIMEOUT_S:g}")
         agent = self.user_agent
         if not isinstance(agent, str) or not agent.strip() or not agent.isprintable() or not agent.isascii():
             raise _bad_config("user_agent must be a non-empty printable ASCII string")
@@ -233,7 +239,8 @@ def redirect_refusal(source: httpx.URL, target: httpx.URL) -> str | None:
 
 
 async def fetch_url(url: str, *, config: HttpFetchConfig | None = None) -> FetchResult:
-    """Fetch ``url`` with the default strict provider (what ``dsweb fetch`` runs)."""
+    """Fetch ``url`` with the default strict provider (the ``http`` provider ``dsweb fetch`` selects
+    by default), without a seam or tool around it."""
     return await HttpFetchProvider(config).fetch(FetchRequest(url))
 
 

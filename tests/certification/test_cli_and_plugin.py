@@ -242,19 +242,6 @@ def test_endpoint_progress_prints_each_check_as_it_completes(
     assert "PASS   endpoint.b" in capsys.readouterr().out
 
 
-def test_endpoint_without_progress_support_still_prints_every_check(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    def fake(*, messages_base: object, tools_base: object, cassette_dir: object, api_key: object) -> Any:
-        return TargetInfo("endpoint", "old endpoint"), [CheckResult(A, Outcome.PASSED), CheckResult(B, Outcome.FAILED)]
-
-    monkeypatch.setattr(endpoint, "certify_endpoint", fake)
-    monkeypatch.setattr(endpoint, "ENDPOINT_CHECKS", (A, B))
-    assert dsweb_certify("--cassettes", "x") == 1
-    out = capsys.readouterr().out
-    assert "PASS   endpoint.a" in out and "FAIL   endpoint.b" in out
-
-
 def test_no_secret_reaches_the_terminal_or_any_report(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -137,10 +137,6 @@ class CheckSpec:
             missing.append("search-api or messages-search")
         return missing
 
-    def provider_for(self, capabilities: frozenset[str]) -> SearchProtocol:
-        """The first search protocol the check runs over (see :meth:`providers_for`)."""
-        return self.providers_for(capabilities)[0]
-
     def providers_for(self, capabilities: frozenset[str]) -> tuple[SearchProtocol, ...]:
         """Every search protocol the check runs over: a protocol-specific check runs once; a check
         for "any" protocol runs once per declared one (Search API first, then Messages), so a
