@@ -18,6 +18,7 @@ from ._context import CallContext
 from ._exceptions import WebError, WebErrorCode
 from ._protocols import FetchProvider, SearchProvider
 from ._types import FetchBody, FetchRequest, FetchResult, SearchRequest, SearchResult, Source
+from ._validate import is_int_at_least
 
 __all__ = ["ProviderSelection", "WebService"]
 
@@ -140,9 +141,7 @@ class WebService:
 
     async def search(self, request: SearchRequest, ctx: CallContext | None = None) -> SearchResult:
         max_results = request.max_results
-        if max_results is not None and (
-            isinstance(max_results, bool) or not isinstance(max_results, int) or max_results < 1
-        ):
+        if max_results is not None and not is_int_at_least(max_results):
             raise WebError(WebErrorCode.INVALID_ARGUMENTS, "max_results must be a positive integer")
         provider = self.select_search()
         result = await _guard(provider.id, lambda: provider.search(request, ctx or CallContext()))

@@ -20,6 +20,7 @@ from typing import Any
 from .._context import CallContext, OutgoingRequest
 from .._exceptions import WebError, WebErrorCode
 from .._types import SearchRequest, SearchResult, Source
+from .._validate import is_int_at_least
 from ._deepseek_http import (
     SettingsBoundProvider,
     api_status_error,
@@ -63,7 +64,7 @@ class DeepSeekSearchApi(SettingsBoundProvider):
         count = conf.count
         limit = request.max_results
         if limit is not None:
-            if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+            if not is_int_at_least(limit):
                 raise WebError(WebErrorCode.INVALID_ARGUMENTS, "max_results must be a positive integer")
             count = min(count, limit)
         key = self._credential(snapshot)

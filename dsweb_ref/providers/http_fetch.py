@@ -28,6 +28,7 @@ import httpx
 from .._context import CallContext, OutgoingRequest
 from .._exceptions import WebError, WebErrorCode
 from .._types import FetchBody, FetchRequest, FetchResult
+from .._validate import is_int_at_least
 from .._version import __version__
 from ..netguard import (
     DEFAULT_POLICY,
@@ -59,7 +60,7 @@ def _bad_config(message: str) -> WebError:
 
 def _positive_int(name: str, value: object, *, allow_zero: bool = False) -> None:
     low = 0 if allow_zero else 1
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+    if not is_int_at_least(value, low):
         raise _bad_config(f"{name} must be a {'non-negative' if allow_zero else 'positive'} integer")
 
 

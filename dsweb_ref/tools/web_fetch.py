@@ -16,6 +16,7 @@ from dsweb_ref._context import CallContext
 from dsweb_ref._exceptions import WebError, WebErrorCode
 from dsweb_ref._service import WebService
 from dsweb_ref._types import BodyKind, FetchRequest
+from dsweb_ref._validate import is_int_at_least
 from dsweb_ref.schemas import schemas
 from dsweb_ref.tools._fetch_render import html_to_markdown, render_fetch
 from dsweb_ref.tools._result import ToolResult, error_result
@@ -53,7 +54,7 @@ class WebFetchTool:
     def __init__(self, web: WebService, *, max_output_chars: int = 200_000) -> None:
         if not callable(getattr(web, "fetch", None)):
             raise WebError(WebErrorCode.CONFIG_INVALID, "web_fetch: web must be a WebService")
-        if isinstance(max_output_chars, bool) or not isinstance(max_output_chars, int) or max_output_chars < 1:
+        if not is_int_at_least(max_output_chars):
             raise WebError(WebErrorCode.CONFIG_INVALID, "web_fetch: max_output_chars must be a positive integer")
         self.web = web
         self.max_output_chars = max_output_chars

@@ -16,6 +16,7 @@ from .._context import CallContext
 from .._exceptions import WebError, WebErrorCode
 from .._service import WebService
 from .._types import SearchRequest, SearchResult
+from .._validate import is_int_at_least
 from ._batch import run_all_or_nothing
 from ._merge import merge_results
 from ._render import render_search
@@ -25,7 +26,7 @@ __all__ = ["SearchToolSettings", "WebSearchTool", "parse_queries"]
 
 
 def _positive_int(name: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+    if not is_int_at_least(value):
         raise WebError(WebErrorCode.CONFIG_INVALID, f"{name} must be a positive integer, got {value!r}")
     return value
 
