@@ -51,6 +51,7 @@ from typing import Any
 import httpx
 
 from dsweb_ref import CallContext, SearchRequest, SearchResult, Source, WebError, __version__
+from dsweb_ref.certification._bases import credential_environ, settings_for_bases
 from dsweb_ref.runtime import Runtime, build_runtime
 from dsweb_ref.settings import Settings
 from dsweb_ref.tools import ToolResult, merge_results, render_search
@@ -74,7 +75,6 @@ BREAKS = (
 LINGERING = ("early-answer-subtle", "cancel-no-wait")
 LINGER = 0.3  # seconds an upstream request takes to tear down once cancelled, in the LINGERING modes
 CAPABILITIES = ("web_search", "web_fetch", "messages-search", "search-api", "fetch-api", "cancel")
-KEY_ENV = "EXAMPLE_ADAPTER_API_KEY"  # a private mapping, never the real environment
 PROMPT: contextvars.ContextVar[str | None] = contextvars.ContextVar("prompt", default=None)
 
 
@@ -170,20 +170,21 @@ class Adapter:
         return {"name": "dsweb_ref example adapter", "version": __version__, "capabilities": list(self.capabilities)}
 
     def configure(self, p: dict[str, Any]) -> dict[str, Any]:
-        self.settings = Settings().updated(
-            {
-                "deepseek_messages.base_url": p["messages_base"],
-                "deepseek_api.base_url": p["tools_base"],
-                "credentials.api_key_env": KEY_ENV,
+        # The key travels in a private mapping, never the real environment; timeouts stay at their defaults.
+        self.settings = settings_for_bases(
+            p["messages_base"],
+            p["tools_base"],
+            new_api=p.get("provider") == "api",
+            overrides={
                 "tools.search_max_queries": int(p.get("search_max_queries", 4)),
                 "tools.search_max_results": int(p.get("search_max_results", 8)),
                 "deepseek_api.send_original_question": bool(p.get("send_original_question", True)),
-            }
-        ).with_new_search_api(p.get("provider") == "api")
+            },
+        )
         settings = self.settings
         self.provider = str(p.get("provider", "api"))
         transport = BreakingTransport(self.mode) if self.mode else None
-        self.runtime = build_runtime(lambda: settings, transport=transport, environ={KEY_ENV: p["api_key"]})
+        self.runtime = build_runtime(lambda: settings, transport=transport, environ=credential_environ(p["api_key"]))
         return {}
 
     def _runtime(self) -> Runtime:

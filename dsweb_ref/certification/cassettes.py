@@ -12,8 +12,10 @@ Scrub rules (applied when a cassette is recorded, then verified by :func:`scan_c
 * response headers ``set-cookie``, ``cookie``, ``authorization``, ``x-api-key``, ``api-key``,
   ``x-auth-token``, ``date``, ``server``, ``x-request-id``, ``request-id`` and every ``cf-*``
   header are dropped (``before_record_response``);
-* the literal credential value is replaced by ``<DEEPSEEK_API_KEY>`` everywhere, request and
-  response, headers and bodies (vcrpy ``filter_sensitive_data`` plus a final pass);
+* each literal credential value is replaced by its placeholder (``<DEEPSEEK_API_KEY>``, ...)
+  everywhere, request and response, headers and bodies, by :func:`make_vcr`'s one hook that runs
+  before an interaction is written (so not even a temporary cassette holds it), and in the
+  provenance by :func:`finalize_cassette`;
 * a cassette recorded against the local emulator has its ephemeral ``http://127.0.0.1:<port>``
   origin rewritten to :data:`PLACEHOLDER_ORIGIN`, so replay never depends on a port (and, being
   under ``.invalid``, can never resolve to a real host);
@@ -28,8 +30,6 @@ Replay elsewhere: :func:`cassette_replay` is the one replay configuration (recor
 
 from __future__ import annotations
 
-import base64
-import binascii
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
@@ -39,6 +39,8 @@ from typing import Any
 
 import vcr
 import yaml
+
+from .._secrets import SECRET_RULES, ordered_pairs, replace_literals_deep, rule_hits
 
 __all__ = [
     "DROPPED_RESPONSE_HEADERS",
@@ -96,58 +98,10 @@ DROPPED_RESPONSE_HEADERS: frozenset[str] = frozenset(
 _CREDENTIAL_HEADERS = frozenset(SCRUBBED_REQUEST_HEADERS) | {"set-cookie"}
 _PLACEHOLDER = re.compile(r"<[A-Z][A-Z0-9_]*>")
 
-# Credential-like values. Token patterns need a digit (or, for long secret fields, mixed
-# character classes) so prose such as "Bearer authentication" or "Basic authentication" is not
-# flagged; placeholders such as <DEEPSEEK_API_KEY> never match. Kinds with an entry in
-# _VALIDATORS flag a match only when its validator agrees.
-SECRET_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("sk-key", re.compile(r"sk-[A-Za-z0-9_-]{20,}")),
-    ("bearer-token", re.compile(r"(?i)\bbearer\s+(?=[A-Za-z0-9._~+/=-]*\d)[A-Za-z0-9._~+/=-]{12,}")),
-    (
-        "key-field",
-        re.compile(
-            r"(?i)(?:x-api-key|api[_-]?key|access[_-]?token|refresh[_-]?token|client[_-]?secret|password)"
-            r"""["']?\s*[:=]\s*\[?\s*["']?(?=[A-Za-z0-9._~+/=-]*\d)[A-Za-z0-9._~+/=-]{12,}"""
-        ),
-    ),
-    # A field or header named *token / *secret / *password (x-auth-token, session_token, secret, ...)
-    # with a long value; "max_tokens" and friends end in "tokens" and are not matched.
-    (
-        "secret-field",
-        re.compile(
-            r"(?i)(?<![A-Za-z0-9])(?:[A-Za-z0-9]+[_-])*(?:token|secret|password|passwd)(?![A-Za-z0-9])"
-            r"""["']?\s*[:=]\s*\[?\s*["']?([A-Za-z0-9._~+/=-]{16,})"""
-        ),
-    ),
-    ("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*")),
-    ("basic-auth", re.compile(r"(?i)\bbasic\s+([A-Za-z0-9+/]{6,}={0,2})(?![A-Za-z0-9+/=])")),
-    ("github-token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9_]{22,})")),
-    ("aws-access-key-id", re.compile(r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b")),
-)
-
-
-def _mixed_classes(match: re.Match[str]) -> bool:
-    """A secret field's value: at least two of lower case, upper case and digits."""
-    value = match.group(1)
-    classes = (any(c.islower() for c in value), any(c.isupper() for c in value), any(c.isdigit() for c in value))
-    return sum(classes) >= 2
-
-
-def _basic_credential(match: re.Match[str]) -> bool:
-    """``Basic <base64>`` whose payload decodes to printable ``user:password`` text."""
-    token = match.group(1)
-    try:
-        decoded = base64.b64decode(token + "=" * (-len(token) % 4), validate=True).decode("utf-8")
-    except (binascii.Error, ValueError):
-        return False
-    user, colon, password = decoded.partition(":")
-    return bool(colon) and bool(user or password) and decoded.isprintable()
-
-
-_VALIDATORS: dict[str, Callable[[re.Match[str]], bool]] = {
-    "secret-field": _mixed_classes,
-    "basic-auth": _basic_credential,
-}
+# Credential-like values: the shared rule table (kind, pattern), see :mod:`dsweb_ref._secrets`.
+# Token rules need a digit (or, for long secret fields, mixed character classes) so prose such as
+# "Bearer authentication" or "Basic authentication" is not flagged; placeholders never match.
+SECRET_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple((rule.kind, rule.pattern) for rule in SECRET_RULES)
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,15 +121,7 @@ class Finding:
 def scan_text(text: str, *, literals: Iterable[str] = (), where: str = "text") -> list[Finding]:
     """Credential-like values in ``text``: the patterns above plus any of ``literals``
     (e.g. the key used for recording; values shorter than 8 characters are ignored)."""
-    findings: list[Finding] = []
-    for kind, pattern in SECRET_PATTERNS:
-        validator = _VALIDATORS.get(kind)
-        if validator is None:
-            hit = pattern.search(text) is not None
-        else:
-            hit = any(validator(match) for match in pattern.finditer(text))
-        if hit:
-            findings.append(Finding(where, kind))
+    findings = [Finding(where, kind) for kind in rule_hits(text)]
     for value in literals:
         if len(value) >= 8 and value in text:
             findings.append(Finding(where, "literal credential"))
@@ -257,39 +203,42 @@ def scan_tree(roots: Iterable[Path], *, literals: Iterable[str] = ()) -> list[Fi
 # --- vcrpy configuration --------------------------------------------------------------------
 
 
-def _before_record_response(secrets: Sequence[str]) -> Callable[[dict[str, Any]], dict[str, Any]]:
-    def scrub(response: dict[str, Any]) -> dict[str, Any]:
-        headers = response.get("headers") or {}
-        response["headers"] = {
-            name: value
-            for name, value in headers.items()
-            if name.lower() not in DROPPED_RESPONSE_HEADERS and not name.lower().startswith("cf-")
-        }
-        body = response.get("body") or {}
-        data = body.get("string")
-        for secret in secrets:
-            if isinstance(data, bytes):
-                data = data.replace(secret.encode(), KEY_PLACEHOLDER.encode())
-            elif isinstance(data, str):
-                data = data.replace(secret, KEY_PLACEHOLDER)
-        if data is not None:
-            body["string"] = data
-        return response
-
-    return scrub
+def _drop_response_headers(response: dict[str, Any]) -> dict[str, Any]:
+    headers = response.get("headers") or {}
+    response["headers"] = {
+        name: value
+        for name, value in headers.items()
+        if name.lower() not in DROPPED_RESPONSE_HEADERS and not name.lower().startswith("cf-")
+    }
+    return response
 
 
-def make_vcr(*, record_mode: str = "none", secrets: Sequence[str] = ()) -> vcr.VCR:
+def _replace_before_save(pairs: Sequence[tuple[str, str]]) -> Callable[[Any, Any], tuple[Any, Any]]:
+    """A vcrpy ``before_save_interaction`` hook (it gets copies): ``pairs`` replaced in the request
+    (method, URI, body, headers) and the response, just before the interaction is written."""
+
+    def replace(request: Any, response: Any) -> tuple[Any, Any]:
+        clean = type(request)._from_dict(replace_everywhere(request._to_dict(), pairs))
+        return clean, replace_everywhere(response, pairs)
+
+    return replace
+
+
+def make_vcr(*, record_mode: str = "none", replacements: Sequence[tuple[str, str]] = ()) -> vcr.VCR:
     """The one vcrpy configuration for recording and replay: YAML, body matching, credential
-    headers filtered, ``secrets`` replaced everywhere, compressed bodies stored decoded."""
-    secrets = tuple(s for s in secrets if s)
+    headers filtered, volatile response headers dropped, compressed bodies stored decoded.
+
+    ``replacements`` are (secret, placeholder) pairs, replaced (longest secret first) in every
+    request and response, headers, URIs and bodies alike, by the one hook that runs before an
+    interaction is written: no secret reaches even a temporary cassette file."""
+    pairs = ordered_pairs(replacements)
     return vcr.VCR(
         serializer="yaml",
         record_mode=record_mode,
         match_on=MATCH_ON,
         filter_headers=[(name, REDACTED) for name in SCRUBBED_REQUEST_HEADERS],
-        filter_sensitive_data={KEY_PLACEHOLDER: secrets[0]} if secrets else {},
-        before_record_response=_before_record_response(secrets),
+        before_save_interaction=_replace_before_save(pairs) if pairs else None,
+        before_record_response=_drop_response_headers,
         decode_compressed_response=True,
         record_on_exception=True,
     )
@@ -369,44 +318,28 @@ def iter_cassettes(root: Path) -> list[Path]:
     return sorted(p for p in root.glob("*/*.yaml") if p.is_file())
 
 
-def replace_everywhere(value: Any, replacements: Sequence[tuple[str, str]]) -> Any:
+def replace_everywhere(value: Any, replacements: Iterable[tuple[str, str]]) -> Any:
     """``value`` with each (old, new) replaced in every string and bytes, keys included,
     longest ``old`` first (so a secret that contains another is replaced whole)."""
-    ordered = sorted(((o, n) for o, n in replacements if o), key=lambda item: len(item[0]), reverse=True)
-    return _replace_all(value, ordered)
-
-
-def _replace_all(value: Any, replacements: Sequence[tuple[str, str]]) -> Any:
-    if isinstance(value, str):
-        for old, new in replacements:
-            value = value.replace(old, new)
-        return value
-    if isinstance(value, bytes):
-        for old, new in replacements:
-            value = value.replace(old.encode(), new.encode())
-        return value
-    if isinstance(value, dict):
-        return {_replace_all(k, replacements): _replace_all(v, replacements) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_replace_all(v, replacements) for v in value]
-    return value
+    return replace_literals_deep(value, replacements)
 
 
 def finalize_cassette(
     raw: Mapping[str, Any],
     *,
     provenance: Mapping[str, Any],
-    secrets: Sequence[str] = (),
+    replacements: Sequence[tuple[str, str]] = (),
     origin: tuple[str, str] | None = None,
 ) -> dict[str, Any]:
-    """The cassette as written: ``secrets`` replaced by the key placeholder, ``origin``
-    (recorded, placeholder) rewritten everywhere, response lengths fixed, provenance added."""
-    replacements: list[tuple[str, str]] = [(s, KEY_PLACEHOLDER) for s in secrets if s]
+    """The cassette as written: ``replacements`` ((secret, placeholder) pairs) applied and ``origin``
+    (recorded, placeholder) rewritten everywhere, provenance included (a fault's label may hold
+    either), response lengths fixed, provenance added."""
+    pairs: list[tuple[str, str]] = list(replacements)
     if origin is not None:
         recorded, placeholder = origin
-        replacements.append((recorded, placeholder))
-        replacements.append((recorded.split("://", 1)[-1], placeholder.split("://", 1)[-1]))
-    data: dict[str, Any] = _replace_all(dict(raw), replacements)
+        pairs.append((recorded, placeholder))
+        pairs.append((recorded.split("://", 1)[-1], placeholder.split("://", 1)[-1]))
+    data: dict[str, Any] = replace_everywhere(dict(raw), pairs)
     for interaction in data.get("interactions", []):
         request_headers = interaction["request"].get("headers") or {}
         for name in list(request_headers):
@@ -421,5 +354,5 @@ def finalize_cassette(
                 body = response.get("body", {}).get("string", "")
                 size = len(body.encode("utf-8") if isinstance(body, str) else body)
                 headers[name] = [str(size)]
-    data[PROVENANCE_KEY] = _replace_all(dict(provenance), replacements)
+    data[PROVENANCE_KEY] = replace_everywhere(dict(provenance), pairs)
     return data

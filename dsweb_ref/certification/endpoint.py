@@ -45,6 +45,7 @@ from typing import Any
 
 from .._exceptions import WebError
 from .._types import FetchResult, SearchResult
+from .cassettes import cassette_replay
 from .model import Check, CheckResult, Outcome, TargetInfo
 from .probes import Probe, ProbeContext, ProbeRun, RateLimiter, envelope_message, get_probe
 from .record import replay_context
@@ -233,17 +234,14 @@ class _Runner:
     timeout_s: float
     limiter: RateLimiter | None = None
 
-    def base_for(self, route: str) -> str | None:
-        return self.messages_base if route == "messages" else self.tools_base
-
     def has_cassette(self, probe: Probe) -> bool:
         return self.cassette_dir is not None and (self.cassette_dir / probe.cassette).is_file()
 
     async def run(self, probe: Probe, params: dict[str, Any]) -> ProbeRun:
         if self.cassette_dir is not None:
             cassette = self.cassette_dir / probe.cassette
-            ctx, player = replay_context(probe, cassette)
-            with player.use_cassette(str(cassette)):
+            ctx = replay_context(probe, cassette)
+            with cassette_replay(cassette):
                 async with asyncio.timeout(self.timeout_s):
                     return await probe.run(ctx)
         if self.limiter is None:
@@ -319,7 +317,7 @@ async def _certify(runner: _Runner, progress: Progress | None) -> tuple[list[Che
         if route in skip:
             done(Outcome.SKIPPED, skip[route])
             continue
-        if not offline and runner.base_for(route) is None:
+        if not offline and probe.base(runner.messages_base, runner.tools_base) is None:
             skip[route] = f"no {_base_name(route)} base given"
             done(Outcome.SKIPPED, skip[route])
             continue

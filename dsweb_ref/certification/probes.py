@@ -29,6 +29,7 @@ import httpx
 
 from .._context import CallContext
 from .._exceptions import WebError
+from .._secrets import replace_literals
 from .._types import FetchRequest, FetchResult, SearchRequest, SearchResult
 from ..providers.deepseek_fetch_api import DeepSeekFetchApi
 from ..providers.deepseek_official import DeepSeekMessagesSearch
@@ -36,7 +37,8 @@ from ..providers.deepseek_search_api import DeepSeekSearchApi
 from ..runtime import build_runtime
 from ..settings import Settings
 from ..tools import ToolResult
-from .cassettes import KEY_PLACEHOLDER, REDACTED, SCRUBBED_REQUEST_HEADERS
+from ._bases import ACCOUNT_ENV, KEY_ENV, credential_environ, settings_for_bases
+from .cassettes import KEY_PLACEHOLDER, REDACTED, SCRUBBED_REQUEST_HEADERS, _is_placeholder_value
 from .emulator import Emulator, Fault, Malformed, ProseOnly, RateLimited, Redirect, Status, ToolError
 
 __all__ = [
@@ -52,14 +54,11 @@ __all__ = [
     "RateLimiter",
     "envelope_message",
     "get_probe",
-    "probe_settings",
 ]
 
 ACCOUNT_QPS_LIMIT = 5.0  # seed 001: Search and Fetch each have an account-wide 5 QPS limit (at launch)
 ERROR_BODY_BYTES = 64 * 1024  # how much of an error response an Exchange keeps (decoded) as evidence
 _BUFFER_LIMIT = 32 * 1024 * 1024 + 1  # past the providers' response cap: they still see "too large"
-KEY_ENV = "DSWEB_PROBE_KEY"  # the variable the probe's providers read; never the user's own
-ACCOUNT_ENV = "DSWEB_PROBE_ACCOUNT_TOKEN"  # likewise, for the account token (credentials.auth = "account")
 ACCOUNT_PLACEHOLDER = "<DEEPSEEK_ACCOUNT_TOKEN>"  # what the account token becomes in a cassette
 SEARCH_MAX_RESULTS = 8  # the tool's default cap: probes send what the web_search tool sends
 Outcome = SearchResult | FetchResult | ToolResult | WebError
@@ -148,23 +147,14 @@ async def _buffered(response: httpx.Response) -> tuple[httpx.Response, bytes]:
     return copy, decoded[:ERROR_BODY_BYTES]
 
 
-def _placeholder_only(value: str) -> bool:
-    rest = value
-    for placeholder in (KEY_PLACEHOLDER, ACCOUNT_PLACEHOLDER):
-        rest = rest.replace(placeholder, "")
-    return rest.strip() in ("", "Bearer")
-
-
 def credential_headers(headers: httpx.Headers, secrets: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
     """The credential headers in ``headers``, values scrubbed: each of ``secrets`` (value ->
     placeholder, longest first) replaced, and anything still not a bare placeholder <REDACTED>."""
-    ordered = sorted(((v, p) for v, p in secrets.items() if v), key=lambda item: len(item[0]), reverse=True)
     found: list[tuple[str, str]] = []
     for name in SCRUBBED_REQUEST_HEADERS:
         for value in headers.get_list(name):
-            for secret, placeholder in ordered:
-                value = value.replace(secret, placeholder)
-            found.append((name, value if _placeholder_only(value) else REDACTED))
+            value = replace_literals(value, secrets.items())
+            found.append((name, value if _is_placeholder_value(value) else REDACTED))
     return tuple(found)
 
 
@@ -220,39 +210,16 @@ class ProbeContext:
 
     @property
     def environ(self) -> Mapping[str, str]:
-        environ = {KEY_ENV: self.api_key}
-        if self.account_token:
-            environ[ACCOUNT_ENV] = self.account_token
-        return environ
+        return credential_environ(self.api_key, self.account_token)
 
     def settings(self, *, new_api: bool) -> Settings:
-        return probe_settings(
-            self.messages_base, self.tools_base, timeout_s=self.timeout_s, new_api=new_api, overrides=self.overrides
+        return settings_for_bases(
+            self.messages_base,
+            self.tools_base,
+            timeout_s=self.timeout_s,
+            new_api=True if new_api else None,
+            overrides=self.overrides,
         )
-
-
-def probe_settings(
-    messages_base: str | None,
-    tools_base: str | None,
-    *,
-    timeout_s: float,
-    new_api: bool,
-    overrides: Mapping[str, Any] | None = None,
-) -> Settings:
-    values: dict[str, object] = {
-        "credentials.auth": "api_key",
-        "credentials.api_key_env": KEY_ENV,
-        "credentials.account_token_env": ACCOUNT_ENV,
-        "deepseek_messages.timeout_s": float(timeout_s),
-        "deepseek_api.timeout_s": float(timeout_s),
-    }
-    if messages_base is not None:
-        values["deepseek_messages.base_url"] = messages_base
-    if tools_base is not None:
-        values["deepseek_api.base_url"] = tools_base
-    values.update(overrides or {})
-    settings = Settings().updated(values)
-    return settings.with_new_search_api(True) if new_api else settings
 
 
 @dataclass(frozen=True)

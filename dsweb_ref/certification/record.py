@@ -35,12 +35,12 @@ from .._version import __version__
 from .cassettes import (
     KEY_PLACEHOLDER,
     PLACEHOLDER_ORIGIN,
+    cassette_replay,
     dump_cassette,
     finalize_cassette,
     load_cassette,
     make_vcr,
     provenance_of,
-    replace_everywhere,
     scan_cassette_data,
 )
 from .emulator import Emulator
@@ -129,19 +129,6 @@ def _account_token(target: RecordTarget) -> str | None:
     return None
 
 
-def _response_scrubber(replacements: Sequence[tuple[str, str]]) -> Callable[[dict[str, Any]], dict[str, Any]]:
-    """A vcrpy ``before_record_response`` hook: no secret reaches even the temporary raw cassette."""
-
-    def scrub(response: dict[str, Any]) -> dict[str, Any]:
-        body = response.get("body") or {}
-        if body.get("string") is not None:
-            body["string"] = replace_everywhere(body["string"], replacements)
-        response["headers"] = replace_everywhere(response.get("headers") or {}, replacements)
-        return response
-
-    return scrub
-
-
 def _show_credentials(data: dict[str, Any], run: ProbeRun) -> None:
     """Account route: put the placeholder form of what each credential header carried (checked to be
     the account token by :func:`_check_run`, the same for every request) where vcrpy wrote <REDACTED>."""
@@ -188,7 +175,7 @@ async def _record_one(
     trap_hits = 0
     with tempfile.TemporaryDirectory(prefix="dsweb-record-") as tmp:
         raw_path = Path(tmp) / "raw.yaml"
-        recorder = make_vcr(record_mode="all", secrets=[target.api_key])
+        recorder = make_vcr(record_mode="all", replacements=replacements)
         ctx = ProbeContext(
             target.messages_base,
             target.tools_base,
@@ -199,9 +186,8 @@ async def _record_one(
             account_token=account_token,
             overrides=dict(probe.settings),
         )
-        hooks = (_response_scrubber(replacements), recorder.before_record_response)
         try:
-            with recorder.use_cassette(str(raw_path), before_record_response=hooks):
+            with recorder.use_cassette(str(raw_path)):
                 async with asyncio.timeout(timeout_s):
                     run = await probe.run(ctx)
         except TimeoutError:
@@ -219,7 +205,7 @@ async def _record_one(
             return RecordResult(probe.id, "failed", reason=problem)
         if not raw_path.exists():
             return RecordResult(probe.id, "failed", reason="nothing was recorded")
-        raw = replace_everywhere(load_cassette(raw_path), replacements)
+        raw = load_cassette(raw_path)
         origin = (emu.base_url, PLACEHOLDER_ORIGIN) if emu is not None else None
 
         def replay_base(value: str | None) -> str | None:
@@ -248,9 +234,8 @@ async def _record_one(
                 "credential headers keep only the placeholder of the credential they carried"
             )
         if fault_label is not None:
-            provenance["fault"] = fault_label  # finalize_cassette rewrites its origin and scrubs the key
-        provenance = replace_everywhere(provenance, replacements)  # a fault's body may hold a credential too
-        data = finalize_cassette(raw, provenance=provenance, secrets=[target.api_key], origin=origin)
+            provenance["fault"] = fault_label  # finalize_cassette rewrites its origin and scrubs credentials
+        data = finalize_cassette(raw, provenance=provenance, replacements=replacements, origin=origin)
         if probe.auth == "account":
             _show_credentials(data, run)
         literals = [secret for secret, _ in replacements]
@@ -326,18 +311,12 @@ async def record_probes(
     return results
 
 
-def all_probe_ids() -> list[str]:
-    return [probe.id for probe in PROBES]
-
-
 # --- replay ---------------------------------------------------------------------------------
 
 
-def replay_context(
-    probe: Probe, cassette: Path, *, params: Mapping[str, Any] | None = None
-) -> tuple[ProbeContext, vcr_module.VCR]:
+def replay_context(probe: Probe, cassette: Path, *, params: Mapping[str, Any] | None = None) -> ProbeContext:
     """A context whose bases are the cassette's replay base, with the setting values it was
-    recorded with (provenance ``settings``), and a replay-only vcr."""
+    recorded with (provenance ``settings``). Run it inside :func:`cassette_replay`."""
     provenance = provenance_of(cassette)
     base = provenance.get("replay_base")
     if not isinstance(base, str):
@@ -348,16 +327,15 @@ def replay_context(
     overrides = dict(settings if isinstance(settings, dict) else probe.settings)
     messages_base = base if probe.route == "messages" else None
     tools_base = base if probe.route != "messages" else None
-    ctx = ProbeContext(
+    return ProbeContext(
         messages_base, tools_base, REPLAY_KEY, chosen, account_token=REPLAY_ACCOUNT_TOKEN, overrides=overrides
     )
-    return ctx, make_vcr(record_mode="none")
 
 
 async def replay_probe(probe: Probe, cassette: Path) -> ProbeRun:
-    """Run ``probe`` against its cassette only (record_mode none: an unmatched request raises)."""
-    ctx, player = replay_context(probe, cassette)
-    with player.use_cassette(str(cassette), allow_playback_repeats=False):
+    """Run ``probe`` against its cassette only (:func:`cassette_replay`: an unmatched request raises)."""
+    ctx = replay_context(probe, cassette)
+    with cassette_replay(cassette):
         return await probe.run(ctx)
 
 

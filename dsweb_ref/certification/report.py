@@ -2,9 +2,11 @@
 
 Every writer goes through :func:`scrub` first: each known secret value (API keys, tokens, the
 values of credential-named environment variables) and anything that merely looks like a key
-(:data:`KEY_PATTERNS`) is replaced in reasons, details, notes and every target field
-(description, name, version, capabilities), so no report ever carries a credential. The terminal
-is a report too: :func:`print_line` and :func:`scrub_text` apply the same rules.
+(the shared rules of :mod:`dsweb_ref._secrets`) is replaced in reasons, details, notes and every
+target field (description, name, version, capabilities), so no report ever carries a credential.
+The terminal is a report too: :func:`print_line` and :func:`scrub_text` apply the same rules.
+A run computes its secret values once (:func:`run_secrets`, which scans the environment) and
+passes them to every line it prints.
 
 A run is OK (:func:`report_ok`) only if no check failed, errored or went stale *and* at least one
 check passed: a target that declares nothing, or an endpoint whose every route is missing, has
@@ -24,17 +26,19 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+from .._secrets import redact_patterns, replace_literals
 from .model import CheckResult, Outcome, Report
 
 __all__ = [
-    "KEY_PATTERNS",
     "REDACTED",
     "ReportError",
+    "RunSecrets",
     "check_report_paths",
     "default_secrets",
     "format_line",
     "nothing_certified",
     "report_ok",
+    "run_secrets",
     "scrub",
     "scrub_text",
     "summary",
@@ -46,20 +50,10 @@ __all__ = [
 ]
 
 REDACTED = "[REDACTED]"
-_SECRET_ENVS = ("DEEPSEEK_API_KEY", "DEEPSEEK_ACCOUNT_TOKEN", "DSWEB_EMULATOR_KEY")
+_SECRET_ENVS = ("DEEPSEEK_API_KEY", "DEEPSEEK_ACCOUNT_TOKEN")
 _SECRET_ENV_NAME = re.compile(r"(?i)(KEY|TOKEN|SECRET|PASSW(OR)?D|CREDENTIAL|AUTH)")
 _MIN_SECRET = 6  # shorter values would blank out ordinary words
 _MIN_ENV_SECRET = 8  # for values found only by the variable's name
-_TOKEN = r"(?=[A-Za-z0-9._~+/=-]*\d)[A-Za-z0-9._~+/=-]{12,}"  # a digit, so prose is not taken for a key
-# Key-looking values, redacted even when no secret list names them. A group 1, when present, is kept.
-KEY_PATTERNS: tuple[re.Pattern[str], ...] = (
-    re.compile(r"sk-[A-Za-z0-9_-]{16,}"),
-    re.compile(r"(?i)(\bbearer\s+)" + _TOKEN),
-    re.compile(
-        r"(?i)((?:api[_-]?key|access[_-]?token|refresh[_-]?token|auth[_-]?token|token|secret|passw(?:or)?d)"
-        r"""["']?\s*[:= ]\s*["']?)""" + _TOKEN
-    ),
-)
 
 
 class ReportError(Exception):
@@ -79,17 +73,34 @@ def _secret_values(secrets: Iterable[str]) -> list[str]:
     return sorted({s for s in secrets if s and len(s) >= _MIN_SECRET}, key=len, reverse=True)
 
 
+class RunSecrets(tuple[str, ...]):
+    """A run's secret values, computed once by :func:`run_secrets` (the defaults included, longest
+    first). Passed where ``secrets`` are taken, it is used as is: the environment is not scanned again."""
+
+    __slots__ = ()
+
+
+def run_secrets(extra: Iterable[str] = ()) -> RunSecrets:
+    """:func:`default_secrets` (one scan of the environment) plus ``extra``, ready to pass to
+    :func:`print_line`, :func:`scrub_text` and :func:`write_reports` for the rest of the run."""
+    return RunSecrets(_secret_values([*default_secrets(), *extra]))
+
+
+def _prepared(secrets: Iterable[str]) -> Sequence[str]:
+    if isinstance(secrets, RunSecrets):
+        return secrets
+    return _secret_values([*default_secrets(), *secrets])
+
+
 def _scrub_text(text: str, secrets: Sequence[str]) -> str:
-    for secret in secrets:
-        text = text.replace(secret, REDACTED)
-    for pattern in KEY_PATTERNS:
-        text = pattern.sub(lambda m: (m.group(1) if m.re.groups else "") + REDACTED, text)
-    return text
+    text = replace_literals(text, ((s, REDACTED) for s in secrets))
+    return redact_patterns(text, REDACTED)
 
 
 def scrub_text(text: str, secrets: Iterable[str] = ()) -> str:
-    """``text`` with the default secrets, ``secrets`` and key-looking values redacted."""
-    return _scrub_text(text, _secret_values([*default_secrets(), *secrets]))
+    """``text`` with the default secrets, ``secrets`` and key-looking values redacted. A
+    :class:`RunSecrets` already holds the defaults: the environment is then not scanned."""
+    return _scrub_text(text, _prepared(secrets))
 
 
 def _scrub_value(value: Any, secrets: Sequence[str]) -> Any:
@@ -356,7 +367,7 @@ def write_reports(
     """Write the requested files (``report_dir`` adds all four under fixed names); returns the paths.
     ``problems`` are run-level errors (listed, and the report is NOT OK). :class:`ReportError` (never
     a bare OSError) when a file cannot be written."""
-    values = _secret_values([*default_secrets(), *secrets])
+    values = _prepared(secrets)
     clean = scrub(report, values)
     n = [_scrub_text(x, values) for x in notes]
     p = [_scrub_text(x, values) for x in problems]
@@ -377,6 +388,7 @@ def write_reports(
     return written
 
 
-def print_line(result: CheckResult, stream: TextIO, secrets: Sequence[str] = ()) -> None:
-    """One progress line, secrets scrubbed (the terminal is a report too)."""
+def print_line(result: CheckResult, stream: TextIO, secrets: Iterable[str] = ()) -> None:
+    """One progress line, secrets scrubbed (the terminal is a report too). Pass the run's
+    :class:`RunSecrets` so the environment is not scanned for every line."""
     print(scrub_text(format_line(result), secrets), file=stream, flush=True)

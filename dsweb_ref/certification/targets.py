@@ -33,6 +33,7 @@ from .._version import __version__
 from ..runtime import build_runtime
 from ..settings import Settings
 from ..tools import ToolResult
+from ._bases import credential_environ, settings_for_bases
 from .adapter_protocol import CAPABILITIES, ProtocolError, decode_line, encode_line
 
 __all__ = [
@@ -59,7 +60,6 @@ ADAPTER_ENV: tuple[str, ...] = tuple(
     "PATH HOME USER LOGNAME LANG LANGUAGE LC_ALL LC_CTYPE TZ TMPDIR TEMP TMP PYTHONPATH VIRTUAL_ENV"
     " SYSTEMROOT COMSPEC PATHEXT WINDIR".split()
 )
-_KEY_ENV = "DSWEB_CERTIFY_KEY"  # the in-process reference reads the emulator key from this (private) mapping
 
 
 class TargetError(Exception):
@@ -241,25 +241,22 @@ class InProcessTarget:
 
 
 def reference_settings(config: TargetConfig) -> Settings:
-    settings = Settings().updated(
-        {
-            "deepseek_messages.base_url": config.messages_base,
-            "deepseek_api.base_url": config.tools_base,
-            "credentials.auth": "api_key",
-            "credentials.api_key_env": _KEY_ENV,
+    return settings_for_bases(
+        config.messages_base,
+        config.tools_base,
+        timeout_s=30.0,
+        new_api=config.provider == "api",
+        overrides={
             "tools.search_max_queries": config.search_max_queries,
             "tools.search_max_results": config.search_max_results,
             "deepseek_api.send_original_question": config.send_original_question,
-            "deepseek_api.timeout_s": 30.0,
-            "deepseek_messages.timeout_s": 30.0,
-        }
+        },
     )
-    return settings.with_new_search_api(config.provider == "api")
 
 
 def _build_reference(config: TargetConfig) -> ToolPair:
     settings = reference_settings(config)
-    runtime = build_runtime(lambda: settings, environ={_KEY_ENV: config.api_key})
+    runtime = build_runtime(lambda: settings, environ=credential_environ(config.api_key))
     return ToolPair(search=runtime.search_tool(), fetch=runtime.fetch_tool())
 
 

@@ -6,7 +6,7 @@ import argparse
 import asyncio
 import json
 import sys
-from collections.abc import Callable, Coroutine, Iterator, Mapping
+from collections.abc import Callable, Coroutine, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -15,10 +15,6 @@ from .._exceptions import WebError
 from ..runtime import Runtime, build_runtime
 from ..settings import Settings, load_settings
 from ..tools import ToolResult
-
-# The emulator's key is a fixed, non-secret test value; it reaches the providers through
-# this variable so the user's real DEEPSEEK_API_KEY is never read or sent to the emulator.
-EMULATOR_KEY_ENV = "DSWEB_EMULATOR_KEY"
 
 
 def add_common_options(p: argparse.ArgumentParser) -> None:
@@ -44,20 +40,17 @@ def runtime_for(args: argparse.Namespace) -> Iterator[Runtime]:
     if not args.emulator:
         yield build_runtime(_fixed(settings))
         return
+    # Imported here: `dsweb --version` and runs without --emulator never load the certification modules.
+    from ..certification._bases import credential_environ, settings_for_bases
     from ..certification.emulator import Emulator
     from ..certification.emulator.server import DEFAULT_API_KEY
 
     with Emulator() as emu:
-        settings = settings.updated(
-            {
-                "deepseek_messages.base_url": emu.messages_base,
-                "deepseek_api.base_url": emu.tools_base,
-                "credentials.auth": "api_key",
-                "credentials.api_key_env": EMULATOR_KEY_ENV,
-            }
-        )
-        environ: Mapping[str, str] = {EMULATOR_KEY_ENV: DEFAULT_API_KEY}
-        yield build_runtime(_fixed(settings), environ=environ)
+        # The emulator's key is a fixed, non-secret test value; it reaches the providers through a
+        # private mapping (certification._bases.KEY_ENV), so the user's real DEEPSEEK_API_KEY is
+        # never read or sent to the emulator. Timeouts stay as configured.
+        settings = settings_for_bases(emu.messages_base, emu.tools_base, settings=settings)
+        yield build_runtime(_fixed(settings), environ=credential_environ(DEFAULT_API_KEY))
 
 
 def _fixed(settings: Settings) -> Callable[[], Settings]:

@@ -25,10 +25,12 @@ from ..certification.known_failures import KnownFailures, KnownFailuresError, lo
 from ..certification.model import Check, CheckResult, Report
 from ..certification.report import (
     ReportError,
+    RunSecrets,
     check_report_paths,
     nothing_certified,
     print_line,
     report_ok,
+    run_secrets,
     scrub_text,
     summary,
     write_reports,
@@ -135,14 +137,14 @@ def _now() -> str:
 
 def _run_endpoint(
     args: argparse.Namespace, only: Sequence[str] | None, known: KnownFailures | None
-) -> tuple[Report, list[str]]:
+) -> tuple[Report, RunSecrets]:
     """Certify the endpoint; each check's line prints as it completes (when the endpoint module can report
     progress), restricted to ``only`` and with the known failures applied."""
     from .._version import __version__
     from ..certification.endpoint import certify_endpoint
 
     key = os.environ.get(args.api_key_env) or None
-    secrets = [key] if key else []
+    secrets = run_secrets([key] if key else [])  # the environment is scanned once, not per line
     selected = set(only) if only is not None else None
 
     def finish(result: CheckResult) -> CheckResult | None:
@@ -210,7 +212,7 @@ def run(args: argparse.Namespace) -> int:
     for note in problems:
         print(f"dsweb certify: error: {note}", file=sys.stderr)
 
-    secrets: list[str] = []
+    secrets: RunSecrets
     if is_endpoint:
         try:
             report, secrets = _run_endpoint(args, only, known)
@@ -223,6 +225,7 @@ def run(args: argparse.Namespace) -> int:
             )
         except (AdapterCommandError, ValueError) as exc:
             return _usage(str(exc))
+        secrets = run_secrets()
 
         def progress(result: CheckResult) -> None:
             print_line(result, sys.stdout, secrets)

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import httpx
 
 from .._exceptions import WebError, WebErrorCode
+from .._secrets import redact_patterns, replace_literals
 from ..settings import CredentialSettings, Settings
 
 __all__ = [
@@ -48,22 +49,15 @@ _HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 _HEADER_VALUE = re.compile(r"[\x20-\x7e]*")
 
 CREDENTIAL_PLACEHOLDER = "<credential>"
-# Credential-shaped text that may sit in provider-supplied error text even when it is not ours.
-_CREDENTIAL_PATTERNS = (
-    (re.compile(r"sk-[A-Za-z0-9]{16,}"), CREDENTIAL_PLACEHOLDER),
-    (re.compile(r"\b(Bearer)\s+(?!<credential>)[^\s\"',;]+", re.IGNORECASE), rf"\1 {CREDENTIAL_PLACEHOLDER}"),
-)
 
 
 def scrub_secrets(text: str, secrets: Iterable[str] = ()) -> str:
-    """``text`` with every given secret value, and anything credential-shaped (``sk-...`` keys,
-    ``Bearer <token>``), replaced by ``<credential>``. Run on provider text before it can reach a
-    message: an error body may echo the key it rejected."""
-    for secret in sorted({s for s in secrets if s}, key=len, reverse=True):
-        text = text.replace(secret, CREDENTIAL_PLACEHOLDER)
-    for pattern, replacement in _CREDENTIAL_PATTERNS:
-        text = pattern.sub(replacement, text)
-    return text
+    """``text`` with every given secret value, and anything credential-shaped (the shared rules of
+    :mod:`dsweb_ref._secrets`: ``sk-...`` keys, ``Bearer <token>``, JWTs, ...), replaced by
+    ``<credential>``. Run on provider text before it can reach a message: an error body may echo
+    the key it rejected."""
+    text = replace_literals(text, ((s, CREDENTIAL_PLACEHOLDER) for s in secrets))
+    return redact_patterns(text, CREDENTIAL_PLACEHOLDER)
 
 
 def resolve_credential(creds: CredentialSettings, environ: Mapping[str, str], label: str) -> str:

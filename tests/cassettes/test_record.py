@@ -26,6 +26,8 @@ from dsweb_ref.certification.record import (
 )
 from dsweb_ref.cli import record as record_cli
 
+from .conftest import CASSETTES
+
 FIXED_NOW = datetime(2026, 10, 16, 12, 0, tzinfo=UTC)
 
 
@@ -330,3 +332,61 @@ def test_committed_cassettes_match_a_fresh_recording(emulator: Emulator, emulato
         committed = (CASSETTES / probe.cassette).read_text("utf-8")
         date = load_cassette(CASSETTES / probe.cassette)["provenance"]["recorded_at"]
         assert fresh.replace("recorded_at: '2026-10-16'", f"recorded_at: '{date}'") == committed, probe.id
+
+
+def test_the_raw_cassette_is_already_clean_when_written(
+    emulator: Emulator,
+    emulator_api_key: str,
+    emulator_account_token: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """make_vcr's one pre-write hook replaces every credential (key and account token, requests and
+    responses) before even the temporary raw cassette is written; no later pass is needed for it."""
+    from dsweb_ref.certification import record as record_module
+
+    raw_texts: list[str] = []
+    original = record_module.load_cassette
+
+    def spy(path: Path) -> dict[str, Any]:
+        raw_texts.append(path.read_text("utf-8"))
+        return original(path)
+
+    monkeypatch.setattr(record_module, "load_cassette", spy)
+    body = f'{{"error":{{"message":"token {emulator_account_token} and key {emulator_api_key}"}}}}'.encode()
+    echo = replace(
+        get_probe("search-api.account-token"),
+        id="search-api.raw-echo",
+        expect_status=frozenset({400}),
+        fault=lambda emu: Status(400, body=body),
+    )
+    target = RecordTarget(
+        emulator.messages_base, emulator.tools_base, emulator_api_key, emulator, account_token=emulator_account_token
+    )
+    results = asyncio.run(record_probes([echo], target, tmp_path, now=lambda: FIXED_NOW, max_rps=100))
+    assert results[0].status == "recorded", results
+    (raw,) = raw_texts
+    assert emulator_api_key not in raw and emulator_account_token not in raw
+    assert f"token {ACCOUNT_PLACEHOLDER} and key {KEY_PLACEHOLDER}" in raw
+
+
+def test_replays_use_the_one_replay_configuration(monkeypatch: pytest.MonkeyPatch) -> None:
+    """replay_probe and the endpoint checks replay through cassettes.cassette_replay, nothing else."""
+    from dsweb_ref.certification import cassettes, endpoint
+    from dsweb_ref.certification import record as record_module
+
+    opened: list[Path] = []
+
+    def spy(cassette: Any, **kwargs: Any) -> Any:
+        opened.append(Path(cassette))
+        return cassettes.cassette_replay(cassette, **kwargs)
+
+    monkeypatch.setattr(record_module, "cassette_replay", spy)
+    monkeypatch.setattr(endpoint, "cassette_replay", spy)
+    probe = get_probe("search-api.basic")
+    asyncio.run(replay_probe(probe, CASSETTES / probe.cassette))
+    assert opened == [CASSETTES / probe.cassette]
+    opened.clear()
+    _, results = endpoint.certify_endpoint(messages_base=None, tools_base=None, cassette_dir=CASSETTES)
+    assert any(r.outcome.value == "passed" for r in results)
+    assert opened and all(path.is_relative_to(CASSETTES) for path in opened)

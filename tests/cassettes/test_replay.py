@@ -17,7 +17,14 @@ import vcr
 from syrupy.assertion import SnapshotAssertion
 
 from dsweb_ref import FetchResult, SearchResult, WebError
-from dsweb_ref.certification.cassettes import KEY_PLACEHOLDER, MATCH_ON, iter_cassettes, load_cassette, make_vcr
+from dsweb_ref.certification.cassettes import (
+    KEY_PLACEHOLDER,
+    MATCH_ON,
+    cassette_replay,
+    iter_cassettes,
+    load_cassette,
+    make_vcr,
+)
 from dsweb_ref.certification.probes import ACCOUNT_PLACEHOLDER, PROBES, Probe, get_probe
 from dsweb_ref.certification.record import replay_context, replay_probe
 from dsweb_ref.tools import ToolResult
@@ -146,9 +153,9 @@ def test_send_original_question_off_omits_ori_question(no_network: list[Any]) ->
     sent = json.loads(data["interactions"][0]["request"]["body"])
     assert "ori_question" not in sent and sent["query"] == probe.params["query"]
     # replay applies the recorded setting; with it on, the same prompt is sent and matches nothing
-    ctx, player = replay_context(probe, _cassette(probe))
+    ctx = replay_context(probe, _cassette(probe))
     ctx.overrides = {}
-    with player.use_cassette(str(_cassette(probe))), pytest.raises(vcr.errors.CannotOverwriteExistingCassetteException):
+    with cassette_replay(_cassette(probe)), pytest.raises(vcr.errors.CannotOverwriteExistingCassetteException):
         asyncio.run(probe.run(ctx))
 
 
@@ -173,9 +180,9 @@ def test_account_route_sends_the_account_token(probe_id: str, no_network: list[A
     assert [e.status for e in run.exchanges] == [200]
     assert {name: [value] for name, value in run.exchanges[0].credentials} == expected
     # the same request on the API-key route carries the key instead: the check above tells them apart
-    ctx, player = replay_context(probe, _cassette(probe))
+    ctx = replay_context(probe, _cassette(probe))
     ctx.overrides = {}
-    with player.use_cassette(str(_cassette(probe))):
+    with cassette_replay(_cassette(probe)):
         asyncio.run(probe.run(ctx))
     assert ("authorization", f"Bearer {KEY_PLACEHOLDER}") in ctx.exchanges[0].credentials
 
@@ -215,8 +222,8 @@ def test_concurrent_batch_requests_each_get_their_own_response(no_network: list[
         answers[query] = [r["url"] for r in json.loads(interaction["response"]["body"]["string"])["results"]]
     assert len(answers) == 2 and all(answers.values())
     for seed in range(3):
-        ctx, player = replay_context(probe, cassette)
-        with player.use_cassette(str(cassette)) as cas:
+        ctx = replay_context(probe, cassette)
+        with cassette_replay(cassette) as cas:
             rng = random.Random(seed)
             order = list(range(len(cas.data)))
             rng.shuffle(order)
@@ -235,8 +242,8 @@ def test_concurrent_batch_requests_each_get_their_own_response(no_network: list[
 
 def test_an_unrecorded_request_fails_instead_of_going_online(no_network: list[Any]) -> None:
     probe = get_probe("search-api.basic")
-    ctx, player = replay_context(probe, _cassette(probe), params={**probe.params, "query": "not recorded"})
-    with player.use_cassette(str(_cassette(probe))), pytest.raises(vcr.errors.CannotOverwriteExistingCassetteException):
+    ctx = replay_context(probe, _cassette(probe), params={**probe.params, "query": "not recorded"})
+    with cassette_replay(_cassette(probe)), pytest.raises(vcr.errors.CannotOverwriteExistingCassetteException):
         asyncio.run(probe.run(ctx))
 
 

@@ -122,3 +122,43 @@ def test_scanner_reports_locations_not_values(tmp_path: Path) -> None:
     leak.write_text(f"interactions: []\nnote: {FAKE_SK}\n", "utf-8")
     findings = scan_tree([tmp_path])
     assert findings and all(FAKE_SK not in str(f) for f in findings)
+
+
+# -- one rule set for every user (providers, reports, the cassette scanner, probes, the emulator) --
+
+# Concatenated so this file holds no key-shaped string.
+DASHED_KEY = "sk-" "proj-" "AbCdEfGhIjKlMnOpQrStUv12"
+
+
+def test_every_user_of_the_shared_rules_catches_a_dashed_project_key() -> None:
+    """Regression: the providers' rule (sk-[A-Za-z0-9]{16,}) let sk-proj-... keys through, so a
+    provider error message could carry one; the report and the scanner used other rules again."""
+    from dsweb_ref.certification.report import REDACTED, scrub_text
+    from dsweb_ref.providers._deepseek_http import CREDENTIAL_PLACEHOLDER, scrub_secrets
+
+    text = f"Incorrect API key provided: {DASHED_KEY}. Check it."
+    assert scrub_secrets(text) == f"Incorrect API key provided: {CREDENTIAL_PLACEHOLDER}. Check it."
+    assert scrub_text(text) == f"Incorrect API key provided: {REDACTED}. Check it."
+    assert "sk-key" in {f.kind for f in scan_text(text)}
+
+
+def test_literal_replacement_is_shared_and_longest_first() -> None:
+    import httpx
+
+    from dsweb_ref._secrets import replace_literals, replace_literals_deep
+    from dsweb_ref.certification.cassettes import replace_everywhere
+    from dsweb_ref.certification.emulator.auth import Scrubber, mask
+    from dsweb_ref.certification.probes import credential_headers
+
+    short, long = "dsweb-secret-0001", "dsweb-secret-0001-extended"
+    pairs = [(short, "<SHORT>"), (long, "<LONG>")]
+    assert replace_literals(f"{long} {short}", pairs) == "<LONG> <SHORT>"
+    assert replace_literals(f"{long} {short}".encode(), pairs) == b"<LONG> <SHORT>"
+    nested = {long: [short, f"x{long}".encode(), 3]}
+    expected = {"<LONG>": ["<SHORT>", b"x<LONG>", 3]}
+    assert replace_literals_deep(nested, pairs) == replace_everywhere(nested, pairs) == expected
+    scrubber = Scrubber([short, long])
+    assert scrubber.text(f"{long}|{short}") == f"{mask(long)}|{mask(short)}"
+    assert scrubber.bytes(long.encode()) == mask(long).encode()
+    headers = httpx.Headers({"authorization": f"Bearer {long}", "x-api-key": DASHED_KEY})
+    assert credential_headers(headers, dict(pairs)) == (("authorization", "Bearer <LONG>"), ("x-api-key", "<REDACTED>"))

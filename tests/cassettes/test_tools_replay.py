@@ -15,6 +15,7 @@ import pytest
 from syrupy.assertion import SnapshotAssertion
 
 from dsweb_ref import CallContext, schemas
+from dsweb_ref.certification.cassettes import cassette_replay
 from dsweb_ref.certification.probes import PROBES, Probe, ProbeContext, get_probe
 from dsweb_ref.certification.record import replay_context
 from dsweb_ref.runtime import build_runtime
@@ -48,8 +49,8 @@ async def _run_tool(probe: Probe, ctx: ProbeContext) -> ToolResult:
 def _replay_tool(probe_id: str) -> ToolResult:
     probe = get_probe(probe_id)
     cassette = CASSETTES / probe.cassette
-    ctx, player = replay_context(probe, cassette)
-    with player.use_cassette(str(cassette)) as cas:
+    ctx = replay_context(probe, cassette)
+    with cassette_replay(cassette) as cas:
         result = asyncio.run(_run_tool(probe, ctx))
         assert cas.all_played, "the tool did not send the recorded request"
     return result
@@ -79,8 +80,8 @@ def test_batch_tool_value_matches_the_schema(no_network: list[Any]) -> None:
     """The two-query web_search batch (not replayable through _run_tool) validates as well."""
     probe = get_probe("search-api.batch")
     cassette = CASSETTES / probe.cassette
-    ctx, player = replay_context(probe, cassette)
-    with player.use_cassette(str(cassette)) as cas:
+    ctx = replay_context(probe, cassette)
+    with cassette_replay(cassette) as cas:
         run = asyncio.run(probe.run(ctx))
         assert cas.all_played
     result = run.outcomes[0]

@@ -161,3 +161,36 @@ def test_write_reports_raises_report_error_not_oserror(tmp_path: Path) -> None:
         check_report_paths(json_path=tmp_path)
     with pytest.raises(ReportError, match="cannot write the json report"):
         write_reports(sample(), json_path=tmp_path)
+
+
+def test_run_secrets_scan_the_environment_once_per_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """print_line used to call default_secrets() (a scan of os.environ) for every line; a run now
+    computes its secrets once (run_secrets) and passes them to every line and report."""
+    import sys
+
+    from dsweb_ref.certification import report as report_module
+
+    env_secret = "ci-credential-value-9191"
+    monkeypatch.setenv("SOME_CI_TOKEN", env_secret)
+    calls: list[int] = []
+    original = report_module.default_secrets
+
+    def counting() -> list[str]:
+        calls.append(1)
+        return original()
+
+    monkeypatch.setattr(report_module, "default_secrets", counting)
+    secrets = report_module.run_secrets(["extra-run-secret-77"])
+    leaky = CheckResult(A, Outcome.FAILED, f"saw {env_secret} and extra-run-secret-77")
+    for _ in range(3):
+        report_module.print_line(leaky, sys.stdout, secrets)
+    assert scrub_text(f"x {env_secret}", secrets) == f"x {REDACTED}"
+    write_reports(report_of(leaky), secrets=secrets, report_dir=tmp_path)
+    assert calls == [1]
+    out = capsys.readouterr().out
+    assert env_secret not in out and "extra-run-secret-77" not in out and out.count(REDACTED) == 6
+    assert all(env_secret not in p.read_text() for p in tmp_path.iterdir())
+    # a plain list still gets the defaults, scanned for that call
+    assert scrub_text(f"y {env_secret}") == f"y {REDACTED}" and calls == [1, 1]

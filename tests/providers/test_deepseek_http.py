@@ -120,13 +120,23 @@ SECRET = "test-key-123456"
         (f"Your api key {SECRET} is invalid", "Your api key <credential> is invalid"),
         ("key sk-" "0123456789abcdefABCD rejected", "key <credential> rejected"),
         ("Authorization: Bearer abc.DEF-123_x was refused", "Authorization: Bearer <credential> was refused"),
-        ("bearer\ttok;en", "bearer <credential>;en"),
+        ("bearer\ttok3n-abcdefgh;en", "bearer\t<credential>;en"),
         ("sk-short stays", "sk-short stays"),
+        # the shared rules' guards: prose after "Bearer" is not a token
+        ("use Bearer authentication with a token", "use Bearer authentication with a token"),
         ("nothing secret here", "nothing secret here"),
     ],
 )
 def test_scrub_secrets(text: str, expected: str) -> None:
     assert _deepseek_http.scrub_secrets(text, [SECRET]) == expected
+
+
+def test_scrub_secrets_redacts_dashed_project_keys() -> None:
+    """Regression: a key with dashes (``sk-proj-...``) used to pass the old ``sk-[A-Za-z0-9]{16,}`` rule."""
+    key = "sk-" "proj-" "AbCdEfGhIjKlMnOpQrStUv12"
+    text = _deepseek_http.scrub_secrets(f"Incorrect API key provided: {key}. See the docs.")
+    assert key not in text and "proj-" not in text
+    assert text == "Incorrect API key provided: <credential>. See the docs."
 
 
 def test_error_detail_scrubs_the_credential_before_capping() -> None:

@@ -8,6 +8,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
+from ..._secrets import ordered_pairs, replace_literals
 from .errors import ApiError
 
 __all__ = ["AuthResult", "Credentials", "Scrubber", "authenticate", "mask", "mask_header"]
@@ -93,18 +94,11 @@ class Scrubber:
     """Replaces every known secret in text or bytes by its mask."""
 
     def __init__(self, secrets: Iterable[str]) -> None:
-        # Longest first, so a secret containing another is replaced whole.
-        self._secrets = sorted({s for s in secrets if len(s) >= _MIN_SCRUB}, key=len, reverse=True)
+        # Longest first (replace_literals), so a secret containing another is replaced whole.
+        self._pairs = ordered_pairs((s, mask(s)) for s in secrets if len(s) >= _MIN_SCRUB)
 
     def text(self, value: str) -> str:
-        for secret in self._secrets:
-            if secret in value:
-                value = value.replace(secret, mask(secret))
-        return value
+        return replace_literals(value, self._pairs)
 
     def bytes(self, value: bytes) -> bytes:
-        for secret in self._secrets:
-            raw = secret.encode()
-            if raw in value:
-                value = value.replace(raw, mask(secret).encode())
-        return value
+        return replace_literals(value, self._pairs)

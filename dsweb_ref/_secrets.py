@@ -1,0 +1,163 @@
+"""The one rule set for credential-like text, shared by the providers (error messages), the
+certification reports, the cassette recorder and scanner, and the emulator's log scrubber.
+
+:data:`SECRET_RULES` says what looks like a credential; each user keeps its own placeholder
+(``<credential>``, ``[REDACTED]``, ...) and decides whether to redact (:func:`redact_patterns`)
+or only to flag (:func:`rule_hits`). :func:`replace_literals` and :func:`replace_literals_deep`
+replace known secret values, longest first, so a secret that contains another is replaced whole.
+
+Token rules need a digit (or, for secret-named fields, mixed character classes) so prose such as
+"Bearer authentication" or "Basic authentication" is never taken for a credential, and
+placeholders such as ``<DEEPSEEK_API_KEY>`` never match.
+
+Neutral on purpose: the providers import it, and they must not import ``certification`` or ``tools``.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+__all__ = [
+    "SECRET_RULES",
+    "SecretRule",
+    "ordered_pairs",
+    "redact_patterns",
+    "replace_literals",
+    "replace_literals_deep",
+    "rule_hits",
+]
+
+_T = TypeVar("_T", str, bytes)
+_CHARS = r"[A-Za-z0-9._~+/=-]"
+_TOKEN = rf"(?={_CHARS}*\d){_CHARS}{{12,}}"  # a digit, so prose is not taken for a key
+# A bearer token: a digit, or punctuation inside it (``some.jwt.value``), so "Bearer tokens." is prose.
+_BEARER_TOKEN = rf"(?={_CHARS}*(?:\d|[._~+/=-][A-Za-z0-9])){_CHARS}{{12,}}"
+_SEP = r"""["']?(?:\s*[:=]\s*|\s+)\[?\s*["']?"""  # `key: v`, `"key": "v"`, `key=v`, `key: ['v']`, `--key v`
+
+
+def _mixed_classes(match: re.Match[str]) -> bool:
+    """A secret field's value: at least two of lower case, upper case and digits."""
+    value = match.group("secret")
+    classes = (any(c.islower() for c in value), any(c.isupper() for c in value), any(c.isdigit() for c in value))
+    return sum(classes) >= 2
+
+
+def _basic_credential(match: re.Match[str]) -> bool:
+    """``Basic <base64>`` whose payload decodes to printable ``user:password`` text."""
+    token = match.group("secret")
+    try:
+        decoded = base64.b64decode(token + "=" * (-len(token) % 4), validate=True).decode("utf-8")
+    except (binascii.Error, ValueError):
+        return False
+    user, colon, password = decoded.partition(":")
+    return bool(colon) and bool(user or password) and decoded.isprintable()
+
+
+@dataclass(frozen=True, slots=True)
+class SecretRule:
+    """One kind of credential-like text. The ``secret`` group is what a redaction replaces (the
+    text before it, e.g. ``Bearer `` or ``"api_key": "``, is kept); ``validator``, when set, must
+    also accept a match."""
+
+    kind: str
+    pattern: re.Pattern[str]
+    validator: Callable[[re.Match[str]], bool] | None = None
+
+    def accepts(self, match: re.Match[str]) -> bool:
+        return self.validator is None or self.validator(match)
+
+
+SECRET_RULES: tuple[SecretRule, ...] = (
+    # sk- keys, project keys (sk-proj-...) included; not the tail of a word such as "desk-".
+    SecretRule("sk-key", re.compile(r"(?<![A-Za-z0-9])(?P<secret>sk-[A-Za-z0-9_-]{16,})")),
+    SecretRule("bearer-token", re.compile(rf"(?i)\bbearer\s+(?P<secret>{_BEARER_TOKEN})")),
+    SecretRule(
+        "key-field",
+        re.compile(
+            r"(?i)(?:x-api-key|api[_-]?key|access[_-]?token|refresh[_-]?token|client[_-]?secret|password)"
+            rf"{_SEP}(?P<secret>{_TOKEN})"
+        ),
+    ),
+    # A field or header named *token / *secret / *password (x-auth-token, session_token, secret, ...)
+    # with a long mixed value; "max_tokens" and friends end in "tokens" and are not matched.
+    SecretRule(
+        "secret-field",
+        re.compile(
+            r"(?i)(?<![A-Za-z0-9])(?:[A-Za-z0-9]+[_-])*(?:token|secret|password|passwd)(?![A-Za-z0-9])"
+            rf"{_SEP}(?P<secret>{_CHARS}{{12,}})"
+        ),
+        _mixed_classes,
+    ),
+    SecretRule("jwt", re.compile(r"\b(?P<secret>eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*)")),
+    SecretRule(
+        "basic-auth",
+        re.compile(r"(?i)\bbasic\s+(?P<secret>[A-Za-z0-9+/]{6,}={0,2})(?![A-Za-z0-9+/=])"),
+        _basic_credential,
+    ),
+    SecretRule("github-token", re.compile(r"\b(?P<secret>gh[pousr]_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9_]{22,})")),
+    SecretRule("aws-access-key-id", re.compile(r"\b(?P<secret>(?:AKIA|ASIA)[A-Z0-9]{16})\b")),
+)
+
+
+def rule_hits(text: str) -> list[str]:
+    """The kinds of :data:`SECRET_RULES` that find a credential-like value in ``text``, in table order."""
+    return [rule.kind for rule in SECRET_RULES if any(rule.accepts(m) for m in rule.pattern.finditer(text))]
+
+
+def redact_patterns(text: str, placeholder: str) -> str:
+    """``text`` with the secret part of every :data:`SECRET_RULES` match replaced by ``placeholder``."""
+    for rule in SECRET_RULES:
+
+        def sub(match: re.Match[str], rule: SecretRule = rule) -> str:
+            if not rule.accepts(match):
+                return match.group(0)
+            start, end = match.span("secret")
+            whole = match.group(0)
+            offset = match.start()
+            return whole[: start - offset] + placeholder + whole[end - offset :]
+
+        text = rule.pattern.sub(sub, text)
+    return text
+
+
+def ordered_pairs(pairs: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
+    """(old, new) pairs without empty ``old`` values, longest ``old`` first, duplicates dropped."""
+    return sorted(dict.fromkeys((o, n) for o, n in pairs if o), key=lambda pair: len(pair[0]), reverse=True)
+
+
+def replace_literals(value: _T, pairs: Iterable[tuple[str, str]]) -> _T:
+    """``value`` (text or UTF-8 bytes) with each (old, new) of ``pairs`` replaced, longest old first."""
+    return _apply(value, ordered_pairs(pairs))
+
+
+def _apply(value: _T, ordered: Sequence[tuple[str, str]]) -> _T:
+    for old, new in ordered:
+        if isinstance(value, bytes):
+            value = value.replace(old.encode(), new.encode())
+        else:
+            value = value.replace(old, new)
+    return value
+
+
+def replace_literals_deep(value: Any, pairs: Iterable[tuple[str, str]]) -> Any:
+    """:func:`replace_literals` in every string and bytes of a JSON-like value, mapping keys
+    included (dicts and lists are copied; anything else is returned unchanged)."""
+    ordered = ordered_pairs(pairs)
+    return _deep(value, ordered) if ordered else value
+
+
+def _deep(value: Any, pairs: Sequence[tuple[str, str]]) -> Any:
+    if isinstance(value, str):
+        return _apply(value, pairs)
+    if isinstance(value, bytes):
+        return _apply(value, pairs)
+    if isinstance(value, dict):
+        return {_deep(k, pairs): _deep(v, pairs) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_deep(v, pairs) for v in value]
+    return value
