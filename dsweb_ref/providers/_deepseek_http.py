@@ -16,9 +16,11 @@ import os
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import httpx
 
+from .._context import CallContext, OutgoingRequest
 from .._exceptions import WebError, WebErrorCode
 from .._secrets import redact_patterns, replace_literals
 from ..settings import CredentialSettings, Settings
@@ -29,6 +31,7 @@ __all__ = [
     "Reply",
     "SettingsBoundProvider",
     "api_status_error",
+    "call_tools_api",
     "encode_json",
     "error_detail",
     "parse_json",
@@ -36,6 +39,7 @@ __all__ = [
     "resolve_credential",
     "retry_after",
     "scrub_secrets",
+    "unprocessable",
     "usable_base_url",
 ]
 
@@ -310,6 +314,55 @@ class SettingsBoundProvider:
     def _credential(self, snapshot: Settings) -> str:
         environ = os.environ if self._environ is None else self._environ
         return resolve_credential(snapshot.credentials, environ, self.label)
+
+
+async def call_tools_api(
+    provider: SettingsBoundProvider,
+    snapshot: Settings,
+    ctx: CallContext,
+    route: str,
+    payload: dict[str, Any],
+    *,
+    statuses: Mapping[int, tuple[str, str]],
+    other: str = "error",
+    bad_text: tuple[str, str],
+) -> object:
+    """One Search/Fetch API exchange: encode, record before dispatch, POST with only the documented
+    headers, map a non-success status, return the parsed JSON body (or raise "unprocessable").
+
+    ``bad_text`` is the (code, message) for a payload that cannot be encoded as UTF-8.
+    """
+    conf = snapshot.deepseek_api
+    key = provider._credential(snapshot)
+    url = f"{provider._base(snapshot)}/{route}"
+    try:
+        body = encode_json(payload)
+    except UnicodeEncodeError as exc:
+        raise WebError(bad_text[0], bad_text[1], cause=exc) from exc
+    # Recorded before dispatch; a recorder failure propagates and nothing is sent.
+    ctx.record(OutgoingRequest(provider=provider.provider_id, method="POST", url=url, body=body, json=payload))
+    headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json"}
+    reply = await post(
+        url,
+        body,
+        headers,
+        label=provider.label,
+        timeout_s=conf.timeout_s,
+        transport=provider._transport,
+        secrets=(key,),
+    )
+    if not 200 <= reply.status < 300:
+        raise api_status_error(
+            provider.label, reply, snapshot.credentials.env_name, statuses, other=other, secrets=(key,)
+        )
+    try:
+        return parse_json(reply.body)
+    except ValueError as exc:
+        raise unprocessable(provider.label, f"not JSON ({exc})") from exc
+
+
+def unprocessable(label: str, why: str) -> WebError:
+    return WebError(WebErrorCode.PROVIDER_ERROR, f"{label} returned an unprocessable response body: {why}")
 
 
 def api_status_error(

@@ -9,18 +9,10 @@ policy is the Search API's: only Authorization and Content-Type are added.
 
 from __future__ import annotations
 
-from typing import Any
-
-from .._context import CallContext, OutgoingRequest
+from .._context import CallContext
 from .._exceptions import WebError, WebErrorCode
 from .._types import FetchBody, FetchRequest, FetchResult
-from ._deepseek_http import (
-    SettingsBoundProvider,
-    api_status_error,
-    encode_json,
-    parse_json,
-    post,
-)
+from ._deepseek_http import SettingsBoundProvider, call_tools_api, unprocessable
 
 __all__ = ["DeepSeekFetchApi"]
 
@@ -38,40 +30,23 @@ class DeepSeekFetchApi(SettingsBoundProvider):
 
     async def fetch(self, request: FetchRequest, ctx: CallContext) -> FetchResult:
         snapshot = self._settings()
-        conf = snapshot.deepseek_api
-        base = self._base(snapshot)
         if not isinstance(request.url, str) or not request.url:
             raise WebError(WebErrorCode.INVALID_URL, "url must be a non-empty string")
-        key = self._credential(snapshot)
-        url = f"{base}/fetch"
-        payload: dict[str, Any] = {"url": request.url}
-        try:
-            body = encode_json(payload)
-        except UnicodeEncodeError as exc:
-            raise WebError(WebErrorCode.INVALID_URL, "url is not valid Unicode text", cause=exc) from exc
-        ctx.record(OutgoingRequest(provider=PROVIDER_ID, method="POST", url=url, body=body, json=payload))
-        headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json"}
-        reply = await post(
-            url, body, headers, label=_LABEL, timeout_s=conf.timeout_s, transport=self._transport, secrets=(key,)
+        data = await call_tools_api(
+            self,
+            snapshot,
+            ctx,
+            "fetch",
+            {"url": request.url},
+            statuses=_FETCH_STATUSES,
+            other="could not retrieve the page",
+            bad_text=(WebErrorCode.INVALID_URL, "url is not valid Unicode text"),
         )
-        if not 200 <= reply.status < 300:
-            raise api_status_error(
-                _LABEL,
-                reply,
-                snapshot.credentials.env_name,
-                _FETCH_STATUSES,
-                other="could not retrieve the page",
-                secrets=(key,),
-            )
-        try:
-            data = parse_json(reply.body)
-        except ValueError as exc:
-            raise _unprocessable(f"not JSON ({exc})") from exc
         if not isinstance(data, dict):
-            raise _unprocessable("expected a JSON object")
+            raise unprocessable(_LABEL, "expected a JSON object")
         content = data.get("content")
         if not isinstance(content, str):
-            raise _unprocessable("content is not a string")
+            raise unprocessable(_LABEL, "content is not a string")
         title = data.get("title")
         return FetchResult(
             url=request.url,
@@ -91,5 +66,3 @@ _FETCH_STATUSES = {
 }
 
 
-def _unprocessable(why: str) -> WebError:
-    return WebError(WebErrorCode.PROVIDER_ERROR, f"{_LABEL} returned an unprocessable response body: {why}")

@@ -17,17 +17,11 @@ import math
 from types import MappingProxyType
 from typing import Any
 
-from .._context import CallContext, OutgoingRequest
+from .._context import CallContext
 from .._exceptions import WebError, WebErrorCode
 from .._types import SearchRequest, SearchResult, Source
 from .._validate import is_int_at_least
-from ._deepseek_http import (
-    SettingsBoundProvider,
-    api_status_error,
-    encode_json,
-    parse_json,
-    post,
-)
+from ._deepseek_http import SettingsBoundProvider, call_tools_api, unprocessable
 
 __all__ = ["ORI_QUESTION_LIMIT", "DeepSeekSearchApi", "original_question"]
 
@@ -58,7 +52,7 @@ class DeepSeekSearchApi(SettingsBoundProvider):
     async def search(self, request: SearchRequest, ctx: CallContext) -> SearchResult:
         snapshot = self._settings()
         conf = snapshot.deepseek_api
-        base = self._base(snapshot)
+        self._base(snapshot)  # a bad base is a config error before any argument is looked at
         if not isinstance(request.query, str):
             raise WebError(WebErrorCode.INVALID_ARGUMENTS, "query must be a string")
         count = conf.count
@@ -67,37 +61,25 @@ class DeepSeekSearchApi(SettingsBoundProvider):
             if not is_int_at_least(limit):
                 raise WebError(WebErrorCode.INVALID_ARGUMENTS, "max_results must be a positive integer")
             count = min(count, limit)
-        key = self._credential(snapshot)
-        url = f"{base}/search"
         payload: dict[str, Any] = {"query": request.query, "count": count, "need_content": False}
         question = original_question(ctx.latest_prompt) if conf.send_original_question else None
         if question is not None:
             payload["ori_question"] = question
-        try:
-            body = encode_json(payload)
-        except UnicodeEncodeError as exc:
-            raise WebError(WebErrorCode.INVALID_ARGUMENTS, "query is not valid Unicode text", cause=exc) from exc
-        ctx.record(OutgoingRequest(provider=PROVIDER_ID, method="POST", url=url, body=body, json=payload))
-        headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json"}
-        reply = await post(
-            url, body, headers, label=_LABEL, timeout_s=conf.timeout_s, transport=self._transport, secrets=(key,)
+        data = await call_tools_api(
+            self,
+            snapshot,
+            ctx,
+            "search",
+            payload,
+            statuses=_SEARCH_STATUSES,
+            bad_text=(WebErrorCode.INVALID_ARGUMENTS, "query is not valid Unicode text"),
         )
-        if not 200 <= reply.status < 300:
-            raise api_status_error(_LABEL, reply, snapshot.credentials.env_name, _SEARCH_STATUSES, secrets=(key,))
-        try:
-            data = parse_json(reply.body)
-        except ValueError as exc:
-            raise _unprocessable(f"not JSON ({exc})") from exc
         return SearchResult(sources=map_results(data))
 
 
 _SEARCH_STATUSES = {
     400: ("rejected the request", "queries must be 1-128 characters and not blank; check search operators"),
 }
-
-
-def _unprocessable(why: str) -> WebError:
-    return WebError(WebErrorCode.PROVIDER_ERROR, f"{_LABEL} returned an unprocessable response body: {why}")
 
 
 def _text(value: object) -> str | None:
@@ -114,18 +96,18 @@ def _number(value: object) -> bool:
 def map_results(data: object) -> tuple[Source, ...]:
     """Sources in service order, first occurrence of a URL kept; every field is type-checked."""
     if not isinstance(data, dict):
-        raise _unprocessable("expected a JSON object")
+        raise unprocessable(_LABEL, "expected a JSON object")
     results = data.get("results")
     if not isinstance(results, list):
-        raise _unprocessable("results is not a list")
+        raise unprocessable(_LABEL, "results is not a list")
     sources: list[Source] = []
     seen: set[str] = set()
     for i, item in enumerate(results):
         if not isinstance(item, dict):
-            raise _unprocessable(f"results[{i}] is not an object")
+            raise unprocessable(_LABEL, f"results[{i}] is not an object")
         url = item.get("url")
         if not isinstance(url, str) or not url:
-            raise _unprocessable(f"results[{i}] has no url")
+            raise unprocessable(_LABEL, f"results[{i}] has no url")
         if url in seen:
             continue
         seen.add(url)
