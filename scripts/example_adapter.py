@@ -51,7 +51,7 @@ from typing import Any
 import httpx
 
 from dsweb_ref import CallContext, SearchRequest, SearchResult, Source, WebError, __version__
-from dsweb_ref.certification._bases import credential_environ, settings_for_bases
+from dsweb_ref.replay._bases import credential_environ, settings_for_bases
 from dsweb_ref.runtime import Runtime, build_runtime
 from dsweb_ref.settings import Settings
 from dsweb_ref.tools import ToolResult, merge_results, render_search

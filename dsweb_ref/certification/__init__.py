@@ -1,1 +1,2 @@
-"""Certification tooling: the DeepSeek web API emulator and the suite that drives implementations against it."""
+"""Certification: checks, targets (reference, adapter), the suite, endpoint certification, reports,
+known failures and the pytest plugin."""

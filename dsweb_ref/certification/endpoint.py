@@ -45,10 +45,10 @@ from typing import Any
 
 from .._exceptions import WebError
 from .._types import FetchResult, SearchResult
-from .cassettes import cassette_replay
+from ..replay.cassettes import cassette_replay
+from ..replay.probes import Probe, ProbeContext, ProbeRun, RateLimiter, envelope_message, get_probe
+from ..replay.record import replay_context
 from .model import Check, CheckResult, Outcome, TargetInfo
-from .probes import Probe, ProbeContext, ProbeRun, RateLimiter, envelope_message, get_probe
-from .record import replay_context
 
 __all__ = [
     "ENDPOINT_CHECKS",

@@ -205,6 +205,6 @@ def dsweb_certify() -> Certify:
 @pytest.fixture
 def dsweb_cassette_dir() -> Path:
     """The directory of cassettes this package ships (``<protocol>/<probe>.yaml``), for replay."""
-    from .cassettes import default_cassette_dir
+    from ..replay.cassettes import default_cassette_dir
 
     return default_cassette_dir()

@@ -63,7 +63,7 @@ class ReportError(Exception):
 def default_secrets() -> list[str]:
     """The emulator's test keys, any DeepSeek credential in the environment, and the value of every
     environment variable whose name says it holds a credential (``*KEY*``, ``*TOKEN*``, ...)."""
-    from .emulator.server import DEFAULT_ACCOUNT_TOKEN, DEFAULT_API_KEY
+    from ..emulator.server import DEFAULT_ACCOUNT_TOKEN, DEFAULT_API_KEY
 
     named = [v for k, v in os.environ.items() if _SECRET_ENV_NAME.search(k) and len(v) >= _MIN_ENV_SECRET]
     return [DEFAULT_API_KEY, DEFAULT_ACCOUNT_TOKEN, *(os.environ.get(n, "") for n in _SECRET_ENVS), *named]

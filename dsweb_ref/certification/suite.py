@@ -16,10 +16,10 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 
 from .._version import __version__
+from ..emulator import Emulator
+from ..emulator.server import DEFAULT_API_KEY
 from .checks import CheckContext, CheckFailed, CheckSpec, all_checks
 from .checks._base import PROTOCOL_LABELS, SearchProtocol
-from .emulator import Emulator
-from .emulator.server import DEFAULT_API_KEY
 from .known_failures import KnownFailures
 from .model import CheckResult, Outcome, Report, TargetInfo
 from .targets import Hello, Target, TargetConfig, TargetError

@@ -30,10 +30,10 @@ from typing import Any, Literal, Protocol
 
 from .._context import CallContext
 from .._version import __version__
+from ..replay._bases import credential_environ, settings_for_bases
 from ..runtime import build_runtime
 from ..settings import Settings
 from ..tools import ToolResult
-from ._bases import credential_environ, settings_for_bases
 from .adapter_protocol import CAPABILITIES, ProtocolError, decode_line, encode_line
 
 __all__ = [

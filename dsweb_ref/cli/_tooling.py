@@ -41,13 +41,13 @@ def runtime_for(args: argparse.Namespace) -> Iterator[Runtime]:
         yield build_runtime(_fixed(settings))
         return
     # Imported here: `dsweb --version` and runs without --emulator never load the certification modules.
-    from ..certification._bases import credential_environ, settings_for_bases
-    from ..certification.emulator import Emulator
-    from ..certification.emulator.server import DEFAULT_API_KEY
+    from ..emulator import Emulator
+    from ..emulator.server import DEFAULT_API_KEY
+    from ..replay._bases import credential_environ, settings_for_bases
 
     with Emulator() as emu:
         # The emulator's key is a fixed, non-secret test value; it reaches the providers through a
-        # private mapping (certification._bases.KEY_ENV), so the user's real DEEPSEEK_API_KEY is
+        # private mapping (replay._bases.KEY_ENV), so the user's real DEEPSEEK_API_KEY is
         # never read or sent to the emulator. Timeouts stay as configured.
         settings = settings_for_bases(emu.messages_base, emu.tools_base, settings=settings)
         yield build_runtime(_fixed(settings), environ=credential_environ(DEFAULT_API_KEY))

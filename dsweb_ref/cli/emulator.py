@@ -16,7 +16,7 @@ import threading
 from types import FrameType
 from typing import Any
 
-from ..certification.emulator.server import DEFAULT_API_KEY, Emulator, is_loopback
+from ..emulator.server import DEFAULT_API_KEY, Emulator, is_loopback
 
 KEYS_ENV = "DSWEB_EMULATOR_API_KEYS"
 TOKENS_ENV = "DSWEB_EMULATOR_ACCOUNT_TOKENS"

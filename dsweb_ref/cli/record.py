@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..certification.probes import ACCOUNT_QPS_LIMIT, PROBES, Probe
-from ..certification.record import CassetteWriteError, RecordResult, RecordTarget, record_probes, select_probes
+from ..replay.probes import ACCOUNT_QPS_LIMIT, PROBES, Probe
+from ..replay.record import CassetteWriteError, RecordResult, RecordTarget, record_probes, select_probes
 
 OVERRIDE_FLAG = "--i-know-the-account-limit"
 
@@ -103,8 +103,8 @@ def run(args: argparse.Namespace) -> int:
 def _record(args: argparse.Namespace, probes: list[Probe], out: Path) -> list[RecordResult] | None:
     """Run the probes (None: a usage error was printed)."""
     if args.emulator:
-        from ..certification.emulator import DEFAULT_API_KEY, Emulator
-        from ..certification.emulator.server import DEFAULT_ACCOUNT_TOKEN
+        from ..emulator import DEFAULT_API_KEY, Emulator
+        from ..emulator.server import DEFAULT_ACCOUNT_TOKEN
 
         with Emulator(api_keys=(DEFAULT_API_KEY,), account_tokens=(DEFAULT_ACCOUNT_TOKEN,)) as emu:
             target = RecordTarget(

@@ -10,8 +10,8 @@ import pytest
 import vcr.errors
 
 from dsweb_ref import FetchResult
-from dsweb_ref.certification.cassettes import cassette_replay, default_cassette_dir, provenance_of
-from dsweb_ref.certification.probes import ProbeContext, get_probe
+from dsweb_ref.replay.cassettes import cassette_replay, default_cassette_dir, provenance_of
+from dsweb_ref.replay.probes import ProbeContext, get_probe
 
 from .conftest import CASSETTES
 

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from dsweb_ref.certification import endpoint
-from dsweb_ref.certification.emulator import Emulator, Status
 from dsweb_ref.certification.endpoint import ENDPOINT_CHECKS, ENDPOINT_SPECS, NOT_SERVED, certify_endpoint
 from dsweb_ref.certification.model import Check, CheckResult, Outcome
+from dsweb_ref.emulator import Emulator, Status
 
 from .conftest import CASSETTES
 

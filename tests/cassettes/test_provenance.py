@@ -10,7 +10,7 @@ import httpx
 import pytest
 import yaml
 
-from dsweb_ref.certification.cassettes import (
+from dsweb_ref.replay.cassettes import (
     KEY_PLACEHOLDER,
     PLACEHOLDER_ORIGIN,
     PROVENANCE_KEY,
@@ -19,8 +19,8 @@ from dsweb_ref.certification.cassettes import (
     make_vcr,
     provenance_of,
 )
-from dsweb_ref.certification.probes import get_probe
-from dsweb_ref.certification.record import EMULATOR_LABEL
+from dsweb_ref.replay.probes import get_probe
+from dsweb_ref.replay.record import EMULATOR_LABEL
 
 from .conftest import CASSETTES
 

@@ -12,11 +12,12 @@ from typing import Any
 import httpx
 import pytest
 
-from dsweb_ref.certification.cassettes import KEY_PLACEHOLDER, load_cassette, scan_tree
-from dsweb_ref.certification.emulator import Delay, Emulator, Status
-from dsweb_ref.certification.emulator.fixtures import EmulatorFactory
-from dsweb_ref.certification.probes import ACCOUNT_PLACEHOLDER, PROBES, Probe, ProbeContext, RateLimiter, get_probe
-from dsweb_ref.certification.record import (
+from dsweb_ref.cli import record as record_cli
+from dsweb_ref.emulator import Delay, Emulator, Status
+from dsweb_ref.emulator.fixtures import EmulatorFactory
+from dsweb_ref.replay.cassettes import KEY_PLACEHOLDER, load_cassette, scan_tree
+from dsweb_ref.replay.probes import ACCOUNT_PLACEHOLDER, PROBES, Probe, ProbeContext, RateLimiter, get_probe
+from dsweb_ref.replay.record import (
     EMULATOR_LABEL,
     CassetteWriteError,
     RecordResult,
@@ -24,7 +25,6 @@ from dsweb_ref.certification.record import (
     record_probes,
     replay_probe,
 )
-from dsweb_ref.cli import record as record_cli
 
 from .conftest import CASSETTES
 
@@ -343,7 +343,7 @@ def test_the_raw_cassette_is_already_clean_when_written(
 ) -> None:
     """make_vcr's one pre-write hook replaces every credential (key and account token, requests and
     responses) before even the temporary raw cassette is written; no later pass is needed for it."""
-    from dsweb_ref.certification import record as record_module
+    from dsweb_ref.replay import record as record_module
 
     raw_texts: list[str] = []
     original = record_module.load_cassette
@@ -372,8 +372,9 @@ def test_the_raw_cassette_is_already_clean_when_written(
 
 def test_replays_use_the_one_replay_configuration(monkeypatch: pytest.MonkeyPatch) -> None:
     """replay_probe and the endpoint checks replay through cassettes.cassette_replay, nothing else."""
-    from dsweb_ref.certification import cassettes, endpoint
-    from dsweb_ref.certification import record as record_module
+    from dsweb_ref.certification import endpoint
+    from dsweb_ref.replay import cassettes
+    from dsweb_ref.replay import record as record_module
 
     opened: list[Path] = []
 

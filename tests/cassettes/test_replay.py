@@ -17,7 +17,7 @@ import vcr
 from syrupy.assertion import SnapshotAssertion
 
 from dsweb_ref import FetchResult, SearchResult, WebError
-from dsweb_ref.certification.cassettes import (
+from dsweb_ref.replay.cassettes import (
     KEY_PLACEHOLDER,
     MATCH_ON,
     cassette_replay,
@@ -25,8 +25,8 @@ from dsweb_ref.certification.cassettes import (
     load_cassette,
     make_vcr,
 )
-from dsweb_ref.certification.probes import ACCOUNT_PLACEHOLDER, PROBES, Probe, get_probe
-from dsweb_ref.certification.record import replay_context, replay_probe
+from dsweb_ref.replay.probes import ACCOUNT_PLACEHOLDER, PROBES, Probe, get_probe
+from dsweb_ref.replay.record import replay_context, replay_probe
 from dsweb_ref.tools import ToolResult
 
 from ._support import outcome_json

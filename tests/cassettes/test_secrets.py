@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from dsweb_ref.certification.cassettes import scan_cassette_data, scan_text, scan_tree
-from dsweb_ref.certification.emulator import DEFAULT_ACCOUNT_TOKEN, DEFAULT_API_KEY
+from dsweb_ref.emulator import DEFAULT_ACCOUNT_TOKEN, DEFAULT_API_KEY
+from dsweb_ref.replay.cassettes import scan_cassette_data, scan_text, scan_tree
 
 from .conftest import CASSETTES
 
@@ -146,9 +146,9 @@ def test_literal_replacement_is_shared_and_longest_first() -> None:
     import httpx
 
     from dsweb_ref._secrets import replace_literals, replace_literals_deep
-    from dsweb_ref.certification.cassettes import replace_everywhere
-    from dsweb_ref.certification.emulator.auth import Scrubber, mask
-    from dsweb_ref.certification.probes import credential_headers
+    from dsweb_ref.emulator.auth import Scrubber, mask
+    from dsweb_ref.replay.cassettes import replace_everywhere
+    from dsweb_ref.replay.probes import credential_headers
 
     short, long = "dsweb-secret-0001", "dsweb-secret-0001-extended"
     pairs = [(short, "<SHORT>"), (long, "<LONG>")]

@@ -15,9 +15,9 @@ import pytest
 from syrupy.assertion import SnapshotAssertion
 
 from dsweb_ref import CallContext, schemas
-from dsweb_ref.certification.cassettes import cassette_replay
-from dsweb_ref.certification.probes import PROBES, Probe, ProbeContext, get_probe
-from dsweb_ref.certification.record import replay_context
+from dsweb_ref.replay.cassettes import cassette_replay
+from dsweb_ref.replay.probes import PROBES, Probe, ProbeContext, get_probe
+from dsweb_ref.replay.record import replay_context
 from dsweb_ref.runtime import build_runtime
 from dsweb_ref.tools import ToolResult
 

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from dsweb_ref.certification.emulator.server import DEFAULT_API_KEY
 from dsweb_ref.certification.known_failures import KnownFailuresError, load_known_failures
 from dsweb_ref.certification.model import Check, CheckResult, Outcome, Report, TargetInfo
 from dsweb_ref.certification.report import (
@@ -24,6 +23,7 @@ from dsweb_ref.certification.report import (
     to_markdown,
     write_reports,
 )
+from dsweb_ref.emulator.server import DEFAULT_API_KEY
 
 A = Check("search.a", "first", "000", "web_search")
 B = Check("search.b", "second", "000", "web_search")

@@ -1,4 +1,4 @@
-"""One builder points the reference at given bases with a given key (certification._bases): the
+"""One builder points the reference at given bases with a given key (replay._bases): the
 ``--emulator`` CLI runs, the in-process target, the probes and the example adapter all use it."""
 
 from __future__ import annotations
@@ -10,9 +10,10 @@ from pathlib import Path
 from typing import Any
 from unittest import mock
 
-from dsweb_ref.certification import _bases, report
-from dsweb_ref.certification.probes import ProbeContext
+from dsweb_ref.certification import report
 from dsweb_ref.certification.targets import TargetConfig, reference_settings
+from dsweb_ref.replay import _bases
+from dsweb_ref.replay.probes import ProbeContext
 from dsweb_ref.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]

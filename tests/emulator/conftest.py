@@ -7,8 +7,8 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from dsweb_ref.certification.emulator import Emulator
-from dsweb_ref.certification.emulator.fixtures import *  # noqa: F403 - the shared emulator fixtures
+from dsweb_ref.emulator import Emulator
+from dsweb_ref.emulator.fixtures import *  # noqa: F403 - the shared emulator fixtures
 
 
 @pytest.fixture

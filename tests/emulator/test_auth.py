@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from dsweb_ref.certification.emulator import Emulator
+from dsweb_ref.emulator import Emulator
 
 from ._support import FETCH, MESSAGES, SEARCH, error_of, messages_body
 

@@ -9,8 +9,8 @@ import threading
 import httpx
 import pytest
 
-from dsweb_ref.certification.emulator import Emulator, Hold, SlowBody
-from dsweb_ref.certification.emulator.fixtures import EmulatorFactory
+from dsweb_ref.emulator import Emulator, Hold, SlowBody
+from dsweb_ref.emulator.fixtures import EmulatorFactory
 
 from ._support import SEARCH
 

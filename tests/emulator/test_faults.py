@@ -7,7 +7,7 @@ import json
 import httpx
 import pytest
 
-from dsweb_ref.certification.emulator import (
+from dsweb_ref.emulator import (
     CutBody,
     Delay,
     Emulator,

@@ -7,8 +7,8 @@ from typing import Any
 import httpx
 import pytest
 
-from dsweb_ref.certification.emulator import Emulator
-from dsweb_ref.certification.emulator.fixtures import EmulatorFactory
+from dsweb_ref.emulator import Emulator
+from dsweb_ref.emulator.fixtures import EmulatorFactory
 
 from ._support import MESSAGES, error_of, messages_body
 

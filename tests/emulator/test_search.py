@@ -8,7 +8,7 @@ from typing import Any
 import httpx
 import pytest
 
-from dsweb_ref.certification.emulator import DOCUMENTS
+from dsweb_ref.emulator import DOCUMENTS
 
 from ._support import SEARCH, error_of
 

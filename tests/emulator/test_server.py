@@ -13,9 +13,9 @@ import threading
 import httpx
 import pytest
 
-from dsweb_ref.certification.emulator import DEFAULT_API_KEY, Emulator
-from dsweb_ref.certification.emulator.fixtures import EmulatorFactory
 from dsweb_ref.cli import emulator as emulator_cli
+from dsweb_ref.emulator import DEFAULT_API_KEY, Emulator
+from dsweb_ref.emulator.fixtures import EmulatorFactory
 
 from ._support import SEARCH
 

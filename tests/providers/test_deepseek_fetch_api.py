@@ -13,7 +13,7 @@ from syrupy.assertion import SnapshotAssertion
 from dsweb_ref._context import CallContext
 from dsweb_ref._exceptions import WebError, WebErrorCode
 from dsweb_ref._types import FetchBody, FetchRequest, FetchResult
-from dsweb_ref.certification.emulator import Emulator, Hold
+from dsweb_ref.emulator import Emulator, Hold
 from dsweb_ref.providers.deepseek_fetch_api import DeepSeekFetchApi
 from dsweb_ref.settings import Settings
 

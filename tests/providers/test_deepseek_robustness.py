@@ -12,8 +12,8 @@ import pytest
 from dsweb_ref._context import CallContext
 from dsweb_ref._exceptions import WebError, WebErrorCode
 from dsweb_ref._types import FetchRequest, SearchRequest
-from dsweb_ref.certification.emulator import CutBody, Emulator, Hold, Malformed, SlowBody
-from dsweb_ref.certification.emulator.faults import RouteName
+from dsweb_ref.emulator import CutBody, Emulator, Hold, Malformed, SlowBody
+from dsweb_ref.emulator.faults import RouteName
 from dsweb_ref.providers.deepseek_fetch_api import DeepSeekFetchApi
 from dsweb_ref.providers.deepseek_official import DeepSeekMessagesSearch
 from dsweb_ref.providers.deepseek_search_api import DeepSeekSearchApi

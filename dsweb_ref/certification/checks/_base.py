@@ -12,8 +12,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from typing import Any, Literal, TypeVar
 
+from ...emulator import Emulator, RequestRecord
 from ...schemas import validate
-from ..emulator import Emulator, RequestRecord
 from ..model import Check
 from ..targets import CallOutcome, Hello, PendingCall, Probe, Target, TargetConfig
 

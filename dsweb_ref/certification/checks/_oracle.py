@@ -9,10 +9,10 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..._types import SearchResult
+from ...emulator import RequestRecord
 from ...providers.deepseek_official import map_sources
 from ...providers.deepseek_search_api import map_results
 from ...tools import merge_results
-from ..emulator import RequestRecord
 from ._base import CheckFailed
 
 __all__ = ["expected_merge", "query_match", "query_of", "source_urls"]

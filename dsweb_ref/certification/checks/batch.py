@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..emulator import Gate, Hold, Status
+from ...emulator import Gate, Hold, Status
 from ..targets import CallOutcome
 from ._base import (
     ABORTED,

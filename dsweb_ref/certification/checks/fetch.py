@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from ..emulator import Redirect
+from ...emulator import Redirect
 from ._base import PROVIDER_ERROR, CheckContext, check, expect_error, expect_schema, expect_success, require
 
 WF, FAPI = "web_fetch", "fetch-api"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..emulator import Malformed, Redirect, Status
+from ...emulator import Malformed, Redirect, Status
 from ._base import (
     INVALID_ARGUMENTS,
     PROVIDER_ERROR,

@@ -32,6 +32,7 @@ from typing import Any, Literal
 import vcr as vcr_module
 
 from .._version import __version__
+from ..emulator import Emulator
 from .cassettes import (
     KEY_PLACEHOLDER,
     PLACEHOLDER_ORIGIN,
@@ -43,7 +44,6 @@ from .cassettes import (
     provenance_of,
     scan_cassette_data,
 )
-from .emulator import Emulator
 from .probes import ACCOUNT_PLACEHOLDER, PROBES, Probe, ProbeContext, ProbeRun, RateLimiter, get_probe
 
 __all__ = [

@@ -31,6 +31,7 @@ from .._context import CallContext
 from .._exceptions import WebError
 from .._secrets import replace_literals
 from .._types import FetchRequest, FetchResult, SearchRequest, SearchResult
+from ..emulator import Emulator, Fault, Malformed, ProseOnly, RateLimited, Redirect, Status, ToolError
 from ..providers.deepseek_fetch_api import DeepSeekFetchApi
 from ..providers.deepseek_official import DeepSeekMessagesSearch
 from ..providers.deepseek_search_api import DeepSeekSearchApi
@@ -39,7 +40,6 @@ from ..settings import Settings
 from ..tools import ToolResult
 from ._bases import ACCOUNT_ENV, KEY_ENV, credential_environ, settings_for_bases
 from .cassettes import KEY_PLACEHOLDER, REDACTED, SCRUBBED_REQUEST_HEADERS, _is_placeholder_value
-from .emulator import Emulator, Fault, Malformed, ProseOnly, RateLimited, Redirect, Status, ToolError
 
 __all__ = [
     "ACCOUNT_ENV",

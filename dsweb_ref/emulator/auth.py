@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from ..._secrets import ordered_pairs, replace_literals
+from .._secrets import ordered_pairs, replace_literals
 from .errors import ApiError
 
 __all__ = ["AuthResult", "Credentials", "Scrubber", "authenticate", "mask", "mask_header"]

@@ -4,7 +4,7 @@ A new server per test (about a tenth of a second) keeps tests independent: no fa
 log entry or keep-alive connection leaks from one test into the next, and under pytest-xdist each
 worker process simply starts its own servers on its own ephemeral ports.
 
-Use them from a conftest.py with ``from dsweb_ref.certification.emulator.fixtures import *``.
+Use them from a conftest.py with ``from dsweb_ref.emulator.fixtures import *``.
 """
 
 from __future__ import annotations
