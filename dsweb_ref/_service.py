@@ -224,10 +224,10 @@ def _checked_fetch_result(provider_id: str, result: object) -> FetchResult:
         raise _bad(provider_id, "status_code must be an integer")
     if not 100 <= result.status_code <= 599:
         raise _bad(provider_id, f"status_code {result.status_code} is not an HTTP status")
-    if not isinstance(result.body, FetchBody) or result.body.kind not in ("html", "text", "markdown"):
-        raise _bad(provider_id, "body must be a FetchBody of kind html, text or markdown")
+    if not isinstance(result.body, FetchBody) or result.body.kind not in ("html", "text"):
+        raise _bad(provider_id, "body must be a FetchBody of kind html or text")
     if not isinstance(result.body.content, str):
         raise _bad(provider_id, "body.content must be a string")
-    if not isinstance(result.truncated, bool) or not _opt_str(result.title):
-        raise _bad(provider_id, "truncated must be a bool and title a string or None")
+    if not isinstance(result.truncated, bool):
+        raise _bad(provider_id, "truncated must be a bool")
     return result

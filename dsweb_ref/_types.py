@@ -25,7 +25,9 @@ __all__ = [
 ]
 
 JSONValue: TypeAlias = "bool | int | float | str | list[JSONValue] | dict[str, JSONValue] | None"
-BodyKind = Literal["html", "text", "markdown"]
+# Closed: raw HTML, or any other text (plain, Markdown). Seed 001 maps the Fetch API's Markdown onto
+# this unchanged shape, so Markdown is "text", not a third kind.
+BodyKind = Literal["html", "text"]
 
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
 
@@ -105,15 +107,12 @@ class FetchResult:
     status_code: int
     body: FetchBody
     truncated: bool = False
-    title: str | None = None
+    # No title: seed 001 keeps the shared fetch result unchanged, and it has no title field.
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
+        return {
             "url": self.url,
             "status_code": self.status_code,
             "body": self.body.to_json(),
             "truncated": self.truncated,
         }
-        if self.title is not None:
-            out["title"] = self.title
-        return out

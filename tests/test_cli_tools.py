@@ -94,7 +94,7 @@ def test_dsweb_fetch_through_the_fetch_api_on_the_emulator(capsys: pytest.Captur
     assert main(["fetch", "--emulator", "--new-api", "--json", "https://docs.example.test/api/search"]) == 0
     value = json.loads(capsys.readouterr().out)["value"]
     assert validate("web_fetch.output", value) == []
-    assert value["status_code"] == 200 and value["body"]["kind"] == "markdown"
+    assert value["status_code"] == 200 and value["body"]["kind"] == "text"
 
 
 def test_dsweb_search_model_errors_exit_nonzero_with_the_code(capsys: pytest.CaptureFixture[str]) -> None:

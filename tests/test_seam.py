@@ -353,6 +353,26 @@ def test_a_fetch_status_outside_http_is_a_provider_error() -> None:
     assert error_of(lambda: fetch(web)).code == WebErrorCode.PROVIDER_ERROR
 
 
+@pytest.mark.parametrize("kind", ["markdown", "json", "HTML", ""])
+def test_the_fetch_body_kind_is_the_closed_union_html_or_text(kind: str) -> None:
+    """The shared fetch result is unchanged by seed 001: body kind is html or text, nothing else (Markdown
+    from the Fetch API is "text"); any other kind is a provider bug, and the schema refuses it too."""
+
+    class Odd(FakeFetch):
+        async def fetch(self, request: FetchRequest, ctx: CallContext) -> FetchResult:
+            return FetchResult(url=request.url, status_code=200, body=FetchBody(kind, "x"))  # type: ignore[arg-type]
+
+    web = WebService()
+    web.register_fetch(Odd())
+    assert error_of(lambda: fetch(web)).code == WebErrorCode.PROVIDER_ERROR
+    from dsweb_ref.schemas import validate
+
+    good = {"url": "https://a.test/", "status_code": 200, "body": {"kind": "text", "content": "x"}, "truncated": False}
+    assert validate("web_fetch.output", good) == []
+    assert validate("web_fetch.output", {**good, "body": {"kind": kind, "content": "x"}}) != []
+    assert validate("web_fetch.output", {**good, "title": "t"}) != []  # no title field
+
+
 # -- immutability --------------------------------------------------------------------------------
 
 

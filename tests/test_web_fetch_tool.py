@@ -170,7 +170,7 @@ def test_cancellation_propagates_through_execute() -> None:
 # --- model-visible output (snapshots) ---------------------------------------------------------
 
 CASES = {
-    "html-page": (page(PAGE, title="Guide & Notes"), {}),
+    "html-page": (page(PAGE), {}),
     "plain-text": (page("line one\nline two\n", kind="text"), {}),
     "json-body": (page('{"name": "dsweb", "ok": true}', kind="text"), {}),
     "not-found": (page("<html><body><h1>Not Found</h1><p>No such page.</p></body></html>", status=404), {}),
@@ -228,7 +228,7 @@ def test_html_is_converted_to_markdown() -> None:
     tool, _ = tool_for(page(PAGE))
     text, value = run(tool, {"url": URL})
     body = value["body"]["content"]
-    assert value["body"]["kind"] == "markdown"
+    assert value["body"]["kind"] == "text"  # Markdown is text: the body kind is the closed union html|text
     assert "# Getting started" in body and "## Steps" in body  # ATX headings
     assert "- First" in body and "- Nested" in body and "- Second" in body  # '-' bullets
     assert "[the API](https://docs.example.test/api)" in body
@@ -239,18 +239,17 @@ def test_html_is_converted_to_markdown() -> None:
 
 def test_text_bodies_pass_through_verbatim() -> None:
     raw = "<b>not html</b>\n  * keep   spacing *"
-    for kind in ("text", "markdown"):
-        tool, _ = tool_for(page(raw, kind=kind))
-        text, value = run(tool, {"url": URL})
-        assert text == f"Fetched {URL} (HTTP 200)\n\n{raw}"
-        assert value["body"] == {"kind": kind, "content": raw}
+    tool, _ = tool_for(page(raw, kind="text"))
+    text, value = run(tool, {"url": URL})
+    assert text == f"Fetched {URL} (HTTP 200)\n\n{raw}"
+    assert value["body"] == {"kind": "text", "content": raw}
 
 
 def test_nesting_at_the_limit_is_converted() -> None:
     html = "<div>" * MAX_HTML_DEPTH + "deep text"
     tool, _ = tool_for(page(html))
     _, value = run(tool, {"url": URL})
-    assert value["body"] == {"kind": "markdown", "content": "deep text"}
+    assert value["body"] == {"kind": "text", "content": "deep text"}
 
 
 @pytest.mark.parametrize("depth", [MAX_HTML_DEPTH + 1, 20_000])
@@ -315,7 +314,7 @@ def test_html_is_pre_cut_before_conversion() -> None:
     big = "<p>" + "y" * 1000 + "</p>"
     tool, _ = tool_for(page(big), max_output_chars=300)
     text, value = run(tool, {"url": URL})
-    assert len(text) <= 300 and value["truncated"] is True and value["body"]["kind"] == "markdown"
+    assert len(text) <= 300 and value["truncated"] is True and value["body"]["kind"] == "text"
 
 
 @settings(max_examples=300, deadline=None)

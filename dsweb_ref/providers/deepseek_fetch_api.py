@@ -47,14 +47,9 @@ class DeepSeekFetchApi(SettingsBoundProvider):
         content = data.get("content")
         if not isinstance(content, str):
             raise unprocessable(_LABEL, "content is not a string")
-        title = data.get("title")
-        return FetchResult(
-            url=request.url,
-            status_code=200,
-            body=FetchBody("markdown", content),
-            truncated=False,
-            title=title if isinstance(title, str) and title.strip() else None,
-        )
+        # The unchanged shared result (seed 001): requested URL, 200, the Markdown as a text body; the
+        # API's title is dropped (the shared result has no title field, and the Markdown carries the heading).
+        return FetchResult(url=request.url, status_code=200, body=FetchBody("text", content), truncated=False)
 
 
 # Statuses whose meaning is specific to the Fetch route (the guide: 403 = crawler policy, 404 = no usable content).

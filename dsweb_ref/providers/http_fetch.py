@@ -17,7 +17,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import functools
-import html
 import math
 import ssl
 from dataclasses import dataclass
@@ -219,8 +218,7 @@ class HttpFetchProvider:
         text = decode_text(data, charset, complete=not cut)
         if len(text) > cfg.max_body_chars:
             text, cut = text[: cfg.max_body_chars], True
-        title = _title(text) if kind == "html" else None
-        return FetchResult(url=_shown(url), status_code=status, body=FetchBody(kind, text), truncated=cut, title=title)
+        return FetchResult(url=_shown(url), status_code=status, body=FetchBody(kind, text), truncated=cut)
 
 
 def redirect_refusal(source: httpx.URL, target: httpx.URL) -> str | None:
@@ -266,24 +264,6 @@ def _declared_length(value: str | None) -> int | None:
     if value is None or not value.strip().isdigit():
         return None  # absent or not a number: rely on the streaming cap
     return int(value.strip())
-
-
-def _title(text: str) -> str | None:
-    # Plain finds, not a regex: a lazy pattern over "<title><title>..." is quadratic, and the
-    # body is server-controlled. Only the head of the page is searched.
-    head = text[:65_536]
-    lower = head.lower()
-    start = lower.find("<title")
-    while start != -1 and start + 6 < len(lower) and lower[start + 6] not in "> \t\r\n/":
-        start = lower.find("<title", start + 6)  # e.g. <titles>: not the element
-    if start == -1:
-        return None
-    open_end = lower.find(">", start)
-    close = lower.find("</title", open_end + 1) if open_end != -1 else -1
-    if close == -1:
-        return None
-    title = " ".join(html.unescape(head[open_end + 1 : close]).split())[:300]
-    return title or None
 
 
 def _failure(url: httpx.URL, exc: BaseException) -> str:

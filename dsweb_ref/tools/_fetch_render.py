@@ -79,6 +79,4 @@ def render_fetch(
         "body": {"kind": kind, "content": shown},
         "truncated": truncated,
     }
-    if isinstance(result.title, str):
-        value["title"] = result.title
     return text, value

@@ -72,7 +72,7 @@ class WebFetchTool:
             # Conversion of a large page takes a while; keep the event loop free.
             converted = await asyncio.to_thread(html_to_markdown, source)
             if converted is not None:
-                body, kind = converted, "markdown"
+                body, kind = converted, "text"  # Markdown is text (closed union)
         return render_fetch(
             result,
             body,

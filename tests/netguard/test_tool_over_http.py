@@ -29,7 +29,7 @@ def test_a_page_is_fetched_converted_and_shown(server: LocalServer) -> None:
     result = asyncio.run(tool_with(provider).execute({"url": f"http://fetch.test:{server.port}/old"}))
     assert result.text == f"Fetched http://fetch.test:{server.port}/doc (HTTP 200)\n\n# Café\n\n- one"
     assert result.value is not None and validate("web_fetch.output", result.value) == []
-    assert result.value["body"]["kind"] == "markdown"
+    assert result.value["body"]["kind"] == "text"  # converted to Markdown, which is text
 
 
 def test_a_provider_byte_cut_is_flagged_in_the_tool_output(server: LocalServer) -> None:

@@ -51,16 +51,23 @@ def test_body_bytes_are_exact(wire_snapshot: SnapshotAssertion) -> None:
     assert str(mock.only.url) == BASE + "/fetch"
 
 
-def test_success_maps_to_markdown_with_the_requested_url() -> None:
-    assert _fetch(Mock.json(200, PAGE)) == FetchResult(
-        url=TARGET, status_code=200, body=FetchBody("markdown", PAGE["content"]), truncated=False, title=PAGE["title"],
-    )
+def test_success_maps_markdown_onto_the_unchanged_shared_result() -> None:
+    """Seed 001: requested URL, HTTP 200, the Markdown as the body; the shared result's body kind is the closed
+    union html|text, so Markdown is "text", and it has no title field (the API's title is dropped)."""
+    result = _fetch(Mock.json(200, PAGE))
+    assert result == FetchResult(url=TARGET, status_code=200, body=FetchBody("text", PAGE["content"]), truncated=False)
+    assert result.to_json() == {
+        "url": TARGET,
+        "status_code": 200,
+        "body": {"kind": "text", "content": PAGE["content"]},
+        "truncated": False,
+    }
 
 
-@pytest.mark.parametrize("title", ["", "   ", None, 7], ids=["empty", "blank", "null", "number"])
-def test_title_is_kept_only_when_a_non_empty_string(title: object) -> None:
+@pytest.mark.parametrize("title", ["", "   ", None, 7, "A title"], ids=["empty", "blank", "null", "number", "text"])
+def test_the_api_title_never_reaches_the_shared_result(title: object) -> None:
     result = _fetch(Mock.json(200, {"title": title, "content": "x"}))
-    assert result.title is None
+    assert "title" not in result.to_json() and not hasattr(result, "title")
 
 
 def test_only_documented_headers_are_sent() -> None:
@@ -156,7 +163,7 @@ def test_success_over_loopback(loopback: Loopback) -> None:
     loopback.routes["/v1/tools/fetch"] = Reply(200, json.dumps(PAGE).encode(), {"Content-Type": "application/json"})
     snapshot = Settings().updated({"deepseek_api.base_url": loopback.url("/v1/tools")})
     result = asyncio.run(DeepSeekFetchApi(lambda: snapshot, environ=ENV).fetch(FetchRequest(TARGET), CallContext()))
-    assert result.body == FetchBody("markdown", PAGE["content"])
+    assert result.body == FetchBody("text", PAGE["content"])
     (seen,) = loopback.seen
     assert json.loads(seen.body) == {"url": TARGET}
     assert seen.header_names == {"host", "content-length", "authorization", "content-type"}

@@ -28,7 +28,8 @@ async def fetch_mapping(ctx: CheckContext) -> None:
     require(value.get("url") == PAGE, f"url={value.get('url')!r}, expected the requested URL")
     require(value.get("status_code") == 200, f"status_code={value.get('status_code')!r}, expected 200")
     body = value.get("body") or {}
-    require(body.get("kind") == "markdown", f"body kind {body.get('kind')!r}, expected markdown")
+    kind = body.get("kind")
+    require(kind == "text", f"body kind {kind!r}, expected text (the shared result's closed union is html|text)")
     require(str(body.get("content", "")).strip() == upstream.strip(), "body differs from the Fetch API Markdown")
     expect_error(await ctx.fetch(REFUSED), f"fetch of a refused page {REFUSED}", PROVIDER_ERROR)
 
