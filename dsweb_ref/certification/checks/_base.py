@@ -14,6 +14,7 @@ from typing import Any, Literal, TypeVar
 
 from ...emulator import Emulator, RequestRecord
 from ...schemas import validate
+from ..cases import Case
 from ..model import Check
 from ..targets import CallOutcome, Hello, PendingCall, Probe, Target, TargetConfig
 
@@ -130,6 +131,9 @@ class CheckSpec:
     requires: tuple[str, ...]
     provider: Provider
     run: Callable[[CheckContext], Awaitable[None]]
+    # The seed sentence the check enforces, restated in the project's own words (``--explain``).
+    rule: str = ""
+    cases: tuple[Case, ...] = ()
 
     def missing(self, capabilities: frozenset[str]) -> list[str]:
         missing = [c for c in self.requires if c not in capabilities]
@@ -155,15 +159,25 @@ REGISTRY: dict[str, CheckSpec] = {}
 
 
 def check(
-    check_id: str, description: str, *, seed: str, requires: tuple[str, ...], provider: Provider = "any"
+    check_id: str,
+    description: str,
+    *,
+    seed: str,
+    requires: tuple[str, ...],
+    provider: Provider = "any",
+    rule: str = "",
+    cases: tuple[Case, ...] = (),
 ) -> Callable[[Callable[[CheckContext], Awaitable[None]]], Callable[[CheckContext], Awaitable[None]]]:
-    """Register a check under a stable id (ids are never reused for another meaning)."""
+    """Register a check under a stable id (ids are never reused for another meaning). ``rule`` restates the
+    seed decision it enforces (default: the function's docstring); ``cases`` is its case table."""
 
     def register(fn: Callable[[CheckContext], Awaitable[None]]) -> Callable[[CheckContext], Awaitable[None]]:
         if check_id in REGISTRY:
             raise ValueError(f"duplicate check id {check_id}")
         capability = requires[-1] if requires else "web_search"
-        REGISTRY[check_id] = CheckSpec(Check(check_id, description, seed, capability), requires, provider, fn)
+        text = rule or " ".join((fn.__doc__ or "").split())
+        spec = CheckSpec(Check(check_id, description, seed, capability), requires, provider, fn, text, tuple(cases))
+        REGISTRY[check_id] = spec
         return fn
 
     return register
