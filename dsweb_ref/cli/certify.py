@@ -37,12 +37,13 @@ from ..certification.report import (
 )
 from ..certification.suite import UnknownCheckError, run_suite, select_checks, select_ids
 from ..certification.targets import AdapterCommandError, AdapterTarget, Target, reference_target
+from ._commands import parser_texts
 
 ENDPOINT_OPTIONS = ("--base", "--messages-base", "--tools-base", "--cassettes")
 
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
-    p = sub.add_parser("certify", help="certify an implementation (default: the reference) or an endpoint")
+    p = sub.add_parser("certify", **parser_texts("certify"))
     target = p.add_argument_group("target (default: the reference implementation, in-process; one kind only)")
     target.add_argument("--adapter", metavar="CMD", help="adapter command speaking the JSON-lines adapter protocol")
     target.add_argument(

@@ -17,13 +17,14 @@ from types import FrameType
 from typing import Any
 
 from ..emulator.server import DEFAULT_API_KEY, Emulator, is_loopback
+from ._commands import parser_texts
 
 KEYS_ENV = "DSWEB_EMULATOR_API_KEYS"
 TOKENS_ENV = "DSWEB_EMULATOR_ACCOUNT_TOKENS"
 
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
-    p = sub.add_parser("emulator", help="serve a local emulator of the DeepSeek Search, Fetch and Messages APIs")
+    p = sub.add_parser("emulator", **parser_texts("emulator"))
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=0, help="port to listen on (default 0: any free port)")
     p.add_argument("--api-key", action="append", default=[], metavar="KEY", help=f"accepted API key (or ${KEYS_ENV})")
