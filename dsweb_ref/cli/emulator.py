@@ -94,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
     stop = threading.Event()
     previous = _on_sigterm(stop)
     try:
-        _announce(emulator, source, as_json=args.json)
+        _announce(emulator, keys, source, as_json=args.json)
         # Wake periodically so Ctrl-C is handled promptly on every platform.
         while not stop.wait(0.5):
             pass
@@ -107,15 +107,66 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _announce(emulator: Emulator, source: str, *, as_json: bool) -> None:
+EXAMPLE_QUERY = "search API"
+EXAMPLE_URL = "https://docs.example.test/api/search"  # a page of the emulator's corpus
+
+
+def _curl(url: str, auth: str, body: dict[str, Any]) -> str:
+    data = json.dumps(body, ensure_ascii=False, separators=(",", ":"))
+    return f"curl -s {url} -H '{auth}' -H 'content-type: application/json' -d '{data}'"
+
+
+def examples(addresses: dict[str, Any], key: str) -> dict[str, dict[str, str]]:
+    """Per route: the base URL a client takes and a one-line curl call with ``key``.
+
+    The Anthropic SDK takes ``.../anthropic`` and appends ``/v1/messages`` itself; the reference
+    providers take ``.../anthropic/v1`` (the messages base) and append ``/messages``.
+    """
+    messages = addresses["anthropic_base"] + "/v1/messages"
+    out = {
+        "messages": {
+            "anthropic_sdk_base_url": addresses["anthropic_base"],
+            "curl": _curl(
+                messages,
+                f"x-api-key: {key}",
+                {
+                    "model": "deepseek-v4-flash",
+                    "max_tokens": 1024,
+                    "messages": [{"role": "user", "content": EXAMPLE_QUERY}],
+                    "tools": [{"type": "web_search_20250305", "name": "web_search", "max_uses": 1}],
+                },
+            ),
+        }
+    }
+    tools = addresses["tools_base"]
+    if tools is not None:
+        auth = f"Authorization: Bearer {key}"
+        out["search"] = {"base_url": tools, "curl": _curl(f"{tools}/search", auth, {"query": EXAMPLE_QUERY})}
+        out["fetch"] = {"base_url": tools, "curl": _curl(f"{tools}/fetch", auth, {"url": EXAMPLE_URL})}
+    return out
+
+
+def _announce(emulator: Emulator, keys: list[str], source: str, *, as_json: bool) -> None:
     addresses = emulator.describe()
+    # Only the built-in test key is public; a key the user chose is shown as a placeholder.
+    key = DEFAULT_API_KEY if keys == [DEFAULT_API_KEY] else "$KEY"
+    calls = examples(addresses, key)
     if as_json:
-        print(json.dumps({**addresses, "credentials": source}), flush=True)
+        print(json.dumps({**addresses, "credentials": source, "examples": calls}), flush=True)
         return
     print(f"dsweb emulator listening on {emulator.base_url}")
-    print(f"  search/fetch base: {addresses['tools_base'] or '(not served)'}")
-    print(f"  messages base:     {emulator.messages_base}")
     print(f"  accepts:           {source}")
+    print("  Messages (Anthropic-compatible, web_search server tool)")
+    sdk_base = calls["messages"]["anthropic_sdk_base_url"]
+    print(f"    Anthropic SDK:   base_url={sdk_base}  (the SDK appends /v1/messages)")
+    print(f"    dsweb providers: messages base {emulator.messages_base}  (append /messages)")
+    print(f"    try:  {calls['messages']['curl']}")
+    if "search" in calls:
+        print(f"  Search and Fetch APIs: base {calls['search']['base_url']}  (append /search or /fetch)")
+        print(f"    try:  {calls['search']['curl']}")
+        print(f"    try:  {calls['fetch']['curl']}")
+    else:
+        print("  Search and Fetch APIs: not served (--tools-prefix none)")
     print("press Ctrl-C to stop", flush=True)
 
 
