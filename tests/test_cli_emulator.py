@@ -89,7 +89,7 @@ def test_every_printed_curl_call_works_as_printed(announced: dict[str, Any], rou
 
 def test_the_text_announcement_names_each_base_and_example(capsys: pytest.CaptureFixture[str]) -> None:
     with Emulator() as emu:
-        emulator_cli._announce(emu, [DEFAULT_API_KEY], "the built-in test key", as_json=False)
+        emulator_cli._announce(emu, emulator_cli.BUILTIN_SOURCE, as_json=False)
     out = capsys.readouterr().out
     assert f"Anthropic SDK:   base_url={emu.base_url}/anthropic  (" in out
     assert f"Search and Fetch APIs: base {emu.base_url}/v1/tools" in out
@@ -103,6 +103,6 @@ def test_the_text_announcement_names_each_base_and_example(capsys: pytest.Captur
 
 def test_a_chosen_key_is_never_printed_only_a_placeholder(capsys: pytest.CaptureFixture[str]) -> None:
     with Emulator(api_keys=("my-own-secret-key-123",)) as emu:
-        emulator_cli._announce(emu, ["my-own-secret-key-123"], "1 API key(s) from --api-key", as_json=True)
+        emulator_cli._announce(emu, "1 API key(s) from --api-key", as_json=True)
     out = capsys.readouterr().out
     assert "my-own-secret-key-123" not in out and "Bearer $KEY" in out

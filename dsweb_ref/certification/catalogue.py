@@ -26,8 +26,8 @@ _KIND_TITLES: dict[Kind, str] = {
 }
 _PROTOCOLS = {
     "any": "once per search protocol the target declares (Search API, Messages)",
-    "api": "the Search/Fetch API protocol",
-    "messages": "the Messages protocol",
+    "api": "over the Search/Fetch API protocol",
+    "messages": "over the Messages protocol",
 }
 
 

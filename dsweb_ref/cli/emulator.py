@@ -20,6 +20,7 @@ from ..emulator.server import DEFAULT_API_KEY, Emulator, is_loopback
 from ._commands import parser_texts
 
 KEYS_ENV = "DSWEB_EMULATOR_API_KEYS"
+BUILTIN_SOURCE = f"the built-in test key {DEFAULT_API_KEY!r}"
 TOKENS_ENV = "DSWEB_EMULATOR_ACCOUNT_TOKENS"
 
 
@@ -56,7 +57,7 @@ def _credentials(args: argparse.Namespace) -> tuple[list[str], list[str], str]:
     elif tokens:
         source = "no API keys"
     else:
-        keys, source = [DEFAULT_API_KEY], f"the built-in test key {DEFAULT_API_KEY!r}"
+        keys, source = [DEFAULT_API_KEY], BUILTIN_SOURCE
     if tokens:
         origin = "--account-token" if args.account_token else f"${TOKENS_ENV}"
         source += f", {len(tokens)} account token(s) from {origin}"
@@ -94,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
     stop = threading.Event()
     previous = _on_sigterm(stop)
     try:
-        _announce(emulator, keys, source, as_json=args.json)
+        _announce(emulator, source, as_json=args.json)
         # Wake periodically so Ctrl-C is handled promptly on every platform.
         while not stop.wait(0.5):
             pass
@@ -146,10 +147,10 @@ def examples(addresses: dict[str, Any], key: str) -> dict[str, dict[str, str]]:
     return out
 
 
-def _announce(emulator: Emulator, keys: list[str], source: str, *, as_json: bool) -> None:
+def _announce(emulator: Emulator, source: str, *, as_json: bool) -> None:
     addresses = emulator.describe()
-    # Only the built-in test key is public; a key the user chose is shown as a placeholder.
-    key = DEFAULT_API_KEY if keys == [DEFAULT_API_KEY] else "$KEY"
+    # Only the built-in test key is printed (it is public); keys the user gave show as a placeholder.
+    key = DEFAULT_API_KEY if source == BUILTIN_SOURCE else "$KEY"
     calls = examples(addresses, key)
     if as_json:
         print(json.dumps({**addresses, "credentials": source, "examples": calls}), flush=True)
