@@ -78,6 +78,13 @@ def _implementation() -> list[Entry]:
     ]
 
 
+def _probe_rule(description: str, probe_id: str, probe_description: str) -> str:
+    """An endpoint check's rule when none is written: its description and what its probe sends."""
+    if probe_description.strip().rstrip(".").lower() == description.strip().rstrip(".").lower():
+        return f"{description} (probe {probe_id})"
+    return f"{description} (probe {probe_id}: {probe_description})"
+
+
 def _endpoint() -> list[Entry]:
     from ..replay.probes import get_probe
     from .endpoint import ENDPOINT_SPECS
@@ -91,7 +98,7 @@ def _endpoint() -> list[Entry]:
                 "endpoint",
                 spec.check.id,
                 spec.check.description,
-                rule or f"{spec.check.description} (probe {probe.id}: {probe.description})",
+                rule or _probe_rule(spec.check.description, probe.id, probe.description),
                 spec.check.seed,
                 (spec.check.capability,),
                 _profiles(spec, spec.check),
