@@ -18,7 +18,8 @@ from datetime import UTC, datetime
 from .._version import __version__
 from ..emulator import Emulator
 from ..emulator.server import DEFAULT_API_KEY
-from .checks import CheckContext, CheckFailed, CheckSpec, all_checks
+from . import checks
+from .checks import CheckContext, CheckFailed, CheckSpec
 from .checks._base import PROTOCOL_LABELS, SearchProtocol
 from .known_failures import KnownFailures
 from .model import CheckResult, Outcome, Report, TargetInfo
@@ -50,7 +51,7 @@ def select_ids(ids: Sequence[str], only: Sequence[str]) -> tuple[list[str], list
 def select_checks(only: Sequence[str] | None = None, profiles: Sequence[str] | None = None) -> list[CheckSpec]:
     """All checks, or those whose id equals or starts with one of ``only`` (``search.merge``); with
     ``profiles``, only the checks of those profiles (UnknownProfileError for an unknown name)."""
-    specs = all_checks()
+    specs = checks.all_checks()  # looked up at call time, so a patched catalogue is seen and then undone
     if profiles:
         names = {find_profile(name).name for name in profiles}
         specs = [s for s in specs if names & set(s.profiles)]
@@ -162,6 +163,6 @@ async def run_suite(
         version=hello.version if hello else "",
         capabilities=tuple(sorted(hello.capabilities)) if hello else (),
     )
-    members = {s.check.id: s.profiles for s in all_checks()}
+    members = {s.check.id: s.profiles for s in checks.all_checks()}
     verdicts = profile_verdicts(members, results, info.capabilities)
     return Report(__version__, info, tuple(results), started_at, _now(), verdicts)

@@ -90,8 +90,7 @@ def test_every_break_mode_is_tested_and_every_check_has_a_break_it_alone_catches
     assert set(BREAKS) | {"sequential", "messages-sequential"} == set(adapter.BREAKS)
     alone = {next(iter(checks)) for checks, _ in BREAKS.values() if len(checks) == 1}
     alone.add("search.batch.concurrent")  # the sequential breaks, tested below
-    pending = {"search.text.bounded"}  # its break arrives with the reference's own bound (issue 14)
-    assert {s.check.id for s in all_checks()} - pending <= alone
+    assert {s.check.id for s in all_checks()} <= alone
 
 
 def test_every_check_states_its_rule_and_cases_with_what_each_catches() -> None:

@@ -14,9 +14,7 @@ from .conftest import adapter, outcomes, run
 
 ALL_IDS = {s.check.id for s in all_checks()}
 ANY_PROTOCOL = {s.check.id for s in all_checks() if s.provider == "any"}
-# search.text.bounded enforces the bound issue 14 decides; the reference gains it with that issue's
-# fix. Until then the reference fails it, and only it, with the unbounded-echo reason.
-PENDING = {"search.text.bounded"}
+PENDING: set[str] = set()  # checks the reference may still fail, each waiting for its own fix
 
 
 def assert_passes_all_but_pending(report: Report) -> None:
@@ -24,16 +22,14 @@ def assert_passes_all_but_pending(report: Report) -> None:
     assert set(got) == ALL_IDS
     bad = {i: r.reason for i, r in ((r.check.id, r) for r in report.results) if r.outcome is not Outcome.PASSED}
     assert set(bad) <= PENDING, bad
-    assert all("echoed unbounded" in reason for reason in bad.values()), bad
 
 
 def test_reference_in_process_passes_every_check_and_is_certified_for_every_profile() -> None:
     report = run(reference_target())
     assert_passes_all_but_pending(report)
     pending_profiles = {p for s in all_checks() if s.check.id in PENDING for p in s.profiles}
-    failed = outcomes(report).get("search.text.bounded") is not Outcome.PASSED
     for verdict in report.profiles:
-        assert verdict.certified or (failed and verdict.name in pending_profiles), verdict
+        assert verdict.certified or verdict.name in pending_profiles, verdict
     assert [v.name for v in report.profiles] == [p.name for p in PROFILES]
 
 
