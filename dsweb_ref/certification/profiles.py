@@ -83,12 +83,13 @@ def find_profile(name: str) -> Profile:
 
 
 def _passed_for(result: CheckResult, profile: Profile) -> bool:
-    if result.outcome is not Outcome.PASSED:
-        return False
+    """Passed, for this profile: a check run over several protocols counts by its run on the
+    profile's own protocol (a Messages failure does not withhold the Search API profile)."""
     protocols = result.details.get("protocols")
-    if profile.protocol is None or not isinstance(protocols, dict):
-        return True
-    return protocols.get(profile.protocol) == Outcome.PASSED.value
+    ran = result.outcome in (Outcome.PASSED, Outcome.FAILED, Outcome.ERROR)
+    if ran and profile.protocol is not None and isinstance(protocols, dict) and profile.protocol in protocols:
+        return bool(protocols[profile.protocol] == Outcome.PASSED.value)
+    return result.outcome is Outcome.PASSED
 
 
 def profile_verdicts(
