@@ -136,20 +136,26 @@ async def answered(ctx: CheckContext, count: int, what: str) -> None:
     await ctx.blocking(lambda: ctx.emu.log.wait_until(enough, HELD_BOUND, what))
 
 
+def _marker(index: int) -> str:
+    return f"scripted failure of query {index}"
+
+
 def _marked(status: int, index: int) -> Status:
-    return Status(status, message=f"scripted failure of query {index}")
+    return Status(status, message=_marker(index))
 
 
 ALL_OR_NOTHING = (
     Case("first query fails, siblings in flight", "a success returned, or a partial value",
-         {"queries": 3, "failing": 0, "status": 500, "siblings": "held"}),
+         {"queries": 3, "failing": (0,), "status": 500, "siblings": "held"}),
     Case("middle query fails, siblings in flight",
          "the first error in query order reported (a cancelled sibling's WEB_ABORTED) instead of the failure",
-         {"queries": 3, "failing": 1, "status": 503, "siblings": "held"}),
+         {"queries": 3, "failing": (1,), "status": 503, "siblings": "held"}),
     Case("last query fails, siblings in flight", "the same, with the failure at the end of the array",
-         {"queries": 3, "failing": 2, "status": 401, "siblings": "held"}),
+         {"queries": 3, "failing": (2,), "status": 401, "siblings": "held"}),
     Case("siblings succeed before the failure", "the successes returned once most queries succeeded",
-         {"queries": 3, "failing": 1, "status": 402, "siblings": "succeed first"}),
+         {"queries": 3, "failing": (1,), "status": 402, "siblings": "succeed first"}),
+    Case("two queries fail at once", "every failure reported together (or a batch error of its own) instead "
+         "of one failure", {"queries": 3, "failing": (0, 1), "status": 500, "siblings": "fail together"}),
 )
 
 
@@ -161,33 +167,41 @@ ALL_OR_NOTHING = (
     rule="Seed 000: 'If any search fails, the tool aborts its siblings, waits for every started search to "
     "settle, discards successful results, and returns the first failure.' The first failure in time is the "
     "provider's own (WEB_PROVIDER_ERROR), not the cancellation it caused in a sibling, wherever it sits in "
-    "the array and whatever the siblings did first.",
+    "the array and whatever the siblings did first; when two fail at the same instant, either one, alone.",
     cases=ALL_OR_NOTHING,
 )
 async def all_or_nothing(ctx: CheckContext) -> None:
     route = ctx.search_route
     for case in ALL_OR_NOTHING:
         queries = QUERIES[: case["queries"]]
-        failing = case["failing"]
+        failing: tuple[int, ...] = case["failing"]
+        mode = case["siblings"]
         ctx.fresh()
         held, late = ctx.emu.gate("siblings"), ctx.emu.gate("failing")
-        fault: Fault = _marked(case["status"], failing)
-        if case["siblings"] == "succeed first":
-            fault = Hold(late, timeout=30, then=fault)
-        ctx.emu.inject(route, fault, when=query_match(route, queries[failing]))
-        if case["siblings"] == "held":
-            ctx.emu.inject(route, Hold(held, timeout=30), times=len(queries) - 1)
+        for index in failing:
+            fault: Fault = _marked(case["status"], index)
+            if mode != "held":
+                fault = Hold(late, timeout=30, then=fault)
+            ctx.emu.inject(route, fault, when=query_match(route, queries[index]))
+        if mode != "succeed first":
+            ctx.emu.inject(route, Hold(held, timeout=30), times=len(queries) - len(failing))
         call = ctx.start_search(queries)
         try:
-            if case["siblings"] == "succeed first":
-                await wait_held(ctx, late, 1, case.name)
-                await answered(ctx, len(queries) - 1, "siblings answered")
-                late.release()
+            if mode != "held":
+                await wait_held(ctx, late, len(failing), case.name)
+            if mode == "succeed first":
+                await answered(ctx, len(queries) - len(failing), "siblings answered")
+            if mode == "fail together":
+                await wait_held(ctx, held, len(queries) - len(failing), case.name)
+            late.release()
             outcome = await call.outcome(CALL_TIMEOUT)
         finally:
             held.release()
             late.release()
         expect_error(outcome, case.name, PROVIDER_ERROR)
+        markers = [i for i in failing if _marker(i) in outcome.error_message]
+        require(len(markers) <= 1, f"{case.name}: one failure must be reported, the message names {len(markers)}",
+                message=outcome.error_message[:500])
         await ctx.settle()
 
 
