@@ -21,9 +21,10 @@ from the reference in a way the seeds allow; the suite must still certify it:
 
     ori-cut-keeps-space  ori_question keeps a space the 128-character cut leaves at its end
 
-In the subtle cancel and early-answer modes an upstream request's teardown takes LINGER seconds (as a graceful close
-might), which the correct code awaits and the broken code does not: the answer then provably
-leaves before the connections close, so the suite's check must catch it every time.
+In the LINGERING modes (early-answer-subtle, cancel-no-wait, cancel-single-early) an upstream
+request's teardown takes LINGER seconds (as a graceful close might), which the correct code awaits
+and the broken code does not: the answer then provably leaves before the connections close, so
+the suite's check must catch it every time.
 """
 
 from __future__ import annotations
