@@ -55,6 +55,8 @@ BREAKS = (
     "no-ori-cut",
     "ori-cut-utf16",
     "count-is-max-results",
+    "snippet-from-summary",
+    "last-citation-wins",
     "body-extra-key",
     "extra-header",
     "sequential",
@@ -152,6 +154,8 @@ class BreakingTransport(httpx.AsyncBaseTransport):
         if response.status_code == 300 and f"accept-300-{path.rsplit('/', 1)[-1]}" == self.mode:
             # wrong: a 3xx is no answer
             response = httpx.Response(200, headers=response.headers, stream=response.stream)
+        if response.status_code == 200 and (self.mode, path.rsplit("/", 1)[-1]) in REWRITTEN_ANSWERS:
+            response = await rewrite_answer(response, self.mode)
         retry = response.status_code == 429 or response.status_code >= 500
         if self.mode == "silent-retry" and retry and not path.endswith("/fetch"):
             await response.aclose()  # wrong: seed 001 leaves retries to a future capability
@@ -178,6 +182,24 @@ class BreakingTransport(httpx.AsyncBaseTransport):
 
     async def aclose(self) -> None:
         await self.inner.aclose()
+
+
+REWRITTEN_ANSWERS = {("snippet-from-summary", "search"), ("last-citation-wins", "messages")}
+
+
+async def rewrite_answer(response: httpx.Response, mode: str | None) -> httpx.Response:
+    """The answer-mapping breaks, applied to the upstream answer before the reference maps it."""
+    data = json.loads(await response.aread())
+    if mode == "snippet-from-summary":
+        for item in data.get("results") or []:
+            if isinstance(item, dict) and item.get("summary"):
+                item["snippet"] = item["summary"]  # wrong: the snippet is the snippet
+    else:
+        for block in data.get("content") or []:
+            if isinstance(block, dict) and isinstance(block.get("citations"), list):
+                block["citations"].reverse()  # wrong: the first citation of a URL is its snippet
+    headers = [(k, v) for k, v in response.headers.items() if k.lower() not in ("content-length", "content-encoding")]
+    return httpx.Response(response.status_code, headers=headers, content=json.dumps(data).encode())
 
 
 def utf16_cut(prompt: str) -> str:

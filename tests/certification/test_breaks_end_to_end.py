@@ -27,6 +27,8 @@ BREAKS: dict[str, tuple[set[str], str]] = {
     "ori-cut-utf16": ({"search.api.ori_question"}, "astral character at the limit"),
     "count-is-max-results": ({"search.api.count"}, "count below cap"),
     "body-extra-key": ({"search.api.wire"}, "body keys"),
+    "snippet-from-summary": ({"search.api.mapping"}, "snippet beside a long summary"),
+    "last-citation-wins": ({"search.messages.mapping"}, "first citation per URL"),
     "extra-header": ({"search.api.wire", "fetch.api.wire"}, "expected exactly authorization and content-type"),
     "early-answer": ({"search.batch.quiescence"}, "still open"),
     "early-answer-subtle": ({"search.batch.quiescence"}, "not closed when the answer arrived"),
