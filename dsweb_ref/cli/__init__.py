@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from .._version import __version__
 
 # Imported lazily so `dsweb --version` does not pay for the emulator's imports.
-COMMANDS = ("certify", "search", "fetch", "record", "emulator", "schemas")
+COMMANDS = ("certify", "search", "fetch", "record", "emulator", "schemas", "standalone")
 
 
 def build_parser() -> argparse.ArgumentParser:

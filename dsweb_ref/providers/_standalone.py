@@ -36,7 +36,8 @@ def mapping(value: object) -> dict[str, Any]:
 
 
 class StandaloneEndpoint:
-    """One account's endpoint: base URL, model and the environment variable holding its key.
+    """One account's endpoint: the exact request URL, the model and the environment variable
+    holding its key (read per search).
 
     A fresh HTTP client per search (inside ``post``), so concurrent searches share nothing."""
 
@@ -45,14 +46,14 @@ class StandaloneEndpoint:
 
     def __init__(
         self,
-        base_url: str,
+        url: str,
         model: str,
         api_key_env: str,
         *,
         transport: httpx.AsyncBaseTransport | None = None,
         environ: Mapping[str, str] | None = None,
     ) -> None:
-        self.base_url = base_url
+        self.url = url
         self.model = model
         self.api_key_env = api_key_env
         self._transport = transport
@@ -66,17 +67,16 @@ class StandaloneEndpoint:
         environ = os.environ if self._environ is None else self._environ
         return resolve_credential(CredentialSettings(api_key_env=self.api_key_env), environ, self.label)
 
-    def _url(self, route: str) -> str:
-        base = usable_base_url(self.base_url)
-        if base is None:
-            raise WebError(WebErrorCode.CONFIG_INVALID, f"{self.label} base URL is blank or not an http(s) URL")
-        return f"{base}/{route}"
+    def _url(self) -> str:
+        url = usable_base_url(self.url)
+        if url is None:
+            raise WebError(WebErrorCode.CONFIG_INVALID, f"{self.label} URL is blank or not an http(s) URL")
+        return url
 
     async def _exchange(
-        self, route: str, payload: dict[str, Any], headers: dict[str, str], key: str, ctx: CallContext,
-        timeout_s: float,
+        self, payload: dict[str, Any], headers: dict[str, str], key: str, ctx: CallContext, timeout_s: float
     ) -> dict[str, Any]:
-        url = self._url(route)
+        url = self._url()
         try:
             body = encode_json(payload)
         except UnicodeEncodeError as exc:

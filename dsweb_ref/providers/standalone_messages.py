@@ -49,7 +49,7 @@ class MessagesStandaloneSearch(StandaloneEndpoint):
             "content-type": "application/json",
             "accept": "application/json",
         }
-        data = await self._exchange("messages", payload, headers, key, ctx, timeout_s)
+        data = await self._exchange(payload, headers, key, ctx, timeout_s)
         return read_answer(data, self.label)
 
 

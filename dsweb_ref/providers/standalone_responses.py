@@ -45,7 +45,7 @@ class ResponsesStandaloneSearch(StandaloneEndpoint):
             "content-type": "application/json",
             "accept": "application/json",
         }
-        data = await self._exchange("responses", payload, headers, key, ctx, timeout_s)
+        data = await self._exchange(payload, headers, key, ctx, timeout_s)
         return read_response(data, self.label)
 
 

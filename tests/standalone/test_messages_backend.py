@@ -18,7 +18,8 @@ ENV_NAME = "STANDALONE_TEST_KEY"
 
 
 def _tool(emulator: Emulator, key: str, **kwargs: Any) -> StandaloneSearchTool:
-    backend = MessagesStandaloneSearch(emulator.messages_base, "deepseek-v4-flash", ENV_NAME, environ={ENV_NAME: key})
+    url = emulator.messages_base + "/messages"
+    backend = MessagesStandaloneSearch(url, "deepseek-v4-flash", ENV_NAME, environ={ENV_NAME: key})
     return StandaloneSearchTool(backend, **kwargs)
 
 
@@ -144,7 +145,7 @@ def test_client_tool_call_from_the_search_model_is_an_error() -> None:
 
 
 def test_missing_key_is_a_credential_error_and_nothing_is_sent(emulator: Emulator) -> None:
-    backend = MessagesStandaloneSearch(emulator.messages_base, "deepseek-v4-flash", ENV_NAME, environ={})
+    backend = MessagesStandaloneSearch(emulator.messages_base + "/messages", "deepseek-v4-flash", ENV_NAME, environ={})
     result = _run(StandaloneSearchTool(backend))
     assert result.error_code == "WEB_PROVIDER_CREDENTIAL_MISSING" and ENV_NAME in result.text
     assert emulator.log.for_route("messages") == []

@@ -52,7 +52,7 @@ def test_request_is_stateless_with_only_the_query_and_the_web_search_tool() -> N
         return httpx.Response(200, json=_body(REASONING, SEARCH_CALL, MESSAGE))
 
     backend = ResponsesStandaloneSearch(
-        "https://relay.test/v1", "gpt-x", "K", transport=httpx.MockTransport(handler), environ={"K": KEY}
+        "https://relay.test/v1/responses", "gpt-x", "K", transport=httpx.MockTransport(handler), environ={"K": KEY}
     )
     result = asyncio.run(StandaloneSearchTool(backend).execute({"query": "q"}))
     assert not result.is_error, result.text
