@@ -14,6 +14,7 @@ from starlette.routing import Route
 
 from .errors import ApiError, envelope, render_json
 from .messages import MessagesMode, messages_answer
+from .streaming import messages_events, streaming_endpoint
 from .tools import fetch_answer, search_answer
 from .wire import MESSAGES_MODE_KEY, EmulatorState, Wire
 
@@ -67,8 +68,8 @@ async def _http_error(request: Request, exc: Exception) -> Response:
 def build_app(state: EmulatorState) -> Starlette:
     tools = state.routes.tools_prefix
     routes = [
-        Route("/anthropic/v1/messages", _endpoint(_messages), methods=["POST"]),
-        Route("/anthropic/messages", _endpoint(_messages), methods=["POST"]),
+        Route("/anthropic/v1/messages", streaming_endpoint(_messages, messages_events), methods=["POST"]),
+        Route("/anthropic/messages", streaming_endpoint(_messages, messages_events), methods=["POST"]),
         Route("/trap/{token}", _trap, methods=_ANY_METHOD),
     ]
     if tools is not None:

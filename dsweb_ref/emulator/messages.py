@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import ApiError
+from .models import known_model
 from .search import Hit, search
 from .tools import MAX_QUERY_CHARS, parse_json_object
 
@@ -85,7 +86,7 @@ def _validate(request: dict[str, Any]) -> None:
     model = request.get("model")
     if not isinstance(model, str) or not model:
         raise ApiError(400, "model: field required", param="model")
-    if not model.startswith(("deepseek-", "claude")):
+    if not known_model(model):
         raise ApiError(400, "Model Not Exist", param="model")
     max_tokens = request.get("max_tokens")
     if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
@@ -98,8 +99,8 @@ def _validate(request: dict[str, Any]) -> None:
             raise ApiError(400, "messages: each message needs role 'user' or 'assistant'", param="messages")
         if not isinstance(message.get("content"), str | list):
             raise ApiError(400, "messages: content must be a string or a list of blocks", param="messages")
-    if request.get("stream") is True:
-        raise ApiError(400, "stream: streaming is not supported by the emulator", param="stream")
+    if not isinstance(request.get("stream", False), bool):
+        raise ApiError(400, "stream: must be a boolean", param="stream")
     thinking = request.get("thinking")
     if thinking is not None and (
         not isinstance(thinking, dict) or thinking.get("type") not in ("enabled", "disabled", "adaptive")

@@ -1,0 +1,16 @@
+"""Which model names the emulator's Messages route accepts (the DeepSeek Anthropic API's rules).
+
+DeepSeek documents ``deepseek-flash`` and ``deepseek-v4-pro`` (and the reference client sends
+``deepseek-v4-flash``); ``claude-opus*`` maps to the pro model and any other ``claude*`` name to
+the flash one; any other name, ``deepseek-*`` look-alikes included, is a 400.
+"""
+
+from __future__ import annotations
+
+__all__ = ["KNOWN_MODELS", "known_model"]
+
+KNOWN_MODELS = frozenset({"deepseek-flash", "deepseek-v4-flash", "deepseek-v4-pro"})
+
+
+def known_model(name: str) -> bool:
+    return name in KNOWN_MODELS or name.startswith("claude")
