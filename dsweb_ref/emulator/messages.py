@@ -40,10 +40,13 @@ _QUOTES = "\"'“”‘’「」"
 
 @dataclass(frozen=True, slots=True)
 class MessagesMode:
-    """How a fault bends the answer: prose without result blocks, or an in-band tool error."""
+    """How a fault bends the answer: prose without result blocks, an in-band tool error, a
+    completed search without sources, or a summary of ``summary_chars`` characters."""
 
     prose_only: str | None = None
     tool_error: str | None = None
+    no_sources: bool = False
+    summary_chars: int | None = None
 
 
 def _hash(*parts: str | bytes, size: int = 24) -> str:
@@ -163,9 +166,12 @@ def _search_blocks(query: str, tool: dict[str, Any], mode: MessagesMode, request
         blocks.append({"type": "web_search_tool_result", "tool_use_id": tool_use_id, "content": error})
         blocks.append({"type": "text", "text": f"The web search failed ({mode.tool_error}), so I cannot cite sources."})
         return blocks
-    hits = search(_scoped_query(query, tool), RESULTS_PER_SEARCH)
+    hits = [] if mode.no_sources else search(_scoped_query(query, tool), RESULTS_PER_SEARCH)
     results = [_result(hit, request_hash) for hit in hits]
     blocks.append({"type": "web_search_tool_result", "tool_use_id": tool_use_id, "content": results})
+    if mode.summary_chars is not None:
+        blocks.append({"type": "text", "text": ("Summary. " * (mode.summary_chars // 9 + 1))[: mode.summary_chars]})
+        return blocks
     if not hits:
         blocks.append({"type": "text", "text": f"I found no web results for “{query}”."})
         return blocks

@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 from dsweb_ref._exceptions import WebError
-from dsweb_ref.emulator import Emulator, Hold, ProseOnly, Redirect, SlowBody, ToolError
+from dsweb_ref.emulator import CutBody, Emulator, Hold, HugeSummary, NoSources, ProseOnly, Redirect, SlowBody, ToolError
 from dsweb_ref.providers.standalone_messages import PROMPT_PREFIX, MessagesStandaloneSearch, read_answer
 from dsweb_ref.tools._result import ToolResult
-from dsweb_ref.tools.standalone_search import StandaloneSearchTool
+from dsweb_ref.tools.standalone_search import MAX_RESULT_BYTES, MAX_SUMMARY_BYTES, StandaloneSearchTool
 
 ENV_NAME = "STANDALONE_TEST_KEY"
 
@@ -149,3 +149,22 @@ def test_missing_key_is_a_credential_error_and_nothing_is_sent(emulator: Emulato
     result = _run(StandaloneSearchTool(backend))
     assert result.error_code == "WEB_PROVIDER_CREDENTIAL_MISSING" and ENV_NAME in result.text
     assert emulator.log.for_route("messages") == []
+
+
+def test_search_completed_without_sources_gives_empty_sources(emulator: Emulator, emulator_api_key: str) -> None:
+    emulator.inject("messages", NoSources())
+    value = json.loads(_run(_tool(emulator, emulator_api_key)).text)
+    assert value["sources"] == []
+
+
+def test_huge_summary_is_cut_and_flagged(emulator: Emulator, emulator_api_key: str) -> None:
+    emulator.inject("messages", HugeSummary(300_000))
+    result = _run(_tool(emulator, emulator_api_key))
+    value = json.loads(result.text)
+    assert value["truncated"] is True and len(value["summary"].encode()) == MAX_SUMMARY_BYTES
+    assert len(result.text.encode()) <= MAX_RESULT_BYTES
+
+
+def test_cut_body_is_a_tool_error(emulator: Emulator, emulator_api_key: str) -> None:
+    emulator.inject("messages", CutBody())
+    assert _run(_tool(emulator, emulator_api_key)).error_code == "WEB_PROVIDER_ERROR"
