@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import ApiError
-from .models import known_model
+from .models import check_model
 from .search import Hit, search
 from .tools import MAX_QUERY_CHARS, parse_json_object
 
@@ -86,11 +86,7 @@ def extract_query(text: str) -> str:
 
 
 def _validate(request: dict[str, Any]) -> None:
-    model = request.get("model")
-    if not isinstance(model, str) or not model:
-        raise ApiError(400, "model: field required", param="model")
-    if not known_model(model):
-        raise ApiError(400, "Model Not Exist", param="model")
+    check_model(request)
     max_tokens = request.get("max_tokens")
     if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
         raise ApiError(400, "max_tokens: must be a positive integer", param="max_tokens")

@@ -18,7 +18,7 @@ from typing import Any
 
 from .errors import ApiError
 from .messages import CITED_RESULTS, RESULTS_PER_SEARCH, MessagesMode, _hash, _opaque, extract_query
-from .models import known_model
+from .models import check_model
 from .search import search
 from .streaming import TEXT_CHUNK, Event
 from .tools import parse_json_object
@@ -48,11 +48,7 @@ def _user_text(items: Any) -> str:
 
 
 def _validate(request: dict[str, Any]) -> None:
-    model = request.get("model")
-    if not isinstance(model, str) or not model:
-        raise ApiError(400, "model: field required", param="model")
-    if not known_model(model):
-        raise ApiError(400, "Model Not Exist", param="model")
+    check_model(request)
     items = request.get("input")
     if not isinstance(items, str | list) or not items:
         raise ApiError(400, "input: must be a non-empty string or list", param="input")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
+from typing import Any
 
 from dsweb_ref._context import CallContext
 from dsweb_ref._protocols import StandaloneAnswer, StandaloneSource, StandaloneUsage
@@ -52,3 +53,13 @@ def answer(
         searched=searched,
         usage=usage or StandaloneUsage(input_tokens=10, output_tokens=20, http_requests=1, web_search_requests=1),
     )
+
+
+def without(value: Any, keys: set[str]) -> Any:
+    """``value`` with every mapping key in ``keys`` removed at any depth (ids and hashes of the
+    request body, which differ between a plain and a streamed request)."""
+    if isinstance(value, dict):
+        return {k: without(v, keys) for k, v in value.items() if k not in keys}
+    if isinstance(value, list):
+        return [without(v, keys) for v in value]
+    return value

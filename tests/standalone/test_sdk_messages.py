@@ -12,6 +12,8 @@ import pytest
 
 from dsweb_ref.emulator import CutBody, Emulator, SlowBody
 
+from ._fakes import without
+
 TOOLS: Any = [{"type": "web_search_20250305", "name": "web_search"}]
 MESSAGES: Any = [{"role": "user", "content": "Perform a web search for the query: search api"}]
 # Hashes or lengths of the request body (which differs by "stream"), not content.
@@ -23,11 +25,7 @@ TRANSPORT_ERRORS = tuple(
 
 
 def _content(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _content(v) for k, v in value.items() if k not in HASHED}
-    if isinstance(value, list):
-        return [_content(v) for v in value]
-    return value
+    return without(value, HASHED)
 
 
 @pytest.fixture

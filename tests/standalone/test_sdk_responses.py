@@ -16,17 +16,15 @@ from dsweb_ref.providers.standalone_responses import ResponsesStandaloneSearch
 from dsweb_ref.tools._result import ToolResult
 from dsweb_ref.tools.standalone_search import MAX_RESULT_BYTES, StandaloneSearchTool
 
+from ._fakes import without
+
 TOOLS: Any = [{"type": "web_search"}]
 INPUT = "Perform a web search for the query: search api"
 HASHED = {"id", "item_id", "input_tokens", "total_tokens"}
 
 
 def _content(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _content(v) for k, v in value.items() if k not in HASHED}
-    if isinstance(value, list):
-        return [_content(v) for v in value]
-    return value
+    return without(value, HASHED)
 
 
 @pytest.fixture
