@@ -113,7 +113,9 @@ def _announce(emulator: Emulator, source: str, *, as_json: bool) -> None:
         return
     print(f"dsweb emulator listening on {emulator.base_url}")
     print(f"  search/fetch base: {addresses['tools_base'] or '(not served)'}")
-    print(f"  messages base:     {emulator.messages_base}")
+    print(f"  messages base:     {emulator.messages_base}  (for clients that append /messages)")
+    print(f"  Anthropic SDK:     base_url={emulator.anthropic_base}")
+    print(f"  OpenAI SDK:        base_url={emulator.openai_base}")
     print(f"  accepts:           {source}")
     print("press Ctrl-C to stop", flush=True)
 
