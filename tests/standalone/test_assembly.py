@@ -79,3 +79,25 @@ def test_cli_resolve_bad_document_exits_2(tmp_path: Path, capsys: pytest.Capture
     config.write_text("accounts = 3\n")
     assert main(["standalone", "resolve", "--config", str(config)]) == 2
     assert "WEB_CONFIG_INVALID" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("protocol", ["messages", "responses"])
+def test_cli_search_on_the_emulator_prints_the_model_visible_json(
+    protocol: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["standalone", "search", "search api", "--emulator", "--protocol", protocol]) == 0
+    value = json.loads(capsys.readouterr().out)
+    assert set(value) == {"summary", "sources"} and value["sources"]
+
+
+def test_cli_search_json_includes_usage(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["standalone", "search", "search api", "--emulator", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["is_error"] is False and out["value"]["usage"]["source"] == "web-search"
+
+
+def test_cli_search_without_a_selection_exits_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = tmp_path / "a.toml"
+    config.write_text("offline = true\n")
+    assert main(["standalone", "search", "q", "--config", str(config)]) == 1
+    assert json.loads(capsys.readouterr().out)["reason"] == "offline"
