@@ -31,13 +31,26 @@ from .._context import CallContext
 from .._exceptions import WebError
 from .._secrets import replace_literals
 from .._types import FetchRequest, FetchResult, SearchRequest, SearchResult
-from ..emulator import Emulator, Fault, Malformed, ProseOnly, RateLimited, Redirect, Status, ToolError
+from ..emulator import (
+    Emulator,
+    Fault,
+    HugeSummary,
+    Malformed,
+    NoSources,
+    ProseOnly,
+    RateLimited,
+    Redirect,
+    Status,
+    ToolError,
+)
 from ..providers.deepseek_fetch_api import DeepSeekFetchApi
 from ..providers.deepseek_official import DeepSeekMessagesSearch
 from ..providers.deepseek_search_api import DeepSeekSearchApi
+from ..providers.standalone_messages import MessagesStandaloneSearch
 from ..runtime import build_runtime
 from ..settings import Settings
 from ..tools import ToolResult
+from ..tools.standalone_search import StandaloneSearchTool
 from ._bases import ACCOUNT_ENV, KEY_ENV, credential_environ, settings_for_bases
 from .cassettes import KEY_PLACEHOLDER, REDACTED, SCRUBBED_REQUEST_HEADERS, _is_placeholder_value
 
@@ -308,6 +321,18 @@ async def _messages(ctx: ProbeContext) -> list[Outcome]:
     provider = DeepSeekMessagesSearch(lambda: ctx.settings(new_api=False), transport=ctx.transport, environ=ctx.environ)
     request = SearchRequest(ctx.params["query"], SEARCH_MAX_RESULTS)
     return [await _guard(provider.search(request, CallContext(latest_prompt=ctx.params.get("prompt"))))]
+
+
+async def _standalone_messages(ctx: ProbeContext) -> list[Outcome]:
+    """Seed 003: the standalone tool over Messages; a tool error becomes the WebError it reports."""
+    base = ctx.messages_base or ""
+    backend = MessagesStandaloneSearch(
+        base + "/messages", str(ctx.params["model"]), KEY_ENV, transport=ctx.transport, environ=ctx.environ
+    )
+    result = await StandaloneSearchTool(backend, timeout_s=ctx.timeout_s).execute({"query": ctx.params["query"]})
+    if result.error_code is not None:
+        return [WebError(result.error_code, result.text.removeprefix("Error: "))]
+    return [result]
 
 
 def _bad_key(runner: Runner) -> Runner:
@@ -639,6 +664,51 @@ PROBES: tuple[Probe, ...] = (
         _messages,
         {"query": "search api rate limits"},
         settings=_ACCOUNT,
+    ),
+    # --- seed 003: the standalone search over Messages ------------------------------------------
+    Probe(
+        "standalone-messages.search",
+        "one standalone request (query + web_search_20250305, max_tokens 8192) -> bounded JSON with sources",
+        "messages",
+        _OK,
+        _standalone_messages,
+        {"query": "search api rate limits", "model": "deepseek-v4-flash"},
+    ),
+    Probe(
+        "standalone-messages.prose-only",
+        "prose without a completed native search is a tool error (emulator fault)",
+        "messages",
+        _OK,
+        _standalone_messages,
+        {"query": "search api rate limits", "model": "deepseek-v4-flash"},
+        fault=lambda emu: ProseOnly("From memory: https://guess.example.test/"),
+    ),
+    Probe(
+        "standalone-messages.no-sources",
+        "a completed search without structured sources gives sources [] (emulator fault)",
+        "messages",
+        _OK,
+        _standalone_messages,
+        {"query": "search api rate limits", "model": "deepseek-v4-flash"},
+        fault=lambda emu: NoSources(),
+    ),
+    Probe(
+        "standalone-messages.huge-summary",
+        "a 60 000-character answer is cut to the 24 000-byte result with truncated set (emulator fault)",
+        "messages",
+        _OK,
+        _standalone_messages,
+        {"query": "search api rate limits", "model": "deepseek-v4-flash"},
+        fault=lambda emu: HugeSummary(60_000),
+    ),
+    Probe(
+        "standalone-messages.redirect",
+        "a 307 from the search backend is an error and is not followed (emulator fault)",
+        "messages",
+        frozenset({307}),
+        _standalone_messages,
+        {"query": "search api rate limits", "model": "deepseek-v4-flash"},
+        fault=lambda emu: Redirect(307),
     ),
 )
 
