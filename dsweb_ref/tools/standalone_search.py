@@ -22,11 +22,12 @@ import asyncio
 import json
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import httpx
 
-from .._context import CallContext
+from .._context import CallContext, OutgoingRequest
 from .._exceptions import WebError, WebErrorCode
 from .._protocols import StandaloneAnswer, StandaloneSearchBackend, StandaloneSource, StandaloneUsage
 from ._result import ToolResult, error_result
@@ -161,7 +162,9 @@ class StandaloneSearchTool:
     """``web_search`` with one ``query`` string, answered by one standalone model request.
 
     ``on_usage`` receives the search request's usage (source ``web-search``) for every answer the
-    backend returned, including one rejected for lacking a native search."""
+    backend returned, including one rejected for lacking a native search, and the HTTP request
+    count of a search that failed after its request was sent. ``http_requests`` counts the
+    requests the backend recorded on the call context before dispatch."""
 
     name = "web_search"
 
@@ -220,9 +223,24 @@ class StandaloneSearchTool:
     async def run(self, arguments: object, ctx: CallContext | None = None) -> tuple[str, StandaloneUsage]:
         """The model-visible JSON text and the search usage, or a ``WebError``."""
         query = parse_query(arguments)
-        answer = await self._answer(query, ctx or CallContext())
+        ctx = ctx or CallContext()
+        sent: list[OutgoingRequest] = []
+
+        def record(request: OutgoingRequest) -> None:
+            ctx.record(request)  # the caller's recorder first: if it refuses, nothing is sent or counted
+            sent.append(request)
+
+        try:
+            answer = await self._answer(query, replace(ctx, record_request=record))
+        except WebError:
+            # A request that went out and failed still counts as an HTTP request (no tokens known).
+            if sent and self.on_usage is not None:
+                self.on_usage(StandaloneUsage(http_requests=len(sent)))
+            raise
+        usage = replace(answer.usage, http_requests=len(sent)) if sent else answer.usage
         if self.on_usage is not None:
-            self.on_usage(answer.usage)
+            self.on_usage(usage)
+        answer = replace(answer, usage=usage)
         if not answer.searched:
             raise WebError(
                 WebErrorCode.PROVIDER_ERROR,

@@ -8,8 +8,21 @@ from typing import Any
 
 import pytest
 
+from dsweb_ref._context import CallContext, OutgoingRequest
 from dsweb_ref._exceptions import WebError
-from dsweb_ref.emulator import CutBody, Emulator, Hold, HugeSummary, NoSources, ProseOnly, Redirect, SlowBody, ToolError
+from dsweb_ref._protocols import StandaloneUsage
+from dsweb_ref.emulator import (
+    CutBody,
+    Emulator,
+    Hold,
+    HugeSummary,
+    NoSources,
+    ProseOnly,
+    Redirect,
+    SlowBody,
+    Status,
+    ToolError,
+)
 from dsweb_ref.providers.standalone_messages import PROMPT_PREFIX, MessagesStandaloneSearch, read_answer
 from dsweb_ref.tools._result import ToolResult
 from dsweb_ref.tools.standalone_search import MAX_RESULT_BYTES, MAX_SUMMARY_BYTES, StandaloneSearchTool
@@ -168,3 +181,33 @@ def test_huge_summary_is_cut_and_flagged(emulator: Emulator, emulator_api_key: s
 def test_cut_body_is_a_tool_error(emulator: Emulator, emulator_api_key: str) -> None:
     emulator.inject("messages", CutBody())
     assert _run(_tool(emulator, emulator_api_key)).error_code == "WEB_PROVIDER_ERROR"
+
+
+def test_a_failed_request_still_counts_as_one_http_request(emulator: Emulator, emulator_api_key: str) -> None:
+    seen: list[StandaloneUsage] = []
+    emulator.inject("messages", Status(500))
+    result = _run(_tool(emulator, emulator_api_key, on_usage=seen.append))
+    assert result.is_error and seen == [StandaloneUsage(http_requests=1)]
+
+
+def test_nothing_sent_means_no_usage(emulator: Emulator) -> None:
+    seen: list[StandaloneUsage] = []
+    backend = MessagesStandaloneSearch(emulator.messages_base + "/messages", "m", ENV_NAME, environ={})
+    assert _run(StandaloneSearchTool(backend, on_usage=seen.append)).is_error and seen == []
+
+
+def test_the_callers_recorder_sees_the_exact_body_before_dispatch(emulator: Emulator, emulator_api_key: str) -> None:
+    recorded: list[OutgoingRequest] = []
+    tool = _tool(emulator, emulator_api_key)
+    asyncio.run(tool.execute({"query": "search api"}, CallContext(record_request=recorded.append)))
+    (record,) = emulator.log.for_route("messages")
+    assert [r.body for r in recorded] == [record.body]
+
+
+def test_a_refusing_recorder_stops_the_request(emulator: Emulator, emulator_api_key: str) -> None:
+    def refuse(_: OutgoingRequest) -> None:
+        raise WebError("WEB_CONFIG_INVALID", "recording refused")
+
+    tool = _tool(emulator, emulator_api_key)
+    result = asyncio.run(tool.execute({"query": "q"}, CallContext(record_request=refuse)))
+    assert result.error_code == "WEB_CONFIG_INVALID" and emulator.log.for_route("messages") == []
