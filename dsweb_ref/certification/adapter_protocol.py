@@ -82,7 +82,7 @@ Methods
 
 ``standalone_resolve`` -> ``{"text": str, "value": resolution}``
     Params ``{"document": object, "environ_set": [str, ...]}``: the account and model selection
-    for a configuration document (the format of ``dsweb standalone resolve``); ``environ_set``
+    for a configuration document (the format of ``dsweb solo resolve``); ``environ_set``
     names the key variables that are set. ``value`` is ``{"status": "selected" | "none" |
     "invalid", "route": {"account", "protocol", "url", "model", "api_key_env"} | null, "reason":
     str | null, "reference": str | null}``; ``text`` is free. A malformed document is an error

@@ -1,4 +1,4 @@
-"""Assembling the standalone tool from a selection, and ``dsweb standalone resolve``."""
+"""Assembling the standalone tool from a selection, and ``dsweb solo resolve``."""
 
 from __future__ import annotations
 
@@ -58,7 +58,7 @@ def test_cli_resolve_prints_the_route(tmp_path: Path, capsys: pytest.CaptureFixt
         'base_url = "https://relay.test/v1"\nmodel = "vendor/m"\napi_key_env = "DSWEB_TEST_RELAY_KEY"\n'
         "web_search = true\n"
     )
-    assert main(["standalone", "resolve", "--config", str(config)]) == 0
+    assert main(["solo", "resolve", "--config", str(config)]) == 0
     out = capsys.readouterr().out
     assert json.loads(out)["route"] == {"account": "relay", "protocol": "responses",
                                          "url": "https://relay.test/v1/responses", "model": "vendor/m",
@@ -69,7 +69,7 @@ def test_cli_resolve_prints_the_route(tmp_path: Path, capsys: pytest.CaptureFixt
 def test_cli_resolve_reports_why_nothing_is_registered(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     config = tmp_path / "a.json"
     config.write_text(json.dumps({"web_search_model": "gone/m", "accounts": []}))
-    assert main(["standalone", "resolve", "--config", str(config)]) == 1
+    assert main(["solo", "resolve", "--config", str(config)]) == 1
     assert json.loads(capsys.readouterr().out) == {"status": "invalid", "route": None, "reason": "not_found",
                                                    "reference": "gone/m"}
 
@@ -77,7 +77,7 @@ def test_cli_resolve_reports_why_nothing_is_registered(tmp_path: Path, capsys: p
 def test_cli_resolve_bad_document_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     config = tmp_path / "a.toml"
     config.write_text("accounts = 3\n")
-    assert main(["standalone", "resolve", "--config", str(config)]) == 2
+    assert main(["solo", "resolve", "--config", str(config)]) == 2
     assert "WEB_CONFIG_INVALID" in capsys.readouterr().err
 
 
@@ -85,13 +85,13 @@ def test_cli_resolve_bad_document_exits_2(tmp_path: Path, capsys: pytest.Capture
 def test_cli_search_on_the_emulator_prints_the_model_visible_json(
     protocol: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["standalone", "search", "search api", "--emulator", "--protocol", protocol]) == 0
+    assert main(["solo", "search", "search api", "--emulator", "--protocol", protocol]) == 0
     value = json.loads(capsys.readouterr().out)
     assert set(value) == {"summary", "sources"} and value["sources"]
 
 
 def test_cli_search_json_includes_usage(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["standalone", "search", "search api", "--emulator", "--json"]) == 0
+    assert main(["solo", "search", "search api", "--emulator", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["is_error"] is False and out["value"]["usage"]["source"] == "web-search"
 
@@ -99,5 +99,5 @@ def test_cli_search_json_includes_usage(capsys: pytest.CaptureFixture[str]) -> N
 def test_cli_search_without_a_selection_exits_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     config = tmp_path / "a.toml"
     config.write_text("offline = true\n")
-    assert main(["standalone", "search", "q", "--config", str(config)]) == 1
+    assert main(["solo", "search", "q", "--config", str(config)]) == 1
     assert json.loads(capsys.readouterr().out)["reason"] == "offline"

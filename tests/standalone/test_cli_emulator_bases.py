@@ -32,7 +32,7 @@ def test_printed_sdk_bases_reach_the_routes() -> None:
             line = lines.get(timeout=60)
             for label in ("Anthropic SDK:", "OpenAI SDK:"):
                 if line.strip().startswith(label):
-                    bases[label] = line.split("base_url=", 1)[1].strip()
+                    bases[label] = line.split("base_url=", 1)[1].split()[0]
         with anthropic.Anthropic(base_url=bases["Anthropic SDK:"], api_key=key, max_retries=0,
                                  _strict_response_validation=True) as client:
             message = client.messages.create(model="deepseek-v4-flash", max_tokens=16,

@@ -1,4 +1,4 @@
-"""``dsweb standalone``: the standalone model-backed web_search (seed 003).
+"""``dsweb solo``: the standalone model-backed web_search (seed 003).
 
 ``resolve --config FILE``: which account and model it would use for a configuration document
 (TOML, or JSON when the file ends in .json), printed as JSON. Exit 0 when a tool would be
@@ -25,10 +25,11 @@ from .._exceptions import WebError
 from ..runtime import standalone_search_tool
 from ..standalone_accounts import Resolution, SearchRoute, resolve
 from ..tools import ToolResult
+from ._commands import parser_texts
 
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
-    p = sub.add_parser("standalone", help="the standalone model-backed web_search (seed 003)")
+    p = sub.add_parser("solo", **parser_texts("solo", __doc__))
     actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
     r = actions.add_parser("resolve", help="show which account and model the standalone search would use")
     r.add_argument("--config", metavar="FILE", required=True, help="configuration document (TOML or .json)")
