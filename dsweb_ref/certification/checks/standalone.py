@@ -72,9 +72,9 @@ def _item(url: str, title: str = "t") -> dict[str, Any]:
 # -- the request ----------------------------------------------------------------------------------
 
 REQUEST_CASES = (
-    Case("messages", "catches: extra messages, history or client tools, or a budget other than 8192 on Messages",
+    Case("messages", "extra messages, history or client tools, or a budget other than 8192 on Messages",
          {"protocol": "messages"}),
-    Case("responses", "catches: the same on Responses (max_output_tokens, previous_response_id)",
+    Case("responses", "the same on Responses (max_output_tokens, previous_response_id)",
          {"protocol": "responses"}),
 )
 
@@ -137,11 +137,11 @@ async def request_isolated(ctx: CheckContext) -> None:
 # -- the result bound -----------------------------------------------------------------------------
 
 BOUND_CASES = (
-    Case("huge-messages-summary", "catches: no bound on the encoded result (Messages answer of 60 000 characters)",
+    Case("huge-messages-summary", "no bound on the encoded result (Messages answer of 60 000 characters)",
          {"protocol": "messages", "fault": HugeSummary(60_000)}),
-    Case("huge-responses-summary", "catches: the same over Responses (200 000 characters)",
+    Case("huge-responses-summary", "the same over Responses (200 000 characters)",
          {"protocol": "responses", "fault": HugeSummary(200_000)}),
-    Case("nul-heavy-summary", "catches: measuring raw characters instead of encoded bytes (\\u0000 escapes x6)",
+    Case("nul-heavy-summary", "measuring raw characters instead of encoded bytes (\\u0000 escapes x6)",
          {"protocol": "messages", "fault": Malformed(body=_messages_body(
              [_result_block([_item("https://a.example.test/")]), {"type": "text", "text": "\x00" * 20_000}]))}),
 )
@@ -170,11 +170,11 @@ async def result_bounded(ctx: CheckContext) -> None:
 # -- prose without a native search ----------------------------------------------------------------
 
 PROSE_CASES = (
-    Case("messages-prose", "catches: accepting a Messages answer without any web_search_tool_result",
+    Case("messages-prose", "accepting a Messages answer without any web_search_tool_result",
          {"protocol": "messages"}),
-    Case("responses-prose", "catches: accepting a Responses answer without a completed web_search_call",
+    Case("responses-prose", "accepting a Responses answer without a completed web_search_call",
          {"protocol": "responses"}),
-    Case("started-not-completed", "catches: counting a server_tool_use (a started search) as a completed one",
+    Case("started-not-completed", "counting a server_tool_use (a started search) as a completed one",
          {"protocol": "messages", "body": _messages_body(
              [{"type": "server_tool_use", "id": "srvtoolu_cert", "name": "web_search", "input": {"query": "q"}},
               {"type": "text", "text": "From memory: https://guess.example.test/"}])}),
@@ -203,9 +203,9 @@ async def prose_error(ctx: CheckContext) -> None:
 
 PROSE_URLS = "See https://prose.example.test/a and [docs](http://md.example.test/b)."
 NO_SOURCE_CASES = (
-    Case("messages-empty-results", "catches: harvesting URLs from the summary when the result list is empty",
+    Case("messages-empty-results", "harvesting URLs from the summary when the result list is empty",
          {"protocol": "messages", "body": _messages_body([_result_block([]), {"type": "text", "text": PROSE_URLS}])}),
-    Case("responses-no-sources", "catches: the same for a completed web_search_call without sources or citations",
+    Case("responses-no-sources", "the same for a completed web_search_call without sources or citations",
          {"protocol": "responses", "body": _responses_body([
              {"id": "ws_cert", "type": "web_search_call", "status": "completed",
               "action": {"type": "search", "query": "q"}},
@@ -235,9 +235,9 @@ async def structured_only(ctx: CheckContext) -> None:
 
 VALID = [f"https://s{i}.example.test/page" for i in range(9)]
 FILTER_CASES = (
-    Case("nine-valid", "catches: no cap at eight", {"urls": VALID}),
-    Case("duplicates", "catches: no dedupe by URL", {"urls": [VALID[0]] * 3 + [VALID[1]]}),
-    Case("other-schemes", "catches: keeping javascript:, ftp: or data: URLs",
+    Case("nine-valid", "no cap at eight", {"urls": VALID}),
+    Case("duplicates", "no dedupe by URL", {"urls": [VALID[0]] * 3 + [VALID[1]]}),
+    Case("other-schemes", "keeping javascript:, ftp: or data: URLs",
          {"urls": ["javascript:alert(1)", "ftp://f.example.test/", "data:text/plain,x", VALID[2]]}),
 )
 
@@ -341,7 +341,7 @@ _RELAY_ROUTE = ("selected", "relay", "messages", "https://relay.example.test/ant
 
 
 def _row(name: str, catches: str, document: dict[str, Any], expect: tuple[Any, ...]) -> Case:
-    return Case(name, "catches: " + catches, {"document": document, "expect": expect})
+    return Case(name, "" + catches, {"document": document, "expect": expect})
 
 
 RESOLUTION_CASES = (
