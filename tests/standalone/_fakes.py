@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+import importlib
+import importlib.util
 from dataclasses import dataclass, field
 from typing import Any
 
 from dsweb_ref._context import CallContext
 from dsweb_ref._protocols import StandaloneAnswer, StandaloneSource, StandaloneUsage
+
+# The SDKs' HTTP stack (httpx, or its httpx2 fork in newer releases) reports a cut body itself.
+TRANSPORT_ERRORS: tuple[type[Exception], ...] = tuple(
+    importlib.import_module(name).TransportError for name in ("httpx", "httpx2") if importlib.util.find_spec(name)
+)
 
 
 @dataclass

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 from collections.abc import Iterator
 from typing import Any
 
@@ -12,16 +10,12 @@ import pytest
 
 from dsweb_ref.emulator import CutBody, Emulator, SlowBody
 
-from ._fakes import without
+from ._fakes import TRANSPORT_ERRORS, without
 
 TOOLS: Any = [{"type": "web_search_20250305", "name": "web_search"}]
 MESSAGES: Any = [{"role": "user", "content": "Perform a web search for the query: search api"}]
 # Hashes or lengths of the request body (which differs by "stream"), not content.
 HASHED = {"id", "signature", "encrypted_content", "encrypted_index", "tool_use_id", "input_tokens"}
-# The SDK's HTTP stack (httpx, or its httpx2 fork in newer releases) reports a cut body itself.
-TRANSPORT_ERRORS = tuple(
-    importlib.import_module(name).TransportError for name in ("httpx", "httpx2") if importlib.util.find_spec(name)
-)
 
 
 def _content(value: Any) -> Any:

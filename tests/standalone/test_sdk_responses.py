@@ -11,12 +11,12 @@ from typing import Any
 import openai
 import pytest
 
-from dsweb_ref.emulator import Emulator, HugeSummary, NoSources, ProseOnly, ToolError
+from dsweb_ref.emulator import CutBody, Emulator, HugeSummary, NoSources, ProseOnly, SlowBody, ToolError
 from dsweb_ref.providers.standalone_responses import ResponsesStandaloneSearch
 from dsweb_ref.tools._result import ToolResult
 from dsweb_ref.tools.standalone_search import MAX_RESULT_BYTES, StandaloneSearchTool
 
-from ._fakes import without
+from ._fakes import TRANSPORT_ERRORS, without
 
 TOOLS: Any = [{"type": "web_search"}]
 INPUT = "Perform a web search for the query: search api"
@@ -121,3 +121,18 @@ def test_standalone_over_responses_huge_summary_is_bounded(emulator: Emulator, e
     emulator.inject("responses", HugeSummary(500_000))
     result = _run(_tool(emulator, emulator_api_key))
     assert len(result.text.encode()) <= MAX_RESULT_BYTES and json.loads(result.text)["truncated"] is True
+
+
+def test_slow_response_stream_still_parses(sdk: openai.OpenAI, emulator: Emulator) -> None:
+    emulator.inject("responses", SlowBody(chunk_size=256, delay=0.0))
+    with sdk.responses.stream(model="deepseek-v4-flash", input=INPUT, tools=TOOLS) as stream:
+        assert stream.get_final_response().status == "completed"
+
+
+def test_cut_response_stream_is_an_error_not_a_partial_response(sdk: openai.OpenAI, emulator: Emulator) -> None:
+    emulator.inject("responses", CutBody())
+    with (
+        pytest.raises((openai.APIError, *TRANSPORT_ERRORS)),
+        sdk.responses.stream(model="deepseek-v4-flash", input=INPUT, tools=TOOLS) as stream,
+    ):
+        stream.get_final_response()
