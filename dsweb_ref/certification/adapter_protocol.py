@@ -39,6 +39,8 @@ Methods
     - ``search-api`` - search through the Search API ``POST {tools_base}/search`` (``provider: "api"``)
     - ``fetch-api`` - fetch through the Fetch API ``POST {tools_base}/fetch`` (``provider: "api"``)
     - ``cancel`` - the ``cancel`` method below
+    - ``standalone-search`` - the standalone model-backed web_search (seed 003, ``standalone_search``)
+    - ``standalone-resolve`` - its account and model selection (seed 003, ``standalone_resolve``)
 
 ``configure`` -> ``{}``
     Sent before each check (repeatedly; each replaces the previous configuration). Params::
@@ -55,7 +57,8 @@ Methods
           "model": "deepseek-v4-flash",    # Messages model
           "max_tokens": 4096,              # Messages max_tokens
           "max_uses": 5,                   # Messages web_search server tool max_uses
-          "timeout_s": 30.0                # one deadline per upstream request (both protocols)
+          "timeout_s": 30.0,               # one deadline per upstream request (both protocols)
+          "openai_base": "http://127.0.0.1:PORT/v1"  # POST {openai_base}/responses (seed 003)
         }
 
     Every key is a deployment setting a check relies on; use each as given. Unknown keys must be
@@ -80,6 +83,24 @@ Methods
 
 ``web_fetch`` -> ``{"text": str, "value": object}``
     Params ``{"arguments": {"url": str}}``; ``value`` follows ``schemas/web_fetch.output.schema.json``.
+
+``standalone_search`` -> ``{"text": str, "value": object}``
+    Params ``{"arguments": {"query": str}, "protocol": "messages" | "responses"}``: one call of the
+    standalone web_search (seed 003) as the model made it, arguments unvalidated. The search is one
+    model request with model ``deepseek-v4-flash`` and the configured key to
+    ``POST {messages_base}/messages`` (``web_search_20250305`` tool) or ``POST
+    {openai_base}/responses`` (``web_search`` tool). ``text`` is the model-visible JSON
+    ``{"summary", "sources": [{"title", "url"}], "truncated"?}``; ``value`` is any object (the
+    reference puts ``{"result", "usage"}`` there). A tool error is an ``error`` response with a
+    WEB_* code.
+
+``standalone_resolve`` -> ``{"text": str, "value": resolution}``
+    Params ``{"document": object, "environ_set": [str, ...]}``: the account and model selection
+    for a configuration document (the format of ``dsweb solo resolve``); ``environ_set``
+    names the key variables that are set. ``value`` is ``{"status": "selected" | "none" |
+    "invalid", "route": {"account", "protocol", "url", "model", "api_key_env"} | null, "reason":
+    str | null, "reference": str | null}``; ``text`` is free. A malformed document is an error
+    ``WEB_CONFIG_INVALID``.
 
 ``cancel`` -> ``{}``
     Params ``{"id": <id of an in-flight web_search/web_fetch>}``. Answer the cancel request at once;
@@ -106,6 +127,7 @@ it. The report names every profile and why one was not certified.
 - ``seed-001-search-api``: ``web_search``, ``search-api``
 - ``seed-001-messages``: ``web_search``, ``messages-search``
 - ``seed-001-fetch-api``: ``web_fetch``, ``fetch-api``
+- ``seed-003-standalone``: ``standalone-search``, ``standalone-resolve``
 
 Every suite wait is bounded: an adapter that does not answer in time, exits, or writes a line that
 is not a JSON object with a known ``id`` makes the running check an *error* (not a failure) with the
@@ -123,6 +145,8 @@ __all__ = [
     "CAP_FETCH_API",
     "CAP_MESSAGES_SEARCH",
     "CAP_SEARCH_API",
+    "CAP_STANDALONE_RESOLVE",
+    "CAP_STANDALONE_SEARCH",
     "CAP_WEB_FETCH",
     "CAP_WEB_SEARCH",
     "ProtocolError",
@@ -136,7 +160,18 @@ CAP_MESSAGES_SEARCH: Final = "messages-search"
 CAP_SEARCH_API: Final = "search-api"
 CAP_FETCH_API: Final = "fetch-api"
 CAP_CANCEL: Final = "cancel"
-CAPABILITIES: Final = (CAP_WEB_SEARCH, CAP_WEB_FETCH, CAP_MESSAGES_SEARCH, CAP_SEARCH_API, CAP_FETCH_API, CAP_CANCEL)
+CAP_STANDALONE_SEARCH: Final = "standalone-search"
+CAP_STANDALONE_RESOLVE: Final = "standalone-resolve"
+CAPABILITIES: Final = (
+    CAP_WEB_SEARCH,
+    CAP_WEB_FETCH,
+    CAP_MESSAGES_SEARCH,
+    CAP_SEARCH_API,
+    CAP_FETCH_API,
+    CAP_CANCEL,
+    CAP_STANDALONE_SEARCH,
+    CAP_STANDALONE_RESOLVE,
+)
 
 
 class ProtocolError(Exception):

@@ -36,8 +36,8 @@ class Profile:
         return missing
 
 
-# The profiles a run can certify, in report order. Later seeds add theirs here (seed-002-evidence,
-# seed-003-standalone) together with the checks that define them.
+# The profiles a run can certify, in report order. Later seeds add theirs here (seed-002-evidence)
+# together with the checks that define them.
 PROFILES: tuple[Profile, ...] = (
     Profile(
         "seed-000-web-search",
@@ -66,6 +66,12 @@ PROFILES: tuple[Profile, ...] = (
         "fetch through the DeepSeek Fetch API: mapping onto the shared fetch result, failures, redirects",
         requires=("web_fetch", "fetch-api"),
         protocol="api",
+    ),
+    Profile(
+        "seed-003-standalone",
+        "003",
+        "the standalone model-backed web_search: its request, result bounds, sources and model selection",
+        requires=("standalone-search", "standalone-resolve"),
     ),
 )
 

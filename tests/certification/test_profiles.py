@@ -14,7 +14,8 @@ from dsweb_ref.certification.profiles import PROFILES, UnknownProfileError, find
 from dsweb_ref.certification.suite import select_checks
 from dsweb_ref.certification.targets import TargetConfig
 
-ALL_CAPS = ("web_search", "web_fetch", "messages-search", "search-api", "fetch-api", "cancel")
+ALL_CAPS = ("web_search", "web_fetch", "messages-search", "search-api", "fetch-api", "cancel", "standalone-search",
+            "standalone-resolve")
 
 
 def result(check_id: str, outcome: Outcome, protocols: dict[str, str] | None = None) -> CheckResult:
@@ -26,11 +27,12 @@ MEMBERS = {
     "a.core": ("seed-000-web-search",),
     "b.both": ("seed-001-search-api", "seed-001-messages"),
     "c.fetch": ("seed-001-fetch-api",),
+    "d.standalone": ("seed-003-standalone",),
 }
 
 
 def test_every_profile_certified_when_every_check_passed_and_every_capability_declared() -> None:
-    results = [result("a.core", Outcome.PASSED), result("b.both", Outcome.PASSED), result("c.fetch", Outcome.PASSED)]
+    results = [result(i, Outcome.PASSED) for i in MEMBERS]
     verdicts = profile_verdicts(MEMBERS, results, ALL_CAPS)
     assert [v.name for v in verdicts] == [p.name for p in PROFILES]
     assert all(v.certified for v in verdicts) and verdicts[0].explain() == "certified"

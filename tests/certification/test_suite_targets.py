@@ -55,6 +55,7 @@ def test_undeclared_capabilities_are_skipped_never_passed_and_withhold_their_pro
         "search.api.ori_question",
         "search.api.count",
         "search.api.wire",
+        "search.api.mapping",
         "fetch.api.mapping",
         "fetch.api.wire",
         "fetch.redirect.not_followed",

@@ -166,8 +166,11 @@ REGISTRY: dict[str, CheckSpec] = {}
 
 
 def default_profiles(seed: str, requires: tuple[str, ...], provider: Provider) -> tuple[str, ...]:
-    """Fetch API checks certify the Fetch API; a protocol-specific check its protocol; a seed-000
-    check the web_search tool; a seed-001 check for any protocol both search protocols."""
+    """Seed-003 checks certify the standalone search; Fetch API checks the Fetch API; a
+    protocol-specific check its protocol; a seed-000 check the web_search tool; a seed-001 check for
+    any protocol both search protocols."""
+    if seed == "003":
+        return ("seed-003-standalone",)
     if "fetch-api" in requires:
         return ("seed-001-fetch-api",)
     if provider == "api":
