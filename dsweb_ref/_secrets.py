@@ -34,10 +34,22 @@ __all__ = [
 
 _T = TypeVar("_T", str, bytes)
 _CHARS = r"[A-Za-z0-9._~+/=-]"
-_TOKEN = rf"(?={_CHARS}*\d){_CHARS}{{12,}}"  # a digit, so prose is not taken for a key
-# A bearer token: a digit, or punctuation inside it (``some.jwt.value``), so "Bearer tokens." is prose.
-_BEARER_TOKEN = rf"(?={_CHARS}*(?:\d|[._~+/=-][A-Za-z0-9])){_CHARS}{{12,}}"
-_SEP = r"""["']?(?:\s*[:=]\s*|\s+)\[?\s*["']?"""  # `key: v`, `"key": "v"`, `key=v`, `key: ['v']`, `--key v`
+# Linear time on any input (issue 14): a token run is taken whole with a possessive quantifier
+# and its content is checked by a validator, never by a lookahead that rescans the run from every
+# start; so a failed candidate consumes its run and the scan moves past it.
+_RUN = rf"{_CHARS}{{12,}}+"
+_SEP = r"""["']?+(?>\s*+[:=]\s*+|\s++)\[?+\s*+["']?+"""  # `key: v`, `"key": "v"`, `key=v`, `key: ['v']`, `--key v`
+
+
+def _has_digit(match: re.Match[str]) -> bool:
+    """A token needs a digit, so prose is not taken for a key."""
+    return any(c.isdigit() for c in match.group("secret"))
+
+
+def _bearer_token(match: re.Match[str]) -> bool:
+    """A bearer token: a digit, or punctuation inside it (``some.jwt.value``), so "Bearer tokens."
+    is prose."""
+    return _has_digit(match) or re.search(r"[._~+/=-][A-Za-z0-9]", match.group("secret")) is not None
 
 
 def _mixed_classes(match: re.Match[str]) -> bool:
@@ -74,32 +86,39 @@ class SecretRule:
 
 SECRET_RULES: tuple[SecretRule, ...] = (
     # sk- keys, project keys (sk-proj-...) included; not the tail of a word such as "desk-".
-    SecretRule("sk-key", re.compile(r"(?<![A-Za-z0-9])(?P<secret>sk-[A-Za-z0-9_-]{16,})")),
-    SecretRule("bearer-token", re.compile(rf"(?i)\bbearer\s+(?P<secret>{_BEARER_TOKEN})")),
+    SecretRule("sk-key", re.compile(r"(?<![A-Za-z0-9])(?P<secret>sk-[A-Za-z0-9_-]{16,}+)")),
+    SecretRule("bearer-token", re.compile(rf"(?i)\bbearer\s++(?P<secret>{_RUN})"), _bearer_token),
     SecretRule(
         "key-field",
         re.compile(
             r"(?i)(?:x-api-key|api[_-]?key|access[_-]?token|refresh[_-]?token|client[_-]?secret|password)"
-            rf"{_SEP}(?P<secret>{_TOKEN})"
+            rf"{_SEP}(?P<secret>{_RUN})"
         ),
+        _has_digit,
     ),
     # A field or header named *token / *secret / *password (x-auth-token, session_token, secret, ...)
-    # with a long mixed value; "max_tokens" and friends end in "tokens" and are not matched.
+    # with a long mixed value; "max_tokens" and friends end in "tokens" and are not matched. The
+    # name's prefix (``x-auth-``) is kept by a redaction anyway, so only the last word is matched:
+    # matching the prefix made "a-a-a-..." quadratic.
     SecretRule(
         "secret-field",
         re.compile(
-            r"(?i)(?<![A-Za-z0-9])(?:[A-Za-z0-9]+[_-])*(?:token|secret|password|passwd)(?![A-Za-z0-9])"
-            rf"{_SEP}(?P<secret>{_CHARS}{{12,}})"
+            r"(?i)(?<![A-Za-z0-9])(?:token|secret|password|passwd)(?![A-Za-z0-9])"
+            rf"{_SEP}(?P<secret>{_RUN})"
         ),
         _mixed_classes,
     ),
-    SecretRule("jwt", re.compile(r"\b(?P<secret>eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*)")),
+    # Starts only at the beginning of a run, so "eyJ-eyJ-..." is not rescanned from every "eyJ".
+    SecretRule(
+        "jwt",
+        re.compile(r"(?<![A-Za-z0-9_-])(?P<secret>eyJ[A-Za-z0-9_-]{8,}+\.eyJ[A-Za-z0-9_-]{8,}+\.[A-Za-z0-9_-]*+)"),
+    ),
     SecretRule(
         "basic-auth",
-        re.compile(r"(?i)\bbasic\s+(?P<secret>[A-Za-z0-9+/]{6,}={0,2})(?![A-Za-z0-9+/=])"),
+        re.compile(r"(?i)\bbasic\s++(?P<secret>[A-Za-z0-9+/]{6,}+={0,2}+)(?![A-Za-z0-9+/=])"),
         _basic_credential,
     ),
-    SecretRule("github-token", re.compile(r"\b(?P<secret>gh[pousr]_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9_]{22,})")),
+    SecretRule("github-token", re.compile(r"\b(?P<secret>gh[pousr]_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9_]{22,}+)")),
     SecretRule("aws-access-key-id", re.compile(r"\b(?P<secret>(?:AKIA|ASIA)[A-Z0-9]{16})\b")),
 )
 

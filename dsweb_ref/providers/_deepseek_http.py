@@ -38,6 +38,7 @@ __all__ = [
     "post",
     "resolve_credential",
     "retry_after",
+    "scrub_prefix",
     "scrub_secrets",
     "unprocessable",
     "usable_base_url",
@@ -62,6 +63,20 @@ def scrub_secrets(text: str, secrets: Iterable[str] = ()) -> str:
     the key it rejected."""
     text = replace_literals(text, ((s, CREDENTIAL_PLACEHOLDER) for s in secrets))
     return redact_patterns(text, CREDENTIAL_PLACEHOLDER)
+
+
+# A quoted provider text is cut to this window before it is scrubbed: what a message shows is far
+# shorter, and scrubbing (linear, but still per character) must not scale with a 32 MiB body. The
+# margin past the shown part lets a credential that starts inside it still be seen whole.
+_SCRUB_MARGIN = 4096
+
+
+def scrub_prefix(text: str, shown: int, secrets: Iterable[str] = ()) -> str:
+    """The start of ``text`` a message may quote (at most ``shown`` characters of it, cut by the
+    caller), whitespace collapsed and scrubbed as :func:`scrub_secrets` does. Only the first
+    ``shown`` + 4096 characters are read; a longer text ends in "..." so a cut still shows."""
+    window = scrub_secrets(" ".join(text[: shown + _SCRUB_MARGIN].split()), secrets)
+    return window + "..." if len(text) > shown + _SCRUB_MARGIN else window
 
 
 def resolve_credential(creds: CredentialSettings, environ: Mapping[str, str], label: str) -> str:
@@ -147,7 +162,7 @@ def error_detail(body: bytes, secrets: Iterable[str] = ()) -> str | None:
         detail = inner if inner is not None else data.get("message")
     if not isinstance(detail, str):
         return None
-    text = scrub_secrets(" ".join(detail.split()), secrets)
+    text = scrub_prefix(detail, 500, secrets)
     return (text[:497] + "...") if len(text) > 500 else (text or None)
 
 
