@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
+import html.entities
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -24,8 +26,11 @@ from typing import Any, TypeVar
 
 __all__ = [
     "SECRET_RULES",
+    "SecretForms",
     "SecretRule",
+    "encoded_secret_found",
     "ordered_pairs",
+    "redact_encoded",
     "redact_patterns",
     "replace_literals",
     "replace_literals_deep",
@@ -180,3 +185,79 @@ def _deep(value: Any, pairs: Sequence[tuple[str, str]]) -> Any:
     if isinstance(value, list):
         return [_deep(v, pairs) for v in value]
     return value
+
+
+# --- encoded forms of a known secret ---------------------------------------------------------
+# An upstream may echo a credential back encoded (issue 14 item 6): base64, %XX, swapped case,
+# JSON \uXXXX or \/ escapes, HTML entities, hex, reversed. Literal replacement misses all of
+# them, so each known secret also gets one pattern that finds it in any of those forms.
+
+
+def _char_forms(char: str) -> str:
+    code = ord(char)
+    forms = [re.escape(char)]  # any case: the pattern ignores case
+    forms.append("".join(f"%(?:25)?{b:02x}" for b in char.encode("utf-8")))
+    forms += [f"&#0*{code};?", f"&#x0*{code:x};?", f"\\\\u{code:04x}"]
+    if code < 0x100:
+        forms.append(f"\\\\x{code:02x}")
+    name = html.entities.codepoint2name.get(code)
+    if name:
+        forms.append(f"&{name};")
+    if char in "/\"'\\":
+        forms.append(re.escape("\\" + char))
+    return "(?:" + "|".join(forms) + ")"
+
+
+def _base64_cores(secret: str) -> list[str]:
+    """The part of base64 text that depends only on ``secret``, whatever came before it (three
+    alignments), in the standard and URL-safe alphabets."""
+    data = secret.encode("utf-8")
+    cores: list[str] = []
+    for shift in range(3):
+        text = base64.b64encode(b"\0" * shift + data).decode("ascii")
+        core = text[-(-4 * shift // 3) : (4 * (shift + len(data))) // 3]
+        if len(core) >= 8:
+            cores += [core, core.translate(str.maketrans("+/", "-_"))]
+    return cores
+
+
+@dataclass(frozen=True, slots=True)
+class SecretForms:
+    """Finds or redacts one known secret in the encoded forms an echo may use (see above). Any
+    mix per character of raw (any case), %XX, HTML entity and JSON/\\x escape; the same reversed;
+    hex; base64 at any alignment. Linear time: one alternation per character, no nested repeats."""
+
+    loose: re.Pattern[str]  # case-insensitive forms
+    exact: re.Pattern[str]  # base64 (case matters)
+
+    @classmethod
+    def of(cls, secret: str) -> SecretForms:
+        return _forms(secret)
+
+    def found(self, text: str) -> bool:
+        return self.loose.search(text) is not None or self.exact.search(text) is not None
+
+    def redact(self, text: str, placeholder: str) -> str:
+        return self.exact.sub(placeholder, self.loose.sub(placeholder, text))
+
+
+@functools.lru_cache(maxsize=64)
+def _forms(secret: str) -> SecretForms:
+    per_char = "".join(_char_forms(c) for c in secret)
+    backwards = "".join(_char_forms(c) for c in reversed(secret))
+    hexed = re.escape(secret.encode("utf-8").hex())
+    loose = re.compile(f"{per_char}|{backwards}|{hexed}", re.IGNORECASE)
+    exact = re.compile("|".join(re.escape(c) for c in sorted(set(_base64_cores(secret)), key=len, reverse=True)))
+    return SecretForms(loose, exact)
+
+
+def encoded_secret_found(text: str, secrets: Iterable[str]) -> bool:
+    """Whether any of ``secrets`` is in ``text``, raw or in an encoded form (:class:`SecretForms`)."""
+    return any(SecretForms.of(s).found(text) for s in secrets if s)
+
+
+def redact_encoded(text: str, secrets: Iterable[str], placeholder: str) -> str:
+    """``text`` with every one of ``secrets`` replaced by ``placeholder``, raw or encoded, longest first."""
+    for secret in sorted({s for s in secrets if s}, key=len, reverse=True):
+        text = SecretForms.of(secret).redact(text, placeholder)
+    return text
