@@ -29,5 +29,10 @@ class ToolResult:
         return {"is_error": False, "text": self.text, "value": self.value}
 
 
-def error_result(error: WebError) -> ToolResult:
-    return ToolResult(text=f"Error: {error.message}", error_code=error.code or WebErrorCode.PROVIDER_ERROR)
+def error_result(error: WebError, max_chars: int | None = None) -> ToolResult:
+    """``Error: <message>``, cut to ``max_chars`` (ending in "…") so an error obeys the tool's output cap too."""
+    text = f"Error: {error.message}"
+    if max_chars is not None and len(text) > max_chars:
+        text = text[: max(0, max_chars - 1)] + "…"
+        text = text[:max_chars]
+    return ToolResult(text=text, error_code=error.code or WebErrorCode.PROVIDER_ERROR)
