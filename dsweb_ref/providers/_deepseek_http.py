@@ -171,15 +171,17 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 
 
-def parse_json(body: bytes, *, max_values: int = MAX_JSON_VALUES) -> object:
+def parse_json(body: bytes, *, max_values: int | None = None) -> object:
     """Decoded strict JSON or raises ValueError (also for bad UTF-8, absurd nesting, more than
-    ``max_values`` values, and the non-standard NaN/Infinity/-Infinity or numbers too large for a
-    finite float: a value taken from the body must stay serialisable as JSON).
+    ``max_values`` (default :data:`MAX_JSON_VALUES`) values, and the non-standard
+    NaN/Infinity/-Infinity or numbers too large for a finite float: a value taken from the body
+    must stay serialisable as JSON).
 
     A lone surrogate escape becomes U+FFFD, as an undecodable byte would: every string handed on
     is valid Unicode (it can be encoded as UTF-8), and one bad character does not cost the reply."""
-    if _too_many_values(body, max_values):
-        raise ValueError(f"JSON holds more than {max_values} values")
+    limit = MAX_JSON_VALUES if max_values is None else max_values
+    if _too_many_values(body, limit):
+        raise ValueError(f"JSON holds more than {limit} values")
     try:
         value = json.loads(body.decode("utf-8"), parse_constant=_reject_constant, parse_float=_finite_float)
     except RecursionError:
