@@ -241,31 +241,19 @@ def _check(out: ToolResult, elapsed: float, peak: int, cap: int) -> None:
 # --- the properties --------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("route", ["search", "messages", "fetch"])
 @FUZZ
 @given(data=st.data())
-def test_web_search_survives_hostile_search_api_replies(upstream: Loopback, data: st.DataObject) -> None:
-    upstream.routes[PATHS["search"]] = data.draw(hostile_reply("search"))
-    tool = _runtime(upstream.base, messages=False).search_tool()
-    out, elapsed, peak = _measured(lambda: asyncio.run(tool.execute(data.draw(arguments))))
-    _check(out, elapsed, peak, SEARCH_CAP)
-
-
-@FUZZ
-@given(data=st.data())
-def test_web_search_survives_hostile_messages_replies(upstream: Loopback, data: st.DataObject) -> None:
-    upstream.routes[PATHS["messages"]] = data.draw(hostile_reply("messages"))
-    tool = _runtime(upstream.base, messages=True).search_tool()
-    out, elapsed, peak = _measured(lambda: asyncio.run(tool.execute(data.draw(arguments))))
-    _check(out, elapsed, peak, SEARCH_CAP)
-
-
-@FUZZ
-@given(data=st.data())
-def test_web_fetch_survives_hostile_fetch_api_replies(upstream: Loopback, data: st.DataObject) -> None:
-    upstream.routes[PATHS["fetch"]] = data.draw(hostile_reply("fetch"))
-    tool = _runtime(upstream.base, messages=False).fetch_tool()
-    out, elapsed, peak = _measured(lambda: asyncio.run(tool.execute(data.draw(fetch_arguments))))
-    _check(out, elapsed, peak, FETCH_CAP)
+def test_the_tools_survive_hostile_provider_replies(upstream: Loopback, route: str, data: st.DataObject) -> None:
+    upstream.routes[PATHS[route]] = data.draw(hostile_reply(route))
+    runtime = _runtime(upstream.base, messages=route == "messages")
+    if route == "fetch":
+        tool: Any = runtime.fetch_tool()
+        args, cap = data.draw(fetch_arguments), FETCH_CAP
+    else:
+        tool, args, cap = runtime.search_tool(), data.draw(arguments), SEARCH_CAP
+    out, elapsed, peak = _measured(lambda: asyncio.run(tool.execute(args)))
+    _check(out, elapsed, peak, cap)
 
 
 # --- deadlines against stalling servers, through the tools -------------------------------------
