@@ -137,8 +137,9 @@ def _finite_float(text: str) -> float:
 # body can hold millions of tiny values ("[{},{},...]": 3 bytes each, ~60 bytes each once parsed),
 # so the count, not the byte cap, bounds what parsing allocates (issue 14 item 4).
 MAX_JSON_VALUES = 200_000
-# A string token, or a character that opens a value or separates two (outside strings).
-_JSON_TOKEN = re.compile(rb'"(?:[^"\\]++|\\.)*+"|[\[{,]')
+# A string token, or a character that opens a value or separates two (outside strings). An
+# unterminated string runs to the end, so no quote of a hostile body is scanned twice.
+_JSON_TOKEN = re.compile(rb'"(?:[^"\\]++|\\[\s\S]?)*+(?:"|\Z)|[\[{,]')
 
 
 def _too_many_values(body: bytes, limit: int) -> bool:

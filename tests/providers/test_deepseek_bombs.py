@@ -13,6 +13,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 import tracemalloc
 import zlib
 from collections.abc import Callable
@@ -179,3 +180,12 @@ def test_fetch_tool_text_stays_encodable(loopback: Loopback) -> None:
     out = asyncio.run(WebFetchTool(web).execute({"url": "https://example.com/"}))
     assert not out.is_error and out.text.encode("utf-8")
     assert asyncio.run(web.fetch(FetchRequest("https://example.com/"))).body.content == "\ufffd body"
+
+
+def test_counting_values_stays_linear_on_unterminated_escaped_strings() -> None:
+    """Every quote of ``"\\",\\",...`` once opened a string that ran to the end and failed."""
+    body = b'"' + b'\\",' * 2_000_000  # 6 MB, far more commas than the value bound
+    start = time.perf_counter()
+    with pytest.raises(ValueError):
+        parse_json(body)
+    assert time.perf_counter() - start < 5.0
