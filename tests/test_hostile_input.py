@@ -136,7 +136,7 @@ def hostile_body(draw: st.DrawFn, route: str) -> bytes:
 
 
 STATUSES = [200, 200, 200, 201, 204, 299, 300, 302, 400, 401, 402, 403, 404, 429, 500, 503, 599]
-CODINGS = ["", "", "identity", "gzip", "GZIP", "x-gzip", "deflate", "gzip, gzip", "br", "bomb"]
+CODINGS = ["", "", "identity", "gzip", "GZIP", "x-gzip", "deflate", "gzip, gzip", "br", "bomb", "trailing"]
 
 
 @st.composite
@@ -157,6 +157,8 @@ def hostile_reply(draw: st.DrawFn, route: str) -> Reply:
         body = gzip.compress(gzip.compress(body))
     elif coding == "bomb":  # 16 MiB of zeros: 64 times the cap
         coding, body = "gzip", _BOMB
+    elif coding == "trailing":  # bytes after the end of the stream: 16 times the cap of them
+        coding, body = "gzip", gzip.compress(body) + draw(st.sampled_from([b"", b"garbage", _TAIL]))
     if coding:
         headers["Content-Encoding"] = coding
     if draw(st.booleans()):
@@ -172,6 +174,7 @@ class _Shown(Reply):
 
 
 _BOMB = gzip.compress(b"\0" * (16 * 1024 * 1024))
+_TAIL = b"\0" * (4 * 1024 * 1024)
 arguments = st.one_of(
     st.just({"queries": ["q"]}),
     st.just({"queries": ["q1", "q2", "q3"]}),
