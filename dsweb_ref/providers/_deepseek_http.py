@@ -326,7 +326,8 @@ async def _exchange(
             WebErrorCode.PROVIDER_ERROR, f"{label} request timed out ({type(exc).__name__})", cause=exc
         ) from exc
     except (httpx.HTTPError, OSError) as exc:
-        text = scrub_secrets(f"{type(exc).__name__}: {exc}", hidden)
+        text = scrub_prefix(f"{type(exc).__name__}: {exc}", 500, hidden)  # may quote what the server sent
+        text = (text[:497] + "...") if len(text) > 500 else text
         raise WebError(WebErrorCode.PROVIDER_ERROR, f"{label} request failed: {text}", cause=exc) from exc
     return response.status_code, response.headers, data
 

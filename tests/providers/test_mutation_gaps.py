@@ -139,3 +139,13 @@ def test_messages_error_detail_texts_exactly(status: int, body: object, expected
 def test_search_api_error_texts_exactly(status: int, body: object, headers: dict[str, str], expected: str) -> None:
     mock = Mock.raw(status, body, headers) if isinstance(body, bytes) else Mock.json(status, body, headers)
     assert _error("search-api", mock).message == expected
+
+
+def test_a_transport_error_quoting_a_long_server_text_is_cut() -> None:
+    def refuse(request: httpx.Request) -> httpx.Response:
+        raise httpx.RemoteProtocolError("illegal header line: " + "h" * 100_000, request=request)
+
+    message = _error("search-api", Mock(refuse)).message
+    prefix = "DeepSeek Search API request failed: RemoteProtocolError: illegal header line: "
+    assert message.startswith(prefix + "hhh") and message.endswith("...")
+    assert len(message) == len("DeepSeek Search API request failed: ") + 500
