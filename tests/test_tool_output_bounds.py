@@ -116,3 +116,24 @@ def test_the_setting_reaches_the_search_tool_and_is_validated() -> None:
         SearchToolSettings(search_max_output_chars=0)
     assert info.value.code == WebErrorCode.CONFIG_INVALID
     assert info.value.message == "searchMaxOutputChars must be a positive integer, got 0"
+
+
+@pytest.mark.parametrize(
+    "url", ["https://a\ud800.test/", "https://example.com/\ud800", "http://127.0.0.1/\udfff", "\ud800"]
+)
+def test_a_model_url_with_a_lone_surrogate_is_echoed_as_valid_unicode(url: str) -> None:
+    """The local http provider quotes the URL it refuses; the model gets U+FFFD, never a surrogate."""
+    out = asyncio.run(build_runtime(Settings).fetch_tool().execute({"url": url}))
+    assert out.error_code == WebErrorCode.INVALID_URL
+    assert out.text.encode("utf-8") and "\ufffd" in out.text
+
+
+def test_a_query_heading_with_a_lone_surrogate_is_valid_unicode() -> None:
+    async def handler(request: SearchRequest, ctx: CallContext) -> SearchResult:
+        return SearchResult(content=f"answer {len(request.query)}")
+
+    web = WebService()
+    web.register_search(FakeSearch(handler=handler))
+    out = asyncio.run(WebSearchTool(web).execute({"queries": ["a\ud800", "b"]}))
+    assert out.text.startswith("### a\ufffd\n\nanswer 2\n\n### b\n\nanswer 1")
+    assert out.value is not None and out.value["content"].startswith("### a\ufffd")

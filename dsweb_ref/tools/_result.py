@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
 from .._exceptions import WebError, WebErrorCode
 
-__all__ = ["ToolResult", "error_result"]
+__all__ = ["ToolResult", "error_result", "visible"]
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def visible(text: str) -> str:
+    """``text`` as a model may receive it: a lone surrogate (not Unicode, so it cannot be encoded
+    as UTF-8) becomes U+FFFD. Provider strings are checked at the seam; this covers what the
+    model itself sent and a tool echoes back (a URL or query in an error, a query heading)."""
+    return _SURROGATE.sub("\ufffd", text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -18,6 +28,9 @@ class ToolResult:
     text: str
     value: dict[str, Any] | None = None
     error_code: str | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "text", visible(self.text))  # every model-visible text encodes as UTF-8
 
     @property
     def is_error(self) -> bool:
