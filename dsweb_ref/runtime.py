@@ -59,7 +59,11 @@ class Runtime:
         t = self.settings().tools
         return WebSearchTool(
             self.web,
-            SearchToolSettings(search_max_queries=t.search_max_queries, search_max_results=t.search_max_results),
+            SearchToolSettings(
+                search_max_queries=t.search_max_queries,
+                search_max_results=t.search_max_results,
+                search_max_output_chars=t.search_max_output_chars,
+            ),
         )
 
     def fetch_tool(self) -> WebFetchTool:
