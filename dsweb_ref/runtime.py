@@ -14,6 +14,7 @@ import httpx
 from ._context import CallContext
 from ._service import WebService
 from ._types import FetchRequest, FetchResult
+from .netguard import AddressPolicy
 from .providers.deepseek_fetch_api import DeepSeekFetchApi
 from .providers.deepseek_official import DeepSeekMessagesSearch
 from .providers.deepseek_search_api import DeepSeekSearchApi
@@ -42,7 +43,9 @@ class _HttpFetchPerOperation:
         return True
 
     async def fetch(self, request: FetchRequest, ctx: CallContext) -> FetchResult:
-        return await HttpFetchProvider(http_fetch_config(self._settings())).fetch(request, ctx)
+        settings = self._settings()
+        policy = AddressPolicy(nat64_prefixes=AddressPolicy.parse_nat64_prefixes(settings.netguard.nat64_prefixes))
+        return await HttpFetchProvider(http_fetch_config(settings), policy=policy).fetch(request, ctx)
 
 
 @dataclass(frozen=True)
