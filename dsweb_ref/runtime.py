@@ -20,6 +20,7 @@ from .providers.deepseek_official import DeepSeekMessagesSearch
 from .providers.deepseek_search_api import DeepSeekSearchApi
 from .providers.http_fetch import HttpFetchConfig, HttpFetchProvider
 from .settings import Settings
+from .tools.evidence_search import EvidenceSearchTool
 from .tools.web_fetch import WebFetchTool
 from .tools.web_search import SearchToolSettings, WebSearchTool
 
@@ -28,6 +29,10 @@ __all__ = ["Runtime", "build_runtime", "http_fetch_config"]
 
 def http_fetch_config(settings: Settings) -> HttpFetchConfig:
     return HttpFetchConfig.from_settings(settings.http_fetch)
+
+
+def _policy(settings: Settings) -> AddressPolicy:
+    return AddressPolicy(nat64_prefixes=AddressPolicy.parse_nat64_prefixes(settings.netguard.nat64_prefixes))
 
 
 class _HttpFetchPerOperation:
@@ -44,8 +49,7 @@ class _HttpFetchPerOperation:
 
     async def fetch(self, request: FetchRequest, ctx: CallContext) -> FetchResult:
         settings = self._settings()
-        policy = AddressPolicy(nat64_prefixes=AddressPolicy.parse_nat64_prefixes(settings.netguard.nat64_prefixes))
-        return await HttpFetchProvider(http_fetch_config(settings), policy=policy).fetch(request, ctx)
+        return await HttpFetchProvider(http_fetch_config(settings), policy=_policy(settings)).fetch(request, ctx)
 
 
 @dataclass(frozen=True)
@@ -62,6 +66,10 @@ class Runtime:
 
     def fetch_tool(self) -> WebFetchTool:
         return WebFetchTool(self.web, max_output_chars=self.settings().tools.fetch_max_output_chars)
+
+    def evidence_tool(self) -> EvidenceSearchTool:
+        """The seed 002 evidence ``web_search``; its URL checks use the fetch provider's address policy."""
+        return EvidenceSearchTool(self.web, policy=_policy(self.settings()))
 
 
 def build_runtime(
