@@ -12,7 +12,7 @@ searches or fetches still running at the deadline are cancelled and their
 queries fall back to what is already known.
 
 Bounds: 1-4 queries of at most ``max_query_chars``; ``results_per_query`` results
-per search; ``max_pages`` fetched pages, at most ``max_per_domain`` per
+per search; ``max_pages`` fetched pages (``max_concurrent_fetches`` in flight), at most ``max_per_domain`` per
 registrable domain while other domains have candidates; ``passages_per_page``
 passages of at most ``passage_chars`` each; the whole text at most
 ``max_output_chars``.
@@ -23,7 +23,7 @@ from __future__ import annotations
 import asyncio
 import math
 from collections.abc import Awaitable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, TypeVar
 
 import httpx
@@ -60,6 +60,7 @@ class EvidenceSettings:
     results_per_query: int = 8
     max_pages: int = 8
     max_per_domain: int = 2
+    max_concurrent_fetches: int = 8  # pages in flight at once: what bounds memory (each up to the fetch cap)
     passages_per_page: int = 2
     passage_chars: int = 360
     title_chars: int = 160
@@ -68,10 +69,7 @@ class EvidenceSettings:
     deadline_s: float = 45.0
 
     def __post_init__(self) -> None:
-        for name in (
-            "max_queries", "max_query_chars", "results_per_query", "max_pages", "max_per_domain",
-            "passages_per_page", "passage_chars", "title_chars", "max_output_chars", "max_url_length",
-        ):  # fmt: skip
+        for name in (f.name for f in fields(self) if f.name != "deadline_s"):
             if not is_int_at_least(getattr(self, name)):
                 raise WebError(WebErrorCode.CONFIG_INVALID, f"evidence setting {name} must be a positive integer")
         d = self.deadline_s
@@ -232,7 +230,8 @@ class EvidenceSearchTool:
                 q.ranked = rank(q.text, self._candidates(index, q, answer))
 
         pages = select_pages([q.ranked for q in state], max_pages=cfg.max_pages, max_per_domain=cfg.max_per_domain)
-        fetches = [self._blocks(c.url, ctx) for c in pages]
+        slots = asyncio.Semaphore(cfg.max_concurrent_fetches)
+        fetches = [self._blocks(c.url, ctx, slots) for c in pages]
         fetched = await _settle_until(fetches, deadline, "the page fetch")
         bodies = dict(zip((c.url for c in pages), fetched, strict=True))
         for q in state:
@@ -262,14 +261,15 @@ class EvidenceSearchTool:
             out.append(Candidate(index, position, canonical, url.host, title, snippet, text[:4000]))
         return out
 
-    async def _blocks(self, url: str, ctx: CallContext) -> list[str]:
-        result = await self.web.fetch(FetchRequest(url), ctx)
-        if not 200 <= result.status_code <= 299:
-            raise WebError(WebErrorCode.PROVIDER_ERROR, f"HTTP {result.status_code}")
-        body = result.body
-        if len(body.content) > _MAX_PAGE_CHARS:
-            body = type(body)(body.kind, body.content[:_MAX_PAGE_CHARS])
-        return page_blocks(body)
+    async def _blocks(self, url: str, ctx: CallContext, slots: asyncio.Semaphore) -> list[str]:
+        async with slots:  # the page body is dropped once its blocks are made, before the slot is freed
+            result = await self.web.fetch(FetchRequest(url), ctx)
+            if not 200 <= result.status_code <= 299:
+                raise WebError(WebErrorCode.PROVIDER_ERROR, f"HTTP {result.status_code}")
+            body = result.body
+            if len(body.content) > _MAX_PAGE_CHARS:
+                body = type(body)(body.kind, body.content[:_MAX_PAGE_CHARS])
+            return page_blocks(body)
 
     def _collect(self, q: _Query, bodies: Mapping[str, list[str] | WebError]) -> None:
         cfg = self.settings

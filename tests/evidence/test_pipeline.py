@@ -296,3 +296,41 @@ def test_hostile_pages_never_raise_and_stay_bounded(body: str) -> None:
     assert result.error_code is None and len(result.text) <= 8000
     result.text.encode("utf-8")  # valid UTF-8: no lone surrogates reach the model
     assert "\x00" not in result.text and "\u202e" not in result.text
+
+
+def test_pages_in_flight_never_exceed_max_concurrent_fetches() -> None:
+    urls = [f"https://p{i}.example/" for i in range(6)]
+    in_flight: list[int] = []
+    current = 0
+    release = asyncio.Event()
+
+    def page(url: str):  # type: ignore[no-untyped-def]
+        async def handler() -> FetchResult:
+            nonlocal current
+            current += 1
+            in_flight.append(current)
+            if current == 2:
+                release.set()  # the third fetch can only start after one of these two ends
+            await release.wait()
+            current -= 1
+            return html(url, "<p>tides data here</p>")
+
+        return handler
+
+    search = TableSearch({"tides data": tuple(src(u, "tides data") for u in urls)})
+    settings = EvidenceSettings(max_pages=6, max_concurrent_fetches=2, deadline_s=30)
+    tool = evidence_tool(search, TableFetch({u: page(u) for u in urls}), settings)
+    asyncio.run(asyncio.wait_for(tool.run({"query": "tides data"}), 10))
+    assert len(in_flight) == 6 and max(in_flight) == 2
+
+
+def test_bad_evidence_settings_are_refused() -> None:
+    for bad in (
+        {"max_pages": 0},
+        {"max_concurrent_fetches": -1},
+        {"deadline_s": float("nan")},
+        {"passage_chars": True},
+    ):
+        with pytest.raises(WebError) as info:
+            EvidenceSettings(**bad)  # type: ignore[arg-type]
+        assert info.value.code == WebErrorCode.CONFIG_INVALID
