@@ -24,7 +24,7 @@ from pythainlp.tokenize import word_tokenize
 
 from .._types import FetchBody
 
-__all__ = ["clean_text", "content_tokens", "fold", "page_blocks", "passages_for", "tokenize"]
+__all__ = ["clean_text", "content_tokens", "fold", "page_blocks", "passages_for", "snippet_matches", "tokenize"]
 
 _THAI = "\u0e00-\u0e7f"
 _UNSPACED = (
@@ -176,6 +176,15 @@ def _windows(block: str, size: int) -> Iterable[str]:
         block = block[cut:].strip()
     if block:
         yield block
+
+
+def snippet_matches(title: str, snippet: str, query: str) -> bool:
+    """The snippet fallback's policy: the snippet holds a content token of the query, and the
+    result's title and snippet together meet the passage rule (a snippet describes its title)."""
+    wanted = content_tokens(tokenize(query))
+    in_snippet = wanted & set(tokenize(snippet))
+    together = wanted & set(tokenize(f"{title} {snippet}"))
+    return bool(in_snippet) and len(together) >= (1 if len(wanted) <= 2 else 2)
 
 
 def passages_for(blocks: Sequence[str], query: str, *, limit: int, size: int) -> list[str]:

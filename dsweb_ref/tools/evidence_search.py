@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import unicodedata
 from collections.abc import Awaitable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any, TypeVar
@@ -36,7 +37,7 @@ from .._validate import is_int_at_least
 from ..netguard import DEFAULT_POLICY, AddressPolicy, check_url
 from ._evidence_guard import EvidenceContext, normalized_query, refuse_local, refuse_repeats
 from ._evidence_rank import Candidate, rank, select_pages
-from ._evidence_text import clean_text, page_blocks, passages_for
+from ._evidence_text import clean_text, fold, page_blocks, passages_for, snippet_matches
 from ._result import ToolResult, error_result
 
 __all__ = [
@@ -106,6 +107,8 @@ def parse_evidence_queries(arguments: object, settings: EvidenceSettings) -> lis
             raise _invalid("each query must be a non-empty string")
         if len(q) > settings.max_query_chars:
             raise _invalid(f"each query must be at most {settings.max_query_chars} characters")
+        if any(unicodedata.category(c) == "Cs" or (unicodedata.category(c) == "Cc" and not c.isspace()) for c in q):
+            raise _invalid("each query must be printable text (no control characters or unpaired surrogates)")
     seen: dict[str, str] = {}
     for q in queries:
         seen.setdefault(normalized_query(q), q.strip())
@@ -249,15 +252,16 @@ class EvidenceSearchTool:
             try:
                 url = check_url(source.url, max_length=cfg.max_url_length, policy=self.policy)
             except WebError as error:
-                q.dropped.append({"url": clean_text(source.url, 300), "reason": error.message})
+                q.dropped.append({"url": clean_text(source.url, 300), "reason": clean_text(error.message, 300)})
                 continue
             canonical = str(url.copy_with(fragment=None))
             if canonical in seen:
                 continue
             seen.add(canonical)
             summary = source.metadata.get("summary")
-            title, snippet = source.title or "", source.snippet or ""
-            text = " ".join(p for p in (title, snippet, summary if isinstance(summary, str) else "") if p)
+            # Provider text is untrusted: bounded before any tokenizing.
+            title, snippet = (source.title or "")[:1000], (source.snippet or "")[:2000]
+            text = " ".join(p for p in (title, snippet, summary[:2000] if isinstance(summary, str) else "") if p)
             out.append(Candidate(index, position, canonical, url.host, title, snippet, text[:4000]))
         return out
 
@@ -283,11 +287,12 @@ class EvidenceSearchTool:
                 passages: list[str] = []
             else:
                 q.fetched += 1
-                passages = passages_for(blocks, q.text, limit=cfg.passages_per_page, size=cfg.passage_chars)
-            if not passages and candidate.snippet:
-                # Fallback (seed 002): the search snippet, when it matches the query itself.
-                kind = "snippet"
-                passages = passages_for([candidate.snippet], q.text, limit=1, size=cfg.passage_chars)
+                # The page's own heading repeats the title: no evidence in it.
+                found = passages_for(blocks, q.text, limit=cfg.passages_per_page + 1, size=cfg.passage_chars)
+                passages = [p for p in found if fold(p) != fold(candidate.title)][: cfg.passages_per_page]
+            if not passages and snippet_matches(candidate.title, candidate.snippet, q.text):
+                kind = "snippet"  # the fallback of seed 002, under snippet_matches' policy
+                passages = [candidate.snippet]
             title = clean_text(candidate.title, cfg.title_chars)
             for passage in passages:
                 text = clean_text(passage, cfg.passage_chars)

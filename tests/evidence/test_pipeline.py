@@ -334,3 +334,42 @@ def test_bad_evidence_settings_are_refused() -> None:
         with pytest.raises(WebError) as info:
             EvidenceSettings(**bad)  # type: ignore[arg-type]
         assert info.value.code == WebErrorCode.CONFIG_INVALID
+
+
+@pytest.mark.parametrize("query", ["tides\x00", "tides\ud800", "\x1b[31mtides"])
+def test_queries_with_control_characters_or_lone_surrogates_are_refused(query: str) -> None:
+    search = TableSearch({})
+    result = asyncio.run(evidence_tool(search, TableFetch({})).execute({"query": query}))
+    assert result.error_code == WebErrorCode.INVALID_ARGUMENTS
+    assert search.calls == []
+
+
+def test_hostile_provider_text_is_bounded_and_printable_in_the_value() -> None:
+    from dsweb_ref.schemas import validate
+
+    url = "https://ok.example/"
+    search = TableSearch(
+        {
+            "tides data": (
+                src(url, "tides\ud800" * 5000, "tides data " * 100_000),
+                src("http://exa\ud800mple.com/" + "a" * 5000, "t", "tides data"),
+            )
+        }
+    )
+    value = asyncio.run(
+        evidence_tool(search, TableFetch({url: WebError(WebErrorCode.FETCH_TIMEOUT, "t")})).run({"query": "tides data"})
+    )
+    assert validate("evidence_search.output", value) == []
+    import json
+
+    json.dumps(value, ensure_ascii=False).encode("utf-8")  # no lone surrogate anywhere
+    group = value["queries"][0]
+    assert len(group["evidence"][0]["title"]) <= 160 and len(group["tried"]["dropped"][0]["reason"]) <= 300
+
+
+def test_the_snippet_fallback_needs_the_query_in_the_snippet_itself() -> None:
+    from dsweb_ref.tools._evidence_text import snippet_matches
+
+    assert snippet_matches("上海天气预报", "上海本周多云转晴", "上海天气")  # title and snippet together
+    assert not snippet_matches("Kettle price list", "Welcome to our shop", "kettle price")  # title alone
+    assert not snippet_matches("", "上海本周多云转晴", "上海天气")  # one bigram of three is not enough
