@@ -23,13 +23,11 @@ import statistics
 import threading
 import time
 import tracemalloc
-from collections.abc import Iterable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-import httpcore
-
 from dsweb_ref import CallContext, FetchRequest, SearchRequest, SearchResult, Source, WebService
+from dsweb_ref.certification.sandbox import SandboxDialer
 from dsweb_ref.providers.http_fetch import HttpFetchConfig, HttpFetchProvider
 from dsweb_ref.tools.evidence_search import EvidenceSearchTool, EvidenceSettings
 
@@ -71,26 +69,6 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
 
-class LoopbackDialer(httpcore.AsyncNetworkBackend):
-    def __init__(self, port: int) -> None:
-        self.port = port
-        self._real = httpcore.AnyIOBackend()
-
-    async def connect_tcp(
-        self,
-        host: str,
-        port: int,
-        timeout: float | None = None,  # noqa: ASYNC109 (httpcore backend interface)
-        local_address: str | None = None,
-        socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
-    ) -> httpcore.AsyncNetworkStream:
-        assert host == PUBLIC  # only the vetted answer is ever dialled
-        return await self._real.connect_tcp("127.0.0.1", self.port, timeout=timeout)
-
-    async def sleep(self, seconds: float) -> None:
-        await self._real.sleep(seconds)
-
-
 async def public_dns(host: str) -> list[str]:
     return [PUBLIC]
 
@@ -118,7 +96,7 @@ def service(latency: float, port: int, per_query: int, max_bytes: int) -> WebSer
     web = WebService()
     web.register_search(FixedLatencySearch(latency, port, per_query))
     config = HttpFetchConfig(timeout_s=60, max_response_bytes=max_bytes)
-    web.register_fetch(HttpFetchProvider(config, resolver=public_dns, dialer=LoopbackDialer(port)))
+    web.register_fetch(HttpFetchProvider(config, resolver=public_dns, dialer=SandboxDialer({PUBLIC: port})))
     return web
 
 

@@ -32,6 +32,11 @@ that each check catches the fault it names:
     duplicate-url       duplicate URLs across queries are kept          -> search.merge.dedup
     wrong-error-code    rejected arguments are reported as WEB_PROVIDER_ERROR -> search.validation.query_cap
     schema-extra-field  search values carry a key the schema does not allow   -> search.value.schema
+    ssrf-no-unwrap      IPv6 forms carrying IPv4 (mapped, NAT64, 6to4) judged as public -> ssrf.resolve.special_ranges
+    ssrf-first-answer-only  only the first DNS answer is validated; the others are tried unchecked
+                        when it fails                                   -> ssrf.resolve.mixed_answers
+    ssrf-re-resolve     validates one lookup, then dials the answer of a fresh one -> ssrf.resolve.rebinding
+    ssrf-redirect-unchecked  redirect targets are followed without any check -> ssrf.redirect.private
 
 In the two subtle modes an upstream request's teardown takes LINGER seconds (as a graceful close
 might), which the correct code awaits and the broken code does not: the answer then provably
@@ -46,13 +51,19 @@ import contextvars
 import json
 import sys
 from collections.abc import Coroutine, Sequence
+from dataclasses import dataclass
+from ipaddress import IPv6Address, ip_address
 from typing import Any
 
+import httpcore
 import httpx
 
-from dsweb_ref import CallContext, SearchRequest, SearchResult, Source, WebError, __version__
+from dsweb_ref import CallContext, SearchRequest, SearchResult, Source, WebError, WebErrorCode, __version__
+from dsweb_ref.certification.sandbox import SandboxNetwork
+from dsweb_ref.netguard import AddressPolicy, IPAddress, PinnedNetworkBackend, Resolver, vet_host
+from dsweb_ref.providers.http_fetch import HttpFetchProvider
 from dsweb_ref.replay._bases import credential_environ, settings_for_bases
-from dsweb_ref.runtime import Runtime, build_runtime
+from dsweb_ref.runtime import Runtime, build_runtime, http_fetch_config
 from dsweb_ref.settings import Settings
 from dsweb_ref.tools import ToolResult, merge_results, render_search
 from dsweb_ref.tools.web_search import parse_queries
@@ -71,11 +82,16 @@ BREAKS = (
     "duplicate-url",
     "wrong-error-code",
     "schema-extra-field",
+    "ssrf-no-unwrap",
+    "ssrf-first-answer-only",
+    "ssrf-re-resolve",
+    "ssrf-redirect-unchecked",
 )
 LINGERING = ("early-answer-subtle", "cancel-no-wait")
 LINGER = 0.3  # seconds an upstream request takes to tear down once cancelled, in the LINGERING modes
-CAPABILITIES = ("web_search", "web_fetch", "messages-search", "search-api", "fetch-api", "cancel")
+CAPABILITIES = ("web_search", "web_fetch", "messages-search", "search-api", "fetch-api", "cancel", "ssrf-test-mode")
 PROMPT: contextvars.ContextVar[str | None] = contextvars.ContextVar("prompt", default=None)
+UNCHECKED_HOP: contextvars.ContextVar[bool] = contextvars.ContextVar("unchecked_hop", default=False)
 
 
 def log(*parts: object) -> None:
@@ -132,6 +148,76 @@ class BreakingTransport(httpx.AsyncBaseTransport):
         await self.inner.aclose()
 
 
+@dataclass(frozen=True, slots=True)
+class NoUnwrapPolicy(AddressPolicy):
+    """ssrf-no-unwrap: the is_global reading, blind to the IPv4 an IPv6 address carries."""
+
+    def blocked_reason(self, address: IPAddress) -> str | None:
+        if isinstance(address, IPv6Address) and address.is_global:
+            return None
+        return AddressPolicy.blocked_reason(self, address)
+
+
+class BreakingBackend(PinnedNetworkBackend):
+    """The pinned backend with one SSRF mistake, depending on the break mode."""
+
+    def __init__(self, mode: str, resolver: Resolver, dialer: httpcore.AsyncNetworkBackend) -> None:
+        super().__init__(resolver=resolver, inner=dialer)
+        self.mode = mode
+        self.dialer = dialer
+
+    async def _answers(self, host: str) -> list[str]:
+        try:
+            return [str(ip_address(host))]
+        except ValueError:
+            return await self.resolver(host)
+
+    async def connect_tcp(self, host: str, port: int, timeout: float | None = None, **kwargs: Any) -> Any:  # noqa: ASYNC109
+        if self.mode == "ssrf-redirect-unchecked" and UNCHECKED_HOP.get():
+            return await self.dialer.connect_tcp((await self._answers(host))[0], port, timeout=timeout)
+        if self.mode == "ssrf-first-answer-only":
+            answers = await self._answers(host)
+            first = ip_address(answers[0])
+            if self.policy.blocked_reason(first) is not None:
+                raise WebError(WebErrorCode.BLOCKED_URL, f"{first} is not public")
+            error: Exception | None = None
+            for answer in answers:  # wrong: the later answers were never checked
+                try:
+                    return await self.dialer.connect_tcp(answer, port, timeout=timeout)
+                except (httpcore.ConnectError, OSError) as exc:
+                    error = exc
+            assert error is not None
+            raise error
+        if self.mode == "ssrf-re-resolve":
+            await vet_host(host, policy=self.policy, resolver=self.resolver)
+            again = await self._answers(host)  # wrong: a second lookup, dialled unchecked
+            return await self.dialer.connect_tcp(again[0], port, timeout=timeout)
+        return await super().connect_tcp(host, port, timeout=timeout, **kwargs)
+
+
+class BreakingFetch(HttpFetchProvider):
+    """ssrf-redirect-unchecked: a redirect target is followed without any check."""
+
+    def _next_hop(self, url: httpx.URL, response: httpx.Response, hops: int) -> httpx.URL:
+        UNCHECKED_HOP.set(True)
+        return url.join(response.headers.get("location", ""))
+
+
+def sandboxed_fetch(mode: str | None, settings: Settings, network: SandboxNetwork) -> HttpFetchProvider:
+    """The http provider on the suite's test network, broken as ``mode`` says."""
+    resolver, dialer = network.resolver(), network.dialer()
+    config = http_fetch_config(settings)
+    if mode == "ssrf-no-unwrap":
+        return HttpFetchProvider(config, policy=NoUnwrapPolicy(), resolver=resolver, dialer=dialer)
+    if mode == "ssrf-redirect-unchecked":
+        provider: HttpFetchProvider = BreakingFetch(config, resolver=resolver, dialer=dialer)
+    else:
+        provider = HttpFetchProvider(config, resolver=resolver, dialer=dialer)
+    if mode in ("ssrf-first-answer-only", "ssrf-re-resolve", "ssrf-redirect-unchecked"):
+        provider._backend = BreakingBackend(mode, resolver, dialer)
+    return provider
+
+
 def concat_merge(results: list[SearchResult], cap: int) -> SearchResult:
     """no-round-robin: query after query instead of rank after rank."""
     seen: dict[str, Source] = {}
@@ -184,7 +270,11 @@ class Adapter:
         settings = self.settings
         self.provider = str(p.get("provider", "api"))
         transport = BreakingTransport(self.mode) if self.mode else None
-        self.runtime = build_runtime(lambda: settings, transport=transport, environ=credential_environ(p["api_key"]))
+        network = SandboxNetwork.from_json(p.get("test_network"))
+        http = sandboxed_fetch(self.mode, settings, network) if network is not None else None
+        self.runtime = build_runtime(
+            lambda: settings, transport=transport, environ=credential_environ(p["api_key"]), http_fetch=http
+        )
         return {}
 
     def _runtime(self) -> Runtime:

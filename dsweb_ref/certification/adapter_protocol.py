@@ -39,6 +39,7 @@ Methods
     - ``search-api`` - search through the Search API ``POST {tools_base}/search`` (``provider: "api"``)
     - ``fetch-api`` - fetch through the Fetch API ``POST {tools_base}/fetch`` (``provider: "api"``)
     - ``cancel`` - the ``cancel`` method below
+    - ``ssrf-test-mode`` - ``web_fetch`` honours ``test_network`` (below) for the SSRF checks
 
 ``configure`` -> ``{}``
     Sent before each check (repeatedly; each replaces the previous configuration). Params::
@@ -53,7 +54,18 @@ Methods
           "send_original_question": true   # sendOriginalQuestion
         }
 
-    Unknown keys must be ignored.
+    Unknown keys must be ignored. With ``ssrf-test-mode``, ``configure`` may also carry::
+
+        "test_network": {
+          "resolve": {"name.test": [["93.184.215.14"], ["10.0.0.7"]]},  # lookup n gets answer n, the last repeats
+          "dial": {"93.184.215.14": 41234, "10.0.0.7": 41240}              # address -> loopback port
+        }
+
+    While it is set, ``web_fetch`` must resolve names only through ``resolve`` (an unlisted name does
+    not resolve), judge the resolved addresses with its own unchanged address policy, and connect to
+    an address it accepted by connecting to ``127.0.0.1:<dial[address]>`` (an unlisted address refuses
+    the connection). Environment proxies stay ignored. The suite dials every address it considers
+    non-public to a trap that counts connections: any connection there fails the SSRF check.
 
 ``web_search`` -> ``{"text": str, "value": object}``
     Params ``{"arguments": {"queries": [...]}, "latest_prompt": str | null}``: one tool call with the
@@ -96,6 +108,7 @@ __all__ = [
     "CAP_FETCH_API",
     "CAP_MESSAGES_SEARCH",
     "CAP_SEARCH_API",
+    "CAP_SSRF_TEST_MODE",
     "CAP_WEB_FETCH",
     "CAP_WEB_SEARCH",
     "ProtocolError",
@@ -109,7 +122,10 @@ CAP_MESSAGES_SEARCH: Final = "messages-search"
 CAP_SEARCH_API: Final = "search-api"
 CAP_FETCH_API: Final = "fetch-api"
 CAP_CANCEL: Final = "cancel"
-CAPABILITIES: Final = (CAP_WEB_SEARCH, CAP_WEB_FETCH, CAP_MESSAGES_SEARCH, CAP_SEARCH_API, CAP_FETCH_API, CAP_CANCEL)
+CAP_SSRF_TEST_MODE: Final = "ssrf-test-mode"
+CAPABILITIES: Final = (
+    CAP_WEB_SEARCH, CAP_WEB_FETCH, CAP_MESSAGES_SEARCH, CAP_SEARCH_API, CAP_FETCH_API, CAP_CANCEL, CAP_SSRF_TEST_MODE
+)  # fmt: skip
 
 
 class ProtocolError(Exception):

@@ -30,11 +30,13 @@ from typing import Any, Literal, Protocol
 
 from .._context import CallContext
 from .._version import __version__
+from ..providers.http_fetch import HttpFetchProvider
 from ..replay._bases import credential_environ, settings_for_bases
-from ..runtime import build_runtime
+from ..runtime import build_runtime, http_fetch_config
 from ..settings import Settings
 from ..tools import ToolResult
 from .adapter_protocol import CAPABILITIES, ProtocolError, decode_line, encode_line
+from .sandbox import SandboxNetwork
 
 __all__ = [
     "ADAPTER_ENV",
@@ -103,6 +105,8 @@ class TargetConfig:
     search_max_queries: int = 4
     search_max_results: int = 8
     send_original_question: bool = True
+    # Test-mode name resolution and dialling for the SSRF checks (see certification/sandbox.py).
+    test_network: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -256,7 +260,11 @@ def reference_settings(config: TargetConfig) -> Settings:
 
 def _build_reference(config: TargetConfig) -> ToolPair:
     settings = reference_settings(config)
-    runtime = build_runtime(lambda: settings, environ=credential_environ(config.api_key))
+    network = SandboxNetwork.from_json(config.test_network)
+    http = None
+    if network is not None:  # the shipped strict policy; only resolution and the final dial are the suite's
+        http = HttpFetchProvider(http_fetch_config(settings), resolver=network.resolver(), dialer=network.dialer())
+    runtime = build_runtime(lambda: settings, environ=credential_environ(config.api_key), http_fetch=http)
     return ToolPair(search=runtime.search_tool(), fetch=runtime.fetch_tool())
 
 

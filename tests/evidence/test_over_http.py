@@ -1,55 +1,22 @@
 """The evidence pipeline over the real ``http`` fetch provider and netguard, on loopback.
 
-The default address policy stays strict: DNS is simulated with public-looking answers and a
-dialer maps each vetted public address to a loopback test server, the way a test-mode
-resolver would. Anything that resolves to a non-public address is refused before dialling,
-so the listener on 127.0.0.2 counts every guard failure."""
+The default address policy stays strict: DNS is simulated with public-looking answers and the
+certification suite's sandbox dialer maps each vetted public address to a loopback test server.
+Anything that resolves to a non-public address is refused before dialling, so the listener on
+127.0.0.2 counts every guard failure."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable, Mapping
 
-import httpcore
 from netguard._servers import FakeDNS, Listener, LocalServer, reply
 
 from dsweb_ref import WebService
+from dsweb_ref.certification.sandbox import SandboxDialer
 from dsweb_ref.providers.http_fetch import HttpFetchConfig, HttpFetchProvider
 from dsweb_ref.tools.evidence_search import EvidenceSearchTool
 
 from ._fakes import TableSearch, src
-
-
-class MappedDialer(httpcore.AsyncNetworkBackend):
-    """Dial ``127.0.0.1:<port>`` for each vetted public address in ``ports``."""
-
-    def __init__(self, ports: Mapping[str, int]) -> None:
-        self.ports = dict(ports)
-        self.dialled: list[str] = []
-        self._real = httpcore.AnyIOBackend()
-
-    async def connect_tcp(
-        self,
-        host: str,
-        port: int,
-        timeout: float | None = None,  # noqa: ASYNC109 (httpcore backend interface)
-        local_address: str | None = None,
-        socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
-    ) -> httpcore.AsyncNetworkStream:
-        self.dialled.append(host)
-        return await self._real.connect_tcp("127.0.0.1", self.ports[host], timeout=timeout)
-
-    async def connect_unix_socket(
-        self,
-        path: str,
-        timeout: float | None = None,  # noqa: ASYNC109
-        socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
-    ) -> httpcore.AsyncNetworkStream:
-        raise AssertionError("never used")
-
-    async def sleep(self, seconds: float) -> None:
-        await self._real.sleep(seconds)
-
 
 THAI = (
     "<html><body><nav>หน้าแรก ราคาทองคำ</nav>"
@@ -73,7 +40,7 @@ def test_pages_are_fetched_through_netguard_and_private_targets_never_reached(
             "inside.example": ["127.0.0.2"],
         }
     )
-    dialer = MappedDialer({"93.184.215.14": server.port, "93.184.215.15": server.port})
+    dialer = SandboxDialer({"93.184.215.14": server.port, "93.184.215.15": server.port})
     web = WebService()
     web.register_fetch(HttpFetchProvider(HttpFetchConfig(timeout_s=5), resolver=dns, dialer=dialer))
     port = server.port
