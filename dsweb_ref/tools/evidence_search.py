@@ -282,15 +282,20 @@ class EvidenceSearchTool:
                 continue
             blocks = bodies[candidate.url]
             kind = "page"
+            duplicate = False
             if isinstance(blocks, WebError):
                 q.fetch_failed += 1
                 passages: list[str] = []
             else:
                 q.fetched += 1
-                # The page's own heading repeats the title: no evidence in it.
-                found = passages_for(blocks, q.text, limit=cfg.passages_per_page + 1, size=cfg.passage_chars)
-                passages = [p for p in found if fold(p) != fold(candidate.title)][: cfg.passages_per_page]
-            if not passages and snippet_matches(candidate.title, candidate.snippet, q.text):
+                # A heading repeating the title or the query itself is no evidence; nor is a passage
+                # this query already has (the same page reached by two URLs).
+                found = passages_for(blocks, q.text, limit=cfg.passages_per_page + 3, size=cfg.passage_chars)
+                known = {fold(candidate.title), fold(q.text), *(fold(e["text"]) for e in q.evidence)}
+                passages = [p for p in found if fold(p) not in known][: cfg.passages_per_page]
+                cited = {fold(e["text"]) for e in q.evidence}
+                duplicate = not passages and any(fold(p) in cited for p in found)  # its content is cited already
+            if not passages and not duplicate and snippet_matches(candidate.title, candidate.snippet, q.text):
                 kind = "snippet"  # the fallback of seed 002, under snippet_matches' policy
                 passages = [candidate.snippet]
             title = clean_text(candidate.title, cfg.title_chars)

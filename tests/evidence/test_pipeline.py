@@ -149,7 +149,10 @@ def test_a_batch_is_grouped_by_query_and_every_line_carries_its_url() -> None:
 def test_the_text_is_bounded_and_a_cut_is_said() -> None:
     sources = tuple(src(f"https://s{i}.example/", "tides", "spring tides come with the new moon") for i in range(8))
     pages = {
-        s.url: html(s.url, "<p>Spring tides come twice a month.</p><p>Spring tides are high.</p>") for s in sources
+        s.url: html(
+            s.url, f"<p>Spring tides come twice a month at {s.url}.</p><p>Spring tides are high at {s.url}.</p>"
+        )
+        for s in sources
     }
     settings = EvidenceSettings(max_output_chars=400, max_pages=8)
     result = asyncio.run(
@@ -373,3 +376,14 @@ def test_the_snippet_fallback_needs_the_query_in_the_snippet_itself() -> None:
     assert snippet_matches("上海天气预报", "上海本周多云转晴", "上海天气")  # title and snippet together
     assert not snippet_matches("Kettle price list", "Welcome to our shop", "kettle price")  # title alone
     assert not snippet_matches("", "上海本周多云转晴", "上海天气")  # one bigram of three is not enough
+
+
+def test_the_same_passage_reached_by_two_urls_is_cited_once() -> None:
+    a, b = "https://a.example/page", "https://b.example/mirror"
+    body = "<p>Spring tides happen twice a month.</p>"
+    search = TableSearch({"spring tides": (src(a, "Tides"), src(b, "Tides mirror", "spring tides mirror"))})
+    value = asyncio.run(
+        evidence_tool(search, TableFetch({a: html(a, body), b: html(b, body)})).run({"query": "spring tides"})
+    )
+    lines = value["queries"][0]["evidence"]
+    assert len(lines) == 1 and lines[0]["from"] == "page"  # the second URL adds neither the passage nor its snippet
