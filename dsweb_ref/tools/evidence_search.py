@@ -239,8 +239,9 @@ class EvidenceSearchTool:
         bodies = dict(zip((c.url for c in pages), fetched, strict=True))
         for q in state:
             self._collect(q, bodies)
-        empty = [q.text for q in state if not q.evidence]
-        context.remember_empty(empty)
+        # Only a search that ran and found nothing usable makes its query a dead end; a failed
+        # search (a provider error, the deadline) may be retried as it was.
+        context.remember_empty(q.text for q in state if not q.evidence and q.error is None)
         return _value(state)
 
     def _candidates(self, index: int, q: _Query, answer: SearchResult) -> list[Candidate]:

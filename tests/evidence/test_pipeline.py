@@ -387,3 +387,30 @@ def test_the_same_passage_reached_by_two_urls_is_cited_once() -> None:
     )
     lines = value["queries"][0]["evidence"]
     assert len(lines) == 1 and lines[0]["from"] == "page"  # the second URL adds neither the passage nor its snippet
+
+
+def test_caller_cancellation_returns_only_after_every_fetch_settled() -> None:
+    url = "https://slow.example/"
+    started = asyncio.Event()
+    settled: list[str] = []
+
+    async def stall() -> FetchResult:
+        started.set()
+        try:
+            await asyncio.Event().wait()
+        finally:
+            settled.append(url)
+        raise AssertionError("unreachable")
+
+    search = TableSearch({"slow tides": (src(url, "Tides", "slow tides"),)})
+    tool = evidence_tool(search, TableFetch({url: stall}), EvidenceSettings(deadline_s=30))
+
+    async def main() -> None:
+        task = asyncio.create_task(tool.run({"query": "slow tides"}))
+        await started.wait()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        assert settled == [url]  # the fetch had settled when the cancelled call returned
+
+    asyncio.run(asyncio.wait_for(main(), 10))

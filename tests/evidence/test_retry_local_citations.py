@@ -124,3 +124,18 @@ def test_citations_merge_calls_dedupe_and_keep_links_well_formed() -> None:
         "answer\n\nSources:\n- [https://a.example/x_(y)](https://a.example/x_%28y%29)"
     )
     assert append_citations("answer", {"sources": []}) == "answer"
+
+
+def test_a_query_whose_search_failed_may_be_retried_as_it_was() -> None:
+    from dsweb_ref import WebError
+
+    search = TableSearch({"gdp": WebError(WebErrorCode.PROVIDER_ERROR, "HTTP 503"), "Thailand GDP growth 2025": ()})
+    tool = evidence_tool(search, TableFetch({}))
+    context = EvidenceContext()
+    first = asyncio.run(tool.execute({"query": ["gdp", "Thailand GDP growth 2025"]}, context=context))
+    assert "the search failed (HTTP 503)" in first.text
+    again = asyncio.run(tool.execute({"query": "gdp"}, context=context))
+    assert again.error_code == WebErrorCode.PROVIDER_ERROR  # searched again, not refused as a repeat
+    assert search.calls.count("gdp") == 2
+    repeat = asyncio.run(tool.execute({"query": "Thailand GDP growth 2025"}, context=context))
+    assert repeat.error_code == WebErrorCode.INVALID_ARGUMENTS  # that one did search and found nothing
