@@ -37,6 +37,10 @@ that each check catches the fault it names:
                         when it fails                                   -> ssrf.resolve.mixed_answers
     ssrf-re-resolve     validates one lookup, then dials the answer of a fresh one -> ssrf.resolve.rebinding
     ssrf-redirect-unchecked  redirect targets are followed without any check -> ssrf.redirect.private
+    evidence-model-call an evidence call also asks a model (Messages)  -> evidence.no_model_call
+    evidence-no-urls    evidence lines lose their source URLs           -> evidence.lines_cite_results
+    evidence-local-allowed  a refused local query is then sent to web search -> evidence.local_refused
+    evidence-retry-allowed  no retry memory across calls of a conversation -> evidence.retry_refused
 
 In the two subtle modes an upstream request's teardown takes LINGER seconds (as a graceful close
 might), which the correct code awaits and the broken code does not: the answer then provably
@@ -49,6 +53,7 @@ import argparse
 import asyncio
 import contextvars
 import json
+import re
 import sys
 from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass
@@ -66,6 +71,7 @@ from dsweb_ref.replay._bases import credential_environ, settings_for_bases
 from dsweb_ref.runtime import Runtime, build_runtime, http_fetch_config
 from dsweb_ref.settings import Settings
 from dsweb_ref.tools import ToolResult, merge_results, render_search
+from dsweb_ref.tools.evidence_search import EvidenceContext
 from dsweb_ref.tools.web_search import parse_queries
 
 BREAKS = (
@@ -86,10 +92,17 @@ BREAKS = (
     "ssrf-first-answer-only",
     "ssrf-re-resolve",
     "ssrf-redirect-unchecked",
+    "evidence-model-call",
+    "evidence-no-urls",
+    "evidence-local-allowed",
+    "evidence-retry-allowed",
 )
 LINGERING = ("early-answer-subtle", "cancel-no-wait")
 LINGER = 0.3  # seconds an upstream request takes to tear down once cancelled, in the LINGERING modes
-CAPABILITIES = ("web_search", "web_fetch", "messages-search", "search-api", "fetch-api", "cancel", "ssrf-test-mode")
+CAPABILITIES = (
+    "web_search", "web_fetch", "messages-search", "search-api", "fetch-api", "cancel", "ssrf-test-mode",
+    "evidence-search",
+)  # fmt: skip
 PROMPT: contextvars.ContextVar[str | None] = contextvars.ContextVar("prompt", default=None)
 UNCHECKED_HOP: contextvars.ContextVar[bool] = contextvars.ContextVar("unchecked_hop", default=False)
 
@@ -251,6 +264,8 @@ class Adapter:
         self.settings = Settings()
         self.provider = "api"
         self.background: set[asyncio.Task[Any]] = set()  # early-answer's abandoned searches
+        self.evidence_contexts: dict[str, EvidenceContext] = {}
+        self.api_key = ""
 
     def hello(self) -> dict[str, Any]:
         return {"name": "dsweb_ref example adapter", "version": __version__, "capabilities": list(self.capabilities)}
@@ -268,6 +283,8 @@ class Adapter:
             },
         )
         settings = self.settings
+        self.evidence_contexts = {}
+        self.api_key = str(p["api_key"])
         self.provider = str(p.get("provider", "api"))
         transport = BreakingTransport(self.mode) if self.mode else None
         network = SandboxNetwork.from_json(p.get("test_network"))
@@ -335,6 +352,33 @@ class Adapter:
             raise failed[0].exception()  # type: ignore[misc]
         return [t.result() for t in tasks]
 
+    async def evidence_search(self, p: dict[str, Any]) -> ToolResult:
+        data = p.get("context") if isinstance(p.get("context"), dict) else {}
+        key = str(data.get("id", ""))
+        names = frozenset(n for n in data.get("local_names", ()) if isinstance(n, str))
+        context = self.evidence_contexts.setdefault(key, EvidenceContext(local_names=names))
+        if self.mode == "evidence-retry-allowed":
+            context = EvidenceContext(local_names=names)  # wrong: the conversation's retry memory is dropped
+        ctx = CallContext()
+        result = await self._runtime().evidence_tool().execute(p.get("arguments"), ctx, context)
+        if self.mode == "evidence-local-allowed" and result.error_code and "local" in result.text:
+            arguments = p.get("arguments") or {}
+            query = arguments.get("query") if isinstance(arguments, dict) else None
+            for q in [query] if isinstance(query, str) else list(query or []):
+                await self._runtime().web.search(SearchRequest(str(q), 8), ctx)  # wrong: local "falls back" to web
+        if self.mode == "evidence-model-call":
+            base = self.settings.deepseek_messages.base_url
+            async with httpx.AsyncClient() as client:  # wrong: a model summarizes the evidence
+                await client.post(
+                    f"{base}/messages",
+                    headers={"x-api-key": self.api_key, "anthropic-version": "2023-06-01"},
+                    json={"model": "x", "max_tokens": 16, "messages": [{"role": "user", "content": result.text}]},
+                )
+        if self.mode == "evidence-no-urls":
+            text = re.sub(r" \(source: \S+\)$", "", result.text, flags=re.MULTILINE)  # wrong: URLs dropped
+            result = ToolResult(text=text, value=result.value, error_code=result.error_code)
+        return result
+
     async def web_fetch(self, p: dict[str, Any]) -> ToolResult:
         return await self._runtime().fetch_tool().execute(p.get("arguments"), CallContext())
 
@@ -356,7 +400,8 @@ class Server:
 
     async def call(self, request_id: int, method: str, params: dict[str, Any]) -> None:
         try:
-            run = self.adapter.web_search if method == "web_search" else self.adapter.web_fetch
+            runs = {"web_search": self.adapter.web_search, "evidence_search": self.adapter.evidence_search}
+            run = runs.get(method, self.adapter.web_fetch)
             result = await run(params)
         except asyncio.CancelledError:
             # Reached only after the reference tool settled every upstream request (seed 000).
@@ -378,7 +423,7 @@ class Server:
     def handle(self, message: dict[str, Any]) -> bool:
         """Dispatch one request; False after shutdown."""
         request_id, method, params = message["id"], message.get("method"), message.get("params") or {}
-        if method in ("web_search", "web_fetch"):
+        if method in ("web_search", "web_fetch", "evidence_search"):
             self.calls[request_id] = asyncio.ensure_future(self.call(request_id, method, params))
         elif method == "cancel":
             target = self.calls.get(int(params.get("id", 0)))

@@ -40,6 +40,7 @@ Methods
     - ``fetch-api`` - fetch through the Fetch API ``POST {tools_base}/fetch`` (``provider: "api"``)
     - ``cancel`` - the ``cancel`` method below
     - ``ssrf-test-mode`` - ``web_fetch`` honours ``test_network`` (below) for the SSRF checks
+    - ``evidence-search`` - the seed 002 evidence ``web_search`` (method ``evidence_search`` below)
 
 ``configure`` -> ``{}``
     Sent before each check (repeatedly; each replaces the previous configuration). Params::
@@ -79,6 +80,15 @@ Methods
 ``web_fetch`` -> ``{"text": str, "value": object}``
     Params ``{"arguments": {"url": str}}``; ``value`` follows ``schemas/web_fetch.output.schema.json``.
 
+``evidence_search`` -> ``{"text": str, "value": object}``
+    Params ``{"arguments": {"query": str | [str, ...]}, "context": {"id": str, "local_names": [str, ...]}}``:
+    one call of the seed 002 evidence pipeline (search, validate, rank, diversify, fetch, passages),
+    with the Search and Fetch providers that ``configure`` selects. ``context.id`` names the
+    conversation: calls with the same id share retry memory (a query that found nothing may not be
+    repeated, ignoring case and spacing); ``local_names`` are names the caller marks local (never sent
+    to a search engine). ``text`` groups evidence lines by query, each line carrying its source URL,
+    or says ``[needs_retry]``; ``value`` follows ``schemas/evidence_search.output.schema.json``.
+
 ``cancel`` -> ``{}``
     Params ``{"id": <id of an in-flight web_search/web_fetch>}``. Answer the cancel request at once;
     the cancelled call must then answer ``{"id": n, "cancelled": true}`` (or an error with code
@@ -105,6 +115,7 @@ from typing import Any, Final
 __all__ = [
     "CAPABILITIES",
     "CAP_CANCEL",
+    "CAP_EVIDENCE_SEARCH",
     "CAP_FETCH_API",
     "CAP_MESSAGES_SEARCH",
     "CAP_SEARCH_API",
@@ -123,8 +134,10 @@ CAP_SEARCH_API: Final = "search-api"
 CAP_FETCH_API: Final = "fetch-api"
 CAP_CANCEL: Final = "cancel"
 CAP_SSRF_TEST_MODE: Final = "ssrf-test-mode"
+CAP_EVIDENCE_SEARCH: Final = "evidence-search"
 CAPABILITIES: Final = (
-    CAP_WEB_SEARCH, CAP_WEB_FETCH, CAP_MESSAGES_SEARCH, CAP_SEARCH_API, CAP_FETCH_API, CAP_CANCEL, CAP_SSRF_TEST_MODE
+    CAP_WEB_SEARCH, CAP_WEB_FETCH, CAP_MESSAGES_SEARCH, CAP_SEARCH_API, CAP_FETCH_API, CAP_CANCEL, CAP_SSRF_TEST_MODE,
+    CAP_EVIDENCE_SEARCH,
 )  # fmt: skip
 
 

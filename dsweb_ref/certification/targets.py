@@ -35,6 +35,7 @@ from ..replay._bases import credential_environ, settings_for_bases
 from ..runtime import build_runtime, http_fetch_config
 from ..settings import Settings
 from ..tools import ToolResult
+from ..tools.evidence_search import EvidenceContext, EvidenceSearchTool
 from .adapter_protocol import CAPABILITIES, ProtocolError, decode_line, encode_line
 from .sandbox import SandboxNetwork
 
@@ -55,7 +56,7 @@ __all__ = [
     "split_command",
 ]
 
-Method = Literal["web_search", "web_fetch"]
+Method = Literal["web_search", "web_fetch", "evidence_search"]
 Probe = Callable[[], Any]  # run the moment a call's answer arrives; its result is CallOutcome.at_answer
 # What an adapter inherits from the suite's environment; everything else (credentials included) is dropped.
 ADAPTER_ENV: tuple[str, ...] = tuple(
@@ -166,6 +167,7 @@ class _Tool(Protocol):
 class ToolPair:
     search: _Tool
     fetch: _Tool | None = None
+    evidence: EvidenceSearchTool | None = None  # the seed 002 evidence web_search
 
 
 class _TaskCall:
@@ -221,6 +223,7 @@ class InProcessTarget:
         self._hello = Hello(name, version, frozenset(capabilities))
         self._description = description or f"{name} {version} (in-process)"
         self._tools: ToolPair | None = None
+        self._contexts: dict[str, EvidenceContext] = {}
 
     def describe(self) -> str:
         return self._description
@@ -230,18 +233,36 @@ class InProcessTarget:
 
     async def configure(self, config: TargetConfig) -> None:
         self._tools = self._build(config)
+        self._contexts = {}
 
     def start_call(self, method: Method, params: dict[str, Any], probe: Probe | None = None) -> PendingCall:
         if self._tools is None:
             raise TargetError("call before configure")
+        ctx = CallContext(latest_prompt=params.get("latest_prompt"))
+        if method == "evidence_search":
+            evidence = self._tools.evidence
+            if evidence is None:
+                raise TargetError("this target has no evidence_search tool")
+            context = _evidence_context(self._contexts, params.get("context"))
+            return _TaskCall(evidence.execute(params.get("arguments"), ctx, context), probe)
         tool = self._tools.search if method == "web_search" else self._tools.fetch
         if tool is None:
             raise TargetError(f"this target has no {method} tool")
-        ctx = CallContext(latest_prompt=params.get("latest_prompt"))
         return _TaskCall(tool.execute(params.get("arguments"), ctx), probe)
 
     async def close(self) -> None:
         self._tools = None
+
+
+def _evidence_context(contexts: dict[str, EvidenceContext], params: object) -> EvidenceContext:
+    """The conversation's evidence context (adapter protocol ``evidence_search``: ``context.id``,
+    ``context.local_names``); one per id for as long as the configuration lasts."""
+    data = params if isinstance(params, dict) else {}
+    key = str(data.get("id", ""))
+    names = frozenset(str(n) for n in data.get("local_names", ()) if isinstance(n, str))
+    if key not in contexts:
+        contexts[key] = EvidenceContext(local_names=names)
+    return contexts[key]
 
 
 def reference_settings(config: TargetConfig) -> Settings:
@@ -265,7 +286,7 @@ def _build_reference(config: TargetConfig) -> ToolPair:
     if network is not None:  # the shipped strict policy; only resolution and the final dial are the suite's
         http = HttpFetchProvider(http_fetch_config(settings), resolver=network.resolver(), dialer=network.dialer())
     runtime = build_runtime(lambda: settings, environ=credential_environ(config.api_key), http_fetch=http)
-    return ToolPair(search=runtime.search_tool(), fetch=runtime.fetch_tool())
+    return ToolPair(search=runtime.search_tool(), fetch=runtime.fetch_tool(), evidence=runtime.evidence_tool())
 
 
 def reference_target() -> InProcessTarget:

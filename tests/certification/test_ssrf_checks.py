@@ -10,7 +10,8 @@ import pytest
 from dsweb_ref.certification.checks import REGISTRY
 from dsweb_ref.certification.targets import reference_target
 
-from .conftest import adapter_command, dsweb_certify, json_outcomes, json_report, run
+from ._profile_breaks import assert_break_fails_exactly, certify_only
+from .conftest import run
 
 SSRF_CHECKS = {
     "ssrf.resolve.special_ranges",
@@ -40,29 +41,16 @@ def test_ssrf_checks_cite_seed_002_and_carry_case_tables() -> None:
 
 
 def test_an_adapter_without_test_mode_skips_them(tmp_path: Path) -> None:
-    path = tmp_path / "r.json"
-    code = dsweb_certify(
-        "--adapter", adapter_command("--without", "ssrf-test-mode"), "--only", "ssrf", "--json", str(path)
-    )
+    code, _data, outcomes = certify_only("ssrf", tmp_path, "--without", "ssrf-test-mode")
     # Skipped, never passed (and a run where everything skipped certifies nothing).
-    assert code == 1 and set(json_outcomes(json_report(path)).values()) == {"skipped"}
+    assert code == 1 and set(outcomes.values()) == {"skipped"}
 
 
 @pytest.mark.parametrize("mode", sorted(BREAKS))
 def test_each_ssrf_break_fails_exactly_its_check(mode: str, tmp_path: Path) -> None:
-    expected, fragment = BREAKS[mode]
-    path = tmp_path / "r.json"
-    code = dsweb_certify("--adapter", adapter_command("--break", mode), "--only", "ssrf", "--json", str(path))
-    data = json_report(path)
-    outcomes = json_outcomes(data)
-    assert code == 1
-    assert {i for i, o in outcomes.items() if o != "passed"} == {expected} and outcomes[expected] == "failed"
-    checks = data["checks"]
-    assert isinstance(checks, list)
-    assert fragment in next(c["reason"] for c in checks if c["id"] == expected)
+    assert_break_fails_exactly("ssrf", mode, *BREAKS[mode], tmp_path)
 
 
 def test_the_example_adapter_passes_every_ssrf_check(tmp_path: Path) -> None:
-    path = tmp_path / "r.json"
-    assert dsweb_certify("--adapter", adapter_command(), "--only", "ssrf", "--json", str(path)) == 0
-    assert json_outcomes(json_report(path)) == dict.fromkeys(SSRF_CHECKS, "passed")
+    code, _data, outcomes = certify_only("ssrf", tmp_path)
+    assert code == 0 and outcomes == dict.fromkeys(SSRF_CHECKS, "passed")
