@@ -41,6 +41,8 @@ Methods
     - ``cancel`` - the ``cancel`` method below
     - ``ssrf-test-mode`` - ``web_fetch`` honours ``test_network`` (below) for the SSRF checks
     - ``evidence-search`` - the seed 002 evidence ``web_search`` (method ``evidence_search`` below)
+    - ``standalone-search`` - the standalone model-backed web_search (seed 003, ``standalone_search``)
+    - ``standalone-resolve`` - its account and model selection (seed 003, ``standalone_resolve``)
 
 ``configure`` -> ``{}``
     Sent before each check (repeatedly; each replaces the previous configuration). Params::
@@ -52,7 +54,8 @@ Methods
           "provider": "messages" | "api",  # "api" = the "use the new Web Search API" switch: Search+Fetch APIs
           "search_max_queries": 4,         # searchMaxQueries
           "search_max_results": 8,         # searchMaxResults (also the Search API count bound)
-          "send_original_question": true   # sendOriginalQuestion
+          "send_original_question": true,  # sendOriginalQuestion
+          "openai_base": "http://127.0.0.1:PORT/v1"                # POST {openai_base}/responses (seed 003)
         }
 
     Unknown keys must be ignored. With ``ssrf-test-mode``, ``configure`` may also carry::
@@ -89,6 +92,24 @@ Methods
     to a search engine). ``text`` groups evidence lines by query, each line carrying its source URL,
     or says ``[needs_retry]``; ``value`` follows ``schemas/evidence_search.output.schema.json``.
 
+``standalone_search`` -> ``{"text": str, "value": object}``
+    Params ``{"arguments": {"query": str}, "protocol": "messages" | "responses"}``: one call of the
+    standalone web_search (seed 003) as the model made it, arguments unvalidated. The search is one
+    model request with model ``deepseek-v4-flash`` and the configured key to
+    ``POST {messages_base}/messages`` (``web_search_20250305`` tool) or ``POST
+    {openai_base}/responses`` (``web_search`` tool). ``text`` is the model-visible JSON
+    ``{"summary", "sources": [{"title", "url"}], "truncated"?}``; ``value`` is any object (the
+    reference puts ``{"result", "usage"}`` there). A tool error is an ``error`` response with a
+    WEB_* code.
+
+``standalone_resolve`` -> ``{"text": str, "value": resolution}``
+    Params ``{"document": object, "environ_set": [str, ...]}``: the account and model selection
+    for a configuration document (the format of ``dsweb solo resolve``); ``environ_set``
+    names the key variables that are set. ``value`` is ``{"status": "selected" | "none" |
+    "invalid", "route": {"account", "protocol", "url", "model", "api_key_env"} | null, "reason":
+    str | null, "reference": str | null}``; ``text`` is free. A malformed document is an error
+    ``WEB_CONFIG_INVALID``.
+
 ``cancel`` -> ``{}``
     Params ``{"id": <id of an in-flight web_search/web_fetch>}``. Answer the cancel request at once;
     the cancelled call must then answer ``{"id": n, "cancelled": true}`` (or an error with code
@@ -120,6 +141,8 @@ __all__ = [
     "CAP_MESSAGES_SEARCH",
     "CAP_SEARCH_API",
     "CAP_SSRF_TEST_MODE",
+    "CAP_STANDALONE_RESOLVE",
+    "CAP_STANDALONE_SEARCH",
     "CAP_WEB_FETCH",
     "CAP_WEB_SEARCH",
     "ProtocolError",
@@ -135,10 +158,20 @@ CAP_FETCH_API: Final = "fetch-api"
 CAP_CANCEL: Final = "cancel"
 CAP_SSRF_TEST_MODE: Final = "ssrf-test-mode"
 CAP_EVIDENCE_SEARCH: Final = "evidence-search"
+CAP_STANDALONE_SEARCH: Final = "standalone-search"
+CAP_STANDALONE_RESOLVE: Final = "standalone-resolve"
 CAPABILITIES: Final = (
-    CAP_WEB_SEARCH, CAP_WEB_FETCH, CAP_MESSAGES_SEARCH, CAP_SEARCH_API, CAP_FETCH_API, CAP_CANCEL, CAP_SSRF_TEST_MODE,
+    CAP_WEB_SEARCH,
+    CAP_WEB_FETCH,
+    CAP_MESSAGES_SEARCH,
+    CAP_SEARCH_API,
+    CAP_FETCH_API,
+    CAP_CANCEL,
+    CAP_SSRF_TEST_MODE,
     CAP_EVIDENCE_SEARCH,
-)  # fmt: skip
+    CAP_STANDALONE_SEARCH,
+    CAP_STANDALONE_RESOLVE,
+)
 
 
 class ProtocolError(Exception):
