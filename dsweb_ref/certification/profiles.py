@@ -36,8 +36,7 @@ class Profile:
         return missing
 
 
-# The profiles a run can certify, in report order. Later seeds add theirs here (seed-002-evidence)
-# together with the checks that define them.
+# The profiles a run can certify, in report order; a new seed adds its own with the checks that define it.
 PROFILES: tuple[Profile, ...] = (
     Profile(
         "seed-000-web-search",
@@ -66,6 +65,18 @@ PROFILES: tuple[Profile, ...] = (
         "fetch through the DeepSeek Fetch API: mapping onto the shared fetch result, failures, redirects",
         requires=("web_fetch", "fetch-api"),
         protocol="api",
+    ),
+    Profile(
+        "seed-002-evidence",
+        "002",
+        "the code-only evidence pipeline: no model call, cited lines, local and retry refusals",
+        requires=("web_search", "search-api", "fetch-api", "evidence-search"),
+    ),
+    Profile(
+        "seed-002-fetch-guard",
+        "002",
+        "fetching untrusted URLs: no special-purpose address reached, on any answer, redirect or re-lookup",
+        requires=("web_fetch", "ssrf-test-mode"),
     ),
     Profile(
         "seed-003-standalone",

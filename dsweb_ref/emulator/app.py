@@ -14,6 +14,7 @@ from starlette.routing import Route
 
 from .errors import ApiError, envelope, render_json
 from .messages import MessagesMode, messages_answer
+from .pages import routes as page_routes
 from .responses import responses_answer, responses_events
 from .streaming import messages_events, streaming_endpoint
 from .tools import fetch_answer, search_answer
@@ -78,6 +79,7 @@ def build_app(state: EmulatorState) -> Starlette:
         Route("/anthropic/messages", streaming_endpoint(_messages, messages_events), methods=["POST"]),
         Route("/v1/responses", streaming_endpoint(_responses, responses_events), methods=["POST"]),
         Route("/trap/{token}", _trap, methods=_ANY_METHOD),
+        *page_routes(),  # pages for fetchers under test (emulator/pages.py)
     ]
     if tools is not None:
         routes += [

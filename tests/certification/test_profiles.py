@@ -15,7 +15,7 @@ from dsweb_ref.certification.suite import select_checks
 from dsweb_ref.certification.targets import TargetConfig
 
 ALL_CAPS = ("web_search", "web_fetch", "messages-search", "search-api", "fetch-api", "cancel", "standalone-search",
-            "standalone-resolve")
+            "standalone-resolve", "evidence-search", "ssrf-test-mode")
 
 
 def result(check_id: str, outcome: Outcome, protocols: dict[str, str] | None = None) -> CheckResult:
@@ -28,6 +28,8 @@ MEMBERS = {
     "b.both": ("seed-001-search-api", "seed-001-messages"),
     "c.fetch": ("seed-001-fetch-api",),
     "d.standalone": ("seed-003-standalone",),
+    "e.evidence": ("seed-002-evidence",),
+    "f.guard": ("seed-002-fetch-guard",),
 }
 
 
@@ -73,7 +75,7 @@ def test_every_check_belongs_to_a_known_profile_and_every_profile_has_checks() -
     for profile in PROFILES:
         assert select_checks(profiles=[profile.name]), profile.name
     ids = {s.check.id for s in select_checks(profiles=["seed-001-fetch-api"])}
-    assert ids == {s.check.id for s in all_checks() if "fetch-api" in s.requires}
+    assert ids == {s.check.id for s in all_checks() if "fetch-api" in s.requires and s.check.seed == "001"}
 
 
 def test_the_adapter_protocol_documents_every_configure_key() -> None:

@@ -46,8 +46,8 @@ def test_reference_through_example_adapter_passes_every_check_over_both_search_p
 
 
 def test_undeclared_capabilities_are_skipped_never_passed_and_withhold_their_profiles() -> None:
-    report = run(adapter("--without", "cancel", "--without", "search-api", "--without", "fetch-api"),
-                 only=["search.cancel", "search.api", "fetch", "search.batch.concurrent", "search.messages"])
+    only = ["search.cancel", "search.api", "fetch", "evidence", "search.batch.concurrent", "search.messages"]
+    report = run(adapter("--without", "cancel", "--without", "search-api", "--without", "fetch-api"), only=only)
     got = outcomes(report)
     skipped = {i for i, o in got.items() if o is Outcome.SKIPPED}
     assert skipped == {
@@ -60,6 +60,11 @@ def test_undeclared_capabilities_are_skipped_never_passed_and_withhold_their_pro
         "fetch.api.wire",
         "fetch.redirect.not_followed",
         "fetch.value.schema",
+        # the seed 002 evidence checks run over the Search and Fetch APIs
+        "evidence.no_model_call",
+        "evidence.lines_cite_results",
+        "evidence.local_refused",
+        "evidence.retry_refused",
     }
     assert all(o is Outcome.PASSED for i, o in got.items() if i not in skipped)  # batch ran over Messages
     reasons = {r.check.id: r.reason for r in report.results}

@@ -166,11 +166,16 @@ REGISTRY: dict[str, CheckSpec] = {}
 
 
 def default_profiles(seed: str, requires: tuple[str, ...], provider: Provider) -> tuple[str, ...]:
-    """Seed-003 checks certify the standalone search; Fetch API checks the Fetch API; a
+    """Seed-003 checks certify the standalone search; seed-002 ones the evidence pipeline or the fetch
+    guard (SSRF); Fetch API checks the Fetch API; a
     protocol-specific check its protocol; a seed-000 check the web_search tool; a seed-001 check for
     any protocol both search protocols."""
     if seed == "003":
         return ("seed-003-standalone",)
+    if "evidence-search" in requires:
+        return ("seed-002-evidence",)
+    if "ssrf-test-mode" in requires:
+        return ("seed-002-fetch-guard",)
     if "fetch-api" in requires:
         return ("seed-001-fetch-api",)
     if provider == "api":
