@@ -123,6 +123,7 @@ BREAKS = (
     "truncated-from-merge-only",
     "text-uncapped",
     "single-labelled",
+    "unbounded-text",
     "wrong-error-code",
     "accept-legacy-query",
     "cap-after-dedup",
@@ -521,6 +522,9 @@ class Adapter:
             return result
         if self.mode == "schema-extra-field":
             return ToolResult(text=result.text, value={**value, "provider": "example"})
+        if self.mode == "unbounded-text":  # wrong: provider fields echoed to the model uncut
+            echo = "\n".join(f"{s['url']} {s.get('published_at') or ''}" for s in value["sources"])
+            return ToolResult(text=f"{result.text}\n{echo}", value=value)
         if self.mode == "empty-is-error" and not value["sources"] and not value.get("content"):
             return ToolResult(text="Error: no results", error_code="WEB_PROVIDER_ERROR")  # wrong: empty is success
         queries = list(dict.fromkeys(arguments["queries"]))

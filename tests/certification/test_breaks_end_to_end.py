@@ -48,6 +48,7 @@ BREAKS: dict[str, tuple[set[str], str]] = {
     "truncated-from-merge-only": ({"search.merge.truncation"}, "nothing dropped by the merge"),
     "text-uncapped": ({"search.text.agrees"}, "the cap dropped"),
     "single-labelled": ({"search.single.passthrough"}, "must not be labelled"),
+    "unbounded-text": ({"search.text.bounded"}, "echoed unbounded"),
     "wrong-error-code": ({"search.validation.query_cap", "search.validation.arguments"},
                          "expected WEB_INVALID_ARGUMENTS"),
     "accept-legacy-query": ({"search.validation.arguments"}, "legacy query argument"),

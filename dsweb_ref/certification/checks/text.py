@@ -1,12 +1,12 @@
-"""The value and the model-visible text (seed 000): the value follows the shipped schema, and the text
-shows exactly the value's sources and answer labels."""
+"""The value and the model-visible text (seed 000/001): the value follows the shipped schema, the text
+shows exactly the value's sources and answer labels, and stays bounded whatever the provider sends."""
 
 from __future__ import annotations
 
 from ..cases import Case
 from ._base import CheckContext, check, expect_schema, expect_success, require
 from ._oracle import observed
-from ._script import script
+from ._script import row, script
 from .merge import A, B, _urls
 
 WS = "web_search"
@@ -79,3 +79,33 @@ async def text_agrees(ctx: CheckContext) -> None:
             label = f"### {query}"
             require((label in content) == (label in text),
                     f"{case.name}: the text {'lacks' if label in content else 'adds'} the label {label!r}")
+
+
+HUGE = 300_000  # characters per field: far above any bound a model-visible text would keep
+BOUNDED = (
+    Case("huge URL, title, snippet and date", "an unbounded echo of provider fields into the text",
+         {"rows": [row("https://huge.example.test/" + "u" * HUGE, "T" * HUGE, "s" * HUGE, "2026-" + "9" * HUGE),
+                   row("https://huge.example.test/two/" + "v" * HUGE, None, None, "d" * HUGE)]}),
+)
+
+
+@check(
+    "search.text.bounded",
+    "Huge provider fields (URL, title, snippet, date) do not make the model-visible text unbounded",
+    seed="001",
+    requires=(WS,),
+    rule="Seed 001: Harness 'retains cancellation and bounded tool output', and seed 000 keeps output growth "
+    "under deployment control. Whatever bound an implementation applies is accepted; a text that echoes a "
+    f"{HUGE:,}-character provider field in full is not bounded.",
+    cases=BOUNDED,
+)
+async def text_bounded(ctx: CheckContext) -> None:
+    for case in BOUNDED:
+        ctx.emu.faults.clear()
+        script(ctx, "huge fields", case["rows"])
+        outcome = await ctx.search(["huge fields"])
+        if outcome.error_code is not None:
+            continue  # refusing such an answer is a bound too
+        text = outcome.text or ""
+        require(len(text) < HUGE, f"{case.name}: the text is {len(text):,} characters: a provider field was "
+                f"echoed unbounded", length=len(text))
