@@ -273,6 +273,9 @@ async def cancel_quiescence(ctx: CheckContext) -> None:
 
 
 RACE = (
+    Case("success and failure land together",
+         "a failure missed because a sibling succeeded in the same step (issue 14's lost failure)",
+         {"together": True}),
     Case("failure lands right after a success",
          "failures no longer watched once a sibling succeeded: the call waits for the slow sibling",
          {"together": False}),
