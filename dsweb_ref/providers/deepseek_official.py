@@ -19,7 +19,7 @@ from typing import Any
 from .._context import CallContext, OutgoingRequest
 from .._exceptions import WebError, WebErrorCode
 from .._types import SearchRequest, SearchResult, Source
-from ._deepseek_http import SettingsBoundProvider, encode_json, error_detail, parse_json, post, scrub_secrets
+from ._deepseek_http import SettingsBoundProvider, encode_json, error_detail, parse_json, scrub_secrets
 
 __all__ = ["PROMPT_PREFIX", "DeepSeekMessagesSearch"]
 
@@ -69,9 +69,7 @@ class DeepSeekMessagesSearch(SettingsBoundProvider):
             "content-type": "application/json",
             "accept": "application/json",
         }
-        reply = await post(
-            url, body, headers, label=_LABEL, timeout_s=conf.timeout_s, transport=self._transport, secrets=(key,)
-        )
+        reply = await self._post(base, key, conf.timeout_s, url, body, headers)
         if not 200 <= reply.status < 300:
             # The provider's text may echo the credential it rejected: scrubbed before use.
             detail = error_detail(reply.body, (key,))
