@@ -15,7 +15,7 @@ from starlette.routing import Route
 from .errors import ApiError, envelope, render_json
 from .messages import MessagesMode, messages_answer
 from .tools import fetch_answer, search_answer
-from .wire import MESSAGES_MODE_KEY, EmulatorState, Wire
+from .wire import MESSAGES_MODE_KEY, EmulatorState, Responder, Wire
 
 __all__ = ["build_app"]
 
@@ -26,30 +26,33 @@ def _json(value: Any, status: int = 200, headers: dict[str, str] | None = None) 
     return Response(render_json(value), status_code=status, media_type="application/json", headers=headers)
 
 
-def _endpoint(answer: Callable[[Request, bytes], dict[str, Any]]) -> Callable[[Request], Any]:
-    async def endpoint(request: Request) -> Response:
-        body = await request.body()
+def _responder(answer: Callable[[bytes, MessagesMode | None], dict[str, Any]]) -> Responder:
+    def respond(body: bytes, mode: MessagesMode | None) -> Response:
         try:
-            return _json(answer(request, body))
+            return _json(answer(body, mode))
         except ApiError as error:
             return Response(
                 error.body(), status_code=error.status, media_type="application/json", headers=error.headers
             )
 
+    return respond
+
+
+def _endpoint(respond: Responder) -> Callable[[Request], Any]:
+    async def endpoint(request: Request) -> Response:
+        mode = request.scope.get(MESSAGES_MODE_KEY)
+        response: Response = respond(await request.body(), mode if isinstance(mode, MessagesMode) else None)
+        return response
+
     return endpoint
 
 
-def _search(request: Request, body: bytes) -> dict[str, Any]:
-    return search_answer(body)
-
-
-def _fetch(request: Request, body: bytes) -> dict[str, Any]:
-    return fetch_answer(body)
-
-
-def _messages(request: Request, body: bytes) -> dict[str, Any]:
-    mode = request.scope.get(MESSAGES_MODE_KEY)
-    return messages_answer(body, mode if isinstance(mode, MessagesMode) else None)
+# Route name (see RouteTable.api_paths) -> its answer: the request body (and a fault's mode) -> JSON.
+ANSWERS: dict[str, Responder] = {
+    "search": _responder(lambda body, _mode: search_answer(body)),
+    "fetch": _responder(lambda body, _mode: fetch_answer(body)),
+    "messages": _responder(messages_answer),
+}
 
 
 async def _trap(request: Request) -> Response:
@@ -65,20 +68,11 @@ async def _http_error(request: Request, exc: Exception) -> Response:
 
 
 def build_app(state: EmulatorState) -> Starlette:
-    tools = state.routes.tools_prefix
-    routes = [
-        Route("/anthropic/v1/messages", _endpoint(_messages), methods=["POST"]),
-        Route("/anthropic/messages", _endpoint(_messages), methods=["POST"]),
-        Route("/trap/{token}", _trap, methods=_ANY_METHOD),
-    ]
-    if tools is not None:
-        routes += [
-            Route(f"{tools}/search", _endpoint(_search), methods=["POST"]),
-            Route(f"{tools}/fetch", _endpoint(_fetch), methods=["POST"]),
-        ]
+    routes = [Route(path, _endpoint(ANSWERS[name]), methods=["POST"]) for name, path in state.routes.api_paths()]
+    routes.append(Route("/trap/{token}", _trap, methods=_ANY_METHOD))
     app = Starlette(
         routes=routes,
-        middleware=[Middleware(Wire, state=state)],
+        middleware=[Middleware(Wire, state=state, answers=ANSWERS)],
         exception_handlers={HTTPException: _http_error},
     )
     # The emulator itself must never redirect: a client's redirect handling is under test.
