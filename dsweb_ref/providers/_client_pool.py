@@ -22,9 +22,10 @@ import functools
 import ssl
 import threading
 from collections import OrderedDict
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from http.cookiejar import CookieJar, DefaultCookiePolicy
 
 import httpx
 
@@ -53,10 +54,13 @@ class _Borrowed(httpx.AsyncBaseTransport):
 
 
 def new_client(transport: httpx.AsyncBaseTransport | None, timeout_s: float) -> httpx.AsyncClient:
-    """A client that never follows redirects or reads proxy settings from the environment."""
+    """A client that never follows redirects, reads proxy settings from the environment or keeps
+    cookies: a reused client must carry nothing from one operation into the next (the requests
+    send only the headers each provider lists)."""
     return httpx.AsyncClient(
         transport=_Borrowed(transport) if transport is not None else None,
         verify=tls_context() if transport is None else True,
+        cookies=CookieJar(policy=DefaultCookiePolicy(allowed_domains=[])),  # no domain may set one
         trust_env=False,
         follow_redirects=False,
         timeout=httpx.Timeout(timeout_s, connect=min(timeout_s, 10.0)),
@@ -83,15 +87,16 @@ class _LoopClients:
     """The clients of one event loop. ``guard`` is an async generator started on that loop, so
     the loop's shutdown (``shutdown_asyncgens``) runs its ``finally`` and closes every client."""
 
-    def __init__(self) -> None:
+    def __init__(self, forget: Callable[[_LoopClients], None]) -> None:
         self.entries: OrderedDict[ClientKey, _Entry] = OrderedDict()
         self.retired: list[_Entry] = []
-        self.guard = self._guard()
+        self.guard = self._guard(forget)
 
-    async def _guard(self) -> AsyncGenerator[None, None]:
+    async def _guard(self, forget: Callable[[_LoopClients], None]) -> AsyncGenerator[None, None]:
         try:
             yield
         finally:
+            forget(self)
             await self.close_all()
 
     async def close_all(self) -> None:
@@ -128,11 +133,11 @@ class ClientPool:
         loop = asyncio.get_running_loop()
         with self._lock:
             for gone in [other for other in self._loops if other.is_closed()]:
-                del self._loops[gone]  # its shutdown already closed its clients
+                del self._loops[gone]  # closed without finalising its async generators
             clients = self._loops.get(loop)
             fresh = clients is None
             if clients is None:
-                clients = self._loops[loop] = _LoopClients()
+                clients = self._loops[loop] = _LoopClients(self._forget)
         if fresh:
             await anext(clients.guard)  # registers the guard with this loop's shutdown
         return clients
@@ -152,6 +157,11 @@ class ClientPool:
                 await entry.client.aclose()
                 clients.retired.remove(entry)
 
+    def _forget(self, clients: _LoopClients) -> None:
+        with self._lock:
+            for loop in [loop for loop, held in self._loops.items() if held is clients]:
+                del self._loops[loop]
+
     def open_clients(self) -> int:
         """How many clients the running loop holds (retired ones still in use included)."""
         clients = self._loops.get(asyncio.get_running_loop())
@@ -160,8 +170,6 @@ class ClientPool:
     async def aclose(self) -> None:
         """Close the running loop's clients (and their connections). The pool stays usable: a later
         operation opens a new client."""
-        loop = asyncio.get_running_loop()
-        with self._lock:
-            clients = self._loops.pop(loop, None)
+        clients = self._loops.get(asyncio.get_running_loop())
         if clients is not None:
             await clients.guard.aclose()

@@ -8,6 +8,7 @@ Ordering comes from emulator gates, never from sleeps.
 from __future__ import annotations
 
 import asyncio
+import json
 import ssl
 from collections.abc import Callable
 
@@ -23,6 +24,8 @@ from dsweb_ref.providers.deepseek_search_api import DeepSeekSearchApi
 from dsweb_ref.replay._bases import credential_environ, settings_for_bases
 from dsweb_ref.runtime import build_runtime
 from dsweb_ref.settings import Settings
+
+from ._loopback import Loopback, Reply
 
 KEY_A = "dsweb-pool-key-aaaa-0001"
 KEY_B = "dsweb-pool-key-bbbb-0002"
@@ -206,6 +209,7 @@ def test_clients_follow_the_event_loop(emulator: Emulator, emulator_api_key: str
     and the second loop opens its own instead of touching a connection of a closed loop."""
     provider = _api(emulator, emulator_api_key)
     asyncio.run(_search(provider))
+    assert provider._clients._loops == {}  # the loop's shutdown closed its clients and let go of it
     emulator.log.wait_connections_closed(10.0)
     asyncio.run(_search(provider, "markdown"))
     emulator.log.wait_connections_closed(10.0)
@@ -271,3 +275,21 @@ def test_one_tls_context_per_process(monkeypatch: pytest.MonkeyPatch) -> None:
     finally:
         _client_pool.tls_context.cache_clear()
     assert len(made) == 1
+
+
+def test_a_reused_client_never_keeps_cookies(loopback: Loopback) -> None:
+    """Seed 001: requests carry only the documented headers. A pooled client must not turn a
+    Set-Cookie from one answer into a Cookie header on the next request."""
+    body = json.dumps({"results": []}).encode()
+    loopback.routes["/v1/tools/search"] = Reply(200, body, {"Set-Cookie": "session=abc123; Path=/"})
+    snapshot = Settings().updated({"deepseek_api.base_url": loopback.url("/v1/tools")})
+    provider = DeepSeekSearchApi(lambda: snapshot, environ={"DEEPSEEK_API_KEY": KEY_A})
+
+    async def scenario() -> None:
+        for query in ("coffee", "markdown"):
+            await provider.search(SearchRequest(query), CallContext())
+
+    asyncio.run(scenario())
+    assert len(loopback.seen) == 2
+    for seen in loopback.seen:
+        assert seen.header_names == {"host", "content-length", "authorization", "content-type"}
