@@ -1,5 +1,5 @@
 """Benchmark: a 4-query web_search batch against one search, through the real providers and the
-real emulator, which delays every search by L (an injected Delay fault).
+real emulator (in a child process), which delays every search by L (an injected Delay fault).
 
 For both search protocols (the Search API and Messages) it prints a cold line (a fresh runtime per
 round: new HTTP client, new connections) and a warm line (one runtime, pooled connections), each
@@ -19,6 +19,8 @@ import statistics
 import time
 from collections.abc import Callable
 
+from _child_server import child_server, serve_until_stdin_closes
+
 from dsweb_ref.emulator import DEFAULT_API_KEY, Delay, Emulator
 from dsweb_ref.providers._client_pool import tls_context
 from dsweb_ref.replay._bases import credential_environ, settings_for_bases
@@ -26,7 +28,7 @@ from dsweb_ref.runtime import Runtime, build_runtime
 from dsweb_ref.settings import Settings
 
 QUERIES = ["coffee", "markdown", "asyncio cancellation", "http redirect"]
-PROTOCOLS = {"search-api": ("search", True), "messages": ("messages", False)}
+PROTOCOLS = {"search-api": True, "messages": False}  # name -> "use the new Web Search API"
 
 
 async def timed(runtime: Runtime, queries: list[str]) -> float:
@@ -63,21 +65,32 @@ def warm(make: Callable[[], Runtime], rounds: int) -> tuple[float, float]:
     return asyncio.run(run())
 
 
+def serve(latency: float) -> None:
+    """The emulator, delaying every search on both protocols by ``latency``."""
+    with Emulator() as emu:
+        for route in ("search", "messages"):
+            emu.inject(route, Delay(latency), times=None)
+        serve_until_stdin_closes(emu.port)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--latency", type=float, default=0.2, help="seconds the emulator delays each search")
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--serve", type=float, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.serve is not None:
+        serve(args.serve)
+        return
     start = time.perf_counter()
     tls_context()
     print(f"tls context load {1000 * (time.perf_counter() - start):.1f} ms (once per process)")
     ratios: list[float] = []
-    with Emulator() as emu:
+    with child_server(__file__, "--serve", str(args.latency)) as port:
+        base = f"http://127.0.0.1:{port}"
         environ = credential_environ(DEFAULT_API_KEY)
-        for name, (route, new_api) in PROTOCOLS.items():
-            settings: Settings = settings_for_bases(emu.messages_base, emu.tools_base, new_api=new_api)
-            emu.faults.clear()
-            emu.inject(route, Delay(args.latency), times=None)
+        for name, new_api in PROTOCOLS.items():
+            settings: Settings = settings_for_bases(f"{base}/anthropic/v1", f"{base}/v1/tools", new_api=new_api)
 
             def make(settings: Settings = settings) -> Runtime:
                 return build_runtime(lambda: settings, environ=environ)

@@ -17,10 +17,10 @@ import argparse
 import asyncio
 import json
 import statistics
-import subprocess
-import sys
 import time
 from dataclasses import dataclass
+
+from _child_server import child_server, serve_until_stdin_closes
 
 QUERY = {"query": "asyncio cancellation", "count": 8, "need_content": False}
 ROUTE = "/v1/tools/search"
@@ -35,8 +35,7 @@ def serve(kind: str) -> None:
         from dsweb_ref.emulator import Emulator
 
         with Emulator() as emu:
-            print(emu.port, flush=True)
-            sys.stdin.read()
+            serve_until_stdin_closes(emu.port)
         return
     import socket
     import threading
@@ -64,8 +63,10 @@ def serve(kind: str) -> None:
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.bind(("127.0.0.1", 0))
     sock.listen(128)
-    print(sock.getsockname()[1], flush=True)
-    threading.Thread(target=lambda: (sys.stdin.read(), setattr(server, "should_exit", True)), daemon=True).start()
+    port = sock.getsockname()[1]
+    threading.Thread(
+        target=lambda: (serve_until_stdin_closes(port), setattr(server, "should_exit", True)), daemon=True
+    ).start()
     server.run(sockets=[sock])
 
 
@@ -123,18 +124,9 @@ async def load(port: int, clients: int, seconds: float, max_requests: int) -> Ru
 
 
 def measure(kind: str, args: argparse.Namespace) -> RunResult:
-    child = subprocess.Popen(
-        [sys.executable, __file__, "--serve", kind], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
-    )
-    try:
-        assert child.stdout is not None and child.stdin is not None
-        port = int(child.stdout.readline())
+    with child_server(__file__, "--serve", kind) as port:
         asyncio.run(load(port, args.clients, min(0.5, args.seconds), args.max_requests))  # warm-up
         return asyncio.run(load(port, args.clients, args.seconds, args.max_requests))
-    finally:
-        if child.stdin is not None:
-            child.stdin.close()
-        child.wait(timeout=30)
 
 
 def percentile(values: list[float], q: float) -> float:
