@@ -1,5 +1,7 @@
 """Benchmark: the emulator's requests per second on POST /v1/tools/search against a bare
 Starlette+uvicorn app that answers the same route with the same JSON bytes (precomputed).
+``--wrong-keys N`` also loads the emulator after N requests with distinct wrong keys and prints
+`wrong_keys_ratio` (req/s after / before; the emulator must not slow down with them).
 
 Each server runs in its own child process, configured like the emulator's uvicorn (h11, no
 lifespan, no server/date headers); the same keep-alive client (raw asyncio streams, --clients
@@ -8,7 +10,7 @@ bounded by --seconds per run and --max-requests. Prints req/s and p50/p99 latenc
 `ratio <emulator req/s / bare req/s>` (goal >= 0.6). A benchmark, not a test: run it on a quiet
 machine.
 
-    python scripts/bench_emulator.py [--seconds 3] [--clients 32] [--runs 2]
+    python scripts/bench_emulator.py [--seconds 3] [--clients 32] [--runs 2] [--wrong-keys 3000]
 """
 
 from __future__ import annotations
@@ -80,15 +82,39 @@ class RunResult:
     sizes: set[int]
 
 
-def request_bytes(port: int) -> bytes:
+def request_bytes(port: int, key: str | None = None) -> bytes:
     from dsweb_ref.emulator import DEFAULT_API_KEY
 
     body = json.dumps(QUERY).encode()
     head = (
-        f"POST {ROUTE} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {DEFAULT_API_KEY}\r\n"
+        f"POST {ROUTE} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {key or DEFAULT_API_KEY}\r\n"
         f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
     )
     return head.encode() + body
+
+
+async def exchange(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, request: bytes, status: int) -> int:
+    """Send one request on a keep-alive connection and read its whole answer; its body length."""
+    writer.write(request)
+    head = await reader.readuntil(b"\r\n\r\n")
+    if not head.startswith(f"HTTP/1.1 {status}".encode()):
+        raise SystemExit(f"unexpected answer: {head[:80]!r}")
+    length = next(
+        int(line.split(b":", 1)[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length:")
+    )
+    await reader.readexactly(length)
+    return length
+
+
+async def present_wrong_keys(port: int, count: int) -> None:
+    """``count`` requests, each with a distinct wrong key (issue: the emulator slowed down with them)."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    try:
+        for i in range(count):
+            await exchange(reader, writer, request_bytes(port, f"dsweb-wrong-key-{i:06d}"), 401)
+    finally:
+        writer.close()
+        await writer.wait_closed()
 
 
 async def load(port: int, clients: int, seconds: float, max_requests: int) -> RunResult:
@@ -102,18 +128,8 @@ async def load(port: int, clients: int, seconds: float, max_requests: int) -> Ru
         try:
             while time.perf_counter() < stop_at and len(latencies) < max_requests:
                 start = time.perf_counter()
-                writer.write(request)
-                head = await reader.readuntil(b"\r\n\r\n")
-                if not head.startswith(b"HTTP/1.1 200"):
-                    raise SystemExit(f"unexpected answer: {head[:80]!r}")
-                length = next(
-                    int(line.split(b":", 1)[1])
-                    for line in head.split(b"\r\n")
-                    if line.lower().startswith(b"content-length:")
-                )
-                await reader.readexactly(length)
+                sizes.add(await exchange(reader, writer, request, 200))
                 latencies.append(time.perf_counter() - start)
-                sizes.add(length)
         finally:
             writer.close()
             await writer.wait_closed()
@@ -123,9 +139,11 @@ async def load(port: int, clients: int, seconds: float, max_requests: int) -> Ru
     return RunResult(len(latencies) / (time.perf_counter() - began), latencies, sizes)
 
 
-def measure(kind: str, args: argparse.Namespace) -> RunResult:
+def measure(kind: str, args: argparse.Namespace, wrong_keys: int = 0) -> RunResult:
     with child_server(__file__, "--serve", kind) as port:
         asyncio.run(load(port, args.clients, min(0.5, args.seconds), args.max_requests))  # warm-up
+        if wrong_keys:
+            asyncio.run(present_wrong_keys(port, wrong_keys))
         return asyncio.run(load(port, args.clients, args.seconds, args.max_requests))
 
 
@@ -140,6 +158,9 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=32, help="concurrent keep-alive connections")
     parser.add_argument("--runs", type=int, default=2, help="runs per server, alternating")
     parser.add_argument("--max-requests", type=int, default=100_000, help="cap per run")
+    parser.add_argument(
+        "--wrong-keys", type=int, default=0, help="also measure after this many distinct wrong keys (e.g. 3000)"
+    )
     parser.add_argument("--serve", choices=["emulator", "bare"], help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
@@ -158,6 +179,10 @@ def main() -> None:
             f"{kind:8} {rates[kind]:8.0f} req/s  p50 {1000 * percentile(latencies, 0.5):.2f} ms  "
             f"p99 {1000 * percentile(latencies, 0.99):.2f} ms  body {sizes} bytes"
         )
+    if args.wrong_keys:
+        after = measure("emulator", args, args.wrong_keys).rate
+        print(f"emulator {after:8.0f} req/s after {args.wrong_keys} distinct wrong keys")
+        print(f"wrong_keys_ratio {after / rates['emulator']:.3f}")
     print(f"clients {args.clients} seconds {args.seconds} runs {args.runs}")
     print(f"ratio {rates['emulator'] / rates['bare']:.3f}")
 
