@@ -4,22 +4,39 @@ its stdin closes."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Child:
+    port: int
+    pid: int
+
+    def cpu_seconds(self) -> float | None:
+        """User + system CPU the child has used so far (Linux /proc; None elsewhere)."""
+        try:
+            fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            return None
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 @contextmanager
-def child_server(script: str, *args: str) -> Iterator[int]:
-    """Start ``python script *args`` and yield the port it prints; stop it on exit."""
+def child_server(script: str, *args: str) -> Iterator[Child]:
+    """Start ``python script *args``; yield it once it has printed its port; stop it on exit."""
     child = subprocess.Popen([sys.executable, script, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         assert child.stdout is not None
         line = child.stdout.readline()
         if not line.strip().isdigit():
             raise SystemExit(f"server child did not start: {line!r}")
-        yield int(line)
+        yield Child(int(line), child.pid)
     finally:
         if child.stdin is not None:
             child.stdin.close()

@@ -86,8 +86,8 @@ def main() -> None:
     tls_context()
     print(f"tls context load {1000 * (time.perf_counter() - start):.1f} ms (once per process)")
     ratios: list[float] = []
-    with child_server(__file__, "--serve", str(args.latency)) as port:
-        base = f"http://127.0.0.1:{port}"
+    with child_server(__file__, "--serve", str(args.latency)) as child:
+        base = f"http://127.0.0.1:{child.port}"
         environ = credential_environ(DEFAULT_API_KEY)
         for name, new_api in PROTOCOLS.items():
             settings: Settings = settings_for_bases(f"{base}/anthropic/v1", f"{base}/v1/tools", new_api=new_api)

@@ -80,6 +80,7 @@ class RunResult:
     rate: float
     latencies: list[float]
     sizes: set[int]
+    server_cpu_us: float | None = None  # the server process's CPU per request (load-independent)
 
 
 def request_bytes(port: int, key: str | None = None) -> bytes:
@@ -140,11 +141,16 @@ async def load(port: int, clients: int, seconds: float, max_requests: int) -> Ru
 
 
 def measure(kind: str, args: argparse.Namespace, wrong_keys: int = 0) -> RunResult:
-    with child_server(__file__, "--serve", kind) as port:
-        asyncio.run(load(port, args.clients, min(0.5, args.seconds), args.max_requests))  # warm-up
+    with child_server(__file__, "--serve", kind) as child:
+        asyncio.run(load(child.port, args.clients, min(0.5, args.seconds), args.max_requests))  # warm-up
         if wrong_keys:
-            asyncio.run(present_wrong_keys(port, wrong_keys))
-        return asyncio.run(load(port, args.clients, args.seconds, args.max_requests))
+            asyncio.run(present_wrong_keys(child.port, wrong_keys))
+        before = child.cpu_seconds()
+        result = asyncio.run(load(child.port, args.clients, args.seconds, args.max_requests))
+        after = child.cpu_seconds()
+        if before is not None and after is not None and result.latencies:
+            result.server_cpu_us = 1e6 * (after - before) / len(result.latencies)
+        return result
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -175,13 +181,17 @@ def main() -> None:
         rates[kind] = statistics.median(r.rate for r in runs)
         latencies = [x for r in runs for x in r.latencies]
         sizes = sorted({s for r in runs for s in r.sizes})
+        cpu = [r.server_cpu_us for r in runs if r.server_cpu_us is not None]
         print(
             f"{kind:8} {rates[kind]:8.0f} req/s  p50 {1000 * percentile(latencies, 0.5):.2f} ms  "
             f"p99 {1000 * percentile(latencies, 0.99):.2f} ms  body {sizes} bytes"
+            + (f"  server cpu {statistics.median(cpu):.0f} us/request" if cpu else "")
         )
     if args.wrong_keys:
-        after = measure("emulator", args, args.wrong_keys).rate
-        print(f"emulator {after:8.0f} req/s after {args.wrong_keys} distinct wrong keys")
+        tainted = measure("emulator", args, args.wrong_keys)
+        after = tainted.rate
+        cpu = f"  server cpu {tainted.server_cpu_us:.0f} us/request" if tainted.server_cpu_us else ""
+        print(f"emulator {after:8.0f} req/s after {args.wrong_keys} distinct wrong keys{cpu}")
         print(f"wrong_keys_ratio {after / rates['emulator']:.3f}")
     print(f"clients {args.clients} seconds {args.seconds} runs {args.runs}")
     print(f"ratio {rates['emulator'] / rates['bare']:.3f}")
