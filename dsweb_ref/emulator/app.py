@@ -14,6 +14,8 @@ from starlette.routing import Route
 
 from .errors import ApiError, envelope, render_json
 from .messages import MessagesMode, messages_answer
+from .responses import responses_answer, responses_events
+from .streaming import Event, messages_events, render_sse, wants_stream
 from .tools import fetch_answer, search_answer
 from .wire import MESSAGES_MODE_KEY, EmulatorState, Responder, Wire
 
@@ -26,14 +28,25 @@ def _json(value: Any, status: int = 200, headers: dict[str, str] | None = None) 
     return Response(render_json(value), status_code=status, media_type="application/json", headers=headers)
 
 
-def _responder(answer: Callable[[bytes, MessagesMode | None], dict[str, Any]]) -> Responder:
+def _responder(
+    answer: Callable[[bytes, MessagesMode | None], dict[str, Any]],
+    events: Callable[[dict[str, Any]], list[Event]] | None = None,
+) -> Responder:
+    """JSON, or with ``events`` and ``"stream": true`` the same answer as server-sent events; a
+    validation error is a plain JSON error either way, as upstream."""
+
     def respond(body: bytes, mode: MessagesMode | None) -> Response:
         try:
-            return _json(answer(body, mode))
+            value = answer(body, mode)
         except ApiError as error:
             return Response(
                 error.body(), status_code=error.status, media_type="application/json", headers=error.headers
             )
+        if events is not None and wants_stream(body):
+            return Response(
+                render_sse(events(value)), media_type="text/event-stream", headers={"cache-control": "no-cache"}
+            )
+        return _json(value)
 
     return respond
 
@@ -47,11 +60,13 @@ def _endpoint(respond: Responder) -> Callable[[Request], Any]:
     return endpoint
 
 
-# Route name (see RouteTable.api_paths) -> its answer: the request body (and a fault's mode) -> JSON.
+# Route name (see RouteTable.api_paths) -> its answer: the request body (and a fault's mode) -> JSON;
+# routes given event builders answer ``"stream": true`` as server-sent events (streaming.py).
 ANSWERS: dict[str, Responder] = {
     "search": _responder(lambda body, _mode: search_answer(body)),
     "fetch": _responder(lambda body, _mode: fetch_answer(body)),
-    "messages": _responder(messages_answer),
+    "messages": _responder(messages_answer, messages_events),
+    "responses": _responder(responses_answer, responses_events),
 }
 
 

@@ -22,7 +22,9 @@ from .faults import (
     Fault,
     FaultQueue,
     Hold,
+    HugeSummary,
     Malformed,
+    NoSources,
     ProseOnly,
     RateLimited,
     Redirect,
@@ -45,7 +47,7 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 MESSAGES_MODE_KEY = "dsweb.messages_mode"  # scope key through which a fault reaches the messages route
 MAX_BODY = 4 * 1024 * 1024
-API_ROUTES = ("search", "fetch", "messages")
+API_ROUTES = ("search", "fetch", "messages", "responses")
 REMEMBERED_CREDENTIALS = 32
 
 
@@ -62,7 +64,11 @@ class RouteTable:
 
     def api_paths(self) -> list[tuple[str, str]]:
         """(route name, path) of every API route (all POST)."""
-        paths = [("messages", "/anthropic/v1/messages"), ("messages", "/anthropic/messages")]
+        paths = [
+            ("messages", "/anthropic/v1/messages"),
+            ("messages", "/anthropic/messages"),
+            ("responses", "/v1/responses"),
+        ]
         if self.tools_prefix is not None:
             paths += [("search", f"{self.tools_prefix}/search"), ("fetch", f"{self.tools_prefix}/fetch")]
         return paths
@@ -271,6 +277,12 @@ class Wire:
                 await self._send(send, exchange, answer)
             case ToolError(error_code):
                 answer = await self._run_route(scope, body, exchange, MessagesMode(tool_error=error_code))
+                await self._send(send, exchange, answer)
+            case NoSources():
+                answer = await self._run_route(scope, body, exchange, MessagesMode(no_sources=True))
+                await self._send(send, exchange, answer)
+            case HugeSummary(chars):
+                answer = await self._run_route(scope, body, exchange, MessagesMode(summary_chars=chars))
                 await self._send(send, exchange, answer)
             case _:
                 await self._send(send, exchange, await self._run_route(scope, body, exchange, None))
