@@ -16,6 +16,7 @@ from ._context import CallContext
 from ._protocols import StandaloneUsage
 from ._service import WebService
 from ._types import FetchRequest, FetchResult
+from .netguard import AddressPolicy
 from .providers.deepseek_fetch_api import DeepSeekFetchApi
 from .providers.deepseek_official import DeepSeekMessagesSearch
 from .providers.deepseek_search_api import DeepSeekSearchApi
@@ -24,6 +25,7 @@ from .providers.standalone_messages import MessagesStandaloneSearch
 from .providers.standalone_responses import ResponsesStandaloneSearch
 from .settings import Settings
 from .standalone_accounts import Resolution
+from .tools.evidence_search import EvidenceSearchTool
 from .tools.standalone_search import StandaloneSearchTool
 from .tools.web_fetch import WebFetchTool
 from .tools.web_search import SearchToolSettings, WebSearchTool
@@ -33,6 +35,10 @@ __all__ = ["Runtime", "build_runtime", "http_fetch_config", "standalone_search_t
 
 def http_fetch_config(settings: Settings) -> HttpFetchConfig:
     return HttpFetchConfig.from_settings(settings.http_fetch)
+
+
+def _policy(settings: Settings) -> AddressPolicy:
+    return AddressPolicy(nat64_prefixes=AddressPolicy.parse_nat64_prefixes(settings.netguard.nat64_prefixes))
 
 
 class _HttpFetchPerOperation:
@@ -48,7 +54,8 @@ class _HttpFetchPerOperation:
         return True
 
     async def fetch(self, request: FetchRequest, ctx: CallContext) -> FetchResult:
-        return await HttpFetchProvider(http_fetch_config(self._settings())).fetch(request, ctx)
+        settings = self._settings()
+        return await HttpFetchProvider(http_fetch_config(settings), policy=_policy(settings)).fetch(request, ctx)
 
 
 class _Closable(Protocol):
@@ -88,6 +95,10 @@ class Runtime:
 
     def fetch_tool(self) -> WebFetchTool:
         return WebFetchTool(self.web, max_output_chars=self.settings().tools.fetch_max_output_chars)
+
+    def evidence_tool(self) -> EvidenceSearchTool:
+        """The seed 002 evidence ``web_search``; its URL checks use the fetch provider's address policy."""
+        return EvidenceSearchTool(self.web, policy=_policy(self.settings()))
 
 
 def build_runtime(

@@ -14,6 +14,7 @@ from starlette.routing import Route
 
 from .errors import ApiError, envelope, render_json
 from .messages import MessagesMode, messages_answer
+from .pages import routes as page_routes
 from .responses import responses_answer, responses_events
 from .streaming import Event, messages_events, render_sse, wants_stream
 from .tools import fetch_answer, search_answer
@@ -85,6 +86,7 @@ async def _http_error(request: Request, exc: Exception) -> Response:
 def build_app(state: EmulatorState) -> Starlette:
     routes = [Route(path, _endpoint(ANSWERS[name]), methods=["POST"]) for name, path in state.routes.api_paths()]
     routes.append(Route("/trap/{token}", _trap, methods=_ANY_METHOD))
+    routes += page_routes()  # pages for fetchers under test (emulator/pages.py)
     app = Starlette(
         routes=routes,
         middleware=[Middleware(Wire, state=state, answers=ANSWERS)],
