@@ -53,8 +53,8 @@ REMEMBERED_CREDENTIALS = 32
 
 @dataclass(frozen=True, slots=True)
 class RouteTable:
-    """Where each API route lives. A new API route is one line in :meth:`api_paths` plus its answer
-    function in ``app.ANSWERS``."""
+    """Where each API route lives. A new API route is one line in :meth:`api_paths`, its name in
+    :data:`API_ROUTES` (credentials and faults apply) and its answer in ``app.ANSWERS``."""
 
     tools_prefix: str | None = "/v1/tools"  # None: no tools routes, like a Messages-only gateway
     _names: dict[str, str] = field(init=False, repr=False, compare=False)
