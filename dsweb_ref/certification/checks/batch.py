@@ -43,6 +43,7 @@ QUERIES = ["markdown", "coffee", "asyncio cancellation", "http redirect"]
 HELD_BOUND = 5.0  # seconds for every search of a batch to reach the emulator
 IDLE_BOUND = 2.0  # seconds for the emulator to see every connection of an answered call gone
 RACE_BOUND = 5.0  # seconds a failed batch may take to answer while a slow sibling is still parked
+CONSUME_BOUND = 1.0  # seconds granted a keep-alive client (no close to observe) to read an answer
 
 
 async def wait_held(ctx: CheckContext, gate: Gate, count: int, what: str) -> None:
@@ -332,7 +333,7 @@ async def _ok_consumed(ctx: CheckContext, closed_before: int) -> None:
     await ctx.blocking(lambda: ctx.emu.log.wait_until(ok_sent, HELD_BOUND, "ok answered"))
     with contextlib.suppress(TimeoutError):
         await ctx.blocking(lambda: ctx.emu.log.wait_until(
-            lambda log: log.connections_closed > closed_before, IDLE_BOUND, "ok connection closed"))
+            lambda log: log.connections_closed > closed_before, CONSUME_BOUND, "ok connection closed"))
 
 
 async def _answer_while_parked(call: PendingCall, parked: Gate, what: str) -> CallOutcome:
