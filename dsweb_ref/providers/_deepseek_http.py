@@ -24,6 +24,7 @@ from .._context import CallContext, OutgoingRequest
 from .._exceptions import WebError, WebErrorCode
 from .._secrets import redact_patterns, replace_literals
 from ..settings import CredentialSettings, Settings
+from ._scheduler import scheduled
 
 __all__ = [
     "CREDENTIAL_PLACEHOLDER",
@@ -342,15 +343,15 @@ async def call_tools_api(
     # Recorded before dispatch; a recorder failure propagates and nothing is sent.
     ctx.record(OutgoingRequest(provider=provider.provider_id, method="POST", url=url, body=body, json=payload))
     headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json"}
-    reply = await post(
-        url,
-        body,
-        headers,
-        label=provider.label,
-        timeout_s=conf.timeout_s,
-        transport=provider._transport,
-        secrets=(key,),
-    )
+
+    async def send(timeout_s: float) -> Reply:
+        return await post(
+            url, body, headers, label=provider.label, timeout_s=timeout_s, transport=provider._transport, secrets=(key,)
+        )
+
+    # The one layer that paces and retries (off by default: one send, seed 001's fail-fast).
+    account = (provider._base(snapshot), key)
+    reply = await scheduled(provider, conf, route, account, send, provider.label)
     if not 200 <= reply.status < 300:
         raise api_status_error(
             provider.label, reply, snapshot.credentials.env_name, statuses, other=other, secrets=(key,)
