@@ -283,8 +283,8 @@ SETTINGS_KEYS: tuple[SettingKey, ...] = (
          "answer (connect alone is capped at 10). With pacing or retries on, the one deadline of the whole "
          "operation: slot waits, every attempt and every retry wait.", _timeout),
     _key("deepseek_api.pacing", "DSWEB_TOOLS_PACING", _API.pacing, "bool",
-         "Pace Search/Fetch API requests per account (tools base + credential) in this process: starts at "
-         "least 1/QPS apart, per API. Off = seed 001's fail-fast behaviour. Cannot enforce the account-wide "
+         "Pace Search/Fetch API requests per account (tools base + credential) in this process: starts "
+         "1/QPS (+5 %) apart, per API. Off = seed 001's fail-fast behaviour. Cannot enforce the account-wide "
          "quota across processes."),
     _key("deepseek_api.search_qps", "DSWEB_SEARCH_QPS", _API.search_qps, "float",
          f"Search API requests per second when pacing is on (more than 0, at most {MAX_QPS:g}).", _qps),

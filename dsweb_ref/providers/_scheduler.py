@@ -7,8 +7,10 @@ has a per-API QPS limit shared by all its keys, and the guide says to wait befor
 
 - One :class:`AccountScheduler` per account (tools base + credential) in the process, shared by
   every Search/Fetch API call, with one pacer per API (``search`` and ``fetch`` are limited
-  separately). Pacing spaces request starts at least ``1/qps`` apart, so no window of any length
-  sees more than the configured rate: a burst of four is spread out, not fired at once.
+  separately). Pacing spaces request starts :func:`spacing` apart (``1/qps`` plus 5 %), so a
+  burst of four is spread out, not fired at once, and no one-second window holds more than the
+  configured rate even when a wake-up runs late or the network delays one request more than the
+  next (without the slack, the emulator saw 6 starts in one second at 5 QPS).
 - The whole operation (slot waits, every attempt, every retry wait) runs inside ONE deadline,
   the operation's ``timeout_s``; a slot or a retry that would land past it is not taken.
 - A retry waits ``Retry-After`` (delay-seconds or an HTTP date) when the reply has one; a wait
@@ -43,6 +45,7 @@ from ..settings import DeepSeekApiSettings
 
 __all__ = [
     "BACKOFF_FIRST_S",
+    "PACING_SLACK",
     "AccountScheduler",
     "Clock",
     "MonotonicClock",
@@ -52,10 +55,14 @@ __all__ = [
     "retry_after_seconds",
     "retryable",
     "scheduled",
+    "spacing",
 ]
 
 # Ceiling of the first backoff wait; it doubles per retry, capped by retry_max_wait_s.
 BACKOFF_FIRST_S = 0.5
+# Extra spacing between paced starts, as a share of 1/qps: room for late wake-ups and transport
+# jitter (a 5 QPS pacer tolerates 50 ms of it per second) at the cost of 5 % of the rate.
+PACING_SLACK = 0.05
 _DELAY_SECONDS = re.compile(r"\d{1,9}")
 
 
@@ -109,6 +116,11 @@ class Policy:
     def of(cls, conf: DeepSeekApiSettings, api: str) -> Policy:
         qps = conf.fetch_qps if api == "fetch" else conf.search_qps
         return cls(pacing=conf.pacing, qps=qps, retries=conf.retries, max_wait_s=conf.retry_max_wait_s)
+
+
+def spacing(qps: float) -> float:
+    """Seconds between two paced starts of one API."""
+    return (1.0 + PACING_SLACK) / qps
 
 
 def retryable(status: int) -> bool:
@@ -173,7 +185,7 @@ class AccountScheduler:
 
     async def _slot(self, api: str, qps: float, deadline: float) -> bool:
         """Wait for this API's next start slot; False (nothing reserved, no wait) if it is past ``deadline``."""
-        interval = 1.0 / qps
+        interval = spacing(qps)
         pacer = self._pacer(api)
         slot = pacer.reserve(self._clock.now(), interval, deadline)
         if slot is None:
