@@ -11,6 +11,9 @@ import time
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 
 from dsweb_ref._context import CallContext
 from dsweb_ref._exceptions import WebError, WebErrorCode
@@ -382,3 +385,10 @@ def test_scheduler_settings_from_the_environment() -> None:
         environ={"DSWEB_TOOLS_PACING": "on", "DSWEB_SEARCH_QPS": "2.5", "DSWEB_TOOLS_RETRIES": "3"}
     ).deepseek_api
     assert (conf.pacing, conf.search_qps, conf.fetch_qps, conf.retries) == (True, 2.5, 5.0, 3)
+
+
+@hypothesis_settings(max_examples=300, deadline=None)
+@given(st.text(max_size=80) | st.from_regex(r"[A-Za-z]{3}, \d{1,5} [A-Za-z]{3} \d{1,6} \d\d:\d\d:\d\d [A-Z+0-9-]{1,5}"))
+def test_retry_after_of_any_header_value_is_none_or_a_finite_wait(value: str) -> None:
+    wait = retry_after_seconds({"retry-after": value}, WALL_EPOCH)
+    assert wait is None or 0.0 <= wait < float("inf")
