@@ -60,6 +60,8 @@ __all__ = [
 
 # Ceiling of the first backoff wait; it doubles per retry, capped by retry_max_wait_s.
 BACKOFF_FIRST_S = 0.5
+# Clock readings closer than this count as equal (float sums of the same interval may differ by ulps).
+_CLOCK_EPSILON = 1e-6
 # Extra spacing between paced starts, as a share of 1/qps: room for late wake-ups and transport
 # jitter (a 5 QPS pacer tolerates 50 ms of it per second) at the cost of 5 % of the rate.
 PACING_SLACK = 0.05
@@ -147,11 +149,17 @@ def retry_after_seconds(headers: Mapping[str, str], wall_now: float) -> float | 
 
 class _Pacer:
     """Start times of one API, at least ``interval`` apart. Plain numbers under a thread lock, so
-    callers on any event loop or thread share it."""
+    callers on any event loop or thread share it.
+
+    Callers reserve slots in arrival order (so each knows its wait, and the deadline, up front);
+    before sending, :meth:`start` also checks the gap to the last actual start, so slots that fell
+    due together after the event loop stalled still go out one interval apart, never in a burst.
+    """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._next = -math.inf
+        self._next = -math.inf  # the next free slot
+        self._last = -math.inf  # when the last caller actually started
 
     def reserve(self, now: float, interval: float, latest: float) -> float | None:
         """The start time reserved for the caller, or None (nothing reserved) if it is after ``latest``."""
@@ -161,6 +169,15 @@ class _Pacer:
                 return None
             self._next = slot + interval
             return slot
+
+    def start(self, now: float, interval: float) -> float:
+        """0 and the start is recorded, or how much longer to wait for ``interval`` after the last one."""
+        with self._lock:
+            wait = self._last + interval - now
+            if wait > _CLOCK_EPSILON:
+                return wait
+            self._last = now
+            return 0.0
 
     def give_back(self, slot: float, interval: float) -> None:
         """Return an unused slot; only the newest reservation can be returned (a gap elsewhere is
@@ -191,13 +208,19 @@ class AccountScheduler:
         if slot is None:
             return False
         wait = slot - self._clock.now()
-        if wait > 0:
-            try:
-                await self._clock.sleep(wait)
-            except BaseException:  # cancelled while waiting: the slot was never used
-                pacer.give_back(slot, interval)
-                raise
-        return True
+        try:
+            while True:
+                if wait > 0:
+                    if self._clock.now() + wait > deadline:
+                        pacer.give_back(slot, interval)
+                        return False
+                    await self._clock.sleep(wait)
+                wait = pacer.start(self._clock.now(), interval)
+                if wait <= 0:
+                    return True
+        except BaseException:  # cancelled while waiting: the slot was never used
+            pacer.give_back(slot, interval)
+            raise
 
     def backoff(self, retry: int, cap: float) -> float:
         """Equal jitter: half the exponential ceiling plus a random share of the other half."""

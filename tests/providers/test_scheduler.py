@@ -237,6 +237,31 @@ def test_four_query_burst_never_exceeds_5_qps_counted_in_the_emulator_log(
     assert clock.slept == pytest.approx([step_s, 2 * step_s, 3 * step_s])
 
 
+def test_slots_that_fall_due_together_after_a_stall_still_go_one_interval_apart(
+    emulator: Emulator, env: dict[str, str]
+) -> None:
+    """The loop stalls for a second: three reserved slots are past due at once; they must not burst."""
+    clock = ManualClock()
+    provider = _search_api(emulator, env, clock, **{"deepseek_api.pacing": True})
+    step_s = spacing(5.0)
+
+    async def scenario() -> list[int]:
+        tasks = [asyncio.create_task(provider.search(SearchRequest(f"q{i}"), CallContext())) for i in range(4)]
+        await clock.wait_sleeping(3)
+        await asyncio.to_thread(emulator.log.wait_for, 1, 10.0, route="search")
+        clock.advance(1.0)  # every reserved slot is due now
+        seen = []
+        for sent in (2, 3, 4):
+            await clock.wait_sleeping(4 - sent)
+            await asyncio.to_thread(emulator.log.wait_for, sent, 10.0, route="search")
+            seen.append(len(emulator.log.for_route("search")))
+            clock.advance(step_s)
+        await asyncio.gather(*tasks)
+        return seen
+
+    assert asyncio.run(scenario()) == [2, 3, 4], "one start per interval after the stall, not three at once"
+
+
 def test_batch_through_the_tool_is_spaced_on_the_wire(emulator: Emulator, env: dict[str, str]) -> None:
     """The monotonic clock the emulator stamps requests with: the k-th start of a four-query batch at
     5 QPS never comes before k steps after the call began (load can only make starts later)."""
