@@ -201,7 +201,8 @@ class AccountScheduler:
             return self._pacers.setdefault(api, _Pacer())
 
     async def _slot(self, api: str, qps: float, deadline: float) -> bool:
-        """Wait for this API's next start slot; False (nothing reserved, no wait) if it is past ``deadline``."""
+        """Wait for this API's next start; False (the slot handed back, nothing sent) when that start
+        would come after ``deadline``, known up front or, after a stall, while waiting."""
         interval = spacing(qps)
         pacer = self._pacer(api)
         slot = pacer.reserve(self._clock.now(), interval, deadline)
