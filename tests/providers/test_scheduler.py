@@ -262,6 +262,22 @@ def test_slots_that_fall_due_together_after_a_stall_still_go_one_interval_apart(
     assert asyncio.run(scenario()) == [2, 3, 4], "one start per interval after the stall, not three at once"
 
 
+def test_a_start_pushed_past_the_deadline_by_a_stall_is_not_sent(emulator: Emulator, env: dict[str, str]) -> None:
+    clock = ManualClock()
+    provider = _search_api(emulator, env, clock, **{"deepseek_api.pacing": True, "deepseek_api.timeout_s": 1.0})
+
+    async def scenario() -> list[object]:
+        tasks = [asyncio.create_task(provider.search(SearchRequest(f"q{i}"), CallContext())) for i in range(3)]
+        await clock.wait_sleeping(2)  # slots 0.21 and 0.42, inside the 1 s deadline
+        clock.advance(0.95)  # a stall: the second starts at 0.95, the third could only start at 1.16
+        return list(await asyncio.gather(*tasks, return_exceptions=True))
+
+    first, second, third = asyncio.run(scenario())
+    assert isinstance(first, SearchResult) and isinstance(second, SearchResult)
+    assert isinstance(third, WebError) and "past the operation's 1 s deadline" in third.message
+    assert [r.json["query"] for r in emulator.log.for_route("search")] == ["q0", "q1"]
+
+
 def test_batch_through_the_tool_is_spaced_on_the_wire(emulator: Emulator, env: dict[str, str]) -> None:
     """The monotonic clock the emulator stamps requests with: the k-th start of a four-query batch at
     5 QPS never comes before k steps after the call began (load can only make starts later)."""
