@@ -169,14 +169,15 @@ def test_retries_are_bounded(emulator: Emulator, env: dict[str, str]) -> None:
 
 def test_a_retry_never_passes_the_one_deadline(emulator: Emulator, env: dict[str, str]) -> None:
     clock = ManualClock(auto=True)
-    emulator.inject("search", RateLimited(retry_after=4), times=None)
-    provider = _search_api(emulator, env, clock, **{"deepseek_api.retries": 5, "deepseek_api.timeout_s": 9.0})
-    error = _error(provider)
+    emulator.inject("search", RateLimited(retry_after=40), times=None)
+    limits = {"deepseek_api.retries": 5, "deepseek_api.timeout_s": 90.0, "deepseek_api.retry_max_wait_s": 60.0}
+    error = _error(_search_api(emulator, env, clock, **limits))
     assert "HTTP 429" in error.message
-    # Attempts at t=0, 4 and 8 fit inside 9 s; the wait after the third would end at 12, past the
-    # deadline, so the call stops there with the last answer instead of sleeping.
+    # Attempts at t=0, 40 and 80 fit inside 90 s (the last with 10 s of real time for its request);
+    # the wait after the third would end at 120, past the deadline, so the call stops there with the
+    # last answer instead of sleeping.
     assert _statuses(emulator) == [429, 429, 429]
-    assert clock.slept == [4.0, 4.0] and clock.now() < 9.0
+    assert clock.slept == [40.0, 40.0] and clock.now() < 90.0
 
 
 def test_retryable_statuses_are_408_429_and_5xx_only() -> None:
@@ -264,17 +265,20 @@ def test_slots_that_fall_due_together_after_a_stall_still_go_one_interval_apart(
 
 def test_a_start_pushed_past_the_deadline_by_a_stall_is_not_sent(emulator: Emulator, env: dict[str, str]) -> None:
     clock = ManualClock()
-    provider = _search_api(emulator, env, clock, **{"deepseek_api.pacing": True, "deepseek_api.timeout_s": 1.0})
+    slow = {"deepseek_api.pacing": True, "deepseek_api.search_qps": 0.1, "deepseek_api.timeout_s": 30.0}
+    provider = _search_api(emulator, env, clock, **slow)
 
     async def scenario() -> list[object]:
         tasks = [asyncio.create_task(provider.search(SearchRequest(f"q{i}"), CallContext())) for i in range(3)]
-        await clock.wait_sleeping(2)  # slots 0.21 and 0.42, inside the 1 s deadline
-        clock.advance(0.95)  # a stall: the second starts at 0.95, the third could only start at 1.16
+        await clock.wait_sleeping(2)  # slots at 10.5 and 21 s, inside the 30 s deadline
+        # A stall: the second starts at 25 s (5 s of the deadline left for its real request), and the
+        # third could only start at 35.5 s.
+        clock.advance(25.0)
         return list(await asyncio.gather(*tasks, return_exceptions=True))
 
     first, second, third = asyncio.run(scenario())
-    assert isinstance(first, SearchResult) and isinstance(second, SearchResult)
-    assert isinstance(third, WebError) and "past the operation's 1 s deadline" in third.message
+    assert isinstance(first, SearchResult) and isinstance(second, SearchResult), (first, second)
+    assert isinstance(third, WebError) and "past the operation's 30 s deadline" in third.message
     assert [r.json["query"] for r in emulator.log.for_route("search")] == ["q0", "q1"]
 
 
