@@ -135,6 +135,7 @@ class CredentialSettings:
 class ToolSettings:
     search_max_queries: int = 4
     search_max_results: int = 8
+    search_max_output_chars: int = 20_000
     fetch_max_output_chars: int = 200_000
 
 
@@ -311,8 +312,12 @@ SETTINGS_KEYS: tuple[SettingKey, ...] = (
          "Most queries one web_search call may carry.", _at_least(1)),
     _key("tools.search_max_results", "DSWEB_SEARCH_MAX_RESULTS", _TOOLS.search_max_results, "int",
          "Most sources one web_search call returns.", _at_least(1)),
+    _key("tools.search_max_output_chars", "DSWEB_SEARCH_MAX_OUTPUT_CHARS", _TOOLS.search_max_output_chars,
+         "int", "Most characters of model-visible text one web_search call returns, errors included; a longer "
+         "text is cut with a visible note. Per source, the title is cut at 200, the snippet at 500, the URL at "
+         "2048 and the date at 64 characters.", _at_least(1)),
     _key("tools.fetch_max_output_chars", "DSWEB_FETCH_MAX_OUTPUT_CHARS", _TOOLS.fetch_max_output_chars,
-         "int", "Most characters one web_fetch result returns.", _at_least(1)),
+         "int", "Most characters one web_fetch result returns, errors included.", _at_least(1)),
     _key("http_fetch.max_url_length", "DSWEB_HTTP_MAX_URL_LENGTH", _HTTP.max_url_length, "int",
          "Longest URL the http fetch provider accepts.", _at_least(1)),
     _key("http_fetch.max_response_bytes", "DSWEB_HTTP_MAX_RESPONSE_BYTES", _HTTP.max_response_bytes,

@@ -33,6 +33,19 @@ that each check catches the fault it names:
     wrong-error-code    rejected arguments are reported as WEB_PROVIDER_ERROR -> search.validation.query_cap
     schema-extra-field  search values carry a key the schema does not allow   -> search.value.schema
 
+Seed 003 (the standalone search, ``standalone_search`` / ``standalone_resolve``):
+
+    standalone-budget            the search request asks for 4096 output tokens -> standalone.request.isolated
+    standalone-no-bound          the JSON result is not cut to 24000 bytes      -> standalone.result.bounded
+    standalone-accept-prose      prose without a native search is a success     -> standalone.prose.error
+    standalone-mine-urls         URLs are read out of the summary when the
+                                 search gave no structured sources              -> standalone.sources.structured_only
+    standalone-all-sources       every result URL is kept (no cap, dedupe or
+                                 scheme filter)                                 -> standalone.sources.filtered
+    standalone-follow-redirects  a 3xx from the search backend is followed      -> standalone.redirect.not_followed
+    standalone-leak-reasoning    the search model's thinking joins the summary  -> standalone.reasoning.withheld
+    standalone-resolve-last-slash  web_search_model split at the last "/"       -> standalone.resolve.table
+
 In the two subtle modes an upstream request's teardown takes LINGER seconds (as a graceful close
 might), which the correct code awaits and the broken code does not: the answer then provably
 leaves before the connections close, so the suite's check must catch it every time.
@@ -44,6 +57,7 @@ import argparse
 import asyncio
 import contextvars
 import json
+import re
 import sys
 from collections.abc import Coroutine, Sequence
 from typing import Any
@@ -51,10 +65,21 @@ from typing import Any
 import httpx
 
 from dsweb_ref import CallContext, SearchRequest, SearchResult, Source, WebError, __version__
-from dsweb_ref.replay._bases import credential_environ, settings_for_bases
+from dsweb_ref.providers.standalone_messages import MessagesStandaloneSearch
+from dsweb_ref.providers.standalone_responses import ResponsesStandaloneSearch
+from dsweb_ref.replay._bases import KEY_ENV, credential_environ, settings_for_bases
 from dsweb_ref.runtime import Runtime, build_runtime
 from dsweb_ref.settings import Settings
-from dsweb_ref.tools import ToolResult, merge_results, render_search
+from dsweb_ref.standalone_accounts import resolve
+from dsweb_ref.tools import ToolResult, error_result, merge_results, render_search
+from dsweb_ref.tools.standalone_search import (
+    MAX_OUTPUT_TOKENS,
+    SEARCH_TIMEOUT_S,
+    StandaloneSearchTool,
+    bound_sources,
+    encode_result,
+    parse_query,
+)
 from dsweb_ref.tools.web_search import parse_queries
 
 BREAKS = (
@@ -71,10 +96,34 @@ BREAKS = (
     "duplicate-url",
     "wrong-error-code",
     "schema-extra-field",
+    "standalone-budget",
+    "standalone-no-bound",
+    "standalone-accept-prose",
+    "standalone-mine-urls",
+    "standalone-all-sources",
+    "standalone-follow-redirects",
+    "standalone-leak-reasoning",
+    "standalone-resolve-last-slash",
+)
+# Modes that rebuild the standalone result from the backend's answer instead of the reference tool.
+STANDALONE_REBUILT = (
+    "standalone-no-bound",
+    "standalone-accept-prose",
+    "standalone-mine-urls",
+    "standalone-all-sources",
 )
 LINGERING = ("early-answer-subtle", "cancel-no-wait")
 LINGER = 0.3  # seconds an upstream request takes to tear down once cancelled, in the LINGERING modes
-CAPABILITIES = ("web_search", "web_fetch", "messages-search", "search-api", "fetch-api", "cancel")
+CAPABILITIES = (
+    "web_search",
+    "web_fetch",
+    "messages-search",
+    "search-api",
+    "fetch-api",
+    "cancel",
+    "standalone-search",
+    "standalone-resolve",
+)
 PROMPT: contextvars.ContextVar[str | None] = contextvars.ContextVar("prompt", default=None)
 
 
@@ -122,14 +171,27 @@ class BreakingTransport(httpx.AsyncBaseTransport):
         elif self.mode == "no-ori-cut" and path.endswith("/search") and b"ori_question" in request.content:
             request = _rewrite_json(request, {"ori_question": PROMPT.get()})
         response = await self.inner.handle_async_request(request)
-        if self.mode == "follow-redirects" and response.is_redirect:
+        if self.mode in ("follow-redirects", "standalone-follow-redirects") and response.is_redirect:
             await response.aclose()
             target = request.url.join(response.headers["location"])
             response = await self.inner.handle_async_request(httpx.Request("GET", target))
+        if self.mode == "standalone-leak-reasoning" and response.status_code == 200:
+            response = await leak_thinking(response)
         return response
 
     async def aclose(self) -> None:
         await self.inner.aclose()
+
+
+async def leak_thinking(response: httpx.Response) -> httpx.Response:
+    """Each thinking block of a Messages answer becomes a text block (wrong: reasoning reaches the summary)."""
+    body = json.loads(await response.aread())
+    blocks: list[Any] = body.get("content") or [] if isinstance(body, dict) else []
+    for i, block in enumerate(blocks):
+        if isinstance(block, dict) and block.get("type") == "thinking":
+            blocks[i] = {"type": "text", "text": f"{block.get('thinking', '')} {block.get('signature', '')}"}
+    headers = [(k, v) for k, v in response.headers.raw if k.lower() != b"content-length"]
+    return httpx.Response(response.status_code, headers=headers, content=json.dumps(body).encode())
 
 
 def concat_merge(results: list[SearchResult], cap: int) -> SearchResult:
@@ -164,6 +226,8 @@ class Adapter:
         self.runtime: Runtime | None = None
         self.settings = Settings()
         self.provider = "api"
+        self.bases: dict[str, str] = {}
+        self.api_key = ""
         self.background: set[asyncio.Task[Any]] = set()  # early-answer's abandoned searches
 
     def hello(self) -> dict[str, Any]:
@@ -183,7 +247,14 @@ class Adapter:
         )
         settings = self.settings
         self.provider = str(p.get("provider", "api"))
-        transport = BreakingTransport(self.mode) if self.mode else None
+        self.bases = {
+            "messages": p["messages_base"] + "/messages",
+            "responses": str(p.get("openai_base", "")) + "/responses",
+        }
+        self.api_key = p["api_key"]
+        # Seed-003 breaks touch only the standalone path, so no seed-000 check sees them.
+        seed000 = self.mode is not None and not self.mode.startswith("standalone-")
+        transport = BreakingTransport(self.mode) if seed000 and self.mode else None
         self.runtime = build_runtime(lambda: settings, transport=transport, environ=credential_environ(p["api_key"]))
         return {}
 
@@ -248,6 +319,48 @@ class Adapter:
     async def web_fetch(self, p: dict[str, Any]) -> ToolResult:
         return await self._runtime().fetch_tool().execute(p.get("arguments"), CallContext())
 
+    def standalone_tool(self, protocol: object) -> StandaloneSearchTool:
+        kind = "responses" if protocol == "responses" else "messages"
+        backend = ResponsesStandaloneSearch if kind == "responses" else MessagesStandaloneSearch
+        standalone_breaks = ("standalone-follow-redirects", "standalone-leak-reasoning")
+        transport = BreakingTransport(self.mode) if self.mode in standalone_breaks and self.mode else None
+        search = backend(self.bases.get(kind, ""), "deepseek-v4-flash", KEY_ENV, transport=transport,
+                         environ=credential_environ(self.api_key))
+        budget = 4096 if self.mode == "standalone-budget" else MAX_OUTPUT_TOKENS
+        return StandaloneSearchTool(search, max_output_tokens=budget)
+
+    async def standalone_search(self, p: dict[str, Any]) -> ToolResult:
+        tool = self.standalone_tool(p.get("protocol"))
+        if self.mode not in STANDALONE_REBUILT:
+            return await tool.execute(p.get("arguments"), CallContext())
+        try:
+            query = parse_query(p.get("arguments"))
+            answer = await tool.backend.standalone_search(
+                query, CallContext(), max_tokens=MAX_OUTPUT_TOKENS, timeout_s=SEARCH_TIMEOUT_S
+            )
+        except WebError as error:
+            return error_result(error)
+        if not answer.searched and self.mode != "standalone-accept-prose":
+            return ToolResult(text="Error: no native search", error_code="WEB_PROVIDER_ERROR")
+        sources = bound_sources(answer.sources)
+        if self.mode == "standalone-all-sources":
+            sources = [{"title": s.title, "url": s.url} for s in answer.sources]
+        if self.mode == "standalone-mine-urls" and not sources:
+            sources = [{"title": "", "url": u} for u in re.findall(r"https?://[^\s)\]]+", answer.summary)]
+        if self.mode == "standalone-no-bound":
+            text = json.dumps({"summary": answer.summary, "sources": sources}, ensure_ascii=False)
+        else:
+            text = encode_result(answer.summary, sources)
+        return ToolResult(text=text, value={"result": json.loads(text)})
+
+    async def standalone_resolve(self, p: dict[str, Any]) -> ToolResult:
+        document = p.get("document")
+        value = resolve(document, {name: "set" for name in p.get("environ_set") or []}).to_json()  # type: ignore[arg-type]
+        reference = document.get("web_search_model") if isinstance(document, dict) else None
+        if self.mode == "standalone-resolve-last-slash" and isinstance(reference, str) and reference.count("/") > 1:
+            value = {"status": "invalid", "route": None, "reason": "not_found", "reference": reference}
+        return ToolResult(text=json.dumps(value), value=value)
+
 
 class Server:
     """Reads requests from stdin, runs each in a task, writes one answer line per request."""
@@ -266,7 +379,12 @@ class Server:
 
     async def call(self, request_id: int, method: str, params: dict[str, Any]) -> None:
         try:
-            run = self.adapter.web_search if method == "web_search" else self.adapter.web_fetch
+            run = {
+                "web_search": self.adapter.web_search,
+                "web_fetch": self.adapter.web_fetch,
+                "standalone_search": self.adapter.standalone_search,
+                "standalone_resolve": self.adapter.standalone_resolve,
+            }[method]
             result = await run(params)
         except asyncio.CancelledError:
             # Reached only after the reference tool settled every upstream request (seed 000).
@@ -288,7 +406,7 @@ class Server:
     def handle(self, message: dict[str, Any]) -> bool:
         """Dispatch one request; False after shutdown."""
         request_id, method, params = message["id"], message.get("method"), message.get("params") or {}
-        if method in ("web_search", "web_fetch"):
+        if method in ("web_search", "web_fetch", "standalone_search", "standalone_resolve"):
             self.calls[request_id] = asyncio.ensure_future(self.call(request_id, method, params))
         elif method == "cancel":
             target = self.calls.get(int(params.get("id", 0)))

@@ -39,6 +39,8 @@ Methods
     - ``search-api`` - search through the Search API ``POST {tools_base}/search`` (``provider: "api"``)
     - ``fetch-api`` - fetch through the Fetch API ``POST {tools_base}/fetch`` (``provider: "api"``)
     - ``cancel`` - the ``cancel`` method below
+    - ``standalone-search`` - the standalone model-backed web_search (seed 003, ``standalone_search``)
+    - ``standalone-resolve`` - its account and model selection (seed 003, ``standalone_resolve``)
 
 ``configure`` -> ``{}``
     Sent before each check (repeatedly; each replaces the previous configuration). Params::
@@ -50,7 +52,8 @@ Methods
           "provider": "messages" | "api",  # "api" = the "use the new Web Search API" switch: Search+Fetch APIs
           "search_max_queries": 4,         # searchMaxQueries
           "search_max_results": 8,         # searchMaxResults (also the Search API count bound)
-          "send_original_question": true   # sendOriginalQuestion
+          "send_original_question": true,  # sendOriginalQuestion
+          "openai_base": "http://127.0.0.1:PORT/v1"                # POST {openai_base}/responses (seed 003)
         }
 
     Unknown keys must be ignored.
@@ -66,6 +69,24 @@ Methods
 
 ``web_fetch`` -> ``{"text": str, "value": object}``
     Params ``{"arguments": {"url": str}}``; ``value`` follows ``schemas/web_fetch.output.schema.json``.
+
+``standalone_search`` -> ``{"text": str, "value": object}``
+    Params ``{"arguments": {"query": str}, "protocol": "messages" | "responses"}``: one call of the
+    standalone web_search (seed 003) as the model made it, arguments unvalidated. The search is one
+    model request with model ``deepseek-v4-flash`` and the configured key to
+    ``POST {messages_base}/messages`` (``web_search_20250305`` tool) or ``POST
+    {openai_base}/responses`` (``web_search`` tool). ``text`` is the model-visible JSON
+    ``{"summary", "sources": [{"title", "url"}], "truncated"?}``; ``value`` is any object (the
+    reference puts ``{"result", "usage"}`` there). A tool error is an ``error`` response with a
+    WEB_* code.
+
+``standalone_resolve`` -> ``{"text": str, "value": resolution}``
+    Params ``{"document": object, "environ_set": [str, ...]}``: the account and model selection
+    for a configuration document (the format of ``dsweb solo resolve``); ``environ_set``
+    names the key variables that are set. ``value`` is ``{"status": "selected" | "none" |
+    "invalid", "route": {"account", "protocol", "url", "model", "api_key_env"} | null, "reason":
+    str | null, "reference": str | null}``; ``text`` is free. A malformed document is an error
+    ``WEB_CONFIG_INVALID``.
 
 ``cancel`` -> ``{}``
     Params ``{"id": <id of an in-flight web_search/web_fetch>}``. Answer the cancel request at once;
@@ -96,6 +117,8 @@ __all__ = [
     "CAP_FETCH_API",
     "CAP_MESSAGES_SEARCH",
     "CAP_SEARCH_API",
+    "CAP_STANDALONE_RESOLVE",
+    "CAP_STANDALONE_SEARCH",
     "CAP_WEB_FETCH",
     "CAP_WEB_SEARCH",
     "ProtocolError",
@@ -109,7 +132,18 @@ CAP_MESSAGES_SEARCH: Final = "messages-search"
 CAP_SEARCH_API: Final = "search-api"
 CAP_FETCH_API: Final = "fetch-api"
 CAP_CANCEL: Final = "cancel"
-CAPABILITIES: Final = (CAP_WEB_SEARCH, CAP_WEB_FETCH, CAP_MESSAGES_SEARCH, CAP_SEARCH_API, CAP_FETCH_API, CAP_CANCEL)
+CAP_STANDALONE_SEARCH: Final = "standalone-search"
+CAP_STANDALONE_RESOLVE: Final = "standalone-resolve"
+CAPABILITIES: Final = (
+    CAP_WEB_SEARCH,
+    CAP_WEB_FETCH,
+    CAP_MESSAGES_SEARCH,
+    CAP_SEARCH_API,
+    CAP_FETCH_API,
+    CAP_CANCEL,
+    CAP_STANDALONE_SEARCH,
+    CAP_STANDALONE_RESOLVE,
+)
 
 
 class ProtocolError(Exception):
