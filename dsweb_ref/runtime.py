@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Protocol, Self
 
 import httpx
 
@@ -15,6 +16,7 @@ from ._context import CallContext
 from ._protocols import StandaloneUsage
 from ._service import WebService
 from ._types import FetchRequest, FetchResult
+from .netguard import AddressPolicy
 from .providers.deepseek_fetch_api import DeepSeekFetchApi
 from .providers.deepseek_official import DeepSeekMessagesSearch
 from .providers.deepseek_search_api import DeepSeekSearchApi
@@ -23,6 +25,7 @@ from .providers.standalone_messages import MessagesStandaloneSearch
 from .providers.standalone_responses import ResponsesStandaloneSearch
 from .settings import Settings
 from .standalone_accounts import Resolution
+from .tools.evidence_search import EvidenceSearchTool
 from .tools.standalone_search import StandaloneSearchTool
 from .tools.web_fetch import WebFetchTool
 from .tools.web_search import SearchToolSettings, WebSearchTool
@@ -32,6 +35,10 @@ __all__ = ["Runtime", "build_runtime", "http_fetch_config", "standalone_search_t
 
 def http_fetch_config(settings: Settings) -> HttpFetchConfig:
     return HttpFetchConfig.from_settings(settings.http_fetch)
+
+
+def _policy(settings: Settings) -> AddressPolicy:
+    return AddressPolicy(nat64_prefixes=AddressPolicy.parse_nat64_prefixes(settings.netguard.nat64_prefixes))
 
 
 class _HttpFetchPerOperation:
@@ -47,13 +54,33 @@ class _HttpFetchPerOperation:
         return True
 
     async def fetch(self, request: FetchRequest, ctx: CallContext) -> FetchResult:
-        return await HttpFetchProvider(http_fetch_config(self._settings())).fetch(request, ctx)
+        settings = self._settings()
+        return await HttpFetchProvider(http_fetch_config(settings), policy=_policy(settings)).fetch(request, ctx)
+
+
+class _Closable(Protocol):
+    async def aclose(self) -> None: ...
 
 
 @dataclass(frozen=True)
 class Runtime:
+    """The tools over the registered providers. The DeepSeek providers keep pooled HTTP clients:
+    ``await runtime.aclose()`` or ``async with runtime:`` closes those of the running event loop
+    (the end of an ``asyncio.run`` closes its own anyway)."""
+
     settings: Callable[[], Settings]
     web: WebService
+    resources: tuple[_Closable, ...] = ()
+
+    async def aclose(self) -> None:
+        for resource in self.resources:
+            await resource.aclose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
 
     def search_tool(self) -> WebSearchTool:
         t = self.settings().tools
@@ -69,6 +96,10 @@ class Runtime:
     def fetch_tool(self) -> WebFetchTool:
         return WebFetchTool(self.web, max_output_chars=self.settings().tools.fetch_max_output_chars)
 
+    def evidence_tool(self) -> EvidenceSearchTool:
+        """The seed 002 evidence ``web_search``; its URL checks use the fetch provider's address policy."""
+        return EvidenceSearchTool(self.web, policy=_policy(self.settings()))
+
 
 def build_runtime(
     settings: Callable[[], Settings] = Settings,
@@ -83,11 +114,14 @@ def build_runtime(
     emulator); the local HTTP fetch provider keeps its own strict network path.
     """
     web = WebService(lambda: settings().provider_selection())
-    web.register_search(DeepSeekMessagesSearch(settings, transport=transport, environ=environ))
-    web.register_search(DeepSeekSearchApi(settings, transport=transport, environ=environ))
-    web.register_fetch(DeepSeekFetchApi(settings, transport=transport, environ=environ))
+    messages = DeepSeekMessagesSearch(settings, transport=transport, environ=environ)
+    search_api = DeepSeekSearchApi(settings, transport=transport, environ=environ)
+    fetch_api = DeepSeekFetchApi(settings, transport=transport, environ=environ)
+    web.register_search(messages)
+    web.register_search(search_api)
+    web.register_fetch(fetch_api)
     web.register_fetch(http_fetch or _HttpFetchPerOperation(settings))
-    return Runtime(settings=settings, web=web)
+    return Runtime(settings=settings, web=web, resources=(messages, search_api, fetch_api))
 
 
 def standalone_search_tool(

@@ -32,6 +32,15 @@ that each check catches the fault it names:
     duplicate-url       duplicate URLs across queries are kept          -> search.merge.dedup
     wrong-error-code    rejected arguments are reported as WEB_PROVIDER_ERROR -> search.validation.query_cap
     schema-extra-field  search values carry a key the schema does not allow   -> search.value.schema
+    ssrf-no-unwrap      IPv6 forms carrying IPv4 (mapped, NAT64, 6to4) judged as public -> ssrf.resolve.special_ranges
+    ssrf-first-answer-only  only the first DNS answer is validated; the others are tried unchecked
+                        when it fails                                   -> ssrf.resolve.mixed_answers
+    ssrf-re-resolve     validates one lookup, then dials the answer of a fresh one -> ssrf.resolve.rebinding
+    ssrf-redirect-unchecked  redirect targets are followed without any check -> ssrf.redirect.private
+    evidence-model-call an evidence call also asks a model (Messages)  -> evidence.no_model_call
+    evidence-no-urls    evidence lines lose their source URLs           -> evidence.lines_cite_results
+    evidence-local-allowed  a refused local query is then sent to web search -> evidence.local_refused
+    evidence-retry-allowed  no retry memory across calls of a conversation -> evidence.retry_refused
 
 Seed 003 (the standalone search, ``standalone_search`` / ``standalone_resolve``):
 
@@ -60,18 +69,25 @@ import json
 import re
 import sys
 from collections.abc import Coroutine, Sequence
+from dataclasses import dataclass
+from ipaddress import IPv6Address, ip_address
 from typing import Any
 
+import httpcore
 import httpx
 
-from dsweb_ref import CallContext, SearchRequest, SearchResult, Source, WebError, __version__
+from dsweb_ref import CallContext, SearchRequest, SearchResult, Source, WebError, WebErrorCode, __version__
+from dsweb_ref.certification.sandbox import SandboxNetwork
+from dsweb_ref.netguard import AddressPolicy, IPAddress, PinnedNetworkBackend, Resolver, vet_host
+from dsweb_ref.providers.http_fetch import HttpFetchProvider
 from dsweb_ref.providers.standalone_messages import MessagesStandaloneSearch
 from dsweb_ref.providers.standalone_responses import ResponsesStandaloneSearch
 from dsweb_ref.replay._bases import KEY_ENV, credential_environ, settings_for_bases
-from dsweb_ref.runtime import Runtime, build_runtime
+from dsweb_ref.runtime import Runtime, build_runtime, http_fetch_config
 from dsweb_ref.settings import Settings
 from dsweb_ref.standalone_accounts import resolve
 from dsweb_ref.tools import ToolResult, error_result, merge_results, render_search
+from dsweb_ref.tools.evidence_search import EvidenceContext
 from dsweb_ref.tools.standalone_search import (
     MAX_OUTPUT_TOKENS,
     SEARCH_TIMEOUT_S,
@@ -96,6 +112,14 @@ BREAKS = (
     "duplicate-url",
     "wrong-error-code",
     "schema-extra-field",
+    "ssrf-no-unwrap",
+    "ssrf-first-answer-only",
+    "ssrf-re-resolve",
+    "ssrf-redirect-unchecked",
+    "evidence-model-call",
+    "evidence-no-urls",
+    "evidence-local-allowed",
+    "evidence-retry-allowed",
     "standalone-budget",
     "standalone-no-bound",
     "standalone-accept-prose",
@@ -121,10 +145,13 @@ CAPABILITIES = (
     "search-api",
     "fetch-api",
     "cancel",
+    "ssrf-test-mode",
+    "evidence-search",
     "standalone-search",
     "standalone-resolve",
 )
 PROMPT: contextvars.ContextVar[str | None] = contextvars.ContextVar("prompt", default=None)
+UNCHECKED_HOP: contextvars.ContextVar[bool] = contextvars.ContextVar("unchecked_hop", default=False)
 
 
 def log(*parts: object) -> None:
@@ -183,6 +210,76 @@ class BreakingTransport(httpx.AsyncBaseTransport):
         await self.inner.aclose()
 
 
+@dataclass(frozen=True, slots=True)
+class NoUnwrapPolicy(AddressPolicy):
+    """ssrf-no-unwrap: the is_global reading, blind to the IPv4 an IPv6 address carries."""
+
+    def blocked_reason(self, address: IPAddress) -> str | None:
+        if isinstance(address, IPv6Address) and address.is_global:
+            return None
+        return AddressPolicy.blocked_reason(self, address)
+
+
+class BreakingBackend(PinnedNetworkBackend):
+    """The pinned backend with one SSRF mistake, depending on the break mode."""
+
+    def __init__(self, mode: str, resolver: Resolver, dialer: httpcore.AsyncNetworkBackend) -> None:
+        super().__init__(resolver=resolver, inner=dialer)
+        self.mode = mode
+        self.dialer = dialer
+
+    async def _answers(self, host: str) -> list[str]:
+        try:
+            return [str(ip_address(host))]
+        except ValueError:
+            return await self.resolver(host)
+
+    async def connect_tcp(self, host: str, port: int, timeout: float | None = None, **kwargs: Any) -> Any:  # noqa: ASYNC109
+        if self.mode == "ssrf-redirect-unchecked" and UNCHECKED_HOP.get():
+            return await self.dialer.connect_tcp((await self._answers(host))[0], port, timeout=timeout)
+        if self.mode == "ssrf-first-answer-only":
+            answers = await self._answers(host)
+            first = ip_address(answers[0])
+            if self.policy.blocked_reason(first) is not None:
+                raise WebError(WebErrorCode.BLOCKED_URL, f"{first} is not public")
+            error: Exception | None = None
+            for answer in answers:  # wrong: the later answers were never checked
+                try:
+                    return await self.dialer.connect_tcp(answer, port, timeout=timeout)
+                except (httpcore.ConnectError, OSError) as exc:
+                    error = exc
+            assert error is not None
+            raise error
+        if self.mode == "ssrf-re-resolve":
+            await vet_host(host, policy=self.policy, resolver=self.resolver)
+            again = await self._answers(host)  # wrong: a second lookup, dialled unchecked
+            return await self.dialer.connect_tcp(again[0], port, timeout=timeout)
+        return await super().connect_tcp(host, port, timeout=timeout, **kwargs)
+
+
+class BreakingFetch(HttpFetchProvider):
+    """ssrf-redirect-unchecked: a redirect target is followed without any check."""
+
+    def _next_hop(self, url: httpx.URL, response: httpx.Response, hops: int) -> httpx.URL:
+        UNCHECKED_HOP.set(True)
+        return url.join(response.headers.get("location", ""))
+
+
+def sandboxed_fetch(mode: str | None, settings: Settings, network: SandboxNetwork) -> HttpFetchProvider:
+    """The http provider on the suite's test network, broken as ``mode`` says."""
+    resolver, dialer = network.resolver(), network.dialer()
+    config = http_fetch_config(settings)
+    if mode == "ssrf-no-unwrap":
+        return HttpFetchProvider(config, policy=NoUnwrapPolicy(), resolver=resolver, dialer=dialer)
+    if mode == "ssrf-redirect-unchecked":
+        provider: HttpFetchProvider = BreakingFetch(config, resolver=resolver, dialer=dialer)
+    else:
+        provider = HttpFetchProvider(config, resolver=resolver, dialer=dialer)
+    if mode in ("ssrf-first-answer-only", "ssrf-re-resolve", "ssrf-redirect-unchecked"):
+        provider._backend = BreakingBackend(mode, resolver, dialer)
+    return provider
+
+
 async def leak_thinking(response: httpx.Response) -> httpx.Response:
     """Each thinking block of a Messages answer becomes a text block (wrong: reasoning reaches the summary)."""
     body = json.loads(await response.aread())
@@ -227,8 +324,9 @@ class Adapter:
         self.settings = Settings()
         self.provider = "api"
         self.bases: dict[str, str] = {}
-        self.api_key = ""
         self.background: set[asyncio.Task[Any]] = set()  # early-answer's abandoned searches
+        self.evidence_contexts: dict[str, EvidenceContext] = {}
+        self.api_key = ""
 
     def hello(self) -> dict[str, Any]:
         return {"name": "dsweb_ref example adapter", "version": __version__, "capabilities": list(self.capabilities)}
@@ -246,6 +344,8 @@ class Adapter:
             },
         )
         settings = self.settings
+        self.evidence_contexts = {}
+        self.api_key = str(p["api_key"])
         self.provider = str(p.get("provider", "api"))
         self.bases = {
             "messages": p["messages_base"] + "/messages",
@@ -255,7 +355,11 @@ class Adapter:
         # Seed-003 breaks touch only the standalone path, so no seed-000 check sees them.
         seed000 = self.mode is not None and not self.mode.startswith("standalone-")
         transport = BreakingTransport(self.mode) if seed000 and self.mode else None
-        self.runtime = build_runtime(lambda: settings, transport=transport, environ=credential_environ(p["api_key"]))
+        network = SandboxNetwork.from_json(p.get("test_network"))
+        http = sandboxed_fetch(self.mode, settings, network) if network is not None else None
+        self.runtime = build_runtime(
+            lambda: settings, transport=transport, environ=credential_environ(p["api_key"]), http_fetch=http
+        )
         return {}
 
     def _runtime(self) -> Runtime:
@@ -316,6 +420,33 @@ class Adapter:
             raise failed[0].exception()  # type: ignore[misc]
         return [t.result() for t in tasks]
 
+    async def evidence_search(self, p: dict[str, Any]) -> ToolResult:
+        data = p.get("context") if isinstance(p.get("context"), dict) else {}
+        key = str(data.get("id", ""))
+        names = frozenset(n for n in data.get("local_names", ()) if isinstance(n, str))
+        context = self.evidence_contexts.setdefault(key, EvidenceContext(local_names=names))
+        if self.mode == "evidence-retry-allowed":
+            context = EvidenceContext(local_names=names)  # wrong: the conversation's retry memory is dropped
+        ctx = CallContext()
+        result = await self._runtime().evidence_tool().execute(p.get("arguments"), ctx, context)
+        if self.mode == "evidence-local-allowed" and result.error_code and "local" in result.text:
+            arguments = p.get("arguments") or {}
+            query = arguments.get("query") if isinstance(arguments, dict) else None
+            for q in [query] if isinstance(query, str) else list(query or []):
+                await self._runtime().web.search(SearchRequest(str(q), 8), ctx)  # wrong: local "falls back" to web
+        if self.mode == "evidence-model-call":
+            base = self.settings.deepseek_messages.base_url
+            async with httpx.AsyncClient() as client:  # wrong: a model summarizes the evidence
+                await client.post(
+                    f"{base}/messages",
+                    headers={"x-api-key": self.api_key, "anthropic-version": "2023-06-01"},
+                    json={"model": "x", "max_tokens": 16, "messages": [{"role": "user", "content": result.text}]},
+                )
+        if self.mode == "evidence-no-urls":
+            text = re.sub(r" \(source: \S+\)$", "", result.text, flags=re.MULTILINE)  # wrong: URLs dropped
+            result = ToolResult(text=text, value=result.value, error_code=result.error_code)
+        return result
+
     async def web_fetch(self, p: dict[str, Any]) -> ToolResult:
         return await self._runtime().fetch_tool().execute(p.get("arguments"), CallContext())
 
@@ -324,8 +455,13 @@ class Adapter:
         backend = ResponsesStandaloneSearch if kind == "responses" else MessagesStandaloneSearch
         standalone_breaks = ("standalone-follow-redirects", "standalone-leak-reasoning")
         transport = BreakingTransport(self.mode) if self.mode in standalone_breaks and self.mode else None
-        search = backend(self.bases.get(kind, ""), "deepseek-v4-flash", KEY_ENV, transport=transport,
-                         environ=credential_environ(self.api_key))
+        search = backend(
+            self.bases.get(kind, ""),
+            "deepseek-v4-flash",
+            KEY_ENV,
+            transport=transport,
+            environ=credential_environ(self.api_key),
+        )
         budget = 4096 if self.mode == "standalone-budget" else MAX_OUTPUT_TOKENS
         return StandaloneSearchTool(search, max_output_tokens=budget)
 
@@ -384,6 +520,7 @@ class Server:
                 "web_fetch": self.adapter.web_fetch,
                 "standalone_search": self.adapter.standalone_search,
                 "standalone_resolve": self.adapter.standalone_resolve,
+                "evidence_search": self.adapter.evidence_search,
             }[method]
             result = await run(params)
         except asyncio.CancelledError:
@@ -406,7 +543,7 @@ class Server:
     def handle(self, message: dict[str, Any]) -> bool:
         """Dispatch one request; False after shutdown."""
         request_id, method, params = message["id"], message.get("method"), message.get("params") or {}
-        if method in ("web_search", "web_fetch", "standalone_search", "standalone_resolve"):
+        if method in ("web_search", "web_fetch", "standalone_search", "standalone_resolve", "evidence_search"):
             self.calls[request_id] = asyncio.ensure_future(self.call(request_id, method, params))
         elif method == "cancel":
             target = self.calls.get(int(params.get("id", 0)))

@@ -39,6 +39,8 @@ Methods
     - ``search-api`` - search through the Search API ``POST {tools_base}/search`` (``provider: "api"``)
     - ``fetch-api`` - fetch through the Fetch API ``POST {tools_base}/fetch`` (``provider: "api"``)
     - ``cancel`` - the ``cancel`` method below
+    - ``ssrf-test-mode`` - ``web_fetch`` honours ``test_network`` (below) for the SSRF checks
+    - ``evidence-search`` - the seed 002 evidence ``web_search`` (method ``evidence_search`` below)
     - ``standalone-search`` - the standalone model-backed web_search (seed 003, ``standalone_search``)
     - ``standalone-resolve`` - its account and model selection (seed 003, ``standalone_resolve``)
 
@@ -56,7 +58,18 @@ Methods
           "openai_base": "http://127.0.0.1:PORT/v1"                # POST {openai_base}/responses (seed 003)
         }
 
-    Unknown keys must be ignored.
+    Unknown keys must be ignored. With ``ssrf-test-mode``, ``configure`` may also carry::
+
+        "test_network": {
+          "resolve": {"name.test": [["93.184.215.14"], ["10.0.0.7"]]},  # lookup n gets answer n, the last repeats
+          "dial": {"93.184.215.14": 41234, "10.0.0.7": 41240}              # address -> loopback port
+        }
+
+    While it is set, ``web_fetch`` must resolve names only through ``resolve`` (an unlisted name does
+    not resolve), judge the resolved addresses with its own unchanged address policy, and connect to
+    an address it accepted by connecting to ``127.0.0.1:<dial[address]>`` (an unlisted address refuses
+    the connection). Environment proxies stay ignored. The suite dials every address it considers
+    non-public to a trap that counts connections: any connection there fails the SSRF check.
 
 ``web_search`` -> ``{"text": str, "value": object}``
     Params ``{"arguments": {"queries": [...]}, "latest_prompt": str | null}``: one tool call with the
@@ -69,6 +82,15 @@ Methods
 
 ``web_fetch`` -> ``{"text": str, "value": object}``
     Params ``{"arguments": {"url": str}}``; ``value`` follows ``schemas/web_fetch.output.schema.json``.
+
+``evidence_search`` -> ``{"text": str, "value": object}``
+    Params ``{"arguments": {"query": str | [str, ...]}, "context": {"id": str, "local_names": [str, ...]}}``:
+    one call of the seed 002 evidence pipeline (search, validate, rank, diversify, fetch, passages),
+    with the Search and Fetch providers that ``configure`` selects. ``context.id`` names the
+    conversation: calls with the same id share retry memory (a query that found nothing may not be
+    repeated, ignoring case and spacing); ``local_names`` are names the caller marks local (never sent
+    to a search engine). ``text`` groups evidence lines by query, each line carrying its source URL,
+    or says ``[needs_retry]``; ``value`` follows ``schemas/evidence_search.output.schema.json``.
 
 ``standalone_search`` -> ``{"text": str, "value": object}``
     Params ``{"arguments": {"query": str}, "protocol": "messages" | "responses"}``: one call of the
@@ -114,9 +136,11 @@ from typing import Any, Final
 __all__ = [
     "CAPABILITIES",
     "CAP_CANCEL",
+    "CAP_EVIDENCE_SEARCH",
     "CAP_FETCH_API",
     "CAP_MESSAGES_SEARCH",
     "CAP_SEARCH_API",
+    "CAP_SSRF_TEST_MODE",
     "CAP_STANDALONE_RESOLVE",
     "CAP_STANDALONE_SEARCH",
     "CAP_WEB_FETCH",
@@ -132,6 +156,8 @@ CAP_MESSAGES_SEARCH: Final = "messages-search"
 CAP_SEARCH_API: Final = "search-api"
 CAP_FETCH_API: Final = "fetch-api"
 CAP_CANCEL: Final = "cancel"
+CAP_SSRF_TEST_MODE: Final = "ssrf-test-mode"
+CAP_EVIDENCE_SEARCH: Final = "evidence-search"
 CAP_STANDALONE_SEARCH: Final = "standalone-search"
 CAP_STANDALONE_RESOLVE: Final = "standalone-resolve"
 CAPABILITIES: Final = (
@@ -141,6 +167,8 @@ CAPABILITIES: Final = (
     CAP_SEARCH_API,
     CAP_FETCH_API,
     CAP_CANCEL,
+    CAP_SSRF_TEST_MODE,
+    CAP_EVIDENCE_SEARCH,
     CAP_STANDALONE_SEARCH,
     CAP_STANDALONE_RESOLVE,
 )

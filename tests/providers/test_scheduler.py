@@ -437,3 +437,14 @@ def test_scheduler_settings_from_the_environment() -> None:
 def test_retry_after_of_any_header_value_is_none_or_a_finite_wait(value: str) -> None:
     wait = retry_after_seconds({"retry-after": value}, WALL_EPOCH)
     assert wait is None or 0.0 <= wait < float("inf")
+
+
+def test_a_retry_reuses_the_pooled_connection(emulator: Emulator, env: dict[str, str]) -> None:
+    """Each attempt gets the operation's remaining time, but the pool key keeps the configured
+    timeout: the retry goes out on the same client, over the same kept-alive connection."""
+    clock = ManualClock(auto=True)
+    emulator.inject("search", Status(503))
+    assert _search(_search_api(emulator, env, clock, **{"deepseek_api.retries": 1})).sources
+    records = emulator.log.for_route("search")
+    assert [r.status for r in records] == [503, 200]
+    assert len({r.client for r in records}) == 1, "one TCP connection for both attempts"
