@@ -151,6 +151,8 @@ it. The report names every profile and why one was not certified.
 - ``seed-001-search-api``: ``web_search``, ``search-api``
 - ``seed-001-messages``: ``web_search``, ``messages-search``
 - ``seed-001-fetch-api``: ``web_fetch``, ``fetch-api``
+- ``seed-001-retry``, ``seed-001-pacing``, ``seed-001-localization`` (opt-in): ``web_search``,
+  ``search-api`` and that capability
 - ``seed-002-evidence``: ``web_search``, ``search-api``, ``fetch-api``, ``evidence-search``
 - ``seed-002-fetch-guard``: ``web_fetch``, ``ssrf-test-mode``
 - ``seed-003-standalone``: ``standalone-search``, ``standalone-resolve``

@@ -27,6 +27,7 @@ class Profile:
     requires: tuple[str, ...]  # every one must be declared
     requires_any: tuple[str, ...] = ()  # at least one must be declared (when not empty)
     protocol: Literal["api", "messages"] | None = None  # which run of an any-protocol check counts
+    opt_in: bool = False  # a capability beyond what the seed ships (not certifying it is no shortfall)
 
     def missing(self, capabilities: Iterable[str]) -> list[str]:
         declared = set(capabilities)
@@ -65,6 +66,21 @@ PROFILES: tuple[Profile, ...] = (
         "fetch through the DeepSeek Fetch API: mapping onto the shared fetch result, failures, redirects",
         requires=("web_fetch", "fetch-api"),
         protocol="api",
+    ),
+    *(
+        Profile(
+            f"seed-001-{capability}",
+            "001",
+            f"the opt-in {capability} capability from seed 001's remaining list ({what})",
+            requires=("web_search", "search-api", capability),
+            protocol="api",
+            opt_in=True,
+        )
+        for capability, what in (
+            ("retry", "waiting before retrying 408, 429 and 5xx"),
+            ("pacing", "cancellation-aware pacing under the account's rate"),
+            ("localization", "a bounded IP localization input"),
+        )
     ),
     Profile(
         "seed-002-evidence",

@@ -27,6 +27,7 @@ from .._secrets import redact_patterns, replace_literals
 from ..netguard.body import read_capped
 from ..settings import CredentialSettings, Settings
 from ._client_pool import ClientKey, ClientPool, new_client
+from ._scheduler import scheduled
 
 __all__ = [
     "CREDENTIAL_PLACEHOLDER",
@@ -391,12 +392,23 @@ class SettingsBoundProvider:
         return resolve_credential(snapshot.credentials, environ, self.label)
 
     async def _post(
-        self, base: str, key: str, timeout_s: float, url: str, body: bytes, headers: Mapping[str, str]
+        self,
+        base: str,
+        key: str,
+        timeout_s: float,
+        url: str,
+        body: bytes,
+        headers: Mapping[str, str],
+        *,
+        remaining_s: float | None = None,
     ) -> Reply:
         """:func:`post` on the pooled client of this (base, key, timeout): one snapshot's values, so
-        an endpoint is never paired with another snapshot's key."""
+        an endpoint is never paired with another snapshot's key. ``remaining_s`` (default
+        ``timeout_s``) is this exchange's deadline when a retrying operation has used part of its own;
+        the pool key keeps the configured timeout, so a retry reuses the same client."""
+        deadline = timeout_s if remaining_s is None else remaining_s
         async with self._clients.lease(ClientKey(base, key, timeout_s)) as client:
-            return await post(url, body, headers, label=self.label, timeout_s=timeout_s, client=client, secrets=(key,))
+            return await post(url, body, headers, label=self.label, timeout_s=deadline, client=client, secrets=(key,))
 
     async def aclose(self) -> None:
         """Close this provider's HTTP clients on the running event loop."""
@@ -436,7 +448,12 @@ async def call_tools_api(
     # Recorded before dispatch; a recorder failure propagates and nothing is sent.
     ctx.record(OutgoingRequest(provider=provider.provider_id, method="POST", url=url, body=body, json=payload))
     headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json"}
-    reply = await provider._post(base, key, conf.timeout_s, url, body, headers)
+
+    async def send(remaining_s: float) -> Reply:
+        return await provider._post(base, key, conf.timeout_s, url, body, headers, remaining_s=remaining_s)
+
+    # The one layer that paces and retries (off by default: one send, seed 001's fail-fast).
+    reply = await scheduled(provider, conf, route, (base, key), send, provider.label)
     if not 200 <= reply.status < 300:
         raise api_status_error(
             provider.label, reply, snapshot.credentials.env_name, statuses, other=other, secrets=(key,)

@@ -10,6 +10,7 @@ from . import (  # noqa: F401  (registration side effect)
     mapping,
     merge,
     outcomes,
+    scheduling,
     search,
     ssrf,
     standalone,

@@ -163,15 +163,20 @@ class CheckSpec:
 
 
 REGISTRY: dict[str, CheckSpec] = {}
+OPT_IN_CAPABILITIES = ("retry", "pacing", "localization")  # seed 001's remaining list; each its own profile
 
 
 def default_profiles(seed: str, requires: tuple[str, ...], provider: Provider) -> tuple[str, ...]:
-    """Seed-003 checks certify the standalone search; seed-002 ones the evidence pipeline or the fetch
+    """Seed-003 checks certify the standalone search; an opt-in capability's checks (seed 001's
+    remaining list) that capability's profile; seed-002 ones the evidence pipeline or the fetch
     guard (SSRF); Fetch API checks the Fetch API; a
     protocol-specific check its protocol; a seed-000 check the web_search tool; a seed-001 check for
     any protocol both search protocols."""
     if seed == "003":
         return ("seed-003-standalone",)
+    opt_in = [c for c in OPT_IN_CAPABILITIES if c in requires]
+    if opt_in:
+        return tuple(f"seed-001-{c}" for c in opt_in)
     if "evidence-search" in requires:
         return ("seed-002-evidence",)
     if "ssrf-test-mode" in requires:
