@@ -15,23 +15,10 @@ To certify another implementation, keep this shape and replace ``Adapter.configu
 ``Adapter.web_search`` and ``Adapter.web_fetch`` with calls into your code.
 
 ``--break MODE`` makes the adapter misbehave on purpose; the suite's own tests use it to prove
-that each check catches the fault it names:
+that each check catches the fault it names (``--help`` lists the modes). The seed 000/001 modes and
+the check ids each one fails are tabled in tests/certification/test_breaks_end_to_end.py; the
+seed 002 ones:
 
-    thinking-enabled    Messages body sends thinking enabled            -> search.messages.thinking_disabled
-    no-ori-cut          ori_question is the raw prompt (not collapsed/cut) -> search.api.ori_question
-    sequential          queries run one after another                   -> search.batch.concurrent
-    messages-sequential Messages searches run one after another         -> search.batch.concurrent ([Messages])
-    early-answer        a failing batch answers before siblings settle  -> search.batch.quiescence
-    early-answer-subtle a failing batch cancels its siblings but answers
-                        without awaiting them                           -> search.batch.quiescence
-    ignore-cancel       cancel answers at once, the batch keeps running -> search.cancel.quiescence
-    cancel-no-wait      a cancelled call answers at once, before its
-                        upstream requests are closed                    -> search.cancel.quiescence
-    follow-redirects    a 3xx from the provider API is followed         -> search.redirect.not_followed
-    no-round-robin      sources are concatenated query by query         -> search.merge.round_robin
-    duplicate-url       duplicate URLs across queries are kept          -> search.merge.dedup
-    wrong-error-code    rejected arguments are reported as WEB_PROVIDER_ERROR -> search.validation.query_cap
-    schema-extra-field  search values carry a key the schema does not allow   -> search.value.schema
     ssrf-no-unwrap      IPv6 forms carrying IPv4 (mapped, NAT64, 6to4) judged as public -> ssrf.resolve.special_ranges
     ssrf-first-answer-only  only the first DNS answer is validated; the others are tried unchecked
                         when it fails                                   -> ssrf.resolve.mixed_answers
@@ -41,6 +28,11 @@ that each check catches the fault it names:
     evidence-no-urls    evidence lines lose their source URLs           -> evidence.lines_cite_results
     evidence-local-allowed  a refused local query is then sent to web search -> evidence.local_refused
     evidence-retry-allowed  no retry memory across calls of a conversation -> evidence.retry_refused
+
+``--variant NAME`` behaves differently from the reference in a way the seeds allow; the suite
+must still certify it:
+
+    ori-cut-keeps-space  ori_question keeps a space the 128-character cut leaves at its end
 
 Seed 003 (the standalone search, ``standalone_search`` / ``standalone_resolve``):
 
@@ -55,9 +47,10 @@ Seed 003 (the standalone search, ``standalone_search`` / ``standalone_resolve``)
     standalone-leak-reasoning    the search model's thinking joins the summary  -> standalone.reasoning.withheld
     standalone-resolve-last-slash  web_search_model split at the last "/"       -> standalone.resolve.table
 
-In the two subtle modes an upstream request's teardown takes LINGER seconds (as a graceful close
-might), which the correct code awaits and the broken code does not: the answer then provably
-leaves before the connections close, so the suite's check must catch it every time.
+In the LINGERING modes (early-answer-subtle, cancel-no-wait, cancel-single-early) an upstream
+request's teardown takes LINGER seconds (as a graceful close might), which the correct code awaits
+and the broken code does not: the answer then provably leaves before the connections close, so
+the suite's check must catch it every time.
 """
 
 from __future__ import annotations
@@ -69,20 +62,22 @@ import json
 import re
 import sys
 from collections.abc import Coroutine, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from ipaddress import IPv6Address, ip_address
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import httpcore
 import httpx
 
 from dsweb_ref import CallContext, SearchRequest, SearchResult, Source, WebError, WebErrorCode, __version__
 from dsweb_ref.certification.sandbox import SandboxNetwork
+from dsweb_ref.certification.targets import TargetConfig, reference_settings
 from dsweb_ref.netguard import AddressPolicy, IPAddress, PinnedNetworkBackend, Resolver, vet_host
 from dsweb_ref.providers.http_fetch import HttpFetchProvider
 from dsweb_ref.providers.standalone_messages import MessagesStandaloneSearch
 from dsweb_ref.providers.standalone_responses import ResponsesStandaloneSearch
-from dsweb_ref.replay._bases import KEY_ENV, credential_environ, settings_for_bases
+from dsweb_ref.replay._bases import KEY_ENV, credential_environ
 from dsweb_ref.runtime import Runtime, build_runtime, http_fetch_config
 from dsweb_ref.settings import Settings
 from dsweb_ref.standalone_accounts import resolve
@@ -100,18 +95,43 @@ from dsweb_ref.tools.web_search import parse_queries
 
 BREAKS = (
     "thinking-enabled",
+    "max-uses-fixed",
     "no-ori-cut",
+    "ori-cut-utf16",
+    "count-is-max-results",
+    "snippet-from-summary",
+    "last-citation-wins",
+    "body-extra-key",
+    "extra-header",
     "sequential",
     "messages-sequential",
     "early-answer",
     "early-answer-subtle",
+    "report-sibling-abort",
+    "miss-failure-after-success",
     "ignore-cancel",
     "cancel-no-wait",
+    "cancel-single-early",
     "follow-redirects",
+    "accept-300-search",
+    "accept-300-fetch",
+    "silent-retry",
+    "empty-is-error",
     "no-round-robin",
     "duplicate-url",
+    "dedup-normalized-url",
+    "truncated-from-merge-only",
+    "text-uncapped",
+    "single-labelled",
+    "unbounded-text",
     "wrong-error-code",
+    "accept-legacy-query",
+    "cap-after-dedup",
+    "dedup-folds-queries",
     "schema-extra-field",
+    "fetch-normalizes-url",
+    "fetch-404-as-page",
+    "fetch-title-field",
     "ssrf-no-unwrap",
     "ssrf-first-answer-only",
     "ssrf-re-resolve",
@@ -136,8 +156,20 @@ STANDALONE_REBUILT = (
     "standalone-mine-urls",
     "standalone-all-sources",
 )
-LINGERING = ("early-answer-subtle", "cancel-no-wait")
+VARIANTS = ("ori-cut-keeps-space",)
+LINGERING = ("early-answer-subtle", "cancel-no-wait", "cancel-single-early")
 LINGER = 0.3  # seconds an upstream request takes to tear down once cancelled, in the LINGERING modes
+OWN_BATCH = (
+    "early-answer",
+    "early-answer-subtle",
+    "report-sibling-abort",
+    "miss-failure-after-success",
+    "no-round-robin",
+    "duplicate-url",
+    "dedup-normalized-url",
+    "truncated-from-merge-only",
+    "text-uncapped",
+)
 CAPABILITIES = (
     "web_search",
     "web_fetch",
@@ -192,22 +224,88 @@ class BreakingTransport(httpx.AsyncBaseTransport):
             raise
 
     async def send(self, request: httpx.Request) -> httpx.Response:
+        request = self.rewrite(request)
         path = request.url.path
-        if self.mode == "thinking-enabled" and path.endswith("/messages"):
-            request = _rewrite_json(request, {"thinking": {"type": "enabled", "budget_tokens": 1024}})
-        elif self.mode == "no-ori-cut" and path.endswith("/search") and b"ori_question" in request.content:
-            request = _rewrite_json(request, {"ori_question": PROMPT.get()})
         response = await self.inner.handle_async_request(request)
         if self.mode in ("follow-redirects", "standalone-follow-redirects") and response.is_redirect:
             await response.aclose()
             target = request.url.join(response.headers["location"])
             response = await self.inner.handle_async_request(httpx.Request("GET", target))
+        if response.status_code == 300 and f"accept-300-{path.rsplit('/', 1)[-1]}" == self.mode:
+            # wrong: a 3xx is no answer
+            response = httpx.Response(200, headers=response.headers, stream=response.stream)
+        if response.status_code == 200 and (self.mode, path.rsplit("/", 1)[-1]) in REWRITTEN_ANSWERS:
+            response = await rewrite_answer(response, self.mode)
+        retry = response.status_code == 429 or response.status_code >= 500
+        if self.mode == "silent-retry" and retry and not path.endswith("/fetch"):
+            await response.aclose()  # wrong: seed 001 leaves retries to a future capability
+            response = await self.inner.handle_async_request(self.rewrite(request))
         if self.mode == "standalone-leak-reasoning" and response.status_code == 200:
             response = await leak_thinking(response)
         return response
 
+    def rewrite(self, request: httpx.Request) -> httpx.Request:
+        path, mode = request.url.path, self.mode
+        if mode == "thinking-enabled" and path.endswith("/messages"):
+            return _rewrite_json(request, {"thinking": {"type": "enabled", "budget_tokens": 1024}})
+        if path.endswith("/search") and b"ori_question" in request.content:
+            cut = {"no-ori-cut": lambda p: p, "ori-cut-utf16": utf16_cut, "ori-cut-keeps-space": space_kept_cut}
+            if mode in cut:
+                return _rewrite_json(request, {"ori_question": cut[mode](PROMPT.get() or "")})
+        if mode == "body-extra-key" and path.endswith("/search"):
+            return _rewrite_json(request, {"localization": ""})
+        if mode == "fetch-normalizes-url" and path.endswith("/fetch"):
+            parts = urlsplit(json.loads(request.content)["url"])
+            url = urlunsplit(parts._replace(scheme=parts.scheme.lower(), netloc=parts.netloc.lower()))
+            return _rewrite_json(request, {"url": url})
+        if mode == "extra-header" and path.endswith(("/search", "/fetch")):
+            request.headers["User-Agent"] = "example-adapter/1"  # wrong: seed 001 allows only two headers
+        return request
+
     async def aclose(self) -> None:
         await self.inner.aclose()
+
+
+REWRITTEN_ANSWERS = {("snippet-from-summary", "search"), ("last-citation-wins", "messages")}
+
+
+async def rewrite_answer(response: httpx.Response, mode: str | None) -> httpx.Response:
+    """The answer-mapping breaks, applied to the upstream answer before the reference maps it."""
+    data = json.loads(await response.aread())
+    if mode == "snippet-from-summary":
+        for item in data.get("results") or []:
+            if isinstance(item, dict) and item.get("summary"):
+                item["snippet"] = item["summary"]  # wrong: the snippet is the snippet
+    else:
+        for block in data.get("content") or []:
+            if isinstance(block, dict) and isinstance(block.get("citations"), list):
+                block["citations"].reverse()  # wrong: the first citation of a URL is its snippet
+    headers = [(k, v) for k, v in response.headers.items() if k.lower() not in ("content-length", "content-encoding")]
+    return httpx.Response(response.status_code, headers=headers, content=json.dumps(data).encode())
+
+
+def utf16_cut(prompt: str) -> str:
+    """ori-cut-utf16: 128 UTF-16 code units instead of 128 characters."""
+    units = " ".join(prompt.split()).encode("utf-16-le")[: 128 * 2]
+    return units.decode("utf-16-le", "ignore").rstrip()
+
+
+def space_kept_cut(prompt: str) -> str:
+    """ori-cut-keeps-space (a variant the seed allows): the cut is not trimmed again."""
+    return " ".join(prompt.split())[:128]
+
+
+def normalized_dedup_merge(results: list[SearchResult], cap: int) -> SearchResult:
+    """dedup-normalized-url: round-robin, but URLs compared case-folded and without a trailing slash."""
+    merged: list[Source] = []
+    seen: set[str] = set()
+    for rank in range(max(len(r.sources) for r in results)):
+        for source in (r.sources[rank] for r in results if rank < len(r.sources)):
+            key = source.url.casefold().rstrip("/")
+            if key not in seen and len(merged) < cap:
+                seen.add(key)
+                merged.append(source)
+    return SearchResult(sources=tuple(merged), truncated=any(r.truncated for r in results))
 
 
 @dataclass(frozen=True, slots=True)
@@ -298,13 +396,13 @@ def concat_merge(results: list[SearchResult], cap: int) -> SearchResult:
         for source in result.sources:
             seen.setdefault(source.url, source)
     merged = list(seen.values())
-    return SearchResult(sources=tuple(merged[:cap]), truncated=len(merged) > cap)
+    return SearchResult(sources=tuple(merged[:cap]), truncated=len(merged) > cap or any(r.truncated for r in results))
 
 
 def no_dedup_merge(results: list[SearchResult], cap: int) -> SearchResult:
     """duplicate-url: round-robin, but every URL kept."""
     merged = [r.sources[i] for i in range(max(len(r.sources) for r in results)) for r in results if i < len(r.sources)]
-    return SearchResult(sources=tuple(merged[:cap]), truncated=len(merged) > cap)
+    return SearchResult(sources=tuple(merged[:cap]), truncated=len(merged) > cap or any(r.truncated for r in results))
 
 
 async def cancel_and_wait(tasks: Sequence[asyncio.Future[SearchResult]]) -> None:
@@ -314,6 +412,25 @@ async def cancel_and_wait(tasks: Sequence[asyncio.Future[SearchResult]]) -> None
 
 
 # --- the adapter ---------------------------------------------------------------------------------
+
+
+def rewrite_arguments(mode: str | None, arguments: Any) -> Any:
+    """The argument-level breaks: a model's arguments bent before the reference sees them."""
+    if not isinstance(arguments, dict):
+        return arguments
+    queries = arguments.get("queries")
+    if mode == "accept-legacy-query" and "queries" not in arguments and isinstance(arguments.get("query"), str):
+        return {"queries": [arguments["query"]]}  # wrong: seed 000 rejected accepting query too
+    if not isinstance(queries, list) or not all(isinstance(q, str) for q in queries):
+        return arguments
+    if mode == "cap-after-dedup":
+        return {**arguments, "queries": list(dict.fromkeys(queries))}  # wrong: duplicates count against the cap
+    if mode == "dedup-folds-queries":
+        folded: dict[str, str] = {}
+        for q in queries:
+            folded.setdefault(q.strip().casefold(), q)  # wrong: only exact duplicates are the same search
+        return {**arguments, "queries": list(folded.values())}
+    return arguments
 
 
 class Adapter:
@@ -332,33 +449,25 @@ class Adapter:
         return {"name": "dsweb_ref example adapter", "version": __version__, "capabilities": list(self.capabilities)}
 
     def configure(self, p: dict[str, Any]) -> dict[str, Any]:
-        # The key travels in a private mapping, never the real environment; timeouts stay at their defaults.
-        self.settings = settings_for_bases(
-            p["messages_base"],
-            p["tools_base"],
-            new_api=p.get("provider") == "api",
-            overrides={
-                "tools.search_max_queries": int(p.get("search_max_queries", 4)),
-                "tools.search_max_results": int(p.get("search_max_results", 8)),
-                "deepseek_api.send_original_question": bool(p.get("send_original_question", True)),
-            },
-        )
-        settings = self.settings
+        # Every configure key maps onto one reference setting (reference_settings); the key travels in a
+        # private mapping, never the real environment.
+        config = TargetConfig.from_json(p)
+        if self.mode == "count-is-max-results":
+            config = replace(config, count=config.search_max_results)  # wrong: the configured count ignored
+        if self.mode == "max-uses-fixed":
+            config = replace(config, max_uses=5)  # wrong: the configured max_uses ignored
+        settings = self.settings = reference_settings(config)
         self.evidence_contexts = {}
-        self.api_key = str(p["api_key"])
-        self.provider = str(p.get("provider", "api"))
-        self.bases = {
-            "messages": p["messages_base"] + "/messages",
-            "responses": str(p.get("openai_base", "")) + "/responses",
-        }
-        self.api_key = p["api_key"]
+        self.provider = config.provider
+        self.bases = {"messages": config.standalone_url("messages"), "responses": config.standalone_url("responses")}
+        self.api_key = config.api_key
         # Seed-003 breaks touch only the standalone path, so no seed-000 check sees them.
         seed000 = self.mode is not None and not self.mode.startswith("standalone-")
         transport = BreakingTransport(self.mode) if seed000 and self.mode else None
         network = SandboxNetwork.from_json(p.get("test_network"))
         http = sandboxed_fetch(self.mode, settings, network) if network is not None else None
         self.runtime = build_runtime(
-            lambda: settings, transport=transport, environ=credential_environ(p["api_key"]), http_fetch=http
+            lambda: settings, transport=transport, environ=credential_environ(config.api_key), http_fetch=http
         )
         return {}
 
@@ -371,18 +480,15 @@ class Adapter:
         PROMPT.set(p.get("latest_prompt"))
         ctx = CallContext(latest_prompt=p.get("latest_prompt"))
         tool = self._runtime().search_tool()
+        arguments = rewrite_arguments(self.mode, p.get("arguments"))
         sequential = self.mode == "sequential" or (self.mode == "messages-sequential" and self.provider == "messages")
-        own_batch = ("early-answer", "early-answer-subtle", "no-round-robin", "duplicate-url")
-        if not sequential and self.mode not in own_batch:
-            result = await tool.execute(p.get("arguments"), ctx)
-            if self.mode == "schema-extra-field" and result.value is not None:
-                result = ToolResult(text=result.text, value={**result.value, "provider": "example"})
-            return result
+        if not sequential and self.mode not in OWN_BATCH:
+            return self.bend(await tool.execute(arguments, ctx), arguments)
         try:
-            queries = parse_queries(p.get("arguments"), tool.settings.search_max_queries)
+            queries = parse_queries(arguments, tool.settings.search_max_queries)
             cap = tool.settings.search_max_results
             if len(queries) == 1:
-                return await tool.execute(p.get("arguments"), ctx)
+                return await tool.execute(arguments, ctx)
             requests = [SearchRequest(q, cap) for q in queries]
             web = self._runtime().web
             if sequential:
@@ -391,18 +497,49 @@ class Adapter:
                 results = await self.batch([web.search(r, ctx) for r in requests])
         except WebError as error:
             return ToolResult(text=f"Error: {error.message}", error_code=error.code)
+        return self.merge(queries, results, cap)
+
+    def merge(self, queries: list[str], results: list[SearchResult], cap: int) -> ToolResult:
+        text_from = None
         if self.mode == "no-round-robin":
             merged = concat_merge(results, cap)
         elif self.mode == "duplicate-url":
             merged = no_dedup_merge(results, cap)
+        elif self.mode == "dedup-normalized-url":
+            merged = normalized_dedup_merge(results, cap)
+        elif self.mode == "truncated-from-merge-only":  # wrong: a query's own truncation forgotten
+            merged = merge_results(queries, [replace(r, truncated=False) for r in results], cap)
         else:
             merged = merge_results(queries, results, cap)
-        return ToolResult(text=render_search(merged), value=merged.to_json())
+        if self.mode == "text-uncapped":
+            text_from = merge_results(queries, results, 10**6)  # wrong: the model sees what the cap dropped
+        return ToolResult(text=render_search(text_from or merged), value=merged.to_json())
+
+    def bend(self, result: ToolResult, arguments: Any) -> ToolResult:
+        """The result-level breaks, applied to the reference tool's answer."""
+        value = result.value
+        if value is None:
+            return result
+        if self.mode == "schema-extra-field":
+            return ToolResult(text=result.text, value={**value, "provider": "example"})
+        if self.mode == "unbounded-text":  # wrong: provider fields echoed to the model uncut
+            echo = "\n".join(f"{s['url']} {s.get('published_at') or ''}" for s in value["sources"])
+            return ToolResult(text=f"{result.text}\n{echo}", value=value)
+        if self.mode == "empty-is-error" and not value["sources"] and not value.get("content"):
+            return ToolResult(text="Error: no results", error_code="WEB_PROVIDER_ERROR")  # wrong: empty is success
+        queries = list(dict.fromkeys(arguments["queries"]))
+        if self.mode == "single-labelled" and len(queries) == 1:
+            labelled = replace(SearchResult(), content=f"### {queries[0]}\n\n(no answer)")
+            value = {**value, "content": labelled.content}  # wrong: a single query gets batch formatting
+            return ToolResult(text=f"{labelled.content}\n\n{result.text}", value=value)
+        return result
 
     async def batch(self, coros: list[Coroutine[Any, Any, SearchResult]]) -> list[SearchResult]:
-        """All-or-nothing with quiescence, except that the early-answer modes skip the wait after a failure."""
+        """All-or-nothing with quiescence, except where a break mode bends it."""
         tasks = [asyncio.ensure_future(c) for c in coros]
         try:
+            if self.mode == "miss-failure-after-success":
+                return await self.watch_until_success(tasks)
             done, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
         except asyncio.CancelledError:
             await cancel_and_wait(tasks)
@@ -417,7 +554,27 @@ class Adapter:
                 self.background.update(pending)
             else:
                 await cancel_and_wait(tasks)
+            if self.mode == "report-sibling-abort":  # wrong: the first error in query order, not in time
+                first = next(t for t in tasks if t.cancelled() or t.exception() is not None)
+                if first.cancelled():
+                    raise WebError("WEB_ABORTED", "a search of the batch was cancelled")
             raise failed[0].exception()  # type: ignore[misc]
+        return [t.result() for t in tasks]
+
+    async def watch_until_success(self, tasks: Sequence[asyncio.Future[SearchResult]]) -> list[SearchResult]:
+        """miss-failure-after-success: failures are watched for only until a sibling succeeds."""
+        pending: set[asyncio.Future[SearchResult]] = set(tasks)
+        while pending:
+            done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+            if any(t.exception() is None for t in done):
+                await asyncio.gather(*pending, return_exceptions=True)  # wrong: waits for the slowest sibling
+                break
+            if any(t.exception() is not None for t in done):
+                await cancel_and_wait(tasks)
+                break
+        failed = [t for t in tasks if t.cancelled() or t.exception() is not None]
+        if failed:
+            raise failed[0].exception() or WebError("WEB_ABORTED", "cancelled")
         return [t.result() for t in tasks]
 
     async def evidence_search(self, p: dict[str, Any]) -> ToolResult:
@@ -448,7 +605,14 @@ class Adapter:
         return result
 
     async def web_fetch(self, p: dict[str, Any]) -> ToolResult:
-        return await self._runtime().fetch_tool().execute(p.get("arguments"), CallContext())
+        result = await self._runtime().fetch_tool().execute(p.get("arguments"), CallContext())
+        url = (p.get("arguments") or {}).get("url")
+        if self.mode == "fetch-404-as-page" and result.error_code and "404" in result.text:
+            value = {"url": url, "status_code": 404, "body": {"kind": "text", "content": ""}, "truncated": False}
+            return ToolResult(text=f"Fetched {url} (HTTP 404)", value=value)  # wrong: a failure is no page
+        if self.mode == "fetch-title-field" and result.value is not None:
+            return ToolResult(text=result.text, value={**result.value, "title": "a title"})  # wrong: no title field
+        return result
 
     def standalone_tool(self, protocol: object) -> StandaloneSearchTool:
         kind = "responses" if protocol == "responses" else "messages"
@@ -505,6 +669,7 @@ class Server:
         self.adapter = adapter
         self.calls: dict[int, asyncio.Task[None]] = {}
         self.answered: set[int] = set()
+        self.single: set[int] = set()  # calls with one distinct query (cancel-single-early)
 
     def write(self, message: dict[str, Any]) -> None:
         if message["id"] in self.answered:
@@ -544,12 +709,17 @@ class Server:
         """Dispatch one request; False after shutdown."""
         request_id, method, params = message["id"], message.get("method"), message.get("params") or {}
         if method in ("web_search", "web_fetch", "standalone_search", "standalone_resolve", "evidence_search"):
+            queries = (params.get("arguments") or {}).get("queries")
+            if isinstance(queries, list) and len(set(map(str, queries))) == 1:
+                self.single.add(request_id)
             self.calls[request_id] = asyncio.ensure_future(self.call(request_id, method, params))
         elif method == "cancel":
             target = self.calls.get(int(params.get("id", 0)))
-            if target is not None and self.adapter.mode == "ignore-cancel":
+            mode = self.adapter.mode
+            early = mode == "cancel-no-wait" or (mode == "cancel-single-early" and params.get("id") in self.single)
+            if target is not None and mode == "ignore-cancel":
                 self.write({"id": params["id"], "cancelled": True})  # wrong: the batch keeps running
-            elif target is not None and self.adapter.mode == "cancel-no-wait":
+            elif target is not None and early:
                 target.cancel()
                 self.write({"id": params["id"], "cancelled": True})  # wrong: before its upstream requests closed
             elif target is not None:
@@ -581,11 +751,13 @@ class Server:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--break", dest="mode", choices=BREAKS, help="misbehave on purpose (suite self-tests)")
+    parser.add_argument("--variant", choices=VARIANTS, help="differ from the reference where the seeds allow it")
     parser.add_argument("--without", action="append", default=[], metavar="CAP", help="do not declare CAP")
     args = parser.parse_args()
     capabilities = tuple(c for c in CAPABILITIES if c not in args.without)
-    log("starting", f"break={args.mode}", f"capabilities={','.join(capabilities)}")
-    asyncio.run(Server(Adapter(args.mode, capabilities)).serve())
+    mode = args.mode or args.variant
+    log("starting", f"mode={mode}", f"capabilities={','.join(capabilities)}")
+    asyncio.run(Server(Adapter(mode, capabilities)).serve())
 
 
 if __name__ == "__main__":

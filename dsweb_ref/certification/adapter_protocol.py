@@ -55,10 +55,26 @@ Methods
           "search_max_queries": 4,         # searchMaxQueries
           "search_max_results": 8,         # searchMaxResults (also the Search API count bound)
           "send_original_question": true,  # sendOriginalQuestion
-          "openai_base": "http://127.0.0.1:PORT/v1"                # POST {openai_base}/responses (seed 003)
+          "count": 10,                     # Search API count setting; send min(count, search_max_results)
+          "model": "deepseek-v4-flash",    # Messages model
+          "max_tokens": 4096,              # Messages max_tokens
+          "max_uses": 5,                   # Messages web_search server tool max_uses
+          "timeout_s": 30.0,               # one deadline per upstream request (both protocols)
+          "openai_base": "http://127.0.0.1:PORT/v1"  # POST {openai_base}/responses (seed 003)
         }
 
-    Unknown keys must be ignored. With ``ssrf-test-mode``, ``configure`` may also carry::
+    Every key is a deployment setting a check relies on; use each as given. Unknown keys must be
+    ignored. On the wire the checks expect (seed 001): Search and Fetch requests carry, beyond HTTP
+    framing (Host, Content-Length or Transfer-Encoding, Connection), only ``Authorization: Bearer
+    <api_key>`` and ``Content-Type: application/json``; a Search body is exactly ``query``, ``count``,
+    ``need_content: false`` and, with a usable prompt, ``ori_question``; a Fetch body is exactly
+    ``{"url": <the URL unchanged>}``. A Messages request presents the key (``Authorization: Bearer``
+    or ``x-api-key``) with a JSON Content-Type (other headers are free), and its body is exactly
+    ``model``, ``max_tokens``, ``messages`` (one user message carrying the query), ``thinking:
+    {"type": "disabled"}`` and ``tools: [{"type": "web_search_20250305", "name": "web_search",
+    "max_uses": <max_uses>}]``. No request is retried and no redirect (any 3xx) is followed.
+
+    With ``ssrf-test-mode``, ``configure`` may also carry::
 
         "test_network": {
           "resolve": {"name.test": [["93.184.215.14"], ["10.0.0.7"]]},  # lookup n gets answer n, the last repeats
@@ -122,6 +138,24 @@ Methods
 
 ``shutdown`` -> ``{}``
     Answer, then exit with status 0. The suite closes stdin afterwards; EOF on stdin also means exit.
+
+Profiles
+--------
+
+A run certifies named profiles (``dsweb certify --profile NAME``; without it every profile gets a
+verdict). A target is certified for a profile only when it declares every capability the profile
+requires and every check of the profile passes; a missing capability (a skipped check) withholds
+it. The report names every profile and why one was not certified.
+
+- ``seed-000-web-search``: ``web_search``, ``cancel``, and ``search-api`` or ``messages-search``
+- ``seed-001-search-api``: ``web_search``, ``search-api``
+- ``seed-001-messages``: ``web_search``, ``messages-search``
+- ``seed-001-fetch-api``: ``web_fetch``, ``fetch-api``
+- ``seed-001-retry``, ``seed-001-pacing``, ``seed-001-localization`` (opt-in): ``web_search``,
+  ``search-api`` and that capability
+- ``seed-002-evidence``: ``web_search``, ``search-api``, ``fetch-api``, ``evidence-search``
+- ``seed-002-fetch-guard``: ``web_fetch``, ``ssrf-test-mode``
+- ``seed-003-standalone``: ``standalone-search``, ``standalone-resolve``
 
 Every suite wait is bounded: an adapter that does not answer in time, exits, or writes a line that
 is not a JSON object with a known ``id`` makes the running check an *error* (not a failure) with the

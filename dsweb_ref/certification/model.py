@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-__all__ = ["Check", "CheckResult", "Outcome", "Report", "TargetInfo"]
+__all__ = ["Check", "CheckResult", "Outcome", "ProfileVerdict", "Report", "TargetInfo"]
 
 
 class Outcome(StrEnum):
@@ -51,12 +51,46 @@ class TargetInfo:
 
 
 @dataclass(frozen=True, slots=True)
+class ProfileVerdict:
+    """Whether a run certified a profile, and if not, why: capabilities the target did not declare,
+    checks of the profile that did not pass, and checks that did not run (``--only``)."""
+
+    name: str
+    certified: bool
+    missing: tuple[str, ...] = ()
+    not_passed: tuple[str, ...] = ()
+    not_run: tuple[str, ...] = ()
+
+    def explain(self) -> str:
+        if self.certified:
+            return "certified"
+        why = []
+        if self.missing:
+            why.append(f"capability not declared: {', '.join(self.missing)}")
+        if self.not_passed:
+            why.append(f"did not pass: {', '.join(self.not_passed)}")
+        if self.not_run:
+            why.append(f"not run: {', '.join(self.not_run)}")
+        return "NOT certified (" + "; ".join(why or ["no check belongs to it"]) + ")"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "certified": self.certified,
+            "missing_capabilities": list(self.missing),
+            "not_passed": list(self.not_passed),
+            "not_run": list(self.not_run),
+        }
+
+
+@dataclass(frozen=True, slots=True)
 class Report:
     suite_version: str
     target: TargetInfo
     results: tuple[CheckResult, ...]
     started_at: str = ""  # ISO-8601 UTC
     finished_at: str = ""
+    profiles: tuple[ProfileVerdict, ...] = ()  # one verdict per profile (implementation targets)
 
     @property
     def ok(self) -> bool:

@@ -200,6 +200,7 @@ def to_json(report: Report, notes: Sequence[str] = (), problems: Sequence[str] =
         "summary": dict(Counter(r.outcome.value for r in report.results)),
         "notes": list(notes),
         "problems": list(problems),
+        "profiles": [v.to_json() for v in report.profiles],
         "checks": [
             {
                 "id": r.check.id,
@@ -282,6 +283,9 @@ def to_markdown(report: Report, notes: Sequence[str] = (), problems: Sequence[st
     ]
     lines += [f"> **error:** {_cell(p)}" for p in problems]
     lines += [f"> note: {_cell(n)}" for n in notes]
+    if report.profiles:
+        lines += ["", "## profiles", "", "| profile | verdict |", "|---|---|"]
+        lines += [f"| `{v.name}` | {_cell(v.explain())} |" for v in report.profiles]
     for seed, results in _by_seed(report).items():
         lines += ["", f"## seed {seed}", "", "| check | outcome | description | reason |", "|---|---|---|---|"]
         for r in results:
@@ -302,6 +306,7 @@ def to_html(report: Report, notes: Sequence[str] = (), problems: Sequence[str] =
             )
     note_html = "".join(f"<p><b>error:</b> {e(p)}</p>" for p in problems)
     note_html += "".join(f"<p>note: {e(n)}</p>" for n in notes)
+    note_html += "".join(f"<p>profile <code>{e(v.name)}</code>: {e(v.explain())}</p>" for v in report.profiles)
     return (
         '<!doctype html><html><head><meta charset="utf-8"><title>dsweb certification</title><style>'
         "body{font-family:sans-serif}td,th{border:1px solid #ccc;padding:4px;vertical-align:top}"

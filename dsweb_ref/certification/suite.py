@@ -18,10 +18,12 @@ from datetime import UTC, datetime
 from .._version import __version__
 from ..emulator import Emulator
 from ..emulator.server import DEFAULT_API_KEY
-from .checks import CheckContext, CheckFailed, CheckSpec, all_checks
+from . import checks
+from .checks import CheckContext, CheckFailed, CheckSpec
 from .checks._base import PROTOCOL_LABELS, SearchProtocol
 from .known_failures import KnownFailures
 from .model import CheckResult, Outcome, Report, TargetInfo
+from .profiles import find_profile, profile_verdicts
 from .targets import Hello, Target, TargetConfig, TargetError
 
 __all__ = ["CHECK_TIMEOUT", "UnknownCheckError", "run_suite", "select_checks", "select_ids"]
@@ -46,9 +48,13 @@ def select_ids(ids: Sequence[str], only: Sequence[str]) -> tuple[list[str], list
     return chosen, unknown
 
 
-def select_checks(only: Sequence[str] | None = None) -> list[CheckSpec]:
-    """All checks, or those whose id equals or starts with one of ``only`` (``search.merge``)."""
-    specs = all_checks()
+def select_checks(only: Sequence[str] | None = None, profiles: Sequence[str] | None = None) -> list[CheckSpec]:
+    """All checks, or those whose id equals or starts with one of ``only`` (``search.merge``); with
+    ``profiles``, only the checks of those profiles (UnknownProfileError for an unknown name)."""
+    specs = checks.all_checks()  # looked up at call time, so a patched catalogue is seen and then undone
+    if profiles:
+        names = {find_profile(name).name for name in profiles}
+        specs = [s for s in specs if names & set(s.profiles)]
     if not only:
         return specs
     chosen, unknown = select_ids([s.check.id for s in specs], only)
@@ -125,9 +131,11 @@ async def run_suite(
     progress: Progress | None = None,
     check_timeout: float = CHECK_TIMEOUT,
     kind: str = "implementation",
+    profiles: Sequence[str] | None = None,
 ) -> Report:
-    """Run the selected checks in a fixed order; closes ``target`` at the end."""
-    specs = select_checks(only)
+    """Run the selected checks in a fixed order; closes ``target`` at the end. The report carries a
+    verdict for every profile (see :mod:`.profiles`); ``profiles`` restricts the run to their checks."""
+    specs = select_checks(only, profiles)
     started_at = _now()
     results: list[CheckResult] = []
     hello: Hello | None = None
@@ -156,4 +164,6 @@ async def run_suite(
         version=hello.version if hello else "",
         capabilities=tuple(sorted(hello.capabilities)) if hello else (),
     )
-    return Report(__version__, info, tuple(results), started_at, _now())
+    members = {s.check.id: s.profiles for s in checks.all_checks()}
+    verdicts = profile_verdicts(members, results, info.capabilities)
+    return Report(__version__, info, tuple(results), started_at, _now(), verdicts)

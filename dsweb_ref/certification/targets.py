@@ -26,7 +26,7 @@ import os
 import shlex
 import time
 from collections.abc import Callable, Coroutine, Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from typing import Any, Literal, Protocol
 
 from .._context import CallContext
@@ -55,6 +55,7 @@ __all__ = [
     "TargetError",
     "ToolPair",
     "adapter_environment",
+    "reference_settings",
     "reference_target",
     "split_command",
 ]
@@ -110,6 +111,12 @@ class TargetConfig:
     search_max_queries: int = 4
     search_max_results: int = 8
     send_original_question: bool = True
+    # Provider settings the checks rely on (seed 001), so an implementer never has to guess them.
+    count: int = 10  # Search API count: sent as min(count, search_max_results)
+    model: str = "deepseek-v4-flash"  # Messages model
+    max_tokens: int = 4096  # Messages max_tokens
+    max_uses: int = 5  # Messages web_search server tool max_uses
+    timeout_s: float = 30.0  # one deadline per upstream request, both protocols
     # Test-mode name resolution and dialling for the SSRF checks (see certification/sandbox.py).
     test_network: dict[str, Any] | None = None
     openai_base: str = ""  # seed 003: POST {openai_base}/responses (the OpenAI SDK's base)
@@ -120,6 +127,12 @@ class TargetConfig:
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
+
+    @classmethod
+    def from_json(cls, params: Mapping[str, Any]) -> TargetConfig:
+        """The configuration ``configure`` params describe; unknown keys are ignored."""
+        names = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in params.items() if k in names})
 
 
 @dataclass(frozen=True, slots=True)
@@ -299,15 +312,20 @@ def _evidence_context(contexts: dict[str, EvidenceContext], params: object) -> E
 
 
 def reference_settings(config: TargetConfig) -> Settings:
+    """The reference's settings for a ``configure``: one line per configure key."""
     return settings_for_bases(
         config.messages_base,
         config.tools_base,
-        timeout_s=30.0,
+        timeout_s=config.timeout_s,
         new_api=config.provider == "api",
         overrides={
             "tools.search_max_queries": config.search_max_queries,
             "tools.search_max_results": config.search_max_results,
             "deepseek_api.send_original_question": config.send_original_question,
+            "deepseek_api.count": config.count,
+            "deepseek_messages.model": config.model,
+            "deepseek_messages.max_tokens": config.max_tokens,
+            "deepseek_messages.max_uses": config.max_uses,
         },
     )
 

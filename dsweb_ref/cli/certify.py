@@ -23,6 +23,7 @@ from typing import Any
 
 from ..certification.known_failures import KnownFailures, KnownFailuresError, load_known_failures
 from ..certification.model import Check, CheckResult, Report
+from ..certification.profiles import UnknownProfileError, find_profile
 from ..certification.report import (
     ReportError,
     RunSecrets,
@@ -63,6 +64,8 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
                         help="environment variable holding the endpoint key (default: DEEPSEEK_API_KEY)")
     p.add_argument("--known-failures", metavar="FILE", help="YAML list of check ids known to fail, with reasons")
     p.add_argument("--only", nargs="+", metavar="ID", help="run only these check ids (or id prefixes)")
+    p.add_argument("--profile", action="append", default=[], metavar="NAME",
+                   help="certify this profile (repeatable): run its checks; exit 1 unless it is certified")
     p.add_argument("--list", action="store_true", help="list the checks (implementation and endpoint) and exit; "
                    "with --markdown [FILE], the whole catalogue (rules and case tables) as Markdown")
     p.add_argument("--explain", metavar="ID", help="print a check's rule, seed, capabilities, profiles and case table")
@@ -186,6 +189,13 @@ def run(args: argparse.Namespace) -> int:
     if problem is not None:
         return _usage(problem)
     is_endpoint = any(_given(args, o) for o in ENDPOINT_OPTIONS)
+    try:
+        for name in args.profile:
+            find_profile(name)
+    except UnknownProfileError as exc:
+        return _usage(str(exc))
+    if args.profile and is_endpoint:
+        return _usage("--profile certifies an implementation; it does not apply to an endpoint")
     implementation_ids = [s.check.id for s in select_checks(None)]
     endpoint_ids = [c.id for c in endpoint_checks()]
 
@@ -239,8 +249,13 @@ def run(args: argparse.Namespace) -> int:
         def progress(result: CheckResult) -> None:
             print_line(result, sys.stdout, secrets)
 
-        report = asyncio.run(run_suite(target, only=only, known_failures=known, progress=progress))
+        report = asyncio.run(
+            run_suite(target, only=only, known_failures=known, progress=progress, profiles=args.profile)
+        )
     print(scrub_text(f"{report.target.description}: {summary(report, problems)}", secrets))
+    for verdict in report.profiles:
+        print(f"profile {verdict.name}: {verdict.explain()}")
+    wanted = [v for v in report.profiles if v.name in args.profile]
     why = nothing_certified(report) if report.ok else None
     if why is not None:
         print(f"dsweb certify: {why}", file=sys.stderr)
@@ -257,6 +272,6 @@ def run(args: argparse.Namespace) -> int:
         )
     except ReportError as exc:
         return _usage(str(exc))
-    ok = report_ok(report) and not problems
+    ok = report_ok(report) and not problems and all(v.certified for v in wanted)
     print(scrub_text("\n".join(closing(ok, summary(report, problems), paths)), secrets))
     return 0 if ok else 1

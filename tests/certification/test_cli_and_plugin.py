@@ -14,7 +14,9 @@ from typing import Any
 import pytest
 
 import dsweb_ref.certification.endpoint as endpoint
+from dsweb_ref.certification.checks.scheduling import OPT_IN_CHECKS
 from dsweb_ref.certification.model import Check, CheckResult, Outcome, Report, TargetInfo
+from dsweb_ref.certification.profiles import PROFILES
 from dsweb_ref.certification.pytest_plugin import Certify, certify_providers
 from dsweb_ref.certification.targets import TargetConfig
 from dsweb_ref.providers.deepseek_search_api import DeepSeekSearchApi
@@ -26,11 +28,35 @@ CASSETTES = ROOT / "cassettes"
 
 
 def test_certify_with_no_target_passes_offline(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert dsweb_certify("--report-dir", str(tmp_path)) == 0
+    code = dsweb_certify("--report-dir", str(tmp_path))
     out = capsys.readouterr().out
-    assert "PASS   search.batch.concurrent" in out and "OK:" in out
     data = json.loads((tmp_path / "report.json").read_text())
-    assert data["ok"] and data["target"]["name"] == "dsweb_ref"
+    assert "PASS   search.batch.concurrent" in out and data["target"]["name"] == "dsweb_ref"
+    assert "profile seed-000-web-search: certified" in out
+    assert [p["name"] for p in data["profiles"]] == [p.name for p in PROFILES]
+    assert code == 0 and data["ok"]
+    # everything passed but the opt-in scheduling capabilities, which the reference does not declare
+    assert {c["id"] for c in data["checks"] if c["outcome"] != "passed"} == OPT_IN_CHECKS
+
+
+def test_certify_profile_withheld_for_a_missing_capability_exits_1(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    command = adapter_command("--without", "cancel")
+    path = tmp_path / "r.json"
+    code = dsweb_certify("--adapter", command, "--profile", "seed-000-web-search", "--only", "search.cancel",
+                         "search.single", "--json", str(path))
+    assert code == 1
+    out = capsys.readouterr().out
+    assert "profile seed-000-web-search: NOT certified (capability not declared: cancel" in out
+    data = json_report(path)
+    verdict = next(p for p in data["profiles"] if p["name"] == "seed-000-web-search")
+    assert verdict["certified"] is False and verdict["missing_capabilities"] == ["cancel"]
+
+
+def test_certify_unknown_profile_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert dsweb_certify("--profile", "seed-009-nothing") == 2
+    assert "unknown profile" in capsys.readouterr().err
 
 
 def test_certify_stale_known_failure_exits_1(tmp_path: Path) -> None:
@@ -295,7 +321,11 @@ def test_adapter_gets_a_minimal_environment_plus_what_is_passed(
 
 
 def search_api(config: TargetConfig, *, honour_switch: bool = True) -> DeepSeekSearchApi:
-    values: dict[str, object] = {"deepseek_api.base_url": config.tools_base, "credentials.api_key_env": "KEY"}
+    values: dict[str, object] = {
+        "deepseek_api.base_url": config.tools_base,
+        "deepseek_api.count": config.count,
+        "credentials.api_key_env": "KEY",
+    }
     if honour_switch:
         values["deepseek_api.send_original_question"] = config.send_original_question
     settings = Settings().updated(values)
@@ -308,8 +338,8 @@ def search_api_ignoring_switch(config: TargetConfig) -> DeepSeekSearchApi:
 
 def test_plugin_certifies_a_provider_class() -> None:
     report = certify_providers(search_api, capabilities=("web_search", "search-api", "cancel"))
-    assert report.ok
     got = {r.check.id: r.outcome for r in report.results}
+    assert report.ok and {o for o in got.values()} <= {Outcome.PASSED, Outcome.SKIPPED}
     assert got["search.batch.concurrent"] is Outcome.PASSED
     assert got["fetch.api.mapping"] is Outcome.SKIPPED
 

@@ -41,10 +41,10 @@ def test_every_reference_setup_reads_the_key_from_the_one_private_variable() -> 
         assert settings.credentials.api_key_env == _bases.KEY_ENV
         assert settings.deepseek_messages.base_url == MESSAGES and settings.deepseek_api.base_url == TOOLS
         assert settings.tools.search_max_queries == (3 if settings is not probe else defaults.tools.search_max_queries)
-    # their differences stay: the target and the probes set their timeouts, the adapter keeps the defaults
+    # the target and the adapter take their timeouts from configure (timeout_s), the probes set their own
     assert target.deepseek_api.timeout_s == target.deepseek_messages.timeout_s == 30.0
     assert probe.deepseek_api.timeout_s == probe.deepseek_messages.timeout_s == 7.0
-    assert adapter.settings.deepseek_api.timeout_s == defaults.deepseek_api.timeout_s
+    assert adapter.settings.deepseek_api.timeout_s == config.timeout_s == 30.0
     assert target.deepseek_api.send_original_question is False
     assert _bases.credential_environ(KEY, "dsweb-account-0001") == {
         _bases.KEY_ENV: KEY,

@@ -96,6 +96,11 @@ class CheckContext:
         records = self.emu.log.records()
         return records if route is None else [r for r in records if r.route == route]
 
+    def fresh(self) -> None:
+        """Start a case afresh: no scripted fault left (their gates released) and an empty log."""
+        self.emu.faults.clear()
+        self.emu.log.clear()
+
     async def settle(self, limit: float = 5.0) -> None:
         """Wait until the emulator serves nothing (after releasing gates), so evidence is complete."""
         await self.blocking(self.emu.wait_until_idle, limit)
@@ -134,6 +139,8 @@ class CheckSpec:
     # The seed sentence the check enforces, restated in the project's own words (``--explain``).
     rule: str = ""
     cases: tuple[Case, ...] = ()
+    # The profiles (``certification.profiles``) this check belongs to.
+    profiles: tuple[str, ...] = ()
 
     def missing(self, capabilities: frozenset[str]) -> list[str]:
         missing = [c for c in self.requires if c not in capabilities]
@@ -156,6 +163,33 @@ class CheckSpec:
 
 
 REGISTRY: dict[str, CheckSpec] = {}
+OPT_IN_CAPABILITIES = ("retry", "pacing", "localization")  # seed 001's remaining list; each its own profile
+
+
+def default_profiles(seed: str, requires: tuple[str, ...], provider: Provider) -> tuple[str, ...]:
+    """Seed-003 checks certify the standalone search; an opt-in capability's checks (seed 001's
+    remaining list) that capability's profile; seed-002 ones the evidence pipeline or the fetch
+    guard (SSRF); Fetch API checks the Fetch API; a
+    protocol-specific check its protocol; a seed-000 check the web_search tool; a seed-001 check for
+    any protocol both search protocols."""
+    if seed == "003":
+        return ("seed-003-standalone",)
+    opt_in = [c for c in OPT_IN_CAPABILITIES if c in requires]
+    if opt_in:
+        return tuple(f"seed-001-{c}" for c in opt_in)
+    if "evidence-search" in requires:
+        return ("seed-002-evidence",)
+    if "ssrf-test-mode" in requires:
+        return ("seed-002-fetch-guard",)
+    if "fetch-api" in requires:
+        return ("seed-001-fetch-api",)
+    if provider == "api":
+        return ("seed-001-search-api",)
+    if provider == "messages":
+        return ("seed-001-messages",)
+    if seed == "000":
+        return ("seed-000-web-search",)
+    return ("seed-001-search-api", "seed-001-messages")
 
 
 def check(
@@ -167,16 +201,21 @@ def check(
     provider: Provider = "any",
     rule: str = "",
     cases: tuple[Case, ...] = (),
+    profiles: tuple[str, ...] | None = None,
 ) -> Callable[[Callable[[CheckContext], Awaitable[None]]], Callable[[CheckContext], Awaitable[None]]]:
     """Register a check under a stable id (ids are never reused for another meaning). ``rule`` restates the
-    seed decision it enforces (default: the function's docstring); ``cases`` is its case table."""
+    seed decision it enforces (default: the function's docstring); ``cases`` is its case table;
+    ``profiles`` the profiles it belongs to (default: :func:`default_profiles`)."""
 
     def register(fn: Callable[[CheckContext], Awaitable[None]]) -> Callable[[CheckContext], Awaitable[None]]:
         if check_id in REGISTRY:
             raise ValueError(f"duplicate check id {check_id}")
         capability = requires[-1] if requires else "web_search"
         text = rule or " ".join((fn.__doc__ or "").split())
-        spec = CheckSpec(Check(check_id, description, seed, capability), requires, provider, fn, text, tuple(cases))
+        member = default_profiles(seed, requires, provider) if profiles is None else tuple(profiles)
+        spec = CheckSpec(
+            Check(check_id, description, seed, capability), requires, provider, fn, text, tuple(cases), member
+        )
         REGISTRY[check_id] = spec
         return fn
 

@@ -15,7 +15,7 @@ from ...providers.deepseek_search_api import map_results
 from ...tools import merge_results
 from ._base import CheckFailed
 
-__all__ = ["expected_merge", "query_match", "query_of", "source_urls"]
+__all__ = ["expected_merge", "observed", "query_match", "query_of", "source_tuples", "source_urls"]
 
 
 def _messages_text(body: Any) -> str:
@@ -34,9 +34,13 @@ def query_of(record: RequestRecord, queries: Sequence[str]) -> str | None:
     if record.route == "search":
         q = body.get("query") if isinstance(body, dict) else None
         return q if q in queries else None
-    text = _messages_text(body).strip()
-    # A Messages prompt wraps the query in prose; the longest query it ends with is the one.
-    matches = [q for q in queries if text.endswith(q)]
+    return _prompt_query(_messages_text(body), queries)
+
+
+def _prompt_query(text: str, queries: Sequence[str]) -> str | None:
+    # A Messages prompt wraps the query in prose; the longest query it ends with is the one (exactly,
+    # so " coffee " and "coffee" stay apart; then ignoring the prompt's own trailing whitespace).
+    matches = [q for q in queries if text.endswith(q)] or [q for q in queries if text.strip().endswith(q)]
     return max(matches, key=len) if matches else None
 
 
@@ -46,12 +50,16 @@ def query_match(route: str, query: str) -> Callable[[Any], bool]:
     def match(body: Any) -> bool:
         if route == "search":
             return isinstance(body, dict) and body.get("query") == query
-        return _messages_text(body).strip().endswith(query)
+        return _prompt_query(_messages_text(body), [query]) is not None
 
     return match
 
 
-def observed(records: Sequence[RequestRecord], queries: Sequence[str]) -> dict[str, SearchResult]:
+def observed(
+    records: Sequence[RequestRecord], queries: Sequence[str], cap: int | None = None
+) -> dict[str, SearchResult]:
+    """Each query's provider result as the emulator served it; with ``cap``, cut to the request's
+    result bound (``truncated`` when sources were cut), as every search request carries the cap."""
     out: dict[str, SearchResult] = {}
     for record in records:
         query = query_of(record, queries)
@@ -59,17 +67,26 @@ def observed(records: Sequence[RequestRecord], queries: Sequence[str]) -> dict[s
             continue
         data = json.loads(record.response_body)
         sources = map_results(data) if record.route == "search" else map_sources(data)
-        out[query] = SearchResult(sources=sources)
+        cut = cap is not None and len(sources) > cap
+        out[query] = SearchResult(sources=sources[:cap] if cut else sources, truncated=cut)
     return out
 
 
 def expected_merge(records: Sequence[RequestRecord], queries: Sequence[str], cap: int) -> SearchResult:
+    """The value seed 000 gives for ``queries``: one distinct query is its (capped) provider result,
+    several are merged round-robin with URL dedup and the cap."""
     distinct = list(dict.fromkeys(queries))
-    answers = observed(records, distinct)
+    answers = observed(records, distinct, cap)
     missing = [q for q in distinct if q not in answers]
     if missing:
         raise CheckFailed(f"no successful upstream request seen for queries {missing}")
+    if len(distinct) == 1:
+        return answers[distinct[0]]
     return merge_results(distinct, [answers[q] for q in distinct], cap)
+
+
+def source_tuples(result: SearchResult) -> list[tuple[Any, ...]]:
+    return [(s.url, s.title, s.snippet, s.published_at) for s in result.sources]
 
 
 def source_urls(value: dict[str, Any]) -> list[str | None]:

@@ -17,11 +17,13 @@ there. Where the kernel table is unavailable (not Linux) only that idle wait rem
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ...emulator import Gate, Hold, Status
-from ..targets import CallOutcome
+from ...emulator import Fault, Gate, Hold, RequestLog, Status
+from ..cases import Case
+from ..targets import CallOutcome, PendingCall, TargetError
 from ._base import (
     ABORTED,
     CALL_TIMEOUT,
@@ -40,6 +42,8 @@ WS = "web_search"
 QUERIES = ["markdown", "coffee", "asyncio cancellation", "http redirect"]
 HELD_BOUND = 5.0  # seconds for every search of a batch to reach the emulator
 IDLE_BOUND = 2.0  # seconds for the emulator to see every connection of an answered call gone
+RACE_BOUND = 5.0  # seconds a failed batch may take to answer while a slow sibling is still parked
+CONSUME_BOUND = 1.0  # seconds granted a keep-alive client (no close to observe) to read an answer
 
 
 async def wait_held(ctx: CheckContext, gate: Gate, count: int, what: str) -> None:
@@ -93,32 +97,113 @@ async def require_quiescent(ctx: CheckContext, outcome: CallOutcome, what: str) 
         ) from None
 
 
+
+CONCURRENT = (
+    Case("two queries", "queries run one after another", {"queries": QUERIES[:2]}),
+    Case("four queries (the default cap)", "only some of the queries overlapping (e.g. a pool of two)",
+         {"queries": QUERIES}),
+)
+
+
 @check(
     "search.batch.concurrent",
-    "Every search of a 4-query batch is in flight at once",
+    "Every search of a batch is in flight at once",
     seed="000",
     requires=(WS,),
+    rule="Seed 000: 'When queries has multiple distinct entries, the tool runs them concurrently'; "
+    "package tests 'prove overlap before the first provider promise settles'. Every upstream request of "
+    "the batch must be in flight before any is answered.",
+    cases=CONCURRENT,
 )
 async def batch_concurrent(ctx: CheckContext) -> None:
-    gate = ctx.emu.gate("batch")
-    ctx.emu.inject(ctx.search_route, Hold(gate, timeout=30), times=4)
-    call = ctx.start_search(QUERIES)
-    try:
-        await wait_held(ctx, gate, 4, "4-query batch")
-    finally:
-        gate.release()
-    expect_success(await call.outcome(CALL_TIMEOUT), "4-query batch")
+    for case in CONCURRENT:
+        queries: list[str] = case["queries"]
+        gate = ctx.emu.gate("batch")
+        ctx.emu.inject(ctx.search_route, Hold(gate, timeout=30), times=len(queries))
+        call = ctx.start_search(queries)
+        try:
+            await wait_held(ctx, gate, len(queries), f"{case.name}: {len(queries)}-query batch")
+        finally:
+            gate.release()
+        expect_success(await call.outcome(CALL_TIMEOUT), f"{case.name}: {len(queries)}-query batch")
+
+
+async def answered(ctx: CheckContext, count: int, what: str) -> None:
+    """Wait until the emulator has sent ``count`` answers."""
+
+    def enough(log: RequestLog) -> bool:
+        return sum(1 for r in log.records() if r.done) >= count
+
+    await ctx.blocking(lambda: ctx.emu.log.wait_until(enough, HELD_BOUND, what))
+
+
+def _marker(index: int) -> str:
+    return f"scripted failure of query {index}"
+
+
+def _marked(status: int, index: int) -> Status:
+    return Status(status, message=_marker(index))
+
+
+ALL_OR_NOTHING = (
+    Case("first query fails, siblings in flight", "a success returned, or a partial value",
+         {"queries": 3, "failing": (0,), "status": 500, "siblings": "held"}),
+    Case("middle query fails, siblings in flight",
+         "the first error in query order reported (a cancelled sibling's WEB_ABORTED) instead of the failure",
+         {"queries": 3, "failing": (1,), "status": 503, "siblings": "held"}),
+    Case("last query fails, siblings in flight", "the same, with the failure at the end of the array",
+         {"queries": 3, "failing": (2,), "status": 401, "siblings": "held"}),
+    Case("siblings succeed before the failure", "the successes returned once most queries succeeded",
+         {"queries": 3, "failing": (1,), "status": 402, "siblings": "succeed first"}),
+    Case("two queries fail at once", "every failure reported together (or a batch error of its own) instead "
+         "of one failure", {"queries": 3, "failing": (0, 1), "status": 500, "siblings": "fail together"}),
+)
 
 
 @check(
     "search.batch.all_or_nothing",
-    "One failing query fails the whole call with a WEB_* error and no partial value",
+    "One failing query fails the whole call with its own WEB_* error and no partial value",
     seed="000",
     requires=(WS,),
+    rule="Seed 000: 'If any search fails, the tool aborts its siblings, waits for every started search to "
+    "settle, discards successful results, and returns the first failure.' The first failure in time is the "
+    "provider's own (WEB_PROVIDER_ERROR), not the cancellation it caused in a sibling, wherever it sits in "
+    "the array and whatever the siblings did first; when two fail at the same instant, either one, alone.",
+    cases=ALL_OR_NOTHING,
 )
 async def all_or_nothing(ctx: CheckContext) -> None:
-    ctx.emu.inject(ctx.search_route, Status(500), when=query_match(ctx.search_route, QUERIES[1]))
-    expect_error(await ctx.search(QUERIES[:3]), "batch with one failing query", PROVIDER_ERROR)
+    route = ctx.search_route
+    for case in ALL_OR_NOTHING:
+        queries = QUERIES[: case["queries"]]
+        failing: tuple[int, ...] = case["failing"]
+        mode = case["siblings"]
+        ctx.fresh()
+        held, late = ctx.emu.gate("siblings"), ctx.emu.gate("failing")
+        for index in failing:
+            fault: Fault = _marked(case["status"], index)
+            if mode != "held":
+                fault = Hold(late, timeout=30, then=fault)
+            ctx.emu.inject(route, fault, when=query_match(route, queries[index]))
+        if mode != "succeed first":
+            ctx.emu.inject(route, Hold(held, timeout=30), times=len(queries) - len(failing))
+        call = ctx.start_search(queries)
+        try:
+            if mode != "held":
+                await wait_held(ctx, late, len(failing), case.name)
+            if mode == "succeed first":
+                await answered(ctx, len(queries) - len(failing), "siblings answered")
+            if mode == "fail together":
+                await wait_held(ctx, held, len(queries) - len(failing), case.name)
+            late.release()
+            outcome = await call.outcome(CALL_TIMEOUT)
+        finally:
+            held.release()
+            late.release()
+        expect_error(outcome, case.name, PROVIDER_ERROR)
+        markers = [i for i in failing if _marker(i) in outcome.error_message]
+        require(len(markers) <= 1, f"{case.name}: one failure must be reported, the message names {len(markers)}",
+                message=outcome.error_message[:500])
+        await ctx.settle()
 
 
 @check(
@@ -126,11 +211,16 @@ async def all_or_nothing(ctx: CheckContext) -> None:
     "A failing batch answers only after every sibling's upstream request is closed",
     seed="000",
     requires=(WS,),
+    rule="Seed 000: 'the call does not return until sibling cancellation reaches quiescence'. When one "
+    "query fails while its siblings are still in flight, the answer leaves only after every sibling's "
+    "upstream request is closed.",
+    cases=(Case("first query fails, two siblings parked", "answering before the siblings' requests are closed",
+                {"queries": 3, "failing": 0}),),
 )
 async def batch_quiescence(ctx: CheckContext) -> None:
     route = ctx.search_route
     siblings, failing = ctx.emu.gate("siblings"), ctx.emu.gate("failing")
-    ctx.emu.inject(route, Hold(failing, timeout=30, then=Status(500)), when=query_match(route, QUERIES[1]))
+    ctx.emu.inject(route, Hold(failing, timeout=30, then=Status(500)), when=query_match(route, QUERIES[0]))
     ctx.emu.inject(route, Hold(siblings, timeout=30), times=2)
     call = ctx.start_search(QUERIES[:3], probe=answer_probe(ctx))
     try:
@@ -145,25 +235,114 @@ async def batch_quiescence(ctx: CheckContext) -> None:
         failing.release()
 
 
+CANCEL = (
+    Case("one-query call", "a single search not reached by the cancel, or answered before it closes",
+         {"queries": 1}),
+    Case("three-query batch", "a cancel that answers while batch searches are still open", {"queries": 3}),
+)
+
+
 @check(
     "search.cancel.quiescence",
-    "Cancelling an in-flight batch reaches every search and answers only after all are closed",
+    "Cancelling an in-flight call reaches every search and answers only after all are closed",
     seed="000",
     requires=(WS, "cancel"),
+    rule="Seed 000: caller cancellation propagates to every search ('caller cancellation propagation, and "
+    "batch quiescence'), and a cancelled call answers only after every upstream request it started is "
+    "closed, for one query as for a batch.",
+    cases=CANCEL,
 )
 async def cancel_quiescence(ctx: CheckContext) -> None:
-    gate = ctx.emu.gate("cancel")
-    ctx.emu.inject(ctx.search_route, Hold(gate, timeout=30), times=3)
-    call = ctx.start_search(QUERIES[:3], probe=answer_probe(ctx))
+    for case in CANCEL:
+        count = case["queries"]
+        gate = ctx.emu.gate("cancel")
+        ctx.fresh()
+        ctx.emu.inject(ctx.search_route, Hold(gate, timeout=30), times=count)
+        call = ctx.start_search(QUERIES[:count], probe=answer_probe(ctx))
+        try:
+            await wait_held(ctx, gate, count, f"{case.name}")
+            await call.cancel()
+            outcome = await call.outcome(CALL_TIMEOUT)
+            require(
+                outcome.cancelled or outcome.error_code == ABORTED,
+                f"{case.name}: a cancelled call must answer cancelled or WEB_ABORTED, got {outcome.brief()}",
+            )
+            require(outcome.value is None, f"{case.name}: a cancelled call must carry no value")
+            await require_quiescent(ctx, outcome, f"{case.name} cancelled")
+        finally:
+            gate.release()
+
+
+RACE = (
+    Case("success and failure land together",
+         "a failure missed because a sibling succeeded in the same step (issue 14's lost failure)",
+         {"together": True}),
+    Case("failure lands right after a success",
+         "failures no longer watched once a sibling succeeded: the call waits for the slow sibling",
+         {"together": False}),
+)
+
+
+@check(
+    "search.batch.race",
+    "A failure landing right after a success still fails the batch at once, without waiting for a slow sibling",
+    seed="000",
+    requires=(WS,),
+    rule="Seed 000: 'If any search fails, the tool aborts its siblings ... and returns the first failure.' "
+    "With [ok, bad, slow] the failure must abort the slow sibling and answer as soon as it settles, "
+    "however closely it follows the success, never after the slow search's own end.",
+    cases=RACE,
+)
+async def batch_race(ctx: CheckContext) -> None:
+    route = ctx.search_route
+    ok, bad, slow = QUERIES[:3]
+    for case in RACE:
+        ctx.fresh()
+        first, second, parked = ctx.emu.gate("ok"), ctx.emu.gate("bad"), ctx.emu.gate("slow")
+        bad_gate = first if case["together"] else second
+        ctx.emu.inject(route, Hold(first, timeout=30), when=query_match(route, ok))
+        ctx.emu.inject(route, Hold(bad_gate, timeout=30, then=_marked(500, 1)), when=query_match(route, bad))
+        ctx.emu.inject(route, Hold(parked, timeout=30), when=query_match(route, slow))
+        closed_before = ctx.emu.log.connections_closed
+        call = ctx.start_search([ok, bad, slow])
+        try:
+            await wait_held(ctx, parked, 1, f"{case.name}: slow query")
+            await wait_held(ctx, first, 2 if case["together"] else 1, f"{case.name}: first gate")
+            if not case["together"]:
+                await wait_held(ctx, second, 1, f"{case.name}: failing query")
+            first.release()
+            if not case["together"]:
+                await _ok_consumed(ctx, closed_before)
+                second.release()
+            outcome = await _answer_while_parked(call, parked, case.name)
+            expect_error(outcome, case.name, PROVIDER_ERROR)
+        finally:
+            for gate in (first, second, parked):
+                gate.release()
+        await ctx.settle()  # closing the slow sibling's request is search.batch.quiescence's business
+
+
+async def _ok_consumed(ctx: CheckContext, closed_before: int) -> None:
+    """Wait until the ok answer was sent and, for a client that closes per request, its connection
+    closed: the client has then read it. A keep-alive client never closes; the wait then ends at its
+    bound and the failure simply follows the success a little less closely."""
+
+    def ok_sent(log: RequestLog) -> bool:
+        return any(r.done and r.status == 200 for r in log.records())
+
+    await ctx.blocking(lambda: ctx.emu.log.wait_until(ok_sent, HELD_BOUND, "ok answered"))
+    with contextlib.suppress(TimeoutError):
+        await ctx.blocking(lambda: ctx.emu.log.wait_until(
+            lambda log: log.connections_closed > closed_before, CONSUME_BOUND, "ok connection closed"))
+
+
+async def _answer_while_parked(call: PendingCall, parked: Gate, what: str) -> CallOutcome:
     try:
-        await wait_held(ctx, gate, 3, "3-query batch")
-        await call.cancel()
-        outcome = await call.outcome(CALL_TIMEOUT)
-        require(
-            outcome.cancelled or outcome.error_code == ABORTED,
-            f"a cancelled call must answer cancelled or WEB_ABORTED, got {outcome.brief()}",
-        )
-        require(outcome.value is None, "a cancelled call must carry no value")
-        await require_quiescent(ctx, outcome, "cancelled batch")
-    finally:
-        gate.release()
+        return await call.outcome(RACE_BOUND)
+    except TargetError:
+        parked.release()
+        late = await call.outcome(CALL_TIMEOUT)
+        raise CheckFailed(
+            f"{what}: no answer within {RACE_BOUND:g}s of the failure while the slow sibling was parked; "
+            f"the call answered ({late.brief()}) only after the slow sibling ended"
+        ) from None

@@ -1,52 +1,131 @@
-"""Fetch API checks (seed 001): result mapping, failures and redirects."""
+"""Fetch API checks (seed 001): result mapping, the request on the wire, failures and redirects."""
 
 from __future__ import annotations
 
 import json
 
-from ...emulator import Redirect
+from ...emulator import RateLimited, Status
+from ..cases import Case
 from ._base import PROVIDER_ERROR, CheckContext, check, expect_error, expect_schema, expect_success, require
+from .outcomes import REDIRECT_STATUSES, redirect_fault
+from .search import only_record, require_tools_api_headers
 
 WF, FAPI = "web_fetch", "fetch-api"
 PAGE = "https://docs.example.test/api/search"
 REFUSED = "https://paywall.example.test/reports/search-market-2026"
 
+MAPPING = (
+    Case("a corpus page", "a kind other than text, a status other than 200, or the body rewritten", {"url": PAGE}),
+    Case("a page with a non-ASCII path", "the requested URL replaced by a normalised one",
+         {"url": "https://wiki.example.test/%E6%9D%B1%E4%BA%AC%E3%82%BF%E3%83%AF%E3%83%BC"}),
+)
+FAILURES = (
+    Case("HTTP 403 (crawler policy)", "a refusal rendered as a page", {"url": REFUSED, "fault": None}),
+    Case("HTTP 404 (no usable content)", "a 404 mapped onto a result with status 404",
+         {"url": "https://docs.example.test/no-such-page", "fault": None}),
+    Case("HTTP 500 (unresolvable host)", "a 5xx mapped onto a result", {"url": "https://gone.invalid/", "fault": None}),
+    Case("HTTP 429", "a rate limit retried silently", {"url": PAGE, "fault": "429"}),
+    Case("HTTP 401", "a rejected key rendered as a page", {"url": PAGE, "fault": "401"}),
+)
+
 
 @check(
     "fetch.api.mapping",
-    "Fetch API success maps to the requested URL, HTTP 200 and the Markdown body; a refusal is WEB_PROVIDER_ERROR",
+    "Fetch API success is the requested URL, HTTP 200 and the Markdown as text; a failure is WEB_PROVIDER_ERROR",
     seed="001",
     requires=(WF, FAPI),
     provider="api",
+    rule="Seed 001: 'The provider keeps the requested URL, returns the Markdown body, and reports HTTP 200 for a "
+    "successful response'; 'The shared fetch result and its consumers stay unchanged', so the body kind is the "
+    "closed union html|text and Markdown is text; 'every non-success status is a retrieval failure' "
+    "(WEB_PROVIDER_ERROR after one request).",
+    cases=MAPPING + FAILURES,
 )
 async def fetch_mapping(ctx: CheckContext) -> None:
-    value = expect_success(await ctx.fetch(PAGE), f"fetch {PAGE}")
-    records = ctx.records("fetch")
-    require(len(records) == 1, f"expected one Fetch API request, saw {len(records)}")
-    require(records[0].json == {"url": PAGE}, "the Fetch API request must send the URL", body=records[0].json)
-    upstream = json.loads(records[0].response_body)["content"]
-    require(value.get("url") == PAGE, f"url={value.get('url')!r}, expected the requested URL")
-    require(value.get("status_code") == 200, f"status_code={value.get('status_code')!r}, expected 200")
-    body = value.get("body") or {}
-    kind = body.get("kind")
-    require(kind == "text", f"body kind {kind!r}, expected text (the shared result's closed union is html|text)")
-    require(str(body.get("content", "")).strip() == upstream.strip(), "body differs from the Fetch API Markdown")
-    expect_error(await ctx.fetch(REFUSED), f"fetch of a refused page {REFUSED}", PROVIDER_ERROR)
+    for case in MAPPING:
+        url = case["url"]
+        ctx.emu.log.clear()
+        value = expect_success(await ctx.fetch(url), f"{case.name}: fetch {url}")
+        record = only_record(ctx, "fetch", case.name)
+        upstream = json.loads(record.response_body)["content"]
+        require(value.get("url") == url, f"{case.name}: url={value.get('url')!r}, expected the requested URL")
+        require(value.get("status_code") == 200, f"{case.name}: status_code={value.get('status_code')!r}, expected 200")
+        body = value.get("body") or {}
+        kind = body.get("kind")
+        require(kind == "text", f"{case.name}: body kind {kind!r}, expected text (the closed union is html|text)")
+        require(str(body.get("content", "")).strip() == upstream.strip(),
+                f"{case.name}: body differs from the Fetch API Markdown")
+    for case in FAILURES:
+        ctx.fresh()
+        if case["fault"] == "429":
+            ctx.emu.inject("fetch", RateLimited(retry_after=1))
+        elif case["fault"] == "401":
+            ctx.emu.inject("fetch", Status(401))
+        outcome = await ctx.fetch(case["url"])
+        await ctx.settle()
+        expect_error(outcome, f"{case.name}: fetch {case['url']}", PROVIDER_ERROR)
+        sent = len(ctx.records("fetch"))
+        require(sent == 1, f"{case.name}: {sent} Fetch API requests; a failure must not be retried silently")
+
+
+WIRE = (
+    Case("a plain URL", "extra headers or body keys", {"url": PAGE}),
+    Case("upper-case scheme and host", "the URL lower-cased or otherwise normalised",
+         {"url": "HTTPS://Docs.Example.TEST/api/search"}),
+    Case("trailing slash", "a trailing slash added or removed", {"url": "https://docs.example.test/api/search/"}),
+    Case("query, escapes and fragment", "the query re-encoded or the fragment dropped",
+         {"url": "https://docs.example.test/api/search?q=a%20b&lang=zh#results"}),
+    Case("non-ASCII host and path", "the host IDNA-encoded or the path percent-encoded",
+         {"url": "https://bücher.example.test/über"}),
+)
+
+
+@check(
+    "fetch.api.wire",
+    "Fetch API requests carry only Authorization and Content-Type and exactly {url}, the URL unchanged",
+    seed="001",
+    requires=(WF, FAPI),
+    provider="api",
+    rule="Seed 001: 'Fetch sends a URL', and Search and Fetch 'requests send only the documented authorization "
+    "and JSON content type'. The body is exactly {url: <the requested URL, unchanged>} and, beyond HTTP "
+    "framing, the headers exactly Authorization: Bearer <key> and Content-Type: application/json.",
+    cases=WIRE,
+)
+async def fetch_wire(ctx: CheckContext) -> None:
+    for case in WIRE:
+        ctx.emu.log.clear()
+        await ctx.fetch(case["url"])  # success or failure: only the request is under test here
+        record = only_record(ctx, "fetch", case.name)
+        require_tools_api_headers(record, case.name)
+        require(record.json == {"url": case["url"]},
+                f"{case.name}: body {record.json!r}, expected exactly {{'url': {case['url']!r}}}")
+
+
+REDIRECTS = tuple(
+    Case(f"HTTP {status}", f"HTTP {status} followed, or its body taken as a page", {"status": status})
+    for status in REDIRECT_STATUSES
+)
 
 
 @check(
     "fetch.redirect.not_followed",
-    "A 3xx from the Fetch API is WEB_PROVIDER_ERROR and its Location is never visited",
+    "Every 3xx from the Fetch API is WEB_PROVIDER_ERROR and its Location is never visited",
     seed="001",
     requires=(WF, FAPI),
     provider="api",
+    rule="Seed 001: 'Harness rejects redirects of the API request'. Every redirection status HTTP defines "
+    "(300, 301, 302, 303, 307, 308) fails the fetch with WEB_PROVIDER_ERROR and its Location is never requested.",
+    cases=REDIRECTS,
 )
 async def fetch_redirect(ctx: CheckContext) -> None:
-    ctx.emu.inject("fetch", Redirect(status=307), times=None)
-    outcome = await ctx.fetch(PAGE)
-    await ctx.settle()
-    require(not ctx.emu.log.trap_hits(), "the redirect Location was visited")
-    expect_error(outcome, "redirected fetch", PROVIDER_ERROR)
+    page = json.dumps({"title": "Redirected", "content": "# Redirected"}).encode()
+    for case in REDIRECTS:
+        ctx.emu.faults.clear()
+        ctx.emu.inject("fetch", redirect_fault(ctx, "fetch", case["status"], page), times=None)
+        outcome = await ctx.fetch(PAGE)
+        await ctx.settle()
+        require(not ctx.emu.log.trap_hits(), f"{case.name}: the redirect Location was visited")
+        expect_error(outcome, f"{case.name}: redirected fetch", PROVIDER_ERROR)
 
 
 @check(
@@ -55,6 +134,9 @@ async def fetch_redirect(ctx: CheckContext) -> None:
     seed="001",
     requires=(WF, FAPI),
     provider="api",
+    rule="Seed 001: 'The shared fetch result and its consumers stay unchanged': the value follows the "
+    "shipped web_fetch output schema.",
+    cases=(Case("a corpus page", "a value with extra or missing fields (title, a markdown kind)", {"url": PAGE}),),
 )
 async def fetch_value_schema(ctx: CheckContext) -> None:
     value = expect_success(await ctx.fetch(PAGE), f"fetch {PAGE}")

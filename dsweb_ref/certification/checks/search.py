@@ -1,21 +1,54 @@
-"""Single-search checks: what goes on the wire (seed 001) and how one query is answered (seed 000)."""
+"""Single-search checks: what goes on the wire (seed 001) and how one query is answered (seed 000).
+
+Wire checks compare exactly: the header set, the body key set, the server-tool object, each value
+the settings passed through ``configure`` decide.
+"""
 
 from __future__ import annotations
 
-from ...emulator import Malformed, Redirect, Status
-from ._base import (
-    INVALID_ARGUMENTS,
-    PROVIDER_ERROR,
-    CheckContext,
-    check,
-    expect_error,
-    expect_schema,
-    expect_success,
-    require,
-)
+from typing import Any
+
+from ...emulator import RequestRecord
+from ..cases import Case
+from ._base import CheckContext, check, expect_success, require
 from ._oracle import expected_merge, source_urls
 
 WS, MSG, API = "web_search", "messages-search", "search-api"
+# Headers HTTP/1.1 itself needs to carry a request; everything else a client adds is its choice.
+FRAMING_HEADERS = frozenset({"host", "content-length", "transfer-encoding", "connection"})
+
+
+def media_type(record: RequestRecord) -> str | None:
+    value = record.header("content-type")
+    return None if value is None else value.split(";", 1)[0].strip().lower()
+
+
+def added_headers(record: RequestRecord) -> list[str]:
+    """The header names a request carries beyond HTTP framing, lower-case, repeats kept."""
+    return sorted(name for name, _ in record.headers if name not in FRAMING_HEADERS)
+
+
+def only_record(ctx: CheckContext, route: str, what: str) -> RequestRecord:
+    records = ctx.records(route)
+    require(len(records) == 1, f"{what}: expected one {route} request, saw {len(records)}")
+    return records[0]
+
+
+def require_tools_api_headers(record: RequestRecord, what: str) -> None:
+    """Seed 001: Search and Fetch requests send only Authorization (Bearer) and a JSON Content-Type."""
+    added = added_headers(record)
+    require(added == ["authorization", "content-type"],
+            f"{what}: headers {added}, expected exactly authorization and content-type (plus HTTP framing)",
+            headers=added)
+    require(record.credential == "api_key" and record.credential_source == "authorization",
+            f"{what}: the key must travel as Authorization: Bearer (saw {record.credential})")
+    require(media_type(record) == "application/json", f"{what}: Content-Type {record.header('content-type')!r}")
+
+
+THINKING = (
+    Case("one query", "thinking left at the DeepSeek default (enabled) or tool_choice sent", {"queries": ["markdown"]}),
+    Case("a batch", "the fix applied to the first request only", {"queries": ["markdown", "coffee"]}),
+)
 
 
 @check(
@@ -24,70 +57,213 @@ WS, MSG, API = "web_search", "messages-search", "search-api"
     seed="001",
     requires=(WS, MSG),
     provider="messages",
+    rule="Seed 001: 'The retained Messages path explicitly sends thinking: { type: 'disabled' } ... "
+    "tool_choice remains omitted.' Every Messages request carries exactly that thinking object and no tool_choice.",
+    cases=THINKING,
 )
 async def thinking_disabled(ctx: CheckContext) -> None:
-    expect_success(await ctx.search(["markdown"]), "Messages search")
-    bodies = [r.json for r in ctx.records("messages")]
-    require(bodies, "no Messages request reached the emulator")
-    for body in bodies:
-        require(isinstance(body, dict), "Messages request body is not a JSON object")
-        require(
-            body.get("thinking") == {"type": "disabled"},
-            f"Messages body has thinking={body.get('thinking')!r}, expected {{'type': 'disabled'}}",
-        )
-        require("tool_choice" not in body, "Messages body carries tool_choice; it must be omitted")
+    for case in THINKING:
+        ctx.emu.log.clear()
+        expect_success(await ctx.search(case["queries"]), f"Messages search {case['queries']}")
+        bodies = [r.json for r in ctx.records("messages")]
+        require(len(bodies) == len(case["queries"]), f"{case.name}: {len(bodies)} Messages requests")
+        for body in bodies:
+            require(isinstance(body, dict), "Messages request body is not a JSON object")
+            require(
+                body.get("thinking") == {"type": "disabled"},
+                f"Messages body has thinking={body.get('thinking')!r}, expected {{'type': 'disabled'}}",
+            )
+            require("tool_choice" not in body, "Messages body carries tool_choice; it must be omitted")
 
 
-# Whitespace runs, CJK and astral code points (a UTF-16 cut would land elsewhere), well over 128.
-ORI_PROMPT = "  What\tdoes the\n\n Search API   send? " + "界" * 50 + " " + "😀" * 40 + "  then tail words " * 3
+MESSAGES_KEYS = ["max_tokens", "messages", "model", "thinking", "tools"]
+MESSAGES_WIRE = (
+    Case("defaults", "a server tool of another version, name or shape; extra body keys",
+         {"model": "deepseek-v4-flash", "max_tokens": 4096, "max_uses": 5}),
+    Case("max_uses 1, another model", "max_uses or the model hard-coded instead of taken from the settings",
+         {"model": "deepseek-v4-pro", "max_tokens": 2048, "max_uses": 1}),
+    Case("max_uses 7", "max_uses clamped to the default", {"model": "deepseek-v4-flash", "max_tokens": 1024,
+                                                          "max_uses": 7}),
+)
+
+
+@check(
+    "search.messages.wire",
+    "Messages search sends the web_search_20250305 server tool with the configured max_uses, model and max_tokens",
+    seed="001",
+    requires=(WS, MSG),
+    provider="messages",
+    rule="Seed 001 keeps Messages search ('web-search-deepseek keeps Messages search') and seed 000 bounds it "
+    "with the provider-owned maxUses ('a model-backed provider with its own maxUses'). The body is exactly "
+    "{model, max_tokens, messages, tools, thinking}: model and max_tokens as configured, one user message "
+    "carrying the query, and tools exactly [{type: web_search_20250305, name: web_search, max_uses}]. The "
+    "request carries the key (Authorization: Bearer or x-api-key) and a JSON Content-Type; other headers "
+    "are the implementation's choice.",
+    cases=MESSAGES_WIRE,
+)
+async def messages_wire(ctx: CheckContext) -> None:
+    query = "deepseek search api"
+    for case in MESSAGES_WIRE:
+        await ctx.configure(model=case["model"], max_tokens=case["max_tokens"], max_uses=case["max_uses"])
+        ctx.emu.log.clear()
+        expect_success(await ctx.search([query]), f"{case.name}: Messages search")
+        record = only_record(ctx, "messages", case.name)
+        body: Any = record.json
+        require(isinstance(body, dict), f"{case.name}: the body is not a JSON object")
+        require(sorted(body) == MESSAGES_KEYS, f"{case.name}: body keys {sorted(body)}, expected {MESSAGES_KEYS}")
+        tool = {"type": "web_search_20250305", "name": "web_search", "max_uses": case["max_uses"]}
+        require(body["tools"] == [tool], f"{case.name}: tools {body['tools']!r}, expected [{tool!r}]")
+        require(body["model"] == case["model"], f"{case.name}: model {body['model']!r}, expected {case['model']!r}")
+        require(body["max_tokens"] == case["max_tokens"],
+                f"{case.name}: max_tokens {body['max_tokens']!r}, expected {case['max_tokens']}")
+        messages = body["messages"]
+        require(isinstance(messages, list) and len(messages) == 1 and messages[0].get("role") == "user"
+                and query in str(messages[0].get("content")),
+                f"{case.name}: messages must be one user message carrying the query", messages=messages)
+        require(record.credential == "api_key", f"{case.name}: the key was not presented (saw {record.credential})")
+        require(media_type(record) == "application/json",
+                f"{case.name}: Content-Type {record.header('content-type')!r}")
+
+
+# Whitespace classes both JavaScript's \s and Python's str.split() count as whitespace.
+UNICODE_SPACES = "\u00a0\u1680\u2003\u2028\u2029\u202f\u205f\u3000"
+ORI_CASES = (
+    Case("ASCII whitespace runs", "the raw prompt sent (no collapse)",
+         {"prompt": "  What\tdoes the\n\n Search API   send?\r\n"}),
+    Case("Unicode whitespace classes", "only ASCII whitespace collapsed",
+         {"prompt": "a" + UNICODE_SPACES + "b\u3000\u3000c\u00a0d\u2028\u2029e"}),
+    Case("letter at the limit", "no cut, or a cut at 127 or 129", {"prompt": "abcdefghi " * 20}),
+    Case("space at the limit", "the prompt cut before collapsing",
+         {"prompt": "x" * 60 + " \t  " * 10 + "y" * 66 + " z" * 20}),
+    Case("astral character at the limit", "the cut counted in UTF-16 units or bytes",
+         {"prompt": "x" * 100 + "😀" * 40}),
+    Case("CJK text", "the cut counted in UTF-8 bytes", {"prompt": "界" * 50 + " " + "深度求索" * 30}),
+    Case("combining mark at the limit", "the cut counted in graphemes, or the prompt normalised",
+         {"prompt": "a" * 127 + "e\u0301" + " more words"}),
+)
+OMITTED = (
+    Case("blank prompt", "a blank ori_question sent (the API rejects it)", {"prompt": "  \n\t" + UNICODE_SPACES}),
+    Case("no prompt", "an empty or null ori_question sent", {"prompt": None}),
+    Case("sendOriginalQuestion off", "the setting ignored", {"prompt": "a real question", "off": True}),
+)
+
+
+def ori_accepted(prompt: str) -> set[str]:
+    """Every value seed 001 allows: whitespace collapsed (with or without the ends trimmed) and cut
+    to 128 code points, with or without a space the cut leaves at the end."""
+    trimmed = " ".join(prompt.split())
+    kept_ends = (" " if prompt[:1].isspace() else "") + trimmed + (" " if prompt[-1:].isspace() else "")
+    return {v for text in (trimmed, kept_ends) for v in (text[:128], text[:128].rstrip()) if v.strip()}
 
 
 @check(
     "search.api.ori_question",
-    "ori_question is the latest prompt collapsed, trimmed and cut to 128 code points; omitted when blank or off",
+    "ori_question is the latest prompt collapsed and cut to 128 code points; omitted when blank or off",
     seed="001",
     requires=(WS, API),
     provider="api",
+    rule="Seed 001: 'ori_question is the text of the initiating Session's latest human prompt with whitespace "
+    "collapsed and cut to the API's 128-character limit. The API rejects blank or longer values, so a search "
+    "without such a prompt omits the field, and sendOriginalQuestion: false disables it.' Characters are "
+    "Unicode code points; the seed does not say whether a space left at the cut is kept, so both are accepted.",
+    cases=ORI_CASES + OMITTED,
 )
 async def ori_question(ctx: CheckContext) -> None:
-    expected = " ".join(ORI_PROMPT.split())[:128].rstrip()
-    expect_success(await ctx.search(["markdown"], ORI_PROMPT), "search with a long prompt")
-    sent = [r.json.get("ori_question") for r in ctx.records("search") if isinstance(r.json, dict)]
-    require(sent == [expected], "ori_question differs from the collapsed prompt cut at 128 code points",
-            sent=sent, expected=expected)
-    for prompt in ("  \n\t ", None):
+    for case in ORI_CASES:
         ctx.emu.log.clear()
-        expect_success(await ctx.search(["coffee"], prompt), f"search with prompt {prompt!r}")
-        bodies = [r.json for r in ctx.records("search")]
-        require(bodies and all("ori_question" not in b for b in bodies),
-                f"ori_question must be omitted for prompt {prompt!r}", bodies=bodies)
-    await ctx.configure(send_original_question=False)
-    ctx.emu.log.clear()
-    expect_success(await ctx.search(["coffee"], "a real question"), "search with sendOriginalQuestion off")
-    bodies = [r.json for r in ctx.records("search")]
-    require(bodies and all("ori_question" not in b for b in bodies),
-            "ori_question must be omitted when sendOriginalQuestion is off", bodies=bodies)
+        prompt: str = case["prompt"]
+        expect_success(await ctx.search(["markdown"], prompt), f"{case.name}: search")
+        sent = only_record(ctx, "search", case.name).json.get("ori_question")
+        accepted = ori_accepted(prompt)
+        require(sent in accepted, f"{case.name}: ori_question differs from the collapsed prompt cut at 128 "
+                f"code points", sent=sent, accepted=sorted(accepted))
+    for case in OMITTED:
+        if case.params.get("off"):
+            await ctx.configure(send_original_question=False)
+        ctx.emu.log.clear()
+        expect_success(await ctx.search(["coffee"], case["prompt"]), f"{case.name}: search")
+        body = only_record(ctx, "search", case.name).json
+        require("ori_question" not in body, f"{case.name}: ori_question must be omitted", body=body)
+
+
+COUNT = (
+    Case("default count, default cap", "count sent as the service default 10 instead of the cap 8",
+         {"count": 10, "cap": 8, "sent": 8}),
+    Case("cap below count", "count not lowered to searchMaxResults", {"count": 10, "cap": 3, "sent": 3}),
+    Case("count below cap", "count always sent as searchMaxResults, ignoring the configured count",
+         {"count": 5, "cap": 8, "sent": 5}),
+    Case("cap above count", "count raised to searchMaxResults", {"count": 10, "cap": 20, "sent": 10}),
+    Case("count 1", "the lower bound mishandled", {"count": 1, "cap": 8, "sent": 1}),
+    Case("both 50", "the upper bound clamped below 50", {"count": 50, "cap": 50, "sent": 50}),
+)
 
 
 @check(
     "search.api.count",
-    "Search API count is lowered to searchMaxResults; need_content is false; the query passes unchanged",
+    "Search API count is the configured count lowered to searchMaxResults; need_content is false",
     seed="001",
     requires=(WS, API),
     provider="api",
+    rule="Seed 001: 'count is the configured value from 1 to 50, defaulting to the service's 10, unless the "
+    "request's result bound is smaller; the tool always sends its limit, 8 by default', and Direct Search "
+    "sends 'need_content: false'. So count = min(configured count, searchMaxResults).",
+    cases=COUNT,
 )
 async def api_count(ctx: CheckContext) -> None:
-    query = 'site:docs.example.test "search api" -legacy'
-    for cap in (3, 8):
-        await ctx.configure(search_max_results=cap)
+    for case in COUNT:
+        await ctx.configure(count=case["count"], search_max_results=case["cap"])
         ctx.emu.log.clear()
-        expect_success(await ctx.search([query]), f"search with searchMaxResults={cap}")
-        bodies = [r.json for r in ctx.records("search")]
-        require(len(bodies) == 1, f"expected one Search API request, saw {len(bodies)}")
-        body = bodies[0]
-        require(body.get("count") == cap, f"count={body.get('count')!r} with searchMaxResults={cap}", body=body)
-        require(body.get("need_content") is False, "need_content must be sent as false", body=body)
-        require(body.get("query") == query, "the query must pass through unchanged", body=body)
+        expect_success(await ctx.search(["markdown"]), f"{case.name}: search")
+        body = only_record(ctx, "search", case.name).json
+        require(body.get("count") == case["sent"],
+                f"{case.name}: count={body.get('count')!r} with count={case['count']}, "
+                f"searchMaxResults={case['cap']}; expected {case['sent']}", body=body)
+        require(body.get("need_content") is False, f"{case.name}: need_content must be sent as false", body=body)
+
+
+KEYS = ["count", "need_content", "query"]
+API_WIRE = (
+    Case("with a prompt", "extra headers (User-Agent, Accept, ...) or extra body keys (localization, ...)",
+         {"query": "markdown", "prompt": "what is markdown", "keys": sorted([*KEYS, "ori_question"])}),
+    Case("without a prompt", "ori_question sent empty or null", {"query": "coffee", "prompt": None, "keys": KEYS}),
+    Case("operators", "search operators rewritten or escaped",
+         {"query": 'site:docs.example.test "search api" -legacy lang:en after:2025-01-01', "prompt": None,
+          "keys": KEYS}),
+    Case("surrounding spaces and CJK", "the query trimmed or normalised",
+         {"query": "  深度求索  search ", "prompt": None, "keys": KEYS}),
+)
+
+
+@check(
+    "search.api.wire",
+    "Search API requests carry only Authorization and Content-Type and exactly the documented body fields",
+    seed="001",
+    requires=(WS, API),
+    provider="api",
+    rule="Seed 001: 'requests send only the documented authorization and JSON content type', 'Direct Search "
+    "sends query, count, need_content: false, and ori_question' (ori_question omitted without a prompt), "
+    "'it does not send localization', and 'Queries pass through unchanged'. Beyond HTTP framing (Host, "
+    "Content-Length or Transfer-Encoding, Connection) the header set is exactly {Authorization: Bearer "
+    "<key>, Content-Type: application/json}, and the body key set exactly those fields.",
+    cases=API_WIRE,
+)
+async def api_wire(ctx: CheckContext) -> None:
+    for case in API_WIRE:
+        ctx.emu.log.clear()
+        expect_success(await ctx.search([case["query"]], case["prompt"]), f"{case.name}: search")
+        record = only_record(ctx, "search", case.name)
+        require_tools_api_headers(record, case.name)
+        body = record.json
+        require(isinstance(body, dict) and sorted(body) == case["keys"],
+                f"{case.name}: body keys {sorted(body) if isinstance(body, dict) else body!r}, expected {case['keys']}")
+        require(body["query"] == case["query"], f"{case.name}: query {body['query']!r}, expected it unchanged")
+
+
+PASSTHROUGH = (
+    Case("one query", "a single query merged or labelled like a batch", {"queries": ["markdown"]}),
+    Case("one query twice", "exact duplicates searched twice, or labelled as a batch",
+         {"queries": ["coffee", "coffee"]}),
+)
 
 
 @check(
@@ -95,9 +271,13 @@ async def api_count(ctx: CheckContext) -> None:
     "One distinct query returns the provider's result as is; exact duplicates cause one upstream request",
     seed="000",
     requires=(WS,),
+    rule="Seed 000: 'A one-item array returns the provider's result without multi-query formatting', and "
+    "'Exact duplicate strings consume the input-array bound but cause only one provider call.'",
+    cases=PASSTHROUGH,
 )
 async def single_passthrough(ctx: CheckContext) -> None:
-    for queries in (["markdown"], ["coffee", "coffee"]):
+    for case in PASSTHROUGH:
+        queries = case["queries"]
         ctx.emu.log.clear()
         value = expect_success(await ctx.search(queries), f"search {queries}")
         records = ctx.records(ctx.search_route)
@@ -107,65 +287,3 @@ async def single_passthrough(ctx: CheckContext) -> None:
         want = [s.url for s in expected.sources]
         require(got == want, f"{queries}: sources differ from the provider's result", got=got, expected=want)
         require("### " not in str(value.get("content") or ""), f"{queries}: a single query must not be labelled")
-
-
-@check(
-    "search.validation.query_cap",
-    "Over searchMaxQueries queries (counted before dedup), or none: WEB_INVALID_ARGUMENTS, no upstream request",
-    seed="000",
-    requires=(WS,),
-)
-async def query_cap(ctx: CheckContext) -> None:
-    await ctx.configure(search_max_queries=4)
-    for queries in (["markdown", "markdown", "coffee", "python", "rate limit"], []):
-        outcome = await ctx.search(queries)
-        expect_error(outcome, f"search {queries}", INVALID_ARGUMENTS)
-        require(not ctx.records(), f"{queries}: {len(ctx.records())} upstream request(s) were sent before rejection")
-
-
-@check(
-    "search.redirect.not_followed",
-    "A 3xx from the provider API is WEB_PROVIDER_ERROR and its Location is never visited",
-    seed="001",
-    requires=(WS,),
-)
-async def redirect_not_followed(ctx: CheckContext) -> None:
-    ctx.emu.inject(ctx.search_route, Redirect(status=302), times=None)
-    outcome = await ctx.search(["markdown"])
-    await ctx.settle()
-    hits = ctx.emu.log.trap_hits()
-    require(not hits, f"the redirect Location was visited {len(hits)} time(s)")
-    expect_error(outcome, "redirected search", PROVIDER_ERROR)
-
-
-@check(
-    "errors.codes",
-    "Provider failures (401, 500, malformed body) are WEB_PROVIDER_ERROR with no value and no credential in the text",
-    seed="001",
-    requires=(WS,),
-)
-async def error_codes(ctx: CheckContext) -> None:
-    route = ctx.search_route
-    for label, fault in (("HTTP 401", Status(401)), ("HTTP 500", Status(500)), ("malformed body", Malformed())):
-        ctx.emu.inject(route, fault)
-        outcome = await ctx.search(["markdown"])
-        expect_error(outcome, label, PROVIDER_ERROR)
-    key = ctx.config.api_key
-    await ctx.configure(api_key="dsweb-wrong-key-0000")
-    outcome = await ctx.search(["markdown"])
-    expect_error(outcome, "a rejected credential", PROVIDER_ERROR)
-    for secret in (key, "dsweb-wrong-key-0000"):
-        require(secret not in (outcome.text or ""), "the error text reveals the credential")
-
-
-@check(
-    "search.value.schema",
-    "Search values follow schemas/web_search.output (one query, a merged batch, a truncated merge)",
-    seed="000",
-    requires=(WS,),
-)
-async def value_schema(ctx: CheckContext) -> None:
-    for cap, queries in ((8, ["markdown"]), (8, ["markdown", "coffee"]), (3, ["search api", "rate limit"])):
-        await ctx.configure(search_max_results=cap)
-        value = expect_success(await ctx.search(queries), f"search {queries}")
-        expect_schema(value, "web_search.output", f"search {queries} with searchMaxResults={cap}")

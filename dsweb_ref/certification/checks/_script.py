@@ -1,0 +1,100 @@
+"""Scripted upstream answers: the emulator answers one query with exactly the sources a case names,
+on either search protocol, through its ordinary ``Status(200, body=...)`` fault.
+
+Case tables then say what each query returns (shared URLs, more than the cap, URLs differing only
+by case or a trailing slash, huge fields) instead of relying on what the corpus happens to rank.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ...emulator import Fault, Status
+from ._base import CheckContext, CheckFailed
+from ._oracle import query_match
+
+__all__ = ["Row", "answer_body", "row", "script", "value_sources"]
+
+Row = Mapping[str, str]  # {"url", and optionally "title", "snippet", "date"}
+
+
+def row(url: str, title: str | None = None, snippet: str | None = None, date: str | None = None) -> dict[str, str]:
+    out = {"url": url}
+    for name, value in (("title", title), ("snippet", snippet), ("date", date)):
+        if value is not None:
+            out[name] = value
+    return out
+
+
+def _search_api(rows: Sequence[Row]) -> dict[str, Any]:
+    return {"results": [dict(r) for r in rows]}
+
+
+def _messages(query: str, rows: Sequence[Row]) -> dict[str, Any]:
+    tool_id = "srvtoolu_scripted"
+    results = [
+        {
+            "type": "web_search_result",
+            "url": r["url"],
+            "title": r.get("title", ""),
+            "encrypted_content": "c2NyaXB0ZWQ=",
+            "page_age": r.get("date"),
+        }
+        for r in rows
+    ]
+    citations = [
+        {
+            "type": "web_search_result_location",
+            "url": r["url"],
+            "title": r.get("title"),
+            "cited_text": r["snippet"],
+            "encrypted_index": "aW5kZXg=",
+        }
+        for r in rows
+        if r.get("snippet")
+    ]
+    content: list[dict[str, Any]] = [
+        {"type": "server_tool_use", "id": tool_id, "name": "web_search", "input": {"query": query}},
+        {"type": "web_search_tool_result", "tool_use_id": tool_id, "content": results},
+    ]
+    if citations:
+        content.append({"type": "text", "text": "Scripted answer.", "citations": citations})
+    return {
+        "id": "msg_scripted",
+        "type": "message",
+        "role": "assistant",
+        "model": "deepseek-v4-flash",
+        "content": content,
+        "stop_reason": "end_turn",
+        "stop_sequence": None,
+        "usage": {"input_tokens": 1, "output_tokens": 1, "server_tool_use": {"web_search_requests": 1}},
+    }
+
+
+def answer_body(route: str, query: str, rows: Sequence[Row]) -> bytes:
+    """A successful upstream answer listing ``rows`` in order, in the route's own format."""
+    data = _search_api(rows) if route == "search" else _messages(query, rows)
+    return json.dumps(data, ensure_ascii=False).encode("utf-8")
+
+
+def scripted(route: str, query: str, rows: Sequence[Row]) -> Fault:
+    return Status(200, body=answer_body(route, query, rows))
+
+
+def script(ctx: CheckContext, query: str, rows: Sequence[Row], *, times: int | None = 1) -> None:
+    """The next ``times`` upstream searches for ``query`` answer ``rows``."""
+    route = ctx.search_route
+    ctx.emu.inject(route, scripted(route, query, rows), times=times, when=query_match(route, query))
+
+
+def value_sources(value: Mapping[str, Any]) -> list[tuple[Any, ...]]:
+    """(url, title, snippet, published_at) of every source in a web_search value."""
+    sources = value.get("sources")
+    if not isinstance(sources, list):
+        raise CheckFailed("value has no sources list", value=dict(value))
+    return [
+        tuple(s.get(k) for k in ("url", "title", "snippet", "published_at")) if isinstance(s, dict) else (s,)
+        for s in sources
+    ]

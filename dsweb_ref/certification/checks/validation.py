@@ -1,0 +1,113 @@
+"""The ``queries`` argument (seed 000): refused before any request when it is malformed or too long;
+exact duplicates dropped, keeping their first position, and nothing else treated as a duplicate."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..cases import Case
+from ._base import INVALID_ARGUMENTS, CheckContext, check, expect_error, expect_success, require
+from ._oracle import query_of
+
+WS = "web_search"
+
+QUERY_CAP = (
+    Case("five items, cap four", "no cap at all", {"cap": 4, "arguments": {"queries": ["a", "b", "c", "d", "e"]}}),
+    Case("duplicates count", "the cap applied after dropping duplicates",
+         {"cap": 4, "arguments": {"queries": ["markdown", "markdown", "coffee", "python", "rate limit"]}}),
+    Case("all one string, cap two", "the cap applied after dropping duplicates (one distinct query)",
+         {"cap": 2, "arguments": {"queries": ["coffee", "coffee", "coffee"]}}),
+    Case("cap one", "the default cap used instead of the configured one",
+         {"cap": 1, "arguments": {"queries": ["a", "b"]}}),
+    Case("empty array", "an empty array answered with no results", {"cap": 4, "arguments": {"queries": []}}),
+)
+
+
+@check(
+    "search.validation.query_cap",
+    "Over searchMaxQueries queries (counted before dedup), or none: WEB_INVALID_ARGUMENTS, no upstream request",
+    seed="000",
+    requires=(WS,),
+    rule="Seed 000: 'searchMaxQueries bounds the array ... Validation rejects an oversized array before any "
+    "provider call starts, then exact duplicate strings are removed' and 'Exact duplicate strings consume "
+    "the input-array bound'. An empty array has no query to run: refused too.",
+    cases=QUERY_CAP,
+)
+async def query_cap(ctx: CheckContext) -> None:
+    for case in QUERY_CAP:
+        await ctx.configure(search_max_queries=case["cap"])
+        ctx.emu.log.clear()
+        outcome = await _call(ctx, case["arguments"])
+        expect_error(outcome, f"{case.name} (searchMaxQueries={case['cap']})", INVALID_ARGUMENTS)
+        require(not ctx.records(), f"{case.name}: {len(ctx.records())} upstream request(s) sent before rejection")
+
+
+async def _call(ctx: CheckContext, arguments: Any) -> Any:
+    call = ctx.target.start_call("web_search", {"arguments": arguments, "latest_prompt": None})
+    return await call.outcome(30.0)
+
+
+# Whitespace in every class both JavaScript's trim() and Python's str.strip() remove.
+ARGUMENTS = (
+    Case("blank item among valid ones", "only the first item checked", {"arguments": {"queries": ["markdown", "   "]}}),
+    Case("empty string", "an empty query sent upstream", {"arguments": {"queries": [""]}}),
+    Case("tabs and newlines", "only spaces counted as blank", {"arguments": {"queries": ["\t\r\n\v\f"]}}),
+    Case("Unicode spaces", "only ASCII whitespace counted as blank",
+         {"arguments": {"queries": ["markdown", "\u00a0\u2003\u3000\u2028\u2029\u202f\u205f\u1680"]}}),
+    Case("number item", "a non-string coerced to text", {"arguments": {"queries": ["markdown", 7]}}),
+    Case("null item", "a null item skipped", {"arguments": {"queries": [None, "markdown"]}}),
+    Case("nested array item", "a nested array flattened", {"arguments": {"queries": [["markdown"]]}}),
+    Case("queries is a string", "a bare string wrapped into an array", {"arguments": {"queries": "markdown"}}),
+    Case("legacy query argument", "the old single query argument still accepted", {"arguments": {"query": "markdown"}}),
+    Case("no arguments object", "a missing arguments object treated as empty", {"arguments": None}),
+)
+
+
+@check(
+    "search.validation.arguments",
+    "A blank, non-string or missing queries item, or the legacy query argument, is refused before any request",
+    seed="000",
+    requires=(WS,),
+    rule="Seed 000: 'web_search accepts one required queries string array' (accepting both query and "
+    "queries was rejected), validated 'before any provider call starts'. A missing array, a non-string item "
+    "or a blank item (empty after removing whitespace of any Unicode class) is WEB_INVALID_ARGUMENTS with "
+    "no upstream request.",
+    cases=ARGUMENTS,
+)
+async def arguments(ctx: CheckContext) -> None:
+    for case in ARGUMENTS:
+        ctx.emu.log.clear()
+        outcome = await _call(ctx, case["arguments"])
+        expect_error(outcome, case.name, INVALID_ARGUMENTS)
+        require(not ctx.records(), f"{case.name}: {len(ctx.records())} upstream request(s) sent before rejection")
+
+
+DEDUP = (
+    Case("exact duplicates", "exact duplicates searched twice", {"queries": ["coffee", "markdown", "coffee"],
+                                                                 "searched": ["coffee", "markdown"]}),
+    Case("differ by case", "queries case-folded before dedup", {"queries": ["Coffee", "coffee"],
+                                                                 "searched": ["Coffee", "coffee"]}),
+    Case("differ by surrounding whitespace", "queries trimmed before dedup",
+         {"queries": ["coffee", " coffee "], "searched": ["coffee", " coffee "]}),
+    Case("duplicate after another query", "the last position kept instead of the first",
+         {"queries": ["markdown", "coffee", "markdown"], "searched": ["markdown", "coffee"]}),
+)
+
+
+@check(
+    "search.validation.dedup",
+    "Exact duplicate queries run once, in first-seen order; queries differing by case or spaces are distinct",
+    seed="000",
+    requires=(WS,),
+    rule="Seed 000: 'exact duplicate strings are removed while preserving their first position'. Only equal "
+    "strings are duplicates: no case folding, no trimming. Each distinct query is searched exactly once and "
+    "unchanged, and the answers are labelled and merged in first-seen order.",
+    cases=DEDUP,
+)
+async def query_dedup(ctx: CheckContext) -> None:
+    for case in DEDUP:
+        ctx.emu.log.clear()
+        expect_success(await ctx.search(case["queries"]), f"{case.name}: search {case['queries']}")
+        searched = sorted(str(query_of(r, case["searched"])) for r in ctx.records(ctx.search_route))
+        want = sorted(case["searched"])
+        require(searched == want, f"{case.name}: upstream searches {searched}, expected one each of {want}")

@@ -1,0 +1,145 @@
+"""Profiles: what a run certifies, by name, so a core capability cannot be skipped into a pass.
+
+A profile is a seed decision as a whole: the capabilities an implementation must declare for it
+and the checks that must pass for it. A check lists its profiles (``CheckSpec.profiles``); a check
+that runs over every declared search protocol counts, for a protocol's own profile, by its run on
+that protocol. A target is certified for a profile only when it declares every required
+capability and every check of the profile ran and passed (a skipped, failed, errored or known
+failure check, or one left out with ``--only``, withholds it). The verdict names every profile.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from .model import CheckResult, Outcome, ProfileVerdict
+
+__all__ = ["PROFILES", "Profile", "UnknownProfileError", "find_profile", "profile_verdicts"]
+
+
+@dataclass(frozen=True, slots=True)
+class Profile:
+    name: str
+    seed: str
+    description: str
+    requires: tuple[str, ...]  # every one must be declared
+    requires_any: tuple[str, ...] = ()  # at least one must be declared (when not empty)
+    protocol: Literal["api", "messages"] | None = None  # which run of an any-protocol check counts
+    opt_in: bool = False  # a capability beyond what the seed ships (not certifying it is no shortfall)
+
+    def missing(self, capabilities: Iterable[str]) -> list[str]:
+        declared = set(capabilities)
+        missing = [c for c in self.requires if c not in declared]
+        if self.requires_any and not declared & set(self.requires_any):
+            missing.append(" or ".join(self.requires_any))
+        return missing
+
+
+# The profiles a run can certify, in report order; a new seed adds its own with the checks that define it.
+PROFILES: tuple[Profile, ...] = (
+    Profile(
+        "seed-000-web-search",
+        "000",
+        "the model-facing web_search tool: queries array, validation, batching, merge, cancellation",
+        requires=("web_search", "cancel"),
+        requires_any=("search-api", "messages-search"),
+    ),
+    Profile(
+        "seed-001-search-api",
+        "001",
+        "search through the DeepSeek Search API: the request on the wire and every outcome",
+        requires=("web_search", "search-api"),
+        protocol="api",
+    ),
+    Profile(
+        "seed-001-messages",
+        "001",
+        "search through Anthropic-compatible Messages with the web_search server tool",
+        requires=("web_search", "messages-search"),
+        protocol="messages",
+    ),
+    Profile(
+        "seed-001-fetch-api",
+        "001",
+        "fetch through the DeepSeek Fetch API: mapping onto the shared fetch result, failures, redirects",
+        requires=("web_fetch", "fetch-api"),
+        protocol="api",
+    ),
+    *(
+        Profile(
+            f"seed-001-{capability}",
+            "001",
+            f"the opt-in {capability} capability from seed 001's remaining list ({what})",
+            requires=("web_search", "search-api", capability),
+            protocol="api",
+            opt_in=True,
+        )
+        for capability, what in (
+            ("retry", "waiting before retrying 408, 429 and 5xx"),
+            ("pacing", "cancellation-aware pacing under the account's rate"),
+            ("localization", "a bounded IP localization input"),
+        )
+    ),
+    Profile(
+        "seed-002-evidence",
+        "002",
+        "the code-only evidence pipeline: no model call, cited lines, local and retry refusals",
+        requires=("web_search", "search-api", "fetch-api", "evidence-search"),
+    ),
+    Profile(
+        "seed-002-fetch-guard",
+        "002",
+        "fetching untrusted URLs: no special-purpose address reached, on any answer, redirect or re-lookup",
+        requires=("web_fetch", "ssrf-test-mode"),
+    ),
+    Profile(
+        "seed-003-standalone",
+        "003",
+        "the standalone model-backed web_search: its request, result bounds, sources and model selection",
+        requires=("standalone-search", "standalone-resolve"),
+    ),
+)
+
+
+class UnknownProfileError(ValueError):
+    pass
+
+
+def find_profile(name: str) -> Profile:
+    for profile in PROFILES:
+        if profile.name == name:
+            return profile
+    known = ", ".join(p.name for p in PROFILES)
+    raise UnknownProfileError(f"unknown profile {name!r} (known: {known})")
+
+
+def _passed_for(result: CheckResult, profile: Profile) -> bool:
+    """Passed, for this profile: a check run over several protocols counts by its run on the
+    profile's own protocol (a Messages failure does not withhold the Search API profile)."""
+    protocols = result.details.get("protocols")
+    ran = result.outcome in (Outcome.PASSED, Outcome.FAILED, Outcome.ERROR)
+    if ran and profile.protocol is not None and isinstance(protocols, dict) and profile.protocol in protocols:
+        return bool(protocols[profile.protocol] == Outcome.PASSED.value)
+    return result.outcome is Outcome.PASSED
+
+
+def profile_verdicts(
+    members: dict[str, tuple[str, ...]],
+    results: Sequence[CheckResult],
+    capabilities: Iterable[str],
+    profiles: Sequence[Profile] = PROFILES,
+) -> tuple[ProfileVerdict, ...]:
+    """One verdict per profile. ``members`` maps each check id to the profiles it belongs to."""
+    declared = tuple(capabilities)
+    by_id = {r.check.id: r for r in results}
+    verdicts: list[ProfileVerdict] = []
+    for profile in profiles:
+        ids = [i for i, names in members.items() if profile.name in names]
+        missing = tuple(profile.missing(declared))
+        not_run = tuple(i for i in ids if i not in by_id)
+        not_passed = tuple(i for i in ids if i in by_id and not _passed_for(by_id[i], profile))
+        certified = bool(ids) and not missing and not not_run and not not_passed
+        verdicts.append(ProfileVerdict(profile.name, certified, missing, not_passed, not_run))
+    return tuple(verdicts)

@@ -1,0 +1,87 @@
+"""Profiles: a verdict per profile, computed from capabilities and check outcomes (per protocol), and
+the adapter protocol documents every configure key the checks rely on."""
+
+from __future__ import annotations
+
+from dataclasses import fields
+
+import pytest
+
+from dsweb_ref.certification import adapter_protocol
+from dsweb_ref.certification.checks import all_checks
+from dsweb_ref.certification.model import Check, CheckResult, Outcome
+from dsweb_ref.certification.profiles import PROFILES, UnknownProfileError, find_profile, profile_verdicts
+from dsweb_ref.certification.suite import select_checks
+from dsweb_ref.certification.targets import TargetConfig
+
+ALL_CAPS = ("web_search", "web_fetch", "messages-search", "search-api", "fetch-api", "cancel", "standalone-search",
+            "standalone-resolve", "evidence-search", "ssrf-test-mode", "retry", "pacing", "localization")
+
+
+def result(check_id: str, outcome: Outcome, protocols: dict[str, str] | None = None) -> CheckResult:
+    details = {"protocols": protocols} if protocols is not None else {}
+    return CheckResult(Check(check_id, "d", "000", "web_search"), outcome, "", details)
+
+
+MEMBERS = {
+    "a.core": ("seed-000-web-search",),
+    "b.both": ("seed-001-search-api", "seed-001-messages"),
+    "c.fetch": ("seed-001-fetch-api",),
+    "d.standalone": ("seed-003-standalone",),
+    "e.evidence": ("seed-002-evidence",),
+    "f.guard": ("seed-002-fetch-guard",),
+    "g.opt_in": ("seed-001-retry", "seed-001-pacing", "seed-001-localization"),
+}
+
+
+def test_every_profile_certified_when_every_check_passed_and_every_capability_declared() -> None:
+    results = [result(i, Outcome.PASSED) for i in MEMBERS]
+    verdicts = profile_verdicts(MEMBERS, results, ALL_CAPS)
+    assert [v.name for v in verdicts] == [p.name for p in PROFILES]
+    assert all(v.certified for v in verdicts) and verdicts[0].explain() == "certified"
+
+
+def test_a_check_over_both_protocols_counts_for_each_protocol_profile_by_its_own_run() -> None:
+    both = result("b.both", Outcome.FAILED, {"api": "passed", "messages": "failed"})
+    verdicts = {v.name: v for v in profile_verdicts(MEMBERS, [both], ALL_CAPS)}
+    assert verdicts["seed-001-messages"].not_passed == ("b.both",)
+    assert verdicts["seed-001-search-api"].not_passed == ()
+    assert verdicts["seed-001-search-api"].certified
+
+
+def test_missing_capability_skipped_check_known_failure_and_not_run_each_withhold_certification() -> None:
+    caps = [c for c in ALL_CAPS if c != "cancel"]
+    results = [result("a.core", Outcome.SKIPPED), result("b.both", Outcome.KNOWN_FAILURE)]
+    verdicts = {v.name: v for v in profile_verdicts(MEMBERS, results, caps)}
+    core = verdicts["seed-000-web-search"]
+    assert not core.certified and core.missing == ("cancel",) and core.not_passed == ("a.core",)
+    assert verdicts["seed-001-search-api"].not_passed == ("b.both",)
+    fetch = verdicts["seed-001-fetch-api"]
+    assert not fetch.certified and fetch.not_run == ("c.fetch",)
+    assert "not run: c.fetch" in fetch.explain()
+
+
+def test_seed_000_needs_one_search_protocol() -> None:
+    core = find_profile("seed-000-web-search")
+    assert core.missing(("web_search", "cancel")) == ["search-api or messages-search"]
+    assert core.missing(("web_search", "cancel", "messages-search")) == []
+    with pytest.raises(UnknownProfileError, match="seed-000-web-search"):
+        find_profile("seed-000")
+
+
+def test_every_check_belongs_to_a_known_profile_and_every_profile_has_checks() -> None:
+    names = {p.name for p in PROFILES}
+    for spec in all_checks():
+        assert spec.profiles and set(spec.profiles) <= names, spec.check.id
+    for profile in PROFILES:
+        assert select_checks(profiles=[profile.name]), profile.name
+    ids = {s.check.id for s in select_checks(profiles=["seed-001-fetch-api"])}
+    assert ids == {s.check.id for s in all_checks() if "fetch-api" in s.requires and s.check.seed == "001"}
+
+
+def test_the_adapter_protocol_documents_every_configure_key() -> None:
+    doc = adapter_protocol.__doc__ or ""
+    for field in fields(TargetConfig):
+        assert f'"{field.name}"' in doc, field.name
+    for profile in PROFILES:
+        assert profile.name in doc
