@@ -12,17 +12,19 @@ from dataclasses import dataclass
 import httpx
 
 from ._context import CallContext
-from ._service import WebService
+from ._service import ProviderSelection, WebService
 from ._types import FetchRequest, FetchResult
 from .providers.deepseek_fetch_api import DeepSeekFetchApi
 from .providers.deepseek_official import DeepSeekMessagesSearch
 from .providers.deepseek_search_api import DeepSeekSearchApi
 from .providers.http_fetch import HttpFetchConfig, HttpFetchProvider
+from .providers.scripted import PROVIDER_ID as SCRIPTED_ID
+from .providers.scripted import ScriptedSearch
 from .settings import Settings
 from .tools.web_fetch import WebFetchTool
 from .tools.web_search import SearchToolSettings, WebSearchTool
 
-__all__ = ["Runtime", "build_runtime", "http_fetch_config"]
+__all__ = ["Runtime", "build_runtime", "http_fetch_config", "scripted_runtime"]
 
 
 def http_fetch_config(settings: Settings) -> HttpFetchConfig:
@@ -78,4 +80,12 @@ def build_runtime(
     web.register_search(DeepSeekSearchApi(settings, transport=transport, environ=environ))
     web.register_fetch(DeepSeekFetchApi(settings, transport=transport, environ=environ))
     web.register_fetch(http_fetch or _HttpFetchPerOperation(settings))
+    return Runtime(settings=settings, web=web)
+
+
+def scripted_runtime(scripted_base: str, settings: Callable[[], Settings] = Settings) -> Runtime:
+    """The tools over the emulator's conformance search route alone (provider ``scripted``, no fetch):
+    what certification's differential checks compare an implementation with. Caps come from ``settings``."""
+    web = WebService(ProviderSelection(search=SCRIPTED_ID))
+    web.register_search(ScriptedSearch(scripted_base))
     return Runtime(settings=settings, web=web)

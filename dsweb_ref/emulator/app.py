@@ -14,6 +14,7 @@ from starlette.routing import Route
 
 from .errors import ApiError, envelope, render_json
 from .messages import MessagesMode, messages_answer
+from .scripted import PATH as SCRIPTED_PATH
 from .tools import fetch_answer, search_answer
 from .wire import MESSAGES_MODE_KEY, EmulatorState, Wire
 
@@ -70,6 +71,7 @@ def build_app(state: EmulatorState) -> Starlette:
         Route("/anthropic/v1/messages", _endpoint(_messages), methods=["POST"]),
         Route("/anthropic/messages", _endpoint(_messages), methods=["POST"]),
         Route("/trap/{token}", _trap, methods=_ANY_METHOD),
+        Route(SCRIPTED_PATH, state.scripted, methods=["POST"]),  # conformance search (emulator/scripted.py)
     ]
     if tools is not None:
         routes += [

@@ -34,6 +34,7 @@ from .faults import (
 from .gate import wait_first
 from .log import RequestLog
 from .messages import MessagesMode
+from .scripted import ScriptedStore
 
 __all__ = ["MESSAGES_MODE_KEY", "EmulatorState", "RouteTable", "Wire"]
 
@@ -61,6 +62,8 @@ class RouteTable:
             return "messages"
         if path.startswith("/trap/"):
             return "trap"
+        if path.startswith("/scripted/"):
+            return "scripted"
         return None
 
 
@@ -74,6 +77,7 @@ class EmulatorState:
     log: RequestLog = field(default_factory=RequestLog)
     stopping: asyncio.Event = field(default_factory=asyncio.Event)  # set on the server loop at stop()
     base_url: str = ""
+    scripted: ScriptedStore = field(default_factory=ScriptedStore)  # the conformance search scenarios
     # Every credential value ever presented, valid or not (a "wrong" key may be someone's real one):
     # scrubbed from all later records. Touched only on the server loop.
     presented: set[str] = field(default_factory=set)
