@@ -32,6 +32,10 @@ that each check catches the fault it names:
     duplicate-url       duplicate URLs across queries are kept          -> search.merge.dedup
     wrong-error-code    rejected arguments are reported as WEB_PROVIDER_ERROR -> search.validation.query_cap
     schema-extra-field  search values carry a key the schema does not allow   -> search.value.schema
+    label-single        a one-item array gets the multi-query format (labels) -> search.differential.merge
+    truncated-cap-only  truncated ignores a query's own truncated flag     -> search.differential.merge
+    url-normalise-dedup sources deduplicated by a trimmed, lower-cased URL -> search.differential.merge
+    generic-failure     a batch failure is reported as WEB_PROVIDER_ERROR  -> search.differential.failure
 
 In the two subtle modes an upstream request's teardown takes LINGER seconds (as a graceful close
 might), which the correct code awaits and the broken code does not: the answer then provably
@@ -52,7 +56,7 @@ import httpx
 
 from dsweb_ref import CallContext, SearchRequest, SearchResult, Source, WebError, __version__
 from dsweb_ref.replay._bases import credential_environ, settings_for_bases
-from dsweb_ref.runtime import Runtime, build_runtime
+from dsweb_ref.runtime import Runtime, build_runtime, scripted_runtime
 from dsweb_ref.settings import Settings
 from dsweb_ref.tools import ToolResult, merge_results, render_search
 from dsweb_ref.tools.web_search import parse_queries
@@ -71,10 +75,16 @@ BREAKS = (
     "duplicate-url",
     "wrong-error-code",
     "schema-extra-field",
+    "label-single",
+    "truncated-cap-only",
+    "url-normalise-dedup",
+    "generic-failure",
 )
+# Breaks of rules only the conformance search route (provider "scripted") can show.
+SCRIPTED_BREAKS = ("label-single", "truncated-cap-only", "url-normalise-dedup", "generic-failure")
 LINGERING = ("early-answer-subtle", "cancel-no-wait")
 LINGER = 0.3  # seconds an upstream request takes to tear down once cancelled, in the LINGERING modes
-CAPABILITIES = ("web_search", "web_fetch", "messages-search", "search-api", "fetch-api", "cancel")
+CAPABILITIES = ("web_search", "web_fetch", "messages-search", "search-api", "fetch-api", "cancel", "scripted-search")
 PROMPT: contextvars.ContextVar[str | None] = contextvars.ContextVar("prompt", default=None)
 
 
@@ -148,6 +158,29 @@ def no_dedup_merge(results: list[SearchResult], cap: int) -> SearchResult:
     return SearchResult(sources=tuple(merged[:cap]), truncated=len(merged) > cap)
 
 
+def normalised_merge(queries: list[str], results: list[SearchResult], cap: int) -> SearchResult:
+    """url-normalise-dedup: round-robin and cap as the reference, but URLs compared trimmed and lower-cased."""
+    merged: list[Source] = []
+    seen: set[str] = set()
+    dropped = False
+    for rank in range(max(len(r.sources) for r in results)):
+        for result in results:
+            if rank >= len(result.sources) or dropped:
+                continue
+            source = result.sources[rank]
+            key = source.url.strip().lower()  # wrong: only the exact URL string identifies a source
+            if key in seen:
+                continue
+            if len(merged) >= cap:
+                dropped = True
+                continue
+            seen.add(key)
+            merged.append(source)
+    reference = merge_results(queries, results, cap)
+    truncated = dropped or any(r.truncated for r in results)
+    return SearchResult(sources=tuple(merged), content=reference.content, truncated=truncated)
+
+
 async def cancel_and_wait(tasks: Sequence[asyncio.Future[SearchResult]]) -> None:
     for task in tasks:
         task.cancel()
@@ -184,7 +217,11 @@ class Adapter:
         settings = self.settings
         self.provider = str(p.get("provider", "api"))
         transport = BreakingTransport(self.mode) if self.mode else None
-        self.runtime = build_runtime(lambda: settings, transport=transport, environ=credential_environ(p["api_key"]))
+        if self.provider == "scripted":  # the emulator's conformance search route
+            self.runtime = scripted_runtime(str(p.get("scripted_base", "")), lambda: settings)
+        else:
+            environ = credential_environ(p["api_key"])
+            self.runtime = build_runtime(lambda: settings, transport=transport, environ=environ)
         return {}
 
     def _runtime(self) -> Runtime:
@@ -197,16 +234,17 @@ class Adapter:
         ctx = CallContext(latest_prompt=p.get("latest_prompt"))
         tool = self._runtime().search_tool()
         sequential = self.mode == "sequential" or (self.mode == "messages-sequential" and self.provider == "messages")
-        own_batch = ("early-answer", "early-answer-subtle", "no-round-robin", "duplicate-url")
+        own_batch = ("early-answer", "early-answer-subtle", "no-round-robin", "duplicate-url", *SCRIPTED_BREAKS)
         if not sequential and self.mode not in own_batch:
             result = await tool.execute(p.get("arguments"), ctx)
             if self.mode == "schema-extra-field" and result.value is not None:
                 result = ToolResult(text=result.text, value={**result.value, "provider": "example"})
             return result
+        queries: list[str] = []
         try:
             queries = parse_queries(p.get("arguments"), tool.settings.search_max_queries)
             cap = tool.settings.search_max_results
-            if len(queries) == 1:
+            if len(queries) == 1 and self.mode != "label-single":
                 return await tool.execute(p.get("arguments"), ctx)
             requests = [SearchRequest(q, cap) for q in queries]
             web = self._runtime().web
@@ -215,11 +253,18 @@ class Adapter:
             else:
                 results = await self.batch([web.search(r, ctx) for r in requests])
         except WebError as error:
-            return ToolResult(text=f"Error: {error.message}", error_code=error.code)
+            code = error.code
+            if self.mode == "generic-failure" and len(queries) > 1:
+                code = "WEB_PROVIDER_ERROR"  # wrong: the batch returns the first failure itself, code included
+            return ToolResult(text=f"Error: {error.message}", error_code=code)
         if self.mode == "no-round-robin":
             merged = concat_merge(results, cap)
         elif self.mode == "duplicate-url":
             merged = no_dedup_merge(results, cap)
+        elif self.mode == "truncated-cap-only":  # wrong: a query's own truncated flag is dropped
+            merged = merge_results(queries, [SearchResult(r.sources, r.content) for r in results], cap)
+        elif self.mode == "url-normalise-dedup":
+            merged = normalised_merge(queries, results, cap)
         else:
             merged = merge_results(queries, results, cap)
         return ToolResult(text=render_search(merged), value=merged.to_json())

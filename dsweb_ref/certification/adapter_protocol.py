@@ -39,6 +39,8 @@ Methods
     - ``search-api`` - search through the Search API ``POST {tools_base}/search`` (``provider: "api"``)
     - ``fetch-api`` - fetch through the Fetch API ``POST {tools_base}/fetch`` (``provider: "api"``)
     - ``cancel`` - the ``cancel`` method below
+    - ``scripted-search`` - web_search over the emulator's conformance search route (``provider: "scripted"``,
+      see "Conformance search route" below); enables the ``search.differential.*`` checks
 
 ``configure`` -> ``{}``
     Sent before each check (repeatedly; each replaces the previous configuration). Params::
@@ -47,10 +49,11 @@ Methods
           "messages_base": "http://127.0.0.1:PORT/anthropic/v1",  # POST {messages_base}/messages
           "tools_base": "http://127.0.0.1:PORT/v1/tools",         # POST {tools_base}/search, /fetch
           "api_key": "...",                # an emulator test key: send as Authorization: Bearer
-          "provider": "messages" | "api",  # "api" = the "use the new Web Search API" switch: Search+Fetch APIs
+          "provider": "messages" | "api" | "scripted",  # "api" = the new Web Search API switch: Search+Fetch APIs
           "search_max_queries": 4,         # searchMaxQueries
           "search_max_results": 8,         # searchMaxResults (also the Search API count bound)
-          "send_original_question": true   # sendOriginalQuestion
+          "send_original_question": true,  # sendOriginalQuestion
+          "scripted_base": ""              # provider "scripted": POST {scripted_base}/search (else "")
         }
 
     Unknown keys must be ignored.
@@ -80,6 +83,25 @@ Methods
 ``shutdown`` -> ``{}``
     Answer, then exit with status 0. The suite closes stdin afterwards; EOF on stdin also means exit.
 
+Conformance search route
+------------------------
+Answer text, a per-query ``truncated`` flag and failure codes cannot be scripted through the DeepSeek
+routes, so the emulator also serves a search backend whose answers the suite scripts per scenario. With
+``provider: "scripted"``, register a search provider for it in your seam (a few lines) and run your
+``web_search`` consumer unchanged on top::
+
+    POST {scripted_base}/search      body {"query": str, "max_results": int}    (no credential)
+    200  {"content"?: str, "sources": [{"url", "title"?, "snippet"?, "published_at"?}], "truncated": bool}
+    4xx/5xx {"error": {"code": "WEB_...", "message": str}}
+
+Return the 200 body as your seam's search result, unchanged; fail the search with ``error.code`` on any
+other status (``WEB_PROVIDER_ERROR`` if it has none). The suite configures one scenario per call (its own
+``scripted_base``, ``search_max_results`` and ``search_max_queries``) and compares the call's ``value``
+and its ``### <query>`` labels in ``text`` with the reference merge. The route answers a scenario's
+searches only once all of them are in flight, then one at a time in a scripted order; after the first
+failure it answers nothing more until your batch aborts the rest. Scenarios come from a seed
+(``dsweb certify --seed N``; fixed by default); a failure names the seed and a shrunk scenario.
+
 Every suite wait is bounded: an adapter that does not answer in time, exits, or writes a line that
 is not a JSON object with a known ``id`` makes the running check an *error* (not a failure) with the
 reason, and the suite moves on or stops; it never hangs.
@@ -95,6 +117,7 @@ __all__ = [
     "CAP_CANCEL",
     "CAP_FETCH_API",
     "CAP_MESSAGES_SEARCH",
+    "CAP_SCRIPTED_SEARCH",
     "CAP_SEARCH_API",
     "CAP_WEB_FETCH",
     "CAP_WEB_SEARCH",
@@ -109,7 +132,10 @@ CAP_MESSAGES_SEARCH: Final = "messages-search"
 CAP_SEARCH_API: Final = "search-api"
 CAP_FETCH_API: Final = "fetch-api"
 CAP_CANCEL: Final = "cancel"
-CAPABILITIES: Final = (CAP_WEB_SEARCH, CAP_WEB_FETCH, CAP_MESSAGES_SEARCH, CAP_SEARCH_API, CAP_FETCH_API, CAP_CANCEL)
+CAP_SCRIPTED_SEARCH: Final = "scripted-search"
+CAPABILITIES: Final = (
+    CAP_WEB_SEARCH, CAP_WEB_FETCH, CAP_MESSAGES_SEARCH, CAP_SEARCH_API, CAP_FETCH_API, CAP_CANCEL, CAP_SCRIPTED_SEARCH
+)
 
 
 class ProtocolError(Exception):

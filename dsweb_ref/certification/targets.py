@@ -31,7 +31,7 @@ from typing import Any, Literal, Protocol
 from .._context import CallContext
 from .._version import __version__
 from ..replay._bases import credential_environ, settings_for_bases
-from ..runtime import build_runtime
+from ..runtime import build_runtime, scripted_runtime
 from ..settings import Settings
 from ..tools import ToolResult
 from .adapter_protocol import CAPABILITIES, ProtocolError, decode_line, encode_line
@@ -99,10 +99,11 @@ class TargetConfig:
     messages_base: str
     tools_base: str
     api_key: str
-    provider: Literal["messages", "api"] = "api"
+    provider: Literal["messages", "api", "scripted"] = "api"
     search_max_queries: int = 4
     search_max_results: int = 8
     send_original_question: bool = True
+    scripted_base: str = ""  # provider "scripted": the emulator's conformance search route (emulator/scripted.py)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -256,6 +257,8 @@ def reference_settings(config: TargetConfig) -> Settings:
 
 def _build_reference(config: TargetConfig) -> ToolPair:
     settings = reference_settings(config)
+    if config.provider == "scripted":
+        return ToolPair(search=scripted_runtime(config.scripted_base, lambda: settings).search_tool())
     runtime = build_runtime(lambda: settings, environ=credential_environ(config.api_key))
     return ToolPair(search=runtime.search_tool(), fetch=runtime.fetch_tool())
 

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from ..certification.checks.differential import seeded
 from ..certification.known_failures import KnownFailures, KnownFailuresError, load_known_failures
 from ..certification.model import Check, CheckResult, Report
 from ..certification.report import (
@@ -62,6 +63,9 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     p.add_argument("--known-failures", metavar="FILE", help="YAML list of check ids known to fail, with reasons")
     p.add_argument("--only", nargs="+", metavar="ID", help="run only these check ids (or id prefixes)")
     p.add_argument("--list", action="store_true", help="list the checks (implementation and endpoint) and exit")
+    p.add_argument("--seed", type=int, metavar="N",
+                   help="seed of the generated scenarios of the search.differential checks (default: fixed; "
+                   "a failure names the seed that replays it)")
     out = p.add_argument_group("reports")
     out.add_argument("--report-dir", metavar="DIR", help="write junit.xml, report.json, report.md, report.html")
     out.add_argument("--junit", metavar="FILE")
@@ -230,7 +234,8 @@ def run(args: argparse.Namespace) -> int:
         def progress(result: CheckResult) -> None:
             print_line(result, sys.stdout, secrets)
 
-        report = asyncio.run(run_suite(target, only=only, known_failures=known, progress=progress))
+        with seeded(args.seed):
+            report = asyncio.run(run_suite(target, only=only, known_failures=known, progress=progress))
     print(scrub_text(f"{report.target.description}: {summary(report, problems)}", secrets))
     why = nothing_certified(report) if report.ok else None
     if why is not None:

@@ -27,7 +27,14 @@ BREAKS: dict[str, tuple[set[str], str]] = {
     "duplicate-url": ({"search.merge.dedup"}, "duplicate URLs"),
     "wrong-error-code": ({"search.validation.query_cap"}, "expected WEB_INVALID_ARGUMENTS"),
     "schema-extra-field": ({"search.value.schema"}, "does not follow web_search.output"),
+    "label-single": ({"search.differential.merge"}, "expected the provider's answer unchanged"),
+    "truncated-cap-only": ({"search.differential.merge"}, "truncated=False, expected True"),
+    "url-normalise-dedup": ({"search.differential.merge"}, "sources"),
+    "generic-failure": ({"search.differential.failure"}, "the first failure in time, with its own code"),
 }
+# The differential checks compare whole values, so they also catch every merge or batch break; the
+# other modes run without the scripted-search capability to show the check they name catches them alone.
+DIFFERENTIAL = {"search.differential.merge", "search.differential.failure"}
 
 
 def certify_json(tmp_path: Path, *argv: str) -> tuple[int, dict[str, object], dict[str, str]]:
@@ -40,14 +47,25 @@ def certify_json(tmp_path: Path, *argv: str) -> tuple[int, dict[str, object], di
 @pytest.mark.parametrize("mode", sorted(BREAKS), ids=sorted(BREAKS))
 def test_break_fails_dsweb_certify_with_exactly_its_checks(mode: str, tmp_path: Path) -> None:
     expected, fragment = BREAKS[mode]
-    code, data, got = certify_json(tmp_path, "--adapter", adapter_command("--break", mode))
+    scripted = bool(expected & DIFFERENTIAL)
+    without = () if scripted else ("--without", "scripted-search")
+    code, data, got = certify_json(tmp_path, "--adapter", adapter_command("--break", mode, *without))
     assert code == 1 and data["ok"] is False
-    assert {i for i, o in got.items() if o != "passed"} == expected
+    skipped = set() if scripted else DIFFERENTIAL
+    assert {i for i, o in got.items() if o != "passed"} == expected | skipped
+    assert all(got[i] == "skipped" for i in skipped)
     assert all(got[i] == "failed" for i in expected)
     checks = data["checks"]
     assert isinstance(checks, list)
     reasons = " ".join(c["reason"] for c in checks if c["id"] in expected)
     assert fragment in reasons
+
+
+@pytest.mark.parametrize("mode", ["no-round-robin", "duplicate-url"])
+def test_the_differential_check_also_catches_merge_breaks(mode: str, tmp_path: Path) -> None:
+    command = adapter_command("--break", mode)
+    code, _, got = certify_json(tmp_path, "--adapter", command, "--only", "search.differential.merge")
+    assert code == 1 and got == {"search.differential.merge": "failed"}
 
 
 def test_reference_adapter_passes_dsweb_certify(tmp_path: Path) -> None:
