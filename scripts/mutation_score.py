@@ -57,6 +57,7 @@ UNIT_TESTS = [
     "--ignore=tests/emulator",
     "--ignore=tests/test_cli_schemas.py",
     "--ignore=tests/test_cli_tools.py",
+    "--ignore=tests/test_mutation_score.py",
 ]
 COPIED = ("dsweb_ref", "schemas", "cassettes", "tests", "README.md")
 

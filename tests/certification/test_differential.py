@@ -180,9 +180,10 @@ def _broken() -> InProcessTarget:
     return InProcessTarget(lambda config: ToolPair(search=_NoTruncated(config)), name="broken", version="0")
 
 
-def test_the_reference_passes_the_differential_merge_check() -> None:
-    report = asyncio.run(run_suite(reference_target(), only=["search.differential.merge"]))
-    assert [r.outcome for r in report.results] == [Outcome.PASSED]
+@pytest.mark.parametrize("check_id", ["search.differential.merge", "search.differential.failure"])
+def test_the_reference_passes_the_differential_checks(check_id: str) -> None:
+    report = asyncio.run(run_suite(reference_target(), only=[check_id]))
+    assert [r.outcome for r in report.results] == [Outcome.PASSED], report.results[0].reason
 
 
 def test_a_failure_names_its_seed_and_a_shrunk_scenario_that_replays_it() -> None:
