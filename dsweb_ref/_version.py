@@ -1,6 +1,3 @@
-from importlib.metadata import PackageNotFoundError, version
-
-try:
-    __version__ = version("dsweb_ref")
-except PackageNotFoundError:  # running from a checkout that was never installed
-    __version__ = "0.0.0+unknown"
+# The one place the version is written: hatchling reads it at build time ([tool.hatch.version] in
+# pyproject.toml), and `dsweb --version` reads it without importlib.metadata's start-up cost.
+__version__ = "0.1.0"

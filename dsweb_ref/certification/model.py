@@ -28,7 +28,7 @@ class Outcome(StrEnum):
 class Check:
     id: str  # e.g. "search.batch.concurrent"
     description: str  # one line
-    seed: str  # e.g. "000" — the decision in shared/seeds this check enforces
+    seed: str  # e.g. "000" — the seed decision this check enforces (restated in its rule)
     capability: str  # what the target must declare for the check to apply, e.g. "web_search"
 
 

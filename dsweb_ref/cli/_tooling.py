@@ -16,6 +16,8 @@ from ..runtime import Runtime, build_runtime
 from ..settings import Settings, load_settings
 from ..tools import ToolResult
 
+ERROR_PREFIX = "Error: "  # how a tool renders an error for the model (tools.error_result)
+
 
 def add_common_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--config", metavar="FILE", help="settings TOML file (default: $DSWEB_CONFIG)")
@@ -67,15 +69,24 @@ def run_tool(
             ctx = CallContext(latest_prompt=getattr(args, "prompt", None))
             result: ToolResult = asyncio.run(call(runtime, ctx))
     except WebError as error:  # bad settings, emulator start-up
-        result = ToolResult(text=f"Error: {error.message}", error_code=error.code)
+        result = ToolResult(text=ERROR_PREFIX + error.message, error_code=error.code)
     _print(result, as_json=args.json)
     return 1 if result.is_error else 0
 
 
+
+def result_json(result: ToolResult) -> dict[str, Any]:
+    """What ``--json`` prints: ``{"is_error", "text", "value"}``, or on error ``{"is_error", "text", "error"}``
+    whose ``error`` follows schemas/web_error.schema.json (``code`` and ``message``)."""
+    out: dict[str, Any] = result.to_json()
+    if result.error_code is not None:
+        out["error"] = {"code": result.error_code, "message": result.text.removeprefix(ERROR_PREFIX)}
+    return out
+
+
 def _print(result: ToolResult, *, as_json: bool) -> None:
     if as_json:
-        out: dict[str, Any] = result.to_json()
-        print(json.dumps(out, ensure_ascii=False, indent=2))
+        print(json.dumps(result_json(result), ensure_ascii=False, indent=2))
     else:
         print(result.text)
     if result.is_error:

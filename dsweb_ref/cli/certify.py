@@ -38,12 +38,14 @@ from ..certification.report import (
 )
 from ..certification.suite import UnknownCheckError, run_suite, select_checks, select_ids
 from ..certification.targets import AdapterCommandError, AdapterTarget, Target, reference_target
+from ._certify_text import closing, opening, show_catalogue
+from ._commands import parser_texts
 
 ENDPOINT_OPTIONS = ("--base", "--messages-base", "--tools-base", "--cassettes")
 
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
-    p = sub.add_parser("certify", help="certify an implementation (default: the reference) or an endpoint")
+    p = sub.add_parser("certify", **parser_texts("certify"))
     target = p.add_argument_group("target (default: the reference implementation, in-process; one kind only)")
     target.add_argument("--adapter", metavar="CMD", help="adapter command speaking the JSON-lines adapter protocol")
     target.add_argument(
@@ -62,7 +64,9 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
                         help="environment variable holding the endpoint key (default: DEEPSEEK_API_KEY)")
     p.add_argument("--known-failures", metavar="FILE", help="YAML list of check ids known to fail, with reasons")
     p.add_argument("--only", nargs="+", metavar="ID", help="run only these check ids (or id prefixes)")
-    p.add_argument("--list", action="store_true", help="list the checks (implementation and endpoint) and exit")
+    p.add_argument("--list", action="store_true", help="list the checks (implementation and endpoint) and exit; "
+                   "with --markdown [FILE], the whole catalogue (rules and case tables) as Markdown")
+    p.add_argument("--explain", metavar="ID", help="print a check's rule, seed, capabilities, profiles and case table")
     p.add_argument("--seed", type=int, metavar="N",
                    help="seed of the generated scenarios of the search.differential checks (default: fixed; "
                    "a failure names the seed that replays it)")
@@ -70,7 +74,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     out.add_argument("--report-dir", metavar="DIR", help="write junit.xml, report.json, report.md, report.html")
     out.add_argument("--junit", metavar="FILE")
     out.add_argument("--json", metavar="FILE", dest="json_path")
-    out.add_argument("--markdown", metavar="FILE")
+    out.add_argument("--markdown", metavar="FILE", nargs="?", const="-")
     out.add_argument("--html", metavar="FILE", dest="html_path")
     p.set_defaults(func=run)
 
@@ -176,8 +180,12 @@ def _run_endpoint(
 
 
 def run(args: argparse.Namespace) -> int:
+    if (shown := show_catalogue(args)) is not None:
+        return shown
     if args.list:
         return _list()
+    if args.markdown == "-":
+        return _usage("--markdown needs a FILE (a bare --markdown goes with --list)")
     problem = _target_problem(args)
     if problem is not None:
         return _usage(problem)
@@ -215,6 +223,7 @@ def run(args: argparse.Namespace) -> int:
         return _usage(str(exc))
     for note in problems:
         print(f"dsweb certify: error: {note}", file=sys.stderr)
+    print(scrub_text("\n".join(opening(args, is_endpoint=is_endpoint))), flush=True)
 
     secrets: RunSecrets
     if is_endpoint:
@@ -253,6 +262,6 @@ def run(args: argparse.Namespace) -> int:
         )
     except ReportError as exc:
         return _usage(str(exc))
-    for path in paths:
-        print(f"wrote {path}")
-    return 0 if report_ok(report) and not problems else 1
+    ok = report_ok(report) and not problems
+    print(scrub_text("\n".join(closing(ok, summary(report, problems), paths)), secrets))
+    return 0 if ok else 1

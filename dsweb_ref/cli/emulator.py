@@ -17,13 +17,15 @@ from types import FrameType
 from typing import Any
 
 from ..emulator.server import DEFAULT_API_KEY, Emulator, is_loopback
+from ._commands import parser_texts
 
 KEYS_ENV = "DSWEB_EMULATOR_API_KEYS"
+BUILTIN_SOURCE = f"the built-in test key {DEFAULT_API_KEY!r}"
 TOKENS_ENV = "DSWEB_EMULATOR_ACCOUNT_TOKENS"
 
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
-    p = sub.add_parser("emulator", help="serve a local emulator of the DeepSeek Search, Fetch and Messages APIs")
+    p = sub.add_parser("emulator", **parser_texts("emulator"))
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=0, help="port to listen on (default 0: any free port)")
     p.add_argument("--api-key", action="append", default=[], metavar="KEY", help=f"accepted API key (or ${KEYS_ENV})")
@@ -55,7 +57,7 @@ def _credentials(args: argparse.Namespace) -> tuple[list[str], list[str], str]:
     elif tokens:
         source = "no API keys"
     else:
-        keys, source = [DEFAULT_API_KEY], f"the built-in test key {DEFAULT_API_KEY!r}"
+        keys, source = [DEFAULT_API_KEY], BUILTIN_SOURCE
     if tokens:
         origin = "--account-token" if args.account_token else f"${TOKENS_ENV}"
         source += f", {len(tokens)} account token(s) from {origin}"
@@ -106,15 +108,66 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+EXAMPLE_QUERY = "search API"
+EXAMPLE_URL = "https://docs.example.test/api/search"  # a page of the emulator's corpus
+
+
+def _curl(url: str, auth: str, body: dict[str, Any]) -> str:
+    data = json.dumps(body, ensure_ascii=False, separators=(",", ":"))
+    return f"curl -s {url} -H '{auth}' -H 'content-type: application/json' -d '{data}'"
+
+
+def examples(addresses: dict[str, Any], key: str) -> dict[str, dict[str, str]]:
+    """Per route: the base URL a client takes and a one-line curl call with ``key``.
+
+    The Anthropic SDK takes ``.../anthropic`` and appends ``/v1/messages`` itself; the reference
+    providers take ``.../anthropic/v1`` (the messages base) and append ``/messages``.
+    """
+    messages = addresses["anthropic_base"] + "/v1/messages"
+    out = {
+        "messages": {
+            "anthropic_sdk_base_url": addresses["anthropic_base"],
+            "curl": _curl(
+                messages,
+                f"x-api-key: {key}",
+                {
+                    "model": "deepseek-v4-flash",
+                    "max_tokens": 1024,
+                    "messages": [{"role": "user", "content": EXAMPLE_QUERY}],
+                    "tools": [{"type": "web_search_20250305", "name": "web_search", "max_uses": 1}],
+                },
+            ),
+        }
+    }
+    tools = addresses["tools_base"]
+    if tools is not None:
+        auth = f"Authorization: Bearer {key}"
+        out["search"] = {"base_url": tools, "curl": _curl(f"{tools}/search", auth, {"query": EXAMPLE_QUERY})}
+        out["fetch"] = {"base_url": tools, "curl": _curl(f"{tools}/fetch", auth, {"url": EXAMPLE_URL})}
+    return out
+
+
 def _announce(emulator: Emulator, source: str, *, as_json: bool) -> None:
     addresses = emulator.describe()
+    # Only the built-in test key is printed (it is public); keys the user gave show as a placeholder.
+    key = DEFAULT_API_KEY if source == BUILTIN_SOURCE else "$KEY"
+    calls = examples(addresses, key)
     if as_json:
-        print(json.dumps({**addresses, "credentials": source}), flush=True)
+        print(json.dumps({**addresses, "credentials": source, "examples": calls}), flush=True)
         return
     print(f"dsweb emulator listening on {emulator.base_url}")
-    print(f"  search/fetch base: {addresses['tools_base'] or '(not served)'}")
-    print(f"  messages base:     {emulator.messages_base}")
     print(f"  accepts:           {source}")
+    print("  Messages (Anthropic-compatible, web_search server tool)")
+    sdk_base = calls["messages"]["anthropic_sdk_base_url"]
+    print(f"    Anthropic SDK:   base_url={sdk_base}  (the SDK appends /v1/messages)")
+    print(f"    dsweb providers: messages base {emulator.messages_base}  (append /messages)")
+    print(f"    try:  {calls['messages']['curl']}")
+    if "search" in calls:
+        print(f"  Search and Fetch APIs: base {calls['search']['base_url']}  (append /search or /fetch)")
+        print(f"    try:  {calls['search']['curl']}")
+        print(f"    try:  {calls['fetch']['curl']}")
+    else:
+        print("  Search and Fetch APIs: not served (--tools-prefix none)")
     print("press Ctrl-C to stop", flush=True)
 
 

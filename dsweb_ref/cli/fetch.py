@@ -12,11 +12,12 @@ from typing import Any
 from .._context import CallContext
 from ..runtime import Runtime
 from ..tools import ToolResult
+from ._commands import parser_texts
 from ._tooling import add_common_options, run_tool
 
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
-    p = sub.add_parser("fetch", help="run web_fetch on one URL")
+    p = sub.add_parser("fetch", **parser_texts("fetch", __doc__))
     p.add_argument("url", metavar="URL")
     add_common_options(p)
     p.set_defaults(func=run)

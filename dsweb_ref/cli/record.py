@@ -12,16 +12,13 @@ from typing import Any
 
 from ..replay.probes import ACCOUNT_QPS_LIMIT, PROBES, Probe
 from ..replay.record import CassetteWriteError, RecordResult, RecordTarget, record_probes, select_probes
+from ._commands import parser_texts
 
 OVERRIDE_FLAG = "--i-know-the-account-limit"
 
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
-    p = sub.add_parser(
-        "record",
-        help="record named probes into scrubbed vcrpy cassettes (serial, rate-limited, never overwriting)",
-        description="Probes: " + ", ".join(probe.id for probe in PROBES),
-    )
+    p = sub.add_parser("record", **parser_texts("record", "Probes: " + ", ".join(probe.id for probe in PROBES)))
     p.add_argument("probes", nargs="*", metavar="PROBE", help="probe ids or protocols (default: all)")
     p.add_argument("--base", help="one origin serving both protocols, e.g. https://api.deepseek.com")
     p.add_argument("--messages-base", help="Messages base (…/anthropic/v1); default: BASE/anthropic/v1")

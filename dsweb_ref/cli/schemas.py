@@ -7,10 +7,11 @@ import json
 from typing import Any
 
 from ..schemas import check_all, schema_dir
+from ._commands import parser_texts
 
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
-    p = sub.add_parser("schemas", help="list the shipped JSON Schemas and check them against the 2020-12 meta-schema")
+    p = sub.add_parser("schemas", **parser_texts("schemas"))
     p.add_argument("--json", action="store_true", help="print the check as JSON")
     p.set_defaults(func=run)
 

@@ -8,11 +8,12 @@ from typing import Any
 from .._context import CallContext
 from ..runtime import Runtime
 from ..tools import ToolResult
+from ._commands import parser_texts
 from ._tooling import add_common_options, run_tool
 
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
-    p = sub.add_parser("search", help="run web_search (one call, 1..searchMaxQueries queries)")
+    p = sub.add_parser("search", **parser_texts("search"))
     p.add_argument("queries", nargs="+", metavar="QUERY", help="one query per argument")
     p.add_argument("--prompt", help="the conversation's latest human prompt (the Search API sends it as ori_question)")
     add_common_options(p)

@@ -1,7 +1,7 @@
 """Error bodies in DeepSeek's OpenAI-style envelope, and JSON rendering shared by every route.
 
 ``{"error": {"message", "type", "param", "code"}}`` is what the platform returns on chat and on
-``/anthropic``; the tools routes are assumed to use it too (upstream-apis.md marks that uncertain).
+``/anthropic``; the tools routes are assumed to use it too (README "Upstream wire facts" marks that uncertain).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """``POST /v1/tools/search`` and ``/v1/tools/fetch``: request validation and answer bodies.
 
 Pure functions of the request bytes, so equal requests give equal answers. Validation follows
-upstream-apis.md §1-2; the wording of messages the guide does not give is the emulator's own.
+README "Upstream wire facts"; the wording of messages the guide does not give is the emulator's own.
 """
 
 from __future__ import annotations

@@ -1,0 +1,184 @@
+"""The check catalogue as a reader sees it: ``dsweb certify --explain ID`` and ``--list --markdown``.
+
+One :class:`Entry` per check, implementation and endpoint alike: id, one-line description, the rule (the
+seed decision it enforces, restated; the check's docstring when no rule was written), the seed number,
+the capabilities a target must declare, the profiles it belongs to (when checks carry them) and its case
+table (each row's name, what wrong reading it catches, and its inputs). README's spec section is
+:func:`markdown` verbatim; a test keeps the two equal.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from .cases import Case
+
+__all__ = ["Entry", "UnknownCheck", "entries", "explain", "markdown"]
+
+Kind = Literal["implementation", "endpoint"]
+PARAMS_WIDTH = 100  # a case's inputs are shown up to this many characters (some are long on purpose)
+_KIND_TITLES: dict[Kind, str] = {
+    "implementation": "Implementation checks (default target, `--adapter`)",
+    "endpoint": "Endpoint checks (`--base`, `--messages-base`/`--tools-base`, `--cassettes`)",
+}
+_PROTOCOLS = {
+    "any": "once per search protocol the target declares (Search API, Messages)",
+    "api": "over the Search/Fetch API protocol",
+    "messages": "over the Messages protocol",
+}
+
+
+class UnknownCheck(LookupError):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    kind: Kind
+    id: str
+    description: str
+    rule: str
+    seed: str
+    requires: tuple[str, ...]
+    profiles: tuple[str, ...]
+    cases: tuple[Case, ...]
+    runs: str  # which protocol(s) the check runs over, or which probe an endpoint check replays
+
+
+def _profiles(*holders: object) -> tuple[str, ...]:
+    """Profiles a check belongs to, where checks carry them (``profiles`` on the spec or the check)."""
+    for holder in holders:
+        value = getattr(holder, "profiles", None)
+        if isinstance(value, str):
+            return (value,)
+        if isinstance(value, Iterable):
+            return tuple(str(getattr(p, "name", p)) for p in value)
+    return ()
+
+
+def _implementation() -> list[Entry]:
+    from .checks import all_checks
+
+    return [
+        Entry(
+            "implementation",
+            spec.check.id,
+            spec.check.description,
+            " ".join(str(getattr(spec, "rule", "") or "").split()) or spec.check.description,
+            spec.check.seed,
+            tuple(spec.requires),
+            _profiles(spec, spec.check),
+            tuple(getattr(spec, "cases", ()) or ()),
+            _PROTOCOLS.get(str(spec.provider), str(spec.provider)),
+        )
+        for spec in all_checks()
+    ]
+
+
+def _probe_rule(description: str, probe_id: str, probe_description: str) -> str:
+    """An endpoint check's rule when none is written: its description and what its probe sends."""
+    if probe_description.strip().rstrip(".").lower() == description.strip().rstrip(".").lower():
+        return f"{description} (probe {probe_id})"
+    return f"{description} (probe {probe_id}: {probe_description})"
+
+
+def _endpoint() -> list[Entry]:
+    from ..replay.probes import get_probe
+    from .endpoint import ENDPOINT_SPECS
+
+    out = []
+    for spec in ENDPOINT_SPECS:
+        probe = get_probe(spec.probe)
+        rule = " ".join(str(getattr(spec, "rule", "") or "").split())
+        out.append(
+            Entry(
+                "endpoint",
+                spec.check.id,
+                spec.check.description,
+                rule or _probe_rule(spec.check.description, probe.id, probe.description),
+                spec.check.seed,
+                (spec.check.capability,),
+                _profiles(spec, spec.check),
+                tuple(getattr(spec, "cases", ()) or ()),
+                f"probe {probe.id} on the {spec.route} route",
+            )
+        )
+    return out
+
+
+def entries() -> list[Entry]:
+    """Every check: implementation checks in run order, then endpoint checks in run order."""
+    return [*_implementation(), *_endpoint()]
+
+
+def _find(check_id: str) -> Entry:
+    for entry in entries():
+        if entry.id == check_id:
+            return entry
+    raise UnknownCheck(f"no check with id {check_id!r} (dsweb certify --list shows them)")
+
+
+def _params(params: Mapping[str, Any]) -> str:
+    text = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False, default=repr)}" for k, v in params.items())
+    return text if len(text) <= PARAMS_WIDTH else text[: PARAMS_WIDTH - 1] + "…"
+
+
+def explain(check_id: str) -> str:
+    """The whole entry for ``check_id`` as terminal text."""
+    e = _find(check_id)
+    lines = [
+        f"{e.id}  ({e.kind} check)",
+        f"  {e.description}",
+        "",
+        f"rule (seed {e.seed}):",
+        f"  {e.rule}",
+        "",
+        f"seed:      {e.seed}",
+        f"requires:  {', '.join(e.requires) or '-'}",
+        f"profiles:  {', '.join(e.profiles) or '-'}",
+        f"runs:      {e.runs}",
+        "",
+    ]
+    if not e.cases:
+        lines.append("cases: none (the check runs one fixed scenario)")
+    else:
+        lines.append(f"cases ({len(e.cases)}):")
+        for case in e.cases:
+            lines.append(f"  - {case.name}")
+            lines.append(f"      catches: {case.catches}")
+            if case.params:
+                lines.append(f"      params:  {_params(case.params)}")
+    return "\n".join(lines) + "\n"
+
+
+def _cell(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+
+def markdown() -> str:
+    """The whole catalogue as Markdown: one summary table per kind, then each check with its rule and cases."""
+    all_entries = entries()
+    has_profiles = any(e.profiles for e in all_entries)
+    out: list[str] = []
+    for kind, title in _KIND_TITLES.items():
+        chosen = [e for e in all_entries if e.kind == kind]
+        out += [f"### {title}", ""]
+        head = "| id | seed | requires |" + (" profiles |" if has_profiles else "") + " cases | what it checks |"
+        out += [head, "|---" * head.count(" |") + "|"]
+        for e in chosen:
+            profiles = f" {_cell(', '.join(e.profiles)) or '-'} |" if has_profiles else ""
+            out.append(
+                f"| `{e.id}` | {e.seed} | {_cell(', '.join(e.requires))} |{profiles} {len(e.cases)} | "
+                f"{_cell(e.description)} |"
+            )
+        out.append("")
+        for e in chosen:
+            out += [f"#### `{e.id}`", "", f"{e.description}. Seed {e.seed}; runs {e.runs}.", "", f"Rule: {e.rule}", ""]
+            if e.cases:
+                out += ["| case | catches | params |", "|---|---|---|"]
+                out += [f"| {_cell(c.name)} | {_cell(c.catches)} | {_cell(_params(c.params))} |" for c in e.cases]
+                out.append("")
+    return "\n".join(out).rstrip("\n") + "\n"
