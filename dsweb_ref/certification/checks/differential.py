@@ -151,7 +151,7 @@ _FAILURE_CASES = (
     "Generated multi-query scenarios: value and answer labels equal the reference merge",
     seed="000",
     requires=(WS, SCRIPTED),
-    provider="api",  # the suite's first configure; every scenario then configures provider "scripted"
+    provider="scripted",
     rule=(
         "Seed 000: exact duplicate queries are removed keeping first positions; several distinct queries are "
         "merged taking one source per rank from every query in query order, deduplicated by exact URL (first "
@@ -170,7 +170,7 @@ async def merge(ctx: CheckContext) -> None:
     "Generated scenarios with failures: the first failure in time is returned, with its own code",
     seed="000",
     requires=(WS, SCRIPTED),
-    provider="api",
+    provider="scripted",
     rule=(
         "Seed 000: if any search fails, the tool aborts its siblings, waits for every started search to "
         "settle, discards successful results and returns the first failure."
