@@ -277,3 +277,36 @@ def test_a_sibling_cancelled_by_someone_else_cancels_the_rest_at_once() -> None:
         assert g.cancelled == ["a"]
 
     asyncio.run(main())
+
+
+def test_a_failure_landing_right_after_a_success_is_not_lost() -> None:
+    """Issue 14 item 1, forced by ordering: ``ok`` completes, and ``bad`` is scheduled to run
+    (and fail) in the loop step after ``ok``'s completion callbacks, i.e. in the same step
+    that wakes the batch. The batch must still see ``bad``, cancel ``slow`` and return bad's
+    error, instead of waiting for ``slow`` (which here never finishes unless cancelled)."""
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        bad_go = asyncio.Event()
+        slow_cancelled = asyncio.Event()
+
+        async def handler(request: SearchRequest, ctx: CallContext) -> SearchResult:
+            if request.query == "ok":
+                loop.call_soon(bad_go.set)  # bad wakes one step after ok completes
+                return result("https://ok.test/")
+            if request.query == "bad":
+                await bad_go.wait()
+                raise WebError(WebErrorCode.PROVIDER_ERROR, "bad failed")
+            try:
+                await asyncio.Event().wait()
+            except asyncio.CancelledError:
+                slow_cancelled.set()
+                raise
+            raise AssertionError("unreachable")
+
+        tool = tool_with(FakeSearch(handler=handler))
+        out = await bounded(tool.execute({"queries": ["ok", "bad", "slow"]}))
+        assert (out.error_code, out.text) == ("WEB_PROVIDER_ERROR", "Error: bad failed")
+        assert slow_cancelled.is_set()
+
+    asyncio.run(main())

@@ -4,7 +4,8 @@ Rules (seed 000): every coroutine starts at once; the first failure *in time*
 cancels every sibling; the call returns (or raises) only after every started
 task has settled, whether it ended by failure, by caller cancellation or by
 success. Completion order is taken from done-callbacks, which the loop runs in
-the order tasks finish, so "first" never depends on set iteration order.
+the order tasks finish, so "first" never depends on set iteration order; the
+same callbacks wake the batch, so no completion is seen before it is recorded.
 """
 
 from __future__ import annotations
@@ -24,16 +25,23 @@ async def run_all_or_nothing(coros: Sequence[Coroutine[Any, Any, T]]) -> list[T]
     """Results in input order, or the first failure after the batch is quiescent."""
     tasks = [asyncio.create_task(c) for c in coros]
     finished: list[asyncio.Task[T]] = []
+    # The batch wakes from the same callback that records a completion, so a failure is always
+    # recorded before the batch looks for one. (asyncio.wait wakes from its own callback: a task
+    # finishing in the step between that wake-up and ours was done but not yet recorded, and its
+    # failure was missed; issue 14.)
+    wake: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    def record(task: asyncio.Task[T]) -> None:
+        finished.append(task)
+        if not wake.done() and (len(finished) == len(tasks) or _failed(task)):
+            wake.set_result(None)
+
     for task in tasks:
-        task.add_done_callback(finished.append)
+        task.add_done_callback(record)
+    if not tasks:
+        wake.set_result(None)
     try:
-        pending = set(tasks)
-        while pending:
-            # FIRST_COMPLETED, not FIRST_EXCEPTION: a sibling cancelled by someone else is a
-            # failure too, and FIRST_EXCEPTION would not wake up for it.
-            _, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
-            if _first_failure(finished) is not None:
-                break
+        await wake
     except asyncio.CancelledError:
         # Caller cancellation: pass it to every sibling, wait for all of them, then re-raise.
         await _cancel_and_settle(tasks)
@@ -43,6 +51,11 @@ async def run_all_or_nothing(coros: Sequence[Coroutine[Any, Any, T]]) -> list[T]
         await _cancel_and_settle(tasks)
         raise failure
     return [t.result() for t in tasks]
+
+
+def _failed(task: asyncio.Task[Any]) -> bool:
+    # A sibling cancelled by someone else is a failure too.
+    return task.cancelled() or task.exception() is not None
 
 
 def _first_failure(finished: list[asyncio.Task[Any]]) -> BaseException | None:
