@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
 from ._context import CallContext
 from ._types import FetchRequest, FetchResult, SearchRequest, SearchResult
 
-__all__ = ["FetchProvider", "SearchProvider"]
+__all__ = [
+    "FetchProvider",
+    "SearchProvider",
+    "StandaloneAnswer",
+    "StandaloneSearchBackend",
+    "StandaloneSource",
+    "StandaloneUsage",
+]
 
 
 @runtime_checkable
@@ -31,3 +39,61 @@ class FetchProvider(Protocol):
     def available(self) -> bool: ...
 
     async def fetch(self, request: FetchRequest, ctx: CallContext) -> FetchResult: ...
+
+
+# -- seed 003: the standalone model-backed search ------------------------------------------------
+# A different consumer from the seed-000 ``SearchProvider``: one model request per query carrying
+# only the query and the backend's native search tool. The backend reports facts (what the model
+# wrote, which structured sources the native search returned, whether a native search completed,
+# what it cost); the consuming tool decides what is an error and bounds what the model sees.
+
+
+@dataclass(frozen=True, slots=True)
+class StandaloneUsage:
+    """What one standalone search request cost; reported under the ``web-search`` source."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    http_requests: int = 1
+    web_search_requests: int = 0
+
+    def to_json(self) -> dict[str, int | str]:
+        return {
+            "source": "web-search",
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "http_requests": self.http_requests,
+            "web_search_requests": self.web_search_requests,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class StandaloneSource:
+    url: str
+    title: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class StandaloneAnswer:
+    """``summary`` is the model's answer text only (no reasoning, no encrypted or replay items);
+    ``sources`` are the native search's structured sources in the backend's order, unfiltered;
+    ``searched`` is true only when a native search *completed* (a started call is not enough)."""
+
+    summary: str
+    sources: tuple[StandaloneSource, ...]
+    searched: bool
+    usage: StandaloneUsage = field(default_factory=StandaloneUsage)
+
+
+@runtime_checkable
+class StandaloneSearchBackend(Protocol):
+    """One model request per call. ``max_tokens`` is the output budget sent as the request's
+    limit; ``timeout_s`` bounds the whole exchange. Must not follow redirects and must let
+    asyncio cancellation through promptly."""
+
+    @property
+    def id(self) -> str: ...
+
+    async def standalone_search(
+        self, query: str, ctx: CallContext, *, max_tokens: int, timeout_s: float
+    ) -> StandaloneAnswer: ...

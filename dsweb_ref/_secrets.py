@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
+import html.entities
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -24,8 +26,11 @@ from typing import Any, TypeVar
 
 __all__ = [
     "SECRET_RULES",
+    "SecretForms",
     "SecretRule",
+    "encoded_secret_found",
     "ordered_pairs",
+    "redact_encoded",
     "redact_patterns",
     "replace_literals",
     "replace_literals_deep",
@@ -34,10 +39,22 @@ __all__ = [
 
 _T = TypeVar("_T", str, bytes)
 _CHARS = r"[A-Za-z0-9._~+/=-]"
-_TOKEN = rf"(?={_CHARS}*\d){_CHARS}{{12,}}"  # a digit, so prose is not taken for a key
-# A bearer token: a digit, or punctuation inside it (``some.jwt.value``), so "Bearer tokens." is prose.
-_BEARER_TOKEN = rf"(?={_CHARS}*(?:\d|[._~+/=-][A-Za-z0-9])){_CHARS}{{12,}}"
-_SEP = r"""["']?(?:\s*[:=]\s*|\s+)\[?\s*["']?"""  # `key: v`, `"key": "v"`, `key=v`, `key: ['v']`, `--key v`
+# Linear time on any input (issue 14): a token run is taken whole with a possessive quantifier
+# and its content is checked by a validator, never by a lookahead that rescans the run from every
+# start; so a failed candidate consumes its run and the scan moves past it.
+_RUN = rf"{_CHARS}{{12,}}+"
+_SEP = r"""["']?+(?>\s*+[:=]\s*+|\s++)\[?+\s*+["']?+"""  # `key: v`, `"key": "v"`, `key=v`, `key: ['v']`, `--key v`
+
+
+def _has_digit(match: re.Match[str]) -> bool:
+    """A token needs a digit, so prose is not taken for a key."""
+    return any(c.isdigit() for c in match.group("secret"))
+
+
+def _bearer_token(match: re.Match[str]) -> bool:
+    """A bearer token: a digit, or punctuation inside it (``some.jwt.value``), so "Bearer tokens."
+    is prose."""
+    return _has_digit(match) or re.search(r"[._~+/=-][A-Za-z0-9]", match.group("secret")) is not None
 
 
 def _mixed_classes(match: re.Match[str]) -> bool:
@@ -74,32 +91,39 @@ class SecretRule:
 
 SECRET_RULES: tuple[SecretRule, ...] = (
     # sk- keys, project keys (sk-proj-...) included; not the tail of a word such as "desk-".
-    SecretRule("sk-key", re.compile(r"(?<![A-Za-z0-9])(?P<secret>sk-[A-Za-z0-9_-]{16,})")),
-    SecretRule("bearer-token", re.compile(rf"(?i)\bbearer\s+(?P<secret>{_BEARER_TOKEN})")),
+    SecretRule("sk-key", re.compile(r"(?<![A-Za-z0-9])(?P<secret>sk-[A-Za-z0-9_-]{16,}+)")),
+    SecretRule("bearer-token", re.compile(rf"(?i)\bbearer\s++(?P<secret>{_RUN})"), _bearer_token),
     SecretRule(
         "key-field",
         re.compile(
             r"(?i)(?:x-api-key|api[_-]?key|access[_-]?token|refresh[_-]?token|client[_-]?secret|password)"
-            rf"{_SEP}(?P<secret>{_TOKEN})"
+            rf"{_SEP}(?P<secret>{_RUN})"
         ),
+        _has_digit,
     ),
     # A field or header named *token / *secret / *password (x-auth-token, session_token, secret, ...)
-    # with a long mixed value; "max_tokens" and friends end in "tokens" and are not matched.
+    # with a long mixed value; "max_tokens" and friends end in "tokens" and are not matched. The
+    # name's prefix (``x-auth-``) is kept by a redaction anyway, so only the last word is matched:
+    # matching the prefix made "a-a-a-..." quadratic.
     SecretRule(
         "secret-field",
         re.compile(
-            r"(?i)(?<![A-Za-z0-9])(?:[A-Za-z0-9]+[_-])*(?:token|secret|password|passwd)(?![A-Za-z0-9])"
-            rf"{_SEP}(?P<secret>{_CHARS}{{12,}})"
+            r"(?i)(?<![A-Za-z0-9])(?:token|secret|password|passwd)(?![A-Za-z0-9])"
+            rf"{_SEP}(?P<secret>{_RUN})"
         ),
         _mixed_classes,
     ),
-    SecretRule("jwt", re.compile(r"\b(?P<secret>eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*)")),
+    # Starts only at the beginning of a run, so "eyJ-eyJ-..." is not rescanned from every "eyJ".
+    SecretRule(
+        "jwt",
+        re.compile(r"(?<![A-Za-z0-9_-])(?P<secret>eyJ[A-Za-z0-9_-]{8,}+\.eyJ[A-Za-z0-9_-]{8,}+\.[A-Za-z0-9_-]*+)"),
+    ),
     SecretRule(
         "basic-auth",
-        re.compile(r"(?i)\bbasic\s+(?P<secret>[A-Za-z0-9+/]{6,}={0,2})(?![A-Za-z0-9+/=])"),
+        re.compile(r"(?i)\bbasic\s++(?P<secret>[A-Za-z0-9+/]{6,}+={0,2}+)(?![A-Za-z0-9+/=])"),
         _basic_credential,
     ),
-    SecretRule("github-token", re.compile(r"\b(?P<secret>gh[pousr]_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9_]{22,})")),
+    SecretRule("github-token", re.compile(r"\b(?P<secret>gh[pousr]_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9_]{22,}+)")),
     SecretRule("aws-access-key-id", re.compile(r"\b(?P<secret>(?:AKIA|ASIA)[A-Z0-9]{16})\b")),
 )
 
@@ -161,3 +185,79 @@ def _deep(value: Any, pairs: Sequence[tuple[str, str]]) -> Any:
     if isinstance(value, list):
         return [_deep(v, pairs) for v in value]
     return value
+
+
+# --- encoded forms of a known secret ---------------------------------------------------------
+# An upstream may echo a credential back encoded (issue 14 item 6): base64, %XX, swapped case,
+# JSON \uXXXX or \/ escapes, HTML entities, hex, reversed. Literal replacement misses all of
+# them, so each known secret also gets one pattern that finds it in any of those forms.
+
+
+def _char_forms(char: str) -> str:
+    code = ord(char)
+    forms = [re.escape(char)]  # any case: the pattern ignores case
+    forms.append("".join(f"%(?:25)?{b:02x}" for b in char.encode("utf-8")))
+    forms += [f"&#0*{code};?", f"&#x0*{code:x};?", f"\\\\u{code:04x}"]
+    if code < 0x100:
+        forms.append(f"\\\\x{code:02x}")
+    name = html.entities.codepoint2name.get(code)
+    if name:
+        forms.append(f"&{name};")
+    if char in "/\"'\\":
+        forms.append(re.escape("\\" + char))
+    return "(?:" + "|".join(forms) + ")"
+
+
+def _base64_cores(secret: str) -> list[str]:
+    """The part of base64 text that depends only on ``secret``, whatever came before it (three
+    alignments), in the standard and URL-safe alphabets."""
+    data = secret.encode("utf-8")
+    cores: list[str] = []
+    for shift in range(3):
+        text = base64.b64encode(b"\0" * shift + data).decode("ascii")
+        core = text[-(-4 * shift // 3) : (4 * (shift + len(data))) // 3]
+        if len(core) >= 8:
+            cores += [core, core.translate(str.maketrans("+/", "-_"))]
+    return cores
+
+
+@dataclass(frozen=True, slots=True)
+class SecretForms:
+    """Finds or redacts one known secret in the encoded forms an echo may use (see above). Any
+    mix per character of raw (any case), %XX, HTML entity and JSON/\\x escape; the same reversed;
+    hex; base64 at any alignment. Linear time: one alternation per character, no nested repeats."""
+
+    loose: re.Pattern[str]  # case-insensitive forms
+    exact: re.Pattern[str]  # base64 (case matters)
+
+    @classmethod
+    def of(cls, secret: str) -> SecretForms:
+        return _forms(secret)
+
+    def found(self, text: str) -> bool:
+        return self.loose.search(text) is not None or self.exact.search(text) is not None
+
+    def redact(self, text: str, placeholder: str) -> str:
+        return self.exact.sub(placeholder, self.loose.sub(placeholder, text))
+
+
+@functools.lru_cache(maxsize=64)
+def _forms(secret: str) -> SecretForms:
+    per_char = "".join(_char_forms(c) for c in secret)
+    backwards = "".join(_char_forms(c) for c in reversed(secret))
+    hexed = re.escape(secret.encode("utf-8").hex())
+    loose = re.compile(f"{per_char}|{backwards}|{hexed}", re.IGNORECASE)
+    exact = re.compile("|".join(re.escape(c) for c in sorted(set(_base64_cores(secret)), key=len, reverse=True)))
+    return SecretForms(loose, exact)
+
+
+def encoded_secret_found(text: str, secrets: Iterable[str]) -> bool:
+    """Whether any of ``secrets`` is in ``text``, raw or in an encoded form (:class:`SecretForms`)."""
+    return any(SecretForms.of(s).found(text) for s in secrets if s)
+
+
+def redact_encoded(text: str, secrets: Iterable[str], placeholder: str) -> str:
+    """``text`` with every one of ``secrets`` replaced by ``placeholder``, raw or encoded, longest first."""
+    for secret in sorted({s for s in secrets if s}, key=len, reverse=True):
+        text = SecretForms.of(secret).redact(text, placeholder)
+    return text

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
@@ -178,14 +179,22 @@ def _bad(provider_id: str, what: str) -> WebError:
     return WebError(WebErrorCode.PROVIDER_ERROR, f'web provider "{provider_id}" returned a malformed result: {what}')
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _text(value: object) -> bool:
+    # A lone surrogate is not Unicode: it cannot be encoded as UTF-8, so it must never reach a model.
+    return isinstance(value, str) and _SURROGATE.search(value) is None
+
+
 def _opt_str(value: object) -> bool:
-    return value is None or isinstance(value, str)
+    return value is None or _text(value)
 
 
 def _json_safe(value: object) -> bool:
     try:
-        json.dumps(value, allow_nan=False)
-    except (TypeError, ValueError):
+        json.dumps(value, allow_nan=False, ensure_ascii=False).encode("utf-8")
+    except (TypeError, ValueError):  # UnicodeEncodeError (a lone surrogate) is a ValueError
         return False
     return True
 
@@ -194,7 +203,7 @@ def _checked_search_result(provider_id: str, result: object) -> SearchResult:
     if not isinstance(result, SearchResult):
         raise _bad(provider_id, f"expected SearchResult, got {type(result).__name__}")
     if not _opt_str(result.content):
-        raise _bad(provider_id, "content must be a string or None")
+        raise _bad(provider_id, "content must be a string (valid Unicode) or None")
     if not isinstance(result.truncated, bool):
         raise _bad(provider_id, "truncated must be a bool")
     sources = result.sources
@@ -203,11 +212,11 @@ def _checked_search_result(provider_id: str, result: object) -> SearchResult:
     for i, s in enumerate(sources):
         if not isinstance(s, Source):
             raise _bad(provider_id, f"sources[{i}] is not a Source")
-        if not isinstance(s.url, str) or not s.url:
-            raise _bad(provider_id, f"sources[{i}].url must be a non-empty string")
+        if not _text(s.url) or not s.url:
+            raise _bad(provider_id, f"sources[{i}].url must be a non-empty string (valid Unicode)")
         for name in ("title", "snippet", "published_at"):
             if not _opt_str(getattr(s, name)):
-                raise _bad(provider_id, f"sources[{i}].{name} must be a string or None")
+                raise _bad(provider_id, f"sources[{i}].{name} must be a string (valid Unicode) or None")
         if not isinstance(s.metadata, Mapping) or not _json_safe(dict(s.metadata)):
             raise _bad(provider_id, f"sources[{i}].metadata must be JSON-serialisable (finite numbers, string keys)")
     if not isinstance(sources, tuple):
@@ -218,16 +227,16 @@ def _checked_search_result(provider_id: str, result: object) -> SearchResult:
 def _checked_fetch_result(provider_id: str, result: object) -> FetchResult:
     if not isinstance(result, FetchResult):
         raise _bad(provider_id, f"expected FetchResult, got {type(result).__name__}")
-    if not isinstance(result.url, str) or not result.url:
-        raise _bad(provider_id, "url must be a non-empty string")
+    if not _text(result.url) or not result.url:
+        raise _bad(provider_id, "url must be a non-empty string (valid Unicode)")
     if isinstance(result.status_code, bool) or not isinstance(result.status_code, int):
         raise _bad(provider_id, "status_code must be an integer")
     if not 100 <= result.status_code <= 599:
         raise _bad(provider_id, f"status_code {result.status_code} is not an HTTP status")
     if not isinstance(result.body, FetchBody) or result.body.kind not in ("html", "text"):
         raise _bad(provider_id, "body must be a FetchBody of kind html or text")
-    if not isinstance(result.body.content, str):
-        raise _bad(provider_id, "body.content must be a string")
+    if not _text(result.body.content):
+        raise _bad(provider_id, "body.content must be a string (valid Unicode)")
     if not isinstance(result.truncated, bool):
         raise _bad(provider_id, "truncated must be a bool")
     return result

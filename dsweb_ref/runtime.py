@@ -12,23 +12,34 @@ from dataclasses import dataclass
 import httpx
 
 from ._context import CallContext
+from ._protocols import StandaloneUsage
 from ._service import ProviderSelection, WebService
 from ._types import FetchRequest, FetchResult
+from .netguard import AddressPolicy
 from .providers.deepseek_fetch_api import DeepSeekFetchApi
 from .providers.deepseek_official import DeepSeekMessagesSearch
 from .providers.deepseek_search_api import DeepSeekSearchApi
 from .providers.http_fetch import HttpFetchConfig, HttpFetchProvider
 from .providers.scripted import PROVIDER_ID as SCRIPTED_ID
 from .providers.scripted import ScriptedSearch
+from .providers.standalone_messages import MessagesStandaloneSearch
+from .providers.standalone_responses import ResponsesStandaloneSearch
 from .settings import Settings
+from .standalone_accounts import Resolution
+from .tools.evidence_search import EvidenceSearchTool
+from .tools.standalone_search import StandaloneSearchTool
 from .tools.web_fetch import WebFetchTool
 from .tools.web_search import SearchToolSettings, WebSearchTool
 
-__all__ = ["Runtime", "build_runtime", "http_fetch_config", "scripted_runtime"]
+__all__ = ["Runtime", "build_runtime", "http_fetch_config", "scripted_runtime", "standalone_search_tool"]
 
 
 def http_fetch_config(settings: Settings) -> HttpFetchConfig:
     return HttpFetchConfig.from_settings(settings.http_fetch)
+
+
+def _policy(settings: Settings) -> AddressPolicy:
+    return AddressPolicy(nat64_prefixes=AddressPolicy.parse_nat64_prefixes(settings.netguard.nat64_prefixes))
 
 
 class _HttpFetchPerOperation:
@@ -44,7 +55,8 @@ class _HttpFetchPerOperation:
         return True
 
     async def fetch(self, request: FetchRequest, ctx: CallContext) -> FetchResult:
-        return await HttpFetchProvider(http_fetch_config(self._settings())).fetch(request, ctx)
+        settings = self._settings()
+        return await HttpFetchProvider(http_fetch_config(settings), policy=_policy(settings)).fetch(request, ctx)
 
 
 @dataclass(frozen=True)
@@ -56,11 +68,19 @@ class Runtime:
         t = self.settings().tools
         return WebSearchTool(
             self.web,
-            SearchToolSettings(search_max_queries=t.search_max_queries, search_max_results=t.search_max_results),
+            SearchToolSettings(
+                search_max_queries=t.search_max_queries,
+                search_max_results=t.search_max_results,
+                search_max_output_chars=t.search_max_output_chars,
+            ),
         )
 
     def fetch_tool(self) -> WebFetchTool:
         return WebFetchTool(self.web, max_output_chars=self.settings().tools.fetch_max_output_chars)
+
+    def evidence_tool(self) -> EvidenceSearchTool:
+        """The seed 002 evidence ``web_search``; its URL checks use the fetch provider's address policy."""
+        return EvidenceSearchTool(self.web, policy=_policy(self.settings()))
 
 
 def build_runtime(
@@ -81,6 +101,24 @@ def build_runtime(
     web.register_fetch(DeepSeekFetchApi(settings, transport=transport, environ=environ))
     web.register_fetch(http_fetch or _HttpFetchPerOperation(settings))
     return Runtime(settings=settings, web=web)
+
+
+def standalone_search_tool(
+    resolution: Resolution,
+    *,
+    transport: httpx.AsyncBaseTransport | None = None,
+    environ: Mapping[str, str] | None = None,
+    on_usage: Callable[[StandaloneUsage], None] | None = None,
+) -> StandaloneSearchTool | None:
+    """The seed-003 tool for a selection made once, at assembly (``standalone_accounts.resolve``):
+    the route is copied into the backend here, so a later config change needs a new runtime.
+    None when the selection registers no tool."""
+    route = resolution.route
+    if route is None:
+        return None
+    kind = MessagesStandaloneSearch if route.protocol == "messages" else ResponsesStandaloneSearch
+    backend = kind(route.url, route.model, route.api_key_env, transport=transport, environ=environ)
+    return StandaloneSearchTool(backend, on_usage=on_usage)
 
 
 def scripted_runtime(scripted_base: str, settings: Callable[[], Settings] = Settings) -> Runtime:

@@ -24,6 +24,7 @@ per operation.
 
 from __future__ import annotations
 
+import ipaddress
 import math
 import os
 import re
@@ -49,6 +50,7 @@ __all__ = [
     "DeepSeekApiSettings",
     "DeepSeekMessagesSettings",
     "HttpFetchSettings",
+    "NetguardSettings",
     "SettingKey",
     "Settings",
     "SettingsSource",
@@ -122,6 +124,7 @@ class CredentialSettings:
 class ToolSettings:
     search_max_queries: int = 4
     search_max_results: int = 8
+    search_max_output_chars: int = 20_000
     fetch_max_output_chars: int = 200_000
 
 
@@ -135,6 +138,12 @@ class HttpFetchSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class NetguardSettings:
+    # Comma-separated operator NAT64/DNS64 prefixes (RFC 6052), besides the well-known 64:ff9b::/96.
+    nat64_prefixes: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class Settings:
     """One immutable snapshot. Providers take ``Callable[[], Settings]`` and call it once per operation."""
 
@@ -144,6 +153,7 @@ class Settings:
     credentials: CredentialSettings = field(default_factory=CredentialSettings)
     tools: ToolSettings = field(default_factory=ToolSettings)
     http_fetch: HttpFetchSettings = field(default_factory=HttpFetchSettings)
+    netguard: NetguardSettings = field(default_factory=NetguardSettings)
 
     def provider_selection(self) -> ProviderSelection:
         """What ``WebService`` needs: ``WebService(lambda: source().provider_selection())``."""
@@ -208,6 +218,23 @@ def _auth(v: str) -> str | None:
     return None if v in ("api_key", "account") else 'must be "api_key" or "account"'
 
 
+# RFC 6052 section 2.2: the prefix lengths an operator may choose for IPv4-embedded IPv6.
+_NAT64_LENGTHS = (32, 40, 48, 56, 64, 96)
+
+
+def _nat64_prefixes(v: str) -> str | None:
+    for part in (p.strip() for p in v.split(",")):
+        if not part:
+            continue
+        try:
+            net = ipaddress.IPv6Network(part)
+        except ValueError:
+            return f"must be comma-separated IPv6 prefixes such as 2001:db8:64::/96 ({part[:60]!r} is not one)"
+        if net.prefixlen not in _NAT64_LENGTHS:
+            return f"NAT64 prefix {net} must have length 32, 40, 48, 56, 64 or 96 (RFC 6052)"
+    return None
+
+
 def _key(key: str, env: str, default: object, kind: Kind, meaning: str,
          check: Callable[[Any], str | None] | None = None) -> SettingKey:
     return SettingKey(key, env, default, meaning, kind, check or (lambda _v: None))
@@ -265,8 +292,12 @@ SETTINGS_KEYS: tuple[SettingKey, ...] = (
          "Most queries one web_search call may carry.", _at_least(1)),
     _key("tools.search_max_results", "DSWEB_SEARCH_MAX_RESULTS", _TOOLS.search_max_results, "int",
          "Most sources one web_search call returns.", _at_least(1)),
+    _key("tools.search_max_output_chars", "DSWEB_SEARCH_MAX_OUTPUT_CHARS", _TOOLS.search_max_output_chars,
+         "int", "Most characters of model-visible text one web_search call returns, errors included; a longer "
+         "text is cut with a visible note. Per source, the title is cut at 200, the snippet at 500, the URL at "
+         "2048 and the date at 64 characters.", _at_least(1)),
     _key("tools.fetch_max_output_chars", "DSWEB_FETCH_MAX_OUTPUT_CHARS", _TOOLS.fetch_max_output_chars,
-         "int", "Most characters one web_fetch result returns.", _at_least(1)),
+         "int", "Most characters one web_fetch result returns, errors included.", _at_least(1)),
     _key("http_fetch.max_url_length", "DSWEB_HTTP_MAX_URL_LENGTH", _HTTP.max_url_length, "int",
          "Longest URL the http fetch provider accepts.", _at_least(1)),
     _key("http_fetch.max_response_bytes", "DSWEB_HTTP_MAX_RESPONSE_BYTES", _HTTP.max_response_bytes,
@@ -277,6 +308,9 @@ SETTINGS_KEYS: tuple[SettingKey, ...] = (
          "Deadline of one http fetch, in seconds.", _timeout),
     _key("http_fetch.max_redirects", "DSWEB_HTTP_MAX_REDIRECTS", _HTTP.max_redirects, "int",
          "Redirects the http fetch provider follows (0 = none).", _between(0, 20)),
+    _key("netguard.nat64_prefixes", "DSWEB_NAT64_PREFIXES", "", "str",
+         "Operator NAT64/DNS64 prefixes (comma-separated, RFC 6052 lengths /32-/96) besides 64:ff9b::/96; "
+         "an address under one is judged as the IPv4 address it embeds.", _nat64_prefixes),
 )
 
 _BY_KEY = {k.key: k for k in SETTINGS_KEYS}

@@ -36,6 +36,28 @@ that each check catches the fault it names:
     truncated-cap-only  truncated ignores a query's own truncated flag     -> search.differential.merge
     url-normalise-dedup sources deduplicated by a trimmed, lower-cased URL -> search.differential.merge
     generic-failure     a batch failure is reported as WEB_PROVIDER_ERROR  -> search.differential.failure
+    ssrf-no-unwrap      IPv6 forms carrying IPv4 (mapped, NAT64, 6to4) judged as public -> ssrf.resolve.special_ranges
+    ssrf-first-answer-only  only the first DNS answer is validated; the others are tried unchecked
+                        when it fails                                   -> ssrf.resolve.mixed_answers
+    ssrf-re-resolve     validates one lookup, then dials the answer of a fresh one -> ssrf.resolve.rebinding
+    ssrf-redirect-unchecked  redirect targets are followed without any check -> ssrf.redirect.private
+    evidence-model-call an evidence call also asks a model (Messages)  -> evidence.no_model_call
+    evidence-no-urls    evidence lines lose their source URLs           -> evidence.lines_cite_results
+    evidence-local-allowed  a refused local query is then sent to web search -> evidence.local_refused
+    evidence-retry-allowed  no retry memory across calls of a conversation -> evidence.retry_refused
+
+Seed 003 (the standalone search, ``standalone_search`` / ``standalone_resolve``):
+
+    standalone-budget            the search request asks for 4096 output tokens -> standalone.request.isolated
+    standalone-no-bound          the JSON result is not cut to 24000 bytes      -> standalone.result.bounded
+    standalone-accept-prose      prose without a native search is a success     -> standalone.prose.error
+    standalone-mine-urls         URLs are read out of the summary when the
+                                 search gave no structured sources              -> standalone.sources.structured_only
+    standalone-all-sources       every result URL is kept (no cap, dedupe or
+                                 scheme filter)                                 -> standalone.sources.filtered
+    standalone-follow-redirects  a 3xx from the search backend is followed      -> standalone.redirect.not_followed
+    standalone-leak-reasoning    the search model's thinking joins the summary  -> standalone.reasoning.withheld
+    standalone-resolve-last-slash  web_search_model split at the last "/"       -> standalone.resolve.table
 
 In the two subtle modes an upstream request's teardown takes LINGER seconds (as a graceful close
 might), which the correct code awaits and the broken code does not: the answer then provably
@@ -48,17 +70,36 @@ import argparse
 import asyncio
 import contextvars
 import json
+import re
 import sys
 from collections.abc import Coroutine, Sequence
+from dataclasses import dataclass
+from ipaddress import IPv6Address, ip_address
 from typing import Any
 
+import httpcore
 import httpx
 
-from dsweb_ref import CallContext, SearchRequest, SearchResult, Source, WebError, __version__
-from dsweb_ref.replay._bases import credential_environ, settings_for_bases
-from dsweb_ref.runtime import Runtime, build_runtime, scripted_runtime
+from dsweb_ref import CallContext, SearchRequest, SearchResult, Source, WebError, WebErrorCode, __version__
+from dsweb_ref.certification.sandbox import SandboxNetwork
+from dsweb_ref.netguard import AddressPolicy, IPAddress, PinnedNetworkBackend, Resolver, vet_host
+from dsweb_ref.providers.http_fetch import HttpFetchProvider
+from dsweb_ref.providers.standalone_messages import MessagesStandaloneSearch
+from dsweb_ref.providers.standalone_responses import ResponsesStandaloneSearch
+from dsweb_ref.replay._bases import KEY_ENV, credential_environ, settings_for_bases
+from dsweb_ref.runtime import Runtime, build_runtime, http_fetch_config, scripted_runtime
 from dsweb_ref.settings import Settings
-from dsweb_ref.tools import ToolResult, merge_results, render_search
+from dsweb_ref.standalone_accounts import resolve
+from dsweb_ref.tools import ToolResult, error_result, merge_results, render_search
+from dsweb_ref.tools.evidence_search import EvidenceContext
+from dsweb_ref.tools.standalone_search import (
+    MAX_OUTPUT_TOKENS,
+    SEARCH_TIMEOUT_S,
+    StandaloneSearchTool,
+    bound_sources,
+    encode_result,
+    parse_query,
+)
 from dsweb_ref.tools.web_search import parse_queries
 
 BREAKS = (
@@ -79,13 +120,49 @@ BREAKS = (
     "truncated-cap-only",
     "url-normalise-dedup",
     "generic-failure",
+    "ssrf-no-unwrap",
+    "ssrf-first-answer-only",
+    "ssrf-re-resolve",
+    "ssrf-redirect-unchecked",
+    "evidence-model-call",
+    "evidence-no-urls",
+    "evidence-local-allowed",
+    "evidence-retry-allowed",
+    "standalone-budget",
+    "standalone-no-bound",
+    "standalone-accept-prose",
+    "standalone-mine-urls",
+    "standalone-all-sources",
+    "standalone-follow-redirects",
+    "standalone-leak-reasoning",
+    "standalone-resolve-last-slash",
+)
+# Modes that rebuild the standalone result from the backend's answer instead of the reference tool.
+STANDALONE_REBUILT = (
+    "standalone-no-bound",
+    "standalone-accept-prose",
+    "standalone-mine-urls",
+    "standalone-all-sources",
 )
 # Breaks of rules only the conformance search route (provider "scripted") can show.
 SCRIPTED_BREAKS = ("label-single", "truncated-cap-only", "url-normalise-dedup", "generic-failure")
 LINGERING = ("early-answer-subtle", "cancel-no-wait")
 LINGER = 0.3  # seconds an upstream request takes to tear down once cancelled, in the LINGERING modes
-CAPABILITIES = ("web_search", "web_fetch", "messages-search", "search-api", "fetch-api", "cancel", "scripted-search")
+CAPABILITIES = (
+    "web_search",
+    "web_fetch",
+    "messages-search",
+    "search-api",
+    "fetch-api",
+    "cancel",
+    "ssrf-test-mode",
+    "evidence-search",
+    "standalone-search",
+    "standalone-resolve",
+    "scripted-search",
+)
 PROMPT: contextvars.ContextVar[str | None] = contextvars.ContextVar("prompt", default=None)
+UNCHECKED_HOP: contextvars.ContextVar[bool] = contextvars.ContextVar("unchecked_hop", default=False)
 
 
 def log(*parts: object) -> None:
@@ -132,14 +209,97 @@ class BreakingTransport(httpx.AsyncBaseTransport):
         elif self.mode == "no-ori-cut" and path.endswith("/search") and b"ori_question" in request.content:
             request = _rewrite_json(request, {"ori_question": PROMPT.get()})
         response = await self.inner.handle_async_request(request)
-        if self.mode == "follow-redirects" and response.is_redirect:
+        if self.mode in ("follow-redirects", "standalone-follow-redirects") and response.is_redirect:
             await response.aclose()
             target = request.url.join(response.headers["location"])
             response = await self.inner.handle_async_request(httpx.Request("GET", target))
+        if self.mode == "standalone-leak-reasoning" and response.status_code == 200:
+            response = await leak_thinking(response)
         return response
 
     async def aclose(self) -> None:
         await self.inner.aclose()
+
+
+@dataclass(frozen=True, slots=True)
+class NoUnwrapPolicy(AddressPolicy):
+    """ssrf-no-unwrap: the is_global reading, blind to the IPv4 an IPv6 address carries."""
+
+    def blocked_reason(self, address: IPAddress) -> str | None:
+        if isinstance(address, IPv6Address) and address.is_global:
+            return None
+        return AddressPolicy.blocked_reason(self, address)
+
+
+class BreakingBackend(PinnedNetworkBackend):
+    """The pinned backend with one SSRF mistake, depending on the break mode."""
+
+    def __init__(self, mode: str, resolver: Resolver, dialer: httpcore.AsyncNetworkBackend) -> None:
+        super().__init__(resolver=resolver, inner=dialer)
+        self.mode = mode
+        self.dialer = dialer
+
+    async def _answers(self, host: str) -> list[str]:
+        try:
+            return [str(ip_address(host))]
+        except ValueError:
+            return await self.resolver(host)
+
+    async def connect_tcp(self, host: str, port: int, timeout: float | None = None, **kwargs: Any) -> Any:  # noqa: ASYNC109
+        if self.mode == "ssrf-redirect-unchecked" and UNCHECKED_HOP.get():
+            return await self.dialer.connect_tcp((await self._answers(host))[0], port, timeout=timeout)
+        if self.mode == "ssrf-first-answer-only":
+            answers = await self._answers(host)
+            first = ip_address(answers[0])
+            if self.policy.blocked_reason(first) is not None:
+                raise WebError(WebErrorCode.BLOCKED_URL, f"{first} is not public")
+            error: Exception | None = None
+            for answer in answers:  # wrong: the later answers were never checked
+                try:
+                    return await self.dialer.connect_tcp(answer, port, timeout=timeout)
+                except (httpcore.ConnectError, OSError) as exc:
+                    error = exc
+            assert error is not None
+            raise error
+        if self.mode == "ssrf-re-resolve":
+            await vet_host(host, policy=self.policy, resolver=self.resolver)
+            again = await self._answers(host)  # wrong: a second lookup, dialled unchecked
+            return await self.dialer.connect_tcp(again[0], port, timeout=timeout)
+        return await super().connect_tcp(host, port, timeout=timeout, **kwargs)
+
+
+class BreakingFetch(HttpFetchProvider):
+    """ssrf-redirect-unchecked: a redirect target is followed without any check."""
+
+    def _next_hop(self, url: httpx.URL, response: httpx.Response, hops: int) -> httpx.URL:
+        UNCHECKED_HOP.set(True)
+        return url.join(response.headers.get("location", ""))
+
+
+def sandboxed_fetch(mode: str | None, settings: Settings, network: SandboxNetwork) -> HttpFetchProvider:
+    """The http provider on the suite's test network, broken as ``mode`` says."""
+    resolver, dialer = network.resolver(), network.dialer()
+    config = http_fetch_config(settings)
+    if mode == "ssrf-no-unwrap":
+        return HttpFetchProvider(config, policy=NoUnwrapPolicy(), resolver=resolver, dialer=dialer)
+    if mode == "ssrf-redirect-unchecked":
+        provider: HttpFetchProvider = BreakingFetch(config, resolver=resolver, dialer=dialer)
+    else:
+        provider = HttpFetchProvider(config, resolver=resolver, dialer=dialer)
+    if mode in ("ssrf-first-answer-only", "ssrf-re-resolve", "ssrf-redirect-unchecked"):
+        provider._backend = BreakingBackend(mode, resolver, dialer)
+    return provider
+
+
+async def leak_thinking(response: httpx.Response) -> httpx.Response:
+    """Each thinking block of a Messages answer becomes a text block (wrong: reasoning reaches the summary)."""
+    body = json.loads(await response.aread())
+    blocks: list[Any] = body.get("content") or [] if isinstance(body, dict) else []
+    for i, block in enumerate(blocks):
+        if isinstance(block, dict) and block.get("type") == "thinking":
+            blocks[i] = {"type": "text", "text": f"{block.get('thinking', '')} {block.get('signature', '')}"}
+    headers = [(k, v) for k, v in response.headers.raw if k.lower() != b"content-length"]
+    return httpx.Response(response.status_code, headers=headers, content=json.dumps(body).encode())
 
 
 def concat_merge(results: list[SearchResult], cap: int) -> SearchResult:
@@ -197,7 +357,10 @@ class Adapter:
         self.runtime: Runtime | None = None
         self.settings = Settings()
         self.provider = "api"
+        self.bases: dict[str, str] = {}
         self.background: set[asyncio.Task[Any]] = set()  # early-answer's abandoned searches
+        self.evidence_contexts: dict[str, EvidenceContext] = {}
+        self.api_key = ""
 
     def hello(self) -> dict[str, Any]:
         return {"name": "dsweb_ref example adapter", "version": __version__, "capabilities": list(self.capabilities)}
@@ -215,13 +378,25 @@ class Adapter:
             },
         )
         settings = self.settings
+        self.evidence_contexts = {}
+        self.api_key = str(p["api_key"])
         self.provider = str(p.get("provider", "api"))
         if self.provider == "scripted":  # the emulator's conformance search route
             self.runtime = scripted_runtime(str(p.get("scripted_base", "")), lambda: settings)
-        else:
-            transport = BreakingTransport(self.mode) if self.mode else None  # its TLS context costs ~15 ms
-            environ = credential_environ(p["api_key"])
-            self.runtime = build_runtime(lambda: settings, transport=transport, environ=environ)
+            return {}
+        self.bases = {
+            "messages": p["messages_base"] + "/messages",
+            "responses": str(p.get("openai_base", "")) + "/responses",
+        }
+        self.api_key = p["api_key"]
+        # Seed-003 breaks touch only the standalone path, so no seed-000 check sees them.
+        seed000 = self.mode is not None and not self.mode.startswith("standalone-")
+        transport = BreakingTransport(self.mode) if seed000 and self.mode else None
+        network = SandboxNetwork.from_json(p.get("test_network"))
+        http = sandboxed_fetch(self.mode, settings, network) if network is not None else None
+        self.runtime = build_runtime(
+            lambda: settings, transport=transport, environ=credential_environ(p["api_key"]), http_fetch=http
+        )
         return {}
 
     def _runtime(self) -> Runtime:
@@ -290,8 +465,82 @@ class Adapter:
             raise failed[0].exception()  # type: ignore[misc]
         return [t.result() for t in tasks]
 
+    async def evidence_search(self, p: dict[str, Any]) -> ToolResult:
+        data = p.get("context") if isinstance(p.get("context"), dict) else {}
+        key = str(data.get("id", ""))
+        names = frozenset(n for n in data.get("local_names", ()) if isinstance(n, str))
+        context = self.evidence_contexts.setdefault(key, EvidenceContext(local_names=names))
+        if self.mode == "evidence-retry-allowed":
+            context = EvidenceContext(local_names=names)  # wrong: the conversation's retry memory is dropped
+        ctx = CallContext()
+        result = await self._runtime().evidence_tool().execute(p.get("arguments"), ctx, context)
+        if self.mode == "evidence-local-allowed" and result.error_code and "local" in result.text:
+            arguments = p.get("arguments") or {}
+            query = arguments.get("query") if isinstance(arguments, dict) else None
+            for q in [query] if isinstance(query, str) else list(query or []):
+                await self._runtime().web.search(SearchRequest(str(q), 8), ctx)  # wrong: local "falls back" to web
+        if self.mode == "evidence-model-call":
+            base = self.settings.deepseek_messages.base_url
+            async with httpx.AsyncClient() as client:  # wrong: a model summarizes the evidence
+                await client.post(
+                    f"{base}/messages",
+                    headers={"x-api-key": self.api_key, "anthropic-version": "2023-06-01"},
+                    json={"model": "x", "max_tokens": 16, "messages": [{"role": "user", "content": result.text}]},
+                )
+        if self.mode == "evidence-no-urls":
+            text = re.sub(r" \(source: \S+\)$", "", result.text, flags=re.MULTILINE)  # wrong: URLs dropped
+            result = ToolResult(text=text, value=result.value, error_code=result.error_code)
+        return result
+
     async def web_fetch(self, p: dict[str, Any]) -> ToolResult:
         return await self._runtime().fetch_tool().execute(p.get("arguments"), CallContext())
+
+    def standalone_tool(self, protocol: object) -> StandaloneSearchTool:
+        kind = "responses" if protocol == "responses" else "messages"
+        backend = ResponsesStandaloneSearch if kind == "responses" else MessagesStandaloneSearch
+        standalone_breaks = ("standalone-follow-redirects", "standalone-leak-reasoning")
+        transport = BreakingTransport(self.mode) if self.mode in standalone_breaks and self.mode else None
+        search = backend(
+            self.bases.get(kind, ""),
+            "deepseek-v4-flash",
+            KEY_ENV,
+            transport=transport,
+            environ=credential_environ(self.api_key),
+        )
+        budget = 4096 if self.mode == "standalone-budget" else MAX_OUTPUT_TOKENS
+        return StandaloneSearchTool(search, max_output_tokens=budget)
+
+    async def standalone_search(self, p: dict[str, Any]) -> ToolResult:
+        tool = self.standalone_tool(p.get("protocol"))
+        if self.mode not in STANDALONE_REBUILT:
+            return await tool.execute(p.get("arguments"), CallContext())
+        try:
+            query = parse_query(p.get("arguments"))
+            answer = await tool.backend.standalone_search(
+                query, CallContext(), max_tokens=MAX_OUTPUT_TOKENS, timeout_s=SEARCH_TIMEOUT_S
+            )
+        except WebError as error:
+            return error_result(error)
+        if not answer.searched and self.mode != "standalone-accept-prose":
+            return ToolResult(text="Error: no native search", error_code="WEB_PROVIDER_ERROR")
+        sources = bound_sources(answer.sources)
+        if self.mode == "standalone-all-sources":
+            sources = [{"title": s.title, "url": s.url} for s in answer.sources]
+        if self.mode == "standalone-mine-urls" and not sources:
+            sources = [{"title": "", "url": u} for u in re.findall(r"https?://[^\s)\]]+", answer.summary)]
+        if self.mode == "standalone-no-bound":
+            text = json.dumps({"summary": answer.summary, "sources": sources}, ensure_ascii=False)
+        else:
+            text = encode_result(answer.summary, sources)
+        return ToolResult(text=text, value={"result": json.loads(text)})
+
+    async def standalone_resolve(self, p: dict[str, Any]) -> ToolResult:
+        document = p.get("document")
+        value = resolve(document, {name: "set" for name in p.get("environ_set") or []}).to_json()  # type: ignore[arg-type]
+        reference = document.get("web_search_model") if isinstance(document, dict) else None
+        if self.mode == "standalone-resolve-last-slash" and isinstance(reference, str) and reference.count("/") > 1:
+            value = {"status": "invalid", "route": None, "reason": "not_found", "reference": reference}
+        return ToolResult(text=json.dumps(value), value=value)
 
 
 class Server:
@@ -311,7 +560,13 @@ class Server:
 
     async def call(self, request_id: int, method: str, params: dict[str, Any]) -> None:
         try:
-            run = self.adapter.web_search if method == "web_search" else self.adapter.web_fetch
+            run = {
+                "web_search": self.adapter.web_search,
+                "web_fetch": self.adapter.web_fetch,
+                "standalone_search": self.adapter.standalone_search,
+                "standalone_resolve": self.adapter.standalone_resolve,
+                "evidence_search": self.adapter.evidence_search,
+            }[method]
             result = await run(params)
         except asyncio.CancelledError:
             # Reached only after the reference tool settled every upstream request (seed 000).
@@ -333,7 +588,7 @@ class Server:
     def handle(self, message: dict[str, Any]) -> bool:
         """Dispatch one request; False after shutdown."""
         request_id, method, params = message["id"], message.get("method"), message.get("params") or {}
-        if method in ("web_search", "web_fetch"):
+        if method in ("web_search", "web_fetch", "standalone_search", "standalone_resolve", "evidence_search"):
             self.calls[request_id] = asyncio.ensure_future(self.call(request_id, method, params))
         elif method == "cancel":
             target = self.calls.get(int(params.get("id", 0)))

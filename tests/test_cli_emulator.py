@@ -74,7 +74,7 @@ def test_the_sdk_given_the_messages_base_would_double_v1(announced: dict[str, An
         client.close()
 
 
-ROUTES = [("messages", "content"), ("search", "results"), ("fetch", "content")]
+ROUTES = [("messages", "content"), ("responses", "output"), ("search", "results"), ("fetch", "content")]
 
 
 @pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")
@@ -92,10 +92,12 @@ def test_the_text_announcement_names_each_base_and_example(capsys: pytest.Captur
         emulator_cli._announce(emu, emulator_cli.BUILTIN_SOURCE, as_json=False)
     out = capsys.readouterr().out
     assert f"Anthropic SDK:   base_url={emu.base_url}/anthropic  (" in out
+    assert f"OpenAI SDK:      base_url={emu.base_url}/v1  (" in out
     assert f"Search and Fetch APIs: base {emu.base_url}/v1/tools" in out
     tries = [line.strip().removeprefix("try:  ") for line in out.splitlines() if line.strip().startswith("try:")]
     assert [shlex.split(t)[2] for t in tries] == [
         f"{emu.base_url}/anthropic/v1/messages",
+        f"{emu.base_url}/v1/responses",
         f"{emu.base_url}/v1/tools/search",
         f"{emu.base_url}/v1/tools/fetch",
     ]

@@ -57,7 +57,7 @@ def test_dsweb_fetch_refuses_loopback_in_any_disguise_having_sent_nothing(
 
 
 def test_dsweb_fetch_json_error_carries_the_code(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["fetch", "--json", "http://127.1/"]) == 1
+    assert main(["fetch", "--json", "http://127.0.0.1/"]) == 1
     payload = json.loads(capsys.readouterr().out)
     assert payload["is_error"] is True and payload["error"]["code"] == "WEB_BLOCKED_URL"
 

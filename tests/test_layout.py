@@ -15,7 +15,7 @@ ALLOWED: dict[str, set[str]] = {
     "seam": set(),
     "netguard": {"seam"},
     "providers": {"seam", "netguard", "settings"},
-    "tools": {"seam"},
+    "tools": {"seam", "netguard"},
     "settings": {"seam"},
     "runtime": {"seam", "settings", "providers", "tools", "netguard"},
     "emulator": {"seam"},

@@ -216,7 +216,7 @@ def test_error_snapshots(error: WebError, snapshot_text: SnapshotAssertion) -> N
 def test_blocked_url_error_from_the_default_provider(snapshot_text: SnapshotAssertion) -> None:
     web = WebService()
     web.register_fetch(HttpFetchProvider())
-    result = asyncio.run(WebFetchTool(web).execute({"url": "http://2130706433/admin"}))
+    result = asyncio.run(WebFetchTool(web).execute({"url": "http://127.0.0.1/admin"}))
     assert result.error_code == WebErrorCode.BLOCKED_URL
     assert result.text == snapshot_text
 

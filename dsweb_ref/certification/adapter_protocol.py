@@ -39,6 +39,10 @@ Methods
     - ``search-api`` - search through the Search API ``POST {tools_base}/search`` (``provider: "api"``)
     - ``fetch-api`` - fetch through the Fetch API ``POST {tools_base}/fetch`` (``provider: "api"``)
     - ``cancel`` - the ``cancel`` method below
+    - ``ssrf-test-mode`` - ``web_fetch`` honours ``test_network`` (below) for the SSRF checks
+    - ``evidence-search`` - the seed 002 evidence ``web_search`` (method ``evidence_search`` below)
+    - ``standalone-search`` - the standalone model-backed web_search (seed 003, ``standalone_search``)
+    - ``standalone-resolve`` - its account and model selection (seed 003, ``standalone_resolve``)
     - ``scripted-search`` - web_search over the emulator's conformance search route (``provider: "scripted"``,
       see "Conformance search route" below); enables the ``search.differential.*`` checks
 
@@ -53,10 +57,22 @@ Methods
           "search_max_queries": 4,         # searchMaxQueries
           "search_max_results": 8,         # searchMaxResults (also the Search API count bound)
           "send_original_question": true,  # sendOriginalQuestion
+          "openai_base": "http://127.0.0.1:PORT/v1",               # POST {openai_base}/responses (seed 003)
           "scripted_base": ""              # provider "scripted": POST {scripted_base}/search (else "")
         }
 
-    Unknown keys must be ignored.
+    Unknown keys must be ignored. With ``ssrf-test-mode``, ``configure`` may also carry::
+
+        "test_network": {
+          "resolve": {"name.test": [["93.184.215.14"], ["10.0.0.7"]]},  # lookup n gets answer n, the last repeats
+          "dial": {"93.184.215.14": 41234, "10.0.0.7": 41240}              # address -> loopback port
+        }
+
+    While it is set, ``web_fetch`` must resolve names only through ``resolve`` (an unlisted name does
+    not resolve), judge the resolved addresses with its own unchanged address policy, and connect to
+    an address it accepted by connecting to ``127.0.0.1:<dial[address]>`` (an unlisted address refuses
+    the connection). Environment proxies stay ignored. The suite dials every address it considers
+    non-public to a trap that counts connections: any connection there fails the SSRF check.
 
 ``web_search`` -> ``{"text": str, "value": object}``
     Params ``{"arguments": {"queries": [...]}, "latest_prompt": str | null}``: one tool call with the
@@ -69,6 +85,33 @@ Methods
 
 ``web_fetch`` -> ``{"text": str, "value": object}``
     Params ``{"arguments": {"url": str}}``; ``value`` follows ``schemas/web_fetch.output.schema.json``.
+
+``evidence_search`` -> ``{"text": str, "value": object}``
+    Params ``{"arguments": {"query": str | [str, ...]}, "context": {"id": str, "local_names": [str, ...]}}``:
+    one call of the seed 002 evidence pipeline (search, validate, rank, diversify, fetch, passages),
+    with the Search and Fetch providers that ``configure`` selects. ``context.id`` names the
+    conversation: calls with the same id share retry memory (a query that found nothing may not be
+    repeated, ignoring case and spacing); ``local_names`` are names the caller marks local (never sent
+    to a search engine). ``text`` groups evidence lines by query, each line carrying its source URL,
+    or says ``[needs_retry]``; ``value`` follows ``schemas/evidence_search.output.schema.json``.
+
+``standalone_search`` -> ``{"text": str, "value": object}``
+    Params ``{"arguments": {"query": str}, "protocol": "messages" | "responses"}``: one call of the
+    standalone web_search (seed 003) as the model made it, arguments unvalidated. The search is one
+    model request with model ``deepseek-v4-flash`` and the configured key to
+    ``POST {messages_base}/messages`` (``web_search_20250305`` tool) or ``POST
+    {openai_base}/responses`` (``web_search`` tool). ``text`` is the model-visible JSON
+    ``{"summary", "sources": [{"title", "url"}], "truncated"?}``; ``value`` is any object (the
+    reference puts ``{"result", "usage"}`` there). A tool error is an ``error`` response with a
+    WEB_* code.
+
+``standalone_resolve`` -> ``{"text": str, "value": resolution}``
+    Params ``{"document": object, "environ_set": [str, ...]}``: the account and model selection
+    for a configuration document (the format of ``dsweb solo resolve``); ``environ_set``
+    names the key variables that are set. ``value`` is ``{"status": "selected" | "none" |
+    "invalid", "route": {"account", "protocol", "url", "model", "api_key_env"} | null, "reason":
+    str | null, "reference": str | null}``; ``text`` is free. A malformed document is an error
+    ``WEB_CONFIG_INVALID``.
 
 ``cancel`` -> ``{}``
     Params ``{"id": <id of an in-flight web_search/web_fetch>}``. Answer the cancel request at once;
@@ -115,10 +158,14 @@ from typing import Any, Final
 __all__ = [
     "CAPABILITIES",
     "CAP_CANCEL",
+    "CAP_EVIDENCE_SEARCH",
     "CAP_FETCH_API",
     "CAP_MESSAGES_SEARCH",
     "CAP_SCRIPTED_SEARCH",
     "CAP_SEARCH_API",
+    "CAP_SSRF_TEST_MODE",
+    "CAP_STANDALONE_RESOLVE",
+    "CAP_STANDALONE_SEARCH",
     "CAP_WEB_FETCH",
     "CAP_WEB_SEARCH",
     "ProtocolError",
@@ -132,9 +179,23 @@ CAP_MESSAGES_SEARCH: Final = "messages-search"
 CAP_SEARCH_API: Final = "search-api"
 CAP_FETCH_API: Final = "fetch-api"
 CAP_CANCEL: Final = "cancel"
+CAP_SSRF_TEST_MODE: Final = "ssrf-test-mode"
+CAP_EVIDENCE_SEARCH: Final = "evidence-search"
+CAP_STANDALONE_SEARCH: Final = "standalone-search"
+CAP_STANDALONE_RESOLVE: Final = "standalone-resolve"
 CAP_SCRIPTED_SEARCH: Final = "scripted-search"
 CAPABILITIES: Final = (
-    CAP_WEB_SEARCH, CAP_WEB_FETCH, CAP_MESSAGES_SEARCH, CAP_SEARCH_API, CAP_FETCH_API, CAP_CANCEL, CAP_SCRIPTED_SEARCH
+    CAP_WEB_SEARCH,
+    CAP_WEB_FETCH,
+    CAP_MESSAGES_SEARCH,
+    CAP_SEARCH_API,
+    CAP_FETCH_API,
+    CAP_CANCEL,
+    CAP_SSRF_TEST_MODE,
+    CAP_EVIDENCE_SEARCH,
+    CAP_STANDALONE_SEARCH,
+    CAP_STANDALONE_RESOLVE,
+    CAP_SCRIPTED_SEARCH,
 )
 
 

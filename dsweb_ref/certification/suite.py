@@ -73,7 +73,8 @@ async def _run_protocol(spec: CheckSpec, target: Target, hello: Hello, provider:
         return Outcome.ERROR, f"could not start the emulator: {exc!r}", {}
     try:
         config = TargetConfig(
-            messages_base=emu.messages_base, tools_base=emu.tools_base, api_key=DEFAULT_API_KEY, provider=provider
+            messages_base=emu.messages_base, tools_base=emu.tools_base, api_key=DEFAULT_API_KEY, provider=provider,
+            openai_base=emu.openai_base,
         )
         await target.configure(config)
         await asyncio.wait_for(spec.run(CheckContext(emu, target, hello, config)), limit)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import json
 import os
 import shlex
 import time
@@ -29,12 +30,17 @@ from dataclasses import asdict, dataclass
 from typing import Any, Literal, Protocol
 
 from .._context import CallContext
+from .._exceptions import WebError
 from .._version import __version__
-from ..replay._bases import credential_environ, settings_for_bases
-from ..runtime import build_runtime, scripted_runtime
+from ..providers.http_fetch import HttpFetchProvider
+from ..replay._bases import KEY_ENV, credential_environ, settings_for_bases
+from ..runtime import build_runtime, http_fetch_config, scripted_runtime, standalone_search_tool
 from ..settings import Settings
-from ..tools import ToolResult
+from ..standalone_accounts import Resolution, SearchRoute, resolve
+from ..tools import ToolResult, error_result
+from ..tools.evidence_search import EvidenceContext, EvidenceSearchTool
 from .adapter_protocol import CAPABILITIES, ProtocolError, decode_line, encode_line
+from .sandbox import SandboxNetwork
 
 __all__ = [
     "ADAPTER_ENV",
@@ -53,7 +59,8 @@ __all__ = [
     "split_command",
 ]
 
-Method = Literal["web_search", "web_fetch"]
+Method = Literal["web_search", "web_fetch", "standalone_search", "standalone_resolve", "evidence_search"]
+STANDALONE_MODEL = "deepseek-v4-flash"  # the model a standalone search names on the emulator
 Probe = Callable[[], Any]  # run the moment a call's answer arrives; its result is CallOutcome.at_answer
 # What an adapter inherits from the suite's environment; everything else (credentials included) is dropped.
 ADAPTER_ENV: tuple[str, ...] = tuple(
@@ -104,6 +111,13 @@ class TargetConfig:
     search_max_results: int = 8
     send_original_question: bool = True
     scripted_base: str = ""  # provider "scripted": the emulator's conformance search route (emulator/scripted.py)
+    # Test-mode name resolution and dialling for the SSRF checks (see certification/sandbox.py).
+    test_network: dict[str, Any] | None = None
+    openai_base: str = ""  # seed 003: POST {openai_base}/responses (the OpenAI SDK's base)
+
+    def standalone_url(self, protocol: str) -> str:
+        """The exact request URL of a seed-003 standalone search over ``protocol``."""
+        return self.openai_base + "/responses" if protocol == "responses" else self.messages_base + "/messages"
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -159,10 +173,26 @@ class _Tool(Protocol):
     async def execute(self, arguments: object, ctx: CallContext | None = None) -> ToolResult: ...
 
 
+Resolver = Callable[[dict[str, Any], list[str]], dict[str, Any]]
+
+
 @dataclass(frozen=True, slots=True)
 class ToolPair:
     search: _Tool
     fetch: _Tool | None = None
+    evidence: EvidenceSearchTool | None = None  # the seed 002 evidence web_search
+    # Seed 003: the standalone web_search tool for a protocol ("messages" | "responses"), and the
+    # account resolution (configuration document, names of the set key variables -> resolution JSON).
+    standalone: Callable[[str], _Tool] | None = None
+    resolver: Resolver | None = None
+
+
+async def _resolved(resolver: Resolver, params: dict[str, Any]) -> ToolResult:
+    try:
+        value = resolver(params.get("document"), list(params.get("environ_set") or []))  # type: ignore[arg-type]
+    except WebError as error:
+        return error_result(error)
+    return ToolResult(text=json.dumps(value, ensure_ascii=False), value=value)
 
 
 class _TaskCall:
@@ -218,6 +248,7 @@ class InProcessTarget:
         self._hello = Hello(name, version, frozenset(capabilities))
         self._description = description or f"{name} {version} (in-process)"
         self._tools: ToolPair | None = None
+        self._contexts: dict[str, EvidenceContext] = {}
 
     def describe(self) -> str:
         return self._description
@@ -227,18 +258,45 @@ class InProcessTarget:
 
     async def configure(self, config: TargetConfig) -> None:
         self._tools = self._build(config)
+        self._contexts = {}
 
     def start_call(self, method: Method, params: dict[str, Any], probe: Probe | None = None) -> PendingCall:
         if self._tools is None:
             raise TargetError("call before configure")
-        tool = self._tools.search if method == "web_search" else self._tools.fetch
+        ctx = CallContext(latest_prompt=params.get("latest_prompt"))
+        if method == "evidence_search":
+            evidence = self._tools.evidence
+            if evidence is None:
+                raise TargetError("this target has no evidence_search tool")
+            context = _evidence_context(self._contexts, params.get("context"))
+            return _TaskCall(evidence.execute(params.get("arguments"), ctx, context), probe)
+        if method == "standalone_resolve":
+            if self._tools.resolver is None:
+                raise TargetError("this target has no standalone_resolve")
+            return _TaskCall(_resolved(self._tools.resolver, params), probe)
+        tool: _Tool | None
+        if method == "standalone_search":
+            build = self._tools.standalone
+            tool = build(str(params.get("protocol", "messages"))) if build is not None else None
+        else:
+            tool = self._tools.search if method == "web_search" else self._tools.fetch
         if tool is None:
             raise TargetError(f"this target has no {method} tool")
-        ctx = CallContext(latest_prompt=params.get("latest_prompt"))
         return _TaskCall(tool.execute(params.get("arguments"), ctx), probe)
 
     async def close(self) -> None:
         self._tools = None
+
+
+def _evidence_context(contexts: dict[str, EvidenceContext], params: object) -> EvidenceContext:
+    """The conversation's evidence context (adapter protocol ``evidence_search``: ``context.id``,
+    ``context.local_names``); one per id for as long as the configuration lasts."""
+    data = params if isinstance(params, dict) else {}
+    key = str(data.get("id", ""))
+    names = frozenset(str(n) for n in data.get("local_names", ()) if isinstance(n, str))
+    if key not in contexts:
+        contexts[key] = EvidenceContext(local_names=names)
+    return contexts[key]
 
 
 def reference_settings(config: TargetConfig) -> Settings:
@@ -255,12 +313,37 @@ def reference_settings(config: TargetConfig) -> Settings:
     )
 
 
+def reference_standalone(config: TargetConfig, protocol: str) -> _Tool:
+    """The reference seed-003 tool on the emulator: the route a resolution would select, built the
+    way the runtime builds it, with the emulator key in a private mapping."""
+    kind: Literal["messages", "responses"] = "responses" if protocol == "responses" else "messages"
+    route = SearchRoute("certify", kind, config.standalone_url(kind), STANDALONE_MODEL, KEY_ENV)
+    tool = standalone_search_tool(Resolution("selected", route=route), environ=credential_environ(config.api_key))
+    assert tool is not None
+    return tool
+
+
+def reference_resolve(document: dict[str, Any], environ_set: list[str]) -> dict[str, Any]:
+    """``standalone_resolve`` of the reference: only whether each named variable is set matters."""
+    return resolve(document, {name: "set" for name in environ_set}).to_json()
+
+
 def _build_reference(config: TargetConfig) -> ToolPair:
     settings = reference_settings(config)
     if config.provider == "scripted":
         return ToolPair(search=scripted_runtime(config.scripted_base, lambda: settings).search_tool())
-    runtime = build_runtime(lambda: settings, environ=credential_environ(config.api_key))
-    return ToolPair(search=runtime.search_tool(), fetch=runtime.fetch_tool())
+    network = SandboxNetwork.from_json(config.test_network)
+    http = None
+    if network is not None:  # the shipped strict policy; only resolution and the final dial are the suite's
+        http = HttpFetchProvider(http_fetch_config(settings), resolver=network.resolver(), dialer=network.dialer())
+    runtime = build_runtime(lambda: settings, environ=credential_environ(config.api_key), http_fetch=http)
+    return ToolPair(
+        search=runtime.search_tool(),
+        fetch=runtime.fetch_tool(),
+        evidence=runtime.evidence_tool(),
+        standalone=lambda protocol: reference_standalone(config, protocol),
+        resolver=reference_resolve,
+    )
 
 
 def reference_target() -> InProcessTarget:

@@ -19,6 +19,7 @@ COMMANDS: dict[str, str] = {
     "record": "record live probes into scrubbed cassettes",
     "emulator": "serve the DeepSeek web API emulator until Ctrl-C",
     "schemas": "list the shipped JSON Schemas and check them",
+    "solo": "run the standalone web_search (seed 003) or resolve its account",
 }
 
 EXAMPLES: dict[str, tuple[str, ...]] = {
@@ -49,6 +50,12 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "schemas": (
         "dsweb schemas",
         "dsweb schemas --json",
+    ),
+    "solo": (
+        "dsweb solo resolve --config accounts.toml",
+        'dsweb solo search --emulator "search API pricing"',
+        'dsweb solo search --emulator --protocol responses --json "search API pricing"',
+        'dsweb solo search --config accounts.toml "DeepSeek V4 release date"',
     ),
 }
 

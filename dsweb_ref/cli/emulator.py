@@ -139,6 +139,15 @@ def examples(addresses: dict[str, Any], key: str) -> dict[str, dict[str, str]]:
             ),
         }
     }
+    if addresses.get("openai_base"):
+        out["responses"] = {
+            "openai_sdk_base_url": addresses["openai_base"],
+            "curl": _curl(
+                addresses["openai_base"] + "/responses",
+                f"Authorization: Bearer {key}",
+                {"model": "deepseek-v4-flash", "input": EXAMPLE_QUERY, "tools": [{"type": "web_search"}]},
+            ),
+        }
     tools = addresses["tools_base"]
     if tools is not None:
         auth = f"Authorization: Bearer {key}"
@@ -162,6 +171,11 @@ def _announce(emulator: Emulator, source: str, *, as_json: bool) -> None:
     print(f"    Anthropic SDK:   base_url={sdk_base}  (the SDK appends /v1/messages)")
     print(f"    dsweb providers: messages base {emulator.messages_base}  (append /messages)")
     print(f"    try:  {calls['messages']['curl']}")
+    if "responses" in calls:
+        print("  Responses (OpenAI-style, web_search tool; seed 003)")
+        sdk = calls["responses"]["openai_sdk_base_url"]
+        print(f"    OpenAI SDK:      base_url={sdk}  (the SDK appends /responses)")
+        print(f"    try:  {calls['responses']['curl']}")
     if "search" in calls:
         print(f"  Search and Fetch APIs: base {calls['search']['base_url']}  (append /search or /fetch)")
         print(f"    try:  {calls['search']['curl']}")

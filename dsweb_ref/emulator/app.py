@@ -14,7 +14,10 @@ from starlette.routing import Route
 
 from .errors import ApiError, envelope, render_json
 from .messages import MessagesMode, messages_answer
+from .pages import routes as page_routes
+from .responses import responses_answer, responses_events
 from .scripted import PATH as SCRIPTED_PATH
+from .streaming import messages_events, streaming_endpoint
 from .tools import fetch_answer, search_answer
 from .wire import MESSAGES_MODE_KEY, EmulatorState, Wire
 
@@ -44,6 +47,11 @@ def _search(request: Request, body: bytes) -> dict[str, Any]:
     return search_answer(body)
 
 
+def _responses(request: Request, body: bytes) -> dict[str, Any]:
+    mode = request.scope.get(MESSAGES_MODE_KEY)
+    return responses_answer(body, mode if isinstance(mode, MessagesMode) else None)
+
+
 def _fetch(request: Request, body: bytes) -> dict[str, Any]:
     return fetch_answer(body)
 
@@ -68,9 +76,11 @@ async def _http_error(request: Request, exc: Exception) -> Response:
 def build_app(state: EmulatorState) -> Starlette:
     tools = state.routes.tools_prefix
     routes = [
-        Route("/anthropic/v1/messages", _endpoint(_messages), methods=["POST"]),
-        Route("/anthropic/messages", _endpoint(_messages), methods=["POST"]),
+        Route("/anthropic/v1/messages", streaming_endpoint(_messages, messages_events), methods=["POST"]),
+        Route("/anthropic/messages", streaming_endpoint(_messages, messages_events), methods=["POST"]),
+        Route("/v1/responses", streaming_endpoint(_responses, responses_events), methods=["POST"]),
         Route("/trap/{token}", _trap, methods=_ANY_METHOD),
+        *page_routes(),  # pages for fetchers under test (emulator/pages.py)
         Route(SCRIPTED_PATH, state.scripted, methods=["POST"]),  # conformance search (emulator/scripted.py)
     ]
     if tools is not None:

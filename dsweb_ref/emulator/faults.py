@@ -23,7 +23,9 @@ __all__ = [
     "FaultQueue",
     "FaultRule",
     "Hold",
+    "HugeSummary",
     "Malformed",
+    "NoSources",
     "ProseOnly",
     "RateLimited",
     "Redirect",
@@ -34,8 +36,9 @@ __all__ = [
     "describe",
 ]
 
-RouteName = Literal["search", "fetch", "messages", "*"]
-ROUTES: tuple[str, ...] = ("search", "fetch", "messages", "*")
+RouteName = Literal["search", "fetch", "messages", "responses", "*"]
+ROUTES: tuple[str, ...] = ("search", "fetch", "messages", "responses", "*")
+_MODEL_ROUTES = ("messages", "responses", "*")
 MAX_WAIT = 300.0  # seconds; bounds every delay and hold
 
 
@@ -120,8 +123,21 @@ class ToolError:
     error_code: str = "max_uses_exceeded"
 
 
+@dataclass(frozen=True, slots=True)
+class NoSources:
+    """Messages/Responses: the search completes but returns no structured sources."""
+
+
+@dataclass(frozen=True, slots=True)
+class HugeSummary:
+    """Messages/Responses: a completed search whose answer text is ``chars`` characters long."""
+
+    chars: int = 100_000
+
+
 Fault: TypeAlias = (
     Delay | Hold | Status | RateLimited | Malformed | Redirect | SlowBody | CutBody | ProseOnly | ToolError
+    | NoSources | HugeSummary
 )
 BodyMatch: TypeAlias = Callable[[Any], bool] | Mapping[str, Any]
 
@@ -149,6 +165,10 @@ def describe(fault: Fault) -> str:
             return "ProseOnly"
         case ToolError(error_code):
             return f"ToolError({error_code})"
+        case NoSources():
+            return "NoSources"
+        case HugeSummary(chars):
+            return f"HugeSummary({chars})"
 
 
 def _check(fault: Fault, route: str) -> None:
@@ -165,8 +185,10 @@ def _check(fault: Fault, route: str) -> None:
             raise ValueError("SlowBody needs chunk_size >= 1 and a bounded delay")
         case CutBody(keep) if keep is not None and keep < 0:
             raise ValueError("CutBody keep must be >= 0")
-        case ProseOnly() | ToolError() if route not in ("messages", "*"):
-            raise ValueError(f"{describe(fault)} applies to the messages route only")
+        case ProseOnly() | ToolError() | NoSources() | HugeSummary() if route not in _MODEL_ROUTES:
+            raise ValueError(f"{describe(fault)} applies to the messages and responses routes only")
+        case HugeSummary(chars) if not 0 <= chars <= 10_000_000:
+            raise ValueError("HugeSummary chars must be within 0..10000000")
     if isinstance(fault, Delay | Hold) and fault.then is not None:
         _check(fault.then, route)
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import ApiError
+from .models import check_model
 from .search import Hit, search
 from .tools import MAX_QUERY_CHARS, parse_json_object
 
@@ -39,10 +40,13 @@ _QUOTES = "\"'“”‘’「」"
 
 @dataclass(frozen=True, slots=True)
 class MessagesMode:
-    """How a fault bends the answer: prose without result blocks, or an in-band tool error."""
+    """How a fault bends the answer: prose without result blocks, an in-band tool error, a
+    completed search without sources, or a summary of ``summary_chars`` characters."""
 
     prose_only: str | None = None
     tool_error: str | None = None
+    no_sources: bool = False
+    summary_chars: int | None = None
 
 
 def _hash(*parts: str | bytes, size: int = 24) -> str:
@@ -82,11 +86,7 @@ def extract_query(text: str) -> str:
 
 
 def _validate(request: dict[str, Any]) -> None:
-    model = request.get("model")
-    if not isinstance(model, str) or not model:
-        raise ApiError(400, "model: field required", param="model")
-    if not model.startswith(("deepseek-", "claude")):
-        raise ApiError(400, "Model Not Exist", param="model")
+    check_model(request)
     max_tokens = request.get("max_tokens")
     if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
         raise ApiError(400, "max_tokens: must be a positive integer", param="max_tokens")
@@ -98,8 +98,8 @@ def _validate(request: dict[str, Any]) -> None:
             raise ApiError(400, "messages: each message needs role 'user' or 'assistant'", param="messages")
         if not isinstance(message.get("content"), str | list):
             raise ApiError(400, "messages: content must be a string or a list of blocks", param="messages")
-    if request.get("stream") is True:
-        raise ApiError(400, "stream: streaming is not supported by the emulator", param="stream")
+    if not isinstance(request.get("stream", False), bool):
+        raise ApiError(400, "stream: must be a boolean", param="stream")
     thinking = request.get("thinking")
     if thinking is not None and (
         not isinstance(thinking, dict) or thinking.get("type") not in ("enabled", "disabled", "adaptive")
@@ -162,9 +162,12 @@ def _search_blocks(query: str, tool: dict[str, Any], mode: MessagesMode, request
         blocks.append({"type": "web_search_tool_result", "tool_use_id": tool_use_id, "content": error})
         blocks.append({"type": "text", "text": f"The web search failed ({mode.tool_error}), so I cannot cite sources."})
         return blocks
-    hits = search(_scoped_query(query, tool), RESULTS_PER_SEARCH)
+    hits = [] if mode.no_sources else search(_scoped_query(query, tool), RESULTS_PER_SEARCH)
     results = [_result(hit, request_hash) for hit in hits]
     blocks.append({"type": "web_search_tool_result", "tool_use_id": tool_use_id, "content": results})
+    if mode.summary_chars is not None:
+        blocks.append({"type": "text", "text": ("Summary. " * (mode.summary_chars // 9 + 1))[: mode.summary_chars]})
+        return blocks
     if not hits:
         blocks.append({"type": "text", "text": f"I found no web results for “{query}”."})
         return blocks

@@ -238,6 +238,11 @@ class Emulator:
         """Base for Anthropic SDKs, which append ``/v1/messages`` themselves."""
         return self.base_url + "/anthropic"
 
+    @property
+    def openai_base(self) -> str:
+        """Base for OpenAI SDKs (Responses), which append ``/responses`` themselves."""
+        return self.base_url + "/v1"
+
     def trap_url(self, token: str = "manual") -> str:
         return f"{self.base_url}/trap/{token}"
 
@@ -292,6 +297,7 @@ class Emulator:
             "tools_base": None if tools is None else self.base_url + tools,
             "messages_base": self.messages_base,
             "anthropic_base": self.anthropic_base,
+            "openai_base": self.openai_base,
             "api_keys": len(self._state.credentials.api_keys),
             "account_tokens": len(self._state.credentials.account_tokens),
         }

@@ -22,7 +22,9 @@ from .faults import (
     Fault,
     FaultQueue,
     Hold,
+    HugeSummary,
     Malformed,
+    NoSources,
     ProseOnly,
     RateLimited,
     Redirect,
@@ -46,7 +48,7 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 MESSAGES_MODE_KEY = "dsweb.messages_mode"  # scope key through which a fault reaches the messages route
 MAX_BODY = 4 * 1024 * 1024
-API_ROUTES = ("search", "fetch", "messages")
+API_ROUTES = ("search", "fetch", "messages", "responses")
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +62,8 @@ class RouteTable:
             return "fetch"
         if path in ("/anthropic/v1/messages", "/anthropic/messages"):
             return "messages"
+        if path == "/v1/responses":
+            return "responses"
         if path.startswith("/trap/"):
             return "trap"
         if path.startswith("/scripted/"):
@@ -246,6 +250,12 @@ class Wire:
                 await self._send(send, exchange, answer)
             case ToolError(error_code):
                 answer = await self._run_route(scope, body, exchange, MessagesMode(tool_error=error_code))
+                await self._send(send, exchange, answer)
+            case NoSources():
+                answer = await self._run_route(scope, body, exchange, MessagesMode(no_sources=True))
+                await self._send(send, exchange, answer)
+            case HugeSummary(chars):
+                answer = await self._run_route(scope, body, exchange, MessagesMode(summary_chars=chars))
                 await self._send(send, exchange, answer)
             case _:
                 await self._send(send, exchange, await self._run_route(scope, body, exchange, None))

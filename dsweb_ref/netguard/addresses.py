@@ -6,6 +6,11 @@ benchmarking and documentation ranges, cloud metadata addresses, and IPv6
 forms that carry an IPv4 address (mapped, NAT64, 6to4) when that IPv4 address
 is not public. Python's ``ipaddress`` flags alone are not enough: ``is_private``
 misses CGNAT and ``is_global`` is true for NAT64 and 6to4 wrappers of loopback.
+
+An IPv6 address that carries an IPv4 address (IPv4-mapped, NAT64 under the
+well-known prefix or an operator's RFC 6052 prefix, 6to4, Teredo) is judged as
+the IPv4 address it reaches, before any allow-list, so allowing a wrapper range
+never lets a wrapped metadata or private address through.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from typing import TypeAlias
 __all__ = [
     "DEFAULT_POLICY",
     "METADATA_ADDRESSES",
+    "NAT64_PREFIX_LENGTHS",
     "AddressPolicy",
     "IPAddress",
     "IPNetwork",
@@ -89,24 +95,57 @@ _GLOBAL_UNICAST = IPv6Network("2000::/3")
 _MAPPED = IPv6Network("::ffff:0:0/96")
 _NAT64 = IPv6Network("64:ff9b::/96")
 _SIX_TO_FOUR = IPv6Network("2002::/16")
+_TEREDO = IPv6Network("2001::/32")
+# RFC 6052 section 2.2: the prefix lengths an operator may choose for IPv4-embedded IPv6.
+NAT64_PREFIX_LENGTHS = frozenset({32, 40, 48, 56, 64, 96})
 
 
 @dataclass(frozen=True, slots=True)
 class AddressPolicy:
     """The address rule a fetch obeys. The default allows nothing beyond public space;
     ``allow`` lists extra networks to accept (tests use ``127.0.0.1/32`` for a loopback
-    server). Metadata addresses stay refused whatever ``allow`` says."""
+    server). Metadata addresses stay refused whatever ``allow`` says, and so does any
+    IPv6 form that carries one (see the module docstring).
+
+    ``nat64_prefixes`` names the operator's NAT64/DNS64 prefixes (RFC 6052: /32, /40,
+    /48, /56, /64 or /96) besides the well-known ``64:ff9b::/96``; an address under one
+    is judged as the IPv4 address it translates to, so on a DNS64 host a name whose A
+    record is private cannot pass as a global-looking AAAA."""
 
     allow: tuple[IPNetwork, ...] = ()
+    nat64_prefixes: tuple[IPv6Network, ...] = ()
+
+    def __post_init__(self) -> None:
+        for prefix in self.nat64_prefixes:
+            if not isinstance(prefix, IPv6Network) or prefix.prefixlen not in NAT64_PREFIX_LENGTHS:
+                raise ValueError(
+                    f"NAT64 prefix {prefix} must be an IPv6 network of length 32, 40, 48, 56, 64 or 96 (RFC 6052)"
+                )
 
     @classmethod
     def allowing(cls, *networks: str) -> AddressPolicy:
         return cls(allow=tuple(ip_network(n) for n in networks))
 
+    @classmethod
+    def parse_nat64_prefixes(cls, text: str) -> tuple[IPv6Network, ...]:
+        """Comma-separated prefixes (the settings form) as networks; ``ValueError`` when malformed."""
+        prefixes = tuple(IPv6Network(part.strip()) for part in text.split(",") if part.strip())
+        cls(nat64_prefixes=prefixes)  # validates the lengths
+        return prefixes
+
     def blocked_reason(self, address: IPAddress) -> str | None:
         """Why ``address`` may not be dialled, or ``None`` when it may."""
         if address in METADATA_ADDRESSES:
             return "cloud metadata endpoint"
+        if isinstance(address, IPv6Address):
+            embedded = _embedded_v4(address, self.nat64_prefixes)
+            if embedded is not None:
+                form, v4 = embedded
+                inner = self.blocked_reason(v4)
+                if inner is not None:
+                    return f"{form} of {v4} ({inner})"
+                if address not in _TEREDO:
+                    return None
         if any(address.version == net.version and address in net for net in self.allow):
             return None
         return blocked_reason(address)
@@ -121,11 +160,14 @@ def blocked_reason(address: IPAddress) -> str | None:
         return "cloud metadata endpoint"
     if isinstance(address, IPv4Address):
         return _v4_reason(address)
-    embedded = _embedded_v4(address)
+    embedded = _embedded_v4(address, ())
     if embedded is not None:
         form, v4 = embedded
         inner = blocked_reason(v4)
-        return None if inner is None else f"{form} of {v4} ({inner})"
+        if inner is not None:
+            return f"{form} of {v4} ({inner})"
+        if address not in _TEREDO:
+            return None
     for net, why in _V6_BLOCKED:
         if address in net:
             return why
@@ -145,7 +187,7 @@ def _v4_reason(address: IPv4Address) -> str | None:
     return None
 
 
-def _embedded_v4(address: IPv6Address) -> tuple[str, IPv4Address] | None:
+def _embedded_v4(address: IPv6Address, nat64: tuple[IPv6Network, ...]) -> tuple[str, IPv4Address] | None:
     # The IPv4 address such an IPv6 address reaches (directly or via a translator).
     if address in _MAPPED:
         mapped = address.ipv4_mapped
@@ -153,8 +195,23 @@ def _embedded_v4(address: IPv6Address) -> tuple[str, IPv4Address] | None:
         return "IPv4-mapped IPv6", mapped
     if address in _NAT64:
         return "NAT64 IPv6", IPv4Address(int(address) & 0xFFFFFFFF)
+    for prefix in nat64:
+        if address in prefix:
+            return f"NAT64 IPv6 under {prefix}", _rfc6052_v4(address, prefix.prefixlen)
     if address in _SIX_TO_FOUR:
         six = address.sixtofour
         assert six is not None
         return "6to4 IPv6", six
+    if address in _TEREDO:
+        teredo = address.teredo
+        assert teredo is not None
+        return "Teredo IPv6", teredo[1]  # the client the relay delivers to
     return None
+
+
+def _rfc6052_v4(address: IPv6Address, length: int) -> IPv4Address:
+    # RFC 6052 section 2.2: the 32 IPv4 bits follow the prefix, skipping bits 64..71 (the "u" octet).
+    packed = address.packed
+    start = length // 8
+    octets = [packed[i] for i in range(start, 16) if i != 8][:4]
+    return IPv4Address(bytes(octets))

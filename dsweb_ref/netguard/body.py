@@ -95,6 +95,7 @@ class _Inflater:
         self._wbits = 31 if encoding == "gzip" else 47
         self._inflater = zlib.decompressobj(self._wbits)
         self._started = False
+        self.finished = False  # the stream ended and what followed it was not another member
 
     def feed(self, data: bytes, limit: int) -> tuple[bytes, bytes]:
         """Up to ``limit`` decoded bytes and the input still to feed."""
@@ -109,6 +110,15 @@ class _Inflater:
                 WebErrorCode.PROVIDER_ERROR, f"could not decode the {self._encoding} response body: {exc}", cause=exc
             ) from exc
         self._started = True
+        if self._inflater.eof and self._inflater.unused_data:
+            # Bytes after the end of the stream: zlib would keep every one of them in unused_data,
+            # unbounded. Another gzip member starts a fresh stream; anything else ends the body.
+            rest = self._inflater.unused_data
+            if self._encoding != "gzip" or not rest.startswith(b"\x1f\x8b"[: len(rest)]):
+                self.finished = True
+                return out, b""
+            self._inflater = zlib.decompressobj(self._wbits)
+            return out, rest
         return out, self._inflater.unconsumed_tail
 
 
@@ -142,6 +152,8 @@ async def read_capped(
                 body += piece[:room]
                 return bytes(body), True
             body += piece
-            if inflater is not None and not piece:
-                break  # the stream ended or needs more input
+            if inflater is not None and inflater.finished:
+                return bytes(body), False  # trailing bytes after the stream are not read
+            if inflater is not None and not piece and not pending:
+                break  # needs more input
     return bytes(body), False

@@ -4,6 +4,13 @@ IPv4 literals are read the way ``inet_aton`` (and so ``getaddrinfo``) reads them
 ``2130706433``, ``0177.0.0.1``, ``0x7f.1`` and ``127.1`` all mean 127.0.0.1. The
 HTTP client keeps such hosts as names, so without this step a check on the name
 would pass while the resolver dials loopback.
+
+One rule for every numeric spelling: only the canonical dotted-decimal form
+(``127.0.0.1``) is an IPv4 host, judged by the address policy (``WEB_BLOCKED_URL``
+when it is not public). Every other spelling that a resolver would read as an
+IPv4 address (decimal, octal, hex, short forms, leading zeros) is
+``WEB_INVALID_URL`` whatever address it means, public or not: the same code
+httpx already gives dotted octal, and no answer that depends on the target.
 """
 
 from __future__ import annotations
@@ -82,6 +89,11 @@ def parse_host(host: str) -> IPAddress | str:
         name = name[:-1]
     literal = parse_ipv4_literal(name)
     if literal is not None:
+        if name != str(literal):
+            raise WebError(
+                WebErrorCode.INVALID_URL,
+                f'numeric URL host "{host}" is not a dotted-decimal IPv4 address; write the address as a.b.c.d',
+            )
         return literal
     labels = name.split(".")
     if _NUMERIC_LABEL.fullmatch(labels[-1]):

@@ -51,7 +51,7 @@ def check_url(raw: object, *, max_length: int, policy: AddressPolicy) -> httpx.U
     check_url_text(raw)
     try:
         url = httpx.URL(raw)
-    except (httpx.InvalidURL, ValueError, TypeError):
+    except (httpx.InvalidURL, ValueError, TypeError):  # UnicodeError is a ValueError (non-ASCII zone id)
         raise WebError(WebErrorCode.INVALID_URL, f"invalid URL: {raw}") from None
     if url.scheme not in _SCHEMES:
         shown = f"{url.scheme}:" if url.scheme else "(none)"
@@ -60,7 +60,11 @@ def check_url(raw: object, *, max_length: int, policy: AddressPolicy) -> httpx.U
         raise WebError(WebErrorCode.BLOCKED_URL, "credentials in URLs are not allowed")
     if url.port is not None and not 1 <= url.port <= 65535:
         raise WebError(WebErrorCode.INVALID_URL, f"invalid URL port {url.port}")
-    host = parse_host(url.raw_host.decode("ascii"))
+    try:
+        raw_host = url.raw_host.decode("ascii")
+    except UnicodeError:  # httpx keeps a non-ASCII IPv6 zone id and only fails when encoding it
+        raise WebError(WebErrorCode.INVALID_URL, f"invalid URL host in {raw}: non-ASCII characters") from None
+    host = parse_host(raw_host)
     if not isinstance(host, str):
         reason = policy.blocked_reason(host)
         if reason is not None:

@@ -23,6 +23,7 @@ import httpx
 from .._context import CallContext, OutgoingRequest
 from .._exceptions import WebError, WebErrorCode
 from .._secrets import redact_patterns, replace_literals
+from ..netguard.body import read_capped
 from ..settings import CredentialSettings, Settings
 
 __all__ = [
@@ -38,6 +39,7 @@ __all__ = [
     "post",
     "resolve_credential",
     "retry_after",
+    "scrub_prefix",
     "scrub_secrets",
     "unprocessable",
     "usable_base_url",
@@ -62,6 +64,20 @@ def scrub_secrets(text: str, secrets: Iterable[str] = ()) -> str:
     the key it rejected."""
     text = replace_literals(text, ((s, CREDENTIAL_PLACEHOLDER) for s in secrets))
     return redact_patterns(text, CREDENTIAL_PLACEHOLDER)
+
+
+# A quoted provider text is cut to this window before it is scrubbed: what a message shows is far
+# shorter, and scrubbing (linear, but still per character) must not scale with a 32 MiB body. The
+# margin past the shown part lets a credential that starts inside it still be seen whole.
+_SCRUB_MARGIN = 4096
+
+
+def scrub_prefix(text: str, shown: int, secrets: Iterable[str] = ()) -> str:
+    """The start of ``text`` a message may quote (at most ``shown`` characters of it, cut by the
+    caller), whitespace collapsed and scrubbed as :func:`scrub_secrets` does. Only the first
+    ``shown`` + 4096 characters are read; a longer text ends in "..." so a cut still shows."""
+    window = scrub_secrets(" ".join(text[: shown + _SCRUB_MARGIN].split()), secrets)
+    return window + "..." if len(text) > shown + _SCRUB_MARGIN else window
 
 
 def resolve_credential(creds: CredentialSettings, environ: Mapping[str, str], label: str) -> str:
@@ -117,14 +133,61 @@ def _finite_float(text: str) -> float:
     return value
 
 
-def parse_json(body: bytes) -> object:
-    """Decoded strict JSON or raises ValueError (also for bad UTF-8, absurd nesting, and the
-    non-standard NaN/Infinity/-Infinity or numbers too large for a finite float: a value taken
-    from the body must stay serialisable as JSON)."""
+# Far above any real reply (the Search API returns at most 50 results of a dozen fields). A small
+# body can hold millions of tiny values ("[{},{},...]": 3 bytes each, ~60 bytes each once parsed),
+# so the count, not the byte cap, bounds what parsing allocates (issue 14 item 4).
+MAX_JSON_VALUES = 200_000
+# A string token, or a character that opens a value or separates two (outside strings). An
+# unterminated string runs to the end, so no quote of a hostile body is scanned twice.
+_JSON_TOKEN = re.compile(rb'"(?:[^"\\]++|\\[\s\S]?)*+(?:"|\Z)|[\[{,]')
+
+
+def _too_many_values(body: bytes, limit: int) -> bool:
+    # Values <= 2 * containers + commas + 1. Counting the bytes anywhere is a cheap upper bound;
+    # only when it is over the limit are strings skipped (a page of code in a string is not values).
+    if body.count(b"[") + body.count(b"{") + body.count(b",") <= limit // 2:
+        return False
+    count = 0
+    for match in _JSON_TOKEN.finditer(body):
+        if match.group()[:1] != b'"':
+            count += 1
+            if count > limit // 2:
+                return True
+    return False
+
+
+def _replace_surrogates(value: object) -> object:
+    """``value`` with every lone surrogate (a ``\\ud800`` escape is valid JSON, but not Unicode)
+    replaced by U+FFFD in every string and key."""
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [_replace_surrogates(v) for v in value]
+    if isinstance(value, dict):
+        return {_replace_surrogates(k): _replace_surrogates(v) for k, v in value.items()}
+    return value
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
+def parse_json(body: bytes, *, max_values: int | None = None) -> object:
+    """Decoded strict JSON or raises ValueError (also for bad UTF-8, absurd nesting, more than
+    ``max_values`` (default :data:`MAX_JSON_VALUES`) values, and the non-standard
+    NaN/Infinity/-Infinity or numbers too large for a finite float: a value taken from the body
+    must stay serialisable as JSON).
+
+    A lone surrogate escape becomes U+FFFD, as an undecodable byte would: every string handed on
+    is valid Unicode (it can be encoded as UTF-8), and one bad character does not cost the reply."""
+    limit = MAX_JSON_VALUES if max_values is None else max_values
+    if _too_many_values(body, limit):
+        raise ValueError(f"JSON holds more than {limit} values")
     try:
-        return json.loads(body.decode("utf-8"), parse_constant=_reject_constant, parse_float=_finite_float)
+        value = json.loads(body.decode("utf-8"), parse_constant=_reject_constant, parse_float=_finite_float)
     except RecursionError:
         raise ValueError("JSON nested too deeply") from None
+    return _replace_surrogates(value) if _SURROGATE_ESCAPE.search(body) else value
 
 
 def error_detail(body: bytes, secrets: Iterable[str] = ()) -> str | None:
@@ -147,7 +210,7 @@ def error_detail(body: bytes, secrets: Iterable[str] = ()) -> str | None:
         detail = inner if inner is not None else data.get("message")
     if not isinstance(detail, str):
         return None
-    text = scrub_secrets(" ".join(detail.split()), secrets)
+    text = scrub_prefix(detail, 500, secrets)
     return (text[:497] + "...") if len(text) > 500 else (text or None)
 
 
@@ -255,14 +318,7 @@ async def _exchange(
                     WebErrorCode.PROVIDER_ERROR,
                     f"{label} request was redirected (HTTP {response.status_code}); redirects are not followed",
                 )
-            data = bytearray()
-            async for chunk in response.aiter_bytes():
-                data += chunk
-                if len(data) > MAX_RESPONSE_BYTES:
-                    raise WebError(
-                        WebErrorCode.PROVIDER_ERROR,
-                        f"{label} response exceeds {MAX_RESPONSE_BYTES} bytes",
-                    )
+            data = await _read_body(response, label)
         finally:
             await response.aclose()
     except httpx.TimeoutException as exc:
@@ -270,9 +326,27 @@ async def _exchange(
             WebErrorCode.PROVIDER_ERROR, f"{label} request timed out ({type(exc).__name__})", cause=exc
         ) from exc
     except (httpx.HTTPError, OSError) as exc:
-        text = scrub_secrets(f"{type(exc).__name__}: {exc}", hidden)
+        text = scrub_prefix(f"{type(exc).__name__}: {exc}", 500, hidden)  # may quote what the server sent
+        text = (text[:497] + "...") if len(text) > 500 else text
         raise WebError(WebErrorCode.PROVIDER_ERROR, f"{label} request failed: {text}", cause=exc) from exc
-    return response.status_code, response.headers, bytes(data)
+    return response.status_code, response.headers, data
+
+
+async def _read_body(response: httpx.Response, label: str) -> bytes:
+    # Raw bytes, inflated step by step with a bounded output per step (netguard's reader): the cap
+    # trips before memory grows. httpx's aiter_bytes() inflated whole chunks per coding layer, so a
+    # 3 KB "gzip, gzip" body grew to gigabytes before the cap was checked (issue 14 item 3).
+    try:
+        if response.is_stream_consumed:  # an in-process transport handed over a body it had read
+            data, cut = response.content[: MAX_RESPONSE_BYTES + 1], len(response.content) > MAX_RESPONSE_BYTES
+        else:
+            encoding = response.headers.get("content-encoding")
+            data, cut = await read_capped(response.aiter_raw(), MAX_RESPONSE_BYTES, encoding)
+    except WebError as exc:  # an encoding we do not decode, or a body that does not inflate
+        raise WebError(WebErrorCode.PROVIDER_ERROR, f"{label} response body cannot be read: {exc.message}") from exc
+    if cut:
+        raise WebError(WebErrorCode.PROVIDER_ERROR, f"{label} response exceeds {MAX_RESPONSE_BYTES} bytes")
+    return data
 
 
 class SettingsBoundProvider:

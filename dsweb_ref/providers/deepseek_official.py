@@ -19,7 +19,15 @@ from typing import Any
 from .._context import CallContext, OutgoingRequest
 from .._exceptions import WebError, WebErrorCode
 from .._types import SearchRequest, SearchResult, Source
-from ._deepseek_http import SettingsBoundProvider, encode_json, error_detail, parse_json, post, scrub_secrets
+from ._deepseek_http import (
+    SettingsBoundProvider,
+    encode_json,
+    error_detail,
+    parse_json,
+    post,
+    scrub_prefix,
+    scrub_secrets,
+)
 
 __all__ = ["PROMPT_PREFIX", "DeepSeekMessagesSearch"]
 
@@ -118,7 +126,7 @@ def _tool_error(code: object, secrets: Iterable[str]) -> WebError:
         return WebError(WebErrorCode.PROVIDER_ERROR, f"DeepSeek web search failed: error_code {code}")
     message = "DeepSeek web search failed: unknown error code"
     if isinstance(code, str) and code.strip():
-        text = scrub_secrets(" ".join(code.split()), secrets)
+        text = scrub_prefix(code, _EXCERPT_CHARS, secrets)
         excerpt = re.sub(r"[^A-Za-z0-9 _.:/<>-]", "?", text[:_EXCERPT_CHARS])
         message += f' (starts "{excerpt}"' + ("...)" if len(text) > _EXCERPT_CHARS else ")")
     return WebError(WebErrorCode.PROVIDER_ERROR, message)

@@ -160,10 +160,12 @@ class HttpFetchProvider:
                         await response.aclose()
                 except (httpx.TimeoutException, TimeoutError) as exc:
                     raise WebError(WebErrorCode.FETCH_TIMEOUT, "web fetch timed out", cause=exc) from exc
-                except httpx.InvalidURL as exc:
+                except (httpx.InvalidURL, UnicodeError) as exc:
                     # httpx parses a Location itself (even when not following) before we can vet it;
-                    # the request URL was already checked, so this can only be the redirect target.
-                    raise WebError(WebErrorCode.INVALID_URL, f"redirect to an invalid URL refused: {exc}") from exc
+                    # the request URL was already checked, so this can only be the redirect target
+                    # (UnicodeError: httpx keeps a non-ASCII IPv6 zone id, then fails to encode it).
+                    why = "non-ASCII characters in the host" if isinstance(exc, UnicodeError) else str(exc)
+                    raise WebError(WebErrorCode.INVALID_URL, f"redirect to an invalid URL refused: {why}") from exc
                 except httpx.RemoteProtocolError as exc:
                     if "location" in str(exc).lower():
                         raise WebError(

@@ -31,6 +31,7 @@ Replay elsewhere: :func:`cassette_replay` is the one replay configuration (recor
 from __future__ import annotations
 
 import re
+import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
@@ -40,7 +41,7 @@ from typing import Any
 import vcr
 import yaml
 
-from .._secrets import SECRET_RULES, ordered_pairs, replace_literals_deep, rule_hits
+from .._secrets import SECRET_RULES, encoded_secret_found, ordered_pairs, replace_literals_deep, rule_hits
 
 __all__ = [
     "DROPPED_RESPONSE_HEADERS",
@@ -68,6 +69,7 @@ __all__ = [
 ]
 
 PLACEHOLDER_ORIGIN = "http://emulator.dsweb.invalid"
+MAX_DECODED_BODY = 64 * 1024 * 1024  # a recorded body is decoded up to this size, never further
 KEY_PLACEHOLDER = "<DEEPSEEK_API_KEY>"
 REDACTED = "<REDACTED>"
 PROVENANCE_KEY = "provenance"
@@ -119,12 +121,15 @@ class Finding:
 
 
 def scan_text(text: str, *, literals: Iterable[str] = (), where: str = "text") -> list[Finding]:
-    """Credential-like values in ``text``: the patterns above plus any of ``literals``
-    (e.g. the key used for recording; values shorter than 8 characters are ignored)."""
+    """Credential-like values in ``text``: the patterns above plus any of ``literals`` (e.g. the key
+    used for recording; values shorter than 8 characters are ignored), raw or in an encoded form
+    (base64, %XX, swapped case, JSON and HTML escapes, hex, reversed: :class:`SecretForms`)."""
     findings = [Finding(where, kind) for kind in rule_hits(text)]
     for value in literals:
         if len(value) >= 8 and value in text:
             findings.append(Finding(where, "literal credential"))
+        elif len(value) >= 8 and encoded_secret_found(text, [value]):
+            findings.append(Finding(where, "encoded credential"))
     return findings
 
 
@@ -156,6 +161,9 @@ def scan_cassette_data(data: object, *, literals: Iterable[str] = (), where: str
             headers = part.get("headers") if isinstance(part, Mapping) else None
             if not isinstance(headers, Mapping):
                 continue
+            if side == "response" and _codings(headers)[1]:
+                # Compressed bytes cannot be scanned: a body is stored decoded or not at all.
+                findings.append(Finding(f"{where}.interactions[{i}].response.body", "undecoded content-encoding"))
             for name, values in headers.items():
                 if str(name).lower() not in _CREDENTIAL_HEADERS:
                     continue
@@ -203,7 +211,55 @@ def scan_tree(roots: Iterable[Path], *, literals: Iterable[str] = ()) -> list[Fi
 # --- vcrpy configuration --------------------------------------------------------------------
 
 
-def _drop_response_headers(response: dict[str, Any]) -> dict[str, Any]:
+def _inflate(body: bytes, coding: str) -> bytes | None:
+    """``body`` decoded from one content coding, or None (unknown coding, bad data, or more than
+    :data:`MAX_DECODED_BODY` bytes: inflation is bounded, a bomb is not decoded)."""
+    if coding not in ("gzip", "x-gzip", "deflate"):
+        return None
+    for wbits in (31,) if coding != "deflate" else (47, -zlib.MAX_WBITS):
+        inflater = zlib.decompressobj(wbits)
+        try:
+            out = inflater.decompress(body, MAX_DECODED_BODY + 1)
+        except zlib.error:
+            continue
+        if len(out) <= MAX_DECODED_BODY and not inflater.unconsumed_tail and inflater.eof:
+            return out
+        return None
+    return None
+
+
+def _codings(headers: Mapping[str, Any]) -> tuple[str | None, list[str]]:
+    for name, values in headers.items():
+        if name.lower() == "content-encoding":
+            joined = ",".join(values if isinstance(values, list) else [str(values)])
+            return name, [c.strip().lower() for c in joined.split(",") if c.strip().lower() not in ("", "identity")]
+    return None, []
+
+
+def _decode_body(response: dict[str, Any]) -> dict[str, Any]:
+    """The body stored decoded, whatever the coding's case or how many codings were stacked
+    ("GZIP", "gzip, gzip"): literal replacement and the scanner see the text, never compressed
+    bytes (issue 14). A body that cannot be decoded keeps its Content-Encoding, and the scanner
+    refuses it."""
+    headers = dict(response.get("headers") or {})
+    name, codings = _codings(headers)
+    body = (response.get("body") or {}).get("string")
+    if name is None or not isinstance(body, bytes):
+        return response
+    for coding in reversed(codings):  # the last coding listed was applied last
+        decoded = _inflate(body, coding)
+        if decoded is None:
+            return response
+        body = decoded
+    del headers[name]
+    for key in list(headers):
+        if key.lower() == "content-length":
+            headers[key] = [str(len(body))]
+    return {**response, "headers": headers, "body": {**response["body"], "string": body}}
+
+
+def _clean_response(response: dict[str, Any]) -> dict[str, Any]:
+    response = _decode_body(response)
     headers = response.get("headers") or {}
     response["headers"] = {
         name: value
@@ -238,8 +294,9 @@ def make_vcr(*, record_mode: str = "none", replacements: Sequence[tuple[str, str
         match_on=MATCH_ON,
         filter_headers=[(name, REDACTED) for name in SCRUBBED_REQUEST_HEADERS],
         before_save_interaction=_replace_before_save(pairs) if pairs else None,
-        before_record_response=_drop_response_headers,
-        decode_compressed_response=True,
+        before_record_response=_clean_response,
+        # Our own decoder (_decode_body): vcrpy's misses "GZIP" and "gzip, gzip", and is unbounded.
+        decode_compressed_response=False,
         record_on_exception=True,
     )
 

@@ -29,15 +29,30 @@ import httpx
 
 from .._context import CallContext
 from .._exceptions import WebError
+from .._protocols import StandaloneSearchBackend
 from .._secrets import replace_literals
 from .._types import FetchRequest, FetchResult, SearchRequest, SearchResult
-from ..emulator import Emulator, Fault, Malformed, ProseOnly, RateLimited, Redirect, Status, ToolError
+from ..emulator import (
+    Emulator,
+    Fault,
+    HugeSummary,
+    Malformed,
+    NoSources,
+    ProseOnly,
+    RateLimited,
+    Redirect,
+    Status,
+    ToolError,
+)
 from ..providers.deepseek_fetch_api import DeepSeekFetchApi
 from ..providers.deepseek_official import DeepSeekMessagesSearch
 from ..providers.deepseek_search_api import DeepSeekSearchApi
+from ..providers.standalone_messages import MessagesStandaloneSearch
+from ..providers.standalone_responses import ResponsesStandaloneSearch
 from ..runtime import build_runtime
 from ..settings import Settings
 from ..tools import ToolResult
+from ..tools.standalone_search import StandaloneSearchTool
 from ._bases import ACCOUNT_ENV, KEY_ENV, credential_environ, settings_for_bases
 from .cassettes import KEY_PLACEHOLDER, REDACTED, SCRUBBED_REQUEST_HEADERS, _is_placeholder_value
 
@@ -308,6 +323,34 @@ async def _messages(ctx: ProbeContext) -> list[Outcome]:
     provider = DeepSeekMessagesSearch(lambda: ctx.settings(new_api=False), transport=ctx.transport, environ=ctx.environ)
     request = SearchRequest(ctx.params["query"], SEARCH_MAX_RESULTS)
     return [await _guard(provider.search(request, CallContext(latest_prompt=ctx.params.get("prompt"))))]
+
+
+def _responses_url(messages_base: str) -> str:
+    """DeepSeek's layout (and the emulator's): Responses at ``/v1/responses`` on the Messages host."""
+    return str(httpx.URL(messages_base).copy_with(raw_path=b"/v1/responses"))
+
+
+async def _standalone_messages(ctx: ProbeContext) -> list[Outcome]:
+    """Seed 003: the standalone tool over Messages; a tool error becomes the WebError it reports."""
+    url = (ctx.messages_base or "") + "/messages"
+    model = str(ctx.params["model"])
+    return await _standalone(ctx, MessagesStandaloneSearch(url, model, KEY_ENV, transport=ctx.transport,
+                                                           environ=ctx.environ))
+
+
+async def _standalone_responses(ctx: ProbeContext) -> list[Outcome]:
+    """Seed 003: the standalone tool over Responses, at ``/v1/responses`` on the Messages host."""
+    url = _responses_url(ctx.messages_base or "")
+    model = str(ctx.params["model"])
+    return await _standalone(ctx, ResponsesStandaloneSearch(url, model, KEY_ENV, transport=ctx.transport,
+                                                            environ=ctx.environ))
+
+
+async def _standalone(ctx: ProbeContext, backend: StandaloneSearchBackend) -> list[Outcome]:
+    result = await StandaloneSearchTool(backend, timeout_s=ctx.timeout_s).execute({"query": ctx.params["query"]})
+    if result.error_code is not None:
+        return [WebError(result.error_code, result.text.removeprefix("Error: "))]
+    return [result]
 
 
 def _bad_key(runner: Runner) -> Runner:
@@ -639,6 +682,87 @@ PROBES: tuple[Probe, ...] = (
         _messages,
         {"query": "search api rate limits"},
         settings=_ACCOUNT,
+    ),
+    # --- seed 003: the standalone search over Messages ------------------------------------------
+    Probe(
+        "standalone-messages.search",
+        "one standalone request (query + web_search_20250305, max_tokens 8192) -> bounded JSON with sources",
+        "messages",
+        _OK,
+        _standalone_messages,
+        {"query": "search api rate limits", "model": "deepseek-v4-flash"},
+    ),
+    Probe(
+        "standalone-messages.prose-only",
+        "prose without a completed native search is a tool error (emulator fault)",
+        "messages",
+        _OK,
+        _standalone_messages,
+        {"query": "search api rate limits", "model": "deepseek-v4-flash"},
+        fault=lambda emu: ProseOnly("From memory: https://guess.example.test/"),
+    ),
+    Probe(
+        "standalone-messages.no-sources",
+        "a completed search without structured sources gives sources [] (emulator fault)",
+        "messages",
+        _OK,
+        _standalone_messages,
+        {"query": "search api rate limits", "model": "deepseek-v4-flash"},
+        fault=lambda emu: NoSources(),
+    ),
+    Probe(
+        "standalone-messages.huge-summary",
+        "a 60 000-character answer is cut to the 24 000-byte result with truncated set (emulator fault)",
+        "messages",
+        _OK,
+        _standalone_messages,
+        {"query": "search api rate limits", "model": "deepseek-v4-flash"},
+        fault=lambda emu: HugeSummary(60_000),
+    ),
+    Probe(
+        "standalone-messages.redirect",
+        "a 307 from the search backend is an error and is not followed (emulator fault)",
+        "messages",
+        frozenset({307}),
+        _standalone_messages,
+        {"query": "search api rate limits", "model": "deepseek-v4-flash"},
+        fault=lambda emu: Redirect(307),
+    ),
+    # --- seed 003: the standalone search over Responses (/v1/responses on the Messages host) ----
+    Probe(
+        "standalone-responses.search",
+        "one stateless Responses request (query + web_search, max_output_tokens 8192) -> sources from url_citation",
+        "messages",
+        _OK,
+        _standalone_responses,
+        {"query": "search api rate limits", "model": "deepseek-v4-flash"},
+    ),
+    Probe(
+        "standalone-responses.prose-only",
+        "a message without a completed web_search_call is a tool error (emulator fault)",
+        "messages",
+        _OK,
+        _standalone_responses,
+        {"query": "search api rate limits", "model": "deepseek-v4-flash"},
+        fault=lambda emu: ProseOnly("From memory: https://guess.example.test/"),
+    ),
+    Probe(
+        "standalone-responses.no-sources",
+        "a completed web_search_call without sources or citations gives sources [] (emulator fault)",
+        "messages",
+        _OK,
+        _standalone_responses,
+        {"query": "search api rate limits", "model": "deepseek-v4-flash"},
+        fault=lambda emu: NoSources(),
+    ),
+    Probe(
+        "standalone-responses.failed-search",
+        "a failed web_search_call is a tool error (emulator fault)",
+        "messages",
+        _OK,
+        _standalone_responses,
+        {"query": "search api rate limits", "model": "deepseek-v4-flash"},
+        fault=lambda emu: ToolError("unavailable"),
     ),
 )
 

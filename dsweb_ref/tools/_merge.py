@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .._types import SearchResult, Source
+from ._result import visible
 
 __all__ = ["merge_results"]
 
@@ -40,7 +41,7 @@ def merge_results(queries: Sequence[str], results: Sequence[SearchResult], max_r
             merged.append(source)
         if dropped:
             break
-    answers = [f"### {q}\n\n{r.content}" for q, r in zip(queries, results, strict=True) if r.content]
+    answers = [f"### {visible(q)}\n\n{r.content}" for q, r in zip(queries, results, strict=True) if r.content]
     return SearchResult(
         sources=tuple(merged),
         content="\n\n".join(answers) if answers else None,

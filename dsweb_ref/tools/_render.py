@@ -6,7 +6,7 @@ from urllib.parse import urlsplit
 
 from .._types import SearchResult, Source
 
-__all__ = ["CITE_REMINDER", "NO_RESULTS", "render_search", "source_label"]
+__all__ = ["CITE_REMINDER", "NO_RESULTS", "OUTPUT_CUT_NOTE", "render_search", "source_label"]
 
 NO_RESULTS = "No results found."
 CITE_REMINDER = "Cite the relevant URLs above as markdown links in your answer."
@@ -14,11 +14,20 @@ CITE_REMINDER = "Cite the relevant URLs above as markdown links in your answer."
 # The structured value keeps the full strings.
 MAX_TITLE_CHARS = 200
 MAX_SNIPPET_CHARS = 500
+# A URL or date this long is hostile, not citable; cut with the same visible "…".
+MAX_URL_CHARS = 2048
+MAX_DATE_CHARS = 64
+DEFAULT_MAX_OUTPUT_CHARS = 20_000
 
 
 def _short(text: str, limit: int) -> str:
-    text = " ".join(text.split())
+    text = " ".join(text[: limit * 4 + 64].split())  # a field far past its limit is not read whole
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def _cut(text: str, limit: int) -> str:
+    # Raw (no whitespace folding): a URL is shown as the provider sent it, only cut.
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def source_label(source: Source) -> str:
@@ -30,30 +39,35 @@ def source_label(source: Source) -> str:
     except ValueError:
         host = None
     if not host:
-        return source.url
+        return _cut(source.url, MAX_URL_CHARS)
     try:
-        return host.encode("idna").decode("ascii")
+        return _cut(host.encode("idna").decode("ascii"), MAX_TITLE_CHARS)
     except UnicodeError:
-        return host
+        return _cut(host, MAX_TITLE_CHARS)
 
 
 def _source_line(source: Source) -> str:
     # The (url) part is the provider's raw string: rewriting it would change what the model cites.
-    line = f"- [{source_label(source)}]({source.url})"
+    line = f"- [{source_label(source)}]({_cut(source.url, MAX_URL_CHARS)})"
     extras = []
     if source.snippet:
         extras.append(_short(source.snippet, MAX_SNIPPET_CHARS))
     if source.published_at:
-        extras.append(f"({source.published_at})")
+        extras.append(f"({_short(source.published_at, MAX_DATE_CHARS)})")
     if extras:
         line += " — " + " ".join(extras)
     return line
 
 
-def render_search(result: SearchResult) -> str:
+OUTPUT_CUT_NOTE = "(Output cut at {limit} characters: later text and sources were left out.)"
+
+
+def render_search(result: SearchResult, max_chars: int = DEFAULT_MAX_OUTPUT_CHARS) -> str:
+    """The model-visible text, never longer than ``max_chars``. Past the bound the text is cut at
+    a line end, and a note saying so comes before the citation reminder."""
     parts: list[str] = []
     if result.content:
-        parts.append(result.content)
+        parts.append(result.content[: max_chars + 1])  # never more than could be shown
     if result.sources:
         parts.append("Sources:\n" + "\n".join(_source_line(s) for s in result.sources))
     elif not result.content:
@@ -61,4 +75,15 @@ def render_search(result: SearchResult) -> str:
     if result.truncated:
         parts.append(f"(Showing the first {len(result.sources)} sources. Refine the query for more.)")
     parts.append(CITE_REMINDER)
-    return "\n\n".join(parts)
+    text = "\n\n".join(parts)
+    if len(text) <= max_chars:
+        return text
+    end = "\n\n" + OUTPUT_CUT_NOTE.format(limit=max_chars) + "\n\n" + CITE_REMINDER
+    room = max_chars - len(end)
+    if room <= 0:
+        return end.strip()[:max_chars]
+    head = text[:room]
+    line_end = head.rfind("\n")
+    if line_end > room // 2:  # keep whole lines unless that would drop most of the room
+        head = head[:line_end]
+    return head.rstrip() + end

@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
 from .._exceptions import WebError, WebErrorCode
 
-__all__ = ["ToolResult", "error_result"]
+__all__ = ["ToolResult", "error_result", "visible"]
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def visible(text: str) -> str:
+    """``text`` as a model may receive it: a lone surrogate (not Unicode, so it cannot be encoded
+    as UTF-8) becomes U+FFFD. Provider strings are checked at the seam; this covers what the
+    model itself sent and a tool echoes back (a URL or query in an error, a query heading)."""
+    return _SURROGATE.sub("\ufffd", text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,6 +29,9 @@ class ToolResult:
     value: dict[str, Any] | None = None
     error_code: str | None = None
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "text", visible(self.text))  # every model-visible text encodes as UTF-8
+
     @property
     def is_error(self) -> bool:
         return self.error_code is not None
@@ -29,5 +42,10 @@ class ToolResult:
         return {"is_error": False, "text": self.text, "value": self.value}
 
 
-def error_result(error: WebError) -> ToolResult:
-    return ToolResult(text=f"Error: {error.message}", error_code=error.code or WebErrorCode.PROVIDER_ERROR)
+def error_result(error: WebError, max_chars: int | None = None) -> ToolResult:
+    """``Error: <message>``, cut to ``max_chars`` (ending in "…") so an error obeys the tool's output cap too."""
+    text = f"Error: {error.message}"
+    if max_chars is not None and len(text) > max_chars:
+        text = text[: max(0, max_chars - 1)] + "…"
+        text = text[:max_chars]
+    return ToolResult(text=text, error_code=error.code or WebErrorCode.PROVIDER_ERROR)

@@ -86,7 +86,7 @@ class WebFetchTool:
         try:
             text, value = await self.run(arguments, ctx)
         except WebError as error:
-            return error_result(error)
+            return error_result(error, self.max_output_chars)
         return ToolResult(text=text, value=value)
 
 

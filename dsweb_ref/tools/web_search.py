@@ -19,7 +19,7 @@ from .._types import SearchRequest, SearchResult
 from .._validate import is_int_at_least
 from ._batch import run_all_or_nothing
 from ._merge import merge_results
-from ._render import render_search
+from ._render import DEFAULT_MAX_OUTPUT_CHARS, render_search
 from ._result import ToolResult, error_result
 
 __all__ = ["SearchToolSettings", "WebSearchTool", "parse_queries"]
@@ -38,10 +38,12 @@ class SearchToolSettings:
     search_max_queries: int = 4
     search_max_results: int = 8
     fetch_enabled: bool = True
+    search_max_output_chars: int = DEFAULT_MAX_OUTPUT_CHARS  # model-visible text, errors included
 
     def __post_init__(self) -> None:
         _positive_int("searchMaxQueries", self.search_max_queries)
         _positive_int("searchMaxResults", self.search_max_results)
+        _positive_int("searchMaxOutputChars", self.search_max_output_chars)
         if not isinstance(self.fetch_enabled, bool):
             raise WebError(WebErrorCode.CONFIG_INVALID, "fetch_enabled must be a boolean")
 
@@ -140,5 +142,6 @@ class WebSearchTool:
         try:
             result = await self.run(arguments, ctx)
         except WebError as error:
-            return error_result(error)
-        return ToolResult(text=render_search(result), value=result.to_json())
+            return error_result(error, self.settings.search_max_output_chars)
+        text = render_search(result, self.settings.search_max_output_chars)
+        return ToolResult(text=text, value=result.to_json())

@@ -2,8 +2,8 @@
 
 Some checks compute their expected value with the reference's own pure functions (the merge, the
 Search API and Messages result mappings): the specification, executable. A mutant stands for a wrong
-*implementation*, not a wrong specification, so every such function a certification module imported
-from ``dsweb_ref.tools`` or ``dsweb_ref.providers`` is replaced by the same function loaded from the
+*implementation*, not a wrong specification, so every such function a check module (or the scenario
+oracle) imported from ``dsweb_ref.tools`` or ``dsweb_ref.providers`` is replaced by the same function loaded from the
 unmutated source (``DSWEB_PRISTINE_ROOT``, set by ``scripts/mutation_score.py``). Without this, a
 mutant of the merge would change the expected value along with the actual one and always survive.
 """
@@ -20,6 +20,8 @@ from types import ModuleType
 import pytest
 
 _MUTATED = ("dsweb_ref.tools", "dsweb_ref.providers")
+# Where expected values are computed; the targets module drives the implementation and stays mutated.
+_ORACLES = ("dsweb_ref.certification.checks", "dsweb_ref.certification.scenarios")
 _loaded: dict[str, ModuleType] = {}
 
 
@@ -31,6 +33,7 @@ def _pristine(module_name: str) -> ModuleType:
         assert spec is not None and spec.loader is not None, path
         module = importlib.util.module_from_spec(spec)
         module.__package__ = module_name.rpartition(".")[0]  # its relative imports resolve in the real package
+        sys.modules[spec.name] = module  # dataclasses look their module up by name
         spec.loader.exec_module(module)
         _loaded[module_name] = module
     return _loaded[module_name]
@@ -41,7 +44,7 @@ def pin_oracles() -> list[str]:
 
     pinned = []
     for name, module in list(sys.modules.items()):
-        if not name.startswith("dsweb_ref.certification"):
+        if not name.startswith(_ORACLES):
             continue
         for attr, value in list(vars(module).items()):
             owner = getattr(value, "__module__", "") or ""

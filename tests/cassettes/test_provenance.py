@@ -33,7 +33,13 @@ def _id(path: Path) -> str:
 
 
 def test_there_are_cassettes_for_each_protocol() -> None:
-    assert {p.parent.name for p in CASSETTE_FILES} == {"search-api", "fetch-api", "messages"}
+    assert {p.parent.name for p in CASSETTE_FILES} == {
+        "search-api",
+        "fetch-api",
+        "messages",
+        "standalone-messages",
+        "standalone-responses",
+    }
 
 
 @pytest.mark.parametrize("path", CASSETTE_FILES, ids=_id)

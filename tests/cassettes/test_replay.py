@@ -71,6 +71,15 @@ EXPECTED: dict[str, tuple[Any, ...]] = {
     "messages.malformed": ("error", "unprocessable response body", "not JSON"),
     "messages.wrong-shape": ("error", "unprocessable response body", "content is not a list"),
     "messages.account-token": ("sources", 1),
+    "standalone-messages.search": ("tool",),
+    "standalone-messages.prose-only": ("error", "without completing a native web search"),
+    "standalone-messages.no-sources": ("tool",),
+    "standalone-messages.huge-summary": ("tool",),
+    "standalone-messages.redirect": ("error", "redirected (HTTP 307)", "not followed"),
+    "standalone-responses.search": ("tool",),
+    "standalone-responses.prose-only": ("error", "without completing a native web search"),
+    "standalone-responses.no-sources": ("tool",),
+    "standalone-responses.failed-search": ("error", "native web search failed"),
 }
 ACCOUNT_PROBES = sorted(p.id for p in PROBES if p.auth == "account")
 REDIRECT_PROBES = sorted(p.id for p in PROBES if p.expect_status and all(300 <= s < 400 for s in p.expect_status))

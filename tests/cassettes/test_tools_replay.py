@@ -28,6 +28,7 @@ SEARCH_TOOL_PROBES = sorted(
     p.id
     for p in PROBES
     if p.route in ("search", "messages") and p.id not in ("search-api.batch", "search-api.count-lowered")
+    and not p.protocol.startswith("standalone-")  # seed 003's own tool replays in test_replay
 )
 FETCH_TOOL_PROBES = sorted(p.id for p in PROBES if p.route == "fetch")
 

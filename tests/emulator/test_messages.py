@@ -127,7 +127,7 @@ def test_same_request_gives_identical_bytes_across_servers(
         ({"max_tokens": 0}, "max_tokens"),
         ({"messages": []}, "messages"),
         ({"messages": [{"role": "system", "content": "x"}]}, "messages"),
-        ({"stream": True}, "stream"),
+        ({"stream": "yes"}, "stream"),
         ({"thinking": {"type": "sometimes"}}, "thinking"),
         ({"tools": [{"type": "web_search_20250305", "name": "web_search", "max_uses": 0}]}, "tools"),
     ],

@@ -202,5 +202,4 @@ def test_hosts_classify() -> None:
     assert parse_host("Example.COM.") == "example.com"
     assert parse_host("xn--bcher-kva.example") == "xn--bcher-kva.example"
     assert parse_host("[::1]") == ip_address("::1")
-    assert parse_host("0x7f.1") == ip_address("127.0.0.1")
     assert parse_host("127.0.0.1.") == ip_address("127.0.0.1")

@@ -1,0 +1,140 @@
+"""Evidence pipeline checks (seed 002) over the emulator's Search and Fetch APIs.
+
+Seed 002 decides: the pipeline calls no language model (no classifier, no summarizer); every
+evidence line keeps its source URL; after ``[needs_retry]`` the same query (changed only in
+spacing or case) must not be fired again; and web search is no fallback for local documents, whose
+names or contents must never be sent to a search engine. It fixes no error code for the refusals,
+so any ``WEB_*`` error is accepted there.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from ..cases import Case
+from ..targets import CallOutcome
+from ._base import CALL_TIMEOUT, CheckContext, check, expect_error, expect_schema, expect_success, require
+
+REQUIRES = ("web_search", "search-api", "fetch-api", "evidence-search")  # the evidence tool is a web_search
+_SOURCE = re.compile(r'^- ".*" \(source: (https?://\S+)\)$')
+
+
+async def _evidence(ctx: CheckContext, query: Any, context: dict[str, Any] | None = None) -> CallOutcome:
+    params = {"arguments": {"query": query}, "context": context or {"id": "conversation-1", "local_names": []}}
+    return await ctx.target.start_call("evidence_search", params).outcome(CALL_TIMEOUT)
+
+
+NO_MODEL = (
+    Case("batch", "a summarizer or classifier model called per batch", {"query": ["search api pricing", "上海天气"]}),
+    Case("single", "a model called for a single query", {"query": "rate limits"}),
+)
+
+
+@check(
+    "evidence.no_model_call",
+    "An evidence call sends only Search and Fetch API requests: no Messages (model) request",
+    seed="002",
+    requires=REQUIRES,
+    provider="api",
+    rule="Seed 002: the pipeline is deterministic code; there is no LLM classifier inside web_search and "
+    "no model summarizer in the browse path.",
+    cases=NO_MODEL,
+)
+async def no_model_call(ctx: CheckContext) -> None:
+    for case in NO_MODEL:
+        value = expect_success(await _evidence(ctx, case["query"]), f"evidence call ({case.name})")
+        expect_schema(value, "evidence_search.output", f"evidence call ({case.name})")
+        await ctx.settle()
+        routes = sorted({str(r.route) for r in ctx.records()})
+        require(not ctx.records("messages"), f"evidence call ({case.name}) sent a Messages request", routes=routes)
+        require(ctx.records("search"), f"evidence call ({case.name}) sent no Search API request", routes=routes)
+
+
+@check(
+    "evidence.lines_cite_results",
+    "Every evidence line ends with the URL of a search result it came from",
+    seed="002",
+    requires=REQUIRES,
+    provider="api",
+    rule="Seed 002: every evidence line keeps its source URL, so code (not the model) can attach the "
+    "filtered source links to the answer.",
+)
+async def lines_cite_results(ctx: CheckContext) -> None:
+    outcome = await _evidence(ctx, ["search api pricing", "rate limits retry-after"])
+    value = expect_success(outcome, "evidence batch")
+    returned = {
+        str(r.get("url"))
+        for record in ctx.records("search")
+        for r in json.loads(record.response_body or "{}").get("results", [])
+    }
+    lines = [line for line in (outcome.text or "").splitlines() if line.startswith("- ")]
+    require(lines, "the evidence text has no evidence lines", text=outcome.text)
+    for line in lines:
+        match = _SOURCE.match(line)
+        require(match is not None, f"an evidence line carries no source URL: {line[:200]!r}")
+        assert match is not None
+        require(match.group(1) in returned, f"an evidence line cites {match.group(1)}, which no search returned")
+    for group in value.get("queries", []):
+        for item in group.get("evidence", []):
+            require(item.get("url") in returned, f"value cites {item.get('url')!r}, which no search returned")
+
+
+LOCAL = (
+    Case("file-url", "file: URLs sent to the search engine", {"query": "file:///home/somchai/notes.txt"}),
+    Case("windows-path", "drive paths sent", {"query": r"C:\Users\somchai\Desktop\budget.xlsx"}),
+    Case("home-path", "~/ paths sent", {"query": "summary of ~/Documents/plan.md"}),
+    Case("marked-name", "names the caller marked local sent", {"query": "Q3 board minutes decisions"}),
+)
+
+
+@check(
+    "evidence.local_refused",
+    "Queries with local paths, file: URLs or caller-marked local names are refused before any search",
+    seed="002",
+    requires=REQUIRES,
+    provider="api",
+    rule="Seed 002: web_search is not a fallback for the knowledge base or Desktop/Documents; user file "
+    "names and contents are never sent to a search engine to 'try instead'.",
+    cases=LOCAL,
+)
+async def local_refused(ctx: CheckContext) -> None:
+    context = {"id": "conversation-local", "local_names": ["Q3 Board Minutes"]}
+    for case in LOCAL:
+        outcome = await _evidence(ctx, ["rate limits", case["query"]], context)
+        await ctx.settle()
+        require(not ctx.records("search"), f"{case.name}: a search was sent for a batch with a local query")
+        expect_error(outcome, case.name)
+
+
+RETRIES = (
+    Case("same", "the very same query fired again", {"again": "zzqx unknowable"}),
+    Case("case", "a change of case taken for a new query", {"again": "ZZQX Unknowable"}),
+    Case("spacing", "a change of spacing taken for a new query", {"again": "  zzqx   unknowable "}),
+)
+
+
+@check(
+    "evidence.retry_refused",
+    "After [needs_retry], the same query (ignoring case and spacing) is refused in the same conversation",
+    seed="002",
+    requires=REQUIRES,
+    provider="api",
+    rule="Seed 002: after [needs_retry] the agent must make the query more specific (subject, place, time); "
+    "firing the same query again, or changing only whitespace, is not a retry.",
+    cases=RETRIES,
+)
+async def retry_refused(ctx: CheckContext) -> None:
+    for case in RETRIES:
+        context = {"id": f"conversation-{case.name}", "local_names": []}
+        first = await _evidence(ctx, "zzqx unknowable", context)
+        require("[needs_retry]" in (first.text or ""), f"{case.name}: no [needs_retry] for a query that found nothing")
+        await ctx.settle()
+        searches = len(ctx.records("search"))
+        again = await _evidence(ctx, case["again"], context)
+        await ctx.settle()
+        require(len(ctx.records("search")) == searches, f"{case.name}: the repeated query was searched again")
+        expect_error(again, f"{case.name}: repeated query {case['again']!r}")
+        other = await _evidence(ctx, "zzqx unknowable", {"id": f"other-{case.name}", "local_names": []})
+        require(other.error_code is None, f"{case.name}: another conversation's retry memory was shared")

@@ -1,0 +1,254 @@
+"""SSRF checks for any fetcher (seed 002), run with the adapter protocol's ``test_network``.
+
+Seed 002 decides: every URL fetched passes host/IP validation, on every redirect too, and the
+connection is bound to the public IP that passed, so a search result can never lead the tool to
+localhost, a private network, or a destination whose IP changed after the first check. It fixes no
+error code, so any ``WEB_*`` error (or, where an answer is still public, a success) is accepted; what
+is enforced is that nothing reaches a non-public address. Every non-public address the suite hands
+out is dialled to a trap listener that counts connections; one connection there fails the check.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from ..cases import Case
+from ._base import CheckContext, check, expect_error, require
+
+REQUIRES = ("web_fetch", "ssrf-test-mode")
+PUBLIC = "93.184.215.14"  # dialled to the page server
+PUBLIC_DEAD = "93.184.215.99"  # public, but its connection is refused
+PAGE_TEXT = "ssrf check page"
+
+
+class _Trap:
+    """A listener that accepts, counts and closes every connection at once, so a fetcher that
+    reaches it fails fast (empty reply) and the count is final before the fetcher can answer."""
+
+    def __init__(self) -> None:
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(64)
+        self.port: int = self.sock.getsockname()[1]
+        self._count = 0
+        self._lock = threading.Lock()
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return  # closed at the end of the check
+            with self._lock:
+                self._count += 1  # counted before the close the client is waiting on
+            conn.close()
+
+    def connections(self) -> int:
+        with self._lock:
+            return self._count
+
+    def close(self) -> None:
+        try:
+            self.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self.sock.close()
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: _Pages
+    protocol_version = "HTTP/1.0"
+
+    def do_GET(self) -> None:
+        location = self.server.redirects.get(self.path.split("?", 1)[0])
+        if location is not None:
+            status, target = location
+            self.send_response(status)
+            self.send_header("Location", target)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        body = PAGE_TEXT.encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/plain; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+class _Pages(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 64
+
+    def __init__(self) -> None:
+        self.redirects: dict[str, tuple[int, str]] = {}
+        super().__init__(("127.0.0.1", 0), _Handler)
+
+
+@dataclass
+class _Net:
+    pages: _Pages
+    trap: _Trap
+
+    @property
+    def port(self) -> int:
+        return self.pages.server_address[1]
+
+    def config(self, resolve: Mapping[str, list[list[str]]], private: list[str]) -> dict[str, Any]:
+        dial = {PUBLIC: self.port, **{a: self.trap.port for a in private}}
+        return {"resolve": {k: v for k, v in resolve.items()}, "dial": dial}
+
+
+@contextmanager
+def _network() -> Iterator[_Net]:
+    pages, trap = _Pages(), _Trap()
+    thread = threading.Thread(target=pages.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        yield _Net(pages, trap)
+    finally:
+        pages.shutdown()
+        pages.server_close()
+        trap.close()
+
+
+async def _fetch_expecting_refusal(ctx: CheckContext, net: _Net, url: str, what: str) -> None:
+    outcome = await ctx.fetch(url)
+    require(net.trap.connections() == 0, f"{what}: a connection reached a non-public address", url=url)
+    expect_error(outcome, what)
+
+
+SPECIAL = (
+    Case("loopback", "a guard that only refuses the literal 'localhost'", {"address": "127.0.0.1"}),
+    Case("private-10", "a guard that checks names but not their answers", {"address": "10.0.0.7"}),
+    Case("private-192", "RFC 1918 checked by one range only", {"address": "192.168.1.20"}),
+    Case("cgnat", "is_private alone (100.64/10 is not 'private')", {"address": "100.64.0.9"}),
+    Case("link-local", "link-local space left open", {"address": "169.254.10.10"}),
+    Case("metadata", "the cloud metadata address left open", {"address": "169.254.169.254"}),
+    Case("unspecified", "0.0.0.0 (dials this host) left open", {"address": "0.0.0.0"}),
+    Case("benchmark", "198.18/15 left open", {"address": "198.18.0.5"}),
+    Case("ipv6-loopback", "IPv6 not checked at all", {"address": "::1"}),
+    Case("ula", "fc00::/7 left open", {"address": "fd12:3456::7"}),
+    Case("ipv6-link-local", "fe80::/10 left open", {"address": "fe80::7"}),
+    Case("mapped-metadata", "IPv4-mapped IPv6 judged without unwrapping", {"address": "::ffff:169.254.169.254"}),
+    Case("nat64-loopback", "is_global alone: NAT64 of loopback is 'global'", {"address": "64:ff9b::7f00:1"}),
+    Case("6to4-private", "is_global alone: 6to4 of 10/8 is 'global'", {"address": "2002:a00:7::1"}),
+)
+
+
+@check(
+    "ssrf.resolve.special_ranges",
+    "A name resolving to any special-purpose address (IPv4, IPv6, embedded IPv4, metadata) is never dialled",
+    seed="002",
+    requires=REQUIRES,
+    provider="messages",
+    rule="Seed 002: a URL is fetched only after its host's address passed validation, so a search result "
+    "can never lead the tool to localhost or a private network.",
+    cases=SPECIAL,
+)
+async def special_ranges(ctx: CheckContext) -> None:
+    with _network() as net:
+        resolve = {f"{c.name}.ssrf.test": [[c["address"]]] for c in SPECIAL}
+        await ctx.configure(provider="messages", test_network=net.config(resolve, [c["address"] for c in SPECIAL]))
+        for case in SPECIAL:
+            url = f"http://{case.name}.ssrf.test:{net.port}/"
+            await _fetch_expecting_refusal(ctx, net, url, f"{case.name} ({case['address']})")
+
+
+MIXED = (
+    Case(
+        "dead-public-then-private",
+        "only the first answer validated, the next ones tried unchecked when it fails",
+        {"answers": [PUBLIC_DEAD, "10.0.0.7"]},
+    ),
+    Case("private-first", "answers after a private one trusted", {"answers": ["10.0.0.7", PUBLIC]}),
+    Case(
+        "metadata-after-eight",
+        "only the first few answers looked at",
+        {"answers": [PUBLIC_DEAD] * 8 + ["169.254.169.254"]},
+    ),
+)
+
+
+@check(
+    "ssrf.resolve.mixed_answers",
+    "A name with any non-public answer among its addresses is never dialled there",
+    seed="002",
+    requires=REQUIRES,
+    provider="messages",
+    rule="Seed 002: the connection is bound to an address that passed validation; an answer that did "
+    "not pass is never connected to, whatever its position among the answers.",
+    cases=MIXED,
+)
+async def mixed_answers(ctx: CheckContext) -> None:
+    with _network() as net:
+        private = sorted({a for c in MIXED for a in c["answers"] if a not in (PUBLIC, PUBLIC_DEAD)})
+        resolve = {f"{c.name}.ssrf.test": [list(c["answers"])] for c in MIXED}
+        await ctx.configure(provider="messages", test_network=net.config(resolve, private))
+        for case in MIXED:
+            outcome = await ctx.fetch(f"http://{case.name}.ssrf.test:{net.port}/")
+            require(net.trap.connections() == 0, f"{case.name}: a connection reached a non-public answer")
+            require(not outcome.ok or PAGE_TEXT in (outcome.text or ""), f"{case.name}: unexpected page")
+
+
+@check(
+    "ssrf.resolve.rebinding",
+    "The address that passed validation is the one dialled; a later lookup's answer is never used",
+    seed="002",
+    requires=REQUIRES,
+    provider="messages",
+    rule="Seed 002: the connection is bound to the public IP that passed validation, so a destination "
+    "whose IP changes after the first check is never reached.",
+    cases=(
+        Case("public-then-private", "validating one lookup and connecting by another", {"address": "10.0.0.7"}),
+        Case("public-then-metadata", "the same, towards the metadata address", {"address": "169.254.169.254"}),
+    ),
+)
+async def rebinding(ctx: CheckContext) -> None:
+    cases = (("rebind-a", "10.0.0.7"), ("rebind-b", "169.254.169.254"))
+    with _network() as net:
+        resolve = {f"{name}.ssrf.test": [[PUBLIC], [address]] for name, address in cases}
+        await ctx.configure(provider="messages", test_network=net.config(resolve, [a for _, a in cases]))
+        for name, address in cases:
+            outcome = await ctx.fetch(f"http://{name}.ssrf.test:{net.port}/")
+            require(net.trap.connections() == 0, f"{name}: a later lookup's answer {address} was dialled")
+            require(not outcome.ok or PAGE_TEXT in (outcome.text or ""), f"{name}: unexpected page")
+
+
+REDIRECT_STATUSES = (301, 302, 303, 307, 308)
+REDIRECTS = tuple(
+    Case(f"{status}-{kind}", f"{status} followed unchecked ({why})", {"status": status, "kind": kind})
+    for status in REDIRECT_STATUSES
+    for kind, why in (("literal", "target IP not validated"), ("name", "target name's answers not validated"))
+)
+
+
+@check(
+    "ssrf.redirect.private",
+    "A redirect (every 3xx status) to a private literal or to a name resolving privately is never followed there",
+    seed="002",
+    requires=REQUIRES,
+    provider="messages",
+    rule="Seed 002: URL, IP and redirect validation happen every time: each redirect target is checked "
+    "like the first URL.",
+    cases=REDIRECTS,
+)
+async def redirect_private(ctx: CheckContext) -> None:
+    with _network() as net:
+        resolve = {"start.ssrf.test": [[PUBLIC]], "inside.ssrf.test": [["10.0.0.8"]]}
+        await ctx.configure(provider="messages", test_network=net.config(resolve, ["10.0.0.8", "10.0.0.9"]))
+        for case in REDIRECTS:
+            host = "10.0.0.9" if case["kind"] == "literal" else "inside.ssrf.test"
+            path = f"/r/{case.name}"
+            net.pages.redirects[path] = (case["status"], f"http://{host}:{net.port}/")
+            await _fetch_expecting_refusal(ctx, net, f"http://start.ssrf.test:{net.port}{path}", case.name)

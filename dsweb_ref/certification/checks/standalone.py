@@ -1,0 +1,471 @@
+"""Seed 003: the standalone model-backed web_search and its account selection.
+
+Only what seed 003 decides is enforced: one model request per search with only the query and the
+native search tool, the 8192-token output budget, at most eight distinct HTTP(S) sources, an encoded
+result of at most 24 000 bytes, prose without a completed native search is a tool error, a
+completed search without structured sources gives no sources, no redirects, no reasoning or
+encrypted content in the result, and the selection rules. Left open (accepted either way): the
+instruction text around the query, which eight sources are kept, titles, the summary's own bound,
+extra request fields, streaming or not.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ...emulator import HugeSummary, Malformed, ProseOnly, Redirect
+from ..cases import Case
+from ..targets import CallOutcome
+from ._base import CALL_TIMEOUT, CheckContext, CheckFailed, check, expect_error, require
+
+__all__ = ["RESOLUTION_CASES", "resolution_observed"]
+
+SA, SR = "standalone-search", "standalone-resolve"
+MAX_RESULT_BYTES = 24_000
+ROUTES = {"messages": "messages", "responses": "responses"}
+
+
+async def _search(ctx: CheckContext, query: str, protocol: str = "messages") -> CallOutcome:
+    call = ctx.target.start_call("standalone_search", {"arguments": {"query": query}, "protocol": protocol})
+    return await call.outcome(CALL_TIMEOUT)
+
+
+def _visible(outcome: CallOutcome, what: str) -> dict[str, Any]:
+    """The model-visible JSON of a successful call, checked for the seed's shape."""
+    require(outcome.ok and outcome.text is not None, f"{what}: expected a result, got {outcome.brief()}")
+    text = outcome.text or ""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        raise CheckFailed(f"{what}: the model-visible text is not JSON: {text[:120]!r}") from None
+    require(isinstance(value, dict) and isinstance(value.get("summary"), str), f"{what}: no string summary")
+    sources = value.get("sources")
+    require(isinstance(sources, list) and all(isinstance(s, dict) for s in sources), f"{what}: sources not a list")
+    require(value.get("truncated", False) in (True, False), f"{what}: truncated is not a boolean")
+    return dict(value)
+
+
+def _messages_body(content: list[dict[str, Any]]) -> bytes:
+    return json.dumps(
+        {"id": "msg_cert", "type": "message", "role": "assistant", "model": "deepseek-v4-flash", "content": content,
+         "stop_reason": "end_turn", "stop_sequence": None,
+         "usage": {"input_tokens": 10, "output_tokens": 10, "server_tool_use": {"web_search_requests": 1}}}
+    ).encode()
+
+
+def _responses_body(output: list[dict[str, Any]]) -> bytes:
+    return json.dumps(
+        {"id": "resp_cert", "object": "response", "created_at": 0, "status": "completed", "model": "deepseek-v4-flash",
+         "output": output, "usage": {"input_tokens": 10, "output_tokens": 10, "total_tokens": 20}}
+    ).encode()
+
+
+def _result_block(items: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_cert", "content": items}
+
+
+def _item(url: str, title: str = "t") -> dict[str, Any]:
+    return {"type": "web_search_result", "url": url, "title": title, "encrypted_content": "RU5D", "page_age": None}
+
+
+# -- the request ----------------------------------------------------------------------------------
+
+REQUEST_CASES = (
+    Case("messages", "extra messages, history or client tools, or a budget other than 8192 on Messages",
+         {"protocol": "messages"}),
+    Case("responses", "the same on Responses (max_output_tokens, previous_response_id)",
+         {"protocol": "responses"}),
+)
+
+
+def _request_problems(protocol: str, body: Any, query: str) -> list[str]:
+    if not isinstance(body, dict):
+        return ["the body is not a JSON object"]
+    problems: list[str] = []
+    if protocol == "messages":
+        messages, tools, budget = body.get("messages"), body.get("tools"), body.get("max_tokens")
+        if not (isinstance(messages, list) and len(messages) == 1 and messages[0].get("role") == "user"):
+            problems.append("messages must be exactly one user message")
+        elif query not in json.dumps(messages[0], ensure_ascii=False):
+            problems.append("the user message does not carry the query")
+        native = isinstance(tools, list) and len(tools) == 1 and str(tools[0].get("type", "")).startswith("web_search_")
+        if not native:
+            problems.append(f"tools must be exactly the native web_search tool, got {tools!r}"[:200])
+        if budget != 8192:
+            problems.append(f"max_tokens is {budget!r}, expected 8192")
+    else:
+        items, tools, budget = body.get("input"), body.get("tools"), body.get("max_output_tokens")
+        one = isinstance(items, str) or (isinstance(items, list) and len(items) == 1)
+        if not one or query not in json.dumps(items, ensure_ascii=False):
+            problems.append("input must be one user input carrying the query")
+        native = isinstance(tools, list) and len(tools) == 1 and str(tools[0].get("type", "")).startswith("web_search")
+        if not native:
+            problems.append(f"tools must be exactly the web_search tool, got {tools!r}"[:200])
+        if budget != 8192:
+            problems.append(f"max_output_tokens is {budget!r}, expected 8192")
+        if body.get("previous_response_id") is not None:
+            problems.append("previous_response_id is set (each search is stateless)")
+    return problems
+
+
+@check(
+    "standalone.request.isolated",
+    "each search is one model request with only the query and the native search tool, budget 8192",
+    seed="003",
+    requires=(SA,),
+    provider="messages",
+    rule="Seed 003: every search sends a separate model request containing only the query and the search "
+    "backend's native search tool; the output budget is 8192 tokens.",
+    cases=REQUEST_CASES,
+)
+async def request_isolated(ctx: CheckContext) -> None:
+    for case in REQUEST_CASES:
+        protocol = case["protocol"]
+        ctx.emu.log.clear()
+        for query in ("first standalone topic", "second standalone topic"):
+            _visible(await _search(ctx, query, protocol), f"[{case.name}] search")
+        bodies = [r.json for r in ctx.records(ROUTES[protocol])]
+        require(len(bodies) == 2, f"[{case.name}] expected one request per search, saw {len(bodies)}")
+        for body, query in zip(bodies, ("first standalone topic", "second standalone topic"), strict=True):
+            problems = _request_problems(protocol, body, query)
+            require(not problems, f"[{case.name}] {'; '.join(problems)}", body=body)
+        require("first standalone topic" not in json.dumps(bodies[1], ensure_ascii=False),
+                f"[{case.name}] the second search carries the first one's query")
+
+
+# -- the result bound -----------------------------------------------------------------------------
+
+BOUND_CASES = (
+    Case("huge-messages-summary", "no bound on the encoded result (Messages answer of 60 000 characters)",
+         {"protocol": "messages", "fault": HugeSummary(60_000)}),
+    Case("huge-responses-summary", "the same over Responses (200 000 characters)",
+         {"protocol": "responses", "fault": HugeSummary(200_000)}),
+    Case("nul-heavy-summary", "measuring raw characters instead of encoded bytes (\\u0000 escapes x6)",
+         {"protocol": "messages", "fault": Malformed(body=_messages_body(
+             [_result_block([_item("https://a.example.test/")]), {"type": "text", "text": "\x00" * 20_000}]))}),
+)
+
+
+@check(
+    "standalone.result.bounded",
+    "the model-visible JSON is at most 24 000 encoded bytes, valid, with truncated set when cut",
+    seed="003",
+    requires=(SA,),
+    provider="messages",
+    rule="Seed 003: the encoded result is at most 24 000 bytes, so the generic tool-output limit never cuts the "
+    "JSON; a cut result carries the optional truncated flag.",
+    cases=BOUND_CASES,
+)
+async def result_bounded(ctx: CheckContext) -> None:
+    for case in BOUND_CASES:
+        ctx.emu.inject(ROUTES[case["protocol"]], case["fault"])  # type: ignore[arg-type]
+        outcome = await _search(ctx, "search api", case["protocol"])
+        value = _visible(outcome, f"[{case.name}]")
+        size = len((outcome.text or "").encode("utf-8"))
+        require(size <= MAX_RESULT_BYTES, f"[{case.name}] the result is {size} encoded bytes, over 24000")
+        require(value.get("truncated") is True, f"[{case.name}] the summary was cut but truncated is not true")
+
+
+# -- prose without a native search ----------------------------------------------------------------
+
+PROSE_CASES = (
+    Case("messages-prose", "accepting a Messages answer without any web_search_tool_result",
+         {"protocol": "messages"}),
+    Case("responses-prose", "accepting a Responses answer without a completed web_search_call",
+         {"protocol": "responses"}),
+    Case("started-not-completed", "counting a server_tool_use (a started search) as a completed one",
+         {"protocol": "messages", "body": _messages_body(
+             [{"type": "server_tool_use", "id": "srvtoolu_cert", "name": "web_search", "input": {"query": "q"}},
+              {"type": "text", "text": "From memory: https://guess.example.test/"}])}),
+)
+
+
+@check(
+    "standalone.prose.error",
+    "an answer without a completed native search is a tool error",
+    seed="003",
+    requires=(SA,),
+    provider="messages",
+    rule="Seed 003: if the backend returns only an ordinary answer without completing native search results, "
+    "a tool error is reported.",
+    cases=PROSE_CASES,
+)
+async def prose_error(ctx: CheckContext) -> None:
+    for case in PROSE_CASES:
+        body = case.params.get("body")
+        fault = Malformed(body=body) if body is not None else ProseOnly("From memory: https://guess.example.test/")
+        ctx.emu.inject(ROUTES[case["protocol"]], fault)  # type: ignore[arg-type]
+        expect_error(await _search(ctx, "search api", case["protocol"]), f"[{case.name}]")
+
+
+# -- no structured sources ------------------------------------------------------------------------
+
+PROSE_URLS = "See https://prose.example.test/a and [docs](http://md.example.test/b)."
+NO_SOURCE_CASES = (
+    Case("messages-empty-results", "harvesting URLs from the summary when the result list is empty",
+         {"protocol": "messages", "body": _messages_body([_result_block([]), {"type": "text", "text": PROSE_URLS}])}),
+    Case("responses-no-sources", "the same for a completed web_search_call without sources or citations",
+         {"protocol": "responses", "body": _responses_body([
+             {"id": "ws_cert", "type": "web_search_call", "status": "completed",
+              "action": {"type": "search", "query": "q"}},
+             {"id": "msg_cert", "type": "message", "role": "assistant", "status": "completed",
+              "content": [{"type": "output_text", "text": PROSE_URLS, "annotations": []}]}])}),
+)
+
+
+@check(
+    "standalone.sources.structured_only",
+    "a completed search without structured sources gives sources: [] (never URLs from the summary)",
+    seed="003",
+    requires=(SA,),
+    provider="messages",
+    rule="Seed 003: if a backend completed the search but gave no structured sources, sources is empty; "
+    "sources are never guessed or made up from the generated summary.",
+    cases=NO_SOURCE_CASES,
+)
+async def structured_only(ctx: CheckContext) -> None:
+    for case in NO_SOURCE_CASES:
+        ctx.emu.inject(ROUTES[case["protocol"]], Malformed(body=case["body"]))  # type: ignore[arg-type]
+        value = _visible(await _search(ctx, "search api", case["protocol"]), f"[{case.name}]")
+        require(value["sources"] == [], f"[{case.name}] sources {value['sources']!r}, expected []")
+
+
+# -- the source filter ----------------------------------------------------------------------------
+
+VALID = [f"https://s{i}.example.test/page" for i in range(9)]
+FILTER_CASES = (
+    Case("nine-valid", "no cap at eight", {"urls": VALID}),
+    Case("duplicates", "no dedupe by URL", {"urls": [VALID[0]] * 3 + [VALID[1]]}),
+    Case("other-schemes", "keeping javascript:, ftp: or data: URLs",
+         {"urls": ["javascript:alert(1)", "ftp://f.example.test/", "data:text/plain,x", VALID[2]]}),
+)
+
+
+@check(
+    "standalone.sources.filtered",
+    "at most eight distinct HTTP(S) sources, all from the search's structured results",
+    seed="003",
+    requires=(SA,),
+    provider="messages",
+    rule="Seed 003: at most eight distinct HTTP(S) sources are kept.",
+    cases=FILTER_CASES,
+)
+async def sources_filtered(ctx: CheckContext) -> None:
+    for case in FILTER_CASES:
+        urls: list[str] = case["urls"]
+        body = _messages_body([_result_block([_item(u) for u in urls]), {"type": "text", "text": "Summary."}])
+        ctx.emu.inject("messages", Malformed(body=body))
+        value = _visible(await _search(ctx, "search api"), f"[{case.name}]")
+        got = [s.get("url") for s in value["sources"]]
+        require(len(got) <= 8, f"[{case.name}] {len(got)} sources, at most 8 allowed")
+        require(len(set(got)) == len(got), f"[{case.name}] duplicate source URLs {got!r}")
+        require(all(isinstance(u, str) and u.startswith(("http://", "https://")) for u in got),
+                f"[{case.name}] a non-HTTP(S) source was kept: {got!r}")
+        require(set(got) <= set(urls), f"[{case.name}] a source not in the search results: {got!r}")
+
+
+# -- redirects ------------------------------------------------------------------------------------
+
+
+@check(
+    "standalone.redirect.not_followed",
+    "a redirect from the search backend is an error and its Location is never visited",
+    seed="003",
+    requires=(SA,),
+    provider="messages",
+    rule="Seed 003: search requests do not follow redirects.",
+)
+async def redirect_not_followed(ctx: CheckContext) -> None:
+    ctx.emu.inject("messages", Redirect(307))
+    expect_error(await _search(ctx, "search api"), "search redirected with 307")
+    await ctx.settle()
+    require(not ctx.emu.log.trap_hits(), "the redirect's Location was visited")
+
+
+# -- reasoning and encrypted content ---------------------------------------------------------------
+
+_SECRET_KEYS = ("thinking", "signature", "encrypted_content", "encrypted_index")
+
+
+def _opaque_values(value: Any) -> list[str]:
+    found: list[str] = []
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key in _SECRET_KEYS and isinstance(item, str) and len(item) >= 8:
+                found.append(item)
+            else:
+                found += _opaque_values(item)
+    elif isinstance(value, list):
+        for item in value:
+            found += _opaque_values(item)
+    return found
+
+
+@check(
+    "standalone.reasoning.withheld",
+    "reasoning, signatures and encrypted content of the search answer never reach the result",
+    seed="003",
+    requires=(SA,),
+    provider="messages",
+    rule="Seed 003: the reasoning, encrypted page content and Responses replay items produced by the search do "
+    "not enter the main conversation.",
+)
+async def reasoning_withheld(ctx: CheckContext) -> None:
+    outcome = await _search(ctx, "search api")
+    _visible(outcome, "search")
+    records = ctx.records("messages")
+    require(records, "no Messages request reached the emulator")
+    hidden = _opaque_values(json.loads(records[-1].response_body))
+    require(hidden, "the emulator answer carried no reasoning to withhold (emulator changed?)")
+    leaked = [h[:40] for h in hidden if h in (outcome.text or "")]
+    require(not leaked, f"the result contains reasoning or encrypted content: {leaked!r}")
+
+
+# -- account selection ----------------------------------------------------------------------------
+
+ENV_SET = ("DS_KEY", "OTHER_KEY", "RELAY_KEY")
+OFFICIAL_URL = "https://api.deepseek.com/anthropic/v1/messages"
+
+
+def _acct(name: str, protocol: str = "chat", base_url: str = "https://api.deepseek.com", *, key: str = "DS_KEY",
+          model: str = "deepseek-v4-flash", **extra: Any) -> dict[str, Any]:
+    return {"name": name, "protocol": protocol, "base_url": base_url, "model": model, "api_key_env": key, **extra}
+
+
+_RELAY = _acct("relay", "messages", "https://relay.example.test/anthropic", key="RELAY_KEY", model="r-model")
+_RELAY_R = _acct("relay-r", "responses", "https://relay.example.test/v1", key="RELAY_KEY", model="gpt-x")
+_OFFICIAL = ("selected", "main", "messages", OFFICIAL_URL, "deepseek-v4-flash", "DS_KEY")
+_RELAY_ROUTE = ("selected", "relay", "messages", "https://relay.example.test/anthropic/v1/messages", "r-model",
+                "RELAY_KEY")
+
+
+def _row(name: str, catches: str, document: dict[str, Any], expect: tuple[Any, ...]) -> Case:
+    return Case(name, "" + catches, {"document": document, "expect": expect})
+
+
+RESOLUTION_CASES = (
+    _row("current-official-chat-searches-via-official-messages",
+         "sending the search to the chat URL instead of the official Anthropic-compatible base",
+         {"current": "main", "accounts": [_acct("main")]}, _OFFICIAL),
+    _row("official-chat-with-v1-is-official", "accepting only the bare host for Chat Completions",
+         {"current": "main", "accounts": [_acct("main", base_url="https://api.deepseek.com/v1/")]}, _OFFICIAL),
+    _row("official-responses-is-official", "treating the official Responses URL as third-party",
+         {"current": "main", "accounts": [_acct("main", "responses", "https://API.deepseek.com/v1")]}, _OFFICIAL),
+    _row("official-messages-is-official", "not recognising the official Messages base",
+         {"current": "main", "accounts": [_acct("main", "messages", "https://api.deepseek.com/anthropic")]},
+         _OFFICIAL),
+    _row("official-derived-request-url-is-still-official", "treating an override equal to the derived route as custom",
+         {"current": "main", "accounts": [_acct("main", request_url="https://api.deepseek.com/chat/completions/")]},
+         _OFFICIAL),
+    _row("custom-request-url-is-never-converted", "converting a custom request URL into the official search route",
+         {"current": "main", "accounts": [_acct("main", request_url="https://api.deepseek.com/custom/chat")]},
+         ("none", "no_search_account")),
+    _row("look-alike-host-is-not-official", "matching the official host by prefix",
+         {"current": "main", "accounts": [_acct("main", base_url="https://api.deepseek.com.evil.test")]},
+         ("none", "no_search_account")),
+    _row("plain-http-is-not-official", "accepting http:// as the official endpoint",
+         {"current": "main", "accounts": [_acct("main", base_url="http://api.deepseek.com")]},
+         ("none", "no_search_account")),
+    _row("current-account-wins-over-earlier-accounts", "always taking the first account instead of the current one",
+         {"current": "relay", "accounts": [_acct("main"), {**_RELAY, "web_search": True}]}, _RELAY_ROUTE),
+    _row("fallback-to-first-configured-search-enabled-account", "giving up, or picking the last candidate",
+         {"current": "plain", "accounts": [_acct("plain", base_url="https://other.example.test/v1", key="OTHER_KEY"),
+                                           _acct("main"), _acct("second")]}, _OFFICIAL),
+    _row("fallback-skips-accounts-without-credentials", "choosing an account whose key variable is unset",
+         {"current": "x", "accounts": [_acct("nokey", key="UNSET_KEY"), _acct("main")]}, _OFFICIAL),
+    _row("current-without-credentials-falls-back", "selecting the current account although it is not configured",
+         {"current": "nokey", "accounts": [_acct("nokey", key="UNSET_KEY"), _acct("main")]}, _OFFICIAL),
+    _row("explicit-off-on-search-capable-current-blocks-fallback", "falling back after search was switched off",
+         {"current": "main", "accounts": [_acct("main", web_search=False), _acct("second")]},
+         ("none", "explicit_off")),
+    _row("explicit-off-on-non-capable-current-still-falls-back", "treating off on a custom chat account as global",
+         {"current": "plain", "accounts": [_acct("plain", base_url="https://other.example.test/v1", key="OTHER_KEY",
+                                                 web_search=False), _acct("main")]}, _OFFICIAL),
+    _row("third-party-messages-needs-explicit-opt-in", "enabling search by default on a relay",
+         {"current": "relay", "accounts": [_RELAY]}, ("none", "no_search_account")),
+    _row("third-party-messages-opted-in-keeps-own-endpoint-and-key", "sending a relay key to the official host",
+         {"current": "relay", "accounts": [{**_RELAY, "web_search": True}]}, _RELAY_ROUTE),
+    _row("third-party-responses-opted-in-uses-responses", "forcing every third-party account onto Messages",
+         {"current": "relay-r", "accounts": [{**_RELAY_R, "web_search": True}]},
+         ("selected", "relay-r", "responses", "https://relay.example.test/v1/responses", "gpt-x", "RELAY_KEY")),
+    _row("third-party-chat-never-searches", "treating web_search = true on a Chat Completions relay as native search",
+         {"current": "c", "accounts": [_acct("c", base_url="https://relay.example.test/v1", key="RELAY_KEY",
+                                             web_search=True)]}, ("none", "no_search_account")),
+    _row("auto-string-is-automatic", 'reading "auto" as a connection name',
+         {"current": "main", "web_search_model": "auto", "accounts": [_acct("main")]}, _OFFICIAL),
+    _row("empty-string-is-automatic", 'reading "" as a malformed reference',
+         {"current": "main", "web_search_model": "", "accounts": [_acct("main")]}, _OFFICIAL),
+    _row("assigned-splits-at-the-first-slash", "splitting at the last slash (the model may contain /)",
+         {"current": "main", "web_search_model": "relay/vendor/model-1",
+          "accounts": [_acct("main"), {**_RELAY, "web_search": True}]},
+         ("selected", "relay", "messages", "https://relay.example.test/anthropic/v1/messages", "vendor/model-1",
+          "RELAY_KEY")),
+    _row("assigned-ignores-the-current-accounts-switch", "letting the current account's off block an assignment",
+         {"current": "main", "web_search_model": "second/deepseek-v4-pro",
+          "accounts": [_acct("main", web_search=False), _acct("second")]},
+         ("selected", "second", "messages", OFFICIAL_URL, "deepseek-v4-pro", "DS_KEY")),
+    _row("assigned-connection-gone-does-not-fall-back", "switching accounts when the assigned one was removed",
+         {"current": "main", "web_search_model": "gone/m", "accounts": [_acct("main")]}, ("invalid",)),
+    _row("assigned-connection-disabled", "using a switched-off connection",
+         {"current": "main", "web_search_model": "second/m",
+          "accounts": [_acct("main"), _acct("second", enabled=False)]}, ("invalid",)),
+    _row("assigned-connection-search-off", "ignoring the assigned connection's own search switch",
+         {"current": "main", "web_search_model": "second/m",
+          "accounts": [_acct("main"), _acct("second", web_search=False)]}, ("invalid",)),
+    _row("assigned-without-credentials", "selecting an assignment whose key is missing",
+         {"current": "main", "web_search_model": "second/m",
+          "accounts": [_acct("main"), _acct("second", key="UNSET")]}, ("invalid",)),
+    _row("offline-registers-nothing", "registering the tool in offline mode",
+         {"offline": True, "current": "main", "accounts": [_acct("main")]}, ("none", "offline")),
+    _row("allow-list-without-web-search-registers-nothing", "ignoring an explicit tool allow-list",
+         {"tools_enabled": ["web_fetch"], "current": "main", "accounts": [_acct("main")]}, ("none", "not_allowed")),
+    _row("allow-list-with-web-search-registers", "treating any allow-list as excluding the tool",
+         {"tools_enabled": ["web_search"], "current": "main", "accounts": [_acct("main")]}, _OFFICIAL),
+)
+
+
+def resolution_observed(result: Any, expect: tuple[Any, ...]) -> tuple[Any, ...]:
+    """What of a resolution object a row compares: the route fields for a selection; the status and
+    reason for ``none`` (the reasons are this suite's names); the status alone for ``invalid`` (why an
+    assignment is unusable is the implementation's wording)."""
+    if not isinstance(result, dict):
+        return ("not an object",)
+    route = result.get("route")
+    if isinstance(route, dict):
+        keys = ("account", "protocol", "url", "model", "api_key_env")
+        return (result.get("status"), *(route.get(k) for k in keys))
+    if expect[0] == "invalid" or result.get("status") == "invalid":
+        return (result.get("status"),)
+    return (result.get("status"), result.get("reason"))
+
+
+@check(
+    "standalone.resolve.table",
+    "account and model selection follows the seed's rules, row by row",
+    seed="003",
+    requires=(SR,),
+    provider="messages",
+    rule="Seed 003: the current account when configured and search-enabled, else the first configured "
+    "search-enabled account; explicit off on a search-capable current account blocks fallback; official "
+    "DeepSeek URLs search via the official Anthropic-compatible base with the same account and model, custom "
+    "URLs are never converted; third-party Messages/Responses accounts need web_search = true and keep their "
+    "endpoint and key; web_search_model missing, empty or auto is automatic, else connection/model split at "
+    "the first slash; an unusable assignment registers nothing and does not switch; offline mode and an "
+    "allow-list without web_search register nothing.",
+    cases=RESOLUTION_CASES,
+)
+async def resolve_table(ctx: CheckContext) -> None:
+    wrong: list[str] = []
+    for case in RESOLUTION_CASES:
+        call = ctx.target.start_call(
+            "standalone_resolve", {"document": case["document"], "environ_set": list(ENV_SET)}
+        )
+        outcome = await call.outcome(CALL_TIMEOUT)
+        if not outcome.ok:
+            wrong.append(f"{case.name}: {outcome.brief()}")
+            continue
+        got = resolution_observed(outcome.value, case["expect"])
+        if got != case["expect"]:
+            wrong.append(f"{case.name}: got {got!r}, expected {case['expect']!r}")
+    require(not wrong, f"{len(wrong)} selection row(s) wrong: " + "; ".join(wrong)[:900], rows=wrong)

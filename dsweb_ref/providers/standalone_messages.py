@@ -1,0 +1,103 @@
+"""Standalone search (seed 003) over the Anthropic-compatible Messages protocol.
+
+One request per search: a single user message with the query and the ``web_search_20250305``
+server tool, nothing else (no history, no client tools). Facts read from the answer:
+
+- ``summary``: the text blocks, joined; thinking and redacted thinking are skipped;
+- ``sources``: ``web_search_result`` items of ``web_search_tool_result`` blocks (url, title);
+  ``encrypted_content`` and ``page_age`` are never read; citations are not mined for URLs;
+- ``searched``: a ``web_search_tool_result`` holding a result list (empty or not) was returned;
+  a ``server_tool_use`` alone means the search started, not that it completed;
+- an in-band ``web_search_tool_result_error`` or a client ``tool_use`` block is an error.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .._context import CallContext
+from .._exceptions import WebError, WebErrorCode
+from .._protocols import StandaloneAnswer, StandaloneSource, StandaloneUsage
+from ._standalone import StandaloneEndpoint, count, mapping, unprocessable
+
+__all__ = ["PROMPT_PREFIX", "MessagesStandaloneSearch"]
+
+PROMPT_PREFIX = "Perform a web search for the query: "
+_ERROR_CODE = re.compile(r"[a-z0-9_]{1,64}")
+
+
+class MessagesStandaloneSearch(StandaloneEndpoint):
+    provider_id = "standalone-messages"
+    label = "Messages web search"
+    api_version = "2023-06-01"
+
+    async def standalone_search(
+        self, query: str, ctx: CallContext, *, max_tokens: int, timeout_s: float
+    ) -> StandaloneAnswer:
+        key = self._key()
+        payload: dict[str, Any] = {
+            "model": self.model,
+            "max_tokens": max_tokens,
+            "messages": [{"role": "user", "content": [{"type": "text", "text": PROMPT_PREFIX + query}]}],
+            "tools": [{"type": "web_search_20250305", "name": "web_search"}],
+        }
+        headers = {
+            "x-api-key": key,
+            "authorization": f"Bearer {key}",
+            "anthropic-version": self.api_version,
+            "content-type": "application/json",
+            "accept": "application/json",
+        }
+        data = await self._exchange(payload, headers, key, ctx, timeout_s)
+        return read_answer(data, self.label)
+
+
+def _search_error(code: object, label: str) -> WebError:
+    shown = code if isinstance(code, str) and _ERROR_CODE.fullmatch(code) else "unknown"
+    return WebError(WebErrorCode.PROVIDER_ERROR, f"{label}: the native web search failed (error_code {shown})")
+
+
+def read_answer(data: dict[str, Any], label: str) -> StandaloneAnswer:
+    blocks = data.get("content")
+    if not isinstance(blocks, list):
+        raise unprocessable(label, "content is not a list")
+    texts: list[str] = []
+    sources: list[StandaloneSource] = []
+    searched = False
+    for i, block in enumerate(blocks):
+        if not isinstance(block, dict):
+            raise unprocessable(label, f"content[{i}] is not an object")
+        kind = block.get("type")
+        if kind == "text":
+            text = block.get("text")
+            if not isinstance(text, str):
+                raise unprocessable(label, f"content[{i}].text is not a string")
+            texts.append(text)
+        elif kind == "tool_use":
+            raise WebError(WebErrorCode.PROVIDER_ERROR, f"{label}: the search model called a client tool")
+        elif kind == "web_search_tool_result":
+            items = block.get("content")
+            if isinstance(items, dict) and items.get("type") == "web_search_tool_result_error":
+                raise _search_error(items.get("error_code"), label)
+            if not isinstance(items, list):
+                raise unprocessable(label, f"content[{i}].content is neither a result list nor a search error")
+            searched = True
+            for item in items:
+                if isinstance(item, dict) and item.get("type") == "web_search_result":
+                    url, title = item.get("url"), item.get("title")
+                    if isinstance(url, str):
+                        sources.append(StandaloneSource(url, title if isinstance(title, str) else ""))
+    usage = mapping(data.get("usage"))
+    server = mapping(usage.get("server_tool_use"))
+    return StandaloneAnswer(
+        summary="".join(texts),
+        sources=tuple(sources),
+        searched=searched,
+        usage=StandaloneUsage(
+            input_tokens=count(usage.get("input_tokens")),
+            output_tokens=count(usage.get("output_tokens")),
+            http_requests=1,
+            web_search_requests=count(server.get("web_search_requests")),
+        ),
+    )

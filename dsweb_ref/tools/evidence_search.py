@@ -1,0 +1,401 @@
+"""The evidence ``web_search`` tool (seed 002): a deterministic code-only pipeline.
+
+    queries -> parallel search (the seam) -> URL validation (netguard policy, no I/O)
+    -> BM25 relevance ranking -> source diversity -> concurrent fetch (the seam)
+    -> query-matching passages -> evidence lines with source URLs
+
+No language model is called anywhere on this path: ranking, selection and
+extraction are code. Search and fetch go through ``WebService`` only; with the
+``http`` fetch provider every fetch is guarded by netguard (pinned connections,
+every redirect hop checked, byte caps). One deadline covers the whole call:
+searches or fetches still running at the deadline are cancelled and their
+queries fall back to what is already known.
+
+Bounds: 1-4 queries of at most ``max_query_chars``; ``results_per_query`` results
+per search; ``max_pages`` fetched pages (``max_concurrent_fetches`` in flight), at most ``max_per_domain`` per
+registrable domain while other domains have candidates; ``passages_per_page``
+passages of at most ``passage_chars`` each; the whole text at most
+``max_output_chars``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import unicodedata
+from collections.abc import Awaitable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, fields
+from typing import Any, TypeVar
+
+import httpx
+
+from .._context import CallContext
+from .._exceptions import WebError, WebErrorCode
+from .._service import WebService
+from .._types import FetchRequest, SearchRequest, SearchResult
+from .._validate import is_int_at_least
+from ..netguard import DEFAULT_POLICY, AddressPolicy, check_url
+from ._evidence_guard import EvidenceContext, normalized_query, refuse_local, refuse_repeats
+from ._evidence_rank import Candidate, rank, select_pages
+from ._evidence_text import clean_text, fold, page_blocks, passages_for, snippet_matches
+from ._result import ToolResult, error_result
+
+__all__ = [
+    "EvidenceContext",
+    "EvidenceSearchTool",
+    "EvidenceSettings",
+    "append_citations",
+    "parse_evidence_queries",
+]
+
+NEEDS_RETRY = "[needs_retry]"
+_MAX_PAGE_CHARS = 300_000  # what extraction reads of one page, whatever the fetch provider returned
+
+
+@dataclass(frozen=True, slots=True)
+class EvidenceSettings:
+    """Bounds of one evidence call; validated at construction (``WEB_CONFIG_INVALID``)."""
+
+    max_queries: int = 4
+    max_query_chars: int = 400
+    results_per_query: int = 8
+    max_pages: int = 8
+    max_per_domain: int = 2
+    max_concurrent_fetches: int = 8  # pages in flight at once: what bounds memory (each up to the fetch cap)
+    passages_per_page: int = 2
+    passage_chars: int = 360
+    title_chars: int = 160
+    max_output_chars: int = 8000
+    max_url_length: int = 2048
+    deadline_s: float = 45.0
+
+    def __post_init__(self) -> None:
+        for name in (f.name for f in fields(self) if f.name != "deadline_s"):
+            if not is_int_at_least(getattr(self, name)):
+                raise WebError(WebErrorCode.CONFIG_INVALID, f"evidence setting {name} must be a positive integer")
+        d = self.deadline_s
+        if isinstance(d, bool) or not isinstance(d, (int, float)) or not math.isfinite(d) or d <= 0:
+            raise WebError(WebErrorCode.CONFIG_INVALID, "evidence setting deadline_s must be a positive number")
+
+
+def _invalid(message: str) -> WebError:
+    return WebError(WebErrorCode.INVALID_ARGUMENTS, message)
+
+
+def parse_evidence_queries(arguments: object, settings: EvidenceSettings) -> list[str]:
+    """``query``: one string or a list of 1..max strings; duplicates (ignoring case and
+    spacing) dropped keeping the first."""
+    if not isinstance(arguments, dict):
+        raise _invalid('invalid arguments: "arguments" must be an object')
+    if "query" not in arguments:
+        raise _invalid('invalid arguments: missing required property "query"')
+    extra = sorted(str(k) for k in arguments if k != "query")
+    if extra:
+        raise _invalid(f'invalid arguments: unknown property "{extra[0][:100]}"')
+    raw = arguments["query"]
+    queries = [raw] if isinstance(raw, str) else raw
+    if not isinstance(queries, list):
+        raise _invalid('invalid arguments: "query" must be a string or an array of strings')
+    if not queries:
+        raise _invalid("query must hold at least one query")
+    if len(queries) > settings.max_queries:
+        raise _invalid(f"query must hold at most {settings.max_queries} queries")
+    for i, q in enumerate(queries):
+        if not isinstance(q, str):
+            raise _invalid(f'invalid arguments: "query[{i}]" must be a string')
+        if not q.strip():
+            raise _invalid("each query must be a non-empty string")
+        if len(q) > settings.max_query_chars:
+            raise _invalid(f"each query must be at most {settings.max_query_chars} characters")
+        if any(unicodedata.category(c) == "Cs" or (unicodedata.category(c) == "Cc" and not c.isspace()) for c in q):
+            raise _invalid("each query must be printable text (no control characters or unpaired surrogates)")
+    seen: dict[str, str] = {}
+    for q in queries:
+        seen.setdefault(normalized_query(q), q.strip())
+    return list(seen.values())
+
+
+@dataclass
+class _Query:
+    text: str
+    results: int = 0
+    error: str | None = None
+    dropped: list[dict[str, str]] = field(default_factory=list)
+    ranked: list[Candidate] = field(default_factory=list)
+    fetched: int = 0
+    fetch_failed: int = 0
+    evidence: list[dict[str, str]] = field(default_factory=list)
+
+
+T = TypeVar("T")
+
+
+async def _capture(call: Awaitable[T]) -> T | WebError:
+    try:
+        return await call
+    except WebError as error:
+        return error
+    except Exception as exc:  # a bug in a stage must not become a raw exception for the model
+        return WebError(WebErrorCode.PROVIDER_ERROR, f"{type(exc).__name__}: {exc}", cause=exc)
+
+
+async def _settle_until(calls: Sequence[Awaitable[T]], deadline: float, what: str) -> list[T | WebError]:
+    """Run ``calls`` at once; at ``deadline`` cancel the rest. Returns only when every task has
+    settled (also on caller cancellation, which is re-raised)."""
+    tasks = [asyncio.ensure_future(_capture(c)) for c in calls]
+    if not tasks:
+        return []
+    loop = asyncio.get_running_loop()
+    try:
+        _done, pending = await asyncio.wait(tasks, timeout=max(0.0, deadline - loop.time()))
+    except asyncio.CancelledError:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
+    for task in pending:
+        task.cancel()
+    await asyncio.gather(*pending, return_exceptions=True)
+    late = WebError(WebErrorCode.FETCH_TIMEOUT, f"{what} did not finish before the call's deadline")
+    return [late if task.cancelled() else task.result() for task in tasks]
+
+
+class EvidenceSearchTool:
+    """Model-facing ``web_search`` over the evidence pipeline. Calls the seam, never a provider."""
+
+    name = "web_search"
+
+    def __init__(
+        self, web: WebService, settings: EvidenceSettings | None = None, *, policy: AddressPolicy = DEFAULT_POLICY
+    ) -> None:
+        self.web = web
+        self.settings = settings or EvidenceSettings()
+        self.policy = policy
+
+    @property
+    def description(self) -> str:
+        return (
+            "Search the web for current or external facts (news, prices, events, websites). "
+            f"query: one string, or a list of 1-{self.settings.max_queries} queries for different facts or angles; "
+            "they run concurrently. Returns short evidence passages grouped by query, each with its source URL. "
+            f"If the result says {NEEDS_RETRY}, search again with a more specific query (subject, place, time); "
+            "never repeat the same query. Not for local files or the knowledge base."
+        )
+
+    @property
+    def input_schema(self) -> dict[str, Any]:
+        n, chars = self.settings.max_queries, self.settings.max_query_chars
+        item = {"type": "string", "minLength": 1, "maxLength": chars}
+        return {
+            "type": "object",
+            "required": ["query"],
+            "additionalProperties": False,
+            "properties": {
+                "query": {
+                    "description": f"One search query, or a list of 1-{n} queries run concurrently.",
+                    "oneOf": [item, {"type": "array", "items": item, "minItems": 1, "maxItems": n}],
+                }
+            },
+        }
+
+    async def execute(
+        self, arguments: object, ctx: CallContext | None = None, context: EvidenceContext | None = None
+    ) -> ToolResult:
+        """Model-visible evidence text plus the structured value; errors become ``Error: ...``."""
+        try:
+            value = await self.run(arguments, ctx, context)
+        except WebError as error:
+            return error_result(error)
+        return ToolResult(text=render_evidence(value, self.settings.max_output_chars), value=value)
+
+    async def run(
+        self, arguments: object, ctx: CallContext | None = None, context: EvidenceContext | None = None
+    ) -> dict[str, Any]:
+        """The structured evidence, or a ``WebError`` for refused arguments or when every search failed."""
+        cfg = self.settings
+        queries = parse_evidence_queries(arguments, cfg)
+        context = context if context is not None else EvidenceContext()
+        refuse_local(queries, context.local_names)  # before any search: nothing local leaves
+        refuse_repeats(queries, context)
+        ctx = ctx or CallContext()
+        deadline = asyncio.get_running_loop().time() + cfg.deadline_s
+        state = [_Query(q) for q in queries]
+
+        searches = [self.web.search(SearchRequest(q, cfg.results_per_query), ctx) for q in queries]
+        answers = await _settle_until(searches, deadline, "the search")
+        errors = [a for a in answers if isinstance(a, WebError)]
+        if len(errors) == len(answers):
+            raise errors[0]  # nothing to show; a different query would not help
+        for index, (q, answer) in enumerate(zip(state, answers, strict=True)):
+            if isinstance(answer, WebError):
+                q.error = answer.message
+            else:
+                q.ranked = rank(q.text, self._candidates(index, q, answer))
+
+        pages = select_pages([q.ranked for q in state], max_pages=cfg.max_pages, max_per_domain=cfg.max_per_domain)
+        slots = asyncio.Semaphore(cfg.max_concurrent_fetches)
+        fetches = [self._blocks(c.url, ctx, slots) for c in pages]
+        fetched = await _settle_until(fetches, deadline, "the page fetch")
+        bodies = dict(zip((c.url for c in pages), fetched, strict=True))
+        for q in state:
+            self._collect(q, bodies)
+        # Only a search that ran and found nothing usable makes its query a dead end; a failed
+        # search (a provider error, the deadline) may be retried as it was.
+        context.remember_empty(q.text for q in state if not q.evidence and q.error is None)
+        return _value(state)
+
+    def _candidates(self, index: int, q: _Query, answer: SearchResult) -> list[Candidate]:
+        cfg = self.settings
+        out: list[Candidate] = []
+        seen: set[str] = set()
+        q.results = len(answer.sources)
+        for position, source in enumerate(answer.sources):
+            try:
+                url = check_url(source.url, max_length=cfg.max_url_length, policy=self.policy)
+            except WebError as error:
+                q.dropped.append({"url": clean_text(source.url, 300), "reason": clean_text(error.message, 300)})
+                continue
+            canonical = str(url.copy_with(fragment=None))
+            if canonical in seen:
+                continue
+            seen.add(canonical)
+            summary = source.metadata.get("summary")
+            # Provider text is untrusted: bounded before any tokenizing.
+            title, snippet = (source.title or "")[:1000], (source.snippet or "")[:2000]
+            text = " ".join(p for p in (title, snippet, summary[:2000] if isinstance(summary, str) else "") if p)
+            out.append(Candidate(index, position, canonical, url.host, title, snippet, text[:4000]))
+        return out
+
+    async def _blocks(self, url: str, ctx: CallContext, slots: asyncio.Semaphore) -> list[str]:
+        async with slots:  # the page body is dropped once its blocks are made, before the slot is freed
+            result = await self.web.fetch(FetchRequest(url), ctx)
+            if not 200 <= result.status_code <= 299:
+                raise WebError(WebErrorCode.PROVIDER_ERROR, f"HTTP {result.status_code}")
+            body = result.body
+            if len(body.content) > _MAX_PAGE_CHARS:
+                body = type(body)(body.kind, body.content[:_MAX_PAGE_CHARS])
+            return page_blocks(body)
+
+    def _collect(self, q: _Query, bodies: Mapping[str, list[str] | WebError]) -> None:
+        cfg = self.settings
+        for candidate in q.ranked:
+            if candidate.url not in bodies:
+                continue
+            blocks = bodies[candidate.url]
+            kind = "page"
+            duplicate = False
+            if isinstance(blocks, WebError):
+                q.fetch_failed += 1
+                passages: list[str] = []
+            else:
+                q.fetched += 1
+                # A heading repeating the title or the query itself is no evidence; nor is a passage
+                # this query already has (the same page reached by two URLs).
+                found = passages_for(blocks, q.text, limit=cfg.passages_per_page + 3, size=cfg.passage_chars)
+                known = {fold(candidate.title), fold(q.text), *(fold(e["text"]) for e in q.evidence)}
+                passages = [p for p in found if fold(p) not in known][: cfg.passages_per_page]
+                cited = {fold(e["text"]) for e in q.evidence}
+                duplicate = not passages and any(fold(p) in cited for p in found)  # its content is cited already
+            if not passages and not duplicate and snippet_matches(candidate.title, candidate.snippet, q.text):
+                kind = "snippet"  # the fallback of seed 002, under snippet_matches' policy
+                passages = [candidate.snippet]
+            title = clean_text(candidate.title, cfg.title_chars)
+            for passage in passages:
+                text = clean_text(passage, cfg.passage_chars)
+                q.evidence.append({"url": candidate.url, "title": title, "text": text, "from": kind})
+
+
+def _value(state: Sequence[_Query]) -> dict[str, Any]:
+    groups = []
+    sources: dict[str, str] = {}
+    for q in state:
+        for line in q.evidence:
+            sources.setdefault(line["url"], line["title"])
+        groups.append(
+            {
+                "query": q.text,
+                "needs_retry": not q.evidence,
+                "evidence": q.evidence,
+                "tried": {
+                    "results": q.results,
+                    "dropped": q.dropped,
+                    "candidates": len(q.ranked),
+                    "fetched": q.fetched,
+                    "fetch_failed": q.fetch_failed,
+                    "search_error": q.error,
+                },
+            }
+        )
+    return {
+        "queries": groups,
+        "needs_retry": all(g["needs_retry"] for g in groups),
+        "sources": [{"url": u, "title": t} for u, t in sources.items()],
+    }
+
+
+def _tried(group: Mapping[str, Any]) -> str:
+    t = group["tried"]
+    if t["search_error"]:
+        return f"the search failed ({clean_text(t['search_error'], 200)})"
+    parts = [f"{t['results']} search results"]
+    if t["dropped"]:
+        parts.append(f"{len(t['dropped'])} dropped as unsafe or invalid URLs")
+    parts.append(f"{t['fetched']} pages read" + (f", {t['fetch_failed']} failed to load" if t["fetch_failed"] else ""))
+    return ", ".join(parts) + "; no passage or snippet matched the query"
+
+
+def render_evidence(value: Mapping[str, Any], max_chars: int) -> str:
+    """The model-visible text: evidence lines grouped by query, each ending with its source URL.
+    Lines beyond ``max_chars`` are left out from the longest groups first; a cut is said."""
+    groups: Sequence[Mapping[str, Any]] = value["queries"]
+    heads: list[str] = []
+    bodies: list[list[str]] = []
+    for number, group in enumerate(groups, 1):
+        heads.append(f"Query {number}: {clean_text(group['query'], 200)}")
+        if group["needs_retry"]:
+            bodies.append(
+                [
+                    f"{NEEDS_RETRY} No usable evidence. Tried: {_tried(group)}. "
+                    "Search again with a more specific query (add the subject, place or time); "
+                    "do not repeat this query."
+                ]
+            )
+        else:
+            bodies.append([f'- "{e["text"]}" (source: {e["url"]})' for e in group["evidence"]])
+    note = "\n(Some evidence lines were left out to keep the result short.)"
+    cut = False
+    while len(_join(heads, bodies) + note) > max_chars and any(len(b) > 1 for b in bodies):
+        longest = max(range(len(bodies)), key=lambda i: (len(bodies[i]), -i))
+        bodies[longest].pop()
+        cut = True
+    text = _join(heads, bodies) + (note if cut else "")
+    return text if len(text) <= max_chars else text[: max_chars - 1] + "…"
+
+
+def _join(heads: Sequence[str], bodies: Sequence[Sequence[str]]) -> str:
+    return "\n\n".join("\n".join([h, *b]) for h, b in zip(heads, bodies, strict=True))
+
+
+def append_citations(answer: str, evidence: Mapping[str, Any] | Iterable[Mapping[str, Any]]) -> str:
+    """``answer`` with a "Sources" list appended by code, so a small model never has to
+    reproduce URLs (seed 002). ``evidence``: one or more evidence values (``ToolResult.value``).
+    Only URLs that produced evidence are listed (they passed validation to be there), each once,
+    and each is checked again as an http(s) URL before it is shown."""
+    values = [evidence] if isinstance(evidence, Mapping) else list(evidence)
+    links: dict[str, str] = {}
+    for value in values:
+        for source in value.get("sources", ()):
+            url, title = source.get("url"), source.get("title") or ""
+            if not isinstance(url, str) or url in links:
+                continue
+            try:
+                parsed = httpx.URL(url)
+            except (httpx.InvalidURL, ValueError, TypeError):
+                continue
+            if parsed.scheme in ("http", "https") and parsed.host and not parsed.userinfo:
+                links[url] = clean_text(str(title), 160).replace("[", "(").replace("]", ")")
+    if not links:
+        return answer
+    # Parentheses would end the Markdown link target early; their percent forms mean the same URL.
+    lines = [f"- [{title or url}]({url.replace('(', '%28').replace(')', '%29')})" for url, title in links.items()]
+    return answer.rstrip() + "\n\nSources:\n" + "\n".join(lines)

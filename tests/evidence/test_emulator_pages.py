@@ -1,0 +1,74 @@
+"""The evidence pipeline fetching the emulator's pages (emulator/pages.py) with the real ``http``
+provider and its shipped strict policy: names resolve through the certification sandbox to a
+public-looking address that is dialled on the emulator's loopback port."""
+
+from __future__ import annotations
+
+import asyncio
+
+from syrupy.assertion import SnapshotAssertion
+
+from dsweb_ref import WebService
+from dsweb_ref.certification.sandbox import SandboxNetwork
+from dsweb_ref.emulator import Emulator
+from dsweb_ref.providers.http_fetch import HttpFetchConfig, HttpFetchProvider
+from dsweb_ref.schemas import validate
+from dsweb_ref.tools.evidence_search import EvidenceSearchTool, EvidenceSettings
+
+from ._fakes import TableSearch, src
+
+PUBLIC = "93.184.215.14"
+
+
+def tool_over(emulator: Emulator, results: dict[str, tuple[object, ...]]) -> EvidenceSearchTool:
+    hosts = ("th.pages.test", "tides.pages.test", "hop.pages.test", "bad.pages.test")
+    network = SandboxNetwork({h: [[PUBLIC]] for h in hosts}, {PUBLIC: emulator.port})
+    web = WebService()
+    web.register_fetch(
+        HttpFetchProvider(HttpFetchConfig(timeout_s=10), resolver=network.resolver(), dialer=network.dialer())
+    )
+    web.register_search(TableSearch(results))  # type: ignore[arg-type]
+    return EvidenceSearchTool(web, EvidenceSettings(max_pages=8, max_per_domain=8))
+
+
+def test_thai_boilerplate_and_redirect_pages_give_clean_passages(
+    emulator: Emulator, snapshot_text: SnapshotAssertion
+) -> None:
+    results = {
+        "ราคาทองคำวันนี้": (
+            src("http://hop.pages.test/pages/redirect/gold", "ราคาทองคำ (ลิงก์เก่า)", "ราคาทองคำ"),
+            src("http://th.pages.test/pages/th/gold", "ราคาทองคำวันนี้", "ราคาทองคำวันนี้"),
+        ),
+        "spring tides": (src("http://tides.pages.test/pages/en/spring-tides", "Spring tides"),),
+    }
+    result = asyncio.run(tool_over(emulator, results).execute({"query": ["ราคาทองคำวันนี้", "spring tides"]}))
+    assert result.value is not None and validate("evidence_search.output", result.value) == []
+    for furniture in ("tracking", "color:gold", "หน้าแรก", "ลิขสิทธิ์", "ย้อนหลัง", "cookies", "menu", "Popular", "Related"):
+        assert furniture not in result.text
+    assert result.text == snapshot_text
+    paths = [r.path for r in emulator.log.records()]
+    assert "/pages/redirect/gold" in paths and paths.count("/pages/th/gold") >= 1  # the redirect was followed
+
+
+def test_private_redirects_and_hostile_pages_fall_back_without_raw_errors(emulator: Emulator) -> None:
+    hostile = ["deep", "huge-line", "binary", "utf7", "control", "bad-utf8"]
+    pages = [
+        src(f"http://bad.pages.test/pages/hostile/{name}", f"tides data {name}", f"tides data from {name}")
+        for name in hostile
+    ]
+    sources = (
+        *pages,
+        src("http://hop.pages.test/pages/redirect/private", "tides data private", "tides data private"),
+        src("http://hop.pages.test/pages/redirect/metadata", "tides data metadata", "tides data metadata"),
+    )
+    result = asyncio.run(tool_over(emulator, {"tides data": sources}).execute({"query": "tides data"}))
+    assert result.error_code is None and result.value is not None
+    assert validate("evidence_search.output", result.value) == []
+    group = result.value["queries"][0]
+    by_url = {line["url"].rsplit("/", 1)[-1]: line["from"] for line in group["evidence"]}
+    # Refused redirects and unreadable pages keep their snippets; readable hostile pages give passages.
+    assert by_url["private"] == by_url["metadata"] == by_url["binary"] == by_url["utf7"] == "snippet"
+    assert by_url["control"] == by_url["bad-utf8"] == by_url["deep"] == "page"
+    assert "\x00" not in result.text and "\u202e" not in result.text and "\x1b" not in result.text
+    result.text.encode("utf-8")
+    assert not [r for r in emulator.log.records() if r.path.startswith("/latest")]  # metadata never asked

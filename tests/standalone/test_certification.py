@@ -1,0 +1,84 @@
+"""Seed-003 certification end to end: the reference passes every standalone check (in-process and
+through the example adapter), and each deliberate standalone break fails `dsweb certify` with
+exactly its own check while the whole suite runs."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dsweb_ref.certification.checks import REGISTRY
+from dsweb_ref.certification.checks.standalone import RESOLUTION_CASES
+from dsweb_ref.cli import main
+
+EXAMPLE_ADAPTER = Path(__file__).resolve().parents[2] / "scripts" / "example_adapter.py"
+
+# mode -> the one check it must fail, and a fragment of the failing reason.
+BREAKS: dict[str, tuple[str, str]] = {
+    "standalone-budget": ("standalone.request.isolated", "expected 8192"),
+    "standalone-no-bound": ("standalone.result.bounded", "over 24000"),
+    "standalone-accept-prose": ("standalone.prose.error", "expected a WEB_* error"),
+    "standalone-mine-urls": ("standalone.sources.structured_only", "expected []"),
+    "standalone-all-sources": ("standalone.sources.filtered", "at most 8"),
+    "standalone-follow-redirects": ("standalone.redirect.not_followed", "Location was visited"),
+    "standalone-leak-reasoning": ("standalone.reasoning.withheld", "reasoning or encrypted content"),
+    "standalone-resolve-last-slash": ("standalone.resolve.table", "assigned-splits-at-the-first-slash"),
+}
+STANDALONE = sorted(i for i in REGISTRY if i.startswith("standalone."))
+
+
+def adapter_command(*args: str) -> str:
+    return shlex.join([sys.executable, str(EXAMPLE_ADAPTER), *args])
+
+
+def _certify(tmp_path: Path, *argv: str) -> tuple[int, dict[str, Any], dict[str, str]]:
+    """`dsweb certify ARGV --json FILE` in this process: exit code, report, outcome per check id."""
+    path = tmp_path / "report.json"
+    code = main(["certify", *argv, "--json", str(path)])
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return code, data, {c["id"]: c["outcome"] for c in data["checks"]}
+
+
+def test_every_standalone_check_has_a_break_that_it_alone_catches() -> None:
+    assert sorted(check for check, _ in BREAKS.values()) == STANDALONE
+
+
+def test_every_standalone_check_cites_seed_003_and_its_cases_say_what_they_catch() -> None:
+    for check_id in STANDALONE:
+        spec = REGISTRY[check_id]
+        assert spec.check.seed == "003" and spec.rule.startswith("Seed 003:")
+        assert all(case.catches and not case.catches.startswith("catches") for case in spec.cases)
+    assert len({c.name for c in RESOLUTION_CASES}) == len(RESOLUTION_CASES)
+
+
+def test_reference_passes_the_standalone_checks_in_process(tmp_path: Path) -> None:
+    code, _, got = _certify(tmp_path, "--only", "standalone")
+    assert code == 0 and sorted(got) == STANDALONE and set(got.values()) == {"passed"}
+
+
+def test_reference_adapter_passes_the_standalone_checks(tmp_path: Path) -> None:
+    code, _, got = _certify(tmp_path, "--adapter", adapter_command(), "--only", "standalone")
+    assert code == 0 and sorted(got) == STANDALONE and set(got.values()) == {"passed"}
+
+
+def test_an_adapter_without_the_capabilities_is_skipped_not_passed(tmp_path: Path) -> None:
+    command = adapter_command("--without", "standalone-search", "--without", "standalone-resolve")
+    _, _, got = _certify(tmp_path, "--adapter", command, "--only", "standalone")
+    assert set(got.values()) == {"skipped"}
+
+
+@pytest.mark.parametrize("mode", sorted(BREAKS))
+def test_break_fails_exactly_its_check(mode: str, tmp_path: Path) -> None:
+    expected, fragment = BREAKS[mode]
+    code, data, got = _certify(tmp_path, "--adapter", adapter_command("--break", mode))
+    assert code == 1 and data["ok"] is False
+    assert {i for i, o in got.items() if o != "passed"} == {expected}
+    assert got[expected] == "failed"
+    checks = data["checks"]
+    assert isinstance(checks, list)
+    assert fragment in " ".join(c["reason"] for c in checks if c["id"] == expected)
