@@ -5,6 +5,10 @@ model-facing schema or the single-query request: the initiating conversation's
 latest human prompt (the Search API derives ``ori_question`` from it) and a hook
 that records each outgoing request body before it is dispatched. Cancellation
 is plain asyncio cancellation and needs no field here.
+
+``localization`` overrides the deployment's Search API localization for one call:
+None keeps the setting; otherwise it must be an IPv4 or IPv6 address literal
+(the API's localization is an IP address, never a guessed place or language).
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ RequestRecorder = Callable[[OutgoingRequest], None]
 class CallContext:
     latest_prompt: str | None = None
     record_request: RequestRecorder | None = None
+    localization: str | None = None
 
     def record(self, request: OutgoingRequest) -> None:
         """Hand ``request`` to the recorder. A recorder failure propagates, so the

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Protocol, Self
 
 import httpx
 
@@ -59,10 +60,29 @@ class _HttpFetchPerOperation:
         return await HttpFetchProvider(http_fetch_config(settings), policy=_policy(settings)).fetch(request, ctx)
 
 
+class _Closable(Protocol):
+    async def aclose(self) -> None: ...
+
+
 @dataclass(frozen=True)
 class Runtime:
+    """The tools over the registered providers. The DeepSeek providers keep pooled HTTP clients:
+    ``await runtime.aclose()`` or ``async with runtime:`` closes those of the running event loop
+    (the end of an ``asyncio.run`` closes its own anyway)."""
+
     settings: Callable[[], Settings]
     web: WebService
+    resources: tuple[_Closable, ...] = ()
+
+    async def aclose(self) -> None:
+        for resource in self.resources:
+            await resource.aclose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
 
     def search_tool(self) -> WebSearchTool:
         t = self.settings().tools
@@ -96,11 +116,14 @@ def build_runtime(
     emulator); the local HTTP fetch provider keeps its own strict network path.
     """
     web = WebService(lambda: settings().provider_selection())
-    web.register_search(DeepSeekMessagesSearch(settings, transport=transport, environ=environ))
-    web.register_search(DeepSeekSearchApi(settings, transport=transport, environ=environ))
-    web.register_fetch(DeepSeekFetchApi(settings, transport=transport, environ=environ))
+    messages = DeepSeekMessagesSearch(settings, transport=transport, environ=environ)
+    search_api = DeepSeekSearchApi(settings, transport=transport, environ=environ)
+    fetch_api = DeepSeekFetchApi(settings, transport=transport, environ=environ)
+    web.register_search(messages)
+    web.register_search(search_api)
+    web.register_fetch(fetch_api)
     web.register_fetch(http_fetch or _HttpFetchPerOperation(settings))
-    return Runtime(settings=settings, web=web)
+    return Runtime(settings=settings, web=web, resources=(messages, search_api, fetch_api))
 
 
 def standalone_search_tool(

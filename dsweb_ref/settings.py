@@ -36,12 +36,16 @@ from typing import Any, Literal
 
 from ._exceptions import WebError, WebErrorCode
 from ._service import ProviderSelection
+from ._validate import ip_literal
 
 __all__ = [
     "API_SELECTION",
     "CONFIG_ENV",
     "MAX_MESSAGES_MAX_TOKENS",
     "MAX_MESSAGES_MAX_USES",
+    "MAX_QPS",
+    "MAX_RETRIES",
+    "MAX_RETRY_WAIT_S",
     "MAX_TIMEOUT_S",
     "MESSAGES_SELECTION",
     "SETTINGS_KEYS",
@@ -76,6 +80,9 @@ MAX_TIMEOUT_S = 86_400.0
 # Documented upper bounds: far above any real use, low enough that a typo cannot ask for absurd work.
 MAX_MESSAGES_MAX_TOKENS = 1_000_000
 MAX_MESSAGES_MAX_USES = 100
+MAX_QPS = 10_000.0
+MAX_RETRIES = 10
+MAX_RETRY_WAIT_S = 3_600.0
 _MAX_MODEL_CHARS = 256
 _MAX_HEADER_TOKEN_CHARS = 64
 # An RFC 9110 token: printable ASCII without spaces or separators, so it can go into a header as is.
@@ -106,6 +113,12 @@ class DeepSeekApiSettings:
     count: int = 10
     send_original_question: bool = True
     timeout_s: float = 60.0
+    pacing: bool = False
+    search_qps: float = 5.0
+    fetch_qps: float = 5.0
+    retries: int = 0
+    retry_max_wait_s: float = 10.0
+    localization: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,6 +223,20 @@ def _header_token(v: str) -> str | None:
     return None
 
 
+def _qps(v: float) -> str | None:
+    return None if 0 < v <= MAX_QPS else f"must be more than 0 and at most {MAX_QPS:g} requests per second"
+
+
+def _wait(v: float) -> str | None:
+    return None if 0 < v <= MAX_RETRY_WAIT_S else f"must be more than 0 and at most {MAX_RETRY_WAIT_S:g} seconds"
+
+
+def _localization(v: str) -> str | None:
+    if v == "" or ip_literal(v) is not None:
+        return None
+    return "must be blank or an IPv4 or IPv6 address literal (no host names, ranges, zones, places or languages)"
+
+
 def _env_name(v: str) -> str | None:
     return None if _ENV_NAME.fullmatch(v) else "must be an environment variable name ([A-Za-z_][A-Za-z0-9_]*)"
 
@@ -280,7 +307,26 @@ SETTINGS_KEYS: tuple[SettingKey, ...] = (
          "Send ori_question (the latest user prompt, up to 128 characters) with each search."),
     _key("deepseek_api.timeout_s", "DSWEB_TOOLS_TIMEOUT_S", _API.timeout_s, "float",
          "Deadline of one Search/Fetch API request in seconds: connecting, sending and reading the whole "
-         "answer (connect alone is capped at 10).", _timeout),
+         "answer (connect alone is capped at 10). With pacing or retries on, the one deadline of the whole "
+         "operation: slot waits, every attempt and every retry wait.", _timeout),
+    _key("deepseek_api.pacing", "DSWEB_TOOLS_PACING", _API.pacing, "bool",
+         "Pace Search/Fetch API requests per account (tools base + credential) in this process: starts "
+         "1/QPS (+5 %) apart, per API. Off = seed 001's fail-fast behaviour. Cannot enforce the account-wide "
+         "quota across processes."),
+    _key("deepseek_api.search_qps", "DSWEB_SEARCH_QPS", _API.search_qps, "float",
+         f"Search API requests per second when pacing is on (more than 0, at most {MAX_QPS:g}).", _qps),
+    _key("deepseek_api.fetch_qps", "DSWEB_FETCH_QPS", _API.fetch_qps, "float",
+         f"Fetch API requests per second when pacing is on (more than 0, at most {MAX_QPS:g}).", _qps),
+    _key("deepseek_api.retries", "DSWEB_TOOLS_RETRIES", _API.retries, "int",
+         f"Retries after HTTP 408, 429 or 5xx (0-{MAX_RETRIES}; 0 = seed 001's fail-fast). 402 and other "
+         "4xx are never retried. Waits Retry-After (seconds or HTTP date), else backs off with jitter.",
+         _between(0, MAX_RETRIES)),
+    _key("deepseek_api.retry_max_wait_s", "DSWEB_TOOLS_RETRY_MAX_WAIT_S", _API.retry_max_wait_s, "float",
+         "Longest single retry wait in seconds; a longer Retry-After ends the retries instead of being "
+         "shortened.", _wait),
+    _key("deepseek_api.localization", "DSWEB_SEARCH_LOCALIZATION", _API.localization, "str",
+         "IP address literal (IPv4 or IPv6) sent as the Search API's localization; blank = omitted. "
+         "No host names, places or languages.", _localization),
     _key("credentials.auth", "DSWEB_AUTH", _CRED.auth, "str",
          'Credential route: "api_key" reads credentials.api_key_env, "account" reads credentials.account_token_env.',
          _auth),

@@ -1,6 +1,9 @@
-"""Shared test fixtures: snapshot flavours that are safe under xdist (one file per snapshot)."""
+"""Shared test fixtures: snapshot flavours that are safe under xdist (one file per snapshot), and
+the xdist scheduling mode from pytest config (``xdist_dist``)."""
 
 from __future__ import annotations
+
+import os
 
 import pytest
 from syrupy.assertion import SnapshotAssertion
@@ -23,3 +26,19 @@ def snapshot_json(snapshot: SnapshotAssertion) -> SnapshotAssertion:
 @pytest.fixture
 def snapshot_text(snapshot: SnapshotAssertion) -> SnapshotAssertion:
     return snapshot.use_extension(TextSnapshotExtension)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addini("xdist_dist", "pytest-xdist --dist mode for `-n N` runs that name none (see pyproject)", default="")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    """Apply ``xdist_dist`` when xdist distributes (``-n N``) and no ``--dist`` was given. Not in
+    ``addopts``: ``--dist`` there would break every run with ``-p no:xdist``."""
+    mode = config.getini("xdist_dist")
+    given = [*config.invocation_params.args, *os.environ.get("PYTEST_ADDOPTS", "").split()]
+    if any(arg == "--dist" or arg.startswith("--dist=") or arg == "--distload" for arg in given):
+        return
+    if mode and getattr(config.option, "dist", "no") == "load":
+        config.option.dist = mode

@@ -17,9 +17,9 @@ from .messages import MessagesMode, messages_answer
 from .pages import routes as page_routes
 from .responses import responses_answer, responses_events
 from .scripted import PATH as SCRIPTED_PATH
-from .streaming import messages_events, streaming_endpoint
+from .streaming import Event, messages_events, render_sse, wants_stream
 from .tools import fetch_answer, search_answer
-from .wire import MESSAGES_MODE_KEY, EmulatorState, Wire
+from .wire import MESSAGES_MODE_KEY, EmulatorState, Responder, Wire
 
 __all__ = ["build_app"]
 
@@ -30,35 +30,46 @@ def _json(value: Any, status: int = 200, headers: dict[str, str] | None = None) 
     return Response(render_json(value), status_code=status, media_type="application/json", headers=headers)
 
 
-def _endpoint(answer: Callable[[Request, bytes], dict[str, Any]]) -> Callable[[Request], Any]:
-    async def endpoint(request: Request) -> Response:
-        body = await request.body()
+def _responder(
+    answer: Callable[[bytes, MessagesMode | None], dict[str, Any]],
+    events: Callable[[dict[str, Any]], list[Event]] | None = None,
+) -> Responder:
+    """JSON, or with ``events`` and ``"stream": true`` the same answer as server-sent events; a
+    validation error is a plain JSON error either way, as upstream."""
+
+    def respond(body: bytes, mode: MessagesMode | None) -> Response:
         try:
-            return _json(answer(request, body))
+            value = answer(body, mode)
         except ApiError as error:
             return Response(
                 error.body(), status_code=error.status, media_type="application/json", headers=error.headers
             )
+        if events is not None and wants_stream(body):
+            return Response(
+                render_sse(events(value)), media_type="text/event-stream", headers={"cache-control": "no-cache"}
+            )
+        return _json(value)
+
+    return respond
+
+
+def _endpoint(respond: Responder) -> Callable[[Request], Any]:
+    async def endpoint(request: Request) -> Response:
+        mode = request.scope.get(MESSAGES_MODE_KEY)
+        response: Response = respond(await request.body(), mode if isinstance(mode, MessagesMode) else None)
+        return response
 
     return endpoint
 
 
-def _search(request: Request, body: bytes) -> dict[str, Any]:
-    return search_answer(body)
-
-
-def _responses(request: Request, body: bytes) -> dict[str, Any]:
-    mode = request.scope.get(MESSAGES_MODE_KEY)
-    return responses_answer(body, mode if isinstance(mode, MessagesMode) else None)
-
-
-def _fetch(request: Request, body: bytes) -> dict[str, Any]:
-    return fetch_answer(body)
-
-
-def _messages(request: Request, body: bytes) -> dict[str, Any]:
-    mode = request.scope.get(MESSAGES_MODE_KEY)
-    return messages_answer(body, mode if isinstance(mode, MessagesMode) else None)
+# Route name (see RouteTable.api_paths) -> its answer: the request body (and a fault's mode) -> JSON;
+# routes given event builders answer ``"stream": true`` as server-sent events (streaming.py).
+ANSWERS: dict[str, Responder] = {
+    "search": _responder(lambda body, _mode: search_answer(body)),
+    "fetch": _responder(lambda body, _mode: fetch_answer(body)),
+    "messages": _responder(messages_answer, messages_events),
+    "responses": _responder(responses_answer, responses_events),
+}
 
 
 async def _trap(request: Request) -> Response:
@@ -74,23 +85,13 @@ async def _http_error(request: Request, exc: Exception) -> Response:
 
 
 def build_app(state: EmulatorState) -> Starlette:
-    tools = state.routes.tools_prefix
-    routes = [
-        Route("/anthropic/v1/messages", streaming_endpoint(_messages, messages_events), methods=["POST"]),
-        Route("/anthropic/messages", streaming_endpoint(_messages, messages_events), methods=["POST"]),
-        Route("/v1/responses", streaming_endpoint(_responses, responses_events), methods=["POST"]),
-        Route("/trap/{token}", _trap, methods=_ANY_METHOD),
-        *page_routes(),  # pages for fetchers under test (emulator/pages.py)
-        Route(SCRIPTED_PATH, state.scripted, methods=["POST"]),  # conformance search (emulator/scripted.py)
-    ]
-    if tools is not None:
-        routes += [
-            Route(f"{tools}/search", _endpoint(_search), methods=["POST"]),
-            Route(f"{tools}/fetch", _endpoint(_fetch), methods=["POST"]),
-        ]
+    routes = [Route(path, _endpoint(ANSWERS[name]), methods=["POST"]) for name, path in state.routes.api_paths()]
+    routes.append(Route("/trap/{token}", _trap, methods=_ANY_METHOD))
+    routes += page_routes()  # pages for fetchers under test (emulator/pages.py)
+    routes.append(Route(SCRIPTED_PATH, state.scripted, methods=["POST"]))  # conformance search (emulator/scripted.py)
     app = Starlette(
         routes=routes,
-        middleware=[Middleware(Wire, state=state)],
+        middleware=[Middleware(Wire, state=state, answers=ANSWERS)],
         exception_handlers={HTTPException: _http_error},
     )
     # The emulator itself must never redirect: a client's redirect handling is under test.

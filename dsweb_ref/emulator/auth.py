@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import bisect
 import hmac
 import re
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from .._secrets import ordered_pairs, replace_literals
+from .._secrets import ordered_pairs
 from .errors import ApiError
 
 __all__ = ["AuthResult", "Credentials", "Scrubber", "authenticate", "mask", "mask_header"]
@@ -91,14 +93,51 @@ def authenticate(headers: Mapping[str, str], credentials: Credentials, *, accept
 
 
 class Scrubber:
-    """Replaces every known secret in text or bytes by its mask."""
+    """Replaces every known secret in text or bytes by its mask: the ``secrets`` given, plus up to
+    ``remember_limit`` other values passed to :meth:`remember` (the most recent ones).
 
-    def __init__(self, secrets: Iterable[str]) -> None:
-        # Longest first (replace_literals), so a secret containing another is replaced whole.
-        self._pairs = ordered_pairs((s, mask(s)) for s in secrets if len(s) >= _MIN_SCRUB)
+    Built once per emulator; remembering a value inserts it in place (longest first, so a secret
+    containing another is replaced whole) instead of rebuilding the whole table per request."""
+
+    def __init__(self, secrets: Iterable[str], *, remember_limit: int = 0) -> None:
+        self._fixed = frozenset(s for s in secrets if len(s) >= _MIN_SCRUB)
+        self._limit = remember_limit
+        self._recent: OrderedDict[str, None] = OrderedDict()
+        self._pairs: list[tuple[str, str]] = ordered_pairs((s, mask(s)) for s in self._fixed)
+        self._byte_pairs = [(old.encode(), new.encode()) for old, new in self._pairs]
+
+    @property
+    def remembered(self) -> tuple[str, ...]:
+        """The remembered values, oldest first (never more than ``remember_limit``)."""
+        return tuple(self._recent)
+
+    def remember(self, secret: str) -> None:
+        if len(secret) < _MIN_SCRUB or secret in self._fixed or self._limit < 1:
+            return
+        if secret in self._recent:
+            self._recent.move_to_end(secret)
+            return
+        self._recent[secret] = None
+        self._insert(secret)
+        if len(self._recent) > self._limit:
+            oldest, _ = self._recent.popitem(last=False)
+            index = next(i for i, (old, _) in enumerate(self._pairs) if old == oldest)
+            del self._pairs[index], self._byte_pairs[index]
+
+    def _insert(self, secret: str) -> None:
+        pair = (secret, mask(secret))
+        index = bisect.bisect_right(self._pairs, -len(secret), key=lambda p: -len(p[0]))
+        self._pairs.insert(index, pair)
+        self._byte_pairs.insert(index, (pair[0].encode(), pair[1].encode()))
 
     def text(self, value: str) -> str:
-        return replace_literals(value, self._pairs)
+        for old, new in self._pairs:
+            if old in value:
+                value = value.replace(old, new)
+        return value
 
     def bytes(self, value: bytes) -> bytes:
-        return replace_literals(value, self._pairs)
+        for old, new in self._byte_pairs:
+            if old in value:
+                value = value.replace(old, new)
+        return value

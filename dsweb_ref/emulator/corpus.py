@@ -6,7 +6,7 @@ clocks, no randomness. Changing a document changes snapshots and cassettes downs
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 from urllib.parse import unquote, urlsplit
 
@@ -28,24 +28,33 @@ class Document:
     body: tuple[str, ...]  # Markdown paragraphs
     fetch: FetchOutcome = "page"
     indexed: bool = True  # False: reachable by Fetch only
+    # Derived once at construction: every search answer reads them (no URL parsing per request).
+    _host: str = field(init=False, repr=False, compare=False)
+    _summary: str = field(init=False, repr=False, compare=False)
+    _content: str = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        summary = " ".join([self.snippet, *(_plain(p) for p in self.body)])
+        heading = f"# {self.title}\n\n" if self.title else ""
+        object.__setattr__(self, "_host", urlsplit(self.url).hostname or "")
+        object.__setattr__(self, "_summary", summary if len(summary) <= 700 else summary[:699].rstrip() + "…")
+        object.__setattr__(self, "_content", heading + "\n\n".join(self.body) + "\n")
 
     @property
     def host(self) -> str:
-        return urlsplit(self.url).hostname or ""
+        return self._host
 
     @property
     def site_icon(self) -> str:
-        return f"https://{self.host}/favicon.ico"
+        return f"https://{self._host}/favicon.ico"
 
     @property
     def summary(self) -> str:
-        text = " ".join([self.snippet, *(_plain(p) for p in self.body)])
-        return text if len(text) <= 700 else text[:699].rstrip() + "…"
+        return self._summary
 
     @property
     def content(self) -> str:
-        heading = f"# {self.title}\n\n" if self.title else ""
-        return heading + "\n\n".join(self.body) + "\n"
+        return self._content
 
 
 def _plain(paragraph: str) -> str:

@@ -3,11 +3,15 @@
 The server thread writes, test threads read; one condition variable guards everything and lets
 readers wait for "n requests", "idle" or "all connections closed" without sleeping. Records hold
 masked headers and scrubbed bodies only: no secret value is ever stored.
+
+Writing is cheap: a request in flight is one mutable draft updated in place, frozen into its
+:class:`RequestRecord` once when it finishes (or when a reader asks for it earlier); the logged
+body is parsed as JSON at that moment, not on every update.
 """
 
 from __future__ import annotations
 
-import dataclasses
+import json
 import threading
 import time
 from collections.abc import Callable
@@ -52,6 +56,37 @@ class RequestRecord:
         return next((value for key, value in self.headers if key == wanted), None)
 
 
+def _parse_json(body: bytes) -> Any:
+    try:
+        return json.loads(body) if body else None
+    except (ValueError, RecursionError):  # not JSON, not UTF-8, or nested too deeply
+        return None
+
+
+class _Draft:
+    """A request being served: its fields change in place; :meth:`freeze` makes the record."""
+
+    __slots__ = ("fields", "frozen")
+
+    def __init__(self, fields: dict[str, Any]) -> None:
+        self.fields = fields
+        self.frozen: RequestRecord | None = None
+
+    def update(self, changes: dict[str, Any]) -> None:
+        self.fields.update(changes)
+        self.frozen = None
+
+    def freeze(self) -> RequestRecord:
+        if self.frozen is None:
+            fields = self.fields
+            self.frozen = RequestRecord(**fields, json=_parse_json(fields.get("body", b"")))
+        return self.frozen
+
+
+def _view(entry: RequestRecord | _Draft) -> RequestRecord:
+    return entry.freeze() if isinstance(entry, _Draft) else entry
+
+
 class RequestLog:
     """``limit`` keeps only the newest records (for a long-running server); counters are unaffected."""
 
@@ -60,7 +95,7 @@ class RequestLog:
             raise ValueError("limit must be >= 1 or None")
         self._limit = limit
         self._cond = threading.Condition()
-        self._records: dict[int, RequestRecord] = {}
+        self._records: dict[int, RequestRecord | _Draft] = {}
         self._seq = 0
         self._in_flight = 0
         self._max_in_flight = 0
@@ -75,7 +110,7 @@ class RequestLog:
     def begin(self, **fields: Any) -> int:
         with self._cond:
             self._seq += 1
-            self._records[self._seq] = RequestRecord(seq=self._seq, started=time.monotonic(), **fields)
+            self._records[self._seq] = _Draft({"seq": self._seq, "started": time.monotonic(), **fields})
             if self._limit is not None and len(self._records) > self._limit:
                 del self._records[next(iter(self._records))]
             self._in_flight += 1
@@ -85,16 +120,17 @@ class RequestLog:
 
     def update(self, seq: int, **changes: Any) -> None:
         with self._cond:
-            record = self._records.get(seq)
-            if record is not None:  # cleared meanwhile: the in-flight count still settles in finish()
-                self._records[seq] = dataclasses.replace(record, **changes)
+            draft = self._records.get(seq)
+            if isinstance(draft, _Draft):  # cleared meanwhile: the in-flight count still settles in finish()
+                draft.update(changes)
             self._cond.notify_all()
 
     def finish(self, seq: int, **changes: Any) -> None:
         with self._cond:
-            record = self._records.get(seq)
-            if record is not None:
-                self._records[seq] = dataclasses.replace(record, finished=time.monotonic(), **changes)
+            draft = self._records.get(seq)
+            if isinstance(draft, _Draft):
+                draft.update({"finished": time.monotonic(), **changes})
+                self._records[seq] = draft.freeze()
             self._in_flight -= 1
             self._cond.notify_all()
 
@@ -116,7 +152,7 @@ class RequestLog:
 
     def records(self) -> list[RequestRecord]:
         with self._cond:
-            return list(self._records.values())
+            return [_view(entry) for entry in self._records.values()]
 
     def __len__(self) -> int:
         with self._cond:
@@ -124,7 +160,7 @@ class RequestLog:
 
     def get(self, seq: int) -> RequestRecord:
         with self._cond:
-            return self._records[seq]
+            return _view(self._records[seq])
 
     def for_route(self, route: str) -> list[RequestRecord]:
         return [r for r in self.records() if r.route == route]
@@ -177,7 +213,7 @@ class RequestLog:
         def matching() -> list[RequestRecord]:
             return [
                 r
-                for r in self._records.values()
+                for r in map(_view, self._records.values())
                 if (route is None or r.route == route) and (not done or r.finished is not None)
             ]
 

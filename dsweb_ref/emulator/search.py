@@ -64,6 +64,8 @@ class Hit:
 
 def fold(text: str) -> str:
     """Compare text the way the ranking does: NFKC, accents stripped, case-folded, spaces collapsed."""
+    if text.isascii():  # the normalisations change no ASCII character; only case and spaces remain
+        return " ".join(text.casefold().split())
     decomposed = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text))
     stripped = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
     return " ".join(unicodedata.normalize("NFC", stripped).casefold().split())
@@ -72,7 +74,10 @@ def fold(text: str) -> str:
 def words_of(text: str) -> list[str]:
     """Word tokens: Latin words lightly stemmed, CJK runs split into bigrams (they have no spaces)."""
     tokens: list[str] = []
-    for raw in _WORD.findall(_CJK_RUN.sub(r" \1 ", fold(text))):
+    folded = fold(text)
+    if not folded.isascii():  # CJK runs are never ASCII
+        folded = _CJK_RUN.sub(r" \1 ", folded)
+    for raw in _WORD.findall(folded):
         if _CJK_RUN.fullmatch(raw):
             tokens.extend([raw] if len(raw) == 1 else [raw[i : i + 2] for i in range(len(raw) - 1)])
         else:
@@ -142,39 +147,77 @@ def parse_query(query: str) -> ParsedQuery:
     )
 
 
-@cache
-def _index(document: Document) -> tuple[frozenset[str], frozenset[str], str]:
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    """What ranking needs of one document, computed once (never per request)."""
+
+    document: Document
+    host: str
+    title_words: frozenset[str]
+    words: frozenset[str]
+    text: str  # folded title, snippet and body, for phrase matching
+    day: date | None
+
+
+def _entry(document: Document) -> _Entry:
     title = frozenset(words_of(document.title))
     text = " ".join([document.title, document.snippet, *document.body])
-    return title, frozenset(words_of(text)) | title, fold(text)
+    day = datetime.fromisoformat(document.date).date() if document.date else None
+    return _Entry(document, document.host, title, frozenset(words_of(text)) | title, fold(text), day)
+
+
+@dataclass(frozen=True, slots=True)
+class _Index:
+    entries: tuple[_Entry, ...]
+    postings: dict[str, tuple[int, ...]]  # word -> positions in ``entries`` of the documents holding it
+
+    @classmethod
+    def of(cls, documents: Iterable[Document]) -> _Index:
+        entries = tuple(_entry(d) for d in documents if d.indexed)
+        postings: dict[str, list[int]] = {}
+        for position, entry in enumerate(entries):
+            for word in entry.words:
+                postings.setdefault(word, []).append(position)
+        return cls(entries, {word: tuple(found) for word, found in postings.items()})
+
+    def candidates(self, query: ParsedQuery) -> list[_Entry] | tuple[_Entry, ...]:
+        """Every entry that may match: with only plain words, those holding at least one of them."""
+        if query.phrases or not query.words:
+            return self.entries
+        positions = {p for word in query.words for p in self.postings.get(word, ())}
+        return [self.entries[p] for p in sorted(positions)]
+
+
+@cache
+def _corpus_index() -> _Index:
+    return _Index.of(DOCUMENTS)
 
 
 def _on_site(host: str, site: str) -> bool:
     return host == site or host.endswith("." + site)
 
 
-def _passes_filters(document: Document, query: ParsedQuery) -> bool:
-    host = document.host
+def _passes_filters(entry: _Entry, query: ParsedQuery) -> bool:
+    host = entry.host
     if query.sites and not any(_on_site(host, s) for s in query.sites):
         return False
     if any(_on_site(host, s) for s in query.excluded_sites):
         return False
-    if query.langs and document.lang not in query.langs:
+    if query.langs and entry.document.lang not in query.langs:
         return False
     if query.after or query.before:
-        if document.date is None:
+        day = entry.day
+        if day is None:
             return False
-        day = datetime.fromisoformat(document.date).date()
         if (query.after and day < query.after) or (query.before and day >= query.before):
             return False
-    _, words, text = _index(document)
-    if words & query.excluded_words or any(p in text for p in query.excluded_phrases):
+    if entry.words & query.excluded_words or any(p in entry.text for p in query.excluded_phrases):
         return False
-    return all(p in text for p in query.phrases)
+    return all(p in entry.text for p in query.phrases)
 
 
-def _score(document: Document, query: ParsedQuery) -> Hit | None:
-    title_words, words, _ = _index(document)
+def _score(entry: _Entry, query: ParsedQuery) -> Hit | None:
+    words = entry.words
     terms = len(query.words) + len(query.phrases)
     matched = tuple(w for w in query.words if w in words) + query.phrases
     if terms and not matched:
@@ -182,10 +225,11 @@ def _score(document: Document, query: ParsedQuery) -> Hit | None:
     if not terms and not query.has_filters:
         return None
     if terms:
-        weight = sum(2 if w in title_words else 1 for w in matched if w in words) + 2 * len(query.phrases)
+        weight = sum(2 if w in entry.title_words else 1 for w in matched if w in words) + 2 * len(query.phrases)
         relevance = weight / (2 * terms)
     else:
         relevance = 0.5
+    document = entry.document
     score = round(min(3.0, document.quality + 1.5 * relevance), 3)
     return Hit(document=document, rerank_score=score, matched=matched)
 
@@ -193,11 +237,13 @@ def _score(document: Document, query: ParsedQuery) -> Hit | None:
 def search(query: str, count: int, documents: Iterable[Document] = DOCUMENTS) -> list[Hit]:
     """The ranked hits for ``query``: best rerank score first, then higher authority, then URL."""
     parsed = parse_query(query)
+    index = _corpus_index() if documents is DOCUMENTS else _Index.of(documents)
+    filtered = parsed.has_filters or parsed.excluded_sites or parsed.excluded_words or parsed.excluded_phrases
     hits = [
         hit
-        for document in documents
-        if document.indexed and _passes_filters(document, parsed)
-        for hit in [_score(document, parsed)]
+        for entry in index.candidates(parsed)
+        if (not (filtered or parsed.phrases) or _passes_filters(entry, parsed))
+        for hit in [_score(entry, parsed)]
         if hit is not None
     ]
     hits.sort(key=lambda h: (-h.rerank_score, -h.document.authority, h.document.url))

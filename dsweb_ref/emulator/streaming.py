@@ -1,5 +1,6 @@
 """Server-sent events for ``stream: true``: the complete answer is built first, then told again as
-the event sequence the official SDKs consume, so a streamed and a plain answer always agree.
+the event sequence the official SDKs consume, so a streamed and a plain answer always agree
+(``app._responder`` picks one per request).
 
 Messages (Anthropic): ``message_start``, then per content block ``content_block_start``, its
 deltas (``thinking_delta`` + ``signature_delta``, ``citations_delta`` + ``text_delta``,
@@ -13,15 +14,12 @@ slow stream and ``CutBody`` a stream cut mid-event.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
-from starlette.requests import Request
-from starlette.responses import Response
+from .errors import render_json
 
-from .errors import ApiError, render_json
-
-__all__ = ["TEXT_CHUNK", "messages_events", "render_sse", "streaming_endpoint", "wants_stream"]
+__all__ = ["TEXT_CHUNK", "Event", "messages_events", "render_sse", "wants_stream"]
 
 TEXT_CHUNK = 24  # characters per text delta: several deltas per block, as a real stream has
 Event = tuple[str, dict[str, Any]]
@@ -90,23 +88,3 @@ def wants_stream(body: bytes) -> bool:
     except (ValueError, RecursionError):
         return False
     return isinstance(request, dict) and request.get("stream") is True
-
-
-def streaming_endpoint(
-    answer: Callable[[Request, bytes], dict[str, Any]], events: Callable[[dict[str, Any]], list[Event]]
-) -> Callable[[Request], Any]:
-    """A route answering JSON, or, for ``"stream": true``, the same answer as server-sent events."""
-
-    async def endpoint(request: Request) -> Response:
-        body = await request.body()
-        try:
-            value = answer(request, body)
-        except ApiError as error:
-            return Response(error.body(), status_code=error.status, media_type="application/json",
-                            headers=error.headers)
-        if wants_stream(body):
-            return Response(render_sse(events(value)), media_type="text/event-stream",
-                            headers={"cache-control": "no-cache"})
-        return Response(render_json(value), media_type="application/json")
-
-    return endpoint

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -49,26 +49,38 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 MESSAGES_MODE_KEY = "dsweb.messages_mode"  # scope key through which a fault reaches the messages route
 MAX_BODY = 4 * 1024 * 1024
 API_ROUTES = ("search", "fetch", "messages", "responses")
+REMEMBERED_CREDENTIALS = 32
 
 
 @dataclass(frozen=True, slots=True)
 class RouteTable:
+    """Where each API route lives. A new API route is one line in :meth:`api_paths`, its name in
+    :data:`API_ROUTES` (credentials and faults apply) and its answer in ``app.ANSWERS``."""
+
     tools_prefix: str | None = "/v1/tools"  # None: no tools routes, like a Messages-only gateway
+    _names: dict[str, str] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_names", {path: name for name, path in self.api_paths()})
+
+    def api_paths(self) -> list[tuple[str, str]]:
+        """(route name, path) of every API route (all POST)."""
+        paths = [
+            ("messages", "/anthropic/v1/messages"),
+            ("messages", "/anthropic/messages"),
+            ("responses", "/v1/responses"),
+        ]
+        if self.tools_prefix is not None:
+            paths += [("search", f"{self.tools_prefix}/search"), ("fetch", f"{self.tools_prefix}/fetch")]
+        return paths
 
     def name_for(self, path: str) -> str | None:
-        if self.tools_prefix is not None and path == f"{self.tools_prefix}/search":
-            return "search"
-        if self.tools_prefix is not None and path == f"{self.tools_prefix}/fetch":
-            return "fetch"
-        if path in ("/anthropic/v1/messages", "/anthropic/messages"):
-            return "messages"
-        if path == "/v1/responses":
-            return "responses"
-        if path.startswith("/trap/"):
+        name = self._names.get(path)
+        if name is None and path.startswith("/trap/"):
             return "trap"
-        if path.startswith("/scripted/"):
+        if name is None and path.startswith("/scripted/"):
             return "scripted"
-        return None
+        return name
 
 
 @dataclass(slots=True)
@@ -82,9 +94,20 @@ class EmulatorState:
     stopping: asyncio.Event = field(default_factory=asyncio.Event)  # set on the server loop at stop()
     base_url: str = ""
     scripted: ScriptedStore = field(default_factory=ScriptedStore)  # the conformance search scenarios
-    # Every credential value ever presented, valid or not (a "wrong" key may be someone's real one):
-    # scrubbed from all later records. Touched only on the server loop.
-    presented: set[str] = field(default_factory=set)
+    # Built once. Besides the configured credentials it remembers the most recent credential values
+    # presented, valid or not (a "wrong" key may be someone's real one), and scrubs them from later
+    # records too; bounded, so a stream of distinct wrong keys costs neither memory nor speed.
+    # Touched only on the server loop.
+    scrubber: Scrubber = field(init=False)
+
+    def __post_init__(self) -> None:
+        secrets = [*self.credentials.api_keys, *self.credentials.account_tokens]
+        self.scrubber = Scrubber(secrets, remember_limit=REMEMBERED_CREDENTIALS)
+
+    @property
+    def presented(self) -> tuple[str, ...]:
+        """The presented credential values currently remembered (at most REMEMBERED_CREDENTIALS)."""
+        return self.scrubber.remembered
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +121,7 @@ class Answer:
 class Exchange:
     seq: int
     scrub: Scrubber
+    route: str | None
     disconnected: asyncio.Event = field(default_factory=asyncio.Event)
     completing: bool = False  # set just before the last body chunk: a later disconnect is normal close
     oversized: bool = False  # the body exceeded MAX_BODY; only its start was kept
@@ -123,10 +147,18 @@ def _parse_json(body: bytes) -> Any:
         return None
 
 
+# An API route's answer: request body and fault mode -> JSON value (or ApiError), as a response.
+Responder = Callable[[bytes, MessagesMode | None], Any]
+
+
 class Wire:
-    def __init__(self, app: ASGIApp, state: EmulatorState) -> None:
+    """``answers`` (route name -> responder) lets a POST to an API route skip Starlette's routing;
+    anything else (other methods, the trap, unknown paths) runs through the wrapped app."""
+
+    def __init__(self, app: ASGIApp, state: EmulatorState, answers: Mapping[str, Responder] | None = None) -> None:
         self.app = app
         self.state = state
+        self.answers = dict(answers or {})
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -142,8 +174,8 @@ class Wire:
                 first.setdefault(name, value)
             auth = authenticate(first, state.credentials, accept_x_api_key=route == "messages")
             if auth.presented:
-                state.presented.add(auth.presented)
-        scrub = Scrubber([*state.credentials.api_keys, *state.credentials.account_tokens, *state.presented])
+                state.scrubber.remember(auth.presented)
+        scrub = state.scrubber
         client = scope.get("client")
         seq = state.log.begin(
             method=scope["method"],
@@ -155,13 +187,12 @@ class Wire:
             credential=auth.kind if auth else "not_required",
             credential_source=auth.source if auth else None,
         )
-        exchange = Exchange(seq, scrub)
+        exchange = Exchange(seq, scrub, route)
         try:
             body = await self._read_body(receive, exchange)
             if body is None:
                 return
-            logged_body = scrub.bytes(body)
-            state.log.update(seq, body=logged_body, json=_parse_json(logged_body))
+            state.log.update(seq, body=scrub.bytes(body))
             watcher = asyncio.ensure_future(self._watch_disconnect(receive, exchange))
             try:
                 await self._serve(scope, body, route, auth, exchange, send)
@@ -261,7 +292,14 @@ class Wire:
                 await self._send(send, exchange, await self._run_route(scope, body, exchange, None))
 
     async def _run_route(self, scope: Scope, body: bytes, exchange: Exchange, mode: MessagesMode | None) -> Answer:
-        """Run the Starlette routes and capture their answer instead of sending it."""
+        """Run the route and capture its answer instead of sending it."""
+        direct = self.answers.get(exchange.route or "") if scope["method"] == "POST" else None
+        if direct is not None:
+            try:
+                response = direct(body, mode)
+            except Exception as exc:  # an emulator bug; answer it plainly instead of hanging the client
+                return _error_answer(ApiError(500, f"emulator internal error: {type(exc).__name__}", "server_error"))
+            return Answer(response.status_code, list(response.raw_headers), bytes(response.body))
         delivered = False
         start: Message = {}
         chunks: list[bytes] = []

@@ -14,9 +14,10 @@ import json
 import math
 import os
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Self
 
 import httpx
 
@@ -25,6 +26,8 @@ from .._exceptions import WebError, WebErrorCode
 from .._secrets import redact_patterns, replace_literals
 from ..netguard.body import read_capped
 from ..settings import CredentialSettings, Settings
+from ._client_pool import ClientKey, ClientPool, new_client
+from ._scheduler import scheduled
 
 __all__ = [
     "CREDENTIAL_PLACEHOLDER",
@@ -231,19 +234,6 @@ class Reply:
     body: bytes
 
 
-class _Borrowed(httpx.AsyncBaseTransport):
-    """A caller's transport, which closing our per-operation client must not close."""
-
-    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
-        self._inner = inner
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        return await self._inner.handle_async_request(request)
-
-    async def aclose(self) -> None:
-        return None
-
-
 async def post(
     url: str,
     body: bytes,
@@ -251,7 +241,8 @@ async def post(
     *,
     label: str,
     timeout_s: float,
-    transport: httpx.AsyncBaseTransport | None,
+    transport: httpx.AsyncBaseTransport | None = None,
+    client: httpx.AsyncClient | None = None,
     secrets: Iterable[str] = (),
 ) -> Reply:
     """POST ``body`` with exactly ``headers`` (plus Host and Content-Length). A 3xx fails
@@ -260,8 +251,10 @@ async def post(
     ``timeout_s`` is one deadline for the whole exchange (connect, send, and reading the full
     body), not a per-read limit: a server that trickles bytes cannot stretch a call past it.
     Its expiry is WEB_PROVIDER_ERROR; a caller's own cancellation or deadline propagates
-    unchanged (CancelledError, or the caller's TimeoutError). Either way the connection is
-    closed (the client is per operation). ``secrets`` never appear in an error message."""
+    unchanged (CancelledError, or the caller's TimeoutError). Either way the response is closed
+    unread, so its connection is closed rather than returned to a pool. ``client`` is a pooled
+    client (:mod:`._client_pool`); without one, a client over ``transport`` lives for this call
+    only. ``secrets`` never appear in an error message."""
     hidden = tuple(secrets)
     for name, value in headers.items():
         if not _HEADER_NAME.fullmatch(name) or not _HEADER_VALUE.fullmatch(value):
@@ -272,14 +265,7 @@ async def post(
                 f"{label} request header {shown} holds characters that cannot be sent in an HTTP header "
                 "(control, line-break or non-ASCII); check the settings",
             )
-    timeout = httpx.Timeout(timeout_s, connect=min(timeout_s, 10.0))
-    client = httpx.AsyncClient(
-        transport=_Borrowed(transport) if transport is not None else None,
-        trust_env=False,
-        follow_redirects=False,
-        timeout=timeout,
-    )
-    async with client:
+    async with _client_for_call(client, transport, timeout_s) as client:
         try:
             request = client.build_request("POST", url, content=body, headers=dict(headers))
         except httpx.InvalidURL as exc:
@@ -305,6 +291,17 @@ async def post(
                 WebErrorCode.PROVIDER_ERROR, f"{label} request timed out after {timeout_s:g} s", cause=exc
             ) from exc
     return Reply(status, reply_headers, data)
+
+
+@asynccontextmanager
+async def _client_for_call(
+    client: httpx.AsyncClient | None, transport: httpx.AsyncBaseTransport | None, timeout_s: float
+) -> AsyncIterator[httpx.AsyncClient]:
+    if client is not None:
+        yield client
+        return
+    async with new_client(transport, timeout_s) as own:
+        yield own
 
 
 async def _exchange(
@@ -355,6 +352,10 @@ class SettingsBoundProvider:
 
     ``settings`` is called exactly once per operation (the subclass takes the snapshot at
     entry); the credential is read from ``environ`` (default: the live ``os.environ``).
+
+    HTTP clients are pooled per snapshot endpoint, credential and timeout (:mod:`._client_pool`);
+    ``await provider.aclose()`` or ``async with provider:`` closes them, and the end of the
+    event loop that opened them closes them too.
     """
 
     provider_id: str
@@ -371,6 +372,7 @@ class SettingsBoundProvider:
         self._settings = settings
         self._transport = transport
         self._environ = environ
+        self._clients = ClientPool(transport)
 
     @property
     def id(self) -> str:
@@ -388,6 +390,35 @@ class SettingsBoundProvider:
     def _credential(self, snapshot: Settings) -> str:
         environ = os.environ if self._environ is None else self._environ
         return resolve_credential(snapshot.credentials, environ, self.label)
+
+    async def _post(
+        self,
+        base: str,
+        key: str,
+        timeout_s: float,
+        url: str,
+        body: bytes,
+        headers: Mapping[str, str],
+        *,
+        remaining_s: float | None = None,
+    ) -> Reply:
+        """:func:`post` on the pooled client of this (base, key, timeout): one snapshot's values, so
+        an endpoint is never paired with another snapshot's key. ``remaining_s`` (default
+        ``timeout_s``) is this exchange's deadline when a retrying operation has used part of its own;
+        the pool key keeps the configured timeout, so a retry reuses the same client."""
+        deadline = timeout_s if remaining_s is None else remaining_s
+        async with self._clients.lease(ClientKey(base, key, timeout_s)) as client:
+            return await post(url, body, headers, label=self.label, timeout_s=deadline, client=client, secrets=(key,))
+
+    async def aclose(self) -> None:
+        """Close this provider's HTTP clients on the running event loop."""
+        await self._clients.aclose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
 
 
 async def call_tools_api(
@@ -408,7 +439,8 @@ async def call_tools_api(
     """
     conf = snapshot.deepseek_api
     key = provider._credential(snapshot)
-    url = f"{provider._base(snapshot)}/{route}"
+    base = provider._base(snapshot)
+    url = f"{base}/{route}"
     try:
         body = encode_json(payload)
     except UnicodeEncodeError as exc:
@@ -416,15 +448,12 @@ async def call_tools_api(
     # Recorded before dispatch; a recorder failure propagates and nothing is sent.
     ctx.record(OutgoingRequest(provider=provider.provider_id, method="POST", url=url, body=body, json=payload))
     headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json"}
-    reply = await post(
-        url,
-        body,
-        headers,
-        label=provider.label,
-        timeout_s=conf.timeout_s,
-        transport=provider._transport,
-        secrets=(key,),
-    )
+
+    async def send(remaining_s: float) -> Reply:
+        return await provider._post(base, key, conf.timeout_s, url, body, headers, remaining_s=remaining_s)
+
+    # The one layer that paces and retries (off by default: one send, seed 001's fail-fast).
+    reply = await scheduled(provider, conf, route, (base, key), send, provider.label)
     if not 200 <= reply.status < 300:
         raise api_status_error(
             provider.label, reply, snapshot.credentials.env_name, statuses, other=other, secrets=(key,)

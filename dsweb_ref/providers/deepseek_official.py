@@ -24,7 +24,6 @@ from ._deepseek_http import (
     encode_json,
     error_detail,
     parse_json,
-    post,
     scrub_prefix,
     scrub_secrets,
 )
@@ -77,9 +76,7 @@ class DeepSeekMessagesSearch(SettingsBoundProvider):
             "content-type": "application/json",
             "accept": "application/json",
         }
-        reply = await post(
-            url, body, headers, label=_LABEL, timeout_s=conf.timeout_s, transport=self._transport, secrets=(key,)
-        )
+        reply = await self._post(base, key, conf.timeout_s, url, body, headers)
         if not 200 <= reply.status < 300:
             # The provider's text may echo the credential it rejected: scrubbed before use.
             detail = error_detail(reply.body, (key,))

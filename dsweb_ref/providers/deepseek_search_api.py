@@ -20,7 +20,7 @@ from typing import Any
 from .._context import CallContext
 from .._exceptions import WebError, WebErrorCode
 from .._types import SearchRequest, SearchResult, Source
-from .._validate import is_int_at_least
+from .._validate import ip_literal, is_int_at_least
 from ._deepseek_http import SettingsBoundProvider, call_tools_api, unprocessable
 
 __all__ = ["ORI_QUESTION_LIMIT", "DeepSeekSearchApi", "original_question"]
@@ -65,6 +65,9 @@ class DeepSeekSearchApi(SettingsBoundProvider):
         question = original_question(ctx.latest_prompt) if conf.send_original_question else None
         if question is not None:
             payload["ori_question"] = question
+        where = _localization(conf.localization, ctx.localization)
+        if where is not None:
+            payload["localization"] = where
         data = await call_tools_api(
             self,
             snapshot,
@@ -75,6 +78,29 @@ class DeepSeekSearchApi(SettingsBoundProvider):
             bad_text=(WebErrorCode.INVALID_ARGUMENTS, "query is not valid Unicode text"),
         )
         return SearchResult(sources=map_results(data))
+
+
+def _localization(setting: str, override: object) -> str | None:
+    """The IP literal to send: the call's override, else the setting; None (omitted) when neither is set.
+    Anything but an IP address literal is an error and is never forwarded."""
+    if override is not None:
+        found = ip_literal(override)
+        if found is None:
+            raise WebError(
+                WebErrorCode.INVALID_ARGUMENTS,
+                "call context localization must be an IPv4 or IPv6 address literal "
+                "(no host names, places or languages)",
+            )
+        return found
+    if setting == "":
+        return None
+    found = ip_literal(setting)
+    if found is None:  # a snapshot built around the settings checks
+        raise WebError(
+            WebErrorCode.CONFIG_INVALID,
+            "deepseek_api.localization must be blank or an IPv4 or IPv6 address literal",
+        )
+    return found
 
 
 _SEARCH_STATUSES = {

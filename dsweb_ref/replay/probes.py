@@ -367,6 +367,7 @@ def _bad_key(runner: Runner) -> Runner:
 
 _OK = frozenset({200})
 _ACCOUNT: Mapping[str, Any] = {"credentials.auth": "account"}
+_RETRY: Mapping[str, Any] = {"deepseek_api.retries": 2}
 _LONG_PROMPT = "  東京タワーの高さは？\n\n  What is the height of Tokyo Tower,   and when was it built?  " + (
     "もっと詳しく教えてください。" * 12
 )
@@ -516,6 +517,47 @@ PROBES: tuple[Probe, ...] = (
         {"query": "httpx timeouts", "prompt": "How do httpx timeouts work?"},
         settings={"deepseek_api.send_original_question": False},
     ),
+    # Retry sequences (deepseek_api.retries on): what the one retrying layer sends and waits.
+    Probe(
+        "search-api.retry-after-then-success",
+        "retries on: HTTP 429 with Retry-After: 1, a 1 s wait, then the retry succeeds (emulator fault)",
+        "search",
+        frozenset({429, 200}),
+        _search_api(),
+        {"query": "rate limits", "prompt": "rate"},
+        fault=lambda emu: RateLimited(retry_after=1),
+        settings=_RETRY,
+    ),
+    Probe(
+        "search-api.backoff-then-success",
+        "retries on: HTTP 429 without Retry-After, a jittered backoff, then the retry succeeds (emulator fault)",
+        "search",
+        frozenset({429, 200}),
+        _search_api(),
+        {"query": "rate limits", "prompt": "rate"},
+        fault=lambda emu: RateLimited(retry_after=None),
+        settings=_RETRY,
+    ),
+    Probe(
+        "search-api.server-error-then-success",
+        "retries on: HTTP 503, a jittered backoff, then the retry succeeds (emulator fault)",
+        "search",
+        frozenset({503, 200}),
+        _search_api(),
+        {"query": "overloaded", "prompt": "overloaded"},
+        fault=lambda emu: Status(503, "Server overloaded, please try again later"),
+        settings=_RETRY,
+    ),
+    Probe(
+        "search-api.insufficient-balance-not-retried",
+        "retries on: HTTP 402 is still answered after one request (funding first, never retried; emulator fault)",
+        "search",
+        frozenset({402}),
+        _search_api(),
+        {"query": "balance", "prompt": "balance"},
+        fault=lambda emu: Status(402),
+        settings=_RETRY,
+    ),
     # --- Fetch API ----------------------------------------------------------------------------
     Probe(
         "fetch-api.success",
@@ -600,6 +642,16 @@ PROBES: tuple[Probe, ...] = (
         _fetch_api,
         {"url": "https://docs.example.test/api/fetch"},
         fault=lambda emu: Status(402),
+    ),
+    Probe(
+        "fetch-api.retry-after-then-success",
+        "retries on: HTTP 429 with Retry-After: 1, a 1 s wait, then the retry fetches the page (emulator fault)",
+        "fetch",
+        frozenset({429, 200}),
+        _fetch_api,
+        {"url": "https://docs.example.test/api/fetch"},
+        fault=lambda emu: RateLimited(retry_after=1),
+        settings=_RETRY,
     ),
     # --- Messages -----------------------------------------------------------------------------
     Probe(

@@ -70,7 +70,7 @@ def test_web_search_text(probe_id: str, no_network: list[Any], snapshot_text: Sn
 @pytest.mark.parametrize("probe_id", FETCH_TOOL_PROBES)
 def test_web_fetch_text(probe_id: str, no_network: list[Any], snapshot_text: SnapshotAssertion) -> None:
     result = _replay_tool(probe_id)
-    assert result.is_error == (probe_id != "fetch-api.success")
+    assert result.is_error == (EXPECTED[probe_id][0] == "error")
     if not result.is_error:
         assert result.value is not None
         assert schemas.validate("web_fetch.output", result.value) == []

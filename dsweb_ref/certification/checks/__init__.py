@@ -3,7 +3,17 @@ keyed by its stable id; :func:`all_checks` lists them in a fixed order (by seed,
 
 from __future__ import annotations
 
-from . import batch, differential, evidence, fetch, merge, search, ssrf, standalone  # noqa: F401  (registration side effect)
+from . import (  # noqa: F401  (registration side effect)
+    batch,
+    differential,
+    evidence,
+    fetch,
+    merge,
+    scheduling,
+    search,
+    ssrf,
+    standalone,
+)
 from ._base import CALL_TIMEOUT, REGISTRY, CheckContext, CheckFailed, CheckSpec, check, require
 
 __all__ = ["CALL_TIMEOUT", "REGISTRY", "CheckContext", "CheckFailed", "CheckSpec", "all_checks", "check", "require"]

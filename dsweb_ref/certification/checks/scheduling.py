@@ -1,0 +1,423 @@
+"""Opt-in Search API capabilities from seed 001's remaining list: ``retry``, ``pacing`` and
+``localization``, plus the fail-fast rule every target keeps while they are off.
+
+Seed 001 ships fail-fast: "the provider has no shared rate scheduler, automatic retries, or
+fallback", and "the current tool ... fails the batch if one query fails". It lists as remaining
+work: waiting before retrying 408, 429 and 5xx (402 requires funding first, other 4xx a changed
+request), cancellation-aware scheduling under the account's 5 QPS per API, and a bounded
+localization input ("API localization is an IP address, not an inferred city or UI language").
+
+A target that declares one of these capabilities accepts extra ``configure`` keys, all off by
+default (:class:`SchedulingConfig`): ``retries`` (how many retries it may make), ``pacing_qps``
+(requests per second per API, None = no pacing) and ``localization`` (an IP literal to forward,
+None = unset). With the defaults every target must behave as seed 001 ships, which
+``search.api.fail_fast`` checks for all targets, declared capabilities or not.
+
+What the seed leaves open is accepted: how many retries, the backoff curve, a cap on waits, whether
+pacing spreads a burst or allows one within the second, the text form of a forwarded address, and
+whether a bad localization is refused at configure time or at the call. Timing evidence comes from
+the emulator's request log (its monotonic clock); the only waits are bounded windows that prove a
+request was NOT sent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import bisect
+import email.utils
+import ipaddress
+import time
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from ..._exceptions import WebError
+from ...emulator import RateLimited, RequestRecord, Status
+from ...emulator.faults import Fault
+from ..cases import Case
+from ..targets import CallOutcome, PendingCall, TargetConfig, TargetError
+from ._base import CALL_TIMEOUT, PROVIDER_ERROR, CheckContext, check, expect_error, expect_success, require
+
+__all__ = ["OPT_IN_CHECKS", "SCHEDULING_CAPABILITIES", "SchedulingConfig", "scheduling_overrides"]
+
+WS, API = "web_search", "search-api"
+CAP_RETRY, CAP_PACING, CAP_LOCALIZATION = "retry", "pacing", "localization"
+SCHEDULING_CAPABILITIES = (CAP_RETRY, CAP_PACING, CAP_LOCALIZATION)
+QUERY = "search api"
+BATCH = ["search api", "rate limits", "markdown", "coffee"]
+AT_ONCE = 1.0  # seconds a cancelled call may take to answer "cancelled" while it only waits
+INTO_THE_WAIT = 0.5  # seconds after the 429 is answered before cancelling the retry wait
+CLOCK_SLACK = 0.02  # seconds: the emulator stamps a request a moment after the client sent it
+WINDOW_SLACK = 0.05  # seconds of transport jitter a pacer's one-second windows are allowed
+
+
+@dataclass(frozen=True, slots=True)
+class SchedulingConfig(TargetConfig):
+    """``configure`` params with the opt-in keys (all off by default: seed 001's fail-fast)."""
+
+    retries: int = 0
+    pacing_qps: float | None = None
+    localization: str | None = None
+
+
+def scheduling_overrides(config: TargetConfig) -> dict[str, object]:
+    """The reference's settings for the opt-in keys of ``config`` (none for a plain TargetConfig)."""
+    if not isinstance(config, SchedulingConfig):
+        return {}
+    out: dict[str, object] = {"deepseek_api.retries": config.retries}
+    if config.pacing_qps is not None:
+        qps = float(config.pacing_qps)
+        out.update({"deepseek_api.pacing": True, "deepseek_api.search_qps": qps, "deepseek_api.fetch_qps": qps})
+    if config.localization is not None:
+        out["deepseek_api.localization"] = config.localization
+    return out
+
+
+async def _configure(ctx: CheckContext, **keys: Any) -> None:
+    base = {k: v for k, v in asdict(ctx.config).items() if k not in ("retries", "pacing_qps", "localization")}
+    config = SchedulingConfig(**base, **keys)
+    await ctx.target.configure(config)
+    ctx.config = config
+
+
+async def _answer(
+    ctx: CheckContext, fault: Fault, what: str, times: int | None
+) -> tuple[CallOutcome, list[RequestRecord]]:
+    """Inject ``fault`` (``times`` uses), search once, settle; the answer and the Search API requests seen."""
+    ctx.emu.log.clear()
+    ctx.emu.faults.clear()
+    ctx.emu.inject("search", fault, times=times)
+    outcome = await ctx.search([QUERY])
+    await ctx.settle()
+    records = ctx.records("search")
+    require(records, f"{what}: no Search API request reached the emulator")
+    return outcome, records
+
+
+# -- fail-fast: every target, by default ----------------------------------------------------------
+
+FAIL_FAST_CASES = (
+    Case("429 with Retry-After", "retrying a 429 although the deployment did not turn retries on",
+         {"fault": RateLimited(retry_after=1)}),
+    Case("429 without Retry-After", "retrying with a backoff of its own when nothing asked for one",
+         {"fault": RateLimited(retry_after=None)}),
+    Case("503", "retrying 5xx by default", {"fault": Status(503)}),
+    Case("408", "retrying a request timeout by default", {"fault": Status(408)}),
+    Case("402", "retrying or swallowing a funding failure", {"fault": Status(402)}),
+    Case("400", "retrying a rejected request", {"fault": Status(400)}),
+)
+
+
+@check(
+    "search.api.fail_fast",
+    "With retries and pacing off (the default), a failing status fails the search after one request",
+    seed="001",
+    requires=(WS, API),
+    provider="api",
+    rule="Seed 001: the provider has no shared rate scheduler, automatic retries, or fallback; a failing "
+    "query fails the call. Targets with opt-in retry or pacing keep this until configured otherwise.",
+    cases=FAIL_FAST_CASES,
+)
+async def fail_fast(ctx: CheckContext) -> None:
+    for case in FAIL_FAST_CASES:
+        outcome, records = await _answer(ctx, case["fault"], case.name, None)
+        expect_error(outcome, case.name, PROVIDER_ERROR)
+        require(len(records) == 1, f"{case.name}: {len(records)} requests; without retries there is exactly one",
+                catches=case.catches)
+
+
+# -- retry ----------------------------------------------------------------------------------------
+
+def _http_date_ahead(seconds: float) -> tuple[str, float]:
+    """An HTTP date about ``seconds`` ahead, and the monotonic time it names."""
+    wall = time.time()
+    date = email.utils.formatdate(wall + seconds, usegmt=True)
+    when = email.utils.parsedate_to_datetime(date).timestamp()
+    return date, time.monotonic() + (when - wall)
+
+
+RETRY_CASES = (
+    Case("429, Retry-After 1 s, then success", "retrying at once instead of waiting the Retry-After seconds",
+         {"fault": "seconds"}),
+    Case("429, Retry-After as an HTTP date, then success", "reading only delay-seconds and retrying a date at once",
+         {"fault": "date"}),
+    Case("429 without Retry-After, then success", "retrying 429 only when the header is present",
+         {"fault": RateLimited(retry_after=None)}),
+    Case("503, then success", "retrying 429 but not 5xx", {"fault": Status(503)}),
+    Case("408, then success", "retrying 429/5xx but not 408", {"fault": Status(408)}),
+    Case("503 every time", "retrying without bound (the call must still answer, within its deadline)",
+         {"fault": Status(503), "times": None}),
+)
+
+
+@check(
+    "search.api.retry.waits",
+    "With retries on, 408, 429 and 5xx are retried after a wait (Retry-After honoured), and retries end",
+    seed="001",
+    requires=(WS, API, CAP_RETRY),
+    provider="api",
+    rule="Seed 001: the guide recommends waiting before retrying 408, 429 and 5xx. Retry-After, when sent, "
+    "is the wait (seconds or an HTTP date); retries are bounded.",
+    cases=RETRY_CASES,
+)
+async def retry_waits(ctx: CheckContext) -> None:
+    await _configure(ctx, retries=2)
+    for case in RETRY_CASES:
+        not_before: float | None = None
+        fault = case["fault"]
+        if fault == "seconds":
+            fault = RateLimited(retry_after=1)
+        elif fault == "date":
+            date, not_before = _http_date_ahead(2.0)
+            fault = RateLimited(retry_after=date)
+        times = case.params.get("times", 1)
+        outcome, records = await _answer(ctx, fault, case.name, times)
+        if times is None:
+            expect_error(outcome, case.name, PROVIDER_ERROR)
+            require(len(records) >= 2, f"{case.name}: never retried", catches=case.catches)
+            continue
+        expect_success(outcome, case.name)
+        require(len(records) == 2, f"{case.name}: {len(records)} requests, expected the failure and one retry",
+                catches=case.catches)
+        first, second = records
+        require(first.finished is not None and second.started > first.finished,
+                f"{case.name}: the retry started before the failure was answered", catches=case.catches)
+        assert first.finished is not None
+        if isinstance(fault, RateLimited) and isinstance(fault.retry_after, int):
+            waited = second.started - first.finished
+            require(waited >= fault.retry_after - CLOCK_SLACK,
+                    f"{case.name}: retried {waited:.3f} s after a Retry-After of {fault.retry_after} s",
+                    catches=case.catches)
+        if not_before is not None:
+            require(second.started >= not_before - CLOCK_SLACK,
+                    f"{case.name}: retried {not_before - second.started:.3f} s before the Retry-After date",
+                    catches=case.catches)
+
+
+NEVER_CASES = tuple(
+    Case(f"{status}", catches, {"status": status})
+    for status, catches in (
+        (402, "retrying a funding failure (402 needs a top-up, not a retry)"),
+        (400, "retrying a rejected request (other 4xx need a changed request)"),
+        (401, "retrying a rejected credential"),
+        (403, "retrying every 4xx like a 429"),
+        (404, "retrying every non-success status"),
+        (422, "treating any status >= 400 except 400 as transient"),
+    )
+)
+
+
+@check(
+    "search.api.retry.never",
+    "With retries on, 402 and every other 4xx besides 408 and 429 still fail after one request",
+    seed="001",
+    requires=(WS, API, CAP_RETRY),
+    provider="api",
+    rule="Seed 001: 402 requires funding first, and other 4xx require a changed request: neither is retried.",
+    cases=NEVER_CASES,
+)
+async def retry_never(ctx: CheckContext) -> None:
+    await _configure(ctx, retries=2)
+    for case in NEVER_CASES:
+        outcome, records = await _answer(ctx, Status(case["status"]), f"HTTP {case.name}", None)
+        expect_error(outcome, f"HTTP {case.name}", PROVIDER_ERROR)
+        require(len(records) == 1, f"HTTP {case.name}: {len(records)} requests, expected one", catches=case.catches)
+
+
+async def _no_request_after(ctx: CheckContext, count: int, window: float, what: str) -> None:
+    """Wait ``window`` seconds (the time the target would have needed) and require that the emulator
+    saw no more than ``count`` Search API requests: the waiting ones were never sent."""
+    try:
+        await ctx.blocking(lambda: ctx.emu.log.wait_for(count + 1, window, route="search"))
+    except TimeoutError:
+        pass
+    seen = len(ctx.records("search"))
+    require(seen <= count, f"{what}: {seen - count} request(s) sent after the call was cancelled")
+    await ctx.settle()
+
+
+async def _cancel_at_once(ctx: CheckContext, call: PendingCall, what: str) -> None:
+    cancelled_at = time.monotonic()
+    await call.cancel()
+    outcome = await call.outcome(CALL_TIMEOUT)
+    took = outcome.answered_at - cancelled_at
+    require(outcome.cancelled, f"{what}: the call answered {outcome.brief()} instead of cancelled")
+    require(took <= AT_ONCE, f"{what}: the cancelled call answered {took:.2f} s later, not at once")
+
+
+RETRY_CANCEL_CASES = (
+    Case("cancel 0.5 s into a 3 s Retry-After wait",
+         "finishing the retry wait (or sending the retry) before honouring the cancellation",
+         {"retry_after": 3}),
+)
+
+
+@check(
+    "search.api.retry.cancel",
+    "Cancelling a search while it waits to retry answers cancelled at once and never sends the retry",
+    seed="001",
+    requires=(WS, API, CAP_RETRY, "cancel"),
+    provider="api",
+    rule="Seed 001 asks for cancellation-aware scheduling; as for batches (seed 000), a cancelled call leaves "
+    "nothing in flight.",
+    cases=RETRY_CANCEL_CASES,
+)
+async def retry_cancel(ctx: CheckContext) -> None:
+    await _configure(ctx, retries=2)
+    (case,) = RETRY_CANCEL_CASES
+    ctx.emu.inject("search", RateLimited(retry_after=case["retry_after"]))
+    call = ctx.start_search([QUERY])
+    await ctx.blocking(lambda: ctx.emu.log.wait_for(1, 10.0, route="search", done=True))  # the 429 was answered
+    # The one deliberate pause: nothing outside the target shows when it begins its retry wait, so
+    # the cancel comes a fixed share into that wait, after the target has surely read the 429.
+    await asyncio.sleep(INTO_THE_WAIT)
+    await _cancel_at_once(ctx, call, case.name)
+    await _no_request_after(ctx, 1, case["retry_after"] + 0.5, case.name)
+
+
+# -- pacing ---------------------------------------------------------------------------------------
+
+def _most_in_a_second(starts: list[float]) -> int:
+    window = 1.0 - WINDOW_SLACK
+    ordered = sorted(starts)
+    return max((bisect.bisect_left(ordered, s + window) - i for i, s in enumerate(ordered)), default=0)
+
+
+PACING_CASES = (
+    Case("two 4-query calls at once, 5 QPS", "no pacing, or a burst of 5 followed by a refill (6 in one second)",
+         {"qps": 5.0, "calls": 2}),
+    Case("one 4-query call, 2 QPS", "ignoring the configured rate (pacing at the seed's 5 QPS regardless)",
+         {"qps": 2.0, "calls": 1}),
+)
+
+
+@check(
+    "search.api.pacing.rate",
+    "With pacing on, Search API requests never start faster than the configured rate, and all succeed",
+    seed="001",
+    requires=(WS, API, CAP_PACING),
+    provider="api",
+    rule="Seed 001: Search has an account-wide 5 QPS limit and four concurrent queries exceed it without a "
+    "scheduler. No one-second window may hold more starts than the configured rate; waiting is pacing, "
+    "failing a query for want of a slot is not.",
+    cases=PACING_CASES,
+)
+async def pacing_rate(ctx: CheckContext) -> None:
+    for case in PACING_CASES:
+        await _configure(ctx, pacing_qps=case["qps"])
+        ctx.emu.log.clear()
+        calls = [ctx.start_search(BATCH) for _ in range(case["calls"])]
+        for call in calls:
+            expect_success(await call.outcome(CALL_TIMEOUT), case.name)
+        await ctx.settle()
+        starts = [r.started for r in ctx.records("search")]
+        most = _most_in_a_second(starts)
+        require(most <= case["qps"], f"{case.name}: {most} requests started within one second",
+                catches=case.catches, starts=starts)
+
+
+PACING_CANCEL_CASES = (
+    Case("cancel a 4-query call at 2 QPS while queries wait for slots",
+         "sending queued queries after the cancel, or answering only once their slots came", {"qps": 2.0}),
+)
+
+
+@check(
+    "search.api.pacing.cancel",
+    "Cancelling a paced call while queries wait for a slot answers cancelled at once; they are never sent",
+    seed="001",
+    requires=(WS, API, CAP_PACING, "cancel"),
+    provider="api",
+    rule="Seed 001 asks for cancellation-aware scheduling; as for batches (seed 000), a cancelled call leaves "
+    "nothing in flight and sends nothing later.",
+    cases=PACING_CANCEL_CASES,
+)
+async def pacing_cancel(ctx: CheckContext) -> None:
+    (case,) = PACING_CANCEL_CASES
+    await _configure(ctx, pacing_qps=case["qps"])
+    call = ctx.start_search(BATCH)
+    await ctx.blocking(lambda: ctx.emu.log.wait_for(1, 10.0, route="search"))
+    seen = len(ctx.records("search"))
+    require(seen < len(BATCH), f"{case.name}: all {seen} queries were sent at once at {case['qps']:g} QPS")
+    await _cancel_at_once(ctx, call, case.name)
+    await _no_request_after(ctx, seen, len(BATCH) / case["qps"] + 0.5, case.name)
+
+
+# -- localization ---------------------------------------------------------------------------------
+
+LOCALIZATION_CASES = (
+    Case("IPv4 literal", "not forwarding the configured address", {"value": "203.0.113.7", "ok": True}),
+    Case("IPv6 literal", "accepting IPv4 only", {"value": "2001:db8::1", "ok": True}),
+    Case("unset", "inferring a localization (from the locale, the host or a default) when none is configured",
+         {"value": None, "ok": True}),
+    Case("a language tag", "forwarding a UI language, which the API rejects", {"value": "zh-CN", "ok": False}),
+    Case("a city", "forwarding a place name instead of an address", {"value": "Beijing", "ok": False}),
+    Case("a host name", "resolving or forwarding a name", {"value": "example.com", "ok": False}),
+    Case("a network", "forwarding a range", {"value": "203.0.113.0/24", "ok": False}),
+    Case("a zoned IPv6", "forwarding an interface-scoped address", {"value": "fe80::1%eth0", "ok": False}),
+)
+
+
+async def _refused(ctx: CheckContext, value: str, what: str) -> None:
+    """``value`` is refused at configure time or at the call, and never reaches the Search API."""
+    try:
+        await _configure(ctx, localization=value)
+    except (TargetError, WebError):
+        await _configure(ctx)
+        return
+    outcome = await ctx.search([QUERY])
+    expect_error(outcome, what)
+    sent = [r.json.get("localization") for r in ctx.records("search") if isinstance(r.json, dict)]
+    require(value not in sent, f"{what}: {value!r} was forwarded as localization")
+    await _configure(ctx)
+
+
+@check(
+    "search.api.localization",
+    "A configured IP literal is forwarded as localization; nothing is sent when unset; anything else is refused",
+    seed="001",
+    requires=(WS, API, CAP_LOCALIZATION),
+    provider="api",
+    rule="Seed 001: define a bounded localization input before forwarding it; API localization is an IP "
+    "address, not an inferred city or UI language.",
+    cases=LOCALIZATION_CASES,
+)
+async def localization(ctx: CheckContext) -> None:
+    for case in LOCALIZATION_CASES:
+        ctx.emu.log.clear()
+        value = case["value"]
+        if not case["ok"]:
+            await _refused(ctx, value, case.name)
+            continue
+        await _configure(ctx, localization=value)
+        expect_success(await ctx.search([QUERY]), case.name)
+        bodies = [r.json for r in ctx.records("search") if isinstance(r.json, dict)]
+        require(bodies, f"{case.name}: no Search API request")
+        sent = [b.get("localization") for b in bodies]
+        if value is None:
+            require(all(s in (None, "") for s in sent), f"{case.name}: localization {sent!r} was sent",
+                    catches=case.catches)
+            continue
+        want = ipaddress.ip_address(value)
+        require(all(_same_address(s, want) for s in sent),
+                f"{case.name}: localization {sent!r}, expected {value!r}", catches=case.catches)
+    await _configure(ctx)
+
+
+def _same_address(sent: object, want: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    try:
+        return isinstance(sent, str) and ipaddress.ip_address(sent) == want
+    except ValueError:
+        return False
+
+
+# The checks a target meets only by declaring retry, pacing or localization (skipped otherwise).
+OPT_IN_CHECKS = frozenset(
+    {
+        "search.api.retry.waits",
+        "search.api.retry.never",
+        "search.api.retry.cancel",
+        "search.api.pacing.rate",
+        "search.api.pacing.cancel",
+        "search.api.localization",
+    }
+)

@@ -1,0 +1,302 @@
+"""Pacing and bounded retries for the Search and Fetch APIs: the one layer that retries.
+
+Seed 001 ships fail-fast (no scheduler, no retries) and lists both as remaining work: the account
+has a per-API QPS limit shared by all its keys, and the guide says to wait before retrying 408,
+429 and 5xx, to top up on 402 and to change the request on any other 4xx. Both stay off until the
+``deepseek_api.pacing`` / ``deepseek_api.retries`` settings turn them on.
+
+- One :class:`AccountScheduler` per account (tools base + credential) in the process, shared by
+  every Search/Fetch API call, with one pacer per API (``search`` and ``fetch`` are limited
+  separately). Pacing spaces request starts :func:`spacing` apart (``1/qps`` plus 5 %), so a
+  burst of four is spread out, not fired at once, and no one-second window holds more than the
+  configured rate even when a wake-up runs late or the network delays one request more than the
+  next (without the slack, the emulator saw 6 starts in one second at 5 QPS).
+- The whole operation (slot waits, every attempt, every retry wait) runs inside ONE deadline,
+  the operation's ``timeout_s``; a slot or a retry that would land past it is not taken.
+- A retry waits ``Retry-After`` (delay-seconds or an HTTP date) when the reply has one; a wait
+  longer than ``retry_max_wait_s`` is not shortened (that would retry too early) but ends the
+  retries. Without the header it backs off exponentially with jitter.
+- Everything runs in the caller's task: no background task, no queue. Cancelling a call while it
+  waits for a slot or a retry ends it at once with nothing in flight, and a reserved slot that
+  was never used is handed back when no later call holds one.
+
+Hand-written rather than aiolimiter/tenacity/stamina: the pacer must answer "when is my slot?"
+before waiting (to honour the one deadline), be shared across event loops and threads (plain
+numbers under a lock, no loop-bound futures), and take an injected clock and random source so
+tests prove ordering without sleeping.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import hashlib
+import math
+import random
+import re
+import threading
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Protocol, TypeVar
+
+from .._exceptions import WebError, WebErrorCode
+from ..settings import DeepSeekApiSettings
+
+__all__ = [
+    "BACKOFF_FIRST_S",
+    "PACING_SLACK",
+    "AccountScheduler",
+    "Clock",
+    "MonotonicClock",
+    "Policy",
+    "SchedulerRegistry",
+    "process_schedulers",
+    "retry_after_seconds",
+    "retryable",
+    "scheduled",
+    "spacing",
+]
+
+# Ceiling of the first backoff wait; it doubles per retry, capped by retry_max_wait_s.
+BACKOFF_FIRST_S = 0.5
+# Clock readings closer than this count as equal (float sums of the same interval may differ by ulps).
+_CLOCK_EPSILON = 1e-6
+# Extra spacing between paced starts, as a share of 1/qps: room for late wake-ups and transport
+# jitter (a 5 QPS pacer tolerates 50 ms of it per second) at the cost of 5 % of the rate.
+PACING_SLACK = 0.05
+_DELAY_SECONDS = re.compile(r"\d{1,9}")
+
+
+class Clock(Protocol):
+    """Monotonic seconds, a wall clock (for Retry-After dates) and a sleep that honours cancellation."""
+
+    def now(self) -> float: ...
+
+    def wall(self) -> float: ...
+
+    async def sleep(self, seconds: float) -> None: ...
+
+
+class MonotonicClock:
+    def now(self) -> float:
+        return time.monotonic()
+
+    def wall(self) -> float:
+        return time.time()
+
+    async def sleep(self, seconds: float) -> None:
+        await asyncio.sleep(seconds)
+
+
+class _Reply(Protocol):
+    @property
+    def status(self) -> int: ...
+
+    @property
+    def headers(self) -> Mapping[str, str]: ...
+
+
+R = TypeVar("R", bound=_Reply)
+Send = Callable[[float], Awaitable[R]]
+
+
+@dataclass(frozen=True, slots=True)
+class Policy:
+    """What one operation may do: pace at ``qps`` and retry up to ``retries`` times."""
+
+    pacing: bool = False
+    qps: float = 5.0
+    retries: int = 0
+    max_wait_s: float = 10.0
+
+    @property
+    def active(self) -> bool:
+        return self.pacing or self.retries > 0
+
+    @classmethod
+    def of(cls, conf: DeepSeekApiSettings, api: str) -> Policy:
+        qps = conf.fetch_qps if api == "fetch" else conf.search_qps
+        return cls(pacing=conf.pacing, qps=qps, retries=conf.retries, max_wait_s=conf.retry_max_wait_s)
+
+
+def spacing(qps: float) -> float:
+    """Seconds between two paced starts of one API."""
+    return (1.0 + PACING_SLACK) / qps
+
+
+def retryable(status: int) -> bool:
+    """408, 429 and 5xx: the guide's "wait, then retry". 402 (funding) and other 4xx never are."""
+    return status in (408, 429) or 500 <= status <= 599
+
+
+def retry_after_seconds(headers: Mapping[str, str], wall_now: float) -> float | None:
+    """The wait a ``Retry-After`` header asks for (delay-seconds, or an HTTP date measured against
+    ``wall_now``; a past date is 0), or None when absent or unreadable."""
+    value = (headers.get("retry-after") or "").strip()
+    if _DELAY_SECONDS.fullmatch(value):
+        return float(int(value))
+    if not value or len(value) > 64:
+        return None
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
+    if when.tzinfo is None:  # RFC 9110 dates are GMT; a zone-less one is read as such
+        return None
+    return max(0.0, when.timestamp() - wall_now)
+
+
+class _Pacer:
+    """Start times of one API, at least ``interval`` apart. Plain numbers under a thread lock, so
+    callers on any event loop or thread share it.
+
+    Callers reserve slots in arrival order (so each knows its wait, and the deadline, up front);
+    before sending, :meth:`start` also checks the gap to the last actual start, so slots that fell
+    due together after the event loop stalled still go out one interval apart, never in a burst.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._next = -math.inf  # the next free slot
+        self._last = -math.inf  # when the last caller actually started
+
+    def reserve(self, now: float, interval: float, latest: float) -> float | None:
+        """The start time reserved for the caller, or None (nothing reserved) if it is after ``latest``."""
+        with self._lock:
+            slot = max(now, self._next)
+            if slot > latest:
+                return None
+            self._next = slot + interval
+            return slot
+
+    def start(self, now: float, interval: float) -> float:
+        """0 and the start is recorded, or how much longer to wait for ``interval`` after the last one."""
+        with self._lock:
+            wait = self._last + interval - now
+            if wait > _CLOCK_EPSILON:
+                return wait
+            self._last = now
+            return 0.0
+
+    def give_back(self, slot: float, interval: float) -> None:
+        """Return an unused slot; only the newest reservation can be returned (a gap elsewhere is
+        merely unused capacity, never a rate above the limit)."""
+        with self._lock:
+            if self._next == slot + interval:
+                self._next = slot
+
+
+class AccountScheduler:
+    """Pacing and retries for one account; see the module docstring."""
+
+    def __init__(self, clock: Clock, rand: random.Random) -> None:
+        self._clock = clock
+        self._rand = rand
+        self._lock = threading.Lock()
+        self._pacers: dict[str, _Pacer] = {}
+
+    def _pacer(self, api: str) -> _Pacer:
+        with self._lock:
+            return self._pacers.setdefault(api, _Pacer())
+
+    async def _slot(self, api: str, qps: float, deadline: float) -> bool:
+        """Wait for this API's next start; False (the slot handed back, nothing sent) when that start
+        would come after ``deadline``, known up front or, after a stall, while waiting."""
+        interval = spacing(qps)
+        pacer = self._pacer(api)
+        slot = pacer.reserve(self._clock.now(), interval, deadline)
+        if slot is None:
+            return False
+        wait = slot - self._clock.now()
+        try:
+            while True:
+                if wait > 0:
+                    if self._clock.now() + wait > deadline:
+                        pacer.give_back(slot, interval)
+                        return False
+                    await self._clock.sleep(wait)
+                wait = pacer.start(self._clock.now(), interval)
+                if wait <= 0:
+                    return True
+        except BaseException:  # cancelled while waiting: the slot was never used
+            pacer.give_back(slot, interval)
+            raise
+
+    def backoff(self, retry: int, cap: float) -> float:
+        """Equal jitter: half the exponential ceiling plus a random share of the other half."""
+        ceiling = min(cap, BACKOFF_FIRST_S * 2.0**retry)
+        return ceiling / 2 + self._rand.uniform(0.0, ceiling / 2)
+
+    async def run(self, api: str, policy: Policy, timeout_s: float, send: Send[R], label: str) -> R:
+        """``send(remaining_seconds)`` paced and retried under ``policy`` within one deadline."""
+        clock = self._clock
+        deadline = clock.now() + timeout_s
+        retry = 0
+        reply: R | None = None
+        while True:
+            if policy.pacing and not await self._slot(api, policy.qps, deadline):
+                if reply is not None:
+                    return reply  # the retry's slot is past the deadline: report the last answer
+                raise WebError(
+                    WebErrorCode.PROVIDER_ERROR,
+                    f"{label} request not sent: the next free {api} slot under the local limit of "
+                    f"{policy.qps:g} requests per second is past the operation's {timeout_s:g} s deadline",
+                )
+            remaining = deadline - clock.now()
+            if remaining <= 0:
+                if reply is not None:
+                    return reply
+                raise WebError(WebErrorCode.PROVIDER_ERROR, f"{label} request timed out after {timeout_s:g} s")
+            reply = await send(remaining)
+            if retry >= policy.retries or not retryable(reply.status):
+                return reply
+            asked = retry_after_seconds(reply.headers, clock.wall())
+            wait = self.backoff(retry, policy.max_wait_s) if asked is None else asked
+            # Never wait longer than allowed, never retry earlier than asked, never past the deadline.
+            if wait > policy.max_wait_s or clock.now() + wait >= deadline:
+                return reply
+            retry += 1
+            await clock.sleep(wait)
+
+
+class SchedulerRegistry:
+    """One :class:`AccountScheduler` per account. The process shares :func:`process_schedulers`;
+    tests build their own with an injected clock and random source."""
+
+    def __init__(self, clock: Clock | None = None, rand: random.Random | None = None) -> None:
+        self._clock: Clock = clock or MonotonicClock()
+        self._rand = rand or random.Random()
+        self._lock = threading.Lock()
+        self._accounts: dict[str, AccountScheduler] = {}
+
+    def for_account(self, base: str, credential: str) -> AccountScheduler:
+        # Keyed by a digest: the registry never holds a credential value.
+        key = hashlib.sha256(f"{base}\n{credential}".encode()).hexdigest()
+        with self._lock:
+            found = self._accounts.get(key)
+            if found is None:
+                found = self._accounts[key] = AccountScheduler(self._clock, self._rand)
+            return found
+
+
+_PROCESS = SchedulerRegistry()
+
+
+def process_schedulers() -> SchedulerRegistry:
+    return _PROCESS
+
+
+async def scheduled(
+    provider: object, conf: DeepSeekApiSettings, api: str, account: tuple[str, str], send: Send[R], label: str
+) -> R:
+    """The hook the Search/Fetch API request path calls. Off (the default): one ``send`` with the
+    operation's timeout, exactly seed 001's fail-fast path. On: paced and retried by the account's
+    scheduler from ``provider.schedulers`` if it has one, else the process registry."""
+    policy = Policy.of(conf, api)
+    if not policy.active:
+        return await send(conf.timeout_s)
+    registry = getattr(provider, "schedulers", None)
+    if not isinstance(registry, SchedulerRegistry):
+        registry = _PROCESS
+    return await registry.for_account(*account).run(api, policy, conf.timeout_s, send, label)

@@ -1,0 +1,147 @@
+"""The opt-in scheduling capabilities (retry, pacing, localization) and the fail-fast rule, run by the
+real suite against in-process reference targets: the right one passes, each wrong reading fails
+exactly the check made for it, and a target declaring none of them still fails fast."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+import pytest
+
+from dsweb_ref.certification.adapter_protocol import CAPABILITIES
+from dsweb_ref.certification.checks import REGISTRY
+from dsweb_ref.certification.checks.scheduling import OPT_IN_CHECKS, SCHEDULING_CAPABILITIES, scheduling_overrides
+from dsweb_ref.certification.model import Outcome
+from dsweb_ref.certification.targets import (
+    InProcessTarget,
+    TargetConfig,
+    ToolPair,
+    reference_settings,
+    reference_target,
+)
+from dsweb_ref.providers import _scheduler, deepseek_search_api
+from dsweb_ref.replay._bases import credential_environ
+from dsweb_ref.runtime import build_runtime
+from dsweb_ref.settings import Settings
+
+from .conftest import outcomes, run
+
+SCHEDULING = ["search.api.retry", "search.api.pacing", "search.api.localization"]
+ALL = ["search.api.fail_fast", *SCHEDULING]
+Tweak = Callable[[TargetConfig, Settings], Settings]
+
+
+def _target(tweak: Tweak | None = None) -> InProcessTarget:
+    """The reference with the scheduling keys honoured; ``tweak`` turns it into a wrong implementation."""
+
+    def build(config: TargetConfig) -> ToolPair:
+        settings = reference_settings(config).updated(scheduling_overrides(config))
+        if tweak is not None:
+            settings = tweak(config, settings)
+        runtime = build_runtime(lambda: settings, environ=credential_environ(config.api_key))
+        return ToolPair(search=runtime.search_tool(), fetch=runtime.fetch_tool())
+
+    return InProcessTarget(build, name="dsweb_ref+scheduling", version="test",
+                           capabilities=(*CAPABILITIES, *SCHEDULING_CAPABILITIES))
+
+
+def _failed(only: list[str], tweak: Tweak | None = None) -> set[str]:
+    report = run(_target(tweak), only)
+    assert not [r for r in report.results if r.outcome is Outcome.ERROR], [
+        (r.check.id, r.reason) for r in report.results if r.outcome is Outcome.ERROR
+    ]
+    assert not [r for r in report.results if r.outcome is Outcome.SKIPPED]
+    return {check_id for check_id, o in outcomes(report).items() if o is Outcome.FAILED}
+
+
+def test_every_scheduling_check_has_a_rule_and_cases_with_catches_notes() -> None:
+    ids = [i for i in REGISTRY if i.startswith(("search.api.fail_fast", *SCHEDULING))]
+    assert set(ids) == {"search.api.fail_fast", *OPT_IN_CHECKS}
+    for check_id in ids:
+        spec = REGISTRY[check_id]
+        assert spec.check.seed == "001" and "Seed 001" in spec.rule
+        assert spec.cases and all(case.catches for case in spec.cases), check_id
+
+
+def test_reference_with_the_scheduler_passes_every_scheduling_check() -> None:
+    report = run(_target(), ALL)
+    assert {i: o for i, o in outcomes(report).items()} == {
+        "search.api.fail_fast": Outcome.PASSED,
+        "search.api.localization": Outcome.PASSED,
+        "search.api.pacing.cancel": Outcome.PASSED,
+        "search.api.pacing.rate": Outcome.PASSED,
+        "search.api.retry.cancel": Outcome.PASSED,
+        "search.api.retry.never": Outcome.PASSED,
+        "search.api.retry.waits": Outcome.PASSED,
+    }, [(r.check.id, r.reason) for r in report.results]
+
+
+def test_a_target_declaring_none_of_them_still_fails_fast() -> None:
+    report = run(reference_target(), ALL)
+    got = outcomes(report)
+    assert got.pop("search.api.fail_fast") is Outcome.PASSED
+    assert set(got.values()) == {Outcome.SKIPPED}, "the opt-in checks never pass by default"
+
+
+def test_retrying_when_not_configured_fails_only_the_fail_fast_check() -> None:
+    always = lambda _c, s: s.updated({"deepseek_api.retries": 2})  # noqa: E731
+    assert _failed(["search.api.fail_fast", "search.api.retry.never"], always) == {"search.api.fail_fast"}
+
+
+def test_declaring_retry_without_retrying_fails_the_waits_check() -> None:
+    never = lambda _c, s: s.updated({"deepseek_api.retries": 0})  # noqa: E731
+    assert _failed(["search.api.retry.waits", "search.api.retry.never"], never) == {"search.api.retry.waits"}
+
+
+def test_retrying_402_fails_only_the_never_check(monkeypatch: pytest.MonkeyPatch) -> None:
+    wrong = _scheduler.retryable
+    monkeypatch.setattr(_scheduler, "retryable", lambda status: status == 402 or wrong(status))
+    assert _failed(["search.api.retry.waits", "search.api.retry.never"]) == {"search.api.retry.never"}
+
+
+def test_declaring_pacing_without_pacing_fails_the_pacing_checks() -> None:
+    unpaced = lambda _c, s: s.updated({"deepseek_api.pacing": False})  # noqa: E731
+    assert _failed(["search.api.pacing"], unpaced) == {"search.api.pacing.rate", "search.api.pacing.cancel"}
+
+
+def test_a_burst_allowance_fails_the_rate_check() -> None:
+    """A pacer that lets a whole 4-query call through at once (here: configured 10x too fast)."""
+
+    def bursty(config: TargetConfig, settings: Settings) -> Settings:
+        qps = settings.deepseek_api.search_qps
+        return settings.updated({"deepseek_api.search_qps": qps * 10})
+
+    assert _failed(["search.api.pacing.rate"], bursty) == {"search.api.pacing.rate"}
+
+
+def test_waits_that_ignore_cancellation_fail_the_cancel_checks(monkeypatch: pytest.MonkeyPatch) -> None:
+    async def stubborn_sleep(_self: object, seconds: float) -> None:
+        wait = asyncio.ensure_future(asyncio.sleep(seconds))
+        try:
+            await asyncio.shield(wait)
+        except asyncio.CancelledError:
+            await wait  # finishes the wait before giving in: the call answers late
+            raise
+
+    monkeypatch.setattr(_scheduler.MonotonicClock, "sleep", stubborn_sleep)
+    only = ["search.api.retry.cancel", "search.api.pacing.cancel", "search.api.retry.never"]
+    assert _failed(only) == {"search.api.retry.cancel", "search.api.pacing.cancel"}
+
+
+def test_forwarding_unvalidated_localization_fails_the_localization_check(monkeypatch: pytest.MonkeyPatch) -> None:
+    import dsweb_ref.settings as settings_module
+
+    anything = lambda value: value if isinstance(value, str) and value else None  # noqa: E731
+    monkeypatch.setattr(deepseek_search_api, "ip_literal", anything)
+    monkeypatch.setattr(settings_module, "ip_literal", anything)
+    assert _failed(["search.api.localization"]) == {"search.api.localization"}
+
+
+def test_inferring_a_localization_fails_the_localization_check() -> None:
+    def inferred(config: TargetConfig, settings: Settings) -> Settings:
+        if settings.deepseek_api.localization:
+            return settings
+        return settings.updated({"deepseek_api.localization": "198.51.100.1"})  # "the user's address"
+
+    assert _failed(["search.api.localization"], inferred) == {"search.api.localization"}

@@ -1,0 +1,295 @@
+"""Pooled HTTP clients in the DeepSeek providers: reuse, and every guarantee pooling could break.
+
+Everything crosses a real socket to the emulator; its log names the TCP connection (client port)
+of every request, so "reused", "closed" and "never shared" are read from what the server saw.
+Ordering comes from emulator gates, never from sleeps.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import ssl
+from collections.abc import Callable
+
+import pytest
+
+from dsweb_ref import CallContext, FetchRequest, SearchRequest, WebError, WebErrorCode
+from dsweb_ref.emulator import Emulator, Hold, Redirect, SlowBody
+from dsweb_ref.emulator.fixtures import EmulatorFactory
+from dsweb_ref.providers import _client_pool
+from dsweb_ref.providers.deepseek_fetch_api import DeepSeekFetchApi
+from dsweb_ref.providers.deepseek_official import DeepSeekMessagesSearch
+from dsweb_ref.providers.deepseek_search_api import DeepSeekSearchApi
+from dsweb_ref.replay._bases import credential_environ, settings_for_bases
+from dsweb_ref.runtime import build_runtime
+from dsweb_ref.settings import Settings
+
+from ._loopback import Loopback, Reply
+
+KEY_A = "dsweb-pool-key-aaaa-0001"
+KEY_B = "dsweb-pool-key-bbbb-0002"
+ACCOUNTS = {"KEY_A": KEY_A, "KEY_B": KEY_B}
+
+
+def _settings(emu: Emulator, **overrides: object) -> Settings:
+    return settings_for_bases(emu.messages_base, emu.tools_base, overrides=overrides)
+
+
+def _api(emu: Emulator, key: str) -> DeepSeekSearchApi:
+    snapshot = _settings(emu)
+    return DeepSeekSearchApi(lambda: snapshot, environ=credential_environ(key))
+
+
+def _ports(emu: Emulator, route: str = "search") -> list[int]:
+    return [r.client[1] for r in emu.log.for_route(route) if r.client is not None]
+
+
+async def _search(provider: DeepSeekSearchApi | DeepSeekMessagesSearch, query: str = "coffee") -> None:
+    result = await provider.search(SearchRequest(query), CallContext())
+    assert result.sources
+
+
+async def _cancel_then_search_again(emu: Emulator, task: asyncio.Task[object], provider: DeepSeekSearchApi) -> None:
+    """Cancel ``task``; its connection (the pool's only one) must close before the next search runs."""
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    await asyncio.to_thread(emu.log.wait_until, lambda log: log.connections_open == 0, 10.0, "closed")
+    await _search(provider, "asyncio")
+
+
+def test_operations_reuse_one_connection(emulator: Emulator, emulator_api_key: str) -> None:
+    provider = _api(emulator, emulator_api_key)
+
+    async def scenario() -> None:
+        for query in ("coffee", "markdown", "asyncio"):
+            await _search(provider, query)
+        assert provider._clients.open_clients() == 1
+
+    asyncio.run(scenario())
+    ports = _ports(emulator)
+    assert len(ports) == 3 and len(set(ports)) == 1
+    assert emulator.log.connections_opened == 1
+
+
+def test_all_three_providers_reuse_their_connection(emulator: Emulator, emulator_api_key: str) -> None:
+    snapshot = _settings(emulator)
+    env = credential_environ(emulator_api_key)
+    messages = DeepSeekMessagesSearch(lambda: snapshot, environ=env)
+    fetch = DeepSeekFetchApi(lambda: snapshot, environ=env)
+
+    async def scenario() -> None:
+        for _ in range(2):
+            await _search(messages)
+            await fetch.fetch(FetchRequest("https://docs.example.test/api/fetch"), CallContext())
+
+    asyncio.run(scenario())
+    for route in ("messages", "fetch"):
+        ports = _ports(emulator, route)
+        assert len(ports) == 2 and len(set(ports)) == 1, route
+    # Seed 001: the Messages and the Search/Fetch API providers keep their own transports.
+    assert set(_ports(emulator, "messages")).isdisjoint(_ports(emulator, "fetch"))
+
+
+def test_cancelled_pooled_request_closes_its_connection(emulator: Emulator, emulator_api_key: str) -> None:
+    """A request cancelled while the emulator holds it, on a warm (reused) connection: the server sees
+    the disconnect, that connection is closed rather than pooled, and the next call works."""
+    provider = _api(emulator, emulator_api_key)
+    gate = emulator.gate("pooled-cancel")
+
+    async def scenario() -> None:
+        await _search(provider)  # warms the pool
+        emulator.inject("search", Hold(gate, timeout=60))
+        task: asyncio.Task[object] = asyncio.create_task(provider.search(SearchRequest("markdown"), CallContext()))
+        await asyncio.to_thread(gate.wait_held, 1, 10.0)
+        await _cancel_then_search_again(emulator, task, provider)
+
+    asyncio.run(scenario())
+    warm, held, after = emulator.log.wait_for(3, route="search", done=True, timeout=10.0)
+    assert held.client == warm.client, "the held request did not ride the pooled connection"
+    assert held.disconnected and held.status is None
+    assert after.client != held.client and after.status == 200
+    assert gate.held == 0
+
+
+def test_cancel_mid_body_never_pools_a_half_read_connection(emulator: Emulator, emulator_api_key: str) -> None:
+    provider = _api(emulator, emulator_api_key)
+    emulator.inject("search", SlowBody(chunk_size=16, delay=60))
+
+    async def scenario() -> None:
+        task: asyncio.Task[object] = asyncio.create_task(provider.search(SearchRequest("coffee"), CallContext()))
+        # The answer has started (status sent, first 16 bytes on their way); its body never ends.
+        await asyncio.to_thread(
+            emulator.log.wait_until, lambda log: log.records() and log.records()[0].status, 10.0, "answer started"
+        )
+        await _cancel_then_search_again(emulator, task, provider)
+
+    asyncio.run(scenario())
+    slow, after = emulator.log.wait_for(2, route="search", done=True, timeout=10.0)
+    assert slow.disconnected and slow.status == 200
+    assert after.client != slow.client and after.status == 200
+
+
+def test_redirect_on_a_pooled_connection_is_not_followed(emulator: Emulator, emulator_api_key: str) -> None:
+    provider = _api(emulator, emulator_api_key)
+
+    async def scenario() -> None:
+        await _search(provider)
+        emulator.inject("search", Redirect(307))
+        with pytest.raises(WebError) as info:
+            await _search(provider, "markdown")
+        assert info.value.code == WebErrorCode.PROVIDER_ERROR and "redirect" in info.value.message
+        await _search(provider, "asyncio")
+
+    asyncio.run(scenario())
+    assert not emulator.log.trap_hits()
+    assert [r.status for r in emulator.log.for_route("search")] == [200, 307, 200]
+
+
+def test_accounts_never_share_a_connection(emulator_factory: EmulatorFactory) -> None:
+    """Two credentials in turn and at once: separate clients, each request carries its own key, and
+    no TCP connection ever carries both keys."""
+    emu = emulator_factory(api_keys=(KEY_A, KEY_B))
+    snapshots = [_settings(emu, **{"credentials.api_key_env": name}) for name in ("KEY_A", "KEY_B")]
+    calls: list[int] = []
+
+    def source() -> Settings:
+        calls.append(1)
+        return snapshots[len(calls) % 2]
+
+    provider = DeepSeekSearchApi(source, environ=ACCOUNTS)
+
+    async def scenario() -> None:
+        for query in ("coffee", "markdown"):
+            await _search(provider, query)
+        await asyncio.gather(*(_search(provider, q) for q in ("asyncio", "redirect", "coffee", "markdown")))
+        assert provider._clients.open_clients() == 2
+
+    asyncio.run(scenario())
+    records = emu.log.for_route("search")
+    assert len(records) == 6
+    by_key: dict[str, set[int]] = {"****0001": set(), "****0002": set()}
+    for record in records:
+        assert record.credential == "api_key"
+        shown = (record.header("authorization") or "").removeprefix("Bearer ")
+        assert record.client is not None
+        by_key[shown].add(record.client[1])
+    assert by_key["****0001"] and by_key["****0002"]
+    assert by_key["****0001"].isdisjoint(by_key["****0002"])
+
+
+def test_settings_change_mid_operation_keeps_endpoint_and_key_paired(emulator_factory: EmulatorFactory) -> None:
+    """Operation 1 takes snapshot A and is held at A; the settings then switch to B (another base and
+    key) and operation 2 runs. A only ever sees A's key, B only B's."""
+    emu_a, emu_b = emulator_factory(api_keys=(KEY_A,)), emulator_factory(api_keys=(KEY_B,))
+    current = [settings_for_bases(None, emu_a.tools_base, overrides={"credentials.api_key_env": "KEY_A"})]
+    provider = DeepSeekSearchApi(lambda: current[0], environ=ACCOUNTS)
+    gate = emu_a.gate("mid-operation")
+
+    async def scenario() -> None:
+        await _search(provider)  # warm A's client
+        emu_a.inject("search", Hold(gate, timeout=60))
+        held = asyncio.create_task(_search(provider, "markdown"))
+        await asyncio.to_thread(gate.wait_held, 1, 10.0)
+        current[0] = settings_for_bases(None, emu_b.tools_base, overrides={"credentials.api_key_env": "KEY_B"})
+        await _search(provider, "asyncio")
+        gate.release()
+        await held
+
+    asyncio.run(scenario())
+    assert [r.credential for r in emu_a.log.for_route("search")] == ["api_key", "api_key"]
+    assert [r.credential for r in emu_b.log.for_route("search")] == ["api_key"]
+    assert {r.header("authorization") for r in emu_a.log.records()} == {"Bearer ****0001"}
+    assert {r.header("authorization") for r in emu_b.log.records()} == {"Bearer ****0002"}
+
+
+def test_clients_follow_the_event_loop(emulator: Emulator, emulator_api_key: str) -> None:
+    """A provider used from two asyncio.run calls: the first loop's shutdown closes its connection,
+    and the second loop opens its own instead of touching a connection of a closed loop."""
+    provider = _api(emulator, emulator_api_key)
+    asyncio.run(_search(provider))
+    assert provider._clients._loops == {}  # the loop's shutdown closed its clients and let go of it
+    emulator.log.wait_connections_closed(10.0)
+    asyncio.run(_search(provider, "markdown"))
+    emulator.log.wait_connections_closed(10.0)
+    first, second = emulator.log.for_route("search")
+    assert first.status == second.status == 200 and first.client != second.client
+    assert (emulator.log.connections_opened, emulator.log.connections_closed) == (2, 2)
+
+
+def test_runtime_close_closes_pooled_connections(emulator: Emulator, emulator_api_key: str) -> None:
+    snapshot = settings_for_bases(emulator.messages_base, emulator.tools_base, new_api=True)
+
+    async def scenario() -> None:
+        async with build_runtime(lambda: snapshot, environ=credential_environ(emulator_api_key)) as runtime:
+            result = await runtime.search_tool().execute({"queries": ["coffee", "markdown"]})
+            assert not result.is_error
+            assert emulator.log.connections_open >= 1  # kept alive in the pool, not closed per call
+        # Closed by the runtime, while this loop still runs.
+        await asyncio.to_thread(emulator.log.wait_connections_closed, 10.0)
+
+    asyncio.run(scenario())
+
+
+def test_retired_clients_are_closed(emulator: Emulator, emulator_api_key: str) -> None:
+    """More distinct snapshots than MAX_CLIENTS: the least recently used clients are closed."""
+    timeouts = [10.0 + i for i in range(_client_pool.MAX_CLIENTS + 3)]
+    snapshots = iter([_settings(emulator, **{"deepseek_api.timeout_s": t}) for t in timeouts])
+    provider = DeepSeekSearchApi(lambda: next(snapshots), environ=credential_environ(emulator_api_key))
+
+    async def scenario() -> None:
+        for _ in timeouts:
+            await _search(provider)
+            assert provider._clients.open_clients() <= _client_pool.MAX_CLIENTS
+        count = _client_pool.MAX_CLIENTS
+        await asyncio.to_thread(emulator.log.wait_until, lambda log: log.connections_open == count, 10.0, "retired")
+        await provider.aclose()
+        assert provider._clients.open_clients() == 0
+
+    asyncio.run(scenario())
+    emulator.log.wait_connections_closed(10.0)
+
+
+def test_one_tls_context_per_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Loading the CA bundle is the costly part of a client; it happens once per process."""
+    made: list[int] = []
+    original: Callable[..., ssl.SSLContext] = ssl.create_default_context
+
+    def counting(*args: object, **kwargs: object) -> ssl.SSLContext:
+        made.append(1)
+        return original(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ssl, "create_default_context", counting)
+    _client_pool.tls_context.cache_clear()
+    try:
+        providers = [DeepSeekSearchApi(Settings, environ={}) for _ in range(3)]
+
+        async def scenario() -> None:
+            for provider in providers:
+                async with provider._clients.lease(_client_pool.ClientKey("https://a.test", "k", 5.0)):
+                    pass
+                await provider.aclose()
+
+        asyncio.run(scenario())
+    finally:
+        _client_pool.tls_context.cache_clear()
+    assert len(made) == 1
+
+
+def test_a_reused_client_never_keeps_cookies(loopback: Loopback) -> None:
+    """Seed 001: requests carry only the documented headers. A pooled client must not turn a
+    Set-Cookie from one answer into a Cookie header on the next request."""
+    body = json.dumps({"results": []}).encode()
+    loopback.routes["/v1/tools/search"] = Reply(200, body, {"Set-Cookie": "session=abc123; Path=/"})
+    snapshot = Settings().updated({"deepseek_api.base_url": loopback.url("/v1/tools")})
+    provider = DeepSeekSearchApi(lambda: snapshot, environ={"DEEPSEEK_API_KEY": KEY_A})
+
+    async def scenario() -> None:
+        for query in ("coffee", "markdown"):
+            await provider.search(SearchRequest(query), CallContext())
+
+    asyncio.run(scenario())
+    assert len(loopback.seen) == 2
+    for seen in loopback.seen:
+        assert seen.header_names == {"host", "content-length", "authorization", "content-type"}
