@@ -14,13 +14,15 @@ import httpx
 
 from ._context import CallContext
 from ._protocols import StandaloneUsage
-from ._service import WebService
+from ._service import ProviderSelection, WebService
 from ._types import FetchRequest, FetchResult
 from .netguard import AddressPolicy
 from .providers.deepseek_fetch_api import DeepSeekFetchApi
 from .providers.deepseek_official import DeepSeekMessagesSearch
 from .providers.deepseek_search_api import DeepSeekSearchApi
 from .providers.http_fetch import HttpFetchConfig, HttpFetchProvider
+from .providers.scripted import PROVIDER_ID as SCRIPTED_ID
+from .providers.scripted import ScriptedSearch
 from .providers.standalone_messages import MessagesStandaloneSearch
 from .providers.standalone_responses import ResponsesStandaloneSearch
 from .settings import Settings
@@ -30,7 +32,7 @@ from .tools.standalone_search import StandaloneSearchTool
 from .tools.web_fetch import WebFetchTool
 from .tools.web_search import SearchToolSettings, WebSearchTool
 
-__all__ = ["Runtime", "build_runtime", "http_fetch_config", "standalone_search_tool"]
+__all__ = ["Runtime", "build_runtime", "http_fetch_config", "scripted_runtime", "standalone_search_tool"]
 
 
 def http_fetch_config(settings: Settings) -> HttpFetchConfig:
@@ -140,3 +142,11 @@ def standalone_search_tool(
     kind = MessagesStandaloneSearch if route.protocol == "messages" else ResponsesStandaloneSearch
     backend = kind(route.url, route.model, route.api_key_env, transport=transport, environ=environ)
     return StandaloneSearchTool(backend, on_usage=on_usage)
+
+
+def scripted_runtime(scripted_base: str, settings: Callable[[], Settings] = Settings) -> Runtime:
+    """The tools over the emulator's conformance search route alone (provider ``scripted``, no fetch):
+    what certification's differential checks compare an implementation with. Caps come from ``settings``."""
+    web = WebService(ProviderSelection(search=SCRIPTED_ID))
+    web.register_search(ScriptedSearch(scripted_base))
+    return Runtime(settings=settings, web=web)

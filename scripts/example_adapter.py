@@ -78,7 +78,7 @@ from dsweb_ref.providers.http_fetch import HttpFetchProvider
 from dsweb_ref.providers.standalone_messages import MessagesStandaloneSearch
 from dsweb_ref.providers.standalone_responses import ResponsesStandaloneSearch
 from dsweb_ref.replay._bases import KEY_ENV, credential_environ
-from dsweb_ref.runtime import Runtime, build_runtime, http_fetch_config
+from dsweb_ref.runtime import Runtime, build_runtime, http_fetch_config, scripted_runtime
 from dsweb_ref.settings import Settings
 from dsweb_ref.standalone_accounts import resolve
 from dsweb_ref.tools import ToolResult, error_result, merge_results, render_search
@@ -132,6 +132,10 @@ BREAKS = (
     "fetch-normalizes-url",
     "fetch-404-as-page",
     "fetch-title-field",
+    "label-single",
+    "truncated-cap-only",
+    "url-normalise-dedup",
+    "generic-failure",
     "ssrf-no-unwrap",
     "ssrf-first-answer-only",
     "ssrf-re-resolve",
@@ -157,6 +161,8 @@ STANDALONE_REBUILT = (
     "standalone-all-sources",
 )
 VARIANTS = ("ori-cut-keeps-space",)
+# Breaks of rules only the conformance search route (provider "scripted") can show.
+SCRIPTED_BREAKS = ("label-single", "truncated-cap-only", "url-normalise-dedup", "generic-failure")
 LINGERING = ("early-answer-subtle", "cancel-no-wait", "cancel-single-early")
 LINGER = 0.3  # seconds an upstream request takes to tear down once cancelled, in the LINGERING modes
 OWN_BATCH = (
@@ -181,6 +187,7 @@ CAPABILITIES = (
     "evidence-search",
     "standalone-search",
     "standalone-resolve",
+    "scripted-search",
 )
 PROMPT: contextvars.ContextVar[str | None] = contextvars.ContextVar("prompt", default=None)
 UNCHECKED_HOP: contextvars.ContextVar[bool] = contextvars.ContextVar("unchecked_hop", default=False)
@@ -405,6 +412,29 @@ def no_dedup_merge(results: list[SearchResult], cap: int) -> SearchResult:
     return SearchResult(sources=tuple(merged[:cap]), truncated=len(merged) > cap or any(r.truncated for r in results))
 
 
+def normalised_merge(queries: list[str], results: list[SearchResult], cap: int) -> SearchResult:
+    """url-normalise-dedup: round-robin and cap as the reference, but URLs compared trimmed and lower-cased."""
+    merged: list[Source] = []
+    seen: set[str] = set()
+    dropped = False
+    for rank in range(max(len(r.sources) for r in results)):
+        for result in results:
+            if rank >= len(result.sources) or dropped:
+                continue
+            source = result.sources[rank]
+            key = source.url.strip().lower()  # wrong: only the exact URL string identifies a source
+            if key in seen:
+                continue
+            if len(merged) >= cap:
+                dropped = True
+                continue
+            seen.add(key)
+            merged.append(source)
+    reference = merge_results(queries, results, cap)
+    truncated = dropped or any(r.truncated for r in results)
+    return SearchResult(sources=tuple(merged), content=reference.content, truncated=truncated)
+
+
 async def cancel_and_wait(tasks: Sequence[asyncio.Future[SearchResult]]) -> None:
     for task in tasks:
         task.cancel()
@@ -459,8 +489,11 @@ class Adapter:
         settings = self.settings = reference_settings(config)
         self.evidence_contexts = {}
         self.provider = config.provider
-        self.bases = {"messages": config.standalone_url("messages"), "responses": config.standalone_url("responses")}
         self.api_key = config.api_key
+        if self.provider == "scripted":  # the emulator's conformance search route
+            self.runtime = scripted_runtime(config.scripted_base, lambda: settings)
+            return {}
+        self.bases = {"messages": config.standalone_url("messages"), "responses": config.standalone_url("responses")}
         # Seed-003 breaks touch only the standalone path, so no seed-000 check sees them.
         seed000 = self.mode is not None and not self.mode.startswith("standalone-")
         transport = BreakingTransport(self.mode) if seed000 and self.mode else None
@@ -482,12 +515,13 @@ class Adapter:
         tool = self._runtime().search_tool()
         arguments = rewrite_arguments(self.mode, p.get("arguments"))
         sequential = self.mode == "sequential" or (self.mode == "messages-sequential" and self.provider == "messages")
-        if not sequential and self.mode not in OWN_BATCH:
+        if not sequential and self.mode not in (*OWN_BATCH, *SCRIPTED_BREAKS):
             return self.bend(await tool.execute(arguments, ctx), arguments)
+        queries: list[str] = []
         try:
             queries = parse_queries(arguments, tool.settings.search_max_queries)
             cap = tool.settings.search_max_results
-            if len(queries) == 1:
+            if len(queries) == 1 and self.mode != "label-single":
                 return await tool.execute(arguments, ctx)
             requests = [SearchRequest(q, cap) for q in queries]
             web = self._runtime().web
@@ -496,7 +530,10 @@ class Adapter:
             else:
                 results = await self.batch([web.search(r, ctx) for r in requests])
         except WebError as error:
-            return ToolResult(text=f"Error: {error.message}", error_code=error.code)
+            code = error.code
+            if self.mode == "generic-failure" and len(queries) > 1:
+                code = "WEB_PROVIDER_ERROR"  # wrong: the batch returns the first failure itself, code included
+            return ToolResult(text=f"Error: {error.message}", error_code=code)
         return self.merge(queries, results, cap)
 
     def merge(self, queries: list[str], results: list[SearchResult], cap: int) -> ToolResult:
@@ -509,6 +546,10 @@ class Adapter:
             merged = normalized_dedup_merge(results, cap)
         elif self.mode == "truncated-from-merge-only":  # wrong: a query's own truncation forgotten
             merged = merge_results(queries, [replace(r, truncated=False) for r in results], cap)
+        elif self.mode == "truncated-cap-only":  # wrong: a query's own truncated flag is dropped
+            merged = merge_results(queries, [SearchResult(r.sources, r.content) for r in results], cap)
+        elif self.mode == "url-normalise-dedup":
+            merged = normalised_merge(queries, results, cap)
         else:
             merged = merge_results(queries, results, cap)
         if self.mode == "text-uncapped":

@@ -92,7 +92,9 @@ def test_readme_ci_workflow_certifies_an_adapter_and_publishes_its_reports(tmp_p
     # Run the job's certify step as written, in a provider's checkout with a known failure listed,
     # the example adapter standing in for the provider's (it concatenates instead of round-robin).
     (tmp_path / "known_failures.yaml").write_text(
-        "known_failures:\n  - id: search.merge.round_robin\n    reason: we concatenate\n", encoding="utf-8"
+        "known_failures:\n  - id: search.merge.round_robin\n    reason: we concatenate\n"
+        "  - id: search.differential.merge\n    reason: we concatenate\n",  # whole values are compared there too
+        encoding="utf-8",
     )
     path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])  # where `dsweb` is
     env = {**os.environ, **job["env"], "PATH": path, "ADAPTER": f"{ADAPTER} --break no-round-robin"}

@@ -43,6 +43,8 @@ Methods
     - ``evidence-search`` - the seed 002 evidence ``web_search`` (method ``evidence_search`` below)
     - ``standalone-search`` - the standalone model-backed web_search (seed 003, ``standalone_search``)
     - ``standalone-resolve`` - its account and model selection (seed 003, ``standalone_resolve``)
+    - ``scripted-search`` - web_search over the emulator's conformance search route (``provider: "scripted"``,
+      see "Conformance search route" below); enables the ``search.differential.*`` checks
 
 ``configure`` -> ``{}``
     Sent before each check (repeatedly; each replaces the previous configuration). Params::
@@ -51,7 +53,7 @@ Methods
           "messages_base": "http://127.0.0.1:PORT/anthropic/v1",  # POST {messages_base}/messages
           "tools_base": "http://127.0.0.1:PORT/v1/tools",         # POST {tools_base}/search, /fetch
           "api_key": "...",                # an emulator test key: send as Authorization: Bearer
-          "provider": "messages" | "api",  # "api" = the "use the new Web Search API" switch: Search+Fetch APIs
+          "provider": "messages" | "api" | "scripted",  # "api" = the new Web Search API switch: Search+Fetch APIs
           "search_max_queries": 4,         # searchMaxQueries
           "search_max_results": 8,         # searchMaxResults (also the Search API count bound)
           "send_original_question": true,  # sendOriginalQuestion
@@ -60,7 +62,8 @@ Methods
           "max_tokens": 4096,              # Messages max_tokens
           "max_uses": 5,                   # Messages web_search server tool max_uses
           "timeout_s": 30.0,               # one deadline per upstream request (both protocols)
-          "openai_base": "http://127.0.0.1:PORT/v1"  # POST {openai_base}/responses (seed 003)
+          "openai_base": "http://127.0.0.1:PORT/v1",  # POST {openai_base}/responses (seed 003)
+          "scripted_base": ""              # provider "scripted": POST {scripted_base}/search (else "")
         }
 
     Every key is a deployment setting a check relies on; use each as given. Unknown keys must be
@@ -147,7 +150,8 @@ verdict). A target is certified for a profile only when it declares every capabi
 requires and every check of the profile passes; a missing capability (a skipped check) withholds
 it. The report names every profile and why one was not certified.
 
-- ``seed-000-web-search``: ``web_search``, ``cancel``, and ``search-api`` or ``messages-search``
+- ``seed-000-web-search``: ``web_search``, ``cancel``, ``scripted-search``, and ``search-api`` or
+  ``messages-search``
 - ``seed-001-search-api``: ``web_search``, ``search-api``
 - ``seed-001-messages``: ``web_search``, ``messages-search``
 - ``seed-001-fetch-api``: ``web_fetch``, ``fetch-api``
@@ -156,6 +160,25 @@ it. The report names every profile and why one was not certified.
 - ``seed-002-evidence``: ``web_search``, ``search-api``, ``fetch-api``, ``evidence-search``
 - ``seed-002-fetch-guard``: ``web_fetch``, ``ssrf-test-mode``
 - ``seed-003-standalone``: ``standalone-search``, ``standalone-resolve``
+
+Conformance search route
+------------------------
+Answer text, a per-query ``truncated`` flag and failure codes cannot be scripted through the DeepSeek
+routes, so the emulator also serves a search backend whose answers the suite scripts per scenario. With
+``provider: "scripted"``, register a search provider for it in your seam (a few lines) and run your
+``web_search`` consumer unchanged on top::
+
+    POST {scripted_base}/search      body {"query": str, "max_results": int}    (no credential)
+    200  {"content"?: str, "sources": [{"url", "title"?, "snippet"?, "published_at"?}], "truncated": bool}
+    4xx/5xx {"error": {"code": "WEB_...", "message": str}}
+
+Return the 200 body as your seam's search result, unchanged; fail the search with ``error.code`` on any
+other status (``WEB_PROVIDER_ERROR`` if it has none). The suite configures one scenario per call (its own
+``scripted_base``, ``search_max_results`` and ``search_max_queries``) and compares the call's ``value``
+and its ``### <query>`` labels in ``text`` with the reference merge. The route answers a scenario's
+searches only once all of them are in flight, then one at a time in a scripted order; after the first
+failure it answers nothing more until your batch aborts the rest. Scenarios come from a seed
+(``dsweb certify --seed N``; fixed by default); a failure names the seed and a shrunk scenario.
 
 Every suite wait is bounded: an adapter that does not answer in time, exits, or writes a line that
 is not a JSON object with a known ``id`` makes the running check an *error* (not a failure) with the
@@ -173,6 +196,7 @@ __all__ = [
     "CAP_EVIDENCE_SEARCH",
     "CAP_FETCH_API",
     "CAP_MESSAGES_SEARCH",
+    "CAP_SCRIPTED_SEARCH",
     "CAP_SEARCH_API",
     "CAP_SSRF_TEST_MODE",
     "CAP_STANDALONE_RESOLVE",
@@ -194,6 +218,7 @@ CAP_SSRF_TEST_MODE: Final = "ssrf-test-mode"
 CAP_EVIDENCE_SEARCH: Final = "evidence-search"
 CAP_STANDALONE_SEARCH: Final = "standalone-search"
 CAP_STANDALONE_RESOLVE: Final = "standalone-resolve"
+CAP_SCRIPTED_SEARCH: Final = "scripted-search"
 CAPABILITIES: Final = (
     CAP_WEB_SEARCH,
     CAP_WEB_FETCH,
@@ -205,6 +230,7 @@ CAPABILITIES: Final = (
     CAP_EVIDENCE_SEARCH,
     CAP_STANDALONE_SEARCH,
     CAP_STANDALONE_RESOLVE,
+    CAP_SCRIPTED_SEARCH,
 )
 
 

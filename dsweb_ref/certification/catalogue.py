@@ -28,6 +28,7 @@ _PROTOCOLS = {
     "any": "once per search protocol the target declares (Search API, Messages)",
     "api": "over the Search/Fetch API protocol",
     "messages": "over the Messages protocol",
+    "scripted": "over the emulator's conformance search route (provider scripted)",
 }
 
 

@@ -43,7 +43,9 @@ PROFILES: tuple[Profile, ...] = (
         "seed-000-web-search",
         "000",
         "the model-facing web_search tool: queries array, validation, batching, merge, cancellation",
-        requires=("web_search", "cancel"),
+        # scripted-search: the differential checks (answer labels, per-query truncated, failure codes)
+        # are seed 000's strongest; any consumer wires them in a few lines, so they are not optional.
+        requires=("web_search", "cancel", "scripted-search"),
         requires_any=("search-api", "messages-search"),
     ),
     Profile(

@@ -34,7 +34,7 @@ from .._exceptions import WebError
 from .._version import __version__
 from ..providers.http_fetch import HttpFetchProvider
 from ..replay._bases import KEY_ENV, credential_environ, settings_for_bases
-from ..runtime import build_runtime, http_fetch_config, standalone_search_tool
+from ..runtime import build_runtime, http_fetch_config, scripted_runtime, standalone_search_tool
 from ..settings import Settings
 from ..standalone_accounts import Resolution, SearchRoute, resolve
 from ..tools import ToolResult, error_result
@@ -107,7 +107,7 @@ class TargetConfig:
     messages_base: str
     tools_base: str
     api_key: str
-    provider: Literal["messages", "api"] = "api"
+    provider: Literal["messages", "api", "scripted"] = "api"
     search_max_queries: int = 4
     search_max_results: int = 8
     send_original_question: bool = True
@@ -117,6 +117,7 @@ class TargetConfig:
     max_tokens: int = 4096  # Messages max_tokens
     max_uses: int = 5  # Messages web_search server tool max_uses
     timeout_s: float = 30.0  # one deadline per upstream request, both protocols
+    scripted_base: str = ""  # provider "scripted": the emulator's conformance search route (emulator/scripted.py)
     # Test-mode name resolution and dialling for the SSRF checks (see certification/sandbox.py).
     test_network: dict[str, Any] | None = None
     openai_base: str = ""  # seed 003: POST {openai_base}/responses (the OpenAI SDK's base)
@@ -347,6 +348,8 @@ def reference_resolve(document: dict[str, Any], environ_set: list[str]) -> dict[
 
 def _build_reference(config: TargetConfig) -> ToolPair:
     settings = reference_settings(config)
+    if config.provider == "scripted":
+        return ToolPair(search=scripted_runtime(config.scripted_base, lambda: settings).search_tool())
     network = SandboxNetwork.from_json(config.test_network)
     http = None
     if network is not None:  # the shipped strict policy; only resolution and the final dial are the suite's

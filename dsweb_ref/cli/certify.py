@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from ..certification.checks.differential import seeded
 from ..certification.known_failures import KnownFailures, KnownFailuresError, load_known_failures
 from ..certification.model import Check, CheckResult, Report
 from ..certification.profiles import UnknownProfileError, find_profile
@@ -69,6 +70,9 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     p.add_argument("--list", action="store_true", help="list the checks (implementation and endpoint) and exit; "
                    "with --markdown [FILE], the whole catalogue (rules and case tables) as Markdown")
     p.add_argument("--explain", metavar="ID", help="print a check's rule, seed, capabilities, profiles and case table")
+    p.add_argument("--seed", type=int, metavar="N",
+                   help="seed of the generated scenarios of the search.differential checks (default: fixed; "
+                   "a failure names the seed that replays it)")
     out = p.add_argument_group("reports")
     out.add_argument("--report-dir", metavar="DIR", help="write junit.xml, report.json, report.md, report.html")
     out.add_argument("--junit", metavar="FILE")
@@ -249,9 +253,10 @@ def run(args: argparse.Namespace) -> int:
         def progress(result: CheckResult) -> None:
             print_line(result, sys.stdout, secrets)
 
-        report = asyncio.run(
-            run_suite(target, only=only, known_failures=known, progress=progress, profiles=args.profile)
-        )
+        with seeded(args.seed):
+            report = asyncio.run(
+                run_suite(target, only=only, known_failures=known, progress=progress, profiles=args.profile)
+            )
     print(scrub_text(f"{report.target.description}: {summary(report, problems)}", secrets))
     for verdict in report.profiles:
         print(f"profile {verdict.name}: {verdict.explain()}")

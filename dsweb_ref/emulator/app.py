@@ -16,6 +16,7 @@ from .errors import ApiError, envelope, render_json
 from .messages import MessagesMode, messages_answer
 from .pages import routes as page_routes
 from .responses import responses_answer, responses_events
+from .scripted import PATH as SCRIPTED_PATH
 from .streaming import Event, messages_events, render_sse, wants_stream
 from .tools import fetch_answer, search_answer
 from .wire import MESSAGES_MODE_KEY, EmulatorState, Responder, Wire
@@ -87,6 +88,7 @@ def build_app(state: EmulatorState) -> Starlette:
     routes = [Route(path, _endpoint(ANSWERS[name]), methods=["POST"]) for name, path in state.routes.api_paths()]
     routes.append(Route("/trap/{token}", _trap, methods=_ANY_METHOD))
     routes += page_routes()  # pages for fetchers under test (emulator/pages.py)
+    routes.append(Route(SCRIPTED_PATH, state.scripted, methods=["POST"]))  # conformance search (emulator/scripted.py)
     app = Starlette(
         routes=routes,
         middleware=[Middleware(Wire, state=state, answers=ANSWERS)],

@@ -23,6 +23,7 @@ from .auth import Credentials
 from .faults import BodyMatch, Fault, FaultQueue, FaultRule, RouteName
 from .gate import Gate
 from .log import RequestLog
+from .scripted import ScriptedStore
 from .wire import EmulatorState, RouteTable
 
 __all__ = ["DEFAULT_ACCOUNT_TOKEN", "DEFAULT_API_KEY", "Emulator", "is_loopback"]
@@ -254,6 +255,11 @@ class Emulator:
     @property
     def log(self) -> RequestLog:
         return self._state.log
+
+    @property
+    def scripted(self) -> ScriptedStore:
+        """The conformance search scenarios (see :mod:`dsweb_ref.emulator.scripted`)."""
+        return self._state.scripted
 
     @property
     def credentials(self) -> Credentials:

@@ -36,6 +36,7 @@ from .faults import (
 from .gate import wait_first
 from .log import RequestLog
 from .messages import MessagesMode
+from .scripted import ScriptedStore
 
 __all__ = ["MESSAGES_MODE_KEY", "EmulatorState", "RouteTable", "Wire"]
 
@@ -77,6 +78,8 @@ class RouteTable:
         name = self._names.get(path)
         if name is None and path.startswith("/trap/"):
             return "trap"
+        if name is None and path.startswith("/scripted/"):
+            return "scripted"
         return name
 
 
@@ -90,6 +93,7 @@ class EmulatorState:
     log: RequestLog = field(default_factory=RequestLog)
     stopping: asyncio.Event = field(default_factory=asyncio.Event)  # set on the server loop at stop()
     base_url: str = ""
+    scripted: ScriptedStore = field(default_factory=ScriptedStore)  # the conformance search scenarios
     # Built once. Besides the configured credentials it remembers the most recent credential values
     # presented, valid or not (a "wrong" key may be someone's real one), and scrubs them from later
     # records too; bounded, so a stream of distinct wrong keys costs neither memory nor speed.

@@ -15,7 +15,7 @@ from dsweb_ref.certification.suite import select_checks
 from dsweb_ref.certification.targets import TargetConfig
 
 ALL_CAPS = ("web_search", "web_fetch", "messages-search", "search-api", "fetch-api", "cancel", "standalone-search",
-            "standalone-resolve", "evidence-search", "ssrf-test-mode", "retry", "pacing", "localization")
+            "standalone-resolve", "evidence-search", "ssrf-test-mode", "retry", "pacing", "localization", "scripted-search")
 
 
 def result(check_id: str, outcome: Outcome, protocols: dict[str, str] | None = None) -> CheckResult:
@@ -63,8 +63,10 @@ def test_missing_capability_skipped_check_known_failure_and_not_run_each_withhol
 
 def test_seed_000_needs_one_search_protocol() -> None:
     core = find_profile("seed-000-web-search")
-    assert core.missing(("web_search", "cancel")) == ["search-api or messages-search"]
-    assert core.missing(("web_search", "cancel", "messages-search")) == []
+    assert core.missing(("web_search", "cancel", "scripted-search")) == ["search-api or messages-search"]
+    assert core.missing(("web_search", "cancel", "scripted-search", "messages-search")) == []
+    # The differential checks on the conformance route are part of seed 000, not an option.
+    assert core.missing(("web_search", "cancel", "search-api")) == ["scripted-search"]
     with pytest.raises(UnknownProfileError, match="seed-000-web-search"):
         find_profile("seed-000")
 

@@ -37,9 +37,9 @@ __all__ = [
 
 CALL_TIMEOUT = 20.0  # seconds a single tool call may take against the loopback emulator
 T = TypeVar("T")
-Provider = Literal["api", "messages", "any"]
-SearchProtocol = Literal["api", "messages"]
-PROTOCOL_LABELS: dict[str, str] = {"api": "Search API", "messages": "Messages"}
+Provider = Literal["api", "messages", "any", "scripted"]
+SearchProtocol = Literal["api", "messages", "scripted"]  # "scripted": the emulator's conformance search route
+PROTOCOL_LABELS: dict[str, str] = {"api": "Search API", "messages": "Messages", "scripted": "conformance route"}
 # The codes seed 000/001 fix (see dsweb_ref._exceptions): rejected tool arguments, a provider-side
 # failure (HTTP error status, unreadable body, redirect, rejected credential), caller cancellation.
 INVALID_ARGUMENTS = "WEB_INVALID_ARGUMENTS"

@@ -1,0 +1,181 @@
+"""Differential checks: generated scenarios over the conformance search route, compared with the oracle.
+
+Each scenario (see :mod:`dsweb_ref.certification.scenarios`) is loaded into the emulator's scripted
+route, the target is configured with ``provider: "scripted"`` and that scenario's caps, and one
+``web_search`` call runs; its value (and the ``### <query>`` labels of its text) must agree with the
+reference oracle for the same scenario. The scenarios come from a seed (:func:`seeded`, ``dsweb
+certify --seed N``; the default is fixed, so a verdict is reproducible); a failure reports the seed,
+the scenario's index and a shrunk minimal scenario.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Iterator
+from contextvars import ContextVar
+from typing import Any
+
+from ...emulator.scripted import Seen, scripted_base
+from ..cases import Case
+from ..scenarios import FAILURE_CODES, Scenario, compare, expect, generate, shrink_candidates
+from ._base import CALL_TIMEOUT, CheckContext, CheckFailed, check
+
+__all__ = ["DEFAULT_SEED", "FAILING", "HOLD_LIMIT", "SUCCEEDING", "current_seed", "seeded"]
+
+WS, SCRIPTED = "web_search", "scripted-search"
+DEFAULT_SEED = 0
+SUCCEEDING = 400  # scenarios per run of search.differential.merge
+FAILING = 200  # scenarios per run of search.differential.failure
+HOLD_LIMIT = 2.0  # seconds a scripted search waits for its siblings or to be aborted before it answers anyway
+SHRINK_BUDGET = 15.0  # seconds spent shrinking a failing scenario
+_SEED: ContextVar[int] = ContextVar("dsweb_differential_seed", default=DEFAULT_SEED)
+
+
+def current_seed() -> int:
+    return _SEED.get()
+
+
+@contextlib.contextmanager
+def seeded(seed: int | None) -> Iterator[None]:
+    """Run the differential checks with scenarios from ``seed`` (None: the default) inside the block."""
+    token = _SEED.set(DEFAULT_SEED if seed is None else seed)
+    try:
+        yield
+    finally:
+        _SEED.reset(token)
+
+
+def _seen_problems(s: Scenario, seen: Seen) -> list[str]:
+    problems: list[str] = []
+    if seen.unknown:
+        problems.append(f"searched for {seen.unknown}, which is not one of the call's queries (queries pass unchanged)")
+    searched = [q for q, _ in seen.arrivals]
+    twice = sorted({q for q in searched if searched.count(q) > 1})
+    if twice:
+        problems.append(f"searched {twice} more than once: exact duplicate queries cause one search")
+    missing = [q for q in s.distinct if q not in searched]
+    if missing:
+        problems.append(f"never searched for {missing}")
+    if seen.late:
+        problems.append(
+            f"searches {seen.late} waited {HOLD_LIMIT:g}s: the queries did not run concurrently, "
+            "or a failure did not abort its siblings"
+        )
+    return problems
+
+
+async def _run(ctx: CheckContext, s: Scenario) -> list[str]:
+    store = ctx.emu.scripted
+    scenario_id = store.load(s.script(HOLD_LIMIT))
+    try:
+        await ctx.configure(
+            provider="scripted",
+            scripted_base=scripted_base(ctx.emu.base_url, scenario_id),
+            search_max_results=s.cap,
+            search_max_queries=s.max_queries,
+        )
+        outcome = await ctx.start_search(list(s.queries)).outcome(CALL_TIMEOUT)
+        seen = store.seen(scenario_id)
+    finally:
+        store.drop(scenario_id)
+    problems = _seen_problems(s, seen)
+    if outcome.cancelled:
+        return [*problems, "the call reported cancelled; nothing cancelled it"]
+    return problems + compare(s, expect(s), outcome.ok, outcome.value, outcome.text, outcome.error_code)
+
+
+async def _shrink(ctx: CheckContext, s: Scenario, problems: list[str]) -> tuple[Scenario, list[str]]:
+    """The smallest variant of ``s`` that still fails, within :data:`SHRINK_BUDGET`."""
+    deadline = time.monotonic() + SHRINK_BUDGET
+    improved = True
+    while improved and time.monotonic() < deadline:
+        improved = False
+        for candidate in shrink_candidates(s):
+            if time.monotonic() >= deadline:
+                break
+            found = await _run(ctx, candidate)
+            if found:
+                s, problems, improved = candidate, found, True
+                break
+    return s, problems
+
+
+async def _differential(ctx: CheckContext, check_id: str, failing: bool, count: int) -> None:
+    seed = current_seed()
+    for index, s in enumerate(generate(seed, count, failing)):
+        problems = await _run(ctx, s)
+        if not problems:
+            continue
+        minimal, minimal_problems = await _shrink(ctx, s, problems)
+        details: dict[str, Any] = {
+            "seed": seed,
+            "scenario_index": index,
+            "problems": problems,
+            "scenario": s.to_json(),
+            "minimal_scenario": minimal.to_json(),
+            "minimal_problems": minimal_problems,
+            "replay": f"dsweb certify --only {check_id} --seed {seed}",
+        }
+        raise CheckFailed(
+            f"seed {seed}, scenario {index}: {minimal_problems[0]} (minimal scenario: {minimal.to_json()})", **details
+        )
+
+
+_MERGE_CASES = (
+    Case("one distinct query with an answer", "labels or merging applied to a single query (or to exact duplicates)",
+         {"distinct": 1}),
+    Case("a per-query truncated, nothing dropped by the cap", "truncated computed from the cap alone",
+         {"truncated": "per query"}),
+    Case("URLs differing by case, trailing slash, trailing space or escaping", "a dedup that normalises URLs",
+         {"urls": "near duplicates"}),
+    Case("queries differing by case, inner spaces or accents", "a query dedup that is not exact",
+         {"queries": "near duplicates"}),
+    Case("shared URLs with different titles", "a dedup that keeps a later source instead of the first",
+         {"sources": "same url, other fields"}),
+    Case("answers on some queries only", "a label for a query without an answer, or a lost answer",
+         {"content": "some"}),
+)
+_FAILURE_CASES = (
+    Case("a failure after a success", "a failure lost because a success landed just before it",
+         {"order": "ok, failure, rest"}),
+    Case("several failures with different codes", "the failure reported by position, or with a generic code",
+         {"codes": FAILURE_CODES}),
+    Case("a failure before slower successes", "siblings left running, or successful results kept",
+         {"order": "failure first"}),
+)
+
+
+@check(
+    "search.differential.merge",
+    "Generated multi-query scenarios: value and answer labels equal the reference merge",
+    seed="000",
+    requires=(WS, SCRIPTED),
+    provider="scripted",
+    rule=(
+        "Seed 000: exact duplicate queries are removed keeping first positions; several distinct queries are "
+        "merged taking one source per rank from every query in query order, deduplicated by exact URL (first "
+        "wins) and capped at searchMaxResults; truncated is set when a query's result was truncated or a unique "
+        "source was dropped by the cap; answers are labelled '### <query>'; a one-item array returns the "
+        "provider's result unchanged, without multi-query formatting."
+    ),
+    cases=_MERGE_CASES,
+)
+async def merge(ctx: CheckContext) -> None:
+    await _differential(ctx, "search.differential.merge", False, SUCCEEDING)
+
+
+@check(
+    "search.differential.failure",
+    "Generated scenarios with failures: the first failure in time is returned, with its own code",
+    seed="000",
+    requires=(WS, SCRIPTED),
+    provider="scripted",
+    rule=(
+        "Seed 000: if any search fails, the tool aborts its siblings, waits for every started search to "
+        "settle, discards successful results and returns the first failure."
+    ),
+    cases=_FAILURE_CASES,
+)
+async def failure(ctx: CheckContext) -> None:
+    await _differential(ctx, "search.differential.failure", True, FAILING)

@@ -1,0 +1,259 @@
+"""Generated multi-query scenarios for the differential checks, their oracle, and shrinking.
+
+A :class:`Scenario` is one ``web_search`` call over the emulator's conformance search route: the
+``queries`` argument (exact duplicates included), per distinct query its scripted answer (a seam
+result or a failure), the order in which answers complete, and the two caps. :func:`generate`
+draws them from a seed, so a failure is replayed by its seed; :func:`expect` is the oracle: the
+reference's pure merge (:func:`~dsweb_ref.tools.merge_results`) for several distinct queries, the
+provider's result unchanged for one, and the first failure in completion order when any fails
+(seed 000). :func:`compare` says how an answer differs from the oracle, judging only what seed 000
+decides; :func:`shrink_candidates` lists smaller scenarios for the check to try.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from .._types import SearchResult, Source
+from ..emulator.scripted import Failure, Script
+from ..tools import merge_results
+
+__all__ = ["FAILURE_CODES", "Expected", "Scenario", "compare", "expect", "generate", "shrink_candidates"]
+
+# Codes a scripted failure carries: distinct codes make "which failure was reported" visible.
+FAILURE_CODES = ("WEB_PROVIDER_ERROR", "WEB_PROVIDER_UNAVAILABLE", "WEB_PROVIDER_CREDENTIAL_MISSING")
+_STATUSES = (400, 401, 402, 403, 404, 429, 500, 502, 503)
+# Distinct queries that a case-folding, accent-stripping or whitespace-collapsing dedup would merge.
+_QUERIES = ("alpha", "Alpha", "ALPHA", "beta release", "beta  release", "café", "cafe", "数据 检索", "gamma-1")
+# URLs that differ only by case, a trailing slash, a trailing space, escaping or the query string.
+_URLS = (
+    "https://a.example.test/page",
+    "https://a.example.test/page/",
+    "https://A.example.test/page",
+    "https://a.example.test/Page",
+    "https://a.example.test/page ",
+    "https://b.example.test/~docs",
+    "https://b.example.test/%7Edocs",
+    "https://b.example.test/q?x=1",
+    "https://b.example.test/q?x=2",
+    "https://c.example.test/数据",
+    "https://d.example.test/",
+    "https://e.example.test/a#part",
+)
+_WORDS = ("search", "merge", "rank", "数据", "résumé", "answer", "source", "cap", "naïve", "ok")
+
+
+@dataclass(frozen=True, slots=True)
+class Scenario:
+    queries: tuple[str, ...]  # the tool argument, exact duplicates included
+    answers: tuple[tuple[str, Failure | dict[str, Any]], ...]  # per distinct query, in first-seen order
+    order: tuple[str, ...]  # completion order of the distinct queries
+    cap: int  # searchMaxResults
+    max_queries: int  # searchMaxQueries
+
+    @property
+    def distinct(self) -> list[str]:
+        return [q for q, _ in self.answers]
+
+    def script(self, hold_limit: float) -> Script:
+        return Script(dict(self.answers), self.order, hold_limit)
+
+    def to_json(self) -> dict[str, Any]:
+        """The scenario as a report shows it (a failure as ``{"fail": {status, code}}``)."""
+        answers = {
+            q: {"fail": {"status": a.status, "code": a.code}} if isinstance(a, Failure) else a for q, a in self.answers
+        }
+        return {
+            "queries": list(self.queries),
+            "answers": answers,
+            "completion_order": list(self.order),
+            "search_max_results": self.cap,
+            "search_max_queries": self.max_queries,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Expected:
+    value: dict[str, Any] | None = None  # the expected value, or None when a failure is expected
+    error_code: str | None = None
+    labelled: tuple[tuple[str, str], ...] = ()  # (query, answer) pairs the content must label
+    single: bool = False  # one distinct query: the provider's result unchanged, no labels
+
+
+def _source(rng: random.Random, url: str, rank: int) -> dict[str, Any]:
+    out: dict[str, Any] = {"url": url}
+    if rng.random() < 0.8:
+        out["title"] = f"{rng.choice(_WORDS)} {rank} {rng.randrange(1000)}"
+    if rng.random() < 0.5:
+        out["snippet"] = " ".join(rng.choice(_WORDS) for _ in range(rng.randint(1, 6)))
+    if rng.random() < 0.3:
+        out["published_at"] = f"2026-0{rng.randint(1, 9)}-1{rng.randint(0, 9)}"
+    return out
+
+
+def _result(rng: random.Random, pool: Sequence[str], cap: int) -> dict[str, Any]:
+    count = rng.randint(0, cap)
+    urls = [rng.choice(pool) for _ in range(count)]
+    if rng.random() < 0.85:  # a provider usually lists a URL once; sometimes it repeats one
+        urls = list(dict.fromkeys(urls))
+    out: dict[str, Any] = {}
+    if rng.random() < 0.6:
+        lines = [" ".join(rng.choice(_WORDS) for _ in range(rng.randint(1, 5))) for _ in range(rng.randint(1, 3))]
+        out["content"] = "\n".join(lines)
+    out["sources"] = [_source(rng, url, rank) for rank, url in enumerate(urls)]
+    out["truncated"] = rng.random() < 0.25
+    return out
+
+
+def _failure(rng: random.Random) -> Failure:
+    return Failure(rng.choice(_STATUSES), rng.choice(FAILURE_CODES), f"scripted failure {rng.randrange(10_000)}")
+
+
+def scenario(seed: int, index: int, failing: bool) -> Scenario:
+    """Scenario ``index`` of ``seed``: the same inputs always give the same scenario."""
+    rng = random.Random(f"{seed}/{'failing' if failing else 'succeeding'}/{index}")
+    distinct = rng.sample(_QUERIES, rng.choice((1, 2, 2, 3, 3, 4)))
+    queries = list(distinct)
+    for _ in range(rng.choice((0, 0, 0, 1, 2))):  # exact duplicates, anywhere after the first
+        query = rng.choice(distinct)
+        first = queries.index(query)
+        queries.insert(rng.randint(first + 1, len(queries)), query)
+    cap = rng.randint(1, 6)
+    pool = rng.sample(_URLS, rng.randint(2, len(_URLS)))
+    answers: dict[str, Failure | dict[str, Any]] = {q: _result(rng, pool, cap) for q in distinct}
+    if failing:
+        bad = [q for q in distinct if rng.random() < 0.4] or [rng.choice(distinct)]
+        answers.update({q: _failure(rng) for q in bad})
+    order = rng.sample(distinct, len(distinct))
+    return Scenario(tuple(queries), tuple(answers.items()), tuple(order), cap, len(queries) + rng.randint(0, 2))
+
+
+def generate(seed: int, count: int, failing: bool) -> Iterator[Scenario]:
+    return (scenario(seed, i, failing) for i in range(count))
+
+
+def _seam(answer: Mapping[str, Any]) -> SearchResult:
+    sources = tuple(
+        Source(url=s["url"], title=s.get("title"), snippet=s.get("snippet"), published_at=s.get("published_at"))
+        for s in answer["sources"]
+    )
+    return SearchResult(sources=sources, content=answer.get("content"), truncated=answer["truncated"])
+
+
+def expect(s: Scenario) -> Expected:
+    """The oracle (seed 000): the first failure in completion order, else the provider's result unchanged
+    for one distinct query, else the round-robin merge with answers labelled by query."""
+    answers = dict(s.answers)
+    for query in s.order:
+        answer = answers[query]
+        if isinstance(answer, Failure):
+            return Expected(error_code=answer.code)
+    results = [_seam(a) for a in answers.values() if not isinstance(a, Failure)]
+    if len(results) == 1:
+        return Expected(value=results[0].to_json(), single=True)
+    merged = merge_results(s.distinct, results, s.cap)
+    labelled = tuple((q, r.content) for q, r in zip(s.distinct, results, strict=True) if r.content)
+    return Expected(value=merged.to_json(), labelled=labelled)
+
+
+def _fields(sources: object) -> list[tuple[object, ...]] | None:
+    if not isinstance(sources, list):
+        return None
+    return [
+        tuple(s.get(k) for k in ("url", "title", "snippet", "published_at")) if isinstance(s, dict) else (s,)
+        for s in sources
+    ]
+
+
+def _blocks(content: str) -> list[tuple[str, str]] | None:
+    """``### <query>`` blocks of a merged content as (query, answer); None when text precedes the first."""
+    blocks: list[tuple[str, list[str]]] = []
+    for line in content.split("\n"):
+        if line.startswith("### "):
+            blocks.append((line[4:].strip(), []))
+        elif blocks:
+            blocks[-1][1].append(line)
+        elif line.strip():
+            return None
+    return [(q, "\n".join(body).strip()) for q, body in blocks]
+
+
+def _content_problems(got: object, want: Expected) -> list[str]:
+    assert want.value is not None
+    if want.single:
+        expected = want.value.get("content")
+        return [] if got == expected else [f"content {got!r}, expected the provider's answer unchanged: {expected!r}"]
+    if not want.labelled:
+        return [] if got in (None, "") else [f"content {got!r}, expected none (no query returned an answer)"]
+    blocks = _blocks(got) if isinstance(got, str) else None
+    pairs = sorted((q.strip(), a) for q, a in want.labelled)
+    if blocks is None or sorted(blocks) != pairs:
+        return [f"content {got!r} does not give each answer under its own '### <query>' heading: expected {pairs}"]
+    return []
+
+
+def _label_lines(text: str) -> list[str]:
+    return sorted(line[4:].strip() for line in text.split("\n") if line.startswith("### "))
+
+
+def compare(s: Scenario, want: Expected, ok: bool, value: Any, text: str | None, error_code: str | None) -> list[str]:
+    """How an answer differs from the oracle; empty when it agrees on everything seed 000 decides."""
+    if want.error_code is not None:
+        if ok:
+            return [f"expected the failure {want.error_code} (the first in time), got a result"]
+        if error_code != want.error_code:
+            return [f"error {error_code}, expected {want.error_code}: the first failure in time, with its own code"]
+        return []
+    if not ok or not isinstance(value, dict):
+        return [f"expected a result, got error {error_code}"]
+    assert want.value is not None
+    problems: list[str] = []
+    got_sources, want_sources = _fields(value.get("sources")), _fields(want.value["sources"])
+    if got_sources != want_sources:
+        problems.append(f"sources {got_sources}, expected {want_sources}")
+    if value.get("truncated") is not want.value["truncated"]:
+        problems.append(f"truncated={value.get('truncated')!r}, expected {want.value['truncated']}")
+    problems += _content_problems(value.get("content"), want)
+    labels = _label_lines(text or "")
+    expected_labels = sorted(q.strip() for q, _ in want.labelled)
+    if labels != expected_labels:
+        problems.append(f"the text labels answers {labels}, expected {expected_labels}")
+    return problems
+
+
+def shrink_candidates(s: Scenario) -> Iterator[Scenario]:
+    """Smaller variants of ``s``, simplest first: fewer queries, then fewer sources and flags."""
+    for i in range(len(s.queries)):
+        if s.queries.count(s.queries[i]) > 1 and s.queries.index(s.queries[i]) < i:
+            yield replace(s, queries=s.queries[:i] + s.queries[i + 1 :])
+    if len(s.answers) > 1:
+        for query, _ in s.answers:
+            yield replace(
+                s,
+                queries=tuple(q for q in s.queries if q != query),
+                answers=tuple(a for a in s.answers if a[0] != query),
+                order=tuple(q for q in s.order if q != query),
+            )
+    for i, (_, answer) in enumerate(s.answers):
+        if isinstance(answer, Failure):
+            yield _with(s, i, {"sources": [], "truncated": False})
+            continue
+        for j in range(len(answer["sources"])):
+            yield _with(s, i, {**answer, "sources": answer["sources"][:j] + answer["sources"][j + 1 :]})
+        if "content" in answer:
+            yield _with(s, i, {k: v for k, v in answer.items() if k != "content"})
+        if answer["truncated"]:
+            yield _with(s, i, {**answer, "truncated": False})
+        for j, source in enumerate(answer["sources"]):
+            if len(source) > 1:
+                yield _with(s, i, {**answer, "sources": [*answer["sources"][:j], {"url": source["url"]},
+                                                        *answer["sources"][j + 1 :]]})
+
+
+def _with(s: Scenario, index: int, answer: Failure | dict[str, Any]) -> Scenario:
+    answers = list(s.answers)
+    answers[index] = (answers[index][0], answer)
+    return replace(s, answers=tuple(answers))

@@ -1,0 +1,59 @@
+"""Keep the certification suite's oracle out of the mutation.
+
+Some checks compute their expected value with the reference's own pure functions (the merge, the
+Search API and Messages result mappings): the specification, executable. A mutant stands for a wrong
+*implementation*, not a wrong specification, so every such function a check module (or the scenario
+oracle) imported from ``dsweb_ref.tools`` or ``dsweb_ref.providers`` is replaced by the same function loaded from the
+unmutated source (``DSWEB_PRISTINE_ROOT``, set by ``scripts/mutation_score.py``). Without this, a
+mutant of the merge would change the expected value along with the actual one and always survive.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import os
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+_MUTATED = ("dsweb_ref.tools", "dsweb_ref.providers")
+# Where expected values are computed; the targets module drives the implementation and stays mutated.
+_ORACLES = ("dsweb_ref.certification.checks", "dsweb_ref.certification.scenarios")
+_loaded: dict[str, ModuleType] = {}
+
+
+def _pristine(module_name: str) -> ModuleType:
+    if module_name not in _loaded:
+        root = Path(os.environ["DSWEB_PRISTINE_ROOT"])
+        path = root.joinpath(*module_name.split(".")).with_suffix(".py")
+        spec = importlib.util.spec_from_file_location(f"{module_name}__pristine", path)
+        assert spec is not None and spec.loader is not None, path
+        module = importlib.util.module_from_spec(spec)
+        module.__package__ = module_name.rpartition(".")[0]  # its relative imports resolve in the real package
+        sys.modules[spec.name] = module  # dataclasses look their module up by name
+        spec.loader.exec_module(module)
+        _loaded[module_name] = module
+    return _loaded[module_name]
+
+
+def pin_oracles() -> list[str]:
+    import dsweb_ref.certification.checks  # noqa: F401  (imports every check and its oracle)
+
+    pinned = []
+    for name, module in list(sys.modules.items()):
+        if not name.startswith(_ORACLES):
+            continue
+        for attr, value in list(vars(module).items()):
+            owner = getattr(value, "__module__", "") or ""
+            if inspect.isfunction(value) and owner.startswith(_MUTATED) and not owner.endswith("__pristine"):
+                setattr(module, attr, getattr(_pristine(owner), value.__name__))
+                pinned.append(f"{name}.{attr}")
+    return pinned
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if "DSWEB_PRISTINE_ROOT" in os.environ:
+        pin_oracles()
