@@ -15,7 +15,8 @@ from dsweb_ref.certification.suite import select_checks
 from dsweb_ref.certification.targets import TargetConfig
 
 ALL_CAPS = ("web_search", "web_fetch", "messages-search", "search-api", "fetch-api", "cancel", "standalone-search",
-            "standalone-resolve", "evidence-search", "ssrf-test-mode", "retry", "pacing", "localization", "scripted-search")
+            "standalone-resolve", "evidence-search", "ssrf-test-mode", "retry", "pacing", "localization",
+            "scripted-search")
 
 
 def result(check_id: str, outcome: Outcome, protocols: dict[str, str] | None = None) -> CheckResult:
