@@ -70,10 +70,12 @@ from urllib.parse import urlsplit, urlunsplit
 import httpcore
 import httpx
 
+import dsweb_ref.settings as settings_module
 from dsweb_ref import CallContext, SearchRequest, SearchResult, Source, WebError, WebErrorCode, __version__
 from dsweb_ref.certification.sandbox import SandboxNetwork
 from dsweb_ref.certification.targets import TargetConfig, reference_settings
 from dsweb_ref.netguard import AddressPolicy, IPAddress, PinnedNetworkBackend, Resolver, vet_host
+from dsweb_ref.providers import _scheduler, deepseek_search_api
 from dsweb_ref.providers.http_fetch import HttpFetchProvider
 from dsweb_ref.providers.standalone_messages import MessagesStandaloneSearch
 from dsweb_ref.providers.standalone_responses import ResponsesStandaloneSearch
@@ -152,6 +154,13 @@ BREAKS = (
     "standalone-follow-redirects",
     "standalone-leak-reasoning",
     "standalone-resolve-last-slash",
+    "retry-by-default",
+    "retry-ignores-retry-after",
+    "retry-402",
+    "retry-cancel-late",
+    "pacing-burst",
+    "pacing-cancel-sends",
+    "localization-unvalidated",
 )
 # Modes that rebuild the standalone result from the backend's answer instead of the reference tool.
 STANDALONE_REBUILT = (
@@ -188,6 +197,9 @@ CAPABILITIES = (
     "standalone-search",
     "standalone-resolve",
     "scripted-search",
+    "retry",
+    "pacing",
+    "localization",
 )
 PROMPT: contextvars.ContextVar[str | None] = contextvars.ContextVar("prompt", default=None)
 UNCHECKED_HOP: contextvars.ContextVar[bool] = contextvars.ContextVar("unchecked_hop", default=False)
@@ -441,6 +453,48 @@ async def cancel_and_wait(tasks: Sequence[asyncio.Future[SearchResult]]) -> None
     await asyncio.gather(*tasks, return_exceptions=True)
 
 
+async def stubborn_sleep(_clock: object, seconds: float) -> None:
+    """retry-cancel-late: a retry wait that, cancelled, first runs to its end (the call answers late)."""
+    wait = asyncio.ensure_future(asyncio.sleep(seconds))
+    try:
+        await asyncio.shield(wait)
+    except asyncio.CancelledError:
+        await wait
+        raise
+
+
+def unvalidated(value: object) -> str | None:
+    """localization-unvalidated: any non-empty text counts as an address."""
+    return value if isinstance(value, str) and value else None
+
+
+def bend_scheduling(mode: str | None) -> None:
+    """The scheduling breaks that live in the reference's scheduler and validation (this process only)."""
+    if mode == "retry-ignores-retry-after":
+        _scheduler.retry_after_seconds = lambda _headers, _now: 0.0  # wrong: the server's wait ignored
+    elif mode == "retry-402":
+        right = _scheduler.retryable
+        _scheduler.retryable = lambda status: status == 402 or right(status)  # wrong: 402 needs funding
+    elif mode == "retry-cancel-late":
+        _scheduler.MonotonicClock.sleep = stubborn_sleep  # type: ignore[method-assign]
+    elif mode == "localization-unvalidated":
+        deepseek_search_api.ip_literal = unvalidated  # wrong: seed 001 asks for a bounded input
+        settings_module.ip_literal = unvalidated
+
+
+def bend_config(mode: str | None, config: TargetConfig) -> TargetConfig:
+    """The configure-level breaks: the deployment's keys replaced before the reference sees them."""
+    if mode == "count-is-max-results":
+        return replace(config, count=config.search_max_results)  # wrong: the configured count ignored
+    if mode == "max-uses-fixed":
+        return replace(config, max_uses=5)  # wrong: the configured max_uses ignored
+    if mode == "retry-by-default" and config.retries == 0:
+        return replace(config, retries=2)  # wrong: seed 001 ships fail-fast
+    if mode == "pacing-burst" and config.pacing_qps is not None:
+        return replace(config, pacing_qps=config.pacing_qps * 10)  # wrong: a whole batch in one second
+    return config
+
+
 # --- the adapter ---------------------------------------------------------------------------------
 
 
@@ -474,6 +528,7 @@ class Adapter:
         self.background: set[asyncio.Task[Any]] = set()  # early-answer's abandoned searches
         self.evidence_contexts: dict[str, EvidenceContext] = {}
         self.api_key = ""
+        self.paced = False
 
     def hello(self) -> dict[str, Any]:
         return {"name": "dsweb_ref example adapter", "version": __version__, "capabilities": list(self.capabilities)}
@@ -481,12 +536,9 @@ class Adapter:
     def configure(self, p: dict[str, Any]) -> dict[str, Any]:
         # Every configure key maps onto one reference setting (reference_settings); the key travels in a
         # private mapping, never the real environment.
-        config = TargetConfig.from_json(p)
-        if self.mode == "count-is-max-results":
-            config = replace(config, count=config.search_max_results)  # wrong: the configured count ignored
-        if self.mode == "max-uses-fixed":
-            config = replace(config, max_uses=5)  # wrong: the configured max_uses ignored
-        settings = self.settings = reference_settings(config)
+        config = bend_config(self.mode, TargetConfig.from_json(p))
+        settings = self.settings = reference_settings(config)  # WebError for a bad key (localization, ...)
+        self.paced = config.pacing_qps is not None
         self.evidence_contexts = {}
         self.provider = config.provider
         self.api_key = config.api_key
@@ -514,6 +566,8 @@ class Adapter:
         ctx = CallContext(latest_prompt=p.get("latest_prompt"))
         tool = self._runtime().search_tool()
         arguments = rewrite_arguments(self.mode, p.get("arguments"))
+        if self.mode == "pacing-cancel-sends" and self.paced:
+            return await self.detached(tool.execute(arguments, ctx))
         sequential = self.mode == "sequential" or (self.mode == "messages-sequential" and self.provider == "messages")
         if not sequential and self.mode not in (*OWN_BATCH, *SCRIPTED_BREAKS):
             return self.bend(await tool.execute(arguments, ctx), arguments)
@@ -535,6 +589,13 @@ class Adapter:
                 code = "WEB_PROVIDER_ERROR"  # wrong: the batch returns the first failure itself, code included
             return ToolResult(text=f"Error: {error.message}", error_code=code)
         return self.merge(queries, results, cap)
+
+    async def detached(self, coro: Coroutine[Any, Any, ToolResult]) -> ToolResult:
+        """pacing-cancel-sends: cancelling answers at once, but the call runs on (its queued queries are sent)."""
+        task = asyncio.ensure_future(coro)
+        self.background.add(task)
+        task.add_done_callback(self.background.discard)
+        return await asyncio.shield(task)
 
     def merge(self, queries: list[str], results: list[SearchResult], cap: int) -> ToolResult:
         text_from = None
@@ -769,7 +830,10 @@ class Server:
         elif method == "hello":
             self.write({"id": request_id, "result": self.adapter.hello()})
         elif method == "configure":
-            self.write({"id": request_id, "result": self.adapter.configure(params)})
+            try:
+                self.write({"id": request_id, "result": self.adapter.configure(params)})
+            except WebError as error:  # a key the implementation refuses (seed 001: a bad localization)
+                self.write({"id": request_id, "error": {"code": error.code, "message": error.message}})
         elif method == "shutdown":
             self.write({"id": request_id, "result": {}})
             return False
@@ -797,6 +861,7 @@ def main() -> None:
     args = parser.parse_args()
     capabilities = tuple(c for c in CAPABILITIES if c not in args.without)
     mode = args.mode or args.variant
+    bend_scheduling(mode)
     log("starting", f"mode={mode}", f"capabilities={','.join(capabilities)}")
     asyncio.run(Server(Adapter(mode, capabilities)).serve())
 

@@ -45,6 +45,9 @@ Methods
     - ``standalone-resolve`` - its account and model selection (seed 003, ``standalone_resolve``)
     - ``scripted-search`` - web_search over the emulator's conformance search route (``provider: "scripted"``,
       see "Conformance search route" below); enables the ``search.differential.*`` checks
+    - ``retry`` - Search API retries of 408, 429 and 5xx as ``configure`` ``retries`` allows (seed 001)
+    - ``pacing`` - Search API requests paced to ``configure`` ``pacing_qps`` (seed 001)
+    - ``localization`` - ``configure`` ``localization`` forwarded to the Search API (seed 001)
 
 ``configure`` -> ``{}``
     Sent before each check (repeatedly; each replaces the previous configuration). Params::
@@ -63,7 +66,10 @@ Methods
           "max_uses": 5,                   # Messages web_search server tool max_uses
           "timeout_s": 30.0,               # one deadline per upstream request (both protocols)
           "openai_base": "http://127.0.0.1:PORT/v1",  # POST {openai_base}/responses (seed 003)
-          "scripted_base": ""              # provider "scripted": POST {scripted_base}/search (else "")
+          "scripted_base": "",             # provider "scripted": POST {scripted_base}/search (else "")
+          "retries": 0,                    # retry: how many retries of 408/429/5xx a search may make
+          "pacing_qps": null,              # pacing: Search API requests per second (null = no pacing)
+          "localization": null             # localization: IP literal to send as localization (null = unset)
         }
 
     Every key is a deployment setting a check relies on; use each as given. Unknown keys must be
@@ -75,7 +81,18 @@ Methods
     or ``x-api-key``) with a JSON Content-Type (other headers are free), and its body is exactly
     ``model``, ``max_tokens``, ``messages`` (one user message carrying the query), ``thinking:
     {"type": "disabled"}`` and ``tools: [{"type": "web_search_20250305", "name": "web_search",
-    "max_uses": <max_uses>}]``. No request is retried and no redirect (any 3xx) is followed.
+    "max_uses": <max_uses>}]``. No request is retried (unless ``retries`` allows it, below) and no
+    redirect (any 3xx) is followed.
+
+    ``retries``, ``pacing_qps`` and ``localization`` are seed 001's opt-in scheduling; their defaults
+    are the fail-fast behaviour every target keeps (one request per query, nothing paced, no
+    ``localization`` key). A target declaring ``retry`` retries a Search request answered 408, 429
+    or 5xx at most ``retries`` times, never before a sent ``Retry-After`` (seconds or HTTP date),
+    and never 402 or another 4xx. One declaring ``pacing`` starts no more than ``pacing_qps``
+    Search requests in any one second (waiting for a slot, not failing). One declaring
+    ``localization`` sends an IPv4 or IPv6 literal as the body's ``localization`` and refuses
+    anything else (an error answer to ``configure`` or to the call). Cancelling a call while it
+    waits to retry or for a slot answers at once and sends nothing more.
 
     With ``ssrf-test-mode``, ``configure`` may also carry::
 
@@ -195,7 +212,10 @@ __all__ = [
     "CAP_CANCEL",
     "CAP_EVIDENCE_SEARCH",
     "CAP_FETCH_API",
+    "CAP_LOCALIZATION",
     "CAP_MESSAGES_SEARCH",
+    "CAP_PACING",
+    "CAP_RETRY",
     "CAP_SCRIPTED_SEARCH",
     "CAP_SEARCH_API",
     "CAP_SSRF_TEST_MODE",
@@ -219,6 +239,9 @@ CAP_EVIDENCE_SEARCH: Final = "evidence-search"
 CAP_STANDALONE_SEARCH: Final = "standalone-search"
 CAP_STANDALONE_RESOLVE: Final = "standalone-resolve"
 CAP_SCRIPTED_SEARCH: Final = "scripted-search"
+CAP_RETRY: Final = "retry"
+CAP_PACING: Final = "pacing"
+CAP_LOCALIZATION: Final = "localization"
 CAPABILITIES: Final = (
     CAP_WEB_SEARCH,
     CAP_WEB_FETCH,
@@ -231,6 +254,9 @@ CAPABILITIES: Final = (
     CAP_STANDALONE_SEARCH,
     CAP_STANDALONE_RESOLVE,
     CAP_SCRIPTED_SEARCH,
+    CAP_RETRY,
+    CAP_PACING,
+    CAP_LOCALIZATION,
 )
 
 

@@ -57,6 +57,7 @@ __all__ = [
     "adapter_environment",
     "reference_settings",
     "reference_target",
+    "scheduling_overrides",
     "split_command",
 ]
 
@@ -121,6 +122,11 @@ class TargetConfig:
     # Test-mode name resolution and dialling for the SSRF checks (see certification/sandbox.py).
     test_network: dict[str, Any] | None = None
     openai_base: str = ""  # seed 003: POST {openai_base}/responses (the OpenAI SDK's base)
+    # Seed 001's opt-in scheduling (capabilities retry, pacing, localization), all off by default:
+    # off, every target fails fast (one request per query, nothing paced, no localization sent).
+    retries: int = 0  # retries of 408/429/5xx a search may make
+    pacing_qps: float | None = None  # requests per second per API; None = no pacing
+    localization: str | None = None  # an IP literal forwarded as Search API localization; None = unset
 
     def standalone_url(self, protocol: str) -> str:
         """The exact request URL of a seed-003 standalone search over ``protocol``."""
@@ -327,8 +333,20 @@ def reference_settings(config: TargetConfig) -> Settings:
             "deepseek_messages.model": config.model,
             "deepseek_messages.max_tokens": config.max_tokens,
             "deepseek_messages.max_uses": config.max_uses,
+            **scheduling_overrides(config),
         },
     )
+
+
+def scheduling_overrides(config: TargetConfig) -> dict[str, object]:
+    """The reference's settings for the opt-in keys ``retries``, ``pacing_qps`` and ``localization``."""
+    out: dict[str, object] = {"deepseek_api.retries": config.retries}
+    if config.pacing_qps is not None:
+        qps = float(config.pacing_qps)
+        out.update({"deepseek_api.pacing": True, "deepseek_api.search_qps": qps, "deepseek_api.fetch_qps": qps})
+    if config.localization is not None:
+        out["deepseek_api.localization"] = config.localization
+    return out
 
 
 def reference_standalone(config: TargetConfig, protocol: str) -> _Tool:

@@ -15,7 +15,6 @@ import pytest
 
 import dsweb_ref.certification.checks.batch as batch
 from dsweb_ref.certification.checks import all_checks
-from dsweb_ref.certification.checks.scheduling import OPT_IN_CHECKS
 from dsweb_ref.certification.checks.search import ORI_CASES, ori_accepted
 
 from .conftest import EXAMPLE_ADAPTER, ROOT, adapter_command, dsweb_certify, json_outcomes, json_report
@@ -64,6 +63,14 @@ BREAKS: dict[str, tuple[set[str], str | tuple[str, ...]]] = {
     "truncated-cap-only": ({"search.differential.merge"}, "truncated=False, expected True"),
     "url-normalise-dedup": ({"search.differential.merge"}, "sources"),
     "generic-failure": ({"search.differential.failure"}, "the first failure in time, with its own code"),
+    # seed 001's opt-in scheduling (capabilities retry, pacing, localization) and its fail-fast default
+    "retry-by-default": ({"search.api.fail_fast"}, "without retries there is exactly one"),
+    "retry-ignores-retry-after": ({"search.api.retry.waits"}, "after a Retry-After of 1 s"),
+    "retry-402": ({"search.api.retry.never"}, "HTTP 402"),
+    "retry-cancel-late": ({"search.api.retry.cancel"}, "not at once"),
+    "pacing-burst": ({"search.api.pacing.rate"}, "started within one second"),
+    "pacing-cancel-sends": ({"search.api.pacing.cancel"}, "sent after the call was cancelled"),
+    "localization-unvalidated": ({"search.api.localization"}, "was forwarded as localization"),
 }
 def certify_json(tmp_path: Path, *argv: str) -> tuple[int, dict[str, object], dict[str, str]]:
     path = tmp_path / "report.json"
@@ -85,8 +92,7 @@ def test_break_fails_dsweb_certify_with_exactly_its_checks(mode: str, tmp_path: 
     expected, fragment = BREAKS[mode]
     code, data, got = certify_json(tmp_path, "--adapter", adapter_command("--break", mode), "--only", *sorted(expected))
     assert code == 1 and data["ok"] is False
-    opt_in = {i for i, o in got.items() if i in OPT_IN_CHECKS and o == "skipped"}
-    assert {i for i, o in got.items() if o != "passed"} - opt_in == expected
+    assert {i for i, o in got.items() if o != "passed"} == expected
     assert all(got[i] == "failed" for i in expected)
     checks = data["checks"]
     assert isinstance(checks, list)
@@ -94,9 +100,10 @@ def test_break_fails_dsweb_certify_with_exactly_its_checks(mode: str, tmp_path: 
     assert any(f in reasons for f in ((fragment,) if isinstance(fragment, str) else fragment)), reasons
 
 
-# The checks of this suite's case families (seeds 000/001); seeds 002/003 and the opt-in scheduling
-# checks table their own breaks (tests/standalone, tests/certification/test_scheduling_checks.py, ...).
-FAMILIES = {"batch", "differential", "fetch", "mapping", "merge", "outcomes", "search", "text", "validation"}
+# The checks of this suite's case families (seeds 000/001, the opt-in scheduling ones included); seeds
+# 002/003 table their own breaks (tests/standalone, ...).
+FAMILIES = {"batch", "differential", "fetch", "mapping", "merge", "outcomes", "scheduling", "search", "text",
+            "validation"}
 SEED_000_001 = [s for s in all_checks() if s.run.__module__.rsplit(".", 1)[-1] in FAMILIES]
 
 

@@ -14,7 +14,6 @@ from typing import Any
 import pytest
 
 import dsweb_ref.certification.endpoint as endpoint
-from dsweb_ref.certification.checks.scheduling import OPT_IN_CHECKS
 from dsweb_ref.certification.model import Check, CheckResult, Outcome, Report, TargetInfo
 from dsweb_ref.certification.profiles import PROFILES
 from dsweb_ref.certification.pytest_plugin import Certify, certify_providers
@@ -35,8 +34,10 @@ def test_certify_with_no_target_passes_offline(tmp_path: Path, capsys: pytest.Ca
     assert "profile seed-000-web-search: certified" in out
     assert [p["name"] for p in data["profiles"]] == [p.name for p in PROFILES]
     assert code == 0 and data["ok"]
-    # everything passed but the opt-in scheduling capabilities, which the reference does not declare
-    assert {c["id"] for c in data["checks"] if c["outcome"] != "passed"} == OPT_IN_CHECKS
+    # every check passed and every profile is certified, the opt-in scheduling ones included
+    assert {c["id"] for c in data["checks"] if c["outcome"] != "passed"} == set()
+    assert all(p["certified"] for p in data["profiles"]), data["profiles"]
+    assert "profile seed-001-retry: certified" in out and "profile seed-001-localization: certified" in out
 
 
 def test_certify_profile_withheld_for_a_missing_capability_exits_1(

@@ -11,14 +11,13 @@ import pytest
 
 from dsweb_ref.certification.adapter_protocol import CAPABILITIES
 from dsweb_ref.certification.checks import REGISTRY
-from dsweb_ref.certification.checks.scheduling import OPT_IN_CHECKS, SCHEDULING_CAPABILITIES, scheduling_overrides
+from dsweb_ref.certification.checks.scheduling import OPT_IN_CHECKS, SCHEDULING_CAPABILITIES
 from dsweb_ref.certification.model import Outcome
 from dsweb_ref.certification.targets import (
     InProcessTarget,
     TargetConfig,
     ToolPair,
     reference_settings,
-    reference_target,
 )
 from dsweb_ref.providers import _scheduler, deepseek_search_api
 from dsweb_ref.replay._bases import credential_environ
@@ -32,18 +31,17 @@ ALL = ["search.api.fail_fast", *SCHEDULING]
 Tweak = Callable[[TargetConfig, Settings], Settings]
 
 
-def _target(tweak: Tweak | None = None) -> InProcessTarget:
-    """The reference with the scheduling keys honoured; ``tweak`` turns it into a wrong implementation."""
+def _target(tweak: Tweak | None = None, capabilities: tuple[str, ...] = CAPABILITIES) -> InProcessTarget:
+    """The reference (which honours the scheduling keys); ``tweak`` turns it into a wrong implementation."""
 
     def build(config: TargetConfig) -> ToolPair:
-        settings = reference_settings(config).updated(scheduling_overrides(config))
+        settings = reference_settings(config)
         if tweak is not None:
             settings = tweak(config, settings)
         runtime = build_runtime(lambda: settings, environ=credential_environ(config.api_key))
         return ToolPair(search=runtime.search_tool(), fetch=runtime.fetch_tool())
 
-    return InProcessTarget(build, name="dsweb_ref+scheduling", version="test",
-                           capabilities=(*CAPABILITIES, *SCHEDULING_CAPABILITIES))
+    return InProcessTarget(build, name="dsweb_ref+scheduling", version="test", capabilities=capabilities)
 
 
 def _failed(only: list[str], tweak: Tweak | None = None) -> set[str]:
@@ -77,11 +75,32 @@ def test_reference_with_the_scheduler_passes_every_scheduling_check() -> None:
     }, [(r.check.id, r.reason) for r in report.results]
 
 
-def test_a_target_declaring_none_of_them_still_fails_fast() -> None:
-    report = run(reference_target(), ALL)
+def test_the_reference_declares_every_scheduling_capability() -> None:
+    assert set(SCHEDULING_CAPABILITIES) <= set(CAPABILITIES)
+    assert SCHEDULING_CAPABILITIES == ("retry", "pacing", "localization")
+
+
+def test_the_configure_keys_default_to_fail_fast_and_reach_the_reference_settings() -> None:
+    config = TargetConfig("http://127.0.0.1:1/anthropic/v1", "http://127.0.0.1:1/v1/tools", "k")
+    assert (config.retries, config.pacing_qps, config.localization) == (0, None, None)
+    plain = reference_settings(config).deepseek_api
+    assert (plain.retries, plain.pacing, plain.localization) == (0, False, "")
+    on = TargetConfig.from_json({**config.to_json(), "retries": 2, "pacing_qps": 2.0, "localization": "2001:db8::1"})
+    api = reference_settings(on).deepseek_api
+    assert (api.retries, api.pacing, api.search_qps, api.fetch_qps) == (2, True, 2.0, 2.0)
+    assert api.localization == "2001:db8::1"
+
+
+def test_a_target_declaring_none_of_them_still_fails_fast_and_is_not_certified_for_them() -> None:
+    plain = tuple(c for c in CAPABILITIES if c not in SCHEDULING_CAPABILITIES)
+    report = run(_target(capabilities=plain), ALL)
     got = outcomes(report)
     assert got.pop("search.api.fail_fast") is Outcome.PASSED
     assert set(got.values()) == {Outcome.SKIPPED}, "the opt-in checks never pass by default"
+    verdicts = {v.name: v for v in report.profiles}
+    for capability in SCHEDULING_CAPABILITIES:
+        verdict = verdicts[f"seed-001-{capability}"]
+        assert not verdict.certified and verdict.missing == (capability,), verdict
 
 
 def test_retrying_when_not_configured_fails_only_the_fail_fast_check() -> None:

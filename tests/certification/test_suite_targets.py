@@ -13,20 +13,17 @@ from dsweb_ref.certification.targets import reference_target
 
 from .conftest import adapter, outcomes, run
 
-# The opt-in scheduling checks are skipped until the reference declares retry/pacing/localization
-# (tests/certification/test_scheduling_checks.py runs them against a reference that does).
-ALL_IDS = {s.check.id for s in all_checks()} - OPT_IN_CHECKS
+ALL_IDS = {s.check.id for s in all_checks()}
 ANY_PROTOCOL = {s.check.id for s in all_checks() if s.provider == "any"}
 PENDING: set[str] = set()  # checks the reference may still fail, each waiting for its own fix
 
 
 def assert_passes_all_but_pending(report: Report) -> None:
-    """Every check passed, except the opt-in capabilities' (skipped: the reference ships without them)."""
+    """Every check ran (the opt-in scheduling ones too: the reference declares retry, pacing and
+    localization) and passed."""
     got = outcomes(report)
-    assert set(got) == ALL_IDS | OPT_IN_CHECKS
-    assert {i for i, o in got.items() if o is Outcome.SKIPPED} == OPT_IN_CHECKS
-    bad = {i: r.reason for i, r in ((r.check.id, r) for r in report.results)
-           if r.outcome is not Outcome.PASSED and i not in OPT_IN_CHECKS}
+    assert set(got) == ALL_IDS
+    bad = {i: r.reason for i, r in ((r.check.id, r) for r in report.results) if r.outcome is not Outcome.PASSED}
     assert set(bad) <= PENDING, bad
 
 
@@ -35,9 +32,8 @@ def test_reference_in_process_passes_every_check_and_is_certified_for_every_prof
     assert report.ok
     assert_passes_all_but_pending(report)
     pending_profiles = {p for s in all_checks() if s.check.id in PENDING for p in s.profiles}
-    opt_in = {p.name for p in PROFILES if p.opt_in}
-    for verdict in report.profiles:
-        assert verdict.certified is (verdict.name not in opt_in) or verdict.name in pending_profiles, verdict
+    for verdict in report.profiles:  # the opt-in seed-001-retry, -pacing and -localization included
+        assert verdict.certified or verdict.name in pending_profiles, verdict
     assert [v.name for v in report.profiles] == [p.name for p in PROFILES]
 
 
@@ -69,7 +65,7 @@ def test_undeclared_capabilities_are_skipped_never_passed_and_withhold_their_pro
         "fetch.redirect.not_followed",
         "fetch.value.schema",
         "search.api.fail_fast",
-        *OPT_IN_CHECKS,
+        *OPT_IN_CHECKS,  # declared, but they need search-api
         # the seed 002 evidence checks run over the Search and Fetch APIs
         "evidence.no_model_call",
         "evidence.lines_cite_results",

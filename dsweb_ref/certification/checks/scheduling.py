@@ -7,11 +7,12 @@ work: waiting before retrying 408, 429 and 5xx (402 requires funding first, othe
 request), cancellation-aware scheduling under the account's 5 QPS per API, and a bounded
 localization input ("API localization is an IP address, not an inferred city or UI language").
 
-A target that declares one of these capabilities accepts extra ``configure`` keys, all off by
-default (:class:`SchedulingConfig`): ``retries`` (how many retries it may make), ``pacing_qps``
-(requests per second per API, None = no pacing) and ``localization`` (an IP literal to forward,
-None = unset). With the defaults every target must behave as seed 001 ships, which
-``search.api.fail_fast`` checks for all targets, declared capabilities or not.
+A target that declares one of these capabilities honours extra ``configure`` keys of
+:class:`~dsweb_ref.certification.targets.TargetConfig`, all off by default: ``retries`` (how many
+retries it may make), ``pacing_qps`` (requests per second per API, None = no pacing) and
+``localization`` (an IP literal to forward, None = unset). With the defaults every target must
+behave as seed 001 ships, which ``search.api.fail_fast`` checks for all targets, declared
+capabilities or not.
 
 What the seed leaves open is accepted: how many retries, the backoff curve, a cap on waits, whether
 pacing spreads a burst or allows one within the second, the text form of a forwarded address, and
@@ -27,20 +28,20 @@ import bisect
 import email.utils
 import ipaddress
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import replace
 from typing import Any
 
 from ..._exceptions import WebError
 from ...emulator import RateLimited, RequestRecord, Status
 from ...emulator.faults import Fault
+from ..adapter_protocol import CAP_LOCALIZATION, CAP_PACING, CAP_RETRY
 from ..cases import Case
-from ..targets import CallOutcome, PendingCall, TargetConfig, TargetError
+from ..targets import CallOutcome, PendingCall, TargetError
 from ._base import CALL_TIMEOUT, PROVIDER_ERROR, CheckContext, check, expect_error, expect_success, require
 
-__all__ = ["OPT_IN_CHECKS", "SCHEDULING_CAPABILITIES", "SchedulingConfig", "scheduling_overrides"]
+__all__ = ["OPT_IN_CHECKS", "SCHEDULING_CAPABILITIES"]
 
 WS, API = "web_search", "search-api"
-CAP_RETRY, CAP_PACING, CAP_LOCALIZATION = "retry", "pacing", "localization"
 SCHEDULING_CAPABILITIES = (CAP_RETRY, CAP_PACING, CAP_LOCALIZATION)
 QUERY = "search api"
 BATCH = ["search api", "rate limits", "markdown", "coffee"]
@@ -50,31 +51,8 @@ CLOCK_SLACK = 0.02  # seconds: the emulator stamps a request a moment after the 
 WINDOW_SLACK = 0.05  # seconds of transport jitter a pacer's one-second windows are allowed
 
 
-@dataclass(frozen=True, slots=True)
-class SchedulingConfig(TargetConfig):
-    """``configure`` params with the opt-in keys (all off by default: seed 001's fail-fast)."""
-
-    retries: int = 0
-    pacing_qps: float | None = None
-    localization: str | None = None
-
-
-def scheduling_overrides(config: TargetConfig) -> dict[str, object]:
-    """The reference's settings for the opt-in keys of ``config`` (none for a plain TargetConfig)."""
-    if not isinstance(config, SchedulingConfig):
-        return {}
-    out: dict[str, object] = {"deepseek_api.retries": config.retries}
-    if config.pacing_qps is not None:
-        qps = float(config.pacing_qps)
-        out.update({"deepseek_api.pacing": True, "deepseek_api.search_qps": qps, "deepseek_api.fetch_qps": qps})
-    if config.localization is not None:
-        out["deepseek_api.localization"] = config.localization
-    return out
-
-
 async def _configure(ctx: CheckContext, **keys: Any) -> None:
-    base = {k: v for k, v in asdict(ctx.config).items() if k not in ("retries", "pacing_qps", "localization")}
-    config = SchedulingConfig(**base, **keys)
+    config = replace(ctx.config, **{"retries": 0, "pacing_qps": None, "localization": None, **keys})
     await ctx.target.configure(config)
     ctx.config = config
 
