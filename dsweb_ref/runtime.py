@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Protocol, Self
+from typing import TYPE_CHECKING, Protocol, Self
 
 import httpx
 
@@ -27,12 +27,15 @@ from .providers.standalone_messages import MessagesStandaloneSearch
 from .providers.standalone_responses import ResponsesStandaloneSearch
 from .settings import Settings
 from .standalone_accounts import Resolution
-from .tools.evidence_search import EvidenceSearchTool
 from .tools.standalone_search import StandaloneSearchTool
 from .tools.web_fetch import WebFetchTool
 from .tools.web_search import SearchToolSettings, WebSearchTool
 
 __all__ = ["Runtime", "build_runtime", "http_fetch_config", "scripted_runtime", "standalone_search_tool"]
+
+
+if TYPE_CHECKING:
+    from .tools.evidence_search import EvidenceSearchTool
 
 
 def http_fetch_config(settings: Settings) -> HttpFetchConfig:
@@ -100,6 +103,10 @@ class Runtime:
 
     def evidence_tool(self) -> EvidenceSearchTool:
         """The seed 002 evidence ``web_search``; its URL checks use the fetch provider's address policy."""
+        # Imported here: its ranking stack (bm25s, numpy, pythainlp) costs ~0.2 s, which every other
+        # command and every adapter start would otherwise pay.
+        from .tools.evidence_search import EvidenceSearchTool
+
         return EvidenceSearchTool(self.web, policy=_policy(self.settings()))
 
 
