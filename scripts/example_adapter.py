@@ -138,6 +138,10 @@ BREAKS = (
     "truncated-cap-only",
     "url-normalise-dedup",
     "generic-failure",
+    "text-drops-answers",
+    "text-drops-snippets",
+    "unbounded-answers",
+    "text-drops-hostless",
     "ssrf-no-unwrap",
     "ssrf-first-answer-only",
     "ssrf-re-resolve",
@@ -171,7 +175,7 @@ STANDALONE_REBUILT = (
 )
 VARIANTS = ("ori-cut-keeps-space",)
 # Breaks of rules only the conformance search route (provider "scripted") can show.
-SCRIPTED_BREAKS = ("label-single", "truncated-cap-only", "url-normalise-dedup", "generic-failure")
+SCRIPTED_BREAKS = ("label-single", "truncated-cap-only", "url-normalise-dedup", "generic-failure", "text-drops-answers")
 LINGERING = ("early-answer-subtle", "cancel-no-wait", "cancel-single-early")
 LINGER = 0.3  # seconds an upstream request takes to tear down once cancelled, in the LINGERING modes
 OWN_BATCH = (
@@ -498,6 +502,14 @@ def bend_config(mode: str | None, config: TargetConfig) -> TargetConfig:
 # --- the adapter ---------------------------------------------------------------------------------
 
 
+def _usual_host(url: str) -> bool:
+    try:
+        host = urlsplit(url).hostname
+        return bool(host) and bool(host.encode("idna"))  # type: ignore[union-attr]
+    except (ValueError, UnicodeError):
+        return False
+
+
 def rewrite_arguments(mode: str | None, arguments: Any) -> Any:
     """The argument-level breaks: a model's arguments bent before the reference sees them."""
     if not isinstance(arguments, dict):
@@ -615,6 +627,9 @@ class Adapter:
             merged = merge_results(queries, results, cap)
         if self.mode == "text-uncapped":
             text_from = merge_results(queries, results, 10**6)  # wrong: the model sees what the cap dropped
+        if self.mode == "text-drops-answers" and merged.content:  # wrong: the labels shown, their answers not
+            labels = [line for line in merged.content.split("\n") if line.startswith("### ")]
+            text_from = replace(merged, content="\n\n".join(labels))
         return ToolResult(text=render_search(text_from or merged), value=merged.to_json())
 
     def bend(self, result: ToolResult, arguments: Any) -> ToolResult:
@@ -624,6 +639,17 @@ class Adapter:
             return result
         if self.mode == "schema-extra-field":
             return ToolResult(text=result.text, value={**value, "provider": "example"})
+        if self.mode == "unbounded-answers" and value.get("content"):  # wrong: the answers echoed uncut
+            return ToolResult(text=f"{value['content']}\n\n{result.text}", value=value)
+        if self.mode == "text-drops-hostless":  # wrong: a source whose URL has no usual host is not listed
+            listed = tuple(Source(s["url"], s.get("title"), s.get("snippet"), s.get("published_at"))
+                           for s in value["sources"] if _usual_host(s["url"]))
+            return ToolResult(text=render_search(SearchResult(listed, value.get("content"), value["truncated"])),
+                              value=value)
+        if self.mode == "text-drops-snippets":  # wrong: the snippets kept in the value, not shown to the model
+            bare = tuple(Source(s["url"], s.get("title"), None, s.get("published_at")) for s in value["sources"])
+            shown = SearchResult(bare, value.get("content"), value["truncated"])
+            return ToolResult(text=render_search(shown), value=value)
         if self.mode == "unbounded-text":  # wrong: provider fields echoed to the model uncut
             echo = "\n".join(f"{s['url']} {s.get('published_at') or ''}" for s in value["sources"])
             return ToolResult(text=f"{result.text}\n{echo}", value=value)

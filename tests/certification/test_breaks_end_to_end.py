@@ -63,6 +63,10 @@ BREAKS: dict[str, tuple[set[str], str | tuple[str, ...]]] = {
     "truncated-cap-only": ({"search.differential.merge"}, "truncated=False, expected True"),
     "url-normalise-dedup": ({"search.differential.merge"}, "sources"),
     "generic-failure": ({"search.differential.failure"}, "the first failure in time, with its own code"),
+    "text-drops-answers": ({"search.differential.merge"}, "the text does not show the answer"),
+    "text-drops-snippets": ({"search.text.snippets"}, "snippets of the value not shown in the text"),
+    "text-drops-hostless": ({"search.text.agrees"}, "URLs without a usual host: sources of the value missing"),
+    "unbounded-answers": ({"search.text.bounded_answers"}, "answers were echoed unbounded"),
     # seed 001's opt-in scheduling (capabilities retry, pacing, localization) and its fail-fast default
     "retry-by-default": ({"search.api.fail_fast"}, "without retries there is exactly one"),
     "retry-ignores-retry-after": ({"search.api.retry.waits"}, "after a Retry-After of 1 s"),
