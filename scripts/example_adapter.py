@@ -142,6 +142,7 @@ BREAKS = (
     "text-drops-snippets",
     "unbounded-answers",
     "text-drops-hostless",
+    "url-run-on",
     "ssrf-no-unwrap",
     "ssrf-first-answer-only",
     "ssrf-re-resolve",
@@ -646,6 +647,11 @@ class Adapter:
                            for s in value["sources"] if _usual_host(s["url"]))
             return ToolResult(text=render_search(SearchResult(listed, value.get("content"), value["truncated"])),
                               value=value)
+        if self.mode == "url-run-on":  # wrong: every listed URL marked as cut, so the model cites "URL…"
+            text = result.text
+            for source in value["sources"]:
+                text = text.replace(f"({source['url']})", f"({source['url']}…)")
+            return ToolResult(text=text, value=value)
         if self.mode == "text-drops-snippets":  # wrong: the snippets kept in the value, not shown to the model
             bare = tuple(Source(s["url"], s.get("title"), None, s.get("published_at")) for s in value["sources"])
             shown = SearchResult(bare, value.get("content"), value["truncated"])

@@ -66,6 +66,7 @@ BREAKS: dict[str, tuple[set[str], str | tuple[str, ...]]] = {
     "text-drops-answers": ({"search.differential.merge"}, "the text does not show the answer"),
     "text-drops-snippets": ({"search.text.snippets"}, "snippets of the value not shown in the text"),
     "text-drops-hostless": ({"search.text.agrees"}, "URLs without a usual host: sources of the value missing"),
+    "url-run-on": ({"search.text.agrees"}, "only run on into other characters"),
     "unbounded-answers": ({"search.text.bounded_answers"}, "answers were echoed unbounded"),
     # seed 001's opt-in scheduling (capabilities retry, pacing, localization) and its fail-fast default
     "retry-by-default": ({"search.api.fail_fast"}, "without retries there is exactly one"),

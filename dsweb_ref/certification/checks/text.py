@@ -57,6 +57,23 @@ AGREES = (
 )
 
 
+def _runs_on(char: str) -> bool:
+    # A letter, digit, non-ASCII character or URL punctuation right after a URL reads as part of it.
+    return char.isalnum() or ord(char) > 127 or char in "/-_~%#&=+@$"
+
+
+def shown_whole(url: str, text: str) -> bool:
+    """``url`` occurs in ``text`` not followed by a character that would read as more of the URL
+    (the end, a space, a bracket, a quote or sentence punctuation may follow)."""
+    at = text.find(url)
+    while at != -1:
+        end = at + len(url)
+        if end == len(text) or not _runs_on(text[end]):
+            return True
+        at = text.find(url, at + 1)
+    return False
+
+
 async def _answered(ctx: CheckContext, case: Case) -> tuple[dict[str, Any], str]:
     """Script each query's rows, search them all with the case's cap: (value, text)."""
     await ctx.configure(search_max_results=case["cap"])
@@ -74,7 +91,8 @@ async def _answered(ctx: CheckContext, case: Case) -> tuple[dict[str, Any], str]
     requires=(WS,),
     rule="Seed 000: 'Combined sources remain bounded by searchMaxResults' and 'Provider answers in a "
     "multi-query result are prefixed with ### <query> headings'. The text the model sees agrees with the "
-    "value: every source URL of the value appears in it, no source the cap dropped does, and a '### <query>' "
+    "value: every source URL of the value appears in it whole (not run on into characters that would read as "
+    "more of the URL, which the model would then cite), no source the cap dropped does, and a '### <query>' "
     "label appears exactly for the queries whose answer the value carries.",
     cases=AGREES,
 )
@@ -83,8 +101,9 @@ async def text_agrees(ctx: CheckContext) -> None:
         answers = case["answers"]
         value, text = await _answered(ctx, case)
         shown = [s.get("url") for s in value.get("sources", []) if isinstance(s, dict)]
-        missing = [u for u in shown if str(u) not in text]
-        require(not missing, f"{case.name}: sources of the value missing from the text: {missing}")
+        missing = [u for u in shown if not shown_whole(str(u), text)]
+        require(not missing, f"{case.name}: sources of the value missing from the text (or only run on into "
+                f"other characters): {missing}")
         served = observed(ctx.records(ctx.search_route), list(answers))
         dropped = sorted({s.url for r in served.values() for s in r.sources} - {str(u) for u in shown})
         leaked = [u for u in dropped if u in text]
