@@ -143,6 +143,8 @@ BREAKS = (
     "unbounded-answers",
     "text-drops-hostless",
     "url-run-on",
+    "batch-no-prompt",
+    "batch-count-uncapped",
     "ssrf-no-unwrap",
     "ssrf-first-answer-only",
     "ssrf-re-resolve",
@@ -176,6 +178,8 @@ STANDALONE_REBUILT = (
 )
 VARIANTS = ("ori-cut-keeps-space",)
 # Breaks of rules only the conformance search route (provider "scripted") can show.
+# Breaks of what each search of a batch sends (a one-query call stays right).
+BATCH_REQUEST_BREAKS = ("batch-no-prompt", "batch-count-uncapped")
 SCRIPTED_BREAKS = ("label-single", "truncated-cap-only", "url-normalise-dedup", "generic-failure", "text-drops-answers")
 LINGERING = ("early-answer-subtle", "cancel-no-wait", "cancel-single-early")
 LINGER = 0.3  # seconds an upstream request takes to tear down once cancelled, in the LINGERING modes
@@ -582,7 +586,7 @@ class Adapter:
         if self.mode == "pacing-cancel-sends" and self.paced:
             return await self.detached(tool.execute(arguments, ctx))
         sequential = self.mode == "sequential" or (self.mode == "messages-sequential" and self.provider == "messages")
-        if not sequential and self.mode not in (*OWN_BATCH, *SCRIPTED_BREAKS):
+        if not sequential and self.mode not in (*OWN_BATCH, *SCRIPTED_BREAKS, *BATCH_REQUEST_BREAKS):
             return self.bend(await tool.execute(arguments, ctx), arguments)
         queries: list[str] = []
         try:
@@ -590,8 +594,11 @@ class Adapter:
             cap = tool.settings.search_max_results
             if len(queries) == 1 and self.mode != "label-single":
                 return await tool.execute(arguments, ctx)
-            requests = [SearchRequest(q, cap) for q in queries]
+            # wrong (batch-count-uncapped): the batch's searches not bounded by searchMaxResults
+            requests = [SearchRequest(q, 50 if self.mode == "batch-count-uncapped" else cap) for q in queries]
             web = self._runtime().web
+            if self.mode == "batch-no-prompt":
+                ctx = CallContext()  # wrong: the batch's searches lose the latest prompt (ori_question)
             if sequential:
                 results = [await web.search(r, ctx) for r in requests]
             else:

@@ -26,6 +26,8 @@ BREAKS: dict[str, tuple[set[str], str | tuple[str, ...]]] = {
     "no-ori-cut": ({"search.api.ori_question"}, "collapsed prompt"),
     "ori-cut-utf16": ({"search.api.ori_question"}, "astral character at the limit"),
     "count-is-max-results": ({"search.api.count"}, "count below cap"),
+    "batch-count-uncapped": ({"search.api.count"}, "a batch, cap below count"),
+    "batch-no-prompt": ({"search.api.ori_question"}, "a batch of two queries"),
     "body-extra-key": ({"search.api.wire"}, "body keys"),
     "snippet-from-summary": ({"search.api.mapping"}, "snippet beside a long summary"),
     "last-citation-wins": ({"search.messages.mapping"}, "first citation per URL"),
