@@ -31,12 +31,12 @@ or a behaviour the seeds leave open) in one of three ways, each printed with its
 3. Automatically, as ``seed-open: error message text``: every difference between the mutant and the
    original is, inside the message argument of ``WebError(code, message)`` or of a module function whose
    body is only ``return WebError(<code>, <message built from its parameters>)`` (``_invalid(message)``),
-   a string literal (or a literal part of an f-string) replaced by another string or None, or an
-   expression replaced by None. The seeds fix error codes, never message wording; a mutant that changes
-   an expression inside a message into another expression (e.g. drops a ``scrub_secrets`` call, which
-   could leak a secret) is never classified this way, nor is one touching the code argument; and a check
-   that does enforce message text kills the mutant before any classification applies (only survivors
-   are classified).
+   a piece of the message's own text changed: a string literal there (or a literal part of an f-string
+   or ``+`` there) replaced by another string or None, or the message or an f-string's shown expression
+   replaced by None. The seeds fix error codes, never message wording. Anything deeper is never
+   classified this way (the arguments of a call inside a message, e.g. what ``scrub_secrets`` is given:
+   changing them could leak a secret), nor a change to the code argument; and a check that does enforce
+   message text kills the mutant before any classification applies (only survivors are classified).
 
 A listed entry that names a function of the run but matches no mutant is reported stale, not counted.
 """
@@ -227,37 +227,48 @@ def _callee(call: ast.Call) -> str:
 
 
 def only_message_text(orig: object, mutant: object, carriers: _Carriers) -> bool:
-    """True when there is a difference and every difference is a string literal inside a message
-    argument replaced by another string or None."""
-    return _diff(orig, mutant, carriers, in_message=False) is True
+    """True when there is a difference and every difference sits in a message's own text: a string
+    literal replaced by another string or None, or a shown expression replaced by None."""
+    return _diff(orig, mutant, carriers, text=False) is True
 
 
-def _diff(a: object, b: object, carriers: _Carriers, in_message: bool) -> bool | None:
-    """None: no difference; True: differences only in message literals; False: any other difference."""
+def _diff(a: object, b: object, carriers: _Carriers, text: bool) -> bool | None:
+    """None: no difference; True: differences only in message text; False: any other difference.
+
+    ``text`` marks a position whose value is shown as message text: a carrier's message argument, the
+    parts of an f-string or of a ``+`` there, an f-string's interpolated expression. Anything nested
+    deeper (the arguments of a call inside a message, such as what ``scrub_secrets`` is given) is not
+    text: changing it can change what the message leaks, so it is never judged automatically."""
     if isinstance(a, ast.Constant) and isinstance(b, ast.Constant):
         if a.value == b.value and type(a.value) is type(b.value):
             return None
-        return in_message and isinstance(a.value, str) and (b.value is None or isinstance(b.value, str))
+        return text and isinstance(a.value, str) and (b.value is None or isinstance(b.value, str))
     if type(a) is not type(b):
-        # A message (or a part of one) replaced by None says less, and nothing it did not say before.
-        return in_message and isinstance(b, ast.Constant) and b.value is None and isinstance(a, ast.expr)
+        # Shown text replaced by None says less, and nothing it did not say before.
+        return text and isinstance(a, ast.expr) and isinstance(b, ast.Constant) and b.value is None
     if isinstance(a, list) and isinstance(b, list):
         if len(a) != len(b):
             return False
-        return _combine([_diff(x, y, carriers, in_message) for x, y in zip(a, b, strict=True)])
+        return _combine([_diff(x, y, carriers, text) for x, y in zip(a, b, strict=True)])
     if not isinstance(a, ast.AST) or not isinstance(b, ast.AST):
         return None if a == b else False
     if isinstance(a, ast.Call) and isinstance(b, ast.Call) and _callee(a) in carriers:
         positions, keywords = carriers[_callee(a)]
         if len(a.args) != len(b.args) or [k.arg for k in a.keywords] != [k.arg for k in b.keywords]:
             return False
-        parts = [_diff(a.func, b.func, carriers, in_message)]
-        parts += [_diff(x, y, carriers, in_message or i in positions)
-                  for i, (x, y) in enumerate(zip(a.args, b.args, strict=True))]
-        parts += [_diff(x.value, y.value, carriers, in_message or x.arg in keywords)
+        parts = [_diff(a.func, b.func, carriers, False)]
+        parts += [_diff(x, y, carriers, i in positions) for i, (x, y) in enumerate(zip(a.args, b.args, strict=True))]
+        parts += [_diff(x.value, y.value, carriers, x.arg in keywords)
                   for x, y in zip(a.keywords, b.keywords, strict=True)]
         return _combine(parts)
-    return _combine([_diff(getattr(a, f, None), getattr(b, f, None), carriers, in_message)
+    shown: tuple[str, ...] = ()
+    if text and isinstance(a, ast.JoinedStr):
+        shown = ("values",)
+    elif text and isinstance(a, ast.FormattedValue):
+        shown = ("value",)
+    elif text and isinstance(a, ast.BinOp) and isinstance(a.op, ast.Add):
+        shown = ("left", "right")
+    return _combine([_diff(getattr(a, f, None), getattr(b, f, None), carriers, f in shown)
                      for f in a._fields if f not in ("ctx", "type_comment")])
 
 

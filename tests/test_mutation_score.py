@@ -82,6 +82,27 @@ def x_f__mutmut_7(q, hidden):
         raise _invalid("queries must not be empty")
     raise WebError(WebErrorCode.PROVIDER_ERROR, None)
 
+def x_f__mutmut_8(q, hidden):
+    if not q:
+        raise _invalid("queries must not be empty")
+    raise WebError(WebErrorCode.PROVIDER_ERROR, scrub(f"failed: {q}", None))
+
+def x_f__mutmut_9(q, hidden):
+    if not q:
+        raise _invalid("queries must not be empty")
+    raise WebError(WebErrorCode.PROVIDER_ERROR, scrub(f"failed: {None}", hidden))
+
+def x_h__mutmut_orig(q):
+    raise WebError(WebErrorCode.PROVIDER_ERROR, f"bad {q}: " + "tail")
+
+def x_h__mutmut_1(q):
+    raise WebError(WebErrorCode.PROVIDER_ERROR, f"bad {None}: " + "XXtailXX")
+
+def x_f__mutmut_11(q, hidden):
+    if not q:
+        raise _invalid(None)
+    raise WebError(WebErrorCode.PROVIDER_ERROR, scrub(f"failed: {q}", hidden))
+
 def x_f__mutmut_5(q, hidden):
     if q:
         raise _invalid("queries must not be empty")
@@ -108,16 +129,21 @@ def test_message_literals_only_are_judged_seed_open_automatically(tmp_path: Path
     only_message = {name: m.message_only for name, m in mutants.items()}
     assert only_message == {
         "pkg.mod.x_f__mutmut_1": True,  # a literal in the message of _invalid (a WebError(code, message) helper)
-        "pkg.mod.x_f__mutmut_2": True,  # a literal part of an f-string message, inside a call in the message
+        "pkg.mod.x_f__mutmut_2": False,  # a literal inside a call inside the message: not the message's own text
         "pkg.mod.x_f__mutmut_3": False,  # an expression in the message changed (a scrub dropped): never automatic
         "pkg.mod.x_f__mutmut_4": False,  # the code changed
         "pkg.mod.x_f__mutmut_5": False,  # the condition changed
-        "pkg.mod.x_f__mutmut_6": True,  # a part of the message replaced by None
+        "pkg.mod.x_f__mutmut_6": False,  # what a call inside the message is given, replaced by None
         "pkg.mod.x_f__mutmut_7": True,  # the whole message replaced by None
+        "pkg.mod.x_f__mutmut_8": False,  # the secrets a scrub is given replaced by None: could leak
+        "pkg.mod.x_f__mutmut_9": False,  # inside a call inside the message, even an interpolation
+        "pkg.mod.x_h__mutmut_1": True,  # an f-string's shown value and a '+' literal of the message itself
+        "pkg.mod.x_f__mutmut_11": True,  # a helper's whole message replaced by None
         "pkg.mod.xǁCǁg__mutmut_1": False,  # a string literal, not in a message
     }
     judged = script.summarise({n: 0 for n in mutants}, script.Judgements({}, {}), mutants)  # type: ignore[arg-type]
-    assert [n for n, _ in judged.equivalent] == [f"pkg.mod.x_f__mutmut_{i}" for i in (1, 2, 6, 7)]
+    assert [n for n, _ in judged.equivalent] == [*(f"pkg.mod.x_f__mutmut_{i}" for i in (1, 11, 7)),
+                                                 "pkg.mod.x_h__mutmut_1"]
 
 
 def test_equivalents_are_keyed_by_function_and_change(tmp_path: Path) -> None:
