@@ -13,13 +13,11 @@ from dsweb_ref.certification.checks import REGISTRY
 from dsweb_ref.certification.checks.summary import BUDGET_CASES, SUMMARY_CHECKS, summary_text
 from dsweb_ref.certification.model import Outcome
 from dsweb_ref.certification.profiles import find_profile
-from dsweb_ref.certification.targets import InProcessTarget, TargetConfig, ToolPair, reference_settings
-from dsweb_ref.replay._bases import credential_environ
-from dsweb_ref.runtime import build_runtime
+from dsweb_ref.certification.targets import InProcessTarget, TargetConfig, reference_settings
 from dsweb_ref.tools import ToolResult, _summary
 from dsweb_ref.tools import web_search as web_search_tool
 
-from .conftest import outcomes, run
+from .conftest import failed_checks, outcomes, reference_variant, run
 
 BUDGET = "search.api.summary.budget"
 DEFAULT = "search.api.summary.snippet_default"
@@ -36,21 +34,12 @@ class _Bent:
 
 
 def _target(bend: Any = None, capabilities: tuple[str, ...] = CAPABILITIES) -> InProcessTarget:
-    def build(config: TargetConfig) -> ToolPair:
-        settings = reference_settings(config)
-        runtime = build_runtime(lambda: settings, environ=credential_environ(config.api_key))
-        tool = runtime.search_tool()
-        return ToolPair(search=_Bent(tool, bend) if bend else tool, fetch=runtime.fetch_tool())
-
-    return InProcessTarget(build, name="dsweb_ref+summary", version="test", capabilities=capabilities)
+    wrap = (lambda tool: _Bent(tool, bend)) if bend is not None else None
+    return reference_variant("summary", wrap=wrap, capabilities=capabilities)
 
 
 def _failed(bend: Any = None) -> set[str]:
-    report = run(_target(bend), [BUDGET, DEFAULT])
-    assert not [r for r in report.results if r.outcome in (Outcome.ERROR, Outcome.SKIPPED)], [
-        (r.check.id, r.reason) for r in report.results
-    ]
-    return {i for i, o in outcomes(report).items() if o is Outcome.FAILED}
+    return failed_checks(_target(bend), [BUDGET, DEFAULT])
 
 
 def test_the_checks_state_their_rule_and_cases_and_belong_to_the_right_profiles() -> None:

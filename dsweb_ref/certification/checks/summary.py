@@ -168,8 +168,9 @@ async def summary_budget(ctx: CheckContext) -> None:
     for case in BUDGET_CASES:
         per, total, queries = case["per"], case["total"], case["queries"]
         ctx.fresh()
-        await ctx.configure(search_model_text="summary", search_summary_max_chars=per,
-                            search_summary_total_chars=total, search_max_results=8)
+        await ctx.configure(search_max_results=8)
+        await ctx.configure_opt_in(search_model_text="summary", search_summary_max_chars=per,
+                                   search_summary_total_chars=total)
         served: dict[str, dict[str, str]] = {}
         for query, summaries in queries.items():
             rows = _rows(query, summaries)
@@ -194,7 +195,7 @@ async def summary_budget(ctx: CheckContext) -> None:
                 f"{case.name}: {used} summary characters shown where the budgets allow {want}", catches=case.catches)
         require(value.get("truncated") is (cuts > 0),
                 f"{case.name}: truncated={value.get('truncated')!r} with {cuts} summaries cut", catches=case.catches)
-    await ctx.configure(search_model_text="snippet")
+    await ctx.configure_opt_in()
 
 
 SUMMARY_CHECKS = frozenset({"search.api.summary.snippet_default", "search.api.summary.budget"})
