@@ -12,7 +12,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, fields, replace
 from typing import Any, Literal, TypeVar
 
-from ...emulator import Emulator, RequestRecord
+from ...emulator import Emulator, Fault, RequestRecord
+from ...emulator.faults import RouteName
 from ...schemas import validate
 from ..cases import Case
 from ..model import Check
@@ -90,6 +91,14 @@ class CheckContext:
         config = replace(self.config, **{**OPT_IN_DEFAULTS, **keys})
         await self.target.configure(config)
         self.config = config
+
+    async def under_fault(
+        self, route: RouteName, fault: Fault, call: Callable[[], Awaitable[CallOutcome]], *, times: int | None = 1
+    ) -> CallOutcome:
+        """One case afresh (:meth:`fresh`): ``fault`` on ``route`` for ``times`` requests, then ``call``'s answer."""
+        self.fresh()
+        self.emu.inject(route, fault, times=times)
+        return await call()
 
     def start_search(
         self, queries: list[str], latest_prompt: str | None = None, *, probe: Probe | None = None

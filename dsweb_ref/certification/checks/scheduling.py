@@ -53,10 +53,7 @@ async def _answer(
     ctx: CheckContext, fault: Fault, what: str, times: int | None
 ) -> tuple[CallOutcome, list[RequestRecord]]:
     """Inject ``fault`` (``times`` uses), search once, settle; the answer and the Search API requests seen."""
-    ctx.emu.log.clear()
-    ctx.emu.faults.clear()
-    ctx.emu.inject("search", fault, times=times)
-    outcome = await ctx.search([QUERY])
+    outcome = await ctx.under_fault("search", fault, lambda: ctx.search([QUERY]), times=times)
     await ctx.settle()
     records = ctx.records("search")
     require(records, f"{what}: no Search API request reached the emulator")
