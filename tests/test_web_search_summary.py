@@ -219,3 +219,16 @@ def test_bad_tool_settings_are_config_invalid(bad: dict[str, object]) -> None:
     with pytest.raises(WebError) as info:
         SearchToolSettings(**bad)  # type: ignore[arg-type]
     assert info.value.code == WebErrorCode.CONFIG_INVALID
+
+
+def test_a_hostile_summary_stays_within_its_budget_and_valid_text() -> None:
+    """300,000 characters of mixed whitespace, controls-free CJK and astral text: one line per source,
+    the budget holds, and the text encodes as UTF-8."""
+    hostile = ("长\n\n\t" + ASTRAL + "  word\r\n") * 37_500
+    result = SearchResult(sources=(src(0, hostile), src(1, hostile)))
+    out = run(tool_over({"q": result}, model_text="summary", summary_max_chars=500, summary_total_chars=700), ["q"])
+    shown = [s["summary_shown"] for s in out.value["sources"]]
+    assert len(shown[0]) in (499, 500) and 698 <= sum(map(len, shown)) <= 700  # a space at a cut is dropped
+    assert all("\n" not in s and s.endswith(SUMMARY_CUT_MARKER) for s in shown)
+    assert len(out.text) < 2000 and out.text.encode("utf-8")
+    assert out.value["sources"][0]["metadata"]["summary"] == hostile
