@@ -94,7 +94,7 @@ from dsweb_ref.tools.standalone_search import (
     encode_result,
     parse_query,
 )
-from dsweb_ref.tools.web_search import parse_queries
+from dsweb_ref.tools.web_search import WebSearchTool, parse_queries
 
 BREAKS = (
     "thinking-enabled",
@@ -617,7 +617,7 @@ class Adapter:
             if self.mode == "generic-failure" and len(queries) > 1:
                 code = "WEB_PROVIDER_ERROR"  # wrong: the batch returns the first failure itself, code included
             return ToolResult(text=f"Error: {error.message}", error_code=code)
-        return self.merge(queries, results, cap)
+        return self.merge(queries, results, cap, tool)
 
     async def detached(self, coro: Coroutine[Any, Any, ToolResult]) -> ToolResult:
         """pacing-cancel-sends: cancelling answers at once, but the call runs on (its queued queries are sent)."""
@@ -626,8 +626,7 @@ class Adapter:
         task.add_done_callback(self.background.discard)
         return await asyncio.shield(task)
 
-    def merge(self, queries: list[str], results: list[SearchResult], cap: int) -> ToolResult:
-        text_from = None
+    def merge(self, queries: list[str], results: list[SearchResult], cap: int, tool: WebSearchTool) -> ToolResult:
         if self.mode == "no-round-robin":
             merged = concat_merge(results, cap)
         elif self.mode == "duplicate-url":
@@ -644,7 +643,8 @@ class Adapter:
             merged = merge_results(queries, results, cap)
         if self.mode == "text-uncapped":
             text_from = merge_results(queries, results, 10**6)  # wrong: the model sees what the cap dropped
-        return ToolResult(text=render_search(text_from or merged), value=merged.to_json())
+            return ToolResult(text=render_search(text_from), value=merged.to_json())
+        return tool.present(merged)  # the reference's rendering (snippet or summary mode) of this merge
 
     def bend(self, result: ToolResult, arguments: Any) -> ToolResult:
         """The result-level breaks, applied to the reference tool's answer."""

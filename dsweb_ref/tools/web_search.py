@@ -175,6 +175,10 @@ class WebSearchTool:
             result = await self.run(arguments, ctx)
         except WebError as error:
             return error_result(error, self.settings.search_max_output_chars)
+        return self.present(result)
+
+    def present(self, result: SearchResult) -> ToolResult:
+        """A result as the model sees it (snippet or summary mode) with its structured value."""
         s = self.settings
         if s.model_text == "snippet":
             return ToolResult(text=render_search(result, s.search_max_output_chars), value=result.to_json())
