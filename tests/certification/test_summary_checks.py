@@ -10,7 +10,7 @@ import pytest
 
 from dsweb_ref.certification.adapter_protocol import CAP_SUMMARY_BUDGET, CAPABILITIES
 from dsweb_ref.certification.checks import REGISTRY
-from dsweb_ref.certification.checks.summary import BUDGET_CASES, SUMMARY_CHECKS, summary_text
+from dsweb_ref.certification.checks.summary import BUDGET_CASES, SUMMARY_CHECKS, case_summary, summary_text
 from dsweb_ref.certification.model import Outcome
 from dsweb_ref.certification.profiles import find_profile
 from dsweb_ref.certification.targets import InProcessTarget, TargetConfig, reference_settings
@@ -54,9 +54,11 @@ def test_the_checks_state_their_rule_and_cases_and_belong_to_the_right_profiles(
 
 
 def test_the_cases_use_summaries_as_long_as_the_seed_measured_and_hit_every_edge() -> None:
-    lengths = {len(s) for case in BUDGET_CASES for summaries in case["queries"].values() for s in summaries}
+    lengths = {len(case_summary(s)) for case in BUDGET_CASES for specs in case["queries"].values() for s in specs}
     assert max(lengths) == 2300 and {999, 1000, 1001} <= lengths
     assert summary_text(1001, "c") == " ".join(summary_text(1001, "c").split()) and len(summary_text(7, "t")) == 7
+    at_cut = case_summary(["astral-at-999", 2300])
+    assert len(at_cut) == 2300 and at_cut[998] == "😀"
 
 
 def test_the_reference_passes_both() -> None:

@@ -24,7 +24,7 @@ from ..cases import Case
 from ._base import CheckContext, check, expect_success, require
 from ._script import script
 
-__all__ = ["SUMMARY_CHECKS", "summary_text"]
+__all__ = ["BUDGET_CASES", "SUMMARY_CHECKS", "case_summary", "summary_text"]
 
 WS, API = "web_search", "search-api"
 ASTRAL = "😀"  # one character; two UTF-16 units; four UTF-8 bytes
@@ -37,6 +37,18 @@ def summary_text(n: int, tag: str) -> str:
     return text[:-1] + "z" if text.endswith(" ") else text
 
 
+def case_summary(spec: Sequence[Any]) -> str:
+    """A case's summary from its spec (kind, length[, tag]), so the case table shows lengths, not text."""
+    kind, n = str(spec[0]), int(spec[1])
+    if kind == "words":
+        return summary_text(n, str(spec[2]))
+    if kind == "cjk":
+        return "长" * n
+    if kind == "astral":
+        return ASTRAL * n
+    return "e" * 998 + ASTRAL + "f" * (n - 999)  # "astral-at-999": the astral character is the 999th
+
+
 def _rows(query: str, summaries: Sequence[str]) -> list[dict[str, str]]:
     slug = "".join(c for c in query if c.isalnum())
     return [{"url": f"https://sum.example.test/{slug}/{i}", "title": f"{query} {i}", "snippet": f"snip {slug} {i}",
@@ -47,9 +59,9 @@ def _rows(query: str, summaries: Sequence[str]) -> list[dict[str, str]]:
 
 DEFAULT_CASES = (
     Case("long summary beside a short snippet", "the summary shown to the model although snippet mode is configured",
-         {"summary": summary_text(1500, "sumword"), "snippet": True}),
+         {"summary": ["words", 1500, "sumword"], "snippet": True}),
     Case("summary but no snippet", "the summary shown when a source has no snippet",
-         {"summary": summary_text(1200, "sumword"), "snippet": False}),
+         {"summary": ["words", 1200, "sumword"], "snippet": False}),
 )
 
 
@@ -67,7 +79,7 @@ async def snippet_default(ctx: CheckContext) -> None:
     for n, case in enumerate(DEFAULT_CASES):
         query = f"snippet default {n}"
         ctx.fresh()
-        rows = _rows(query, [case["summary"]])
+        rows = _rows(query, [case_summary(case["summary"])])
         if not case["snippet"]:
             del rows[0]["snippet"]
         script(ctx, query, rows)
@@ -81,39 +93,42 @@ async def snippet_default(ctx: CheckContext) -> None:
 
 # -- summary-budget -------------------------------------------------------------------------------
 
-def _case(name: str, catches: str, per: int, total: int, queries: dict[str, list[str]]) -> Case:
+Spec = list[Any]  # (kind, length[, tag]): see case_summary
+
+
+def _case(name: str, catches: str, per: int, total: int, queries: dict[str, list[Spec]]) -> Case:
     return Case(name, catches, {"per": per, "total": total, "queries": queries})
 
 
-def _one(summary: str) -> dict[str, list[str]]:
+def _one(summary: Spec) -> dict[str, list[Spec]]:
     return {"budget edge": [summary]}
 
 
 BUDGET_CASES = (
     _case("one below the per-source budget", "cutting a summary that fits", 1000, WIDE,
-          _one(summary_text(999, "a"))),
+          _one(["words", 999, "a"])),
     _case("at the per-source budget", "off by one: a summary exactly at the budget cut", 1000, WIDE,
-          _one(summary_text(1000, "b"))),
+          _one(["words", 1000, "b"])),
     _case("one above the per-source budget", "off by one: budget + 1 characters shown; marker missing; "
-          "truncated not set; the value's summary cut too", 1000, WIDE, _one(summary_text(1001, "c"))),
+          "truncated not set; the value's summary cut too", 1000, WIDE, _one(["words", 1001, "c"])),
     _case("2,300 characters under 1,000", "a long summary shown whole or cut far short of the budget", 1000, WIDE,
-          _one(summary_text(2300, "d"))),
-    _case("CJK at the budget", "the budget counted in UTF-8 bytes", 1000, WIDE, _one("长" * 1000)),
+          _one(["words", 2300, "d"])),
+    _case("CJK at the budget", "the budget counted in UTF-8 bytes", 1000, WIDE, _one(["cjk", 1000])),
     _case("astral characters at the budget", "the budget counted in UTF-16 units", 1000, WIDE,
-          _one(ASTRAL * 1000)),
+          _one(["astral", 1000])),
     _case("an astral character at the cut", "a cut inside a surrogate pair (a lone surrogate shown)", 1000, WIDE,
-          _one("e" * 998 + ASTRAL + "f" * 1301)),
+          _one(["astral-at-999", 2300])),
     _case("total binding, per-source not", "the total budget applied per source", 1000, 2000,
-          {"total one query": [summary_text(900, f"g{i}x") for i in range(3)]}),
+          {"total one query": [["words", 900, f"g{i}x"] for i in range(3)]}),
     _case("total across the queries of a batch", "the total budget applied per query, not per call", 1000, 2000,
-          {"total q1": [summary_text(900, f"h{i}x") for i in range(2)],
-           "total q2": [summary_text(900, f"k{i}x") for i in range(2)]}),
+          {"total q1": [["words", 900, f"h{i}x"] for i in range(2)],
+           "total q2": [["words", 900, f"k{i}x"] for i in range(2)]}),
     _case("total one below the sum", "off by one on the total", 1000, 2099,
-          {"total edge": [summary_text(700, f"m{i}x") for i in range(3)]}),
+          {"total edge": [["words", 700, f"m{i}x"] for i in range(3)]}),
     _case("total at the sum", "cutting when the summaries exactly fill the total", 1000, 2100,
-          {"total edge": [summary_text(700, f"n{i}x") for i in range(3)]}),
+          {"total edge": [["words", 700, f"n{i}x"] for i in range(3)]}),
     _case("both budgets binding", "only one of the two budgets applied", 1000, 2500,
-          {"both": [summary_text(2300, "p"), summary_text(1000, "q"), summary_text(1200, "r")]}),
+          {"both": [["words", 2300, "p"], ["words", 1000, "q"], ["words", 1200, "r"]]}),
 )
 
 
@@ -173,7 +188,7 @@ async def summary_budget(ctx: CheckContext) -> None:
                                    search_summary_total_chars=total)
         served: dict[str, dict[str, str]] = {}
         for query, summaries in queries.items():
-            rows = _rows(query, summaries)
+            rows = _rows(query, [case_summary(spec) for spec in summaries])
             served.update({r["url"]: r for r in rows})
             script(ctx, query, rows)
         outcome = await ctx.search(list(queries))
