@@ -83,7 +83,8 @@ from dsweb_ref.replay._bases import KEY_ENV, credential_environ
 from dsweb_ref.runtime import Runtime, build_runtime, http_fetch_config, scripted_runtime
 from dsweb_ref.settings import Settings
 from dsweb_ref.standalone_accounts import resolve
-from dsweb_ref.tools import ToolResult, error_result, merge_results, render_search
+from dsweb_ref.tools import ToolResult, _summary, error_result, merge_results, render_search
+from dsweb_ref.tools import web_search as web_search_tool
 from dsweb_ref.tools.evidence_search import EvidenceContext
 from dsweb_ref.tools.standalone_search import (
     MAX_OUTPUT_TOKENS,
@@ -93,7 +94,7 @@ from dsweb_ref.tools.standalone_search import (
     encode_result,
     parse_query,
 )
-from dsweb_ref.tools.web_search import parse_queries
+from dsweb_ref.tools.web_search import WebSearchTool, parse_queries
 
 BREAKS = (
     "thinking-enabled",
@@ -139,7 +140,7 @@ BREAKS = (
     "url-normalise-dedup",
     "generic-failure",
     "text-drops-answers",
-    "text-drops-snippets",
+    "batch-drops-snippets",
     "unbounded-answers",
     "text-drops-hostless",
     "url-run-on",
@@ -168,6 +169,10 @@ BREAKS = (
     "pacing-burst",
     "pacing-cancel-sends",
     "localization-unvalidated",
+    "summary-by-default",
+    "summary-budget-bytes",
+    "summary-no-marker",
+    "summary-total-per-source",
 )
 # Modes that rebuild the standalone result from the backend's answer instead of the reference tool.
 STANDALONE_REBUILT = (
@@ -209,6 +214,7 @@ CAPABILITIES = (
     "retry",
     "pacing",
     "localization",
+    "summary-budget",
 )
 PROMPT: contextvars.ContextVar[str | None] = contextvars.ContextVar("prompt", default=None)
 UNCHECKED_HOP: contextvars.ContextVar[bool] = contextvars.ContextVar("unchecked_hop", default=False)
@@ -491,6 +497,27 @@ def bend_scheduling(mode: str | None) -> None:
         settings_module.ip_literal = unvalidated
 
 
+def bytes_cut(text: str, budget: int) -> tuple[str, bool]:
+    """summary-budget-bytes: the summary budget counted in UTF-8 bytes."""
+    folded = " ".join(text.split())
+    if len(folded.encode()) <= budget:
+        return folded, False
+    keep = folded.encode()[: max(0, budget - len("…".encode()))].decode("utf-8", "ignore")
+    return keep.rstrip() + "…", True
+
+
+def bend_summary(mode: str | None) -> None:
+    """The summary-budget breaks that live in the reference's budgeting (this process only)."""
+    if mode == "summary-budget-bytes":
+        _summary.cut_to = bytes_cut  # wrong: a character is not a byte
+    elif mode == "summary-no-marker":
+        _summary.SUMMARY_CUT_MARKER = ""  # wrong: a cut summary must say so
+    elif mode == "summary-total-per-source":
+        right = _summary.budget_summaries
+        # wrong: the total bounds the whole call, not each source
+        web_search_tool.budget_summaries = lambda sources, per, total: right(sources, min(per, total), 10**9)
+
+
 def bend_config(mode: str | None, config: TargetConfig) -> TargetConfig:
     """The configure-level breaks: the deployment's keys replaced before the reference sees them."""
     if mode == "count-is-max-results":
@@ -499,6 +526,8 @@ def bend_config(mode: str | None, config: TargetConfig) -> TargetConfig:
         return replace(config, max_uses=5)  # wrong: the configured max_uses ignored
     if mode == "retry-by-default" and config.retries == 0:
         return replace(config, retries=2)  # wrong: seed 001 ships fail-fast
+    if mode == "summary-by-default":
+        return replace(config, search_model_text="summary")  # wrong: seed 001 shows snippets as shipped
     if mode == "pacing-burst" and config.pacing_qps is not None:
         return replace(config, pacing_qps=config.pacing_qps * 10)  # wrong: a whole batch in one second
     return config
@@ -608,7 +637,7 @@ class Adapter:
             if self.mode == "generic-failure" and len(queries) > 1:
                 code = "WEB_PROVIDER_ERROR"  # wrong: the batch returns the first failure itself, code included
             return ToolResult(text=f"Error: {error.message}", error_code=code)
-        return self.merge(queries, results, cap)
+        return self.merge(queries, results, cap, tool)
 
     async def detached(self, coro: Coroutine[Any, Any, ToolResult]) -> ToolResult:
         """pacing-cancel-sends: cancelling answers at once, but the call runs on (its queued queries are sent)."""
@@ -617,8 +646,7 @@ class Adapter:
         task.add_done_callback(self.background.discard)
         return await asyncio.shield(task)
 
-    def merge(self, queries: list[str], results: list[SearchResult], cap: int) -> ToolResult:
-        text_from = None
+    def merge(self, queries: list[str], results: list[SearchResult], cap: int, tool: WebSearchTool) -> ToolResult:
         if self.mode == "no-round-robin":
             merged = concat_merge(results, cap)
         elif self.mode == "duplicate-url":
@@ -635,10 +663,12 @@ class Adapter:
             merged = merge_results(queries, results, cap)
         if self.mode == "text-uncapped":
             text_from = merge_results(queries, results, 10**6)  # wrong: the model sees what the cap dropped
+            return ToolResult(text=render_search(text_from), value=merged.to_json())
         if self.mode == "text-drops-answers" and merged.content:  # wrong: the labels shown, their answers not
             labels = [line for line in merged.content.split("\n") if line.startswith("### ")]
-            text_from = replace(merged, content="\n\n".join(labels))
-        return ToolResult(text=render_search(text_from or merged), value=merged.to_json())
+            shown = tool.present(replace(merged, content="\n\n".join(labels)))
+            return ToolResult(text=shown.text, value=merged.to_json())
+        return tool.present(merged)  # the reference's rendering (snippet or summary mode) of this merge
 
     def bend(self, result: ToolResult, arguments: Any) -> ToolResult:
         """The result-level breaks, applied to the reference tool's answer."""
@@ -659,7 +689,8 @@ class Adapter:
             for source in value["sources"]:
                 text = text.replace(f"({source['url']})", f"({source['url']}…)")
             return ToolResult(text=text, value=value)
-        if self.mode == "text-drops-snippets":  # wrong: the snippets kept in the value, not shown to the model
+        if self.mode == "batch-drops-snippets" and len(set(arguments["queries"])) > 1:
+            # wrong: a merged result's snippets kept in the value, not shown to the model
             bare = tuple(Source(s["url"], s.get("title"), None, s.get("published_at")) for s in value["sources"])
             shown = SearchResult(bare, value.get("content"), value["truncated"])
             return ToolResult(text=render_search(shown), value=value)
@@ -901,6 +932,7 @@ def main() -> None:
     capabilities = tuple(c for c in CAPABILITIES if c not in args.without)
     mode = args.mode or args.variant
     bend_scheduling(mode)
+    bend_summary(mode)
     log("starting", f"mode={mode}", f"capabilities={','.join(capabilities)}")
     asyncio.run(Server(Adapter(mode, capabilities)).serve())
 

@@ -66,7 +66,7 @@ BREAKS: dict[str, tuple[set[str], str | tuple[str, ...]]] = {
     "url-normalise-dedup": ({"search.differential.merge"}, "sources"),
     "generic-failure": ({"search.differential.failure"}, "the first failure in time, with its own code"),
     "text-drops-answers": ({"search.differential.merge"}, "the text does not show the answer"),
-    "text-drops-snippets": ({"search.text.snippets"}, "snippets of the value not shown in the text"),
+    "batch-drops-snippets": ({"search.text.snippets"}, "a merged batch: snippets of the value not shown"),
     "text-drops-hostless": ({"search.text.agrees"}, "URLs without a usual host: sources of the value missing"),
     "url-run-on": ({"search.text.agrees"}, "only run on into other characters"),
     "unbounded-answers": ({"search.text.bounded_answers"}, "answers were echoed unbounded"),
@@ -78,6 +78,11 @@ BREAKS: dict[str, tuple[set[str], str | tuple[str, ...]]] = {
     "pacing-burst": ({"search.api.pacing.rate"}, "started within one second"),
     "pacing-cancel-sends": ({"search.api.pacing.cancel"}, "sent after the call was cancelled"),
     "localization-unvalidated": ({"search.api.localization"}, "was forwarded as localization"),
+    # seed 001's model-facing summary: snippets by default, and the opt-in summary-budget capability
+    "summary-by-default": ({"search.api.summary.snippet_default"}, "the model-visible text shows the summary"),
+    "summary-budget-bytes": ({"search.api.summary.budget"}, "summary characters shown where the budgets allow"),
+    "summary-no-marker": ({"search.api.summary.budget"}, "without a visible marker"),
+    "summary-total-per-source": ({"search.api.summary.budget"}, "total budget 2000"),
 }
 def certify_json(tmp_path: Path, *argv: str) -> tuple[int, dict[str, object], dict[str, str]]:
     path = tmp_path / "report.json"
@@ -109,8 +114,8 @@ def test_break_fails_dsweb_certify_with_exactly_its_checks(mode: str, tmp_path: 
 
 # The checks of this suite's case families (seeds 000/001, the opt-in scheduling ones included); seeds
 # 002/003 table their own breaks (tests/standalone, ...).
-FAMILIES = {"batch", "differential", "fetch", "mapping", "merge", "outcomes", "scheduling", "search", "text",
-            "validation"}
+FAMILIES = {"batch", "differential", "fetch", "mapping", "merge", "outcomes", "scheduling", "search", "summary",
+            "text", "validation"}
 SEED_000_001 = [s for s in all_checks() if s.run.__module__.rsplit(".", 1)[-1] in FAMILIES]
 
 

@@ -15,6 +15,7 @@ from . import (  # noqa: F401  (registration side effect)
     search,
     ssrf,
     standalone,
+    summary,
     text,
     validation,
 )
