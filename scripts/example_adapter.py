@@ -146,6 +146,7 @@ BREAKS = (
     "url-run-on",
     "batch-no-prompt",
     "batch-count-uncapped",
+    "fetch-whole-truncated",
     "ssrf-no-unwrap",
     "ssrf-first-answer-only",
     "ssrf-re-resolve",
@@ -782,6 +783,8 @@ class Adapter:
         if self.mode == "fetch-404-as-page" and result.error_code and "404" in result.text:
             value = {"url": url, "status_code": 404, "body": {"kind": "text", "content": ""}, "truncated": False}
             return ToolResult(text=f"Fetched {url} (HTTP 404)", value=value)  # wrong: a failure is no page
+        if self.mode == "fetch-whole-truncated" and result.value is not None:  # wrong: a whole body flagged cut
+            return ToolResult(text=result.text, value={**result.value, "truncated": True})
         if self.mode == "fetch-title-field" and result.value is not None:
             return ToolResult(text=result.text, value={**result.value, "title": "a title"})  # wrong: no title field
         return result
