@@ -26,6 +26,8 @@ or a behaviour the seeds leave open) in one of three ways, each printed with its
    edits elsewhere in the module; when the mutated line itself changes the entry goes stale and the
    mutant must be judged again, which is the point. Two mutants making the same change to two equal
    lines of one function share a key, so the reason must hold for both.
+   ``<function> | *`` covers the survivors of a function that no killer test reaches at all (mutmut's
+   "no tests"), and only those: the reason must say why the certification cannot reach it.
 2. By name, in the same file: ``<mutant name>  # reason``. Brittle (mutmut numbers mutants by position,
    so names shift when the function changes); kept for old entries.
 3. Automatically, as ``seed-open: error message text``: every difference between the mutant and the
@@ -343,13 +345,16 @@ def summarise(codes: dict[str, int | None], judgements: Judgements,
     for name in survived:
         mutant = mutants.get(name) or Mutant(name, "", "", message_only=False)
         reason = judgements.reason(mutant)
+        if reason is None and codes[name] in NO_TESTS:  # `function | *`: a function no check reaches
+            reason = judgements.by_change.get(f"{mutant.function} | *")
         if reason is not None:
             reasons[name] = reason
     run_modules = {n.rsplit(".", 1)[0] for n in codes}
     keys = {m.key for m in mutants.values()}
     stale = [n for n in judgements.by_name if n not in codes and n.rsplit(".", 1)[0] in run_modules]
-    stale += [k for k in judgements.by_change
-              if k not in keys and any(k.startswith(m + ".") for m in run_modules)]
+    functions = {m.function for m in mutants.values()}
+    stale += [k for k in judgements.by_change if k not in keys and any(k.startswith(m + ".") for m in run_modules)
+              and not (k.endswith(" | *") and k[:-4] in functions)]
     return Summary(
         killed=len(killed),
         real=[n for n in survived if n not in reasons],

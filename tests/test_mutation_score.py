@@ -192,3 +192,15 @@ def test_the_certification_killer_judges_with_an_unmutated_oracle(monkeypatch: p
     assert scenarios.merge_results.__module__ == "dsweb_ref.tools._merge__pristine"
     results = [SearchResult(sources=(Source("https://a.test/"),), content="x"), SearchResult(truncated=True)]
     assert scenarios.merge_results(["p", "q"], results, 1) == merge_results(["p", "q"], results, 1)
+
+
+def test_a_function_wildcard_covers_only_mutants_no_check_reaches(tmp_path: Path) -> None:
+    mutants = _mutants(tmp_path)
+    listing = tmp_path / "equivalent.txt"
+    listing.write_text("pkg.mod.f | *  # unreachable: no certified route calls it\n", encoding="utf-8")
+    codes: dict[str, int | None] = {n: 0 for n in mutants}
+    codes["pkg.mod.x_f__mutmut_5"] = 33  # no killer test reached it
+    judged = script.summarise(codes, script.judged_equivalent(listing), mutants)  # type: ignore[arg-type]
+    assert ("pkg.mod.x_f__mutmut_5", "unreachable: no certified route calls it") in judged.equivalent
+    assert "pkg.mod.x_f__mutmut_3" in judged.real  # reached and survived: the wildcard does not excuse it
+    assert judged.stale == []
