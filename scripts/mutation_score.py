@@ -282,8 +282,15 @@ def _combine(parts: list[bool | None]) -> bool | None:
 
 def _change(orig: _FunctionNode, mutant: _FunctionNode) -> str:
     """The mutated line(s) as ``ast.unparse`` renders them (comments dropped), joined with `` ⏎ ``."""
-    before = ast.unparse(orig).splitlines()[1:]  # the def line differs by name only
-    after = ast.unparse(mutant).splitlines()[1:]
+    demangled = _demangle(orig.name)
+    name = demangled[0].rpartition(".")[2] if demangled else orig.name
+    before: list[str] = []
+    after: list[str] = []
+    for fn, lines in ((orig, before), (mutant, after)):
+        copy = ast.parse(ast.unparse(fn)).body[0]
+        assert isinstance(copy, _FunctionNode)
+        copy.name = name  # the def lines then differ only where the mutant changed one (a default)
+        lines += ast.unparse(copy).splitlines()
     diff = [d for d in difflib.ndiff(before, after) if d[:2] in ("+ ", "- ")]
     added = [d[2:].strip() for d in diff if d.startswith("+ ")]
     return " ⏎ ".join(added) if added else " ⏎ ".join("-" + d[2:].strip() for d in diff)

@@ -92,6 +92,9 @@ def x_f__mutmut_9(q, hidden):
         raise _invalid("queries must not be empty")
     raise WebError(WebErrorCode.PROVIDER_ERROR, scrub(f"failed: {None}", hidden))
 
+def x_h__mutmut_2(q=1):
+    raise WebError(WebErrorCode.PROVIDER_ERROR, f"bad {q}: " + "tail")
+
 def x_h__mutmut_orig(q):
     raise WebError(WebErrorCode.PROVIDER_ERROR, f"bad {q}: " + "tail")
 
@@ -138,6 +141,7 @@ def test_message_literals_only_are_judged_seed_open_automatically(tmp_path: Path
         "pkg.mod.x_f__mutmut_8": False,  # the secrets a scrub is given replaced by None: could leak
         "pkg.mod.x_f__mutmut_9": False,  # inside a call inside the message, even an interpolation
         "pkg.mod.x_h__mutmut_1": True,  # an f-string's shown value and a '+' literal of the message itself
+        "pkg.mod.x_h__mutmut_2": False,  # a default changed
         "pkg.mod.x_f__mutmut_11": True,  # a helper's whole message replaced by None
         "pkg.mod.xǁCǁg__mutmut_1": False,  # a string literal, not in a message
     }
@@ -151,6 +155,7 @@ def test_equivalents_are_keyed_by_function_and_change(tmp_path: Path) -> None:
     assert mutants["pkg.mod.xǁCǁg__mutmut_1"].key == "pkg.mod.C.g | return {'CODE': 1}"  # type: ignore[attr-defined]
     assert mutants["pkg.mod.x_f__mutmut_5"].key == (  # type: ignore[attr-defined]
         "pkg.mod.f | if q:")
+    assert mutants["pkg.mod.x_h__mutmut_2"].key == "pkg.mod.h | def h(q=1):"  # type: ignore[attr-defined]
     listing = tmp_path / "equivalent.txt"
     listing.write_text("# comment\n"
                        "pkg.mod.C.g | return {'CODE': 1}  # outside the certified surface\n"
