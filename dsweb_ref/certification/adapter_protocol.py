@@ -175,7 +175,7 @@ it. The report names every profile and why one was not certified.
 - ``seed-001-retry``, ``seed-001-pacing``, ``seed-001-localization`` (opt-in): ``web_search``,
   ``search-api`` and that capability
 - ``seed-002-evidence``: ``web_search``, ``search-api``, ``fetch-api``, ``evidence-search``
-- ``seed-002-fetch-guard``: ``web_fetch``, ``ssrf-test-mode``
+- ``ssrf``: ``web_fetch``, ``ssrf-test-mode``
 - ``seed-003-standalone``: ``standalone-search``, ``standalone-resolve``
 
 Conformance search route

@@ -169,7 +169,7 @@ OPT_IN_CAPABILITIES = ("retry", "pacing", "localization")  # seed 001's remainin
 def default_profiles(seed: str, requires: tuple[str, ...], provider: Provider) -> tuple[str, ...]:
     """Seed-003 checks certify the standalone search; an opt-in capability's checks (seed 001's
     remaining list) that capability's profile; seed-002 ones the evidence pipeline or the fetch
-    guard (SSRF); Fetch API checks the Fetch API; a
+    guard (profile ``ssrf``); Fetch API checks the Fetch API; a
     protocol-specific check its protocol; a seed-000 check the web_search tool; a seed-001 check for
     any protocol both search protocols."""
     if seed == "003":
@@ -180,7 +180,7 @@ def default_profiles(seed: str, requires: tuple[str, ...], provider: Provider) -
     if "evidence-search" in requires:
         return ("seed-002-evidence",)
     if "ssrf-test-mode" in requires:
-        return ("seed-002-fetch-guard",)
+        return ("ssrf",)
     if "fetch-api" in requires:
         return ("seed-001-fetch-api",)
     if provider == "api":
