@@ -24,6 +24,10 @@ seed 002 ones:
                         when it fails                                   -> ssrf.resolve.mixed_answers
     ssrf-re-resolve     validates one lookup, then dials the answer of a fresh one -> ssrf.resolve.rebinding
     ssrf-redirect-unchecked  redirect targets are followed without any check -> ssrf.redirect.private
+    ssrf-env-proxy      validated, then sent by a client that honours proxy variables -> ssrf.proxy.ignored
+    ssrf-body-uncapped  the configured fetch_max_bytes ignored            -> ssrf.caps.body
+    ssrf-hops-uncapped  the configured fetch_max_redirects ignored (up to 100 hops) -> ssrf.caps.redirects
+    ssrf-no-deadline    no deadline over the whole fetch: it waits as long as the server -> ssrf.deadline
     evidence-model-call an evidence call also asks a model (Messages)  -> evidence.no_model_call
     evidence-no-urls    evidence lines lose their source URLs           -> evidence.lines_cite_results
     evidence-local-allowed  a refused local query is then sent to web search -> evidence.local_refused
@@ -71,10 +75,20 @@ import httpcore
 import httpx
 
 import dsweb_ref.settings as settings_module
-from dsweb_ref import CallContext, SearchRequest, SearchResult, Source, WebError, WebErrorCode, __version__
+from dsweb_ref import (
+    CallContext,
+    FetchRequest,
+    FetchResult,
+    SearchRequest,
+    SearchResult,
+    Source,
+    WebError,
+    WebErrorCode,
+    __version__,
+)
 from dsweb_ref.certification.sandbox import SandboxNetwork
 from dsweb_ref.certification.targets import TargetConfig, reference_settings
-from dsweb_ref.netguard import AddressPolicy, IPAddress, PinnedNetworkBackend, Resolver, vet_host
+from dsweb_ref.netguard import AddressPolicy, IPAddress, PinnedNetworkBackend, Resolver, check_url, vet_host
 from dsweb_ref.providers import _scheduler, deepseek_search_api
 from dsweb_ref.providers.http_fetch import HttpFetchProvider
 from dsweb_ref.providers.standalone_messages import MessagesStandaloneSearch
@@ -142,6 +156,10 @@ BREAKS = (
     "ssrf-first-answer-only",
     "ssrf-re-resolve",
     "ssrf-redirect-unchecked",
+    "ssrf-env-proxy",
+    "ssrf-body-uncapped",
+    "ssrf-hops-uncapped",
+    "ssrf-no-deadline",
     "evidence-model-call",
     "evidence-no-urls",
     "evidence-local-allowed",
@@ -378,14 +396,49 @@ class BreakingFetch(HttpFetchProvider):
     """ssrf-redirect-unchecked: a redirect target is followed without any check."""
 
     def _next_hop(self, url: httpx.URL, response: httpx.Response, hops: int) -> httpx.URL:
+        if hops >= self.config.max_redirects:  # the hop cap is kept: only the target goes unchecked
+            raise WebError(WebErrorCode.REDIRECT_BLOCKED, "too many redirects")
         UNCHECKED_HOP.set(True)
         return url.join(response.headers.get("location", ""))
+
+
+class EnvProxyFetch(HttpFetchProvider):
+    """ssrf-env-proxy: the host is validated, then the page is fetched by a client that reads proxy
+    variables from the environment (wrong: the proxy resolves and dials on the fetcher's behalf)."""
+
+    async def _follow(self, url: httpx.URL, ctx: CallContext) -> FetchResult:
+        await vet_host(url.host, policy=self.policy, resolver=self._backend.resolver)
+        async with httpx.AsyncClient(trust_env=True, timeout=self.config.timeout_s) as client:
+            try:
+                response = await client.send(client.build_request("GET", url), stream=True)
+            except httpx.HTTPError as exc:
+                raise WebError(WebErrorCode.PROVIDER_ERROR, f"web fetch failed: {exc!r}") from exc
+            try:
+                return await self._read(url, response)
+            finally:
+                await response.aclose()
+
+
+class NoDeadlineFetch(HttpFetchProvider):
+    """ssrf-no-deadline: the same fetch without its one deadline (wrong: a silent or dripping server
+    holds the call as long as it likes)."""
+
+    async def fetch(self, request: FetchRequest, ctx: CallContext | None = None) -> FetchResult:
+        url = check_url(request.url, max_length=self.config.max_url_length, policy=self.policy)
+        return await self._follow(url, ctx or CallContext())
 
 
 def sandboxed_fetch(mode: str | None, settings: Settings, network: SandboxNetwork) -> HttpFetchProvider:
     """The http provider on the suite's test network, broken as ``mode`` says."""
     resolver, dialer = network.resolver(), network.dialer()
     config = http_fetch_config(settings)
+    if mode == "ssrf-body-uncapped":
+        config = replace(config, max_response_bytes=1 << 30)  # wrong: the configured cap ignored
+    if mode == "ssrf-hops-uncapped":
+        config = replace(config, max_redirects=100)  # wrong: the configured hop cap ignored
+    if mode in ("ssrf-env-proxy", "ssrf-no-deadline"):
+        broken = EnvProxyFetch if mode == "ssrf-env-proxy" else NoDeadlineFetch
+        return broken(config, resolver=resolver, dialer=dialer)
     if mode == "ssrf-no-unwrap":
         return HttpFetchProvider(config, policy=NoUnwrapPolicy(), resolver=resolver, dialer=dialer)
     if mode == "ssrf-redirect-unchecked":

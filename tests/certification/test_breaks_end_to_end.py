@@ -17,6 +17,7 @@ import dsweb_ref.certification.checks.batch as batch
 from dsweb_ref.certification.checks import all_checks
 from dsweb_ref.certification.checks.search import ORI_CASES, ori_accepted
 
+from ._profile_breaks import assert_break_fails_exactly
 from .conftest import EXAMPLE_ADAPTER, ROOT, adapter_command, dsweb_certify, json_outcomes, json_report
 
 # mode -> the checks it must fail, and a fragment of the failing reason.
@@ -72,6 +73,17 @@ BREAKS: dict[str, tuple[set[str], str | tuple[str, ...]]] = {
     "pacing-cancel-sends": ({"search.api.pacing.cancel"}, "sent after the call was cancelled"),
     "localization-unvalidated": ({"search.api.localization"}, "was forwarded as localization"),
 }
+# Seed 002 modes of the SSRF profile's limit checks: mode -> the one check of the whole profile it
+# fails, and a fragment of the reason (the resolution/redirect ones are tabled in test_ssrf_checks,
+# the evidence ones in test_evidence_checks).
+SSRF_LIMIT_BREAKS: dict[str, tuple[str, str]] = {
+    "ssrf-env-proxy": ("ssrf.proxy.ignored", "the fetch went through the proxy named by"),
+    "ssrf-body-uncapped": ("ssrf.caps.body", "for a 65536-byte cap"),
+    "ssrf-hops-uncapped": ("ssrf.caps.redirects", "requests for a cap of 3 redirects"),
+    "ssrf-no-deadline": ("ssrf.deadline", "the call answered only once the server ended"),
+}
+
+
 def certify_json(tmp_path: Path, *argv: str) -> tuple[int, dict[str, object], dict[str, str]]:
     path = tmp_path / "report.json"
     code = dsweb_certify(*argv, "--json", str(path))
@@ -98,6 +110,20 @@ def test_break_fails_dsweb_certify_with_exactly_its_checks(mode: str, tmp_path: 
     assert isinstance(checks, list)
     reasons = " ".join(c["reason"] for c in checks if c["id"] in expected)
     assert any(f in reasons for f in ((fragment,) if isinstance(fragment, str) else fragment)), reasons
+
+
+@pytest.mark.parametrize("mode", sorted(SSRF_LIMIT_BREAKS))
+def test_ssrf_limit_break_fails_exactly_its_check_among_the_whole_ssrf_profile(mode: str, tmp_path: Path) -> None:
+    assert_break_fails_exactly("ssrf", mode, *SSRF_LIMIT_BREAKS[mode], tmp_path)
+
+
+def test_every_seed_002_break_mode_is_tabled() -> None:
+    from .test_evidence_checks import BREAKS as EVIDENCE_BREAKS
+    from .test_ssrf_checks import BREAKS as SSRF_BREAKS
+
+    adapter = example_adapter_module()
+    modes = {m for m in adapter.BREAKS if m.startswith(("ssrf-", "evidence-"))}
+    assert modes == set(SSRF_BREAKS) | set(EVIDENCE_BREAKS) | set(SSRF_LIMIT_BREAKS)
 
 
 # The checks of this suite's case families (seeds 000/001, the opt-in scheduling ones included); seeds

@@ -14,6 +14,7 @@ from . import (  # noqa: F401  (registration side effect)
     scheduling,
     search,
     ssrf,
+    ssrf_limits,
     standalone,
     text,
     validation,

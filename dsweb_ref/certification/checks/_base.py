@@ -16,6 +16,7 @@ from ...emulator import Emulator, RequestRecord
 from ...schemas import validate
 from ..cases import Case
 from ..model import Check
+from ..sandbox import ProxyTraps
 from ..targets import CallOutcome, Hello, PendingCall, Probe, Target, TargetConfig
 
 __all__ = [
@@ -65,6 +66,7 @@ class CheckContext:
     target: Target
     hello: Hello
     config: TargetConfig
+    proxies: ProxyTraps | None = None  # the run's proxy traps (sandbox.py); None outside run_suite
 
     @property
     def search_route(self) -> Literal["search", "messages"]:
