@@ -32,6 +32,8 @@ seed 002 ones:
     evidence-no-urls    evidence lines lose their source URLs           -> evidence.lines_cite_results
     evidence-local-allowed  a refused local query is then sent to web search -> evidence.local_refused
     evidence-retry-allowed  no retry memory across calls of a conversation -> evidence.retry_refused
+    evidence-no-query-floor  the page bound filled query after query (no source kept per query) -> evidence.diversity
+    evidence-hosts-not-domains  diversity counted per host, not per registrable domain -> evidence.diversity
 
 ``--variant NAME`` behaves differently from the reference in a way the seeds allow; the suite
 must still certify it:
@@ -97,7 +99,8 @@ from dsweb_ref.replay._bases import KEY_ENV, credential_environ
 from dsweb_ref.runtime import Runtime, build_runtime, http_fetch_config, scripted_runtime
 from dsweb_ref.settings import Settings
 from dsweb_ref.standalone_accounts import resolve
-from dsweb_ref.tools import ToolResult, error_result, merge_results, render_search
+from dsweb_ref.tools import ToolResult, _evidence_rank, error_result, evidence_search, merge_results, render_search
+from dsweb_ref.tools._evidence_rank import Candidate
 from dsweb_ref.tools.evidence_search import EvidenceContext
 from dsweb_ref.tools.standalone_search import (
     MAX_OUTPUT_TOKENS,
@@ -164,6 +167,8 @@ BREAKS = (
     "evidence-no-urls",
     "evidence-local-allowed",
     "evidence-retry-allowed",
+    "evidence-no-query-floor",
+    "evidence-hosts-not-domains",
     "standalone-budget",
     "standalone-no-bound",
     "standalone-accept-prose",
@@ -521,9 +526,23 @@ def unvalidated(value: object) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
+def query_after_query(ranked: Sequence[Sequence[Candidate]], *, max_pages: int, max_per_domain: int) -> list[Candidate]:
+    """evidence-no-query-floor: the first query's results take the page slots before the next query's."""
+    picked: dict[str, Candidate] = {}
+    for candidate in (c for queue in ranked for c in queue):
+        if len(picked) < max_pages:
+            picked.setdefault(candidate.url, candidate)
+    return list(picked.values())
+
+
 def bend_scheduling(mode: str | None) -> None:
-    """The scheduling breaks that live in the reference's scheduler and validation (this process only)."""
-    if mode == "retry-ignores-retry-after":
+    """The breaks that live in the reference's modules (scheduler, validation, page selection), in
+    this process only."""
+    if mode == "evidence-no-query-floor":
+        evidence_search.select_pages = query_after_query  # wrong: no floor of one source per query
+    elif mode == "evidence-hosts-not-domains":
+        _evidence_rank.registrable_domain = str.lower  # wrong: www. and news. of one site count as two
+    elif mode == "retry-ignores-retry-after":
         _scheduler.retry_after_seconds = lambda _headers, _now: 0.0  # wrong: the server's wait ignored
     elif mode == "retry-402":
         right = _scheduler.retryable

@@ -73,14 +73,17 @@ BREAKS: dict[str, tuple[set[str], str | tuple[str, ...]]] = {
     "pacing-cancel-sends": ({"search.api.pacing.cancel"}, "sent after the call was cancelled"),
     "localization-unvalidated": ({"search.api.localization"}, "was forwarded as localization"),
 }
-# Seed 002 modes of the SSRF profile's limit checks: mode -> the one check of the whole profile it
-# fails, and a fragment of the reason (the resolution/redirect ones are tabled in test_ssrf_checks,
-# the evidence ones in test_evidence_checks).
-SSRF_LIMIT_BREAKS: dict[str, tuple[str, str]] = {
-    "ssrf-env-proxy": ("ssrf.proxy.ignored", "the fetch went through the proxy named by"),
-    "ssrf-body-uncapped": ("ssrf.caps.body", "for a 65536-byte cap"),
-    "ssrf-hops-uncapped": ("ssrf.caps.redirects", "requests for a cap of 3 redirects"),
-    "ssrf-no-deadline": ("ssrf.deadline", "the call answered only once the server ended"),
+# Seed 002 modes added with the SSRF limit checks and the diversity check: mode -> the family (an
+# --only prefix), the one check of that family it fails, and a fragment of the reason (the older
+# resolution/redirect modes are tabled in test_ssrf_checks, the older evidence ones in
+# test_evidence_checks).
+SEED_002_BREAKS: dict[str, tuple[str, str, str]] = {
+    "ssrf-env-proxy": ("ssrf", "ssrf.proxy.ignored", "the fetch went through the proxy named by"),
+    "ssrf-body-uncapped": ("ssrf", "ssrf.caps.body", "for a 65536-byte cap"),
+    "ssrf-hops-uncapped": ("ssrf", "ssrf.caps.redirects", "requests for a cap of 3 redirects"),
+    "ssrf-no-deadline": ("ssrf", "ssrf.deadline", "the call answered only once the server ended"),
+    "evidence-no-query-floor": ("evidence", "evidence.diversity", "kept no source of its own"),
+    "evidence-hosts-not-domains": ("evidence", "evidence.diversity", "subdomains: 8 of 8 pages from harbour-news"),
 }
 
 
@@ -112,9 +115,9 @@ def test_break_fails_dsweb_certify_with_exactly_its_checks(mode: str, tmp_path: 
     assert any(f in reasons for f in ((fragment,) if isinstance(fragment, str) else fragment)), reasons
 
 
-@pytest.mark.parametrize("mode", sorted(SSRF_LIMIT_BREAKS))
-def test_ssrf_limit_break_fails_exactly_its_check_among_the_whole_ssrf_profile(mode: str, tmp_path: Path) -> None:
-    assert_break_fails_exactly("ssrf", mode, *SSRF_LIMIT_BREAKS[mode], tmp_path)
+@pytest.mark.parametrize("mode", sorted(SEED_002_BREAKS))
+def test_seed_002_break_fails_exactly_its_check_among_its_whole_family(mode: str, tmp_path: Path) -> None:
+    assert_break_fails_exactly(*SEED_002_BREAKS[mode][:1], mode, *SEED_002_BREAKS[mode][1:], tmp_path)
 
 
 def test_every_seed_002_break_mode_is_tabled() -> None:
@@ -123,7 +126,7 @@ def test_every_seed_002_break_mode_is_tabled() -> None:
 
     adapter = example_adapter_module()
     modes = {m for m in adapter.BREAKS if m.startswith(("ssrf-", "evidence-"))}
-    assert modes == set(SSRF_BREAKS) | set(EVIDENCE_BREAKS) | set(SSRF_LIMIT_BREAKS)
+    assert modes == set(SSRF_BREAKS) | set(EVIDENCE_BREAKS) | set(SEED_002_BREAKS)
 
 
 # The checks of this suite's case families (seeds 000/001, the opt-in scheduling ones included); seeds

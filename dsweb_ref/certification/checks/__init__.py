@@ -7,6 +7,7 @@ from . import (  # noqa: F401  (registration side effect)
     batch,
     differential,
     evidence,
+    evidence_diversity,
     fetch,
     mapping,
     merge,
