@@ -8,9 +8,11 @@ import os
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
-from dsweb_ref.certification.checks import REGISTRY
+from dsweb_ref import CallContext, FetchRequest, FetchResult, WebError, WebErrorCode
+from dsweb_ref.certification.checks import REGISTRY, ssrf_limits
 from dsweb_ref.certification.sandbox import PROXY_VARIABLES, SandboxNetwork
 from dsweb_ref.certification.targets import (
     InProcessTarget,
@@ -19,8 +21,10 @@ from dsweb_ref.certification.targets import (
     reference_settings,
     reference_target,
 )
+from dsweb_ref.netguard import PinnedTransport, check_url
+from dsweb_ref.providers.http_fetch import HttpFetchProvider
 from dsweb_ref.replay._bases import credential_environ
-from dsweb_ref.runtime import build_runtime
+from dsweb_ref.runtime import build_runtime, http_fetch_config
 
 from ._profile_breaks import assert_break_fails_exactly, certify_only
 from .conftest import run
@@ -98,3 +102,64 @@ def test_an_in_process_fetcher_that_honours_proxy_variables_is_caught_in_process
     report = run(InProcessTarget(build, name="proxied", version="0"), only=["ssrf.proxy.ignored"])
     (result,) = report.results
     assert result.outcome.value == "failed" and "the fetch went through the proxy named by" in result.reason
+
+
+class PerReadTimeout(HttpFetchProvider):
+    """A timeout per socket read (httpx's own), no deadline over the whole fetch."""
+
+    async def fetch(self, request: FetchRequest, ctx: CallContext | None = None) -> FetchResult:
+        url = check_url(request.url, max_length=self.config.max_url_length, policy=self.policy)
+        transport = PinnedTransport(self._backend, self._ssl())
+        async with httpx.AsyncClient(transport=transport, trust_env=False, timeout=self.config.timeout_s) as client:
+            try:
+                response = await client.send(client.build_request("GET", url), stream=True)
+                try:
+                    return await self.body(url, response)
+                finally:
+                    await response.aclose()
+            except httpx.HTTPError as exc:
+                raise WebError(WebErrorCode.PROVIDER_ERROR, repr(exc)) from exc
+
+    async def body(self, url: httpx.URL, response: httpx.Response) -> FetchResult:
+        return await self._read(url, response)
+
+
+class DeadlineOverBodyOnly(PerReadTimeout):
+    """Per-read timeouts until the headers are in; the one deadline only over the body."""
+
+    async def body(self, url: httpx.URL, response: httpx.Response) -> FetchResult:
+        async with asyncio.timeout(self.config.timeout_s):
+            return await self._read(url, response)
+
+
+def fetch_only_target(fetcher: type[HttpFetchProvider]) -> InProcessTarget:
+    def build(config: TargetConfig) -> ToolPair:
+        settings = reference_settings(config)
+        network = SandboxNetwork.from_json(config.test_network)
+        http = None
+        if network is not None:
+            http = fetcher(http_fetch_config(settings), resolver=network.resolver(), dialer=network.dialer())
+        runtime = build_runtime(lambda: settings, environ=credential_environ(config.api_key), http_fetch=http)
+        return ToolPair(search=runtime.search_tool(), fetch=runtime.fetch_tool())
+
+    return InProcessTarget(build, name=fetcher.__name__, version="0")
+
+
+# A wrong reading of "one deadline", and which rows of ssrf.deadline pass or fail it.
+DEADLINE_READINGS = {
+    PerReadTimeout: {"silent": "passed", "drip-body": "failed", "drip-headers": "failed"},
+    DeadlineOverBodyOnly: {"silent": "passed", "drip-body": "passed", "drip-headers": "failed"},
+}
+
+
+@pytest.mark.parametrize("fetcher", list(DEADLINE_READINGS), ids=lambda f: f.__name__)
+def test_each_deadline_row_catches_the_reading_it_names(
+    fetcher: type[HttpFetchProvider], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    outcomes = {}
+    for case in ssrf_limits.DEADLINE_CASES:
+        monkeypatch.setattr(ssrf_limits, "DEADLINE_CASES", (case,))
+        (result,) = run(fetch_only_target(fetcher), only=["ssrf.deadline"]).results
+        outcomes[case.name] = result.outcome.value
+    monkeypatch.undo()
+    assert outcomes == DEADLINE_READINGS[fetcher]

@@ -238,7 +238,8 @@ DEADLINE_CASES = (
     ),
     Case(
         "drip-headers",
-        "the deadline armed only once the headers are in: headers dripped line by line",
+        "a per-read timeout until the headers are in, the one deadline only over the body: headers "
+        "dripped line by line",
         {"server_s": HOLD, "every_s": DRIP},
     ),
 )
