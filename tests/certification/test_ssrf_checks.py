@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import os
+import zlib
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from dsweb_ref import CallContext, FetchRequest, FetchResult, WebError, WebErrorCode
+from dsweb_ref import CallContext, FetchBody, FetchRequest, FetchResult, WebError, WebErrorCode
 from dsweb_ref.certification.checks import REGISTRY, ssrf_limits
 from dsweb_ref.certification.sandbox import PROXY_VARIABLES, SandboxNetwork
 from dsweb_ref.certification.targets import (
@@ -21,7 +22,7 @@ from dsweb_ref.certification.targets import (
     reference_settings,
     reference_target,
 )
-from dsweb_ref.netguard import PinnedTransport, check_url
+from dsweb_ref.netguard import PinnedTransport, check_url, read_capped
 from dsweb_ref.providers.http_fetch import HttpFetchProvider
 from dsweb_ref.replay._bases import credential_environ
 from dsweb_ref.runtime import build_runtime, http_fetch_config
@@ -163,3 +164,43 @@ def test_each_deadline_row_catches_the_reading_it_names(
         outcomes[case.name] = result.outcome.value
     monkeypatch.undo()
     assert outcomes == DEADLINE_READINGS[fetcher]
+
+
+class DeclaredLengthOnly(HttpFetchProvider):
+    """A declared Content-Length over the cap is refused; any other body is read to its end."""
+
+    async def _read(self, url: httpx.URL, response: httpx.Response) -> FetchResult:
+        if int(response.headers.get("content-length") or 0) > self.config.max_response_bytes:
+            raise WebError(WebErrorCode.FETCH_TOO_LARGE, "too large")
+        text = (await response.aread()).decode("utf-8", "replace")
+        return FetchResult(url=str(url), status_code=response.status_code, body=FetchBody("text", text))
+
+
+class WireBytesCap(HttpFetchProvider):
+    """The cap counts the bytes on the wire; what they inflate to is not bounded."""
+
+    async def _read(self, url: httpx.URL, response: httpx.Response) -> FetchResult:
+        raw, _cut = await read_capped(response.aiter_raw(), self.config.max_response_bytes)
+        if response.headers.get("content-encoding"):
+            raw = zlib.decompress(raw, wbits=47)  # zlib or gzip framing
+        return FetchResult(url=str(url), status_code=response.status_code, body=FetchBody("text", raw.decode()))
+
+
+BODY_READINGS = {
+    DeclaredLengthOnly: {"declared": "passed", "undeclared": "failed", "gzip-bomb": "failed",
+                         "deflate-bomb": "failed"},
+    WireBytesCap: {"declared": "passed", "undeclared": "passed", "gzip-bomb": "failed", "deflate-bomb": "failed"},
+}
+
+
+@pytest.mark.parametrize("fetcher", list(BODY_READINGS), ids=lambda f: f.__name__)
+def test_each_body_cap_row_catches_the_reading_it_names(
+    fetcher: type[HttpFetchProvider], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    outcomes = {}
+    for case in ssrf_limits.BODY_CASES:
+        monkeypatch.setattr(ssrf_limits, "BODY_CASES", (case,))
+        (result,) = run(fetch_only_target(fetcher), only=["ssrf.caps.body"]).results
+        outcomes[case.name] = result.outcome.value
+    monkeypatch.undo()
+    assert outcomes == BODY_READINGS[fetcher]
