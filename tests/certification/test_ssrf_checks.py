@@ -204,3 +204,61 @@ def test_each_body_cap_row_catches_the_reading_it_names(
         outcomes[case.name] = result.outcome.value
     monkeypatch.undo()
     assert outcomes == BODY_READINGS[fetcher]
+
+
+async def through_environment_proxies(fetcher: HttpFetchProvider, url: httpx.URL) -> FetchResult:
+    async with httpx.AsyncClient(trust_env=True, timeout=5.0) as client:
+        try:
+            response = await client.send(client.build_request("GET", url), stream=True)
+        except httpx.HTTPError as exc:
+            raise WebError(WebErrorCode.PROVIDER_ERROR, repr(exc)) from exc
+        try:
+            return await fetcher._read(url, response)
+        finally:
+            await response.aclose()
+
+
+class HttpsProxied(HttpFetchProvider):
+    """Only https URLs go through a client that reads the proxy variables."""
+
+    async def _follow(self, url: httpx.URL, ctx: CallContext) -> FetchResult:
+        if url.scheme != "https":
+            return await super()._follow(url, ctx)
+        return await through_environment_proxies(self, url)
+
+
+class _Hop(Exception):
+    def __init__(self, target: httpx.URL) -> None:
+        self.target = target
+
+
+class HopsProxied(HttpFetchProvider):
+    """The first request is pinned; a redirect hop is fetched by a client that reads the proxy variables."""
+
+    def _next_hop(self, url: httpx.URL, response: httpx.Response, hops: int) -> httpx.URL:
+        raise _Hop(super()._next_hop(url, response, hops))
+
+    async def _follow(self, url: httpx.URL, ctx: CallContext) -> FetchResult:
+        try:
+            return await super()._follow(url, ctx)
+        except _Hop as hop:
+            return await through_environment_proxies(self, hop.target)
+
+
+PROXY_READINGS = {
+    HttpsProxied: {"http": "passed", "https": "failed", "redirect-hop": "passed"},
+    HopsProxied: {"http": "passed", "https": "passed", "redirect-hop": "failed"},
+}
+
+
+@pytest.mark.parametrize("fetcher", list(PROXY_READINGS), ids=lambda f: f.__name__)
+def test_each_proxy_row_catches_the_reading_it_names(
+    fetcher: type[HttpFetchProvider], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    outcomes = {}
+    for case in ssrf_limits.PROXY_CASES:
+        monkeypatch.setattr(ssrf_limits, "PROXY_CASES", (case,))
+        (result,) = run(fetch_only_target(fetcher), only=["ssrf.proxy.ignored"]).results
+        outcomes[case.name] = result.outcome.value
+    monkeypatch.undo()
+    assert outcomes == PROXY_READINGS[fetcher]

@@ -156,7 +156,12 @@ HOP_CAP = 3  # configure fetch_max_redirects
 CHAIN = 12
 HOP_CASES = (
     Case("chain", f"no hop cap: a same-origin chain of {CHAIN} redirects followed to its end", {"path": "/hop/0"}),
-    Case("loop", "no hop cap: a redirect to itself followed until something else gives up", {"path": "/loop"}),
+    Case(
+        "loop",
+        "hops counted per distinct URL: a redirect to itself never adds one (failed by the request count, "
+        "or errored when the call never answers)",
+        {"path": "/loop"},
+    ),
 )
 
 
