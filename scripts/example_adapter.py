@@ -99,7 +99,16 @@ from dsweb_ref.replay._bases import KEY_ENV, credential_environ
 from dsweb_ref.runtime import Runtime, build_runtime, http_fetch_config, scripted_runtime
 from dsweb_ref.settings import Settings
 from dsweb_ref.standalone_accounts import resolve
-from dsweb_ref.tools import ToolResult, _evidence_rank, error_result, evidence_search, merge_results, render_search
+from dsweb_ref.tools import (
+    ToolResult,
+    _evidence_rank,
+    _summary,
+    error_result,
+    evidence_search,
+    merge_results,
+    render_search,
+)
+from dsweb_ref.tools import web_search as web_search_tool
 from dsweb_ref.tools._evidence_rank import Candidate
 from dsweb_ref.tools.evidence_search import EvidenceContext
 from dsweb_ref.tools.standalone_search import (
@@ -110,7 +119,7 @@ from dsweb_ref.tools.standalone_search import (
     encode_result,
     parse_query,
 )
-from dsweb_ref.tools.web_search import parse_queries
+from dsweb_ref.tools.web_search import WebSearchTool, parse_queries
 
 BREAKS = (
     "thinking-enabled",
@@ -184,6 +193,10 @@ BREAKS = (
     "pacing-burst",
     "pacing-cancel-sends",
     "localization-unvalidated",
+    "summary-by-default",
+    "summary-budget-bytes",
+    "summary-no-marker",
+    "summary-total-per-source",
 )
 # Modes that rebuild the standalone result from the backend's answer instead of the reference tool.
 STANDALONE_REBUILT = (
@@ -223,6 +236,7 @@ CAPABILITIES = (
     "retry",
     "pacing",
     "localization",
+    "summary-budget",
 )
 PROMPT: contextvars.ContextVar[str | None] = contextvars.ContextVar("prompt", default=None)
 UNCHECKED_HOP: contextvars.ContextVar[bool] = contextvars.ContextVar("unchecked_hop", default=False)
@@ -554,6 +568,27 @@ def bend_scheduling(mode: str | None) -> None:
         settings_module.ip_literal = unvalidated
 
 
+def bytes_cut(text: str, budget: int) -> tuple[str, bool]:
+    """summary-budget-bytes: the summary budget counted in UTF-8 bytes."""
+    folded = " ".join(text.split())
+    if len(folded.encode()) <= budget:
+        return folded, False
+    keep = folded.encode()[: max(0, budget - len("…".encode()))].decode("utf-8", "ignore")
+    return keep.rstrip() + "…", True
+
+
+def bend_summary(mode: str | None) -> None:
+    """The summary-budget breaks that live in the reference's budgeting (this process only)."""
+    if mode == "summary-budget-bytes":
+        _summary.cut_to = bytes_cut  # wrong: a character is not a byte
+    elif mode == "summary-no-marker":
+        _summary.SUMMARY_CUT_MARKER = ""  # wrong: a cut summary must say so
+    elif mode == "summary-total-per-source":
+        right = _summary.budget_summaries
+        # wrong: the total bounds the whole call, not each source
+        web_search_tool.budget_summaries = lambda sources, per, total: right(sources, min(per, total), 10**9)
+
+
 def bend_config(mode: str | None, config: TargetConfig) -> TargetConfig:
     """The configure-level breaks: the deployment's keys replaced before the reference sees them."""
     if mode == "count-is-max-results":
@@ -562,6 +597,8 @@ def bend_config(mode: str | None, config: TargetConfig) -> TargetConfig:
         return replace(config, max_uses=5)  # wrong: the configured max_uses ignored
     if mode == "retry-by-default" and config.retries == 0:
         return replace(config, retries=2)  # wrong: seed 001 ships fail-fast
+    if mode == "summary-by-default":
+        return replace(config, search_model_text="summary")  # wrong: seed 001 shows snippets as shipped
     if mode == "pacing-burst" and config.pacing_qps is not None:
         return replace(config, pacing_qps=config.pacing_qps * 10)  # wrong: a whole batch in one second
     return config
@@ -660,7 +697,7 @@ class Adapter:
             if self.mode == "generic-failure" and len(queries) > 1:
                 code = "WEB_PROVIDER_ERROR"  # wrong: the batch returns the first failure itself, code included
             return ToolResult(text=f"Error: {error.message}", error_code=code)
-        return self.merge(queries, results, cap)
+        return self.merge(queries, results, cap, tool)
 
     async def detached(self, coro: Coroutine[Any, Any, ToolResult]) -> ToolResult:
         """pacing-cancel-sends: cancelling answers at once, but the call runs on (its queued queries are sent)."""
@@ -669,8 +706,7 @@ class Adapter:
         task.add_done_callback(self.background.discard)
         return await asyncio.shield(task)
 
-    def merge(self, queries: list[str], results: list[SearchResult], cap: int) -> ToolResult:
-        text_from = None
+    def merge(self, queries: list[str], results: list[SearchResult], cap: int, tool: WebSearchTool) -> ToolResult:
         if self.mode == "no-round-robin":
             merged = concat_merge(results, cap)
         elif self.mode == "duplicate-url":
@@ -687,7 +723,8 @@ class Adapter:
             merged = merge_results(queries, results, cap)
         if self.mode == "text-uncapped":
             text_from = merge_results(queries, results, 10**6)  # wrong: the model sees what the cap dropped
-        return ToolResult(text=render_search(text_from or merged), value=merged.to_json())
+            return ToolResult(text=render_search(text_from), value=merged.to_json())
+        return tool.present(merged)  # the reference's rendering (snippet or summary mode) of this merge
 
     def bend(self, result: ToolResult, arguments: Any) -> ToolResult:
         """The result-level breaks, applied to the reference tool's answer."""
@@ -934,6 +971,7 @@ def main() -> None:
     capabilities = tuple(c for c in CAPABILITIES if c not in args.without)
     mode = args.mode or args.variant
     bend_scheduling(mode)
+    bend_summary(mode)
     log("starting", f"mode={mode}", f"capabilities={','.join(capabilities)}")
     asyncio.run(Server(Adapter(mode, capabilities)).serve())
 

@@ -56,6 +56,7 @@ Methods
     - ``retry`` - Search API retries of 408, 429 and 5xx as ``configure`` ``retries`` allows (seed 001)
     - ``pacing`` - Search API requests paced to ``configure`` ``pacing_qps`` (seed 001)
     - ``localization`` - ``configure`` ``localization`` forwarded to the Search API (seed 001)
+    - ``summary-budget`` - Search API summaries shown to the model under the ``configure`` budgets (seed 001)
 
 ``configure`` -> ``{}``
     Sent before each check (repeatedly; each replaces the previous configuration). Params::
@@ -79,7 +80,10 @@ Methods
           "scripted_base": "",             # provider "scripted": POST {scripted_base}/search (else "")
           "retries": 0,                    # retry: how many retries of 408/429/5xx a search may make
           "pacing_qps": null,              # pacing: Search API requests per second (null = no pacing)
-          "localization": null             # localization: IP literal to send as localization (null = unset)
+          "localization": null,            # localization: IP literal to send as localization (null = unset)
+          "search_model_text": "snippet",  # summary-budget: what the model sees per source: "snippet" | "summary"
+          "search_summary_max_chars": 1000,   # summary-budget: characters of one source's summary shown
+          "search_summary_total_chars": 4000  # summary-budget: summary characters shown over the whole call
         }
 
     Every key is a deployment setting a check relies on; use each as given. Unknown keys must be
@@ -103,6 +107,18 @@ Methods
     ``localization`` sends an IPv4 or IPv6 literal as the body's ``localization`` and refuses
     anything else (an error answer to ``configure`` or to the call). Cancelling a call while it
     waits to retry or for a slot answers at once and sends nothing more.
+
+    ``search_model_text`` and the two summary budgets are seed 001's model-facing summary. With
+    ``"snippet"`` (the default, and always for a target not declaring ``summary-budget``) the model
+    sees each source's snippet and never its summary. A target declaring ``summary-budget`` shows,
+    with ``"summary"``, each source's Search API ``summary`` instead: at most
+    ``search_summary_max_chars`` characters of it per source and ``search_summary_total_chars`` over
+    every source of the call (all its queries); a "character" is a Unicode code point (an astral
+    character is one, never split into surrogates). A longer summary is cut on a character boundary
+    and ends in a visible marker (any non-blank text; it counts toward the budget); ``truncated`` is
+    then true. Which sources get the total first, and whether whitespace is folded, are open. The
+    value keeps ``snippet`` and ``metadata.summary`` exactly as served and records, on each source
+    with a summary, ``summary_shown``: the summary exactly as the text shows it ("" if none of it).
 
     With ``ssrf-test-mode``, ``configure`` may also carry::
 
@@ -187,8 +203,8 @@ it. The report names every profile and why one was not certified.
 - ``seed-001-search-api``: ``web_search``, ``search-api``
 - ``seed-001-messages``: ``web_search``, ``messages-search``
 - ``seed-001-fetch-api``: ``web_fetch``, ``fetch-api``
-- ``seed-001-retry``, ``seed-001-pacing``, ``seed-001-localization`` (opt-in): ``web_search``,
-  ``search-api`` and that capability
+- ``seed-001-retry``, ``seed-001-pacing``, ``seed-001-localization``, ``seed-001-summary-budget``
+  (opt-in): ``web_search``, ``search-api`` and that capability
 - ``seed-002-evidence``: ``web_search``, ``search-api``, ``fetch-api``, ``evidence-search``
 - ``ssrf``: ``web_fetch``, ``ssrf-test-mode``
 - ``seed-003-standalone``: ``standalone-search``, ``standalone-resolve``
@@ -236,6 +252,7 @@ __all__ = [
     "CAP_SSRF_TEST_MODE",
     "CAP_STANDALONE_RESOLVE",
     "CAP_STANDALONE_SEARCH",
+    "CAP_SUMMARY_BUDGET",
     "CAP_WEB_FETCH",
     "CAP_WEB_SEARCH",
     "ProtocolError",
@@ -257,6 +274,7 @@ CAP_SCRIPTED_SEARCH: Final = "scripted-search"
 CAP_RETRY: Final = "retry"
 CAP_PACING: Final = "pacing"
 CAP_LOCALIZATION: Final = "localization"
+CAP_SUMMARY_BUDGET: Final = "summary-budget"
 CAPABILITIES: Final = (
     CAP_WEB_SEARCH,
     CAP_WEB_FETCH,
@@ -272,6 +290,7 @@ CAPABILITIES: Final = (
     CAP_RETRY,
     CAP_PACING,
     CAP_LOCALIZATION,
+    CAP_SUMMARY_BUDGET,
 )
 
 

@@ -82,6 +82,7 @@ PROFILES: tuple[Profile, ...] = (
             ("retry", "waiting before retrying 408, 429 and 5xx"),
             ("pacing", "cancellation-aware pacing under the account's rate"),
             ("localization", "a bounded IP localization input"),
+            ("summary-budget", "model-facing summaries under per-source and total budgets"),
         )
     ),
     Profile(

@@ -130,6 +130,10 @@ class TargetConfig:
     retries: int = 0  # retries of 408/429/5xx a search may make
     pacing_qps: float | None = None  # requests per second per API; None = no pacing
     localization: str | None = None  # an IP literal forwarded as Search API localization; None = unset
+    # Seed 001's model-facing summary (capability summary-budget): snippet by default, as shipped.
+    search_model_text: Literal["snippet", "summary"] = "snippet"
+    search_summary_max_chars: int = 1000  # characters of one source's summary the model sees
+    search_summary_total_chars: int = 4000  # summary characters over every source of one call
 
     def standalone_url(self, protocol: str) -> str:
         """The exact request URL of a seed-003 standalone search over ``protocol``."""
@@ -356,6 +360,9 @@ def reference_settings(config: TargetConfig) -> Settings:
             "http_fetch.timeout_s": config.timeout_s,
             "http_fetch.max_response_bytes": config.fetch_max_bytes,
             "http_fetch.max_redirects": config.fetch_max_redirects,
+            "tools.search_model_text": config.search_model_text,
+            "tools.search_summary_max_chars": config.search_summary_max_chars,
+            "tools.search_summary_total_chars": config.search_summary_total_chars,
             **scheduling_overrides(config),
         },
     )

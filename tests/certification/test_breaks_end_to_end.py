@@ -72,6 +72,11 @@ BREAKS: dict[str, tuple[set[str], str | tuple[str, ...]]] = {
     "pacing-burst": ({"search.api.pacing.rate"}, "started within one second"),
     "pacing-cancel-sends": ({"search.api.pacing.cancel"}, "sent after the call was cancelled"),
     "localization-unvalidated": ({"search.api.localization"}, "was forwarded as localization"),
+    # seed 001's model-facing summary: snippets by default, and the opt-in summary-budget capability
+    "summary-by-default": ({"search.api.summary.snippet_default"}, "the model-visible text shows the summary"),
+    "summary-budget-bytes": ({"search.api.summary.budget"}, "summary characters shown where the budgets allow"),
+    "summary-no-marker": ({"search.api.summary.budget"}, "without a visible marker"),
+    "summary-total-per-source": ({"search.api.summary.budget"}, "total budget 2000"),
 }
 # Seed 002 modes added with the SSRF limit checks and the diversity check: mode -> the family (an
 # --only prefix), the one check of that family it fails, and a fragment of the reason (the older
@@ -131,8 +136,8 @@ def test_every_seed_002_break_mode_is_tabled() -> None:
 
 # The checks of this suite's case families (seeds 000/001, the opt-in scheduling ones included); seeds
 # 002/003 table their own breaks (tests/standalone, ...).
-FAMILIES = {"batch", "differential", "fetch", "mapping", "merge", "outcomes", "scheduling", "search", "text",
-            "validation"}
+FAMILIES = {"batch", "differential", "fetch", "mapping", "merge", "outcomes", "scheduling", "search", "summary",
+            "text", "validation"}
 SEED_000_001 = [s for s in all_checks() if s.run.__module__.rsplit(".", 1)[-1] in FAMILIES]
 
 

@@ -17,6 +17,7 @@ from . import (  # noqa: F401  (registration side effect)
     ssrf,
     ssrf_limits,
     standalone,
+    summary,
     text,
     validation,
 )
