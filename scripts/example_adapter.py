@@ -24,10 +24,16 @@ seed 002 ones:
                         when it fails                                   -> ssrf.resolve.mixed_answers
     ssrf-re-resolve     validates one lookup, then dials the answer of a fresh one -> ssrf.resolve.rebinding
     ssrf-redirect-unchecked  redirect targets are followed without any check -> ssrf.redirect.private
+    ssrf-env-proxy      validated, then sent by a client that honours proxy variables -> ssrf.proxy.ignored
+    ssrf-body-uncapped  the configured fetch_max_bytes ignored            -> ssrf.caps.body
+    ssrf-hops-uncapped  the configured fetch_max_redirects ignored (up to 100 hops) -> ssrf.caps.redirects
+    ssrf-no-deadline    no deadline over the whole fetch: it waits as long as the server -> ssrf.deadline
     evidence-model-call an evidence call also asks a model (Messages)  -> evidence.no_model_call
     evidence-no-urls    evidence lines lose their source URLs           -> evidence.lines_cite_results
     evidence-local-allowed  a refused local query is then sent to web search -> evidence.local_refused
     evidence-retry-allowed  no retry memory across calls of a conversation -> evidence.retry_refused
+    evidence-no-query-floor  the page bound filled query after query (no source kept per query) -> evidence.diversity
+    evidence-hosts-not-domains  diversity counted per host, not per registrable domain -> evidence.diversity
 
 ``--variant NAME`` behaves differently from the reference in a way the seeds allow; the suite
 must still certify it:
@@ -71,10 +77,20 @@ import httpcore
 import httpx
 
 import dsweb_ref.settings as settings_module
-from dsweb_ref import CallContext, SearchRequest, SearchResult, Source, WebError, WebErrorCode, __version__
+from dsweb_ref import (
+    CallContext,
+    FetchRequest,
+    FetchResult,
+    SearchRequest,
+    SearchResult,
+    Source,
+    WebError,
+    WebErrorCode,
+    __version__,
+)
 from dsweb_ref.certification.sandbox import SandboxNetwork
 from dsweb_ref.certification.targets import TargetConfig, reference_settings
-from dsweb_ref.netguard import AddressPolicy, IPAddress, PinnedNetworkBackend, Resolver, vet_host
+from dsweb_ref.netguard import AddressPolicy, IPAddress, PinnedNetworkBackend, Resolver, check_url, vet_host
 from dsweb_ref.providers import _scheduler, deepseek_search_api
 from dsweb_ref.providers.http_fetch import HttpFetchProvider
 from dsweb_ref.providers.standalone_messages import MessagesStandaloneSearch
@@ -83,8 +99,17 @@ from dsweb_ref.replay._bases import KEY_ENV, credential_environ
 from dsweb_ref.runtime import Runtime, build_runtime, http_fetch_config, scripted_runtime
 from dsweb_ref.settings import Settings
 from dsweb_ref.standalone_accounts import resolve
-from dsweb_ref.tools import ToolResult, _summary, error_result, merge_results, render_search
+from dsweb_ref.tools import (
+    ToolResult,
+    _evidence_rank,
+    _summary,
+    error_result,
+    evidence_search,
+    merge_results,
+    render_search,
+)
 from dsweb_ref.tools import web_search as web_search_tool
+from dsweb_ref.tools._evidence_rank import Candidate
 from dsweb_ref.tools.evidence_search import EvidenceContext
 from dsweb_ref.tools.standalone_search import (
     MAX_OUTPUT_TOKENS,
@@ -151,10 +176,16 @@ BREAKS = (
     "ssrf-first-answer-only",
     "ssrf-re-resolve",
     "ssrf-redirect-unchecked",
+    "ssrf-env-proxy",
+    "ssrf-body-uncapped",
+    "ssrf-hops-uncapped",
+    "ssrf-no-deadline",
     "evidence-model-call",
     "evidence-no-urls",
     "evidence-local-allowed",
     "evidence-retry-allowed",
+    "evidence-no-query-floor",
+    "evidence-hosts-not-domains",
     "standalone-budget",
     "standalone-no-bound",
     "standalone-accept-prose",
@@ -394,14 +425,49 @@ class BreakingFetch(HttpFetchProvider):
     """ssrf-redirect-unchecked: a redirect target is followed without any check."""
 
     def _next_hop(self, url: httpx.URL, response: httpx.Response, hops: int) -> httpx.URL:
+        if hops >= self.config.max_redirects:  # the hop cap is kept: only the target goes unchecked
+            raise WebError(WebErrorCode.REDIRECT_BLOCKED, "too many redirects")
         UNCHECKED_HOP.set(True)
         return url.join(response.headers.get("location", ""))
+
+
+class EnvProxyFetch(HttpFetchProvider):
+    """ssrf-env-proxy: the host is validated, then the page is fetched by a client that reads proxy
+    variables from the environment (wrong: the proxy resolves and dials on the fetcher's behalf)."""
+
+    async def _follow(self, url: httpx.URL, ctx: CallContext) -> FetchResult:
+        await vet_host(url.host, policy=self.policy, resolver=self._backend.resolver)
+        async with httpx.AsyncClient(trust_env=True, timeout=self.config.timeout_s) as client:
+            try:
+                response = await client.send(client.build_request("GET", url), stream=True)
+            except httpx.HTTPError as exc:
+                raise WebError(WebErrorCode.PROVIDER_ERROR, f"web fetch failed: {exc!r}") from exc
+            try:
+                return await self._read(url, response)
+            finally:
+                await response.aclose()
+
+
+class NoDeadlineFetch(HttpFetchProvider):
+    """ssrf-no-deadline: the same fetch without its one deadline (wrong: a silent or dripping server
+    holds the call as long as it likes)."""
+
+    async def fetch(self, request: FetchRequest, ctx: CallContext | None = None) -> FetchResult:
+        url = check_url(request.url, max_length=self.config.max_url_length, policy=self.policy)
+        return await self._follow(url, ctx or CallContext())
 
 
 def sandboxed_fetch(mode: str | None, settings: Settings, network: SandboxNetwork) -> HttpFetchProvider:
     """The http provider on the suite's test network, broken as ``mode`` says."""
     resolver, dialer = network.resolver(), network.dialer()
     config = http_fetch_config(settings)
+    if mode == "ssrf-body-uncapped":
+        config = replace(config, max_response_bytes=1 << 30)  # wrong: the configured cap ignored
+    if mode == "ssrf-hops-uncapped":
+        config = replace(config, max_redirects=100)  # wrong: the configured hop cap ignored
+    if mode in ("ssrf-env-proxy", "ssrf-no-deadline"):
+        broken = EnvProxyFetch if mode == "ssrf-env-proxy" else NoDeadlineFetch
+        return broken(config, resolver=resolver, dialer=dialer)
     if mode == "ssrf-no-unwrap":
         return HttpFetchProvider(config, policy=NoUnwrapPolicy(), resolver=resolver, dialer=dialer)
     if mode == "ssrf-redirect-unchecked":
@@ -484,9 +550,23 @@ def unvalidated(value: object) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
+def query_after_query(ranked: Sequence[Sequence[Candidate]], *, max_pages: int, max_per_domain: int) -> list[Candidate]:
+    """evidence-no-query-floor: the first query's results take the page slots before the next query's."""
+    picked: dict[str, Candidate] = {}
+    for candidate in (c for queue in ranked for c in queue):
+        if len(picked) < max_pages:
+            picked.setdefault(candidate.url, candidate)
+    return list(picked.values())
+
+
 def bend_scheduling(mode: str | None) -> None:
-    """The scheduling breaks that live in the reference's scheduler and validation (this process only)."""
-    if mode == "retry-ignores-retry-after":
+    """The breaks that live in the reference's modules (scheduler, validation, page selection), in
+    this process only."""
+    if mode == "evidence-no-query-floor":
+        evidence_search.select_pages = query_after_query  # wrong: no floor of one source per query
+    elif mode == "evidence-hosts-not-domains":
+        _evidence_rank.registrable_domain = str.lower  # wrong: www. and news. of one site count as two
+    elif mode == "retry-ignores-retry-after":
         _scheduler.retry_after_seconds = lambda _headers, _now: 0.0  # wrong: the server's wait ignored
     elif mode == "retry-402":
         right = _scheduler.retryable

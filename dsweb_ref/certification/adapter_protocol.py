@@ -11,6 +11,14 @@ Python path variables (``PYTHONPATH``, ``VIRTUAL_ENV``) only, plus what ``--adap
 passes. Credentials of whoever runs the suite (``DEEPSEEK_API_KEY``, ...) are not inherited: the
 only key an adapter needs is the emulator's test key, which ``configure`` hands over.
 
+The suite also sets every proxy variable (``HTTP_PROXY``, ``HTTPS_PROXY``, ``ALL_PROXY`` and their
+lower-case forms) to ``http://127.0.0.1:PORT`` of a trap of its own (one per variable) and
+``NO_PROXY``/``no_proxy`` to ``127.0.0.1,localhost,::1``, for the whole run: an adapter's own
+clients reach the loopback emulator directly whichever way they read them, while a ``web_fetch``
+that routes a page through a proxy is caught by ``ssrf.proxy.ignored`` (a proxy would resolve and
+dial on the fetcher's behalf, outside its address policy). An in-process target sees the same
+variables in its process environment for the run.
+
 Requests (suite -> adapter)::
 
     {"id": 7, "method": "web_search", "params": {...}}
@@ -65,7 +73,9 @@ Methods
           "model": "deepseek-v4-flash",    # Messages model
           "max_tokens": 4096,              # Messages max_tokens
           "max_uses": 5,                   # Messages web_search server tool max_uses
-          "timeout_s": 30.0,               # one deadline per upstream request (both protocols)
+          "timeout_s": 30.0,               # one deadline per upstream request (both protocols) and per web_fetch
+          "fetch_max_bytes": 5000000,      # web_fetch's own fetcher: the decoded body cap, in bytes
+          "fetch_max_redirects": 5,        # web_fetch's own fetcher: redirect hops it may follow
           "openai_base": "http://127.0.0.1:PORT/v1",  # POST {openai_base}/responses (seed 003)
           "scripted_base": "",             # provider "scripted": POST {scripted_base}/search (else "")
           "retries": 0,                    # retry: how many retries of 408/429/5xx a search may make
@@ -122,6 +132,11 @@ Methods
     an address it accepted by connecting to ``127.0.0.1:<dial[address]>`` (an unlisted address refuses
     the connection). Environment proxies stay ignored. The suite dials every address it considers
     non-public to a trap that counts connections: any connection there fails the SSRF check.
+    The SSRF profile also holds the fetcher to the limits ``configure`` hands over: the whole fetch
+    (every hop and read) ends with a ``WEB_*`` error within ``timeout_s`` even when a server never
+    answers or drips its answer; a decoded body over ``fetch_max_bytes`` (declared, undeclared or
+    gzip/deflate-compressed) is cut to the cap or refused; at most ``fetch_max_redirects`` hops
+    are followed. No seed fixes the codes, so any ``WEB_*`` error is accepted there.
 
 ``web_search`` -> ``{"text": str, "value": object}``
     Params ``{"arguments": {"queries": [...]}, "latest_prompt": str | null}``: one tool call with the
@@ -191,7 +206,7 @@ it. The report names every profile and why one was not certified.
 - ``seed-001-retry``, ``seed-001-pacing``, ``seed-001-localization``, ``seed-001-summary-budget``
   (opt-in): ``web_search``, ``search-api`` and that capability
 - ``seed-002-evidence``: ``web_search``, ``search-api``, ``fetch-api``, ``evidence-search``
-- ``seed-002-fetch-guard``: ``web_fetch``, ``ssrf-test-mode``
+- ``ssrf``: ``web_fetch``, ``ssrf-test-mode``
 - ``seed-003-standalone``: ``standalone-search``, ``standalone-resolve``
 
 Conformance search route

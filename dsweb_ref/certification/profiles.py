@@ -92,7 +92,7 @@ PROFILES: tuple[Profile, ...] = (
         requires=("web_search", "search-api", "fetch-api", "evidence-search"),
     ),
     Profile(
-        "seed-002-fetch-guard",
+        "ssrf",
         "002",
         "fetching untrusted URLs: no special-purpose address reached, on any answer, redirect or re-lookup",
         requires=("web_fetch", "ssrf-test-mode"),

@@ -17,6 +17,7 @@ import dsweb_ref.certification.checks.batch as batch
 from dsweb_ref.certification.checks import all_checks
 from dsweb_ref.certification.checks.search import ORI_CASES, ori_accepted
 
+from ._profile_breaks import assert_break_fails_exactly
 from .conftest import EXAMPLE_ADAPTER, ROOT, adapter_command, dsweb_certify, json_outcomes, json_report
 
 # mode -> the checks it must fail, and a fragment of the failing reason.
@@ -85,6 +86,20 @@ BREAKS: dict[str, tuple[set[str], str | tuple[str, ...]]] = {
     "summary-no-marker": ({"search.api.summary.budget"}, "without a visible marker"),
     "summary-total-per-source": ({"search.api.summary.budget"}, "total budget 2000"),
 }
+# Seed 002 modes added with the SSRF limit checks and the diversity check: mode -> the family (an
+# --only prefix), the one check of that family it fails, and a fragment of the reason (the older
+# resolution/redirect modes are tabled in test_ssrf_checks, the older evidence ones in
+# test_evidence_checks).
+SEED_002_BREAKS: dict[str, tuple[str, str, str]] = {
+    "ssrf-env-proxy": ("ssrf", "ssrf.proxy.ignored", "the fetch went through the proxy named by"),
+    "ssrf-body-uncapped": ("ssrf", "ssrf.caps.body", "for a 65536-byte cap"),
+    "ssrf-hops-uncapped": ("ssrf", "ssrf.caps.redirects", "requests for a cap of 3 redirects"),
+    "ssrf-no-deadline": ("ssrf", "ssrf.deadline", "the call answered only once the server ended"),
+    "evidence-no-query-floor": ("evidence", "evidence.diversity", "kept no source of its own"),
+    "evidence-hosts-not-domains": ("evidence", "evidence.diversity", "subdomains: 8 of 8 pages from harbour-news"),
+}
+
+
 def certify_json(tmp_path: Path, *argv: str) -> tuple[int, dict[str, object], dict[str, str]]:
     path = tmp_path / "report.json"
     code = dsweb_certify(*argv, "--json", str(path))
@@ -111,6 +126,20 @@ def test_break_fails_dsweb_certify_with_exactly_its_checks(mode: str, tmp_path: 
     assert isinstance(checks, list)
     reasons = " ".join(c["reason"] for c in checks if c["id"] in expected)
     assert any(f in reasons for f in ((fragment,) if isinstance(fragment, str) else fragment)), reasons
+
+
+@pytest.mark.parametrize("mode", sorted(SEED_002_BREAKS))
+def test_seed_002_break_fails_exactly_its_check_among_its_whole_family(mode: str, tmp_path: Path) -> None:
+    assert_break_fails_exactly(*SEED_002_BREAKS[mode][:1], mode, *SEED_002_BREAKS[mode][1:], tmp_path)
+
+
+def test_every_seed_002_break_mode_is_tabled() -> None:
+    from .test_evidence_checks import BREAKS as EVIDENCE_BREAKS
+    from .test_ssrf_checks import BREAKS as SSRF_BREAKS
+
+    adapter = example_adapter_module()
+    modes = {m for m in adapter.BREAKS if m.startswith(("ssrf-", "evidence-"))}
+    assert modes == set(SSRF_BREAKS) | set(EVIDENCE_BREAKS) | set(SEED_002_BREAKS)
 
 
 # The checks of this suite's case families (seeds 000/001, the opt-in scheduling ones included); seeds

@@ -3,12 +3,18 @@ mode of the example adapter fails exactly its check."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
+from publicsuffixlist import PublicSuffixList
 
-from dsweb_ref.certification.checks import REGISTRY
+from dsweb_ref.certification.checks import REGISTRY, evidence_diversity
 from dsweb_ref.certification.targets import reference_target
+from dsweb_ref.tools import _evidence_rank, evidence_search
 
 from ._profile_breaks import assert_break_fails_exactly, certify_only
 from .conftest import run
@@ -18,6 +24,7 @@ EVIDENCE_CHECKS = {
     "evidence.lines_cite_results",
     "evidence.local_refused",
     "evidence.retry_refused",
+    "evidence.diversity",
 }
 BREAKS = {
     "evidence-model-call": ("evidence.no_model_call", "sent a Messages request"),
@@ -47,3 +54,55 @@ def test_each_evidence_break_fails_exactly_its_check(mode: str, tmp_path: Path) 
 def test_the_example_adapter_passes_every_evidence_check(tmp_path: Path) -> None:
     code, _data, outcomes = certify_only("evidence", tmp_path)
     assert code == 0 and outcomes == dict.fromkeys(EVIDENCE_CHECKS, "passed")
+
+
+@pytest.mark.parametrize(
+    ("host", "site"),
+    [
+        ("news.bbc.co.uk", "bbc.co.uk"),
+        ("BBC.CO.UK", "bbc.co.uk"),
+        ("alice.github.io", "alice.github.io"),
+        ("docs.alice.github.io", "alice.github.io"),
+        ("www.Example.com.", "example.com"),
+    ],
+)
+def test_the_diversity_oracle_counts_registrable_domains_from_the_bundled_list(host: str, site: str) -> None:
+    assert evidence_diversity.site(f"https://{host}/x") == site
+
+
+ICANN = PublicSuffixList(only_icann=True)
+# A wrong reading of "registrable domain" the reference could make, and the one row that catches it.
+READINGS: dict[str, tuple[Callable[[str], str], str]] = {
+    "hosts": (str.lower, "subdomains"),
+    "last-two-labels": (lambda h: ".".join(h.split(".")[-2:]), "co-uk"),
+    "icann-only": (lambda h: ICANN.privatesuffix(h) or h, "github-io"),
+}
+
+
+@pytest.mark.parametrize("reading", sorted(READINGS))
+def test_each_diversity_row_catches_the_reading_it_names(reading: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    wrong, row = READINGS[reading]
+    monkeypatch.setattr(_evidence_rank, "registrable_domain", wrong)
+    outcomes = {}
+    for case in evidence_diversity.DIVERSITY:
+        monkeypatch.setattr(evidence_diversity, "DIVERSITY", (case,))
+        (result,) = run(reference_target(), only=["evidence.diversity"]).results
+        outcomes[case.name] = result.outcome.value
+    assert outcomes[row] == "failed" and outcomes["only-source"] == "passed"
+
+
+def test_the_letter_case_row_catches_hosts_compared_as_the_provider_spelled_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    candidates = evidence_search.EvidenceSearchTool._candidates
+
+    def as_spelled(self: Any, index: int, q: Any, answer: Any) -> list[Any]:
+        spelled = {s.url.lower(): urlsplit(s.url).netloc for s in answer.sources}
+        return [replace(c, host=spelled.get(c.url.lower(), c.host)) for c in candidates(self, index, q, answer)]
+
+    monkeypatch.setattr(evidence_search.EvidenceSearchTool, "_candidates", as_spelled)
+    monkeypatch.setattr(_evidence_rank, "registrable_domain", lambda host: host)
+    row = next(c for c in evidence_diversity.DIVERSITY if c.name == "letter-case")
+    monkeypatch.setattr(evidence_diversity, "DIVERSITY", (row,))
+    (result,) = run(reference_target(), only=["evidence.diversity"]).results
+    assert result.outcome.value == "failed" and "letter-case: 8 of 8 pages" in result.reason

@@ -17,6 +17,7 @@ from ...emulator.faults import RouteName
 from ...schemas import validate
 from ..cases import Case
 from ..model import Check
+from ..sandbox import ProxyTraps
 from ..targets import CallOutcome, Hello, PendingCall, Probe, Target, TargetConfig
 
 __all__ = [
@@ -74,6 +75,7 @@ class CheckContext:
     target: Target
     hello: Hello
     config: TargetConfig
+    proxies: ProxyTraps | None = None  # the run's proxy traps (sandbox.py); None outside run_suite
 
     @property
     def search_route(self) -> Literal["search", "messages"]:
@@ -195,7 +197,7 @@ OPT_IN_CAPABILITIES = ("retry", "pacing", "localization", "summary-budget")
 def default_profiles(seed: str, requires: tuple[str, ...], provider: Provider) -> tuple[str, ...]:
     """Seed-003 checks certify the standalone search; an opt-in capability's checks (seed 001's
     remaining list) that capability's profile; seed-002 ones the evidence pipeline or the fetch
-    guard (SSRF); Fetch API checks the Fetch API; a
+    guard (profile ``ssrf``); Fetch API checks the Fetch API; a
     protocol-specific check its protocol; a seed-000 check the web_search tool; a seed-001 check for
     any protocol both search protocols."""
     if seed == "003":
@@ -206,7 +208,7 @@ def default_profiles(seed: str, requires: tuple[str, ...], provider: Provider) -
     if "evidence-search" in requires:
         return ("seed-002-evidence",)
     if "ssrf-test-mode" in requires:
-        return ("seed-002-fetch-guard",)
+        return ("ssrf",)
     if "fetch-api" in requires:
         return ("seed-001-fetch-api",)
     if provider == "api":

@@ -10,15 +10,15 @@ out is dialled to a trap listener that counts connections; one connection there 
 
 from __future__ import annotations
 
-import socket
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from ..cases import Case
+from ..sandbox import ConnectionTrap
 from ._base import CheckContext, check, expect_error, require
 
 REQUIRES = ("web_fetch", "ssrf-test-mode")
@@ -27,47 +27,20 @@ PUBLIC_DEAD = "93.184.215.99"  # public, but its connection is refused
 PAGE_TEXT = "ssrf check page"
 
 
-class _Trap:
-    """A listener that accepts, counts and closes every connection at once, so a fetcher that
-    reaches it fails fast (empty reply) and the count is final before the fetcher can answer."""
-
-    def __init__(self) -> None:
-        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(64)
-        self.port: int = self.sock.getsockname()[1]
-        self._count = 0
-        self._lock = threading.Lock()
-        threading.Thread(target=self._serve, daemon=True).start()
-
-    def _serve(self) -> None:
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return  # closed at the end of the check
-            with self._lock:
-                self._count += 1  # counted before the close the client is waiting on
-            conn.close()
-
-    def connections(self) -> int:
-        with self._lock:
-            return self._count
-
-    def close(self) -> None:
-        try:
-            self.sock.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
-        self.sock.close()
-
-
 class _Handler(BaseHTTPRequestHandler):
     server: _Pages
     protocol_version = "HTTP/1.0"
 
     def do_GET(self) -> None:
-        location = self.server.redirects.get(self.path.split("?", 1)[0])
+        path = self.path.split("?", 1)[0]
+        self.server.served.append(path)
+        try:
+            self._answer(path)
+        finally:
+            self.server.finished.add(path)
+
+    def _answer(self, path: str) -> None:
+        location = self.server.redirects.get(path)
         if location is not None:
             status, target = location
             self.send_response(status)
@@ -75,11 +48,20 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header("Content-Length", "0")
             self.end_headers()
             return
-        body = PAGE_TEXT.encode()
+        special = self.server.special.get(path)
+        if special is not None:
+            special(self)
+            return
+        self._send(PAGE_TEXT.encode())
+
+    def _send(self, body: bytes, *, declared: bool = True, headers: Mapping[str, str] | None = None) -> None:
         self.send_response(200)
         self.send_header("Content-Type", "text/plain; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        if declared:
+            self.send_header("Content-Length", str(len(body)))
+        self.end_headers()  # HTTP/1.0: without Content-Length the body ends when the connection closes
         self.wfile.write(body)
 
     def log_message(self, format: str, *args: Any) -> None:
@@ -92,13 +74,17 @@ class _Pages(ThreadingHTTPServer):
 
     def __init__(self) -> None:
         self.redirects: dict[str, tuple[int, str]] = {}
+        self.special: dict[str, Callable[[_Handler], None]] = {}
+        self.served: list[str] = []  # request paths, in arrival order
+        self.finished: set[str] = set()  # paths whose handler has ended its answer
+        self.stop = threading.Event()  # set when the check ends: slow handlers end at once
         super().__init__(("127.0.0.1", 0), _Handler)
 
 
 @dataclass
 class _Net:
     pages: _Pages
-    trap: _Trap
+    trap: ConnectionTrap
 
     @property
     def port(self) -> int:
@@ -111,12 +97,13 @@ class _Net:
 
 @contextmanager
 def _network() -> Iterator[_Net]:
-    pages, trap = _Pages(), _Trap()
+    pages, trap = _Pages(), ConnectionTrap()
     thread = threading.Thread(target=pages.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     try:
         yield _Net(pages, trap)
     finally:
+        pages.stop.set()
         pages.shutdown()
         pages.server_close()
         trap.close()
