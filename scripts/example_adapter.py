@@ -28,6 +28,13 @@ seed 002 ones:
     ssrf-body-uncapped  the configured fetch_max_bytes ignored            -> ssrf.caps.body
     ssrf-hops-uncapped  the configured fetch_max_redirects ignored (up to 100 hops) -> ssrf.caps.redirects
     ssrf-no-deadline    no deadline over the whole fetch: it waits as long as the server -> ssrf.deadline
+    ssrf-unwrap-then-is-global  embedded IPv4 unwrapped, then is_global: local-use NAT64, ::a.b.c.d
+                        and site-local fec0::/10 pass                  -> ssrf.resolve.special_ranges
+    ssrf-other-family-unchecked  the first answer's address family validated; a fallback to the
+                        other family (A then AAAA) dialled unchecked   -> ssrf.resolve.mixed_answers
+    ssrf-redirect-first-hop-only  the first redirect target is checked, later ones are not -> ssrf.redirect.private
+    ssrf-relative-unchecked  a Location without a scheme (//host too) followed unchecked -> ssrf.redirect.private
+    ssrf-deadline-per-hop  the deadline starts again at every redirect hop -> ssrf.deadline
     evidence-model-call an evidence call also asks a model (Messages)  -> evidence.no_model_call
     evidence-no-urls    evidence lines lose their source URLs           -> evidence.lines_cite_results
     evidence-local-allowed  a refused local query is then sent to web search -> evidence.local_refused
@@ -172,6 +179,11 @@ BREAKS = (
     "ssrf-body-uncapped",
     "ssrf-hops-uncapped",
     "ssrf-no-deadline",
+    "ssrf-unwrap-then-is-global",
+    "ssrf-other-family-unchecked",
+    "ssrf-redirect-first-hop-only",
+    "ssrf-relative-unchecked",
+    "ssrf-deadline-per-hop",
     "evidence-model-call",
     "evidence-no-urls",
     "evidence-local-allowed",
@@ -374,6 +386,21 @@ class NoUnwrapPolicy(AddressPolicy):
         return AddressPolicy.blocked_reason(self, address)
 
 
+@dataclass(frozen=True, slots=True)
+class GlobalAfterUnwrapPolicy(AddressPolicy):
+    """ssrf-unwrap-then-is-global: the embedded IPv4 forms the reference knows are judged, anything
+    else IPv6 by is_global alone (wrong: local-use NAT64, ::a.b.c.d and fec0::/10 count as global)."""
+
+    def blocked_reason(self, address: IPAddress) -> str | None:
+        reason = AddressPolicy.blocked_reason(self, address)
+        if isinstance(address, IPv6Address) and address.is_global and reason is not None and " of " not in reason:
+            return None
+        return reason
+
+
+UNCHECKED_HOP_MODES = ("ssrf-redirect-unchecked", "ssrf-redirect-first-hop-only", "ssrf-relative-unchecked")
+
+
 class BreakingBackend(PinnedNetworkBackend):
     """The pinned backend with one SSRF mistake, depending on the break mode."""
 
@@ -389,21 +416,23 @@ class BreakingBackend(PinnedNetworkBackend):
             return await self.resolver(host)
 
     async def connect_tcp(self, host: str, port: int, timeout: float | None = None, **kwargs: Any) -> Any:  # noqa: ASYNC109
-        if self.mode == "ssrf-redirect-unchecked" and UNCHECKED_HOP.get():
+        if self.mode in UNCHECKED_HOP_MODES and UNCHECKED_HOP.get():
             return await self.dialer.connect_tcp((await self._answers(host))[0], port, timeout=timeout)
+        if self.mode == "ssrf-other-family-unchecked":
+            answers = await self._answers(host)
+            family = ip_address(answers[0]).version
+            for answer in answers:  # wrong: the other family's answers are a fallback never judged
+                if ip_address(answer).version != family:
+                    continue
+                if self.policy.blocked_reason(ip_address(answer)) is not None:
+                    raise WebError(WebErrorCode.BLOCKED_URL, f"{answer} is not public")
+            return await _first_connect(self.dialer, answers, port, timeout)
         if self.mode == "ssrf-first-answer-only":
             answers = await self._answers(host)
             first = ip_address(answers[0])
             if self.policy.blocked_reason(first) is not None:
                 raise WebError(WebErrorCode.BLOCKED_URL, f"{first} is not public")
-            error: Exception | None = None
-            for answer in answers:  # wrong: the later answers were never checked
-                try:
-                    return await self.dialer.connect_tcp(answer, port, timeout=timeout)
-                except (httpcore.ConnectError, OSError) as exc:
-                    error = exc
-            assert error is not None
-            raise error
+            return await _first_connect(self.dialer, answers, port, timeout)  # wrong: the later ones unchecked
         if self.mode == "ssrf-re-resolve":
             await vet_host(host, policy=self.policy, resolver=self.resolver)
             again = await self._answers(host)  # wrong: a second lookup, dialled unchecked
@@ -411,14 +440,36 @@ class BreakingBackend(PinnedNetworkBackend):
         return await super().connect_tcp(host, port, timeout=timeout, **kwargs)
 
 
+async def _first_connect(dialer: httpcore.AsyncNetworkBackend, answers: list[str], port: int,
+                         timeout: float | None) -> Any:  # noqa: ASYNC109
+    error: Exception | None = None
+    for answer in answers:
+        try:
+            return await dialer.connect_tcp(answer, port, timeout=timeout)
+        except (httpcore.ConnectError, OSError) as exc:
+            error = exc
+    assert error is not None
+    raise error
+
+
 class BreakingFetch(HttpFetchProvider):
-    """ssrf-redirect-unchecked: a redirect target is followed without any check."""
+    """A redirect target followed without any check: every one (ssrf-redirect-unchecked), all but the
+    first (ssrf-redirect-first-hop-only), or one whose Location has no scheme (ssrf-relative-unchecked)."""
+
+    def __init__(self, mode: str, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.mode = mode
 
     def _next_hop(self, url: httpx.URL, response: httpx.Response, hops: int) -> httpx.URL:
         if hops >= self.config.max_redirects:  # the hop cap is kept: only the target goes unchecked
             raise WebError(WebErrorCode.REDIRECT_BLOCKED, "too many redirects")
+        location = response.headers.get("location", "")
+        if self.mode == "ssrf-redirect-first-hop-only" and hops == 0:
+            return super()._next_hop(url, response, hops)
+        if self.mode == "ssrf-relative-unchecked" and urlsplit(location).scheme:
+            return super()._next_hop(url, response, hops)
         UNCHECKED_HOP.set(True)
-        return url.join(response.headers.get("location", ""))
+        return url.join(location)
 
 
 class EnvProxyFetch(HttpFetchProvider):
@@ -447,6 +498,29 @@ class NoDeadlineFetch(HttpFetchProvider):
         return await self._follow(url, ctx or CallContext())
 
 
+HOP_DEADLINE: contextvars.ContextVar[asyncio.Timeout | None] = contextvars.ContextVar("hop_deadline", default=None)
+
+
+class PerHopDeadlineFetch(HttpFetchProvider):
+    """ssrf-deadline-per-hop: the deadline starts again at every redirect (wrong: a chain of hops, each
+    under the deadline, holds the call for their sum)."""
+
+    async def fetch(self, request: FetchRequest, ctx: CallContext | None = None) -> FetchResult:
+        url = check_url(request.url, max_length=self.config.max_url_length, policy=self.policy)
+        try:
+            async with asyncio.timeout(self.config.timeout_s) as deadline:
+                HOP_DEADLINE.set(deadline)
+                return await self._follow(url, ctx or CallContext())
+        except TimeoutError as exc:
+            raise WebError(WebErrorCode.FETCH_TIMEOUT, "web fetch timed out") from exc
+
+    def _next_hop(self, url: httpx.URL, response: httpx.Response, hops: int) -> httpx.URL:
+        deadline = HOP_DEADLINE.get()
+        if deadline is not None:
+            deadline.reschedule(asyncio.get_running_loop().time() + self.config.timeout_s)
+        return super()._next_hop(url, response, hops)
+
+
 def sandboxed_fetch(mode: str | None, settings: Settings, network: SandboxNetwork) -> HttpFetchProvider:
     """The http provider on the suite's test network, broken as ``mode`` says."""
     resolver, dialer = network.resolver(), network.dialer()
@@ -455,16 +529,18 @@ def sandboxed_fetch(mode: str | None, settings: Settings, network: SandboxNetwor
         config = replace(config, max_response_bytes=1 << 30)  # wrong: the configured cap ignored
     if mode == "ssrf-hops-uncapped":
         config = replace(config, max_redirects=100)  # wrong: the configured hop cap ignored
-    if mode in ("ssrf-env-proxy", "ssrf-no-deadline"):
-        broken = EnvProxyFetch if mode == "ssrf-env-proxy" else NoDeadlineFetch
-        return broken(config, resolver=resolver, dialer=dialer)
-    if mode == "ssrf-no-unwrap":
-        return HttpFetchProvider(config, policy=NoUnwrapPolicy(), resolver=resolver, dialer=dialer)
-    if mode == "ssrf-redirect-unchecked":
-        provider: HttpFetchProvider = BreakingFetch(config, resolver=resolver, dialer=dialer)
+    whole = {"ssrf-env-proxy": EnvProxyFetch, "ssrf-no-deadline": NoDeadlineFetch,
+             "ssrf-deadline-per-hop": PerHopDeadlineFetch}
+    if mode in whole:
+        return whole[mode](config, resolver=resolver, dialer=dialer)
+    policies = {"ssrf-no-unwrap": NoUnwrapPolicy, "ssrf-unwrap-then-is-global": GlobalAfterUnwrapPolicy}
+    if mode in policies:
+        return HttpFetchProvider(config, policy=policies[mode](), resolver=resolver, dialer=dialer)
+    if mode in UNCHECKED_HOP_MODES:
+        provider: HttpFetchProvider = BreakingFetch(mode, config, resolver=resolver, dialer=dialer)
     else:
         provider = HttpFetchProvider(config, resolver=resolver, dialer=dialer)
-    if mode in ("ssrf-first-answer-only", "ssrf-re-resolve", "ssrf-redirect-unchecked"):
+    if mode in ("ssrf-first-answer-only", "ssrf-re-resolve", "ssrf-other-family-unchecked", *UNCHECKED_HOP_MODES):
         provider._backend = BreakingBackend(mode, resolver, dialer)
     return provider
 

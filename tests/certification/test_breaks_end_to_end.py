@@ -87,6 +87,12 @@ SEED_002_BREAKS: dict[str, tuple[str, str, str]] = {
     "ssrf-body-uncapped": ("ssrf", "ssrf.caps.body", "for a 65536-byte cap"),
     "ssrf-hops-uncapped": ("ssrf", "ssrf.caps.redirects", "requests for a cap of 3 redirects"),
     "ssrf-no-deadline": ("ssrf", "ssrf.deadline", "the call answered only once the server ended"),
+    # Found by red-teaming the SSRF checks: each was certified before the row named in its fragment.
+    "ssrf-unwrap-then-is-global": ("ssrf", "ssrf.resolve.special_ranges", "local-use-nat64 (64:ff9b:1::a00:7)"),
+    "ssrf-other-family-unchecked": ("ssrf", "ssrf.resolve.mixed_answers", "ipv6-after-dead-public"),
+    "ssrf-redirect-first-hop-only": ("ssrf", "ssrf.redirect.private", "second-hop"),
+    "ssrf-relative-unchecked": ("ssrf", "ssrf.redirect.private", "scheme-relative"),
+    "ssrf-deadline-per-hop": ("ssrf", "ssrf.deadline", "slow-hops: answered after"),
     "evidence-no-query-floor": ("evidence", "evidence.diversity", "kept no source of its own"),
     "evidence-hosts-not-domains": ("evidence", "evidence.diversity", "subdomains: 8 of 8 pages from harbour-news"),
 }

@@ -223,6 +223,20 @@ def _drip_headers(handler: _Handler) -> None:
     _drip(handler, [*lines, b"Content-Length: 0\r\n\r\n"])
 
 
+HOP_WAIT = 0.6  # each hop of the slow chain answers after this long: under the deadline, never its sum
+SLOW_HOPS = 8
+
+
+def _slow_hop(handler: _Handler) -> None:
+    if handler.server.stop.wait(HOP_WAIT):
+        return
+    n = int(handler.path.rsplit("/", 1)[1]) if handler.path.count("/") > 2 else 0
+    handler.send_response(302)
+    handler.send_header("Location", f"/slow/slow-hops/{n + 1}" if n + 1 < SLOW_HOPS else "/")
+    handler.send_header("Content-Length", "0")
+    handler.end_headers()
+
+
 def _drip(handler: _Handler, pieces: list[bytes]) -> None:
     for piece in pieces:
         if handler.server.stop.wait(DRIP):
@@ -247,8 +261,13 @@ DEADLINE_CASES = (
         "dripped line by line",
         {"server_s": HOLD, "every_s": DRIP},
     ),
+    Case(
+        "slow-hops",
+        f"a deadline per redirect hop: {SLOW_HOPS} hops of {HOP_WAIT:g} s each, every one under the deadline",
+        {"hops": SLOW_HOPS, "each_s": HOP_WAIT},
+    ),
 )
-_SLOW_SERVERS = {"silent": _silent, "drip-body": _drip_body, "drip-headers": _drip_headers}
+_SLOW_SERVERS = {"silent": _silent, "drip-body": _drip_body, "drip-headers": _drip_headers, "slow-hops": _slow_hop}
 
 
 @check(
@@ -258,7 +277,7 @@ _SLOW_SERVERS = {"silent": _silent, "drip-body": _drip_body, "drip-headers": _dr
     requires=REQUIRES,
     provider="messages",
     rule="Seed 002: the selected pages are fetched under one deadline (configure timeout_s covers the "
-    "whole fetch, every read and hop included). No seed fixes the error code, so any WEB_* error "
+    "whole fetch, every read and every redirect hop included). No seed fixes the error code, so any WEB_* error "
     "is accepted; it must come before the server ends its answer and within the deadline plus a "
     f"margin of {MARGIN:g} s.",
     cases=DEADLINE_CASES,
@@ -267,16 +286,18 @@ async def deadline(ctx: CheckContext) -> None:
     with _network() as net:
         for name, serve in _SLOW_SERVERS.items():
             net.pages.special[f"/slow/{name}"] = serve
+        for n in range(1, SLOW_HOPS):
+            net.pages.special[f"/slow/slow-hops/{n}"] = _slow_hop
         test_network = net.config({"slow.ssrf.test": [[PUBLIC]]}, [])
         await ctx.configure(provider="messages", test_network=test_network, timeout_s=DEADLINE)
-        # The three run at once (each server is its own path), so the check takes one deadline, not three.
+        # The rows run at once (each server is its own path), so the check takes one deadline, not four.
         started = time.monotonic()
         calls = [
             ctx.target.start_call(
                 "web_fetch",
                 {"arguments": {"url": f"http://slow.ssrf.test:{net.port}/slow/{case.name}"}},
                 # Read the moment the answer arrives: had the server already ended its answer?
-                probe=functools.partial(_ended, net.pages, f"/slow/{case.name}"),
+                probe=functools.partial(_ended, net.pages, _last_path(case.name)),
             )
             for case in DEADLINE_CASES
         ]
@@ -291,6 +312,12 @@ async def deadline(ctx: CheckContext) -> None:
             late = f"{case.name}: answered after {took:.1f} s; the deadline is {DEADLINE:g} s"
             require(took <= DEADLINE + MARGIN, late)
             expect_error(outcome, case.name)
+
+
+def _last_path(name: str) -> str:
+    """The path whose end means the server ended its answer (the slow chain: its last hop)."""
+    return f"/slow/slow-hops/{SLOW_HOPS - 1}" if name == "slow-hops" else f"/slow/{name}"
+
 
 def _ended(pages: _Pages, path: str) -> bool:
     return path in pages.finished
