@@ -41,6 +41,11 @@ seed 002 ones:
     evidence-retry-allowed  no retry memory across calls of a conversation -> evidence.retry_refused
     evidence-no-query-floor  the page bound filled query after query (no source kept per query) -> evidence.diversity
     evidence-hosts-not-domains  diversity counted per host, not per registrable domain -> evidence.diversity
+    evidence-retry-model  on [needs_retry] a model (Responses) is asked for a better query -> evidence.no_model_call
+    evidence-local-few-forms  only file: (case-sensitive), C:\\ and ~/ taken for local paths -> evidence.local_refused
+    evidence-retry-last-only  only the last attempt is remembered, not every earlier one -> evidence.retry_refused
+    evidence-unsafe-snippets  URLs validated only when fetched: a refused result falls back to its
+                        snippet and is cited                          -> evidence.unsafe_dropped
 
 ``--variant NAME`` behaves differently from the reference in a way the seeds allow; the suite
 must still certify it:
@@ -74,7 +79,7 @@ import contextvars
 import json
 import re
 import sys
-from collections.abc import Coroutine, Sequence
+from collections.abc import Coroutine, Iterable, Sequence
 from dataclasses import dataclass, replace
 from ipaddress import IPv6Address, ip_address
 from typing import Any
@@ -108,6 +113,7 @@ from dsweb_ref.settings import Settings
 from dsweb_ref.standalone_accounts import resolve
 from dsweb_ref.tools import (
     ToolResult,
+    _evidence_guard,
     _evidence_rank,
     _summary,
     error_result,
@@ -116,8 +122,9 @@ from dsweb_ref.tools import (
     render_search,
 )
 from dsweb_ref.tools import web_search as web_search_tool
+from dsweb_ref.tools._evidence_guard import normalized_query
 from dsweb_ref.tools._evidence_rank import Candidate
-from dsweb_ref.tools.evidence_search import EvidenceContext
+from dsweb_ref.tools.evidence_search import EvidenceContext, EvidenceSearchTool
 from dsweb_ref.tools.standalone_search import (
     MAX_OUTPUT_TOKENS,
     SEARCH_TIMEOUT_S,
@@ -190,6 +197,10 @@ BREAKS = (
     "evidence-retry-allowed",
     "evidence-no-query-floor",
     "evidence-hosts-not-domains",
+    "evidence-retry-model",
+    "evidence-local-few-forms",
+    "evidence-retry-last-only",
+    "evidence-unsafe-snippets",
     "standalone-budget",
     "standalone-no-bound",
     "standalone-accept-prose",
@@ -625,6 +636,35 @@ def query_after_query(ranked: Sequence[Sequence[Candidate]], *, max_pages: int, 
     return list(picked.values())
 
 
+def remember_last_only(self: EvidenceContext, queries: Iterable[str]) -> None:
+    """evidence-retry-last-only: the attempt before the last is forgotten."""
+    self.exhausted = {normalized_query(q) for q in queries}
+
+
+def parsed_only(url: object, *, max_length: int, policy: AddressPolicy) -> httpx.URL:
+    """evidence-unsafe-snippets: a result URL is only parsed when it becomes a candidate."""
+    return httpx.URL(str(url)[:max_length])
+
+
+async def blocks_validated_late(tool: EvidenceSearchTool, url: str, ctx: CallContext, slots: asyncio.Semaphore) -> Any:
+    check_url(url, max_length=tool.settings.max_url_length, policy=tool.policy)  # refused here: snippet fallback
+    return await RIGHT_BLOCKS(tool, url, ctx, slots)
+
+
+RIGHT_BLOCKS = EvidenceSearchTool._blocks
+
+
+def bend_evidence(mode: str | None) -> None:
+    """The evidence breaks that live in the reference's pipeline modules (this process only)."""
+    if mode == "evidence-local-few-forms":
+        _evidence_guard._LOCAL_PATH = re.compile(r"file:|\b[A-Za-z]:\\|~/")  # wrong: /abs, C:/, UNC, FILE:
+    elif mode == "evidence-retry-last-only":
+        EvidenceContext.remember_empty = remember_last_only  # type: ignore[method-assign]
+    elif mode == "evidence-unsafe-snippets":
+        evidence_search.check_url = parsed_only
+        EvidenceSearchTool._blocks = blocks_validated_late  # type: ignore[method-assign]
+
+
 def bend_scheduling(mode: str | None) -> None:
     """The breaks that live in the reference's modules (scheduler, validation, page selection), in
     this process only."""
@@ -886,6 +926,13 @@ class Adapter:
                     headers={"x-api-key": self.api_key, "anthropic-version": "2023-06-01"},
                     json={"model": "x", "max_tokens": 16, "messages": [{"role": "user", "content": result.text}]},
                 )
+        if self.mode == "evidence-retry-model" and "[needs_retry]" in result.text:
+            async with httpx.AsyncClient() as client:  # wrong: a model rewrites the query that found nothing
+                await client.post(
+                    self.bases["responses"],
+                    headers={"authorization": f"Bearer {self.api_key}"},
+                    json={"model": "x", "input": f"Make this query more specific: {result.text[:500]}"},
+                )
         if self.mode == "evidence-no-urls":
             text = re.sub(r" \(source: \S+\)$", "", result.text, flags=re.MULTILINE)  # wrong: URLs dropped
             result = ToolResult(text=text, value=result.value, error_code=result.error_code)
@@ -1047,6 +1094,7 @@ def main() -> None:
     capabilities = tuple(c for c in CAPABILITIES if c not in args.without)
     mode = args.mode or args.variant
     bend_scheduling(mode)
+    bend_evidence(mode)
     bend_summary(mode)
     log("starting", f"mode={mode}", f"capabilities={','.join(capabilities)}")
     asyncio.run(Server(Adapter(mode, capabilities)).serve())

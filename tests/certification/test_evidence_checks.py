@@ -3,6 +3,7 @@ mode of the example adapter fails exactly its check."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -12,9 +13,11 @@ from urllib.parse import urlsplit
 import pytest
 from publicsuffixlist import PublicSuffixList
 
-from dsweb_ref.certification.checks import REGISTRY, evidence_diversity
+from dsweb_ref import WebError
+from dsweb_ref.certification.checks import REGISTRY, evidence, evidence_diversity
 from dsweb_ref.certification.targets import reference_target
-from dsweb_ref.tools import _evidence_rank, evidence_search
+from dsweb_ref.netguard import DEFAULT_POLICY, check_url
+from dsweb_ref.tools import _evidence_guard, _evidence_rank, evidence_search
 
 from ._profile_breaks import assert_break_fails_exactly, certify_only
 from .conftest import run
@@ -25,12 +28,18 @@ EVIDENCE_CHECKS = {
     "evidence.local_refused",
     "evidence.retry_refused",
     "evidence.diversity",
+    "evidence.unsafe_dropped",
 }
 BREAKS = {
     "evidence-model-call": ("evidence.no_model_call", "sent a Messages request"),
     "evidence-no-urls": ("evidence.lines_cite_results", "carries no source URL"),
     "evidence-local-allowed": ("evidence.local_refused", "a search was sent"),
     "evidence-retry-allowed": ("evidence.retry_refused", "searched again"),
+    # Found by red-teaming the evidence checks: each was certified before the row named in its fragment.
+    "evidence-retry-model": ("evidence.no_model_call", "(needs-retry) sent a model request (responses)"),
+    "evidence-local-few-forms": ("evidence.local_refused", "posix-path: a search was sent"),
+    "evidence-retry-last-only": ("evidence.retry_refused", "earlier: the repeated query was searched again"),
+    "evidence-unsafe-snippets": ("evidence.unsafe_dropped", "loopback: http://127.0.0.1/harbour-fees is cited"),
 }
 
 
@@ -106,3 +115,31 @@ def test_the_letter_case_row_catches_hosts_compared_as_the_provider_spelled_them
     monkeypatch.setattr(evidence_diversity, "DIVERSITY", (row,))
     (result,) = run(reference_target(), only=["evidence.diversity"]).results
     assert result.outcome.value == "failed" and "letter-case: 8 of 8 pages" in result.reason
+
+
+# A reading of "local path" that misses one form, as the reference's pattern with one change, and the
+# row that catches it (every other row still refused).
+_RIGHT = _evidence_guard._LOCAL_PATH.pattern
+LOCAL_READINGS = {
+    "posix-path": _RIGHT.replace(r"""| (?:^|[\s"'(\[])/(?:home|""", r"| (?!)(?:home|"),
+    "drive-forward-slash": _RIGHT.replace(r"[A-Za-z]:[\\/]", r"[A-Za-z]:\\"),
+    "unc-path": _RIGHT.replace(r"| \\\\[^\\\s]+\\", r"| (?!)"),
+    "file-url-upper": _RIGHT.replace(r"\bfile:", r"\b(?-i:file):"),
+}
+
+
+@pytest.mark.parametrize("row", sorted(LOCAL_READINGS))
+def test_each_local_path_row_catches_the_form_it_names(row: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    pattern = LOCAL_READINGS[row]
+    assert pattern != _RIGHT
+    monkeypatch.setattr(_evidence_guard, "_LOCAL_PATH", re.compile(pattern, _evidence_guard._LOCAL_PATH.flags))
+    (result,) = run(reference_target(), only=["evidence.local_refused"]).results
+    assert result.outcome.value == "failed" and result.reason.startswith(f"{row}: a search was sent"), result.reason
+
+
+def test_the_unsafe_rows_are_each_refused_by_the_reference_validation() -> None:
+    """Every unsafe row is one the reference's own URL check refuses (no row is a guess), the safe one passes."""
+    for case in evidence.UNSAFE:
+        with pytest.raises(WebError):
+            check_url(case["url"], max_length=2048, policy=DEFAULT_POLICY)
+    assert str(check_url(evidence.SAFE_RESULT, max_length=2048, policy=DEFAULT_POLICY)) == evidence.SAFE_RESULT

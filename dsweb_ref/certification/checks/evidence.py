@@ -16,9 +16,11 @@ from typing import Any
 from ..cases import Case
 from ..targets import CallOutcome
 from ._base import CALL_TIMEOUT, CheckContext, check, expect_error, expect_schema, expect_success, require
+from ._script import row, script
 
 REQUIRES = ("web_search", "search-api", "fetch-api", "evidence-search")  # the evidence tool is a web_search
 _SOURCE = re.compile(r'^- ".*" \(source: (https?://\S+)\)$')
+_ANY_SOURCE = re.compile(r"\(source: (\S+)\)$")  # any scheme: what a line cites, valid or not
 
 
 async def _evidence(ctx: CheckContext, query: Any, context: dict[str, Any] | None = None) -> CallOutcome:
@@ -29,12 +31,18 @@ async def _evidence(ctx: CheckContext, query: Any, context: dict[str, Any] | Non
 NO_MODEL = (
     Case("batch", "a summarizer or classifier model called per batch", {"query": ["search api pricing", "上海天气"]}),
     Case("single", "a model called for a single query", {"query": "rate limits"}),
+    Case(
+        "needs-retry",
+        "a model asked (on any model route, Responses included) to rewrite a query that found nothing",
+        {"query": "zzqx unknowable"},
+    ),
 )
+RETRIEVAL = {"search", "fetch"}  # the only routes an evidence call may use; every other one is a model
 
 
 @check(
     "evidence.no_model_call",
-    "An evidence call sends only Search and Fetch API requests: no Messages (model) request",
+    "An evidence call sends only Search and Fetch API requests: no model request (Messages or Responses)",
     seed="002",
     requires=REQUIRES,
     provider="api",
@@ -49,6 +57,8 @@ async def no_model_call(ctx: CheckContext) -> None:
         await ctx.settle()
         routes = sorted({str(r.route) for r in ctx.records()})
         require(not ctx.records("messages"), f"evidence call ({case.name}) sent a Messages request", routes=routes)
+        models = sorted(set(routes) - RETRIEVAL)
+        require(not models, f"evidence call ({case.name}) sent a model request ({', '.join(models)})", routes=routes)
         require(ctx.records("search"), f"evidence call ({case.name}) sent no Search API request", routes=routes)
 
 
@@ -85,6 +95,12 @@ LOCAL = (
     Case("file-url", "file: URLs sent to the search engine", {"query": "file:///home/somchai/notes.txt"}),
     Case("windows-path", "drive paths sent", {"query": r"C:\Users\somchai\Desktop\budget.xlsx"}),
     Case("home-path", "~/ paths sent", {"query": "summary of ~/Documents/plan.md"}),
+    Case("posix-path", "absolute POSIX paths sent (only ~/ and drive letters looked for)",
+         {"query": "/home/somchai/budget-2026.xlsx totals"}),
+    Case("drive-forward-slash", "drive paths written with / sent (only C:\\ looked for)",
+         {"query": "C:/Users/somchai/notes.txt"}),
+    Case("unc-path", "UNC share paths sent", {"query": r"\\fileserver\finance\payroll 2026.xlsx"}),
+    Case("file-url-upper", "file: matched case-sensitively: FILE: sent", {"query": "FILE:///srv/reports/cv.pdf"}),
     Case("marked-name", "names the caller marked local sent", {"query": "Q3 board minutes decisions"}),
 )
 
@@ -112,6 +128,11 @@ RETRIES = (
     Case("same", "the very same query fired again", {"again": "zzqx unknowable"}),
     Case("case", "a change of case taken for a new query", {"again": "ZZQX Unknowable"}),
     Case("spacing", "a change of spacing taken for a new query", {"again": "  zzqx   unknowable "}),
+    Case(
+        "earlier",
+        "only the last attempt remembered: a query that found nothing two attempts ago fired again",
+        {"again": "zzqx unknowable", "between": "qqzx unfindable"},
+    ),
 )
 
 
@@ -130,6 +151,10 @@ async def retry_refused(ctx: CheckContext) -> None:
         context = {"id": f"conversation-{case.name}", "local_names": []}
         first = await _evidence(ctx, "zzqx unknowable", context)
         require("[needs_retry]" in (first.text or ""), f"{case.name}: no [needs_retry] for a query that found nothing")
+        if "between" in case.params:
+            other_first = await _evidence(ctx, case["between"], context)
+            between = case["between"]
+            require("[needs_retry]" in (other_first.text or ""), f"{case.name}: no [needs_retry] for {between!r}")
         await ctx.settle()
         searches = len(ctx.records("search"))
         again = await _evidence(ctx, case["again"], context)
@@ -138,3 +163,47 @@ async def retry_refused(ctx: CheckContext) -> None:
         expect_error(again, f"{case.name}: repeated query {case['again']!r}")
         other = await _evidence(ctx, "zzqx unknowable", {"id": f"other-{case.name}", "local_names": []})
         require(other.error_code is None, f"{case.name}: another conversation's retry memory was shared")
+
+
+UNSAFE = (
+    Case("loopback", "search results cited or fetched without URL validation", {"url": "http://127.0.0.1/harbour-fees"}),
+    Case("private", "RFC 1918 literals left in the candidates", {"url": "http://10.0.0.5/harbour-fees"}),
+    Case("metadata", "the cloud metadata address left in", {"url": "http://169.254.169.254/latest/meta-data/"}),
+    Case("mapped-metadata", "IPv6 literals not unwrapped", {"url": "http://[::ffff:169.254.169.254]/harbour"}),
+    Case("localhost", "the name localhost taken for a public host", {"url": "http://localhost:8080/harbour-fees"}),
+    Case("numeric-host", "numeric host spellings (2130706433 is 127.0.0.1) taken for names",
+         {"url": "http://2130706433/harbour-fees"}),
+    Case("file-scheme", "schemes other than http(s) kept", {"url": "file:///etc/harbour-fees"}),
+    Case("javascript-scheme", "javascript: results kept", {"url": "javascript:alert('harbour-fees')"}),
+)
+SAFE_RESULT = "https://harbour-authority.example.com/fees"
+
+
+@check(
+    "evidence.unsafe_dropped",
+    "A search result whose URL fails validation is neither fetched nor cited, not even by its snippet",
+    seed="002",
+    requires=REQUIRES,
+    provider="api",
+    rule="Seed 002: every URL passes host/IP validation before it is fetched, so a search result never leads "
+    "the tool to localhost or a private network; code attaches only the filtered source links, so a "
+    "result that failed validation is no evidence either (its snippet is no fallback).",
+    cases=UNSAFE,
+)
+async def unsafe_dropped(ctx: CheckContext) -> None:
+    query = "harbour mooring fees"
+    words = f"{query} {query}"  # the unsafe rows match the query better than the safe one
+    rows = [row(c["url"], f"{words} {c.name}", f"All about {words} ({c.name}).") for c in UNSAFE]
+    rows.append(row(SAFE_RESULT, f"{query} list", f"The {query} for 2026."))
+    script(ctx, query, rows)
+    outcome = await _evidence(ctx, query, {"id": "unsafe", "local_names": []})
+    value = expect_success(outcome, "evidence call")
+    await ctx.settle()
+    fetched = {r.json.get("url") for r in ctx.records("fetch") if isinstance(r.json, dict)}
+    cited = {e.get("url") for g in value.get("queries", []) for e in g.get("evidence", []) if isinstance(e, dict)}
+    cited |= {s.get("url") for s in value.get("sources", []) if isinstance(s, dict)}
+    cited |= {m.group(1) for m in map(_ANY_SOURCE.search, (outcome.text or "").splitlines()) if m is not None}
+    for case in UNSAFE:
+        url = case["url"]
+        require(url not in fetched, f"{case.name}: {url} was sent to the Fetch API", catches=case.catches)
+        require(url not in cited, f"{case.name}: {url} is cited as evidence", catches=case.catches)
