@@ -220,6 +220,8 @@ BREAKS = (
     "summary-budget-bytes",
     "summary-no-marker",
     "summary-total-per-source",
+    "summary-cut-at-budget",
+    "summary-total-off-by-one",
 )
 # Modes that rebuild the standalone result from the backend's answer instead of the reference tool.
 STANDALONE_REBUILT = (
@@ -693,6 +695,14 @@ def bytes_cut(text: str, budget: int) -> tuple[str, bool]:
     return keep.rstrip() + "…", True
 
 
+def cut_at_budget(text: str, budget: int) -> tuple[str, bool]:
+    """summary-cut-at-budget: off by one, a summary exactly at the budget is cut too."""
+    folded = " ".join(text.split())
+    if len(folded) < budget:
+        return folded, False
+    return (folded[: budget - 1] + "…" if budget > 0 else ""), True
+
+
 def bend_summary(mode: str | None) -> None:
     """The summary-budget breaks that live in the reference's budgeting (this process only)."""
     if mode == "summary-budget-bytes":
@@ -703,6 +713,12 @@ def bend_summary(mode: str | None) -> None:
         right = _summary.budget_summaries
         # wrong: the total bounds the whole call, not each source
         web_search_tool.budget_summaries = lambda sources, per, total: right(sources, min(per, total), 10**9)
+    elif mode == "summary-cut-at-budget":
+        _summary.cut_to = cut_at_budget
+    elif mode == "summary-total-off-by-one":
+        whole = _summary.budget_summaries
+        # wrong: summaries that exactly fill the total lose a character
+        web_search_tool.budget_summaries = lambda sources, per, total: whole(sources, per, total - 1)
 
 
 def bend_config(mode: str | None, config: TargetConfig) -> TargetConfig:

@@ -74,9 +74,12 @@ BREAKS: dict[str, tuple[set[str], str | tuple[str, ...]]] = {
     "localization-unvalidated": ({"search.api.localization"}, "was forwarded as localization"),
     # seed 001's model-facing summary: snippets by default, and the opt-in summary-budget capability
     "summary-by-default": ({"search.api.summary.snippet_default"}, "the model-visible text shows the summary"),
-    "summary-budget-bytes": ({"search.api.summary.budget"}, "summary characters shown where the budgets allow"),
+    "summary-budget-bytes": ({"search.api.summary.budget"}, "CJK at the budget: a 1000-character summary was cut"),
     "summary-no-marker": ({"search.api.summary.budget"}, "without a visible marker"),
     "summary-total-per-source": ({"search.api.summary.budget"}, "total budget 2000"),
+    # found by red-teaming: both were certified although rows named them
+    "summary-cut-at-budget": ({"search.api.summary.budget"}, "at the per-source budget: a 1000-character summary"),
+    "summary-total-off-by-one": ({"search.api.summary.budget"}, "total at the sum: a 700-character summary was cut"),
 }
 # Seed 002 modes added with the SSRF limit checks and the diversity check: mode -> the family (an
 # --only prefix), the one check of that family it fails, and a fragment of the reason (the older
