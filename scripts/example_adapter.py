@@ -46,6 +46,8 @@ seed 002 ones:
     evidence-retry-last-only  only the last attempt is remembered, not every earlier one -> evidence.retry_refused
     evidence-unsafe-snippets  URLs validated only when fetched: a refused result falls back to its
                         snippet and is cited                          -> evidence.unsafe_dropped
+    evidence-snippet-only  pages never fetched: every line is a search snippet -> evidence.passages
+    evidence-page-lead  a page's first characters taken for its passage -> evidence.passages
 
 ``--variant NAME`` behaves differently from the reference in a way the seeds allow; the suite
 must still certify it:
@@ -201,6 +203,8 @@ BREAKS = (
     "evidence-local-few-forms",
     "evidence-retry-last-only",
     "evidence-unsafe-snippets",
+    "evidence-snippet-only",
+    "evidence-page-lead",
     "standalone-budget",
     "standalone-no-bound",
     "standalone-accept-prose",
@@ -656,6 +660,16 @@ async def blocks_validated_late(tool: EvidenceSearchTool, url: str, ctx: CallCon
 RIGHT_BLOCKS = EvidenceSearchTool._blocks
 
 
+async def never_fetched(tool: EvidenceSearchTool, url: str, ctx: CallContext, slots: asyncio.Semaphore) -> Any:
+    """evidence-snippet-only: no page is read; each source falls back to its snippet."""
+    raise WebError(WebErrorCode.PROVIDER_ERROR, "pages are not fetched")
+
+
+def page_lead(blocks: Sequence[str], query: str, *, limit: int, size: int) -> list[str]:
+    """evidence-page-lead: the page's opening characters, whatever the query."""
+    return [" ".join(blocks)[:size]]
+
+
 def bend_evidence(mode: str | None) -> None:
     """The evidence breaks that live in the reference's pipeline modules (this process only)."""
     if mode == "evidence-local-few-forms":
@@ -665,6 +679,10 @@ def bend_evidence(mode: str | None) -> None:
     elif mode == "evidence-unsafe-snippets":
         evidence_search.check_url = parsed_only
         EvidenceSearchTool._blocks = blocks_validated_late  # type: ignore[method-assign]
+    elif mode == "evidence-snippet-only":
+        EvidenceSearchTool._blocks = never_fetched  # type: ignore[method-assign]
+    elif mode == "evidence-page-lead":
+        evidence_search.passages_for = page_lead
 
 
 def bend_scheduling(mode: str | None) -> None:

@@ -17,7 +17,7 @@ from dsweb_ref import WebError
 from dsweb_ref.certification.checks import REGISTRY, evidence, evidence_diversity
 from dsweb_ref.certification.targets import reference_target
 from dsweb_ref.netguard import DEFAULT_POLICY, check_url
-from dsweb_ref.tools import _evidence_guard, _evidence_rank, evidence_search
+from dsweb_ref.tools import _evidence_guard, _evidence_rank, _evidence_text, evidence_search
 
 from ._profile_breaks import assert_break_fails_exactly, certify_only
 from .conftest import run
@@ -29,6 +29,7 @@ EVIDENCE_CHECKS = {
     "evidence.retry_refused",
     "evidence.diversity",
     "evidence.unsafe_dropped",
+    "evidence.passages",
 }
 BREAKS = {
     "evidence-model-call": ("evidence.no_model_call", "sent a Messages request"),
@@ -40,6 +41,8 @@ BREAKS = {
     "evidence-local-few-forms": ("evidence.local_refused", "posix-path: a search was sent"),
     "evidence-retry-last-only": ("evidence.retry_refused", "earlier: the repeated query was searched again"),
     "evidence-unsafe-snippets": ("evidence.unsafe_dropped", "loopback: http://127.0.0.1/harbour-fees is cited"),
+    "evidence-snippet-only": ("evidence.passages", "deep-match: the page's query-matching passage is not in"),
+    "evidence-page-lead": ("evidence.passages", "deep-match: the page's query-matching passage is not in"),
 }
 
 
@@ -143,3 +146,12 @@ def test_the_unsafe_rows_are_each_refused_by_the_reference_validation() -> None:
         with pytest.raises(WebError):
             check_url(case["url"], max_length=2048, policy=DEFAULT_POLICY)
     assert str(check_url(evidence.SAFE_RESULT, max_length=2048, policy=DEFAULT_POLICY)) == evidence.SAFE_RESULT
+
+
+def test_a_whole_page_as_evidence_fails_the_passage_check(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The reading no break mode shows: every paragraph of the page, uncut, as one evidence line."""
+    whole = _evidence_text.clean_text
+    monkeypatch.setattr(evidence_search, "passages_for", lambda blocks, topic, *, limit, size: [" ".join(blocks)])
+    monkeypatch.setattr(evidence_search, "clean_text", lambda text, n: whole(text, 1_000_000))
+    (result,) = run(reference_target(), only=["evidence.passages"]).results
+    assert result.outcome.value == "failed" and "unrelated opening paragraph" in result.reason, result.reason
