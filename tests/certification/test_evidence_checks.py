@@ -14,10 +14,11 @@ import pytest
 from publicsuffixlist import PublicSuffixList
 
 from dsweb_ref import WebError
+from dsweb_ref.certification import targets
 from dsweb_ref.certification.checks import REGISTRY, evidence, evidence_diversity
-from dsweb_ref.certification.targets import reference_target
+from dsweb_ref.certification.targets import InProcessTarget, TargetConfig, ToolPair, reference_target
 from dsweb_ref.netguard import DEFAULT_POLICY, check_url
-from dsweb_ref.tools import _evidence_guard, _evidence_rank, _evidence_text, evidence_search
+from dsweb_ref.tools import ToolResult, _evidence_guard, _evidence_rank, _evidence_text, evidence_search
 
 from ._profile_breaks import assert_break_fails_exactly, certify_only
 from .conftest import run
@@ -155,3 +156,80 @@ def test_a_whole_page_as_evidence_fails_the_passage_check(monkeypatch: pytest.Mo
     monkeypatch.setattr(evidence_search, "clean_text", lambda text, n: whole(text, 1_000_000))
     (result,) = run(reference_target(), only=["evidence.passages"]).results
     assert result.outcome.value == "failed" and "unrelated opening paragraph" in result.reason, result.reason
+
+
+class _Relaid:
+    """The reference evidence tool with its text laid out another way (the value unchanged)."""
+
+    def __init__(self, tool: Any, layout: Callable[[str], str]) -> None:
+        self.tool, self.layout = tool, layout
+
+    async def execute(self, *args: Any, **kwargs: Any) -> ToolResult:
+        result = await self.tool.execute(*args, **kwargs)
+        return ToolResult(text=self.layout(result.text), value=result.value, error_code=result.error_code)
+
+
+def _relaid(layout: Callable[[str], str]) -> InProcessTarget:
+    def build(config: TargetConfig) -> ToolPair:
+        pair = targets._build_reference(config)
+        return replace(pair, evidence=_Relaid(pair.evidence, layout))
+
+    return InProcessTarget(build, name="dsweb_ref+layout", version="test")
+
+
+_LINE = re.compile(r'^- "(.*)" \(source: (\S+)\)$', re.MULTILINE)
+# Layouts seed 002 leaves open: every evidence line keeps its URL, wherever on the line (or the next).
+LAYOUTS: dict[str, Callable[[str], str]] = {
+    "url-first": lambda text: _LINE.sub(r"- \2 — \1", text),
+    "next-line": lambda text: _LINE.sub(r"- \1\n  source: \2", text),
+    "angle-brackets": lambda text: _LINE.sub(r"* \1 <\2>", text),
+}
+
+
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+def test_evidence_lines_in_another_layout_pass_the_citation_check(layout: str) -> None:
+    """Removed false failure: the check required the reference's `- "..." (source: URL)` layout."""
+    (result,) = run(_relaid(LAYOUTS[layout]), only=["evidence.lines_cite_results"]).results
+    assert result.outcome.value == "passed", result.reason
+
+
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+def test_evidence_lines_in_another_layout_without_their_urls_still_fail(layout: str) -> None:
+    def drop(text: str) -> str:
+        return re.sub(r"https?://\S+", "", LAYOUTS[layout](text))
+
+    (result,) = run(_relaid(drop), only=["evidence.lines_cite_results"]).results
+    assert result.outcome.value == "failed" and "carries no source URL" in result.reason, result.reason
+
+
+class _AnswersTheRest:
+    """Refuses only the local queries of a batch and answers the others (seed 002 forbids sending the
+    local ones, not searching the rest)."""
+
+    def __init__(self, tool: Any) -> None:
+        self.tool = tool
+
+    async def execute(self, arguments: Any, ctx: Any = None, context: Any = None) -> ToolResult:
+        queries = arguments.get("query") if isinstance(arguments, dict) else None
+        if not isinstance(queries, list):
+            return await self.tool.execute(arguments, ctx, context)
+        rest = []
+        for query in queries:
+            try:
+                _evidence_guard.refuse_local([query], context.local_names)
+            except WebError:
+                continue
+            rest.append(query)
+        return await self.tool.execute({"query": rest or queries}, ctx, context)
+
+
+def test_answering_the_other_queries_of_a_batch_with_a_local_one_passes_the_local_check() -> None:
+    """Removed false failure: the check required the whole batch refused; seed 002 forbids only sending
+    the local query (its names or contents) to a search engine."""
+
+    def build(config: TargetConfig) -> ToolPair:
+        pair = targets._build_reference(config)
+        return replace(pair, evidence=_AnswersTheRest(pair.evidence))
+
+    (result,) = run(InProcessTarget(build, name="partial", version="test"), only=["evidence.local_refused"]).results
+    assert result.outcome.value == "passed", result.reason

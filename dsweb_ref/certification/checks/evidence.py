@@ -19,7 +19,6 @@ from ._base import CALL_TIMEOUT, CheckContext, check, expect_error, expect_schem
 from ._script import row, script
 
 REQUIRES = ("web_search", "search-api", "fetch-api", "evidence-search")  # the evidence tool is a web_search
-_SOURCE = re.compile(r'^- ".*" \(source: (https?://\S+)\)$')
 _ANY_SOURCE = re.compile(r"\(source: (\S+)\)$")  # any scheme: what a line cites, valid or not
 
 
@@ -62,14 +61,36 @@ async def no_model_call(ctx: CheckContext) -> None:
         require(ctx.records("search"), f"evidence call ({case.name}) sent no Search API request", routes=routes)
 
 
+def _regions(text: str, items: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Each evidence item (passage, URL) the text shows, with the stretch of text that is its own: from
+    the end of the previous item's passage to the start of the next one (a URL may stand before or
+    after its passage, on the same line or the next). Items the text does not show are left out."""
+    found: list[tuple[int, int, str]] = []
+    at = 0
+    for passage, url in items:
+        key = passage.strip()[:40]
+        where = text.find(key, at) if key else -1
+        if where >= 0:
+            found.append((where, where + len(key), url))
+            at = where + len(key)
+    return [
+        (text[(found[i - 1][1] if i else 0) : (found[i + 1][0] if i + 1 < len(found) else len(text))], url)
+        for i, (_start, _end, url) in enumerate(found)
+    ]
+
+
+_URL = re.compile(r"https?://[^\s<>\"'()\[\]]+")
+
+
 @check(
     "evidence.lines_cite_results",
-    "Every evidence line ends with the URL of a search result it came from",
+    "Every evidence line shown carries the URL of the search result it came from",
     seed="002",
     requires=REQUIRES,
     provider="api",
     rule="Seed 002: every evidence line keeps its source URL, so code (not the model) can attach the "
-    "filtered source links to the answer.",
+    "filtered source links to the answer. The line's layout is left open: the URL may stand before or "
+    "after the passage, on its line or the next.",
 )
 async def lines_cite_results(ctx: CheckContext) -> None:
     outcome = await _evidence(ctx, ["search api pricing", "rate limits retry-after"])
@@ -79,49 +100,63 @@ async def lines_cite_results(ctx: CheckContext) -> None:
         for record in ctx.records("search")
         for r in json.loads(record.response_body or "{}").get("results", [])
     }
-    lines = [line for line in (outcome.text or "").splitlines() if line.startswith("- ")]
-    require(lines, "the evidence text has no evidence lines", text=outcome.text)
-    for line in lines:
-        match = _SOURCE.match(line)
-        require(match is not None, f"an evidence line carries no source URL: {line[:200]!r}")
-        assert match is not None
-        require(match.group(1) in returned, f"an evidence line cites {match.group(1)}, which no search returned")
-    for group in value.get("queries", []):
-        for item in group.get("evidence", []):
-            require(item.get("url") in returned, f"value cites {item.get('url')!r}, which no search returned")
+    items = [
+        (str(e.get("text", "")), str(e.get("url")))
+        for g in value.get("queries", [])
+        for e in g.get("evidence", [])
+        if isinstance(e, dict)
+    ]
+    for _passage, url in items:
+        require(url in returned, f"value cites {url!r}, which no search returned")
+    text = outcome.text or ""
+    regions = _regions(text, items)
+    require(regions, "the evidence text shows none of the value's evidence passages", text=text[:2000])
+    for region, url in regions:
+        require(url in region, f"an evidence line carries no source URL (expected {url}): {region.strip()[:200]!r}")
+    for shown in _URL.findall(text):
+        require(shown.rstrip(".,;:") in returned, f"the text cites {shown}, which no search returned")
 
 
 LOCAL = (
-    Case("file-url", "file: URLs sent to the search engine", {"query": "file:///home/somchai/notes.txt"}),
-    Case("windows-path", "drive paths sent", {"query": r"C:\Users\somchai\Desktop\budget.xlsx"}),
-    Case("home-path", "~/ paths sent", {"query": "summary of ~/Documents/plan.md"}),
+    Case("file-url", "file: URLs sent to the search engine",
+         {"query": "file:///home/somchai/notes.txt", "leak": "notes"}),
+    Case("windows-path", "drive paths sent", {"query": r"C:\Users\somchai\Desktop\budget.xlsx", "leak": "budget"}),
+    Case("home-path", "~/ paths sent", {"query": "summary of ~/Documents/plan.md", "leak": "plan.md"}),
     Case("posix-path", "absolute POSIX paths sent (only ~/ and drive letters looked for)",
-         {"query": "/home/somchai/budget-2026.xlsx totals"}),
+         {"query": "/home/somchai/budget-2026.xlsx totals", "leak": "budget-2026"}),
     Case("drive-forward-slash", "drive paths written with / sent (only C:\\ looked for)",
-         {"query": "C:/Users/somchai/notes.txt"}),
-    Case("unc-path", "UNC share paths sent", {"query": r"\\fileserver\finance\payroll 2026.xlsx"}),
-    Case("file-url-upper", "file: matched case-sensitively: FILE: sent", {"query": "FILE:///srv/reports/cv.pdf"}),
-    Case("marked-name", "names the caller marked local sent", {"query": "Q3 board minutes decisions"}),
+         {"query": "C:/Users/somchai/diary.txt", "leak": "diary"}),
+    Case("unc-path", "UNC share paths sent", {"query": r"\\fileserver\finance\payroll 2026.xlsx", "leak": "payroll"}),
+    Case("file-url-upper", "file: matched case-sensitively: FILE: sent",
+         {"query": "FILE:///srv/reports/cv.pdf", "leak": "cv.pdf"}),
+    Case("marked-name", "names the caller marked local sent",
+         {"query": "Q3 board minutes decisions", "leak": "minutes"}),
 )
 
 
 @check(
     "evidence.local_refused",
-    "Queries with local paths, file: URLs or caller-marked local names are refused before any search",
+    "A query with a local path, a file: URL or a caller-marked local name never reaches a search engine",
     seed="002",
     requires=REQUIRES,
     provider="api",
     rule="Seed 002: web_search is not a fallback for the knowledge base or Desktop/Documents; user file "
-    "names and contents are never sent to a search engine to 'try instead'.",
+    "names and contents are never sent to a search engine to 'try instead'. Refusing the whole batch "
+    "(any WEB_* error) or answering its other queries are both accepted.",
     cases=LOCAL,
 )
 async def local_refused(ctx: CheckContext) -> None:
     context = {"id": "conversation-local", "local_names": ["Q3 Board Minutes"]}
     for case in LOCAL:
+        ctx.fresh()
         outcome = await _evidence(ctx, ["rate limits", case["query"]], context)
         await ctx.settle()
-        require(not ctx.records("search"), f"{case.name}: a search was sent for a batch with a local query")
-        expect_error(outcome, case.name)
+        sent = [str(r.json.get("query", "")) for r in ctx.records("search") if isinstance(r.json, dict)]
+        leaked = [q for q in sent if case["leak"] in q.casefold()]
+        shown = " | ".join(leaked)[:200]
+        require(not leaked, f"{case.name}: a search was sent carrying the local query: {shown!r}", catches=case.catches)
+        if not outcome.ok:
+            expect_error(outcome, case.name)
 
 
 RETRIES = (
