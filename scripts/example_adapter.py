@@ -35,6 +35,7 @@ seed 002 ones:
     ssrf-redirect-first-hop-only  the first redirect target is checked, later ones are not -> ssrf.redirect.private
     ssrf-relative-unchecked  a Location without a scheme (//host too) followed unchecked -> ssrf.redirect.private
     ssrf-deadline-per-hop  the deadline starts again at every redirect hop -> ssrf.deadline
+    ssrf-hops-307-uncounted  307 and 308 hops are followed without counting them -> ssrf.caps.redirects
     evidence-model-call an evidence call also asks a model (Messages)  -> evidence.no_model_call
     evidence-no-urls    evidence lines lose their source URLs           -> evidence.lines_cite_results
     evidence-local-allowed  a refused local query is then sent to web search -> evidence.local_refused
@@ -47,6 +48,8 @@ seed 002 ones:
     evidence-unsafe-snippets  URLs validated only when fetched: a refused result falls back to its
                         snippet and is cited                          -> evidence.unsafe_dropped
     evidence-snippet-only  pages never fetched: every line is a search snippet -> evidence.passages
+    evidence-retry-only-when-empty  [needs_retry] only for a search that returned nothing, not for
+                        one whose every result was dropped            -> evidence.unsafe_dropped
     evidence-page-lead  a page's first characters taken for its passage -> evidence.passages
 
 ``--variant NAME`` behaves differently from the reference in a way the seeds allow; the suite
@@ -193,6 +196,7 @@ BREAKS = (
     "ssrf-redirect-first-hop-only",
     "ssrf-relative-unchecked",
     "ssrf-deadline-per-hop",
+    "ssrf-hops-307-uncounted",
     "evidence-model-call",
     "evidence-no-urls",
     "evidence-local-allowed",
@@ -204,6 +208,7 @@ BREAKS = (
     "evidence-retry-last-only",
     "evidence-unsafe-snippets",
     "evidence-snippet-only",
+    "evidence-retry-only-when-empty",
     "evidence-page-lead",
     "standalone-budget",
     "standalone-no-bound",
@@ -538,6 +543,13 @@ class PerHopDeadlineFetch(HttpFetchProvider):
         return super()._next_hop(url, response, hops)
 
 
+class Uncounted307Fetch(HttpFetchProvider):
+    """ssrf-hops-307-uncounted: only the method-changing redirects count toward the hop cap."""
+
+    def _next_hop(self, url: httpx.URL, response: httpx.Response, hops: int) -> httpx.URL:
+        return super()._next_hop(url, response, 0 if response.status_code in (307, 308) else hops)
+
+
 def sandboxed_fetch(mode: str | None, settings: Settings, network: SandboxNetwork) -> HttpFetchProvider:
     """The http provider on the suite's test network, broken as ``mode`` says."""
     resolver, dialer = network.resolver(), network.dialer()
@@ -547,7 +559,7 @@ def sandboxed_fetch(mode: str | None, settings: Settings, network: SandboxNetwor
     if mode == "ssrf-hops-uncapped":
         config = replace(config, max_redirects=100)  # wrong: the configured hop cap ignored
     whole = {"ssrf-env-proxy": EnvProxyFetch, "ssrf-no-deadline": NoDeadlineFetch,
-             "ssrf-deadline-per-hop": PerHopDeadlineFetch}
+             "ssrf-deadline-per-hop": PerHopDeadlineFetch, "ssrf-hops-307-uncounted": Uncounted307Fetch}
     if mode in whole:
         return whole[mode](config, resolver=resolver, dialer=dialer)
     policies = {"ssrf-no-unwrap": NoUnwrapPolicy, "ssrf-unwrap-then-is-global": GlobalAfterUnwrapPolicy}
@@ -665,6 +677,18 @@ async def never_fetched(tool: EvidenceSearchTool, url: str, ctx: CallContext, sl
     raise WebError(WebErrorCode.PROVIDER_ERROR, "pages are not fetched")
 
 
+RIGHT_VALUE = evidence_search._value
+
+
+def retry_only_when_empty(state: Sequence[Any]) -> dict[str, Any]:
+    """evidence-retry-only-when-empty: a query whose results were all dropped is not marked."""
+    value = RIGHT_VALUE(state)
+    for group in value["queries"]:
+        group["needs_retry"] = group["tried"]["results"] == 0
+    value["needs_retry"] = all(g["needs_retry"] for g in value["queries"])
+    return value
+
+
 def page_lead(blocks: Sequence[str], query: str, *, limit: int, size: int) -> list[str]:
     """evidence-page-lead: the page's opening characters, whatever the query."""
     return [" ".join(blocks)[:size]]
@@ -679,6 +703,8 @@ def bend_evidence(mode: str | None) -> None:
     elif mode == "evidence-unsafe-snippets":
         evidence_search.check_url = parsed_only
         EvidenceSearchTool._blocks = blocks_validated_late  # type: ignore[method-assign]
+    elif mode == "evidence-retry-only-when-empty":
+        evidence_search._value = retry_only_when_empty
     elif mode == "evidence-snippet-only":
         EvidenceSearchTool._blocks = never_fetched  # type: ignore[method-assign]
     elif mode == "evidence-page-lead":

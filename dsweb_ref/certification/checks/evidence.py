@@ -211,6 +211,11 @@ UNSAFE = (
     Case("file-scheme", "schemes other than http(s) kept", {"url": "file:///etc/harbour-fees"}),
     Case("javascript-scheme", "javascript: results kept", {"url": "javascript:alert('harbour-fees')"}),
 )
+ONLY_UNSAFE = Case(
+    "only-unsafe",
+    "[needs_retry] said only when a search returned nothing, not when every result was dropped",
+    {"query": "harbour mooring deposits", "urls": tuple(f"http://10.0.0.{i}/deposits" for i in range(3))},
+)
 SAFE_RESULT = "https://harbour-authority.example.com/fees"
 
 
@@ -222,16 +227,18 @@ SAFE_RESULT = "https://harbour-authority.example.com/fees"
     provider="api",
     rule="Seed 002: every URL passes host/IP validation before it is fetched, so a search result never leads "
     "the tool to localhost or a private network; code attaches only the filtered source links, so a "
-    "result that failed validation is no evidence either (its snippet is no fallback).",
-    cases=UNSAFE,
+    "result that failed validation is no evidence either (its snippet is no fallback), and a query left "
+    "with no evidence says [needs_retry].",
+    cases=(*UNSAFE, ONLY_UNSAFE),
 )
 async def unsafe_dropped(ctx: CheckContext) -> None:
     query = "harbour mooring fees"
     words = f"{query} {query}"  # the unsafe rows match the query better than the safe one
     rows = [row(c["url"], f"{words} {c.name}", f"All about {words} ({c.name}).") for c in UNSAFE]
-    rows.append(row(SAFE_RESULT, f"{query} list", f"The {query} for 2026."))
-    script(ctx, query, rows)
-    outcome = await _evidence(ctx, query, {"id": "unsafe", "local_names": []})
+    script(ctx, query, [*rows, row(SAFE_RESULT, f"{query} list", f"The {query} for 2026.")])
+    only = ONLY_UNSAFE["query"]  # every result unsafe: no evidence, so the text must say [needs_retry]
+    script(ctx, only, [row(url, f"{only} {i}", f"All about {only}.") for i, url in enumerate(ONLY_UNSAFE["urls"])])
+    outcome = await _evidence(ctx, [query, only], {"id": "unsafe", "local_names": []})
     value = expect_success(outcome, "evidence call")
     await ctx.settle()
     fetched = {r.json.get("url") for r in ctx.records("fetch") if isinstance(r.json, dict)}
@@ -242,3 +249,7 @@ async def unsafe_dropped(ctx: CheckContext) -> None:
         url = case["url"]
         require(url not in fetched, f"{case.name}: {url} was sent to the Fetch API", catches=case.catches)
         require(url not in cited, f"{case.name}: {url} is cited as evidence", catches=case.catches)
+    for url in ONLY_UNSAFE["urls"]:
+        require(url not in fetched | cited, f"only-unsafe: {url} was fetched or cited")
+    require("[needs_retry]" in (outcome.text or ""), "only-unsafe: a query whose every result was unsafe got no "
+            "[needs_retry]", catches=ONLY_UNSAFE.catches, text=(outcome.text or "")[:2000])

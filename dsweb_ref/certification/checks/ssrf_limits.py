@@ -157,6 +157,11 @@ CHAIN = 12
 HOP_CASES = (
     Case("chain", f"no hop cap: a same-origin chain of {CHAIN} redirects followed to its end", {"path": "/hop/0"}),
     Case(
+        "chain-307-308",
+        "only 301/302/303 hops counted: a chain of 307 and 308 redirects (method kept) followed to its end",
+        {"path": "/hop307/0"},
+    ),
+    Case(
         "loop",
         "hops counted per distinct URL: a redirect to itself never adds one (failed by the request count, "
         "or errored when the call never answers)",
@@ -181,6 +186,7 @@ async def redirect_cap(ctx: CheckContext) -> None:
         origin = f"http://hops.ssrf.test:{net.port}"
         for n in range(CHAIN):
             net.pages.redirects[f"/hop/{n}"] = (302, f"{origin}/hop/{n + 1}")
+            net.pages.redirects[f"/hop307/{n}"] = (307 + n % 2, f"{origin}/hop307/{n + 1}")
         net.pages.redirects["/loop"] = (302, f"{origin}/loop")
         test_network = net.config({"hops.ssrf.test": [[PUBLIC]]}, [])
         await ctx.configure(provider="messages", test_network=test_network, fetch_max_redirects=HOP_CAP)
