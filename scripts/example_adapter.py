@@ -28,8 +28,8 @@ seed 002 ones:
     ssrf-body-uncapped  the configured fetch_max_bytes ignored            -> ssrf.caps.body
     ssrf-hops-uncapped  the configured fetch_max_redirects ignored (up to 100 hops) -> ssrf.caps.redirects
     ssrf-no-deadline    no deadline over the whole fetch: it waits as long as the server -> ssrf.deadline
-    ssrf-unwrap-then-is-global  embedded IPv4 unwrapped, then is_global: local-use NAT64, ::a.b.c.d
-                        and site-local fec0::/10 pass                  -> ssrf.resolve.special_ranges
+    ssrf-unwrap-then-is-global  embedded IPv4 unwrapped, then is_global: local-use NAT64 and
+                        site-local fec0::/10 pass                      -> ssrf.resolve.special_ranges
     ssrf-other-family-unchecked  the first answer's address family validated; a fallback to the
                         other family (A then AAAA) dialled unchecked   -> ssrf.resolve.mixed_answers
     ssrf-redirect-first-hop-only  the first redirect target is checked, later ones are not -> ssrf.redirect.private
@@ -411,7 +411,7 @@ class NoUnwrapPolicy(AddressPolicy):
 @dataclass(frozen=True, slots=True)
 class GlobalAfterUnwrapPolicy(AddressPolicy):
     """ssrf-unwrap-then-is-global: the embedded IPv4 forms the reference knows are judged, anything
-    else IPv6 by is_global alone (wrong: local-use NAT64, ::a.b.c.d and fec0::/10 count as global)."""
+    else IPv6 by is_global alone (wrong: local-use NAT64 and fec0::/10 count as global)."""
 
     def blocked_reason(self, address: IPAddress) -> str | None:
         reason = AddressPolicy.blocked_reason(self, address)

@@ -135,7 +135,6 @@ SPECIAL = (
         "only the well-known NAT64 prefix unwrapped: local-use 64:ff9b:1::/48 of 10/8 judged 'global'",
         {"address": "64:ff9b:1::a00:7"},
     ),
-    Case("ipv4-compatible", "the deprecated ::a.b.c.d form of loopback judged 'global'", {"address": "::7f00:1"}),
     Case("site-local", "is_global after unwrapping: the deprecated site-local fec0::/10 is 'global'",
          {"address": "fec0::7"}),
 )
