@@ -231,6 +231,7 @@ BREAKS = (
     "summary-total-per-source",
     "summary-cut-at-budget",
     "summary-total-off-by-one",
+    "summary-in-batches",
 )
 # Modes that rebuild the standalone result from the backend's answer instead of the reference tool.
 STANDALONE_REBUILT = (
@@ -915,6 +916,10 @@ class Adapter:
         if self.mode == "empty-is-error" and not value["sources"] and not value.get("content"):
             return ToolResult(text="Error: no results", error_code="WEB_PROVIDER_ERROR")  # wrong: empty is success
         queries = list(dict.fromkeys(arguments["queries"]))
+        snippets = self.settings.tools.search_model_text == "snippet"
+        if self.mode == "summary-in-batches" and snippets and len(queries) > 1:  # wrong: the merge shows summaries
+            summaries = [str(s.get("metadata", {}).get("summary") or "")[:1000] for s in value["sources"]]
+            return ToolResult(text="\n".join([result.text, *filter(None, summaries)]), value=value)
         if self.mode == "single-labelled" and len(queries) == 1:
             labelled = replace(SearchResult(), content=f"### {queries[0]}\n\n(no answer)")
             value = {**value, "content": labelled.content}  # wrong: a single query gets batch formatting

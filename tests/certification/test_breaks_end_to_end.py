@@ -79,6 +79,7 @@ BREAKS: dict[str, tuple[set[str], str | tuple[str, ...]]] = {
     "summary-total-per-source": ({"search.api.summary.budget"}, "total budget 2000"),
     # found by red-teaming: both were certified although rows named them
     "summary-cut-at-budget": ({"search.api.summary.budget"}, "at the per-source budget: a 1000-character summary"),
+    "summary-in-batches": ({"search.api.summary.snippet_default"}, "in a batch: the model-visible text shows"),
     "summary-total-off-by-one": ({"search.api.summary.budget"}, "total at the sum: a 700-character summary was cut"),
 }
 # Seed 002 modes added with the SSRF limit checks and the diversity check: mode -> the family (an

@@ -64,6 +64,8 @@ DEFAULT_CASES = (
          {"summary": ["words", 1500, "sumword"], "snippet": True}),
     Case("summary but no snippet", "the summary shown when a source has no snippet",
          {"summary": ["words", 1200, "sumword"], "snippet": False}),
+    Case("in a batch", "summaries shown on the batch (merge) path while one query shows snippets",
+         {"summary": ["words", 1500, "sumword"], "snippet": True, "batch": True}),
 )
 
 
@@ -79,18 +81,21 @@ DEFAULT_CASES = (
 )
 async def snippet_default(ctx: CheckContext) -> None:
     for n, case in enumerate(DEFAULT_CASES):
-        query = f"snippet default {n}"
+        queries = [f"snippet default {n}", f"snippet default {n} batch"][: 2 if case.params.get("batch") else 1]
         ctx.fresh()
-        rows = _rows(query, [case_summary(case["summary"])])
-        if not case["snippet"]:
-            del rows[0]["snippet"]
-        script(ctx, query, rows)
-        outcome = await ctx.search([query])
+        snippets = []
+        for query in queries:
+            rows = _rows(query, [case_summary(case["summary"])])
+            if not case["snippet"]:
+                del rows[0]["snippet"]
+            snippets += [r["snippet"] for r in rows if "snippet" in r]
+            script(ctx, query, rows)
+        outcome = await ctx.search(queries)
         expect_success(outcome, case.name)
         text = outcome.text or ""
         require("sumword" not in text, f"{case.name}: the model-visible text shows the summary", catches=case.catches)
-        if case["snippet"]:
-            require(rows[0]["snippet"] in text, f"{case.name}: the snippet is missing from the text")
+        for snippet in snippets:
+            require(snippet in text, f"{case.name}: the snippet is missing from the text")
 
 
 # -- summary-budget -------------------------------------------------------------------------------
