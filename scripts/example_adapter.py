@@ -48,6 +48,8 @@ seed 002 ones:
     evidence-unsafe-snippets  URLs validated only when fetched: a refused result falls back to its
                         snippet and is cited                          -> evidence.unsafe_dropped
     evidence-snippet-only  pages never fetched: every line is a search snippet -> evidence.passages
+    evidence-cite-candidates  the citation list holds every ranked result, not those that gave
+                        evidence                                      -> evidence.lines_cite_results
     evidence-retry-only-when-empty  [needs_retry] only for a search that returned nothing, not for
                         one whose every result was dropped            -> evidence.unsafe_dropped
     evidence-page-lead  a page's first characters taken for its passage -> evidence.passages
@@ -208,6 +210,7 @@ BREAKS = (
     "evidence-retry-last-only",
     "evidence-unsafe-snippets",
     "evidence-snippet-only",
+    "evidence-cite-candidates",
     "evidence-retry-only-when-empty",
     "evidence-page-lead",
     "standalone-budget",
@@ -690,6 +693,14 @@ def retry_only_when_empty(state: Sequence[Any]) -> dict[str, Any]:
     return value
 
 
+def cite_candidates(state: Sequence[Any]) -> dict[str, Any]:
+    """evidence-cite-candidates: every validated, ranked result is listed as a source to cite."""
+    value = RIGHT_VALUE(state)
+    ranked = {c.url: c.title for q in state for c in q.ranked}
+    value["sources"] = [{"url": url, "title": title} for url, title in ranked.items()]
+    return value
+
+
 def page_lead(blocks: Sequence[str], query: str, *, limit: int, size: int) -> list[str]:
     """evidence-page-lead: the page's opening characters, whatever the query."""
     return [" ".join(blocks)[:size]]
@@ -706,6 +717,8 @@ def bend_evidence(mode: str | None) -> None:
         EvidenceSearchTool._blocks = blocks_validated_late  # type: ignore[method-assign]
     elif mode == "evidence-retry-only-when-empty":
         evidence_search._value = retry_only_when_empty
+    elif mode == "evidence-cite-candidates":
+        evidence_search._value = cite_candidates
     elif mode == "evidence-snippet-only":
         EvidenceSearchTool._blocks = never_fetched  # type: ignore[method-assign]
     elif mode == "evidence-page-lead":

@@ -43,6 +43,7 @@ BREAKS = {
     "evidence-retry-last-only": ("evidence.retry_refused", "earlier: the repeated query was searched again"),
     "evidence-unsafe-snippets": ("evidence.unsafe_dropped", "loopback: http://127.0.0.1/harbour-fees is cited"),
     "evidence-retry-only-when-empty": ("evidence.unsafe_dropped", "only-unsafe: a query whose every result was unsafe"),
+    "evidence-cite-candidates": ("evidence.lines_cite_results", "which gave no evidence"),
     "evidence-snippet-only": ("evidence.passages", "deep-match: the page's query-matching passage is not in"),
     "evidence-page-lead": ("evidence.passages", "deep-match: the page's query-matching passage is not in"),
 }

@@ -89,8 +89,8 @@ _URL = re.compile(r"https?://[^\s<>\"'()\[\]]+")
     requires=REQUIRES,
     provider="api",
     rule="Seed 002: every evidence line keeps its source URL, so code (not the model) can attach the "
-    "filtered source links to the answer. The line's layout is left open: the URL may stand before or "
-    "after the passage, on its line or the next.",
+    "filtered source links to the answer: the value's sources are exactly the URLs that gave evidence. "
+    "The line's layout is left open: the URL may stand before or after the passage, on its line or the next.",
 )
 async def lines_cite_results(ctx: CheckContext) -> None:
     outcome = await _evidence(ctx, ["search api pricing", "rate limits retry-after"])
@@ -108,6 +108,11 @@ async def lines_cite_results(ctx: CheckContext) -> None:
     ]
     for _passage, url in items:
         require(url in returned, f"value cites {url!r}, which no search returned")
+    # The value's sources are the links code appends to the answer: exactly those that gave evidence.
+    listed = {str(s.get("url")) for s in value.get("sources", []) if isinstance(s, dict)}
+    gave = {url for _passage, url in items}
+    require(not listed - gave, f"the value's sources list {sorted(listed - gave)[:3]}, which gave no evidence")
+    require(not gave - listed, f"the value's sources leave out {sorted(gave - listed)[:3]}, which gave evidence")
     text = outcome.text or ""
     regions = _regions(text, items)
     require(regions, "the evidence text shows none of the value's evidence passages", text=text[:2000])
