@@ -45,6 +45,8 @@ seed 002 ones:
     evidence-retry-model  on [needs_retry] a model (Responses) is asked for a better query -> evidence.no_model_call
     evidence-local-few-forms  only file: (case-sensitive), C:\\ and ~/ taken for local paths -> evidence.local_refused
     evidence-retry-last-only  only the last attempt is remembered, not every earlier one -> evidence.retry_refused
+    evidence-retry-single-only  a repeat is refused only in a one-query call, not in a list
+                        -> evidence.retry_refused
     evidence-unsafe-snippets  URLs validated only when fetched: a refused result falls back to its
                         snippet and is cited                          -> evidence.unsafe_dropped
     evidence-snippet-only  pages never fetched: every line is a search snippet -> evidence.passages
@@ -208,6 +210,7 @@ BREAKS = (
     "evidence-retry-model",
     "evidence-local-few-forms",
     "evidence-retry-last-only",
+    "evidence-retry-single-only",
     "evidence-unsafe-snippets",
     "evidence-snippet-only",
     "evidence-cite-candidates",
@@ -663,6 +666,15 @@ def remember_last_only(self: EvidenceContext, queries: Iterable[str]) -> None:
     self.exhausted = {normalized_query(q) for q in queries}
 
 
+RIGHT_REPEATS = evidence_search.refuse_repeats
+
+
+def repeats_single_only(queries: Sequence[str], context: EvidenceContext) -> None:
+    """evidence-retry-single-only: a list of queries is never checked against the retry memory."""
+    if len(queries) == 1:
+        RIGHT_REPEATS(queries, context)
+
+
 def parsed_only(url: object, *, max_length: int, policy: AddressPolicy) -> httpx.URL:
     """evidence-unsafe-snippets: a result URL is only parsed when it becomes a candidate."""
     return httpx.URL(str(url)[:max_length])
@@ -712,6 +724,8 @@ def bend_evidence(mode: str | None) -> None:
         _evidence_guard._LOCAL_PATH = re.compile(r"file:|\b[A-Za-z]:\\|~/")  # wrong: /abs, C:/, UNC, FILE:
     elif mode == "evidence-retry-last-only":
         EvidenceContext.remember_empty = remember_last_only  # type: ignore[method-assign]
+    elif mode == "evidence-retry-single-only":
+        evidence_search.refuse_repeats = repeats_single_only
     elif mode == "evidence-unsafe-snippets":
         evidence_search.check_url = parsed_only
         EvidenceSearchTool._blocks = blocks_validated_late  # type: ignore[method-assign]

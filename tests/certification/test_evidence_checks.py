@@ -41,6 +41,7 @@ BREAKS = {
     "evidence-retry-model": ("evidence.no_model_call", "(needs-retry) sent a model request (responses)"),
     "evidence-local-few-forms": ("evidence.local_refused", "posix-path: a search was sent"),
     "evidence-retry-last-only": ("evidence.retry_refused", "earlier: the repeated query was searched again"),
+    "evidence-retry-single-only": ("evidence.retry_refused", "in-a-batch: the repeated query was searched again"),
     "evidence-unsafe-snippets": ("evidence.unsafe_dropped", "loopback: http://127.0.0.1/harbour-fees is cited"),
     "evidence-retry-only-when-empty": ("evidence.unsafe_dropped", "only-unsafe: a query whose every result was unsafe"),
     "evidence-cite-candidates": ("evidence.lines_cite_results", "which gave no evidence"),

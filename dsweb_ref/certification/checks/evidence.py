@@ -173,7 +173,17 @@ RETRIES = (
         "only the last attempt remembered: a query that found nothing two attempts ago fired again",
         {"again": "zzqx unknowable", "between": "qqzx unfindable"},
     ),
+    Case(
+        "in-a-batch",
+        "only a one-query call checked: the same query fired again inside a list",
+        {"again": ["harbour ferry times", "Zzqx Unknowable"]},
+    ),
 )
+_SPACE = re.compile(r"\s+")
+
+
+def _same(a: str, b: str) -> bool:
+    return _SPACE.sub("", a).casefold() == _SPACE.sub("", b).casefold()
 
 
 @check(
@@ -199,8 +209,12 @@ async def retry_refused(ctx: CheckContext) -> None:
         searches = len(ctx.records("search"))
         again = await _evidence(ctx, case["again"], context)
         await ctx.settle()
-        require(len(ctx.records("search")) == searches, f"{case.name}: the repeated query was searched again")
-        expect_error(again, f"{case.name}: repeated query {case['again']!r}")
+        later = [str(r.json.get("query", "")) for r in ctx.records("search")[searches:] if isinstance(r.json, dict)]
+        repeated = [q for q in later if _same(q, "zzqx unknowable")]
+        require(not repeated, f"{case.name}: the repeated query was searched again", catches=case.catches)
+        if isinstance(case["again"], str):  # a batch may answer its new queries (seed 002 forbids only the repeat)
+            require(not later, f"{case.name}: the repeated query was searched again", catches=case.catches)
+            expect_error(again, f"{case.name}: repeated query {case['again']!r}")
         other = await _evidence(ctx, "zzqx unknowable", {"id": f"other-{case.name}", "local_names": []})
         require(other.error_code is None, f"{case.name}: another conversation's retry memory was shared")
 
