@@ -82,9 +82,13 @@ BREAKS: dict[str, tuple[set[str], str | tuple[str, ...]]] = {
     "localization-unvalidated": ({"search.api.localization"}, "was forwarded as localization"),
     # seed 001's model-facing summary: snippets by default, and the opt-in summary-budget capability
     "summary-by-default": ({"search.api.summary.snippet_default"}, "the model-visible text shows the summary"),
-    "summary-budget-bytes": ({"search.api.summary.budget"}, "summary characters shown where the budgets allow"),
+    "summary-budget-bytes": ({"search.api.summary.budget"}, "CJK at the budget: a 1000-character summary was cut"),
     "summary-no-marker": ({"search.api.summary.budget"}, "without a visible marker"),
     "summary-total-per-source": ({"search.api.summary.budget"}, "total budget 2000"),
+    # found by red-teaming: both were certified although rows named them
+    "summary-cut-at-budget": ({"search.api.summary.budget"}, "at the per-source budget: a 1000-character summary"),
+    "summary-in-batches": ({"search.api.summary.snippet_default"}, "in a batch: the model-visible text shows"),
+    "summary-total-off-by-one": ({"search.api.summary.budget"}, "total at the sum: a 700-character summary was cut"),
 }
 # Seed 002 modes added with the SSRF limit checks and the diversity check: mode -> the family (an
 # --only prefix), the one check of that family it fails, and a fragment of the reason (the older
@@ -95,6 +99,13 @@ SEED_002_BREAKS: dict[str, tuple[str, str, str]] = {
     "ssrf-body-uncapped": ("ssrf", "ssrf.caps.body", "for a 65536-byte cap"),
     "ssrf-hops-uncapped": ("ssrf", "ssrf.caps.redirects", "requests for a cap of 3 redirects"),
     "ssrf-no-deadline": ("ssrf", "ssrf.deadline", "the call answered only once the server ended"),
+    # Found by red-teaming the SSRF checks: each was certified before the row named in its fragment.
+    "ssrf-unwrap-then-is-global": ("ssrf", "ssrf.resolve.special_ranges", "local-use-nat64 (64:ff9b:1::a00:7)"),
+    "ssrf-other-family-unchecked": ("ssrf", "ssrf.resolve.mixed_answers", "ipv6-after-dead-public"),
+    "ssrf-redirect-first-hop-only": ("ssrf", "ssrf.redirect.private", "second-hop"),
+    "ssrf-relative-unchecked": ("ssrf", "ssrf.redirect.private", "scheme-relative"),
+    "ssrf-deadline-per-hop": ("ssrf", "ssrf.deadline", "slow-hops: answered after"),
+    "ssrf-hops-307-uncounted": ("ssrf", "ssrf.caps.redirects", "chain-307-308: 13 requests for a cap of 3"),
     "evidence-no-query-floor": ("evidence", "evidence.diversity", "kept no source of its own"),
     "evidence-hosts-not-domains": ("evidence", "evidence.diversity", "subdomains: 8 of 8 pages from harbour-news"),
 }

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import os
 import zlib
+from ipaddress import ip_network
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,7 @@ from dsweb_ref.certification.targets import (
     reference_settings,
     reference_target,
 )
-from dsweb_ref.netguard import PinnedTransport, check_url, read_capped
+from dsweb_ref.netguard import AddressPolicy, IPAddress, PinnedTransport, check_url, read_capped
 from dsweb_ref.providers.http_fetch import HttpFetchProvider
 from dsweb_ref.replay._bases import credential_environ
 from dsweb_ref.runtime import build_runtime, http_fetch_config
@@ -147,9 +148,13 @@ def fetch_only_target(fetcher: type[HttpFetchProvider]) -> InProcessTarget:
 
 
 # A wrong reading of "one deadline", and which rows of ssrf.deadline pass or fail it.
+PerHopDeadline: type[HttpFetchProvider] = example_adapter_module().PerHopDeadlineFetch  # ssrf-deadline-per-hop
+# (The first two follow no redirect: they answer with the first 302 in time, which slow-hops accepts;
+# PerHopDeadline is the reading that row is for.)
 DEADLINE_READINGS = {
-    PerReadTimeout: {"silent": "passed", "drip-body": "failed", "drip-headers": "failed"},
-    DeadlineOverBodyOnly: {"silent": "passed", "drip-body": "passed", "drip-headers": "failed"},
+    PerHopDeadline: {"silent": "passed", "drip-body": "passed", "drip-headers": "passed", "slow-hops": "failed"},
+    PerReadTimeout: {"silent": "passed", "drip-body": "failed", "drip-headers": "failed", "slow-hops": "passed"},
+    DeadlineOverBodyOnly: {"silent": "passed", "drip-body": "passed", "drip-headers": "failed", "slow-hops": "passed"},
 }
 
 
@@ -262,3 +267,29 @@ def test_each_proxy_row_catches_the_reading_it_names(
         outcomes[case.name] = result.outcome.value
     monkeypatch.undo()
     assert outcomes == PROXY_READINGS[fetcher]
+
+
+def _blind_to(network: str) -> type[HttpFetchProvider]:
+    """A fetcher whose address policy lets one IPv6 range through (one wrong reading of 'non-public')."""
+    blind = ip_network(network)
+
+    class Blind(AddressPolicy):
+        def blocked_reason(self, address: IPAddress) -> str | None:
+            return None if address in blind else super().blocked_reason(address)
+
+    class BlindFetch(HttpFetchProvider):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, policy=Blind(), **kwargs)
+
+    BlindFetch.__name__ = f"BlindTo{network}"
+    return BlindFetch
+
+
+# The special-range rows added by red-teaming, and the one reading (a range let through) each catches.
+SPECIAL_READINGS = {"local-use-nat64": "64:ff9b:1::/48", "site-local": "fec0::/10"}
+
+
+@pytest.mark.parametrize("row", sorted(SPECIAL_READINGS))
+def test_each_embedded_and_deprecated_ipv6_row_catches_the_range_it_names(row: str) -> None:
+    (result,) = run(fetch_only_target(_blind_to(SPECIAL_READINGS[row])), only=["ssrf.resolve.special_ranges"]).results
+    assert result.outcome.value == "failed" and result.reason.startswith(f"{row} ("), result.reason

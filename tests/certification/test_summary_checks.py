@@ -10,6 +10,7 @@ import pytest
 
 from dsweb_ref.certification.adapter_protocol import CAP_SUMMARY_BUDGET, CAPABILITIES
 from dsweb_ref.certification.checks import REGISTRY
+from dsweb_ref.certification.checks import summary as summary_checks
 from dsweb_ref.certification.checks.summary import BUDGET_CASES, SUMMARY_CHECKS, case_summary, summary_text
 from dsweb_ref.certification.model import Outcome
 from dsweb_ref.certification.profiles import find_profile
@@ -142,3 +143,46 @@ def test_a_record_that_disagrees_with_the_text_fails_the_budget_check() -> None:
             source["summary_shown"] = source["metadata"]["summary"][: len(source["summary_shown"])]
 
     assert _failed(_each_source(whole)) == {BUDGET}
+
+
+def _word_cut(text: str, budget: int) -> tuple[str, bool]:
+    folded = " ".join(text.split())
+    if len(folded) <= budget:
+        return folded, False
+    if budget <= 0:
+        return "", True
+    keep = folded[: budget - 1]
+    if " " in keep and not folded[len(keep)].isspace():
+        keep = keep[: keep.rindex(" ")]  # back off to the last whole word
+    return keep.rstrip() + "…", True
+
+
+def test_a_cut_that_backs_off_to_a_whole_word_passes_both() -> None:
+    """Removed false failure: seed 001 fixes budgets (maxima), not where under them a cut ends."""
+    assert _word_cut("alpha beta gamma", 13) == ("alpha beta…", True)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_summary, "cut_to", _word_cut)
+        assert _failed() == set()
+
+
+def test_a_marker_of_several_characters_or_in_front_passes_both(monkeypatch: pytest.MonkeyPatch) -> None:
+    def in_front(text: str, budget: int) -> tuple[str, bool]:
+        folded = " ".join(text.split())
+        if len(folded) <= budget:
+            return folded, False
+        return ("[cut] " + folded)[:budget] if budget > 6 else "", True
+
+    monkeypatch.setattr(_summary, "cut_to", in_front)
+    assert _failed() == set()
+
+
+@pytest.mark.parametrize("row", ["at the per-source budget", "total at the sum"])
+def test_a_summary_that_fits_its_budgets_is_never_cut(row: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each row catches its off-by-one (before, both were certified: the lower bound alone allowed them)."""
+    right = _summary.budget_summaries
+    short = lambda sources, per, total: right(sources, per - 1, total - 1)  # noqa: E731
+    monkeypatch.setattr(web_search_tool, "budget_summaries", short)
+    case = next(c for c in BUDGET_CASES if c.name == row)
+    monkeypatch.setattr(summary_checks, "BUDGET_CASES", (case,))
+    (result,) = run(_target(), [BUDGET]).results
+    assert result.outcome is Outcome.FAILED and "was cut although it fits the budgets" in result.reason

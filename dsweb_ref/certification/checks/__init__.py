@@ -8,6 +8,7 @@ from . import (  # noqa: F401  (registration side effect)
     differential,
     evidence,
     evidence_diversity,
+    evidence_passages,
     fetch,
     mapping,
     merge,

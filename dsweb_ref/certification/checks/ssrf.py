@@ -130,6 +130,13 @@ SPECIAL = (
     Case("mapped-metadata", "IPv4-mapped IPv6 judged without unwrapping", {"address": "::ffff:169.254.169.254"}),
     Case("nat64-loopback", "is_global alone: NAT64 of loopback is 'global'", {"address": "64:ff9b::7f00:1"}),
     Case("6to4-private", "is_global alone: 6to4 of 10/8 is 'global'", {"address": "2002:a00:7::1"}),
+    Case(
+        "local-use-nat64",
+        "only the well-known NAT64 prefix unwrapped: local-use 64:ff9b:1::/48 of 10/8 judged 'global'",
+        {"address": "64:ff9b:1::a00:7"},
+    ),
+    Case("site-local", "is_global after unwrapping: the deprecated site-local fec0::/10 is 'global'",
+         {"address": "fec0::7"}),
 )
 
 
@@ -163,6 +170,12 @@ MIXED = (
         "metadata-after-eight",
         "only the first few answers looked at",
         {"answers": [PUBLIC_DEAD] * 8 + ["169.254.169.254"]},
+    ),
+    Case(
+        "ipv6-after-dead-public",
+        "the first answer's address family validated: the fallback to the other family (A, then AAAA) "
+        "dialled unchecked",
+        {"answers": [PUBLIC_DEAD, "fd12:3456::8"]},
     ),
 )
 
@@ -213,10 +226,22 @@ async def rebinding(ctx: CheckContext) -> None:
 
 
 REDIRECT_STATUSES = (301, 302, 303, 307, 308)
-REDIRECTS = tuple(
-    Case(f"{status}-{kind}", f"{status} followed unchecked ({why})", {"status": status, "kind": kind})
-    for status in REDIRECT_STATUSES
-    for kind, why in (("literal", "target IP not validated"), ("name", "target name's answers not validated"))
+REDIRECTS = (
+    *(
+        Case(f"{status}-{kind}", f"{status} followed unchecked ({why})", {"status": status, "kind": kind})
+        for status in REDIRECT_STATUSES
+        for kind, why in (("literal", "target IP not validated"), ("name", "target name's answers not validated"))
+    ),
+    Case(
+        "second-hop",
+        "only the first redirect validated: a public hop, then a hop to a private literal followed unchecked",
+        {"status": 302, "kind": "second-hop"},
+    ),
+    Case(
+        "scheme-relative",
+        "only absolute Locations validated: a scheme-relative //host Location taken for a path on the same host",
+        {"status": 302, "kind": "scheme-relative"},
+    ),
 )
 
 
@@ -234,8 +259,12 @@ async def redirect_private(ctx: CheckContext) -> None:
     with _network() as net:
         resolve = {"start.ssrf.test": [[PUBLIC]], "inside.ssrf.test": [["10.0.0.8"]]}
         await ctx.configure(provider="messages", test_network=net.config(resolve, ["10.0.0.8", "10.0.0.9"]))
+        inside = {"literal": f"http://10.0.0.9:{net.port}/", "name": f"http://inside.ssrf.test:{net.port}/",
+                  "second-hop": f"http://10.0.0.9:{net.port}/", "scheme-relative": f"//10.0.0.9:{net.port}/"}
         for case in REDIRECTS:
-            host = "10.0.0.9" if case["kind"] == "literal" else "inside.ssrf.test"
             path = f"/r/{case.name}"
-            net.pages.redirects[path] = (case["status"], f"http://{host}:{net.port}/")
+            net.pages.redirects[path] = (case["status"], inside[case["kind"]])
+            if case["kind"] == "second-hop":  # first a public hop on the same host, then the private one
+                net.pages.redirects[path] = (case["status"], f"/r/{case.name}/next")
+                net.pages.redirects[f"{path}/next"] = (case["status"], inside[case["kind"]])
             await _fetch_expecting_refusal(ctx, net, f"http://start.ssrf.test:{net.port}{path}", case.name)

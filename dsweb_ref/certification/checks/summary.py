@@ -8,9 +8,11 @@ typical summary length is not a maximum: summaries measured 1,000-2,300 characte
 
 A target declaring ``summary-budget`` honours the ``configure`` keys ``search_model_text``,
 ``search_summary_max_chars`` and ``search_summary_total_chars`` (adapter protocol). Characters are
-Unicode code points. What the seed leaves open is accepted: the marker's text, trimming a space
-left at the cut, which sources get the total first, and whether whitespace is folded (the
-summaries here are single-spaced, so folding changes nothing). Each case scripts the Search API's
+Unicode code points. What the seed leaves open is accepted: the marker's text and place, trimming a
+space left at the cut or backing off to a word (up to ``CUT_SLACK`` characters per cut), which
+sources get the total first, and whether whitespace is folded (the summaries here are
+single-spaced, so folding changes nothing). A summary that fits while the total does not bind is
+never cut. Each case scripts the Search API's
 answer through the emulator's ordinary ``Status(200, body=...)`` fault.
 """
 
@@ -62,6 +64,8 @@ DEFAULT_CASES = (
          {"summary": ["words", 1500, "sumword"], "snippet": True}),
     Case("summary but no snippet", "the summary shown when a source has no snippet",
          {"summary": ["words", 1200, "sumword"], "snippet": False}),
+    Case("in a batch", "summaries shown on the batch (merge) path while one query shows snippets",
+         {"summary": ["words", 1500, "sumword"], "snippet": True, "batch": True}),
 )
 
 
@@ -77,18 +81,21 @@ DEFAULT_CASES = (
 )
 async def snippet_default(ctx: CheckContext) -> None:
     for n, case in enumerate(DEFAULT_CASES):
-        query = f"snippet default {n}"
+        queries = [f"snippet default {n}", f"snippet default {n} batch"][: 2 if case.params.get("batch") else 1]
         ctx.fresh()
-        rows = _rows(query, [case_summary(case["summary"])])
-        if not case["snippet"]:
-            del rows[0]["snippet"]
-        script(ctx, query, rows)
-        outcome = await ctx.search([query])
+        snippets = []
+        for query in queries:
+            rows = _rows(query, [case_summary(case["summary"])])
+            if not case["snippet"]:
+                del rows[0]["snippet"]
+            snippets += [r["snippet"] for r in rows if "snippet" in r]
+            script(ctx, query, rows)
+        outcome = await ctx.search(queries)
         expect_success(outcome, case.name)
         text = outcome.text or ""
         require("sumword" not in text, f"{case.name}: the model-visible text shows the summary", catches=case.catches)
-        if case["snippet"]:
-            require(rows[0]["snippet"] in text, f"{case.name}: the snippet is missing from the text")
+        for snippet in snippets:
+            require(snippet in text, f"{case.name}: the snippet is missing from the text")
 
 
 # -- summary-budget -------------------------------------------------------------------------------
@@ -167,6 +174,21 @@ def _expected_total(per: int, total: int, lengths: Sequence[int]) -> int:
     return min(total, sum(min(per, n) for n in lengths))
 
 
+CUT_SLACK = 32  # characters a cut may give back (to end on a word, or drop the space before its marker)
+
+
+def _within_budgets(name: str, per: int, total: int, shown: dict[str, str], served: dict[str, dict[str, str]]) -> None:
+    """While the total does not bind, every summary that fits the per-source budget is shown whole."""
+    lengths = [len(r["summary"]) for r in served.values()]
+    if sum(min(per, n) for n in lengths) > total:
+        return  # which sources get the total first is left open
+    for url, excerpt in shown.items():
+        full = served[url]["summary"]
+        require(len(full) > per or excerpt == full,
+                f"{name}: a {len(full)}-character summary was cut although it fits the budgets ({per} per source, "
+                f"{total} in all)")
+
+
 @check(
     "search.api.summary.budget",
     "Summary mode shows each summary within the per-source and total character budgets, cut with a marker",
@@ -196,17 +218,18 @@ async def summary_budget(ctx: CheckContext) -> None:
         text = outcome.text or ""
         sources = [s for s in value.get("sources", []) if isinstance(s, dict)]
         require(sorted(str(s.get("url")) for s in sources) == sorted(served), f"{case.name}: sources changed")
-        shown: list[str] = []
+        shown: dict[str, str] = {}
         cuts = 0
         for source in sources:
             excerpt, cut = _check_source(case.name, source, served[str(source["url"])], per, text)
-            shown.append(excerpt)
+            shown[str(source["url"])] = excerpt
             cuts += cut
-        used = sum(map(len, shown))
+        used = sum(map(len, shown.values()))
         require(used <= total, f"{case.name}: {used} summary characters shown over the call, total budget {total}",
                 catches=case.catches)
+        _within_budgets(case.name, per, total, shown, served)
         want = _expected_total(per, total, [len(r["summary"]) for r in served.values()])
-        require(used >= want - len(sources),
+        require(used >= want - cuts * CUT_SLACK,
                 f"{case.name}: {used} summary characters shown where the budgets allow {want}", catches=case.catches)
         require(value.get("truncated") is (cuts > 0),
                 f"{case.name}: truncated={value.get('truncated')!r} with {cuts} summaries cut", catches=case.catches)
