@@ -15,7 +15,9 @@ Killers: ``--unit`` runs the unit tests (``tests/`` minus the certification, emu
 which drive whole runs); the default runs ``scripts/mutation/test_certification_suite.py``, one test per
 certification check against the in-process reference: the suite alone, not the unit tests.
 
-Prints every surviving mutant (``mutmut show`` diff unless ``--brief``) and ``mutation_score X``:
+Prints every surviving mutant (``mutmut show`` diff unless ``--brief``), how many survivors each kind of
+judgement took, ``strict_score X`` (survivors judged out of the certification's reach counted as survived;
+see ``kind_of``) and ``mutation_score X``:
 killed / (mutants - judged equivalent). A survivor is judged equivalent (program-equivalent, unreachable,
 or a behaviour the seeds leave open) in one of three ways, each printed with its reason:
 
@@ -341,6 +343,34 @@ class Summary:
         counted = self.killed + len(self.real)
         return self.killed / counted if counted else 0.0
 
+    def kinds(self) -> dict[str, int]:
+        """How many survivors each kind of judgement took (see :func:`kind_of`)."""
+        counts: dict[str, int] = {}
+        for _name, reason in self.equivalent:
+            counts[kind_of(reason)] = counts.get(kind_of(reason), 0) + 1
+        return counts
+
+    @property
+    def strict_score(self) -> float:
+        """killed / mutants that are neither program-equivalent nor seed-open: survivors judged out of the
+        certification's reach (no check or protocol route can observe them) count against it here."""
+        reach = sum(n for kind, n in self.kinds().items() if kind == "out of reach")
+        counted = self.killed + len(self.real) + reach
+        return self.killed / counted if counted else 0.0
+
+
+def kind_of(reason: str) -> str:
+    """A judgement's kind: "program-equivalent" (no program can tell), "seed-open" (the seeds leave it open,
+    so a check must accept it), or "out of reach" (a difference the certification cannot observe through
+    the adapter protocol: unreachable code, configuration the protocol never passes, surfaces it does not
+    carry). Only the first two are equivalence in the strict sense; ``strict_score`` counts the third."""
+    head = reason.split(":", 1)[0].strip().lower()
+    if head.startswith("program-equivalent"):
+        return "program-equivalent"
+    if head.startswith("seed-open"):
+        return "seed-open"
+    return "out of reach"
+
 
 def summarise(codes: dict[str, int | None], judgements: Judgements,
               mutants: dict[str, Mutant] | None = None) -> Summary:
@@ -412,7 +442,11 @@ def main() -> int:
         print(f"stale equivalent entry (no such mutant): {name}")
     print(f"mode {mode}: {len(codes)} mutants, {summary.killed} killed, {len(summary.real)} survived, "
           f"{len(summary.equivalent)} judged equivalent, {len(summary.other)} not judged")
+    kinds = summary.kinds()
+    print("judged: " + ", ".join(f"{kind} {kinds.get(kind, 0)}"
+                                 for kind in ("program-equivalent", "seed-open", "out of reach")))
     print(f"mutation_score {summary.score:.3f}")
+    print(f"strict_score {summary.strict_score:.3f}  (out-of-reach survivors counted as survived)")
     return 0
 
 

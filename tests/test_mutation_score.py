@@ -209,3 +209,17 @@ def test_a_function_wildcard_covers_only_mutants_no_check_reaches(tmp_path: Path
     assert ("pkg.mod.x_f__mutmut_5", "unreachable: no certified route calls it") in judged.equivalent
     assert "pkg.mod.x_f__mutmut_3" in judged.real  # reached and survived: the wildcard does not excuse it
     assert judged.stale == []
+
+
+def test_the_strict_score_counts_survivors_judged_out_of_reach_as_survived() -> None:
+    codes = {"m.k1": 1, "m.k2": 1, "m.eq": 0, "m.open": 0, "m.far": 0, "m.guard": 0, "m.s": 0}
+    judged = script.Judgements(by_change={}, by_name={
+        "m.eq": "program-equivalent: zip strictness after a length check",
+        "m.open": "seed-open: message wording",
+        "m.far": "unreachable in certification: configure never passes it",
+        "m.guard": "outside the certified surface: the CLI envelope",
+    })
+    summary = script.summarise(codes, judged)
+    assert summary.kinds() == {"program-equivalent": 1, "seed-open": 1, "out of reach": 2}
+    assert summary.score == pytest.approx(2 / 3)  # killed / (killed + the one unjudged survivor)
+    assert summary.strict_score == pytest.approx(2 / 5)  # the two out-of-reach survivors count against it
