@@ -82,6 +82,7 @@ PROFILES: tuple[Profile, ...] = (
             ("retry", "waiting before retrying 408, 429 and 5xx"),
             ("pacing", "cancellation-aware pacing under the account's rate"),
             ("localization", "a bounded IP localization input"),
+            ("quality-metadata", "summary, site_name, rerank_score and authority kept as served"),
         )
     ),
     Profile(

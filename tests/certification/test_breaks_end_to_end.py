@@ -71,6 +71,11 @@ BREAKS: dict[str, tuple[set[str], str | tuple[str, ...]]] = {
     "pacing-burst": ({"search.api.pacing.rate"}, "started within one second"),
     "pacing-cancel-sends": ({"search.api.pacing.cancel"}, "sent after the call was cancelled"),
     "localization-unvalidated": ({"search.api.localization"}, "was forwarded as localization"),
+    # seed 001's remaining quality metadata (opt-in), the Messages in-band error, secrets, the unusable base
+    "metadata-summary-cut": ({"search.api.metadata"}, "a whole long summary"),
+    "tool-error-empty": ({"search.messages.tool_error"}, "expected WEB_PROVIDER_ERROR"),
+    "error-echo-unscrubbed": ({"errors.secret_echo"}, "the failure shows"),
+    "base-inferred": ({"search.api.base_unavailable"}, "the provider is unavailable"),
 }
 def certify_json(tmp_path: Path, *argv: str) -> tuple[int, dict[str, object], dict[str, str]]:
     path = tmp_path / "report.json"

@@ -163,7 +163,8 @@ class CheckSpec:
 
 
 REGISTRY: dict[str, CheckSpec] = {}
-OPT_IN_CAPABILITIES = ("retry", "pacing", "localization")  # seed 001's remaining list; each its own profile
+# seed 001's remaining list; each its own profile
+OPT_IN_CAPABILITIES = ("retry", "pacing", "localization", "quality-metadata")
 
 
 def default_profiles(seed: str, requires: tuple[str, ...], provider: Provider) -> tuple[str, ...]:

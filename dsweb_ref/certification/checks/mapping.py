@@ -11,7 +11,8 @@ from typing import Any
 
 from ...emulator import Status
 from ..cases import Case
-from ._base import CheckContext, check, expect_success, require
+from ..targets import CallOutcome
+from ._base import PROVIDER_ERROR, CheckContext, check, expect_error, expect_success, require
 from ._oracle import query_match
 from ._script import answer_body, value_sources
 
@@ -42,6 +43,13 @@ API_CASES = (
          {"results": [_result("https://m.example.test/d", "D", "s", "sum", "2026-10-16T08:30:00+08:00", 1.0)],
           "expected": [("https://m.example.test/d", "D", "s", "2026-10-16T08:30:00+08:00")]}),
 )
+# A result whose title, snippet and date are not text: the shared source's fields are text, so they
+# are dropped, turned into text, or the answer is refused as malformed; never carried as a number,
+# a list or an object (and the URL is kept: it is the one field the seed requires).
+WRONG_TYPES = Case(
+    "title, snippet and date of the wrong type", "a non-text title, snippet or date carried into the source as is",
+    {"results": [{"url": "https://m.example.test/t", "title": 7, "snippet": ["s"], "date": {"y": 2026}}]},
+)
 
 
 def _same(got: list[tuple[Any, ...]], expected: Expected) -> bool:
@@ -52,12 +60,17 @@ def _same(got: list[tuple[Any, ...]], expected: Expected) -> bool:
     return all(tuple(g or None for g in row) == tuple(want) for row, want in pairs)
 
 
-async def _scripted(ctx: CheckContext, body: bytes, what: str) -> tuple[dict[str, Any], list[tuple[Any, ...]]]:
+async def _answer(ctx: CheckContext, body: bytes) -> CallOutcome:
+    """One search for QUERY answered with ``body``."""
     route = ctx.search_route
     ctx.fresh()
     await ctx.configure(search_max_results=20)
     ctx.emu.inject(route, Status(200, body=body), when=query_match(route, QUERY))
-    value = expect_success(await ctx.search([QUERY]), what)
+    return await ctx.search([QUERY])
+
+
+async def _scripted(ctx: CheckContext, body: bytes, what: str) -> tuple[dict[str, Any], list[tuple[Any, ...]]]:
+    value = expect_success(await _answer(ctx, body), what)
     return value, value_sources(value)
 
 
@@ -70,14 +83,23 @@ async def _scripted(ctx: CheckContext, body: bytes, what: str) -> tuple[dict[str
     rule="Seed 001: 'The provider preserves service order and maps URL, title, snippet, and nullable date into "
     "shared sources'; 'It does not consume summary, full content, site_name, site_icon, rerank_score, or "
     "authority'. So snippet is the snippet (never the summary), the date passes as served or is absent when "
-    "null, and the order is the service's.",
-    cases=API_CASES,
+    "null, and the order is the service's. The shared source's fields are text: a title, snippet or date "
+    "served as something else never reaches a source as is (dropped, made text, or the answer refused).",
+    cases=(*API_CASES, WRONG_TYPES),
 )
 async def api_mapping(ctx: CheckContext) -> None:
     for case in API_CASES:
         body = json.dumps({"results": case["results"]}).encode()
         _, got = await _scripted(ctx, body, case.name)
         require(_same(got, case["expected"]), f"{case.name}: sources {got}, expected {case['expected']}")
+    outcome = await _answer(ctx, json.dumps({"results": WRONG_TYPES["results"]}).encode())
+    if outcome.error_code is not None:  # refusing the malformed answer is a right reading too
+        expect_error(outcome, WRONG_TYPES.name, PROVIDER_ERROR)
+        return
+    got = value_sources(expect_success(outcome, WRONG_TYPES.name))
+    require(len(got) == 1 and got[0][0] == "https://m.example.test/t", f"{WRONG_TYPES.name}: sources {got}")
+    require(all(field is None or isinstance(field, str) for field in got[0][1:]),
+            f"{WRONG_TYPES.name}: source fields {got[0][1:]!r} are not text")
 
 
 def _messages(results: list[dict[str, Any]], citations: list[tuple[str, str]]) -> bytes:
@@ -131,3 +153,71 @@ async def messages_mapping(ctx: CheckContext) -> None:
         value, got = await _scripted(ctx, _messages(case["results"], case["citations"]), case.name)
         require(_same(got, case["expected"]), f"{case.name}: sources {got}, expected {case['expected']}")
         require(not value.get("content"), f"{case.name}: the model's prose became answer content")
+
+
+def _meta(url: str, **fields: Any) -> dict[str, Any]:
+    return {"url": url, "title": "T", "snippet": "s", **fields}
+
+
+LONG_SUMMARY = ("Der Überblick (概要): " + "a measured summary,  with  spacing\n\nand paragraphs. " * 50)[:2300]
+METADATA_CASES = (
+    Case("zero score and unknown authority", "a falsy score or the 'unknown' authority (-1) dropped: a cutoff",
+         {"results": [_meta("https://q.example.test/z", rerank_score=0, authority=-1, site_name="Zero",
+                            summary="z")],
+          "expected": [{"rerank_score": 0, "authority": -1, "site_name": "Zero", "summary": "z"}]}),
+    Case("low assessments kept in service order", "sources under a score or authority threshold dropped or re-sorted",
+         {"results": [_meta("https://q.example.test/1", rerank_score=0.01, authority=0),
+                      _meta("https://q.example.test/2", rerank_score=2.9, authority=4),
+                      _meta("https://q.example.test/3", rerank_score=1, authority=1)],
+          "expected": [{"rerank_score": 0.01, "authority": 0}, {"rerank_score": 2.9, "authority": 4},
+                       {"rerank_score": 1, "authority": 1}]}),
+    Case("a whole long summary", "the summary cut, or its whitespace collapsed (2,300 characters were measured)",
+         {"results": [_meta("https://q.example.test/l", summary=LONG_SUMMARY, site_name="例子 Example")],
+          "expected": [{"summary": LONG_SUMMARY, "site_name": "例子 Example"}]}),
+    Case("absent fields not invented", "a missing summary, site_name or assessment filled in (empty, zero, null)",
+         {"results": [_meta("https://q.example.test/a")], "expected": [{}]}),
+    Case("booleans are not assessments", "a boolean rerank_score or authority kept as a number (true == 1)",
+         {"results": [_meta("https://q.example.test/b", rerank_score=True, authority=False, summary="b")],
+          "expected": [{"summary": "b"}], "may_refuse": True}),
+)
+QUALITY = ("summary", "site_name", "rerank_score", "authority")
+
+
+def _typed(fields: dict[str, Any]) -> dict[str, tuple[str, object]]:
+    """Fields compared by JSON kind and value (``true`` is not ``1``; ``3`` equals ``3.0``)."""
+    kinds = {k: "bool" if isinstance(v, bool) else "number" if isinstance(v, (int, float)) else "other"
+             for k, v in fields.items()}
+    return {k: (kinds[k], v) for k, v in fields.items()}
+
+
+@check(
+    "search.api.metadata",
+    "Quality metadata (summary, site_name, rerank_score, authority) is kept exactly as served, no cutoff",
+    seed="001",
+    requires=(WS, API, "quality-metadata"),
+    provider="api",
+    rule="Seed 001 lists as remaining adoption: 'Retain quality metadata before defining selection policies. "
+    "rerank_score and authority describe service assessments, not guarantees of truth; a hard cutoff can "
+    "discard useful niche sources.' A target declaring quality-metadata keeps each source's summary, "
+    "site_name, rerank_score and authority in its metadata exactly as served (a summary whole, 0 and -1 "
+    "kept), invents none that was not served, drops and reorders no source by them, and never takes a "
+    "boolean for a number.",
+    cases=METADATA_CASES,
+)
+async def api_metadata(ctx: CheckContext) -> None:
+    for case in METADATA_CASES:
+        outcome = await _answer(ctx, json.dumps({"results": case["results"]}).encode())
+        if case.params.get("may_refuse") and outcome.error_code is not None:
+            expect_error(outcome, case.name, PROVIDER_ERROR)  # refusing a malformed answer is right too
+            continue
+        sources = expect_success(outcome, case.name).get("sources")
+        urls = [r["url"] for r in case["results"]]
+        require(isinstance(sources, list) and [s.get("url") for s in sources if isinstance(s, dict)] == urls,
+                f"{case.name}: sources {sources!r}, expected {urls} in service order")
+        assert isinstance(sources, list)
+        for source, want in zip(sources, case["expected"], strict=True):
+            meta = source.get("metadata") or {}
+            require(isinstance(meta, dict), f"{case.name}: metadata {meta!r} is not an object")
+            got = {k: meta[k] for k in QUALITY if meta.get(k) is not None}
+            require(_typed(got) == _typed(want),
+                    f"{case.name}: {source.get('url')} metadata {got!r}, expected {want!r}")
