@@ -36,6 +36,13 @@ API_CASES = (
          {"results": [_result(f"https://m.example.test/{i}", f"T{i}", f"s{i}", "sum", "2026-01-01", score)
                       for i, score in ((1, 0.5), (2, 2.9), (3, 1.2))],
           "expected": [(f"https://m.example.test/{i}", f"T{i}", f"s{i}", "2026-01-01") for i in (1, 2, 3)]}),
+    Case("a repeated URL before another result", "the results after a repeated URL dropped",
+         {"results": [_result("https://m.example.test/r", "R", "s1", "sum", None, 2.0),
+                      _result("https://m.example.test/r", "R again", "s2", "sum", None, 1.5),
+                      _result("https://m.example.test/after", "After", "s3", "sum", None, 1.0)],
+          "expected": [("https://m.example.test/r", "R", "s1", None),
+                       ("https://m.example.test/after", "After", "s3", None)],
+          "repeat_open": True}),
     Case("null date", "a null date turned into text ('None', 'null') or a made-up date",
          {"results": [_result("https://m.example.test/n", "N", "s", "sum", None, 1.0)],
           "expected": [("https://m.example.test/n", "N", "s", None)]}),
@@ -91,6 +98,8 @@ async def api_mapping(ctx: CheckContext) -> None:
     for case in API_CASES:
         body = json.dumps({"results": case["results"]}).encode()
         _, got = await _scripted(ctx, body, case.name)
+        if case.params.get("repeat_open"):  # one answer repeating a URL: kept once or twice is open (seed 000
+            got = [row for i, row in enumerate(got) if row[0] not in [r[0] for r in got[:i]]]  # dedups batches)
         require(_same(got, case["expected"]), f"{case.name}: sources {got}, expected {case['expected']}")
     outcome = await _answer(ctx, json.dumps({"results": WRONG_TYPES["results"]}).encode())
     if outcome.error_code is not None:  # refusing the malformed answer is a right reading too
@@ -121,6 +130,10 @@ MESSAGES_CASES = (
           "citations": [("https://c.example.test/1", "first excerpt"),
                         ("https://c.example.test/1", "second excerpt")],
           "expected": [("https://c.example.test/1", "One", "first excerpt", "2026-02-02")]}),
+    Case("empty first excerpt", "an empty cited_text taken as the excerpt, hiding the next one",
+         {"results": [_hit("https://c.example.test/e", "E")],
+          "citations": [("https://c.example.test/e", ""), ("https://c.example.test/e", "the excerpt")],
+          "expected": [("https://c.example.test/e", "E", "the excerpt", None)]}),
     Case("uncited result", "a snippet invented for a result no citation names (title, another excerpt)",
          {"results": [_hit("https://c.example.test/a", "A"), _hit("https://c.example.test/b", "B")],
           "citations": [("https://c.example.test/a", "about a")],
@@ -144,8 +157,8 @@ MESSAGES_CASES = (
     provider="messages",
     rule="Seed 001: Messages search 'extracts sources and citation excerpts but discards the generated answer'. "
     "Sources are the web_search_result items in order (other item types skipped, a repeated URL kept once), "
-    "each with its title, its page_age as the date, and as snippet the first citation excerpt naming its URL, "
-    "if any; no answer content.",
+    "each with its title, its page_age as the date, and as snippet the first citation excerpt naming its URL "
+    "(an empty cited_text is no excerpt), if any; no answer content.",
     cases=MESSAGES_CASES,
 )
 async def messages_mapping(ctx: CheckContext) -> None:
@@ -179,6 +192,9 @@ METADATA_CASES = (
     Case("booleans are not assessments", "a boolean rerank_score or authority kept as a number (true == 1)",
          {"results": [_meta("https://q.example.test/b", rerank_score=True, authority=False, summary="b")],
           "expected": [{"summary": "b"}], "may_refuse": True}),
+    Case("a summary and site_name that are not text", "a non-text summary or site_name kept as is",
+         {"results": [_meta("https://q.example.test/n", summary=7, site_name=["Example"], authority=2)],
+          "expected": [{"authority": 2}], "may_refuse": True}),
 )
 QUALITY = ("summary", "site_name", "rerank_score", "authority")
 
