@@ -165,6 +165,7 @@ BREAKS = (
     "tool-error-empty",
     "error-echo-unscrubbed",
     "base-inferred",
+    "fetch-malformed-as-empty",
 )
 # Modes that rebuild the standalone result from the backend's answer instead of the reference tool.
 STANDALONE_REBUILT = (
@@ -267,6 +268,8 @@ class BreakingTransport(httpx.AsyncBaseTransport):
             response = await self.inner.handle_async_request(self.rewrite(request))
         if self.mode == "standalone-leak-reasoning" and response.status_code == 200:
             response = await leak_thinking(response)
+        if self.mode == "fetch-malformed-as-empty" and path.endswith("/fetch") and response.status_code == 200:
+            response = await markdown_or_empty(response)
         if self.mode == "error-echo-unscrubbed" and response.status_code >= 400:
             body = await response.aread()
             self.error_body = body.decode("utf-8", "replace") + " " + response.headers.get("retry-after", "")
@@ -324,6 +327,18 @@ async def rewrite_answer(response: httpx.Response, mode: str | None) -> httpx.Re
                 block["citations"].reverse()  # wrong: the first citation of a URL is its snippet
     headers = [(k, v) for k, v in response.headers.items() if k.lower() not in ("content-length", "content-encoding")]
     return httpx.Response(response.status_code, headers=headers, content=json.dumps(data).encode())
+
+
+async def markdown_or_empty(response: httpx.Response) -> httpx.Response:
+    """fetch-malformed-as-empty: a Fetch API success without Markdown text becomes an empty page."""
+    body = await response.aread()
+    try:
+        data = json.loads(body)
+    except ValueError:
+        data = None
+    if not isinstance(data, dict) or not isinstance(data.get("content"), str):
+        body = b'{"content": ""}'  # wrong: an unreadable answer is a failure, not an empty page
+    return httpx.Response(200, headers={"content-type": "application/json"}, content=body)
 
 
 def utf16_cut(prompt: str) -> str:

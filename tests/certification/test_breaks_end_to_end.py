@@ -76,6 +76,7 @@ BREAKS: dict[str, tuple[set[str], str | tuple[str, ...]]] = {
     "tool-error-empty": ({"search.messages.tool_error"}, "expected WEB_PROVIDER_ERROR"),
     "error-echo-unscrubbed": ({"errors.secret_echo"}, "the failure shows"),
     "base-inferred": ({"search.api.base_unavailable"}, "the provider is unavailable"),
+    "fetch-malformed-as-empty": ({"fetch.api.mapping"}, "expected WEB_PROVIDER_ERROR"),
 }
 def certify_json(tmp_path: Path, *argv: str) -> tuple[int, dict[str, object], dict[str, str]]:
     path = tmp_path / "report.json"

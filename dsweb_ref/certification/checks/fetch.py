@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from ...emulator import RateLimited, Status
+from ...emulator import Malformed, RateLimited, Status
 from ..cases import Case
 from ._base import PROVIDER_ERROR, CheckContext, check, expect_error, expect_schema, expect_success, require
 from .outcomes import REDIRECT_STATUSES, redirect_fault
@@ -26,6 +26,12 @@ FAILURES = (
     Case("HTTP 500 (unresolvable host)", "a 5xx mapped onto a result", {"url": "https://gone.invalid/", "fault": None}),
     Case("HTTP 429", "a rate limit retried silently", {"url": PAGE, "fault": "429"}),
     Case("HTTP 401", "a rejected key rendered as a page", {"url": PAGE, "fault": "401"}),
+    Case("truncated JSON", "an unreadable success body rendered as an empty page", {"url": PAGE, "fault": "truncated"}),
+    Case("no content field", "a success without Markdown rendered as an empty page",
+         {"url": PAGE, "fault": b'{"title": "No content"}'}),
+    Case("content that is not text", "a non-text content carried as the body or turned into text",
+         {"url": PAGE, "fault": b'{"title": "T", "content": {"markdown": "# T"}}'}),
+    Case("a JSON array", "a body of the wrong shape taken as a page", {"url": PAGE, "fault": b'["# T"]'}),
 )
 
 
@@ -38,7 +44,8 @@ FAILURES = (
     rule="Seed 001: 'The provider keeps the requested URL, returns the Markdown body, and reports HTTP 200 for a "
     "successful response'; 'The shared fetch result and its consumers stay unchanged', so the body kind is the "
     "closed union html|text and Markdown is text; 'every non-success status is a retrieval failure' "
-    "(WEB_PROVIDER_ERROR after one request).",
+    "(WEB_PROVIDER_ERROR after one request), as is a success whose body holds no Markdown text (the provider "
+    "tests cover 'malformed responses'): never an empty page.",
     cases=MAPPING + FAILURES,
 )
 async def fetch_mapping(ctx: CheckContext) -> None:
@@ -61,6 +68,10 @@ async def fetch_mapping(ctx: CheckContext) -> None:
             ctx.emu.inject("fetch", RateLimited(retry_after=1))
         elif case["fault"] == "401":
             ctx.emu.inject("fetch", Status(401))
+        elif case["fault"] == "truncated":
+            ctx.emu.inject("fetch", Malformed(body=b'{"title": "T", "content": "# T'))
+        elif isinstance(case["fault"], bytes):
+            ctx.emu.inject("fetch", Malformed(body=case["fault"]))
         outcome = await ctx.fetch(case["url"])
         await ctx.settle()
         expect_error(outcome, f"{case.name}: fetch {case['url']}", PROVIDER_ERROR)
