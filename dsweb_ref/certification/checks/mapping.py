@@ -111,9 +111,16 @@ async def api_mapping(ctx: CheckContext) -> None:
             f"{WRONG_TYPES.name}: source fields {got[0][1:]!r} are not text")
 
 
-def _messages(results: list[dict[str, Any]], citations: list[tuple[str, str]]) -> bytes:
+def _messages(results: list[dict[str, Any]], citations: list[tuple[str, str]], *, shape: str = "") -> bytes:
+    """A Messages answer: one result block holding ``results``, then a text block citing ``citations``.
+    ``shape`` "empty-block-first": a result block with null content comes before it; "prose-first": an
+    uncited text block comes before the cited one (as real answers open)."""
     base = json.loads(answer_body("messages", QUERY, []))
     base["content"][1]["content"] = results
+    if shape == "empty-block-first":
+        base["content"].insert(1, {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_empty", "content": None})
+    if shape == "prose-first":
+        base["content"].append({"type": "text", "text": "Here is what I found:"})
     base["content"].append({"type": "text", "text": "Cited.", "citations": [
         {"type": "web_search_result_location", "url": url, "title": None, "cited_text": text,
          "encrypted_index": "aW5kZXg="} for url, text in citations]})
@@ -134,6 +141,12 @@ MESSAGES_CASES = (
          {"results": [_hit("https://c.example.test/e", "E")],
           "citations": [("https://c.example.test/e", ""), ("https://c.example.test/e", "the excerpt")],
           "expected": [("https://c.example.test/e", "E", "the excerpt", None)]}),
+    Case("uncited text before the citations", "the citation scan stopped at a text block without citations",
+         {"results": [_hit("https://c.example.test/p", "P")], "citations": [("https://c.example.test/p", "cited")],
+          "shape": "prose-first", "expected": [("https://c.example.test/p", "P", "cited", None)]}),
+    Case("a result block without content first", "the results after an empty result block dropped",
+         {"results": [_hit("https://c.example.test/s", "S")], "citations": [], "shape": "empty-block-first",
+          "expected": [("https://c.example.test/s", "S", None, None)]}),
     Case("uncited result", "a snippet invented for a result no citation names (title, another excerpt)",
          {"results": [_hit("https://c.example.test/a", "A"), _hit("https://c.example.test/b", "B")],
           "citations": [("https://c.example.test/a", "about a")],
@@ -163,7 +176,8 @@ MESSAGES_CASES = (
 )
 async def messages_mapping(ctx: CheckContext) -> None:
     for case in MESSAGES_CASES:
-        value, got = await _scripted(ctx, _messages(case["results"], case["citations"]), case.name)
+        body = _messages(case["results"], case["citations"], shape=case.params.get("shape", ""))
+        value, got = await _scripted(ctx, body, case.name)
         require(_same(got, case["expected"]), f"{case.name}: sources {got}, expected {case['expected']}")
         require(not value.get("content"), f"{case.name}: the model's prose became answer content")
 
