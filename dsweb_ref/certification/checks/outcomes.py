@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+from ..._exceptions import WebError
 from ..._secrets import encoded_secret_found
 from ...emulator import CutBody, Fault, Malformed, RateLimited, Status, ToolError
 from ..cases import Case
@@ -282,7 +283,7 @@ async def base_unavailable(ctx: CheckContext) -> None:
         ctx.fresh()
         try:
             await ctx.configure(tools_base=case["base"])
-        except TargetError:
+        except (TargetError, WebError):  # an adapter's error answer, or the in-process target's own refusal
             continue  # the target refused the configuration: nothing can run on it
         await _unavailable(ctx, f"{case.name} base {case['base']!r}: web_search", await ctx.search([QUERY]))
         if fetch:
