@@ -164,6 +164,8 @@ SECRET_ECHOES = (
          {"status": 500, "body": {"message": f"upstream call with {KEY} failed"}}),
     Case("key past the first 490 characters", "the detail cut before it is scrubbed, so a piece of the key shows",
          {"status": 503, "body": {"error": {"message": "x" * 490 + KEY + " overloaded"}}}),
+    Case("key near the start of a 4,000-character text", "the text cut to a window that ends inside the key, "
+         "then scrubbed", {"status": 502, "body": {"error": {"message": "x" * 480 + KEY + "y" * 3588}}}),
     Case("429 whose Retry-After header is the key", "a Retry-After hint quoted without scrubbing",
          {"status": 429, "body": {"error": {"message": "slow down"}}, "headers": {"Retry-After": KEY}}),
 )
