@@ -259,6 +259,10 @@ UNUSABLE_BASES = (
     Case("space in the host", "an unparseable host sent anyway", {"base": "https://api example.test/v1/tools"}),
     Case("unclosed IPv6 literal", "a half-parsed base used", {"base": "http://[::1/v1/tools"}),
 )
+# The documented default base is https: such a base is usable. Pointed at the plain-HTTP emulator, the
+# TLS handshake fails, so the search fails as a provider failure, never as "unavailable".
+HTTPS_BASE = Case("an https base", "an https base (the scheme of the documented default) taken for unusable",
+                  {"base": "the emulator's tools base with https"})
 
 
 async def _unavailable(ctx: CheckContext, what: str, call: CallOutcome) -> None:
@@ -276,8 +280,9 @@ async def _unavailable(ctx: CheckContext, what: str, call: CallOutcome) -> None:
     rule="Seed 001: 'A blank or unparseable base leaves both providers unavailable', and the prefixes 'are "
     "never inferred from the hostname'. With such a tools_base a web_search (and, with fetch-api, a "
     "web_fetch) fails as unavailable (WEB_PROVIDER_CONFIGURED_UNAVAILABLE or WEB_PROVIDER_UNAVAILABLE), "
-    "never with another base; refusing the configuration itself is accepted too.",
-    cases=UNUSABLE_BASES,
+    "never with another base; refusing the configuration itself is accepted too. An https base (the "
+    "documented default's scheme) is usable.",
+    cases=(*UNUSABLE_BASES, HTTPS_BASE),
 )
 async def base_unavailable(ctx: CheckContext) -> None:
     fetch = {"web_fetch", "fetch-api"} <= ctx.hello.capabilities
@@ -292,3 +297,9 @@ async def base_unavailable(ctx: CheckContext) -> None:
             await _unavailable(ctx, f"{case.name} base {case['base']!r}: web_fetch",
                                await ctx.fetch("https://docs.example.test/"))
         require(not ctx.records(), f"{case.name}: {len(ctx.records())} request(s) reached the emulator")
+    ctx.fresh()
+    await ctx.configure(tools_base=ctx.emu.tools_base.replace("http://", "https://", 1))
+    outcome = await ctx.search([QUERY])
+    expect_error(outcome, f"{HTTPS_BASE.name}: a TLS search against the plain-HTTP emulator")
+    require(outcome.error_code not in UNAVAILABLE,
+            f"{HTTPS_BASE.name}: {outcome.error_code}, but an https base is usable")
