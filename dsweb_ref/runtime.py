@@ -13,12 +13,14 @@ from typing import TYPE_CHECKING, Protocol, Self
 import httpx
 
 from ._context import CallContext
+from ._exceptions import WebError
 from ._protocols import StandaloneUsage
 from ._service import ProviderSelection, WebService
 from ._types import FetchRequest, FetchResult
 from .netguard import AddressPolicy
 from .providers.deepseek_fetch_api import DeepSeekFetchApi
 from .providers.deepseek_official import DeepSeekMessagesSearch
+from .providers.deepseek_search_api import PROVIDER_ID as SEARCH_API_ID
 from .providers.deepseek_search_api import DeepSeekSearchApi
 from .providers.http_fetch import HttpFetchConfig, HttpFetchProvider
 from .providers.scripted import PROVIDER_ID as SCRIPTED_ID
@@ -95,8 +97,19 @@ class Runtime:
                 search_max_queries=t.search_max_queries,
                 search_max_results=t.search_max_results,
                 search_max_output_chars=t.search_max_output_chars,
+                model_text="summary" if t.search_model_text == "summary" else "snippet",
+                summary_max_chars=t.search_summary_max_chars,
+                summary_total_chars=t.search_summary_total_chars,
+                search_operators=self._search_api_selected(),
             ),
         )
+
+    def _search_api_selected(self) -> bool:
+        """Whether searches go to the Search API now (its operators are then worth naming to the model)."""
+        try:
+            return self.web.select_search().id == SEARCH_API_ID
+        except WebError:
+            return False
 
     def fetch_tool(self) -> WebFetchTool:
         return WebFetchTool(self.web, max_output_chars=self.settings().tools.fetch_max_output_chars)

@@ -46,6 +46,7 @@ __all__ = [
     "MAX_QPS",
     "MAX_RETRIES",
     "MAX_RETRY_WAIT_S",
+    "MAX_SUMMARY_CHARS",
     "MAX_TIMEOUT_S",
     "MESSAGES_SELECTION",
     "SETTINGS_KEYS",
@@ -83,6 +84,7 @@ MAX_MESSAGES_MAX_USES = 100
 MAX_QPS = 10_000.0
 MAX_RETRIES = 10
 MAX_RETRY_WAIT_S = 3_600.0
+MAX_SUMMARY_CHARS = 1_000_000
 _MAX_MODEL_CHARS = 256
 _MAX_HEADER_TOKEN_CHARS = 64
 # An RFC 9110 token: printable ASCII without spaces or separators, so it can go into a header as is.
@@ -139,6 +141,9 @@ class ToolSettings:
     search_max_results: int = 8
     search_max_output_chars: int = 20_000
     fetch_max_output_chars: int = 200_000
+    search_model_text: str = "snippet"
+    search_summary_max_chars: int = 1000
+    search_summary_total_chars: int = 4000
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,6 +240,10 @@ def _localization(v: str) -> str | None:
     if v == "" or ip_literal(v) is not None:
         return None
     return "must be blank or an IPv4 or IPv6 address literal (no host names, ranges, zones, places or languages)"
+
+
+def _model_text(v: str) -> str | None:
+    return None if v in ("snippet", "summary") else 'must be "snippet" or "summary"'
 
 
 def _env_name(v: str) -> str | None:
@@ -342,6 +351,18 @@ SETTINGS_KEYS: tuple[SettingKey, ...] = (
          "int", "Most characters of model-visible text one web_search call returns, errors included; a longer "
          "text is cut with a visible note. Per source, the title is cut at 200, the snippet at 500, the URL at "
          "2048 and the date at 64 characters.", _at_least(1)),
+    _key("tools.search_model_text", "DSWEB_SEARCH_MODEL_TEXT", _TOOLS.search_model_text, "str",
+         'What the model sees per web_search source: "snippet" (seed 001 as shipped) or "summary" (the Search '
+         "API's long summary, whitespace folded, cut to the two budgets below with a trailing \"…\"; a source "
+         "without one keeps its snippet). The structured value keeps both either way.", _model_text),
+    _key("tools.search_summary_max_chars", "DSWEB_SEARCH_SUMMARY_MAX_CHARS", _TOOLS.search_summary_max_chars,
+         "int", f"Summary mode: most characters (Unicode code points, the marker included) of one source's summary "
+         f"the model sees (1-{MAX_SUMMARY_CHARS}).", _between(1, MAX_SUMMARY_CHARS)),
+    _key("tools.search_summary_total_chars", "DSWEB_SEARCH_SUMMARY_TOTAL_CHARS",
+         _TOOLS.search_summary_total_chars, "int",
+         f"Summary mode: most summary characters one web_search call shows over all its sources and queries, "
+         f"spent in source order; a source left without room shows none (1-{MAX_SUMMARY_CHARS}).",
+         _between(1, MAX_SUMMARY_CHARS)),
     _key("tools.fetch_max_output_chars", "DSWEB_FETCH_MAX_OUTPUT_CHARS", _TOOLS.fetch_max_output_chars,
          "int", "Most characters one web_fetch result returns, errors included.", _at_least(1)),
     _key("http_fetch.max_url_length", "DSWEB_HTTP_MAX_URL_LENGTH", _HTTP.max_url_length, "int",

@@ -24,10 +24,37 @@ seed 002 ones:
                         when it fails                                   -> ssrf.resolve.mixed_answers
     ssrf-re-resolve     validates one lookup, then dials the answer of a fresh one -> ssrf.resolve.rebinding
     ssrf-redirect-unchecked  redirect targets are followed without any check -> ssrf.redirect.private
+    ssrf-env-proxy      validated, then sent by a client that honours proxy variables -> ssrf.proxy.ignored
+    ssrf-body-uncapped  the configured fetch_max_bytes ignored            -> ssrf.caps.body
+    ssrf-hops-uncapped  the configured fetch_max_redirects ignored (up to 100 hops) -> ssrf.caps.redirects
+    ssrf-no-deadline    no deadline over the whole fetch: it waits as long as the server -> ssrf.deadline
+    ssrf-unwrap-then-is-global  embedded IPv4 unwrapped, then is_global: local-use NAT64 and
+                        site-local fec0::/10 pass                      -> ssrf.resolve.special_ranges
+    ssrf-other-family-unchecked  the first answer's address family validated; a fallback to the
+                        other family (A then AAAA) dialled unchecked   -> ssrf.resolve.mixed_answers
+    ssrf-redirect-first-hop-only  the first redirect target is checked, later ones are not -> ssrf.redirect.private
+    ssrf-relative-unchecked  a Location without a scheme (//host too) followed unchecked -> ssrf.redirect.private
+    ssrf-deadline-per-hop  the deadline starts again at every redirect hop -> ssrf.deadline
+    ssrf-hops-307-uncounted  307 and 308 hops are followed without counting them -> ssrf.caps.redirects
     evidence-model-call an evidence call also asks a model (Messages)  -> evidence.no_model_call
     evidence-no-urls    evidence lines lose their source URLs           -> evidence.lines_cite_results
     evidence-local-allowed  a refused local query is then sent to web search -> evidence.local_refused
     evidence-retry-allowed  no retry memory across calls of a conversation -> evidence.retry_refused
+    evidence-no-query-floor  the page bound filled query after query (no source kept per query) -> evidence.diversity
+    evidence-hosts-not-domains  diversity counted per host, not per registrable domain -> evidence.diversity
+    evidence-retry-model  on [needs_retry] a model (Responses) is asked for a better query -> evidence.no_model_call
+    evidence-local-few-forms  only file: (case-sensitive), C:\\ and ~/ taken for local paths -> evidence.local_refused
+    evidence-retry-last-only  only the last attempt is remembered, not every earlier one -> evidence.retry_refused
+    evidence-retry-single-only  a repeat is refused only in a one-query call, not in a list
+                        -> evidence.retry_refused
+    evidence-unsafe-snippets  URLs validated only when fetched: a refused result falls back to its
+                        snippet and is cited                          -> evidence.unsafe_dropped
+    evidence-snippet-only  pages never fetched: every line is a search snippet -> evidence.passages
+    evidence-cite-candidates  the citation list holds every ranked result, not those that gave
+                        evidence                                      -> evidence.lines_cite_results
+    evidence-retry-only-when-empty  [needs_retry] only for a search that returned nothing, not for
+                        one whose every result was dropped            -> evidence.unsafe_dropped
+    evidence-page-lead  a page's first characters taken for its passage -> evidence.passages
 
 ``--variant NAME`` behaves differently from the reference in a way the seeds allow; the suite
 must still certify it:
@@ -61,7 +88,7 @@ import contextvars
 import json
 import re
 import sys
-from collections.abc import Coroutine, Sequence
+from collections.abc import Coroutine, Iterable, Sequence
 from dataclasses import dataclass, replace
 from ipaddress import IPv6Address, ip_address
 from typing import Any
@@ -71,10 +98,20 @@ import httpcore
 import httpx
 
 import dsweb_ref.settings as settings_module
-from dsweb_ref import CallContext, SearchRequest, SearchResult, Source, WebError, WebErrorCode, __version__
+from dsweb_ref import (
+    CallContext,
+    FetchRequest,
+    FetchResult,
+    SearchRequest,
+    SearchResult,
+    Source,
+    WebError,
+    WebErrorCode,
+    __version__,
+)
 from dsweb_ref.certification.sandbox import SandboxNetwork
 from dsweb_ref.certification.targets import TargetConfig, reference_settings
-from dsweb_ref.netguard import AddressPolicy, IPAddress, PinnedNetworkBackend, Resolver, vet_host
+from dsweb_ref.netguard import AddressPolicy, IPAddress, PinnedNetworkBackend, Resolver, check_url, vet_host
 from dsweb_ref.providers import _scheduler, deepseek_search_api
 from dsweb_ref.providers.http_fetch import HttpFetchProvider
 from dsweb_ref.providers.standalone_messages import MessagesStandaloneSearch
@@ -83,8 +120,20 @@ from dsweb_ref.replay._bases import KEY_ENV, credential_environ
 from dsweb_ref.runtime import Runtime, build_runtime, http_fetch_config, scripted_runtime
 from dsweb_ref.settings import Settings
 from dsweb_ref.standalone_accounts import resolve
-from dsweb_ref.tools import ToolResult, error_result, merge_results, render_search
-from dsweb_ref.tools.evidence_search import EvidenceContext
+from dsweb_ref.tools import (
+    ToolResult,
+    _evidence_guard,
+    _evidence_rank,
+    _summary,
+    error_result,
+    evidence_search,
+    merge_results,
+    render_search,
+)
+from dsweb_ref.tools import web_search as web_search_tool
+from dsweb_ref.tools._evidence_guard import normalized_query
+from dsweb_ref.tools._evidence_rank import Candidate
+from dsweb_ref.tools.evidence_search import EvidenceContext, EvidenceSearchTool
 from dsweb_ref.tools.standalone_search import (
     MAX_OUTPUT_TOKENS,
     SEARCH_TIMEOUT_S,
@@ -93,7 +142,7 @@ from dsweb_ref.tools.standalone_search import (
     encode_result,
     parse_query,
 )
-from dsweb_ref.tools.web_search import parse_queries
+from dsweb_ref.tools.web_search import WebSearchTool, parse_queries
 
 BREAKS = (
     "thinking-enabled",
@@ -142,10 +191,31 @@ BREAKS = (
     "ssrf-first-answer-only",
     "ssrf-re-resolve",
     "ssrf-redirect-unchecked",
+    "ssrf-env-proxy",
+    "ssrf-body-uncapped",
+    "ssrf-hops-uncapped",
+    "ssrf-no-deadline",
+    "ssrf-unwrap-then-is-global",
+    "ssrf-other-family-unchecked",
+    "ssrf-redirect-first-hop-only",
+    "ssrf-relative-unchecked",
+    "ssrf-deadline-per-hop",
+    "ssrf-hops-307-uncounted",
     "evidence-model-call",
     "evidence-no-urls",
     "evidence-local-allowed",
     "evidence-retry-allowed",
+    "evidence-no-query-floor",
+    "evidence-hosts-not-domains",
+    "evidence-retry-model",
+    "evidence-local-few-forms",
+    "evidence-retry-last-only",
+    "evidence-retry-single-only",
+    "evidence-unsafe-snippets",
+    "evidence-snippet-only",
+    "evidence-cite-candidates",
+    "evidence-retry-only-when-empty",
+    "evidence-page-lead",
     "standalone-budget",
     "standalone-no-bound",
     "standalone-accept-prose",
@@ -161,6 +231,13 @@ BREAKS = (
     "pacing-burst",
     "pacing-cancel-sends",
     "localization-unvalidated",
+    "summary-by-default",
+    "summary-budget-bytes",
+    "summary-no-marker",
+    "summary-total-per-source",
+    "summary-cut-at-budget",
+    "summary-total-off-by-one",
+    "summary-in-batches",
     "metadata-summary-cut",
     "tool-error-empty",
     "error-echo-unscrubbed",
@@ -205,6 +282,7 @@ CAPABILITIES = (
     "retry",
     "pacing",
     "localization",
+    "summary-budget",
     "quality-metadata",
 )
 PROMPT: contextvars.ContextVar[str | None] = contextvars.ContextVar("prompt", default=None)
@@ -375,6 +453,21 @@ class NoUnwrapPolicy(AddressPolicy):
         return AddressPolicy.blocked_reason(self, address)
 
 
+@dataclass(frozen=True, slots=True)
+class GlobalAfterUnwrapPolicy(AddressPolicy):
+    """ssrf-unwrap-then-is-global: the embedded IPv4 forms the reference knows are judged, anything
+    else IPv6 by is_global alone (wrong: local-use NAT64 and fec0::/10 count as global)."""
+
+    def blocked_reason(self, address: IPAddress) -> str | None:
+        reason = AddressPolicy.blocked_reason(self, address)
+        if isinstance(address, IPv6Address) and address.is_global and reason is not None and " of " not in reason:
+            return None
+        return reason
+
+
+UNCHECKED_HOP_MODES = ("ssrf-redirect-unchecked", "ssrf-redirect-first-hop-only", "ssrf-relative-unchecked")
+
+
 class BreakingBackend(PinnedNetworkBackend):
     """The pinned backend with one SSRF mistake, depending on the break mode."""
 
@@ -390,21 +483,23 @@ class BreakingBackend(PinnedNetworkBackend):
             return await self.resolver(host)
 
     async def connect_tcp(self, host: str, port: int, timeout: float | None = None, **kwargs: Any) -> Any:  # noqa: ASYNC109
-        if self.mode == "ssrf-redirect-unchecked" and UNCHECKED_HOP.get():
+        if self.mode in UNCHECKED_HOP_MODES and UNCHECKED_HOP.get():
             return await self.dialer.connect_tcp((await self._answers(host))[0], port, timeout=timeout)
+        if self.mode == "ssrf-other-family-unchecked":
+            answers = await self._answers(host)
+            family = ip_address(answers[0]).version
+            for answer in answers:  # wrong: the other family's answers are a fallback never judged
+                if ip_address(answer).version != family:
+                    continue
+                if self.policy.blocked_reason(ip_address(answer)) is not None:
+                    raise WebError(WebErrorCode.BLOCKED_URL, f"{answer} is not public")
+            return await _first_connect(self.dialer, answers, port, timeout)
         if self.mode == "ssrf-first-answer-only":
             answers = await self._answers(host)
             first = ip_address(answers[0])
             if self.policy.blocked_reason(first) is not None:
                 raise WebError(WebErrorCode.BLOCKED_URL, f"{first} is not public")
-            error: Exception | None = None
-            for answer in answers:  # wrong: the later answers were never checked
-                try:
-                    return await self.dialer.connect_tcp(answer, port, timeout=timeout)
-                except (httpcore.ConnectError, OSError) as exc:
-                    error = exc
-            assert error is not None
-            raise error
+            return await _first_connect(self.dialer, answers, port, timeout)  # wrong: the later ones unchecked
         if self.mode == "ssrf-re-resolve":
             await vet_host(host, policy=self.policy, resolver=self.resolver)
             again = await self._answers(host)  # wrong: a second lookup, dialled unchecked
@@ -412,25 +507,114 @@ class BreakingBackend(PinnedNetworkBackend):
         return await super().connect_tcp(host, port, timeout=timeout, **kwargs)
 
 
+async def _first_connect(dialer: httpcore.AsyncNetworkBackend, answers: list[str], port: int,
+                         timeout: float | None) -> Any:  # noqa: ASYNC109
+    error: Exception | None = None
+    for answer in answers:
+        try:
+            return await dialer.connect_tcp(answer, port, timeout=timeout)
+        except (httpcore.ConnectError, OSError) as exc:
+            error = exc
+    assert error is not None
+    raise error
+
+
 class BreakingFetch(HttpFetchProvider):
-    """ssrf-redirect-unchecked: a redirect target is followed without any check."""
+    """A redirect target followed without any check: every one (ssrf-redirect-unchecked), all but the
+    first (ssrf-redirect-first-hop-only), or one whose Location has no scheme (ssrf-relative-unchecked)."""
+
+    def __init__(self, mode: str, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.mode = mode
 
     def _next_hop(self, url: httpx.URL, response: httpx.Response, hops: int) -> httpx.URL:
+        if hops >= self.config.max_redirects:  # the hop cap is kept: only the target goes unchecked
+            raise WebError(WebErrorCode.REDIRECT_BLOCKED, "too many redirects")
+        location = response.headers.get("location", "")
+        if self.mode == "ssrf-redirect-first-hop-only" and hops == 0:
+            return super()._next_hop(url, response, hops)
+        if self.mode == "ssrf-relative-unchecked" and urlsplit(location).scheme:
+            return super()._next_hop(url, response, hops)
         UNCHECKED_HOP.set(True)
-        return url.join(response.headers.get("location", ""))
+        return url.join(location)
+
+
+class EnvProxyFetch(HttpFetchProvider):
+    """ssrf-env-proxy: the host is validated, then the page is fetched by a client that reads proxy
+    variables from the environment (wrong: the proxy resolves and dials on the fetcher's behalf)."""
+
+    async def _follow(self, url: httpx.URL, ctx: CallContext) -> FetchResult:
+        await vet_host(url.host, policy=self.policy, resolver=self._backend.resolver)
+        async with httpx.AsyncClient(trust_env=True, timeout=self.config.timeout_s) as client:
+            try:
+                response = await client.send(client.build_request("GET", url), stream=True)
+            except httpx.HTTPError as exc:
+                raise WebError(WebErrorCode.PROVIDER_ERROR, f"web fetch failed: {exc!r}") from exc
+            try:
+                return await self._read(url, response)
+            finally:
+                await response.aclose()
+
+
+class NoDeadlineFetch(HttpFetchProvider):
+    """ssrf-no-deadline: the same fetch without its one deadline (wrong: a silent or dripping server
+    holds the call as long as it likes)."""
+
+    async def fetch(self, request: FetchRequest, ctx: CallContext | None = None) -> FetchResult:
+        url = check_url(request.url, max_length=self.config.max_url_length, policy=self.policy)
+        return await self._follow(url, ctx or CallContext())
+
+
+HOP_DEADLINE: contextvars.ContextVar[asyncio.Timeout | None] = contextvars.ContextVar("hop_deadline", default=None)
+
+
+class PerHopDeadlineFetch(HttpFetchProvider):
+    """ssrf-deadline-per-hop: the deadline starts again at every redirect (wrong: a chain of hops, each
+    under the deadline, holds the call for their sum)."""
+
+    async def fetch(self, request: FetchRequest, ctx: CallContext | None = None) -> FetchResult:
+        url = check_url(request.url, max_length=self.config.max_url_length, policy=self.policy)
+        try:
+            async with asyncio.timeout(self.config.timeout_s) as deadline:
+                HOP_DEADLINE.set(deadline)
+                return await self._follow(url, ctx or CallContext())
+        except TimeoutError as exc:
+            raise WebError(WebErrorCode.FETCH_TIMEOUT, "web fetch timed out") from exc
+
+    def _next_hop(self, url: httpx.URL, response: httpx.Response, hops: int) -> httpx.URL:
+        deadline = HOP_DEADLINE.get()
+        if deadline is not None:
+            deadline.reschedule(asyncio.get_running_loop().time() + self.config.timeout_s)
+        return super()._next_hop(url, response, hops)
+
+
+class Uncounted307Fetch(HttpFetchProvider):
+    """ssrf-hops-307-uncounted: only the method-changing redirects count toward the hop cap."""
+
+    def _next_hop(self, url: httpx.URL, response: httpx.Response, hops: int) -> httpx.URL:
+        return super()._next_hop(url, response, 0 if response.status_code in (307, 308) else hops)
 
 
 def sandboxed_fetch(mode: str | None, settings: Settings, network: SandboxNetwork) -> HttpFetchProvider:
     """The http provider on the suite's test network, broken as ``mode`` says."""
     resolver, dialer = network.resolver(), network.dialer()
     config = http_fetch_config(settings)
-    if mode == "ssrf-no-unwrap":
-        return HttpFetchProvider(config, policy=NoUnwrapPolicy(), resolver=resolver, dialer=dialer)
-    if mode == "ssrf-redirect-unchecked":
-        provider: HttpFetchProvider = BreakingFetch(config, resolver=resolver, dialer=dialer)
+    if mode == "ssrf-body-uncapped":
+        config = replace(config, max_response_bytes=1 << 30)  # wrong: the configured cap ignored
+    if mode == "ssrf-hops-uncapped":
+        config = replace(config, max_redirects=100)  # wrong: the configured hop cap ignored
+    whole = {"ssrf-env-proxy": EnvProxyFetch, "ssrf-no-deadline": NoDeadlineFetch,
+             "ssrf-deadline-per-hop": PerHopDeadlineFetch, "ssrf-hops-307-uncounted": Uncounted307Fetch}
+    if mode in whole:
+        return whole[mode](config, resolver=resolver, dialer=dialer)
+    policies = {"ssrf-no-unwrap": NoUnwrapPolicy, "ssrf-unwrap-then-is-global": GlobalAfterUnwrapPolicy}
+    if mode in policies:
+        return HttpFetchProvider(config, policy=policies[mode](), resolver=resolver, dialer=dialer)
+    if mode in UNCHECKED_HOP_MODES:
+        provider: HttpFetchProvider = BreakingFetch(mode, config, resolver=resolver, dialer=dialer)
     else:
         provider = HttpFetchProvider(config, resolver=resolver, dialer=dialer)
-    if mode in ("ssrf-first-answer-only", "ssrf-re-resolve", "ssrf-redirect-unchecked"):
+    if mode in ("ssrf-first-answer-only", "ssrf-re-resolve", "ssrf-other-family-unchecked", *UNCHECKED_HOP_MODES):
         provider._backend = BreakingBackend(mode, resolver, dialer)
     return provider
 
@@ -506,9 +690,101 @@ def unvalidated(value: object) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
+def query_after_query(ranked: Sequence[Sequence[Candidate]], *, max_pages: int, max_per_domain: int) -> list[Candidate]:
+    """evidence-no-query-floor: the first query's results take the page slots before the next query's."""
+    picked: dict[str, Candidate] = {}
+    for candidate in (c for queue in ranked for c in queue):
+        if len(picked) < max_pages:
+            picked.setdefault(candidate.url, candidate)
+    return list(picked.values())
+
+
+def remember_last_only(self: EvidenceContext, queries: Iterable[str]) -> None:
+    """evidence-retry-last-only: the attempt before the last is forgotten."""
+    self.exhausted = {normalized_query(q) for q in queries}
+
+
+RIGHT_REPEATS = evidence_search.refuse_repeats
+
+
+def repeats_single_only(queries: Sequence[str], context: EvidenceContext) -> None:
+    """evidence-retry-single-only: a list of queries is never checked against the retry memory."""
+    if len(queries) == 1:
+        RIGHT_REPEATS(queries, context)
+
+
+def parsed_only(url: object, *, max_length: int, policy: AddressPolicy) -> httpx.URL:
+    """evidence-unsafe-snippets: a result URL is only parsed when it becomes a candidate."""
+    return httpx.URL(str(url)[:max_length])
+
+
+async def blocks_validated_late(tool: EvidenceSearchTool, url: str, ctx: CallContext, slots: asyncio.Semaphore) -> Any:
+    check_url(url, max_length=tool.settings.max_url_length, policy=tool.policy)  # refused here: snippet fallback
+    return await RIGHT_BLOCKS(tool, url, ctx, slots)
+
+
+RIGHT_BLOCKS = EvidenceSearchTool._blocks
+
+
+async def never_fetched(tool: EvidenceSearchTool, url: str, ctx: CallContext, slots: asyncio.Semaphore) -> Any:
+    """evidence-snippet-only: no page is read; each source falls back to its snippet."""
+    raise WebError(WebErrorCode.PROVIDER_ERROR, "pages are not fetched")
+
+
+RIGHT_VALUE = evidence_search._value
+
+
+def retry_only_when_empty(state: Sequence[Any]) -> dict[str, Any]:
+    """evidence-retry-only-when-empty: a query whose results were all dropped is not marked."""
+    value = RIGHT_VALUE(state)
+    for group in value["queries"]:
+        group["needs_retry"] = group["tried"]["results"] == 0
+    value["needs_retry"] = all(g["needs_retry"] for g in value["queries"])
+    return value
+
+
+def cite_candidates(state: Sequence[Any]) -> dict[str, Any]:
+    """evidence-cite-candidates: every validated, ranked result is listed as a source to cite."""
+    value = RIGHT_VALUE(state)
+    ranked = {c.url: c.title for q in state for c in q.ranked}
+    value["sources"] = [{"url": url, "title": title} for url, title in ranked.items()]
+    return value
+
+
+def page_lead(blocks: Sequence[str], query: str, *, limit: int, size: int) -> list[str]:
+    """evidence-page-lead: the page's opening characters, whatever the query."""
+    return [" ".join(blocks)[:size]]
+
+
+def bend_evidence(mode: str | None) -> None:
+    """The evidence breaks that live in the reference's pipeline modules (this process only)."""
+    if mode == "evidence-local-few-forms":
+        _evidence_guard._LOCAL_PATH = re.compile(r"file:|\b[A-Za-z]:\\|~/")  # wrong: /abs, C:/, UNC, FILE:
+    elif mode == "evidence-retry-last-only":
+        EvidenceContext.remember_empty = remember_last_only  # type: ignore[method-assign]
+    elif mode == "evidence-retry-single-only":
+        evidence_search.refuse_repeats = repeats_single_only
+    elif mode == "evidence-unsafe-snippets":
+        evidence_search.check_url = parsed_only
+        EvidenceSearchTool._blocks = blocks_validated_late  # type: ignore[method-assign]
+    elif mode == "evidence-retry-only-when-empty":
+        evidence_search._value = retry_only_when_empty
+    elif mode == "evidence-cite-candidates":
+        evidence_search._value = cite_candidates
+    elif mode == "evidence-snippet-only":
+        EvidenceSearchTool._blocks = never_fetched  # type: ignore[method-assign]
+    elif mode == "evidence-page-lead":
+        evidence_search.passages_for = page_lead
+
+
 def bend_scheduling(mode: str | None) -> None:
-    """The scheduling breaks that live in the reference's scheduler and validation (this process only)."""
-    if mode == "retry-ignores-retry-after":
+    """The breaks that live in the reference's modules (scheduler, validation, page selection), in
+    this process only."""
+    if mode == "evidence-no-query-floor":
+        evidence_search.select_pages = query_after_query  # wrong: no floor of one source per query
+    elif mode == "evidence-hosts-not-domains":
+        _evidence_rank.registrable_domain = str.lower  # wrong: www. and news. of one site count as two
+    elif mode == "retry-ignores-retry-after":
         _scheduler.retry_after_seconds = lambda _headers, _now: 0.0  # wrong: the server's wait ignored
     elif mode == "retry-402":
         right = _scheduler.retryable
@@ -520,6 +796,41 @@ def bend_scheduling(mode: str | None) -> None:
         settings_module.ip_literal = unvalidated
 
 
+def bytes_cut(text: str, budget: int) -> tuple[str, bool]:
+    """summary-budget-bytes: the summary budget counted in UTF-8 bytes."""
+    folded = " ".join(text.split())
+    if len(folded.encode()) <= budget:
+        return folded, False
+    keep = folded.encode()[: max(0, budget - len("…".encode()))].decode("utf-8", "ignore")
+    return keep.rstrip() + "…", True
+
+
+def cut_at_budget(text: str, budget: int) -> tuple[str, bool]:
+    """summary-cut-at-budget: off by one, a summary exactly at the budget is cut too."""
+    folded = " ".join(text.split())
+    if len(folded) < budget:
+        return folded, False
+    return (folded[: budget - 1] + "…" if budget > 0 else ""), True
+
+
+def bend_summary(mode: str | None) -> None:
+    """The summary-budget breaks that live in the reference's budgeting (this process only)."""
+    if mode == "summary-budget-bytes":
+        _summary.cut_to = bytes_cut  # wrong: a character is not a byte
+    elif mode == "summary-no-marker":
+        _summary.SUMMARY_CUT_MARKER = ""  # wrong: a cut summary must say so
+    elif mode == "summary-total-per-source":
+        right = _summary.budget_summaries
+        # wrong: the total bounds the whole call, not each source
+        web_search_tool.budget_summaries = lambda sources, per, total: right(sources, min(per, total), 10**9)
+    elif mode == "summary-cut-at-budget":
+        _summary.cut_to = cut_at_budget
+    elif mode == "summary-total-off-by-one":
+        whole = _summary.budget_summaries
+        # wrong: summaries that exactly fill the total lose a character
+        web_search_tool.budget_summaries = lambda sources, per, total: whole(sources, per, total - 1)
+
+
 def bend_config(mode: str | None, config: TargetConfig) -> TargetConfig:
     """The configure-level breaks: the deployment's keys replaced before the reference sees them."""
     if mode == "count-is-max-results":
@@ -528,6 +839,8 @@ def bend_config(mode: str | None, config: TargetConfig) -> TargetConfig:
         return replace(config, max_uses=5)  # wrong: the configured max_uses ignored
     if mode == "retry-by-default" and config.retries == 0:
         return replace(config, retries=2)  # wrong: seed 001 ships fail-fast
+    if mode == "summary-by-default":
+        return replace(config, search_model_text="summary")  # wrong: seed 001 shows snippets as shipped
     if mode == "pacing-burst" and config.pacing_qps is not None:
         return replace(config, pacing_qps=config.pacing_qps * 10)  # wrong: a whole batch in one second
     if mode == "base-inferred" and not config.tools_base.strip():
@@ -630,7 +943,7 @@ class Adapter:
             if self.mode == "generic-failure" and len(queries) > 1:
                 code = "WEB_PROVIDER_ERROR"  # wrong: the batch returns the first failure itself, code included
             return ToolResult(text=f"Error: {error.message}", error_code=code)
-        return self.merge(queries, results, cap)
+        return self.merge(queries, results, cap, tool)
 
     async def detached(self, coro: Coroutine[Any, Any, ToolResult]) -> ToolResult:
         """pacing-cancel-sends: cancelling answers at once, but the call runs on (its queued queries are sent)."""
@@ -639,8 +952,7 @@ class Adapter:
         task.add_done_callback(self.background.discard)
         return await asyncio.shield(task)
 
-    def merge(self, queries: list[str], results: list[SearchResult], cap: int) -> ToolResult:
-        text_from = None
+    def merge(self, queries: list[str], results: list[SearchResult], cap: int, tool: WebSearchTool) -> ToolResult:
         if self.mode == "no-round-robin":
             merged = concat_merge(results, cap)
         elif self.mode == "duplicate-url":
@@ -657,7 +969,8 @@ class Adapter:
             merged = merge_results(queries, results, cap)
         if self.mode == "text-uncapped":
             text_from = merge_results(queries, results, 10**6)  # wrong: the model sees what the cap dropped
-        return ToolResult(text=render_search(text_from or merged), value=merged.to_json())
+            return ToolResult(text=render_search(text_from), value=merged.to_json())
+        return tool.present(merged)  # the reference's rendering (snippet or summary mode) of this merge
 
     def bend(self, result: ToolResult, arguments: Any) -> ToolResult:
         """The result-level breaks, applied to the reference tool's answer."""
@@ -675,6 +988,10 @@ class Adapter:
         if self.mode == "empty-is-error" and not value["sources"] and not value.get("content"):
             return ToolResult(text="Error: no results", error_code="WEB_PROVIDER_ERROR")  # wrong: empty is success
         queries = list(dict.fromkeys(arguments["queries"]))
+        snippets = self.settings.tools.search_model_text == "snippet"
+        if self.mode == "summary-in-batches" and snippets and len(queries) > 1:  # wrong: the merge shows summaries
+            summaries = [str(s.get("metadata", {}).get("summary") or "")[:1000] for s in value["sources"]]
+            return ToolResult(text="\n".join([result.text, *filter(None, summaries)]), value=value)
         if self.mode == "single-labelled" and len(queries) == 1:
             labelled = replace(SearchResult(), content=f"### {queries[0]}\n\n(no answer)")
             value = {**value, "content": labelled.content}  # wrong: a single query gets batch formatting
@@ -745,6 +1062,13 @@ class Adapter:
                     f"{base}/messages",
                     headers={"x-api-key": self.api_key, "anthropic-version": "2023-06-01"},
                     json={"model": "x", "max_tokens": 16, "messages": [{"role": "user", "content": result.text}]},
+                )
+        if self.mode == "evidence-retry-model" and "[needs_retry]" in result.text:
+            async with httpx.AsyncClient() as client:  # wrong: a model rewrites the query that found nothing
+                await client.post(
+                    self.bases["responses"],
+                    headers={"authorization": f"Bearer {self.api_key}"},
+                    json={"model": "x", "input": f"Make this query more specific: {result.text[:500]}"},
                 )
         if self.mode == "evidence-no-urls":
             text = re.sub(r" \(source: \S+\)$", "", result.text, flags=re.MULTILINE)  # wrong: URLs dropped
@@ -907,6 +1231,8 @@ def main() -> None:
     capabilities = tuple(c for c in CAPABILITIES if c not in args.without)
     mode = args.mode or args.variant
     bend_scheduling(mode)
+    bend_evidence(mode)
+    bend_summary(mode)
     log("starting", f"mode={mode}", f"capabilities={','.join(capabilities)}")
     asyncio.run(Server(Adapter(mode, capabilities)).serve())
 

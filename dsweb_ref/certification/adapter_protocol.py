@@ -11,6 +11,14 @@ Python path variables (``PYTHONPATH``, ``VIRTUAL_ENV``) only, plus what ``--adap
 passes. Credentials of whoever runs the suite (``DEEPSEEK_API_KEY``, ...) are not inherited: the
 only key an adapter needs is the emulator's test key, which ``configure`` hands over.
 
+The suite also sets every proxy variable (``HTTP_PROXY``, ``HTTPS_PROXY``, ``ALL_PROXY`` and their
+lower-case forms) to ``http://127.0.0.1:PORT`` of a trap of its own (one per variable) and
+``NO_PROXY``/``no_proxy`` to ``127.0.0.1,localhost,::1``, for the whole run: an adapter's own
+clients reach the loopback emulator directly whichever way they read them, while a ``web_fetch``
+that routes a page through a proxy is caught by ``ssrf.proxy.ignored`` (a proxy would resolve and
+dial on the fetcher's behalf, outside its address policy). An in-process target sees the same
+variables in its process environment for the run.
+
 Requests (suite -> adapter)::
 
     {"id": 7, "method": "web_search", "params": {...}}
@@ -48,6 +56,7 @@ Methods
     - ``retry`` - Search API retries of 408, 429 and 5xx as ``configure`` ``retries`` allows (seed 001)
     - ``pacing`` - Search API requests paced to ``configure`` ``pacing_qps`` (seed 001)
     - ``localization`` - ``configure`` ``localization`` forwarded to the Search API (seed 001)
+    - ``summary-budget`` - Search API summaries shown to the model under the ``configure`` budgets (seed 001)
     - ``quality-metadata`` - each Search API source keeps ``summary``, ``site_name``, ``rerank_score`` and
       ``authority`` in its ``metadata`` exactly as served, with no cutoff (seed 001)
 
@@ -66,12 +75,17 @@ Methods
           "model": "deepseek-v4-flash",    # Messages model
           "max_tokens": 4096,              # Messages max_tokens
           "max_uses": 5,                   # Messages web_search server tool max_uses
-          "timeout_s": 30.0,               # one deadline per upstream request (both protocols)
+          "timeout_s": 30.0,               # one deadline per upstream request (both protocols) and per web_fetch
+          "fetch_max_bytes": 5000000,      # web_fetch's own fetcher: the decoded body cap, in bytes
+          "fetch_max_redirects": 5,        # web_fetch's own fetcher: redirect hops it may follow
           "openai_base": "http://127.0.0.1:PORT/v1",  # POST {openai_base}/responses (seed 003)
           "scripted_base": "",             # provider "scripted": POST {scripted_base}/search (else "")
           "retries": 0,                    # retry: how many retries of 408/429/5xx a search may make
           "pacing_qps": null,              # pacing: Search API requests per second (null = no pacing)
-          "localization": null             # localization: IP literal to send as localization (null = unset)
+          "localization": null,            # localization: IP literal to send as localization (null = unset)
+          "search_model_text": "snippet",  # summary-budget: what the model sees per source: "snippet" | "summary"
+          "search_summary_max_chars": 1000,   # summary-budget: characters of one source's summary shown
+          "search_summary_total_chars": 4000  # summary-budget: summary characters shown over the whole call
         }
 
     Every key is a deployment setting a check relies on; use each as given. Unknown keys must be
@@ -96,6 +110,18 @@ Methods
     anything else (an error answer to ``configure`` or to the call). Cancelling a call while it
     waits to retry or for a slot answers at once and sends nothing more.
 
+    ``search_model_text`` and the two summary budgets are seed 001's model-facing summary. With
+    ``"snippet"`` (the default, and always for a target not declaring ``summary-budget``) the model
+    sees each source's snippet and never its summary. A target declaring ``summary-budget`` shows,
+    with ``"summary"``, each source's Search API ``summary`` instead: at most
+    ``search_summary_max_chars`` characters of it per source and ``search_summary_total_chars`` over
+    every source of the call (all its queries); a "character" is a Unicode code point (an astral
+    character is one, never split into surrogates). A longer summary is cut on a character boundary
+    and ends in a visible marker (any non-blank text; it counts toward the budget); ``truncated`` is
+    then true. Which sources get the total first, and whether whitespace is folded, are open. The
+    value keeps ``snippet`` and ``metadata.summary`` exactly as served and records, on each source
+    with a summary, ``summary_shown``: the summary exactly as the text shows it ("" if none of it).
+
     With ``ssrf-test-mode``, ``configure`` may also carry::
 
         "test_network": {
@@ -108,6 +134,11 @@ Methods
     an address it accepted by connecting to ``127.0.0.1:<dial[address]>`` (an unlisted address refuses
     the connection). Environment proxies stay ignored. The suite dials every address it considers
     non-public to a trap that counts connections: any connection there fails the SSRF check.
+    The SSRF profile also holds the fetcher to the limits ``configure`` hands over: the whole fetch
+    (every hop and read) ends with a ``WEB_*`` error within ``timeout_s`` even when a server never
+    answers or drips its answer; a decoded body over ``fetch_max_bytes`` (declared, undeclared or
+    gzip/deflate-compressed) is cut to the cap or refused; at most ``fetch_max_redirects`` hops
+    are followed. No seed fixes the codes, so any ``WEB_*`` error is accepted there.
 
 ``web_search`` -> ``{"text": str, "value": object}``
     Params ``{"arguments": {"queries": [...]}, "latest_prompt": str | null}``: one tool call with the
@@ -174,10 +205,10 @@ it. The report names every profile and why one was not certified.
 - ``seed-001-search-api``: ``web_search``, ``search-api``
 - ``seed-001-messages``: ``web_search``, ``messages-search``
 - ``seed-001-fetch-api``: ``web_fetch``, ``fetch-api``
-- ``seed-001-retry``, ``seed-001-pacing``, ``seed-001-localization``, ``seed-001-quality-metadata``
-  (opt-in): ``web_search``, ``search-api`` and that capability
+- ``seed-001-retry``, ``seed-001-pacing``, ``seed-001-localization``, ``seed-001-summary-budget``,
+  ``seed-001-quality-metadata`` (opt-in): ``web_search``, ``search-api`` and that capability
 - ``seed-002-evidence``: ``web_search``, ``search-api``, ``fetch-api``, ``evidence-search``
-- ``seed-002-fetch-guard``: ``web_fetch``, ``ssrf-test-mode``
+- ``ssrf``: ``web_fetch``, ``ssrf-test-mode``
 - ``seed-003-standalone``: ``standalone-search``, ``standalone-resolve``
 
 Conformance search route
@@ -224,6 +255,7 @@ __all__ = [
     "CAP_SSRF_TEST_MODE",
     "CAP_STANDALONE_RESOLVE",
     "CAP_STANDALONE_SEARCH",
+    "CAP_SUMMARY_BUDGET",
     "CAP_WEB_FETCH",
     "CAP_WEB_SEARCH",
     "ProtocolError",
@@ -245,6 +277,7 @@ CAP_SCRIPTED_SEARCH: Final = "scripted-search"
 CAP_RETRY: Final = "retry"
 CAP_PACING: Final = "pacing"
 CAP_LOCALIZATION: Final = "localization"
+CAP_SUMMARY_BUDGET: Final = "summary-budget"
 CAP_QUALITY_METADATA: Final = "quality-metadata"
 CAPABILITIES: Final = (
     CAP_WEB_SEARCH,
@@ -261,6 +294,7 @@ CAPABILITIES: Final = (
     CAP_RETRY,
     CAP_PACING,
     CAP_LOCALIZATION,
+    CAP_SUMMARY_BUDGET,
     CAP_QUALITY_METADATA,
 )
 

@@ -82,6 +82,7 @@ PROFILES: tuple[Profile, ...] = (
             ("retry", "waiting before retrying 408, 429 and 5xx"),
             ("pacing", "cancellation-aware pacing under the account's rate"),
             ("localization", "a bounded IP localization input"),
+            ("summary-budget", "model-facing summaries under per-source and total budgets"),
             ("quality-metadata", "summary, site_name, rerank_score and authority kept as served"),
         )
     ),
@@ -92,7 +93,7 @@ PROFILES: tuple[Profile, ...] = (
         requires=("web_search", "search-api", "fetch-api", "evidence-search"),
     ),
     Profile(
-        "seed-002-fetch-guard",
+        "ssrf",
         "002",
         "fetching untrusted URLs: no special-purpose address reached, on any answer, redirect or re-lookup",
         requires=("web_fetch", "ssrf-test-mode"),

@@ -11,17 +11,84 @@ packet leaves loopback and the implementation's address policy stays exactly as 
 
 The policy check must run on the resolved addresses (never on the loopback port behind them): the
 suite dials every address it marks private to a trap that counts connections.
+
+Environment proxies: a run starts the target with every proxy variable (``HTTP_PROXY``,
+``HTTPS_PROXY``, ``ALL_PROXY`` and their lower-case forms) pointing at a trap of its own
+(:class:`ProxyTraps`), and ``NO_PROXY`` naming loopback only, so provider traffic to the emulator
+is untouched whichever way a client reads them. A fetcher that routes through a proxy would let the
+proxy resolve and dial on its behalf, outside its address policy: one connection to a proxy trap
+fails the proxy check, and names the variable that was honoured.
 """
 
 from __future__ import annotations
 
+import socket
+import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import httpcore
 
-__all__ = ["SandboxDialer", "SandboxNetwork", "SandboxResolver"]
+__all__ = ["PROXY_VARIABLES", "ConnectionTrap", "ProxyTraps", "SandboxDialer", "SandboxNetwork", "SandboxResolver"]
+
+PROXY_VARIABLES = ("HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy")
+NO_PROXY = "127.0.0.1,localhost,::1"  # the emulator; every other name would go through the traps
+
+
+class ConnectionTrap:
+    """A loopback listener that accepts, counts and closes every connection at once, so a client
+    that reaches it fails fast (empty reply) and the count is final before the client can answer."""
+
+    def __init__(self) -> None:
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(64)
+        self.port: int = self.sock.getsockname()[1]
+        self._count = 0
+        self._lock = threading.Lock()
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return  # closed
+            with self._lock:
+                self._count += 1  # counted before the close the client is waiting on
+            conn.close()
+
+    def connections(self) -> int:
+        with self._lock:
+            return self._count
+
+    def close(self) -> None:
+        try:
+            self.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self.sock.close()
+
+
+class ProxyTraps:
+    """One :class:`ConnectionTrap` per proxy variable, for a whole run (a process's environment is
+    fixed when it starts): :meth:`environment` is what the target starts with."""
+
+    def __init__(self) -> None:
+        self.traps = {name: ConnectionTrap() for name in PROXY_VARIABLES}
+
+    def environment(self) -> dict[str, str]:
+        env = {name: f"http://127.0.0.1:{trap.port}" for name, trap in self.traps.items()}
+        return {**env, "NO_PROXY": NO_PROXY, "no_proxy": NO_PROXY}
+
+    def connections(self) -> dict[str, int]:
+        """Connections so far, per variable."""
+        return {name: trap.connections() for name, trap in self.traps.items()}
+
+    def close(self) -> None:
+        for trap in self.traps.values():
+            trap.close()
 
 
 @dataclass

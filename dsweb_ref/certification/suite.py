@@ -24,6 +24,7 @@ from .checks._base import PROTOCOL_LABELS, SearchProtocol
 from .known_failures import KnownFailures
 from .model import CheckResult, Outcome, Report, TargetInfo
 from .profiles import find_profile, profile_verdicts
+from .sandbox import ProxyTraps
 from .targets import Hello, Target, TargetConfig, TargetError
 
 __all__ = ["CHECK_TIMEOUT", "UnknownCheckError", "run_suite", "select_checks", "select_ids"]
@@ -70,7 +71,9 @@ def _now() -> str:
 _Run = tuple[Outcome, str, dict[str, object]]
 
 
-async def _run_protocol(spec: CheckSpec, target: Target, hello: Hello, provider: SearchProtocol, limit: float) -> _Run:
+async def _run_protocol(
+    spec: CheckSpec, target: Target, hello: Hello, provider: SearchProtocol, limit: float, proxies: ProxyTraps | None
+) -> _Run:
     """One run of ``spec`` over one search protocol, against a fresh emulator."""
     emu = Emulator(api_keys=(DEFAULT_API_KEY,))
     try:
@@ -83,7 +86,7 @@ async def _run_protocol(spec: CheckSpec, target: Target, hello: Hello, provider:
             openai_base=emu.openai_base,
         )
         await target.configure(config)
-        await asyncio.wait_for(spec.run(CheckContext(emu, target, hello, config)), limit)
+        await asyncio.wait_for(spec.run(CheckContext(emu, target, hello, config, proxies)), limit)
     except CheckFailed as exc:
         return Outcome.FAILED, exc.reason, dict(exc.details)
     except TargetError as exc:
@@ -109,14 +112,16 @@ def _combine(runs: list[tuple[SearchProtocol, _Run]]) -> _Run:
     return outcome, reason, details
 
 
-async def _run_one(spec: CheckSpec, target: Target, hello: Hello, limit: float) -> CheckResult:
+async def _run_one(
+    spec: CheckSpec, target: Target, hello: Hello, limit: float, proxies: ProxyTraps | None = None
+) -> CheckResult:
     started = time.monotonic()
     missing = spec.missing(hello.capabilities)
     if missing:
         reason = f"target does not declare: {', '.join(missing)}"
         return CheckResult(spec.check, Outcome.SKIPPED, reason, {}, time.monotonic() - started)
     protocols = spec.providers_for(hello.capabilities)
-    runs = [(p, await _run_protocol(spec, target, hello, p, limit)) for p in protocols]
+    runs = [(p, await _run_protocol(spec, target, hello, p, limit, proxies)) for p in protocols]
     outcome, reason, details = runs[0][1] if len(runs) == 1 else _combine(runs)
     if spec.provider == "any" and len(runs) == 1:
         details = {"protocols": {runs[0][0]: outcome.value}, **details}
@@ -140,8 +145,11 @@ async def run_suite(
     results: list[CheckResult] = []
     hello: Hello | None = None
     hello_error = ""
+    # Every proxy variable points at a trap from the target's start (see certification/sandbox.py).
+    proxies = ProxyTraps()
     try:
         try:
+            target.use_environment(proxies.environment())
             hello = await target.hello()
         except TargetError as exc:
             hello_error = f"hello failed: {exc}"
@@ -149,7 +157,7 @@ async def run_suite(
             if hello is None:
                 r = CheckResult(spec.check, Outcome.ERROR, hello_error)
             else:
-                r = await _run_one(spec, target, hello, check_timeout)
+                r = await _run_one(spec, target, hello, check_timeout, proxies)
             if known_failures is not None:
                 r = known_failures.apply([r])[0]
             results.append(r)
@@ -157,6 +165,7 @@ async def run_suite(
                 progress(r)
     finally:
         await target.close()
+        proxies.close()
     info = TargetInfo(
         kind=kind,
         description=target.describe(),

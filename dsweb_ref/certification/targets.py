@@ -117,7 +117,10 @@ class TargetConfig:
     model: str = "deepseek-v4-flash"  # Messages model
     max_tokens: int = 4096  # Messages max_tokens
     max_uses: int = 5  # Messages web_search server tool max_uses
-    timeout_s: float = 30.0  # one deadline per upstream request, both protocols
+    timeout_s: float = 30.0  # one deadline per upstream request, both protocols, and per web_fetch
+    # web_fetch's own fetcher (the SSRF profile): the decoded body cap and the redirect-hop cap.
+    fetch_max_bytes: int = 5_000_000
+    fetch_max_redirects: int = 5
     scripted_base: str = ""  # provider "scripted": the emulator's conformance search route (emulator/scripted.py)
     # Test-mode name resolution and dialling for the SSRF checks (see certification/sandbox.py).
     test_network: dict[str, Any] | None = None
@@ -127,6 +130,10 @@ class TargetConfig:
     retries: int = 0  # retries of 408/429/5xx a search may make
     pacing_qps: float | None = None  # requests per second per API; None = no pacing
     localization: str | None = None  # an IP literal forwarded as Search API localization; None = unset
+    # Seed 001's model-facing summary (capability summary-budget): snippet by default, as shipped.
+    search_model_text: Literal["snippet", "summary"] = "snippet"
+    search_summary_max_chars: int = 1000  # characters of one source's summary the model sees
+    search_summary_total_chars: int = 4000  # summary characters over every source of one call
 
     def standalone_url(self, protocol: str) -> str:
         """The exact request URL of a seed-003 standalone search over ``protocol``."""
@@ -181,6 +188,10 @@ class Target(Protocol):
     async def configure(self, config: TargetConfig) -> None: ...
 
     def start_call(self, method: Method, params: dict[str, Any], probe: Probe | None = None) -> PendingCall: ...
+
+    def use_environment(self, variables: Mapping[str, str]) -> None:
+        """Environment variables the target must run with from its start (the suite's proxy traps)."""
+        ...
 
     async def close(self) -> None: ...
 
@@ -268,9 +279,16 @@ class InProcessTarget:
         self._description = description or f"{name} {version} (in-process)"
         self._tools: ToolPair | None = None
         self._contexts: dict[str, EvidenceContext] = {}
+        self._saved_environ: dict[str, str | None] = {}
 
     def describe(self) -> str:
         return self._description
+
+    def use_environment(self, variables: Mapping[str, str]) -> None:
+        """In-process, the tools share this process's environment: set there until :meth:`close`."""
+        for name, value in variables.items():
+            self._saved_environ.setdefault(name, os.environ.get(name))
+            os.environ[name] = value
 
     async def hello(self) -> Hello:
         return self._hello
@@ -305,6 +323,12 @@ class InProcessTarget:
 
     async def close(self) -> None:
         self._tools = None
+        for name, value in self._saved_environ.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        self._saved_environ = {}
 
 
 def _evidence_context(contexts: dict[str, EvidenceContext], params: object) -> EvidenceContext:
@@ -333,6 +357,12 @@ def reference_settings(config: TargetConfig) -> Settings:
             "deepseek_messages.model": config.model,
             "deepseek_messages.max_tokens": config.max_tokens,
             "deepseek_messages.max_uses": config.max_uses,
+            "http_fetch.timeout_s": config.timeout_s,
+            "http_fetch.max_response_bytes": config.fetch_max_bytes,
+            "http_fetch.max_redirects": config.fetch_max_redirects,
+            "tools.search_model_text": config.search_model_text,
+            "tools.search_summary_max_chars": config.search_summary_max_chars,
+            "tools.search_summary_total_chars": config.search_summary_total_chars,
             **scheduling_overrides(config),
         },
     )
@@ -608,6 +638,11 @@ class AdapterTarget:
 
     def start_call(self, method: Method, params: dict[str, Any], probe: Probe | None = None) -> PendingCall:
         return _DeferredAdapterCall(self, method, params, probe)
+
+    def use_environment(self, variables: Mapping[str, str]) -> None:
+        if self._proc is not None:
+            raise TargetError("the adapter already runs; its environment is fixed")
+        self._env.update(variables)
 
     async def close(self) -> None:
         proc = self._proc

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 from urllib.parse import unquote, urlsplit
 
-__all__ = ["DOCUMENTS", "Document", "FetchOutcome", "find_document", "normalize_url"]
+__all__ = ["DOCUMENTS", "PAGES_SITE", "PAGE_DOCUMENTS", "Document", "FetchOutcome", "find_document", "normalize_url"]
 
 FetchOutcome = Literal["page", "refused", "unreadable"]
 
@@ -369,4 +369,39 @@ DOCUMENTS: tuple[Document, ...] = (
     ),
 )
 
-_BY_URL = {normalize_url(doc.url): doc for doc in DOCUMENTS}
+# The pages the emulator serves itself (emulator/pages.py, ``GET /pages/...``), as search results:
+# a Thai article, an English one wrapped in boilerplate, redirects (one to a private address) and
+# hostile pages. They are listed only for queries naming ``site:pages.test`` (emulator/search.py), so
+# the answers above, and every cassette and snapshot recorded from them, stay as they are. An HTTP
+# fetcher reaches them through test-mode resolution (``*.pages.test`` dialled on the emulator's
+# port); the Fetch API answers them from the Markdown below, as the real service extracts a page.
+PAGES_SITE = "pages.test"
+_GOLD = (
+    "ราคาทองคำแท่งวันนี้ขายออกบาทละ 41,000 บาท รับซื้อบาทละ 40,900 บาท ปรับขึ้นจากเมื่อวาน 200 บาท",
+    "สมาคมค้าทองคำประกาศราคาทองรูปพรรณขายออกบาทละ 41,600 บาท",
+)
+
+
+def _page(path: str, title: str, snippet: str, body: tuple[str, ...], fetch: FetchOutcome = "page") -> Document:
+    lang = "th" if any("\u0e00" <= c <= "\u0e7f" for c in title) else "en"
+    return Document(
+        url=f"http://{path.split('/')[2]}.{PAGES_SITE}{path}", title=title, site_name="Emulator Pages", lang=lang,
+        date=None, authority=1, quality=0.6, snippet=snippet, body=body, fetch=fetch,
+    )
+
+
+PAGE_DOCUMENTS: tuple[Document, ...] = (
+    _page("/pages/th/gold", "ราคาทองคำวันนี้", "ราคาทองคำแท่งวันนี้ขายออกบาทละ 41,000 บาท", _GOLD),
+    _page("/pages/redirect/gold", "ราคาทองคำวันนี้ (ลิงก์เก่า)", "ราคาทองคำวันนี้ ย้ายไปหน้าใหม่", _GOLD),
+    _page("/pages/en/spring-tides", "Spring tides", "Spring tides happen twice a month, at new and full moon.",
+          ("Spring tides happen twice a month, at new moon and full moon, when the tidal range is largest.",
+           "Neap tides fall between them.")),
+    _page("/pages/redirect/private", "Spring tides (moved)", "Spring tides tables moved to the archive.",
+          ("moved",), fetch="refused"),
+    _page("/pages/hostile/control", "Spring tides data", "Spring tides data with control characters.",
+          ("Spring tides \x00\x1b[31m data \u202eevil\u202c",)),
+    _page("/pages/hostile/binary", "Spring tides chart", "Spring tides chart as an image.", ("",),
+          fetch="unreadable"),
+)
+
+_BY_URL = {normalize_url(doc.url): doc for doc in (*DOCUMENTS, *PAGE_DOCUMENTS)}

@@ -3,6 +3,8 @@
 Honoured operators (all others are read as plain words):
 
 * ``site:host`` keeps documents on that host or its subdomains; several ``site:`` terms are ORed.
+  ``site:pages.test`` (or a host under it) searches the pages the emulator serves itself instead
+  (``corpus.PAGE_DOCUMENTS``), and only such a query lists them.
 * ``-site:host`` drops documents on that host.
 * ``"exact phrase"`` must occur (case- and accent-insensitive); ``-"phrase"`` and ``-word`` must not.
 * ``lang:zh`` / ``lang:en,zh`` keeps documents in those languages.
@@ -24,7 +26,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from functools import cache, lru_cache
 
-from .corpus import DOCUMENTS, Document
+from .corpus import DOCUMENTS, PAGE_DOCUMENTS, PAGES_SITE, Document
 
 __all__ = ["Hit", "ParsedQuery", "parse_query", "search"]
 
@@ -193,6 +195,11 @@ def _corpus_index() -> _Index:
     return _Index.of(DOCUMENTS)
 
 
+@cache
+def _pages_index() -> _Index:
+    return _Index.of(PAGE_DOCUMENTS)
+
+
 def _on_site(host: str, site: str) -> bool:
     return host == site or host.endswith("." + site)
 
@@ -245,7 +252,9 @@ def search(query: str, count: int, documents: Iterable[Document] = DOCUMENTS) ->
 def _ranked_default(query: str) -> tuple[Hit, ...]:
     # The default corpus never changes and ranking reads nothing else (no clock), so a query's ranking
     # is computed once; tests and benches repeat queries. Bounded: hostile query streams cannot grow it.
-    return tuple(_rank(query, _corpus_index()))
+    # The served pages (corpus.PAGE_DOCUMENTS) answer only queries that name site:pages.test.
+    pages = any(_on_site(site, PAGES_SITE) for site in parse_query(query).sites)
+    return tuple(_rank(query, _pages_index() if pages else _corpus_index()))
 
 
 def _rank(query: str, index: _Index) -> list[Hit]:

@@ -372,6 +372,50 @@ _LONG_PROMPT = "  東京タワーの高さは？\n\n  What is the height of Toky
     "もっと詳しく教えてください。" * 12
 )
 
+_STANDALONE_PARAMS: Mapping[str, Any] = {"query": "search api rate limits", "model": "deepseek-v4-flash"}
+_MEMORY = "From memory: https://guess.example.test/"
+
+# Seed 003's probes, one row each: id (protocol.name), what it shows, the statuses it expects, the
+# emulator fault it needs. Every one asks the same question of the same model; the order is the
+# recording order (a fault's trap numbering follows it).
+_STANDALONE: tuple[tuple[str, str, frozenset[int], Callable[[Emulator], Fault] | None], ...] = (
+    ("standalone-messages.search",
+     "one standalone request (query + web_search_20250305, max_tokens 8192) -> bounded JSON with sources",
+     _OK, None),
+    ("standalone-messages.prose-only",
+     "prose without a completed native search is a tool error (emulator fault)",
+     _OK, lambda emu: ProseOnly(_MEMORY)),
+    ("standalone-messages.no-sources",
+     "a completed search without structured sources gives sources [] (emulator fault)",
+     _OK, lambda emu: NoSources()),
+    ("standalone-messages.huge-summary",
+     "a 60 000-character answer is cut to the 24 000-byte result with truncated set (emulator fault)",
+     _OK, lambda emu: HugeSummary(60_000)),
+    ("standalone-messages.redirect",
+     "a 307 from the search backend is an error and is not followed (emulator fault)",
+     frozenset({307}), lambda emu: Redirect(307)),
+    ("standalone-responses.search",
+     "one stateless Responses request (query + web_search, max_output_tokens 8192) -> sources from url_citation",
+     _OK, None),
+    ("standalone-responses.prose-only",
+     "a message without a completed web_search_call is a tool error (emulator fault)",
+     _OK, lambda emu: ProseOnly(_MEMORY)),
+    ("standalone-responses.no-sources",
+     "a completed web_search_call without sources or citations gives sources [] (emulator fault)",
+     _OK, lambda emu: NoSources()),
+    ("standalone-responses.failed-search",
+     "a failed web_search_call is a tool error (emulator fault)",
+     _OK, lambda emu: ToolError("unavailable")),
+)
+
+
+def _standalone_probe(
+    probe_id: str, description: str, status: frozenset[int], fault: Callable[[Emulator], Fault] | None
+) -> Probe:
+    runner = _standalone_responses if probe_id.startswith("standalone-responses.") else _standalone_messages
+    return Probe(probe_id, description, "messages", status, runner, _STANDALONE_PARAMS, fault=fault)
+
+
 PROBES: tuple[Probe, ...] = (
     # --- Search API ---------------------------------------------------------------------------
     Probe(
@@ -735,87 +779,7 @@ PROBES: tuple[Probe, ...] = (
         {"query": "search api rate limits"},
         settings=_ACCOUNT,
     ),
-    # --- seed 003: the standalone search over Messages ------------------------------------------
-    Probe(
-        "standalone-messages.search",
-        "one standalone request (query + web_search_20250305, max_tokens 8192) -> bounded JSON with sources",
-        "messages",
-        _OK,
-        _standalone_messages,
-        {"query": "search api rate limits", "model": "deepseek-v4-flash"},
-    ),
-    Probe(
-        "standalone-messages.prose-only",
-        "prose without a completed native search is a tool error (emulator fault)",
-        "messages",
-        _OK,
-        _standalone_messages,
-        {"query": "search api rate limits", "model": "deepseek-v4-flash"},
-        fault=lambda emu: ProseOnly("From memory: https://guess.example.test/"),
-    ),
-    Probe(
-        "standalone-messages.no-sources",
-        "a completed search without structured sources gives sources [] (emulator fault)",
-        "messages",
-        _OK,
-        _standalone_messages,
-        {"query": "search api rate limits", "model": "deepseek-v4-flash"},
-        fault=lambda emu: NoSources(),
-    ),
-    Probe(
-        "standalone-messages.huge-summary",
-        "a 60 000-character answer is cut to the 24 000-byte result with truncated set (emulator fault)",
-        "messages",
-        _OK,
-        _standalone_messages,
-        {"query": "search api rate limits", "model": "deepseek-v4-flash"},
-        fault=lambda emu: HugeSummary(60_000),
-    ),
-    Probe(
-        "standalone-messages.redirect",
-        "a 307 from the search backend is an error and is not followed (emulator fault)",
-        "messages",
-        frozenset({307}),
-        _standalone_messages,
-        {"query": "search api rate limits", "model": "deepseek-v4-flash"},
-        fault=lambda emu: Redirect(307),
-    ),
-    # --- seed 003: the standalone search over Responses (/v1/responses on the Messages host) ----
-    Probe(
-        "standalone-responses.search",
-        "one stateless Responses request (query + web_search, max_output_tokens 8192) -> sources from url_citation",
-        "messages",
-        _OK,
-        _standalone_responses,
-        {"query": "search api rate limits", "model": "deepseek-v4-flash"},
-    ),
-    Probe(
-        "standalone-responses.prose-only",
-        "a message without a completed web_search_call is a tool error (emulator fault)",
-        "messages",
-        _OK,
-        _standalone_responses,
-        {"query": "search api rate limits", "model": "deepseek-v4-flash"},
-        fault=lambda emu: ProseOnly("From memory: https://guess.example.test/"),
-    ),
-    Probe(
-        "standalone-responses.no-sources",
-        "a completed web_search_call without sources or citations gives sources [] (emulator fault)",
-        "messages",
-        _OK,
-        _standalone_responses,
-        {"query": "search api rate limits", "model": "deepseek-v4-flash"},
-        fault=lambda emu: NoSources(),
-    ),
-    Probe(
-        "standalone-responses.failed-search",
-        "a failed web_search_call is a tool error (emulator fault)",
-        "messages",
-        _OK,
-        _standalone_responses,
-        {"query": "search api rate limits", "model": "deepseek-v4-flash"},
-        fault=lambda emu: ToolError("unavailable"),
-    ),
+    *(_standalone_probe(*row) for row in _STANDALONE),
 )
 
 _BY_ID = {probe.id: probe for probe in PROBES}

@@ -24,7 +24,16 @@ from pythainlp.tokenize import word_tokenize
 
 from .._types import FetchBody
 
-__all__ = ["clean_text", "content_tokens", "fold", "page_blocks", "passages_for", "snippet_matches", "tokenize"]
+__all__ = [
+    "clean_text",
+    "content_tokens",
+    "fold",
+    "page_blocks",
+    "passages_for",
+    "snippet_matches",
+    "tokenize",
+    "topic_of",
+]
 
 _THAI = "\u0e00-\u0e7f"
 _UNSPACED = (
@@ -55,6 +64,21 @@ def fold(text: str) -> str:
     """NFKC and casefold, keeping Thai SARA AM whole: NFKC splits it into NIKHAHIT + SARA AA,
     which no Thai dictionary word contains (so "ทองคำ" would never match)."""
     return unicodedata.normalize("NFKC", text).casefold().replace("\u0e4d\u0e32", "\u0e33")
+
+
+# A search operator the Search API documents (site, language, date) or an exclusion: it steers the
+# search, it is not what the query is about. A token is one whitespace-free word, so this is linear.
+_OPERATOR = re.compile(r"-\S+|(?:site|lang|after|before):\S+", re.IGNORECASE)
+
+
+def topic_of(query: str) -> str:
+    """``query`` without its search operators, or the query itself when it is nothing but operators.
+
+    Ranking, passage matching and the "a heading repeating the query is no evidence" rule use the
+    topic: ``site:example.com gold price`` is about "gold price", and words such as "site" or
+    "example" matching a page say nothing about relevance."""
+    words = [w for w in query.split() if not _OPERATOR.fullmatch(w)]
+    return " ".join(words) if words else query
 
 
 def tokenize(text: str) -> list[str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from urllib.parse import urlsplit
 
 from .._types import SearchResult, Source
@@ -46,11 +47,14 @@ def source_label(source: Source) -> str:
         return _cut(host, MAX_TITLE_CHARS)
 
 
-def _source_line(source: Source) -> str:
+def _source_line(source: Source, summary: str | None = None) -> str:
     # The (url) part is the provider's raw string: rewriting it would change what the model cites.
     line = f"- [{source_label(source)}]({_cut(source.url, MAX_URL_CHARS)})"
     extras = []
-    if source.snippet:
+    if summary is not None:  # summary mode: already folded and cut to its budgets ("" = no room left)
+        if summary:
+            extras.append(summary)
+    elif source.snippet:
         extras.append(_short(source.snippet, MAX_SNIPPET_CHARS))
     if source.published_at:
         extras.append(f"({_short(source.published_at, MAX_DATE_CHARS)})")
@@ -62,14 +66,21 @@ def _source_line(source: Source) -> str:
 OUTPUT_CUT_NOTE = "(Output cut at {limit} characters: later text and sources were left out.)"
 
 
-def render_search(result: SearchResult, max_chars: int = DEFAULT_MAX_OUTPUT_CHARS) -> str:
+def render_search(
+    result: SearchResult,
+    max_chars: int = DEFAULT_MAX_OUTPUT_CHARS,
+    summaries: Sequence[str | None] | None = None,
+) -> str:
     """The model-visible text, never longer than ``max_chars``. Past the bound the text is cut at
-    a line end, and a note saying so comes before the citation reminder."""
+    a line end, and a note saying so comes before the citation reminder. ``summaries`` (summary
+    mode, one per source) replaces a source's snippet where it is not None."""
     parts: list[str] = []
     if result.content:
         parts.append(result.content[: max_chars + 1])  # never more than could be shown
     if result.sources:
-        parts.append("Sources:\n" + "\n".join(_source_line(s) for s in result.sources))
+        shown = summaries if summaries is not None else [None] * len(result.sources)
+        lines = (_source_line(s, m) for s, m in zip(result.sources, shown, strict=True))
+        parts.append("Sources:\n" + "\n".join(lines))
     elif not result.content:
         parts.append(NO_RESULTS)
     if result.truncated:

@@ -37,7 +37,7 @@ from .._validate import is_int_at_least
 from ..netguard import DEFAULT_POLICY, AddressPolicy, check_url
 from ._evidence_guard import EvidenceContext, normalized_query, refuse_local, refuse_repeats
 from ._evidence_rank import Candidate, rank, select_pages
-from ._evidence_text import clean_text, fold, page_blocks, passages_for, snippet_matches
+from ._evidence_text import clean_text, fold, page_blocks, passages_for, snippet_matches, topic_of
 from ._result import ToolResult, error_result
 
 __all__ = [
@@ -125,6 +125,10 @@ class _Query:
     fetched: int = 0
     fetch_failed: int = 0
     evidence: list[dict[str, str]] = field(default_factory=list)
+
+    @property
+    def topic(self) -> str:
+        return topic_of(self.text)
 
 
 T = TypeVar("T")
@@ -230,7 +234,7 @@ class EvidenceSearchTool:
             if isinstance(answer, WebError):
                 q.error = answer.message
             else:
-                q.ranked = rank(q.text, self._candidates(index, q, answer))
+                q.ranked = rank(q.topic, self._candidates(index, q, answer))
 
         pages = select_pages([q.ranked for q in state], max_pages=cfg.max_pages, max_per_domain=cfg.max_per_domain)
         slots = asyncio.Semaphore(cfg.max_concurrent_fetches)
@@ -289,14 +293,14 @@ class EvidenceSearchTool:
                 passages: list[str] = []
             else:
                 q.fetched += 1
-                # A heading repeating the title or the query itself is no evidence; nor is a passage
-                # this query already has (the same page reached by two URLs).
-                found = passages_for(blocks, q.text, limit=cfg.passages_per_page + 3, size=cfg.passage_chars)
-                known = {fold(candidate.title), fold(q.text), *(fold(e["text"]) for e in q.evidence)}
+                # A heading repeating the title or the query (with or without its operators) is no
+                # evidence; nor is a passage this query already has (the same page reached by two URLs).
+                found = passages_for(blocks, q.topic, limit=cfg.passages_per_page + 3, size=cfg.passage_chars)
+                known = {fold(candidate.title), fold(q.text), fold(q.topic), *(fold(e["text"]) for e in q.evidence)}
                 passages = [p for p in found if fold(p) not in known][: cfg.passages_per_page]
                 cited = {fold(e["text"]) for e in q.evidence}
                 duplicate = not passages and any(fold(p) in cited for p in found)  # its content is cited already
-            if not passages and not duplicate and snippet_matches(candidate.title, candidate.snippet, q.text):
+            if not passages and not duplicate and snippet_matches(candidate.title, candidate.snippet, q.topic):
                 kind = "snippet"  # the fallback of seed 002, under snippet_matches' policy
                 passages = [candidate.snippet]
             title = clean_text(candidate.title, cfg.title_chars)

@@ -8,14 +8,25 @@ import asyncio
 import json
 import shlex
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from dsweb_ref.certification.adapter_protocol import CAPABILITIES
 from dsweb_ref.certification.model import Outcome, Report
 from dsweb_ref.certification.suite import run_suite
-from dsweb_ref.certification.targets import AdapterTarget, Target
+from dsweb_ref.certification.targets import (
+    AdapterTarget,
+    InProcessTarget,
+    Target,
+    TargetConfig,
+    ToolPair,
+    reference_settings,
+)
 from dsweb_ref.cli import certify
+from dsweb_ref.replay._bases import credential_environ
+from dsweb_ref.runtime import build_runtime
+from dsweb_ref.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE_ADAPTER = ROOT / "scripts" / "example_adapter.py"
@@ -40,6 +51,35 @@ def run(target: Target, only: Sequence[str] | None = None) -> Report:
 
 def outcomes(report: Report) -> dict[str, Outcome]:
     return {r.check.id: r.outcome for r in report.results}
+
+
+def reference_variant(
+    name: str,
+    *,
+    tweak: Callable[[TargetConfig, Settings], Settings] | None = None,
+    wrap: Callable[[Any], Any] | None = None,
+    capabilities: tuple[str, ...] = CAPABILITIES,
+) -> InProcessTarget:
+    """The reference configured as ``configure`` says, then bent into a wrong implementation: ``tweak``
+    changes its settings, ``wrap`` its web_search tool (an object with the tool's ``execute``)."""
+
+    def build(config: TargetConfig) -> ToolPair:
+        settings = reference_settings(config)
+        if tweak is not None:
+            settings = tweak(config, settings)
+        runtime = build_runtime(lambda: settings, environ=credential_environ(config.api_key))
+        search = runtime.search_tool()
+        return ToolPair(search=wrap(search) if wrap is not None else search, fetch=runtime.fetch_tool())
+
+    return InProcessTarget(build, name=f"dsweb_ref+{name}", version="test", capabilities=capabilities)
+
+
+def failed_checks(target: Target, only: Sequence[str]) -> set[str]:
+    """Run ``only`` against ``target``: the ids that failed (none may error or be skipped)."""
+    report = run(target, only)
+    unexpected = [(r.check.id, r.reason) for r in report.results if r.outcome in (Outcome.ERROR, Outcome.SKIPPED)]
+    assert not unexpected, unexpected
+    return {check_id for check_id, o in outcomes(report).items() if o is Outcome.FAILED}
 
 
 def failed_ids(report: Report) -> set[str]:

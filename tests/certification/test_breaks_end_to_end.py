@@ -17,6 +17,7 @@ import dsweb_ref.certification.checks.batch as batch
 from dsweb_ref.certification.checks import all_checks
 from dsweb_ref.certification.checks.search import ORI_CASES, ori_accepted
 
+from ._profile_breaks import assert_break_fails_exactly
 from .conftest import EXAMPLE_ADAPTER, ROOT, adapter_command, dsweb_certify, json_outcomes, json_report
 
 # mode -> the checks it must fail, and a fragment of the failing reason.
@@ -71,6 +72,15 @@ BREAKS: dict[str, tuple[set[str], str | tuple[str, ...]]] = {
     "pacing-burst": ({"search.api.pacing.rate"}, "started within one second"),
     "pacing-cancel-sends": ({"search.api.pacing.cancel"}, "sent after the call was cancelled"),
     "localization-unvalidated": ({"search.api.localization"}, "was forwarded as localization"),
+    # seed 001's model-facing summary: snippets by default, and the opt-in summary-budget capability
+    "summary-by-default": ({"search.api.summary.snippet_default"}, "the model-visible text shows the summary"),
+    "summary-budget-bytes": ({"search.api.summary.budget"}, "CJK at the budget: a 1000-character summary was cut"),
+    "summary-no-marker": ({"search.api.summary.budget"}, "without a visible marker"),
+    "summary-total-per-source": ({"search.api.summary.budget"}, "total budget 2000"),
+    # found by red-teaming: both were certified although rows named them
+    "summary-cut-at-budget": ({"search.api.summary.budget"}, "at the per-source budget: a 1000-character summary"),
+    "summary-in-batches": ({"search.api.summary.snippet_default"}, "in a batch: the model-visible text shows"),
+    "summary-total-off-by-one": ({"search.api.summary.budget"}, "total at the sum: a 700-character summary was cut"),
     # seed 001's remaining quality metadata (opt-in), the Messages in-band error, secrets, the unusable base
     "metadata-summary-cut": ({"search.api.metadata"}, "a whole long summary"),
     "tool-error-empty": ({"search.messages.tool_error"}, "expected WEB_PROVIDER_ERROR"),
@@ -78,6 +88,27 @@ BREAKS: dict[str, tuple[set[str], str | tuple[str, ...]]] = {
     "base-inferred": ({"search.api.base_unavailable"}, "the provider is unavailable"),
     "fetch-malformed-as-empty": ({"fetch.api.mapping"}, "expected WEB_PROVIDER_ERROR"),
 }
+# Seed 002 modes added with the SSRF limit checks and the diversity check: mode -> the family (an
+# --only prefix), the one check of that family it fails, and a fragment of the reason (the older
+# resolution/redirect modes are tabled in test_ssrf_checks, the older evidence ones in
+# test_evidence_checks).
+SEED_002_BREAKS: dict[str, tuple[str, str, str]] = {
+    "ssrf-env-proxy": ("ssrf", "ssrf.proxy.ignored", "the fetch went through the proxy named by"),
+    "ssrf-body-uncapped": ("ssrf", "ssrf.caps.body", "for a 65536-byte cap"),
+    "ssrf-hops-uncapped": ("ssrf", "ssrf.caps.redirects", "requests for a cap of 3 redirects"),
+    "ssrf-no-deadline": ("ssrf", "ssrf.deadline", "the call answered only once the server ended"),
+    # Found by red-teaming the SSRF checks: each was certified before the row named in its fragment.
+    "ssrf-unwrap-then-is-global": ("ssrf", "ssrf.resolve.special_ranges", "local-use-nat64 (64:ff9b:1::a00:7)"),
+    "ssrf-other-family-unchecked": ("ssrf", "ssrf.resolve.mixed_answers", "ipv6-after-dead-public"),
+    "ssrf-redirect-first-hop-only": ("ssrf", "ssrf.redirect.private", "second-hop"),
+    "ssrf-relative-unchecked": ("ssrf", "ssrf.redirect.private", "scheme-relative"),
+    "ssrf-deadline-per-hop": ("ssrf", "ssrf.deadline", "slow-hops: answered after"),
+    "ssrf-hops-307-uncounted": ("ssrf", "ssrf.caps.redirects", "chain-307-308: 13 requests for a cap of 3"),
+    "evidence-no-query-floor": ("evidence", "evidence.diversity", "kept no source of its own"),
+    "evidence-hosts-not-domains": ("evidence", "evidence.diversity", "subdomains: 8 of 8 pages from harbour-news"),
+}
+
+
 def certify_json(tmp_path: Path, *argv: str) -> tuple[int, dict[str, object], dict[str, str]]:
     path = tmp_path / "report.json"
     code = dsweb_certify(*argv, "--json", str(path))
@@ -106,10 +137,24 @@ def test_break_fails_dsweb_certify_with_exactly_its_checks(mode: str, tmp_path: 
     assert any(f in reasons for f in ((fragment,) if isinstance(fragment, str) else fragment)), reasons
 
 
+@pytest.mark.parametrize("mode", sorted(SEED_002_BREAKS))
+def test_seed_002_break_fails_exactly_its_check_among_its_whole_family(mode: str, tmp_path: Path) -> None:
+    assert_break_fails_exactly(*SEED_002_BREAKS[mode][:1], mode, *SEED_002_BREAKS[mode][1:], tmp_path)
+
+
+def test_every_seed_002_break_mode_is_tabled() -> None:
+    from .test_evidence_checks import BREAKS as EVIDENCE_BREAKS
+    from .test_ssrf_checks import BREAKS as SSRF_BREAKS
+
+    adapter = example_adapter_module()
+    modes = {m for m in adapter.BREAKS if m.startswith(("ssrf-", "evidence-"))}
+    assert modes == set(SSRF_BREAKS) | set(EVIDENCE_BREAKS) | set(SEED_002_BREAKS)
+
+
 # The checks of this suite's case families (seeds 000/001, the opt-in scheduling ones included); seeds
 # 002/003 table their own breaks (tests/standalone, ...).
-FAMILIES = {"batch", "differential", "fetch", "mapping", "merge", "outcomes", "scheduling", "search", "text",
-            "validation"}
+FAMILIES = {"batch", "differential", "fetch", "mapping", "merge", "outcomes", "scheduling", "search", "summary",
+            "text", "validation"}
 SEED_000_001 = [s for s in all_checks() if s.run.__module__.rsplit(".", 1)[-1] in FAMILIES]
 
 

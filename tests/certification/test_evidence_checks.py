@@ -3,12 +3,22 @@ mode of the example adapter fails exactly its check."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
+from publicsuffixlist import PublicSuffixList
 
-from dsweb_ref.certification.checks import REGISTRY
-from dsweb_ref.certification.targets import reference_target
+from dsweb_ref import WebError
+from dsweb_ref.certification import targets
+from dsweb_ref.certification.checks import REGISTRY, evidence, evidence_diversity
+from dsweb_ref.certification.targets import InProcessTarget, TargetConfig, ToolPair, reference_target
+from dsweb_ref.netguard import DEFAULT_POLICY, check_url
+from dsweb_ref.tools import ToolResult, _evidence_guard, _evidence_rank, _evidence_text, evidence_search
 
 from ._profile_breaks import assert_break_fails_exactly, certify_only
 from .conftest import run
@@ -18,12 +28,25 @@ EVIDENCE_CHECKS = {
     "evidence.lines_cite_results",
     "evidence.local_refused",
     "evidence.retry_refused",
+    "evidence.diversity",
+    "evidence.unsafe_dropped",
+    "evidence.passages",
 }
 BREAKS = {
     "evidence-model-call": ("evidence.no_model_call", "sent a Messages request"),
     "evidence-no-urls": ("evidence.lines_cite_results", "carries no source URL"),
     "evidence-local-allowed": ("evidence.local_refused", "a search was sent"),
     "evidence-retry-allowed": ("evidence.retry_refused", "searched again"),
+    # Found by red-teaming the evidence checks: each was certified before the row named in its fragment.
+    "evidence-retry-model": ("evidence.no_model_call", "(needs-retry) sent a model request (responses)"),
+    "evidence-local-few-forms": ("evidence.local_refused", "posix-path: a search was sent"),
+    "evidence-retry-last-only": ("evidence.retry_refused", "earlier: the repeated query was searched again"),
+    "evidence-retry-single-only": ("evidence.retry_refused", "in-a-batch: the repeated query was searched again"),
+    "evidence-unsafe-snippets": ("evidence.unsafe_dropped", "loopback: http://127.0.0.1/harbour-fees is cited"),
+    "evidence-retry-only-when-empty": ("evidence.unsafe_dropped", "only-unsafe: a query whose every result was unsafe"),
+    "evidence-cite-candidates": ("evidence.lines_cite_results", "which gave no evidence"),
+    "evidence-snippet-only": ("evidence.passages", "deep-match: the page's query-matching passage is not in"),
+    "evidence-page-lead": ("evidence.passages", "deep-match: the page's query-matching passage is not in"),
 }
 
 
@@ -47,3 +70,169 @@ def test_each_evidence_break_fails_exactly_its_check(mode: str, tmp_path: Path) 
 def test_the_example_adapter_passes_every_evidence_check(tmp_path: Path) -> None:
     code, _data, outcomes = certify_only("evidence", tmp_path)
     assert code == 0 and outcomes == dict.fromkeys(EVIDENCE_CHECKS, "passed")
+
+
+@pytest.mark.parametrize(
+    ("host", "site"),
+    [
+        ("news.bbc.co.uk", "bbc.co.uk"),
+        ("BBC.CO.UK", "bbc.co.uk"),
+        ("alice.github.io", "alice.github.io"),
+        ("docs.alice.github.io", "alice.github.io"),
+        ("www.Example.com.", "example.com"),
+    ],
+)
+def test_the_diversity_oracle_counts_registrable_domains_from_the_bundled_list(host: str, site: str) -> None:
+    assert evidence_diversity.site(f"https://{host}/x") == site
+
+
+ICANN = PublicSuffixList(only_icann=True)
+# A wrong reading of "registrable domain" the reference could make, and the one row that catches it.
+READINGS: dict[str, tuple[Callable[[str], str], str]] = {
+    "hosts": (str.lower, "subdomains"),
+    "last-two-labels": (lambda h: ".".join(h.split(".")[-2:]), "co-uk"),
+    "icann-only": (lambda h: ICANN.privatesuffix(h) or h, "github-io"),
+}
+
+
+@pytest.mark.parametrize("reading", sorted(READINGS))
+def test_each_diversity_row_catches_the_reading_it_names(reading: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    wrong, row = READINGS[reading]
+    monkeypatch.setattr(_evidence_rank, "registrable_domain", wrong)
+    outcomes = {}
+    for case in evidence_diversity.DIVERSITY:
+        monkeypatch.setattr(evidence_diversity, "DIVERSITY", (case,))
+        (result,) = run(reference_target(), only=["evidence.diversity"]).results
+        outcomes[case.name] = result.outcome.value
+    assert outcomes[row] == "failed" and outcomes["only-source"] == "passed"
+
+
+def test_the_letter_case_row_catches_hosts_compared_as_the_provider_spelled_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    candidates = evidence_search.EvidenceSearchTool._candidates
+
+    def as_spelled(self: Any, index: int, q: Any, answer: Any) -> list[Any]:
+        spelled = {s.url.lower(): urlsplit(s.url).netloc for s in answer.sources}
+        return [replace(c, host=spelled.get(c.url.lower(), c.host)) for c in candidates(self, index, q, answer)]
+
+    monkeypatch.setattr(evidence_search.EvidenceSearchTool, "_candidates", as_spelled)
+    monkeypatch.setattr(_evidence_rank, "registrable_domain", lambda host: host)
+    row = next(c for c in evidence_diversity.DIVERSITY if c.name == "letter-case")
+    monkeypatch.setattr(evidence_diversity, "DIVERSITY", (row,))
+    (result,) = run(reference_target(), only=["evidence.diversity"]).results
+    assert result.outcome.value == "failed" and "letter-case: 8 of 8 pages" in result.reason
+
+
+# A reading of "local path" that misses one form, as the reference's pattern with one change, and the
+# row that catches it (every other row still refused).
+_RIGHT = _evidence_guard._LOCAL_PATH.pattern
+LOCAL_READINGS = {
+    "posix-path": _RIGHT.replace(r"""| (?:^|[\s"'(\[])/(?:home|""", r"| (?!)(?:home|"),
+    "drive-forward-slash": _RIGHT.replace(r"[A-Za-z]:[\\/]", r"[A-Za-z]:\\"),
+    "unc-path": _RIGHT.replace(r"| \\\\[^\\\s]+\\", r"| (?!)"),
+    "file-url-upper": _RIGHT.replace(r"\bfile:", r"\b(?-i:file):"),
+}
+
+
+@pytest.mark.parametrize("row", sorted(LOCAL_READINGS))
+def test_each_local_path_row_catches_the_form_it_names(row: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    pattern = LOCAL_READINGS[row]
+    assert pattern != _RIGHT
+    monkeypatch.setattr(_evidence_guard, "_LOCAL_PATH", re.compile(pattern, _evidence_guard._LOCAL_PATH.flags))
+    (result,) = run(reference_target(), only=["evidence.local_refused"]).results
+    assert result.outcome.value == "failed" and result.reason.startswith(f"{row}: a search was sent"), result.reason
+
+
+def test_the_unsafe_rows_are_each_refused_by_the_reference_validation() -> None:
+    """Every unsafe row is one the reference's own URL check refuses (no row is a guess), the safe one passes."""
+    for case in evidence.UNSAFE:
+        with pytest.raises(WebError):
+            check_url(case["url"], max_length=2048, policy=DEFAULT_POLICY)
+    assert str(check_url(evidence.SAFE_RESULT, max_length=2048, policy=DEFAULT_POLICY)) == evidence.SAFE_RESULT
+
+
+def test_a_whole_page_as_evidence_fails_the_passage_check(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The reading no break mode shows: every paragraph of the page, uncut, as one evidence line."""
+    whole = _evidence_text.clean_text
+    monkeypatch.setattr(evidence_search, "passages_for", lambda blocks, topic, *, limit, size: [" ".join(blocks)])
+    monkeypatch.setattr(evidence_search, "clean_text", lambda text, n: whole(text, 1_000_000))
+    (result,) = run(reference_target(), only=["evidence.passages"]).results
+    assert result.outcome.value == "failed" and "unrelated opening paragraph" in result.reason, result.reason
+
+
+class _Relaid:
+    """The reference evidence tool with its text laid out another way (the value unchanged)."""
+
+    def __init__(self, tool: Any, layout: Callable[[str], str]) -> None:
+        self.tool, self.layout = tool, layout
+
+    async def execute(self, *args: Any, **kwargs: Any) -> ToolResult:
+        result = await self.tool.execute(*args, **kwargs)
+        return ToolResult(text=self.layout(result.text), value=result.value, error_code=result.error_code)
+
+
+def _relaid(layout: Callable[[str], str]) -> InProcessTarget:
+    def build(config: TargetConfig) -> ToolPair:
+        pair = targets._build_reference(config)
+        return replace(pair, evidence=_Relaid(pair.evidence, layout))
+
+    return InProcessTarget(build, name="dsweb_ref+layout", version="test")
+
+
+_LINE = re.compile(r'^- "(.*)" \(source: (\S+)\)$', re.MULTILINE)
+# Layouts seed 002 leaves open: every evidence line keeps its URL, wherever on the line (or the next).
+LAYOUTS: dict[str, Callable[[str], str]] = {
+    "url-first": lambda text: _LINE.sub(r"- \2 — \1", text),
+    "next-line": lambda text: _LINE.sub(r"- \1\n  source: \2", text),
+    "angle-brackets": lambda text: _LINE.sub(r"* \1 <\2>", text),
+}
+
+
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+def test_evidence_lines_in_another_layout_pass_the_citation_check(layout: str) -> None:
+    """Removed false failure: the check required the reference's `- "..." (source: URL)` layout."""
+    (result,) = run(_relaid(LAYOUTS[layout]), only=["evidence.lines_cite_results"]).results
+    assert result.outcome.value == "passed", result.reason
+
+
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+def test_evidence_lines_in_another_layout_without_their_urls_still_fail(layout: str) -> None:
+    def drop(text: str) -> str:
+        return re.sub(r"https?://\S+", "", LAYOUTS[layout](text))
+
+    (result,) = run(_relaid(drop), only=["evidence.lines_cite_results"]).results
+    assert result.outcome.value == "failed" and "carries no source URL" in result.reason, result.reason
+
+
+class _AnswersTheRest:
+    """Refuses only the local queries of a batch and answers the others (seed 002 forbids sending the
+    local ones, not searching the rest)."""
+
+    def __init__(self, tool: Any) -> None:
+        self.tool = tool
+
+    async def execute(self, arguments: Any, ctx: Any = None, context: Any = None) -> ToolResult:
+        queries = arguments.get("query") if isinstance(arguments, dict) else None
+        if not isinstance(queries, list):
+            return await self.tool.execute(arguments, ctx, context)
+        rest = []
+        for query in queries:
+            try:
+                _evidence_guard.refuse_local([query], context.local_names)
+            except WebError:
+                continue
+            rest.append(query)
+        return await self.tool.execute({"query": rest or queries}, ctx, context)
+
+
+def test_answering_the_other_queries_of_a_batch_with_a_local_one_passes_the_local_check() -> None:
+    """Removed false failure: the check required the whole batch refused; seed 002 forbids only sending
+    the local query (its names or contents) to a search engine."""
+
+    def build(config: TargetConfig) -> ToolPair:
+        pair = targets._build_reference(config)
+        return replace(pair, evidence=_AnswersTheRest(pair.evidence))
+
+    (result,) = run(InProcessTarget(build, name="partial", version="test"), only=["evidence.local_refused"]).results
+    assert result.outcome.value == "passed", result.reason

@@ -16,7 +16,7 @@ from dsweb_ref.certification.targets import TargetConfig
 
 ALL_CAPS = ("web_search", "web_fetch", "messages-search", "search-api", "fetch-api", "cancel", "standalone-search",
             "standalone-resolve", "evidence-search", "ssrf-test-mode", "retry", "pacing", "localization",
-            "quality-metadata", "scripted-search")
+            "scripted-search", "summary-budget", "quality-metadata")
 
 
 def result(check_id: str, outcome: Outcome, protocols: dict[str, str] | None = None) -> CheckResult:
@@ -30,8 +30,9 @@ MEMBERS = {
     "c.fetch": ("seed-001-fetch-api",),
     "d.standalone": ("seed-003-standalone",),
     "e.evidence": ("seed-002-evidence",),
-    "f.guard": ("seed-002-fetch-guard",),
-    "g.opt_in": ("seed-001-retry", "seed-001-pacing", "seed-001-localization", "seed-001-quality-metadata"),
+    "f.guard": ("ssrf",),
+    "g.opt_in": ("seed-001-retry", "seed-001-pacing", "seed-001-localization", "seed-001-summary-budget",
+                "seed-001-quality-metadata"),
 }
 
 
@@ -88,3 +89,11 @@ def test_the_adapter_protocol_documents_every_configure_key() -> None:
         assert f'"{field.name}"' in doc, field.name
     for profile in PROFILES:
         assert profile.name in doc
+
+
+def test_the_ssrf_profile_is_named_as_issue_10_names_it_and_holds_every_ssrf_check() -> None:
+    ids = {s.check.id for s in select_checks(profiles=["ssrf"])}
+    assert ids and ids == {s.check.id for s in all_checks() if s.check.id.startswith("ssrf.")}
+    # The working name never shipped in a release, so it is not kept as an alias.
+    with pytest.raises(UnknownProfileError):
+        find_profile("seed-002-fetch-guard")

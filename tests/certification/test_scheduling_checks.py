@@ -13,18 +13,11 @@ from dsweb_ref.certification.adapter_protocol import CAPABILITIES
 from dsweb_ref.certification.checks import REGISTRY
 from dsweb_ref.certification.checks.scheduling import OPT_IN_CHECKS, SCHEDULING_CAPABILITIES
 from dsweb_ref.certification.model import Outcome
-from dsweb_ref.certification.targets import (
-    InProcessTarget,
-    TargetConfig,
-    ToolPair,
-    reference_settings,
-)
+from dsweb_ref.certification.targets import InProcessTarget, TargetConfig, reference_settings
 from dsweb_ref.providers import _scheduler, deepseek_search_api
-from dsweb_ref.replay._bases import credential_environ
-from dsweb_ref.runtime import build_runtime
 from dsweb_ref.settings import Settings
 
-from .conftest import outcomes, run
+from .conftest import failed_checks, outcomes, reference_variant, run
 
 SCHEDULING = ["search.api.retry", "search.api.pacing", "search.api.localization"]
 ALL = ["search.api.fail_fast", *SCHEDULING]
@@ -33,24 +26,11 @@ Tweak = Callable[[TargetConfig, Settings], Settings]
 
 def _target(tweak: Tweak | None = None, capabilities: tuple[str, ...] = CAPABILITIES) -> InProcessTarget:
     """The reference (which honours the scheduling keys); ``tweak`` turns it into a wrong implementation."""
-
-    def build(config: TargetConfig) -> ToolPair:
-        settings = reference_settings(config)
-        if tweak is not None:
-            settings = tweak(config, settings)
-        runtime = build_runtime(lambda: settings, environ=credential_environ(config.api_key))
-        return ToolPair(search=runtime.search_tool(), fetch=runtime.fetch_tool())
-
-    return InProcessTarget(build, name="dsweb_ref+scheduling", version="test", capabilities=capabilities)
+    return reference_variant("scheduling", tweak=tweak, capabilities=capabilities)
 
 
 def _failed(only: list[str], tweak: Tweak | None = None) -> set[str]:
-    report = run(_target(tweak), only)
-    assert not [r for r in report.results if r.outcome is Outcome.ERROR], [
-        (r.check.id, r.reason) for r in report.results if r.outcome is Outcome.ERROR
-    ]
-    assert not [r for r in report.results if r.outcome is Outcome.SKIPPED]
-    return {check_id for check_id, o in outcomes(report).items() if o is Outcome.FAILED}
+    return failed_checks(_target(tweak), only)
 
 
 def test_every_scheduling_check_has_a_rule_and_cases_with_catches_notes() -> None:

@@ -3,21 +3,44 @@ example adapter pass; each SSRF break mode of the example adapter fails exactly 
 
 from __future__ import annotations
 
+import asyncio
+import os
+import zlib
+from ipaddress import ip_network
 from pathlib import Path
+from typing import Any
 
+import httpx
 import pytest
 
-from dsweb_ref.certification.checks import REGISTRY
-from dsweb_ref.certification.targets import reference_target
+from dsweb_ref import CallContext, FetchBody, FetchRequest, FetchResult, WebError, WebErrorCode
+from dsweb_ref.certification.checks import REGISTRY, ssrf_limits
+from dsweb_ref.certification.sandbox import PROXY_VARIABLES, SandboxNetwork
+from dsweb_ref.certification.targets import (
+    InProcessTarget,
+    TargetConfig,
+    ToolPair,
+    reference_settings,
+    reference_target,
+)
+from dsweb_ref.netguard import AddressPolicy, IPAddress, PinnedTransport, check_url, read_capped
+from dsweb_ref.providers.http_fetch import HttpFetchProvider
+from dsweb_ref.replay._bases import credential_environ
+from dsweb_ref.runtime import build_runtime, http_fetch_config
 
 from ._profile_breaks import assert_break_fails_exactly, certify_only
 from .conftest import run
+from .test_breaks_end_to_end import example_adapter_module
 
 SSRF_CHECKS = {
     "ssrf.resolve.special_ranges",
     "ssrf.resolve.mixed_answers",
     "ssrf.resolve.rebinding",
     "ssrf.redirect.private",
+    "ssrf.proxy.ignored",
+    "ssrf.caps.body",
+    "ssrf.caps.redirects",
+    "ssrf.deadline",
 }
 BREAKS = {
     "ssrf-no-unwrap": ("ssrf.resolve.special_ranges", "nat64-loopback"),
@@ -54,3 +77,219 @@ def test_each_ssrf_break_fails_exactly_its_check(mode: str, tmp_path: Path) -> N
 def test_the_example_adapter_passes_every_ssrf_check(tmp_path: Path) -> None:
     code, _data, outcomes = certify_only("ssrf", tmp_path)
     assert code == 0 and outcomes == dict.fromkeys(SSRF_CHECKS, "passed")
+
+
+def test_an_in_process_target_runs_with_the_proxy_traps_in_its_environment_and_gets_it_back() -> None:
+    seen: dict[str, str | None] = {}
+    target = reference_target()
+    before = {name: os.environ.get(name) for name in (*PROXY_VARIABLES, "NO_PROXY")}
+    target.use_environment({"HTTP_PROXY": "http://127.0.0.1:9", "NO_PROXY": "127.0.0.1"})
+    seen.update(HTTP_PROXY=os.environ.get("HTTP_PROXY"), NO_PROXY=os.environ.get("NO_PROXY"))
+    asyncio.run(target.close())
+    assert seen == {"HTTP_PROXY": "http://127.0.0.1:9", "NO_PROXY": "127.0.0.1"}
+    assert {name: os.environ.get(name) for name in before} == before
+
+
+def test_an_in_process_fetcher_that_honours_proxy_variables_is_caught_in_process() -> None:
+    """The in-process path is no blind spot: the run's proxy variables reach the process environment."""
+    broken: Any = example_adapter_module()
+
+    def build(config: TargetConfig) -> ToolPair:
+        settings = reference_settings(config)
+        network = SandboxNetwork.from_json(config.test_network)
+        http = broken.sandboxed_fetch("ssrf-env-proxy", settings, network) if network is not None else None
+        runtime = build_runtime(lambda: settings, environ=credential_environ(config.api_key), http_fetch=http)
+        return ToolPair(search=runtime.search_tool(), fetch=runtime.fetch_tool())
+
+    report = run(InProcessTarget(build, name="proxied", version="0"), only=["ssrf.proxy.ignored"])
+    (result,) = report.results
+    assert result.outcome.value == "failed" and "the fetch went through the proxy named by" in result.reason
+
+
+class PerReadTimeout(HttpFetchProvider):
+    """A timeout per socket read (httpx's own), no deadline over the whole fetch."""
+
+    async def fetch(self, request: FetchRequest, ctx: CallContext | None = None) -> FetchResult:
+        url = check_url(request.url, max_length=self.config.max_url_length, policy=self.policy)
+        transport = PinnedTransport(self._backend, self._ssl())
+        async with httpx.AsyncClient(transport=transport, trust_env=False, timeout=self.config.timeout_s) as client:
+            try:
+                response = await client.send(client.build_request("GET", url), stream=True)
+                try:
+                    return await self.body(url, response)
+                finally:
+                    await response.aclose()
+            except httpx.HTTPError as exc:
+                raise WebError(WebErrorCode.PROVIDER_ERROR, repr(exc)) from exc
+
+    async def body(self, url: httpx.URL, response: httpx.Response) -> FetchResult:
+        return await self._read(url, response)
+
+
+class DeadlineOverBodyOnly(PerReadTimeout):
+    """Per-read timeouts until the headers are in; the one deadline only over the body."""
+
+    async def body(self, url: httpx.URL, response: httpx.Response) -> FetchResult:
+        async with asyncio.timeout(self.config.timeout_s):
+            return await self._read(url, response)
+
+
+def fetch_only_target(fetcher: type[HttpFetchProvider]) -> InProcessTarget:
+    def build(config: TargetConfig) -> ToolPair:
+        settings = reference_settings(config)
+        network = SandboxNetwork.from_json(config.test_network)
+        http = None
+        if network is not None:
+            http = fetcher(http_fetch_config(settings), resolver=network.resolver(), dialer=network.dialer())
+        runtime = build_runtime(lambda: settings, environ=credential_environ(config.api_key), http_fetch=http)
+        return ToolPair(search=runtime.search_tool(), fetch=runtime.fetch_tool())
+
+    return InProcessTarget(build, name=fetcher.__name__, version="0")
+
+
+# A wrong reading of "one deadline", and which rows of ssrf.deadline pass or fail it.
+PerHopDeadline: type[HttpFetchProvider] = example_adapter_module().PerHopDeadlineFetch  # ssrf-deadline-per-hop
+# (The first two follow no redirect: they answer with the first 302 in time, which slow-hops accepts;
+# PerHopDeadline is the reading that row is for.)
+DEADLINE_READINGS = {
+    PerHopDeadline: {"silent": "passed", "drip-body": "passed", "drip-headers": "passed", "slow-hops": "failed"},
+    PerReadTimeout: {"silent": "passed", "drip-body": "failed", "drip-headers": "failed", "slow-hops": "passed"},
+    DeadlineOverBodyOnly: {"silent": "passed", "drip-body": "passed", "drip-headers": "failed", "slow-hops": "passed"},
+}
+
+
+@pytest.mark.parametrize("fetcher", list(DEADLINE_READINGS), ids=lambda f: f.__name__)
+def test_each_deadline_row_catches_the_reading_it_names(
+    fetcher: type[HttpFetchProvider], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    outcomes = {}
+    for case in ssrf_limits.DEADLINE_CASES:
+        monkeypatch.setattr(ssrf_limits, "DEADLINE_CASES", (case,))
+        (result,) = run(fetch_only_target(fetcher), only=["ssrf.deadline"]).results
+        outcomes[case.name] = result.outcome.value
+    monkeypatch.undo()
+    assert outcomes == DEADLINE_READINGS[fetcher]
+
+
+class DeclaredLengthOnly(HttpFetchProvider):
+    """A declared Content-Length over the cap is refused; any other body is read to its end."""
+
+    async def _read(self, url: httpx.URL, response: httpx.Response) -> FetchResult:
+        if int(response.headers.get("content-length") or 0) > self.config.max_response_bytes:
+            raise WebError(WebErrorCode.FETCH_TOO_LARGE, "too large")
+        text = (await response.aread()).decode("utf-8", "replace")
+        return FetchResult(url=str(url), status_code=response.status_code, body=FetchBody("text", text))
+
+
+class WireBytesCap(HttpFetchProvider):
+    """The cap counts the bytes on the wire; what they inflate to is not bounded."""
+
+    async def _read(self, url: httpx.URL, response: httpx.Response) -> FetchResult:
+        raw, _cut = await read_capped(response.aiter_raw(), self.config.max_response_bytes)
+        if response.headers.get("content-encoding"):
+            raw = zlib.decompress(raw, wbits=47)  # zlib or gzip framing
+        return FetchResult(url=str(url), status_code=response.status_code, body=FetchBody("text", raw.decode()))
+
+
+BODY_READINGS = {
+    DeclaredLengthOnly: {"declared": "passed", "undeclared": "failed", "gzip-bomb": "failed",
+                         "deflate-bomb": "failed"},
+    WireBytesCap: {"declared": "passed", "undeclared": "passed", "gzip-bomb": "failed", "deflate-bomb": "failed"},
+}
+
+
+@pytest.mark.parametrize("fetcher", list(BODY_READINGS), ids=lambda f: f.__name__)
+def test_each_body_cap_row_catches_the_reading_it_names(
+    fetcher: type[HttpFetchProvider], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    outcomes = {}
+    for case in ssrf_limits.BODY_CASES:
+        monkeypatch.setattr(ssrf_limits, "BODY_CASES", (case,))
+        (result,) = run(fetch_only_target(fetcher), only=["ssrf.caps.body"]).results
+        outcomes[case.name] = result.outcome.value
+    monkeypatch.undo()
+    assert outcomes == BODY_READINGS[fetcher]
+
+
+async def through_environment_proxies(fetcher: HttpFetchProvider, url: httpx.URL) -> FetchResult:
+    async with httpx.AsyncClient(trust_env=True, timeout=5.0) as client:
+        try:
+            response = await client.send(client.build_request("GET", url), stream=True)
+        except httpx.HTTPError as exc:
+            raise WebError(WebErrorCode.PROVIDER_ERROR, repr(exc)) from exc
+        try:
+            return await fetcher._read(url, response)
+        finally:
+            await response.aclose()
+
+
+class HttpsProxied(HttpFetchProvider):
+    """Only https URLs go through a client that reads the proxy variables."""
+
+    async def _follow(self, url: httpx.URL, ctx: CallContext) -> FetchResult:
+        if url.scheme != "https":
+            return await super()._follow(url, ctx)
+        return await through_environment_proxies(self, url)
+
+
+class _Hop(Exception):
+    def __init__(self, target: httpx.URL) -> None:
+        self.target = target
+
+
+class HopsProxied(HttpFetchProvider):
+    """The first request is pinned; a redirect hop is fetched by a client that reads the proxy variables."""
+
+    def _next_hop(self, url: httpx.URL, response: httpx.Response, hops: int) -> httpx.URL:
+        raise _Hop(super()._next_hop(url, response, hops))
+
+    async def _follow(self, url: httpx.URL, ctx: CallContext) -> FetchResult:
+        try:
+            return await super()._follow(url, ctx)
+        except _Hop as hop:
+            return await through_environment_proxies(self, hop.target)
+
+
+PROXY_READINGS = {
+    HttpsProxied: {"http": "passed", "https": "failed", "redirect-hop": "passed"},
+    HopsProxied: {"http": "passed", "https": "passed", "redirect-hop": "failed"},
+}
+
+
+@pytest.mark.parametrize("fetcher", list(PROXY_READINGS), ids=lambda f: f.__name__)
+def test_each_proxy_row_catches_the_reading_it_names(
+    fetcher: type[HttpFetchProvider], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    outcomes = {}
+    for case in ssrf_limits.PROXY_CASES:
+        monkeypatch.setattr(ssrf_limits, "PROXY_CASES", (case,))
+        (result,) = run(fetch_only_target(fetcher), only=["ssrf.proxy.ignored"]).results
+        outcomes[case.name] = result.outcome.value
+    monkeypatch.undo()
+    assert outcomes == PROXY_READINGS[fetcher]
+
+
+def _blind_to(network: str) -> type[HttpFetchProvider]:
+    """A fetcher whose address policy lets one IPv6 range through (one wrong reading of 'non-public')."""
+    blind = ip_network(network)
+
+    class Blind(AddressPolicy):
+        def blocked_reason(self, address: IPAddress) -> str | None:
+            return None if address in blind else super().blocked_reason(address)
+
+    class BlindFetch(HttpFetchProvider):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, policy=Blind(), **kwargs)
+
+    BlindFetch.__name__ = f"BlindTo{network}"
+    return BlindFetch
+
+
+# The special-range rows added by red-teaming, and the one reading (a range let through) each catches.
+SPECIAL_READINGS = {"local-use-nat64": "64:ff9b:1::/48", "site-local": "fec0::/10"}
+
+
+@pytest.mark.parametrize("row", sorted(SPECIAL_READINGS))
+def test_each_embedded_and_deprecated_ipv6_row_catches_the_range_it_names(row: str) -> None:
+    (result,) = run(fetch_only_target(_blind_to(SPECIAL_READINGS[row])), only=["ssrf.resolve.special_ranges"]).results
+    assert result.outcome.value == "failed" and result.reason.startswith(f"{row} ("), result.reason

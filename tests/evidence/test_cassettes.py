@@ -36,6 +36,8 @@ CASSETTES = Path(__file__).parent / "cassettes"
 CALLS: dict[str, Any] = {
     "batch-en-zh": ["search api pricing", "上海天气", "rate limits retry-after"],
     "single-ja": "東京タワー",
+    # The pages the emulator serves (site:pages.test): Thai, boilerplate, redirects, hostile pages.
+    "pages-th-en": ["site:pages.test ราคาทองคำวันนี้", "site:pages.test spring tides"],
 }
 
 

@@ -23,3 +23,10 @@ def test_dsweb_search_evidence_json_and_local_refusal(capsys: pytest.CaptureFixt
     assert value["value"]["queries"][0]["query"] == "rate limits"
     assert main(["search", "--emulator", "--new-api", "--evidence", "file:///etc/hosts"]) == 1
     assert "WEB_INVALID_ARGUMENTS" in capsys.readouterr().err
+
+
+def test_dsweb_search_evidence_shows_the_pages_the_emulator_serves(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["search", "--emulator", "--new-api", "--evidence", "site:pages.test ราคาทองคำวันนี้"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Query 1: site:pages.test ราคาทองคำวันนี้\n- ")
+    assert "ราคาทองคำแท่งวันนี้ขายออกบาทละ 41,000 บาท" in out and ".pages.test/pages/" in out

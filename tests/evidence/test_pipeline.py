@@ -8,6 +8,7 @@ import asyncio
 import pytest
 
 from dsweb_ref import FetchBody, FetchResult, WebError, WebErrorCode
+from dsweb_ref.tools._evidence_text import topic_of
 from dsweb_ref.tools.evidence_search import EvidenceSearchTool, EvidenceSettings
 
 from ._fakes import TableFetch, TableSearch, evidence_tool, html, src
@@ -416,3 +417,31 @@ def test_caller_cancellation_returns_only_after_every_fetch_settled() -> None:
         assert settled == [url]  # the fetch had settled when the cancelled call returned
 
     asyncio.run(asyncio.wait_for(main(), 10))
+
+
+@pytest.mark.parametrize(
+    ("query", "topic"),
+    [
+        pytest.param("site:example.com gold price", "gold price", id="site"),
+        pytest.param("gold price -site:spam.example -rumour", "gold price", id="exclusions"),
+        pytest.param("LANG:th ราคาทองคำ after:2026-01-01 before:2026-06-30", "ราคาทองคำ", id="lang-dates-any-case"),
+        pytest.param('"exact phrase" gold', '"exact phrase" gold', id="phrase-kept"),
+        pytest.param("COVID-19 site-map", "COVID-19 site-map", id="hyphens-inside-words-kept"),
+        pytest.param("site:example.com", "site:example.com", id="only-operators"),
+    ],
+)
+def test_the_topic_of_a_query_is_the_query_without_its_search_operators(query: str, topic: str) -> None:
+    assert topic_of(query) == topic
+
+
+def test_a_heading_repeating_the_query_without_its_operator_is_no_evidence() -> None:
+    # catches: comparing headings with the full query text, so "site:x ราคาทองคำวันนี้" cites the
+    # page's heading "ราคาทองคำวันนี้" as if it were a fact; and operator words counted as topic words.
+    url = "https://th.example/gold"
+    page = THAI_PAGE.replace("<p>ข่าวกีฬา", "<h1>ราคาทองคำวันนี้</h1><p>ข่าวกีฬา")
+    query = "site:th.example ราคาทองคำวันนี้"
+    tool = evidence_tool(TableSearch({query: (src(url, "ทองคำ", "ราคาทองคำวันนี้"),)}), TableFetch({url: html(url, page)}))
+    result = asyncio.run(tool.execute({"query": query}))
+    assert result.value is not None
+    texts = [line["text"] for line in result.value["queries"][0]["evidence"]]
+    assert texts == ["ราคาทองคำแท่งวันนี้ขายออกบาทละ 41,000 บาท ปรับขึ้นจากเมื่อวาน 200 บาท"]

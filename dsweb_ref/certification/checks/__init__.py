@@ -7,6 +7,8 @@ from . import (  # noqa: F401  (registration side effect)
     batch,
     differential,
     evidence,
+    evidence_diversity,
+    evidence_passages,
     fetch,
     mapping,
     merge,
@@ -14,7 +16,9 @@ from . import (  # noqa: F401  (registration side effect)
     scheduling,
     search,
     ssrf,
+    ssrf_limits,
     standalone,
+    summary,
     text,
     validation,
 )

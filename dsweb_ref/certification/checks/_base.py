@@ -9,19 +9,22 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from typing import Any, Literal, TypeVar
 
-from ...emulator import Emulator, RequestRecord
+from ...emulator import Emulator, Fault, RequestRecord
+from ...emulator.faults import RouteName
 from ...schemas import validate
 from ..cases import Case
 from ..model import Check
+from ..sandbox import ProxyTraps
 from ..targets import CallOutcome, Hello, PendingCall, Probe, Target, TargetConfig
 
 __all__ = [
     "ABORTED",
     "CALL_TIMEOUT",
     "INVALID_ARGUMENTS",
+    "OPT_IN_DEFAULTS",
     "PROTOCOL_LABELS",
     "PROVIDER_ERROR",
     "REGISTRY",
@@ -35,6 +38,13 @@ __all__ = [
     "require",
 ]
 
+# The configure keys of seed 001's opt-in capabilities, at the defaults every target must honour.
+OPT_IN_DEFAULTS: dict[str, Any] = {
+    f.name: f.default
+    for f in fields(TargetConfig)
+    if f.name in ("retries", "pacing_qps", "localization", "search_model_text", "search_summary_max_chars",
+                  "search_summary_total_chars")
+}
 CALL_TIMEOUT = 20.0  # seconds a single tool call may take against the loopback emulator
 T = TypeVar("T")
 Provider = Literal["api", "messages", "any", "scripted"]
@@ -65,6 +75,7 @@ class CheckContext:
     target: Target
     hello: Hello
     config: TargetConfig
+    proxies: ProxyTraps | None = None  # the run's proxy traps (sandbox.py); None outside run_suite
 
     @property
     def search_route(self) -> Literal["search", "messages"]:
@@ -74,6 +85,22 @@ class CheckContext:
     async def configure(self, **changes: Any) -> None:
         self.config = replace(self.config, **changes)
         await self.target.configure(self.config)
+
+    async def configure_opt_in(self, **keys: Any) -> None:
+        """Configure seed 001's opt-in keys (:data:`OPT_IN_DEFAULTS`): ``keys`` set, every other one back at
+        its default, so one case's retries, pacing, localization or summary mode never leak into the next.
+        The configuration is kept only once the target accepted it (a refused one raises)."""
+        config = replace(self.config, **{**OPT_IN_DEFAULTS, **keys})
+        await self.target.configure(config)
+        self.config = config
+
+    async def under_fault(
+        self, route: RouteName, fault: Fault, call: Callable[[], Awaitable[CallOutcome]], *, times: int | None = 1
+    ) -> CallOutcome:
+        """One case afresh (:meth:`fresh`): ``fault`` on ``route`` for ``times`` requests, then ``call``'s answer."""
+        self.fresh()
+        self.emu.inject(route, fault, times=times)
+        return await call()
 
     def start_search(
         self, queries: list[str], latest_prompt: str | None = None, *, probe: Probe | None = None
@@ -163,14 +190,14 @@ class CheckSpec:
 
 
 REGISTRY: dict[str, CheckSpec] = {}
-# seed 001's remaining list; each its own profile
-OPT_IN_CAPABILITIES = ("retry", "pacing", "localization", "quality-metadata")
+# Seed 001's remaining list; each its own profile.
+OPT_IN_CAPABILITIES = ("retry", "pacing", "localization", "summary-budget", "quality-metadata")
 
 
 def default_profiles(seed: str, requires: tuple[str, ...], provider: Provider) -> tuple[str, ...]:
     """Seed-003 checks certify the standalone search; an opt-in capability's checks (seed 001's
     remaining list) that capability's profile; seed-002 ones the evidence pipeline or the fetch
-    guard (SSRF); Fetch API checks the Fetch API; a
+    guard (profile ``ssrf``); Fetch API checks the Fetch API; a
     protocol-specific check its protocol; a seed-000 check the web_search tool; a seed-001 check for
     any protocol both search protocols."""
     if seed == "003":
@@ -181,7 +208,7 @@ def default_profiles(seed: str, requires: tuple[str, ...], provider: Provider) -
     if "evidence-search" in requires:
         return ("seed-002-evidence",)
     if "ssrf-test-mode" in requires:
-        return ("seed-002-fetch-guard",)
+        return ("ssrf",)
     if "fetch-api" in requires:
         return ("seed-001-fetch-api",)
     if provider == "api":

@@ -16,9 +16,10 @@ from typing import Any
 from ..cases import Case
 from ..targets import CallOutcome
 from ._base import CALL_TIMEOUT, CheckContext, check, expect_error, expect_schema, expect_success, require
+from ._script import row, script
 
 REQUIRES = ("web_search", "search-api", "fetch-api", "evidence-search")  # the evidence tool is a web_search
-_SOURCE = re.compile(r'^- ".*" \(source: (https?://\S+)\)$')
+_ANY_SOURCE = re.compile(r"\(source: (\S+)\)$")  # any scheme: what a line cites, valid or not
 
 
 async def _evidence(ctx: CheckContext, query: Any, context: dict[str, Any] | None = None) -> CallOutcome:
@@ -29,12 +30,18 @@ async def _evidence(ctx: CheckContext, query: Any, context: dict[str, Any] | Non
 NO_MODEL = (
     Case("batch", "a summarizer or classifier model called per batch", {"query": ["search api pricing", "上海天气"]}),
     Case("single", "a model called for a single query", {"query": "rate limits"}),
+    Case(
+        "needs-retry",
+        "a model asked (on any model route, Responses included) to rewrite a query that found nothing",
+        {"query": "zzqx unknowable"},
+    ),
 )
+MODELS = {"messages", "responses"}  # the emulator's model APIs (its other routes retrieve: search, fetch, pages)
 
 
 @check(
     "evidence.no_model_call",
-    "An evidence call sends only Search and Fetch API requests: no Messages (model) request",
+    "An evidence call sends only Search and Fetch API requests: no model request (Messages or Responses)",
     seed="002",
     requires=REQUIRES,
     provider="api",
@@ -49,17 +56,41 @@ async def no_model_call(ctx: CheckContext) -> None:
         await ctx.settle()
         routes = sorted({str(r.route) for r in ctx.records()})
         require(not ctx.records("messages"), f"evidence call ({case.name}) sent a Messages request", routes=routes)
+        models = sorted(set(routes) & MODELS)
+        require(not models, f"evidence call ({case.name}) sent a model request ({', '.join(models)})", routes=routes)
         require(ctx.records("search"), f"evidence call ({case.name}) sent no Search API request", routes=routes)
+
+
+def _regions(text: str, items: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Each evidence item (passage, URL) the text shows, with the stretch of text that is its own: from
+    the end of the previous item's passage to the start of the next one (a URL may stand before or
+    after its passage, on the same line or the next). Items the text does not show are left out."""
+    found: list[tuple[int, int, str]] = []
+    at = 0
+    for passage, url in items:
+        key = passage.strip()[:40]
+        where = text.find(key, at) if key else -1
+        if where >= 0:
+            found.append((where, where + len(key), url))
+            at = where + len(key)
+    return [
+        (text[(found[i - 1][1] if i else 0) : (found[i + 1][0] if i + 1 < len(found) else len(text))], url)
+        for i, (_start, _end, url) in enumerate(found)
+    ]
+
+
+_URL = re.compile(r"https?://[^\s<>\"'()\[\]]+")
 
 
 @check(
     "evidence.lines_cite_results",
-    "Every evidence line ends with the URL of a search result it came from",
+    "Every evidence line shown carries the URL of the search result it came from",
     seed="002",
     requires=REQUIRES,
     provider="api",
     rule="Seed 002: every evidence line keeps its source URL, so code (not the model) can attach the "
-    "filtered source links to the answer.",
+    "filtered source links to the answer: the value's sources are exactly the URLs that gave evidence. "
+    "The line's layout is left open: the URL may stand before or after the passage, on its line or the next.",
 )
 async def lines_cite_results(ctx: CheckContext) -> None:
     outcome = await _evidence(ctx, ["search api pricing", "rate limits retry-after"])
@@ -69,50 +100,90 @@ async def lines_cite_results(ctx: CheckContext) -> None:
         for record in ctx.records("search")
         for r in json.loads(record.response_body or "{}").get("results", [])
     }
-    lines = [line for line in (outcome.text or "").splitlines() if line.startswith("- ")]
-    require(lines, "the evidence text has no evidence lines", text=outcome.text)
-    for line in lines:
-        match = _SOURCE.match(line)
-        require(match is not None, f"an evidence line carries no source URL: {line[:200]!r}")
-        assert match is not None
-        require(match.group(1) in returned, f"an evidence line cites {match.group(1)}, which no search returned")
-    for group in value.get("queries", []):
-        for item in group.get("evidence", []):
-            require(item.get("url") in returned, f"value cites {item.get('url')!r}, which no search returned")
+    items = [
+        (str(e.get("text", "")), str(e.get("url")))
+        for g in value.get("queries", [])
+        for e in g.get("evidence", [])
+        if isinstance(e, dict)
+    ]
+    for _passage, url in items:
+        require(url in returned, f"value cites {url!r}, which no search returned")
+    # The value's sources are the links code appends to the answer: exactly those that gave evidence.
+    listed = {str(s.get("url")) for s in value.get("sources", []) if isinstance(s, dict)}
+    gave = {url for _passage, url in items}
+    require(not listed - gave, f"the value's sources list {sorted(listed - gave)[:3]}, which gave no evidence")
+    require(not gave - listed, f"the value's sources leave out {sorted(gave - listed)[:3]}, which gave evidence")
+    text = outcome.text or ""
+    regions = _regions(text, items)
+    require(regions, "the evidence text shows none of the value's evidence passages", text=text[:2000])
+    for region, url in regions:
+        require(url in region, f"an evidence line carries no source URL (expected {url}): {region.strip()[:200]!r}")
+    for shown in _URL.findall(text):
+        require(shown.rstrip(".,;:") in returned, f"the text cites {shown}, which no search returned")
 
 
 LOCAL = (
-    Case("file-url", "file: URLs sent to the search engine", {"query": "file:///home/somchai/notes.txt"}),
-    Case("windows-path", "drive paths sent", {"query": r"C:\Users\somchai\Desktop\budget.xlsx"}),
-    Case("home-path", "~/ paths sent", {"query": "summary of ~/Documents/plan.md"}),
-    Case("marked-name", "names the caller marked local sent", {"query": "Q3 board minutes decisions"}),
+    Case("file-url", "file: URLs sent to the search engine",
+         {"query": "file:///home/somchai/notes.txt", "leak": "notes"}),
+    Case("windows-path", "drive paths sent", {"query": r"C:\Users\somchai\Desktop\budget.xlsx", "leak": "budget"}),
+    Case("home-path", "~/ paths sent", {"query": "summary of ~/Documents/plan.md", "leak": "plan.md"}),
+    Case("posix-path", "absolute POSIX paths sent (only ~/ and drive letters looked for)",
+         {"query": "/home/somchai/budget-2026.xlsx totals", "leak": "budget-2026"}),
+    Case("drive-forward-slash", "drive paths written with / sent (only C:\\ looked for)",
+         {"query": "C:/Users/somchai/diary.txt", "leak": "diary"}),
+    Case("unc-path", "UNC share paths sent", {"query": r"\\fileserver\finance\payroll 2026.xlsx", "leak": "payroll"}),
+    Case("file-url-upper", "file: matched case-sensitively: FILE: sent",
+         {"query": "FILE:///srv/reports/cv.pdf", "leak": "cv.pdf"}),
+    Case("marked-name", "names the caller marked local sent",
+         {"query": "Q3 board minutes decisions", "leak": "minutes"}),
 )
 
 
 @check(
     "evidence.local_refused",
-    "Queries with local paths, file: URLs or caller-marked local names are refused before any search",
+    "A query with a local path, a file: URL or a caller-marked local name never reaches a search engine",
     seed="002",
     requires=REQUIRES,
     provider="api",
     rule="Seed 002: web_search is not a fallback for the knowledge base or Desktop/Documents; user file "
-    "names and contents are never sent to a search engine to 'try instead'.",
+    "names and contents are never sent to a search engine to 'try instead'. Refusing the whole batch "
+    "(any WEB_* error) or answering its other queries are both accepted.",
     cases=LOCAL,
 )
 async def local_refused(ctx: CheckContext) -> None:
     context = {"id": "conversation-local", "local_names": ["Q3 Board Minutes"]}
     for case in LOCAL:
+        ctx.fresh()
         outcome = await _evidence(ctx, ["rate limits", case["query"]], context)
         await ctx.settle()
-        require(not ctx.records("search"), f"{case.name}: a search was sent for a batch with a local query")
-        expect_error(outcome, case.name)
+        sent = [str(r.json.get("query", "")) for r in ctx.records("search") if isinstance(r.json, dict)]
+        leaked = [q for q in sent if case["leak"] in q.casefold()]
+        shown = " | ".join(leaked)[:200]
+        require(not leaked, f"{case.name}: a search was sent carrying the local query: {shown!r}", catches=case.catches)
+        if not outcome.ok:
+            expect_error(outcome, case.name)
 
 
 RETRIES = (
     Case("same", "the very same query fired again", {"again": "zzqx unknowable"}),
     Case("case", "a change of case taken for a new query", {"again": "ZZQX Unknowable"}),
     Case("spacing", "a change of spacing taken for a new query", {"again": "  zzqx   unknowable "}),
+    Case(
+        "earlier",
+        "only the last attempt remembered: a query that found nothing two attempts ago fired again",
+        {"again": "zzqx unknowable", "between": "qqzx unfindable"},
+    ),
+    Case(
+        "in-a-batch",
+        "only a one-query call checked: the same query fired again inside a list",
+        {"again": ["harbour ferry times", "Zzqx Unknowable"]},
+    ),
 )
+_SPACE = re.compile(r"\s+")
+
+
+def _same(a: str, b: str) -> bool:
+    return _SPACE.sub("", a).casefold() == _SPACE.sub("", b).casefold()
 
 
 @check(
@@ -130,11 +201,74 @@ async def retry_refused(ctx: CheckContext) -> None:
         context = {"id": f"conversation-{case.name}", "local_names": []}
         first = await _evidence(ctx, "zzqx unknowable", context)
         require("[needs_retry]" in (first.text or ""), f"{case.name}: no [needs_retry] for a query that found nothing")
+        if "between" in case.params:
+            other_first = await _evidence(ctx, case["between"], context)
+            between = case["between"]
+            require("[needs_retry]" in (other_first.text or ""), f"{case.name}: no [needs_retry] for {between!r}")
         await ctx.settle()
         searches = len(ctx.records("search"))
         again = await _evidence(ctx, case["again"], context)
         await ctx.settle()
-        require(len(ctx.records("search")) == searches, f"{case.name}: the repeated query was searched again")
-        expect_error(again, f"{case.name}: repeated query {case['again']!r}")
+        later = [str(r.json.get("query", "")) for r in ctx.records("search")[searches:] if isinstance(r.json, dict)]
+        repeated = [q for q in later if _same(q, "zzqx unknowable")]
+        require(not repeated, f"{case.name}: the repeated query was searched again", catches=case.catches)
+        if isinstance(case["again"], str):  # a batch may answer its new queries (seed 002 forbids only the repeat)
+            require(not later, f"{case.name}: the repeated query was searched again", catches=case.catches)
+            expect_error(again, f"{case.name}: repeated query {case['again']!r}")
         other = await _evidence(ctx, "zzqx unknowable", {"id": f"other-{case.name}", "local_names": []})
         require(other.error_code is None, f"{case.name}: another conversation's retry memory was shared")
+
+
+UNSAFE = (
+    Case("loopback", "search results cited or fetched without URL validation", {"url": "http://127.0.0.1/harbour-fees"}),
+    Case("private", "RFC 1918 literals left in the candidates", {"url": "http://10.0.0.5/harbour-fees"}),
+    Case("metadata", "the cloud metadata address left in", {"url": "http://169.254.169.254/latest/meta-data/"}),
+    Case("mapped-metadata", "IPv6 literals not unwrapped", {"url": "http://[::ffff:169.254.169.254]/harbour"}),
+    Case("localhost", "the name localhost taken for a public host", {"url": "http://localhost:8080/harbour-fees"}),
+    Case("numeric-host", "numeric host spellings (2130706433 is 127.0.0.1) taken for names",
+         {"url": "http://2130706433/harbour-fees"}),
+    Case("file-scheme", "schemes other than http(s) kept", {"url": "file:///etc/harbour-fees"}),
+    Case("javascript-scheme", "javascript: results kept", {"url": "javascript:alert('harbour-fees')"}),
+)
+ONLY_UNSAFE = Case(
+    "only-unsafe",
+    "[needs_retry] said only when a search returned nothing, not when every result was dropped",
+    {"query": "harbour mooring deposits", "urls": tuple(f"http://10.0.0.{i}/deposits" for i in range(3))},
+)
+SAFE_RESULT = "https://harbour-authority.example.com/fees"
+
+
+@check(
+    "evidence.unsafe_dropped",
+    "A search result whose URL fails validation is neither fetched nor cited, not even by its snippet",
+    seed="002",
+    requires=REQUIRES,
+    provider="api",
+    rule="Seed 002: every URL passes host/IP validation before it is fetched, so a search result never leads "
+    "the tool to localhost or a private network; code attaches only the filtered source links, so a "
+    "result that failed validation is no evidence either (its snippet is no fallback), and a query left "
+    "with no evidence says [needs_retry].",
+    cases=(*UNSAFE, ONLY_UNSAFE),
+)
+async def unsafe_dropped(ctx: CheckContext) -> None:
+    query = "harbour mooring fees"
+    words = f"{query} {query}"  # the unsafe rows match the query better than the safe one
+    rows = [row(c["url"], f"{words} {c.name}", f"All about {words} ({c.name}).") for c in UNSAFE]
+    script(ctx, query, [*rows, row(SAFE_RESULT, f"{query} list", f"The {query} for 2026.")])
+    only = ONLY_UNSAFE["query"]  # every result unsafe: no evidence, so the text must say [needs_retry]
+    script(ctx, only, [row(url, f"{only} {i}", f"All about {only}.") for i, url in enumerate(ONLY_UNSAFE["urls"])])
+    outcome = await _evidence(ctx, [query, only], {"id": "unsafe", "local_names": []})
+    value = expect_success(outcome, "evidence call")
+    await ctx.settle()
+    fetched = {r.json.get("url") for r in ctx.records("fetch") if isinstance(r.json, dict)}
+    cited = {e.get("url") for g in value.get("queries", []) for e in g.get("evidence", []) if isinstance(e, dict)}
+    cited |= {s.get("url") for s in value.get("sources", []) if isinstance(s, dict)}
+    cited |= {m.group(1) for m in map(_ANY_SOURCE.search, (outcome.text or "").splitlines()) if m is not None}
+    for case in UNSAFE:
+        url = case["url"]
+        require(url not in fetched, f"{case.name}: {url} was sent to the Fetch API", catches=case.catches)
+        require(url not in cited, f"{case.name}: {url} is cited as evidence", catches=case.catches)
+    for url in ONLY_UNSAFE["urls"]:
+        require(url not in fetched | cited, f"only-unsafe: {url} was fetched or cited")
+    require("[needs_retry]" in (outcome.text or ""), "only-unsafe: a query whose every result was unsafe got no "
+            "[needs_retry]", catches=ONLY_UNSAFE.catches, text=(outcome.text or "")[:2000])

@@ -28,8 +28,6 @@ import bisect
 import email.utils
 import ipaddress
 import time
-from dataclasses import replace
-from typing import Any
 
 from ..._exceptions import WebError
 from ...emulator import RateLimited, RequestRecord, Status
@@ -51,20 +49,11 @@ CLOCK_SLACK = 0.02  # seconds: the emulator stamps a request a moment after the 
 WINDOW_SLACK = 0.05  # seconds of transport jitter a pacer's one-second windows are allowed
 
 
-async def _configure(ctx: CheckContext, **keys: Any) -> None:
-    config = replace(ctx.config, **{"retries": 0, "pacing_qps": None, "localization": None, **keys})
-    await ctx.target.configure(config)
-    ctx.config = config
-
-
 async def _answer(
     ctx: CheckContext, fault: Fault, what: str, times: int | None
 ) -> tuple[CallOutcome, list[RequestRecord]]:
     """Inject ``fault`` (``times`` uses), search once, settle; the answer and the Search API requests seen."""
-    ctx.emu.log.clear()
-    ctx.emu.faults.clear()
-    ctx.emu.inject("search", fault, times=times)
-    outcome = await ctx.search([QUERY])
+    outcome = await ctx.under_fault("search", fault, lambda: ctx.search([QUERY]), times=times)
     await ctx.settle()
     records = ctx.records("search")
     require(records, f"{what}: no Search API request reached the emulator")
@@ -138,7 +127,7 @@ RETRY_CASES = (
     cases=RETRY_CASES,
 )
 async def retry_waits(ctx: CheckContext) -> None:
-    await _configure(ctx, retries=2)
+    await ctx.configure_opt_in(retries=2)
     for case in RETRY_CASES:
         not_before: float | None = None
         fault = case["fault"]
@@ -194,7 +183,7 @@ NEVER_CASES = tuple(
     cases=NEVER_CASES,
 )
 async def retry_never(ctx: CheckContext) -> None:
-    await _configure(ctx, retries=2)
+    await ctx.configure_opt_in(retries=2)
     for case in NEVER_CASES:
         outcome, records = await _answer(ctx, Status(case["status"]), f"HTTP {case.name}", None)
         expect_error(outcome, f"HTTP {case.name}", PROVIDER_ERROR)
@@ -240,7 +229,7 @@ RETRY_CANCEL_CASES = (
     cases=RETRY_CANCEL_CASES,
 )
 async def retry_cancel(ctx: CheckContext) -> None:
-    await _configure(ctx, retries=2)
+    await ctx.configure_opt_in(retries=2)
     (case,) = RETRY_CANCEL_CASES
     ctx.emu.inject("search", RateLimited(retry_after=case["retry_after"]))
     call = ctx.start_search([QUERY])
@@ -281,7 +270,7 @@ PACING_CASES = (
 )
 async def pacing_rate(ctx: CheckContext) -> None:
     for case in PACING_CASES:
-        await _configure(ctx, pacing_qps=case["qps"])
+        await ctx.configure_opt_in(pacing_qps=case["qps"])
         ctx.emu.log.clear()
         calls = [ctx.start_search(BATCH) for _ in range(case["calls"])]
         for call in calls:
@@ -311,7 +300,7 @@ PACING_CANCEL_CASES = (
 )
 async def pacing_cancel(ctx: CheckContext) -> None:
     (case,) = PACING_CANCEL_CASES
-    await _configure(ctx, pacing_qps=case["qps"])
+    await ctx.configure_opt_in(pacing_qps=case["qps"])
     call = ctx.start_search(BATCH)
     await ctx.blocking(lambda: ctx.emu.log.wait_for(1, 10.0, route="search"))
     seen = len(ctx.records("search"))
@@ -338,15 +327,15 @@ LOCALIZATION_CASES = (
 async def _refused(ctx: CheckContext, value: str, what: str) -> None:
     """``value`` is refused at configure time or at the call, and never reaches the Search API."""
     try:
-        await _configure(ctx, localization=value)
+        await ctx.configure_opt_in(localization=value)
     except (TargetError, WebError):
-        await _configure(ctx)
+        await ctx.configure_opt_in()
         return
     outcome = await ctx.search([QUERY])
     expect_error(outcome, what)
     sent = [r.json.get("localization") for r in ctx.records("search") if isinstance(r.json, dict)]
     require(value not in sent, f"{what}: {value!r} was forwarded as localization")
-    await _configure(ctx)
+    await ctx.configure_opt_in()
 
 
 @check(
@@ -366,7 +355,7 @@ async def localization(ctx: CheckContext) -> None:
         if not case["ok"]:
             await _refused(ctx, value, case.name)
             continue
-        await _configure(ctx, localization=value)
+        await ctx.configure_opt_in(localization=value)
         expect_success(await ctx.search([QUERY]), case.name)
         bodies = [r.json for r in ctx.records("search") if isinstance(r.json, dict)]
         require(bodies, f"{case.name}: no Search API request")
@@ -378,7 +367,7 @@ async def localization(ctx: CheckContext) -> None:
         want = ipaddress.ip_address(value)
         require(all(_same_address(s, want) for s in sent),
                 f"{case.name}: localization {sent!r}, expected {value!r}", catches=case.catches)
-    await _configure(ctx)
+    await ctx.configure_opt_in()
 
 
 def _same_address(sent: object, want: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:

@@ -10,15 +10,15 @@ out is dialled to a trap listener that counts connections; one connection there 
 
 from __future__ import annotations
 
-import socket
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from ..cases import Case
+from ..sandbox import ConnectionTrap
 from ._base import CheckContext, check, expect_error, require
 
 REQUIRES = ("web_fetch", "ssrf-test-mode")
@@ -27,47 +27,20 @@ PUBLIC_DEAD = "93.184.215.99"  # public, but its connection is refused
 PAGE_TEXT = "ssrf check page"
 
 
-class _Trap:
-    """A listener that accepts, counts and closes every connection at once, so a fetcher that
-    reaches it fails fast (empty reply) and the count is final before the fetcher can answer."""
-
-    def __init__(self) -> None:
-        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(64)
-        self.port: int = self.sock.getsockname()[1]
-        self._count = 0
-        self._lock = threading.Lock()
-        threading.Thread(target=self._serve, daemon=True).start()
-
-    def _serve(self) -> None:
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return  # closed at the end of the check
-            with self._lock:
-                self._count += 1  # counted before the close the client is waiting on
-            conn.close()
-
-    def connections(self) -> int:
-        with self._lock:
-            return self._count
-
-    def close(self) -> None:
-        try:
-            self.sock.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
-        self.sock.close()
-
-
 class _Handler(BaseHTTPRequestHandler):
     server: _Pages
     protocol_version = "HTTP/1.0"
 
     def do_GET(self) -> None:
-        location = self.server.redirects.get(self.path.split("?", 1)[0])
+        path = self.path.split("?", 1)[0]
+        self.server.served.append(path)
+        try:
+            self._answer(path)
+        finally:
+            self.server.finished.add(path)
+
+    def _answer(self, path: str) -> None:
+        location = self.server.redirects.get(path)
         if location is not None:
             status, target = location
             self.send_response(status)
@@ -75,11 +48,20 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header("Content-Length", "0")
             self.end_headers()
             return
-        body = PAGE_TEXT.encode()
+        special = self.server.special.get(path)
+        if special is not None:
+            special(self)
+            return
+        self._send(PAGE_TEXT.encode())
+
+    def _send(self, body: bytes, *, declared: bool = True, headers: Mapping[str, str] | None = None) -> None:
         self.send_response(200)
         self.send_header("Content-Type", "text/plain; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        if declared:
+            self.send_header("Content-Length", str(len(body)))
+        self.end_headers()  # HTTP/1.0: without Content-Length the body ends when the connection closes
         self.wfile.write(body)
 
     def log_message(self, format: str, *args: Any) -> None:
@@ -92,13 +74,17 @@ class _Pages(ThreadingHTTPServer):
 
     def __init__(self) -> None:
         self.redirects: dict[str, tuple[int, str]] = {}
+        self.special: dict[str, Callable[[_Handler], None]] = {}
+        self.served: list[str] = []  # request paths, in arrival order
+        self.finished: set[str] = set()  # paths whose handler has ended its answer
+        self.stop = threading.Event()  # set when the check ends: slow handlers end at once
         super().__init__(("127.0.0.1", 0), _Handler)
 
 
 @dataclass
 class _Net:
     pages: _Pages
-    trap: _Trap
+    trap: ConnectionTrap
 
     @property
     def port(self) -> int:
@@ -111,12 +97,13 @@ class _Net:
 
 @contextmanager
 def _network() -> Iterator[_Net]:
-    pages, trap = _Pages(), _Trap()
+    pages, trap = _Pages(), ConnectionTrap()
     thread = threading.Thread(target=pages.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     try:
         yield _Net(pages, trap)
     finally:
+        pages.stop.set()
         pages.shutdown()
         pages.server_close()
         trap.close()
@@ -143,6 +130,13 @@ SPECIAL = (
     Case("mapped-metadata", "IPv4-mapped IPv6 judged without unwrapping", {"address": "::ffff:169.254.169.254"}),
     Case("nat64-loopback", "is_global alone: NAT64 of loopback is 'global'", {"address": "64:ff9b::7f00:1"}),
     Case("6to4-private", "is_global alone: 6to4 of 10/8 is 'global'", {"address": "2002:a00:7::1"}),
+    Case(
+        "local-use-nat64",
+        "only the well-known NAT64 prefix unwrapped: local-use 64:ff9b:1::/48 of 10/8 judged 'global'",
+        {"address": "64:ff9b:1::a00:7"},
+    ),
+    Case("site-local", "is_global after unwrapping: the deprecated site-local fec0::/10 is 'global'",
+         {"address": "fec0::7"}),
 )
 
 
@@ -176,6 +170,12 @@ MIXED = (
         "metadata-after-eight",
         "only the first few answers looked at",
         {"answers": [PUBLIC_DEAD] * 8 + ["169.254.169.254"]},
+    ),
+    Case(
+        "ipv6-after-dead-public",
+        "the first answer's address family validated: the fallback to the other family (A, then AAAA) "
+        "dialled unchecked",
+        {"answers": [PUBLIC_DEAD, "fd12:3456::8"]},
     ),
 )
 
@@ -226,10 +226,22 @@ async def rebinding(ctx: CheckContext) -> None:
 
 
 REDIRECT_STATUSES = (301, 302, 303, 307, 308)
-REDIRECTS = tuple(
-    Case(f"{status}-{kind}", f"{status} followed unchecked ({why})", {"status": status, "kind": kind})
-    for status in REDIRECT_STATUSES
-    for kind, why in (("literal", "target IP not validated"), ("name", "target name's answers not validated"))
+REDIRECTS = (
+    *(
+        Case(f"{status}-{kind}", f"{status} followed unchecked ({why})", {"status": status, "kind": kind})
+        for status in REDIRECT_STATUSES
+        for kind, why in (("literal", "target IP not validated"), ("name", "target name's answers not validated"))
+    ),
+    Case(
+        "second-hop",
+        "only the first redirect validated: a public hop, then a hop to a private literal followed unchecked",
+        {"status": 302, "kind": "second-hop"},
+    ),
+    Case(
+        "scheme-relative",
+        "only absolute Locations validated: a scheme-relative //host Location taken for a path on the same host",
+        {"status": 302, "kind": "scheme-relative"},
+    ),
 )
 
 
@@ -247,8 +259,12 @@ async def redirect_private(ctx: CheckContext) -> None:
     with _network() as net:
         resolve = {"start.ssrf.test": [[PUBLIC]], "inside.ssrf.test": [["10.0.0.8"]]}
         await ctx.configure(provider="messages", test_network=net.config(resolve, ["10.0.0.8", "10.0.0.9"]))
+        inside = {"literal": f"http://10.0.0.9:{net.port}/", "name": f"http://inside.ssrf.test:{net.port}/",
+                  "second-hop": f"http://10.0.0.9:{net.port}/", "scheme-relative": f"//10.0.0.9:{net.port}/"}
         for case in REDIRECTS:
-            host = "10.0.0.9" if case["kind"] == "literal" else "inside.ssrf.test"
             path = f"/r/{case.name}"
-            net.pages.redirects[path] = (case["status"], f"http://{host}:{net.port}/")
+            net.pages.redirects[path] = (case["status"], inside[case["kind"]])
+            if case["kind"] == "second-hop":  # first a public hop on the same host, then the private one
+                net.pages.redirects[path] = (case["status"], f"/r/{case.name}/next")
+                net.pages.redirects[f"{path}/next"] = (case["status"], inside[case["kind"]])
             await _fetch_expecting_refusal(ctx, net, f"http://start.ssrf.test:{net.port}{path}", case.name)

@@ -14,7 +14,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ...emulator import HugeSummary, Malformed, ProseOnly, Redirect
+from ...emulator import Fault, HugeSummary, Malformed, ProseOnly, Redirect
+from ...emulator.faults import RouteName
 from ..cases import Case
 from ..targets import CallOutcome
 from ._base import CALL_TIMEOUT, CheckContext, CheckFailed, check, expect_error, require
@@ -29,6 +30,12 @@ ROUTES = {"messages": "messages", "responses": "responses"}
 async def _search(ctx: CheckContext, query: str, protocol: str = "messages") -> CallOutcome:
     call = ctx.target.start_call("standalone_search", {"arguments": {"query": query}, "protocol": protocol})
     return await call.outcome(CALL_TIMEOUT)
+
+
+async def _faulted(ctx: CheckContext, protocol: str, fault: Fault) -> CallOutcome:
+    """One standalone search of "search api" whose model request meets ``fault``."""
+    route: RouteName = "responses" if protocol == "responses" else "messages"
+    return await ctx.under_fault(route, fault, lambda: _search(ctx, "search api", protocol))
 
 
 def _visible(outcome: CallOutcome, what: str) -> dict[str, Any]:
@@ -159,8 +166,7 @@ BOUND_CASES = (
 )
 async def result_bounded(ctx: CheckContext) -> None:
     for case in BOUND_CASES:
-        ctx.emu.inject(ROUTES[case["protocol"]], case["fault"])  # type: ignore[arg-type]
-        outcome = await _search(ctx, "search api", case["protocol"])
+        outcome = await _faulted(ctx, case["protocol"], case["fault"])
         value = _visible(outcome, f"[{case.name}]")
         size = len((outcome.text or "").encode("utf-8"))
         require(size <= MAX_RESULT_BYTES, f"[{case.name}] the result is {size} encoded bytes, over 24000")
@@ -195,8 +201,7 @@ async def prose_error(ctx: CheckContext) -> None:
     for case in PROSE_CASES:
         body = case.params.get("body")
         fault = Malformed(body=body) if body is not None else ProseOnly("From memory: https://guess.example.test/")
-        ctx.emu.inject(ROUTES[case["protocol"]], fault)  # type: ignore[arg-type]
-        expect_error(await _search(ctx, "search api", case["protocol"]), f"[{case.name}]")
+        expect_error(await _faulted(ctx, case["protocol"], fault), f"[{case.name}]")
 
 
 # -- no structured sources ------------------------------------------------------------------------
@@ -226,8 +231,7 @@ NO_SOURCE_CASES = (
 )
 async def structured_only(ctx: CheckContext) -> None:
     for case in NO_SOURCE_CASES:
-        ctx.emu.inject(ROUTES[case["protocol"]], Malformed(body=case["body"]))  # type: ignore[arg-type]
-        value = _visible(await _search(ctx, "search api", case["protocol"]), f"[{case.name}]")
+        value = _visible(await _faulted(ctx, case["protocol"], Malformed(body=case["body"])), f"[{case.name}]")
         require(value["sources"] == [], f"[{case.name}] sources {value['sources']!r}, expected []")
 
 
@@ -255,8 +259,7 @@ async def sources_filtered(ctx: CheckContext) -> None:
     for case in FILTER_CASES:
         urls: list[str] = case["urls"]
         body = _messages_body([_result_block([_item(u) for u in urls]), {"type": "text", "text": "Summary."}])
-        ctx.emu.inject("messages", Malformed(body=body))
-        value = _visible(await _search(ctx, "search api"), f"[{case.name}]")
+        value = _visible(await _faulted(ctx, "messages", Malformed(body=body)), f"[{case.name}]")
         got = [s.get("url") for s in value["sources"]]
         require(len(got) <= 8, f"[{case.name}] {len(got)} sources, at most 8 allowed")
         require(len(set(got)) == len(got), f"[{case.name}] duplicate source URLs {got!r}")
@@ -277,8 +280,7 @@ async def sources_filtered(ctx: CheckContext) -> None:
     rule="Seed 003: search requests do not follow redirects.",
 )
 async def redirect_not_followed(ctx: CheckContext) -> None:
-    ctx.emu.inject("messages", Redirect(307))
-    expect_error(await _search(ctx, "search api"), "search redirected with 307")
+    expect_error(await _faulted(ctx, "messages", Redirect(307)), "search redirected with 307")
     await ctx.settle()
     require(not ctx.emu.log.trap_hits(), "the redirect's Location was visited")
 

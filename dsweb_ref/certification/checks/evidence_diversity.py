@@ -1,0 +1,153 @@
+"""Source diversity of the evidence pipeline (seed 002), over scripted Search API answers.
+
+Seed 002 decides: the pipeline does not trust the search engine's ranking alone; it picks sources
+with good relevance that do not crowd into one domain without need; it fetches a bounded number of
+pages; and a batch of four queries can keep at least one source per query when that is fitting.
+It fixes neither the page bound nor a per-domain number, so the check enforces only:
+
+* every query of a batch whose search returned a usable result (a valid public URL whose title and
+  snippet carry the query's words) keeps at least one evidence line citing one of its own results;
+* one registrable domain (Public Suffix List: ``news.bbc.co.uk`` and ``BBC.co.uk`` are one site,
+  ``alice.github.io`` and ``bob.github.io`` two) holds more than half of the pages a call used
+  (fetched or cited, two or more) only when every other registrable domain with a usable result
+  got a page too.
+
+The Fetch API knows none of the scripted pages (it answers 404), so evidence comes from snippets,
+which seed 002 allows as the fallback; what is judged is which results the call picked.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from typing import Any
+from urllib.parse import urlsplit
+
+from publicsuffixlist import PublicSuffixList
+
+from ..cases import Case
+from ._base import CheckContext, check, expect_success, require
+from ._script import Row, row, script
+from .evidence import REQUIRES, _evidence
+
+
+@functools.cache
+def _psl() -> PublicSuffixList:
+    return PublicSuffixList()  # the bundled list; the oracle keeps its own, apart from the reference's
+
+
+def site(url: str) -> str:
+    """The registrable domain of ``url``'s host, case-folded."""
+    host = (urlsplit(url).hostname or "").rstrip(".").lower()
+    return _psl().privatesuffix(host) or host
+
+
+def _rows(topic: str, hosts: Sequence[str], strong: bool) -> list[Row]:
+    """One usable result per host; ``strong`` ones repeat the query's words (they rank first)."""
+    words = f"{topic} {topic}" if strong else topic
+    return [
+        row(f"https://{host}/{topic.replace(' ', '-')}/{i}", f"{words} {i}", f"All about {words}, page {i}.")
+        for i, host in enumerate(hosts)
+    ]
+
+
+def _spread(topic: str, crowd: Sequence[str], others: Sequence[str]) -> list[Row]:
+    return [*_rows(topic, crowd, True), *_rows(topic, others, False)]
+
+
+_ONLY_SOURCE = {
+    "harbour tide tables": _rows("harbour tide tables", [f"tides{i}.com" for i in range(8)], True),
+    "harbour ferry timetable": _rows("harbour ferry timetable", [f"ferries{i}.org" for i in range(8)], True),
+    "harbour parking fees": _rows("harbour parking fees", [f"parking{i}.net" for i in range(8)], True),
+    "harbour lighthouse history": _rows("harbour lighthouse history", ["lighthouse-society.org"], False),
+}
+_SUBS = ["www", "news", "docs", "m", "shop", "blog"]
+_CASE = ["WWW.Harbour-News.co.uk", "www.harbour-news.co.uk", "Www.HARBOUR-NEWS.CO.UK", "www.Harbour-news.CO.UK",
+         "WWW.harbour-NEWS.co.uk", "www.harbour-news.co.UK"]
+
+
+def _crowded(crowd: Sequence[Sequence[str]], others: Sequence[Sequence[str]]) -> dict[str, list[Row]]:
+    topics = ("quay opening hours", "quay fish market")
+    return {t: _spread(t, c, o) for t, c, o in zip(topics, crowd, others, strict=True)}
+
+
+DIVERSITY = (
+    Case(
+        "only-source",
+        "pages picked by one global order with no floor per query: a query whose only usable result "
+        "ranks below the others' keeps no source",
+        {"results": _ONLY_SOURCE},
+    ),
+    Case(
+        "subdomains",
+        "hosts counted instead of registrable domains: www., news., docs. ... of one site taken as six sites",
+        {"results": _crowded(
+            [[f"{s}.harbour-news.co.uk" for s in _SUBS]] * 2,
+            [["quaywatch.com", "portnotes.org"], ["harbourlog.net", "tidewire.com"]],
+        )},
+    ),
+    Case(
+        "letter-case",
+        "hosts compared without case folding: one host in six spellings taken as six sites",
+        {"results": _crowded([_CASE] * 2, [["quaywatch.com", "portnotes.org"], ["harbourlog.net", "tidewire.com"]])},
+    ),
+    Case(
+        "co-uk",
+        "the last two labels taken as the site: every *.co.uk site lumped into 'co.uk'",
+        {"results": _crowded(
+            [["harbour-news.co.uk"] * 6] * 2,
+            [["quaywatch.co.uk", "portnotes.co.uk"], ["harbourlog.co.uk", "tidewire.co.uk"]],
+        )},
+    ),
+    Case(
+        "github-io",
+        "private suffixes left out of the list: every *.github.io site lumped into 'github.io'",
+        {"results": _crowded(
+            [["alice.github.io"] * 6] * 2,
+            [["bob.github.io", "carol.github.io"], ["dave.github.io", "erin.github.io"]],
+        )},
+    ),
+)
+
+
+def _used(ctx: CheckContext, value: dict[str, Any]) -> list[str]:
+    """The pages the call used: sent to the Fetch API or cited, each once."""
+    fetched = [r.json.get("url") for r in ctx.records("fetch") if isinstance(r.json, dict)]
+    cited = [e.get("url") for g in value.get("queries", []) for e in g.get("evidence", []) if isinstance(e, dict)]
+    return list(dict.fromkeys(u for u in (*fetched, *cited) if isinstance(u, str)))
+
+
+@check(
+    "evidence.diversity",
+    "Each query with a usable result keeps a source; no registrable domain dominates while another goes unused",
+    seed="002",
+    requires=REQUIRES,
+    provider="api",
+    rule="Seed 002: the pipeline picks sources with good relevance that do not crowd into one domain "
+    "without need, and a batch of queries keeps at least one source per query when it has a usable one.",
+    cases=DIVERSITY,
+)
+async def diversity(ctx: CheckContext) -> None:
+    for case in DIVERSITY:
+        ctx.fresh()
+        results: dict[str, list[Row]] = case["results"]
+        for query, rows in results.items():
+            script(ctx, query, rows)
+        value = expect_success(await _evidence(ctx, list(results), {"id": case.name, "local_names": []}), case.name)
+        await ctx.settle()
+        groups = {g.get("query"): g for g in value.get("queries", []) if isinstance(g, dict)}
+        for query, rows in results.items():
+            own = {r["url"] for r in rows}
+            cited = [e.get("url") for e in groups.get(query, {}).get("evidence", []) if isinstance(e, dict)]
+            require(own & set(cited), f"{case.name}: query {query!r} kept no source of its own", cited=cited)
+        used = _used(ctx, value)
+        counts: dict[str, int] = {}
+        for url in used:
+            counts[site(url)] = counts.get(site(url), 0) + 1
+        top, most = max(counts.items(), key=lambda kv: kv[1], default=("", 0))
+        left = sorted({site(r["url"]) for rows in results.values() for r in rows} - set(counts))
+        require(
+            not (most >= 2 and 2 * most > len(used) and left),
+            f"{case.name}: {most} of {len(used)} pages from {top} while {', '.join(left)} got none",
+            used=used,
+        )

@@ -1,0 +1,330 @@
+"""SSRF checks of a fetcher's limits (seed 002): environment proxies, body and hop caps, the deadline.
+
+Seed 002 decides that the connection is bound to the public IP that passed validation, and seed 001
+that the HTTP fetcher keeps its own public-address validation, connection pinning and resource
+limits. A proxy taken from the environment resolves and dials on the fetcher's behalf, outside its
+address policy, so it must never be used. The seeds fix neither the limits' values nor whether a
+page over the cap is cut or refused, nor an error code: ``configure`` hands over the values
+(``fetch_max_bytes``, ``fetch_max_redirects``, ``timeout_s``) so nobody has to guess them, and each
+check accepts a cut page or any ``WEB_*`` error, enforcing only that the bound holds.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import time
+import zlib
+from typing import Any
+
+from ..cases import Case
+from ._base import CALL_TIMEOUT, CheckContext, check, expect_error, require
+from .ssrf import PAGE_TEXT, PUBLIC, REQUIRES, _Handler, _network, _Pages
+
+# --- environment proxies ---------------------------------------------------------------------------
+
+PROXY_CASES = (
+    Case(
+        "http",
+        "HTTP_PROXY / http_proxy (or ALL_PROXY) honoured for a plain-http page",
+        {"scheme": "http", "path": "/", "loads": True},
+    ),
+    Case(
+        "https",
+        "HTTPS_PROXY / https_proxy (or ALL_PROXY) honoured: a CONNECT tunnel the proxy would dial",
+        {"scheme": "https", "path": "/", "loads": False},
+    ),
+    Case(
+        "redirect-hop",
+        "proxies ignored for the first request but honoured by a client made for a redirect hop",
+        {"scheme": "http", "path": "/proxy/hop", "loads": True},
+    ),
+)
+
+
+@check(
+    "ssrf.proxy.ignored",
+    "Proxy variables in the environment are ignored: the fetch goes straight to the validated address",
+    seed="002",
+    requires=REQUIRES,
+    provider="messages",
+    rule="Seed 002: the connection is bound to the public IP that passed validation; a proxy from the "
+    "environment would resolve and connect on the fetcher's behalf, so it is never used.",
+    cases=PROXY_CASES,
+)
+async def proxies_ignored(ctx: CheckContext) -> None:
+    traps = ctx.proxies
+    require(traps is not None, "the suite started the target without its proxy traps")
+    assert traps is not None
+    with _network() as net:
+        url = f"http://proxy.ssrf.test:{net.port}"
+        net.pages.redirects["/proxy/hop"] = (302, f"{url}/")
+        await ctx.configure(provider="messages", test_network=net.config({"proxy.ssrf.test": [[PUBLIC]]}, []))
+        for case in PROXY_CASES:
+            before = traps.connections()
+            outcome = await ctx.fetch(f"{case['scheme']}://proxy.ssrf.test:{net.port}{case['path']}")
+            used = sorted(name for name, count in traps.connections().items() if count > before[name])
+            require(not used, f"{case.name}: the fetch went through the proxy named by {', '.join(used)}", used=used)
+            if case["loads"]:
+                loaded = outcome.ok and PAGE_TEXT in (outcome.text or "")
+                require(loaded, f"{case.name}: the public test page was not fetched directly: {outcome.brief()}")
+
+
+# --- body cap and decompression bombs -------------------------------------------------------------
+
+BODY_CAP = 65_536  # configure fetch_max_bytes
+SLACK = 4096  # what a tool may add around the body (URL, status, a cut notice)
+MARKER = b"ZZ-PAST-THE-CAP"
+BIG = 16 * BODY_CAP
+BOMB = 16 * 1024 * 1024  # decoded size of the compressed pages
+
+
+def _big(declared: bool) -> Any:
+    def serve(handler: _Handler) -> None:
+        handler._send(b"a" * BIG + MARKER, declared=declared)
+
+    return serve
+
+
+def _bomb(encoding: str) -> Any:
+    def serve(handler: _Handler) -> None:
+        if encoding == "gzip":
+            packer = zlib.compressobj(9, zlib.DEFLATED, 31)  # gzip framing
+        else:
+            packer = zlib.compressobj(9)  # HTTP "deflate" is zlib-wrapped
+        chunk = b"a" * (1024 * 1024)
+        body = b"".join(packer.compress(chunk) for _ in range(BOMB // len(chunk)))
+        body += packer.compress(MARKER) + packer.flush()
+        handler._send(body, headers={"Content-Encoding": encoding})
+
+    return serve
+
+
+BODY_CASES = (
+    Case("declared", "a Content-Length over the cap read in full", {"bytes": BIG, "content_length": True}),
+    Case(
+        "undeclared",
+        "only a declared length checked: a body without Content-Length read to its end",
+        {"bytes": BIG, "content_length": False},
+    ),
+    Case(
+        "gzip-bomb",
+        "the cap applied to compressed bytes: 16 MiB inflated from a few KiB of gzip",
+        {"bytes": BOMB, "content_encoding": "gzip"},
+    ),
+    Case("deflate-bomb", "the same through Content-Encoding deflate", {"bytes": BOMB, "content_encoding": "deflate"}),
+)
+_BODY_SERVERS = {"declared": _big(True), "undeclared": _big(False), "gzip-bomb": _bomb("gzip"),
+                 "deflate-bomb": _bomb("deflate")}
+
+
+@check(
+    "ssrf.caps.body",
+    "A page over the configured byte cap (declared, undeclared or compressed) is cut to the cap or refused",
+    seed="002",
+    requires=REQUIRES,
+    provider="messages",
+    rule="Seed 002: a fetched page is bounded (and seed 001 keeps the HTTP fetcher's resource limits); the "
+    "cap (configure fetch_max_bytes) holds for the decoded body, whatever the server declares or "
+    "compresses. Cutting and refusing are both accepted; nothing past the cap may come back.",
+    cases=BODY_CASES,
+)
+async def body_cap(ctx: CheckContext) -> None:
+    with _network() as net:
+        for name, serve in _BODY_SERVERS.items():
+            net.pages.special[f"/big/{name}"] = serve
+        test_network = net.config({"caps.ssrf.test": [[PUBLIC]]}, [])
+        await ctx.configure(provider="messages", test_network=test_network, fetch_max_bytes=BODY_CAP)
+        for case in BODY_CASES:
+            outcome = await ctx.fetch(f"http://caps.ssrf.test:{net.port}/big/{case.name}")
+            if not outcome.ok:
+                expect_error(outcome, case.name)
+                continue
+            text, value = outcome.text or "", json.dumps(outcome.value)
+            require(MARKER.decode() not in text + value, f"{case.name}: bytes past the {BODY_CAP}-byte cap came back")
+            require(
+                len(text) <= BODY_CAP + SLACK and len(value) <= 2 * BODY_CAP + SLACK,
+                f"{case.name}: {len(text)} characters of text for a {BODY_CAP}-byte cap",
+                text_chars=len(text),
+                value_chars=len(value),
+            )
+
+
+# --- redirect hops ----------------------------------------------------------------------------------
+
+HOP_CAP = 3  # configure fetch_max_redirects
+CHAIN = 12
+HOP_CASES = (
+    Case("chain", f"no hop cap: a same-origin chain of {CHAIN} redirects followed to its end", {"path": "/hop/0"}),
+    Case(
+        "chain-307-308",
+        "only 301/302/303 hops counted: a chain of 307 and 308 redirects (method kept) followed to its end",
+        {"path": "/hop307/0"},
+    ),
+    Case(
+        "loop",
+        "hops counted per distinct URL: a redirect to itself never adds one (failed by the request count, "
+        "or errored when the call never answers)",
+        {"path": "/loop"},
+    ),
+)
+
+
+@check(
+    "ssrf.caps.redirects",
+    "At most the configured number of redirect hops is followed (a chain, a loop)",
+    seed="002",
+    requires=REQUIRES,
+    provider="messages",
+    rule="Seed 002: every redirect is validated again, and seed 001 keeps the HTTP fetcher's resource "
+    "limits: at most configure fetch_max_redirects hops are followed; the fetch then ends with a "
+    "WEB_* error (or any answer but the page behind the last hop).",
+    cases=HOP_CASES,
+)
+async def redirect_cap(ctx: CheckContext) -> None:
+    with _network() as net:
+        origin = f"http://hops.ssrf.test:{net.port}"
+        for n in range(CHAIN):
+            net.pages.redirects[f"/hop/{n}"] = (302, f"{origin}/hop/{n + 1}")
+            net.pages.redirects[f"/hop307/{n}"] = (307 + n % 2, f"{origin}/hop307/{n + 1}")
+        net.pages.redirects["/loop"] = (302, f"{origin}/loop")
+        test_network = net.config({"hops.ssrf.test": [[PUBLIC]]}, [])
+        await ctx.configure(provider="messages", test_network=test_network, fetch_max_redirects=HOP_CAP)
+        for case in HOP_CASES:
+            net.pages.served.clear()
+            outcome = await ctx.fetch(origin + case["path"])
+            requests = len(net.pages.served)
+            require(
+                requests <= HOP_CAP + 1,
+                f"{case.name}: {requests} requests for a cap of {HOP_CAP} redirects (at most {HOP_CAP + 1})",
+                requests=requests,
+            )
+            require(PAGE_TEXT not in (outcome.text or ""), f"{case.name}: the page behind the last hop came back")
+
+
+# --- one deadline -------------------------------------------------------------------------------------
+
+DEADLINE = 1.0  # configure timeout_s
+MARGIN = 1.5  # seconds an answer may take past the deadline (scheduling, a loaded machine)
+HOLD = DEADLINE + 3.0  # how long the slow servers keep going before they end on their own
+DRIP = 0.1  # seconds between two dripped bytes
+
+
+def _silent(handler: _Handler) -> None:
+    handler.server.stop.wait(HOLD)  # accepted, never answered; the connection closes after HOLD
+
+
+def _drip_body(handler: _Handler) -> None:
+    size = int(HOLD / DRIP)
+    handler.send_response(200)
+    handler.send_header("Content-Type", "text/plain; charset=utf-8")
+    handler.send_header("Content-Length", str(size))
+    handler.end_headers()
+    _drip(handler, [b"a"] * size)
+
+
+def _drip_headers(handler: _Handler) -> None:
+    handler.wfile.write(b"HTTP/1.0 200 OK\r\n")
+    lines = [f"X-Drip-{i}: a\r\n".encode() for i in range(int(HOLD / DRIP))]
+    _drip(handler, [*lines, b"Content-Length: 0\r\n\r\n"])
+
+
+HOP_WAIT = 0.6  # each hop of the slow chain answers after this long: under the deadline, never its sum
+SLOW_HOPS = 8
+
+
+def _slow_hop(handler: _Handler) -> None:
+    if handler.server.stop.wait(HOP_WAIT):
+        return
+    n = int(handler.path.rsplit("/", 1)[1]) if handler.path.count("/") > 2 else 0
+    handler.send_response(302)
+    handler.send_header("Location", f"/slow/slow-hops/{n + 1}" if n + 1 < SLOW_HOPS else "/")
+    handler.send_header("Content-Length", "0")
+    handler.end_headers()
+
+
+def _drip(handler: _Handler, pieces: list[bytes]) -> None:
+    for piece in pieces:
+        if handler.server.stop.wait(DRIP):
+            return
+        try:
+            handler.wfile.write(piece)
+            handler.wfile.flush()
+        except OSError:
+            return  # the fetcher gave up
+
+
+DEADLINE_CASES = (
+    Case("silent", "no deadline at all: waiting as long as the server keeps the connection", {"server_s": HOLD}),
+    Case(
+        "drip-body",
+        "a timeout per read instead of one deadline: a byte every 0.1 s never trips it",
+        {"server_s": HOLD, "every_s": DRIP},
+    ),
+    Case(
+        "drip-headers",
+        "a per-read timeout until the headers are in, the one deadline only over the body: headers "
+        "dripped line by line",
+        {"server_s": HOLD, "every_s": DRIP},
+    ),
+    Case(
+        "slow-hops",
+        f"a deadline per redirect hop: {SLOW_HOPS} hops of {HOP_WAIT:g} s each, every one under the deadline",
+        {"hops": SLOW_HOPS, "each_s": HOP_WAIT, "answers": True},
+    ),
+)
+_SLOW_SERVERS = {"silent": _silent, "drip-body": _drip_body, "drip-headers": _drip_headers, "slow-hops": _slow_hop}
+
+
+@check(
+    "ssrf.deadline",
+    "A server that never answers or drips its answer ends the fetch with an error within the one deadline",
+    seed="002",
+    requires=REQUIRES,
+    provider="messages",
+    rule="Seed 002: the selected pages are fetched under one deadline (configure timeout_s covers the "
+    "whole fetch, every read and every redirect hop included). No seed fixes the error code, so any WEB_* error "
+    "is accepted; it must come before the server ends its answer and within the deadline plus a "
+    f"margin of {MARGIN:g} s.",
+    cases=DEADLINE_CASES,
+)
+async def deadline(ctx: CheckContext) -> None:
+    with _network() as net:
+        for name, serve in _SLOW_SERVERS.items():
+            net.pages.special[f"/slow/{name}"] = serve
+        for n in range(1, SLOW_HOPS):
+            net.pages.special[f"/slow/slow-hops/{n}"] = _slow_hop
+        test_network = net.config({"slow.ssrf.test": [[PUBLIC]]}, [])
+        await ctx.configure(provider="messages", test_network=test_network, timeout_s=DEADLINE)
+        # The rows run at once (each server is its own path), so the check takes one deadline, not four.
+        started = time.monotonic()
+        calls = [
+            ctx.target.start_call(
+                "web_fetch",
+                {"arguments": {"url": f"http://slow.ssrf.test:{net.port}/slow/{case.name}"}},
+                # Read the moment the answer arrives: had the server already ended its answer?
+                probe=functools.partial(_ended, net.pages, _last_path(case.name)),
+            )
+            for case in DEADLINE_CASES
+        ]
+        for case, call in zip(DEADLINE_CASES, calls, strict=True):
+            outcome = await call.outcome(CALL_TIMEOUT)
+            took = outcome.answered_at - started
+            require(
+                outcome.at_answer is False,
+                f"{case.name}: the call answered only once the server ended ({took:.1f} s; the deadline is "
+                f"{DEADLINE:g} s)",
+            )
+            late = f"{case.name}: answered after {took:.1f} s; the deadline is {DEADLINE:g} s"
+            require(took <= DEADLINE + MARGIN, late)
+            if not (outcome.ok and case.params.get("answers")):  # a fetcher may stop at a redirect it got in time
+                expect_error(outcome, case.name)
+
+
+def _last_path(name: str) -> str:
+    """The path whose end means the server ended its answer (the slow chain: its last hop)."""
+    return f"/slow/slow-hops/{SLOW_HOPS - 1}" if name == "slow-hops" else f"/slow/{name}"
+
+
+def _ended(pages: _Pages, path: str) -> bool:
+    return path in pages.finished
