@@ -246,6 +246,11 @@ BREAKS = (
     "summary-cut-at-budget",
     "summary-total-off-by-one",
     "summary-in-batches",
+    "metadata-summary-cut",
+    "tool-error-empty",
+    "error-echo-unscrubbed",
+    "base-inferred",
+    "fetch-malformed-as-empty",
 )
 # Modes that rebuild the standalone result from the backend's answer instead of the reference tool.
 STANDALONE_REBUILT = (
@@ -288,6 +293,7 @@ CAPABILITIES = (
     "pacing",
     "localization",
     "summary-budget",
+    "quality-metadata",
 )
 PROMPT: contextvars.ContextVar[str | None] = contextvars.ContextVar("prompt", default=None)
 UNCHECKED_HOP: contextvars.ContextVar[bool] = contextvars.ContextVar("unchecked_hop", default=False)
@@ -313,6 +319,7 @@ class BreakingTransport(httpx.AsyncBaseTransport):
     def __init__(self, mode: str) -> None:
         self.mode = mode
         self.inner = httpx.AsyncHTTPTransport()
+        self.error_body = ""  # error-echo-unscrubbed: the last upstream error body, as sent
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         if self.mode in LINGERING:
@@ -349,6 +356,12 @@ class BreakingTransport(httpx.AsyncBaseTransport):
             response = await self.inner.handle_async_request(self.rewrite(request))
         if self.mode == "standalone-leak-reasoning" and response.status_code == 200:
             response = await leak_thinking(response)
+        if self.mode == "fetch-malformed-as-empty" and path.endswith("/fetch") and response.status_code == 200:
+            response = await markdown_or_empty(response)
+        if self.mode == "error-echo-unscrubbed" and response.status_code >= 400:
+            body = await response.aread()
+            self.error_body = body.decode("utf-8", "replace") + " " + response.headers.get("retry-after", "")
+            response = httpx.Response(response.status_code, headers=response.headers, content=body)
         return response
 
     def rewrite(self, request: httpx.Request) -> httpx.Request:
@@ -373,7 +386,12 @@ class BreakingTransport(httpx.AsyncBaseTransport):
         await self.inner.aclose()
 
 
-REWRITTEN_ANSWERS = {("snippet-from-summary", "search"), ("last-citation-wins", "messages")}
+REWRITTEN_ANSWERS = {
+    ("snippet-from-summary", "search"),
+    ("last-citation-wins", "messages"),
+    ("metadata-summary-cut", "search"),
+    ("tool-error-empty", "messages"),
+}
 
 
 async def rewrite_answer(response: httpx.Response, mode: str | None) -> httpx.Response:
@@ -383,12 +401,32 @@ async def rewrite_answer(response: httpx.Response, mode: str | None) -> httpx.Re
         for item in data.get("results") or []:
             if isinstance(item, dict) and item.get("summary"):
                 item["snippet"] = item["summary"]  # wrong: the snippet is the snippet
+    elif mode == "metadata-summary-cut":
+        for item in data.get("results") or []:
+            if isinstance(item, dict) and isinstance(item.get("summary"), str):
+                item["summary"] = item["summary"][:1000]  # wrong: quality metadata is kept as served
+    elif mode == "tool-error-empty":
+        for block in data.get("content") or []:
+            if isinstance(block, dict) and isinstance(block.get("content"), dict):
+                block["content"] = []  # wrong: a search that failed is not a search that found nothing
     else:
         for block in data.get("content") or []:
             if isinstance(block, dict) and isinstance(block.get("citations"), list):
                 block["citations"].reverse()  # wrong: the first citation of a URL is its snippet
     headers = [(k, v) for k, v in response.headers.items() if k.lower() not in ("content-length", "content-encoding")]
     return httpx.Response(response.status_code, headers=headers, content=json.dumps(data).encode())
+
+
+async def markdown_or_empty(response: httpx.Response) -> httpx.Response:
+    """fetch-malformed-as-empty: a Fetch API success without Markdown text becomes an empty page."""
+    body = await response.aread()
+    try:
+        data = json.loads(body)
+    except ValueError:
+        data = None
+    if not isinstance(data, dict) or not isinstance(data.get("content"), str):
+        body = b'{"content": ""}'  # wrong: an unreadable answer is a failure, not an empty page
+    return httpx.Response(200, headers={"content-type": "application/json"}, content=body)
 
 
 def utf16_cut(prompt: str) -> str:
@@ -815,6 +853,9 @@ def bend_config(mode: str | None, config: TargetConfig) -> TargetConfig:
         return replace(config, search_model_text="summary")  # wrong: seed 001 shows snippets as shipped
     if mode == "pacing-burst" and config.pacing_qps is not None:
         return replace(config, pacing_qps=config.pacing_qps * 10)  # wrong: a whole batch in one second
+    if mode == "base-inferred" and not config.tools_base.strip():
+        # wrong: seed 001 never infers the tools prefix from the Messages base; a blank base is unavailable
+        return replace(config, tools_base=config.messages_base.replace("/anthropic/v1", "/v1/tools"))
     return config
 
 
@@ -860,6 +901,7 @@ class Adapter:
         self.evidence_contexts: dict[str, EvidenceContext] = {}
         self.api_key = ""
         self.paced = False
+        self.transport: BreakingTransport | None = None
 
     def hello(self) -> dict[str, Any]:
         return {"name": "dsweb_ref example adapter", "version": __version__, "capabilities": list(self.capabilities)}
@@ -879,7 +921,7 @@ class Adapter:
         self.bases = {"messages": config.standalone_url("messages"), "responses": config.standalone_url("responses")}
         # Seed-003 breaks touch only the standalone path, so no seed-000 check sees them.
         seed000 = self.mode is not None and not self.mode.startswith("standalone-")
-        transport = BreakingTransport(self.mode) if seed000 and self.mode else None
+        transport = self.transport = BreakingTransport(self.mode) if seed000 and self.mode else None
         network = SandboxNetwork.from_json(p.get("test_network"))
         http = sandboxed_fetch(self.mode, settings, network) if network is not None else None
         self.runtime = build_runtime(
@@ -958,6 +1000,9 @@ class Adapter:
     def bend(self, result: ToolResult, arguments: Any) -> ToolResult:
         """The result-level breaks, applied to the reference tool's answer."""
         value = result.value
+        if self.mode == "error-echo-unscrubbed" and result.error_code and self.transport is not None:
+            quoted = f"{result.text} (upstream said: {self.transport.error_body[:2000]})"  # wrong: unscrubbed
+            return ToolResult(text=quoted, error_code=result.error_code)
         if value is None:
             return result
         if self.mode == "schema-extra-field":

@@ -57,6 +57,8 @@ Methods
     - ``pacing`` - Search API requests paced to ``configure`` ``pacing_qps`` (seed 001)
     - ``localization`` - ``configure`` ``localization`` forwarded to the Search API (seed 001)
     - ``summary-budget`` - Search API summaries shown to the model under the ``configure`` budgets (seed 001)
+    - ``quality-metadata`` - each Search API source keeps ``summary``, ``site_name``, ``rerank_score`` and
+      ``authority`` in its ``metadata`` exactly as served, with no cutoff (seed 001)
 
 ``configure`` -> ``{}``
     Sent before each check (repeatedly; each replaces the previous configuration). Params::
@@ -203,8 +205,8 @@ it. The report names every profile and why one was not certified.
 - ``seed-001-search-api``: ``web_search``, ``search-api``
 - ``seed-001-messages``: ``web_search``, ``messages-search``
 - ``seed-001-fetch-api``: ``web_fetch``, ``fetch-api``
-- ``seed-001-retry``, ``seed-001-pacing``, ``seed-001-localization``, ``seed-001-summary-budget``
-  (opt-in): ``web_search``, ``search-api`` and that capability
+- ``seed-001-retry``, ``seed-001-pacing``, ``seed-001-localization``, ``seed-001-summary-budget``,
+  ``seed-001-quality-metadata`` (opt-in): ``web_search``, ``search-api`` and that capability
 - ``seed-002-evidence``: ``web_search``, ``search-api``, ``fetch-api``, ``evidence-search``
 - ``ssrf``: ``web_fetch``, ``ssrf-test-mode``
 - ``seed-003-standalone``: ``standalone-search``, ``standalone-resolve``
@@ -246,6 +248,7 @@ __all__ = [
     "CAP_LOCALIZATION",
     "CAP_MESSAGES_SEARCH",
     "CAP_PACING",
+    "CAP_QUALITY_METADATA",
     "CAP_RETRY",
     "CAP_SCRIPTED_SEARCH",
     "CAP_SEARCH_API",
@@ -275,6 +278,7 @@ CAP_RETRY: Final = "retry"
 CAP_PACING: Final = "pacing"
 CAP_LOCALIZATION: Final = "localization"
 CAP_SUMMARY_BUDGET: Final = "summary-budget"
+CAP_QUALITY_METADATA: Final = "quality-metadata"
 CAPABILITIES: Final = (
     CAP_WEB_SEARCH,
     CAP_WEB_FETCH,
@@ -291,6 +295,7 @@ CAPABILITIES: Final = (
     CAP_PACING,
     CAP_LOCALIZATION,
     CAP_SUMMARY_BUDGET,
+    CAP_QUALITY_METADATA,
 )
 
 

@@ -83,6 +83,7 @@ PROFILES: tuple[Profile, ...] = (
             ("pacing", "cancellation-aware pacing under the account's rate"),
             ("localization", "a bounded IP localization input"),
             ("summary-budget", "model-facing summaries under per-source and total budgets"),
+            ("quality-metadata", "summary, site_name, rerank_score and authority kept as served"),
         )
     ),
     Profile(

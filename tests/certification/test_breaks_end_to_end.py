@@ -89,6 +89,12 @@ BREAKS: dict[str, tuple[set[str], str | tuple[str, ...]]] = {
     "summary-cut-at-budget": ({"search.api.summary.budget"}, "at the per-source budget: a 1000-character summary"),
     "summary-in-batches": ({"search.api.summary.snippet_default"}, "in a batch: the model-visible text shows"),
     "summary-total-off-by-one": ({"search.api.summary.budget"}, "total at the sum: a 700-character summary was cut"),
+    # seed 001's remaining quality metadata (opt-in), the Messages in-band error, secrets, the unusable base
+    "metadata-summary-cut": ({"search.api.metadata"}, "a whole long summary"),
+    "tool-error-empty": ({"search.messages.tool_error"}, "expected WEB_PROVIDER_ERROR"),
+    "error-echo-unscrubbed": ({"errors.secret_echo"}, "the failure shows"),
+    "base-inferred": ({"search.api.base_unavailable"}, "the provider is unavailable"),
+    "fetch-malformed-as-empty": ({"fetch.api.mapping"}, "expected WEB_PROVIDER_ERROR"),
 }
 # Seed 002 modes added with the SSRF limit checks and the diversity check: mode -> the family (an
 # --only prefix), the one check of that family it fails, and a fragment of the reason (the older

@@ -16,7 +16,7 @@ from dsweb_ref.certification.targets import TargetConfig
 
 ALL_CAPS = ("web_search", "web_fetch", "messages-search", "search-api", "fetch-api", "cancel", "standalone-search",
             "standalone-resolve", "evidence-search", "ssrf-test-mode", "retry", "pacing", "localization",
-            "scripted-search", "summary-budget")
+            "scripted-search", "summary-budget", "quality-metadata")
 
 
 def result(check_id: str, outcome: Outcome, protocols: dict[str, str] | None = None) -> CheckResult:
@@ -31,7 +31,8 @@ MEMBERS = {
     "d.standalone": ("seed-003-standalone",),
     "e.evidence": ("seed-002-evidence",),
     "f.guard": ("ssrf",),
-    "g.opt_in": ("seed-001-retry", "seed-001-pacing", "seed-001-localization", "seed-001-summary-budget"),
+    "g.opt_in": ("seed-001-retry", "seed-001-pacing", "seed-001-localization", "seed-001-summary-budget",
+                "seed-001-quality-metadata"),
 }
 
 

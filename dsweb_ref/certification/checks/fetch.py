@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from ...emulator import RateLimited, Status
+from ...emulator import Malformed, RateLimited, Status
 from ..cases import Case
 from ._base import PROVIDER_ERROR, CheckContext, check, expect_error, expect_schema, expect_success, require
 from .outcomes import REDIRECT_STATUSES, redirect_fault
@@ -15,8 +15,8 @@ PAGE = "https://docs.example.test/api/search"
 REFUSED = "https://paywall.example.test/reports/search-market-2026"
 
 MAPPING = (
-    Case("a corpus page", "a kind other than text, a status other than 200, the body rewritten, or a whole body "
-         "flagged truncated", {"url": PAGE}),
+    Case("a corpus page", "a kind other than text, a status other than 200, the body rewritten, or a whole short "
+         "page reported truncated", {"url": PAGE}),
     Case("a page with a non-ASCII path", "the requested URL replaced by a normalised one",
          {"url": "https://wiki.example.test/%E6%9D%B1%E4%BA%AC%E3%82%BF%E3%83%AF%E3%83%BC"}),
 )
@@ -27,6 +27,12 @@ FAILURES = (
     Case("HTTP 500 (unresolvable host)", "a 5xx mapped onto a result", {"url": "https://gone.invalid/", "fault": None}),
     Case("HTTP 429", "a rate limit retried silently", {"url": PAGE, "fault": "429"}),
     Case("HTTP 401", "a rejected key rendered as a page", {"url": PAGE, "fault": "401"}),
+    Case("truncated JSON", "an unreadable success body rendered as an empty page", {"url": PAGE, "fault": "truncated"}),
+    Case("no content field", "a success without Markdown rendered as an empty page",
+         {"url": PAGE, "fault": b'{"title": "No content"}'}),
+    Case("content that is not text", "a non-text content carried as the body or turned into text",
+         {"url": PAGE, "fault": b'{"title": "T", "content": {"markdown": "# T"}}'}),
+    Case("a JSON array", "a body of the wrong shape taken as a page", {"url": PAGE, "fault": b'["# T"]'}),
 )
 
 
@@ -40,7 +46,8 @@ FAILURES = (
     "successful response'; 'The shared fetch result and its consumers stay unchanged', so the body kind is the "
     "closed union html|text and Markdown is text, and a body returned whole is not flagged truncated; "
     "'every non-success status is a retrieval failure' "
-    "(WEB_PROVIDER_ERROR after one request).",
+    "(WEB_PROVIDER_ERROR after one request), as is a success whose body holds no Markdown text (the provider "
+    "tests cover 'malformed responses'): never an empty page.",
     cases=MAPPING + FAILURES,
 )
 async def fetch_mapping(ctx: CheckContext) -> None:
@@ -65,6 +72,10 @@ async def fetch_mapping(ctx: CheckContext) -> None:
             ctx.emu.inject("fetch", RateLimited(retry_after=1))
         elif case["fault"] == "401":
             ctx.emu.inject("fetch", Status(401))
+        elif case["fault"] == "truncated":
+            ctx.emu.inject("fetch", Malformed(body=b'{"title": "T", "content": "# T'))
+        elif isinstance(case["fault"], bytes):
+            ctx.emu.inject("fetch", Malformed(body=case["fault"]))
         outcome = await ctx.fetch(case["url"])
         await ctx.settle()
         expect_error(outcome, f"{case.name}: fetch {case['url']}", PROVIDER_ERROR)

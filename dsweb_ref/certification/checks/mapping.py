@@ -11,7 +11,8 @@ from typing import Any
 
 from ...emulator import Status
 from ..cases import Case
-from ._base import CheckContext, check, expect_success, require
+from ..targets import CallOutcome
+from ._base import PROVIDER_ERROR, CheckContext, check, expect_error, expect_success, require
 from ._oracle import query_match
 from ._script import answer_body, value_sources
 
@@ -35,12 +36,26 @@ API_CASES = (
          {"results": [_result(f"https://m.example.test/{i}", f"T{i}", f"s{i}", "sum", "2026-01-01", score)
                       for i, score in ((1, 0.5), (2, 2.9), (3, 1.2))],
           "expected": [(f"https://m.example.test/{i}", f"T{i}", f"s{i}", "2026-01-01") for i in (1, 2, 3)]}),
+    Case("a repeated URL before another result", "the results after a repeated URL dropped",
+         {"results": [_result("https://m.example.test/r", "R", "s1", "sum", None, 2.0),
+                      _result("https://m.example.test/r", "R again", "s2", "sum", None, 1.5),
+                      _result("https://m.example.test/after", "After", "s3", "sum", None, 1.0)],
+          "expected": [("https://m.example.test/r", "R", "s1", None),
+                       ("https://m.example.test/after", "After", "s3", None)],
+          "repeat_open": True}),
     Case("null date", "a null date turned into text ('None', 'null') or a made-up date",
          {"results": [_result("https://m.example.test/n", "N", "s", "sum", None, 1.0)],
           "expected": [("https://m.example.test/n", "N", "s", None)]}),
     Case("date passed as served", "the date re-formatted (to a day, to UTC)",
          {"results": [_result("https://m.example.test/d", "D", "s", "sum", "2026-10-16T08:30:00+08:00", 1.0)],
           "expected": [("https://m.example.test/d", "D", "s", "2026-10-16T08:30:00+08:00")]}),
+)
+# A result whose title, snippet and date are not text: the shared source's fields are text, so they
+# are dropped, turned into text, or the answer is refused as malformed; never carried as a number,
+# a list or an object (and the URL is kept: it is the one field the seed requires).
+WRONG_TYPES = Case(
+    "title, snippet and date of the wrong type", "a non-text title, snippet or date carried into the source as is",
+    {"results": [{"url": "https://m.example.test/t", "title": 7, "snippet": ["s"], "date": {"y": 2026}}]},
 )
 
 
@@ -52,12 +67,17 @@ def _same(got: list[tuple[Any, ...]], expected: Expected) -> bool:
     return all(tuple(g or None for g in row) == tuple(want) for row, want in pairs)
 
 
-async def _scripted(ctx: CheckContext, body: bytes, what: str) -> tuple[dict[str, Any], list[tuple[Any, ...]]]:
+async def _answer(ctx: CheckContext, body: bytes) -> CallOutcome:
+    """One search for QUERY answered with ``body``."""
     route = ctx.search_route
     ctx.fresh()
     await ctx.configure(search_max_results=20)
     ctx.emu.inject(route, Status(200, body=body), when=query_match(route, QUERY))
-    value = expect_success(await ctx.search([QUERY]), what)
+    return await ctx.search([QUERY])
+
+
+async def _scripted(ctx: CheckContext, body: bytes, what: str) -> tuple[dict[str, Any], list[tuple[Any, ...]]]:
+    value = expect_success(await _answer(ctx, body), what)
     return value, value_sources(value)
 
 
@@ -70,19 +90,37 @@ async def _scripted(ctx: CheckContext, body: bytes, what: str) -> tuple[dict[str
     rule="Seed 001: 'The provider preserves service order and maps URL, title, snippet, and nullable date into "
     "shared sources'; 'It does not consume summary, full content, site_name, site_icon, rerank_score, or "
     "authority'. So snippet is the snippet (never the summary), the date passes as served or is absent when "
-    "null, and the order is the service's.",
-    cases=API_CASES,
+    "null, and the order is the service's. The shared source's fields are text: a title, snippet or date "
+    "served as something else never reaches a source as is (dropped, made text, or the answer refused).",
+    cases=(*API_CASES, WRONG_TYPES),
 )
 async def api_mapping(ctx: CheckContext) -> None:
     for case in API_CASES:
         body = json.dumps({"results": case["results"]}).encode()
         _, got = await _scripted(ctx, body, case.name)
+        if case.params.get("repeat_open"):  # one answer repeating a URL: kept once or twice is open (seed 000
+            got = [row for i, row in enumerate(got) if row[0] not in [r[0] for r in got[:i]]]  # dedups batches)
         require(_same(got, case["expected"]), f"{case.name}: sources {got}, expected {case['expected']}")
+    outcome = await _answer(ctx, json.dumps({"results": WRONG_TYPES["results"]}).encode())
+    if outcome.error_code is not None:  # refusing the malformed answer is a right reading too
+        expect_error(outcome, WRONG_TYPES.name, PROVIDER_ERROR)
+        return
+    got = value_sources(expect_success(outcome, WRONG_TYPES.name))
+    require(len(got) == 1 and got[0][0] == "https://m.example.test/t", f"{WRONG_TYPES.name}: sources {got}")
+    require(all(field is None or isinstance(field, str) for field in got[0][1:]),
+            f"{WRONG_TYPES.name}: source fields {got[0][1:]!r} are not text")
 
 
-def _messages(results: list[dict[str, Any]], citations: list[tuple[str, str]]) -> bytes:
+def _messages(results: list[dict[str, Any]], citations: list[tuple[str, str]], *, shape: str = "") -> bytes:
+    """A Messages answer: one result block holding ``results``, then a text block citing ``citations``.
+    ``shape`` "empty-block-first": a result block with null content comes before it; "prose-first": an
+    uncited text block comes before the cited one (as real answers open)."""
     base = json.loads(answer_body("messages", QUERY, []))
     base["content"][1]["content"] = results
+    if shape == "empty-block-first":
+        base["content"].insert(1, {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_empty", "content": None})
+    if shape == "prose-first":
+        base["content"].append({"type": "text", "text": "Here is what I found:"})
     base["content"].append({"type": "text", "text": "Cited.", "citations": [
         {"type": "web_search_result_location", "url": url, "title": None, "cited_text": text,
          "encrypted_index": "aW5kZXg="} for url, text in citations]})
@@ -99,6 +137,16 @@ MESSAGES_CASES = (
           "citations": [("https://c.example.test/1", "first excerpt"),
                         ("https://c.example.test/1", "second excerpt")],
           "expected": [("https://c.example.test/1", "One", "first excerpt", "2026-02-02")]}),
+    Case("empty first excerpt", "an empty cited_text taken as the excerpt, hiding the next one",
+         {"results": [_hit("https://c.example.test/e", "E")],
+          "citations": [("https://c.example.test/e", ""), ("https://c.example.test/e", "the excerpt")],
+          "expected": [("https://c.example.test/e", "E", "the excerpt", None)]}),
+    Case("uncited text before the citations", "the citation scan stopped at a text block without citations",
+         {"results": [_hit("https://c.example.test/p", "P")], "citations": [("https://c.example.test/p", "cited")],
+          "shape": "prose-first", "expected": [("https://c.example.test/p", "P", "cited", None)]}),
+    Case("a result block without content first", "the results after an empty result block dropped",
+         {"results": [_hit("https://c.example.test/s", "S")], "citations": [], "shape": "empty-block-first",
+          "expected": [("https://c.example.test/s", "S", None, None)]}),
     Case("uncited result", "a snippet invented for a result no citation names (title, another excerpt)",
          {"results": [_hit("https://c.example.test/a", "A"), _hit("https://c.example.test/b", "B")],
           "citations": [("https://c.example.test/a", "about a")],
@@ -122,12 +170,84 @@ MESSAGES_CASES = (
     provider="messages",
     rule="Seed 001: Messages search 'extracts sources and citation excerpts but discards the generated answer'. "
     "Sources are the web_search_result items in order (other item types skipped, a repeated URL kept once), "
-    "each with its title, its page_age as the date, and as snippet the first citation excerpt naming its URL, "
-    "if any; no answer content.",
+    "each with its title, its page_age as the date, and as snippet the first citation excerpt naming its URL "
+    "(an empty cited_text is no excerpt), if any; no answer content.",
     cases=MESSAGES_CASES,
 )
 async def messages_mapping(ctx: CheckContext) -> None:
     for case in MESSAGES_CASES:
-        value, got = await _scripted(ctx, _messages(case["results"], case["citations"]), case.name)
+        body = _messages(case["results"], case["citations"], shape=case.params.get("shape", ""))
+        value, got = await _scripted(ctx, body, case.name)
         require(_same(got, case["expected"]), f"{case.name}: sources {got}, expected {case['expected']}")
         require(not value.get("content"), f"{case.name}: the model's prose became answer content")
+
+
+def _meta(url: str, **fields: Any) -> dict[str, Any]:
+    return {"url": url, "title": "T", "snippet": "s", **fields}
+
+
+LONG_SUMMARY = ("Der Überblick (概要): " + "a measured summary,  with  spacing\n\nand paragraphs. " * 50)[:2300]
+METADATA_CASES = (
+    Case("zero score and unknown authority", "a falsy score or the 'unknown' authority (-1) dropped: a cutoff",
+         {"results": [_meta("https://q.example.test/z", rerank_score=0, authority=-1, site_name="Zero",
+                            summary="z")],
+          "expected": [{"rerank_score": 0, "authority": -1, "site_name": "Zero", "summary": "z"}]}),
+    Case("low assessments kept in service order", "sources under a score or authority threshold dropped or re-sorted",
+         {"results": [_meta("https://q.example.test/1", rerank_score=0.01, authority=0),
+                      _meta("https://q.example.test/2", rerank_score=2.9, authority=4),
+                      _meta("https://q.example.test/3", rerank_score=1, authority=1)],
+          "expected": [{"rerank_score": 0.01, "authority": 0}, {"rerank_score": 2.9, "authority": 4},
+                       {"rerank_score": 1, "authority": 1}]}),
+    Case("a whole long summary", "the summary cut, or its whitespace collapsed (2,300 characters were measured)",
+         {"results": [_meta("https://q.example.test/l", summary=LONG_SUMMARY, site_name="例子 Example")],
+          "expected": [{"summary": LONG_SUMMARY, "site_name": "例子 Example"}]}),
+    Case("absent fields not invented", "a missing summary, site_name or assessment filled in (empty, zero, null)",
+         {"results": [_meta("https://q.example.test/a")], "expected": [{}]}),
+    Case("booleans are not assessments", "a boolean rerank_score or authority kept as a number (true == 1)",
+         {"results": [_meta("https://q.example.test/b", rerank_score=True, authority=False, summary="b")],
+          "expected": [{"summary": "b"}], "may_refuse": True}),
+    Case("a summary and site_name that are not text", "a non-text summary or site_name kept as is",
+         {"results": [_meta("https://q.example.test/n", summary=7, site_name=["Example"], authority=2)],
+          "expected": [{"authority": 2}], "may_refuse": True}),
+)
+QUALITY = ("summary", "site_name", "rerank_score", "authority")
+
+
+def _typed(fields: dict[str, Any]) -> dict[str, tuple[str, object]]:
+    """Fields compared by JSON kind and value (``true`` is not ``1``; ``3`` equals ``3.0``)."""
+    kinds = {k: "bool" if isinstance(v, bool) else "number" if isinstance(v, (int, float)) else "other"
+             for k, v in fields.items()}
+    return {k: (kinds[k], v) for k, v in fields.items()}
+
+
+@check(
+    "search.api.metadata",
+    "Quality metadata (summary, site_name, rerank_score, authority) is kept exactly as served, no cutoff",
+    seed="001",
+    requires=(WS, API, "quality-metadata"),
+    provider="api",
+    rule="Seed 001 lists as remaining adoption: 'Retain quality metadata before defining selection policies. "
+    "rerank_score and authority describe service assessments, not guarantees of truth; a hard cutoff can "
+    "discard useful niche sources.' A target declaring quality-metadata keeps each source's summary, "
+    "site_name, rerank_score and authority in its metadata exactly as served (a summary whole, 0 and -1 "
+    "kept), invents none that was not served, drops and reorders no source by them, and never takes a "
+    "boolean for a number.",
+    cases=METADATA_CASES,
+)
+async def api_metadata(ctx: CheckContext) -> None:
+    for case in METADATA_CASES:
+        outcome = await _answer(ctx, json.dumps({"results": case["results"]}).encode())
+        if case.params.get("may_refuse") and outcome.error_code is not None:
+            expect_error(outcome, case.name, PROVIDER_ERROR)  # refusing a malformed answer is right too
+            continue
+        sources = expect_success(outcome, case.name).get("sources")
+        urls = [r["url"] for r in case["results"]]
+        require(isinstance(sources, list) and [s.get("url") for s in sources if isinstance(s, dict)] == urls,
+                f"{case.name}: sources {sources!r}, expected {urls} in service order")
+        assert isinstance(sources, list)
+        for source, want in zip(sources, case["expected"], strict=True):
+            meta = source.get("metadata") or {}
+            require(isinstance(meta, dict), f"{case.name}: metadata {meta!r} is not an object")
+            got = {k: meta[k] for k in QUALITY if meta.get(k) is not None}
+            require(_typed(got) == _typed(want),
+                    f"{case.name}: {source.get('url')} metadata {got!r}, expected {want!r}")

@@ -4,8 +4,13 @@ an unreadable body and every redirect status fail with WEB_PROVIDER_ERROR after 
 
 from __future__ import annotations
 
-from ...emulator import CutBody, Fault, Malformed, RateLimited, Status
+import json
+
+from ..._exceptions import WebError
+from ..._secrets import encoded_secret_found
+from ...emulator import CutBody, Fault, Malformed, RateLimited, Status, ToolError
 from ..cases import Case
+from ..targets import CallOutcome, TargetError
 from ._base import PROVIDER_ERROR, CheckContext, check, expect_error, expect_success, require
 from ._oracle import query_match
 from ._script import answer_body, row, script
@@ -144,3 +149,157 @@ async def empty_results(ctx: CheckContext) -> None:
         require(isinstance(sources, list) and len(sources) == found,
                 f"{case.name}: sources {sources!r}, expected {found}")
         require(value.get("truncated") is False, f"{case.name}: truncated={value.get('truncated')!r}")
+
+
+# --- the credential never reaches what the model or a report sees ---------------------------------
+
+KEY = "{key}"  # stands for the configured credential in the tables below
+SECRET_ECHOES = (
+    Case("401 quoting the key in error.message", "an upstream message quoted as is (the guide's 401 names the key)",
+         {"status": 401, "body": {"error": {"message": f"Authentication Fails, Your api key: {KEY} is invalid",
+                                            "type": "authentication_error"}}}),
+    Case("400 whose error is a string holding the key", "only error.message scrubbed, not error as a string",
+         {"status": 400, "body": {"error": f"rejected request signed with {KEY}"}}),
+    Case("500 quoting the key in a top-level message", "only error.* scrubbed, not the top-level message",
+         {"status": 500, "body": {"message": f"upstream call with {KEY} failed"}}),
+    Case("key past the first 490 characters", "the detail cut before it is scrubbed, so a piece of the key shows",
+         {"status": 503, "body": {"error": {"message": "x" * 490 + KEY + " overloaded"}}}),
+    Case("key near the start of a 4,000-character text", "the text cut to a window that ends inside the key, "
+         "then scrubbed", {"status": 502, "body": {"error": {"message": "x" * 480 + KEY + "y" * 3588}}}),
+    Case("429 whose Retry-After header is the key", "a Retry-After hint quoted without scrubbing",
+         {"status": 429, "body": {"error": {"message": "slow down"}}, "headers": {"Retry-After": KEY}}),
+)
+
+
+def _leaks(outcome: CallOutcome, secret: str) -> str | None:
+    """How the outcome shows ``secret`` (whole in any encoding, or a 10-character piece), if it does."""
+    shown = f"{outcome.text or ''}\n{outcome.error_message}\n{json.dumps(outcome.value)}"
+    if encoded_secret_found(shown, (secret,)):
+        return "the credential"
+    pieces = {secret[i : i + 10] for i in range(len(secret) - 9)}
+    piece = next((p for p in sorted(pieces) if p in shown), None)
+    return f"a piece of the credential ({piece!r})" if piece else None
+
+
+def _echo_fault(case: Case, key: str) -> Status:
+    body = json.dumps(case["body"]).replace(KEY, key).encode()
+    headers = {k: v.replace(KEY, key) for k, v in case.params.get("headers", {}).items()}
+    return Status(case["status"], body=body, headers=headers)
+
+
+@check(
+    "errors.secret_echo",
+    "An upstream error that quotes the credential never shows it in the failure the model sees",
+    seed="001",
+    requires=(WS,),
+    rule="Seed 001: requests carry the key only in the documented authorization header, and every "
+    "non-success status is a retrieval failure; the project's rule that no secret lands in any log or "
+    "report, in any encoding, then decides what the failure may show. An error body or Retry-After that "
+    "echoes the key still fails with WEB_PROVIDER_ERROR, and neither the key (raw, percent-, base64- or "
+    "JSON-encoded) nor any 10-character piece of it appears in the text, message or value. Whether and how "
+    "much of the upstream message is quoted stays open.",
+    cases=SECRET_ECHOES,
+)
+async def secret_echo(ctx: CheckContext) -> None:
+    route, key = ctx.search_route, ctx.config.api_key
+    for case in SECRET_ECHOES:
+        ctx.fresh()
+        ctx.emu.inject(route, _echo_fault(case, key), when=query_match(route, QUERY))
+        outcome = await ctx.search([QUERY])
+        expect_error(outcome, case.name, PROVIDER_ERROR)
+        leak = _leaks(outcome, key)
+        require(leak is None, f"{case.name}: the failure shows {leak}")
+
+
+TOOL_ERRORS = (
+    Case("max_uses_exceeded", "an in-band search error read as a search that found nothing",
+         {"code": "max_uses_exceeded"}),
+    Case("too_many_requests", "only max_uses_exceeded taken for a failure", {"code": "too_many_requests"}),
+    Case("unavailable", "an unavailable search service answered with no results", {"code": "unavailable"}),
+    Case("an unknown code", "only the documented codes taken for a failure",
+         {"code": "Upstream <b>exploded</b> at 07:00"}),
+    Case("a code quoting the key", "the error code quoted without scrubbing", {"code": f"invalid key {KEY}"}),
+)
+
+
+@check(
+    "search.messages.tool_error",
+    "An in-band web_search_tool_result_error fails the search with WEB_PROVIDER_ERROR after one request",
+    seed="001",
+    requires=(WS, "messages-search"),
+    provider="messages",
+    rule="Seed 001 keeps Messages search, which 'extracts sources and citation excerpts', and its provider tests "
+    "cover 'malformed responses'. A web_search_tool_result whose content is a web_search_tool_result_error "
+    "(any error_code) holds no sources: the search did not run, so it fails with WEB_PROVIDER_ERROR after "
+    "exactly one request (not the success with no sources that 'Empty results is successful' gives a search "
+    "that ran), and the failure never shows the credential.",
+    cases=TOOL_ERRORS,
+)
+async def messages_tool_error(ctx: CheckContext) -> None:
+    key = ctx.config.api_key
+    for case in TOOL_ERRORS:
+        ctx.fresh()
+        ctx.emu.inject("messages", ToolError(case["code"].replace(KEY, key)), when=query_match("messages", QUERY))
+        outcome = await ctx.search([QUERY])
+        await ctx.settle()
+        expect_error(outcome, case.name, PROVIDER_ERROR)
+        sent = len(ctx.records("messages"))
+        require(sent == 1, f"{case.name}: {sent} upstream requests; a failure must not be retried silently")
+        leak = _leaks(outcome, key)
+        require(leak is None, f"{case.name}: the failure shows {leak}")
+
+
+UNAVAILABLE = ("WEB_PROVIDER_CONFIGURED_UNAVAILABLE", "WEB_PROVIDER_UNAVAILABLE")
+UNUSABLE_BASES = (
+    Case("empty", "an empty base joined to /search (a relative URL) or replaced by a default", {"base": ""}),
+    Case("blank", "only the empty string taken for blank", {"base": " \t "}),
+    Case("no scheme", "a base without a scheme completed with https:// or inferred",
+         {"base": "api.example.test/v1/tools"}),
+    Case("no host", "a base with no host used as is", {"base": "http:///v1/tools"}),
+    Case("space in the host", "an unparseable host sent anyway", {"base": "https://api example.test/v1/tools"}),
+    Case("unclosed IPv6 literal", "a half-parsed base used", {"base": "http://[::1/v1/tools"}),
+)
+# The documented default base is https: such a base is usable. Pointed at the plain-HTTP emulator, the
+# TLS handshake fails, so the search fails as a provider failure, never as "unavailable".
+HTTPS_BASE = Case("an https base", "an https base (the scheme of the documented default) taken for unusable",
+                  {"base": "the emulator's tools base with https"})
+
+
+async def _unavailable(ctx: CheckContext, what: str, call: CallOutcome) -> None:
+    require(call.error_code in UNAVAILABLE,
+            f"{what}: expected one of {', '.join(UNAVAILABLE)} (the provider is unavailable), got {call.brief()}")
+    expect_error(call, what)
+
+
+@check(
+    "search.api.base_unavailable",
+    "A blank or unparseable Search/Fetch API base leaves both providers unavailable",
+    seed="001",
+    requires=(WS, "search-api"),
+    provider="api",
+    rule="Seed 001: 'A blank or unparseable base leaves both providers unavailable', and the prefixes 'are "
+    "never inferred from the hostname'. With such a tools_base a web_search (and, with fetch-api, a "
+    "web_fetch) fails as unavailable (WEB_PROVIDER_CONFIGURED_UNAVAILABLE or WEB_PROVIDER_UNAVAILABLE), "
+    "never with another base; refusing the configuration itself is accepted too. An https base (the "
+    "documented default's scheme) is usable.",
+    cases=(*UNUSABLE_BASES, HTTPS_BASE),
+)
+async def base_unavailable(ctx: CheckContext) -> None:
+    fetch = {"web_fetch", "fetch-api"} <= ctx.hello.capabilities
+    for case in UNUSABLE_BASES:
+        ctx.fresh()
+        try:
+            await ctx.configure(tools_base=case["base"])
+        except (TargetError, WebError):  # an adapter's error answer, or the in-process target's own refusal
+            continue  # the target refused the configuration: nothing can run on it
+        await _unavailable(ctx, f"{case.name} base {case['base']!r}: web_search", await ctx.search([QUERY]))
+        if fetch:
+            await _unavailable(ctx, f"{case.name} base {case['base']!r}: web_fetch",
+                               await ctx.fetch("https://docs.example.test/"))
+        require(not ctx.records(), f"{case.name}: {len(ctx.records())} request(s) reached the emulator")
+    ctx.fresh()
+    await ctx.configure(tools_base=ctx.emu.tools_base.replace("http://", "https://", 1))
+    outcome = await ctx.search([QUERY])
+    expect_error(outcome, f"{HTTPS_BASE.name}: a TLS search against the plain-HTTP emulator")
+    require(outcome.error_code not in UNAVAILABLE,
+            f"{HTTPS_BASE.name}: {outcome.error_code}, but an https base is usable")

@@ -1,0 +1,149 @@
+"""The provider-rule checks added for the DeepSeek providers' mutation survivors (search.api.metadata,
+search.messages.tool_error, errors.secret_echo, search.api.base_unavailable, and the wrong-typed and
+malformed rows of the mapping checks), run by the real suite against in-process reference targets:
+each accepts every reading its seed sentence leaves open and rejects the wrong one it names."""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+from typing import Any
+
+import pytest
+
+from dsweb_ref import WebError, WebErrorCode
+from dsweb_ref._types import Source
+from dsweb_ref.certification.adapter_protocol import CAPABILITIES
+from dsweb_ref.certification.model import Outcome
+from dsweb_ref.certification.targets import InProcessTarget, TargetConfig, ToolPair, reference_settings
+from dsweb_ref.providers import _deepseek_http, deepseek_official, deepseek_search_api
+from dsweb_ref.replay._bases import credential_environ
+from dsweb_ref.runtime import build_runtime
+
+from .conftest import outcomes, run
+
+NEW = ["search.api.metadata", "search.messages.tool_error", "errors.secret_echo", "search.api.base_unavailable"]
+
+
+def _target(capabilities: tuple[str, ...] = CAPABILITIES, *, refuse_unusable_base: bool = False) -> InProcessTarget:
+    def build(config: TargetConfig) -> ToolPair:
+        if refuse_unusable_base and _deepseek_http.usable_base_url(config.tools_base) is None:
+            raise WebError(WebErrorCode.CONFIG_INVALID, "tools_base is blank or unparseable")
+        settings = reference_settings(config)
+        runtime = build_runtime(lambda: settings, environ=credential_environ(config.api_key))
+        return ToolPair(search=runtime.search_tool(), fetch=runtime.fetch_tool())
+
+    return InProcessTarget(build, name="dsweb_ref+provider-rules", version="test", capabilities=capabilities)
+
+
+def _outcomes(only: list[str], target: InProcessTarget | None = None) -> dict[str, Outcome]:
+    report = run(target or _target(), only)
+    errors = [(r.check.id, r.reason) for r in report.results if r.outcome is Outcome.ERROR]
+    assert not errors, errors
+    return outcomes(report)
+
+
+def test_the_reference_passes_every_new_check() -> None:
+    got = _outcomes([*NEW, "search.api.mapping", "search.messages.mapping", "fetch.api.mapping"])
+    assert set(got.values()) == {Outcome.PASSED}, got
+
+
+def test_quality_metadata_is_opt_in_a_target_without_it_is_not_certified_for_it_only() -> None:
+    plain = tuple(c for c in CAPABILITIES if c != "quality-metadata")
+    report = run(_target(plain), ["search.api.metadata", "search.api.mapping"])
+    assert outcomes(report) == {"search.api.metadata": Outcome.SKIPPED, "search.api.mapping": Outcome.PASSED}
+    verdicts = {v.name: v for v in report.profiles}
+    assert verdicts["seed-001-quality-metadata"].missing == ("quality-metadata",)
+    assert not verdicts["seed-001-quality-metadata"].certified
+
+
+def _dropping_metadata(data: object) -> tuple[Source, ...]:
+    return tuple(Source(s.url, s.title, s.snippet, s.published_at) for s in _MAP_RESULTS(data))
+
+
+def _cutting_summaries(data: object) -> tuple[Source, ...]:
+    out = []
+    for s in _MAP_RESULTS(data):
+        meta = dict(s.metadata)
+        if isinstance(meta.get("summary"), str):
+            meta["summary"] = meta["summary"][:1000]
+        out.append(Source(s.url, s.title, s.snippet, s.published_at, MappingProxyType(meta)))
+    return tuple(out)
+
+
+def _refusing_malformed(data: object) -> tuple[Source, ...]:
+    """A right reading the seeds leave open: an answer with a field of the wrong type is refused."""
+    items = data.get("results") if isinstance(data, dict) else None
+    for item in items if isinstance(items, list) else []:
+        for name in ("title", "snippet", "date", "summary", "site_name"):
+            if isinstance(item, dict) and item.get(name) is not None and not isinstance(item[name], str):
+                raise _deepseek_http.unprocessable("test", f"{name} is not text")
+        if isinstance(item, dict) and any(isinstance(item.get(n), bool) for n in ("rerank_score", "authority")):
+            raise _deepseek_http.unprocessable("test", "an assessment is a boolean")
+    return _MAP_RESULTS(data)
+
+
+_MAP_RESULTS = deepseek_search_api.map_results
+
+
+@pytest.mark.parametrize(("mapping", "fragment"), [
+    (_dropping_metadata, "zero score and unknown authority"),
+    (_cutting_summaries, "a whole long summary"),
+], ids=["metadata-dropped", "summary-cut"])
+def test_the_metadata_check_rejects_metadata_not_kept_as_served(
+    mapping: Any, fragment: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(deepseek_search_api, "map_results", mapping)
+    report = run(_target(), ["search.api.metadata"])
+    result = report.results[0]
+    assert result.outcome is Outcome.FAILED and fragment in result.reason, result.reason
+
+
+def test_refusing_an_answer_with_wrong_typed_fields_is_accepted(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(deepseek_search_api, "map_results", _refusing_malformed)
+    got = _outcomes(["search.api.metadata", "search.api.mapping"])
+    assert set(got.values()) == {Outcome.PASSED}, got
+
+
+def test_a_tool_error_read_as_no_results_fails_the_tool_error_check(monkeypatch: pytest.MonkeyPatch) -> None:
+    def lenient(data: object, *, secrets: Any = ()) -> tuple[Source, ...]:
+        try:
+            return deepseek_official_map(data, secrets=secrets)
+        except WebError:
+            return ()  # wrong: a search that did not run is not a search that found nothing
+
+    deepseek_official_map = deepseek_official.map_sources
+    monkeypatch.setattr(deepseek_official, "map_sources", lenient)
+    assert _outcomes(["search.messages.tool_error"]) == {"search.messages.tool_error": Outcome.FAILED}
+
+
+def test_an_unscrubbed_upstream_message_fails_the_secret_echo_check(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_deepseek_http, "scrub_secrets", lambda text, secrets=(): text)
+    monkeypatch.setattr(_deepseek_http, "scrub_prefix", lambda text, shown, secrets=(): text[:shown])
+    monkeypatch.setattr(deepseek_official, "scrub_prefix", lambda text, shown, secrets=(): text[:shown])
+    assert _outcomes(["errors.secret_echo"]) == {"errors.secret_echo": Outcome.FAILED}
+
+
+def test_cutting_the_detail_before_scrubbing_leaks_a_piece_of_the_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    scrub = _deepseek_http.scrub_secrets
+
+    def cut_then_scrub(text: str, shown: int, secrets: Any = ()) -> str:
+        return scrub(" ".join(text.split())[:shown], secrets)  # wrong: the key straddling the cut survives
+
+    monkeypatch.setattr(_deepseek_http, "scrub_prefix", cut_then_scrub)
+    report = run(_target(), ["errors.secret_echo"])
+    assert report.results[0].outcome is Outcome.FAILED
+    assert "a piece of the credential" in report.results[0].reason, report.results[0].reason
+
+
+def test_refusing_an_unusable_base_at_configure_is_accepted() -> None:
+    assert _outcomes(["search.api.base_unavailable"], _target(refuse_unusable_base=True)) == {
+        "search.api.base_unavailable": Outcome.PASSED
+    }
+
+
+def test_a_blank_base_that_still_sends_fails_the_base_check(monkeypatch: pytest.MonkeyPatch) -> None:
+    usable = _deepseek_http.usable_base_url
+    monkeypatch.setattr(_deepseek_http, "usable_base_url", lambda base: usable(base) if base.strip() else "")
+    report = run(_target(), ["search.api.base_unavailable"])
+    assert report.results[0].outcome is Outcome.FAILED
+    assert "the provider is unavailable" in report.results[0].reason, report.results[0].reason
