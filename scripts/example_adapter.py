@@ -60,6 +60,9 @@ seed 002 ones:
 must still certify it:
 
     ori-cut-keeps-space  ori_question keeps a space the 128-character cut leaves at its end
+    retry-full-jitter    a backoff drawn from 0 up to its ceiling (a very short wait is possible)
+    localization-trimmed  spaces around a localization address are trimmed, the address forwarded
+    pacing-window        up to the rate start at once, then a sliding one-second window (no spreading)
 
 Seed 003 (the standalone search, ``standalone_search`` / ``standalone_resolve``):
 
@@ -73,6 +76,11 @@ Seed 003 (the standalone search, ``standalone_search`` / ``standalone_resolve``)
     standalone-follow-redirects  a 3xx from the search backend is followed      -> standalone.redirect.not_followed
     standalone-leak-reasoning    the search model's thinking joins the summary  -> standalone.reasoning.withheld
     standalone-resolve-last-slash  web_search_model split at the last "/"       -> standalone.resolve.table
+    standalone-bound-chars       the 24000 bound counted in characters of the
+                                 JSON text, not its UTF-8 bytes                 -> standalone.result.bounded
+    standalone-cited-sources-only  only results the summary mentions are kept   -> standalone.sources.filtered
+    standalone-any-search-call   a Responses web_search_call counts as a search
+                                 whatever its status                            -> standalone.prose.error
 
 In the LINGERING modes (early-answer-subtle, cancel-no-wait, cancel-single-early) an upstream
 request's teardown takes LINGER seconds (as a graceful close might), which the correct code awaits
@@ -88,6 +96,7 @@ import contextvars
 import json
 import re
 import sys
+import threading
 from collections.abc import Coroutine, Iterable, Sequence
 from dataclasses import dataclass, replace
 from ipaddress import IPv6Address, ip_address
@@ -112,7 +121,7 @@ from dsweb_ref import (
 from dsweb_ref.certification.sandbox import SandboxNetwork
 from dsweb_ref.certification.targets import TargetConfig, reference_settings
 from dsweb_ref.netguard import AddressPolicy, IPAddress, PinnedNetworkBackend, Resolver, check_url, vet_host
-from dsweb_ref.providers import _scheduler, deepseek_search_api
+from dsweb_ref.providers import _deepseek_http, _scheduler, deepseek_search_api
 from dsweb_ref.providers.http_fetch import HttpFetchProvider
 from dsweb_ref.providers.standalone_messages import MessagesStandaloneSearch
 from dsweb_ref.providers.standalone_responses import ResponsesStandaloneSearch
@@ -136,6 +145,7 @@ from dsweb_ref.tools._evidence_rank import Candidate
 from dsweb_ref.tools.evidence_search import EvidenceContext, EvidenceSearchTool
 from dsweb_ref.tools.standalone_search import (
     MAX_OUTPUT_TOKENS,
+    MAX_RESULT_BYTES,
     SEARCH_TIMEOUT_S,
     StandaloneSearchTool,
     bound_sources,
@@ -231,6 +241,14 @@ BREAKS = (
     "pacing-burst",
     "pacing-cancel-sends",
     "localization-unvalidated",
+    "retry-one-too-many",
+    "retry-at-once",
+    "retry-past-deadline",
+    "localization-untrimmed",
+    "localization-refused-late",
+    "standalone-bound-chars",
+    "standalone-cited-sources-only",
+    "standalone-any-search-call",
     "summary-by-default",
     "summary-budget-bytes",
     "summary-no-marker",
@@ -242,11 +260,13 @@ BREAKS = (
 # Modes that rebuild the standalone result from the backend's answer instead of the reference tool.
 STANDALONE_REBUILT = (
     "standalone-no-bound",
+    "standalone-bound-chars",
+    "standalone-cited-sources-only",
     "standalone-accept-prose",
     "standalone-mine-urls",
     "standalone-all-sources",
 )
-VARIANTS = ("ori-cut-keeps-space",)
+VARIANTS = ("ori-cut-keeps-space", "retry-full-jitter", "localization-trimmed", "pacing-window")
 # Breaks of rules only the conformance search route (provider "scripted") can show.
 SCRIPTED_BREAKS = ("label-single", "truncated-cap-only", "url-normalise-dedup", "generic-failure")
 LINGERING = ("early-answer-subtle", "cancel-no-wait", "cancel-single-early")
@@ -339,6 +359,8 @@ class BreakingTransport(httpx.AsyncBaseTransport):
             response = await self.inner.handle_async_request(self.rewrite(request))
         if self.mode == "standalone-leak-reasoning" and response.status_code == 200:
             response = await leak_thinking(response)
+        if self.mode == "standalone-any-search-call" and response.status_code == 200 and path.endswith("/responses"):
+            response = await any_search_call(response)
         return response
 
     def rewrite(self, request: httpx.Request) -> httpx.Request:
@@ -592,6 +614,29 @@ async def leak_thinking(response: httpx.Response) -> httpx.Response:
     return httpx.Response(response.status_code, headers=headers, content=json.dumps(body).encode())
 
 
+async def any_search_call(response: httpx.Response) -> httpx.Response:
+    """standalone-any-search-call: every web_search_call of a Responses answer is taken as completed
+    (wrong: one still in progress, or searching, found nothing yet)."""
+    body = json.loads(await response.aread())
+    items: list[Any] = body.get("output") or [] if isinstance(body, dict) else []
+    for item in items:
+        if isinstance(item, dict) and item.get("type") == "web_search_call" and item.get("status") != "failed":
+            item["status"] = "completed"
+    headers = [(k, v) for k, v in response.headers.raw if k.lower() != b"content-length"]
+    return httpx.Response(response.status_code, headers=headers, content=json.dumps(body).encode())
+
+
+def chars_bound(summary: str, sources: list[dict[str, str]]) -> str:
+    """standalone-bound-chars: the 24000 bound counted in characters of the JSON text, not in bytes."""
+    truncated = False
+    while True:
+        value: dict[str, Any] = {"summary": summary, "sources": sources}
+        text = json.dumps({**value, "truncated": True} if truncated else value, ensure_ascii=False)
+        if len(text) <= MAX_RESULT_BYTES:
+            return text
+        summary, truncated = summary[: max(0, len(summary) - (len(text) - MAX_RESULT_BYTES) - 20)], True
+
+
 def concat_merge(results: list[SearchResult], cap: int) -> SearchResult:
     """no-round-robin: query after query instead of rank after rank."""
     seen: dict[str, Source] = {}
@@ -645,6 +690,77 @@ async def stubborn_sleep(_clock: object, seconds: float) -> None:
     except asyncio.CancelledError:
         await wait
         raise
+
+
+def untrimmed(value: object) -> str | None:
+    """localization-untrimmed: the address is validated without its spaces but forwarded with them."""
+    return value if isinstance(value, str) and RIGHT_IP_LITERAL(value.strip()) is not None else None
+
+
+RIGHT_IP_LITERAL = deepseek_search_api.ip_literal
+
+
+def one_too_many(conf: Any, api: str) -> _scheduler.Policy:
+    """retry-one-too-many: the configured bound counts the retries after the first one."""
+    policy = RIGHT_POLICY(conf, api)
+    return replace(policy, retries=policy.retries + 1) if policy.retries else policy
+
+
+RIGHT_POLICY = _scheduler.Policy.of
+
+
+async def deadline_per_attempt(
+    provider: object, conf: Any, api: str, account: tuple[str, str], send: Any, label: str
+) -> Any:
+    """retry-past-deadline: each attempt gets the whole timeout, and a Retry-After wait is taken
+    whatever its length (no cap, no deadline over the operation)."""
+    policy = replace(_scheduler.Policy.of(conf, api), max_wait_s=float("inf"))
+    if not policy.active:
+        return await send(conf.timeout_s)
+    scheduler = _scheduler.process_schedulers().for_account(*account)
+    return await scheduler.run(api, policy, 3600.0, lambda _left: send(conf.timeout_s), label)
+
+
+def refused_late(setting: str, override: object) -> str | None:
+    """localization-refused-late: the settings take any text; the search then fails as a provider
+    error (nothing is forwarded, but the code names no configuration problem)."""
+    found = RIGHT_IP_LITERAL(setting) if setting else None
+    if setting and found is None:
+        raise WebError(WebErrorCode.PROVIDER_ERROR, "the Search API request could not be built")
+    return found
+
+
+def trimmed(value: object) -> str | None:
+    """localization-trimmed (a variant the seeds allow): spaces around the address are dropped."""
+    return RIGHT_IP_LITERAL(value.strip()) if isinstance(value, str) else None
+
+
+class WindowPacer:
+    """pacing-window (a variant the seeds allow): up to the rate start at once, then each start waits
+    until a second (and a little) has passed since the start the rate's count before it."""
+
+    AFTER = 1.05  # seconds after that start: room for transport jitter, as the reference's spacing
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._starts: list[float] = []
+
+    def reserve(self, now: float, interval: float, latest: float) -> float | None:
+        rate = round((1.0 + _scheduler.PACING_SLACK) / interval)
+        with self._lock:
+            slot = now if len(self._starts) < rate else max(now, self._starts[-rate] + self.AFTER)
+            if slot > latest:
+                return None
+            self._starts.append(slot)
+            return slot
+
+    def start(self, now: float, interval: float) -> float:
+        return 0.0  # the reserved slot is the start
+
+    def give_back(self, slot: float, interval: float) -> None:
+        with self._lock:
+            if self._starts and self._starts[-1] == slot:
+                self._starts.pop()
 
 
 def unvalidated(value: object) -> str | None:
@@ -753,6 +869,28 @@ def bend_scheduling(mode: str | None) -> None:
         _scheduler.retryable = lambda status: status == 402 or right(status)  # wrong: 402 needs funding
     elif mode == "retry-cancel-late":
         _scheduler.MonotonicClock.sleep = stubborn_sleep  # type: ignore[method-assign]
+    elif mode == "retry-one-too-many":
+        _scheduler.Policy.of = one_too_many  # type: ignore[assignment]
+    elif mode == "retry-at-once":
+        _scheduler.AccountScheduler.backoff = lambda _self, _retry, _cap: 0.0  # type: ignore[method-assign]
+    elif mode == "retry-past-deadline":
+        _deepseek_http.scheduled = deadline_per_attempt
+    elif mode == "localization-refused-late":
+        settings_module.ip_literal = lambda value: value if isinstance(value, str) else None
+        deepseek_search_api._localization = refused_late
+    elif mode == "retry-full-jitter":
+        def full_jitter(self: _scheduler.AccountScheduler, retry: int, cap: float) -> float:
+            return self._rand.uniform(0.0, min(cap, _scheduler.BACKOFF_FIRST_S * 2.0**retry))
+
+        _scheduler.AccountScheduler.backoff = full_jitter  # type: ignore[method-assign]
+    elif mode == "localization-trimmed":
+        deepseek_search_api.ip_literal = trimmed
+        settings_module.ip_literal = trimmed
+    elif mode == "pacing-window":
+        _scheduler._Pacer = WindowPacer  # type: ignore[misc]
+    elif mode == "localization-untrimmed":
+        deepseek_search_api.ip_literal = untrimmed
+        settings_module.ip_literal = untrimmed
     elif mode == "localization-unvalidated":
         deepseek_search_api.ip_literal = unvalidated  # wrong: seed 001 asks for a bounded input
         settings_module.ip_literal = unvalidated
@@ -1043,7 +1181,7 @@ class Adapter:
     def standalone_tool(self, protocol: object) -> StandaloneSearchTool:
         kind = "responses" if protocol == "responses" else "messages"
         backend = ResponsesStandaloneSearch if kind == "responses" else MessagesStandaloneSearch
-        standalone_breaks = ("standalone-follow-redirects", "standalone-leak-reasoning")
+        standalone_breaks = ("standalone-follow-redirects", "standalone-leak-reasoning", "standalone-any-search-call")
         transport = BreakingTransport(self.mode) if self.mode in standalone_breaks and self.mode else None
         search = backend(
             self.bases.get(kind, ""),
@@ -1073,8 +1211,12 @@ class Adapter:
             sources = [{"title": s.title, "url": s.url} for s in answer.sources]
         if self.mode == "standalone-mine-urls" and not sources:
             sources = [{"title": "", "url": u} for u in re.findall(r"https?://[^\s)\]]+", answer.summary)]
+        if self.mode == "standalone-cited-sources-only":
+            sources = [s for s in sources if s["url"] in answer.summary]
         if self.mode == "standalone-no-bound":
             text = json.dumps({"summary": answer.summary, "sources": sources}, ensure_ascii=False)
+        elif self.mode == "standalone-bound-chars":
+            text = chars_bound(answer.summary, sources)
         else:
             text = encode_result(answer.summary, sources)
         return ToolResult(text=text, value={"result": json.loads(text)})

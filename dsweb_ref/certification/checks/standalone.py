@@ -151,6 +151,9 @@ BOUND_CASES = (
     Case("nul-heavy-summary", "measuring raw characters instead of encoded bytes (\\u0000 escapes x6)",
          {"protocol": "messages", "fault": Malformed(body=_messages_body(
              [_result_block([_item("https://a.example.test/")]), {"type": "text", "text": "\x00" * 20_000}]))}),
+    Case("cjk-summary", "counting characters of the JSON text instead of its UTF-8 bytes (12 000 CJK characters "
+         "are 36 000 bytes)", {"protocol": "messages", "fault": Malformed(body=_messages_body(
+             [_result_block([_item("https://a.example.test/")]), {"type": "text", "text": "搜" * 12_000}]))}),
 )
 
 
@@ -180,6 +183,12 @@ PROSE_CASES = (
          {"protocol": "messages"}),
     Case("responses-prose", "accepting a Responses answer without a completed web_search_call",
          {"protocol": "responses"}),
+    Case("responses-search-in-progress", "counting a web_search_call that did not complete (in progress) as a search",
+         {"protocol": "responses", "body": _responses_body([
+             {"id": "ws_cert", "type": "web_search_call", "status": "in_progress",
+              "action": {"type": "search", "query": "q"}},
+             {"id": "msg_cert", "type": "message", "role": "assistant", "status": "completed",
+              "content": [{"type": "output_text", "text": "From memory.", "annotations": []}]}])}),
     Case("started-not-completed", "counting a server_tool_use (a started search) as a completed one",
          {"protocol": "messages", "body": _messages_body(
              [{"type": "server_tool_use", "id": "srvtoolu_cert", "name": "web_search", "input": {"query": "q"}},
@@ -239,10 +248,12 @@ async def structured_only(ctx: CheckContext) -> None:
 
 VALID = [f"https://s{i}.example.test/page" for i in range(9)]
 FILTER_CASES = (
-    Case("nine-valid", "no cap at eight", {"urls": VALID}),
-    Case("duplicates", "no dedupe by URL", {"urls": [VALID[0]] * 3 + [VALID[1]]}),
+    Case("nine-valid", "no cap at eight", {"urls": VALID, "keep": 8}),
+    Case("duplicates", "no dedupe by URL", {"urls": [VALID[0]] * 3 + [VALID[1]], "keep": 2}),
     Case("other-schemes", "keeping javascript:, ftp: or data: URLs",
-         {"urls": ["javascript:alert(1)", "ftp://f.example.test/", "data:text/plain,x", VALID[2]]}),
+         {"urls": ["javascript:alert(1)", "ftp://f.example.test/", "data:text/plain,x", VALID[2]], "keep": 1}),
+    Case("three-valid-uncited", "keeping only the results the summary cites or mentions (these are sources too)",
+         {"urls": VALID[:3], "keep": 3}),
 )
 
 
@@ -252,7 +263,8 @@ FILTER_CASES = (
     seed="003",
     requires=(SA,),
     provider="messages",
-    rule="Seed 003: at most eight distinct HTTP(S) sources are kept.",
+    rule="Seed 003: at most eight distinct HTTP(S) sources are kept: the search's structured results pass "
+    "but for that cap, duplicates and other schemes (which eight is open).",
     cases=FILTER_CASES,
 )
 async def sources_filtered(ctx: CheckContext) -> None:
@@ -266,6 +278,8 @@ async def sources_filtered(ctx: CheckContext) -> None:
         require(all(isinstance(u, str) and u.startswith(("http://", "https://")) for u in got),
                 f"[{case.name}] a non-HTTP(S) source was kept: {got!r}")
         require(set(got) <= set(urls), f"[{case.name}] a source not in the search results: {got!r}")
+        require(len(got) == case["keep"], f"[{case.name}] {len(got)} sources kept of {case['keep']} distinct "
+                f"HTTP(S) results (up to eight are kept)", catches=case.catches)
 
 
 # -- redirects ------------------------------------------------------------------------------------
