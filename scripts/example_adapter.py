@@ -241,6 +241,9 @@ BREAKS = (
     "pacing-burst",
     "pacing-cancel-sends",
     "localization-unvalidated",
+    "retry-fetch-by-default",
+    "pacing-by-default",
+    "pacing-per-request",
     "retry-one-too-many",
     "retry-at-once",
     "retry-past-deadline",
@@ -869,6 +872,21 @@ def bend_scheduling(mode: str | None) -> None:
         _scheduler.retryable = lambda status: status == 402 or right(status)  # wrong: 402 needs funding
     elif mode == "retry-cancel-late":
         _scheduler.MonotonicClock.sleep = stubborn_sleep  # type: ignore[method-assign]
+    elif mode == "retry-fetch-by-default":
+        right_scheduled = _deepseek_http.scheduled
+
+        async def fetch_retried(provider: object, conf: Any, api: str, account: tuple[str, str], send: Any,
+                                label: str) -> Any:
+            if api == "fetch" and conf.retries == 0:
+                policy = replace(_scheduler.Policy.of(conf, api), retries=2)
+                scheduler = _scheduler.process_schedulers().for_account(*account)
+                return await scheduler.run(api, policy, conf.timeout_s, send, label)
+            return await right_scheduled(provider, conf, api, account, send, label)
+
+        _deepseek_http.scheduled = fetch_retried
+    elif mode == "pacing-per-request":
+        _scheduler.SchedulerRegistry.for_account = (  # type: ignore[method-assign]
+            lambda self, base, credential: _scheduler.AccountScheduler(self._clock, self._rand))
     elif mode == "retry-one-too-many":
         _scheduler.Policy.of = one_too_many  # type: ignore[assignment]
     elif mode == "retry-at-once":
@@ -939,6 +957,8 @@ def bend_config(mode: str | None, config: TargetConfig) -> TargetConfig:
         return replace(config, max_uses=5)  # wrong: the configured max_uses ignored
     if mode == "retry-by-default" and config.retries == 0:
         return replace(config, retries=2)  # wrong: seed 001 ships fail-fast
+    if mode == "pacing-by-default" and config.pacing_qps is None:
+        return replace(config, pacing_qps=5.0)  # wrong: seed 001 ships no scheduler
     if mode == "summary-by-default":
         return replace(config, search_model_text="summary")  # wrong: seed 001 shows snippets as shipped
     if mode == "pacing-burst" and config.pacing_qps is not None:

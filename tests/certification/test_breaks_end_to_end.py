@@ -78,6 +78,10 @@ BREAKS: dict[str, tuple[set[str], str | tuple[str, ...]]] = {
     "retry-past-deadline": ({"search.api.retry.deadline"}, "past its 2 s deadline"),
     "localization-untrimmed": ({"search.api.localization"}, "spaces around an IPv4 literal"),
     "localization-refused-late": ({"search.api.localization"}, "refused at the call with WEB_PROVIDER_ERROR"),
+    "pacing-by-default": ({"search.api.fail_fast"}, "four queries at once: the starts spread over"),
+    # already caught (rows of other checks); kept so they stay caught
+    "retry-fetch-by-default": ({"fetch.api.mapping"}, "a failure must not be retried silently"),
+    "pacing-per-request": ({"search.api.pacing.rate"}, "started within one second"),
     # seed 001's model-facing summary: snippets by default, and the opt-in summary-budget capability
     "summary-by-default": ({"search.api.summary.snippet_default"}, "the model-visible text shows the summary"),
     "summary-budget-bytes": ({"search.api.summary.budget"}, "CJK at the budget: a 1000-character summary was cut"),

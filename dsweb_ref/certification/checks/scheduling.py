@@ -89,7 +89,10 @@ FAIL_FAST_CASES = (
     Case("408", "retrying a request timeout by default", {"fault": Status(408)}),
     Case("402", "retrying or swallowing a funding failure", {"fault": Status(402)}),
     Case("400", "retrying a rejected request", {"fault": Status(400)}),
+    Case("four queries at once", "pacing by default (a 5 QPS pacer spreads four starts over 0.6 s)",
+         {"batch": BATCH}),
 )
+UNPACED_SPAN = 0.3  # seconds: an unpaced batch's four starts come together; a 5 QPS pacer needs 0.6 s
 
 
 @check(
@@ -99,11 +102,23 @@ FAIL_FAST_CASES = (
     requires=(WS, API),
     provider="api",
     rule="Seed 001: the provider has no shared rate scheduler, automatic retries, or fallback; a failing "
-    "query fails the call. Targets with opt-in retry or pacing keep this until configured otherwise.",
+    "query fails the call, and the tool issues a batch's queries concurrently. Targets with opt-in retry or "
+    "pacing keep this until configured otherwise (issue 12: default off).",
     cases=FAIL_FAST_CASES,
 )
 async def fail_fast(ctx: CheckContext) -> None:
     for case in FAIL_FAST_CASES:
+        if "batch" in case.params:
+            ctx.fresh()
+            expect_success(await ctx.search(case["batch"]), case.name)
+            await ctx.settle()
+            starts = sorted(r.started for r in ctx.records("search"))
+            require(len(starts) == len(case["batch"]),
+                    f"{case.name}: {len(starts)} requests for {len(case['batch'])} queries")
+            span = starts[-1] - starts[0]
+            require(span <= UNPACED_SPAN, f"{case.name}: the starts spread over {span:.2f} s with pacing off",
+                    catches=case.catches, starts=starts)
+            continue
         outcome, records = await _answer(ctx, case["fault"], case.name, None)
         expect_error(outcome, case.name, PROVIDER_ERROR)
         require(len(records) == 1, f"{case.name}: {len(records)} requests; without retries there is exactly one",
