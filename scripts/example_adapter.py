@@ -81,6 +81,8 @@ Seed 003 (the standalone search, ``standalone_search`` / ``standalone_resolve``)
     standalone-cited-sources-only  only results the summary mentions are kept   -> standalone.sources.filtered
     standalone-any-search-call   a Responses web_search_call counts as a search
                                  whatever its status                            -> standalone.prose.error
+    standalone-citations-only    Responses sources read only from url_citation
+                                 annotations (a search call's sources ignored)  -> standalone.sources.filtered
 
 In the LINGERING modes (early-answer-subtle, cancel-no-wait, cancel-single-early) an upstream
 request's teardown takes LINGER seconds (as a graceful close might), which the correct code awaits
@@ -252,6 +254,8 @@ BREAKS = (
     "standalone-bound-chars",
     "standalone-cited-sources-only",
     "standalone-any-search-call",
+    "standalone-citations-only",
+    "retry-deadline-per-attempt",
     "summary-by-default",
     "summary-budget-bytes",
     "summary-no-marker",
@@ -269,6 +273,7 @@ STANDALONE_REBUILT = (
     "standalone-mine-urls",
     "standalone-all-sources",
 )
+RESPONSES_BREAKS = ("standalone-any-search-call", "standalone-citations-only")
 VARIANTS = ("ori-cut-keeps-space", "retry-full-jitter", "localization-trimmed", "pacing-window")
 # Breaks of rules only the conformance search route (provider "scripted") can show.
 SCRIPTED_BREAKS = ("label-single", "truncated-cap-only", "url-normalise-dedup", "generic-failure")
@@ -362,8 +367,8 @@ class BreakingTransport(httpx.AsyncBaseTransport):
             response = await self.inner.handle_async_request(self.rewrite(request))
         if self.mode == "standalone-leak-reasoning" and response.status_code == 200:
             response = await leak_thinking(response)
-        if self.mode == "standalone-any-search-call" and response.status_code == 200 and path.endswith("/responses"):
-            response = await any_search_call(response)
+        if self.mode in RESPONSES_BREAKS and response.status_code == 200 and path.endswith("/responses"):
+            response = await bend_search_calls(response, self.mode)
         return response
 
     def rewrite(self, request: httpx.Request) -> httpx.Request:
@@ -617,14 +622,19 @@ async def leak_thinking(response: httpx.Response) -> httpx.Response:
     return httpx.Response(response.status_code, headers=headers, content=json.dumps(body).encode())
 
 
-async def any_search_call(response: httpx.Response) -> httpx.Response:
-    """standalone-any-search-call: every web_search_call of a Responses answer is taken as completed
-    (wrong: one still in progress, or searching, found nothing yet)."""
+async def bend_search_calls(response: httpx.Response, mode: str) -> httpx.Response:
+    """The web_search_call items of a Responses answer, read wrongly: standalone-any-search-call
+    takes every one as completed (one still in progress found nothing yet); standalone-citations-only
+    ignores their sources (only url_citation annotations count)."""
     body = json.loads(await response.aread())
     items: list[Any] = body.get("output") or [] if isinstance(body, dict) else []
     for item in items:
-        if isinstance(item, dict) and item.get("type") == "web_search_call" and item.get("status") != "failed":
+        if not (isinstance(item, dict) and item.get("type") == "web_search_call"):
+            continue
+        if mode == "standalone-any-search-call" and item.get("status") != "failed":
             item["status"] = "completed"
+        if mode == "standalone-citations-only" and isinstance(item.get("action"), dict):
+            item["action"].pop("sources", None)
     headers = [(k, v) for k, v in response.headers.raw if k.lower() != b"content-length"]
     return httpx.Response(response.status_code, headers=headers, content=json.dumps(body).encode())
 
@@ -722,6 +732,18 @@ async def deadline_per_attempt(
         return await send(conf.timeout_s)
     scheduler = _scheduler.process_schedulers().for_account(*account)
     return await scheduler.run(api, policy, 3600.0, lambda _left: send(conf.timeout_s), label)
+
+
+async def attempt_timeouts(
+    provider: object, conf: Any, api: str, account: tuple[str, str], send: Any, label: str
+) -> Any:
+    """retry-deadline-per-attempt: waits stay within the deadline, but every attempt gets the whole
+    timeout_s again (the operation runs past its one deadline)."""
+    policy = _scheduler.Policy.of(conf, api)
+    if not policy.active:
+        return await send(conf.timeout_s)
+    scheduler = _scheduler.process_schedulers().for_account(*account)
+    return await scheduler.run(api, policy, conf.timeout_s, lambda _left: send(conf.timeout_s), label)
 
 
 def refused_late(setting: str, override: object) -> str | None:
@@ -891,6 +913,8 @@ def bend_scheduling(mode: str | None) -> None:
         _scheduler.Policy.of = one_too_many  # type: ignore[assignment]
     elif mode == "retry-at-once":
         _scheduler.AccountScheduler.backoff = lambda _self, _retry, _cap: 0.0  # type: ignore[method-assign]
+    elif mode == "retry-deadline-per-attempt":
+        _deepseek_http.scheduled = attempt_timeouts
     elif mode == "retry-past-deadline":
         _deepseek_http.scheduled = deadline_per_attempt
     elif mode == "localization-refused-late":
@@ -1201,7 +1225,7 @@ class Adapter:
     def standalone_tool(self, protocol: object) -> StandaloneSearchTool:
         kind = "responses" if protocol == "responses" else "messages"
         backend = ResponsesStandaloneSearch if kind == "responses" else MessagesStandaloneSearch
-        standalone_breaks = ("standalone-follow-redirects", "standalone-leak-reasoning", "standalone-any-search-call")
+        standalone_breaks = ("standalone-follow-redirects", "standalone-leak-reasoning", *RESPONSES_BREAKS)
         transport = BreakingTransport(self.mode) if self.mode in standalone_breaks and self.mode else None
         search = backend(
             self.bases.get(kind, ""),

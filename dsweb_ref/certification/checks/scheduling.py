@@ -208,9 +208,9 @@ DEADLINE_CASES = (
     Case("Retry-After 4 s against a 2 s deadline",
          "waiting out a Retry-After longer than the operation has left (no cap, no deadline over the retries)",
          {"fault": RateLimited(retry_after=4), "times": 1}),
-    Case("503 after 1.2 s, every time, against a 2 s deadline",
+    Case("503 after 1.4 s, every time, against a 2 s deadline",
          "a fresh deadline for each attempt instead of one over the whole operation",
-         {"fault": Delay(1.2, then=Status(503)), "times": None}),
+         {"fault": Delay(1.4, then=Status(503)), "times": None}),
 )
 
 

@@ -254,7 +254,20 @@ FILTER_CASES = (
          {"urls": ["javascript:alert(1)", "ftp://f.example.test/", "data:text/plain,x", VALID[2]], "keep": 1}),
     Case("three-valid-uncited", "keeping only the results the summary cites or mentions (these are sources too)",
          {"urls": VALID[:3], "keep": 3}),
+    Case("responses-action-sources", "reading a Responses search's sources only from url_citation annotations, "
+         "not from the web_search_call's own sources", {"urls": VALID[3:6], "keep": 3, "protocol": "responses"}),
 )
+
+
+def _filter_body(protocol: str, urls: list[str]) -> bytes:
+    """A completed search whose structured results are ``urls``, with a summary citing none of them."""
+    if protocol == "messages":
+        return _messages_body([_result_block([_item(u) for u in urls]), {"type": "text", "text": "Summary."}])
+    return _responses_body([
+        {"id": "ws_cert", "type": "web_search_call", "status": "completed",
+         "action": {"type": "search", "query": "q", "sources": [{"type": "url", "url": u} for u in urls]}},
+        {"id": "msg_cert", "type": "message", "role": "assistant", "status": "completed",
+         "content": [{"type": "output_text", "text": "Summary.", "annotations": []}]}])
 
 
 @check(
@@ -270,8 +283,9 @@ FILTER_CASES = (
 async def sources_filtered(ctx: CheckContext) -> None:
     for case in FILTER_CASES:
         urls: list[str] = case["urls"]
-        body = _messages_body([_result_block([_item(u) for u in urls]), {"type": "text", "text": "Summary."}])
-        value = _visible(await _faulted(ctx, "messages", Malformed(body=body)), f"[{case.name}]")
+        protocol = case.params.get("protocol", "messages")
+        body = _filter_body(protocol, urls)
+        value = _visible(await _faulted(ctx, protocol, Malformed(body=body)), f"[{case.name}]")
         got = [s.get("url") for s in value["sources"]]
         require(len(got) <= 8, f"[{case.name}] {len(got)} sources, at most 8 allowed")
         require(len(set(got)) == len(got), f"[{case.name}] duplicate source URLs {got!r}")
