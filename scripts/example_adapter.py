@@ -256,6 +256,7 @@ BREAKS = (
     "standalone-any-search-call",
     "standalone-citations-only",
     "retry-deadline-per-attempt",
+    "retry-503-only",
     "summary-by-default",
     "summary-budget-bytes",
     "summary-no-marker",
@@ -913,6 +914,8 @@ def bend_scheduling(mode: str | None) -> None:
         _scheduler.Policy.of = one_too_many  # type: ignore[assignment]
     elif mode == "retry-at-once":
         _scheduler.AccountScheduler.backoff = lambda _self, _retry, _cap: 0.0  # type: ignore[method-assign]
+    elif mode == "retry-503-only":
+        _scheduler.retryable = lambda status: status in (408, 429, 503)  # wrong: every 5xx is retried
     elif mode == "retry-deadline-per-attempt":
         _deepseek_http.scheduled = attempt_timeouts
     elif mode == "retry-past-deadline":

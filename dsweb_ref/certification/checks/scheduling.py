@@ -143,6 +143,8 @@ RETRY_CASES = (
     Case("429 without Retry-After, then success", "retrying 429 only when the header is present",
          {"fault": RateLimited(retry_after=None)}),
     Case("503, then success", "retrying 429 but not 5xx", {"fault": Status(503)}),
+    Case("500, then success", "retrying only 503 among the 5xx (Service Unavailable taken for the one transient "
+         "status)", {"fault": Status(500)}),
     Case("408, then success", "retrying 429/5xx but not 408", {"fault": Status(408)}),
     Case("503 every time", "retrying without bound, or more often than the configured retries",
          {"fault": Status(503), "times": None}),
