@@ -83,6 +83,8 @@ Seed 003 (the standalone search, ``standalone_search`` / ``standalone_resolve``)
                                  whatever its status                            -> standalone.prose.error
     standalone-citations-only    Responses sources read only from url_citation
                                  annotations (a search call's sources ignored)  -> standalone.sources.filtered
+    standalone-leak-responses-reasoning  a Responses reasoning item is read as
+                                 answer text                                    -> standalone.reasoning.withheld
 
 In the LINGERING modes (early-answer-subtle, cancel-no-wait, cancel-single-early) an upstream
 request's teardown takes LINGER seconds (as a graceful close might), which the correct code awaits
@@ -255,6 +257,7 @@ BREAKS = (
     "standalone-cited-sources-only",
     "standalone-any-search-call",
     "standalone-citations-only",
+    "standalone-leak-responses-reasoning",
     "retry-deadline-per-attempt",
     "retry-503-only",
     "summary-by-default",
@@ -274,7 +277,7 @@ STANDALONE_REBUILT = (
     "standalone-mine-urls",
     "standalone-all-sources",
 )
-RESPONSES_BREAKS = ("standalone-any-search-call", "standalone-citations-only")
+RESPONSES_BREAKS = ("standalone-any-search-call", "standalone-citations-only", "standalone-leak-responses-reasoning")
 VARIANTS = ("ori-cut-keeps-space", "retry-full-jitter", "localization-trimmed", "pacing-window")
 # Breaks of rules only the conformance search route (provider "scripted") can show.
 SCRIPTED_BREAKS = ("label-single", "truncated-cap-only", "url-normalise-dedup", "generic-failure")
@@ -624,12 +627,18 @@ async def leak_thinking(response: httpx.Response) -> httpx.Response:
 
 
 async def bend_search_calls(response: httpx.Response, mode: str) -> httpx.Response:
-    """The web_search_call items of a Responses answer, read wrongly: standalone-any-search-call
-    takes every one as completed (one still in progress found nothing yet); standalone-citations-only
-    ignores their sources (only url_citation annotations count)."""
+    """A Responses answer read wrongly: standalone-any-search-call takes every web_search_call as
+    completed (one still in progress found nothing yet); standalone-citations-only ignores their
+    sources (only url_citation annotations count); standalone-leak-responses-reasoning reads a
+    reasoning item (its summary and encrypted content) as answer text."""
     body = json.loads(await response.aread())
     items: list[Any] = body.get("output") or [] if isinstance(body, dict) else []
-    for item in items:
+    for i, item in enumerate(items):
+        if mode == "standalone-leak-responses-reasoning" and isinstance(item, dict) and item.get("type") == "reasoning":
+            said = " ".join(str(p.get("text", "")) for p in item.get("summary") or [] if isinstance(p, dict))
+            text = f"{said} {item.get('encrypted_content', '')}"
+            items[i] = {"type": "message", "role": "assistant", "status": "completed",
+                        "content": [{"type": "output_text", "text": text, "annotations": []}]}
         if not (isinstance(item, dict) and item.get("type") == "web_search_call"):
             continue
         if mode == "standalone-any-search-call" and item.get("status") != "failed":

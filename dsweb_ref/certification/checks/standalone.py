@@ -332,6 +332,21 @@ def _opaque_values(value: Any) -> list[str]:
     return found
 
 
+REASONING_SUMMARY = "Private chain of thought about the query"
+REASONING_SECRET = "gAAAAB-opaque-reasoning-blob-0123456789"
+REASONING_CASES = (
+    Case("messages", "a thinking block (or its signature) joining the summary", {"protocol": "messages"}),
+    Case("responses", "a Responses reasoning item's summary or encrypted content joining the result",
+         {"protocol": "responses", "body": _responses_body([
+             {"id": "rs_cert", "type": "reasoning", "encrypted_content": REASONING_SECRET,
+              "summary": [{"type": "summary_text", "text": REASONING_SUMMARY}]},
+             {"id": "ws_cert", "type": "web_search_call", "status": "completed",
+              "action": {"type": "search", "query": "q", "sources": [{"type": "url", "url": VALID[0]}]}},
+             {"id": "msg_cert", "type": "message", "role": "assistant", "status": "completed",
+              "content": [{"type": "output_text", "text": "Summary.", "annotations": []}]}])}),
+)
+
+
 @check(
     "standalone.reasoning.withheld",
     "reasoning, signatures and encrypted content of the search answer never reach the result",
@@ -340,16 +355,24 @@ def _opaque_values(value: Any) -> list[str]:
     provider="messages",
     rule="Seed 003: the reasoning, encrypted page content and Responses replay items produced by the search do "
     "not enter the main conversation.",
+    cases=REASONING_CASES,
 )
 async def reasoning_withheld(ctx: CheckContext) -> None:
+    messages, responses = REASONING_CASES
     outcome = await _search(ctx, "search api")
-    _visible(outcome, "search")
+    _visible(outcome, f"[{messages.name}] search")
     records = ctx.records("messages")
     require(records, "no Messages request reached the emulator")
     hidden = _opaque_values(json.loads(records[-1].response_body))
     require(hidden, "the emulator answer carried no reasoning to withhold (emulator changed?)")
     leaked = [h[:40] for h in hidden if h in (outcome.text or "")]
-    require(not leaked, f"the result contains reasoning or encrypted content: {leaked!r}")
+    require(not leaked, f"[{messages.name}] the result contains reasoning or encrypted content: {leaked!r}",
+            catches=messages.catches)
+    outcome = await _faulted(ctx, "responses", Malformed(body=responses["body"]))
+    _visible(outcome, f"[{responses.name}] search")
+    leaked = [h for h in (REASONING_SUMMARY, REASONING_SECRET) if h in (outcome.text or "")]
+    require(not leaked, f"[{responses.name}] the result contains reasoning or encrypted content: {leaked!r}",
+            catches=responses.catches)
 
 
 # -- account selection ----------------------------------------------------------------------------
