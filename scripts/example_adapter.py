@@ -83,6 +83,8 @@ Seed 003 (the standalone search, ``standalone_search`` / ``standalone_resolve``)
                                  whatever its status                            -> standalone.prose.error
     standalone-citations-only    Responses sources read only from url_citation
                                  annotations (a search call's sources ignored)  -> standalone.sources.filtered
+    standalone-failure-as-summary  a search request failing with 429 or 5xx answers
+                                 a success whose summary reports the failure    -> standalone.prose.error
     standalone-leak-responses-reasoning  a Responses reasoning item is read as
                                  answer text                                    -> standalone.reasoning.withheld
 
@@ -258,6 +260,7 @@ BREAKS = (
     "standalone-any-search-call",
     "standalone-citations-only",
     "standalone-leak-responses-reasoning",
+    "standalone-failure-as-summary",
     "retry-deadline-per-attempt",
     "retry-503-only",
     "summary-by-default",
@@ -270,6 +273,7 @@ BREAKS = (
 )
 # Modes that rebuild the standalone result from the backend's answer instead of the reference tool.
 STANDALONE_REBUILT = (
+    "standalone-failure-as-summary",
     "standalone-no-bound",
     "standalone-bound-chars",
     "standalone-cited-sources-only",
@@ -1259,6 +1263,9 @@ class Adapter:
                 query, CallContext(), max_tokens=MAX_OUTPUT_TOKENS, timeout_s=SEARCH_TIMEOUT_S
             )
         except WebError as error:
+            if self.mode == "standalone-failure-as-summary" and re.search(r"HTTP (429|5\d\d)", str(error)):
+                text = encode_result(f"Search failed: {error}", [])  # wrong: a failure is a tool error
+                return ToolResult(text=text, value={"result": json.loads(text)})
             return error_result(error)
         if not answer.searched and self.mode != "standalone-accept-prose":
             return ToolResult(text="Error: no native search", error_code="WEB_PROVIDER_ERROR")

@@ -32,6 +32,7 @@ BREAKS: dict[str, tuple[str, str]] = {
     "standalone-bound-chars": ("standalone.result.bounded", "[cjk-summary] the result is"),
     "standalone-cited-sources-only": ("standalone.sources.filtered", "0 sources kept of 8"),
     "standalone-any-search-call": ("standalone.prose.error", "[responses-search-in-progress]"),
+    "standalone-failure-as-summary": ("standalone.prose.error", "[http-500]: expected a WEB_* error"),
     "standalone-leak-responses-reasoning": ("standalone.reasoning.withheld", "[responses] the result contains"),
     "standalone-citations-only": ("standalone.sources.filtered", "[responses-action-sources] 0 sources kept"),
 }

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ...emulator import Fault, HugeSummary, Malformed, ProseOnly, Redirect
+from ...emulator import Fault, HugeSummary, Malformed, ProseOnly, Redirect, Status
 from ...emulator.faults import RouteName
 from ..cases import Case
 from ..targets import CallOutcome
@@ -189,6 +189,10 @@ PROSE_CASES = (
               "action": {"type": "search", "query": "q"}},
              {"id": "msg_cert", "type": "message", "role": "assistant", "status": "completed",
               "content": [{"type": "output_text", "text": "From memory.", "annotations": []}]}])}),
+    Case("http-500", "answering a failed search request with a success whose summary reports the failure",
+         {"protocol": "messages", "fault": Status(500)}),
+    Case("responses-http-429", "the same over Responses (a rate-limited search request)",
+         {"protocol": "responses", "fault": Status(429)}),
     Case("started-not-completed", "counting a server_tool_use (a started search) as a completed one",
          {"protocol": "messages", "body": _messages_body(
              [{"type": "server_tool_use", "id": "srvtoolu_cert", "name": "web_search", "input": {"query": "q"}},
@@ -198,18 +202,19 @@ PROSE_CASES = (
 
 @check(
     "standalone.prose.error",
-    "an answer without a completed native search is a tool error",
+    "an answer without a completed native search, or a failed search request, is a tool error",
     seed="003",
     requires=(SA,),
     provider="messages",
     rule="Seed 003: if the backend returns only an ordinary answer without completing native search results, "
-    "a tool error is reported.",
+    "a tool error is reported; failures are returned as ordinary tool errors.",
     cases=PROSE_CASES,
 )
 async def prose_error(ctx: CheckContext) -> None:
     for case in PROSE_CASES:
         body = case.params.get("body")
-        fault = Malformed(body=body) if body is not None else ProseOnly("From memory: https://guess.example.test/")
+        fault = case.params.get("fault") or (
+            Malformed(body=body) if body is not None else ProseOnly("From memory: https://guess.example.test/"))
         expect_error(await _faulted(ctx, case["protocol"], fault), f"[{case.name}]")
 
 
