@@ -203,6 +203,14 @@ BREAKS = (
     "truncated-cap-only",
     "url-normalise-dedup",
     "generic-failure",
+    "text-drops-answers",
+    "batch-drops-snippets",
+    "unbounded-answers",
+    "text-drops-hostless",
+    "url-run-on",
+    "batch-no-prompt",
+    "batch-count-uncapped",
+    "fetch-whole-truncated",
     "ssrf-no-unwrap",
     "ssrf-first-answer-only",
     "ssrf-re-resolve",
@@ -284,7 +292,9 @@ STANDALONE_REBUILT = (
 RESPONSES_BREAKS = ("standalone-any-search-call", "standalone-citations-only", "standalone-leak-responses-reasoning")
 VARIANTS = ("ori-cut-keeps-space", "retry-full-jitter", "localization-trimmed", "pacing-window")
 # Breaks of rules only the conformance search route (provider "scripted") can show.
-SCRIPTED_BREAKS = ("label-single", "truncated-cap-only", "url-normalise-dedup", "generic-failure")
+# Breaks of what each search of a batch sends (a one-query call stays right).
+BATCH_REQUEST_BREAKS = ("batch-no-prompt", "batch-count-uncapped")
+SCRIPTED_BREAKS = ("label-single", "truncated-cap-only", "url-normalise-dedup", "generic-failure", "text-drops-answers")
 LINGERING = ("early-answer-subtle", "cancel-no-wait", "cancel-single-early")
 LINGER = 0.3  # seconds an upstream request takes to tear down once cancelled, in the LINGERING modes
 OWN_BATCH = (
@@ -1009,6 +1019,14 @@ def bend_config(mode: str | None, config: TargetConfig) -> TargetConfig:
 # --- the adapter ---------------------------------------------------------------------------------
 
 
+def _usual_host(url: str) -> bool:
+    try:
+        host = urlsplit(url).hostname
+        return bool(host) and bool(host.encode("idna"))  # type: ignore[union-attr]
+    except (ValueError, UnicodeError):
+        return False
+
+
 def rewrite_arguments(mode: str | None, arguments: Any) -> Any:
     """The argument-level breaks: a model's arguments bent before the reference sees them."""
     if not isinstance(arguments, dict):
@@ -1080,7 +1098,7 @@ class Adapter:
         if self.mode == "pacing-cancel-sends" and self.paced:
             return await self.detached(tool.execute(arguments, ctx))
         sequential = self.mode == "sequential" or (self.mode == "messages-sequential" and self.provider == "messages")
-        if not sequential and self.mode not in (*OWN_BATCH, *SCRIPTED_BREAKS):
+        if not sequential and self.mode not in (*OWN_BATCH, *SCRIPTED_BREAKS, *BATCH_REQUEST_BREAKS):
             return self.bend(await tool.execute(arguments, ctx), arguments)
         queries: list[str] = []
         try:
@@ -1088,8 +1106,11 @@ class Adapter:
             cap = tool.settings.search_max_results
             if len(queries) == 1 and self.mode != "label-single":
                 return await tool.execute(arguments, ctx)
-            requests = [SearchRequest(q, cap) for q in queries]
+            # wrong (batch-count-uncapped): the batch's searches not bounded by searchMaxResults
+            requests = [SearchRequest(q, 50 if self.mode == "batch-count-uncapped" else cap) for q in queries]
             web = self._runtime().web
+            if self.mode == "batch-no-prompt":
+                ctx = CallContext()  # wrong: the batch's searches lose the latest prompt (ori_question)
             if sequential:
                 results = [await web.search(r, ctx) for r in requests]
             else:
@@ -1126,6 +1147,10 @@ class Adapter:
         if self.mode == "text-uncapped":
             text_from = merge_results(queries, results, 10**6)  # wrong: the model sees what the cap dropped
             return ToolResult(text=render_search(text_from), value=merged.to_json())
+        if self.mode == "text-drops-answers" and merged.content:  # wrong: the labels shown, their answers not
+            labels = [line for line in merged.content.split("\n") if line.startswith("### ")]
+            shown = tool.present(replace(merged, content="\n\n".join(labels)))
+            return ToolResult(text=shown.text, value=merged.to_json())
         return tool.present(merged)  # the reference's rendering (snippet or summary mode) of this merge
 
     def bend(self, result: ToolResult, arguments: Any) -> ToolResult:
@@ -1135,6 +1160,23 @@ class Adapter:
             return result
         if self.mode == "schema-extra-field":
             return ToolResult(text=result.text, value={**value, "provider": "example"})
+        if self.mode == "unbounded-answers" and value.get("content"):  # wrong: the answers echoed uncut
+            return ToolResult(text=f"{value['content']}\n\n{result.text}", value=value)
+        if self.mode == "text-drops-hostless":  # wrong: a source whose URL has no usual host is not listed
+            listed = tuple(Source(s["url"], s.get("title"), s.get("snippet"), s.get("published_at"))
+                           for s in value["sources"] if _usual_host(s["url"]))
+            return ToolResult(text=render_search(SearchResult(listed, value.get("content"), value["truncated"])),
+                              value=value)
+        if self.mode == "url-run-on":  # wrong: every listed URL marked as cut, so the model cites "URL…"
+            text = result.text
+            for source in value["sources"]:
+                text = text.replace(f"({source['url']})", f"({source['url']}…)")
+            return ToolResult(text=text, value=value)
+        if self.mode == "batch-drops-snippets" and len(set(arguments["queries"])) > 1:
+            # wrong: a merged result's snippets kept in the value, not shown to the model
+            bare = tuple(Source(s["url"], s.get("title"), None, s.get("published_at")) for s in value["sources"])
+            shown = SearchResult(bare, value.get("content"), value["truncated"])
+            return ToolResult(text=render_search(shown), value=value)
         if self.mode == "unbounded-text":  # wrong: provider fields echoed to the model uncut
             echo = "\n".join(f"{s['url']} {s.get('published_at') or ''}" for s in value["sources"])
             return ToolResult(text=f"{result.text}\n{echo}", value=value)
@@ -1234,6 +1276,8 @@ class Adapter:
         if self.mode == "fetch-404-as-page" and result.error_code and "404" in result.text:
             value = {"url": url, "status_code": 404, "body": {"kind": "text", "content": ""}, "truncated": False}
             return ToolResult(text=f"Fetched {url} (HTTP 404)", value=value)  # wrong: a failure is no page
+        if self.mode == "fetch-whole-truncated" and result.value is not None:  # wrong: a whole body flagged cut
+            return ToolResult(text=result.text, value={**result.value, "truncated": True})
         if self.mode == "fetch-title-field" and result.value is not None:
             return ToolResult(text=result.text, value={**result.value, "title": "a title"})  # wrong: no title field
         return result

@@ -221,7 +221,29 @@ def compare(s: Scenario, want: Expected, ok: bool, value: Any, text: str | None,
     expected_labels = sorted(q.strip() for q, _ in want.labelled)
     if labels != expected_labels:
         problems.append(f"the text labels answers {labels}, expected {expected_labels}")
+    else:
+        problems += _answers_shown(text or "", want)
     return problems
+
+
+def _answers_shown(text: str, want: Expected) -> list[str]:
+    """Seed 000: the model sees each provider answer, in a batch under its own '### <query>' label (so it
+    can tell which answer came from which search); how the text frames it is free."""
+    assert want.value is not None
+    if want.single:
+        answer = want.value.get("content")
+        shown = not answer or answer.strip() in text
+        return [] if shown else [f"the text does not show the provider's answer {answer!r}"]
+    under: dict[str, str] = {}
+    label: str | None = None
+    for line in text.split("\n"):
+        if line.startswith("### "):
+            label = line[4:].strip()
+            under.setdefault(label, "")
+        elif label is not None:
+            under[label] += line + "\n"
+    return [f"the text does not show the answer {answer!r} under its label '### {query.strip()}'"
+            for query, answer in want.labelled if answer.strip() not in under.get(query.strip(), "")]
 
 
 def shrink_candidates(s: Scenario) -> Iterator[Scenario]:

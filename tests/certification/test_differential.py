@@ -92,7 +92,16 @@ def test_compare_accepts_the_oracle_and_whatever_the_seed_leaves_open() -> None:
     assert judge(MULTI, want, REFERENCE_TEXT) == []
     # Block order and the blank lines around headings are the implementation's choice.
     other = {**want, "content": "### two\nanswer two\n### one\n\n\nanswer one\n"}
-    assert judge(MULTI, other, "### two\n### one") == []
+    assert judge(MULTI, other, "### two\nanswer two\n### one\n\n\nanswer one\n") == []
+
+
+def test_compare_requires_each_answer_under_its_label_in_the_text() -> None:
+    """Seed 000 labels answers 'so the model can tell which answer came from which search'."""
+    want = expect(MULTI).value
+    assert want is not None
+    assert judge(MULTI, want, "### two\n### one") != []  # labels without their answers
+    swapped = judge(MULTI, want, "### one\n\nanswer two\n\n### two\n\nanswer one")
+    assert any("under its label '### one'" in p for p in swapped)
 
 
 def test_compare_rejects_each_wrong_reading() -> None:

@@ -2,10 +2,10 @@
 
 Each scenario (see :mod:`dsweb_ref.certification.scenarios`) is loaded into the emulator's scripted
 route, the target is configured with ``provider: "scripted"`` and that scenario's caps, and one
-``web_search`` call runs; its value (and the ``### <query>`` labels of its text) must agree with the
-reference oracle for the same scenario. The scenarios come from a seed (:func:`seeded`, ``dsweb
-certify --seed N``; the default is fixed, so a verdict is reproducible); a failure reports the seed,
-the scenario's index and a shrunk minimal scenario.
+``web_search`` call runs; its value (and the ``### <query>`` labels of its text, each followed by its
+answer) must agree with the reference oracle for the same scenario. The scenarios come from a seed
+(:func:`seeded`, ``dsweb certify --seed N``; the default is fixed, so a verdict is reproducible); a
+failure reports the seed, the scenario's index and a shrunk minimal scenario.
 """
 
 from __future__ import annotations
@@ -135,6 +135,8 @@ _MERGE_CASES = (
          {"sources": "same url, other fields"}),
     Case("answers on some queries only", "a label for a query without an answer, or a lost answer",
          {"content": "some"}),
+    Case("answers in the text", "labels shown to the model without the answers they head (answers kept only in "
+         "the value), or an answer shown under another query's label", {"text": "answers under their labels"}),
 )
 _FAILURE_CASES = (
     Case("a failure after a success", "a failure lost because a success landed just before it",
@@ -156,7 +158,8 @@ _FAILURE_CASES = (
         "Seed 000: exact duplicate queries are removed keeping first positions; several distinct queries are "
         "merged taking one source per rank from every query in query order, deduplicated by exact URL (first "
         "wins) and capped at searchMaxResults; truncated is set when a query's result was truncated or a unique "
-        "source was dropped by the cap; answers are labelled '### <query>'; a one-item array returns the "
+        "source was dropped by the cap; answers are labelled '### <query>' 'so the model can tell which answer came "
+        "from which search' (the text shows each answer under its label); a one-item array returns the "
         "provider's result unchanged, without multi-query formatting."
     ),
     cases=_MERGE_CASES,

@@ -15,7 +15,8 @@ PAGE = "https://docs.example.test/api/search"
 REFUSED = "https://paywall.example.test/reports/search-market-2026"
 
 MAPPING = (
-    Case("a corpus page", "a kind other than text, a status other than 200, or the body rewritten", {"url": PAGE}),
+    Case("a corpus page", "a kind other than text, a status other than 200, the body rewritten, or a whole body "
+         "flagged truncated", {"url": PAGE}),
     Case("a page with a non-ASCII path", "the requested URL replaced by a normalised one",
          {"url": "https://wiki.example.test/%E6%9D%B1%E4%BA%AC%E3%82%BF%E3%83%AF%E3%83%BC"}),
 )
@@ -37,7 +38,8 @@ FAILURES = (
     provider="api",
     rule="Seed 001: 'The provider keeps the requested URL, returns the Markdown body, and reports HTTP 200 for a "
     "successful response'; 'The shared fetch result and its consumers stay unchanged', so the body kind is the "
-    "closed union html|text and Markdown is text; 'every non-success status is a retrieval failure' "
+    "closed union html|text and Markdown is text, and a body returned whole is not flagged truncated; "
+    "'every non-success status is a retrieval failure' "
     "(WEB_PROVIDER_ERROR after one request).",
     cases=MAPPING + FAILURES,
 )
@@ -55,6 +57,8 @@ async def fetch_mapping(ctx: CheckContext) -> None:
         require(kind == "text", f"{case.name}: body kind {kind!r}, expected text (the closed union is html|text)")
         require(str(body.get("content", "")).strip() == upstream.strip(),
                 f"{case.name}: body differs from the Fetch API Markdown")
+        require(value.get("truncated") is False,
+                f"{case.name}: truncated={value.get('truncated')!r} although the whole Markdown was returned")
     for case in FAILURES:
         ctx.fresh()
         if case["fault"] == "429":

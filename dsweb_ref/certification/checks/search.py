@@ -29,9 +29,13 @@ def added_headers(record: RequestRecord) -> list[str]:
 
 
 def only_record(ctx: CheckContext, route: str, what: str) -> RequestRecord:
+    return each_record(ctx, route, what, 1)[0]
+
+
+def each_record(ctx: CheckContext, route: str, what: str, count: int) -> list[RequestRecord]:
     records = ctx.records(route)
-    require(len(records) == 1, f"{what}: expected one {route} request, saw {len(records)}")
-    return records[0]
+    require(len(records) == count, f"{what}: expected {count} {route} request(s), saw {len(records)}")
+    return records
 
 
 def require_tools_api_headers(record: RequestRecord, what: str) -> None:
@@ -140,6 +144,8 @@ ORI_CASES = (
     Case("CJK text", "the cut counted in UTF-8 bytes", {"prompt": "界" * 50 + " " + "深度求索" * 30}),
     Case("combining mark at the limit", "the cut counted in graphemes, or the prompt normalised",
          {"prompt": "a" * 127 + "e\u0301" + " more words"}),
+    Case("a batch of two queries", "the prompt sent with a one-query call only, not with each search of a batch",
+         {"prompt": "which   of these\tdiffer?", "queries": ["markdown", "coffee"]}),
 )
 OMITTED = (
     Case("blank prompt", "a blank ori_question sent (the API rejects it)", {"prompt": "  \n\t" + UNICODE_SPACES}),
@@ -172,11 +178,13 @@ async def ori_question(ctx: CheckContext) -> None:
     for case in ORI_CASES:
         ctx.emu.log.clear()
         prompt: str = case["prompt"]
-        expect_success(await ctx.search(["markdown"], prompt), f"{case.name}: search")
-        sent = only_record(ctx, "search", case.name).json.get("ori_question")
+        queries: list[str] = case.params.get("queries", ["markdown"])
+        expect_success(await ctx.search(queries, prompt), f"{case.name}: search")
         accepted = ori_accepted(prompt)
-        require(sent in accepted, f"{case.name}: ori_question differs from the collapsed prompt cut at 128 "
-                f"code points", sent=sent, accepted=sorted(accepted))
+        for record in each_record(ctx, "search", case.name, len(queries)):
+            sent = record.json.get("ori_question")
+            require(sent in accepted, f"{case.name}: ori_question differs from the collapsed prompt cut at 128 "
+                    f"code points", sent=sent, accepted=sorted(accepted))
     for case in OMITTED:
         if case.params.get("off"):
             await ctx.configure(send_original_question=False)
@@ -195,6 +203,8 @@ COUNT = (
     Case("cap above count", "count raised to searchMaxResults", {"count": 10, "cap": 20, "sent": 10}),
     Case("count 1", "the lower bound mishandled", {"count": 1, "cap": 8, "sent": 1}),
     Case("both 50", "the upper bound clamped below 50", {"count": 50, "cap": 50, "sent": 50}),
+    Case("a batch, cap below count", "the cap applied to a one-query call only, not to each search of a batch",
+         {"count": 10, "cap": 3, "sent": 3, "queries": ["markdown", "coffee"]}),
 )
 
 
@@ -213,12 +223,15 @@ async def api_count(ctx: CheckContext) -> None:
     for case in COUNT:
         await ctx.configure(count=case["count"], search_max_results=case["cap"])
         ctx.emu.log.clear()
-        expect_success(await ctx.search(["markdown"]), f"{case.name}: search")
-        body = only_record(ctx, "search", case.name).json
-        require(body.get("count") == case["sent"],
-                f"{case.name}: count={body.get('count')!r} with count={case['count']}, "
-                f"searchMaxResults={case['cap']}; expected {case['sent']}", body=body)
-        require(body.get("need_content") is False, f"{case.name}: need_content must be sent as false", body=body)
+        queries: list[str] = case.params.get("queries", ["markdown"])
+        expect_success(await ctx.search(queries), f"{case.name}: search")
+        for record in each_record(ctx, "search", case.name, len(queries)):
+            body = record.json
+            require(body.get("count") == case["sent"],
+                    f"{case.name}: count={body.get('count')!r} with count={case['count']}, "
+                    f"searchMaxResults={case['cap']}; expected {case['sent']}", body=body)
+            require(body.get("need_content") is False, f"{case.name}: need_content must be sent as false",
+                    body=body)
 
 
 KEYS = ["count", "need_content", "query"]

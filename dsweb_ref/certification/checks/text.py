@@ -3,11 +3,14 @@ shows exactly the value's sources and answer labels, and stays bounded whatever 
 
 from __future__ import annotations
 
+from typing import Any
+
+from ...emulator.scripted import Script, scripted_base
 from ..cases import Case
 from ._base import CheckContext, check, expect_schema, expect_success, require
 from ._oracle import observed
 from ._script import row, script
-from .merge import A, B, _urls
+from .merge import A, B
 
 WS = "web_search"
 
@@ -37,13 +40,48 @@ async def value_schema(ctx: CheckContext) -> None:
         expect_schema(value, "web_search.output", f"search {case['queries']} with searchMaxResults={case['cap']}")
 
 
+def _rows(*urls: str) -> list[dict[str, str]]:
+    # Snippets and titles that do not quote the URL: a URL must be found where the text lists it.
+    return [row(u, f"Title {i}", f"excerpt number {i}", "2026-01-02") for i, u in enumerate(urls, 1)]
+
+
+ODD_URLS = ("urn:isbn:0451450523", "https://a..b.example.test/page", "https://bücher.example.test/", "/relative/path")
 AGREES = (
-    Case("one query", "a source of the value missing from the text", {"cap": 8, "answers": {"tx one": _urls(*A[:3])}}),
+    Case("one query", "a source of the value missing from the text", {"cap": 8, "answers": {"tx one": _rows(*A[:3])}}),
     Case("a batch the cap cuts", "the text rendered from the uncapped sources (a dropped source shown)",
-         {"cap": 3, "answers": {"tx one": _urls(*A[:3]), "tx two": _urls(*B[:3])}}),
+         {"cap": 3, "answers": {"tx one": _rows(*A[:3]), "tx two": _rows(*B[:3])}}),
     Case("a batch without answers", "'### <query>' labels shown although no query produced an answer",
-         {"cap": 8, "answers": {"tx one": _urls(A[0]), "tx two": _urls(B[0])}}),
+         {"cap": 8, "answers": {"tx one": _rows(A[0]), "tx two": _rows(B[0])}}),
+    Case("URLs without a usual host", "a source whose URL has no host name, or a host IDNA cannot encode, left out "
+         "of the text (or failing the call)", {"cap": 8, "answers": {"tx odd": [row(u) for u in ODD_URLS]}}),
 )
+
+
+def _runs_on(char: str) -> bool:
+    # A letter, digit, non-ASCII character or URL punctuation right after a URL reads as part of it.
+    return char.isalnum() or ord(char) > 127 or char in "/-_~%#&=+@$"
+
+
+def shown_whole(url: str, text: str) -> bool:
+    """``url`` occurs in ``text`` not followed by a character that would read as more of the URL
+    (the end, a space, a bracket, a quote or sentence punctuation may follow)."""
+    at = text.find(url)
+    while at != -1:
+        end = at + len(url)
+        if end == len(text) or not _runs_on(text[end]):
+            return True
+        at = text.find(url, at + 1)
+    return False
+
+
+async def _answered(ctx: CheckContext, case: Case) -> tuple[dict[str, Any], str]:
+    """Script each query's rows, search them all with the case's cap: (value, text)."""
+    await ctx.configure(search_max_results=case["cap"])
+    ctx.fresh()
+    for query, rows in case["answers"].items():
+        script(ctx, query, rows)
+    outcome = await ctx.search(list(case["answers"]))
+    return expect_success(outcome, case.name), outcome.text or ""
 
 
 @check(
@@ -53,23 +91,19 @@ AGREES = (
     requires=(WS,),
     rule="Seed 000: 'Combined sources remain bounded by searchMaxResults' and 'Provider answers in a "
     "multi-query result are prefixed with ### <query> headings'. The text the model sees agrees with the "
-    "value: every source URL of the value appears in it, no source the cap dropped does, and a '### <query>' "
+    "value: every source URL of the value appears in it whole (not run on into characters that would read as "
+    "more of the URL, which the model would then cite), no source the cap dropped does, and a '### <query>' "
     "label appears exactly for the queries whose answer the value carries.",
     cases=AGREES,
 )
 async def text_agrees(ctx: CheckContext) -> None:
     for case in AGREES:
         answers = case["answers"]
-        await ctx.configure(search_max_results=case["cap"])
-        ctx.fresh()
-        for query, rows in answers.items():
-            script(ctx, query, rows)
-        outcome = await ctx.search(list(answers))
-        value = expect_success(outcome, case.name)
-        text = outcome.text or ""
+        value, text = await _answered(ctx, case)
         shown = [s.get("url") for s in value.get("sources", []) if isinstance(s, dict)]
-        missing = [u for u in shown if str(u) not in text]
-        require(not missing, f"{case.name}: sources of the value missing from the text: {missing}")
+        missing = [u for u in shown if not shown_whole(str(u), text)]
+        require(not missing, f"{case.name}: sources of the value missing from the text (or only run on into "
+                f"other characters): {missing}")
         served = observed(ctx.records(ctx.search_route), list(answers))
         dropped = sorted({s.url for r in served.values() for s in r.sources} - {str(u) for u in shown})
         leaked = [u for u in dropped if u in text]
@@ -79,6 +113,46 @@ async def text_agrees(ctx: CheckContext) -> None:
             label = f"### {query}"
             require((label in content) == (label in text),
                     f"{case.name}: the text {'lacks' if label in content else 'adds'} the label {label!r}")
+
+
+def _snippets(host: str, *snippets: str | None) -> list[dict[str, str]]:
+    return [row(f"https://{host}.example.test/{i}", f"T {i}" if i % 2 else None, snippet)
+            for i, snippet in enumerate(snippets, 1)]
+
+
+SNIPPETS = (
+    Case("one query", "snippets kept in the value but not shown to the model",
+         {"cap": 8, "answers": {"sn one": _snippets("sa", "first short excerpt", "second short excerpt")}}),
+    Case("a merged batch", "snippets dropped from the text of a merged result only",
+         {"cap": 8, "answers": {"sn one": _snippets("sa", "alpha excerpt"),
+                                "sn two": _snippets("sb", "beta excerpt")}}),
+    Case("a source without a title", "the snippet shown only beside a title",
+         {"cap": 8, "answers": {"sn one": [row("https://sc.example.test/untitled", None, "untitled excerpt")]}}),
+    Case("non-ASCII excerpts", "an excerpt transliterated, escaped or cut at a byte",
+         {"cap": 8, "answers": {"sn one": _snippets("sd", "数据检索 résumé naïve", "emoji 🔎 excerpt")}}),
+    Case("some sources without a snippet", "another source's snippet shown in place of a missing one",
+         {"cap": 8, "answers": {"sn one": _snippets("se", None, "only the second has one", None)}}),
+)
+
+
+@check(
+    "search.text.snippets",
+    "The model-visible text shows each source's snippet that the value carries",
+    seed="001",
+    requires=(WS,),
+    rule="Seed 001: the provider maps 'URL, title, snippet, and nullable date into shared sources' and 'the "
+    "current tool gives the same short excerpt to the model and search card'. Each short snippet of the value's "
+    "sources (one line, single spaces) appears verbatim in the text the model sees; where and how it is framed "
+    "is free, and a long snippet may be shortened (how is open).",
+    cases=SNIPPETS,
+)
+async def text_snippets(ctx: CheckContext) -> None:
+    for case in SNIPPETS:
+        value, text = await _answered(ctx, case)
+        # What the value carries is search.*.mapping's business; here only its agreement with the text.
+        snippets = [s.get("snippet") for s in value.get("sources", []) if isinstance(s, dict)]
+        missing = [x for x in snippets if isinstance(x, str) and x and x not in text]
+        require(not missing, f"{case.name}: snippets of the value not shown in the text: {missing}")
 
 
 HUGE = 300_000  # characters per field: far above any bound a model-visible text would keep
@@ -108,4 +182,50 @@ async def text_bounded(ctx: CheckContext) -> None:
             continue  # refusing such an answer is a bound too
         text = outcome.text or ""
         require(len(text) < HUGE, f"{case.name}: the text is {len(text):,} characters: a provider field was "
+                f"echoed unbounded", length=len(text))
+
+
+def _lines(total: int, width: int = 79) -> str:
+    line = "answer text " * (width // 12)
+    return "\n".join(line for _ in range(total // (len(line) + 1)))
+
+
+SOURCE = {"url": "https://answers.example.test/1", "title": "T", "snippet": "s"}
+BOUNDED_ANSWERS = (
+    Case("one huge single-line answer", "a provider answer passed to the model whole",
+         {"answers": {"huge line": {"content": "a" * HUGE, "sources": [SOURCE], "truncated": False}}}),
+    Case("one huge answer of short lines", "the same, for an answer with line ends to cut at",
+         {"answers": {"huge lines": {"content": _lines(HUGE), "sources": [SOURCE], "truncated": False}}}),
+    Case("a batch of two half-huge answers", "each answer bounded alone, their concatenation not",
+         {"answers": {"half one": {"content": _lines(HUGE // 2 + 100), "sources": [SOURCE], "truncated": False},
+                      "half two": {"content": "b" * (HUGE // 2 + 100), "sources": [], "truncated": True}}}),
+)
+
+
+@check(
+    "search.text.bounded_answers",
+    "Huge provider answers (one query or a batch) are returned, with a bounded model-visible text",
+    seed="000",
+    requires=(WS, "scripted-search"),
+    provider="scripted",
+    rule="Seed 000: 'A one-item array returns the provider's result' and a batch labels every provider answer, "
+    "so a long answer is a result, not a failure; and an unbounded array was rejected because it could "
+    "'concatenate an arbitrary number of provider answers', keeping output growth under deployment control "
+    f"(seed 001: 'bounded tool output'). Any bound is accepted; a text of {HUGE:,} characters or more, "
+    "echoing the answers whole, is not bounded.",
+    cases=BOUNDED_ANSWERS,
+)
+async def text_bounded_answers(ctx: CheckContext) -> None:
+    store = ctx.emu.scripted
+    for case in BOUNDED_ANSWERS:
+        answers = case["answers"]
+        scenario = store.load(Script(answers))
+        try:
+            await ctx.configure(provider="scripted", scripted_base=scripted_base(ctx.emu.base_url, scenario))
+            outcome = await ctx.search(list(answers))
+        finally:
+            store.drop(scenario)
+        expect_success(outcome, case.name)
+        text = outcome.text or ""
+        require(len(text) < HUGE, f"{case.name}: the text is {len(text):,} characters: the provider answers were "
                 f"echoed unbounded", length=len(text))
