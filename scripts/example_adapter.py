@@ -271,6 +271,7 @@ BREAKS = (
     "standalone-failure-as-summary",
     "retry-deadline-per-attempt",
     "retry-503-only",
+    "retry-after-429-only",
     "summary-by-default",
     "summary-budget-bytes",
     "summary-no-marker",
@@ -379,6 +380,8 @@ class BreakingTransport(httpx.AsyncBaseTransport):
             response = httpx.Response(200, headers=response.headers, stream=response.stream)
         if response.status_code == 200 and (self.mode, path.rsplit("/", 1)[-1]) in REWRITTEN_ANSWERS:
             response = await rewrite_answer(response, self.mode)
+        if self.mode == "retry-after-429-only" and response.status_code != 429 and "retry-after" in response.headers:
+            del response.headers["retry-after"]  # wrong: a 503 may ask for a wait too
         retry = response.status_code == 429 or response.status_code >= 500
         if self.mode == "silent-retry" and retry and not path.endswith("/fetch"):
             await response.aclose()  # wrong: seed 001 leaves retries to a future capability
