@@ -60,6 +60,9 @@ seed 002 ones:
 must still certify it:
 
     ori-cut-keeps-space  ori_question keeps a space the 128-character cut leaves at its end
+    retry-full-jitter    a backoff drawn from 0 up to its ceiling (a very short wait is possible)
+    localization-trimmed  spaces around a localization address are trimmed, the address forwarded
+    pacing-window        up to the rate start at once, then a sliding one-second window (no spreading)
 
 Seed 003 (the standalone search, ``standalone_search`` / ``standalone_resolve``):
 
@@ -73,6 +76,17 @@ Seed 003 (the standalone search, ``standalone_search`` / ``standalone_resolve``)
     standalone-follow-redirects  a 3xx from the search backend is followed      -> standalone.redirect.not_followed
     standalone-leak-reasoning    the search model's thinking joins the summary  -> standalone.reasoning.withheld
     standalone-resolve-last-slash  web_search_model split at the last "/"       -> standalone.resolve.table
+    standalone-bound-chars       the 24000 bound counted in characters of the
+                                 JSON text, not its UTF-8 bytes                 -> standalone.result.bounded
+    standalone-cited-sources-only  only results the summary mentions are kept   -> standalone.sources.filtered
+    standalone-any-search-call   a Responses web_search_call counts as a search
+                                 whatever its status                            -> standalone.prose.error
+    standalone-citations-only    Responses sources read only from url_citation
+                                 annotations (a search call's sources ignored)  -> standalone.sources.filtered
+    standalone-failure-as-summary  a search request failing with 429 or 5xx answers
+                                 a success whose summary reports the failure    -> standalone.prose.error
+    standalone-leak-responses-reasoning  a Responses reasoning item is read as
+                                 answer text                                    -> standalone.reasoning.withheld
 
 In the LINGERING modes (early-answer-subtle, cancel-no-wait, cancel-single-early) an upstream
 request's teardown takes LINGER seconds (as a graceful close might), which the correct code awaits
@@ -88,6 +102,7 @@ import contextvars
 import json
 import re
 import sys
+import threading
 from collections.abc import Coroutine, Iterable, Sequence
 from dataclasses import dataclass, replace
 from ipaddress import IPv6Address, ip_address
@@ -112,7 +127,7 @@ from dsweb_ref import (
 from dsweb_ref.certification.sandbox import SandboxNetwork
 from dsweb_ref.certification.targets import TargetConfig, reference_settings
 from dsweb_ref.netguard import AddressPolicy, IPAddress, PinnedNetworkBackend, Resolver, check_url, vet_host
-from dsweb_ref.providers import _scheduler, deepseek_search_api
+from dsweb_ref.providers import _deepseek_http, _scheduler, deepseek_search_api
 from dsweb_ref.providers.http_fetch import HttpFetchProvider
 from dsweb_ref.providers.standalone_messages import MessagesStandaloneSearch
 from dsweb_ref.providers.standalone_responses import ResponsesStandaloneSearch
@@ -136,6 +151,7 @@ from dsweb_ref.tools._evidence_rank import Candidate
 from dsweb_ref.tools.evidence_search import EvidenceContext, EvidenceSearchTool
 from dsweb_ref.tools.standalone_search import (
     MAX_OUTPUT_TOKENS,
+    MAX_RESULT_BYTES,
     SEARCH_TIMEOUT_S,
     StandaloneSearchTool,
     bound_sources,
@@ -239,6 +255,23 @@ BREAKS = (
     "pacing-burst",
     "pacing-cancel-sends",
     "localization-unvalidated",
+    "retry-fetch-by-default",
+    "pacing-by-default",
+    "pacing-per-request",
+    "retry-one-too-many",
+    "retry-at-once",
+    "retry-past-deadline",
+    "localization-untrimmed",
+    "localization-refused-late",
+    "standalone-bound-chars",
+    "standalone-cited-sources-only",
+    "standalone-any-search-call",
+    "standalone-citations-only",
+    "standalone-leak-responses-reasoning",
+    "standalone-failure-as-summary",
+    "retry-deadline-per-attempt",
+    "retry-503-only",
+    "retry-after-429-only",
     "summary-by-default",
     "summary-budget-bytes",
     "summary-no-marker",
@@ -254,12 +287,16 @@ BREAKS = (
 )
 # Modes that rebuild the standalone result from the backend's answer instead of the reference tool.
 STANDALONE_REBUILT = (
+    "standalone-failure-as-summary",
     "standalone-no-bound",
+    "standalone-bound-chars",
+    "standalone-cited-sources-only",
     "standalone-accept-prose",
     "standalone-mine-urls",
     "standalone-all-sources",
 )
-VARIANTS = ("ori-cut-keeps-space",)
+RESPONSES_BREAKS = ("standalone-any-search-call", "standalone-citations-only", "standalone-leak-responses-reasoning")
+VARIANTS = ("ori-cut-keeps-space", "retry-full-jitter", "localization-trimmed", "pacing-window")
 # Breaks of rules only the conformance search route (provider "scripted") can show.
 # Breaks of what each search of a batch sends (a one-query call stays right).
 BATCH_REQUEST_BREAKS = ("batch-no-prompt", "batch-count-uncapped")
@@ -350,6 +387,8 @@ class BreakingTransport(httpx.AsyncBaseTransport):
             response = httpx.Response(200, headers=response.headers, stream=response.stream)
         if response.status_code == 200 and (self.mode, path.rsplit("/", 1)[-1]) in REWRITTEN_ANSWERS:
             response = await rewrite_answer(response, self.mode)
+        if self.mode == "retry-after-429-only" and response.status_code != 429 and "retry-after" in response.headers:
+            del response.headers["retry-after"]  # wrong: a 503 may ask for a wait too
         retry = response.status_code == 429 or response.status_code >= 500
         if self.mode == "silent-retry" and retry and not path.endswith("/fetch"):
             await response.aclose()  # wrong: seed 001 leaves retries to a future capability
@@ -362,6 +401,8 @@ class BreakingTransport(httpx.AsyncBaseTransport):
             body = await response.aread()
             self.error_body = body.decode("utf-8", "replace") + " " + response.headers.get("retry-after", "")
             response = httpx.Response(response.status_code, headers=response.headers, content=body)
+        if self.mode in RESPONSES_BREAKS and response.status_code == 200 and path.endswith("/responses"):
+            response = await bend_search_calls(response, self.mode)
         return response
 
     def rewrite(self, request: httpx.Request) -> httpx.Request:
@@ -640,6 +681,40 @@ async def leak_thinking(response: httpx.Response) -> httpx.Response:
     return httpx.Response(response.status_code, headers=headers, content=json.dumps(body).encode())
 
 
+async def bend_search_calls(response: httpx.Response, mode: str) -> httpx.Response:
+    """A Responses answer read wrongly: standalone-any-search-call takes every web_search_call as
+    completed (one still in progress found nothing yet); standalone-citations-only ignores their
+    sources (only url_citation annotations count); standalone-leak-responses-reasoning reads a
+    reasoning item (its summary and encrypted content) as answer text."""
+    body = json.loads(await response.aread())
+    items: list[Any] = body.get("output") or [] if isinstance(body, dict) else []
+    for i, item in enumerate(items):
+        if mode == "standalone-leak-responses-reasoning" and isinstance(item, dict) and item.get("type") == "reasoning":
+            said = " ".join(str(p.get("text", "")) for p in item.get("summary") or [] if isinstance(p, dict))
+            text = f"{said} {item.get('encrypted_content', '')}"
+            items[i] = {"type": "message", "role": "assistant", "status": "completed",
+                        "content": [{"type": "output_text", "text": text, "annotations": []}]}
+        if not (isinstance(item, dict) and item.get("type") == "web_search_call"):
+            continue
+        if mode == "standalone-any-search-call" and item.get("status") != "failed":
+            item["status"] = "completed"
+        if mode == "standalone-citations-only" and isinstance(item.get("action"), dict):
+            item["action"].pop("sources", None)
+    headers = [(k, v) for k, v in response.headers.raw if k.lower() != b"content-length"]
+    return httpx.Response(response.status_code, headers=headers, content=json.dumps(body).encode())
+
+
+def chars_bound(summary: str, sources: list[dict[str, str]]) -> str:
+    """standalone-bound-chars: the 24000 bound counted in characters of the JSON text, not in bytes."""
+    truncated = False
+    while True:
+        value: dict[str, Any] = {"summary": summary, "sources": sources}
+        text = json.dumps({**value, "truncated": True} if truncated else value, ensure_ascii=False)
+        if len(text) <= MAX_RESULT_BYTES:
+            return text
+        summary, truncated = summary[: max(0, len(summary) - (len(text) - MAX_RESULT_BYTES) - 20)], True
+
+
 def concat_merge(results: list[SearchResult], cap: int) -> SearchResult:
     """no-round-robin: query after query instead of rank after rank."""
     seen: dict[str, Source] = {}
@@ -693,6 +768,89 @@ async def stubborn_sleep(_clock: object, seconds: float) -> None:
     except asyncio.CancelledError:
         await wait
         raise
+
+
+def untrimmed(value: object) -> str | None:
+    """localization-untrimmed: the address is validated without its spaces but forwarded with them."""
+    return value if isinstance(value, str) and RIGHT_IP_LITERAL(value.strip()) is not None else None
+
+
+RIGHT_IP_LITERAL = deepseek_search_api.ip_literal
+
+
+def one_too_many(conf: Any, api: str) -> _scheduler.Policy:
+    """retry-one-too-many: the configured bound counts the retries after the first one."""
+    policy = RIGHT_POLICY(conf, api)
+    return replace(policy, retries=policy.retries + 1) if policy.retries else policy
+
+
+RIGHT_POLICY = _scheduler.Policy.of
+
+
+async def deadline_per_attempt(
+    provider: object, conf: Any, api: str, account: tuple[str, str], send: Any, label: str
+) -> Any:
+    """retry-past-deadline: each attempt gets the whole timeout, and a Retry-After wait is taken
+    whatever its length (no cap, no deadline over the operation)."""
+    policy = replace(_scheduler.Policy.of(conf, api), max_wait_s=float("inf"))
+    if not policy.active:
+        return await send(conf.timeout_s)
+    scheduler = _scheduler.process_schedulers().for_account(*account)
+    return await scheduler.run(api, policy, 3600.0, lambda _left: send(conf.timeout_s), label)
+
+
+async def attempt_timeouts(
+    provider: object, conf: Any, api: str, account: tuple[str, str], send: Any, label: str
+) -> Any:
+    """retry-deadline-per-attempt: waits stay within the deadline, but every attempt gets the whole
+    timeout_s again (the operation runs past its one deadline)."""
+    policy = _scheduler.Policy.of(conf, api)
+    if not policy.active:
+        return await send(conf.timeout_s)
+    scheduler = _scheduler.process_schedulers().for_account(*account)
+    return await scheduler.run(api, policy, conf.timeout_s, lambda _left: send(conf.timeout_s), label)
+
+
+def refused_late(setting: str, override: object) -> str | None:
+    """localization-refused-late: the settings take any text; the search then fails as a provider
+    error (nothing is forwarded, but the code names no configuration problem)."""
+    found = RIGHT_IP_LITERAL(setting) if setting else None
+    if setting and found is None:
+        raise WebError(WebErrorCode.PROVIDER_ERROR, "the Search API request could not be built")
+    return found
+
+
+def trimmed(value: object) -> str | None:
+    """localization-trimmed (a variant the seeds allow): spaces around the address are dropped."""
+    return RIGHT_IP_LITERAL(value.strip()) if isinstance(value, str) else None
+
+
+class WindowPacer:
+    """pacing-window (a variant the seeds allow): up to the rate start at once, then each start waits
+    until a second (and a little) has passed since the start the rate's count before it."""
+
+    AFTER = 1.05  # seconds after that start: room for transport jitter, as the reference's spacing
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._starts: list[float] = []
+
+    def reserve(self, now: float, interval: float, latest: float) -> float | None:
+        rate = round((1.0 + _scheduler.PACING_SLACK) / interval)
+        with self._lock:
+            slot = now if len(self._starts) < rate else max(now, self._starts[-rate] + self.AFTER)
+            if slot > latest:
+                return None
+            self._starts.append(slot)
+            return slot
+
+    def start(self, now: float, interval: float) -> float:
+        return 0.0  # the reserved slot is the start
+
+    def give_back(self, slot: float, interval: float) -> None:
+        with self._lock:
+            if self._starts and self._starts[-1] == slot:
+                self._starts.pop()
 
 
 def unvalidated(value: object) -> str | None:
@@ -801,6 +959,47 @@ def bend_scheduling(mode: str | None) -> None:
         _scheduler.retryable = lambda status: status == 402 or right(status)  # wrong: 402 needs funding
     elif mode == "retry-cancel-late":
         _scheduler.MonotonicClock.sleep = stubborn_sleep  # type: ignore[method-assign]
+    elif mode == "retry-fetch-by-default":
+        right_scheduled = _deepseek_http.scheduled
+
+        async def fetch_retried(provider: object, conf: Any, api: str, account: tuple[str, str], send: Any,
+                                label: str) -> Any:
+            if api == "fetch" and conf.retries == 0:
+                policy = replace(_scheduler.Policy.of(conf, api), retries=2)
+                scheduler = _scheduler.process_schedulers().for_account(*account)
+                return await scheduler.run(api, policy, conf.timeout_s, send, label)
+            return await right_scheduled(provider, conf, api, account, send, label)
+
+        _deepseek_http.scheduled = fetch_retried
+    elif mode == "pacing-per-request":
+        _scheduler.SchedulerRegistry.for_account = (  # type: ignore[method-assign]
+            lambda self, base, credential: _scheduler.AccountScheduler(self._clock, self._rand))
+    elif mode == "retry-one-too-many":
+        _scheduler.Policy.of = one_too_many  # type: ignore[assignment]
+    elif mode == "retry-at-once":
+        _scheduler.AccountScheduler.backoff = lambda _self, _retry, _cap: 0.0  # type: ignore[method-assign]
+    elif mode == "retry-503-only":
+        _scheduler.retryable = lambda status: status in (408, 429, 503)  # wrong: every 5xx is retried
+    elif mode == "retry-deadline-per-attempt":
+        _deepseek_http.scheduled = attempt_timeouts
+    elif mode == "retry-past-deadline":
+        _deepseek_http.scheduled = deadline_per_attempt
+    elif mode == "localization-refused-late":
+        settings_module.ip_literal = lambda value: value if isinstance(value, str) else None
+        deepseek_search_api._localization = refused_late
+    elif mode == "retry-full-jitter":
+        def full_jitter(self: _scheduler.AccountScheduler, retry: int, cap: float) -> float:
+            return self._rand.uniform(0.0, min(cap, _scheduler.BACKOFF_FIRST_S * 2.0**retry))
+
+        _scheduler.AccountScheduler.backoff = full_jitter  # type: ignore[method-assign]
+    elif mode == "localization-trimmed":
+        deepseek_search_api.ip_literal = trimmed
+        settings_module.ip_literal = trimmed
+    elif mode == "pacing-window":
+        _scheduler._Pacer = WindowPacer  # type: ignore[misc]
+    elif mode == "localization-untrimmed":
+        deepseek_search_api.ip_literal = untrimmed
+        settings_module.ip_literal = untrimmed
     elif mode == "localization-unvalidated":
         deepseek_search_api.ip_literal = unvalidated  # wrong: seed 001 asks for a bounded input
         settings_module.ip_literal = unvalidated
@@ -849,6 +1048,8 @@ def bend_config(mode: str | None, config: TargetConfig) -> TargetConfig:
         return replace(config, max_uses=5)  # wrong: the configured max_uses ignored
     if mode == "retry-by-default" and config.retries == 0:
         return replace(config, retries=2)  # wrong: seed 001 ships fail-fast
+    if mode == "pacing-by-default" and config.pacing_qps is None:
+        return replace(config, pacing_qps=5.0)  # wrong: seed 001 ships no scheduler
     if mode == "summary-by-default":
         return replace(config, search_model_text="summary")  # wrong: seed 001 shows snippets as shipped
     if mode == "pacing-burst" and config.pacing_qps is not None:
@@ -1132,7 +1333,7 @@ class Adapter:
     def standalone_tool(self, protocol: object) -> StandaloneSearchTool:
         kind = "responses" if protocol == "responses" else "messages"
         backend = ResponsesStandaloneSearch if kind == "responses" else MessagesStandaloneSearch
-        standalone_breaks = ("standalone-follow-redirects", "standalone-leak-reasoning")
+        standalone_breaks = ("standalone-follow-redirects", "standalone-leak-reasoning", *RESPONSES_BREAKS)
         transport = BreakingTransport(self.mode) if self.mode in standalone_breaks and self.mode else None
         search = backend(
             self.bases.get(kind, ""),
@@ -1154,6 +1355,9 @@ class Adapter:
                 query, CallContext(), max_tokens=MAX_OUTPUT_TOKENS, timeout_s=SEARCH_TIMEOUT_S
             )
         except WebError as error:
+            if self.mode == "standalone-failure-as-summary" and re.search(r"HTTP (429|5\d\d)", str(error)):
+                text = encode_result(f"Search failed: {error}", [])  # wrong: a failure is a tool error
+                return ToolResult(text=text, value={"result": json.loads(text)})
             return error_result(error)
         if not answer.searched and self.mode != "standalone-accept-prose":
             return ToolResult(text="Error: no native search", error_code="WEB_PROVIDER_ERROR")
@@ -1162,8 +1366,12 @@ class Adapter:
             sources = [{"title": s.title, "url": s.url} for s in answer.sources]
         if self.mode == "standalone-mine-urls" and not sources:
             sources = [{"title": "", "url": u} for u in re.findall(r"https?://[^\s)\]]+", answer.summary)]
+        if self.mode == "standalone-cited-sources-only":
+            sources = [s for s in sources if s["url"] in answer.summary]
         if self.mode == "standalone-no-bound":
             text = json.dumps({"summary": answer.summary, "sources": sources}, ensure_ascii=False)
+        elif self.mode == "standalone-bound-chars":
+            text = chars_bound(answer.summary, sources)
         else:
             text = encode_result(answer.summary, sources)
         return ToolResult(text=text, value={"result": json.loads(text)})

@@ -102,13 +102,16 @@ Methods
 
     ``retries``, ``pacing_qps`` and ``localization`` are seed 001's opt-in scheduling; their defaults
     are the fail-fast behaviour every target keeps (one request per query, nothing paced, no
-    ``localization`` key). A target declaring ``retry`` retries a Search request answered 408, 429
-    or 5xx at most ``retries`` times, never before a sent ``Retry-After`` (seconds or HTTP date),
-    and never 402 or another 4xx. One declaring ``pacing`` starts no more than ``pacing_qps``
-    Search requests in any one second (waiting for a slot, not failing). One declaring
-    ``localization`` sends an IPv4 or IPv6 literal as the body's ``localization`` and refuses
-    anything else (an error answer to ``configure`` or to the call). Cancelling a call while it
-    waits to retry or for a slot answers at once and sends nothing more.
+    ``localization`` key, a batch's queries started together). A target declaring ``retry``
+    retries a Search request answered 408, 429 or 5xx at most ``retries`` times, never before a
+    sent ``Retry-After`` (seconds or HTTP date, on any of those statuses), not every time at once
+    when none is sent, and never 402 or another 4xx; with retries, ``timeout_s`` is the one
+    deadline of the whole search (every attempt and every wait), not one per attempt. One
+    declaring ``pacing`` starts no more than ``pacing_qps`` Search requests in any one second
+    (waiting for a slot, not failing). One declaring ``localization`` sends an IPv4 or IPv6
+    literal as the body's ``localization`` (no key when unset) and refuses anything else (an
+    error answer to ``configure``, or WEB_CONFIG_INVALID / WEB_INVALID_ARGUMENTS to the call).
+    Cancelling a call while it waits to retry or for a slot answers at once and sends nothing more.
 
     ``search_model_text`` and the two summary budgets are seed 001's model-facing summary. With
     ``"snippet"`` (the default, and always for a target not declaring ``summary-budget``) the model

@@ -80,6 +80,19 @@ BREAKS: dict[str, tuple[set[str], str | tuple[str, ...]]] = {
     "pacing-burst": ({"search.api.pacing.rate"}, "started within one second"),
     "pacing-cancel-sends": ({"search.api.pacing.cancel"}, "sent after the call was cancelled"),
     "localization-unvalidated": ({"search.api.localization"}, "was forwarded as localization"),
+    # found by red-teaming the scheduling checks: each was certified before the row named in its fragment
+    "retry-one-too-many": ({"search.api.retry.waits"}, "503 every time: 4 requests for 2 retries"),
+    "retry-at-once": ({"search.api.retry.waits"}, "every retry without Retry-After came at once"),
+    "retry-past-deadline": ({"search.api.retry.deadline"}, "Retry-After 4 s against a 2 s deadline: answered"),
+    "retry-after-429-only": ({"search.api.retry.waits"}, "503, Retry-After 1 s, then success: retried"),
+    "retry-503-only": ({"search.api.retry.waits"}, "500, then success"),
+    "retry-deadline-per-attempt": ({"search.api.retry.deadline"}, "503 after 1.4 s, every time"),
+    "localization-untrimmed": ({"search.api.localization"}, "spaces around an IPv4 literal"),
+    "localization-refused-late": ({"search.api.localization"}, "refused at the call with WEB_PROVIDER_ERROR"),
+    "pacing-by-default": ({"search.api.fail_fast"}, "four queries at once: the starts spread over"),
+    # already caught (rows of other checks); kept so they stay caught
+    "retry-fetch-by-default": ({"fetch.api.mapping"}, "a failure must not be retried silently"),
+    "pacing-per-request": ({"search.api.pacing.rate"}, "started within one second"),
     # seed 001's model-facing summary: snippets by default, and the opt-in summary-budget capability
     "summary-by-default": ({"search.api.summary.snippet_default"}, "the model-visible text shows the summary"),
     "summary-budget-bytes": ({"search.api.summary.budget"}, "CJK at the budget: a 1000-character summary was cut"),
@@ -192,6 +205,22 @@ def test_ori_cut_keeps_space_variant_is_certified(tmp_path: Path) -> None:
     command = adapter_command("--variant", "ori-cut-keeps-space")
     code, _, got = certify_json(tmp_path, "--adapter", command, "--only", "search.api")
     assert code == 0 and got["search.api.ori_question"] == "passed"
+
+
+# Readings the seeds and issue 12 leave open: each must stay certified (removed false failures and
+# guards against new ones).
+SCHEDULING_VARIANTS = {
+    "retry-full-jitter": "search.api.retry.waits",  # a backoff may draw a very short wait
+    "localization-trimmed": "search.api.localization",  # spaces trimmed, the address forwarded
+    "pacing-window": "search.api.pacing",  # a burst within the rate (a pacing.cancel false failure before)
+}
+
+
+@pytest.mark.parametrize("variant", sorted(SCHEDULING_VARIANTS))
+def test_scheduling_variants_the_seeds_allow_are_certified(variant: str, tmp_path: Path) -> None:
+    command = adapter_command("--variant", variant)
+    code, _, got = certify_json(tmp_path, "--adapter", command, "--only", SCHEDULING_VARIANTS[variant])
+    assert code == 0 and got and set(got.values()) == {"passed"}, got
 
 
 @pytest.mark.parametrize("mode", ["no-round-robin", "duplicate-url"])

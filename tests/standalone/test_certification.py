@@ -28,6 +28,13 @@ BREAKS: dict[str, tuple[str, str]] = {
     "standalone-follow-redirects": ("standalone.redirect.not_followed", "Location was visited"),
     "standalone-leak-reasoning": ("standalone.reasoning.withheld", "reasoning or encrypted content"),
     "standalone-resolve-last-slash": ("standalone.resolve.table", "assigned-splits-at-the-first-slash"),
+    # found by red-teaming: each was certified before the row named in its fragment
+    "standalone-bound-chars": ("standalone.result.bounded", "[cjk-summary] the result is"),
+    "standalone-cited-sources-only": ("standalone.sources.filtered", "0 sources kept of 8"),
+    "standalone-any-search-call": ("standalone.prose.error", "[responses-search-in-progress]"),
+    "standalone-failure-as-summary": ("standalone.prose.error", "[http-500]: expected a WEB_* error"),
+    "standalone-leak-responses-reasoning": ("standalone.reasoning.withheld", "[responses] the result contains"),
+    "standalone-citations-only": ("standalone.sources.filtered", "[responses-action-sources] 0 sources kept"),
 }
 STANDALONE = sorted(i for i in REGISTRY if i.startswith("standalone."))
 
@@ -45,7 +52,7 @@ def _certify(tmp_path: Path, *argv: str) -> tuple[int, dict[str, Any], dict[str,
 
 
 def test_every_standalone_check_has_a_break_that_it_alone_catches() -> None:
-    assert sorted(check for check, _ in BREAKS.values()) == STANDALONE
+    assert sorted({check for check, _ in BREAKS.values()}) == STANDALONE
 
 
 def test_every_standalone_check_cites_seed_003_and_its_cases_say_what_they_catch() -> None:

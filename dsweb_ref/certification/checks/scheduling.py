@@ -26,16 +26,26 @@ from __future__ import annotations
 import asyncio
 import bisect
 import email.utils
+import functools
 import ipaddress
 import time
 
 from ..._exceptions import WebError
-from ...emulator import RateLimited, RequestRecord, Status
+from ...emulator import Delay, RateLimited, RequestRecord, Status
 from ...emulator.faults import Fault
 from ..adapter_protocol import CAP_LOCALIZATION, CAP_PACING, CAP_RETRY
 from ..cases import Case
 from ..targets import CallOutcome, PendingCall, TargetError
-from ._base import CALL_TIMEOUT, PROVIDER_ERROR, CheckContext, check, expect_error, expect_success, require
+from ._base import (
+    CALL_TIMEOUT,
+    INVALID_ARGUMENTS,
+    PROVIDER_ERROR,
+    CheckContext,
+    check,
+    expect_error,
+    expect_success,
+    require,
+)
 
 __all__ = ["OPT_IN_CHECKS", "SCHEDULING_CAPABILITIES"]
 
@@ -47,6 +57,14 @@ AT_ONCE = 1.0  # seconds a cancelled call may take to answer "cancelled" while i
 INTO_THE_WAIT = 0.5  # seconds after the 429 is answered before cancelling the retry wait
 CLOCK_SLACK = 0.02  # seconds: the emulator stamps a request a moment after the client sent it
 WINDOW_SLACK = 0.05  # seconds of transport jitter a pacer's one-second windows are allowed
+RETRIES = 2  # the retries the retry checks allow
+BURST_QUIET = 0.2  # seconds without a new request after which a pacer's burst has landed
+# A retry this soon after the failure was answered was sent at once, without waiting. The curve is
+# open (a full-jitter backoff may draw a short wait), so only the longest of three such waits counts.
+AT_ONCE_RETRY = 0.02
+DEADLINE = 2.0  # seconds: the operation's timeout_s in the deadline rows
+DEADLINE_SLACK = 0.75  # seconds past the deadline a call may take to answer (transport, adapter)
+CONFIG_INVALID = "WEB_CONFIG_INVALID"
 
 
 async def _answer(
@@ -71,7 +89,10 @@ FAIL_FAST_CASES = (
     Case("408", "retrying a request timeout by default", {"fault": Status(408)}),
     Case("402", "retrying or swallowing a funding failure", {"fault": Status(402)}),
     Case("400", "retrying a rejected request", {"fault": Status(400)}),
+    Case("four queries at once", "pacing by default (a 5 QPS pacer spreads four starts over 0.6 s)",
+         {"batch": BATCH}),
 )
+UNPACED_SPAN = 0.3  # seconds: an unpaced batch's four starts come together; a 5 QPS pacer needs 0.6 s
 
 
 @check(
@@ -81,11 +102,23 @@ FAIL_FAST_CASES = (
     requires=(WS, API),
     provider="api",
     rule="Seed 001: the provider has no shared rate scheduler, automatic retries, or fallback; a failing "
-    "query fails the call. Targets with opt-in retry or pacing keep this until configured otherwise.",
+    "query fails the call, and the tool issues a batch's queries concurrently. Targets with opt-in retry or "
+    "pacing keep this until configured otherwise (issue 12: default off).",
     cases=FAIL_FAST_CASES,
 )
 async def fail_fast(ctx: CheckContext) -> None:
     for case in FAIL_FAST_CASES:
+        if "batch" in case.params:
+            ctx.fresh()
+            expect_success(await ctx.search(case["batch"]), case.name)
+            await ctx.settle()
+            starts = sorted(r.started for r in ctx.records("search"))
+            require(len(starts) == len(case["batch"]),
+                    f"{case.name}: {len(starts)} requests for {len(case['batch'])} queries")
+            span = starts[-1] - starts[0]
+            require(span <= UNPACED_SPAN, f"{case.name}: the starts spread over {span:.2f} s with pacing off",
+                    catches=case.catches, starts=starts)
+            continue
         outcome, records = await _answer(ctx, case["fault"], case.name, None)
         expect_error(outcome, case.name, PROVIDER_ERROR)
         require(len(records) == 1, f"{case.name}: {len(records)} requests; without retries there is exactly one",
@@ -110,9 +143,16 @@ RETRY_CASES = (
     Case("429 without Retry-After, then success", "retrying 429 only when the header is present",
          {"fault": RateLimited(retry_after=None)}),
     Case("503, then success", "retrying 429 but not 5xx", {"fault": Status(503)}),
+    Case("503, Retry-After 1 s, then success", "reading Retry-After on a 429 only (a 503 may send one too)",
+         {"fault": Status(503, headers={"Retry-After": "1"}), "wait": 1}),
+    Case("500, then success", "retrying only 503 among the 5xx (Service Unavailable taken for the one transient "
+         "status)", {"fault": Status(500)}),
     Case("408, then success", "retrying 429/5xx but not 408", {"fault": Status(408)}),
-    Case("503 every time", "retrying without bound (the call must still answer, within its deadline)",
+    Case("503 every time", "retrying without bound, or more often than the configured retries",
          {"fault": Status(503), "times": None}),
+    Case("no Retry-After: a wait before the retry", "retrying at once when no Retry-After is sent (the guide "
+         "says to wait before retrying); judged on the longest wait of the three rows without the header",
+         {"judges": ("429 without Retry-After, then success", "503, then success", "408, then success")}),
 )
 
 
@@ -127,8 +167,14 @@ RETRY_CASES = (
     cases=RETRY_CASES,
 )
 async def retry_waits(ctx: CheckContext) -> None:
-    await ctx.configure_opt_in(retries=2)
+    await ctx.configure_opt_in(retries=RETRIES)
+    waits: dict[str, float] = {}
     for case in RETRY_CASES:
+        if "judges" in case.params:
+            longest = max(waits[name] for name in case["judges"])
+            require(longest >= AT_ONCE_RETRY, f"{case.name}: every retry without Retry-After came at once (the "
+                    f"longest wait {longest * 1000:.1f} ms)", catches=case.catches, waits=waits)
+            continue
         not_before: float | None = None
         fault = case["fault"]
         if fault == "seconds":
@@ -140,7 +186,8 @@ async def retry_waits(ctx: CheckContext) -> None:
         outcome, records = await _answer(ctx, fault, case.name, times)
         if times is None:
             expect_error(outcome, case.name, PROVIDER_ERROR)
-            require(len(records) >= 2, f"{case.name}: never retried", catches=case.catches)
+            require(2 <= len(records) <= 1 + RETRIES, f"{case.name}: {len(records)} requests for {RETRIES} "
+                    f"retries (expected 2 to {1 + RETRIES})", catches=case.catches)
             continue
         expect_success(outcome, case.name)
         require(len(records) == 2, f"{case.name}: {len(records)} requests, expected the failure and one retry",
@@ -149,15 +196,55 @@ async def retry_waits(ctx: CheckContext) -> None:
         require(first.finished is not None and second.started > first.finished,
                 f"{case.name}: the retry started before the failure was answered", catches=case.catches)
         assert first.finished is not None
-        if isinstance(fault, RateLimited) and isinstance(fault.retry_after, int):
+        waits[case.name] = second.started - first.finished
+        asked = fault.retry_after if isinstance(fault, RateLimited) else case.params.get("wait")
+        if isinstance(asked, int):
             waited = second.started - first.finished
-            require(waited >= fault.retry_after - CLOCK_SLACK,
-                    f"{case.name}: retried {waited:.3f} s after a Retry-After of {fault.retry_after} s",
-                    catches=case.catches)
+            require(waited >= asked - CLOCK_SLACK, f"{case.name}: retried {waited:.3f} s after a Retry-After of "
+                    f"{asked} s", catches=case.catches)
         if not_before is not None:
             require(second.started >= not_before - CLOCK_SLACK,
                     f"{case.name}: retried {not_before - second.started:.3f} s before the Retry-After date",
                     catches=case.catches)
+
+
+DEADLINE_CASES = (
+    Case("Retry-After 4 s against a 2 s deadline",
+         "waiting out a Retry-After longer than the operation has left (no cap, no deadline over the retries)",
+         {"fault": RateLimited(retry_after=4), "times": 1}),
+    Case("503 after 1.4 s, every time, against a 2 s deadline",
+         "a fresh deadline for each attempt instead of one over the whole operation",
+         {"fault": Delay(1.4, then=Status(503)), "times": None}),
+)
+
+
+@check(
+    "search.api.retry.deadline",
+    "With retries on, the whole search (every attempt and every wait) ends within its one deadline",
+    seed="001",
+    requires=(WS, API, CAP_RETRY),
+    provider="api",
+    rule="Seed 001 asks for bounded retry ownership; issue 12 bounds it: Retry-After honoured and capped, "
+    "the whole operation inside its one deadline (timeout_s). Left open: whether a Retry-After past the "
+    "cap or the deadline ends the retries or is cut short, and the answer (the last failure or a timeout).",
+    cases=DEADLINE_CASES,
+)
+async def retry_deadline(ctx: CheckContext) -> None:
+    await ctx.configure_opt_in(retries=RETRIES)
+    timeout = ctx.config.timeout_s
+    await ctx.configure(timeout_s=DEADLINE)
+    try:
+        for case in DEADLINE_CASES:
+            ctx.fresh()
+            ctx.emu.inject("search", case["fault"], times=case["times"])
+            began = time.monotonic()
+            outcome = await ctx.search([QUERY])
+            await ctx.settle()
+            took = outcome.answered_at - began
+            require(took <= DEADLINE + DEADLINE_SLACK, f"{case.name}: answered {took:.2f} s after the call began, "
+                    f"past its {DEADLINE:g} s deadline", catches=case.catches, answer=outcome.brief())
+    finally:
+        await ctx.configure(timeout_s=timeout)
 
 
 NEVER_CASES = tuple(
@@ -183,7 +270,7 @@ NEVER_CASES = tuple(
     cases=NEVER_CASES,
 )
 async def retry_never(ctx: CheckContext) -> None:
-    await ctx.configure_opt_in(retries=2)
+    await ctx.configure_opt_in(retries=RETRIES)
     for case in NEVER_CASES:
         outcome, records = await _answer(ctx, Status(case["status"]), f"HTTP {case.name}", None)
         expect_error(outcome, f"HTTP {case.name}", PROVIDER_ERROR)
@@ -229,7 +316,7 @@ RETRY_CANCEL_CASES = (
     cases=RETRY_CANCEL_CASES,
 )
 async def retry_cancel(ctx: CheckContext) -> None:
-    await ctx.configure_opt_in(retries=2)
+    await ctx.configure_opt_in(retries=RETRIES)
     (case,) = RETRY_CANCEL_CASES
     ctx.emu.inject("search", RateLimited(retry_after=case["retry_after"]))
     call = ctx.start_search([QUERY])
@@ -288,6 +375,19 @@ PACING_CANCEL_CASES = (
 )
 
 
+async def _landed(ctx: CheckContext) -> int:
+    """The Search API requests seen once no more arrived for ``BURST_QUIET`` seconds: a pacer may let
+    a burst within the rate start at once (open), and its later members must not be taken for
+    requests sent after the cancel."""
+    seen = len(ctx.records("search"))
+    while True:
+        try:
+            await ctx.blocking(functools.partial(ctx.emu.log.wait_for, seen + 1, BURST_QUIET, route="search"))
+        except TimeoutError:
+            return seen
+        seen = len(ctx.records("search"))
+
+
 @check(
     "search.api.pacing.cancel",
     "Cancelling a paced call while queries wait for a slot answers cancelled at once; they are never sent",
@@ -303,7 +403,7 @@ async def pacing_cancel(ctx: CheckContext) -> None:
     await ctx.configure_opt_in(pacing_qps=case["qps"])
     call = ctx.start_search(BATCH)
     await ctx.blocking(lambda: ctx.emu.log.wait_for(1, 10.0, route="search"))
-    seen = len(ctx.records("search"))
+    seen = await _landed(ctx)
     require(seen < len(BATCH), f"{case.name}: all {seen} queries were sent at once at {case['qps']:g} QPS")
     await _cancel_at_once(ctx, call, case.name)
     await _no_request_after(ctx, seen, len(BATCH) / case["qps"] + 0.5, case.name)
@@ -321,20 +421,46 @@ LOCALIZATION_CASES = (
     Case("a host name", "resolving or forwarding a name", {"value": "example.com", "ok": False}),
     Case("a network", "forwarding a range", {"value": "203.0.113.0/24", "ok": False}),
     Case("a zoned IPv6", "forwarding an interface-scoped address", {"value": "fe80::1%eth0", "ok": False}),
+    Case("spaces around an IPv4 literal", "forwarding the text with its spaces (refusing it, or sending the "
+         "address without them, are both fine)", {"value": " 203.0.113.7 ", "ok": None}),
 )
+# Issue 12: a bad localization is WEB_CONFIG_INVALID (the deployment's setting) or WEB_INVALID_ARGUMENTS.
+REFUSED_CODES = (CONFIG_INVALID, INVALID_ARGUMENTS)
 
 
-async def _refused(ctx: CheckContext, value: str, what: str) -> None:
-    """``value`` is refused at configure time or at the call, and never reaches the Search API."""
+async def _refused(ctx: CheckContext, value: str, what: str, catches: str) -> None:
+    """``value`` is refused at configure time or at the call (with a configuration or argument code),
+    and never reaches the Search API."""
     try:
         await ctx.configure_opt_in(localization=value)
     except (TargetError, WebError):
         await ctx.configure_opt_in()
         return
     outcome = await ctx.search([QUERY])
-    expect_error(outcome, what)
     sent = [r.json.get("localization") for r in ctx.records("search") if isinstance(r.json, dict)]
-    require(value not in sent, f"{what}: {value!r} was forwarded as localization")
+    require(value not in sent, f"{what}: {value!r} was forwarded as localization", catches=catches)
+    expect_error(outcome, what)
+    require(outcome.error_code in REFUSED_CODES, f"{what}: refused at the call with {outcome.error_code}, "
+            f"expected {' or '.join(REFUSED_CODES)}", catches="a bad localization reported as a provider failure")
+    await ctx.configure_opt_in()
+
+
+async def _either(ctx: CheckContext, value: str, what: str, catches: str) -> None:
+    """``value`` is refused as :func:`_refused` says, or forwarded as the address it names."""
+    try:
+        await ctx.configure_opt_in(localization=value)
+    except (TargetError, WebError):
+        await ctx.configure_opt_in()
+        return
+    outcome = await ctx.search([QUERY])
+    sent = [r.json.get("localization") for r in ctx.records("search") if isinstance(r.json, dict)]
+    want = ipaddress.ip_address(value.strip())
+    require(all(_same_address(s, want) for s in sent), f"{what}: localization {sent!r} was sent",
+            catches=catches)
+    if outcome.ok:
+        require(sent, f"{what}: accepted, but no localization was sent", catches=catches)
+    else:
+        require(outcome.error_code in REFUSED_CODES, f"{what}: refused at the call with {outcome.error_code}")
     await ctx.configure_opt_in()
 
 
@@ -345,25 +471,29 @@ async def _refused(ctx: CheckContext, value: str, what: str) -> None:
     requires=(WS, API, CAP_LOCALIZATION),
     provider="api",
     rule="Seed 001: define a bounded localization input before forwarding it; API localization is an IP "
-    "address, not an inferred city or UI language.",
+    "address, not an inferred city or UI language. Issue 12: omitted when unset; anything else is "
+    "WEB_CONFIG_INVALID or WEB_INVALID_ARGUMENTS, never forwarded.",
     cases=LOCALIZATION_CASES,
 )
 async def localization(ctx: CheckContext) -> None:
     for case in LOCALIZATION_CASES:
         ctx.emu.log.clear()
         value = case["value"]
+        if case["ok"] is None:
+            await _either(ctx, value, case.name, case.catches)
+            continue
         if not case["ok"]:
-            await _refused(ctx, value, case.name)
+            await _refused(ctx, value, case.name, case.catches)
             continue
         await ctx.configure_opt_in(localization=value)
         expect_success(await ctx.search([QUERY]), case.name)
         bodies = [r.json for r in ctx.records("search") if isinstance(r.json, dict)]
         require(bodies, f"{case.name}: no Search API request")
-        sent = [b.get("localization") for b in bodies]
-        if value is None:
-            require(all(s in (None, "") for s in sent), f"{case.name}: localization {sent!r} was sent",
-                    catches=case.catches)
+        if value is None:  # issue 12: omitted when unset (not null, not blank)
+            sent = [b["localization"] for b in bodies if "localization" in b]
+            require(not sent, f"{case.name}: localization {sent!r} was sent", catches=case.catches)
             continue
+        sent = [b.get("localization") for b in bodies]
         want = ipaddress.ip_address(value)
         require(all(_same_address(s, want) for s in sent),
                 f"{case.name}: localization {sent!r}, expected {value!r}", catches=case.catches)
@@ -383,6 +513,7 @@ OPT_IN_CHECKS = frozenset(
         "search.api.retry.waits",
         "search.api.retry.never",
         "search.api.retry.cancel",
+        "search.api.retry.deadline",
         "search.api.pacing.rate",
         "search.api.pacing.cancel",
         "search.api.localization",

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ...emulator import Fault, HugeSummary, Malformed, ProseOnly, Redirect
+from ...emulator import Fault, HugeSummary, Malformed, ProseOnly, Redirect, Status
 from ...emulator.faults import RouteName
 from ..cases import Case
 from ..targets import CallOutcome
@@ -151,6 +151,9 @@ BOUND_CASES = (
     Case("nul-heavy-summary", "measuring raw characters instead of encoded bytes (\\u0000 escapes x6)",
          {"protocol": "messages", "fault": Malformed(body=_messages_body(
              [_result_block([_item("https://a.example.test/")]), {"type": "text", "text": "\x00" * 20_000}]))}),
+    Case("cjk-summary", "counting characters of the JSON text instead of its UTF-8 bytes (12 000 CJK characters "
+         "are 36 000 bytes)", {"protocol": "messages", "fault": Malformed(body=_messages_body(
+             [_result_block([_item("https://a.example.test/")]), {"type": "text", "text": "搜" * 12_000}]))}),
 )
 
 
@@ -180,6 +183,16 @@ PROSE_CASES = (
          {"protocol": "messages"}),
     Case("responses-prose", "accepting a Responses answer without a completed web_search_call",
          {"protocol": "responses"}),
+    Case("responses-search-in-progress", "counting a web_search_call that did not complete (in progress) as a search",
+         {"protocol": "responses", "body": _responses_body([
+             {"id": "ws_cert", "type": "web_search_call", "status": "in_progress",
+              "action": {"type": "search", "query": "q"}},
+             {"id": "msg_cert", "type": "message", "role": "assistant", "status": "completed",
+              "content": [{"type": "output_text", "text": "From memory.", "annotations": []}]}])}),
+    Case("http-500", "answering a failed search request with a success whose summary reports the failure",
+         {"protocol": "messages", "fault": Status(500)}),
+    Case("responses-http-429", "the same over Responses (a rate-limited search request)",
+         {"protocol": "responses", "fault": Status(429)}),
     Case("started-not-completed", "counting a server_tool_use (a started search) as a completed one",
          {"protocol": "messages", "body": _messages_body(
              [{"type": "server_tool_use", "id": "srvtoolu_cert", "name": "web_search", "input": {"query": "q"}},
@@ -189,18 +202,19 @@ PROSE_CASES = (
 
 @check(
     "standalone.prose.error",
-    "an answer without a completed native search is a tool error",
+    "an answer without a completed native search, or a failed search request, is a tool error",
     seed="003",
     requires=(SA,),
     provider="messages",
     rule="Seed 003: if the backend returns only an ordinary answer without completing native search results, "
-    "a tool error is reported.",
+    "a tool error is reported; failures are returned as ordinary tool errors.",
     cases=PROSE_CASES,
 )
 async def prose_error(ctx: CheckContext) -> None:
     for case in PROSE_CASES:
         body = case.params.get("body")
-        fault = Malformed(body=body) if body is not None else ProseOnly("From memory: https://guess.example.test/")
+        fault = case.params.get("fault") or (
+            Malformed(body=body) if body is not None else ProseOnly("From memory: https://guess.example.test/"))
         expect_error(await _faulted(ctx, case["protocol"], fault), f"[{case.name}]")
 
 
@@ -239,11 +253,26 @@ async def structured_only(ctx: CheckContext) -> None:
 
 VALID = [f"https://s{i}.example.test/page" for i in range(9)]
 FILTER_CASES = (
-    Case("nine-valid", "no cap at eight", {"urls": VALID}),
-    Case("duplicates", "no dedupe by URL", {"urls": [VALID[0]] * 3 + [VALID[1]]}),
+    Case("nine-valid", "no cap at eight", {"urls": VALID, "keep": 8}),
+    Case("duplicates", "no dedupe by URL", {"urls": [VALID[0]] * 3 + [VALID[1]], "keep": 2}),
     Case("other-schemes", "keeping javascript:, ftp: or data: URLs",
-         {"urls": ["javascript:alert(1)", "ftp://f.example.test/", "data:text/plain,x", VALID[2]]}),
+         {"urls": ["javascript:alert(1)", "ftp://f.example.test/", "data:text/plain,x", VALID[2]], "keep": 1}),
+    Case("three-valid-uncited", "keeping only the results the summary cites or mentions (these are sources too)",
+         {"urls": VALID[:3], "keep": 3}),
+    Case("responses-action-sources", "reading a Responses search's sources only from url_citation annotations, "
+         "not from the web_search_call's own sources", {"urls": VALID[3:6], "keep": 3, "protocol": "responses"}),
 )
+
+
+def _filter_body(protocol: str, urls: list[str]) -> bytes:
+    """A completed search whose structured results are ``urls``, with a summary citing none of them."""
+    if protocol == "messages":
+        return _messages_body([_result_block([_item(u) for u in urls]), {"type": "text", "text": "Summary."}])
+    return _responses_body([
+        {"id": "ws_cert", "type": "web_search_call", "status": "completed",
+         "action": {"type": "search", "query": "q", "sources": [{"type": "url", "url": u} for u in urls]}},
+        {"id": "msg_cert", "type": "message", "role": "assistant", "status": "completed",
+         "content": [{"type": "output_text", "text": "Summary.", "annotations": []}]}])
 
 
 @check(
@@ -252,20 +281,24 @@ FILTER_CASES = (
     seed="003",
     requires=(SA,),
     provider="messages",
-    rule="Seed 003: at most eight distinct HTTP(S) sources are kept.",
+    rule="Seed 003: at most eight distinct HTTP(S) sources are kept: the search's structured results pass "
+    "but for that cap, duplicates and other schemes (which eight is open).",
     cases=FILTER_CASES,
 )
 async def sources_filtered(ctx: CheckContext) -> None:
     for case in FILTER_CASES:
         urls: list[str] = case["urls"]
-        body = _messages_body([_result_block([_item(u) for u in urls]), {"type": "text", "text": "Summary."}])
-        value = _visible(await _faulted(ctx, "messages", Malformed(body=body)), f"[{case.name}]")
+        protocol = case.params.get("protocol", "messages")
+        body = _filter_body(protocol, urls)
+        value = _visible(await _faulted(ctx, protocol, Malformed(body=body)), f"[{case.name}]")
         got = [s.get("url") for s in value["sources"]]
         require(len(got) <= 8, f"[{case.name}] {len(got)} sources, at most 8 allowed")
         require(len(set(got)) == len(got), f"[{case.name}] duplicate source URLs {got!r}")
         require(all(isinstance(u, str) and u.startswith(("http://", "https://")) for u in got),
                 f"[{case.name}] a non-HTTP(S) source was kept: {got!r}")
         require(set(got) <= set(urls), f"[{case.name}] a source not in the search results: {got!r}")
+        require(len(got) == case["keep"], f"[{case.name}] {len(got)} sources kept of {case['keep']} distinct "
+                f"HTTP(S) results (up to eight are kept)", catches=case.catches)
 
 
 # -- redirects ------------------------------------------------------------------------------------
@@ -304,6 +337,21 @@ def _opaque_values(value: Any) -> list[str]:
     return found
 
 
+REASONING_SUMMARY = "Private chain of thought about the query"
+REASONING_SECRET = "gAAAAB-opaque-reasoning-blob-0123456789"
+REASONING_CASES = (
+    Case("messages", "a thinking block (or its signature) joining the summary", {"protocol": "messages"}),
+    Case("responses", "a Responses reasoning item's summary or encrypted content joining the result",
+         {"protocol": "responses", "body": _responses_body([
+             {"id": "rs_cert", "type": "reasoning", "encrypted_content": REASONING_SECRET,
+              "summary": [{"type": "summary_text", "text": REASONING_SUMMARY}]},
+             {"id": "ws_cert", "type": "web_search_call", "status": "completed",
+              "action": {"type": "search", "query": "q", "sources": [{"type": "url", "url": VALID[0]}]}},
+             {"id": "msg_cert", "type": "message", "role": "assistant", "status": "completed",
+              "content": [{"type": "output_text", "text": "Summary.", "annotations": []}]}])}),
+)
+
+
 @check(
     "standalone.reasoning.withheld",
     "reasoning, signatures and encrypted content of the search answer never reach the result",
@@ -312,16 +360,24 @@ def _opaque_values(value: Any) -> list[str]:
     provider="messages",
     rule="Seed 003: the reasoning, encrypted page content and Responses replay items produced by the search do "
     "not enter the main conversation.",
+    cases=REASONING_CASES,
 )
 async def reasoning_withheld(ctx: CheckContext) -> None:
+    messages, responses = REASONING_CASES
     outcome = await _search(ctx, "search api")
-    _visible(outcome, "search")
+    _visible(outcome, f"[{messages.name}] search")
     records = ctx.records("messages")
     require(records, "no Messages request reached the emulator")
     hidden = _opaque_values(json.loads(records[-1].response_body))
     require(hidden, "the emulator answer carried no reasoning to withhold (emulator changed?)")
     leaked = [h[:40] for h in hidden if h in (outcome.text or "")]
-    require(not leaked, f"the result contains reasoning or encrypted content: {leaked!r}")
+    require(not leaked, f"[{messages.name}] the result contains reasoning or encrypted content: {leaked!r}",
+            catches=messages.catches)
+    outcome = await _faulted(ctx, "responses", Malformed(body=responses["body"]))
+    _visible(outcome, f"[{responses.name}] search")
+    leaked = [h for h in (REASONING_SUMMARY, REASONING_SECRET) if h in (outcome.text or "")]
+    require(not leaked, f"[{responses.name}] the result contains reasoning or encrypted content: {leaked!r}",
+            catches=responses.catches)
 
 
 # -- account selection ----------------------------------------------------------------------------
