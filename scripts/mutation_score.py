@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Measured power: mutate the reference and count the mutants a killer rejects.
 
-    python scripts/mutation_score.py            # the certification suite alone kills (tools/, DeepSeek providers)
+    python scripts/mutation_score.py            # the certification suite kills (seed-000/001 tools, providers)
     python scripts/mutation_score.py --unit     # the unit tests kill (issue 14's seven core modules)
     python scripts/mutation_score.py --modules dsweb_ref/tools/_merge.py    # a subset, while developing
 
@@ -62,8 +62,18 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 EQUIVALENT = ROOT / "scripts" / "mutation" / "equivalent.txt"
 
+# The seed-000/001 tools (web_search, web_fetch and their helpers) and the DeepSeek providers: the scope
+# issue 8 measures and equivalent.txt judges. The seed-002 evidence and seed-003 standalone tools are not
+# in it yet, nor tools/_summary.py (the summary-budget opt-in): their survivors are unjudged; name them
+# with --modules to measure them.
 CERT_MODULES = (
-    "dsweb_ref/tools/*",
+    "dsweb_ref/tools/_merge.py",
+    "dsweb_ref/tools/_batch.py",
+    "dsweb_ref/tools/_result.py",
+    "dsweb_ref/tools/_render.py",
+    "dsweb_ref/tools/web_search.py",
+    "dsweb_ref/tools/web_fetch.py",
+    "dsweb_ref/tools/_fetch_render.py",
     "dsweb_ref/providers/_deepseek_http.py",
     "dsweb_ref/providers/deepseek_official.py",
     "dsweb_ref/providers/deepseek_search_api.py",
