@@ -21,6 +21,7 @@ passages of at most ``passage_chars`` each; the whole text at most
 from __future__ import annotations
 
 import asyncio
+import functools
 import math
 import unicodedata
 from collections.abc import Awaitable, Iterable, Mapping, Sequence
@@ -126,8 +127,9 @@ class _Query:
     fetch_failed: int = 0
     evidence: list[dict[str, str]] = field(default_factory=list)
 
-    @property
+    @functools.cached_property
     def topic(self) -> str:
+        """The query without its search operators: read for every candidate, so computed once."""
         return topic_of(self.text)
 
 
