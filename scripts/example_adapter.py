@@ -284,6 +284,8 @@ BREAKS = (
     "error-echo-unscrubbed",
     "base-inferred",
     "fetch-malformed-as-empty",
+    "no-results-is-empty",
+    "tools-fixed-path",
 )
 # Modes that rebuild the standalone result from the backend's answer instead of the reference tool.
 STANDALONE_REBUILT = (
@@ -395,6 +397,8 @@ class BreakingTransport(httpx.AsyncBaseTransport):
             response = await self.inner.handle_async_request(self.rewrite(request))
         if self.mode == "standalone-leak-reasoning" and response.status_code == 200:
             response = await leak_thinking(response)
+        if self.mode == "no-results-is-empty" and path.endswith("/search") and response.status_code == 200:
+            response = await results_or_empty(response)
         if self.mode == "fetch-malformed-as-empty" and path.endswith("/fetch") and response.status_code == 200:
             response = await markdown_or_empty(response)
         if self.mode == "error-echo-unscrubbed" and response.status_code >= 400:
@@ -419,6 +423,9 @@ class BreakingTransport(httpx.AsyncBaseTransport):
             parts = urlsplit(json.loads(request.content)["url"])
             url = urlunsplit(parts._replace(scheme=parts.scheme.lower(), netloc=parts.netloc.lower()))
             return _rewrite_json(request, {"url": url})
+        if mode == "tools-fixed-path" and path.endswith(("/search", "/fetch")):
+            # wrong: seed 001's base is complete; this appends a fixed /v1/tools/<route> to the base's origin
+            request.url = request.url.copy_with(path="/v1/tools/" + path.rsplit("/", 1)[-1])
         if mode == "extra-header" and path.endswith(("/search", "/fetch")):
             request.headers["User-Agent"] = "example-adapter/1"  # wrong: seed 001 allows only two headers
         return request
@@ -456,6 +463,18 @@ async def rewrite_answer(response: httpx.Response, mode: str | None) -> httpx.Re
                 block["citations"].reverse()  # wrong: the first citation of a URL is its snippet
     headers = [(k, v) for k, v in response.headers.items() if k.lower() not in ("content-length", "content-encoding")]
     return httpx.Response(response.status_code, headers=headers, content=json.dumps(data).encode())
+
+
+async def results_or_empty(response: httpx.Response) -> httpx.Response:
+    """no-results-is-empty: a Search API 200 without a results list becomes an empty search (as LiteLLM reads it)."""
+    body = await response.aread()
+    try:
+        data = json.loads(body)
+    except ValueError:
+        data = None
+    if isinstance(data, dict) and "results" not in data:
+        body = b'{"results": []}'  # wrong: a 200 that is no search answer is a failure, not "nothing found"
+    return httpx.Response(200, headers={"content-type": "application/json"}, content=body)
 
 
 async def markdown_or_empty(response: httpx.Response) -> httpx.Response:
