@@ -103,7 +103,8 @@ class Emulator:
     Credentials: any of ``api_keys`` or ``account_tokens`` as ``Authorization: Bearer``; Messages
     also reads ``x-api-key``. ``tools_prefix`` moves the Search/Fetch routes (None drops them, like
     a Messages-only gateway); ``other_tools_prefixes`` serves them under other deployments' bases too
-    (default :data:`OTHER_TOOLS_PREFIXES`; ``tools_base`` stays the first one, ``tools_bases`` lists all). ``log_limit`` keeps only the newest request records.
+    (default :data:`OTHER_TOOLS_PREFIXES`; ``tools_base`` stays the first one, ``tools_bases`` lists all).
+    ``log_limit`` keeps only the newest request records.
     """
 
     def __init__(

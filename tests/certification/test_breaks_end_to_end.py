@@ -177,7 +177,8 @@ def test_every_seed_002_break_mode_is_tabled() -> None:
 
 # The checks of this suite's case families (seeds 000/001, the opt-in scheduling ones included); seeds
 # 002/003 table their own breaks (tests/standalone, ...).
-FAMILIES = {"batch", "deployment", "differential", "fetch", "mapping", "merge", "outcomes", "scheduling", "search", "summary",
+FAMILIES = {"batch", "deployment", "differential", "fetch", "mapping", "merge", "outcomes", "scheduling", "search",
+            "summary",
             "text", "validation"}
 SEED_000_001 = [s for s in all_checks() if s.run.__module__.rsplit(".", 1)[-1] in FAMILIES]
 

@@ -155,10 +155,12 @@ def test_other_deployment_bases_are_served_beside_the_public_one(emulator_factor
         assert httpx.post(base + "/fetch", json={"url": "https://docs.example.test/api/search"},
                           headers=headers).status_code == 200
     assert [r.route for r in emu.log.records()] == ["search", "fetch"] * len(emu.tools_bases)
-    assert httpx.post(emu.base_url + "/deepseek/v1/tools/search", json={"query": "x"}, headers=headers).status_code == 404
+    nested = emu.base_url + "/deepseek/v1/tools/search"
+    assert httpx.post(nested, json={"query": "x"}, headers=headers).status_code == 404
     gateway: Emulator = emulator_factory(api_keys=(emulator_api_key,), tools_prefix=None)
     assert gateway.tools_bases == ()
     for prefix in OTHER_TOOLS_PREFIXES:
-        assert httpx.post(gateway.base_url + prefix + "/search", json={"query": "x"}, headers=headers).status_code == 404
+        url = gateway.base_url + prefix + "/search"
+        assert httpx.post(url, json={"query": "x"}, headers=headers).status_code == 404
     with pytest.raises(ValueError):
         Emulator(other_tools_prefixes=("deepseek/tools",))

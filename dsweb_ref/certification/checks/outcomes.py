@@ -103,7 +103,8 @@ def failure_fault(name: str, route: str) -> Fault:
     "non-success status is a failure ('every non-success status is a retrieval failure'), as is a body "
     "the provider cannot read: a 200 that is no search answer ({}, an error envelope, null results, results "
     "that are not objects, a result without a text url) is a failure too, since 'Empty results is "
-    "successful' speaks of an empty results list, not a missing one. Each becomes WEB_PROVIDER_ERROR with no value after exactly one upstream "
+    "successful' speaks of an empty results list, not a missing one. Each becomes WEB_PROVIDER_ERROR with "
+    "no value after exactly one upstream "
     "request, and the message never carries the credential.",
     cases=FAILURES,
 )
