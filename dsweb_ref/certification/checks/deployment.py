@@ -9,9 +9,9 @@ request log's path, not the answer, tells it apart.
 
 from __future__ import annotations
 
-from ..cases import Case
+from ..cases import CARRY, Case
 from ._base import CheckContext, check, expect_success, require
-from .search import only_record
+from .search import only_record, require_tools_api_headers
 
 WS, API = "web_search", "search-api"
 QUERY = "markdown"
@@ -22,6 +22,9 @@ SHAPES = (
          "inserted into a base that has none)", {"prefix": "/deepseek/tools"}),
     Case("a prefix before /v1 (the development shape)", "the base's path replaced by the public /v1/tools, "
          "or the route joined as an absolute path that drops the prefix", {"prefix": "/api/v1/tools"}),
+    Case("another deployment's request", "a base other than the public one given more than the documented "
+         "request: a query string, or a header beyond authorization and content-type", {"prefix": "/deepseek/tools"},
+         family=CARRY),
 )
 
 
@@ -31,6 +34,7 @@ def _require_path(ctx: CheckContext, route: str, prefix: str, what: str) -> None
     require(record.path == want and not record.query,
             f"{what}: the request went to {record.path}{'?' + record.query if record.query else ''}, expected "
             f"{want}: the configured base is complete and only /{route} is appended", path=record.path)
+    require_tools_api_headers(record, what)
 
 
 @check(
@@ -43,7 +47,8 @@ def _require_path(ctx: CheckContext, route: str, prefix: str, what: str) -> None
     "from the hostname, so another deployment enters its complete base' (the public /v1/tools and the "
     "development /api/v1/tools differ). Under a gateway prefix without /v1 and under a prefix before /v1, a "
     "web_search (and, with fetch-api, a web_fetch) succeeds with exactly one request to that base plus "
-    "/search (or /fetch), no query string: never a fixed path on the base's origin. A trailing slash on the "
+    "/search (or /fetch), with no query string and only the documented authorization and JSON content type "
+    "headers: never a fixed path on the base's origin. A trailing slash on the "
     "base is not tried (the seed does not say how one joins).",
     cases=SHAPES,
 )

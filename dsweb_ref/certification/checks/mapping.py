@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...emulator import Status
-from ..cases import Case
+from ..cases import ORDER, Case
 from ..targets import CallOutcome
 from ._base import PROVIDER_ERROR, CheckContext, check, expect_error, expect_success, require
 from ._oracle import query_match
@@ -161,6 +161,11 @@ MESSAGES_CASES = (
     Case("another item type", "a non-result item kept as a source",
          {"results": [_hit("https://c.example.test/x", "X"), _hit("https://c.example.test/e", "E", kind="other")],
           "citations": [], "expected": [("https://c.example.test/x", "X", None, None)], "may_refuse": True}),
+    Case("another item type before a result with its URL", "repeats judged before other item types are "
+         "skipped, so the result is dropped as a repeat of the item",
+         {"results": [_hit("https://c.example.test/o", "O", kind="other"), _hit("https://c.example.test/o", "R")],
+          "citations": [], "expected": [("https://c.example.test/o", "R", None, None)], "may_refuse": True},
+         family=ORDER),
 )
 # Rows marked may_refuse script an answer the official SDK's types reject (a result block whose content
 # is null, an item type it does not know): refusing it as malformed (WEB_PROVIDER_ERROR) is a right

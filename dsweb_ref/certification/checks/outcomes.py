@@ -9,7 +9,7 @@ import json
 from ..._exceptions import WebError
 from ..._secrets import encoded_secret_found
 from ...emulator import CutBody, Fault, Malformed, RateLimited, Status, ToolError
-from ..cases import Case
+from ..cases import ORDER, Case
 from ..targets import CallOutcome, TargetError
 from ._base import PROVIDER_ERROR, CheckContext, check, expect_error, expect_success, require
 from ._oracle import query_match
@@ -69,6 +69,10 @@ FAILURES = (
          {"fault": "non-objects"}),
     Case("a result without url", "a result with no url skipped, leaving an empty search", {"fault": "no-url"}),
     Case("a result whose url is not text", "a non-text url skipped or turned into text", {"fault": "url-not-text"}),
+    Case("HTTP 503 with an answer body", "the body read as an answer before the status is looked at",
+         {"fault": "503-answer"}, family=ORDER),
+    Case("HTTP 404 with an answer body", "only 5xx looked at before the body is read as an answer",
+         {"fault": "404-answer"}, family=ORDER),
     Case("body cut mid-transfer", "a broken transfer retried or answered with no results", {"fault": "cut"}),
 )
 
@@ -91,6 +95,8 @@ def failure_fault(name: str, route: str) -> Fault:
     }
     if name in SHAPES:
         return Malformed(body=SHAPES[name][route])
+    if name.endswith("-answer"):  # a failure status whose body is a valid answer naming one source
+        return Status(int(name[:3]), body=answer_body(route, QUERY, [row("https://status.example.test/", "S")]))
     return faults[name]
 
 
@@ -103,7 +109,8 @@ def failure_fault(name: str, route: str) -> Fault:
     "non-success status is a failure ('every non-success status is a retrieval failure'), as is a body "
     "the provider cannot read: a 200 that is no search answer ({}, an error envelope, null results, results "
     "that are not objects, a result without a text url) is a failure too, since 'Empty results is "
-    "successful' speaks of an empty results list, not a missing one. Each becomes WEB_PROVIDER_ERROR with "
+    "successful' speaks of an empty results list, not a missing one. The status decides first: a failure "
+    "status fails even when its body is a valid answer. Each becomes WEB_PROVIDER_ERROR with "
     "no value after exactly one upstream "
     "request, and the message never carries the credential.",
     cases=FAILURES,
