@@ -103,7 +103,7 @@ import json
 import re
 import sys
 import threading
-from collections.abc import Coroutine, Iterable, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Sequence
 from dataclasses import dataclass, replace
 from ipaddress import IPv6Address, ip_address
 from typing import Any
@@ -465,28 +465,27 @@ async def rewrite_answer(response: httpx.Response, mode: str | None) -> httpx.Re
     return httpx.Response(response.status_code, headers=headers, content=json.dumps(data).encode())
 
 
-async def results_or_empty(response: httpx.Response) -> httpx.Response:
-    """no-results-is-empty: a Search API 200 without a results list becomes an empty search (as LiteLLM reads it)."""
+async def _empty_unless(response: httpx.Response, usable: Callable[[object], bool], empty: bytes) -> httpx.Response:
+    """A 200 whose parsed body is not ``usable`` answered with ``empty`` instead."""
     body = await response.aread()
     try:
         data = json.loads(body)
     except ValueError:
         data = None
-    if isinstance(data, dict) and "results" not in data:
-        body = b'{"results": []}'  # wrong: a 200 that is no search answer is a failure, not "nothing found"
-    return httpx.Response(200, headers={"content-type": "application/json"}, content=body)
+    return httpx.Response(200, headers={"content-type": "application/json"}, content=body if usable(data) else empty)
+
+
+async def results_or_empty(response: httpx.Response) -> httpx.Response:
+    """no-results-is-empty: a Search API 200 without results becomes an empty search (as LiteLLM reads it)."""
+    # wrong: a 200 that is no search answer is a failure, not "nothing found"
+    return await _empty_unless(response, lambda d: not (isinstance(d, dict) and "results" not in d), b'{"results": []}')
 
 
 async def markdown_or_empty(response: httpx.Response) -> httpx.Response:
     """fetch-malformed-as-empty: a Fetch API success without Markdown text becomes an empty page."""
-    body = await response.aread()
-    try:
-        data = json.loads(body)
-    except ValueError:
-        data = None
-    if not isinstance(data, dict) or not isinstance(data.get("content"), str):
-        body = b'{"content": ""}'  # wrong: an unreadable answer is a failure, not an empty page
-    return httpx.Response(200, headers={"content-type": "application/json"}, content=body)
+    # wrong: an unreadable answer is a failure, not an empty page
+    return await _empty_unless(response, lambda d: isinstance(d, dict) and isinstance(d.get("content"), str),
+                               b'{"content": ""}')
 
 
 def utf16_cut(prompt: str) -> str:

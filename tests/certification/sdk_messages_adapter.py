@@ -13,11 +13,10 @@ echo the key).
 from __future__ import annotations
 
 import asyncio
-import json
-import sys
 from typing import Any
 
 import anthropic
+from _adapter_loop import serve, tool_answer  # run as a script: this folder is sys.path[0]
 from anthropic.types import Message, TextBlock, WebSearchToolResultBlock
 
 from dsweb_ref import CallContext, SearchRequest, SearchResult, Source, WebError, WebErrorCode, __version__
@@ -93,47 +92,16 @@ class Adapter:
         self.tool = WebSearchTool(web, settings)
         return {}
 
-    async def answer(self, request: dict[str, Any]) -> dict[str, Any]:
-        method, params = request.get("method"), request.get("params") or {}
+    async def answer(self, method: Any, params: dict[str, Any]) -> dict[str, Any] | None:
         if method == "hello":
-            return {"result": {"name": "anthropic SDK adapter", "version": __version__,
-                               "capabilities": list(CAPABILITIES)}}
+            return {"name": "anthropic SDK adapter", "version": __version__, "capabilities": list(CAPABILITIES)}
         if method == "configure":
-            return {"result": self.configure(params)}
+            return self.configure(params)
         if method == "web_search" and self.tool is not None:
             ctx = CallContext(latest_prompt=params.get("latest_prompt"))
-            result = await self.tool.execute(params.get("arguments"), ctx)
-            if result.error_code is not None:
-                return {"error": {"code": result.error_code, "message": result.text}}
-            return {"result": {"text": result.text, "value": result.value}}
-        if method in ("cancel", "shutdown"):
-            return {"result": {}}
-        return {"error": {"code": "WEB_INVALID_ARGUMENTS", "message": f"unsupported method {method}"}}
-
-
-async def serve() -> None:
-    adapter, tasks = Adapter(), set()
-    reader = asyncio.StreamReader(limit=16 * 1024 * 1024)
-    loop = asyncio.get_running_loop()
-    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
-
-    async def reply(request: dict[str, Any]) -> None:
-        message = {"id": request["id"], **await adapter.answer(request)}
-        sys.stdout.write(json.dumps(message, ensure_ascii=False) + "\n")
-        sys.stdout.flush()
-
-    while line := await reader.readline():
-        request = json.loads(line)
-        if request.get("method") in ("configure", "shutdown"):
-            await reply(request)  # in order: a configure lands before the calls that follow it
-            if request["method"] == "shutdown":
-                break
-            continue
-        task = asyncio.ensure_future(reply(request))
-        tasks.add(task)
-        task.add_done_callback(tasks.discard)
-    await asyncio.gather(*tasks, return_exceptions=True)
+            return tool_answer(await self.tool.execute(params.get("arguments"), ctx))
+        return None
 
 
 if __name__ == "__main__":
-    asyncio.run(serve())
+    asyncio.run(serve(Adapter().answer))

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
 from typing import Any
 
 import anthropic
 import openai
+from _adapter_loop import serve, tool_answer  # run as a script: this folder is sys.path[0]
 
 from dsweb_ref import CallContext, WebError, WebErrorCode, __version__
 from dsweb_ref._protocols import StandaloneAnswer
@@ -83,7 +83,7 @@ class AnthropicMessages:
 class Adapter:
     config: TargetConfig | None = None
 
-    async def answer(self, method: Any, params: dict[str, Any]) -> dict[str, Any]:
+    async def answer(self, method: Any, params: dict[str, Any]) -> dict[str, Any] | None:
         if method == "hello":
             return {"name": "official SDK standalone adapter", "version": __version__,
                     "capabilities": list(CAPABILITIES)}
@@ -95,40 +95,10 @@ class Adapter:
             return {"text": json.dumps(value), "value": value}
         if method == "standalone_search" and self.config is not None:
             kind = OpenAIResponses if params.get("protocol") == "responses" else AnthropicMessages
-            result = await StandaloneSearchTool(kind(self.config)).execute(params.get("arguments"), CallContext())
-            if result.error_code is not None:
-                raise WebError(result.error_code, result.text)
-            return {"text": result.text, "value": result.value}
-        if method in ("cancel", "shutdown"):
-            return {}
-        raise WebError(WebErrorCode.INVALID_ARGUMENTS, f"unsupported method {method}")
-
-
-async def serve() -> None:
-    adapter, tasks = Adapter(), set()
-    reader = asyncio.StreamReader(limit=16 * 1024 * 1024)
-    await asyncio.get_running_loop().connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
-
-    async def reply(request: dict[str, Any]) -> None:
-        try:
-            message = {"result": await adapter.answer(request.get("method"), request.get("params") or {})}
-        except WebError as error:
-            message = {"error": {"code": error.code, "message": error.message}}
-        sys.stdout.write(json.dumps({"id": request["id"], **message}, ensure_ascii=False) + "\n")
-        sys.stdout.flush()
-
-    while line := await reader.readline():
-        request = json.loads(line)
-        if request.get("method") in ("configure", "shutdown"):
-            await reply(request)  # in order: a configure lands before the calls that follow it
-            if request["method"] == "shutdown":
-                break
-            continue
-        task = asyncio.ensure_future(reply(request))
-        tasks.add(task)
-        task.add_done_callback(tasks.discard)
-    await asyncio.gather(*tasks, return_exceptions=True)
+            tool = StandaloneSearchTool(kind(self.config))
+            return tool_answer(await tool.execute(params.get("arguments"), CallContext()))
+        return None
 
 
 if __name__ == "__main__":
-    asyncio.run(serve())
+    asyncio.run(serve(Adapter().answer))
