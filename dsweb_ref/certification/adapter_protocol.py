@@ -95,7 +95,8 @@ Methods
     API answer of 200 that is no search answer (no ``results`` list, an error envelope, a result that is
     not an object or has no text ``url``) is a failure, not an empty search.
 
-    On the wire the checks expect (seed 001): Search and Fetch requests carry, beyond HTTP framing (Host, Content-Length or Transfer-Encoding, Connection), only ``Authorization: Bearer
+    On the wire the checks expect (seed 001): Search and Fetch requests carry, beyond HTTP framing
+    (Host, Content-Length or Transfer-Encoding, Connection), only ``Authorization: Bearer
     <api_key>`` and ``Content-Type: application/json``; a Search body is exactly ``query``, ``count``,
     ``need_content: false`` and, with a usable prompt, ``ori_question``; a Fetch body is exactly
     ``{"url": <the URL unchanged>}``. A Messages request presents the key (``Authorization: Bearer``
