@@ -54,9 +54,8 @@ def enforced_rules() -> str:
 
     rows = ["| check | seed | requires | what it enforces |", "|---|---|---|---|"]
     for e in entries():
-        rows.append(
-            f"| [`{e.id}`](checks.md#{e.id}) | {e.seed} | {cell(', '.join(e.requires)) or '-'} | {cell(e.description)} |"
-        )
+        requires = cell(", ".join(e.requires)) or "-"
+        rows.append(f"| [`{e.id}`](checks.md#{e.id}) | {e.seed} | {requires} | {cell(e.description)} |")
     return "\n".join(rows) + "\n"
 
 

@@ -139,3 +139,11 @@ def test_a_broken_anchor_fails_the_strict_build(tmp_path: Path) -> None:
     result = _mkdocs(tmp_path / "mkdocs.yml", tmp_path / "site")
     assert result.returncode != 0
     assert "no.such.check" in result.stdout + result.stderr
+
+
+def test_explain_links_each_check_to_its_anchor_in_the_shipped_docs() -> None:
+    for entry in catalogue.entries()[:3] + catalogue.entries()[-2:]:
+        line = next(x for x in catalogue.explain(entry.id).splitlines() if x.startswith("docs:"))
+        path, anchor = line.split(None, 1)[1].split("#")
+        assert Path(path) == DOCS / "checks.md" and anchor == entry.id
+        assert f"{{#{anchor}}}" in Path(path).read_text(encoding="utf-8")
