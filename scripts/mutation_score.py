@@ -42,7 +42,7 @@ The judgement rules (fixed before any run; the script enforces them and exits 3 
    ``<route>`` is one of ROUTES and names a route that cannot observe the difference and the reason says
    why. Any other head is refused. Out-of-reach survivors count against ``strict_score``.
 4. "Message text" is the classifier's judgement alone: an entry whose reason calls the change message
-   text (``message text``, ``message wording``, ``error message``) is refused. The classifier judges a
+   text (``message text``, ``message wording``) is refused. The classifier judges a
    survivor ``seed-open: error message text`` automatically when every difference between the mutant and
    the original is, inside the message argument of ``WebError(code, message)`` or of a module function
    whose body is only ``return WebError(<code>, <message built from its parameters>)`` (``_invalid``),
@@ -202,7 +202,7 @@ ROUTES = {
 }
 _OUT_OF_REACH = re.compile(r"^out of reach \[(?P<routes>[^\]]+)\]:\s*\S")
 # Rule 4: a judgement of message text is the classifier's alone.
-_CLAIMS_MESSAGE = re.compile(r"message (?:text|wording)|error message", re.IGNORECASE)
+_CLAIMS_MESSAGE = re.compile(r"\bmessage (?:text|wording)\b", re.IGNORECASE)
 AUTO_MESSAGE = "seed-open: error message text (the seeds fix codes, not wording); classified automatically"
 
 
@@ -455,20 +455,26 @@ def read_mutants(work: Path) -> dict[str, Mutant]:
 
 
 _GENERATE = """
+import shutil
 import sys
 from pathlib import Path
 from mutmut.configuration import config
 from mutmut.mutation.file_mutation import mutate_file_contents
 config()
-for name in sys.argv[1:]:
-    out = Path("mutants") / name
+mutated = set(sys.argv[1:])
+for source in sorted(Path("dsweb_ref").rglob("*.py")):
+    out = Path("mutants") / source
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(mutate_file_contents(name, Path(name).read_text(encoding="utf-8")).code, encoding="utf-8")
+    if str(source) in mutated:
+        out.write_text(mutate_file_contents(str(source), source.read_text(encoding="utf-8")).code, encoding="utf-8")
+    else:
+        shutil.copy(source, out)
 """
 
 
 def generate(work: Path, modules: tuple[str, ...]) -> None:
-    """Write the mutants of ``modules`` as a run would (same generator, same names), without running a test."""
+    """Write ``mutants/`` as a run would (the same generator, so the same names and changes; the other
+    source files copied), without running a test."""
     files = sorted({str(p.relative_to(work)) for pattern in modules for p in work.glob(pattern)})
     subprocess.run([sys.executable, "-c", _GENERATE, *files], cwd=work, check=True)
 
