@@ -249,7 +249,8 @@ def refusal(entry: str, reason: str) -> str | None:
     return None
 
 
-def judged_equivalent(path: Path = EQUIVALENT) -> Judgements:
+def judged_equivalent(path: Path | None = None) -> Judgements:
+    path = path or EQUIVALENT
     by_change: dict[str, str] = {}
     refused: list[str] = []
     if path.exists():
