@@ -268,7 +268,8 @@ def test_the_three_kinds_are_accepted_with_named_routes(tmp_path: Path) -> None:
 def test_a_judgement_matching_a_killed_mutant_fails_the_run(tmp_path: Path) -> None:
     mutants = _mutants(tmp_path)
     listing = tmp_path / "equivalent.txt"
-    listing.write_text("pkg.mod.f | if q:  # program-equivalent: claimed, but a check tells it apart\n", encoding="utf-8")
+    listing.write_text("pkg.mod.f | if q:  # program-equivalent: claimed, but a check tells it apart\n",
+                       encoding="utf-8")
     codes: dict[str, int | None] = {n: 0 for n in mutants}
     codes["pkg.mod.x_f__mutmut_5"] = 1  # the killer killed the mutant this key names
     summary = script.summarise(codes, script.judged_equivalent(listing), mutants)  # type: ignore[arg-type]
