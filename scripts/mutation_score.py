@@ -538,7 +538,10 @@ class Summary:
 
 
 def summarise(codes: dict[str, int | None], judgements: Judgements,
-              mutants: dict[str, Mutant] | None = None) -> Summary:
+              mutants: dict[str, Mutant] | None = None, *, unit: bool = False) -> Summary:
+    """Sort the run's mutants by verdict and judgement. ``unit``: the killer is the unit tests, which may
+    pin what the certification cannot observe or must accept, so only a killed program-equivalent
+    judgement is contradicted there."""
     mutants = mutants or {}
     killed = sorted(n for n, c in codes.items() if c in KILLED)
     survived = sorted(n for n, c in codes.items() if c == 0 or c in NO_TESTS)
@@ -561,6 +564,8 @@ def summarise(codes: dict[str, int | None], judgements: Judgements,
     killed_keys = {mutants[n].key for n in killed if n in mutants}
     reached = {mutants[n].function for n, c in codes.items() if n in mutants and (c in KILLED or c == 0)}
     contradicted = [k for k in in_run if k in killed_keys or (k.endswith(" | *") and k[:-4] in reached)]
+    if unit:
+        contradicted = [k for k in contradicted if kind_of(judgements.by_change[k]) == "program-equivalent"]
     return Summary(
         killed=killed,
         real=[n for n in survived if n not in reasons],
@@ -616,6 +621,9 @@ def main() -> int:
         generate(work, modules)
         mutants = read_mutants(work)
         summary = summarise(dict.fromkeys(mutants), judgements, mutants)
+        generated = {m.module for m in mutants.values()}
+        # A judgement of a module outside the scope can never be checked by a run: stale too.
+        summary.stale.extend(k for k in judgements.by_change if not any(k.startswith(m + ".") for m in generated))
         print(f"check: {len(mutants)} mutants generated, {len(judgements.by_change)} judgements, "
               f"{len(summary.stale)} stale")
         return 3 if report_failures(judgements, summary) else 0
@@ -631,7 +639,7 @@ def main() -> int:
 
     codes = exit_codes(work)
     mutants = read_mutants(work)
-    summary = summarise(codes, judgements, mutants)
+    summary = summarise(codes, judgements, mutants, unit=args.unit)
     for name in summary.real:
         print(f"survived: {name}" + (" (no killer test reaches it)" if codes[name] in NO_TESTS else ""))
         if name in mutants:

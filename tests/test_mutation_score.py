@@ -275,6 +275,13 @@ def test_a_judgement_matching_a_killed_mutant_fails_the_run(tmp_path: Path) -> N
     summary = script.summarise(codes, script.judged_equivalent(listing), mutants)  # type: ignore[arg-type]
     assert summary.contradicted == ["pkg.mod.f | if q:"] and summary.failed
     assert summary.stale == []
+    # The unit tests may pin what the certification must accept: only "program-equivalent" is contradicted.
+    unit = script.summarise(codes, script.judged_equivalent(listing), mutants, unit=True)  # type: ignore[arg-type]
+    assert unit.contradicted == ["pkg.mod.f | if q:"]
+    listing.write_text("pkg.mod.f | if q:  # seed-open: seed 000 leaves it open\n", encoding="utf-8")
+    assert script.summarise(codes, script.judged_equivalent(listing), mutants).contradicted  # type: ignore[arg-type]
+    assert not script.summarise(codes, script.judged_equivalent(listing), mutants,  # type: ignore[arg-type]
+                                unit=True).contradicted
 
 
 def test_the_repository_listing_keeps_the_rules() -> None:
@@ -389,3 +396,24 @@ def test_check_generates_the_mutants_a_run_would_without_running_a_test(tmp_path
     assert {m.key for m in mutants.values()} >= {"dsweb_ref.m.f | return q - 1", "dsweb_ref.m.f | return q + 2"}
     assert all(m.module == "dsweb_ref.m" for m in mutants.values())  # other.py copied, not mutated
     assert (work / "mutants" / "dsweb_ref" / "other.py").read_text(encoding="utf-8").startswith("def g")
+
+
+def test_check_fails_on_a_judgement_no_generated_mutant_matches(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "dsweb_ref").mkdir()
+    (tmp_path / "dsweb_ref" / "m.py").write_text("def f(q):\n    return q + 1\n", encoding="utf-8")
+    (tmp_path / "scripts" / "mutation").mkdir(parents=True)
+    listing = tmp_path / "equivalent.txt"
+    listing.write_text("dsweb_ref.m.f | return q - 1  # out of reach [protocol]: q is never passed\n",
+                       encoding="utf-8")
+    monkeypatch.setattr(script, "ROOT", tmp_path)
+    monkeypatch.setattr(script, "EQUIVALENT", listing)
+    monkeypatch.setattr(sys, "argv", ["mutation_score.py", "--check", "--modules", "dsweb_ref/m.py"])
+    assert script.main() == 0
+    assert "0 stale" in capsys.readouterr().out
+    listing.write_text("dsweb_ref.m.f | return q - 1  # out of reach [protocol]: q is never passed\n"
+                       "dsweb_ref.m.f | return q * 1  # seed-open: a line that is no longer there\n"
+                       "dsweb_ref.gone.f | return q  # seed-open: a module outside the scope\n", encoding="utf-8")
+    assert script.main() == 3
+    err = capsys.readouterr().err
+    assert "stale judgement" in err and "dsweb_ref.m.f | return q * 1" in err and "dsweb_ref.gone.f" in err
