@@ -189,11 +189,11 @@ def test_the_scratch_copy_names_the_modules_and_the_killer(tmp_path: Path) -> No
 def test_the_certification_killer_judges_with_an_unmutated_oracle(monkeypatch: pytest.MonkeyPatch) -> None:
     from dsweb_ref import SearchResult, Source
     from dsweb_ref.certification import scenarios
-    from dsweb_ref.certification.checks import _oracle
+    from dsweb_ref.certification.checks import _oracle, outcomes
     from dsweb_ref.tools import merge_results
 
-    kept = {(m, a): getattr(m, a) for m in (scenarios, _oracle) for a in ("merge_results", "map_results")
-            if hasattr(m, a)}
+    kept = {(m, a): getattr(m, a) for m in (scenarios, _oracle, outcomes)
+            for a in ("merge_results", "map_results", "encoded_secret_found") if hasattr(m, a)}
     for (module, attr), value in kept.items():
         monkeypatch.setattr(module, attr, value)  # restored after the test
     monkeypatch.setenv("DSWEB_PRISTINE_ROOT", str(ROOT))
@@ -201,6 +201,9 @@ def test_the_certification_killer_judges_with_an_unmutated_oracle(monkeypatch: p
     pinned = conftest.pin_oracles()
     assert "dsweb_ref.certification.scenarios.merge_results" in pinned
     assert "dsweb_ref.certification.checks._oracle.map_results" in pinned
+    # the secret detector a check judges leaks with: a mutant of _secrets must not blind the oracle
+    assert "dsweb_ref.certification.checks.outcomes.encoded_secret_found" in pinned
+    assert outcomes.encoded_secret_found.__module__ == "dsweb_ref._secrets__pristine"
     assert scenarios.merge_results is not merge_results
     assert scenarios.merge_results.__module__ == "dsweb_ref.tools._merge__pristine"
     results = [SearchResult(sources=(Source("https://a.test/"),), content="x"), SearchResult(truncated=True)]
