@@ -34,13 +34,18 @@ The judgement rules (fixed before any run; the script enforces them and exits 3 
    "no tests"). A line without `` | `` (a mutant name) is refused.
 2. A judgement is stale, and the run fails, when its key matches no mutant of a module the run mutated
    (the line it judged changed: judge the new mutant again) or matches a mutant the killer killed (the
-   judgement is wrong or no longer needed: delete it).
+   judgement is wrong or no longer needed: delete it); a ``| *`` judgement fails when a test reached the
+   function. With ``--unit`` only a killed "program-equivalent" judgement fails (unit tests may pin what
+   the certification cannot observe or must accept). ``--check`` generates the mutants without running a
+   test (minutes, not hours) and fails on every judgement no mutant of the scope makes.
 3. Three kinds, named by the reason's head:
    ``program-equivalent: <why>`` (no program can tell the mutant from the original),
    ``seed-open: <why>`` (the seeds leave the behaviour open, so a check must accept it), and
    ``out of reach [<route>, ...]: <why>`` (a difference the certification cannot observe), where each
    ``<route>`` is one of ROUTES and names a route that cannot observe the difference and the reason says
-   why. Any other head is refused. Out-of-reach survivors count against ``strict_score``.
+   why. Any other head is refused. Out-of-reach survivors count against ``strict_score``. A survivor
+   that some route can observe (a page, an answer body, a call the protocol can make) is never judged
+   out of reach: it stays a survivor, a candidate check, and counts against every score.
 4. "Message text" is the classifier's judgement alone: an entry whose reason calls the change message
    text (``message text``, ``message wording``) is refused. The classifier judges a
    survivor ``seed-open: error message text`` automatically when every difference between the mutant and
