@@ -27,9 +27,10 @@ The judgement rules (fixed before any run; the script enforces them and exits 3 
    silently moves to another mutant when its function changes). One line of
    ``scripts/mutation/equivalent.txt`` per judgement: ``<function> | <change>  # <kind>: <reason>``, where
    ``<function>`` is the dotted module + qualified name (``dsweb_ref.tools._merge.merge_results``) and
-   ``<change>`` the mutated line(s) as the script prints them beside each survivor (``ast.unparse`` of the
-   mutant's differing lines, comments dropped, several lines joined with `` ⏎ ``). Two mutants making the
-   same change to two equal lines of one function share a key, so the reason must hold for both.
+   ``<change>`` is ``<original line(s)> → <mutated line(s)>`` as the script prints it beside each survivor
+   (``ast.unparse`` of the differing lines, comments dropped, several lines joined with `` ⏎ ``). Two
+   mutants making the same change to two equal lines of one function share a key, so the reason must
+   hold for both.
    ``<function> | *`` covers only the survivors of a function no killer test reaches at all (mutmut's
    "no tests"). A line without `` | `` (a mutant name) is refused.
 2. A judgement is stale, and the run fails, when its key matches no mutant of a module the run mutated
@@ -417,7 +418,9 @@ def _combine(parts: list[bool | None]) -> bool | None:
 
 
 def _change(orig: _FunctionNode, mutant: _FunctionNode) -> str:
-    """The mutated line(s) as ``ast.unparse`` renders them (comments dropped), joined with `` ⏎ ``."""
+    """``<original line(s)> → <mutated line(s)>`` as ``ast.unparse`` renders them (comments dropped), several
+    lines joined with `` ⏎ ``. The original is part of it: the same mutated line can come from two
+    different lines (``dropped = False`` and ``dropped = True`` both become ``dropped = None``)."""
     demangled = _demangle(orig.name)
     name = demangled[0].rpartition(".")[2] if demangled else orig.name
     before: list[str] = []
@@ -428,8 +431,9 @@ def _change(orig: _FunctionNode, mutant: _FunctionNode) -> str:
         copy.name = name  # the def lines then differ only where the mutant changed one (a default)
         lines += ast.unparse(copy).splitlines()
     diff = [d for d in difflib.ndiff(before, after) if d[:2] in ("+ ", "- ")]
-    added = [d[2:].strip() for d in diff if d.startswith("+ ")]
-    return " ⏎ ".join(added) if added else " ⏎ ".join("-" + d[2:].strip() for d in diff)
+    removed = " ⏎ ".join(d[2:].strip() for d in diff if d.startswith("- "))
+    added = " ⏎ ".join(d[2:].strip() for d in diff if d.startswith("+ "))
+    return f"{removed} → {added or '(removed)'}"
 
 
 def read_mutants(work: Path) -> dict[str, Mutant]:

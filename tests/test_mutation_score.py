@@ -160,17 +160,21 @@ def test_message_literals_only_are_judged_seed_open_automatically(tmp_path: Path
 
 def test_equivalents_are_keyed_by_function_and_change(tmp_path: Path) -> None:
     mutants = _mutants(tmp_path)
-    assert mutants["pkg.mod.xǁCǁg__mutmut_1"].key == "pkg.mod.C.g | return {'CODE': 1}"  # type: ignore[attr-defined]
+    assert mutants["pkg.mod.xǁCǁg__mutmut_1"].key == "pkg.mod.C.g | return {'code': 1} → return {'CODE': 1}"  # type: ignore[attr-defined]
     assert mutants["pkg.mod.x_f__mutmut_5"].key == (  # type: ignore[attr-defined]
-        "pkg.mod.f | if q:")
-    assert mutants["pkg.mod.x_h__mutmut_2"].key == "pkg.mod.h | def h(q=1):"  # type: ignore[attr-defined]
+        "pkg.mod.f | if not q: → if q:")
+    assert mutants["pkg.mod.x_h__mutmut_2"].key == "pkg.mod.h | def h(q): → def h(q=1):"  # type: ignore[attr-defined]
     listing = tmp_path / "equivalent.txt"
     listing.write_text("# comment\n"
-                       "pkg.mod.C.g | return {'CODE': 1}  # out of reach [protocol]: the CLI envelope\n"
-                       "pkg.mod.f | if not q and q:  # seed-open: names a change no mutant makes\n", encoding="utf-8")
+                       "pkg.mod.C.g | return {'code': 1} → return {'CODE': 1}"
+                       "  # out of reach [protocol]: the CLI envelope\n"
+                       "pkg.mod.f | if not q: → if not q and q:  # seed-open: names a change no mutant makes\n"
+                       "pkg.mod.f | if q: → if not q:  # seed-open: the right line, the wrong original\n",
+                       encoding="utf-8")
     judged = script.summarise({n: 0 for n in mutants}, script.judged_equivalent(listing), mutants)  # type: ignore[arg-type]
     assert ("pkg.mod.xǁCǁg__mutmut_1", "out of reach [protocol]: the CLI envelope") in judged.equivalent
-    assert judged.stale == ["pkg.mod.f | if not q and q:"] and judged.failed
+    assert judged.stale == ["pkg.mod.f | if not q: → if not q and q:", "pkg.mod.f | if q: → if not q:"]
+    assert judged.failed
     assert "pkg.mod.x_f__mutmut_5" in judged.real
 
 
@@ -271,17 +275,17 @@ def test_the_three_kinds_are_accepted_with_named_routes(tmp_path: Path) -> None:
 def test_a_judgement_matching_a_killed_mutant_fails_the_run(tmp_path: Path) -> None:
     mutants = _mutants(tmp_path)
     listing = tmp_path / "equivalent.txt"
-    listing.write_text("pkg.mod.f | if q:  # program-equivalent: claimed, but a check tells it apart\n",
+    listing.write_text("pkg.mod.f | if not q: → if q:  # program-equivalent: claimed, but a check tells it apart\n",
                        encoding="utf-8")
     codes: dict[str, int | None] = {n: 0 for n in mutants}
     codes["pkg.mod.x_f__mutmut_5"] = 1  # the killer killed the mutant this key names
     summary = script.summarise(codes, script.judged_equivalent(listing), mutants)  # type: ignore[arg-type]
-    assert summary.contradicted == ["pkg.mod.f | if q:"] and summary.failed
+    assert summary.contradicted == ["pkg.mod.f | if not q: → if q:"] and summary.failed
     assert summary.stale == []
     # The unit tests may pin what the certification must accept: only "program-equivalent" is contradicted.
     unit = script.summarise(codes, script.judged_equivalent(listing), mutants, unit=True)  # type: ignore[arg-type]
-    assert unit.contradicted == ["pkg.mod.f | if q:"]
-    listing.write_text("pkg.mod.f | if q:  # seed-open: seed 000 leaves it open\n", encoding="utf-8")
+    assert unit.contradicted == ["pkg.mod.f | if not q: → if q:"]
+    listing.write_text("pkg.mod.f | if not q: → if q:  # seed-open: seed 000 leaves it open\n", encoding="utf-8")
     assert script.summarise(codes, script.judged_equivalent(listing), mutants).contradicted  # type: ignore[arg-type]
     assert not script.summarise(codes, script.judged_equivalent(listing), mutants,  # type: ignore[arg-type]
                                 unit=True).contradicted
@@ -365,7 +369,7 @@ def test_the_report_prints_every_figure_per_module_and_fails_on_a_stale_judgemen
                "def x_g__mutmut_orig(q):\n    return q + 1\n\ndef x_g__mutmut_1(q):\n    return q - 1\n\n"
                "def x_g__mutmut_2(q):\n    return q + 2\n")
     listing = tmp_path / "equivalent.txt"
-    listing.write_text("pkg.b.g | return q - 1  # out of reach [protocol]: configure never passes q\n",
+    listing.write_text("pkg.b.g | return q + 1 → return q - 1  # out of reach [protocol]: configure never passes q\n",
                        encoding="utf-8")
     monkeypatch.setattr(script, "ROOT", tmp_path)
     monkeypatch.setattr(script, "EQUIVALENT", listing)
@@ -378,7 +382,7 @@ def test_the_report_prints_every_figure_per_module_and_fails_on_a_stale_judgemen
             "out of reach 1); raw_kill_rate 0.000, strict_score 0.000, mutation_score 0.000") in printed
     assert "raw_kill_rate 0.250" in printed and "strict_score 0.250" in printed and "mutation_score 0.333" in printed
 
-    listing.write_text("pkg.b.g | return q * 1  # out of reach [protocol]: a line that changed since\n",
+    listing.write_text("pkg.b.g | return q * 1 → return q - 1  # out of reach [protocol]: a line that changed since\n",
                        encoding="utf-8")
     assert script.main() == 3
     assert "stale judgement" in capsys.readouterr().err
@@ -396,7 +400,8 @@ def test_check_generates_the_mutants_a_run_would_without_running_a_test(tmp_path
     (work / "pyproject.toml").write_text('[tool.mutmut]\nsource_paths = ["dsweb_ref"]\n', encoding="utf-8")
     script.generate(work, ("dsweb_ref/m.py",))
     mutants = script.read_mutants(work)
-    assert {m.key for m in mutants.values()} >= {"dsweb_ref.m.f | return q - 1", "dsweb_ref.m.f | return q + 2"}
+    assert {m.key for m in mutants.values()} >= {"dsweb_ref.m.f | return q + 1 → return q - 1",
+                                                 "dsweb_ref.m.f | return q + 1 → return q + 2"}
     assert all(m.module == "dsweb_ref.m" for m in mutants.values())  # other.py copied, not mutated
     assert (work / "mutants" / "dsweb_ref" / "other.py").read_text(encoding="utf-8").startswith("def g")
 
@@ -407,16 +412,17 @@ def test_check_fails_on_a_judgement_no_generated_mutant_matches(
     (tmp_path / "dsweb_ref" / "m.py").write_text("def f(q):\n    return q + 1\n", encoding="utf-8")
     (tmp_path / "scripts" / "mutation").mkdir(parents=True)
     listing = tmp_path / "equivalent.txt"
-    listing.write_text("dsweb_ref.m.f | return q - 1  # out of reach [protocol]: q is never passed\n",
+    listing.write_text("dsweb_ref.m.f | return q + 1 → return q - 1  # out of reach [protocol]: q is never passed\n",
                        encoding="utf-8")
     monkeypatch.setattr(script, "ROOT", tmp_path)
     monkeypatch.setattr(script, "EQUIVALENT", listing)
     monkeypatch.setattr(sys, "argv", ["mutation_score.py", "--check", "--modules", "dsweb_ref/m.py"])
     assert script.main() == 0
     assert "0 stale" in capsys.readouterr().out
-    listing.write_text("dsweb_ref.m.f | return q - 1  # out of reach [protocol]: q is never passed\n"
-                       "dsweb_ref.m.f | return q * 1  # seed-open: a line that is no longer there\n"
+    listing.write_text("dsweb_ref.m.f | return q + 1 → return q - 1  # out of reach [protocol]: q is never passed\n"
+                       "dsweb_ref.m.f | return q + 1 → return q * 1  # seed-open: a line that is no longer there\n"
                        "dsweb_ref.gone.f | return q  # seed-open: a module outside the scope\n", encoding="utf-8")
     assert script.main() == 3
     err = capsys.readouterr().err
-    assert "stale judgement" in err and "dsweb_ref.m.f | return q * 1" in err and "dsweb_ref.gone.f" in err
+    assert "stale judgement" in err and "dsweb_ref.gone.f" in err
+    assert "dsweb_ref.m.f | return q + 1 → return q * 1" in err
