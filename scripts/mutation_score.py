@@ -5,6 +5,7 @@
     python scripts/mutation_score.py --unit     # the unit tests kill (issue 14's seven core modules)
     python scripts/mutation_score.py --modules dsweb_ref/tools/_summary.py    # a subset, while developing
     python scripts/mutation_score.py --check    # judge equivalent.txt against freshly generated mutants, no run
+    python scripts/mutation_score.py --work netguard --modules 'dsweb_ref/netguard/*.py'   # one group of a long run
 
 The tool is mutmut 3 (dev extra). It mutates functions in place behind trampolines and runs, per mutant,
 only the tests that called the mutated function, so a check that never reaches a function cannot be
@@ -615,6 +616,8 @@ def main() -> int:
     parser.add_argument("--max-children", type=int, default=2, help="parallel mutant runs (default 2)")
     parser.add_argument("--brief", action="store_true", help="list surviving mutants by name, without diffs")
     parser.add_argument("--reuse", action="store_true", help="report the last run of this mode without running")
+    parser.add_argument("--work", metavar="NAME",
+                        help="scratch copy .mutation/NAME (default: the mode's): keeps module-group runs apart")
     parser.add_argument("--check", action="store_true",
                         help="only check equivalent.txt against freshly generated mutants (no test runs)")
     args = parser.parse_args()
@@ -623,7 +626,7 @@ def main() -> int:
     if report_failures(judgements):  # the rules hold before any run is spent
         return 3
     mode = "check" if args.check else "unit" if args.unit else "certification"
-    work = ROOT / ".mutation" / mode
+    work = ROOT / ".mutation" / (args.work or mode)
     modules = tuple(args.modules) if args.modules else (UNIT_MODULES if args.unit else CERT_MODULES)
     if args.check:
         prepare(work, modules, CERT_TESTS)

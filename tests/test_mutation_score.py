@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import shutil
 import sys
 import tomllib
 from pathlib import Path
@@ -386,6 +387,13 @@ def test_the_report_prints_every_figure_per_module_and_fails_on_a_stale_judgemen
                        encoding="utf-8")
     assert script.main() == 3
     assert "stale judgement" in capsys.readouterr().err
+    # --work keeps a group's run apart: the same run under another name reports the same way
+    shutil.copytree(work, tmp_path / ".mutation" / "group")
+    shutil.rmtree(work)
+    monkeypatch.setattr(sys, "argv", ["mutation_score.py", "--reuse", "--brief", "--work", "group"])
+    assert script.main() == 3
+    assert "stale judgement" in capsys.readouterr().err
+    monkeypatch.setattr(sys, "argv", ["mutation_score.py", "--reuse", "--brief"])
     listing.write_text("pkg.a.x_f__mutmut_2  # seed-open: by name\n", encoding="utf-8")
     assert script.main() == 3  # refused before any run is reported
     assert "judged by mutant name" in capsys.readouterr().err
