@@ -492,6 +492,7 @@ def generate(work: Path, modules: tuple[str, ...]) -> None:
 
 KILLED = (1, 3, 24, 36, 37, 152, 255, -24)  # tests failed or errored, timed out, or mypy caught it
 NO_TESTS = (5, 33)  # no killer test reaches the mutated function: a gap, counted as survived
+TIMEOUTS = (24, 36, 152, -24)  # killed by a timeout: on a loaded machine possibly the machine, not the mutant
 KINDS = ("program-equivalent", "seed-open", "out of reach")
 
 
@@ -670,6 +671,10 @@ def main() -> int:
     print(f"raw_kill_rate {summary.raw_kill_rate:.3f}  (killed / every mutant, no judgement)")
     print(f"strict_score {summary.strict_score:.3f}  (out-of-reach survivors counted as survived)")
     print(f"mutation_score {summary.score:.3f}  (every judged survivor left out)")
+    timed_out = sorted(n for n in summary.killed if codes[n] in TIMEOUTS)
+    if timed_out:
+        print(f"{len(timed_out)} killed by timeout (rerun them on a quiet machine: "
+              f"--modules for their files): {', '.join(timed_out)}")
     return 3 if report_failures(judgements, summary) else 0
 
 

@@ -363,7 +363,7 @@ def _write_run(work: Path, codes: dict[str, int], module: str, source: str) -> N
 def test_the_report_prints_every_figure_per_module_and_fails_on_a_stale_judgement(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     work = tmp_path / ".mutation" / "certification"
-    _write_run(work, {"pkg.a.x_f__mutmut_1": 1, "pkg.a.x_f__mutmut_2": 0}, "pkg.a",
+    _write_run(work, {"pkg.a.x_f__mutmut_1": 36, "pkg.a.x_f__mutmut_2": 0}, "pkg.a",
                "def x_f__mutmut_orig(q):\n    return q\n\ndef x_f__mutmut_1(q):\n    return None\n\n"
                "def x_f__mutmut_2(q):\n    return q or q\n")
     _write_run(work, {"pkg.b.x_g__mutmut_1": 0, "pkg.b.x_g__mutmut_2": 0}, "pkg.b",
@@ -382,6 +382,7 @@ def test_the_report_prints_every_figure_per_module_and_fails_on_a_stale_judgemen
     assert ("module pkg.b: 2 mutants, 0 killed, 1 survived, 1 judged (program-equivalent 0, seed-open 0, "
             "out of reach 1); raw_kill_rate 0.000, strict_score 0.000, mutation_score 0.000") in printed
     assert "raw_kill_rate 0.250" in printed and "strict_score 0.250" in printed and "mutation_score 0.333" in printed
+    assert "1 killed by timeout" in printed and "pkg.a.x_f__mutmut_1" in printed  # counted, and named to rerun
 
     listing.write_text("pkg.b.g | return q * 1 → return q - 1  # out of reach [protocol]: a line that changed since\n",
                        encoding="utf-8")
