@@ -388,7 +388,8 @@ def certify_endpoint(
     not a directory, or holds no cassette for any endpoint check; a partially populated directory
     runs what it has and skips the checks whose cassette is missing (``no cassette ...``).
     """
-    directory = _checked_cassette_dir(Path(cassette_dir)) if cassette_dir is not None else None
+    # A relative directory is the caller's working directory's, never the shipped cassettes' folder.
+    directory = _checked_cassette_dir(Path(cassette_dir).absolute()) if cassette_dir is not None else None
     runner = _Runner(messages_base, tools_base, directory, api_key, timeout_s)
     results, served = asyncio.run(_certify(runner, progress))
     capabilities = [_CAPABILITY[route] for route in ("messages", "search", "fetch") if route in served]

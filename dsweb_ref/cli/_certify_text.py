@@ -19,14 +19,21 @@ def show_catalogue(args: argparse.Namespace) -> int | None:
     """Answer ``--explain ID`` or ``--list --markdown [FILE]``; None when neither was asked."""
     if args.explain is None and not (args.list and args.markdown is not None):
         return None
-    from ..certification.catalogue import UnknownCheck, explain, markdown
+    from ..certification.catalogue import AmbiguousCheck, UnknownCheck, explain, markdown
 
     if args.explain is not None:
         try:
-            print(explain(args.explain), end="")
+            text = explain(args.explain)
         except UnknownCheck as exc:
             print(f"dsweb certify: {exc.args[0]}", file=sys.stderr)
             return 2
+        except AmbiguousCheck as exc:  # a prefix, a shared name or a misspelling: list the ids to pick from
+            stream = sys.stderr if exc.near else sys.stdout
+            prefix = "dsweb certify: " if exc.near else ""
+            print(f"{prefix}{exc.args[0]}; run `dsweb certify --explain ID` with one of:", file=stream)
+            print("\n".join(f"  {i}" for i in exc.matches), file=stream)
+            return 2 if exc.near else 0
+        print(text, end="")
         return 0
     text = markdown()
     if args.markdown == "-":
