@@ -205,7 +205,11 @@ def summary(report: Report, problems: Sequence[str] = ()) -> str:
 # --- machine-readable ---------------------------------------------------------------------------
 
 
-def to_json(report: Report, notes: Sequence[str] = (), problems: Sequence[str] = ()) -> dict[str, Any]:
+def to_json(
+    report: Report, notes: Sequence[str] = (), problems: Sequence[str] = (), interrupted: str | None = None
+) -> dict[str, Any]:
+    """The whole report; ``interrupted`` is why a run stopped before every check finished (null when it ran
+    to the end): its ``checks`` are then the ones that finished."""
     t = report.target
     return {
         "suite_version": report.suite_version,
@@ -218,7 +222,8 @@ def to_json(report: Report, notes: Sequence[str] = (), problems: Sequence[str] =
         },
         "started_at": report.started_at,
         "finished_at": report.finished_at,
-        "ok": report_ok(report) and not problems,
+        "ok": report_ok(report) and not problems and interrupted is None,
+        "interrupted": interrupted,
         "summary": dict(Counter(r.outcome.value for r in report.results)),
         "notes": list(notes),
         "problems": list(problems),
@@ -395,6 +400,7 @@ def write_reports(
     secrets: Iterable[str] = (),
     notes: Sequence[str] = (),
     problems: Sequence[str] = (),
+    interrupted: str | None = None,
     junit: str | Path | None = None,
     json_path: str | Path | None = None,
     markdown: str | Path | None = None,
@@ -402,15 +408,17 @@ def write_reports(
     report_dir: str | Path | None = None,
 ) -> list[Path]:
     """Write the requested files (``report_dir`` adds all four under fixed names); returns the paths.
-    ``problems`` are run-level errors (listed, and the report is NOT OK). :class:`ReportError` (never
-    a bare OSError) when a file cannot be written."""
+    ``problems`` are run-level errors (listed, and the report is NOT OK); ``interrupted`` marks a run
+    that stopped early (JSON ``interrupted``; pass it among ``problems`` too, for the other formats).
+    :class:`ReportError` (never a bare OSError) when a file cannot be written."""
     values = _prepared(secrets)
     clean = scrub(report, values)
     n = [_scrub_text(x, values) for x in notes]
     p = [_scrub_text(x, values) for x in problems]
+    stopped = _scrub_text(interrupted, values) if interrupted is not None else None
     render = {
         "junit": lambda: to_junit(clean, p),
-        "json": lambda: (json.dumps(to_json(clean, n, p), indent=2, ensure_ascii=False) + "\n").encode(),
+        "json": lambda: (json.dumps(to_json(clean, n, p, stopped), indent=2, ensure_ascii=False) + "\n").encode(),
         "markdown": lambda: to_markdown(clean, n, p).encode(),
         "html": lambda: to_html(clean, n, p).encode(),
     }

@@ -255,7 +255,7 @@ def test_endpoint_progress_prints_each_check_as_it_completes(
 
     Result = tuple[TargetInfo, list[CheckResult]]
 
-    def fake(*, progress: Callable[[CheckResult], None] | None = None, **_: Any) -> Result:
+    async def fake(*, progress: Callable[[CheckResult], None] | None = None, **_: Any) -> Result:
         assert progress is not None, "the CLI must ask for live progress"
         first, second = CheckResult(A, Outcome.PASSED), CheckResult(B, Outcome.PASSED)
         progress(first)
@@ -263,7 +263,7 @@ def test_endpoint_progress_prints_each_check_as_it_completes(
         progress(second)
         return TargetInfo("endpoint", "fake endpoint"), [first, second]
 
-    monkeypatch.setattr(endpoint, "certify_endpoint", fake)
+    monkeypatch.setattr(endpoint, "run_endpoint", fake)
     monkeypatch.setattr(endpoint, "ENDPOINT_CHECKS", (A, B))
     assert dsweb_certify("--cassettes", "x") == 0
     assert "PASS   endpoint.a" in seen[0] and "endpoint.b" not in seen[0]
