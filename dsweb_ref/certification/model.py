@@ -75,12 +75,12 @@ class ProfileVerdict:
         if self.certified:
             return "certified"
         why = []
-        if self.not_run:
-            why.append(f"not run: {_some(self.not_run)}")
         if self.missing:
             why.append(f"capability not declared: {', '.join(self.missing)}")
         if self.not_passed:
             why.append(f"did not pass: {_some(self.not_passed)}")
+        if self.not_run:
+            why.append(f"not run: {_some(self.not_run)}")
         head = "partial run" if self.not_run else "NOT certified"
         return f"{head} (" + "; ".join(why or ["no check belongs to it"]) + ")"
 
