@@ -197,9 +197,9 @@ def test_the_new_seconds_options_are_checked(tmp_path: Path, argv: list[str], me
 # --- 2b. an endpoint that stops answering mid-run stops the run ------------------------------------
 
 
-@pytest.fixture
-def answers_get_only() -> Iterator[str]:
-    """Answers the preflight's GET (404) and holds every POST without a byte of answer."""
+def _serve(messages_served: bool) -> Iterator[str]:
+    """Answers the preflight's GET (404) and holds every POST without a byte of answer; with
+    ``messages_served`` False, a Messages POST gets a plain 404 (the route is not served)."""
     release = threading.Event()
 
     class Handler(BaseHTTPRequestHandler):
@@ -209,6 +209,10 @@ def answers_get_only() -> Iterator[str]:
             self.end_headers()
 
         def do_POST(self) -> None:
+            if not messages_served and "/anthropic/" in self.path:
+                self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                self.do_GET()
+                return
             release.wait(60)
 
         def log_message(self, *_: object) -> None:
@@ -223,6 +227,16 @@ def answers_get_only() -> Iterator[str]:
     server.shutdown()
     server.server_close()
     thread.join(5)
+
+
+@pytest.fixture
+def answers_get_only() -> Iterator[str]:
+    yield from _serve(messages_served=True)
+
+
+@pytest.fixture
+def tools_hang() -> Iterator[str]:
+    yield from _serve(messages_served=False)
 
 
 def test_consecutive_unanswered_checks_stop_the_run_with_one_line_and_the_reports(
@@ -373,3 +387,22 @@ def test_a_subcommand_usage_error_shows_the_subcommand_usage(tmp_path: Path) -> 
     assert done.stderr.startswith("usage: dsweb certify ") and done.stderr.rstrip().endswith(
         "dsweb certify: error: unrecognized arguments: --bogus"
     )
+
+
+def test_an_interrupted_endpoint_run_keeps_its_finished_checks(tmp_path: Path, tools_hang: str) -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "dsweb_ref", "certify", "--base", tools_hang, "--report-dir", "out"],
+        cwd=tmp_path, env=_env(DEEPSEEK_API_KEY=KEY), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    for line in proc.stdout:  # both Messages checks skip (route not served); the Search check then hangs
+        if line.startswith("SKIP   endpoint.auth.rejects_bad_key"):
+            break
+    else:
+        pytest.fail(proc.stderr.read())
+    proc.send_signal(signal.SIGINT)
+    assert proc.wait(30) == EXIT_INTERRUPTED
+    err = proc.stderr.read()
+    assert len(err.splitlines()) == 1 and err.startswith("dsweb certify: interrupted (SIGINT) after 2 of 10 checks")
+    data = json.loads((tmp_path / "out" / "report.json").read_text())
+    assert [c["outcome"] for c in data["checks"]] == ["skipped", "skipped"] and data["interrupted"]

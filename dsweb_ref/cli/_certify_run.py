@@ -10,6 +10,7 @@ raises :class:`Interrupted`; the caller writes the reports with the checks that 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import signal
 from collections.abc import Callable, Coroutine, Mapping
 from typing import Any, TypeVar
@@ -118,12 +119,23 @@ def run_guarded(make: Callable[[], Coroutine[Any, Any, T]], on_interrupt: Callab
             for sig in installed:
                 loop.remove_signal_handler(sig)
 
+    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         return asyncio.run(main())
     except asyncio.CancelledError:
         if got:
             raise Interrupted(got[0]) from None
         raise
+    finally:
+        _restore(previous)
+
+
+def _restore(handlers: Mapping[signal.Signals, Any]) -> None:
+    """Put back the handlers the loop replaced (it would leave SIGTERM at the default, which kills)."""
+    for sig, handler in handlers.items():
+        if handler is not None:
+            with contextlib.suppress(ValueError, TypeError, OSError):  # not the main thread
+                signal.signal(sig, handler)
 
 
 def stop_if_interrupted() -> None:

@@ -305,6 +305,18 @@ def _raise_interrupt(signum: int, frame: object) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """``dsweb certify``; SIGTERM outside the run's own handling ends it like Ctrl-C (one line, exit 130)."""
+    try:
+        previous = signal.signal(signal.SIGTERM, _raise_interrupt)
+    except ValueError:  # not the main thread: leave signals alone
+        return _run(args)
+    try:
+        return _run(args)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _run(args: argparse.Namespace) -> int:
     if (shown := show_catalogue(args)) is not None:
         return shown
     if args.list:
@@ -359,9 +371,6 @@ def run(args: argparse.Namespace) -> int:
             split_command(args.adapter)
     except (KnownFailuresError, UnknownCheckError, ReportError, AdapterCommandError, ValueError) as exc:
         return _usage(str(exc))
-    if os.name == "posix":
-        signal.signal(signal.SIGTERM, _raise_interrupt)
-
     # Preflight: each problem is one line and exit 2, before any check runs.
     if is_endpoint:
         preflight = _preflight_endpoint(args)
@@ -435,8 +444,6 @@ def run(args: argparse.Namespace) -> int:
             partial = _partial_report(info, finished, started, implementation=True)
             total = len(select_checks(only, args.profile))
             return _stopped(args, partial, secrets, problems, exc, EXIT_INTERRUPTED, total)
-    if os.name == "posix":
-        signal.signal(signal.SIGTERM, _raise_interrupt)
     return _finish(args, report, secrets, problems)
 
 
@@ -451,8 +458,6 @@ def _stopped(
 ) -> int:
     """A run that stopped early: every report written with the checks that finished and the reason,
     then one line (the reports' paths, or that none was asked for) and ``code``."""
-    if os.name == "posix":
-        signal.signal(signal.SIGTERM, _raise_interrupt)
     cause = f"interrupted ({why.args[0]})" if isinstance(why, Interrupted) else str(why)
     marker = f"{cause} after {len(report.results)} of {total} checks; the checks that did not finish are not listed"
     try:
