@@ -406,3 +406,22 @@ def test_an_interrupted_endpoint_run_keeps_its_finished_checks(tmp_path: Path, t
     assert len(err.splitlines()) == 1 and err.startswith("dsweb certify: interrupted (SIGINT) after 2 of 10 checks")
     data = json.loads((tmp_path / "out" / "report.json").read_text())
     assert [c["outcome"] for c in data["checks"]] == ["skipped", "skipped"] and data["interrupted"]
+
+
+# --- 4. the adapter's start deadline is settable ------------------------------------------------------
+
+
+def test_a_slow_starting_adapter_is_refused_by_the_deadline_and_certified_with_a_longer_one(tmp_path: Path) -> None:
+    example = str(ROOT / "scripts" / "example_adapter.py")
+    slow = shlex.join([
+        sys.executable, "-c",
+        "import runpy, sys, time; time.sleep(1.5); sys.argv = [sys.argv[1]]; runpy.run_path(sys.argv[0], "
+        "run_name='__main__')",
+        example,
+    ])
+    only = ("--only", "search.merge.dedup")
+    refused = dsweb(tmp_path, "certify", "--adapter", slow, "--adapter-start-timeout", "1", *only)
+    assert refused.returncode == EXIT_USAGE and "did not answer hello within 1s" in one_line(refused)
+    allowed = dsweb(tmp_path, "certify", "--adapter", slow, "--adapter-start-timeout", "60", *only)
+    assert allowed.returncode == 0, allowed.stdout + allowed.stderr
+    assert "PASS   search.merge.dedup" in allowed.stdout
