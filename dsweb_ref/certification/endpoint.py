@@ -439,23 +439,6 @@ async def run_endpoint(
     return TargetInfo(info.kind, info.description, info.name, capabilities=tuple(capabilities)), results
 
 
-def certify_endpoint(
-    *,
-    messages_base: str | None,
-    tools_base: str | None,
-    cassette_dir: Path | str | None = None,
-    api_key: str | None = None,
-    timeout_s: float = 30.0,
-    progress: Progress | None = None,
-) -> tuple[TargetInfo, list[CheckResult]]:
-    """:func:`run_endpoint` on an event loop of its own."""
-    return asyncio.run(
-        run_endpoint(
-            messages_base=messages_base,
-            tools_base=tools_base,
-            cassette_dir=cassette_dir,
-            api_key=api_key,
-            timeout_s=timeout_s,
-            progress=progress,
-        )
-    )
+def certify_endpoint(**options: Any) -> tuple[TargetInfo, list[CheckResult]]:
+    """:func:`run_endpoint` (the same keyword arguments) on an event loop of its own."""
+    return asyncio.run(run_endpoint(**options))

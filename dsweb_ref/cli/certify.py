@@ -20,6 +20,7 @@ import signal
 import sys
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from .._version import __version__
@@ -461,21 +462,27 @@ def _stopped(
     cause = f"interrupted ({why.args[0]})" if isinstance(why, Interrupted) else str(why)
     marker = f"{cause} after {len(report.results)} of {total} checks; the checks that did not finish are not listed"
     try:
-        paths = write_reports(
-            report,
-            secrets=secrets,
-            problems=[*problems, marker],
-            interrupted=marker,
-            junit=args.junit,
-            json_path=args.json_path,
-            markdown=args.markdown,
-            html_path=args.html_path,
-            report_dir=args.report_dir,
-        )
+        paths = _write(args, report, secrets, [*problems, marker], marker)
     except ReportError as exc:
         return _usage(f"{cause}; and {exc}")
     print(scrub_text(stopped_line(cause, len(report.results), total, paths, code), secrets), file=sys.stderr)
     return code
+
+
+def _write(
+    args: argparse.Namespace, report: Report, secrets: RunSecrets, problems: list[str], interrupted: str | None = None
+) -> list[Path]:
+    return write_reports(
+        report,
+        secrets=secrets,
+        problems=problems,
+        interrupted=interrupted,
+        junit=args.junit,
+        json_path=args.json_path,
+        markdown=args.markdown,
+        html_path=args.html_path,
+        report_dir=args.report_dir,
+    )
 
 
 def _finish(args: argparse.Namespace, report: Report, secrets: RunSecrets, problems: list[str]) -> int:
@@ -488,16 +495,7 @@ def _finish(args: argparse.Namespace, report: Report, secrets: RunSecrets, probl
     if why is not None:
         print(f"dsweb certify: {why}", file=sys.stderr)
     try:
-        paths = write_reports(
-            report,
-            secrets=secrets,
-            problems=problems,
-            junit=args.junit,
-            json_path=args.json_path,
-            markdown=args.markdown,
-            html_path=args.html_path,
-            report_dir=args.report_dir,
-        )
+        paths = _write(args, report, secrets, problems)
     except ReportError as exc:
         return _usage(str(exc))
     ok = report_ok(report) and not problems and all(v.certified for v in wanted)
