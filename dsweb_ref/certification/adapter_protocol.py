@@ -39,7 +39,7 @@ Methods
 
 ``hello`` (params ``{}``) -> ``{"name": str, "version": str, "capabilities": [str, ...]}``
     Sent first, right after the suite starts the adapter, and answered within the adapter's start
-    deadline: 20 seconds by default (:data:`HELLO_TIMEOUT`), ``--adapter-start-timeout SECONDS`` to
+    deadline: 20 seconds by default (``HELLO_TIMEOUT``), ``--adapter-start-timeout SECONDS`` to
     allow more. The deadline covers everything before the answer (interpreter start-up, imports),
     so answer ``hello`` first, from what is known without loading the implementation, and only then
     import heavy libraries: a busy CI runner can take many seconds to import a large one. An adapter
