@@ -38,8 +38,18 @@ Methods
 -------
 
 ``hello`` (params ``{}``) -> ``{"name": str, "version": str, "capabilities": [str, ...]}``
-    Sent first. Capabilities the suite knows (a check needing an undeclared one is reported
-    *skipped*, never passed):
+    Sent first, right after the suite starts the adapter, and answered within the adapter's start
+    deadline: 20 seconds by default (``HELLO_TIMEOUT``), ``--adapter-start-timeout SECONDS`` to
+    allow more. The deadline covers everything before the answer (interpreter start-up, imports),
+    so answer ``hello`` first, from what is known without loading the implementation, and only then
+    import heavy libraries: a busy CI runner can take many seconds to import a large one. An adapter
+    that exits, writes something else, or misses the deadline stops the run before any check
+    (``dsweb certify`` prints one line with the reason and its stderr tail, and exits 2). The suite
+    starts the adapter in a process group of its own and, when the run is interrupted, sends SIGTERM
+    to that group (SIGKILL half a second later if it still runs).
+
+    Capabilities the suite knows (a check needing an undeclared one is reported *skipped*, never
+    passed):
 
     - ``web_search`` - the model-facing web_search tool (``queries`` array, seed 000)
     - ``web_fetch`` - the model-facing web_fetch tool
@@ -243,6 +253,8 @@ from __future__ import annotations
 import json
 from typing import Any, Final
 
+HELLO_TIMEOUT = 20.0  # seconds from starting the adapter to its hello answer (--adapter-start-timeout)
+
 __all__ = [
     "CAPABILITIES",
     "CAP_CANCEL",
@@ -261,6 +273,7 @@ __all__ = [
     "CAP_SUMMARY_BUDGET",
     "CAP_WEB_FETCH",
     "CAP_WEB_SEARCH",
+    "HELLO_TIMEOUT",
     "ProtocolError",
     "decode_line",
     "encode_line",
