@@ -37,7 +37,14 @@ from ..certification.report import (
     summary,
     write_reports,
 )
-from ..certification.suite import UnknownCheckError, run_suite, select_checks, select_ids
+from ..certification.suite import (
+    TargetFactory,
+    UnknownCheckError,
+    default_jobs,
+    run_suite,
+    select_checks,
+    select_ids,
+)
 from ..certification.targets import AdapterCommandError, AdapterTarget, Target, reference_target
 from ._certify_text import closing, opening, show_catalogue
 from ._commands import parser_texts
@@ -73,6 +80,10 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     p.add_argument("--seed", type=int, metavar="N",
                    help="seed of the generated scenarios of the search.differential checks (default: fixed; "
                    "a failure names the seed that replays it)")
+    p.add_argument("--jobs", type=_positive, default=default_jobs(), metavar="N",
+                   help=f"run up to N checks at once, each on its own target instance (default: {default_jobs()}, "
+                   "from the CPU count; 1 runs them one by one)")
+    p.add_argument("--durations", type=_positive, default=0, metavar="N", help="print the N slowest checks")
     out = p.add_argument_group("reports")
     out.add_argument("--report-dir", metavar="DIR", help="write junit.xml, report.json, report.md, report.html")
     out.add_argument("--junit", metavar="FILE")
@@ -80,6 +91,22 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     out.add_argument("--markdown", metavar="FILE", nargs="?", const="-")
     out.add_argument("--html", metavar="FILE", dest="html_path")
     p.set_defaults(func=run)
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
+    return value
+
+
+def _slowest(report: Report, count: int) -> list[str]:
+    """``--durations N``: the N slowest checks, slowest first."""
+    ranked = sorted(report.results, key=lambda r: -r.duration_s)[:count]
+    return [f"slowest checks ({len(ranked)}):", *(f"  {r.duration_s:7.2f}s  {r.check.id}" for r in ranked)]
 
 
 def _usage(message: str) -> int:
@@ -243,9 +270,11 @@ def run(args: argparse.Namespace) -> int:
             return _usage(str(exc))
     else:
         try:
-            target: Target = (
-                AdapterTarget(args.adapter, env=_adapter_env(args.adapter_env)) if args.adapter else reference_target()
-            )
+            lanes: TargetFactory = reference_target
+            if args.adapter:
+                command, env = args.adapter, _adapter_env(args.adapter_env)
+                lanes = lambda: AdapterTarget(command, env=env)  # noqa: E731 (one adapter process per lane)
+            target: Target = lanes()
         except (AdapterCommandError, ValueError) as exc:
             return _usage(str(exc))
         secrets = run_secrets()
@@ -255,8 +284,11 @@ def run(args: argparse.Namespace) -> int:
 
         with seeded(args.seed):
             report = asyncio.run(
-                run_suite(target, only=only, known_failures=known, progress=progress, profiles=args.profile)
+                run_suite(target, only=only, known_failures=known, progress=progress, profiles=args.profile,
+                          jobs=args.jobs, lanes=lanes)
             )
+    if args.durations:
+        print("\n".join(_slowest(report, args.durations)))
     print(scrub_text(f"{report.target.description}: {summary(report, problems)}", secrets))
     for verdict in report.profiles:
         print(f"profile {verdict.name}: {verdict.explain()}")
