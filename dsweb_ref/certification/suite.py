@@ -11,6 +11,7 @@ target that crashes, times out or breaks the protocol gives ``error`` results, n
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import time
 from collections.abc import Callable, Sequence
@@ -100,10 +101,15 @@ class _Shared:
 
 
 class _Lanes:
-    """The targets checks run on. The first is the caller's; ``factory`` makes more on demand, up to
-    ``limit`` open at once, each started with the run's environment and saying hello itself. A lane that
-    gave an error result is set aside (closed at the end) when a factory can replace it, so one broken
-    call spoils one check, not whichever checks happen to share its lane later."""
+    """The targets checks run on. The first is the caller's; ``factory`` makes more, up to ``limit`` open
+    at once, each started with the run's environment and saying hello itself.
+
+    A new lane costs what the first one took to start (an adapter process: its imports), so a check
+    finding no idle lane first waits that long for one to free up, and only then starts another: short
+    checks reuse a few lanes, long waits get their own. :meth:`prewarm` starts lanes ahead, off the
+    critical path, for the quiet phase. A lane that gave an error result is set aside (closed at the end)
+    when a factory can replace it, so one broken call spoils one check, not whichever checks share its
+    lane later."""
 
     def __init__(self, first: Target, factory: TargetFactory | None, environment: dict[str, str]) -> None:
         self._first = first
@@ -113,14 +119,18 @@ class _Lanes:
         self._idle: list[Target] = []
         self._live = 0
         self._changed = asyncio.Condition()
+        self._warming: list[asyncio.Task[None]] = []
+        self._open_cost = 0.0
         self.limit = 1
         self.hello: Hello | None = None
 
     async def first_hello(self) -> Hello:
         self._opened.append(self._first)
         self._live = 1
+        started = time.monotonic()
         self._first.use_environment(self._environment)
         self.hello = await self._first.hello()
+        self._open_cost = time.monotonic() - started
         self._idle.append(self._first)
         return self.hello
 
@@ -134,13 +144,8 @@ class _Lanes:
             raise TargetError("another instance of the target declared other capabilities")
         return lane
 
-    async def acquire(self) -> Target:
-        async with self._changed:
-            while not self._idle and self._live >= self.limit:
-                await self._changed.wait()
-            if self._idle:
-                return self._idle.pop(0)
-            self._live += 1
+    async def _opened_or_fewer(self) -> Target | None:
+        """A new lane, or None when it could not start (the target then runs on the lanes it has)."""
         try:
             return await self._new()
         except TargetError:
@@ -148,8 +153,39 @@ class _Lanes:
                 self._live -= 1
                 if self._live == 0:
                     raise
-                self.limit = self._live  # the target cannot run this many at once: go on with the lanes it has
-            return await self.acquire()
+                self.limit = self._live
+                self._changed.notify_all()
+            return None
+
+    async def acquire(self) -> Target:
+        loop = asyncio.get_running_loop()
+        patience = loop.time() + self._open_cost
+        async with self._changed:
+            while not self._idle:
+                left = patience - loop.time()
+                if self._live < self.limit and left <= 0:
+                    break
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._changed.wait(), left if self._live < self.limit else None)
+            if self._idle:
+                return self._idle.pop(0)
+            self._live += 1
+        lane = await self._opened_or_fewer()
+        return lane if lane is not None else await self.acquire()
+
+    def prewarm(self, count: int) -> None:
+        """Start lanes in the background until ``count`` (at most ``limit``) are open or starting."""
+        while self._factory is not None and self._live < min(count, self.limit):
+            self._live += 1
+            self._warming.append(asyncio.ensure_future(self._warm()))
+
+    async def _warm(self) -> None:
+        with contextlib.suppress(TargetError):
+            lane = await self._opened_or_fewer()
+            if lane is not None:
+                async with self._changed:
+                    self._idle.append(lane)
+                    self._changed.notify()
 
     async def release(self, lane: Target, *, spoiled: bool) -> None:
         async with self._changed:
@@ -160,6 +196,9 @@ class _Lanes:
             self._changed.notify()
 
     async def close(self) -> None:
+        for task in self._warming:
+            task.cancel()
+        await asyncio.gather(*self._warming, return_exceptions=True)
         # In reverse: an in-process lane restores the environment it found, so the first one restores last.
         for lane in reversed(self._opened):
             await lane.close()
@@ -328,6 +367,7 @@ async def run_suite(
                 report.done(i, CheckResult(spec.check, Outcome.ERROR, hello_error))
         else:
             pool.limit = max(1, jobs) if lanes is not None else 1
+            pool.prewarm(sum(1 for s in specs if _slot(s) == "quiet" and _skipped(s, hello) is None))
             for slot in _PHASES:
                 chosen = [i for i, s in enumerate(specs) if _slot(s) == slot]
                 width = 1 if slot == "alone" else pool.limit
