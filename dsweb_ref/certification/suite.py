@@ -6,6 +6,11 @@ overall deadline, and turn the result into a :class:`~.model.CheckResult`. A che
 to any search protocol runs once per protocol the target declares (Search API, then Messages),
 each against its own emulator, and fails if any run fails; its reason names the protocol. A
 target that crashes, times out or breaks the protocol gives ``error`` results, never a hang.
+
+Checks mostly wait (on sockets, gates and timers), so up to ``jobs`` of them run at once, each on a
+lane of its own (a target instance: one adapter process per lane) with its own emulator. Phases keep
+apart what must not overlap: checks marked ``alone`` run one by one, then the bulk side by side, then
+the timing checks (``quiet``) side by side with one another only. The report keeps catalogue order.
 """
 
 from __future__ import annotations
