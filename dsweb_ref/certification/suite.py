@@ -112,9 +112,11 @@ class _Lanes:
     A new lane costs what the first one took to start (an adapter process: its imports), so a check
     finding no idle lane first waits that long for one to free up, and only then starts another: short
     checks reuse a few lanes, long waits get their own. :meth:`prewarm` starts lanes ahead, off the
-    critical path, for the quiet phase. A lane that gave an error result is set aside (closed at the end)
-    when a factory can replace it, so one broken call spoils one check, not whichever checks share its
-    lane later."""
+    critical path, for the quiet phase. A check prefers an idle lane that already ran a check of its
+    family (its module): an adapter process warms up per family (the evidence checks load a word
+    segmenter), so a family kept on few lanes pays that once or twice. A lane that gave an error result
+    is set aside (closed at the end) when a factory can replace it, so one broken call spoils one
+    check, not whichever checks share its lane later."""
 
     def __init__(self, first: Target, factory: TargetFactory | None, environment: dict[str, str]) -> None:
         self._first = first
@@ -126,6 +128,7 @@ class _Lanes:
         self._changed = asyncio.Condition()
         self._warming: list[asyncio.Task[None]] = []
         self._open_cost = 0.0
+        self._families: dict[int, set[str]] = {}  # id(lane) -> the families it ran
         self.limit = 1
         self.hello: Hello | None = None
 
@@ -162,7 +165,14 @@ class _Lanes:
                 self._changed.notify_all()
             return None
 
-    async def acquire(self) -> Target:
+    def _pick(self, family: str) -> Target:
+        warm = [lane for lane in self._idle if family in self._families.get(id(lane), ())]
+        lane = warm[0] if warm else self._idle[0]
+        self._idle.remove(lane)
+        self._families.setdefault(id(lane), set()).add(family)
+        return lane
+
+    async def acquire(self, family: str = "") -> Target:
         loop = asyncio.get_running_loop()
         patience = loop.time() + self._open_cost
         async with self._changed:
@@ -173,10 +183,13 @@ class _Lanes:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._changed.wait(), left if self._live < self.limit else None)
             if self._idle:
-                return self._idle.pop(0)
+                return self._pick(family)
             self._live += 1
         lane = await self._opened_or_fewer()
-        return lane if lane is not None else await self.acquire()
+        if lane is None:
+            return await self.acquire(family)
+        self._families[id(lane)] = {family}
+        return lane
 
     def prewarm(self, count: int) -> None:
         """Start lanes in the background until ``count`` (at most ``limit``) are open or starting."""
@@ -258,7 +271,7 @@ async def _run_phase(
         if result is None:
             async with gate:
                 try:
-                    lane = await pool.acquire()
+                    lane = await pool.acquire(spec.run.__module__)
                 except TargetError as exc:
                     result = CheckResult(spec.check, Outcome.ERROR, f"hello failed: {exc}")
                 else:

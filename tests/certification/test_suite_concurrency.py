@@ -260,3 +260,21 @@ def test_durations_prints_the_slowest_checks_slowest_first(capsys: pytest.Captur
     times = [float(line.split("s")[0]) for line in block]
     assert len(block) == 2 and times == sorted(times, reverse=True)
     assert all(line.split()[-1].startswith("search.validation.") for line in block)
+
+
+def test_a_check_prefers_an_idle_lane_that_already_ran_its_family() -> None:
+    async def scenario() -> tuple[Target, Target, Target]:
+        factory = Lanes()
+        pool = suite._Lanes(factory(), factory, {})
+        await pool.first_hello()
+        pool.limit = 2
+        lane_a = await pool.acquire("family_a")
+        lane_b = await pool.acquire("family_b")
+        await pool.release(lane_b, spoiled=False)  # first in the idle list
+        await pool.release(lane_a, spoiled=False)
+        again = await pool.acquire("family_a")
+        await pool.close()
+        return lane_a, lane_b, again
+
+    lane_a, lane_b, again = asyncio.run(scenario())
+    assert lane_a is not lane_b and again is lane_a
