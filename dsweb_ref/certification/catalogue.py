@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal
 
 from .cases import Case
@@ -127,6 +128,11 @@ def _params(params: Mapping[str, Any]) -> str:
     return text if len(text) <= PARAMS_WIDTH else text[: PARAMS_WIDTH - 1] + "…"
 
 
+def doc_link(check_id: str) -> str:
+    """Where the check's entry is in the documentation shipped with the package (one anchor per id)."""
+    return f"{Path(__file__).resolve().parent.parent / 'docs' / 'checks.md'}#{check_id}"
+
+
 def explain(check_id: str) -> str:
     """The whole entry for ``check_id`` as terminal text."""
     e = _find(check_id)
@@ -141,6 +147,7 @@ def explain(check_id: str) -> str:
         f"requires:  {', '.join(e.requires) or '-'}",
         f"profiles:  {', '.join(e.profiles) or '-'}",
         f"runs:      {e.runs}",
+        f"docs:      {doc_link(e.id)}",
         "",
     ]
     if not e.cases:
