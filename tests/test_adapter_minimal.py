@@ -29,6 +29,7 @@ def test_it_imports_only_public_dsweb_ref_modules() -> None:
     assert ours and ours <= PUBLIC, ours - PUBLIC
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_it_certifies_for_seed_000_and_the_search_api(tmp_path: Path) -> None:
     report = tmp_path / "report.json"

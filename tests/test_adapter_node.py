@@ -31,6 +31,7 @@ def test_it_uses_nothing_but_node_itself() -> None:
     assert imports and all('from "node:' in line for line in imports), imports
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_it_certifies_for_seed_000_and_the_search_api(tmp_path: Path) -> None:
     report = tmp_path / "report.json"

@@ -76,6 +76,7 @@ def _readme_workflow() -> dict[str, Any]:
     return workflow
 
 
+@pytest.mark.slow
 def test_readme_ci_workflow_certifies_an_adapter_and_publishes_its_reports(tmp_path: Path) -> None:
     workflow = _readme_workflow()
     assert workflow.get("on", workflow.get(True)) == ["push", "pull_request"]  # YAML 1.1 reads `on` as True

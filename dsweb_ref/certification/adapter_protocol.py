@@ -19,6 +19,11 @@ that routes a page through a proxy is caught by ``ssrf.proxy.ignored`` (a proxy 
 dial on the fetcher's behalf, outside its address policy). An in-process target sees the same
 variables in its process environment for the run.
 
+Several instances of the adapter may run at once: the suite runs checks side by side (``--jobs N``),
+each on its own adapter process that says ``hello`` and is configured for that check alone. An adapter
+must therefore keep no state outside its process (no fixed port, lock or file shared between runs);
+``--jobs 1`` runs one check at a time (a process that gave an error is replaced by a fresh one).
+
 Requests (suite -> adapter)::
 
     {"id": 7, "method": "web_search", "params": {...}}

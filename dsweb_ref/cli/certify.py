@@ -42,7 +42,14 @@ from ..certification.report import (
     summary,
     write_reports,
 )
-from ..certification.suite import UnknownCheckError, run_suite, select_checks, select_ids
+from ..certification.suite import (
+    TargetFactory,
+    UnknownCheckError,
+    default_jobs,
+    run_suite,
+    select_checks,
+    select_ids,
+)
 from ..certification.targets import (
     AdapterCommandError,
     AdapterTarget,
@@ -108,6 +115,10 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     p.add_argument("--seed", type=int, metavar="N",
                    help="seed of the generated scenarios of the search.differential checks (default: fixed; "
                    "a failure names the seed that replays it)")
+    p.add_argument("--jobs", type=_positive, default=default_jobs(), metavar="N",
+                   help=f"run up to N checks at once, each on its own target instance (default: {default_jobs()}, "
+                   "from the CPU count; 1 runs them one by one)")
+    p.add_argument("--durations", type=_positive, default=0, metavar="N", help="print the N slowest checks")
     out = p.add_argument_group("reports")
     out.add_argument("--report-dir", metavar="DIR", help="write junit.xml, report.json, report.md, report.html")
     out.add_argument("--junit", metavar="FILE")
@@ -115,6 +126,22 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     out.add_argument("--markdown", metavar="FILE", nargs="?", const="-")
     out.add_argument("--html", metavar="FILE", dest="html_path")
     p.set_defaults(func=run)
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
+    return value
+
+
+def _slowest(report: Report, count: int) -> list[str]:
+    """``--durations N``: the N slowest checks, slowest first."""
+    ranked = sorted(report.results, key=lambda r: -r.duration_s)[:count]
+    return [f"slowest checks ({len(ranked)}):", *(f"  {r.duration_s:7.2f}s  {r.check.id}" for r in ranked)]
 
 
 def _usage(message: str) -> int:
@@ -417,13 +444,12 @@ def _run(args: argparse.Namespace) -> int:
             return _stopped(args, partial, secrets, problems, exc, code, len(only or endpoint_ids))
         report = Report(__version__, info, tuple(finished), started, _now())
     else:
-        target = (
-            AdapterTarget(
-                args.adapter, env=adapter_env, hello_timeout=args.adapter_start_timeout or HELLO_TIMEOUT
-            )
-            if args.adapter
-            else reference_target()
-        )
+        hello_timeout = args.adapter_start_timeout or HELLO_TIMEOUT
+        lanes: TargetFactory = reference_target
+        if args.adapter:
+            command = args.adapter
+            lanes = lambda: AdapterTarget(command, env=adapter_env, hello_timeout=hello_timeout)  # noqa: E731 (a process per lane)
+        target: Target = lanes()
         secrets = run_secrets()
 
         def progress(result: CheckResult) -> None:
@@ -436,7 +462,8 @@ def _run(args: argparse.Namespace) -> int:
             with seeded(args.seed):
                 report = run_guarded(
                     lambda: run_suite(
-                        chosen, only=only, known_failures=known, progress=progress, profiles=args.profile
+                        chosen, only=only, known_failures=known, progress=progress, profiles=args.profile,
+                        jobs=args.jobs, lanes=lanes,
                     ),
                     terminate_adapters,
                 )
@@ -487,6 +514,8 @@ def _write(
 
 def _finish(args: argparse.Namespace, report: Report, secrets: RunSecrets, problems: list[str]) -> int:
     """Summary, profile lines, reports and the verdict of a run that finished."""
+    if args.durations:
+        print("\n".join(_slowest(report, args.durations)))
     print(scrub_text(f"{report.target.description}: {summary(report, problems)}", secrets))
     for verdict in report.profiles:
         print(f"profile {verdict.name}: {verdict.explain()}")

@@ -26,6 +26,7 @@ from .conftest import ROOT, adapter_command, dsweb_certify, json_outcomes, json_
 CASSETTES = ROOT / "cassettes"
 
 
+@pytest.mark.slow
 def test_certify_with_no_target_passes_offline(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code = dsweb_certify("--report-dir", str(tmp_path))
     out = capsys.readouterr().out
