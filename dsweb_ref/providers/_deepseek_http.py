@@ -27,7 +27,7 @@ from .._secrets import scrub_text
 from ..netguard.body import read_capped
 from ..settings import CredentialSettings, Settings
 from ._client_pool import ClientKey, ClientPool, new_client
-from ._scheduler import scheduled
+from ._scheduler import scheduled, wire_hook
 
 __all__ = [
     "CREDENTIAL_PLACEHOLDER",
@@ -280,6 +280,7 @@ async def post(
         for name in _HTTPX_DEFAULTS:
             if name not in sent:
                 request.headers.pop(name, None)
+        _report_wire_start(request)
         deadline = asyncio.timeout(timeout_s)
         try:
             async with deadline:
@@ -291,6 +292,20 @@ async def post(
                 WebErrorCode.PROVIDER_ERROR, f"{label} request timed out after {timeout_s:g} s", cause=exc
             ) from exc
     return Reply(status, reply_headers, data)
+
+
+def _report_wire_start(request: httpx.Request) -> None:
+    """A paced send learns when its request starts going out (httpcore's trace hook), so the pacer
+    spaces what the server sees, not when each call was let go (see ``_scheduler``)."""
+    on_wire = wire_hook()
+    if on_wire is None:
+        return
+
+    async def trace(event: str, info: object) -> None:
+        if event == "http11.send_request_headers.started":
+            on_wire()
+
+    request.extensions["trace"] = trace
 
 
 @asynccontextmanager
