@@ -45,6 +45,14 @@ def most_in_one_second(starts: list[float]) -> int:
     return max(bisect.bisect_left(starts, s + 1.0) - i for i, s in enumerate(starts))
 
 
+def verdict(starts: list[float], qps: float) -> tuple[float, int, bool]:
+    """The achieved rate, the most starts in any 1-second window, and whether either is above ``qps``."""
+    starts = sorted(starts)
+    achieved = (len(starts) - 1) / (starts[-1] - starts[0])
+    window = most_in_one_second(starts)
+    return achieved, window, window > qps or achieved > qps
+
+
 async def timed(search: DeepSeekSearchApi, query: str) -> float:
     start = time.perf_counter()
     await search.search(SearchRequest(query), CallContext())
@@ -98,10 +106,8 @@ def main() -> int:
         paced = provider(emulator, **{"deepseek_api.pacing": True, "deepseek_api.search_qps": args.qps})
         asyncio.run(burst(paced, args.n))
         emulator.wait_until_idle(30.0)
-        starts = sorted(r.started for r in emulator.log.for_route("search"))
-        achieved = (len(starts) - 1) / (starts[-1] - starts[0])
-        window = most_in_one_second(starts)
-        above = "  ABOVE LIMIT" if window > args.qps or achieved > args.qps else ""
+        achieved, window, over = verdict([r.started for r in emulator.log.for_route("search")], args.qps)
+        above = "  ABOVE LIMIT" if over else ""
         print(f"burst n {args.n} configured {args.qps:g}/s achieved {achieved:.3f}/s ratio {achieved / args.qps:.3f}")
         print(f"most starts in any 1 s window {window} (limit {args.qps:g}){above}")
 

@@ -13,8 +13,11 @@ from __future__ import annotations
 
 import asyncio
 import bisect
+import importlib.util
 import random
+import sys
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 
 import httpx
 import pytest
@@ -30,6 +33,7 @@ from dsweb_ref.settings import Settings
 from ._clock import ManualClock
 
 STEP = spacing(5.0)
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
@@ -216,3 +220,19 @@ def test_seeded_arrivals_and_cancels_never_put_more_than_the_limit_in_a_second()
                     wire.append(sent)
         wire.sort()
         assert all(bisect.bisect_left(wire, t + 1.0) - i <= 5 for i, t in enumerate(wire)), wire
+
+
+def test_bench_scheduler_fails_on_a_window_above_the_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The benchmark exits 1 when the emulator saw more starts in one second than the limit."""
+    spec = importlib.util.spec_from_file_location("bench_scheduler", ROOT / "scripts" / "bench_scheduler.py")
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    bunched = [0.0, 0.21, 0.42, 0.63, 0.84, 0.95, 2.0]  # six starts within one second at 5/s
+    spaced = [i * STEP for i in range(10)]
+    assert bench.verdict(bunched, 5.0)[1:] == (6, True)
+    assert bench.verdict(spaced, 5.0)[1:] == (5, False)
+    monkeypatch.setattr(bench, "verdict", lambda starts, qps: (4.9, 6, True))
+    monkeypatch.setattr(bench, "own_cost", lambda calls: asyncio.sleep(0, (0.0, 0.0)))
+    monkeypatch.setattr(sys, "argv", ["bench_scheduler.py", "-n", "2", "--calls", "1"])
+    assert bench.main() == 1
