@@ -33,6 +33,8 @@ from http.cookiejar import CookieJar, DefaultCookiePolicy
 import httpcore
 import httpx
 
+from ._scheduler import wire_hook
+
 __all__ = ["MAX_CLIENTS", "ClientKey", "ClientPool", "close_in_full", "new_client", "tls_context"]
 
 MAX_CLIENTS = 4
@@ -51,6 +53,11 @@ class _Borrowed(httpx.AsyncBaseTransport):
         self._inner = inner
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        # What it does with the request is its own affair: for a paced send, the hand-over is the
+        # start (our own network transport reports the real write instead).
+        on_wire = wire_hook()
+        if on_wire is not None:
+            on_wire()
         return await self._inner.handle_async_request(request)
 
     async def aclose(self) -> None:

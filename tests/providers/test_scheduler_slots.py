@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import bisect
 import importlib.util
+import json
 import random
 import sys
 from collections.abc import Awaitable, Callable
@@ -236,3 +237,37 @@ def test_bench_scheduler_fails_on_a_window_above_the_limit(monkeypatch: pytest.M
     monkeypatch.setattr(bench, "own_cost", lambda calls: asyncio.sleep(0, (0.0, 0.0)))
     monkeypatch.setattr(sys, "argv", ["bench_scheduler.py", "-n", "2", "--calls", "1"])
     assert bench.main() == 1
+
+
+def test_over_a_borrowed_transport_the_hand_over_is_the_start() -> None:
+    """A caller's own transport (tests, an in-process emulator) reports no write: the hand-over to
+    it counts as the start, so a held first request does not hold back the next one's slot."""
+    clock = ManualClock()
+    seen: list[str] = []
+    release = asyncio.Event()
+
+    async def handler(request: httpx.Request) -> httpx.Response:
+        query = json.loads(request.content)["query"]
+        seen.append(query)
+        if query == "one":
+            await release.wait()
+        return httpx.Response(200, json={"results": []})
+
+    snapshot = Settings().updated({"deepseek_api.base_url": "https://api.test/v1/tools", "deepseek_api.pacing": True})
+    provider = DeepSeekSearchApi(
+        lambda: snapshot, transport=httpx.MockTransport(handler), environ={"DEEPSEEK_API_KEY": "k-borrowed-1"}
+    )
+    provider.schedulers = SchedulerRegistry(clock, random.Random(5))  # type: ignore[attr-defined]
+
+    async def scenario() -> None:
+        one = asyncio.create_task(provider.search(SearchRequest("one"), CallContext()))
+        two = asyncio.create_task(provider.search(SearchRequest("two"), CallContext()))
+        await clock.wait_sleeping(1)
+        clock.advance(STEP)
+        await asyncio.wait_for(two, 10.0)  # went out while one is still held (bounded: no hang if not)
+        assert seen == ["one", "two"] and not one.done()
+        release.set()
+        await one
+
+    asyncio.run(scenario())
+    assert clock.slept == [pytest.approx(STEP)]
