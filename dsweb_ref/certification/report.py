@@ -30,7 +30,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from .._secrets import redact_encoded, redact_patterns, replace_literals
+from .._secrets import scrub_text as shared_scrub
 from .model import CheckResult, Outcome, Report
 
 __all__ = [
@@ -102,10 +102,8 @@ def _prepared(secrets: Iterable[str]) -> Sequence[str]:
 
 
 def _scrub_text(text: str, secrets: Sequence[str]) -> str:
-    text = replace_literals(text, ((s, REDACTED) for s in secrets))
     # An endpoint may echo a key back encoded (base64, %XX, swapped case, escapes, reversed, ...).
-    text = redact_encoded(text, secrets, REDACTED)
-    return redact_patterns(text, REDACTED)
+    return shared_scrub(text, secrets, REDACTED)
 
 
 def scrub_text(text: str, secrets: Iterable[str] = ()) -> str:
