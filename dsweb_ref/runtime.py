@@ -161,7 +161,7 @@ def standalone_search_tool(
         return None
     kind = MessagesStandaloneSearch if route.protocol == "messages" else ResponsesStandaloneSearch
     backend = kind(route.url, route.model, route.api_key_env, transport=transport, environ=environ)
-    return StandaloneSearchTool(backend, on_usage=on_usage)
+    return StandaloneSearchTool(backend, on_usage=on_usage, connection=route.account, model=route.model)
 
 
 def scripted_runtime(scripted_base: str, settings: Callable[[], Settings] = Settings) -> Runtime:
