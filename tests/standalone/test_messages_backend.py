@@ -6,8 +6,6 @@ import asyncio
 import json
 from typing import Any
 
-import pytest
-
 from dsweb_ref._context import CallContext, OutgoingRequest
 from dsweb_ref._exceptions import WebError
 from dsweb_ref._protocols import StandaloneUsage
