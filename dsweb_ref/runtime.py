@@ -6,9 +6,9 @@ receive the settings source; neither knows the other (seed 000's split).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol, Self
+from typing import TYPE_CHECKING, Any, Protocol, Self
 
 import httpx
 
@@ -33,7 +33,15 @@ from .tools.standalone_search import StandaloneSearchTool
 from .tools.web_fetch import WebFetchTool
 from .tools.web_search import SearchToolSettings, WebSearchTool
 
-__all__ = ["Runtime", "build_runtime", "http_fetch_config", "scripted_runtime", "standalone_search_tool"]
+__all__ = [
+    "Runtime",
+    "build_runtime",
+    "chat_tool_definitions",
+    "http_fetch_config",
+    "main_model_tools",
+    "scripted_runtime",
+    "standalone_search_tool",
+]
 
 
 if TYPE_CHECKING:
@@ -166,6 +174,36 @@ def standalone_search_tool(
     kind = MessagesStandaloneSearch if route.protocol == "messages" else ResponsesStandaloneSearch
     backend = kind(route.url, route.model, route.api_key_env, transport=transport, environ=environ)
     return StandaloneSearchTool(backend, on_usage=on_usage, connection=route.account, model=route.model)
+
+
+class _Described(Protocol):
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def description(self) -> str: ...
+
+    @property
+    def input_schema(self) -> dict[str, Any]: ...
+
+
+def chat_tool_definitions(tools: Sequence[_Described]) -> list[dict[str, Any]]:
+    """The Chat Completions ``tools`` array the main model sees for ``tools``, in order."""
+    return [
+        {"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.input_schema}}
+        for t in tools
+    ]
+
+
+def main_model_tools(
+    resolution: Resolution, others: Sequence[_Described] = (), **assembly: Any
+) -> list[dict[str, Any]]:
+    """The main model's tool list for one runtime: the standalone ``web_search`` first when the
+    selection registers it, then ``others``. Seed 003: switching between two valid search models
+    leaves this list byte-identical (nothing of the route reaches a definition); only switching
+    the search on or off changes it."""
+    search = standalone_search_tool(resolution, **assembly)
+    return chat_tool_definitions([search, *others] if search is not None else list(others))
 
 
 def scripted_runtime(scripted_base: str, settings: Callable[[], Settings] = Settings) -> Runtime:
