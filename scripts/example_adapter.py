@@ -335,7 +335,9 @@ STANDALONE_REQUESTS: dict[str, dict[str, dict[str, Any]]] = {
         "responses": {"tool_choice": "required", "include": ["web_search_call.action.sources"]},
     },
 }
-VARIANTS = ("ori-cut-keeps-space", "retry-full-jitter", "localization-trimmed", "pacing-window", "standalone-open-fields")
+VARIANTS = (
+    "ori-cut-keeps-space", "retry-full-jitter", "localization-trimmed", "pacing-window", "standalone-open-fields",
+)
 # Breaks of rules only the conformance search route (provider "scripted") can show.
 # Breaks of what each search of a batch sends (a one-query call stays right).
 BATCH_REQUEST_BREAKS = ("batch-no-prompt", "batch-count-uncapped")
