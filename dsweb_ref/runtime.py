@@ -161,18 +161,20 @@ def standalone_search_tool(
     environ: Mapping[str, str] | None = None,
     on_usage: Callable[[StandaloneUsage], None] | None = None,
     on_notice: Callable[[str], None] | None = None,
+    stream: bool = False,
 ) -> StandaloneSearchTool | None:
     """The seed-003 tool for a selection made once, at assembly (``standalone_accounts.resolve``):
     the route is copied into the backend here, so a later config change needs a new runtime.
     None when the selection registers no tool. An unusable assigned search model is told to
-    ``on_notice`` exactly once per call: once per runtime built (seed 003: notify once)."""
+    ``on_notice`` exactly once per call: once per runtime built (seed 003: notify once).
+    ``stream`` asks the backend for server-sent events (seed 003 leaves streaming open)."""
     route = resolution.route
     if route is None:
         if resolution.notice is not None and on_notice is not None:
             on_notice(resolution.notice)
         return None
     kind = MessagesStandaloneSearch if route.protocol == "messages" else ResponsesStandaloneSearch
-    backend = kind(route.url, route.model, route.api_key_env, transport=transport, environ=environ)
+    backend = kind(route.url, route.model, route.api_key_env, transport=transport, environ=environ, stream=stream)
     return StandaloneSearchTool(backend, on_usage=on_usage, connection=route.account, model=route.model)
 
 

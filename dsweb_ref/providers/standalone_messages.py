@@ -19,9 +19,9 @@ from typing import Any
 
 from .._context import CallContext
 from .._protocols import StandaloneAnswer, StandaloneSource, StandaloneUsage
-from ._standalone import StandaloneEndpoint, count, mapping, unprocessable
+from ._standalone import StandaloneEndpoint, Streamed, count, mapping, unprocessable
 
-__all__ = ["PROMPT_PREFIX", "MessagesStandaloneSearch", "read_answer", "read_usage"]
+__all__ = ["PROMPT_PREFIX", "MessagesStandaloneSearch", "read_answer", "read_events", "read_usage"]
 
 PROMPT_PREFIX = "Perform a web search for the query: "
 _ERROR_CODE = re.compile(r"[a-z0-9_]{1,64}")
@@ -50,6 +50,8 @@ class MessagesStandaloneSearch(StandaloneEndpoint):
             "accept": "application/json",
         }
         data = await self._exchange(payload, headers, key, ctx, timeout_s)
+        if isinstance(data, Streamed):
+            return read_events(data, self.label)
         return read_answer(data, self.label)
 
 
@@ -108,3 +110,39 @@ def read_answer(data: dict[str, Any], label: str) -> StandaloneAnswer:
 
 def _failed(message: str, usage: StandaloneUsage) -> StandaloneAnswer:
     return StandaloneAnswer(summary="", sources=(), searched=False, usage=usage, failure=message)
+
+
+def read_events(streamed: Streamed, label: str) -> StandaloneAnswer:
+    """A streamed Messages answer: the message rebuilt from its events, then read like a plain one.
+    Usage is the last one seen (``message_start``, then ``message_delta``'s); an ``error`` event or
+    a stream that ends before ``message_stop`` is a failure that still carries that usage."""
+    usage: dict[str, Any] = {}
+    blocks: dict[int, dict[str, Any]] = {}
+    texts: dict[int, list[str]] = {}
+    stopped, failure = False, None
+    for event in streamed.events:
+        kind = event.get("type")
+        index = event.get("index")
+        if kind == "message_start":
+            usage.update(mapping(mapping(event.get("message")).get("usage")))
+        elif kind == "message_delta":
+            usage.update(mapping(event.get("usage")))
+        elif kind == "content_block_start" and isinstance(index, int) and not isinstance(index, bool):
+            blocks[index] = dict(mapping(event.get("content_block")))
+            texts[index] = [blocks[index]["text"]] if isinstance(blocks[index].get("text"), str) else []
+        elif kind == "content_block_delta" and index in texts:
+            delta = mapping(event.get("delta"))
+            if delta.get("type") == "text_delta" and isinstance(delta.get("text"), str):
+                texts[index].append(delta["text"])
+        elif kind == "message_stop":
+            stopped = True
+        elif kind == "error":
+            failure = f"{label}: the stream reported an error"
+    for index, parts in texts.items():
+        if blocks[index].get("type") == "text":
+            blocks[index]["text"] = "".join(parts)
+    if failure is None and (streamed.cut or not stopped):
+        failure = f"{label}: the answer stream ended before message_stop"
+    if failure is not None:
+        return _failed(failure, read_usage(usage))
+    return read_answer({"content": [blocks[i] for i in sorted(blocks)], "usage": usage}, label)

@@ -19,10 +19,10 @@ from typing import Any
 
 from .._context import CallContext
 from .._protocols import StandaloneAnswer, StandaloneSource, StandaloneUsage
-from ._standalone import StandaloneEndpoint, count, mapping, unprocessable
+from ._standalone import StandaloneEndpoint, Streamed, count, mapping, unprocessable
 from .standalone_messages import PROMPT_PREFIX
 
-__all__ = ["ResponsesStandaloneSearch", "merge_titles", "read_response"]
+__all__ = ["ResponsesStandaloneSearch", "merge_titles", "read_events", "read_response"]
 
 
 class ResponsesStandaloneSearch(StandaloneEndpoint):
@@ -46,6 +46,8 @@ class ResponsesStandaloneSearch(StandaloneEndpoint):
             "accept": "application/json",
         }
         data = await self._exchange(payload, headers, key, ctx, timeout_s)
+        if isinstance(data, Streamed):
+            return read_events(data, self.label)
         return read_response(data, self.label)
 
 
@@ -138,3 +140,32 @@ def read_response(data: dict[str, Any], label: str) -> StandaloneAnswer:
         searched=completed > 0,
         usage=usage,
     )
+
+
+_FINAL = ("response.completed", "response.failed", "response.incomplete")
+
+
+def read_events(streamed: Streamed, label: str) -> StandaloneAnswer:
+    """A streamed Responses answer: the response its final event (``response.completed``, or
+    ``.failed`` / ``.incomplete``) carries, read like a plain one (titles merged the same way); its
+    output items are taken from ``response.output_item.done`` events when the final response lists
+    none. No final event (a cut stream) or an ``error`` event is a failure; the usage, which only
+    the final event carries, is then what arrived (nothing, for a cut before it)."""
+    final: dict[str, Any] | None = None
+    items: dict[int, Any] = {}
+    for event in streamed.events:
+        kind = event.get("type")
+        if kind in _FINAL:
+            final = mapping(event.get("response"))
+        elif kind == "response.output_item.done":
+            index = event.get("output_index")
+            if isinstance(index, int) and not isinstance(index, bool):
+                items[index] = event.get("item")
+        elif kind == "error":
+            return _failed(label, "the stream reported an error", read_usage((final or {}).get("usage"), 0))
+    if final is None:
+        return _failed(label, "the answer stream ended before the response completed", read_usage(None, 0))
+    output = final.get("output")
+    if not (isinstance(output, list) and output) and items:
+        final = {**final, "output": [items[i] for i in sorted(items)]}
+    return read_response(final, label)
