@@ -122,12 +122,13 @@ def read_events(streamed: Streamed, label: str) -> StandaloneAnswer:
     stopped, failure = False, None
     for event in streamed.events:
         kind = event.get("type")
-        index = event.get("index")
+        raw_index = event.get("index")
+        index = raw_index if isinstance(raw_index, int) and not isinstance(raw_index, bool) else None
         if kind == "message_start":
             usage.update(mapping(mapping(event.get("message")).get("usage")))
         elif kind == "message_delta":
             usage.update(mapping(event.get("usage")))
-        elif kind == "content_block_start" and isinstance(index, int) and not isinstance(index, bool):
+        elif kind == "content_block_start" and index is not None:
             blocks[index] = dict(mapping(event.get("content_block")))
             texts[index] = [blocks[index]["text"]] if isinstance(blocks[index].get("text"), str) else []
         elif kind == "content_block_delta" and index in texts:
