@@ -115,20 +115,18 @@ def _insert_after_header(text: str, value: str) -> str | None:
 
 
 def _without_key(document: dict[str, Any]) -> dict[str, Any]:
+    """``document`` without the field (and without an ``agent`` table left empty by that)."""
     rest = {k: v for k, v in document.items() if k != KEY}
     if isinstance(rest.get("agent"), dict):
         rest["agent"] = {k: v for k, v in rest["agent"].items() if k != KEY}
-        if not rest["agent"] and "agent" not in document:
+        if not rest["agent"]:
             del rest["agent"]
     return rest
 
 
 def _only_the_field_changed(old: str, new: str, before: dict[str, Any], value: str, path: str) -> None:
     after = _load(new, path)
-    same_rest = _without_key(after) == _without_key(before) or (
-        "agent" not in before and _without_key(after) == {**_without_key(before), "agent": {}}
-    )
-    if search_model_of(after) != value or not same_rest:
+    if search_model_of(after) != value or _without_key(after) != _without_key(before):
         raise WebError(WebErrorCode.CONFIG_INVALID, f"{path}: the edit would change more than {KEY}; not saved")
     changed = [
         line

@@ -131,3 +131,23 @@ def test_cli_saves_and_reports_the_project_override(
     assert shown["route"]["model"] == "model-p"
     assert main(["solo", "set-search-model", "bad", "--config", str(user)]) == 2
     assert "CONNECTION/MODEL" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "rewrite",
+    [lambda text, value: text.replace("# my settings: keep this comment\n", "") + f'web_search_model = "{value}"\n',
+     lambda text, value: text.replace('thinking = "high"', 'thinking = "low"').replace("old-conn/model-a", value)],
+    ids=["drops-a-comment", "changes-another-value"],
+)
+def test_an_edit_that_would_touch_anything_else_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, rewrite: object
+) -> None:
+    """The proof after the edit: a library that re-rendered more than the field would be caught."""
+    from dsweb_ref import standalone_config
+
+    monkeypatch.setattr(standalone_config, "_edited", rewrite)
+    path = tmp_path / "config.toml"
+    path.write_text(USER)
+    with pytest.raises(WebError, match="not saved"):
+        save_search_model(path, "c/m")
+    assert path.read_text() == USER
