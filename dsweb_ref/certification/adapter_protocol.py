@@ -184,18 +184,22 @@ Methods
     standalone web_search (seed 003) as the model made it, arguments unvalidated. The search is one
     model request with model ``deepseek-v4-flash`` and the configured key to
     ``POST {messages_base}/messages`` (``web_search_20250305`` tool) or ``POST
-    {openai_base}/responses`` (``web_search`` tool). ``text`` is the model-visible JSON
+    {openai_base}/responses`` (``web_search`` tool), carrying only the query: no system prompt or
+    ``instructions``, one user message with one text part. ``text`` is the model-visible JSON
     ``{"summary", "sources": [{"title", "url"}], "truncated"?}``; ``value`` is any object (the
     reference puts ``{"result", "usage"}`` there). A tool error is an ``error`` response with a
     WEB_* code.
 
 ``standalone_resolve`` -> ``{"text": str, "value": resolution}``
     Params ``{"document": object, "environ_set": [str, ...]}``: the account and model selection
-    for a configuration document (the format of ``dsweb solo resolve``); ``environ_set``
-    names the key variables that are set. ``value`` is ``{"status": "selected" | "none" |
-    "invalid", "route": {"account", "protocol", "url", "model", "api_key_env"} | null, "reason":
-    str | null, "reference": str | null}``; ``text`` is free. A malformed document is an error
-    ``WEB_CONFIG_INVALID``.
+    for a configuration document (the format of ``dsweb solo resolve``: ``web_search_model`` at
+    the top level or in ``agent``, ``connection_access`` the only connections that may be used,
+    each account's ``source`` ``"local"`` (default), ``"broker"`` or ``"extension"``, whose model
+    brings no local search credential); ``environ_set`` names the key variables that are set.
+    ``value`` is ``{"status": "selected" | "none" | "invalid", "route": {"account", "protocol",
+    "url", "model", "api_key_env"} | null, "reason": str | null, "reference": str | null}`` (more
+    keys, such as the reference's ``skipped`` and ``notice``, are allowed and not compared);
+    ``text`` is free. A malformed document is an error ``WEB_CONFIG_INVALID``.
 
 ``cancel`` -> ``{}``
     Params ``{"id": <id of an in-flight web_search/web_fetch>}``. Answer the cancel request at once;
