@@ -56,10 +56,16 @@ class StandaloneUsage:
     output_tokens: int = 0
     http_requests: int = 1
     web_search_requests: int = 0
+    # Seed 003: usage belongs to the connection and model the search actually used (never the main
+    # conversation's model); the tool stamps both from the route it was built for.
+    connection: str = ""
+    model: str = ""
 
     def to_json(self) -> dict[str, int | str]:
         return {
             "source": "web-search",
+            "connection": self.connection,
+            "model": self.model,
             "input_tokens": self.input_tokens,
             "output_tokens": self.output_tokens,
             "http_requests": self.http_requests,
@@ -77,12 +83,15 @@ class StandaloneSource:
 class StandaloneAnswer:
     """``summary`` is the model's answer text only (no reasoning, no encrypted or replay items);
     ``sources`` are the native search's structured sources in the backend's order, unfiltered;
-    ``searched`` is true only when a native search *completed* (a started call is not enough)."""
+    ``searched`` is true only when a native search *completed* (a started call is not enough);
+    ``failure`` is set when the answer reports an error in band (its usage still counts, so the
+    backend returns the answer and the tool raises after reporting the usage)."""
 
     summary: str
     sources: tuple[StandaloneSource, ...]
     searched: bool
     usage: StandaloneUsage = field(default_factory=StandaloneUsage)
+    failure: str | None = None
 
 
 @runtime_checkable

@@ -35,6 +35,7 @@ __all__ = [
     "replace_literals",
     "replace_literals_deep",
     "rule_hits",
+    "scrub_text",
 ]
 
 _T = TypeVar("_T", str, bytes)
@@ -261,3 +262,12 @@ def redact_encoded(text: str, secrets: Iterable[str], placeholder: str) -> str:
     for secret in sorted({s for s in secrets if s}, key=len, reverse=True):
         text = SecretForms.of(secret).redact(text, placeholder)
     return text
+
+
+def scrub_text(text: str, secrets: Iterable[str], placeholder: str) -> str:
+    """The one scrubber for text a person or a model will read (error messages, reports, the
+    terminal): every known secret replaced, raw or in any encoded form :class:`SecretForms` finds,
+    longest first; then anything credential-shaped (:data:`SECRET_RULES`)."""
+    values = [s for s in secrets if s]
+    text = replace_literals(text, ((s, placeholder) for s in values))  # cheap, and exact for any length
+    return redact_patterns(redact_encoded(text, values, placeholder), placeholder)

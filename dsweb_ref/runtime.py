@@ -6,9 +6,9 @@ receive the settings source; neither knows the other (seed 000's split).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol, Self
+from typing import TYPE_CHECKING, Any, Protocol, Self
 
 import httpx
 
@@ -33,7 +33,15 @@ from .tools.standalone_search import StandaloneSearchTool
 from .tools.web_fetch import WebFetchTool
 from .tools.web_search import SearchToolSettings, WebSearchTool
 
-__all__ = ["Runtime", "build_runtime", "http_fetch_config", "scripted_runtime", "standalone_search_tool"]
+__all__ = [
+    "Runtime",
+    "build_runtime",
+    "chat_tool_definitions",
+    "http_fetch_config",
+    "main_model_tools",
+    "scripted_runtime",
+    "standalone_search_tool",
+]
 
 
 if TYPE_CHECKING:
@@ -152,16 +160,52 @@ def standalone_search_tool(
     transport: httpx.AsyncBaseTransport | None = None,
     environ: Mapping[str, str] | None = None,
     on_usage: Callable[[StandaloneUsage], None] | None = None,
+    on_notice: Callable[[str], None] | None = None,
+    stream: bool = False,
 ) -> StandaloneSearchTool | None:
     """The seed-003 tool for a selection made once, at assembly (``standalone_accounts.resolve``):
     the route is copied into the backend here, so a later config change needs a new runtime.
-    None when the selection registers no tool."""
+    None when the selection registers no tool. An unusable assigned search model is told to
+    ``on_notice`` exactly once per call: once per runtime built (seed 003: notify once).
+    ``stream`` asks the backend for server-sent events (seed 003 leaves streaming open)."""
     route = resolution.route
     if route is None:
+        if resolution.notice is not None and on_notice is not None:
+            on_notice(resolution.notice)
         return None
     kind = MessagesStandaloneSearch if route.protocol == "messages" else ResponsesStandaloneSearch
-    backend = kind(route.url, route.model, route.api_key_env, transport=transport, environ=environ)
-    return StandaloneSearchTool(backend, on_usage=on_usage)
+    backend = kind(route.url, route.model, route.api_key_env, transport=transport, environ=environ, stream=stream)
+    return StandaloneSearchTool(backend, on_usage=on_usage, connection=route.account, model=route.model)
+
+
+class _Described(Protocol):
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def description(self) -> str: ...
+
+    @property
+    def input_schema(self) -> dict[str, Any]: ...
+
+
+def chat_tool_definitions(tools: Sequence[_Described]) -> list[dict[str, Any]]:
+    """The Chat Completions ``tools`` array the main model sees for ``tools``, in order."""
+    return [
+        {"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.input_schema}}
+        for t in tools
+    ]
+
+
+def main_model_tools(
+    resolution: Resolution, others: Sequence[_Described] = (), **assembly: Any
+) -> list[dict[str, Any]]:
+    """The main model's tool list for one runtime: the standalone ``web_search`` first when the
+    selection registers it, then ``others``. Seed 003: switching between two valid search models
+    leaves this list byte-identical (nothing of the route reaches a definition); only switching
+    the search on or off changes it."""
+    search = standalone_search_tool(resolution, **assembly)
+    return chat_tool_definitions([search, *others] if search is not None else list(others))
 
 
 def scripted_runtime(scripted_base: str, settings: Callable[[], Settings] = Settings) -> Runtime:

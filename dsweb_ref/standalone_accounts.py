@@ -11,6 +11,10 @@ Document::
     tools_enabled = ["web_search"]       # optional explicit allow-list; without "web_search": no tool
     current = "main"                     # the conversation's account (optional)
     web_search_model = "auto"            # missing, "" or "auto" = automatic; else "connection/model"
+    connection_access = ["main"]         # optional: the only connections this runtime may use
+
+    [agent]                              # the seed's spelling of the same setting (give it once)
+    web_search_model = "auto"
 
     [[accounts]]                         # in order; the order decides the automatic fallback
     name = "main"
@@ -22,6 +26,7 @@ Document::
     web_search = true                    # optional; see the rules
     enabled = true                       # optional; false = the connection is switched off
     models = ["deepseek-v4-flash"]       # optional; when given, an assigned model must be listed
+    source = "local"                     # "local" | "broker" | "extension": who offers the model
 
 Rules (seed 003):
 
@@ -39,7 +44,13 @@ Rules (seed 003):
 5. Assigned (``connection/model``, split at the first ``/``; the model may contain ``/``): only
    that connection, with its own search switch. Gone, disabled, search off, model not listed or
    without credentials: the reference is kept, the reason reported, nothing registered, and no
-   other account is used.
+   other account is used; ``notice`` then carries the one message the runtime shows.
+6. A model offered only by a remote broker or an extension (``source`` not ``local``) never
+   supplies a search credential: such an account is skipped (reason ``not_local``) and an
+   enabled local search account is still needed.
+7. A connection missing from ``connection_access`` is skipped (reason ``access_denied``);
+   automatic selection goes on to the next candidate, an assignment to it is ``invalid``.
+   Every skipped candidate is listed in ``skipped`` with its reason.
 """
 
 from __future__ import annotations
@@ -57,10 +68,12 @@ __all__ = [
     "SearchRoute",
     "is_official",
     "resolve",
+    "search_model_of",
 ]
 
 Protocol = Literal["chat", "messages", "responses"]
 Status = Literal["selected", "none", "invalid"]
+SOURCES = ("local", "broker", "extension")
 
 OFFICIAL_HOST = "api.deepseek.com"
 OFFICIAL_MESSAGES_BASE = "https://api.deepseek.com/anthropic"
@@ -98,16 +111,28 @@ class SearchRoute:
 @dataclass(frozen=True, slots=True)
 class Resolution:
     """``selected`` carries a route; ``none`` means no tool by design; ``invalid`` means an
-    assigned ``web_search_model`` cannot be used: the reference is kept and ``reason`` says why."""
+    assigned ``web_search_model`` cannot be used: the reference is kept, ``reason`` says why and
+    ``notice`` is the one message a runtime built from it shows. ``skipped`` lists the candidates
+    left out as ``(connection, reason)`` (``not_local``, ``access_denied``)."""
 
     status: Status
     route: SearchRoute | None = None
     reason: str | None = None
     reference: str | None = None
+    skipped: tuple[tuple[str, str], ...] = ()
 
     @property
     def registers_tool(self) -> bool:
         return self.route is not None
+
+    @property
+    def notice(self) -> str | None:
+        if self.status != "invalid":
+            return None
+        return (
+            f"web_search is unavailable: the search model {self.reference!r} cannot be used ({self.reason}). "
+            "Chat continues without it; choose automatic or a valid search model to restore it."
+        )
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -115,6 +140,8 @@ class Resolution:
             "route": self.route.to_json() if self.route else None,
             "reason": self.reason,
             "reference": self.reference,
+            "skipped": [{"connection": name, "reason": why} for name, why in self.skipped],
+            "notice": self.notice,
         }
 
 
@@ -129,6 +156,7 @@ class _Account:
     web_search: bool | None
     enabled: bool
     models: tuple[str, ...] | None
+    source: str = "local"
 
 
 def _bad(where: str, why: str) -> WebError:
@@ -158,6 +186,9 @@ def _account(index: int, raw: object) -> _Account:
     protocol = _text(raw, "protocol", where)
     if protocol not in _PROTOCOLS:
         raise _bad(f"{where}.protocol", 'must be "chat", "messages" or "responses"')
+    source = _text(raw, "source", where, required=False) or "local"
+    if source not in SOURCES:
+        raise _bad(f"{where}.source", 'must be "local", "broker" or "extension"')
     models = raw.get("models")
     if models is not None and (not isinstance(models, list) or not all(isinstance(m, str) for m in models)):
         raise _bad(f"{where}.models", "must be a list of strings")
@@ -171,6 +202,7 @@ def _account(index: int, raw: object) -> _Account:
         web_search=_flag(raw, "web_search", where),
         enabled=_flag(raw, "enabled", where) is not False,
         models=tuple(models) if models is not None else None,
+        source=source,
     )
 
 
@@ -206,7 +238,7 @@ def _official(account: _Account) -> bool:
 
 
 def _capable(account: _Account) -> bool:
-    return _official(account) or account.protocol in ("messages", "responses")
+    return account.source == "local" and (_official(account) or account.protocol in ("messages", "responses"))
 
 
 def _search_on(account: _Account) -> bool:
@@ -216,7 +248,18 @@ def _search_on(account: _Account) -> bool:
 
 
 def _configured(account: _Account, environ: Mapping[str, str]) -> bool:
-    return account.enabled and bool((environ.get(account.api_key_env) or "").strip())
+    # A broker's or extension's model brings no local key, whatever variable it names.
+    local = account.source == "local"
+    return local and account.enabled and bool((environ.get(account.api_key_env) or "").strip())
+
+
+def _excluded(account: _Account, access: tuple[str, ...] | None) -> str | None:
+    """Why ``account`` may not be a search candidate at all, or None."""
+    if account.source != "local":
+        return "not_local"
+    if access is not None and account.name not in access:
+        return "access_denied"
+    return None
 
 
 def _route(account: _Account, model: str) -> SearchRoute:
@@ -228,13 +271,17 @@ def _route(account: _Account, model: str) -> SearchRoute:
     return SearchRoute(account.name, protocol, url, model, account.api_key_env)
 
 
-def _assigned(reference: str, accounts: list[_Account], environ: Mapping[str, str]) -> Resolution:
+def _assigned(
+    reference: str, accounts: list[_Account], environ: Mapping[str, str], access: tuple[str, ...] | None
+) -> Resolution:
     name, slash, model = reference.partition("/")
     if not slash or not name or not model:
         return Resolution("invalid", reason="bad_ref", reference=reference)
     account = next((a for a in accounts if a.name == name), None)
     if account is None:
         return Resolution("invalid", reason="not_found", reference=reference)
+    if (why := _excluded(account, access)) is not None:
+        return Resolution("invalid", reason=why, reference=reference, skipped=((name, why),))
     if not account.enabled:
         return Resolution("invalid", reason="disabled", reference=reference)
     if not _search_on(account):
@@ -262,19 +309,44 @@ def resolve(document: Mapping[str, Any], environ: Mapping[str, str]) -> Resoluti
     if allowed is not None and (not isinstance(allowed, list) or not all(isinstance(t, str) for t in allowed)):
         raise _bad("tools_enabled", "must be a list of tool names")
     current = _text(document, "current", "document", required=False)
-    reference = _text(document, "web_search_model", "document", required=False)
+    reference = search_model_of(document)
+    access = _access(document)
     if offline:
         return Resolution("none", reason="offline")
     if allowed is not None and "web_search" not in allowed:
         return Resolution("none", reason="not_allowed")
     if reference is not None and reference.strip() not in ("", "auto"):
-        return _assigned(reference, accounts, environ)
-    own = next((a for a in accounts if a.name == current), None)
+        return _assigned(reference, accounts, environ, access)
+    skipped = tuple((a.name, why) for a in accounts if (why := _excluded(a, access)) is not None)
+    usable = [a for a in accounts if _excluded(a, access) is None]
+    own = next((a for a in usable if a.name == current), None)
     if own is not None and _configured(own, environ) and _search_on(own):
-        return Resolution("selected", route=_route(own, own.model))
+        return Resolution("selected", route=_route(own, own.model), skipped=skipped)
     if own is not None and _capable(own) and own.web_search is False:
-        return Resolution("none", reason="explicit_off")
-    for account in accounts:
+        return Resolution("none", reason="explicit_off", skipped=skipped)
+    for account in usable:
         if _configured(account, environ) and _search_on(account):
-            return Resolution("selected", route=_route(account, account.model))
-    return Resolution("none", reason="no_search_account")
+            return Resolution("selected", route=_route(account, account.model), skipped=skipped)
+    return Resolution("none", reason="no_search_account", skipped=skipped)
+
+
+def _access(document: Mapping[str, Any]) -> tuple[str, ...] | None:
+    access = document.get("connection_access")
+    if access is None:
+        return None
+    if not isinstance(access, list) or not all(isinstance(name, str) for name in access):
+        raise _bad("connection_access", "must be a list of connection names")
+    return tuple(access)
+
+
+def search_model_of(document: Mapping[str, Any]) -> str | None:
+    """``web_search_model`` as the document gives it: top level, or in ``[agent]`` (the seed's
+    spelling); giving it in both places is an error, so no reader has to guess which one wins."""
+    agent = document.get("agent")
+    if agent is not None and not isinstance(agent, Mapping):
+        raise _bad("agent", "must be a table")
+    top = _text(document, "web_search_model", "document", required=False)
+    nested = _text(agent, "web_search_model", "agent", required=False) if agent is not None else None
+    if top is not None and nested is not None:
+        raise _bad("web_search_model", "is given both at the top level and in [agent]; keep one")
+    return nested if nested is not None else top

@@ -2,7 +2,8 @@
 
 1. A burst of N concurrent searches with pacing on at --qps: prints the rate the emulator saw
    (from its request start times) against the configured one, and the most starts in any
-   1-second window. Goal: ratio >= 0.9, and never above the limit.
+   1-second window. Goal: ratio >= 0.9, and never above the limit: a window above it (or a rate
+   above it) makes the script exit 1, so a run that breaks the limit cannot pass for a good one.
 2. The extra latency the scheduler adds to an unthrottled call: sequential searches alternating
    scheduler off and on (pacing far above the call rate, retries on, nothing retried), the median
    of the paired differences; plus the scheduler's own cost around a no-op send. Goal: <= 1 ms.
@@ -18,6 +19,7 @@ import argparse
 import asyncio
 import bisect
 import statistics
+import sys
 import time
 from collections.abc import Mapping
 
@@ -41,6 +43,14 @@ async def burst(search: DeepSeekSearchApi, n: int) -> None:
 
 def most_in_one_second(starts: list[float]) -> int:
     return max(bisect.bisect_left(starts, s + 1.0) - i for i, s in enumerate(starts))
+
+
+def verdict(starts: list[float], qps: float) -> tuple[float, int, bool]:
+    """The achieved rate, the most starts in any 1-second window, and whether either is above ``qps``."""
+    starts = sorted(starts)
+    achieved = (len(starts) - 1) / (starts[-1] - starts[0])
+    window = most_in_one_second(starts)
+    return achieved, window, window > qps or achieved > qps
 
 
 async def timed(search: DeepSeekSearchApi, query: str) -> float:
@@ -85,7 +95,7 @@ async def own_cost(calls: int) -> tuple[float, float]:
     return statistics.median(direct), statistics.median(scheduled)
 
 
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--qps", type=float, default=5.0)
     parser.add_argument("-n", type=int, default=20, help="concurrent searches in the burst")
@@ -96,10 +106,8 @@ def main() -> None:
         paced = provider(emulator, **{"deepseek_api.pacing": True, "deepseek_api.search_qps": args.qps})
         asyncio.run(burst(paced, args.n))
         emulator.wait_until_idle(30.0)
-        starts = sorted(r.started for r in emulator.log.for_route("search"))
-        achieved = (len(starts) - 1) / (starts[-1] - starts[0])
-        window = most_in_one_second(starts)
-        above = "  ABOVE LIMIT" if window > args.qps or achieved > args.qps else ""
+        achieved, window, over = verdict([r.started for r in emulator.log.for_route("search")], args.qps)
+        above = "  ABOVE LIMIT" if over else ""
         print(f"burst n {args.n} configured {args.qps:g}/s achieved {achieved:.3f}/s ratio {achieved / args.qps:.3f}")
         print(f"most starts in any 1 s window {window} (limit {args.qps:g}){above}")
 
@@ -113,7 +121,11 @@ def main() -> None:
           f"on {statistics.median(on_times) * 1000:.3f} ms; median paired extra {extra_ms:.3f} ms (goal <= 1 ms)")
     direct, scheduled = asyncio.run(own_cost(args.calls * 10))
     print(f"scheduler own cost around a no-op send: median {(scheduled - direct) * 1e6:.1f} us")
+    if above:
+        print("FAIL: the emulator saw more starts in one second than the limit", file=sys.stderr)
+        return 1
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

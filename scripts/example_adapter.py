@@ -87,6 +87,20 @@ Seed 003 (the standalone search, ``standalone_search`` / ``standalone_resolve``)
                                  a success whose summary reports the failure    -> standalone.prose.error
     standalone-leak-responses-reasoning  a Responses reasoning item is read as
                                  answer text                                    -> standalone.reasoning.withheld
+    standalone-system-prompt     the search request also carries an instruction
+                                 (Messages system, Responses instructions)      -> standalone.request.isolated
+    standalone-tool-version      another native tool version than the backend
+                                 documents (web_search_20260209, web_search_preview) -> standalone.request.isolated
+    standalone-untitled-sources  a Responses source keeps its first entry's
+                                 (empty) title, the url_citation's title lost    -> standalone.sources.titled
+    standalone-broker-credentials  a broker or extension model counts as a local
+                                 search account                                 -> standalone.resolve.table
+    standalone-ignore-access-list  connection_access is ignored                 -> standalone.resolve.table
+
+A seed-003 reading the seed leaves open, which must stay certified:
+
+    standalone-open-fields       other wording around the query, max_uses on the tool, tool_choice and
+                                 include on Responses (fields that carry no content)
 
 In the LINGERING modes (early-answer-subtle, cancel-no-wait, cancel-single-early) an upstream
 request's teardown takes LINGER seconds (as a graceful close might), which the correct code awaits
@@ -269,6 +283,11 @@ BREAKS = (
     "standalone-citations-only",
     "standalone-leak-responses-reasoning",
     "standalone-failure-as-summary",
+    "standalone-system-prompt",
+    "standalone-tool-version",
+    "standalone-untitled-sources",
+    "standalone-broker-credentials",
+    "standalone-ignore-access-list",
     "retry-deadline-per-attempt",
     "retry-503-only",
     "retry-after-429-only",
@@ -297,8 +316,30 @@ STANDALONE_REBUILT = (
     "standalone-mine-urls",
     "standalone-all-sources",
 )
-RESPONSES_BREAKS = ("standalone-any-search-call", "standalone-citations-only", "standalone-leak-responses-reasoning")
-VARIANTS = ("ori-cut-keeps-space", "retry-full-jitter", "localization-trimmed", "pacing-window")
+RESPONSES_BREAKS = (
+    "standalone-any-search-call",
+    "standalone-citations-only",
+    "standalone-leak-responses-reasoning",
+    "standalone-untitled-sources",
+)
+# Modes that rewrite the standalone search request (STANDALONE_REQUESTS: mode -> protocol -> change).
+STANDALONE_REQUESTS: dict[str, dict[str, dict[str, Any]]] = {
+    "standalone-system-prompt": {  # wrong: the request carries only the query and the native tool
+        "messages": {"system": "You are a careful web search assistant. Answer in English."},
+        "responses": {"instructions": "You are a careful web search assistant. Answer in English."},
+    },
+    "standalone-tool-version": {  # wrong: not the native tool version the backend documents
+        "messages": {"tools": [{"type": "web_search_20260209", "name": "web_search"}]},
+        "responses": {"tools": [{"type": "web_search_preview"}]},
+    },
+    "standalone-open-fields": {  # open: fields that carry no content
+        "messages": {"tools": [{"type": "web_search_20250305", "name": "web_search", "max_uses": 2}]},
+        "responses": {"tool_choice": "required", "include": ["web_search_call.action.sources"]},
+    },
+}
+VARIANTS = (
+    "ori-cut-keeps-space", "retry-full-jitter", "localization-trimmed", "pacing-window", "standalone-open-fields",
+)
 # Breaks of rules only the conformance search route (provider "scripted") can show.
 # Breaks of what each search of a batch sends (a one-query call stays right).
 BATCH_REQUEST_BREAKS = ("batch-no-prompt", "batch-count-uncapped")
@@ -426,6 +467,15 @@ class BreakingTransport(httpx.AsyncBaseTransport):
         if mode == "tools-fixed-path" and path.endswith(("/search", "/fetch")):
             # wrong: seed 001's base is complete; this appends a fixed /v1/tools/<route> to the base's origin
             request.url = request.url.copy_with(path="/v1/tools/" + path.rsplit("/", 1)[-1])
+        protocol = "messages" if path.endswith("/messages") else "responses" if path.endswith("/responses") else ""
+        if mode in STANDALONE_REQUESTS and protocol:
+            request = _rewrite_json(request, STANDALONE_REQUESTS[mode][protocol])
+            if mode == "standalone-open-fields":  # open: the wording around the query is the implementation's
+                body = json.loads(request.content)
+                text = json.dumps(body.get("messages") or body.get("input"), ensure_ascii=False)
+                text = text.replace("Perform a web search for the query: ", "Search the web for: ")
+                request = _rewrite_json(request, {"messages" if "messages" in body else "input": json.loads(text)})
+            return request
         if mode == "extra-header" and path.endswith(("/search", "/fetch")):
             request.headers["User-Agent"] = "example-adapter/1"  # wrong: seed 001 allows only two headers
         return request
@@ -718,6 +768,14 @@ async def bend_search_calls(response: httpx.Response, mode: str) -> httpx.Respon
             item["status"] = "completed"
         if mode == "standalone-citations-only" and isinstance(item.get("action"), dict):
             item["action"].pop("sources", None)
+    if mode == "standalone-untitled-sources":  # wrong: the first (untitled) entry of a URL keeps its empty title
+        searched = {s.get("url") for i in items if isinstance(i, dict) and isinstance(i.get("action"), dict)
+                    for s in i["action"].get("sources") or [] if isinstance(s, dict)}
+        for item in items:
+            for part in item.get("content") or [] if isinstance(item, dict) else []:
+                for note in part.get("annotations") or [] if isinstance(part, dict) else []:
+                    if isinstance(note, dict) and note.get("url") in searched:
+                        note["title"] = ""
     headers = [(k, v) for k, v in response.headers.raw if k.lower() != b"content-length"]
     return httpx.Response(response.status_code, headers=headers, content=json.dumps(body).encode())
 
@@ -1351,7 +1409,8 @@ class Adapter:
     def standalone_tool(self, protocol: object) -> StandaloneSearchTool:
         kind = "responses" if protocol == "responses" else "messages"
         backend = ResponsesStandaloneSearch if kind == "responses" else MessagesStandaloneSearch
-        standalone_breaks = ("standalone-follow-redirects", "standalone-leak-reasoning", *RESPONSES_BREAKS)
+        standalone_breaks = ("standalone-follow-redirects", "standalone-leak-reasoning", *RESPONSES_BREAKS,
+                             *STANDALONE_REQUESTS)
         transport = BreakingTransport(self.mode) if self.mode in standalone_breaks and self.mode else None
         search = backend(
             self.bases.get(kind, ""),
@@ -1396,6 +1455,13 @@ class Adapter:
 
     async def standalone_resolve(self, p: dict[str, Any]) -> ToolResult:
         document = p.get("document")
+        if self.mode == "standalone-ignore-access-list" and isinstance(document, dict):
+            document = {k: v for k, v in document.items() if k != "connection_access"}  # wrong: limits apply
+        if self.mode == "standalone-broker-credentials" and isinstance(document, dict):
+            accounts = document.get("accounts")
+            if isinstance(accounts, list):  # wrong: a broker's or extension's model is no local search account
+                document = {**document, "accounts": [{k: v for k, v in a.items() if k != "source"}
+                                                     if isinstance(a, dict) else a for a in accounts]}
         value = resolve(document, {name: "set" for name in p.get("environ_set") or []}).to_json()  # type: ignore[arg-type]
         reference = document.get("web_search_model") if isinstance(document, dict) else None
         if self.mode == "standalone-resolve-last-slash" and isinstance(reference, str) and reference.count("/") > 1:

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Measured power: mutate the reference and count the mutants a killer rejects.
 
-    python scripts/mutation_score.py            # the certification suite kills (seed-000/001 tools, providers)
+    python scripts/mutation_score.py            # the certification suite kills (every seed module, see CERT_MODULES)
     python scripts/mutation_score.py --unit     # the unit tests kill (issue 14's seven core modules)
-    python scripts/mutation_score.py --modules dsweb_ref/tools/_merge.py    # a subset, while developing
+    python scripts/mutation_score.py --modules dsweb_ref/tools/_summary.py    # a subset, while developing
+    python scripts/mutation_score.py --check    # judge equivalent.txt against freshly generated mutants, no run
+    python scripts/mutation_score.py --work netguard --modules 'dsweb_ref/netguard/*.py'   # one group of a long run
 
 The tool is mutmut 3 (dev extra). It mutates functions in place behind trampolines and runs, per mutant,
 only the tests that called the mutated function, so a check that never reaches a function cannot be
@@ -15,34 +17,49 @@ Killers: ``--unit`` runs the unit tests (``tests/`` minus the certification, emu
 which drive whole runs); the default runs ``scripts/mutation/test_certification_suite.py``, one test per
 certification check against the in-process reference: the suite alone, not the unit tests.
 
-Prints every surviving mutant (``mutmut show`` diff unless ``--brief``), how many survivors each kind of
-judgement took, ``strict_score X`` (survivors judged out of the certification's reach counted as survived;
-see ``kind_of``) and ``mutation_score X``:
-killed / (mutants - judged equivalent). A survivor is judged equivalent (program-equivalent, unreachable,
-or a behaviour the seeds leave open) in one of three ways, each printed with its reason:
+Prints every surviving mutant (``mutmut show`` diff unless ``--brief``), then, overall and per module,
+``raw_kill_rate`` (killed / every mutant with a verdict: no judgement at all), ``strict_score`` (killed /
+mutants that are neither program-equivalent nor seed-open: survivors judged out of reach count as
+survived) and ``mutation_score`` (killed / mutants not judged equivalent of any kind).
 
-1. By change, in ``scripts/mutation/equivalent.txt``: ``<function> | <change>  # reason``, where
+The judgement rules (fixed before any run; the script enforces them and exits 3 when one is broken):
+
+1. Judgements are keyed by change, never by mutant name (mutmut numbers mutants by position, so a name
+   silently moves to another mutant when its function changes). One line of
+   ``scripts/mutation/equivalent.txt`` per judgement: ``<function> | <change>  # <kind>: <reason>``, where
    ``<function>`` is the dotted module + qualified name (``dsweb_ref.tools._merge.merge_results``) and
-   ``<change>`` the mutated line(s) as the script prints them beside each survivor (``ast.unparse`` of
-   the mutant's differing lines, comments dropped, several lines joined with `` ⏎ ``). This key survives
-   edits elsewhere in the module; when the mutated line itself changes the entry goes stale and the
-   mutant must be judged again, which is the point. Two mutants making the same change to two equal
-   lines of one function share a key, so the reason must hold for both.
-   ``<function> | *`` covers the survivors of a function that no killer test reaches at all (mutmut's
-   "no tests"), and only those: the reason must say why the certification cannot reach it.
-2. By name, in the same file: ``<mutant name>  # reason``. Brittle (mutmut numbers mutants by position,
-   so names shift when the function changes); kept for old entries.
-3. Automatically, as ``seed-open: error message text``: every difference between the mutant and the
-   original is, inside the message argument of ``WebError(code, message)`` or of a module function whose
-   body is only ``return WebError(<code>, <message built from its parameters>)`` (``_invalid(message)``),
-   a piece of the message's own text changed: a string literal there (or a literal part of an f-string
-   or ``+`` there) replaced by another string or None, or the message or an f-string's shown expression
-   replaced by None. The seeds fix error codes, never message wording. Anything deeper is never
-   classified this way (the arguments of a call inside a message, e.g. what ``scrub_secrets`` is given:
-   changing them could leak a secret), nor a change to the code argument; and a check that does enforce
-   message text kills the mutant before any classification applies (only survivors are classified).
-
-A listed entry that names a function of the run but matches no mutant is reported stale, not counted.
+   ``<change>`` is ``<original line(s)> → <mutated line(s)>`` as the script prints it beside each survivor
+   (``ast.unparse`` of the differing lines, comments dropped, several lines joined with `` ⏎ ``). Two
+   mutants making the same change to two equal lines of one function share a key, so the reason must
+   hold for both.
+   ``<function> | *`` covers only the survivors of a function no killer test reaches at all (mutmut's
+   "no tests"). A line without `` | `` (a mutant name) is refused.
+2. A judgement is stale, and the run fails, when its key matches no mutant of a module the run mutated
+   (the line it judged changed: judge the new mutant again) or matches a mutant the killer killed (the
+   judgement is wrong or no longer needed: delete it); a ``| *`` judgement fails when a test reached the
+   function. With ``--unit`` only a killed "program-equivalent" judgement fails (unit tests may pin what
+   the certification cannot observe or must accept). ``--check`` generates the mutants without running a
+   test (minutes, not hours) and fails on every judgement no mutant of the scope makes.
+3. Three kinds, named by the reason's head:
+   ``program-equivalent: <why>`` (no program can tell the mutant from the original),
+   ``seed-open: <why>`` (the seeds leave the behaviour open, so a check must accept it), and
+   ``out of reach [<route>, ...]: <why>`` (a difference the certification cannot observe), where each
+   ``<route>`` is one of ROUTES and names a route that cannot observe the difference and the reason says
+   why. Any other head is refused. Out-of-reach survivors count against ``strict_score``. A survivor
+   that some route can observe (a page, an answer body, a call the protocol can make) is never judged
+   out of reach: it stays a survivor, a candidate check, and counts against every score.
+4. "Message text" is the classifier's judgement alone: an entry whose reason calls the change message
+   text (``message text``, ``message wording``) is refused. The classifier judges a
+   survivor ``seed-open: error message text`` automatically when every difference between the mutant and
+   the original is, inside the message argument of ``WebError(code, message)`` or of a module function
+   whose body is only ``return WebError(<code>, <message built from its parameters>)`` (``_invalid``),
+   a piece of the message's own text: a string literal there (or a literal part of an f-string or ``+``
+   there) replaced by another string or None, or the message or an f-string's shown expression replaced
+   by None. Such helpers are matched by module-qualified name: a call resolves through the calling
+   module's own definitions and ``from ... import`` lines, never by bare name across modules; method
+   calls are never carriers. Anything deeper is never classified this way (the arguments of a call inside
+   a message, e.g. what ``scrub_secrets`` is given: changing them could leak a secret), nor a change to
+   the code argument; and a check that does enforce message text kills the mutant first.
 """
 
 from __future__ import annotations
@@ -56,17 +73,33 @@ import re
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 EQUIVALENT = ROOT / "scripts" / "mutation" / "equivalent.txt"
 
-# The seed-000/001 tools (web_search, web_fetch and their helpers) and the DeepSeek providers: the scope
-# issue 8 measures and equivalent.txt judges. The seed-002 evidence and seed-003 standalone tools are not
-# in it yet, nor tools/_summary.py (the summary-budget opt-in): their survivors are unjudged; name them
-# with --modules to measure them.
+# Every module a seed decides (issue 24 item 5): the seed-000/001 tools and DeepSeek providers (issue 8's
+# scope), the seam, settings and runtime, the secret scrubber, the HTTP fetch provider, scheduling and the
+# client pool, the summary budget, seed 002 (evidence tools, netguard) and seed 003 (standalone search).
 CERT_MODULES = (
+    "dsweb_ref/_service.py",
+    "dsweb_ref/settings.py",
+    "dsweb_ref/runtime.py",
+    "dsweb_ref/_secrets.py",
+    "dsweb_ref/providers/http_fetch.py",
+    "dsweb_ref/providers/_scheduler.py",
+    "dsweb_ref/providers/_client_pool.py",
+    "dsweb_ref/tools/_summary.py",
+    "dsweb_ref/tools/evidence_search.py",
+    "dsweb_ref/tools/_evidence_guard.py",
+    "dsweb_ref/tools/_evidence_rank.py",
+    "dsweb_ref/tools/_evidence_text.py",
+    "dsweb_ref/netguard/*.py",
+    "dsweb_ref/tools/standalone_search.py",
+    "dsweb_ref/providers/standalone_messages.py",
+    "dsweb_ref/providers/standalone_responses.py",
+    "dsweb_ref/standalone_accounts.py",
     "dsweb_ref/tools/_merge.py",
     "dsweb_ref/tools/_batch.py",
     "dsweb_ref/tools/_result.py",
@@ -155,17 +188,54 @@ class Mutant:
     def key(self) -> str:
         return f"{self.function} | {self.change}"
 
+    @property
+    def module(self) -> str:
+        return module_of(self.name)
+
+
+def module_of(mutant_name: str) -> str:
+    """``dsweb_ref.tools._merge.x_merge_results__mutmut_3`` -> ``dsweb_ref.tools._merge``."""
+    return mutant_name.rsplit(".", 1)[0]
+
+
+# The routes by which the certification observes an implementation. An "out of reach" judgement names the
+# ones that cannot observe the difference (rule 3 of the docstring).
+ROUTES = {
+    "protocol": "the adapter protocol: configure, tool calls and the results they return",
+    "search-api": "the emulator's Search API endpoint: the requests it records, the answers it scripts",
+    "fetch-api": "the emulator's Fetch API endpoint: the requests it records, the answers it scripts",
+    "messages": "the emulator's Messages and Responses endpoints: the requests it records, the answers it scripts",
+    "test-network": "the test network's hosts and pages (web_fetch targets, the network guard's checks)",
+}
+_OUT_OF_REACH = re.compile(r"^out of reach \[(?P<routes>[^\]]+)\]:\s*\S")
+# Rule 4: a judgement of message text is the classifier's alone.
+_CLAIMS_MESSAGE = re.compile(r"\bmessage (?:text|wording)\b", re.IGNORECASE)
+AUTO_MESSAGE = "seed-open: error message text (the seeds fix codes, not wording); classified automatically"
+
+
+def kind_of(reason: str) -> str | None:
+    """A judgement's kind, from its head: "program-equivalent" (no program can tell), "seed-open" (the seeds
+    leave it open, so a check must accept it), "out of reach" (a difference the named routes cannot observe);
+    None when the head is none of them or an out-of-reach reason names no known route."""
+    if reason.startswith("program-equivalent:"):
+        return "program-equivalent"
+    if reason.startswith("seed-open:"):
+        return "seed-open"
+    match = _OUT_OF_REACH.match(reason)
+    if match and all(r.strip() in ROUTES for r in match["routes"].split(",")):
+        return "out of reach"
+    return None
+
 
 @dataclass(frozen=True)
 class Judgements:
-    """``scripts/mutation/equivalent.txt``: entries by change (``function | change``) and by name."""
+    """``scripts/mutation/equivalent.txt``: judgements by change (``function | change``), and the lines
+    refused by the rules (by name, an unknown kind, a claim of message text), each with why."""
 
     by_change: dict[str, str]
-    by_name: dict[str, str]
+    refused: tuple[str, ...] = ()
 
     def reason(self, mutant: Mutant) -> str | None:
-        if mutant.name in self.by_name:
-            return self.by_name[mutant.name]
         if mutant.key in self.by_change:
             return self.by_change[mutant.key]
         if mutant.message_only:
@@ -173,30 +243,43 @@ class Judgements:
         return None
 
 
-AUTO_MESSAGE = "seed-open: error message text (the seeds fix codes, not wording); classified automatically"
+def refusal(entry: str, reason: str) -> str | None:
+    """Why a line of equivalent.txt breaks the judgement rules, or None when it keeps them."""
+    if " | " not in entry:
+        return "judged by mutant name; mutmut renumbers mutants, so key it by change: <function> | <change>"
+    if kind_of(reason) is None:
+        return ("no known kind: the reason must start 'program-equivalent:', 'seed-open:' or "
+                f"'out of reach [<route>, ...]:' with routes from {', '.join(ROUTES)}")
+    if _CLAIMS_MESSAGE.search(reason):
+        return ("claims message text, which only the classifier judges: "
+                "give the change's real reason or leave it a survivor")
+    return None
 
 
-def judged_equivalent(path: Path = EQUIVALENT) -> Judgements:
+def judged_equivalent(path: Path | None = None) -> Judgements:
+    path = path or EQUIVALENT
     by_change: dict[str, str] = {}
-    by_name: dict[str, str] = {}
+    refused: list[str] = []
     if path.exists():
-        for line in path.read_text(encoding="utf-8").splitlines():
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
             if not line.strip() or line.lstrip().startswith("#"):
                 continue
             entry, _, reason = line.rpartition("  # ")
             if not entry:
-                entry, reason = line, "(no reason given)"
-            if " | " in entry:
-                function, _, change = entry.partition(" | ")
-                by_change[f"{function.strip()} | {change.strip()}"] = reason.strip()
-            else:
-                by_name[entry.strip()] = reason.strip()
-    return Judgements(by_change, by_name)
+                entry, reason = line, ""
+            entry, reason = entry.strip(), reason.strip()
+            why = refusal(entry, reason)
+            if why is not None:
+                refused.append(f"{path.name}:{number}: {why}: {entry}")
+                continue
+            function, _, change = entry.partition(" | ")
+            by_change[f"{function.strip()} | {change.strip()}"] = reason
+    return Judgements(by_change, tuple(refused))
 
 
 _MANGLED = re.compile(r"^x(?:ǁ(?P<cls>[^ǁ]+)ǁ|_)(?P<fn>.+)__mutmut_(?P<id>orig|\d+)$")
 _FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
-_Carriers = dict[str, tuple[set[int], set[str]]]
+_Carriers = dict[str, tuple[set[int], set[str]]]  # module-qualified name -> message positions, keywords
 
 
 def _demangle(name: str) -> tuple[str, str] | None:
@@ -212,41 +295,83 @@ def _functions(tree: ast.AST) -> list[_FunctionNode]:
     return [n for n in ast.walk(tree) if isinstance(n, _FunctionNode)]
 
 
-def _message_carriers(trees: list[ast.Module]) -> _Carriers:
-    """``WebError`` and every function that only returns ``WebError(code, message)``: the positions
-    and keywords of their message arguments."""
+def _top_level(tree: ast.Module) -> list[tuple[str, _FunctionNode]]:
+    """The module's own functions by plain name: unmutated ones and mutmut's copies of the originals."""
+    out = []
+    for node in tree.body:
+        if not isinstance(node, _FunctionNode):
+            continue
+        demangled = _demangle(node.name)
+        if demangled is None:
+            out.append((node.name, node))
+        elif demangled[1] == "orig" and "." not in demangled[0]:
+            out.append((demangled[0], node))
+    return out
+
+
+def module_names(module: str, tree: ast.Module) -> dict[str, str]:
+    """What a bare name called in ``module`` refers to: its own top-level functions and its
+    ``from ... import`` names, module-qualified (``_invalid`` -> ``dsweb_ref.tools.web_fetch._invalid``)."""
+    names: dict[str, str] = {}
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom):
+            parts = module.split(".")
+            base = parts[: len(parts) - node.level] if node.level else []
+            source = ".".join(base + ([node.module] if node.module else []))
+            for alias in node.names:
+                names[alias.asname or alias.name] = f"{source}.{alias.name}"
+    for name, _fn in _top_level(tree):
+        names[name] = f"{module}.{name}"
+    return names
+
+
+def _is_web_error(func: ast.expr, names: dict[str, str]) -> bool:
+    if isinstance(func, ast.Name):
+        target = names.get(func.id, func.id)
+        return target == "WebError" or target.endswith(".WebError")
+    return isinstance(func, ast.Attribute) and func.attr == "WebError"
+
+
+def _message_carriers(trees: dict[str, ast.Module]) -> _Carriers:
+    """``WebError`` and every module function that only returns ``WebError(code, message)``, by
+    module-qualified name: the positions and keywords of their message arguments."""
     carriers: _Carriers = {"WebError": ({1}, {"message"})}
-    for tree in trees:
-        for fn in _functions(tree):
+    for module, tree in trees.items():
+        names = module_names(module, tree)
+        for name, fn in _top_level(tree):
             body = [s for s in fn.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
             if len(body) != 1 or not isinstance(body[0], ast.Return) or not isinstance(body[0].value, ast.Call):
                 continue
             call = body[0].value
-            if not (isinstance(call.func, ast.Name) and call.func.id == "WebError") or len(call.args) != 2:
+            if not _is_web_error(call.func, names) or len(call.args) != 2:
                 continue
             in_code = {n.id for n in ast.walk(call.args[0]) if isinstance(n, ast.Name)}
             in_message = {n.id for n in ast.walk(call.args[1]) if isinstance(n, ast.Name)}
             params = [a.arg for a in fn.args.posonlyargs + fn.args.args]
             positions = {i for i, a in enumerate(params) if a in in_message and a not in in_code}
             if positions:
-                demangled = _demangle(fn.name)
-                name = demangled[0].rpartition(".")[2] if demangled else fn.name
-                carriers[name] = (positions, {params[i] for i in positions})
+                carriers[f"{module}.{name}"] = (positions, {params[i] for i in positions})
     return carriers
 
 
-def _callee(call: ast.Call) -> str:
-    func = call.func
-    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+def _callee(call: ast.Call, names: dict[str, str]) -> str:
+    """The carrier a call names: ``WebError``, or a module-qualified function; "" for anything else
+    (a method, an attribute of an object, a name the module neither defines nor imports)."""
+    if _is_web_error(call.func, names):
+        return "WebError"
+    if isinstance(call.func, ast.Name):
+        return names.get(call.func.id, "")
+    return ""
 
 
-def only_message_text(orig: object, mutant: object, carriers: _Carriers) -> bool:
+def only_message_text(orig: object, mutant: object, carriers: _Carriers, names: dict[str, str] | None = None) -> bool:
     """True when there is a difference and every difference sits in a message's own text: a string
-    literal replaced by another string or None, or a shown expression replaced by None."""
-    return _diff(orig, mutant, carriers, text=False) is True
+    literal replaced by another string or None, or a shown expression replaced by None. ``names``: what
+    the module's bare names refer to (:func:`module_names`)."""
+    return _diff(orig, mutant, carriers, names or {}, text=False) is True
 
 
-def _diff(a: object, b: object, carriers: _Carriers, text: bool) -> bool | None:
+def _diff(a: object, b: object, carriers: _Carriers, names: dict[str, str], text: bool) -> bool | None:
     """None: no difference; True: differences only in message text; False: any other difference.
 
     ``text`` marks a position whose value is shown as message text: a carrier's message argument, the
@@ -263,16 +388,17 @@ def _diff(a: object, b: object, carriers: _Carriers, text: bool) -> bool | None:
     if isinstance(a, list) and isinstance(b, list):
         if len(a) != len(b):
             return False
-        return _combine([_diff(x, y, carriers, text) for x, y in zip(a, b, strict=True)])
+        return _combine([_diff(x, y, carriers, names, text) for x, y in zip(a, b, strict=True)])
     if not isinstance(a, ast.AST) or not isinstance(b, ast.AST):
         return None if a == b else False
-    if isinstance(a, ast.Call) and isinstance(b, ast.Call) and _callee(a) in carriers:
-        positions, keywords = carriers[_callee(a)]
+    if isinstance(a, ast.Call) and isinstance(b, ast.Call) and _callee(a, names) in carriers:
+        positions, keywords = carriers[_callee(a, names)]
         if len(a.args) != len(b.args) or [k.arg for k in a.keywords] != [k.arg for k in b.keywords]:
             return False
-        parts = [_diff(a.func, b.func, carriers, False)]
-        parts += [_diff(x, y, carriers, i in positions) for i, (x, y) in enumerate(zip(a.args, b.args, strict=True))]
-        parts += [_diff(x.value, y.value, carriers, x.arg in keywords)
+        parts = [_diff(a.func, b.func, carriers, names, False)]
+        parts += [_diff(x, y, carriers, names, i in positions)
+                  for i, (x, y) in enumerate(zip(a.args, b.args, strict=True))]
+        parts += [_diff(x.value, y.value, carriers, names, x.arg in keywords)
                   for x, y in zip(a.keywords, b.keywords, strict=True)]
         return _combine(parts)
     shown: tuple[str, ...] = ()
@@ -282,7 +408,7 @@ def _diff(a: object, b: object, carriers: _Carriers, text: bool) -> bool | None:
         shown = ("value",)
     elif text and isinstance(a, ast.BinOp) and isinstance(a.op, ast.Add):
         shown = ("left", "right")
-    return _combine([_diff(getattr(a, f, None), getattr(b, f, None), carriers, f in shown)
+    return _combine([_diff(getattr(a, f, None), getattr(b, f, None), carriers, names, f in shown)
                      for f in a._fields if f not in ("ctx", "type_comment")])
 
 
@@ -293,7 +419,9 @@ def _combine(parts: list[bool | None]) -> bool | None:
 
 
 def _change(orig: _FunctionNode, mutant: _FunctionNode) -> str:
-    """The mutated line(s) as ``ast.unparse`` renders them (comments dropped), joined with `` ⏎ ``."""
+    """``<original line(s)> → <mutated line(s)>`` as ``ast.unparse`` renders them (comments dropped), several
+    lines joined with `` ⏎ ``. The original is part of it: the same mutated line can come from two
+    different lines (``dropped = False`` and ``dropped = True`` both become ``dropped = None``)."""
     demangled = _demangle(orig.name)
     name = demangled[0].rpartition(".")[2] if demangled else orig.name
     before: list[str] = []
@@ -304,18 +432,20 @@ def _change(orig: _FunctionNode, mutant: _FunctionNode) -> str:
         copy.name = name  # the def lines then differ only where the mutant changed one (a default)
         lines += ast.unparse(copy).splitlines()
     diff = [d for d in difflib.ndiff(before, after) if d[:2] in ("+ ", "- ")]
-    added = [d[2:].strip() for d in diff if d.startswith("+ ")]
-    return " ⏎ ".join(added) if added else " ⏎ ".join("-" + d[2:].strip() for d in diff)
+    removed = " ⏎ ".join(d[2:].strip() for d in diff if d.startswith("- "))
+    added = " ⏎ ".join(d[2:].strip() for d in diff if d.startswith("+ "))
+    return f"{removed} → {added or '(removed)'}"
 
 
 def read_mutants(work: Path) -> dict[str, Mutant]:
     """Every mutant of the last run, from the trampolined sources mutmut wrote under ``mutants/``."""
     root = work / "mutants"
-    trees = {path: ast.parse(path.read_text(encoding="utf-8")) for path in sorted(root.rglob("*.py"))}
-    carriers = _message_carriers(list(trees.values()))
+    trees = {".".join(path.relative_to(root).with_suffix("").parts): ast.parse(path.read_text(encoding="utf-8"))
+             for path in sorted(root.rglob("*.py"))}
+    carriers = _message_carriers(trees)
     out: dict[str, Mutant] = {}
-    for path, tree in trees.items():
-        module = ".".join(path.relative_to(root).with_suffix("").parts)
+    for module, tree in trees.items():
+        names = module_names(module, tree)
         origs: dict[str, _FunctionNode] = {}
         variants: list[tuple[str, _FunctionNode]] = []
         for fn in _functions(tree):
@@ -331,61 +461,100 @@ def read_mutants(work: Path) -> dict[str, Mutant]:
             if orig is not None:
                 name = f"{module}.{fn.name}"
                 out[name] = Mutant(name, f"{module}.{qualified}", _change(orig, fn),
-                                   only_message_text(orig.body, fn.body, carriers))
+                                   only_message_text(orig.body, fn.body, carriers, names))
     return out
+
+
+_GENERATE = """
+import shutil
+import sys
+from pathlib import Path
+from mutmut.configuration import config
+from mutmut.mutation.file_mutation import mutate_file_contents
+config()
+mutated = set(sys.argv[1:])
+for source in sorted(Path("dsweb_ref").rglob("*.py")):
+    out = Path("mutants") / source
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if str(source) in mutated:
+        out.write_text(mutate_file_contents(str(source), source.read_text(encoding="utf-8")).code, encoding="utf-8")
+    else:
+        shutil.copy(source, out)
+"""
+
+
+def generate(work: Path, modules: tuple[str, ...]) -> None:
+    """Write ``mutants/`` as a run would (the same generator, so the same names and changes; the other
+    source files copied), without running a test."""
+    files = sorted({str(p.relative_to(work)) for pattern in modules for p in work.glob(pattern)})
+    subprocess.run([sys.executable, "-c", _GENERATE, *files], cwd=work, check=True)
 
 
 KILLED = (1, 3, 24, 36, 37, 152, 255, -24)  # tests failed or errored, timed out, or mypy caught it
 NO_TESTS = (5, 33)  # no killer test reaches the mutated function: a gap, counted as survived
+TIMEOUTS = (24, 36, 152, -24)  # killed by a timeout: on a loaded machine possibly the machine, not the mutant
+KINDS = ("program-equivalent", "seed-open", "out of reach")
 
 
 @dataclass(frozen=True)
 class Summary:
-    killed: int
+    killed: list[str]
     real: list[str]  # survivors not judged equivalent (a gap in the killer), untested ones included
     equivalent: list[tuple[str, str]]  # survivors judged equivalent, with the reason
     other: list[str]  # not checked, suspicious, segfault: left out of the score, listed
-    stale: list[str]  # equivalent.txt entries for a module of this run that match no mutant
+    stale: list[str] = field(default_factory=list)  # judgements for a module of this run that match no mutant
+    contradicted: list[str] = field(default_factory=list)  # judgements that match a killed mutant
+
+    @property
+    def failed(self) -> bool:
+        """The judgements no longer fit the mutants (rule 2): the figures cannot be trusted."""
+        return bool(self.stale or self.contradicted)
+
+    @property
+    def raw_kill_rate(self) -> float:
+        """killed / every mutant with a verdict, no judgement applied."""
+        total = len(self.killed) + len(self.real) + len(self.equivalent)
+        return len(self.killed) / total if total else 0.0
 
     @property
     def score(self) -> float:
-        """killed / non-equivalent mutants."""
-        counted = self.killed + len(self.real)
-        return self.killed / counted if counted else 0.0
+        """killed / non-equivalent mutants (every kind of judgement excluded)."""
+        counted = len(self.killed) + len(self.real)
+        return len(self.killed) / counted if counted else 0.0
 
     def kinds(self) -> dict[str, int]:
         """How many survivors each kind of judgement took (see :func:`kind_of`)."""
         counts: dict[str, int] = {}
         for _name, reason in self.equivalent:
-            counts[kind_of(reason)] = counts.get(kind_of(reason), 0) + 1
+            kind = kind_of(reason) or "unknown"
+            counts[kind] = counts.get(kind, 0) + 1
         return counts
 
     @property
     def strict_score(self) -> float:
         """killed / mutants that are neither program-equivalent nor seed-open: survivors judged out of the
-        certification's reach (no check or protocol route can observe them) count against it here."""
-        reach = sum(n for kind, n in self.kinds().items() if kind == "out of reach")
-        counted = self.killed + len(self.real) + reach
-        return self.killed / counted if counted else 0.0
+        certification's reach count against it here."""
+        counted = len(self.killed) + len(self.real) + self.kinds().get("out of reach", 0)
+        return len(self.killed) / counted if counted else 0.0
 
-
-def kind_of(reason: str) -> str:
-    """A judgement's kind: "program-equivalent" (no program can tell), "seed-open" (the seeds leave it open,
-    so a check must accept it), or "out of reach" (a difference the certification cannot observe through
-    the adapter protocol: unreachable code, configuration the protocol never passes, surfaces it does not
-    carry). Only the first two are equivalence in the strict sense; ``strict_score`` counts the third."""
-    head = reason.split(":", 1)[0].strip().lower()
-    if head.startswith("program-equivalent"):
-        return "program-equivalent"
-    if head.startswith("seed-open"):
-        return "seed-open"
-    return "out of reach"
+    def by_module(self) -> dict[str, Summary]:
+        """The same figures for each mutated module."""
+        modules = sorted({module_of(n) for n in [*self.killed, *self.real, *self.other]}
+                         | {module_of(n) for n, _ in self.equivalent})
+        return {m: Summary(killed=[n for n in self.killed if module_of(n) == m],
+                           real=[n for n in self.real if module_of(n) == m],
+                           equivalent=[(n, r) for n, r in self.equivalent if module_of(n) == m],
+                           other=[n for n in self.other if module_of(n) == m])
+                for m in modules}
 
 
 def summarise(codes: dict[str, int | None], judgements: Judgements,
-              mutants: dict[str, Mutant] | None = None) -> Summary:
+              mutants: dict[str, Mutant] | None = None, *, unit: bool = False) -> Summary:
+    """Sort the run's mutants by verdict and judgement. ``unit``: the killer is the unit tests, which may
+    pin what the certification cannot observe or must accept, so only a killed program-equivalent
+    judgement is contradicted there."""
     mutants = mutants or {}
-    killed = [n for n, c in codes.items() if c in KILLED]
+    killed = sorted(n for n, c in codes.items() if c in KILLED)
     survived = sorted(n for n, c in codes.items() if c == 0 or c in NO_TESTS)
     other = sorted(n for n, c in codes.items() if c not in KILLED and c != 0 and c not in NO_TESTS)
     reasons: dict[str, str] = {}
@@ -396,19 +565,49 @@ def summarise(codes: dict[str, int | None], judgements: Judgements,
             reason = judgements.by_change.get(f"{mutant.function} | *")
         if reason is not None:
             reasons[name] = reason
-    run_modules = {n.rsplit(".", 1)[0] for n in codes}
+    run_modules = {module_of(n) for n in codes}
+    in_run = [k for k in judgements.by_change if any(k.startswith(m + ".") for m in run_modules)]
     keys = {m.key for m in mutants.values()}
-    stale = [n for n in judgements.by_name if n not in codes and n.rsplit(".", 1)[0] in run_modules]
     functions = {m.function for m in mutants.values()}
-    stale += [k for k in judgements.by_change if k not in keys and any(k.startswith(m + ".") for m in run_modules)
-              and not (k.endswith(" | *") and k[:-4] in functions)]
+    stale = [k for k in in_run if k not in keys and not (k.endswith(" | *") and k[:-4] in functions)]
+    # A killed mutant proves its judgement wrong; a reached one (killed or survived with tests) proves a
+    # `function | *` judgement ("no check reaches it") wrong.
+    killed_keys = {mutants[n].key for n in killed if n in mutants}
+    reached = {mutants[n].function for n, c in codes.items() if n in mutants and (c in KILLED or c == 0)}
+    contradicted = [k for k in in_run if k in killed_keys or (k.endswith(" | *") and k[:-4] in reached)]
+    if unit:
+        contradicted = [k for k in contradicted if kind_of(judgements.by_change[k]) == "program-equivalent"]
     return Summary(
-        killed=len(killed),
+        killed=killed,
         real=[n for n in survived if n not in reasons],
         equivalent=[(n, reasons[n]) for n in survived if n in reasons],
         other=other,
         stale=sorted(stale),
+        contradicted=sorted(contradicted),
     )
+
+
+def figures(summary: Summary) -> str:
+    kinds = summary.kinds()
+    return (f"{len(summary.killed)} killed, {len(summary.real)} survived, "
+            f"{len(summary.equivalent)} judged ({', '.join(f'{k} {kinds.get(k, 0)}' for k in KINDS)}); "
+            f"raw_kill_rate {summary.raw_kill_rate:.3f}, strict_score {summary.strict_score:.3f}, "
+            f"mutation_score {summary.score:.3f}")
+
+
+def report_failures(judgements: Judgements, summary: Summary | None = None) -> bool:
+    """Print every broken judgement rule to stderr; True when there was one."""
+    lines = [f"refused: {r}" for r in judgements.refused]
+    if summary is not None:
+        lines += [f"stale judgement (no mutant makes this change any more; judge the new one): {k}"
+                  for k in summary.stale]
+        lines += [f"contradicted judgement (the killer kills a mutant it judges; delete it): {k}"
+                  for k in summary.contradicted]
+    for line in lines:
+        print(line, file=sys.stderr)
+    if lines:
+        print(f"FAILED: {len(lines)} judgement(s) break the rules (see the docstring)", file=sys.stderr)
+    return bool(lines)
 
 
 def main() -> int:
@@ -418,11 +617,29 @@ def main() -> int:
     parser.add_argument("--max-children", type=int, default=2, help="parallel mutant runs (default 2)")
     parser.add_argument("--brief", action="store_true", help="list surviving mutants by name, without diffs")
     parser.add_argument("--reuse", action="store_true", help="report the last run of this mode without running")
+    parser.add_argument("--work", metavar="NAME",
+                        help="scratch copy .mutation/NAME (default: the mode's): keeps module-group runs apart")
+    parser.add_argument("--check", action="store_true",
+                        help="only check equivalent.txt against freshly generated mutants (no test runs)")
     args = parser.parse_args()
 
-    mode = "unit" if args.unit else "certification"
-    work = ROOT / ".mutation" / mode
+    judgements = judged_equivalent()
+    if report_failures(judgements):  # the rules hold before any run is spent
+        return 3
+    mode = "check" if args.check else "unit" if args.unit else "certification"
+    work = ROOT / ".mutation" / (args.work or mode)
     modules = tuple(args.modules) if args.modules else (UNIT_MODULES if args.unit else CERT_MODULES)
+    if args.check:
+        prepare(work, modules, CERT_TESTS)
+        generate(work, modules)
+        mutants = read_mutants(work)
+        summary = summarise(dict.fromkeys(mutants), judgements, mutants)
+        generated = {m.module for m in mutants.values()}
+        # A judgement of a module outside the scope can never be checked by a run: stale too.
+        summary.stale.extend(k for k in judgements.by_change if not any(k.startswith(m + ".") for m in generated))
+        print(f"check: {len(mutants)} mutants generated, {len(judgements.by_change)} judgements, "
+              f"{len(summary.stale)} stale")
+        return 3 if report_failures(judgements, summary) else 0
     if not args.reuse:
         prepare(work, modules, UNIT_TESTS if args.unit else CERT_TESTS)
         # The killer's conftest loads the certification oracle from the unmutated copy (see its docstring).
@@ -435,7 +652,7 @@ def main() -> int:
 
     codes = exit_codes(work)
     mutants = read_mutants(work)
-    summary = summarise(codes, judged_equivalent(), mutants)
+    summary = summarise(codes, judgements, mutants, unit=args.unit)
     for name in summary.real:
         print(f"survived: {name}" + (" (no killer test reaches it)" if codes[name] in NO_TESTS else ""))
         if name in mutants:
@@ -448,16 +665,17 @@ def main() -> int:
         print(f"equivalent: {name}  # {reason}")
     for name in summary.other:
         print(f"not judged ({codes[name]}): {name}")
-    for name in summary.stale:
-        print(f"stale equivalent entry (no such mutant): {name}")
-    print(f"mode {mode}: {len(codes)} mutants, {summary.killed} killed, {len(summary.real)} survived, "
-          f"{len(summary.equivalent)} judged equivalent, {len(summary.other)} not judged")
-    kinds = summary.kinds()
-    print("judged: " + ", ".join(f"{kind} {kinds.get(kind, 0)}"
-                                 for kind in ("program-equivalent", "seed-open", "out of reach")))
-    print(f"mutation_score {summary.score:.3f}")
+    for module, part in summary.by_module().items():
+        print(f"module {module}: {len(part.killed) + len(part.real) + len(part.equivalent)} mutants, {figures(part)}")
+    print(f"mode {mode}: {len(codes)} mutants, {figures(summary)}, {len(summary.other)} not judged")
+    print(f"raw_kill_rate {summary.raw_kill_rate:.3f}  (killed / every mutant, no judgement)")
     print(f"strict_score {summary.strict_score:.3f}  (out-of-reach survivors counted as survived)")
-    return 0
+    print(f"mutation_score {summary.score:.3f}  (every judged survivor left out)")
+    timed_out = sorted(n for n in summary.killed if codes[n] in TIMEOUTS)
+    if timed_out:
+        print(f"{len(timed_out)} killed by timeout (rerun them on a quiet machine: "
+              f"--modules for their files): {', '.join(timed_out)}")
+    return 3 if report_failures(judgements, summary) else 0
 
 
 if __name__ == "__main__":

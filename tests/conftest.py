@@ -1,5 +1,5 @@
-"""Shared test fixtures: snapshot flavours that are safe under xdist (one file per snapshot), and
-the xdist scheduling mode from pytest config (``xdist_dist``)."""
+"""Shared test fixtures: snapshot flavours that are safe under xdist (one file per snapshot), the
+xdist scheduling mode from pytest config (``xdist_dist``), and tests marked ``slow`` started first."""
 
 from __future__ import annotations
 
@@ -42,3 +42,23 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     if mode and getattr(config.option, "dist", "no") == "load":
         config.option.dist = mode
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Tests marked ``slow`` (whole certification runs) go first, dealt one by one to the head of each
+    xdist worker's initial share (worksteal hands worker *i* the *i*-th contiguous slice), so they run
+    side by side from the start instead of one worker ending the run with them."""
+    slow = [item for item in items if item.get_closest_marker("slow")]
+    if not slow:
+        return
+    rest = [item for item in items if not item.get_closest_marker("slow")]
+    workers = max(1, int(getattr(config, "workerinput", {}).get("workercount", 1)))
+    ordered: list[pytest.Item] = []
+    for worker in range(workers):
+        heads = slow[worker::workers]
+        share = (worker + 1) * len(items) // workers - worker * len(items) // workers
+        take = max(0, share - len(heads))
+        ordered += heads + rest[:take]
+        rest = rest[take:]
+    items[:] = ordered + rest

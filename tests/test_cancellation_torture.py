@@ -13,7 +13,8 @@ from timing. For every batch:
 * with caller cancellation, the call raises CancelledError or returns that first failure.
 
 A smaller seeded part runs the same over real sockets (the Search API provider against the
-emulator, holds and error statuses), also asserting that no transport is left unclosed.
+emulator, holds and error statuses), also asserting that no transport is left unclosed and, after
+every run, that no pooled connection is owned by no request (ACTIVE or CONNECTING; issue 20).
 """
 
 from __future__ import annotations
@@ -26,10 +27,11 @@ from dataclasses import dataclass, field
 
 import pytest
 from fakes import FakeSearch, result
+from pool_state import stray
 
 from dsweb_ref import CallContext, SearchRequest, SearchResult, WebError, WebErrorCode, WebService
 from dsweb_ref.emulator import Emulator, Hold, Status
-from dsweb_ref.runtime import build_runtime
+from dsweb_ref.runtime import Runtime, build_runtime
 from dsweb_ref.settings import Settings
 from dsweb_ref.tools import SearchToolSettings, ToolResult, WebSearchTool
 
@@ -188,7 +190,8 @@ def test_batches_over_real_sockets_settle_and_close_every_transport(
     snapshot = Settings().updated(
         {"web.search_provider": "deepseek-search-api", "deepseek_api.base_url": emulator.tools_base}
     )
-    tool = build_runtime(lambda: snapshot, environ={"DEEPSEEK_API_KEY": emulator_api_key}).search_tool()
+    runtime = build_runtime(lambda: snapshot, environ={"DEEPSEEK_API_KEY": emulator_api_key})
+    tool = runtime.search_tool()
 
     async def main() -> ToolResult | None:
         call = asyncio.create_task(tool.execute({"queries": queries}))
@@ -201,6 +204,7 @@ def test_batches_over_real_sockets_settle_and_close_every_transport(
             return None
         finally:
             assert asyncio.all_tasks() == {asyncio.current_task()}
+            assert _strays(runtime) == [], "a pooled connection is owned by no request"
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ResourceWarning)
@@ -219,3 +223,35 @@ def test_batches_over_real_sockets_settle_and_close_every_transport(
         assert "DeepSeek Search API" in out.text
     held = [r for r in emulator.log.records() if r.fault and r.fault.startswith("Hold")]
     assert all(r.disconnected for r in held), "a held search was not cancelled (its connection stayed open)"
+
+
+def _strays(runtime: Runtime) -> list[str]:
+    return [s for provider in runtime.resources for s in stray(provider)]
+
+
+FAILING_BATCHES = 60
+
+
+def test_many_failing_batches_on_one_runtime_leave_every_pooled_connection_idle(
+    emulator: Emulator, emulator_api_key: str
+) -> None:
+    """Issue 20 item 1: one runtime, many batches where one search fails and its siblings' 200
+    answers are in flight, arrived or being closed when the batch cancels them (seeded mixes of
+    sizes, failing position and status). After every batch no pooled connection is ACTIVE or
+    CONNECTING; before the fix about one batch in eight stranded one, for good."""
+    snapshot = Settings().updated(
+        {"web.search_provider": "deepseek-search-api", "deepseek_api.base_url": emulator.tools_base}
+    )
+    runtime = build_runtime(lambda: snapshot, environ={"DEEPSEEK_API_KEY": emulator_api_key})
+    tool = runtime.search_tool()
+    rng = random.Random(20)
+
+    async def main() -> None:
+        for n in range(FAILING_BATCHES):
+            queries = [f"coffee {n} {i}" for i in range(rng.randint(2, 4))]
+            emulator.inject("search", Status(rng.choice([400, 429, 500, 503])), when={"query": rng.choice(queries)})
+            out = await asyncio.wait_for(tool.execute({"queries": queries}), BOUND_S)
+            assert out.error_code == "WEB_PROVIDER_ERROR", out
+            assert _strays(runtime) == [], f"batch {n} stranded a pooled connection"
+
+    asyncio.run(main())

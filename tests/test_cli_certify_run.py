@@ -76,13 +76,14 @@ def _readme_workflow() -> dict[str, Any]:
     return workflow
 
 
+@pytest.mark.slow
 def test_readme_ci_workflow_certifies_an_adapter_and_publishes_its_reports(tmp_path: Path) -> None:
     workflow = _readme_workflow()
     assert workflow.get("on", workflow.get(True)) == ["push", "pull_request"]  # YAML 1.1 reads `on` as True
     job = workflow["jobs"]["certify"]
     steps = job["steps"]
     install = next(s for s in steps if s.get("name") == "Install dsweb_ref")
-    assert install["run"].startswith("pip install dsweb_ref")
+    assert install["run"].startswith('pip install "dsweb_ref @ git+')  # no package index serves it
     certify = next(s for s in steps if "dsweb certify" in s.get("run", ""))
     publish = next(s for s in steps if str(s.get("uses", "")).startswith("actions/upload-artifact@"))
     assert publish["if"] == "always()"

@@ -53,11 +53,11 @@ def test_no_command_prints_help_and_fails(capsys: pytest.CaptureFixture[str]) ->
     assert "usage: dsweb" in capsys.readouterr().err
 
 
-def test_readme_settings_table_is_generated_from_the_settings_keys() -> None:
+def test_the_settings_page_table_is_generated_from_the_settings_keys() -> None:
     from dsweb_ref.settings import describe_settings_keys
 
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
-    table = readme.split("<!-- settings-table:", 1)[1].split("-->", 1)[1].split("<!-- /settings-table -->", 1)[0]
+    page = (Path(__file__).resolve().parent.parent / "dsweb_ref" / "docs" / "settings.md").read_text(encoding="utf-8")
+    table = page.split("<!-- settings-table:", 1)[1].split("-->", 1)[1].split("<!-- /settings-table -->", 1)[0]
     rows = [line for line in table.strip().splitlines()[2:]]
     expected = [
         f"| `{r['key']}` | `{r['env']}` | `{r['default'] if r['default'] != '' else '(blank)'}` | {r['meaning']} |"
@@ -80,11 +80,3 @@ def test_readme_quickstart_holds_exactly_the_two_lines() -> None:
     argv = shlex.split(job)
     assert argv[0] == "dsweb"
     assert main(argv[1:]) == 0  # the main job itself works offline
-
-
-def test_readme_adapter_protocol_is_the_module_docstring() -> None:
-    from dsweb_ref.certification import adapter_protocol
-
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
-    block = readme.split("### Adapter protocol\n\n```text\n", 1)[1].split("\n```", 1)[0]
-    assert block == (adapter_protocol.__doc__ or "").strip()

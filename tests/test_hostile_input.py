@@ -18,12 +18,16 @@ SlowBody and Hold faults.
 from __future__ import annotations
 
 import asyncio
+import base64
 import gzip
+import html
 import json
 import time
 import tracemalloc
+import urllib.parse
 import zlib
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -31,10 +35,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from providers._loopback import Loopback, Reply, running
 
+from dsweb_ref._secrets import encoded_secret_found
+from dsweb_ref.cli import main as cli_main
 from dsweb_ref.emulator import Emulator, Gate, Hold, SlowBody
 from dsweb_ref.providers import _deepseek_http
-from dsweb_ref.runtime import Runtime, build_runtime
+from dsweb_ref.runtime import Runtime, build_runtime, standalone_search_tool
 from dsweb_ref.settings import Settings
+from dsweb_ref.standalone_accounts import Resolution, SearchRoute
 from dsweb_ref.tools import ToolResult
 
 KEY = "hostile-test-key-123"
@@ -293,3 +300,130 @@ def test_a_stalling_server_costs_no_more_than_the_deadline(
         gate.release()
     assert time.monotonic() - start < timeout_s + MARGIN_S
     assert out.error_code == "WEB_PROVIDER_ERROR" and "timed out after 0.5 s" in out.text
+
+
+# --- the key echoed back encoded, in every provider's error text (issue 20 item 2) --------------
+# An upstream error message may quote the key it rejected, encoded. Every provider's error text, in
+# every tool (and the `dsweb solo search` terminal), must show none of these forms.
+
+
+def _b64(data: bytes, alphabet: str = "std", pad: bool = True) -> str:
+    text = (base64.urlsafe_b64encode if alphabet == "url" else base64.b64encode)(data).decode("ascii")
+    return text if pad else text.rstrip("=")
+
+
+ENCODINGS: dict[str, Callable[[str], str]] = {
+    "raw": lambda k: k,
+    "upper": str.upper,
+    "swapped-case": str.swapcase,
+    "base64": lambda k: _b64(k.encode()),
+    "base64-no-padding": lambda k: _b64(k.encode(), pad=False),
+    "base64-url-safe": lambda k: _b64(k.encode(), "url", pad=False),
+    "base64-of-bearer-header": lambda k: _b64(f"Bearer {k}".encode()),  # the key at another alignment
+    "base64-of-basic-pair": lambda k: _b64(f"user:{k}".encode()),
+    "percent": lambda k: "".join(f"%{b:02X}" for b in k.encode()),
+    "percent-lower": lambda k: "".join(f"%{b:02x}" for b in k.encode()),
+    "percent-twice": lambda k: "".join(f"%25{b:02X}" for b in k.encode()),
+    "percent-reserved-only": lambda k: urllib.parse.quote(k, safe=""),
+    "hex": lambda k: k.encode().hex(),
+    "hex-upper": lambda k: k.encode().hex().upper(),
+    "html-decimal": lambda k: "".join(f"&#{ord(c)};" for c in k),
+    "html-hex": lambda k: "".join(f"&#x{ord(c):x};" for c in k),
+    "html-escaped": html.escape,
+    "json-unicode": lambda k: "".join(f"\\u{ord(c):04x}" for c in k),
+    "reversed": lambda k: k[::-1],
+}
+# A key with the characters the encodings treat differently ('+', '/', '=' in base64 output, '-',
+# '_', '.', '~' in percent-encoding), and no shape the generic credential rules would catch anyway.
+ECHO_KEY = "hostile.Key_with~many+parts/0123=="
+ECHO_ROUTES = {
+    "search-api": ("/v1/tools/search", "search"),
+    "messages": ("/anthropic/v1/messages", "search"),
+    "fetch-api": ("/v1/tools/fetch", "fetch"),
+    "standalone-messages": ("/solo/v1/messages", "standalone"),
+    "standalone-responses": ("/solo/v1/responses", "standalone"),
+}
+ECHO_STATUSES = [400, 401, 403, 429, 500]
+ECHO_WRAPPERS = [
+    lambda e: {"error": {"message": f"Authentication Fails, Your api key: {e} is invalid", "type": "auth"}},
+    lambda e: {"error": f"invalid key {e}"},
+    lambda e: {"message": f"key={e}"},
+]
+
+
+def _echo_tool(base: str, route: str) -> Any:
+    if route.startswith("standalone"):
+        protocol = route.removeprefix("standalone-")
+        url = base + ECHO_ROUTES[route][0]
+        selection = Resolution("selected", route=SearchRoute("relay", protocol, url, "m", "ECHO_KEY"))  # type: ignore[arg-type]
+        return standalone_search_tool(selection, environ={"ECHO_KEY": ECHO_KEY})
+    snapshot = Settings().updated(
+        {
+            "web.search_provider": "deepseek-official" if route == "messages" else "deepseek-search-api",
+            "web.fetch_provider": "deepseek-fetch-api",
+            "deepseek_api.base_url": base + "/v1/tools",
+            "deepseek_messages.base_url": base + "/anthropic/v1",
+        }
+    )
+    runtime = build_runtime(lambda: snapshot, environ={"DEEPSEEK_API_KEY": ECHO_KEY})
+    return runtime.fetch_tool() if route == "fetch-api" else runtime.search_tool()
+
+
+def _arguments(route: str) -> dict[str, Any]:
+    kind = ECHO_ROUTES[route][1]
+    if kind == "fetch":
+        return {"url": "https://a.test/page"}
+    return {"query": "q"} if kind == "standalone" else {"queries": ["q"]}
+
+
+def _assert_no_key(shown: str, encoded: str) -> None:
+    assert encoded not in shown, shown
+    assert not encoded_secret_found(shown, [ECHO_KEY]), shown
+    # No long run of the encoded form survives either (a cut that kept most of it).
+    assert not any(encoded[i : i + 12] in shown for i in range(0, max(1, len(encoded) - 12), 4)), shown
+
+
+@pytest.mark.parametrize("encoding", list(ENCODINGS))
+@pytest.mark.parametrize("route", list(ECHO_ROUTES))
+def test_no_provider_error_shows_the_key_in_any_encoding(upstream: Loopback, route: str, encoding: str) -> None:
+    encoded = ENCODINGS[encoding](ECHO_KEY)
+    n = list(ENCODINGS).index(encoding) + list(ECHO_ROUTES).index(route)
+    status, wrap = ECHO_STATUSES[n % len(ECHO_STATUSES)], ECHO_WRAPPERS[n % len(ECHO_WRAPPERS)]
+    upstream.routes[ECHO_ROUTES[route][0]] = Reply(status, json.dumps(wrap(encoded)).encode())
+    out: ToolResult = asyncio.run(_echo_tool(upstream.base, route).execute(_arguments(route)))
+    assert out.is_error and out.error_code == "WEB_PROVIDER_ERROR", out
+    assert f"HTTP {status}" in out.text and "<credential>" in out.text, out.text  # the echo was there, scrubbed
+    _assert_no_key(out.text, encoded)
+    _assert_no_key(json.dumps(out.to_json(), ensure_ascii=False), encoded)
+
+
+def test_the_messages_in_band_tool_error_shows_no_encoded_key(upstream: Loopback) -> None:
+    for encoding, encode in ENCODINGS.items():
+        encoded = encode(ECHO_KEY)
+        body = {"content": [{"type": "web_search_tool_result", "tool_use_id": "s",
+                             "content": {"type": "web_search_tool_result_error", "error_code": encoded}}]}
+        upstream.routes["/anthropic/v1/messages"] = Reply(200, json.dumps(body).encode())
+        out: ToolResult = asyncio.run(_echo_tool(upstream.base, "messages").execute({"queries": ["q"]}))
+        assert out.is_error, (encoding, out)
+        _assert_no_key(out.text, encoded)
+
+
+@pytest.mark.parametrize("encoding", list(ENCODINGS))
+def test_dsweb_solo_search_prints_no_encoded_key(
+    upstream: Loopback,
+    encoding: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    encoded = ENCODINGS[encoding](ECHO_KEY)
+    upstream.routes["/solo/v1/messages"] = Reply(401, json.dumps(ECHO_WRAPPERS[0](encoded)).encode())
+    config = tmp_path / "solo.json"
+    config.write_text(json.dumps({"current": "relay", "accounts": [
+        {"name": "relay", "protocol": "messages", "base_url": upstream.base + "/solo", "model": "m",
+         "api_key_env": "ECHO_KEY", "web_search": True}]}))
+    monkeypatch.setenv("ECHO_KEY", ECHO_KEY)
+    assert cli_main(["solo", "search", "q", "--config", str(config)]) == 1
+    captured = capsys.readouterr()
+    assert "HTTP 401" in captured.out and "<credential>" in captured.out, captured.out
+    _assert_no_key(captured.out + captured.err, encoded)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import importlib.util
+import json
+import shutil
 import sys
 import tomllib
 from pathlib import Path
@@ -25,17 +27,24 @@ def _load(path: Path, name: str) -> ModuleType:
 script = _load(ROOT / "scripts" / "mutation_score.py", "mutation_score_under_test")
 
 
+def _mutant(name: str, change: str) -> object:
+    return script.Mutant(name, f"{script.module_of(name)}.f", change, message_only=False)
+
+
 def test_score_is_killed_over_non_equivalent_mutants() -> None:
-    codes = {f"m.{k}": v for k, v in
-             {"k1": 1, "k2": 3, "timeout": 36, "s1": 0, "s2": 0, "untested": 33, "odd": 35, "unchecked": None}.items()}
-    judged = script.Judgements(by_change={}, by_name={"m.s2": "unreachable guard", "m.gone": "renamed",
-                                                      "other_module.x": "not in this run"})
-    summary = script.summarise(codes, judged)
-    assert summary.killed == 3 and summary.real == ["m.s1", "m.untested"]
-    assert summary.equivalent == [("m.s2", "unreachable guard")]
-    assert summary.other == ["m.odd", "m.unchecked"]
-    assert summary.stale == ["m.gone"]  # an entry for a module this run did not mutate is not stale
+    codes = {f"m.x_f__mutmut_{k}": v for k, v in
+             {"1": 1, "2": 3, "3": 36, "4": 0, "5": 0, "6": 33, "7": 35, "8": None}.items()}
+    mutants = {n: _mutant(n, f"change {n[-1]}") for n in codes}
+    judged = script.Judgements(by_change={"m.f | change 5": "out of reach [protocol]: an unreachable guard",
+                                          "other_module.f | change 1": "seed-open: not in this run"})
+    summary = script.summarise(codes, judged, mutants)  # type: ignore[arg-type]
+    assert len(summary.killed) == 3 and summary.real == ["m.x_f__mutmut_4", "m.x_f__mutmut_6"]
+    assert summary.equivalent == [("m.x_f__mutmut_5", "out of reach [protocol]: an unreachable guard")]
+    assert summary.other == ["m.x_f__mutmut_7", "m.x_f__mutmut_8"]
+    assert summary.stale == [] and not summary.failed  # an entry for a module this run did not mutate is not stale
     assert summary.score == pytest.approx(3 / 5)
+    assert summary.strict_score == pytest.approx(3 / 6)
+    assert summary.raw_kill_rate == pytest.approx(3 / 6)  # killed / every mutant with a verdict
 
 
 MODULE = '''
@@ -145,24 +154,28 @@ def test_message_literals_only_are_judged_seed_open_automatically(tmp_path: Path
         "pkg.mod.x_f__mutmut_11": True,  # a helper's whole message replaced by None
         "pkg.mod.xǁCǁg__mutmut_1": False,  # a string literal, not in a message
     }
-    judged = script.summarise({n: 0 for n in mutants}, script.Judgements({}, {}), mutants)  # type: ignore[arg-type]
+    judged = script.summarise({n: 0 for n in mutants}, script.Judgements({}), mutants)  # type: ignore[arg-type]
     assert [n for n, _ in judged.equivalent] == [*(f"pkg.mod.x_f__mutmut_{i}" for i in (1, 11, 7)),
                                                  "pkg.mod.x_h__mutmut_1"]
 
 
 def test_equivalents_are_keyed_by_function_and_change(tmp_path: Path) -> None:
     mutants = _mutants(tmp_path)
-    assert mutants["pkg.mod.xǁCǁg__mutmut_1"].key == "pkg.mod.C.g | return {'CODE': 1}"  # type: ignore[attr-defined]
+    assert mutants["pkg.mod.xǁCǁg__mutmut_1"].key == "pkg.mod.C.g | return {'code': 1} → return {'CODE': 1}"  # type: ignore[attr-defined]
     assert mutants["pkg.mod.x_f__mutmut_5"].key == (  # type: ignore[attr-defined]
-        "pkg.mod.f | if q:")
-    assert mutants["pkg.mod.x_h__mutmut_2"].key == "pkg.mod.h | def h(q=1):"  # type: ignore[attr-defined]
+        "pkg.mod.f | if not q: → if q:")
+    assert mutants["pkg.mod.x_h__mutmut_2"].key == "pkg.mod.h | def h(q): → def h(q=1):"  # type: ignore[attr-defined]
     listing = tmp_path / "equivalent.txt"
     listing.write_text("# comment\n"
-                       "pkg.mod.C.g | return {'CODE': 1}  # outside the certified surface\n"
-                       "pkg.mod.f | if not q and q:  # names a change no mutant makes\n", encoding="utf-8")
+                       "pkg.mod.C.g | return {'code': 1} → return {'CODE': 1}"
+                       "  # out of reach [protocol]: the CLI envelope\n"
+                       "pkg.mod.f | if not q: → if not q and q:  # seed-open: names a change no mutant makes\n"
+                       "pkg.mod.f | if q: → if not q:  # seed-open: the right line, the wrong original\n",
+                       encoding="utf-8")
     judged = script.summarise({n: 0 for n in mutants}, script.judged_equivalent(listing), mutants)  # type: ignore[arg-type]
-    assert ("pkg.mod.xǁCǁg__mutmut_1", "outside the certified surface") in judged.equivalent
-    assert judged.stale == ["pkg.mod.f | if not q and q:"]
+    assert ("pkg.mod.xǁCǁg__mutmut_1", "out of reach [protocol]: the CLI envelope") in judged.equivalent
+    assert judged.stale == ["pkg.mod.f | if not q: → if not q and q:", "pkg.mod.f | if q: → if not q:"]
+    assert judged.failed
     assert "pkg.mod.x_f__mutmut_5" in judged.real
 
 
@@ -181,11 +194,11 @@ def test_the_scratch_copy_names_the_modules_and_the_killer(tmp_path: Path) -> No
 def test_the_certification_killer_judges_with_an_unmutated_oracle(monkeypatch: pytest.MonkeyPatch) -> None:
     from dsweb_ref import SearchResult, Source
     from dsweb_ref.certification import scenarios
-    from dsweb_ref.certification.checks import _oracle
+    from dsweb_ref.certification.checks import _oracle, outcomes
     from dsweb_ref.tools import merge_results
 
-    kept = {(m, a): getattr(m, a) for m in (scenarios, _oracle) for a in ("merge_results", "map_results")
-            if hasattr(m, a)}
+    kept = {(m, a): getattr(m, a) for m in (scenarios, _oracle, outcomes)
+            for a in ("merge_results", "map_results", "encoded_secret_found") if hasattr(m, a)}
     for (module, attr), value in kept.items():
         monkeypatch.setattr(module, attr, value)  # restored after the test
     monkeypatch.setenv("DSWEB_PRISTINE_ROOT", str(ROOT))
@@ -193,6 +206,9 @@ def test_the_certification_killer_judges_with_an_unmutated_oracle(monkeypatch: p
     pinned = conftest.pin_oracles()
     assert "dsweb_ref.certification.scenarios.merge_results" in pinned
     assert "dsweb_ref.certification.checks._oracle.map_results" in pinned
+    # the secret detector a check judges leaks with: a mutant of _secrets must not blind the oracle
+    assert "dsweb_ref.certification.checks.outcomes.encoded_secret_found" in pinned
+    assert outcomes.encoded_secret_found.__module__ == "dsweb_ref._secrets__pristine"
     assert scenarios.merge_results is not merge_results
     assert scenarios.merge_results.__module__ == "dsweb_ref.tools._merge__pristine"
     results = [SearchResult(sources=(Source("https://a.test/"),), content="x"), SearchResult(truncated=True)]
@@ -202,24 +218,220 @@ def test_the_certification_killer_judges_with_an_unmutated_oracle(monkeypatch: p
 def test_a_function_wildcard_covers_only_mutants_no_check_reaches(tmp_path: Path) -> None:
     mutants = _mutants(tmp_path)
     listing = tmp_path / "equivalent.txt"
-    listing.write_text("pkg.mod.f | *  # unreachable: no certified route calls it\n", encoding="utf-8")
+    listing.write_text("pkg.mod.h | *  # out of reach [protocol]: no certified route calls it\n", encoding="utf-8")
     codes: dict[str, int | None] = {n: 0 for n in mutants}
-    codes["pkg.mod.x_f__mutmut_5"] = 33  # no killer test reached it
+    codes["pkg.mod.x_h__mutmut_1"] = codes["pkg.mod.x_h__mutmut_2"] = 33  # no killer test reached h
     judged = script.summarise(codes, script.judged_equivalent(listing), mutants)  # type: ignore[arg-type]
-    assert ("pkg.mod.x_f__mutmut_5", "unreachable: no certified route calls it") in judged.equivalent
-    assert "pkg.mod.x_f__mutmut_3" in judged.real  # reached and survived: the wildcard does not excuse it
-    assert judged.stale == []
+    assert ("pkg.mod.x_h__mutmut_2", "out of reach [protocol]: no certified route calls it") in judged.equivalent
+    assert judged.stale == [] and judged.contradicted == []
+    codes["pkg.mod.x_h__mutmut_2"] = 0  # a check reached h after all: "no check reaches it" is wrong
+    judged = script.summarise(codes, script.judged_equivalent(listing), mutants)  # type: ignore[arg-type]
+    assert judged.contradicted == ["pkg.mod.h | *"] and judged.failed
+    assert "pkg.mod.x_h__mutmut_2" in judged.real  # reached and survived: the wildcard does not excuse it
 
 
 def test_the_strict_score_counts_survivors_judged_out_of_reach_as_survived() -> None:
     codes = {"m.k1": 1, "m.k2": 1, "m.eq": 0, "m.open": 0, "m.far": 0, "m.guard": 0, "m.s": 0}
-    judged = script.Judgements(by_change={}, by_name={
-        "m.eq": "program-equivalent: zip strictness after a length check",
-        "m.open": "seed-open: message wording",
-        "m.far": "unreachable in certification: configure never passes it",
-        "m.guard": "outside the certified surface: the CLI envelope",
+    mutants = {n: _mutant(n, n) for n in codes}
+    judged = script.Judgements(by_change={
+        "m.f | m.eq": "program-equivalent: zip strictness after a length check",
+        "m.f | m.open": "seed-open: how a long field is shortened",
+        "m.f | m.far": "out of reach [protocol]: configure never passes it",
+        "m.f | m.guard": "out of reach [protocol, search-api]: the CLI envelope",
     })
-    summary = script.summarise(codes, judged)
+    summary = script.summarise(codes, judged, mutants)  # type: ignore[arg-type]
     assert summary.kinds() == {"program-equivalent": 1, "seed-open": 1, "out of reach": 2}
     assert summary.score == pytest.approx(2 / 3)  # killed / (killed + the one unjudged survivor)
     assert summary.strict_score == pytest.approx(2 / 5)  # the two out-of-reach survivors count against it
+
+
+@pytest.mark.parametrize(("line", "why"), [
+    ("pkg.mod.x_f__mutmut_3  # program-equivalent: a name, not a change", "judged by mutant name"),
+    ("pkg.mod.f | if q:  # unreachable: an old head without a route", "no known kind"),
+    ("pkg.mod.f | if q:  # out of reach: no route named", "no known kind"),
+    ("pkg.mod.f | if q:  # out of reach [the moon]: a route the certification does not have", "no known kind"),
+    ("pkg.mod.f | raise WebError(None, 'x')  # seed-open: error message text only", "claims message text"),
+    ("pkg.mod.f | noun = None  # seed-open: error message wording", "claims message text"),
+])
+def test_a_line_breaking_the_judgement_rules_is_refused(tmp_path: Path, line: str, why: str) -> None:
+    listing = tmp_path / "equivalent.txt"
+    listing.write_text(f"# header\n{line}\n", encoding="utf-8")
+    judgements = script.judged_equivalent(listing)
+    assert judgements.by_change == {}
+    assert len(judgements.refused) == 1 and why in judgements.refused[0] and "equivalent.txt:2" in judgements.refused[0]
+
+
+def test_the_three_kinds_are_accepted_with_named_routes(tmp_path: Path) -> None:
+    listing = tmp_path / "equivalent.txt"
+    listing.write_text("pkg.mod.f | if q:  # program-equivalent: q is never falsy here\n"
+                       "pkg.mod.f | if not q and q:  # seed-open: seed 000 leaves it open\n"
+                       "pkg.mod.g | *  # out of reach [protocol, search-api]: configure never passes it\n",
+                       encoding="utf-8")
+    judgements = script.judged_equivalent(listing)
+    assert judgements.refused == ()
+    assert {script.kind_of(r) for r in judgements.by_change.values()} == {
+        "program-equivalent", "seed-open", "out of reach"}
+
+
+def test_a_judgement_matching_a_killed_mutant_fails_the_run(tmp_path: Path) -> None:
+    mutants = _mutants(tmp_path)
+    listing = tmp_path / "equivalent.txt"
+    listing.write_text("pkg.mod.f | if not q: → if q:  # program-equivalent: claimed, but a check tells it apart\n",
+                       encoding="utf-8")
+    codes: dict[str, int | None] = {n: 0 for n in mutants}
+    codes["pkg.mod.x_f__mutmut_5"] = 1  # the killer killed the mutant this key names
+    summary = script.summarise(codes, script.judged_equivalent(listing), mutants)  # type: ignore[arg-type]
+    assert summary.contradicted == ["pkg.mod.f | if not q: → if q:"] and summary.failed
+    assert summary.stale == []
+    # The unit tests may pin what the certification must accept: only "program-equivalent" is contradicted.
+    unit = script.summarise(codes, script.judged_equivalent(listing), mutants, unit=True)  # type: ignore[arg-type]
+    assert unit.contradicted == ["pkg.mod.f | if not q: → if q:"]
+    listing.write_text("pkg.mod.f | if not q: → if q:  # seed-open: seed 000 leaves it open\n", encoding="utf-8")
+    assert script.summarise(codes, script.judged_equivalent(listing), mutants).contradicted  # type: ignore[arg-type]
+    assert not script.summarise(codes, script.judged_equivalent(listing), mutants,  # type: ignore[arg-type]
+                                unit=True).contradicted
+
+
+def test_the_repository_listing_keeps_the_rules() -> None:
+    judgements = script.judged_equivalent()
+    assert judgements.refused == ()
+    assert judgements.by_change and all(" | " in key for key in judgements.by_change)
+
+
+TWO_MODULES = {
+    "a": '''
+from x import WebError, WebErrorCode
+
+def _invalid(message):
+    return WebError(WebErrorCode.INVALID_ARGUMENTS, message)
+''',
+    "b": '''
+from x import WebError, WebErrorCode
+
+def _invalid(code):
+    return WebError(code, "fixed text")
+
+def x_f__mutmut_orig(q):
+    raise _invalid("queries must not be empty")
+
+def x_f__mutmut_1(q):
+    raise _invalid("XXqueries must not be emptyXX")
+''',
+    "c": '''
+from .a import _invalid
+
+class C:
+    def _invalid(self, message):
+        return message
+
+def x_f__mutmut_orig(q, c):
+    raise _invalid("queries must not be empty")
+
+def x_f__mutmut_1(q, c):
+    raise _invalid("XXqueries must not be emptyXX")
+
+def x_g__mutmut_orig(q, c):
+    raise c._invalid("queries must not be empty")
+
+def x_g__mutmut_1(q, c):
+    raise c._invalid("XXqueries must not be emptyXX")
+''',
+}
+
+
+def test_message_carriers_are_matched_by_module_qualified_name(tmp_path: Path) -> None:
+    for name, text in TWO_MODULES.items():
+        path = tmp_path / "mutants" / "pkg" / f"{name}.py"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    mutants = script.read_mutants(tmp_path)
+    assert {n: m.message_only for n, m in mutants.items()} == {
+        # b's own _invalid takes the code, not the message: the literal is a code, whatever a.py's _invalid is
+        "pkg.b.x_f__mutmut_1": False,
+        "pkg.c.x_f__mutmut_1": True,  # c imports a's carrier (a relative import resolves to pkg.a._invalid)
+        "pkg.c.x_g__mutmut_1": False,  # a method of the same bare name is never a carrier
+    }
+
+
+def _write_run(work: Path, codes: dict[str, int], module: str, source: str) -> None:
+    path = work / "mutants" / Path(*module.split(".")).with_suffix(".py")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(source, encoding="utf-8")
+    path.with_suffix(".py.meta").write_text(json.dumps({"exit_code_by_key": codes}), encoding="utf-8")
+
+
+def test_the_report_prints_every_figure_per_module_and_fails_on_a_stale_judgement(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    work = tmp_path / ".mutation" / "certification"
+    _write_run(work, {"pkg.a.x_f__mutmut_1": 36, "pkg.a.x_f__mutmut_2": 0}, "pkg.a",
+               "def x_f__mutmut_orig(q):\n    return q\n\ndef x_f__mutmut_1(q):\n    return None\n\n"
+               "def x_f__mutmut_2(q):\n    return q or q\n")
+    _write_run(work, {"pkg.b.x_g__mutmut_1": 0, "pkg.b.x_g__mutmut_2": 0}, "pkg.b",
+               "def x_g__mutmut_orig(q):\n    return q + 1\n\ndef x_g__mutmut_1(q):\n    return q - 1\n\n"
+               "def x_g__mutmut_2(q):\n    return q + 2\n")
+    listing = tmp_path / "equivalent.txt"
+    listing.write_text("pkg.b.g | return q + 1 → return q - 1  # out of reach [protocol]: configure never passes q\n",
+                       encoding="utf-8")
+    monkeypatch.setattr(script, "ROOT", tmp_path)
+    monkeypatch.setattr(script, "EQUIVALENT", listing)
+    monkeypatch.setattr(sys, "argv", ["mutation_score.py", "--reuse", "--brief"])
+    assert script.main() == 0
+    printed = capsys.readouterr().out
+    assert ("module pkg.a: 2 mutants, 1 killed, 1 survived, 0 judged (program-equivalent 0, seed-open 0, "
+            "out of reach 0); raw_kill_rate 0.500, strict_score 0.500, mutation_score 0.500") in printed
+    assert ("module pkg.b: 2 mutants, 0 killed, 1 survived, 1 judged (program-equivalent 0, seed-open 0, "
+            "out of reach 1); raw_kill_rate 0.000, strict_score 0.000, mutation_score 0.000") in printed
+    assert "raw_kill_rate 0.250" in printed and "strict_score 0.250" in printed and "mutation_score 0.333" in printed
+    assert "1 killed by timeout" in printed and "pkg.a.x_f__mutmut_1" in printed  # counted, and named to rerun
+
+    listing.write_text("pkg.b.g | return q * 1 → return q - 1  # out of reach [protocol]: a line that changed since\n",
+                       encoding="utf-8")
+    assert script.main() == 3
+    assert "stale judgement" in capsys.readouterr().err
+    # --work keeps a group's run apart: the same run under another name reports the same way
+    shutil.copytree(work, tmp_path / ".mutation" / "group")
+    shutil.rmtree(work)
+    monkeypatch.setattr(sys, "argv", ["mutation_score.py", "--reuse", "--brief", "--work", "group"])
+    assert script.main() == 3
+    assert "stale judgement" in capsys.readouterr().err
+    monkeypatch.setattr(sys, "argv", ["mutation_score.py", "--reuse", "--brief"])
+    listing.write_text("pkg.a.x_f__mutmut_2  # seed-open: by name\n", encoding="utf-8")
+    assert script.main() == 3  # refused before any run is reported
+    assert "judged by mutant name" in capsys.readouterr().err
+
+
+def test_check_generates_the_mutants_a_run_would_without_running_a_test(tmp_path: Path) -> None:
+    work = tmp_path / "check"
+    work.mkdir()
+    (work / "dsweb_ref").mkdir()
+    (work / "dsweb_ref" / "m.py").write_text("def f(q):\n    return q + 1\n", encoding="utf-8")
+    (work / "dsweb_ref" / "other.py").write_text("def g():\n    return 1\n", encoding="utf-8")
+    (work / "pyproject.toml").write_text('[tool.mutmut]\nsource_paths = ["dsweb_ref"]\n', encoding="utf-8")
+    script.generate(work, ("dsweb_ref/m.py",))
+    mutants = script.read_mutants(work)
+    assert {m.key for m in mutants.values()} >= {"dsweb_ref.m.f | return q + 1 → return q - 1",
+                                                 "dsweb_ref.m.f | return q + 1 → return q + 2"}
+    assert all(m.module == "dsweb_ref.m" for m in mutants.values())  # other.py copied, not mutated
+    assert (work / "mutants" / "dsweb_ref" / "other.py").read_text(encoding="utf-8").startswith("def g")
+
+
+def test_check_fails_on_a_judgement_no_generated_mutant_matches(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "dsweb_ref").mkdir()
+    (tmp_path / "dsweb_ref" / "m.py").write_text("def f(q):\n    return q + 1\n", encoding="utf-8")
+    (tmp_path / "scripts" / "mutation").mkdir(parents=True)
+    listing = tmp_path / "equivalent.txt"
+    listing.write_text("dsweb_ref.m.f | return q + 1 → return q - 1  # out of reach [protocol]: q is never passed\n",
+                       encoding="utf-8")
+    monkeypatch.setattr(script, "ROOT", tmp_path)
+    monkeypatch.setattr(script, "EQUIVALENT", listing)
+    monkeypatch.setattr(sys, "argv", ["mutation_score.py", "--check", "--modules", "dsweb_ref/m.py"])
+    assert script.main() == 0
+    assert "0 stale" in capsys.readouterr().out
+    listing.write_text("dsweb_ref.m.f | return q + 1 → return q - 1  # out of reach [protocol]: q is never passed\n"
+                       "dsweb_ref.m.f | return q + 1 → return q * 1  # seed-open: a line that is no longer there\n"
+                       "dsweb_ref.gone.f | return q  # seed-open: a module outside the scope\n", encoding="utf-8")
+    assert script.main() == 3
+    err = capsys.readouterr().err
+    assert "stale judgement" in err and "dsweb_ref.gone.f" in err
+    assert "dsweb_ref.m.f | return q + 1 → return q * 1" in err

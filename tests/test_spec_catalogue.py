@@ -1,5 +1,5 @@
-"""The spec, readable from the package: `dsweb certify --explain ID`, `--list --markdown`, README's
-generated catalogue, and no file that points outside the repository."""
+"""The spec, readable from the package: `dsweb certify --explain ID`, `--list --markdown`, the docs'
+generated catalogue page, and no file that points outside the repository."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from dsweb_ref.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
-import update_readme  # noqa: E402  (scripts/ is not a package)
+import update_docs  # noqa: E402  (scripts/ is not a package)
 
 ALL_IDS = [s.check.id for s in all_checks()] + [c.id for c in ENDPOINT_CHECKS]
 ROWS = (
@@ -99,9 +99,11 @@ def test_a_bare_markdown_outside_list_is_a_usage_error(capsys: pytest.CaptureFix
     assert "--markdown needs a FILE" in capsys.readouterr().err
 
 
-def test_readme_spec_section_equals_the_catalogue() -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert update_readme.section(readme) == catalogue.markdown(), "run: python scripts/update_readme.py"
+def test_the_catalogue_page_equals_the_catalogue() -> None:
+    page = (ROOT / "dsweb_ref" / "docs" / "checks.md").read_text(encoding="utf-8")
+    section = update_docs.section(page, "<!-- spec-catalogue:", "<!-- /spec-catalogue -->")
+    assert section == update_docs.catalogue_page(), "run: python scripts/update_docs.py"
+    assert re.sub(r" \{#[a-z0-9_.]+\}$", "", section, flags=re.MULTILINE) == catalogue.markdown()
 
 
 # Written in pieces so this file does not match itself.

@@ -19,6 +19,11 @@ that routes a page through a proxy is caught by ``ssrf.proxy.ignored`` (a proxy 
 dial on the fetcher's behalf, outside its address policy). An in-process target sees the same
 variables in its process environment for the run.
 
+Several instances of the adapter may run at once: the suite runs checks side by side (``--jobs N``),
+each on its own adapter process that says ``hello`` and is configured for that check alone. An adapter
+must therefore keep no state outside its process (no fixed port, lock or file shared between runs);
+``--jobs 1`` runs one check at a time (a process that gave an error is replaced by a fresh one).
+
 Requests (suite -> adapter)::
 
     {"id": 7, "method": "web_search", "params": {...}}
@@ -38,8 +43,18 @@ Methods
 -------
 
 ``hello`` (params ``{}``) -> ``{"name": str, "version": str, "capabilities": [str, ...]}``
-    Sent first. Capabilities the suite knows (a check needing an undeclared one is reported
-    *skipped*, never passed):
+    Sent first, right after the suite starts the adapter, and answered within the adapter's start
+    deadline: 20 seconds by default (``HELLO_TIMEOUT``), ``--adapter-start-timeout SECONDS`` to
+    allow more. The deadline covers everything before the answer (interpreter start-up, imports),
+    so answer ``hello`` first, from what is known without loading the implementation, and only then
+    import heavy libraries: a busy CI runner can take many seconds to import a large one. An adapter
+    that exits, writes something else, or misses the deadline stops the run before any check
+    (``dsweb certify`` prints one line with the reason and its stderr tail, and exits 2). The suite
+    starts the adapter in a process group of its own and, when the run is interrupted, sends SIGTERM
+    to that group (SIGKILL half a second later if it still runs).
+
+    Capabilities the suite knows (a check needing an undeclared one is reported *skipped*, never
+    passed):
 
     - ``web_search`` - the model-facing web_search tool (``queries`` array, seed 000)
     - ``web_fetch`` - the model-facing web_fetch tool
@@ -169,18 +184,22 @@ Methods
     standalone web_search (seed 003) as the model made it, arguments unvalidated. The search is one
     model request with model ``deepseek-v4-flash`` and the configured key to
     ``POST {messages_base}/messages`` (``web_search_20250305`` tool) or ``POST
-    {openai_base}/responses`` (``web_search`` tool). ``text`` is the model-visible JSON
+    {openai_base}/responses`` (``web_search`` tool), carrying only the query: no system prompt or
+    ``instructions``, one user message with one text part. ``text`` is the model-visible JSON
     ``{"summary", "sources": [{"title", "url"}], "truncated"?}``; ``value`` is any object (the
     reference puts ``{"result", "usage"}`` there). A tool error is an ``error`` response with a
     WEB_* code.
 
 ``standalone_resolve`` -> ``{"text": str, "value": resolution}``
     Params ``{"document": object, "environ_set": [str, ...]}``: the account and model selection
-    for a configuration document (the format of ``dsweb solo resolve``); ``environ_set``
-    names the key variables that are set. ``value`` is ``{"status": "selected" | "none" |
-    "invalid", "route": {"account", "protocol", "url", "model", "api_key_env"} | null, "reason":
-    str | null, "reference": str | null}``; ``text`` is free. A malformed document is an error
-    ``WEB_CONFIG_INVALID``.
+    for a configuration document (the format of ``dsweb solo resolve``: ``web_search_model`` at
+    the top level or in ``agent``, ``connection_access`` the only connections that may be used,
+    each account's ``source`` ``"local"`` (default), ``"broker"`` or ``"extension"``, whose model
+    brings no local search credential); ``environ_set`` names the key variables that are set.
+    ``value`` is ``{"status": "selected" | "none" | "invalid", "route": {"account", "protocol",
+    "url", "model", "api_key_env"} | null, "reason": str | null, "reference": str | null}`` (more
+    keys, such as the reference's ``skipped`` and ``notice``, are allowed and not compared);
+    ``text`` is free. A malformed document is an error ``WEB_CONFIG_INVALID``.
 
 ``cancel`` -> ``{}``
     Params ``{"id": <id of an in-flight web_search/web_fetch>}``. Answer the cancel request at once;
@@ -243,6 +262,8 @@ from __future__ import annotations
 import json
 from typing import Any, Final
 
+HELLO_TIMEOUT = 20.0  # seconds from starting the adapter to its hello answer (--adapter-start-timeout)
+
 __all__ = [
     "CAPABILITIES",
     "CAP_CANCEL",
@@ -261,6 +282,7 @@ __all__ = [
     "CAP_SUMMARY_BUDGET",
     "CAP_WEB_FETCH",
     "CAP_WEB_SEARCH",
+    "HELLO_TIMEOUT",
     "ProtocolError",
     "decode_line",
     "encode_line",

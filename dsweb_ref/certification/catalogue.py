@@ -9,14 +9,16 @@ table (each row's name, what wrong reading it catches, and its inputs). README's
 
 from __future__ import annotations
 
+import difflib
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal
 
 from .cases import Case
 
-__all__ = ["Entry", "UnknownCheck", "entries", "explain", "markdown"]
+__all__ = ["AmbiguousCheck", "Entry", "UnknownCheck", "entries", "explain", "markdown", "matches", "near"]
 
 Kind = Literal["implementation", "endpoint"]
 PARAMS_WIDTH = 100  # a case's inputs are shown up to this many characters (some are long on purpose)
@@ -115,16 +117,57 @@ def entries() -> list[Entry]:
     return [*_implementation(), *_endpoint()]
 
 
+class AmbiguousCheck(LookupError):
+    """``--explain`` was given a prefix or a name several checks share; ``matches`` are their ids."""
+
+    def __init__(self, query: str, matches: list[str], *, near: bool = False) -> None:
+        what = f"no check {query!r}, but near names" if near else f"{len(matches)} checks match {query!r}"
+        super().__init__(what)
+        self.matches = matches
+        self.near = near  # the matches are spellings near the query, not ids it names
+
+
+def matches(query: str, ids: list[str]) -> list[str]:
+    """The ids ``query`` names: itself; else those it starts (``search.merge``); else those holding it as a
+    name part (``ori_question``)."""
+    q = query.strip()
+    if q in ids:
+        return [q]
+    found = [i for i in ids if i.startswith(q.rstrip(".") + ".") or (q and i.startswith(q))]
+    if not found:
+        found = [i for i in ids if q and q in i.split(".")] or [i for i in ids if len(q) >= 3 and q in i]
+    return found
+
+
+def near(query: str, ids: list[str]) -> list[str]:
+    """Ids spelled close to ``query``, or whose last part is, closest first (difflib)."""
+    q = query.strip()
+    tails = {i.rsplit(".", 1)[-1]: i for i in ids}
+    close = difflib.get_close_matches(q, ids, n=5, cutoff=0.6)
+    close += [tails[t] for t in difflib.get_close_matches(q, list(tails), n=5, cutoff=0.75)]
+    return list(dict.fromkeys(close))
+
+
 def _find(check_id: str) -> Entry:
-    for entry in entries():
-        if entry.id == check_id:
-            return entry
-    raise UnknownCheck(f"no check with id {check_id!r} (dsweb certify --list shows them)")
+    every = {e.id: e for e in entries()}
+    found = matches(check_id, list(every))
+    if len(found) == 1:
+        return every[found[0]]
+    if found:
+        raise AmbiguousCheck(check_id, found)
+    if close := near(check_id, list(every)):
+        raise AmbiguousCheck(check_id, close, near=True)
+    raise UnknownCheck(f"no check with id {check_id!r} and none near it (dsweb certify --list shows them)")
 
 
 def _params(params: Mapping[str, Any]) -> str:
     text = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False, default=repr)}" for k, v in params.items())
     return text if len(text) <= PARAMS_WIDTH else text[: PARAMS_WIDTH - 1] + "…"
+
+
+def doc_link(check_id: str) -> str:
+    """Where the check's entry is in the documentation shipped with the package (one anchor per id)."""
+    return f"{Path(__file__).resolve().parent.parent / 'docs' / 'checks.md'}#{check_id}"
 
 
 def explain(check_id: str) -> str:
@@ -141,6 +184,7 @@ def explain(check_id: str) -> str:
         f"requires:  {', '.join(e.requires) or '-'}",
         f"profiles:  {', '.join(e.profiles) or '-'}",
         f"runs:      {e.runs}",
+        f"docs:      {doc_link(e.id)}",
         "",
     ]
     if not e.cases:

@@ -36,6 +36,7 @@ cassette is missing with ``no cassette <protocol>/<name>.yaml``.
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 import time
 from collections.abc import Callable
@@ -55,13 +56,18 @@ __all__ = [
     "ENDPOINT_SPECS",
     "MAX_RPS",
     "NOT_SERVED",
+    "UNANSWERED_LIMIT",
     "EndpointCheck",
+    "EndpointStopped",
     "Progress",
     "certify_endpoint",
+    "endpoint_description",
+    "run_endpoint",
 ]
 
 MAX_RPS = 4.0  # live request starts per second: under the account-wide 5 QPS of seed 001
 NOT_SERVED = "route not served (404)"
+UNANSWERED_LIMIT = 3  # live checks in a row without any HTTP answer (timeout, connection lost) stop the run
 Progress = Callable[[CheckResult], None]
 _LIVE_FETCH_URL = "https://api-docs.deepseek.com/"  # used only when the search check found no URL
 
@@ -221,6 +227,16 @@ _FETCH_CONFIRM = "fetch-api.bad-url"  # an invalid URL: a served Fetch route ans
 _FETCH_FAILED = re.compile(r"(?i)failed to fetch")  # the API's own 404 message for an unusable page
 
 
+class EndpointStopped(Exception):
+    """A live run stopped early: :data:`UNANSWERED_LIMIT` checks in a row got no HTTP answer at all.
+    The checks that finished were already passed to ``progress``."""
+
+
+def _unanswered(run: ProbeRun | None) -> bool:
+    """No HTTP answer at all: the deadline fired (``run`` None) or the run recorded no exchange."""
+    return run is None or not run.exchanges
+
+
 def _base_name(route: str) -> str:
     return "messages" if route == "messages" else "tools"
 
@@ -295,7 +311,13 @@ async def _certify(runner: _Runner, progress: Progress | None) -> tuple[list[Che
     skip: dict[str, str] = {}
     found_url: str | None = None
     offline = runner.cassette_dir is not None
+    silent = 0  # live checks in a row that got no HTTP answer
     for item in ENDPOINT_SPECS:
+        if silent >= UNANSWERED_LIMIT:
+            raise EndpointStopped(
+                f"stopped after {silent} checks in a row got no HTTP answer within --timeout {runner.timeout_s:g}s "
+                f"(last: {results[-1].check.id}: {results[-1].reason.splitlines()[0][:120]})"
+            )
         check, probe, route = item.check, get_probe(item.probe), item.route
         started = time.perf_counter()
         details: dict[str, Any] = {"probe": probe.id}
@@ -335,12 +357,14 @@ async def _certify(runner: _Runner, progress: Progress | None) -> tuple[list[Che
         try:
             run = await runner.run(probe, params)
         except TimeoutError:
-            done(Outcome.ERROR, f"timed out after {runner.timeout_s}s")
+            silent += 0 if offline else 1
+            done(Outcome.ERROR, f"timed out after {runner.timeout_s:g}s")
             continue
         except Exception as exc:  # replay mismatch, transport crash: the check could not run
             done(Outcome.ERROR, f"{type(exc).__name__}: {exc}"[:500])
             continue
         details["statuses"] = [e.status for e in run.exchanges]
+        silent = silent + 1 if not offline and _unanswered(run) else 0
         if probe.id == _DISCOVERY[route] and await _route_missing(runner, route, run, details):
             skip[route] = NOT_SERVED
             done(Outcome.SKIPPED, NOT_SERVED)
@@ -369,7 +393,24 @@ def _checked_cassette_dir(cassette_dir: Path) -> Path:
     return cassette_dir
 
 
-def certify_endpoint(
+def _cassette_directory(cassette_dir: Path | str | None) -> Path | None:
+    """The checked directory; a relative one is the working directory's, never the shipped cassettes' folder."""
+    return _checked_cassette_dir(Path(os.path.abspath(cassette_dir))) if cassette_dir is not None else None
+
+
+def endpoint_description(
+    messages_base: str | None, tools_base: str | None, cassette_dir: Path | str | None = None
+) -> TargetInfo:
+    """The endpoint as a report names it (no capabilities: those are what a run finds served)."""
+    if cassette_dir is not None:
+        how = f"replayed from cassettes in {os.path.abspath(cassette_dir)}"
+    else:
+        how = f"live: messages={messages_base or '-'} tools={tools_base or '-'}"
+    name = messages_base or tools_base or (os.path.abspath(cassette_dir) if cassette_dir is not None else "")
+    return TargetInfo(kind="endpoint", description=f"DeepSeek web API endpoint ({how})", name=name)
+
+
+async def run_endpoint(
     *,
     messages_base: str | None,
     tools_base: str | None,
@@ -378,28 +419,26 @@ def certify_endpoint(
     timeout_s: float = 30.0,
     progress: Progress | None = None,
 ) -> tuple[TargetInfo, list[CheckResult]]:
-    """Run the endpoint checks live (bases + ``api_key``) or offline (``cassette_dir``).
+    """Run the endpoint checks live (bases + ``api_key``) or offline (``cassette_dir``), on the running loop.
 
     ``progress``, when given, is called with each :class:`CheckResult` as soon as its check
     completes, in run order (the same objects, in the same order, as the returned list); an
-    exception it raises propagates and ends the run.
+    exception it raises propagates and ends the run. ``timeout_s`` bounds each request; a live run
+    in which :data:`UNANSWERED_LIMIT` checks in a row get no HTTP answer raises :class:`EndpointStopped`.
 
     Offline, ValueError is raised before anything runs when ``cassette_dir`` does not exist, is
     not a directory, or holds no cassette for any endpoint check; a partially populated directory
-    runs what it has and skips the checks whose cassette is missing (``no cassette ...``).
+    runs what it has and skips the checks whose cassette is missing (``no cassette ...``). A
+    relative ``cassette_dir`` is taken from the working directory.
     """
-    directory = _checked_cassette_dir(Path(cassette_dir)) if cassette_dir is not None else None
+    directory = _cassette_directory(cassette_dir)
     runner = _Runner(messages_base, tools_base, directory, api_key, timeout_s)
-    results, served = asyncio.run(_certify(runner, progress))
+    results, served = await _certify(runner, progress)
     capabilities = [_CAPABILITY[route] for route in ("messages", "search", "fetch") if route in served]
-    if runner.cassette_dir is not None:
-        how = f"replayed from cassettes in {runner.cassette_dir}"
-    else:
-        how = f"live: messages={messages_base or '-'} tools={tools_base or '-'}"
-    target = TargetInfo(
-        kind="endpoint",
-        description=f"DeepSeek web API endpoint ({how})",
-        name=messages_base or tools_base or str(runner.cassette_dir or ""),
-        capabilities=tuple(capabilities),
-    )
-    return target, results
+    info = endpoint_description(messages_base, tools_base, directory)
+    return TargetInfo(info.kind, info.description, info.name, capabilities=tuple(capabilities)), results
+
+
+def certify_endpoint(**options: Any) -> tuple[TargetInfo, list[CheckResult]]:
+    """:func:`run_endpoint` (the same keyword arguments) on an event loop of its own."""
+    return asyncio.run(run_endpoint(**options))

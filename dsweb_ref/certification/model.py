@@ -50,6 +50,14 @@ class TargetInfo:
     capabilities: tuple[str, ...] = ()
 
 
+_LISTED = 6  # check ids a profile line names before "and N more" (the JSON report lists them all)
+
+
+def _some(ids: tuple[str, ...]) -> str:
+    shown = ", ".join(ids[:_LISTED])
+    return shown + (f" and {len(ids) - _LISTED} more" if len(ids) > _LISTED else "")
+
+
 @dataclass(frozen=True, slots=True)
 class ProfileVerdict:
     """Whether a run certified a profile, and if not, why: capabilities the target did not declare,
@@ -62,16 +70,19 @@ class ProfileVerdict:
     not_run: tuple[str, ...] = ()
 
     def explain(self) -> str:
+        """``certified``; ``partial run (...)`` when some of its checks did not run (``--only``,
+        another ``--profile``): such a run cannot judge the profile; else ``NOT certified (...)``."""
         if self.certified:
             return "certified"
         why = []
         if self.missing:
             why.append(f"capability not declared: {', '.join(self.missing)}")
         if self.not_passed:
-            why.append(f"did not pass: {', '.join(self.not_passed)}")
+            why.append(f"did not pass: {_some(self.not_passed)}")
         if self.not_run:
-            why.append(f"not run: {', '.join(self.not_run)}")
-        return "NOT certified (" + "; ".join(why or ["no check belongs to it"]) + ")"
+            why.append(f"not run: {_some(self.not_run)}")
+        head = "partial run" if self.not_run else "NOT certified"
+        return f"{head} (" + "; ".join(why or ["no check belongs to it"]) + ")"
 
     def to_json(self) -> dict[str, Any]:
         return {

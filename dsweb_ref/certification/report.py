@@ -8,6 +8,10 @@ The terminal is a report too: :func:`print_line` and :func:`scrub_text` apply th
 A run computes its secret values once (:func:`run_secrets`, which scans the environment) and
 passes them to every line it prints.
 
+Long reasons are cut, never silently: a terminal line shows the first line of a reason up to
+:data:`LINE_REASON_CHARS` characters and a Markdown cell up to :data:`CELL_REASON_CHARS`, each ending
+in "…" when cut; JSON, JUnit (element text) and HTML keep the whole reason.
+
 A run is OK (:func:`report_ok`) only if no check failed, errored or went stale *and* at least one
 check passed: a target that declares nothing, or an endpoint whose every route is missing, has
 certified nothing, and "16 skipped" must not read as success.
@@ -26,10 +30,12 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from .._secrets import redact_encoded, redact_patterns, replace_literals
+from .._secrets import scrub_text as shared_scrub
 from .model import CheckResult, Outcome, Report
 
 __all__ = [
+    "CELL_REASON_CHARS",
+    "LINE_REASON_CHARS",
     "REDACTED",
     "ReportError",
     "RunSecrets",
@@ -50,6 +56,9 @@ __all__ = [
 ]
 
 REDACTED = "[REDACTED]"
+LINE_REASON_CHARS = 160  # a terminal line shows this much of a reason (then "…")
+CELL_REASON_CHARS = 300  # a Markdown cell shows this much (then "…"); JSON, JUnit text and HTML keep all
+ELLIPSIS = "…"
 _SECRET_ENVS = ("DEEPSEEK_API_KEY", "DEEPSEEK_ACCOUNT_TOKEN")
 _SECRET_ENV_NAME = re.compile(r"(?i)(KEY|TOKEN|SECRET|PASSW(OR)?D|CREDENTIAL|AUTH)")
 _MIN_SECRET = 6  # shorter values would blank out ordinary words
@@ -93,10 +102,8 @@ def _prepared(secrets: Iterable[str]) -> Sequence[str]:
 
 
 def _scrub_text(text: str, secrets: Sequence[str]) -> str:
-    text = replace_literals(text, ((s, REDACTED) for s in secrets))
     # An endpoint may echo a key back encoded (base64, %XX, swapped case, escapes, reversed, ...).
-    text = redact_encoded(text, secrets, REDACTED)
-    return redact_patterns(text, REDACTED)
+    return shared_scrub(text, secrets, REDACTED)
 
 
 def scrub_text(text: str, secrets: Iterable[str] = ()) -> str:
@@ -163,10 +170,23 @@ _MARK = {
 }
 
 
+def cut(text: str, limit: int) -> str:
+    """``text`` on one line, at most ``limit`` characters; "…" marks a cut (a further line counts as one)."""
+    lines = text.strip().splitlines() or [""]
+    first = lines[0]
+    if len(first) > limit or len(lines) > 1:
+        return first[: limit - 1].rstrip() + ELLIPSIS
+    return first
+
+
 def format_line(result: CheckResult) -> str:
-    line = f"{_MARK[result.outcome]:<6} {result.check.id:<36} {result.duration_s:6.2f}s"
+    """One progress line: outcome, check id, duration, the seed the check enforces, and the reason (cut at
+    :data:`LINE_REASON_CHARS` with "…"); a failure or error ends by naming the command that explains it."""
+    line = f"{_MARK[result.outcome]:<6} {result.check.id:<36} {result.duration_s:6.2f}s  seed {result.check.seed}"
     if result.reason:
-        line += "  " + result.reason.splitlines()[0][:160]
+        line += "  " + cut(result.reason, LINE_REASON_CHARS)
+    if result.outcome in (Outcome.FAILED, Outcome.ERROR):
+        line += f"  (run `dsweb certify --explain {result.check.id}`)"
     return line
 
 
@@ -183,7 +203,11 @@ def summary(report: Report, problems: Sequence[str] = ()) -> str:
 # --- machine-readable ---------------------------------------------------------------------------
 
 
-def to_json(report: Report, notes: Sequence[str] = (), problems: Sequence[str] = ()) -> dict[str, Any]:
+def to_json(
+    report: Report, notes: Sequence[str] = (), problems: Sequence[str] = (), interrupted: str | None = None
+) -> dict[str, Any]:
+    """The whole report; ``interrupted`` is why a run stopped before every check finished (null when it ran
+    to the end): its ``checks`` are then the ones that finished."""
     t = report.target
     return {
         "suite_version": report.suite_version,
@@ -196,7 +220,8 @@ def to_json(report: Report, notes: Sequence[str] = (), problems: Sequence[str] =
         },
         "started_at": report.started_at,
         "finished_at": report.finished_at,
-        "ok": report_ok(report) and not problems,
+        "ok": report_ok(report) and not problems and interrupted is None,
+        "interrupted": interrupted,
         "summary": dict(Counter(r.outcome.value for r in report.results)),
         "notes": list(notes),
         "problems": list(problems),
@@ -258,8 +283,16 @@ def to_junit(report: Report, problems: Sequence[str] = ()) -> bytes:
 # --- human-readable -----------------------------------------------------------------------------
 
 
-def _cell(text: str) -> str:
-    return " ".join(text.split()).replace("|", "\\|")[:300]
+def _cell(text: str, limit: int = CELL_REASON_CHARS) -> str:
+    flat = " ".join(text.split())
+    if len(flat) > limit:
+        flat = flat[: limit - 1].rstrip() + ELLIPSIS
+    return flat.replace("|", "\\|")
+
+
+def _reason_cell(reason: str) -> str:
+    cell = _cell(reason)
+    return cell + " (whole reason in report.json)" if cell.endswith(ELLIPSIS) else cell
 
 
 def _by_seed(report: Report) -> dict[str, list[CheckResult]]:
@@ -290,7 +323,7 @@ def to_markdown(report: Report, notes: Sequence[str] = (), problems: Sequence[st
         lines += ["", f"## seed {seed}", "", "| check | outcome | description | reason |", "|---|---|---|---|"]
         for r in results:
             lines.append(
-                f"| `{r.check.id}` | {r.outcome.value} | {_cell(r.check.description)} | {_cell(r.reason)} |"
+                f"| `{r.check.id}` | {r.outcome.value} | {_cell(r.check.description)} | {_reason_cell(r.reason)} |"
             )
     return "\n".join(lines) + "\n"
 
@@ -365,6 +398,7 @@ def write_reports(
     secrets: Iterable[str] = (),
     notes: Sequence[str] = (),
     problems: Sequence[str] = (),
+    interrupted: str | None = None,
     junit: str | Path | None = None,
     json_path: str | Path | None = None,
     markdown: str | Path | None = None,
@@ -372,15 +406,17 @@ def write_reports(
     report_dir: str | Path | None = None,
 ) -> list[Path]:
     """Write the requested files (``report_dir`` adds all four under fixed names); returns the paths.
-    ``problems`` are run-level errors (listed, and the report is NOT OK). :class:`ReportError` (never
-    a bare OSError) when a file cannot be written."""
+    ``problems`` are run-level errors (listed, and the report is NOT OK); ``interrupted`` marks a run
+    that stopped early (JSON ``interrupted``; pass it among ``problems`` too, for the other formats).
+    :class:`ReportError` (never a bare OSError) when a file cannot be written."""
     values = _prepared(secrets)
     clean = scrub(report, values)
     n = [_scrub_text(x, values) for x in notes]
     p = [_scrub_text(x, values) for x in problems]
+    stopped = _scrub_text(interrupted, values) if interrupted is not None else None
     render = {
         "junit": lambda: to_junit(clean, p),
-        "json": lambda: (json.dumps(to_json(clean, n, p), indent=2, ensure_ascii=False) + "\n").encode(),
+        "json": lambda: (json.dumps(to_json(clean, n, p, stopped), indent=2, ensure_ascii=False) + "\n").encode(),
         "markdown": lambda: to_markdown(clean, n, p).encode(),
         "html": lambda: to_html(clean, n, p).encode(),
     }

@@ -6,13 +6,22 @@ overall deadline, and turn the result into a :class:`~.model.CheckResult`. A che
 to any search protocol runs once per protocol the target declares (Search API, then Messages),
 each against its own emulator, and fails if any run fails; its reason names the protocol. A
 target that crashes, times out or breaks the protocol gives ``error`` results, never a hang.
+
+Checks mostly wait (on sockets, gates and timers), so up to ``jobs`` of them run at once, each on a
+lane of its own (a target instance: one adapter process per lane) with its own emulator. Phases keep
+apart what must not overlap: checks marked ``alone`` run one by one, then the bulk side by side, then
+the timing checks (``quiet``) side by side with one another only. The report keeps catalogue order.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from .._version import __version__
@@ -20,14 +29,16 @@ from ..emulator import Emulator
 from ..emulator.server import DEFAULT_API_KEY
 from . import checks
 from .checks import CheckContext, CheckFailed, CheckSpec
-from .checks._base import PROTOCOL_LABELS, SearchProtocol
+from .checks._base import PROTOCOL_LABELS, SearchProtocol, Slot
 from .known_failures import KnownFailures
 from .model import CheckResult, Outcome, Report, TargetInfo
 from .profiles import find_profile, profile_verdicts
 from .sandbox import ProxyTraps
 from .targets import Hello, Target, TargetConfig, TargetError
 
-__all__ = ["CHECK_TIMEOUT", "UnknownCheckError", "run_suite", "select_checks", "select_ids"]
+__all__ = [
+    "CHECK_TIMEOUT", "TargetFactory", "UnknownCheckError", "default_jobs", "run_suite", "select_checks", "select_ids"
+]
 
 CHECK_TIMEOUT = 60.0  # seconds one check may take in total
 Progress = Callable[[CheckResult], None]
@@ -69,15 +80,216 @@ def _now() -> str:
 
 
 _Run = tuple[Outcome, str, dict[str, object]]
+TargetFactory = Callable[[], Target]
+# Phase order: checks that must run alone first (quick), then the bulk side by side, then the timing
+# checks side by side with one another only, so no CPU-bound check delays the waits they measure.
+_PHASES: tuple[Slot, ...] = ("alone", "shared", "quiet")
+
+
+def default_jobs() -> int:
+    """How many checks run at once by default: checks mostly wait on sockets and timers, not the CPU,
+    so a few lanes per core pay off; more than eight only add start-up cost."""
+    return max(1, min(8, 4 * (os.cpu_count() or 1)))
+
+
+def _slot(spec: CheckSpec) -> Slot:
+    return getattr(spec, "slot", "shared")
+
+
+@dataclass(frozen=True, slots=True)
+class _Shared:
+    """What every check of one run shares: the proxy traps and the threads its blocking waits use (its
+    own pool, so checks waiting on gates never starve an in-process target of the loop's default pool)."""
+
+    proxies: ProxyTraps
+    executor: ThreadPoolExecutor
+
+
+class _Lanes:
+    """The targets checks run on. The first is the caller's; ``factory`` makes more, up to ``limit`` open
+    at once, each started with the run's environment and saying hello itself.
+
+    A new lane costs what the first one took to start (an adapter process: its imports), so a check
+    finding no idle lane first waits that long for one to free up, and only then starts another: short
+    checks reuse a few lanes, long waits get their own. :meth:`prewarm` starts lanes ahead, off the
+    critical path, for the quiet phase. A check prefers an idle lane that already ran a check of its
+    family (its module): an adapter process warms up per family (the evidence checks load a word
+    segmenter), so a family kept on few lanes pays that once or twice. A lane that gave an error result
+    is set aside (closed at the end) when a factory can replace it, so one broken call spoils one
+    check, not whichever checks share its lane later."""
+
+    def __init__(self, first: Target, factory: TargetFactory | None, environment: dict[str, str]) -> None:
+        self._first = first
+        self._factory = factory
+        self._environment = environment
+        self._opened: list[Target] = []  # every lane started, in order (closed in reverse)
+        self._idle: list[Target] = []
+        self._live = 0
+        self._changed = asyncio.Condition()
+        self._warming: list[asyncio.Task[None]] = []
+        self._open_cost = 0.0
+        self._families: dict[int, set[str]] = {}  # id(lane) -> the families it ran
+        self.limit = 1
+        self.hello: Hello | None = None
+
+    async def first_hello(self) -> Hello:
+        self._opened.append(self._first)
+        self._live = 1
+        started = time.monotonic()
+        self._first.use_environment(self._environment)
+        self.hello = await self._first.hello()
+        self._open_cost = time.monotonic() - started
+        self._idle.append(self._first)
+        return self.hello
+
+    async def _new(self) -> Target:
+        assert self._factory is not None and self.hello is not None
+        lane = self._factory()
+        self._opened.append(lane)
+        lane.use_environment(self._environment)
+        hello = await lane.hello()
+        if hello.capabilities != self.hello.capabilities:
+            raise TargetError("another instance of the target declared other capabilities")
+        return lane
+
+    async def _opened_or_fewer(self) -> Target | None:
+        """A new lane, or None when it could not start (the target then runs on the lanes it has)."""
+        try:
+            return await self._new()
+        except TargetError:
+            async with self._changed:
+                self._live -= 1
+                if self._live == 0:
+                    raise
+                self.limit = self._live
+                self._changed.notify_all()
+            return None
+
+    def _pick(self, family: str) -> Target:
+        warm = [lane for lane in self._idle if family in self._families.get(id(lane), ())]
+        lane = warm[0] if warm else self._idle[0]
+        self._idle.remove(lane)
+        self._families.setdefault(id(lane), set()).add(family)
+        return lane
+
+    async def acquire(self, family: str = "") -> Target:
+        loop = asyncio.get_running_loop()
+        patience = loop.time() + self._open_cost
+        async with self._changed:
+            while not self._idle:
+                left = patience - loop.time()
+                if self._live < self.limit and left <= 0:
+                    break
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._changed.wait(), left if self._live < self.limit else None)
+            if self._idle:
+                return self._pick(family)
+            self._live += 1
+        lane = await self._opened_or_fewer()
+        if lane is None:
+            return await self.acquire(family)
+        self._families[id(lane)] = {family}
+        return lane
+
+    def prewarm(self, count: int) -> None:
+        """Start lanes in the background until ``count`` (at most ``limit``) are open or starting."""
+        while self._factory is not None and self._live < min(count, self.limit):
+            self._live += 1
+            self._warming.append(asyncio.ensure_future(self._warm()))
+
+    async def _warm(self) -> None:
+        with contextlib.suppress(TargetError):
+            lane = await self._opened_or_fewer()
+            if lane is not None:
+                async with self._changed:
+                    self._idle.append(lane)
+                    self._changed.notify()
+
+    async def release(self, lane: Target, *, spoiled: bool) -> None:
+        async with self._changed:
+            if spoiled and self._factory is not None:
+                self._live -= 1
+            else:
+                self._idle.append(lane)
+            self._changed.notify()
+
+    async def close(self) -> None:
+        for task in self._warming:
+            task.cancel()
+        await asyncio.gather(*self._warming, return_exceptions=True)
+        # In reverse: an in-process lane restores the environment it found, so the first one restores last.
+        for lane in reversed(self._opened):
+            await lane.close()
+
+
+class _InOrder:
+    """Collects results by catalogue index; hands each to ``progress`` in catalogue order as soon as
+    every earlier one is in (with the known failures applied first)."""
+
+    def __init__(
+        self, results: list[CheckResult | None], known: KnownFailures | None, progress: Progress | None
+    ) -> None:
+        self._results = results
+        self._known = known
+        self._progress = progress
+        self._next = 0
+
+    def done(self, index: int, result: CheckResult) -> None:
+        if self._known is not None:
+            result = self._known.apply([result])[0]
+        self._results[index] = result
+        while self._next < len(self._results) and (ready := self._results[self._next]) is not None:
+            self._next += 1
+            if self._progress is not None:
+                self._progress(ready)
+
+    def flush(self) -> None:
+        """After an interruption: report every finished check not reported yet, still in catalogue order."""
+        pending, self._next = self._results[self._next :], len(self._results)
+        for result in pending:
+            if result is not None and self._progress is not None:
+                self._progress(result)
+
+
+async def _run_phase(
+    specs: list[CheckSpec],
+    chosen: list[int],
+    width: int,
+    pool: _Lanes,
+    hello: Hello,
+    limit: float,
+    shared: _Shared,
+    report: _InOrder,
+) -> None:
+    """Run ``specs[i]`` for each ``i`` in ``chosen``, at most ``width`` at once, each on a lane of its own;
+    they start in catalogue order."""
+    gate = asyncio.Semaphore(width)
+
+    async def one(index: int) -> None:
+        spec = specs[index]
+        result = _skipped(spec, hello)
+        if result is None:
+            async with gate:
+                try:
+                    lane = await pool.acquire(spec.run.__module__)
+                except TargetError as exc:
+                    result = CheckResult(spec.check, Outcome.ERROR, f"hello failed: {exc}")
+                else:
+                    result = await _run_one(spec, lane, hello, limit, shared)
+                    await pool.release(lane, spoiled=result.outcome is Outcome.ERROR)
+        report.done(index, result)
+
+    await asyncio.gather(*(one(i) for i in chosen))
 
 
 async def _run_protocol(
-    spec: CheckSpec, target: Target, hello: Hello, provider: SearchProtocol, limit: float, proxies: ProxyTraps | None
+    spec: CheckSpec, target: Target, hello: Hello, provider: SearchProtocol, limit: float, shared: _Shared
 ) -> _Run:
     """One run of ``spec`` over one search protocol, against a fresh emulator."""
     emu = Emulator(api_keys=(DEFAULT_API_KEY,))
+    loop = asyncio.get_running_loop()
     try:
-        await asyncio.to_thread(emu.start)
+        await loop.run_in_executor(shared.executor, emu.start)
     except Exception as exc:
         return Outcome.ERROR, f"could not start the emulator: {exc!r}", {}
     try:
@@ -86,7 +298,8 @@ async def _run_protocol(
             openai_base=emu.openai_base,
         )
         await target.configure(config)
-        await asyncio.wait_for(spec.run(CheckContext(emu, target, hello, config, proxies)), limit)
+        context = CheckContext(emu, target, hello, config, shared.proxies, shared.executor)
+        await asyncio.wait_for(spec.run(context), limit)
     except CheckFailed as exc:
         return Outcome.FAILED, exc.reason, dict(exc.details)
     except TargetError as exc:
@@ -97,7 +310,7 @@ async def _run_protocol(
         return Outcome.ERROR, f"check raised {exc!r}", {}
     finally:
         emu.faults.release_gates()
-        await asyncio.to_thread(emu.stop)
+        await loop.run_in_executor(shared.executor, emu.stop)
     return Outcome.PASSED, "", {}
 
 
@@ -112,16 +325,17 @@ def _combine(runs: list[tuple[SearchProtocol, _Run]]) -> _Run:
     return outcome, reason, details
 
 
-async def _run_one(
-    spec: CheckSpec, target: Target, hello: Hello, limit: float, proxies: ProxyTraps | None = None
-) -> CheckResult:
-    started = time.monotonic()
+def _skipped(spec: CheckSpec, hello: Hello) -> CheckResult | None:
     missing = spec.missing(hello.capabilities)
-    if missing:
-        reason = f"target does not declare: {', '.join(missing)}"
-        return CheckResult(spec.check, Outcome.SKIPPED, reason, {}, time.monotonic() - started)
+    if not missing:
+        return None
+    return CheckResult(spec.check, Outcome.SKIPPED, f"target does not declare: {', '.join(missing)}", {}, 0.0)
+
+
+async def _run_one(spec: CheckSpec, target: Target, hello: Hello, limit: float, shared: _Shared) -> CheckResult:
+    started = time.monotonic()
     protocols = spec.providers_for(hello.capabilities)
-    runs = [(p, await _run_protocol(spec, target, hello, p, limit, proxies)) for p in protocols]
+    runs = [(p, await _run_protocol(spec, target, hello, p, limit, shared)) for p in protocols]
     outcome, reason, details = runs[0][1] if len(runs) == 1 else _combine(runs)
     if spec.provider == "any" and len(runs) == 1:
         details = {"protocols": {runs[0][0]: outcome.value}, **details}
@@ -137,35 +351,51 @@ async def run_suite(
     check_timeout: float = CHECK_TIMEOUT,
     kind: str = "implementation",
     profiles: Sequence[str] | None = None,
+    jobs: int = 1,
+    lanes: TargetFactory | None = None,
 ) -> Report:
-    """Run the selected checks in a fixed order; closes ``target`` at the end. The report carries a
-    verdict for every profile (see :mod:`.profiles`); ``profiles`` restricts the run to their checks."""
+    """Run the selected checks; closes ``target`` (and every lane) at the end. The report carries a
+    verdict for every profile (see :mod:`.profiles`); ``profiles`` restricts the run to their checks.
+
+    Up to ``jobs`` checks run at once, each on a lane of its own: ``target`` is the first lane, and
+    ``lanes`` makes a further target whenever one more is needed (each says hello itself; without
+    ``lanes`` the run is sequential). Checks run in three phases (see :data:`~.checks.CheckSpec.slot`):
+    ``alone`` ones one by one, then ``shared`` ones side by side, then ``quiet`` ones side by side with
+    one another only. The report lists the checks in catalogue order, and ``progress`` is called once
+    per finished check in catalogue order too, as soon as every earlier check has finished, so what
+    it prints does not depend on timing; if the run is cancelled, it is still called (in catalogue
+    order) for each check that had finished."""
     specs = select_checks(only, profiles)
     started_at = _now()
-    results: list[CheckResult] = []
+    results: list[CheckResult | None] = [None] * len(specs)
     hello: Hello | None = None
     hello_error = ""
     # Every proxy variable points at a trap from the target's start (see certification/sandbox.py).
     proxies = ProxyTraps()
+    pool = _Lanes(target, lanes, proxies.environment())
+    shared = _Shared(proxies, ThreadPoolExecutor(max_workers=4 * max(1, jobs) + 4, thread_name_prefix="certify"))
+    report = _InOrder(results, known_failures, progress)
     try:
         try:
-            target.use_environment(proxies.environment())
-            hello = await target.hello()
+            hello = await pool.first_hello()
         except TargetError as exc:
             hello_error = f"hello failed: {exc}"
-        for spec in specs:
-            if hello is None:
-                r = CheckResult(spec.check, Outcome.ERROR, hello_error)
-            else:
-                r = await _run_one(spec, target, hello, check_timeout, proxies)
-            if known_failures is not None:
-                r = known_failures.apply([r])[0]
-            results.append(r)
-            if progress is not None:
-                progress(r)
+        if hello is None:
+            for i, spec in enumerate(specs):
+                report.done(i, CheckResult(spec.check, Outcome.ERROR, hello_error))
+        else:
+            pool.limit = max(1, jobs) if lanes is not None else 1
+            pool.prewarm(sum(1 for s in specs if _slot(s) == "quiet" and _skipped(s, hello) is None))
+            for slot in _PHASES:
+                chosen = [i for i, s in enumerate(specs) if _slot(s) == slot]
+                width = 1 if slot == "alone" else pool.limit
+                await _run_phase(specs, chosen, width, pool, hello, check_timeout, shared, report)
     finally:
-        await target.close()
+        report.flush()
+        await pool.close()
         proxies.close()
+        shared.executor.shutdown(wait=False, cancel_futures=True)
+    done = [r for r in results if r is not None]
     info = TargetInfo(
         kind=kind,
         description=target.describe(),
@@ -174,5 +404,5 @@ async def run_suite(
         capabilities=tuple(sorted(hello.capabilities)) if hello else (),
     )
     members = {s.check.id: s.profiles for s in checks.all_checks()}
-    verdicts = profile_verdicts(members, results, info.capabilities)
-    return Report(__version__, info, tuple(results), started_at, _now(), verdicts)
+    verdicts = profile_verdicts(members, done, info.capabilities)
+    return Report(__version__, info, tuple(done), started_at, _now(), verdicts)

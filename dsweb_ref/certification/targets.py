@@ -24,7 +24,10 @@ import contextlib
 import json
 import os
 import shlex
+import signal
+import sys
 import time
+import weakref
 from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import asdict, dataclass, fields
 from typing import Any, Literal, Protocol
@@ -39,12 +42,13 @@ from ..settings import Settings
 from ..standalone_accounts import Resolution, SearchRoute, resolve
 from ..tools import ToolResult, error_result
 from ..tools.evidence_search import EvidenceContext, EvidenceSearchTool
-from .adapter_protocol import CAPABILITIES, ProtocolError, decode_line, encode_line
+from .adapter_protocol import CAPABILITIES, HELLO_TIMEOUT, ProtocolError, decode_line, encode_line
 from .sandbox import SandboxNetwork
 
 __all__ = [
     "ADAPTER_ENV",
     "AdapterCommandError",
+    "AdapterStartError",
     "AdapterTarget",
     "CallOutcome",
     "Hello",
@@ -59,6 +63,7 @@ __all__ = [
     "reference_target",
     "scheduling_overrides",
     "split_command",
+    "terminate_adapters",
 ]
 
 Method = Literal["web_search", "web_fetch", "standalone_search", "standalone_resolve", "evidence_search"]
@@ -77,6 +82,21 @@ class TargetError(Exception):
 
 class AdapterCommandError(ValueError):
     """The adapter command string is empty or cannot be split with POSIX shell rules."""
+
+
+class AdapterStartError(TargetError):
+    """The adapter did not start or did not answer ``hello``; the message is one line and says why
+    (exit status, the line it wrote instead, its stderr tail, or the deadline it missed)."""
+
+
+_RUNNING: weakref.WeakSet[AdapterTarget] = weakref.WeakSet()  # adapters whose process may still run
+
+
+def terminate_adapters() -> None:
+    """SIGTERM to the process group of every adapter still running (safe in a signal handler: no await,
+    no lock); each one's ``close`` then reaps it without the shutdown handshake."""
+    for target in list(_RUNNING):
+        target.terminate()
 
 
 def _retrieve(future: asyncio.Future[Any]) -> None:
@@ -507,7 +527,7 @@ class AdapterTarget:
         *,
         env: Mapping[str, str] | None = None,
         inherit_env: bool = True,
-        hello_timeout: float = 20.0,
+        hello_timeout: float = HELLO_TIMEOUT,
         call_timeout: float = 30.0,
     ) -> None:
         self.command = command
@@ -522,6 +542,7 @@ class AdapterTarget:
         self._stderr: collections.deque[str] = collections.deque(maxlen=20)
         self._readers: list[asyncio.Task[None]] = []
         self._hello: Hello | None = None
+        self._terminated = False
 
     def describe(self) -> str:
         name = f"{self._hello.name} {self._hello.version}" if self._hello else "adapter"
@@ -543,10 +564,14 @@ class AdapterTarget:
                 stderr=asyncio.subprocess.PIPE,
                 env=self._env,
                 limit=64 * 1024 * 1024,  # one response is one line; fetch bodies can be large
+                # Its own process group: an interrupt ends the adapter and whatever it started, and a
+                # terminal's Ctrl-C reaches the suite alone, which then shuts the adapter down.
+                start_new_session=sys.platform != "win32",
             )
         except OSError as exc:
-            self._broken = f"cannot start adapter {self.argv[0]!r}: {exc}"
-            raise TargetError(self._broken) from exc
+            self._broken = f"cannot start adapter {self.argv[0]!r}: {exc.strerror or exc}"
+            raise AdapterStartError(self._broken) from exc
+        _RUNNING.add(self)
         self._readers = [asyncio.ensure_future(self._read_stdout()), asyncio.ensure_future(self._read_stderr())]
         return self._proc
 
@@ -608,8 +633,15 @@ class AdapterTarget:
         except (OSError, TimeoutError) as exc:
             self._pending.pop(request_id, None)
             future.cancel()
-            raise TargetError(f"cannot write to the adapter: {exc!r}") from exc
+            raise TargetError(await self._why_gone(f"cannot write to the adapter: {exc!r}")) from exc
         return request_id, future
+
+    async def _why_gone(self, fallback: str) -> str:
+        """Why the adapter stopped listening: the stdout reader's account (the line it wrote instead of a
+        response, or its exit status and stderr tail) once it has one, within a second; else ``fallback``."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.gather(*self._readers, return_exceptions=True), 1.0)
+        return self._broken or fallback
 
     async def wait_response(self, request_id: int, future: asyncio.Future[_Arrival], limit: float) -> _Arrival:
         try:
@@ -625,7 +657,14 @@ class AdapterTarget:
         return message
 
     async def hello(self) -> Hello:
-        message = await self.request("hello", {}, limit=self.hello_timeout)
+        """The adapter's first answer, within :attr:`hello_timeout` (its start deadline);
+        :class:`AdapterStartError` with a one-line reason when it does not come."""
+        try:
+            message = await self.request("hello", {}, limit=self.hello_timeout)
+        except AdapterStartError:
+            raise
+        except TargetError as exc:
+            raise AdapterStartError(await self._start_failure(str(exc))) from None
         result = message.get("result")
         if not isinstance(result, dict) or not isinstance(result.get("capabilities"), list):
             raise TargetError(f"hello result lacks a capabilities list: {str(message)[:300]}")
@@ -639,6 +678,43 @@ class AdapterTarget:
     def start_call(self, method: Method, params: dict[str, Any], probe: Probe | None = None) -> PendingCall:
         return _DeferredAdapterCall(self, method, params, probe)
 
+    async def _start_failure(self, reason: str) -> str:
+        """One line on why ``hello`` got no answer: the deadline missed (and how to allow more), or what
+        the adapter wrote instead, its exit status and the last lines of its stderr."""
+        if "did not answer" in reason:
+            return (
+                f"adapter did not answer hello within {self.hello_timeout:g}s (its start deadline: answer "
+                "hello before heavy imports, or allow more with --adapter-start-timeout SECONDS)"
+            )
+        proc = self._proc
+        if proc is not None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(proc.wait(), 1.0)
+            reason = await self._why_gone(reason)
+        line = reason.split("; stderr tail:")[0].splitlines()[0]
+        if proc is not None and proc.returncode is not None and "exited with status" not in line:
+            line += f"; it exited with status {proc.returncode}"
+        tail = [text.strip() for text in self._stderr if text.strip()][-3:]
+        return line + ("; stderr tail: " + " | ".join(tail) if tail else "")
+
+    def terminate(self) -> None:
+        """SIGTERM to the adapter's process group, now (callable in a signal handler); ``close`` reaps it."""
+        proc = self._proc
+        if proc is None or proc.returncode is not None:
+            return
+        self._terminated = True
+        self._signal_group(signal.SIGTERM)
+
+    def _signal_group(self, sig: signal.Signals) -> None:
+        proc = self._proc
+        if proc is None:
+            return
+        with contextlib.suppress(OSError):  # already gone, or not ours to signal
+            if sys.platform == "win32":
+                proc.kill() if sig is not signal.SIGTERM else proc.terminate()
+            else:
+                os.killpg(proc.pid, sig)  # the adapter's own group: what it started goes too
+
     def use_environment(self, variables: Mapping[str, str]) -> None:
         if self._proc is not None:
             raise TargetError("the adapter already runs; its environment is fixed")
@@ -648,17 +724,21 @@ class AdapterTarget:
         proc = self._proc
         if proc is None:
             return
-        # An adapter that never said hello gets no shutdown handshake (it would only time out again).
-        if self._broken is None and self._hello is not None and proc.returncode is None:
+        # An adapter that never said hello gets no shutdown handshake (it would only time out again),
+        # nor does one being terminated (an interrupt must end the run within a second).
+        if self._broken is None and self._hello is not None and proc.returncode is None and not self._terminated:
             with contextlib.suppress(TargetError):
                 await self.request("shutdown", {}, limit=3.0)
         if proc.stdin is not None:
             proc.stdin.close()
         try:
-            await asyncio.wait_for(proc.wait(), 5.0)
+            await asyncio.wait_for(proc.wait(), 0.5 if self._terminated else 5.0)
         except TimeoutError:
-            proc.kill()  # our own child only
+            self._signal_group(signal.SIGKILL)
             await proc.wait()
+        _RUNNING.discard(self)
+        # Let the readers see the pipes' end (so their transports close on this loop), then stop them.
+        await asyncio.wait(self._readers, timeout=0.5)
         for reader in self._readers:
             reader.cancel()
         await asyncio.gather(*self._readers, return_exceptions=True)

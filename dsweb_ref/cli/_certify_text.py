@@ -12,21 +12,47 @@ from pathlib import Path
 
 from .._version import __version__
 
-__all__ = ["closing", "opening", "show_catalogue"]
+__all__ = ["EXIT_CODES", "VERDICT_RULE", "closing", "opening", "show_catalogue", "stopped_line"]
+
+# The one rule the verdict line and every profile line follow (README states it in the same words).
+VERDICT_RULE = (
+    "verdict: CERTIFIED (exit 0) when no check failed, errored or went stale, at least one check passed, "
+    "and every profile named with --profile is certified. A profile is certified when the target declares "
+    "its capabilities and every one of its checks ran and passed; when some of its checks did not run "
+    "(--only, or another --profile) its line says 'partial run': the run judged the checks it ran, not "
+    "the profile."
+)
+EXIT_CODES = (
+    "exit codes: 0 certified; 1 not certified (a check failed, errored or went stale, nothing passed, a "
+    "--profile is not certified, or the known-failures file names an unknown check); 2 the run could not "
+    "start (bad option or input, a base that is not a URL or does not answer, no key for a live run, an "
+    "adapter that does not start or answer hello in time) or an endpoint stopped answering (3 checks in a "
+    "row); 130 interrupted (SIGINT/SIGTERM: the reports hold the checks that finished, marked "
+    "interrupted); 141 the output pipe closed. A failure line shows the first "
+    "160 characters of its reason (… marks a cut; report.json keeps it whole) and ends with the command "
+    "that explains the check."
+)
 
 
 def show_catalogue(args: argparse.Namespace) -> int | None:
     """Answer ``--explain ID`` or ``--list --markdown [FILE]``; None when neither was asked."""
     if args.explain is None and not (args.list and args.markdown is not None):
         return None
-    from ..certification.catalogue import UnknownCheck, explain, markdown
+    from ..certification.catalogue import AmbiguousCheck, UnknownCheck, explain, markdown
 
     if args.explain is not None:
         try:
-            print(explain(args.explain), end="")
+            text = explain(args.explain)
         except UnknownCheck as exc:
             print(f"dsweb certify: {exc.args[0]}", file=sys.stderr)
             return 2
+        except AmbiguousCheck as exc:  # a prefix, a shared name or a misspelling: list the ids to pick from
+            stream = sys.stderr if exc.near else sys.stdout
+            prefix = "dsweb certify: " if exc.near else ""
+            print(f"{prefix}{exc.args[0]}; run `dsweb certify --explain ID` with one of:", file=stream)
+            print("\n".join(f"  {i}" for i in exc.matches), file=stream)
+            return 2 if exc.near else 0
+        print(text, end="")
         return 0
     text = markdown()
     if args.markdown == "-":
@@ -75,6 +101,16 @@ def opening(args: argparse.Namespace, *, is_endpoint: bool) -> list[str]:
         lines.append(f"  known failures: {args.known_failures}")
     lines.append(f"  emulator:  {emulator}")
     return lines
+
+
+def stopped_line(cause: str, done: int, total: int, paths: Sequence[Path | str], code: int) -> str:
+    """The one line of a run that stopped early (interrupted, or its endpoint went silent)."""
+    where = (
+        "reports with the finished checks: " + ", ".join(str(p) for p in paths)
+        if paths
+        else "no report asked for (--report-dir DIR keeps one)"
+    )
+    return f"dsweb certify: {cause} after {done} of {total} checks; {where}; exit {code}"
 
 
 def closing(ok: bool, summary: str, paths: Sequence[Path | str]) -> list[str]:

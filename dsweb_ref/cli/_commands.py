@@ -29,6 +29,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "dsweb certify --list --markdown",
         'dsweb certify --adapter "python scripts/example_adapter.py" --known-failures known.yaml --report-dir out',
         "dsweb certify --cassettes cassettes",
+        "DEEPSEEK_API_KEY=... dsweb certify --base https://gateway.example.test --timeout 20 --report-dir out",
     ),
     "search": (
         'dsweb search --emulator "search API" "rate limits"',

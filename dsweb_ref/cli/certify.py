@@ -5,26 +5,31 @@ emulator (offline, no key). ``--adapter CMD`` drives another implementation over
 protocol; ``--base`` / ``--messages-base --tools-base`` (live) or ``--cassettes`` (offline)
 certify an endpoint. The three kinds of target exclude each other.
 
-Exit 0 when at least one check passed and every other one was skipped or is a known failure;
-1 when a check failed, errored or went stale, when nothing was certified (every check skipped),
-or when the known-failures file names an unknown check; 2 on bad usage or input (options, the
-adapter command, the known-failures file, the cassette directory, a report path).
+Exit codes (also in ``--help``, see :data:`._certify_text.EXIT_CODES`): 0 certified, 1 not certified,
+2 the run could not start or was stopped by its target (usage, input, preflight, an endpoint that went
+silent), 130 interrupted (SIGINT/SIGTERM; the reports hold the checks that finished), 141 output pipe
+closed. The verdict rule is :data:`._certify_text.VERDICT_RULE`.
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
+import math
 import os
+import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
+from .._version import __version__
+from ..certification import checks as check_catalogue
+from ..certification.adapter_protocol import HELLO_TIMEOUT
 from ..certification.checks.differential import seeded
 from ..certification.known_failures import KnownFailures, KnownFailuresError, load_known_failures
-from ..certification.model import Check, CheckResult, Report
-from ..certification.profiles import UnknownProfileError, find_profile
+from ..certification.model import Check, CheckResult, Report, TargetInfo
+from ..certification.profiles import UnknownProfileError, find_profile, profile_verdicts
 from ..certification.report import (
     ReportError,
     RunSecrets,
@@ -37,16 +42,47 @@ from ..certification.report import (
     summary,
     write_reports,
 )
-from ..certification.suite import UnknownCheckError, run_suite, select_checks, select_ids
-from ..certification.targets import AdapterCommandError, AdapterTarget, Target, reference_target
-from ._certify_text import closing, opening, show_catalogue
+from ..certification.suite import (
+    TargetFactory,
+    UnknownCheckError,
+    default_jobs,
+    run_suite,
+    select_checks,
+    select_ids,
+)
+from ..certification.targets import (
+    AdapterCommandError,
+    AdapterTarget,
+    Hello,
+    Method,
+    PendingCall,
+    Probe,
+    Target,
+    TargetConfig,
+    reference_target,
+    split_command,
+    terminate_adapters,
+)
+from . import EXIT_INTERRUPTED
+from ._certify_run import (
+    PREFLIGHT_TIMEOUT,
+    Interrupted,
+    check_base,
+    preflight_adapter,
+    reach_base,
+    run_guarded,
+    stop_if_interrupted,
+)
+from ._certify_text import EXIT_CODES, VERDICT_RULE, closing, opening, show_catalogue, stopped_line
 from ._commands import parser_texts
 
 ENDPOINT_OPTIONS = ("--base", "--messages-base", "--tools-base", "--cassettes")
+PATH_OPTIONS = ("cassettes", "known_failures", "report_dir", "junit", "json_path", "markdown", "html_path")
+ENDPOINT_TIMEOUT = 30.0  # seconds per request of an endpoint run (--timeout)
 
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
-    p = sub.add_parser("certify", **parser_texts("certify"))
+    p = sub.add_parser("certify", **parser_texts("certify", f"{VERDICT_RULE}\n\n{EXIT_CODES}"))
     target = p.add_argument_group("target (default: the reference implementation, in-process; one kind only)")
     target.add_argument("--adapter", metavar="CMD", help="adapter command speaking the JSON-lines adapter protocol")
     target.add_argument(
@@ -63,6 +99,12 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     target.add_argument("--cassettes", metavar="DIR", help="certify recorded endpoint cassettes in DIR (offline)")
     target.add_argument("--api-key-env", default="DEEPSEEK_API_KEY", metavar="NAME",
                         help="environment variable holding the endpoint key (default: DEEPSEEK_API_KEY)")
+    target.add_argument("--timeout", type=float, metavar="SECONDS",
+                        help=f"endpoint runs: deadline of each request (default {ENDPOINT_TIMEOUT:g}); a live run "
+                        "stops (exit 2) after 3 checks in a row get no HTTP answer")
+    target.add_argument("--adapter-start-timeout", type=float, metavar="SECONDS",
+                        help=f"--adapter: seconds from starting the adapter to its hello answer (default "
+                        f"{HELLO_TIMEOUT:g}); answer hello before heavy imports")
     p.add_argument("--known-failures", metavar="FILE", help="YAML list of check ids known to fail, with reasons")
     p.add_argument("--only", nargs="+", metavar="ID", help="run only these check ids (or id prefixes)")
     p.add_argument("--profile", action="append", default=[], metavar="NAME",
@@ -73,6 +115,10 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     p.add_argument("--seed", type=int, metavar="N",
                    help="seed of the generated scenarios of the search.differential checks (default: fixed; "
                    "a failure names the seed that replays it)")
+    p.add_argument("--jobs", type=_positive, default=default_jobs(), metavar="N",
+                   help=f"run up to N checks at once, each on its own target instance (default: {default_jobs()}, "
+                   "from the CPU count; 1 runs them one by one)")
+    p.add_argument("--durations", type=_positive, default=0, metavar="N", help="print the N slowest checks")
     out = p.add_argument_group("reports")
     out.add_argument("--report-dir", metavar="DIR", help="write junit.xml, report.json, report.md, report.html")
     out.add_argument("--junit", metavar="FILE")
@@ -80,6 +126,22 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     out.add_argument("--markdown", metavar="FILE", nargs="?", const="-")
     out.add_argument("--html", metavar="FILE", dest="html_path")
     p.set_defaults(func=run)
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
+    return value
+
+
+def _slowest(report: Report, count: int) -> list[str]:
+    """``--durations N``: the N slowest checks, slowest first."""
+    ranked = sorted(report.results, key=lambda r: -r.duration_s)[:count]
+    return [f"slowest checks ({len(ranked)}):", *(f"  {r.duration_s:7.2f}s  {r.check.id}" for r in ranked)]
 
 
 def _usage(message: str) -> int:
@@ -146,43 +208,143 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-def _run_endpoint(
-    args: argparse.Namespace, only: Sequence[str] | None, known: KnownFailures | None
-) -> tuple[Report, RunSecrets]:
-    """Certify the endpoint; each check's line prints as it completes (when the endpoint module can report
-    progress), restricted to ``only`` and with the known failures applied."""
-    from .._version import __version__
-    from ..certification.endpoint import certify_endpoint
+def _absolute_paths(args: argparse.Namespace) -> None:
+    """Every path option taken from the working directory, whatever later joins or prints it."""
+    for name in PATH_OPTIONS:
+        value = getattr(args, name, None)
+        if isinstance(value, str) and value.strip() and value != "-":
+            setattr(args, name, os.path.abspath(value))
 
-    key = os.environ.get(args.api_key_env) or None
-    secrets = run_secrets([key] if key else [])  # the environment is scanned once, not per line
-    selected = set(only) if only is not None else None
 
-    def finish(result: CheckResult) -> CheckResult | None:
-        if selected is not None and result.check.id not in selected:
-            return None
-        return known.apply([result])[0] if known is not None else result
-
-    def progress(result: CheckResult) -> None:
-        shown = finish(result)
-        if shown is not None:
-            print_line(shown, sys.stdout, secrets)
-
+def _bases(args: argparse.Namespace) -> tuple[str | None, str | None]:
     messages_base = args.messages_base or (args.base and args.base.rstrip("/") + "/anthropic/v1")
     tools_base = args.tools_base or (args.base and args.base.rstrip("/") + "/v1/tools")
-    kwargs: dict[str, Any] = {
-        "messages_base": messages_base,
-        "tools_base": tools_base,
-        "cassette_dir": args.cassettes,
-        "api_key": key,
-    }
-    started = _now()
-    info, results = certify_endpoint(**kwargs, progress=progress)
-    kept = [r for r in (finish(r) for r in results) if r is not None]
-    return Report(__version__, info, tuple(kept), started, _now()), secrets
+    return messages_base, tools_base
+
+
+def _seconds_problem(args: argparse.Namespace, is_endpoint: bool) -> str | None:
+    for option, value in (("--timeout", args.timeout), ("--adapter-start-timeout", args.adapter_start_timeout)):
+        if value is not None and not (math.isfinite(value) and value > 0):
+            return f"{option} needs a positive number of seconds, not {value:g}"
+    if args.timeout is not None and not is_endpoint:
+        return "--timeout applies to endpoint runs (--base, --messages-base/--tools-base, --cassettes)"
+    if args.adapter_start_timeout is not None and not args.adapter:
+        return "--adapter-start-timeout applies to --adapter only"
+    return None
+
+
+def _preflight_endpoint(args: argparse.Namespace) -> str | None:
+    """Why a live endpoint run cannot start (a base that is no URL, no key, a base that does not answer)."""
+    if args.cassettes is not None:
+        return None
+    given = [("--base", args.base), ("--messages-base", args.messages_base), ("--tools-base", args.tools_base)]
+    for option, url in given:
+        if url and (problem := check_base(option, url)):
+            return problem
+    if not (os.environ.get(args.api_key_env) or "").strip():
+        return (
+            f"environment variable {args.api_key_env} is unset or empty: a live endpoint run needs the key "
+            "(--api-key-env NAME reads another variable)"
+        )
+    limit = min(PREFLIGHT_TIMEOUT, args.timeout or ENDPOINT_TIMEOUT)
+    messages_base, tools_base = _bases(args)
+    named = {"--base": args.base} if args.base else {"--messages-base": messages_base, "--tools-base": tools_base}
+    for option, url in named.items():
+        if url and (problem := reach_base(option, url, limit)):
+            return problem
+    return None
+
+
+def _partial_report(
+    info: TargetInfo, results: Sequence[CheckResult], started: str, *, implementation: bool
+) -> Report:
+    """The report of a run that stopped early: the checks that finished, profiles judged on them."""
+    verdicts: tuple[Any, ...] = ()
+    if implementation:
+        members = {s.check.id: s.profiles for s in check_catalogue.all_checks()}
+        verdicts = profile_verdicts(members, results, info.capabilities)
+    return Report(__version__, info, tuple(results), started, _now(), verdicts)
+
+
+def _endpoint_coroutine(
+    args: argparse.Namespace, only: Sequence[str] | None, known: KnownFailures | None, secrets: RunSecrets,
+    finished: list[CheckResult],
+) -> Callable[[], Coroutine[Any, Any, tuple[TargetInfo, list[CheckResult]]]]:
+    """The endpoint run; each check's line prints as it completes, restricted to ``only`` and with the
+    known failures applied, and lands in ``finished`` (what an interrupted run still reports)."""
+    from ..certification import endpoint
+
+    key = os.environ.get(args.api_key_env) or None
+    selected = set(only) if only is not None else None
+
+    def progress(result: CheckResult) -> None:
+        if selected is not None and result.check.id not in selected:
+            return
+        shown = known.apply([result])[0] if known is not None else result
+        finished.append(shown)
+        print_line(shown, sys.stdout, secrets)
+        stop_if_interrupted()
+
+    messages_base, tools_base = _bases(args)
+    return lambda: endpoint.run_endpoint(
+        messages_base=messages_base,
+        tools_base=tools_base,
+        cassette_dir=args.cassettes,
+        api_key=key,
+        timeout_s=args.timeout or ENDPOINT_TIMEOUT,
+        progress=progress,
+    )
+
+
+class _HelloKept:
+    """The target as the suite drives it, keeping its hello answer for the report of an interrupted run."""
+
+    def __init__(self, inner: Target) -> None:
+        self.inner = inner
+        self.answer: Hello | None = None
+
+    def info(self) -> TargetInfo:
+        a = self.answer
+        caps = tuple(sorted(a.capabilities)) if a else ()
+        return TargetInfo("implementation", self.inner.describe(), a.name if a else "", a.version if a else "", caps)
+
+    def describe(self) -> str:
+        return self.inner.describe()
+
+    async def hello(self) -> Hello:
+        self.answer = await self.inner.hello()
+        return self.answer
+
+    async def configure(self, config: TargetConfig) -> None:
+        await self.inner.configure(config)
+
+    def start_call(self, method: Method, params: dict[str, Any], probe: Probe | None = None) -> PendingCall:
+        return self.inner.start_call(method, params, probe)
+
+    def use_environment(self, variables: Mapping[str, str]) -> None:
+        self.inner.use_environment(variables)
+
+    async def close(self) -> None:
+        await self.inner.close()
+
+
+def _raise_interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt  # outside the run's own handling: `dsweb` prints one line and exits 130
 
 
 def run(args: argparse.Namespace) -> int:
+    """``dsweb certify``; SIGTERM outside the run's own handling ends it like Ctrl-C (one line, exit 130)."""
+    try:
+        previous = signal.signal(signal.SIGTERM, _raise_interrupt)
+    except ValueError:  # not the main thread: leave signals alone
+        return _run(args)
+    try:
+        return _run(args)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _run(args: argparse.Namespace) -> int:
     if (shown := show_catalogue(args)) is not None:
         return shown
     if args.list:
@@ -193,6 +355,9 @@ def run(args: argparse.Namespace) -> int:
     if problem is not None:
         return _usage(problem)
     is_endpoint = any(_given(args, o) for o in ENDPOINT_OPTIONS)
+    if (problem := _seconds_problem(args, is_endpoint)) is not None:
+        return _usage(problem)
+    _absolute_paths(args)
     try:
         for name in args.profile:
             find_profile(name)
@@ -229,34 +394,128 @@ def run(args: argparse.Namespace) -> int:
             html_path=args.html_path,
             report_dir=args.report_dir,
         )
-    except (KnownFailuresError, UnknownCheckError, ReportError) as exc:
+        adapter_env = _adapter_env(args.adapter_env) if args.adapter else {}
+        if args.adapter:
+            split_command(args.adapter)
+    except (KnownFailuresError, UnknownCheckError, ReportError, AdapterCommandError, ValueError) as exc:
         return _usage(str(exc))
+    # Preflight: each problem is one line and exit 2, before any check runs.
+    if is_endpoint:
+        preflight = _preflight_endpoint(args)
+    elif args.adapter:
+        start_timeout = args.adapter_start_timeout or HELLO_TIMEOUT
+        try:
+            preflight = run_guarded(
+                lambda: preflight_adapter(args.adapter, adapter_env, start_timeout),
+                terminate_adapters,
+            )
+        except Interrupted as exc:
+            print(f"dsweb certify: interrupted ({exc.args[0]}) before any check ran; no report written",
+                  file=sys.stderr)
+            return EXIT_INTERRUPTED
+    else:
+        preflight = None
+    if preflight is not None:
+        return _usage(preflight)
+
     for note in problems:
         print(f"dsweb certify: error: {note}", file=sys.stderr)
     print(scrub_text("\n".join(opening(args, is_endpoint=is_endpoint))), flush=True)
 
+    finished: list[CheckResult] = []
+    started = _now()
     secrets: RunSecrets
     if is_endpoint:
+        from ..certification.endpoint import EndpointStopped, endpoint_description
+
+        key = os.environ.get(args.api_key_env) or None
+        secrets = run_secrets([key] if key else [])  # the environment is scanned once, not per line
         try:
-            report, secrets = _run_endpoint(args, only, known)
+            info, _ = run_guarded(
+                _endpoint_coroutine(args, only, known, secrets, finished), terminate_adapters
+            )
         except ValueError as exc:  # e.g. a cassette directory that is missing or holds no cassette
             return _usage(str(exc))
-    else:
-        try:
-            target: Target = (
-                AdapterTarget(args.adapter, env=_adapter_env(args.adapter_env)) if args.adapter else reference_target()
+        except (Interrupted, EndpointStopped) as exc:
+            partial = _partial_report(
+                endpoint_description(*_bases(args), args.cassettes), finished, started, implementation=False
             )
-        except (AdapterCommandError, ValueError) as exc:
-            return _usage(str(exc))
+            code = EXIT_INTERRUPTED if isinstance(exc, Interrupted) else 2
+            return _stopped(args, partial, secrets, problems, exc, code, len(only or endpoint_ids))
+        report = Report(__version__, info, tuple(finished), started, _now())
+    else:
+        hello_timeout = args.adapter_start_timeout or HELLO_TIMEOUT
+        lanes: TargetFactory = reference_target
+        if args.adapter:
+            command = args.adapter
+            lanes = lambda: AdapterTarget(command, env=adapter_env, hello_timeout=hello_timeout)  # noqa: E731 (a process per lane)
+        target: Target = lanes()
         secrets = run_secrets()
 
         def progress(result: CheckResult) -> None:
+            finished.append(result)
             print_line(result, sys.stdout, secrets)
+            stop_if_interrupted()  # a check that swallowed the cancellation stops the run here
 
-        with seeded(args.seed):
-            report = asyncio.run(
-                run_suite(target, only=only, known_failures=known, progress=progress, profiles=args.profile)
-            )
+        chosen = _HelloKept(target)
+        try:
+            with seeded(args.seed):
+                report = run_guarded(
+                    lambda: run_suite(
+                        chosen, only=only, known_failures=known, progress=progress, profiles=args.profile,
+                        jobs=args.jobs, lanes=lanes,
+                    ),
+                    terminate_adapters,
+                )
+        except Interrupted as exc:
+            info = chosen.info()
+            partial = _partial_report(info, finished, started, implementation=True)
+            total = len(select_checks(only, args.profile))
+            return _stopped(args, partial, secrets, problems, exc, EXIT_INTERRUPTED, total)
+    return _finish(args, report, secrets, problems)
+
+
+def _stopped(
+    args: argparse.Namespace,
+    report: Report,
+    secrets: RunSecrets,
+    problems: list[str],
+    why: Exception,
+    code: int,
+    total: int,
+) -> int:
+    """A run that stopped early: every report written with the checks that finished and the reason,
+    then one line (the reports' paths, or that none was asked for) and ``code``."""
+    cause = f"interrupted ({why.args[0]})" if isinstance(why, Interrupted) else str(why)
+    marker = f"{cause} after {len(report.results)} of {total} checks; the checks that did not finish are not listed"
+    try:
+        paths = _write(args, report, secrets, [*problems, marker], marker)
+    except ReportError as exc:
+        return _usage(f"{cause}; and {exc}")
+    print(scrub_text(stopped_line(cause, len(report.results), total, paths, code), secrets), file=sys.stderr)
+    return code
+
+
+def _write(
+    args: argparse.Namespace, report: Report, secrets: RunSecrets, problems: list[str], interrupted: str | None = None
+) -> list[Path]:
+    return write_reports(
+        report,
+        secrets=secrets,
+        problems=problems,
+        interrupted=interrupted,
+        junit=args.junit,
+        json_path=args.json_path,
+        markdown=args.markdown,
+        html_path=args.html_path,
+        report_dir=args.report_dir,
+    )
+
+
+def _finish(args: argparse.Namespace, report: Report, secrets: RunSecrets, problems: list[str]) -> int:
+    """Summary, profile lines, reports and the verdict of a run that finished."""
+    if args.durations:
+        print("\n".join(_slowest(report, args.durations)))
     print(scrub_text(f"{report.target.description}: {summary(report, problems)}", secrets))
     for verdict in report.profiles:
         print(f"profile {verdict.name}: {verdict.explain()}")
@@ -265,16 +524,7 @@ def run(args: argparse.Namespace) -> int:
     if why is not None:
         print(f"dsweb certify: {why}", file=sys.stderr)
     try:
-        paths = write_reports(
-            report,
-            secrets=secrets,
-            problems=problems,
-            junit=args.junit,
-            json_path=args.json_path,
-            markdown=args.markdown,
-            html_path=args.html_path,
-            report_dir=args.report_dir,
-        )
+        paths = _write(args, report, secrets, problems)
     except ReportError as exc:
         return _usage(str(exc))
     ok = report_ok(report) and not problems and all(v.certified for v in wanted)

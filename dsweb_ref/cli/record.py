@@ -81,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
     except KeyError as exc:
         print(f"error: {exc.args[0]}", file=sys.stderr)
         return 2
-    out = Path(args.out)
+    out = Path(args.out).absolute()  # the working directory's, whatever joins it later
     if os.path.lexists(out) and not out.is_dir():
         print(f"error: --out {out} exists and is not a directory", file=sys.stderr)
         return 2

@@ -12,7 +12,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from .errors import ApiError, envelope, render_json
+from .errors import ApiError, anthropic_envelope, envelope, render_json
 from .messages import MessagesMode, messages_answer
 from .pages import routes as page_routes
 from .responses import responses_answer, responses_events
@@ -31,18 +31,19 @@ def _json(value: Any, status: int = 200, headers: dict[str, str] | None = None) 
 
 
 def _responder(
+    route: str,
     answer: Callable[[bytes, MessagesMode | None], dict[str, Any]],
     events: Callable[[dict[str, Any]], list[Event]] | None = None,
 ) -> Responder:
     """JSON, or with ``events`` and ``"stream": true`` the same answer as server-sent events; a
-    validation error is a plain JSON error either way, as upstream."""
+    validation error is a plain JSON error either way, as upstream, in ``route``'s envelope."""
 
     def respond(body: bytes, mode: MessagesMode | None) -> Response:
         try:
             value = answer(body, mode)
         except ApiError as error:
             return Response(
-                error.body(), status_code=error.status, media_type="application/json", headers=error.headers
+                error.body(route), status_code=error.status, media_type="application/json", headers=error.headers
             )
         if events is not None and wants_stream(body):
             return Response(
@@ -65,10 +66,10 @@ def _endpoint(respond: Responder) -> Callable[[Request], Any]:
 # Route name (see RouteTable.api_paths) -> its answer: the request body (and a fault's mode) -> JSON;
 # routes given event builders answer ``"stream": true`` as server-sent events (streaming.py).
 ANSWERS: dict[str, Responder] = {
-    "search": _responder(lambda body, _mode: search_answer(body)),
-    "fetch": _responder(lambda body, _mode: fetch_answer(body)),
-    "messages": _responder(messages_answer, messages_events),
-    "responses": _responder(responses_answer, responses_events),
+    "search": _responder("search", lambda body, _mode: search_answer(body)),
+    "fetch": _responder("fetch", lambda body, _mode: fetch_answer(body)),
+    "messages": _responder("messages", messages_answer, messages_events),
+    "responses": _responder("responses", responses_answer, responses_events),
 }
 
 
@@ -80,6 +81,8 @@ async def _trap(request: Request) -> Response:
 
 async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
+    if request.url.path.startswith("/anthropic/"):  # an Anthropic client reads the Anthropic envelope
+        return _json(anthropic_envelope(exc.status_code, str(exc.detail)), exc.status_code, dict(exc.headers or {}))
     type_ = "not_found_error" if exc.status_code == 404 else "invalid_request_error"
     return _json(envelope(str(exc.detail), type_), exc.status_code, dict(exc.headers or {}))
 

@@ -1,7 +1,11 @@
-"""Error bodies in DeepSeek's OpenAI-style envelope, and JSON rendering shared by every route.
+"""Error bodies per route, and JSON rendering shared by every route.
 
-``{"error": {"message", "type", "param", "code"}}`` is what the platform returns on chat and on
-``/anthropic``; the tools routes are assumed to use it too (README "Upstream wire facts" marks that uncertain).
+- ``/anthropic/...`` (route ``messages``): the Anthropic envelope
+  ``{"type": "error", "error": {"type", "message"}}``, with Anthropic's error type for the status,
+  so an Anthropic client parses the error it was built for;
+- ``/v1/responses`` and any other route: the OpenAI-style envelope
+  ``{"error": {"message", "type", "param", "code"}}``, which is also what the Search and Fetch
+  APIs (``/v1/tools/...``) are documented with here (README "Upstream wire facts").
 """
 
 from __future__ import annotations
@@ -11,7 +15,7 @@ from collections.abc import Mapping
 from http import HTTPStatus
 from typing import Any
 
-__all__ = ["ApiError", "default_error", "envelope", "render_json"]
+__all__ = ["ApiError", "anthropic_envelope", "default_error", "envelope", "render_json"]
 
 # Messages and types for statuses a fault may ask for. 401/402/429/503 follow wording reported for
 # the platform; the rest are the emulator's own plausible choices.
@@ -31,6 +35,23 @@ _DEFAULTS: dict[int, tuple[str, str, str | None]] = {
 }
 
 
+# Anthropic's error type per status (its documented set); other 5xx are api_error.
+_ANTHROPIC_TYPES: dict[int, str] = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    402: "billing_error",
+    403: "permission_error",
+    404: "not_found_error",
+    413: "request_too_large",
+    422: "invalid_request_error",
+    429: "rate_limit_error",
+    503: "overloaded_error",
+    504: "timeout_error",
+    529: "overloaded_error",
+}
+ANTHROPIC_ROUTES = frozenset({"messages"})
+
+
 def render_json(value: Any) -> bytes:
     """Compact UTF-8 JSON; key order is the dict's, so equal inputs give equal bytes."""
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
@@ -38,6 +59,11 @@ def render_json(value: Any) -> bytes:
 
 def envelope(message: str, type_: str, *, param: str | None = None, code: str | None = None) -> dict[str, Any]:
     return {"error": {"message": message, "type": type_, "param": param, "code": code}}
+
+
+def anthropic_envelope(status: int, message: str) -> dict[str, Any]:
+    type_ = _ANTHROPIC_TYPES.get(status, "api_error" if status >= 500 else "invalid_request_error")
+    return {"type": "error", "error": {"type": type_, "message": message}}
 
 
 class ApiError(Exception):
@@ -61,7 +87,10 @@ class ApiError(Exception):
         self.code = code
         self.headers = dict(headers or {})
 
-    def body(self) -> bytes:
+    def body(self, route: str | None = None) -> bytes:
+        """The error as ``route`` answers it (see the module docstring)."""
+        if route in ANTHROPIC_ROUTES:
+            return render_json(anthropic_envelope(self.status, self.message))
         return render_json(envelope(self.message, self.type, param=self.param, code=self.code))
 
 

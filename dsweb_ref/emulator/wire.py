@@ -143,8 +143,8 @@ def _answer(status: int, body: bytes, content_type: str = "application/json", **
     return Answer(status, headers, body)
 
 
-def _error_answer(error: ApiError) -> Answer:
-    body = error.body()
+def _error_answer(error: ApiError, route: str | None) -> Answer:
+    body = error.body(route)  # each route answers in its own error envelope
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     headers += [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in error.headers.items()]
     return Answer(error.status, headers, body)
@@ -240,10 +240,10 @@ class Wire:
         self, scope: Scope, body: bytes, route: str | None, auth: AuthResult | None, exchange: Exchange, send: Send
     ) -> None:
         if exchange.oversized:
-            await self._send(send, exchange, _error_answer(ApiError(413, "request body too large")))
+            await self._send_error(send, exchange, ApiError(413, "request body too large"))
             return
         if auth is not None and not auth.ok:
-            await self._send(send, exchange, _error_answer(auth.error()))
+            await self._send_error(send, exchange, auth.error())
             return
         fault = self.state.faults.take(route, _parse_json(body)) if route in API_ROUTES else None
         if fault is not None:
@@ -257,24 +257,24 @@ class Wire:
                 if await wait_first(aborts, seconds) is None:
                     await self._apply(then, scope, body, exchange, send)
                 elif not exchange.disconnected.is_set():
-                    await self._send(send, exchange, _error_answer(default_error(503, "emulator is stopping")))
+                    await self._send_error(send, exchange, default_error(503, "emulator is stopping"))
             case Hold(gate, timeout, then):
                 outcome = await gate.park(aborts, timeout)
                 if outcome == "released":
                     await self._apply(then, scope, body, exchange, send)
                 elif outcome == "timeout":
                     message = f"emulator hold at gate {gate.name!r} timed out after {timeout}s"
-                    await self._send(send, exchange, _error_answer(default_error(504, message)))
+                    await self._send_error(send, exchange, default_error(504, message))
                 elif not exchange.disconnected.is_set():
-                    await self._send(send, exchange, _error_answer(default_error(503, "emulator is stopping")))
+                    await self._send_error(send, exchange, default_error(503, "emulator is stopping"))
             case Status(body=bytes() as raw):
                 await self._send(send, exchange, _answer(fault.status, raw, fault.content_type, **fault.headers))
             case Status():
                 error = default_error(fault.status, fault.message, fault.headers)
-                await self._send(send, exchange, _error_answer(error))
+                await self._send_error(send, exchange, error)
             case RateLimited(retry_after):
                 extra = {} if retry_after is None else {"Retry-After": str(retry_after)}
-                await self._send(send, exchange, _error_answer(default_error(429, None, extra)))
+                await self._send_error(send, exchange, default_error(429, None, extra))
             case Malformed(raw, status, content_type):
                 await self._send(send, exchange, _answer(status, raw, content_type))
             case Redirect(status, location):
@@ -308,7 +308,9 @@ class Wire:
             try:
                 response = direct(body, mode)
             except Exception as exc:  # an emulator bug; answer it plainly instead of hanging the client
-                return _error_answer(ApiError(500, f"emulator internal error: {type(exc).__name__}", "server_error"))
+                return _error_answer(
+                    ApiError(500, f"emulator internal error: {type(exc).__name__}", "server_error"), exchange.route
+                )
             return Answer(response.status_code, list(response.raw_headers), bytes(response.body))
         delivered = False
         start: Message = {}
@@ -333,13 +335,17 @@ class Wire:
         try:
             await self.app(inner_scope, replay, capture)
         except Exception as exc:  # an emulator bug; answer it plainly instead of hanging the client
-            return _error_answer(ApiError(500, f"emulator internal error: {type(exc).__name__}", "server_error"))
+            error = ApiError(500, f"emulator internal error: {type(exc).__name__}", "server_error")
+            return _error_answer(error, exchange.route)
         return Answer(int(start.get("status", 500)), list(start.get("headers", [])), b"".join(chunks))
 
     def _record(self, exchange: Exchange, answer: Answer) -> None:
         # An answer may echo request text, such as a key pasted into a prompt.
         body = exchange.scrub.bytes(answer.body)
         self.state.log.update(exchange.seq, status=answer.status, response_body=body)
+
+    async def _send_error(self, send: Send, exchange: Exchange, error: ApiError) -> None:
+        await self._send(send, exchange, _error_answer(error, exchange.route))
 
     async def _send(self, send: Send, exchange: Exchange, answer: Answer) -> None:
         self._record(exchange, answer)

@@ -7,8 +7,8 @@ forms that carry an IPv4 address (mapped, NAT64, 6to4) when that IPv4 address
 is not public. Python's ``ipaddress`` flags alone are not enough: ``is_private``
 misses CGNAT and ``is_global`` is true for NAT64 and 6to4 wrappers of loopback.
 
-An IPv6 address that carries an IPv4 address (IPv4-mapped, NAT64 under the
-well-known prefix or an operator's RFC 6052 prefix, 6to4, Teredo) is judged as
+An IPv6 address that carries an IPv4 address (IPv4-mapped, IPv4-compatible, NAT64
+under the well-known prefix or an operator's RFC 6052 prefix, 6to4, Teredo) is judged as
 the IPv4 address it reaches, before any allow-list, so allowing a wrapper range
 never lets a wrapped metadata or private address through.
 """
@@ -16,8 +16,10 @@ never lets a wrapped metadata or private address through.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from ipaddress import IPv4Address, IPv4Network, IPv6Address, IPv6Network, ip_address, ip_network
+from ipaddress import IPv4Address, IPv4Network, IPv6Address, IPv6Network, ip_network
 from typing import TypeAlias
+
+from .metadata import METADATA_ENDPOINTS
 
 __all__ = [
     "DEFAULT_POLICY",
@@ -32,23 +34,9 @@ __all__ = [
 IPAddress: TypeAlias = IPv4Address | IPv6Address
 IPNetwork: TypeAlias = IPv4Network | IPv6Network
 
-# Instance metadata and host-agent endpoints. Refused even when a policy allows
-# the surrounding range, because reaching them leaks cloud credentials.
-METADATA_ADDRESSES: frozenset[IPAddress] = frozenset(
-    ip_address(a)
-    for a in (
-        "169.254.169.254",  # AWS, GCP, Azure, OCI, DigitalOcean, ...
-        "169.254.169.253",  # AWS VPC DNS
-        "169.254.170.2",  # AWS ECS task credentials
-        "169.254.170.23",  # AWS EKS pod identity
-        "100.100.100.200",  # Alibaba Cloud
-        "168.63.129.16",  # Azure WireServer (public range, host-local meaning)
-        "192.0.0.192",  # Oracle Cloud (classic)
-        "fd00:ec2::254",  # AWS IMDS over IPv6
-        "fd00:ec2::23",  # AWS EKS pod identity over IPv6
-        "fe80::a9fe:a9fe",  # link-local form of 169.254.169.254
-    )
-)
+# Instance metadata and platform endpoints (the maintained table in .metadata). Refused even when
+# a policy allows the surrounding range, because reaching them leaks cloud credentials.
+METADATA_ADDRESSES: frozenset[IPAddress] = frozenset(e.address for e in METADATA_ENDPOINTS)
 
 _V4_BLOCKED: tuple[tuple[IPv4Network, str], ...] = tuple(
     (IPv4Network(net), why)
@@ -93,6 +81,7 @@ _V6_BLOCKED: tuple[tuple[IPv6Network, str], ...] = tuple(
 
 _GLOBAL_UNICAST = IPv6Network("2000::/3")
 _MAPPED = IPv6Network("::ffff:0:0/96")
+_COMPATIBLE = IPv6Network("::/96")  # deprecated IPv4-compatible form (RFC 4291 2.5.5.1); :: and ::1 excepted
 _NAT64 = IPv6Network("64:ff9b::/96")
 _SIX_TO_FOUR = IPv6Network("2002::/16")
 _TEREDO = IPv6Network("2001::/32")
@@ -144,7 +133,7 @@ class AddressPolicy:
                 inner = self.blocked_reason(v4)
                 if inner is not None:
                     return f"{form} of {v4} ({inner})"
-                if address not in _TEREDO:
+                if address not in _TEREDO and address not in _COMPATIBLE:
                     return None
         if any(address.version == net.version and address in net for net in self.allow):
             return None
@@ -166,7 +155,7 @@ def blocked_reason(address: IPAddress) -> str | None:
         inner = blocked_reason(v4)
         if inner is not None:
             return f"{form} of {v4} ({inner})"
-        if address not in _TEREDO:
+        if address not in _TEREDO and address not in _COMPATIBLE:
             return None
     for net, why in _V6_BLOCKED:
         if address in net:
@@ -193,6 +182,8 @@ def _embedded_v4(address: IPv6Address, nat64: tuple[IPv6Network, ...]) -> tuple[
         mapped = address.ipv4_mapped
         assert mapped is not None
         return "IPv4-mapped IPv6", mapped
+    if address in _COMPATIBLE and int(address) > 1:
+        return "IPv4-compatible IPv6", IPv4Address(int(address) & 0xFFFFFFFF)
     if address in _NAT64:
         return "NAT64 IPv6", IPv4Address(int(address) & 0xFFFFFFFF)
     for prefix in nat64:

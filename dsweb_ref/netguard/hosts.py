@@ -20,13 +20,14 @@ from ipaddress import IPv4Address, IPv6Address
 
 from .._exceptions import WebError, WebErrorCode
 from .addresses import IPAddress
+from .metadata import METADATA_NAMES
 
 __all__ = ["BLOCKED_NAMES", "BLOCKED_NAME_SUFFIXES", "parse_host", "parse_ipv4_literal"]
 
 # Names that only ever mean this machine or a private network. Refused without
 # a lookup: resolving them would already leak intent to the local resolver, and
 # some resolvers answer them specially (e.g. mDNS for .local).
-BLOCKED_NAMES = frozenset({"localhost", "metadata.goog", "metadata.google.internal"})
+BLOCKED_NAMES = frozenset({"localhost", *METADATA_NAMES})
 BLOCKED_NAME_SUFFIXES = (
     ".localhost",  # RFC 6761: always loopback
     ".local",  # mDNS, the local link

@@ -7,6 +7,9 @@ a new TLS context and new connections on every search. The rules that keep pooli
 * One client per credential: two accounts never share a connection.
 * A cancelled or failed exchange never hands a half-read connection back: httpcore closes a
   connection whose response was not read to the end (``post`` always closes the response).
+* A response's close runs to its end even when the caller is cancelled during it (:func:`close_in_full`):
+  httpcore's close awaits a lock, its cancel shield does not stop asyncio's own ``Task.cancel``, and a
+  close cut there left the connection ACTIVE in the pool for good (issue 20 item 1).
 * Per event loop: a client's connections belong to the loop that opened them. A runtime used from
   several ``asyncio.run`` calls (CLI, tests) gets a client per loop, and a loop's clients are
   closed when that loop shuts down (``asyncio.run`` finalises async generators, and each loop's
@@ -22,14 +25,17 @@ import functools
 import ssl
 import threading
 from collections import OrderedDict
-from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from http.cookiejar import CookieJar, DefaultCookiePolicy
 
+import httpcore
 import httpx
 
-__all__ = ["MAX_CLIENTS", "ClientKey", "ClientPool", "new_client", "tls_context"]
+from ._scheduler import wire_hook
+
+__all__ = ["MAX_CLIENTS", "ClientKey", "ClientPool", "close_in_full", "new_client", "tls_context"]
 
 MAX_CLIENTS = 4
 
@@ -47,19 +53,126 @@ class _Borrowed(httpx.AsyncBaseTransport):
         self._inner = inner
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        # What it does with the request is its own affair: for a paced send, the hand-over is the
+        # start (our own network transport reports the real write instead).
+        on_wire = wire_hook()
+        if on_wire is not None:
+            on_wire()
         return await self._inner.handle_async_request(request)
 
     async def aclose(self) -> None:
         return None
 
 
+async def close_in_full(close: Callable[[], Awaitable[None]]) -> None:
+    """Run ``close()`` to its end in a task of its own; a cancel of the caller meanwhile is re-raised
+    once the close has finished.
+
+    httpcore marks a response closed, then awaits its connection's lock to put the connection back
+    (IDLE) or close it. A batch cancelling a sibling whose answer had just been read in full landed on
+    that await (anyio's shield does not stop asyncio's ``Task.cancel``): the connection stayed ACTIVE,
+    its socket in CLOSE_WAIT, never reused nor closed until the client closed. In its own task the
+    close cannot be cut; the caller's cancel lands on its wait for it instead."""
+    closing = asyncio.ensure_future(close())
+    cancelled: asyncio.CancelledError | None = None
+    while True:
+        try:
+            await asyncio.shield(closing)
+            break
+        except asyncio.CancelledError as exc:
+            if not closing.done():
+                cancelled = exc  # ours: keep waiting for the close, raise it afterwards
+                continue
+            if not closing.cancelled():
+                closing.exception()  # retrieved: the caller's cancel is what propagates
+            raise
+    if cancelled is not None:
+        raise cancelled
+
+
+class _ClosesInFull(httpx.AsyncByteStream):
+    """A response body whose :meth:`aclose` is :func:`close_in_full`, then tells its transport."""
+
+    def __init__(self, inner: httpx.AsyncByteStream, done: Callable[[], Awaitable[None]]) -> None:
+        self._inner = inner
+        self._done: Callable[[], Awaitable[None]] | None = done
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        async for part in self._inner:
+            yield part
+
+    async def aclose(self) -> None:
+        done, self._done = self._done, None
+        try:
+            await close_in_full(self._inner.aclose)
+        finally:
+            if done is not None:
+                await done()
+
+
+class _Network(httpx.AsyncBaseTransport):
+    """httpx's own network transport (what ``AsyncClient`` would build), with two repairs for
+    cancellation, which httpcore 1.0 does not survive:
+
+    * responses close in full (:func:`close_in_full`), so a connection goes back IDLE;
+    * whenever no exchange is in flight, a connection that is neither idle nor closed belongs to no
+      one (httpcore leaves one CONNECTING when a request is cancelled between being given a new
+      connection and dialling it, encode/httpcore#1093; or ACTIVE after a close cut short): such a
+      pool is replaced by a fresh one and closed, before the strays can fill its 100 slots.
+    """
+
+    def __init__(self) -> None:
+        self.inner = self._fresh()
+        self._in_flight = 0
+
+    @staticmethod
+    def _fresh() -> httpx.AsyncHTTPTransport:
+        return httpx.AsyncHTTPTransport(verify=tls_context(), trust_env=False)
+
+    def stray_connections(self) -> int:
+        """Connections that are neither idle nor closed while no exchange is in flight (always 0
+        after a repair); while one is in flight, 0."""
+        if self._in_flight:
+            return 0
+        return sum(1 for c in _connections(self.inner) if not (c.is_idle() or c.is_closed()))
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        self._in_flight += 1
+        try:
+            response = await self.inner.handle_async_request(request)
+        except BaseException:
+            await self._ended()
+            raise
+        assert isinstance(response.stream, httpx.AsyncByteStream)
+        response.stream = _ClosesInFull(response.stream, self._ended)
+        return response
+
+    async def _ended(self) -> None:
+        self._in_flight -= 1
+        if self.stray_connections():
+            stale, self.inner = self.inner, self._fresh()  # later requests never see the stale pool
+            await close_in_full(stale.aclose)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+def _connections(transport: httpx.AsyncHTTPTransport) -> list[httpcore.AsyncConnectionInterface]:
+    # httpx keeps its httpcore pool private; without it there is nothing to inspect or repair.
+    pool = getattr(transport, "_pool", None)
+    return list(pool.connections) if isinstance(pool, httpcore.AsyncConnectionPool) else []
+
+
 def new_client(transport: httpx.AsyncBaseTransport | None, timeout_s: float) -> httpx.AsyncClient:
     """A client that never follows redirects, reads proxy settings from the environment or keeps
     cookies: a reused client must carry nothing from one operation into the next (the requests
-    send only the headers each provider lists)."""
+    send only the headers each provider lists). Without ``transport``, the network through
+    :class:`_Network`; a given one is borrowed (closing the client leaves it open), except a
+    :class:`_Network`, which belongs to the client."""
+    if transport is None:
+        transport = _Network()
     return httpx.AsyncClient(
-        transport=_Borrowed(transport) if transport is not None else None,
-        verify=tls_context() if transport is None else True,
+        transport=transport if isinstance(transport, _Network) else _Borrowed(transport),
         cookies=CookieJar(policy=DefaultCookiePolicy(allowed_domains=[])),  # no domain may set one
         trust_env=False,
         follow_redirects=False,
@@ -79,6 +192,7 @@ class ClientKey:
 @dataclass(slots=True, eq=False)
 class _Entry:
     client: httpx.AsyncClient
+    network: _Network | None  # the client's own network transport (None: a borrowed one)
     users: int = 0
     retired: bool = False
 
@@ -110,7 +224,8 @@ class _LoopClients:
         """The entry for ``key`` (created if new), and the idle entries it pushed out, to close."""
         entry = self.entries.get(key)
         if entry is None:
-            entry = self.entries[key] = _Entry(new_client(transport, key.timeout_s))
+            network = _Network() if transport is None else None
+            entry = self.entries[key] = _Entry(new_client(transport or network, key.timeout_s), network)
         self.entries.move_to_end(key)
         entry.users += 1
         idle: list[_Entry] = []
@@ -161,6 +276,13 @@ class ClientPool:
         with self._lock:
             for loop in [loop for loop, held in self._loops.items() if held is clients]:
                 del self._loops[loop]
+
+    def stray_connections(self) -> int:
+        """Connections of the running loop's clients that no exchange owns (neither idle nor closed
+        while none is in flight): always 0 unless pooling broke."""
+        clients = self._loops.get(asyncio.get_running_loop())
+        entries = [] if clients is None else [*clients.entries.values(), *clients.retired]
+        return sum(e.network.stray_connections() for e in entries if e.network is not None)
 
     def open_clients(self) -> int:
         """How many clients the running loop holds (retired ones still in use included)."""

@@ -23,11 +23,11 @@ import httpx
 
 from .._context import CallContext, OutgoingRequest
 from .._exceptions import WebError, WebErrorCode
-from .._secrets import redact_patterns, replace_literals
+from .._secrets import scrub_text
 from ..netguard.body import read_capped
 from ..settings import CredentialSettings, Settings
 from ._client_pool import ClientKey, ClientPool, new_client
-from ._scheduler import scheduled
+from ._scheduler import scheduled, wire_hook
 
 __all__ = [
     "CREDENTIAL_PLACEHOLDER",
@@ -61,12 +61,12 @@ CREDENTIAL_PLACEHOLDER = "<credential>"
 
 
 def scrub_secrets(text: str, secrets: Iterable[str] = ()) -> str:
-    """``text`` with every given secret value, and anything credential-shaped (the shared rules of
-    :mod:`dsweb_ref._secrets`: ``sk-...`` keys, ``Bearer <token>``, JWTs, ...), replaced by
-    ``<credential>``. Run on provider text before it can reach a message: an error body may echo
-    the key it rejected."""
-    text = replace_literals(text, ((s, CREDENTIAL_PLACEHOLDER) for s in secrets))
-    return redact_patterns(text, CREDENTIAL_PLACEHOLDER)
+    """``text`` with every given secret value, raw or encoded (base64 in either alphabet with or
+    without padding, %XX, hex, HTML entities, escapes, any case, reversed), and anything
+    credential-shaped (``sk-...`` keys, ``Bearer <token>``, JWTs, ...) replaced by ``<credential>``:
+    the scrubber reports and cassettes use (:func:`dsweb_ref._secrets.scrub_text`). Run on provider
+    text before it can reach a message: an error body may echo the key it rejected."""
+    return scrub_text(text, secrets, CREDENTIAL_PLACEHOLDER)
 
 
 # A quoted provider text is cut to this window before it is scrubbed: what a message shows is far
@@ -280,6 +280,7 @@ async def post(
         for name in _HTTPX_DEFAULTS:
             if name not in sent:
                 request.headers.pop(name, None)
+        _report_wire_start(request)
         deadline = asyncio.timeout(timeout_s)
         try:
             async with deadline:
@@ -291,6 +292,20 @@ async def post(
                 WebErrorCode.PROVIDER_ERROR, f"{label} request timed out after {timeout_s:g} s", cause=exc
             ) from exc
     return Reply(status, reply_headers, data)
+
+
+def _report_wire_start(request: httpx.Request) -> None:
+    """A paced send learns when its request starts going out (httpcore's trace hook), so the pacer
+    spaces what the server sees, not when each call was let go (see ``_scheduler``)."""
+    on_wire = wire_hook()
+    if on_wire is None:
+        return
+
+    async def trace(event: str, info: object) -> None:
+        if event == "http11.send_request_headers.started":
+            on_wire()
+
+    request.extensions["trace"] = trace
 
 
 @asynccontextmanager

@@ -18,7 +18,8 @@ has a per-API QPS limit shared by all its keys, and the guide says to wait befor
   retries. Without the header it backs off exponentially with jitter.
 - Everything runs in the caller's task: no background task, no queue. Cancelling a call while it
   waits for a slot or a retry ends it at once with nothing in flight, and a reserved slot that
-  was never used is handed back when no later call holds one.
+  was never used is handed back (any of them, not only the newest): the next caller that fits it
+  takes it. Calls already waiting keep the slot they reserved.
 
 Hand-written rather than aiolimiter/tenacity/stamina: the pacer must answer "when is my slot?"
 before waiting (to honour the one deadline), be shared across event loops and threads (plain
@@ -29,6 +30,8 @@ tests prove ordering without sleeping.
 from __future__ import annotations
 
 import asyncio
+import bisect
+import contextvars
 import email.utils
 import hashlib
 import math
@@ -56,6 +59,7 @@ __all__ = [
     "retryable",
     "scheduled",
     "spacing",
+    "wire_hook",
 ]
 
 # Ceiling of the first backoff wait; it doubles per retry, capped by retry_max_wait_s.
@@ -148,43 +152,90 @@ def retry_after_seconds(headers: Mapping[str, str], wall_now: float) -> float | 
 
 
 class _Pacer:
-    """Start times of one API, at least ``interval`` apart. Plain numbers under a thread lock, so
-    callers on any event loop or thread share it.
+    """Start times of one API, at least ``interval`` apart as the server sees them. Plain numbers
+    under a thread lock, so callers on any event loop or thread share it.
 
-    Callers reserve slots in arrival order (so each knows its wait, and the deadline, up front);
-    before sending, :meth:`start` also checks the gap to the last actual start, so slots that fell
-    due together after the event loop stalled still go out one interval apart, never in a burst.
+    * Callers reserve a slot up front (so each knows its wait, and the deadline, before waiting): the
+      earliest time at least ``interval`` away from every slot still held and from the last start.
+      A slot handed back unused (a cancelled or expired call), newest or not, is free again for the
+      next caller that fits it (issue 20 item 5: only the newest used to come back).
+    * Before sending, :meth:`start` checks the gap to the last *actual* start, so slots that fell
+      due together after the event loop stalled still go out one interval apart, never in a burst.
+    * An actual start is the moment the request reached the wire (:meth:`on_wire`, from the HTTP
+      layer), not the moment it was let go: a send that spent 50 ms opening a connection must not
+      leave the next one, on a warm connection, closer than ``interval`` behind it at the server
+      (issue 20 item 6). Until the last one let go is on the wire (or has ended), the next waits.
     """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._next = -math.inf  # the next free slot
-        self._last = -math.inf  # when the last caller actually started
+        self._held: list[float] = []  # reserved slots not yet started, sorted
+        self._last = -math.inf  # the last start: on the wire, else when it was let go
+        self._open: object | None = None  # the start let go and not yet on the wire or ended
 
     def reserve(self, now: float, interval: float, latest: float) -> float | None:
         """The start time reserved for the caller, or None (nothing reserved) if it is after ``latest``."""
         with self._lock:
-            slot = max(now, self._next)
+            slot = max(now, self._last + interval)
+            for held in self._held:  # first fit: the earliest time interval away from every held slot
+                if held <= slot - interval + _CLOCK_EPSILON:
+                    continue
+                if held >= slot + interval - _CLOCK_EPSILON:
+                    break
+                slot = held + interval
             if slot > latest:
                 return None
-            self._next = slot + interval
+            bisect.insort(self._held, slot)
             return slot
 
-    def start(self, now: float, interval: float) -> float:
-        """0 and the start is recorded, or how much longer to wait for ``interval`` after the last one."""
+    def start(self, now: float, interval: float, slot: float) -> tuple[float, object | None]:
+        """(0, a ticket) and ``slot`` is used, or (how much longer to wait, None): for ``interval``
+        after the last start, or, while the last one let go is not yet on the wire, a poll step."""
         with self._lock:
             wait = self._last + interval - now
+            if wait <= _CLOCK_EPSILON and self._open is not None:
+                wait = interval * _POLL_SHARE
             if wait > _CLOCK_EPSILON:
-                return wait
+                return wait, None
+            self._remove(slot)
             self._last = now
-            return 0.0
+            self._open = ticket = object()
+            return 0.0, ticket
 
-    def give_back(self, slot: float, interval: float) -> None:
-        """Return an unused slot; only the newest reservation can be returned (a gap elsewhere is
-        merely unused capacity, never a rate above the limit)."""
+    def on_wire(self, ticket: object, now: float) -> None:
+        """The request let go with ``ticket`` is being written now: its start, as the server sees it."""
         with self._lock:
-            if self._next == slot + interval:
-                self._next = slot
+            if self._open is ticket:
+                self._last = max(self._last, now)
+                self._open = None
+
+    def ended(self, ticket: object) -> None:
+        """The send of ``ticket`` is over; if it never reached the wire, its start stays when it was let go."""
+        with self._lock:
+            if self._open is ticket:
+                self._open = None
+
+    def give_back(self, slot: float) -> None:
+        """Return an unused slot, whichever it is: the next caller that fits it takes it."""
+        with self._lock:
+            self._remove(slot)
+
+    def _remove(self, slot: float) -> None:
+        i = bisect.bisect_left(self._held, slot)
+        if i < len(self._held) and self._held[i] == slot:
+            del self._held[i]
+
+
+# A send that is not on the wire yet when the next slot is due: how often (share of the interval)
+# the next caller looks again.
+_POLL_SHARE = 0.05
+# The HTTP layer reports "on the wire" through this: set by the scheduler around one send.
+_ON_WIRE: contextvars.ContextVar[Callable[[], None] | None] = contextvars.ContextVar("dsweb_on_wire", default=None)
+
+
+def wire_hook() -> Callable[[], None] | None:
+    """What the HTTP layer calls when the current send's request starts going out (None: unpaced)."""
+    return _ON_WIRE.get()
 
 
 class AccountScheduler:
@@ -200,28 +251,41 @@ class AccountScheduler:
         with self._lock:
             return self._pacers.setdefault(api, _Pacer())
 
-    async def _slot(self, api: str, qps: float, deadline: float) -> bool:
-        """Wait for this API's next start; False (the slot handed back, nothing sent) when that start
-        would come after ``deadline``, known up front or, after a stall, while waiting."""
+    async def _slot(self, api: str, qps: float, deadline: float) -> object | None:
+        """Wait for this API's next start and return its ticket; None (the slot handed back, nothing
+        sent) when that start would come after ``deadline``, known up front or, after a stall, while
+        waiting."""
         interval = spacing(qps)
         pacer = self._pacer(api)
         slot = pacer.reserve(self._clock.now(), interval, deadline)
         if slot is None:
-            return False
+            return None
         wait = slot - self._clock.now()
         try:
             while True:
                 if wait > 0:
                     if self._clock.now() + wait > deadline:
-                        pacer.give_back(slot, interval)
-                        return False
+                        pacer.give_back(slot)
+                        return None
                     await self._clock.sleep(wait)
-                wait = pacer.start(self._clock.now(), interval)
-                if wait <= 0:
-                    return True
+                wait, ticket = pacer.start(self._clock.now(), interval, slot)
+                if ticket is not None:
+                    return ticket
         except BaseException:  # cancelled while waiting: the slot was never used
-            pacer.give_back(slot, interval)
+            pacer.give_back(slot)
             raise
+
+    async def _send(self, send: Send[R], remaining: float, api: str, ticket: object | None) -> R:
+        """``send(remaining)``; a paced one tells the pacer when its request reaches the wire."""
+        if ticket is None:
+            return await send(remaining)
+        pacer = self._pacer(api)
+        hook = _ON_WIRE.set(lambda: pacer.on_wire(ticket, self._clock.now()))
+        try:
+            return await send(remaining)
+        finally:
+            _ON_WIRE.reset(hook)
+            pacer.ended(ticket)
 
     def backoff(self, retry: int, cap: float) -> float:
         """Equal jitter: half the exponential ceiling plus a random share of the other half."""
@@ -235,7 +299,8 @@ class AccountScheduler:
         retry = 0
         reply: R | None = None
         while True:
-            if policy.pacing and not await self._slot(api, policy.qps, deadline):
+            ticket = await self._slot(api, policy.qps, deadline) if policy.pacing else None
+            if policy.pacing and ticket is None:
                 if reply is not None:
                     return reply  # the retry's slot is past the deadline: report the last answer
                 raise WebError(
@@ -248,7 +313,7 @@ class AccountScheduler:
                 if reply is not None:
                     return reply
                 raise WebError(WebErrorCode.PROVIDER_ERROR, f"{label} request timed out after {timeout_s:g} s")
-            reply = await send(remaining)
+            reply = await self._send(send, remaining, api, ticket)
             if retry >= policy.retries or not retryable(reply.status):
                 return reply
             asked = retry_after_seconds(reply.headers, clock.wall())

@@ -8,7 +8,8 @@ server tool, nothing else (no history, no client tools). Facts read from the ans
   ``encrypted_content`` and ``page_age`` are never read; citations are not mined for URLs;
 - ``searched``: a ``web_search_tool_result`` holding a result list (empty or not) was returned;
   a ``server_tool_use`` alone means the search started, not that it completed;
-- an in-band ``web_search_tool_result_error`` or a client ``tool_use`` block is an error.
+- an in-band ``web_search_tool_result_error`` or a client ``tool_use`` block is an error
+  (returned as the answer's ``failure``, with its usage).
 """
 
 from __future__ import annotations
@@ -17,11 +18,10 @@ import re
 from typing import Any
 
 from .._context import CallContext
-from .._exceptions import WebError, WebErrorCode
 from .._protocols import StandaloneAnswer, StandaloneSource, StandaloneUsage
-from ._standalone import StandaloneEndpoint, count, mapping, unprocessable
+from ._standalone import StandaloneEndpoint, Streamed, count, mapping, unprocessable
 
-__all__ = ["PROMPT_PREFIX", "MessagesStandaloneSearch"]
+__all__ = ["PROMPT_PREFIX", "MessagesStandaloneSearch", "read_answer", "read_events", "read_usage"]
 
 PROMPT_PREFIX = "Perform a web search for the query: "
 _ERROR_CODE = re.compile(r"[a-z0-9_]{1,64}")
@@ -50,18 +50,35 @@ class MessagesStandaloneSearch(StandaloneEndpoint):
             "accept": "application/json",
         }
         data = await self._exchange(payload, headers, key, ctx, timeout_s)
+        if isinstance(data, Streamed):
+            return read_events(data, self.label)
         return read_answer(data, self.label)
 
 
-def _search_error(code: object, label: str) -> WebError:
+def _search_error(code: object, label: str) -> str:
     shown = code if isinstance(code, str) and _ERROR_CODE.fullmatch(code) else "unknown"
-    return WebError(WebErrorCode.PROVIDER_ERROR, f"{label}: the native web search failed (error_code {shown})")
+    return f"{label}: the native web search failed (error_code {shown})"
+
+
+def read_usage(usage: object) -> StandaloneUsage:
+    """The counters of a Messages ``usage`` object (a plain answer's, or a stream's last one)."""
+    usage = mapping(usage)
+    server = mapping(usage.get("server_tool_use"))
+    return StandaloneUsage(
+        input_tokens=count(usage.get("input_tokens")),
+        output_tokens=count(usage.get("output_tokens")),
+        http_requests=1,
+        web_search_requests=count(server.get("web_search_requests")),
+    )
 
 
 def read_answer(data: dict[str, Any], label: str) -> StandaloneAnswer:
+    """The facts of one Messages answer. An in-band search error or a client tool call is returned
+    as ``failure`` with the answer's usage (seed 003: the search's usage is reported either way)."""
     blocks = data.get("content")
     if not isinstance(blocks, list):
         raise unprocessable(label, "content is not a list")
+    usage = read_usage(data.get("usage"))
     texts: list[str] = []
     sources: list[StandaloneSource] = []
     searched = False
@@ -75,11 +92,11 @@ def read_answer(data: dict[str, Any], label: str) -> StandaloneAnswer:
                 raise unprocessable(label, f"content[{i}].text is not a string")
             texts.append(text)
         elif kind == "tool_use":
-            raise WebError(WebErrorCode.PROVIDER_ERROR, f"{label}: the search model called a client tool")
+            return _failed(f"{label}: the search model called a client tool", usage)
         elif kind == "web_search_tool_result":
             items = block.get("content")
             if isinstance(items, dict) and items.get("type") == "web_search_tool_result_error":
-                raise _search_error(items.get("error_code"), label)
+                return _failed(_search_error(items.get("error_code"), label), usage)
             if not isinstance(items, list):
                 raise unprocessable(label, f"content[{i}].content is neither a result list nor a search error")
             searched = True
@@ -88,16 +105,45 @@ def read_answer(data: dict[str, Any], label: str) -> StandaloneAnswer:
                     url, title = item.get("url"), item.get("title")
                     if isinstance(url, str):
                         sources.append(StandaloneSource(url, title if isinstance(title, str) else ""))
-    usage = mapping(data.get("usage"))
-    server = mapping(usage.get("server_tool_use"))
-    return StandaloneAnswer(
-        summary="".join(texts),
-        sources=tuple(sources),
-        searched=searched,
-        usage=StandaloneUsage(
-            input_tokens=count(usage.get("input_tokens")),
-            output_tokens=count(usage.get("output_tokens")),
-            http_requests=1,
-            web_search_requests=count(server.get("web_search_requests")),
-        ),
-    )
+    return StandaloneAnswer(summary="".join(texts), sources=tuple(sources), searched=searched, usage=usage)
+
+
+def _failed(message: str, usage: StandaloneUsage) -> StandaloneAnswer:
+    return StandaloneAnswer(summary="", sources=(), searched=False, usage=usage, failure=message)
+
+
+def read_events(streamed: Streamed, label: str) -> StandaloneAnswer:
+    """A streamed Messages answer: the message rebuilt from its events, then read like a plain one.
+    Usage is the last one seen (``message_start``, then ``message_delta``'s); an ``error`` event or
+    a stream that ends before ``message_stop`` is a failure that still carries that usage."""
+    usage: dict[str, Any] = {}
+    blocks: dict[int, dict[str, Any]] = {}
+    texts: dict[int, list[str]] = {}
+    stopped, failure = False, None
+    for event in streamed.events:
+        kind = event.get("type")
+        raw_index = event.get("index")
+        index = raw_index if isinstance(raw_index, int) and not isinstance(raw_index, bool) else None
+        if kind == "message_start":
+            usage.update(mapping(mapping(event.get("message")).get("usage")))
+        elif kind == "message_delta":
+            usage.update(mapping(event.get("usage")))
+        elif kind == "content_block_start" and index is not None:
+            blocks[index] = dict(mapping(event.get("content_block")))
+            texts[index] = [blocks[index]["text"]] if isinstance(blocks[index].get("text"), str) else []
+        elif kind == "content_block_delta" and index in texts:
+            delta = mapping(event.get("delta"))
+            if delta.get("type") == "text_delta" and isinstance(delta.get("text"), str):
+                texts[index].append(delta["text"])
+        elif kind == "message_stop":
+            stopped = True
+        elif kind == "error":
+            failure = f"{label}: the stream reported an error"
+    for index, parts in texts.items():
+        if blocks[index].get("type") == "text":
+            blocks[index]["text"] = "".join(parts)
+    if failure is None and (streamed.cut or not stopped):
+        failure = f"{label}: the answer stream ended before message_stop"
+    if failure is not None:
+        return _failed(failure, read_usage(usage))
+    return read_answer({"content": [blocks[i] for i in sorted(blocks)], "usage": usage}, label)

@@ -22,7 +22,8 @@ Scrub rules (applied when a cassette is recorded, then verified by :func:`scan_c
 * ``Content-Length`` of every response is recomputed after the rewrites.
 
 Anything the scanner still flags afterwards (see :data:`SECRET_PATTERNS`) makes the recorder
-refuse to write the cassette.
+refuse to write the cassette. A streamed (SSE) body is also scanned as the text its deltas join
+to, so a key split across two events is refused too.
 
 Replay elsewhere: :func:`cassette_replay` is the one replay configuration (record mode ``none``,
 :data:`MATCH_ON`), for this suite and for a provider package's own tests.
@@ -42,6 +43,7 @@ import vcr
 import yaml
 
 from .._secrets import SECRET_RULES, encoded_secret_found, ordered_pairs, replace_literals_deep, rule_hits
+from ._streams import looks_streamed, stream_texts
 
 __all__ = [
     "DROPPED_RESPONSE_HEADERS",
@@ -156,6 +158,7 @@ def scan_cassette_data(data: object, *, literals: Iterable[str] = (), where: str
         findings += scan_text(text, literals=literals, where=path)
     interactions = data.get("interactions") if isinstance(data, Mapping) else None
     for i, interaction in enumerate(interactions if isinstance(interactions, list) else []):
+        findings += _scan_stream(interaction, literals, f"{where}.interactions[{i}].response.body")
         for side in ("request", "response"):
             part = interaction.get(side) if isinstance(interaction, Mapping) else None
             headers = part.get("headers") if isinstance(part, Mapping) else None
@@ -173,6 +176,19 @@ def scan_cassette_data(data: object, *, literals: Iterable[str] = (), where: str
                             Finding(f"{where}.interactions[{i}].{side}.headers.{name}", "credential header")
                         )
     return findings
+
+
+def _scan_stream(interaction: object, literals: tuple[str, ...], where: str) -> list[Finding]:
+    """A streamed body's text as a client joins it from its deltas: a key split across two events is
+    in no single string the walk above sees."""
+    response = interaction.get("response") if isinstance(interaction, Mapping) else None
+    body = response.get("body") if isinstance(response, Mapping) else None
+    text = body.get("string") if isinstance(body, Mapping) else None
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", "replace")
+    if not isinstance(text, str) or not looks_streamed(text):
+        return []
+    return [f for joined in stream_texts(text) for f in scan_text(joined, literals=literals, where=f"{where}.<stream>")]
 
 
 def _is_placeholder_value(value: str) -> bool:

@@ -162,9 +162,10 @@ class StandaloneSearchTool:
     """``web_search`` with one ``query`` string, answered by one standalone model request.
 
     ``on_usage`` receives the search request's usage (source ``web-search``) for every answer the
-    backend returned, including one rejected for lacking a native search, and the HTTP request
-    count of a search that failed after its request was sent. ``http_requests`` counts the
-    requests the backend recorded on the call context before dispatch."""
+    backend returned: a success, one rejected for lacking a native search, and one reporting an
+    error in band; and the HTTP request count of a search that failed after its request was sent.
+    ``http_requests`` counts the requests the backend recorded on the call context before
+    dispatch. Every usage names ``connection`` and ``model``: the route actually used."""
 
     name = "web_search"
 
@@ -175,9 +176,13 @@ class StandaloneSearchTool:
         on_usage: UsageSink | None = None,
         timeout_s: float = SEARCH_TIMEOUT_S,
         max_output_tokens: int = MAX_OUTPUT_TOKENS,
+        connection: str = "",
+        model: str = "",
     ) -> None:
         self.backend = backend
         self.on_usage = on_usage
+        self.connection = connection
+        self.model = model
         self.timeout_s = timeout_s
         self.max_output_tokens = max_output_tokens
 
@@ -220,6 +225,9 @@ class StandaloneSearchTool:
                 WebErrorCode.PROVIDER_ERROR, f"web search timed out after {self.timeout_s:g} s", cause=exc
             ) from exc
 
+    def _owned(self, usage: StandaloneUsage) -> StandaloneUsage:
+        return replace(usage, connection=self.connection, model=self.model)
+
     async def run(self, arguments: object, ctx: CallContext | None = None) -> tuple[str, StandaloneUsage]:
         """The model-visible JSON text and the search usage, or a ``WebError``."""
         query = parse_query(arguments)
@@ -235,12 +243,14 @@ class StandaloneSearchTool:
         except WebError:
             # A request that went out and failed still counts as an HTTP request (no tokens known).
             if sent and self.on_usage is not None:
-                self.on_usage(StandaloneUsage(http_requests=len(sent)))
+                self.on_usage(self._owned(StandaloneUsage(http_requests=len(sent))))
             raise
-        usage = replace(answer.usage, http_requests=len(sent)) if sent else answer.usage
+        usage = self._owned(replace(answer.usage, http_requests=len(sent)) if sent else answer.usage)
         if self.on_usage is not None:
             self.on_usage(usage)
         answer = replace(answer, usage=usage)
+        if answer.failure is not None:
+            raise WebError(WebErrorCode.PROVIDER_ERROR, clean_text(answer.failure))
         if not answer.searched:
             raise WebError(
                 WebErrorCode.PROVIDER_ERROR,

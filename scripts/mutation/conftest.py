@@ -3,7 +3,7 @@
 Some checks compute their expected value with the reference's own pure functions (the merge, the
 Search API and Messages result mappings): the specification, executable. A mutant stands for a wrong
 *implementation*, not a wrong specification, so every such function a check module (or the scenario
-oracle) imported from ``dsweb_ref.tools`` or ``dsweb_ref.providers`` is replaced by the same function loaded from the
+oracle) imported from a mutated module (``_MUTATED``) is replaced by the same function loaded from the
 unmutated source (``DSWEB_PRISTINE_ROOT``, set by ``scripts/mutation_score.py``). Without this, a
 mutant of the merge would change the expected value along with the actual one and always survive.
 """
@@ -19,7 +19,10 @@ from types import ModuleType
 
 import pytest
 
-_MUTATED = ("dsweb_ref.tools", "dsweb_ref.providers")
+# Every package and module the mutation scope covers (scripts/mutation_score.py CERT_MODULES): a check that
+# judges with one of their functions (outcomes.py's secret detector from _secrets) keeps the pristine one.
+_MUTATED = ("dsweb_ref.tools", "dsweb_ref.providers", "dsweb_ref.netguard", "dsweb_ref._secrets",
+            "dsweb_ref._service", "dsweb_ref.settings", "dsweb_ref.runtime", "dsweb_ref.standalone_accounts")
 # Where expected values are computed; the targets module drives the implementation and stays mutated.
 _ORACLES = ("dsweb_ref.certification.checks", "dsweb_ref.certification.scenarios")
 _loaded: dict[str, ModuleType] = {}

@@ -14,7 +14,7 @@ from typing import Any
 
 from dsweb_ref.certification.adapter_protocol import CAPABILITIES
 from dsweb_ref.certification.model import Outcome, Report
-from dsweb_ref.certification.suite import run_suite
+from dsweb_ref.certification.suite import default_jobs, run_suite
 from dsweb_ref.certification.targets import (
     AdapterTarget,
     InProcessTarget,
@@ -45,8 +45,9 @@ def script_command(body: str, *args: str) -> str:
     return shlex.join([sys.executable, "-c", body, *args])
 
 
-def run(target: Target, only: Sequence[str] | None = None) -> Report:
-    return asyncio.run(run_suite(target, only=only))
+def run(target: Target, only: Sequence[str] | None = None, *, lanes: Callable[[], Target] | None = None) -> Report:
+    """Run the suite; with ``lanes`` (a factory of targets like ``target``), checks run side by side."""
+    return asyncio.run(run_suite(target, only=only, lanes=lanes, jobs=default_jobs() if lanes else 1))
 
 
 def outcomes(report: Report) -> dict[str, Outcome]:

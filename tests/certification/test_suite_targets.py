@@ -5,6 +5,8 @@ test_breaks_end_to_end.py.)"""
 
 from __future__ import annotations
 
+import pytest
+
 from dsweb_ref.certification.checks import all_checks
 from dsweb_ref.certification.checks.scheduling import OPT_IN_CHECKS
 from dsweb_ref.certification.checks.summary import SUMMARY_CHECKS
@@ -28,8 +30,9 @@ def assert_passes_all_but_pending(report: Report) -> None:
     assert set(bad) <= PENDING, bad
 
 
+@pytest.mark.slow
 def test_reference_in_process_passes_every_check_and_is_certified_for_every_profile() -> None:
-    report = run(reference_target())
+    report = run(reference_target(), lanes=reference_target)
     assert report.ok
     assert_passes_all_but_pending(report)
     pending_profiles = {p for s in all_checks() if s.check.id in PENDING for p in s.profiles}
@@ -38,8 +41,9 @@ def test_reference_in_process_passes_every_check_and_is_certified_for_every_prof
     assert [v.name for v in report.profiles] == [p.name for p in PROFILES]
 
 
+@pytest.mark.slow
 def test_reference_through_example_adapter_passes_every_check_over_both_search_protocols() -> None:
-    report = run(adapter())
+    report = run(adapter(), lanes=adapter)
     assert_passes_all_but_pending(report)
     assert report.target.name == "dsweb_ref example adapter"
     assert "cancel" in report.target.capabilities
@@ -50,9 +54,11 @@ def test_reference_through_example_adapter_passes_every_check_over_both_search_p
             assert r.details["protocols"] == {"api": "passed", "messages": "passed"}, r.check.id
 
 
+@pytest.mark.slow
 def test_undeclared_capabilities_are_skipped_never_passed_and_withhold_their_profiles() -> None:
     only = ["search.cancel", "search.api", "fetch", "evidence", "search.batch.concurrent", "search.messages"]
-    report = run(adapter("--without", "cancel", "--without", "search-api", "--without", "fetch-api"), only=only)
+    without = ("--without", "cancel", "--without", "search-api", "--without", "fetch-api")
+    report = run(adapter(*without), only=only, lanes=lambda: adapter(*without))
     got = outcomes(report)
     skipped = {i for i, o in got.items() if o is Outcome.SKIPPED}
     assert skipped == {
@@ -96,8 +102,10 @@ def test_undeclared_capabilities_are_skipped_never_passed_and_withhold_their_pro
     assert "capability not declared: cancel" in verdicts["seed-000-web-search"].explain()
 
 
+@pytest.mark.slow
 def test_a_profile_is_certified_only_by_its_own_protocol_run() -> None:
-    report = run(adapter("--break", "thinking-enabled"), only=["search.messages", "search.api"])
+    broken = ("--break", "thinking-enabled")
+    report = run(adapter(*broken), only=["search.messages", "search.api"], lanes=lambda: adapter(*broken))
     verdicts = {v.name: v for v in report.profiles}
     assert verdicts["seed-001-messages"].not_passed == ("search.messages.thinking_disabled",)
     assert not verdicts["seed-001-search-api"].not_passed  # its own checks passed; the rest did not run

@@ -10,9 +10,14 @@ from __future__ import annotations
 import asyncio
 import json
 import ssl
-from collections.abc import Callable
+import time
+from collections.abc import Awaitable, Callable
+from types import SimpleNamespace
 
+import httpcore._async.http11
+import httpx
 import pytest
+from pool_state import stray
 
 from dsweb_ref import CallContext, FetchRequest, SearchRequest, WebError, WebErrorCode
 from dsweb_ref.emulator import Emulator, Hold, Redirect, SlowBody
@@ -293,3 +298,90 @@ def test_a_reused_client_never_keeps_cookies(loopback: Loopback) -> None:
     assert len(loopback.seen) == 2
     for seen in loopback.seen:
         assert seen.header_names == {"host", "content-length", "authorization", "content-type"}
+
+
+# --- cancellation must not strand a connection (issue 20 item 1) --------------------------------
+# httpcore 1.0 strands a connection in two places when asyncio cancels the request's task; each test
+# puts the cancel exactly there, by ordering (httpx's trace hook, the loop's queue), not by chance.
+
+
+def _hook_requests(monkeypatch: pytest.MonkeyPatch, hook: Callable[[httpx.Request], Awaitable[None]]) -> None:
+    """Every pooled client created from now on calls ``hook`` on each request, in the request's task."""
+    real = _client_pool.new_client
+
+    def hooked(transport: httpx.AsyncBaseTransport | None, timeout_s: float) -> httpx.AsyncClient:
+        client = real(transport, timeout_s)
+        client.event_hooks = {"request": [hook], "response": []}
+        return client
+
+    monkeypatch.setattr(_client_pool, "new_client", hooked)
+
+
+def test_a_cancel_during_the_close_of_a_full_answer_leaves_the_connection_idle(
+    emulator: Emulator, emulator_api_key: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The batch cancels a sibling whose 200 answer has been read in full, just as the response
+    closes (httpcore then awaits the connection's lock). The connection goes back IDLE and the next
+    search rides it; before the fix it stayed ACTIVE (socket in CLOSE_WAIT) until the client closed."""
+    armed: list[asyncio.Task[object]] = []
+
+    async def trace(name: str, info: object) -> None:
+        if name == "http11.response_closed.started" and armed:
+            armed.pop().cancel()  # what run_all_or_nothing does to a sibling
+
+    async def hook(request: httpx.Request) -> None:
+        request.extensions["trace"] = trace
+
+    _hook_requests(monkeypatch, hook)
+    provider = _api(emulator, emulator_api_key)
+
+    async def scenario() -> None:
+        await _search(provider)  # warms the pool: one IDLE connection
+        task: asyncio.Task[object] = asyncio.create_task(provider.search(SearchRequest("markdown"), CallContext()))
+        armed.append(task)
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        assert not armed, "the cancel never reached the close"
+        assert stray(provider) == [], "a connection stayed ACTIVE after its answer was read"
+        await _search(provider, "asyncio")
+        assert stray(provider) == []
+
+    asyncio.run(scenario())
+    warm, cancelled, after = emulator.log.wait_for(3, route="search", done=True, timeout=10.0)
+    assert cancelled.status == 200 and not cancelled.disconnected  # the answer had arrived in full
+    assert warm.client == cancelled.client == after.client  # kept warm, not thrown away
+
+
+def test_a_cancel_between_getting_a_new_connection_and_dialling_it_strands_nothing(
+    emulator: Emulator, emulator_api_key: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """httpcore gives a request a new (CONNECTING) connection, then closes the pool's expired ones
+    before dialling; a cancel landing on that close left the new connection in the pool for good,
+    never used nor reaped (encode/httpcore#1093), until 100 of them filled the pool. The pooled
+    connection is made to look expired (httpcore's clock, moved an hour on) and the cancel is queued
+    by the request hook, so it runs at that close."""
+    armed: list[bool] = []
+
+    async def hook(request: httpx.Request) -> None:
+        searching = asyncio.current_task()
+        if armed and searching is not None:
+            armed.clear()
+            asyncio.get_running_loop().call_soon(searching.cancel)
+
+    _hook_requests(monkeypatch, hook)
+    provider = _api(emulator, emulator_api_key)
+
+    async def scenario() -> None:
+        await _search(provider)  # one IDLE connection, which the cancelled request will find expired
+        monkeypatch.setattr(httpcore._async.http11, "time", SimpleNamespace(monotonic=lambda: time.monotonic() + 3600))
+        armed.append(True)
+        task: asyncio.Task[object] = asyncio.create_task(provider.search(SearchRequest("markdown"), CallContext()))
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        monkeypatch.setattr(httpcore._async.http11, "time", time)
+        assert not armed and stray(provider) == [], "a CONNECTING connection was left in the pool"
+        await _search(provider, "asyncio")
+        assert stray(provider) == [] and provider._clients.stray_connections() == 0
+
+    asyncio.run(scenario())
+    assert [r.status for r in emulator.log.for_route("search")] == [200, 200]  # the cancelled one never went out

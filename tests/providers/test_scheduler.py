@@ -271,6 +271,8 @@ def test_a_start_pushed_past_the_deadline_by_a_stall_is_not_sent(emulator: Emula
     async def scenario() -> list[object]:
         tasks = [asyncio.create_task(provider.search(SearchRequest(f"q{i}"), CallContext())) for i in range(3)]
         await clock.wait_sleeping(2)  # slots at 10.5 and 21 s, inside the 30 s deadline
+        # The first is on the wire (a start counts from there: until then the next one waits).
+        await asyncio.to_thread(emulator.log.wait_for, 1, 10.0, route="search")
         # A stall: the second starts at 25 s (5 s of the deadline left for its real request), and the
         # third could only start at 35.5 s.
         clock.advance(25.0)
@@ -325,6 +327,7 @@ def test_one_scheduler_per_account_shared_across_provider_instances(emulator: Em
             asyncio.create_task(second.search(SearchRequest("b"), CallContext())),
         ]
         await clock.wait_sleeping(1)  # the second instance's call waits for the first one's slot
+        await asyncio.to_thread(emulator.log.wait_for, 1, 10.0, route="search")  # the first is on the wire
         clock.advance(spacing(5.0))
         await asyncio.gather(*tasks)
 

@@ -70,8 +70,10 @@ def test_cli_resolve_reports_why_nothing_is_registered(tmp_path: Path, capsys: p
     config = tmp_path / "a.json"
     config.write_text(json.dumps({"web_search_model": "gone/m", "accounts": []}))
     assert main(["solo", "resolve", "--config", str(config)]) == 1
-    assert json.loads(capsys.readouterr().out) == {"status": "invalid", "route": None, "reason": "not_found",
-                                                   "reference": "gone/m"}
+    shown = json.loads(capsys.readouterr().out)
+    assert shown.pop("notice").startswith("web_search is unavailable")
+    assert shown == {"status": "invalid", "route": None, "reason": "not_found", "reference": "gone/m",
+                     "skipped": [], "web_search_model": {"value": "gone/m", "from": "user"}}
 
 
 def test_cli_resolve_bad_document_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

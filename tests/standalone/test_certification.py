@@ -35,7 +35,16 @@ BREAKS: dict[str, tuple[str, str]] = {
     "standalone-failure-as-summary": ("standalone.prose.error", "[http-500]: expected a WEB_* error"),
     "standalone-leak-responses-reasoning": ("standalone.reasoning.withheld", "[responses] the result contains"),
     "standalone-citations-only": ("standalone.sources.filtered", "[responses-action-sources] 0 sources kept"),
+    # issue 22 (titles, broker/extension models, connection access) and issue 24's "what else a request
+    # may carry" family (an extra instruction, another tool version)
+    "standalone-system-prompt": ("standalone.request.isolated", "a system instruction is sent"),
+    "standalone-tool-version": ("standalone.request.isolated", "web_search_20260209"),
+    "standalone-untitled-sources": ("standalone.sources.titled", "[responses-cited-title] the source"),
+    "standalone-broker-credentials": ("standalone.resolve.table", "broker-current-needs-a-local-search-account"),
+    "standalone-ignore-access-list": ("standalone.resolve.table", "access-list-excludes-the-current-account"),
 }
+# Readings seed 003 leaves open: each must stay certified.
+VARIANTS = ("standalone-open-fields",)
 STANDALONE = sorted(i for i in REGISTRY if i.startswith("standalone."))
 
 
@@ -77,6 +86,19 @@ def test_an_adapter_without_the_capabilities_is_skipped_not_passed(tmp_path: Pat
     command = adapter_command("--without", "standalone-search", "--without", "standalone-resolve")
     _, _, got = _certify(tmp_path, "--adapter", command, "--only", "standalone")
     assert set(got.values()) == {"skipped"}
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_readings_the_seed_leaves_open_stay_certified(variant: str, tmp_path: Path) -> None:
+    code, _, got = _certify(tmp_path, "--adapter", adapter_command("--variant", variant), "--only", "standalone")
+    assert code == 0 and sorted(got) == STANDALONE and set(got.values()) == {"passed"}, got
+
+
+def test_every_request_misreading_row_is_named_in_its_case() -> None:
+    """Issue 24's family: the request check's cases name the extra instruction and the tool version."""
+    catches = " ".join(c.catches for c in REGISTRY["standalone.request.isolated"].cases)
+    for misreading in ("system instruction", "instructions", "tool version", "second content part"):
+        assert misreading in catches
 
 
 @pytest.mark.parametrize("mode", sorted(BREAKS))

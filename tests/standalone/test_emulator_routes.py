@@ -21,16 +21,21 @@ def test_responses_route_needs_the_bearer_key(emulator: Emulator, emulator_api_k
     assert [r.route for r in emulator.log.records()] == ["responses"] * 3
 
 
-@pytest.mark.parametrize("path", ["/anthropic/v1/messages", "/v1/responses"])
-def test_unknown_deepseek_model_is_400_in_the_platform_envelope(
-    emulator: Emulator, emulator_api_key: str, path: str
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [("/anthropic/v1/messages",
+      {"type": "error", "error": {"type": "invalid_request_error", "message": "Model Not Exist"}}),
+     ("/v1/responses", {"error": {"message": "Model Not Exist", "type": "invalid_request_error",
+                                  "param": "model", "code": "invalid_request_error"}})],
+)
+def test_unknown_deepseek_model_is_400_in_the_routes_envelope(
+    emulator: Emulator, emulator_api_key: str, path: str, expected: dict[str, object]
 ) -> None:
     body = {"model": "deepseek-v4-flash-typo", "max_tokens": 16, "input": "x",
             "messages": [{"role": "user", "content": "x"}]}
     reply = httpx.post(emulator.base_url + path, json=body, headers={"authorization": f"Bearer {emulator_api_key}"})
     assert reply.status_code == 400
-    assert reply.json() == {"error": {"message": "Model Not Exist", "type": "invalid_request_error",
-                                      "param": "model", "code": "invalid_request_error"}}
+    assert reply.json() == expected
 
 
 @pytest.mark.parametrize("fault", [ProseOnly(), ToolError(), NoSources(), HugeSummary(10)])

@@ -12,7 +12,11 @@ from hypothesis import strategies as st
 
 from dsweb_ref._exceptions import WebError
 from dsweb_ref._protocols import StandaloneAnswer, StandaloneSource
+from dsweb_ref.providers._sse import parse_events
+from dsweb_ref.providers._standalone import Streamed
 from dsweb_ref.providers.standalone_messages import read_answer
+from dsweb_ref.providers.standalone_messages import read_events as read_message_events
+from dsweb_ref.providers.standalone_responses import read_events as read_response_events
 from dsweb_ref.providers.standalone_responses import read_response
 from dsweb_ref.tools.standalone_search import MAX_RESULT_BYTES, MAX_SOURCES, StandaloneSearchTool
 
@@ -64,3 +68,44 @@ def test_any_text_gives_valid_bounded_json(summary: str, sources: list[tuple[str
     assert len(encoded) <= MAX_RESULT_BYTES
     value = json.loads(result.text)
     assert set(value) <= {"summary", "sources", "truncated"} and len(value["sources"]) <= MAX_SOURCES
+
+
+MESSAGE_EVENTS = st.sampled_from(["message_start", "content_block_start", "content_block_delta", "message_delta",
+                                  "message_stop", "error", "ping", "x"])
+RESPONSE_EVENTS = st.sampled_from(["response.completed", "response.failed", "response.incomplete",
+                                   "response.output_item.done", "error", "x"])
+EVENT_FIELDS = {"index": JSON | st.integers(0, 3), "message": JSON, "content_block": JSON | BLOCK, "delta": JSON,
+                "usage": JSON, "response": JSON, "item": JSON | ITEM, "output_index": JSON | st.integers(0, 3)}
+
+
+@SETTINGS
+@given(events=st.lists(st.fixed_dictionaries({"type": MESSAGE_EVENTS}, optional=EVENT_FIELDS), max_size=8),
+       cut=st.booleans())
+def test_any_messages_event_stream_is_an_answer_or_a_web_error(events: list[dict[str, Any]], cut: bool) -> None:
+    try:
+        answer = read_message_events(Streamed(events, cut), "t")
+    except WebError:
+        return
+    assert isinstance(answer.summary, str) and all(isinstance(s.url, str) for s in answer.sources)
+    assert answer.failure is not None or not cut
+
+
+@SETTINGS
+@given(events=st.lists(st.fixed_dictionaries({"type": RESPONSE_EVENTS}, optional=EVENT_FIELDS), max_size=8),
+       cut=st.booleans())
+def test_any_responses_event_stream_is_an_answer_or_a_web_error(events: list[dict[str, Any]], cut: bool) -> None:
+    try:
+        answer = read_response_events(Streamed(events, cut), "t")
+    except WebError:
+        return
+    assert isinstance(answer.summary, str) and all(isinstance(s.url, str) for s in answer.sources)
+
+
+@SETTINGS
+@given(body=st.binary(max_size=400) | st.text(max_size=400).map(str.encode))
+def test_any_event_stream_body_parses_or_is_refused_with_value_error(body: bytes) -> None:
+    try:
+        events = parse_events(body)
+    except ValueError:
+        return
+    assert all(isinstance(e, dict) for e in events)

@@ -212,6 +212,8 @@ def test_usage_is_reported_under_web_search_separately_from_the_model_visible_js
     assert seen == [usage] and "usage" not in json.loads(result.text)
     assert result.value is not None and result.value["usage"] == {
         "source": "web-search",
+        "connection": "",
+        "model": "",
         "input_tokens": 7,
         "output_tokens": 9,
         "http_requests": 1,

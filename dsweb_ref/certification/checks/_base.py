@@ -8,7 +8,10 @@ since an in-process target shares the suite's event loop.
 from __future__ import annotations
 
 import asyncio
+import contextvars
+import functools
 from collections.abc import Awaitable, Callable
+from concurrent.futures import Executor
 from dataclasses import dataclass, fields, replace
 from typing import Any, Literal, TypeVar
 
@@ -31,6 +34,7 @@ __all__ = [
     "CheckContext",
     "CheckFailed",
     "CheckSpec",
+    "Slot",
     "check",
     "expect_error",
     "expect_schema",
@@ -49,6 +53,10 @@ CALL_TIMEOUT = 20.0  # seconds a single tool call may take against the loopback 
 T = TypeVar("T")
 Provider = Literal["api", "messages", "any", "scripted"]
 SearchProtocol = Literal["api", "messages", "scripted"]  # "scripted": the emulator's conformance search route
+# How a check may share the machine with others (suite.py runs them in this order of phases): "alone"
+# with no other check running, "shared" side by side with any, "quiet" side by side only with other
+# quiet ones (timing checks, whose waits a CPU-bound neighbour would stretch).
+Slot = Literal["alone", "shared", "quiet"]
 PROTOCOL_LABELS: dict[str, str] = {"api": "Search API", "messages": "Messages", "scripted": "conformance route"}
 # The codes seed 000/001 fix (see dsweb_ref._exceptions): rejected tool arguments, a provider-side
 # failure (HTTP error status, unreadable body, redirect, rejected credential), caller cancellation.
@@ -76,6 +84,7 @@ class CheckContext:
     hello: Hello
     config: TargetConfig
     proxies: ProxyTraps | None = None  # the run's proxy traps (sandbox.py); None outside run_suite
+    executor: Executor | None = None  # threads for blocking waits (the run's own pool; None: the loop's default)
 
     @property
     def search_route(self) -> Literal["search", "messages"]:
@@ -117,7 +126,8 @@ class CheckContext:
         return await call.outcome(CALL_TIMEOUT)
 
     async def blocking(self, fn: Callable[..., T], *args: Any) -> T:
-        return await asyncio.to_thread(fn, *args)
+        call = functools.partial(contextvars.copy_context().run, fn, *args)
+        return await asyncio.get_running_loop().run_in_executor(self.executor, call)
 
     def records(self, route: str | None = None) -> list[RequestRecord]:
         records = self.emu.log.records()
@@ -168,6 +178,8 @@ class CheckSpec:
     cases: tuple[Case, ...] = ()
     # The profiles (``certification.profiles``) this check belongs to.
     profiles: tuple[str, ...] = ()
+    slot: Slot = "shared"  # who it may run beside (see Slot); a mark needs a comment saying why
+
 
     def missing(self, capabilities: frozenset[str]) -> list[str]:
         missing = [c for c in self.requires if c not in capabilities]
@@ -230,10 +242,12 @@ def check(
     rule: str = "",
     cases: tuple[Case, ...] = (),
     profiles: tuple[str, ...] | None = None,
+    slot: Slot = "shared",
 ) -> Callable[[Callable[[CheckContext], Awaitable[None]]], Callable[[CheckContext], Awaitable[None]]]:
     """Register a check under a stable id (ids are never reused for another meaning). ``rule`` restates the
     seed decision it enforces (default: the function's docstring); ``cases`` is its case table;
-    ``profiles`` the profiles it belongs to (default: :func:`default_profiles`)."""
+    ``profiles`` the profiles it belongs to (default: :func:`default_profiles`); ``slot`` who it may run
+    beside (:data:`Slot`)."""
 
     def register(fn: Callable[[CheckContext], Awaitable[None]]) -> Callable[[CheckContext], Awaitable[None]]:
         if check_id in REGISTRY:
@@ -242,7 +256,7 @@ def check(
         text = rule or " ".join((fn.__doc__ or "").split())
         member = default_profiles(seed, requires, provider) if profiles is None else tuple(profiles)
         spec = CheckSpec(
-            Check(check_id, description, seed, capability), requires, provider, fn, text, tuple(cases), member
+            Check(check_id, description, seed, capability), requires, provider, fn, text, tuple(cases), member, slot
         )
         REGISTRY[check_id] = spec
         return fn

@@ -105,6 +105,7 @@ UNPACED_SPAN = 0.3  # seconds: an unpaced batch's four starts come together; a 5
     "query fails the call, and the tool issues a batch's queries concurrently. Targets with opt-in retry or "
     "pacing keep this until configured otherwise (issue 12: default off).",
     cases=FAIL_FAST_CASES,
+    slot="quiet",  # an unpaced batch must start within a fraction of a second
 )
 async def fail_fast(ctx: CheckContext) -> None:
     for case in FAIL_FAST_CASES:
@@ -165,6 +166,7 @@ RETRY_CASES = (
     rule="Seed 001: the guide recommends waiting before retrying 408, 429 and 5xx. Retry-After, when sent, "
     "is the wait (seconds or an HTTP date); retries are bounded.",
     cases=RETRY_CASES,
+    slot="quiet",  # measures the waits between attempts
 )
 async def retry_waits(ctx: CheckContext) -> None:
     await ctx.configure_opt_in(retries=RETRIES)
@@ -228,6 +230,7 @@ DEADLINE_CASES = (
     "the whole operation inside its one deadline (timeout_s). Left open: whether a Retry-After past the "
     "cap or the deadline ends the retries or is cut short, and the answer (the last failure or a timeout).",
     cases=DEADLINE_CASES,
+    slot="quiet",  # measures the answer against the one deadline
 )
 async def retry_deadline(ctx: CheckContext) -> None:
     await ctx.configure_opt_in(retries=RETRIES)
@@ -268,6 +271,7 @@ NEVER_CASES = tuple(
     provider="api",
     rule="Seed 001: 402 requires funding first, and other 4xx require a changed request: neither is retried.",
     cases=NEVER_CASES,
+    slot="quiet",  # a bounded window proves no retry was sent
 )
 async def retry_never(ctx: CheckContext) -> None:
     await ctx.configure_opt_in(retries=RETRIES)
@@ -314,6 +318,7 @@ RETRY_CANCEL_CASES = (
     rule="Seed 001 asks for cancellation-aware scheduling; as for batches (seed 000), a cancelled call leaves "
     "nothing in flight.",
     cases=RETRY_CANCEL_CASES,
+    slot="quiet",  # measures how soon a cancelled wait answers
 )
 async def retry_cancel(ctx: CheckContext) -> None:
     await ctx.configure_opt_in(retries=RETRIES)
@@ -354,6 +359,7 @@ PACING_CASES = (
     "scheduler. No one-second window may hold more starts than the configured rate; waiting is pacing, "
     "failing a query for want of a slot is not.",
     cases=PACING_CASES,
+    slot="quiet",  # counts starts per one-second window
 )
 async def pacing_rate(ctx: CheckContext) -> None:
     for case in PACING_CASES:
@@ -397,6 +403,7 @@ async def _landed(ctx: CheckContext) -> int:
     rule="Seed 001 asks for cancellation-aware scheduling; as for batches (seed 000), a cancelled call leaves "
     "nothing in flight and sends nothing later.",
     cases=PACING_CANCEL_CASES,
+    slot="quiet",  # measures how soon a cancelled wait answers
 )
 async def pacing_cancel(ctx: CheckContext) -> None:
     (case,) = PACING_CANCEL_CASES

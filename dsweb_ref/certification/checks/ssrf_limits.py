@@ -51,6 +51,9 @@ PROXY_CASES = (
     rule="Seed 002: the connection is bound to the public IP that passed validation; a proxy from the "
     "environment would resolve and connect on the fetcher's behalf, so it is never used.",
     cases=PROXY_CASES,
+    # It counts connections to the run-wide proxy traps before and after each fetch: a neighbour's fetch
+    # through a proxy would be counted as this check's.
+    slot="alone",
 )
 async def proxies_ignored(ctx: CheckContext) -> None:
     traps = ctx.proxies
@@ -287,6 +290,7 @@ _SLOW_SERVERS = {"silent": _silent, "drip-body": _drip_body, "drip-headers": _dr
     "is accepted; it must come before the server ends its answer and within the deadline plus a "
     f"margin of {MARGIN:g} s.",
     cases=DEADLINE_CASES,
+    slot="quiet",  # measures the answer against the deadline plus a margin
 )
 async def deadline(ctx: CheckContext) -> None:
     with _network() as net:

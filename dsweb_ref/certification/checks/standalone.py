@@ -1,12 +1,17 @@
 """Seed 003: the standalone model-backed web_search and its account selection.
 
 Only what seed 003 decides is enforced: one model request per search with only the query and the
-native search tool, the 8192-token output budget, at most eight distinct HTTP(S) sources, an encoded
-result of at most 24 000 bytes, prose without a completed native search is a tool error, a
-completed search without structured sources gives no sources, no redirects, no reasoning or
-encrypted content in the result, and the selection rules. Left open (accepted either way): the
-instruction text around the query, which eight sources are kept, titles, the summary's own bound,
-extra request fields, streaming or not.
+native search tool (no system prompt or ``instructions``, no second message or content part, the
+tool version the backend documents: ``web_search_20250305`` on Messages, ``web_search`` on
+Responses), the 8192-token output budget, at most eight distinct HTTP(S) sources, a source keeps a
+title the answer gave its URL, an encoded result of at most 24 000 bytes, prose without a
+completed native search is a tool error, a completed search without structured sources gives no
+sources, no redirects, no reasoning or encrypted content in the result, and the selection rules
+(broker and extension models bring no search credential; connection-access limits apply).
+Left open (accepted either way): the wording around the query inside its one user message, which
+eight sources are kept, which of several titles a URL gets, the summary's own bound, request
+fields that carry no content (``include``, ``tool_choice``, ``thinking``, ``max_uses``), streaming
+or not. Usage is not in the adapter protocol, so its attribution is tested, not certified.
 """
 
 from __future__ import annotations
@@ -79,36 +84,61 @@ def _item(url: str, title: str = "t") -> dict[str, Any]:
 # -- the request ----------------------------------------------------------------------------------
 
 REQUEST_CASES = (
-    Case("messages", "extra messages, history or client tools, or a budget other than 8192 on Messages",
-         {"protocol": "messages"}),
-    Case("responses", "the same on Responses (max_output_tokens, previous_response_id)",
-         {"protocol": "responses"}),
+    Case("messages", "extra messages, history or client tools, a system instruction, a second content part, "
+         "another web_search tool version, or a budget other than 8192 on Messages", {"protocol": "messages"}),
+    Case("responses", "the same on Responses (instructions, a second input item or part, another tool type such "
+         "as web_search_preview, max_output_tokens, previous_response_id)", {"protocol": "responses"}),
 )
+# The native search tool each backend documents (README "Upstream wire facts"): seed 003 sends the
+# backend's native tool, so another version is a tool this backend is not known to serve natively.
+NATIVE_TOOL = {"messages": {"type": "web_search_20250305", "name": "web_search"}, "responses": {"type": "web_search"}}
+
+
+def _one_text(content: Any) -> bool:
+    """A message content that is one piece of text: a string, or a list of exactly one text part."""
+    if isinstance(content, str):
+        return True
+    return (isinstance(content, list) and len(content) == 1 and isinstance(content[0], dict)
+            and content[0].get("type") in ("text", "input_text"))
+
+
+def _tool_problem(protocol: str, tools: Any) -> str | None:
+    if not (isinstance(tools, list) and len(tools) == 1 and isinstance(tools[0], dict)):
+        return f"tools must be exactly the native web_search tool, got {tools!r}"[:200]
+    native = NATIVE_TOOL[protocol]
+    if any(tools[0].get(k) != v for k, v in native.items()):
+        return f"the tool must be the backend's native {native!r}, got {tools[0]!r}"[:200]
+    return None
 
 
 def _request_problems(protocol: str, body: Any, query: str) -> list[str]:
     if not isinstance(body, dict):
         return ["the body is not a JSON object"]
     problems: list[str] = []
+    tool = _tool_problem(protocol, body.get("tools"))
+    if tool is not None:
+        problems.append(tool)
     if protocol == "messages":
-        messages, tools, budget = body.get("messages"), body.get("tools"), body.get("max_tokens")
+        messages, budget = body.get("messages"), body.get("max_tokens")
         if not (isinstance(messages, list) and len(messages) == 1 and messages[0].get("role") == "user"):
             problems.append("messages must be exactly one user message")
         elif query not in json.dumps(messages[0], ensure_ascii=False):
             problems.append("the user message does not carry the query")
-        native = isinstance(tools, list) and len(tools) == 1 and str(tools[0].get("type", "")).startswith("web_search_")
-        if not native:
-            problems.append(f"tools must be exactly the native web_search tool, got {tools!r}"[:200])
+        elif not _one_text(messages[0].get("content")):
+            problems.append("the user message carries more than one piece of text (only the query goes)")
+        if body.get("system") not in (None, "", []):
+            problems.append("a system instruction is sent (the request carries only the query and the tool)")
         if budget != 8192:
             problems.append(f"max_tokens is {budget!r}, expected 8192")
     else:
-        items, tools, budget = body.get("input"), body.get("tools"), body.get("max_output_tokens")
+        items, budget = body.get("input"), body.get("max_output_tokens")
         one = isinstance(items, str) or (isinstance(items, list) and len(items) == 1)
         if not one or query not in json.dumps(items, ensure_ascii=False):
             problems.append("input must be one user input carrying the query")
-        native = isinstance(tools, list) and len(tools) == 1 and str(tools[0].get("type", "")).startswith("web_search")
-        if not native:
-            problems.append(f"tools must be exactly the web_search tool, got {tools!r}"[:200])
+        elif isinstance(items, list) and not (isinstance(items[0], dict) and _one_text(items[0].get("content"))):
+            problems.append("the user input carries more than one piece of text (only the query goes)")
+        if body.get("instructions") not in (None, ""):
+            problems.append("instructions are sent (the request carries only the query and the tool)")
         if budget != 8192:
             problems.append(f"max_output_tokens is {budget!r}, expected 8192")
         if body.get("previous_response_id") is not None:
@@ -123,7 +153,8 @@ def _request_problems(protocol: str, body: Any, query: str) -> list[str]:
     requires=(SA,),
     provider="messages",
     rule="Seed 003: every search sends a separate model request containing only the query and the search "
-    "backend's native search tool; the output budget is 8192 tokens.",
+    "backend's native search tool (so no system prompt or instructions, no other message or content part, and "
+    "the tool version the backend documents); the output budget is 8192 tokens.",
     cases=REQUEST_CASES,
 )
 async def request_isolated(ctx: CheckContext) -> None:
@@ -299,6 +330,51 @@ async def sources_filtered(ctx: CheckContext) -> None:
         require(set(got) <= set(urls), f"[{case.name}] a source not in the search results: {got!r}")
         require(len(got) == case["keep"], f"[{case.name}] {len(got)} sources kept of {case['keep']} distinct "
                 f"HTTP(S) results (up to eight are kept)", catches=case.catches)
+
+
+# -- titles ----------------------------------------------------------------------------------------
+
+TITLED = [f"https://t{i}.example.test/page" for i in range(3)]
+TITLE_CASES = (
+    Case("responses-cited-title", "keeping the untitled web_search_call source and dropping the title its "
+         "url_citation carried for the same URL (the exact-URL dedupe keeps the first entry)",
+         {"protocol": "responses", "titles": {TITLED[1]: "Cited page one", TITLED[2]: "Cited page two"},
+          "body": _responses_body([
+              {"id": "ws_cert", "type": "web_search_call", "status": "completed",
+               "action": {"type": "search", "query": "q", "sources": [{"type": "url", "url": u} for u in TITLED]}},
+              {"id": "msg_cert", "type": "message", "role": "assistant", "status": "completed",
+               "content": [{"type": "output_text", "text": "One and two.", "annotations": [
+                   {"type": "url_citation", "url": TITLED[1], "title": "Cited page one", "start_index": 0,
+                    "end_index": 3},
+                   {"type": "url_citation", "url": TITLED[2], "title": "Cited page two", "start_index": 8,
+                    "end_index": 11}]}]}])}),
+    Case("messages-result-title", "dropping the titles of Messages search results",
+         {"protocol": "messages", "titles": {TITLED[0]: "Result zero", TITLED[1]: "Result one"},
+          "body": _messages_body([_result_block([_item(TITLED[0], "Result zero"), _item(TITLED[1], "Result one")]),
+                                  {"type": "text", "text": "Summary."}])}),
+)
+
+
+@check(
+    "standalone.sources.titled",
+    "a source whose title the answer carried keeps that title",
+    seed="003",
+    requires=(SA,),
+    provider="messages",
+    rule="Seed 003: sources are title and URL; a source the search answer gave a title (a Messages result's "
+    "title, or a Responses url_citation's title for that URL) is not shown untitled. Which of several titles "
+    "for one URL is kept is open.",
+    cases=TITLE_CASES,
+)
+async def sources_titled(ctx: CheckContext) -> None:
+    for case in TITLE_CASES:
+        value = _visible(await _faulted(ctx, case["protocol"], Malformed(body=case["body"])), f"[{case.name}]")
+        shown = {s.get("url"): s.get("title") for s in value["sources"]}
+        for url, title in case["titles"].items():
+            if url not in shown:
+                continue  # which sources are kept is standalone.sources.filtered's business
+            require(shown[url] == title, f"[{case.name}] the source {url} has title {shown[url]!r}, but the answer "
+                    f"titled it {title!r}", catches=case.catches)
 
 
 # -- redirects ------------------------------------------------------------------------------------
@@ -480,6 +556,42 @@ RESOLUTION_CASES = (
          {"tools_enabled": ["web_fetch"], "current": "main", "accounts": [_acct("main")]}, ("none", "not_allowed")),
     _row("allow-list-with-web-search-registers", "treating any allow-list as excluding the tool",
          {"tools_enabled": ["web_search"], "current": "main", "accounts": [_acct("main")]}, _OFFICIAL),
+    # seed 003: a model offered only by a remote broker or an extension brings no local search credential
+    _row("broker-current-needs-a-local-search-account", "searching with a broker-offered model's credentials",
+         {"current": "bk", "accounts": [_acct("bk", source="broker", key="OTHER_KEY"), _acct("main")]}, _OFFICIAL),
+    _row("extension-only-model-registers-nothing", "treating an extension's model as a local search account",
+         {"current": "ext", "accounts": [_acct("ext", source="extension")]}, ("none", "no_search_account")),
+    _row("broker-first-in-order-is-skipped", "taking a broker account in the automatic fallback order",
+         {"current": "plain", "accounts": [_acct("plain", base_url="https://other.example.test/v1", key="OTHER_KEY"),
+                                           _acct("bk", source="broker", key="RELAY_KEY"), _acct("main")]},
+         _OFFICIAL),
+    _row("assigned-broker-model-is-unusable", "using a broker-offered connection named by web_search_model",
+         {"current": "main", "web_search_model": "bk/deepseek-v4-flash",
+          "accounts": [_acct("main"), _acct("bk", source="broker")]}, ("invalid",)),
+    # seed 003: connection-access limits still apply
+    _row("access-list-excludes-the-current-account", "ignoring connection-access limits in automatic selection",
+         {"current": "main", "connection_access": ["second"],
+          "accounts": [_acct("main"), _acct("second", model="deepseek-v4-pro")]},
+         ("selected", "second", "messages", OFFICIAL_URL, "deepseek-v4-pro", "DS_KEY")),
+    _row("access-list-excludes-every-account", "searching through a connection the access list leaves out",
+         {"current": "main", "connection_access": [], "accounts": [_acct("main")]}, ("none", "no_search_account")),
+    _row("access-list-excludes-the-assigned-connection", "using an assigned connection the access list leaves out",
+         {"current": "main", "web_search_model": "second/m", "connection_access": ["main"],
+          "accounts": [_acct("main"), _acct("second")]}, ("invalid",)),
+    _row("offline-applies-to-an-assigned-model", "registering an assigned search model in offline mode",
+         {"offline": True, "current": "main", "web_search_model": "main/deepseek-v4-pro", "accounts": [_acct("main")]},
+         ("none", "offline")),
+    _row("allow-list-applies-to-an-assigned-model", "letting an assignment bypass the tool allow-list",
+         {"tools_enabled": ["web_fetch"], "web_search_model": "main/deepseek-v4-pro", "accounts": [_acct("main")]},
+         ("none", "not_allowed")),
+    # seed 003: an arbitrary model ID is never lower-cased (the one aliased beta ID is left open here)
+    _row("model-id-is-kept-verbatim", "lower-casing the saved model ID on the search route",
+         {"current": "main", "accounts": [_acct("main", model="DeepSeek-V4-Flash-Custom")]},
+         ("selected", "main", "messages", OFFICIAL_URL, "DeepSeek-V4-Flash-Custom", "DS_KEY")),
+    _row("agent-table-names-the-search-model", "reading web_search_model only at the top level, not in [agent]",
+         {"current": "main", "agent": {"web_search_model": "second/deepseek-v4-pro"},
+          "accounts": [_acct("main"), _acct("second")]},
+         ("selected", "second", "messages", OFFICIAL_URL, "deepseek-v4-pro", "DS_KEY")),
 )
 
 
@@ -510,7 +622,9 @@ def resolution_observed(result: Any, expect: tuple[Any, ...]) -> tuple[Any, ...]
     "URLs are never converted; third-party Messages/Responses accounts need web_search = true and keep their "
     "endpoint and key; web_search_model missing, empty or auto is automatic, else connection/model split at "
     "the first slash; an unusable assignment registers nothing and does not switch; offline mode and an "
-    "allow-list without web_search register nothing.",
+    "allow-list without web_search register nothing; a model offered only by a remote broker or an extension "
+    "does not mean a local search credential, so an enabled local search account is still needed; "
+    "connection-access limits still apply.",
     cases=RESOLUTION_CASES,
 )
 async def resolve_table(ctx: CheckContext) -> None:

@@ -1,0 +1,280 @@
+"""Checks run side by side on lanes (`dsweb certify --jobs N`): each concurrent check has a target of its
+own, reports and progress keep catalogue order, timing checks get a quiet phase and some checks run alone.
+
+The checks here are stand-ins registered for one run; they prove overlap with events (a check that can
+only finish once another one started), never with sleeps."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dsweb_ref.certification import checks, suite
+from dsweb_ref.certification.checks import CheckContext, CheckSpec
+from dsweb_ref.certification.checks._base import Slot
+from dsweb_ref.certification.model import Check, CheckResult, Outcome
+from dsweb_ref.certification.targets import AdapterTarget, InProcessTarget, Target, ToolPair
+
+from .conftest import adapter_command, dsweb_certify
+
+Run = Callable[[CheckContext], Awaitable[None]]
+
+
+def spec(check_id: str, run: Run, slot: Slot = "shared") -> CheckSpec:
+    return CheckSpec(Check(check_id, check_id, "000", "web_search"), ("web_search",), "api", run, slot=slot)
+
+
+class Lanes:
+    """A factory of minimal in-process targets that counts what it made and the hellos they said."""
+
+    def __init__(self) -> None:
+        self.made: list[InProcessTarget] = []
+        self.hellos = 0
+
+    def __call__(self) -> Target:
+        lanes = self
+
+        class Counted(InProcessTarget):
+            async def hello(self) -> Any:
+                lanes.hellos += 1
+                return await super().hello()
+
+        target = Counted(lambda config: ToolPair(search=object()), name="stand-in", version="0")  # type: ignore[arg-type]
+        self.made.append(target)
+        return target
+
+
+def run(specs: list[CheckSpec], monkeypatch: pytest.MonkeyPatch, **kwargs: Any) -> tuple[Any, list[str]]:
+    """Run ``specs`` as the whole catalogue: the report and the ids in the order progress saw them."""
+    monkeypatch.setattr(checks, "all_checks", lambda: list(specs))
+    seen: list[str] = []
+    lanes = kwargs.pop("lanes", None) or Lanes()
+    report = asyncio.run(
+        suite.run_suite(lanes(), lanes=lanes, progress=lambda r: seen.append(r.check.id), **kwargs)
+    )
+    return report, seen
+
+
+def test_independent_checks_overlap_and_keep_catalogue_order_in_report_and_progress(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # "first" can only finish once "second" started: run one by one, it would time out.
+    second_started = asyncio.Event()
+    targets: dict[str, int] = {}
+
+    async def first(ctx: CheckContext) -> None:
+        targets["first"] = id(ctx.target)
+        await second_started.wait()
+
+    async def second(ctx: CheckContext) -> None:
+        targets["second"] = id(ctx.target)
+        second_started.set()
+
+    lanes = Lanes()
+    report, seen = run([spec("a.first", first), spec("a.second", second)], monkeypatch, jobs=2, lanes=lanes,
+                       check_timeout=20)
+    assert [r.outcome for r in report.results] == [Outcome.PASSED, Outcome.PASSED]
+    assert [r.check.id for r in report.results] == ["a.first", "a.second"] == seen  # second finished first
+    assert targets["first"] != targets["second"]  # a lane each
+    assert len(lanes.made) == 2 and lanes.hellos == 2  # each lane said hello itself
+    assert all(r.duration_s > 0 for r in report.results)
+
+
+def test_jobs_1_runs_one_check_at_a_time_on_one_target(monkeypatch: pytest.MonkeyPatch) -> None:
+    second_started = asyncio.Event()
+
+    async def first(ctx: CheckContext) -> None:
+        await second_started.wait()
+
+    async def second(ctx: CheckContext) -> None:
+        second_started.set()
+
+    lanes = Lanes()
+    report, _ = run([spec("a.first", first), spec("a.second", second)], monkeypatch, jobs=1, lanes=lanes,
+                    check_timeout=0.3)
+    assert [r.outcome for r in report.results] == [Outcome.ERROR, Outcome.PASSED]  # first waited in vain
+    assert "did not finish within" in report.results[0].reason
+
+
+def test_quiet_checks_run_beside_each_other_only_and_alone_checks_beside_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    running: set[str] = set()
+    seen_beside: dict[str, set[str]] = {}
+    quiet_started = asyncio.Event()
+    other_quiet = {"q.one": asyncio.Event(), "q.two": asyncio.Event()}
+
+    def enter(name: str) -> None:
+        seen_beside[name] = set(running)
+        running.add(name)
+
+    async def shared(ctx: CheckContext) -> None:
+        enter("s.shared")
+        # Bounded wait for something that must not happen: a quiet check starting beside this one.
+        try:
+            await asyncio.wait_for(quiet_started.wait(), 0.5)
+            seen_beside["s.shared"].add("a quiet check")
+        except TimeoutError:
+            pass
+        running.discard("s.shared")
+
+    def quiet(name: str, other: str) -> Run:
+        async def body(ctx: CheckContext) -> None:
+            enter(name)
+            quiet_started.set()
+            other_quiet[name].set()
+            await other_quiet[other].wait()  # the two quiet checks overlap
+            running.discard(name)
+
+        return body
+
+    async def alone(ctx: CheckContext) -> None:
+        enter("x.alone")
+        running.discard("x.alone")
+
+    specs = [
+        spec("q.one", quiet("q.one", "q.two"), "quiet"),
+        spec("q.two", quiet("q.two", "q.one"), "quiet"),
+        spec("s.shared", shared),
+        spec("x.alone", alone, "alone"),
+    ]
+    report, seen = run(specs, monkeypatch, jobs=4, check_timeout=20)
+    assert all(r.outcome is Outcome.PASSED for r in report.results), [r.reason for r in report.results]
+    assert seen == ["q.one", "q.two", "s.shared", "x.alone"]
+    assert seen_beside["s.shared"] == set() and seen_beside["x.alone"] == set()
+    assert seen_beside["q.one"] | seen_beside["q.two"] <= {"q.one", "q.two"}
+
+
+def test_a_lane_that_gave_an_error_is_replaced_by_a_fresh_target(monkeypatch: pytest.MonkeyPatch) -> None:
+    used: list[int] = []
+
+    async def broken(ctx: CheckContext) -> None:
+        used.append(id(ctx.target))
+        raise RuntimeError("the target broke")
+
+    async def fine(ctx: CheckContext) -> None:
+        used.append(id(ctx.target))
+
+    lanes = Lanes()
+    report, _ = run([spec("a.broken", broken), spec("a.fine", fine)], monkeypatch, jobs=1, lanes=lanes)
+    assert [r.outcome for r in report.results] == [Outcome.ERROR, Outcome.PASSED]
+    assert used[0] != used[1] and len(lanes.made) == 2
+
+
+def test_an_interrupted_run_still_reports_every_finished_check_in_catalogue_order(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    never = asyncio.Event()
+
+    async def stuck(ctx: CheckContext) -> None:
+        await never.wait()
+
+    async def quick(ctx: CheckContext) -> None:
+        pass
+
+    specs = [spec("a.stuck", stuck), spec("a.quick", quick), spec("a.late", quick)]
+    monkeypatch.setattr(checks, "all_checks", lambda: list(specs))
+    finished: list[str] = []
+    both_in = asyncio.Event()
+    record = suite._InOrder.done
+
+    def done(self: Any, index: int, result: CheckResult) -> None:
+        record(self, index, result)
+        finished.append(result.check.id)
+        if len(finished) == 2:
+            both_in.set()
+
+    monkeypatch.setattr(suite._InOrder, "done", done)
+    seen: list[str] = []
+
+    async def interrupted() -> None:
+        lanes = Lanes()
+        task = asyncio.ensure_future(
+            suite.run_suite(lanes(), lanes=lanes, jobs=3, progress=lambda r: seen.append(r.check.id))
+        )
+        await both_in.wait()
+        assert seen == []  # held back: the first check of the catalogue has not finished
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(interrupted())
+    assert seen == ["a.quick", "a.late"]
+
+
+def test_default_jobs_comes_from_the_cpu_count(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(suite.os, "cpu_count", lambda: 2)
+    assert suite.default_jobs() == 8
+    monkeypatch.setattr(suite.os, "cpu_count", lambda: None)
+    assert suite.default_jobs() == 4
+
+
+def test_every_check_marked_to_run_alone_or_quietly_says_why() -> None:
+    marked = [s for s in checks.all_checks() if s.slot != "shared"]
+    assert {s.check.id for s in marked} >= {"ssrf.proxy.ignored", "search.api.retry.waits", "ssrf.deadline"}
+    for s in marked:
+        source = Path(s.run.__code__.co_filename).read_text(encoding="utf-8")
+        decorator = source[source.index(f'    "{s.check.id}",\n') :].split("\n)\n", 1)[0].splitlines()
+        at = next(i for i, line in enumerate(decorator) if line.strip().startswith("slot="))
+        assert "#" in decorator[at] or decorator[at - 1].strip().startswith("#"), s.check.id  # the reason
+
+
+def test_dsweb_certify_hands_the_suite_a_factory_of_adapters_and_the_jobs(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from dsweb_ref.cli import certify
+
+    got: dict[str, Any] = {}
+
+    async def fake_run_suite(target: Target, **kwargs: Any) -> Any:
+        got.update(kwargs, target=target)
+        await target.close()
+        raise SystemExit(0)
+
+    monkeypatch.setattr(certify, "run_suite", fake_run_suite)
+    command = adapter_command("--break", "duplicate-url")
+    with pytest.raises(SystemExit):
+        dsweb_certify("--adapter", command, "--adapter-env", "DSWEB_X=1", "--jobs", "3")
+    assert got["jobs"] == 3
+    first, lane = got["target"].inner, got["lanes"]()  # the first lane comes wrapped to keep its hello
+    assert isinstance(first, AdapterTarget) and isinstance(lane, AdapterTarget) and lane is not first
+    assert lane.command == first.command == command and lane._env["DSWEB_X"] == "1"
+
+
+def test_jobs_must_be_a_positive_whole_number(capsys: pytest.CaptureFixture[str]) -> None:
+    for bad in ("0", "-2", "many"):
+        with pytest.raises(SystemExit) as exit_:
+            dsweb_certify("--jobs", bad)
+        assert exit_.value.code == 2
+    assert "--jobs" in capsys.readouterr().err
+
+
+def test_durations_prints_the_slowest_checks_slowest_first(capsys: pytest.CaptureFixture[str]) -> None:
+    assert dsweb_certify("--only", "search.validation", "--durations", "2", "--jobs", "2") == 0
+    out = capsys.readouterr().out
+    block = out[out.index("slowest checks (2):") :].splitlines()[1:3]
+    times = [float(line.split("s")[0]) for line in block]
+    assert len(block) == 2 and times == sorted(times, reverse=True)
+    assert all(line.split()[-1].startswith("search.validation.") for line in block)
+
+
+def test_a_check_prefers_an_idle_lane_that_already_ran_its_family() -> None:
+    async def scenario() -> tuple[Target, Target, Target]:
+        factory = Lanes()
+        pool = suite._Lanes(factory(), factory, {})
+        await pool.first_hello()
+        pool.limit = 2
+        lane_a = await pool.acquire("family_a")
+        lane_b = await pool.acquire("family_b")
+        await pool.release(lane_b, spoiled=False)  # first in the idle list
+        await pool.release(lane_a, spoiled=False)
+        again = await pool.acquire("family_a")
+        await pool.close()
+        return lane_a, lane_b, again
+
+    lane_a, lane_b, again = asyncio.run(scenario())
+    assert lane_a is not lane_b and again is lane_a
