@@ -117,7 +117,7 @@ import json
 import re
 import sys
 import threading
-from collections.abc import Coroutine, Iterable, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Sequence
 from dataclasses import dataclass, replace
 from ipaddress import IPv6Address, ip_address
 from typing import Any
@@ -303,6 +303,8 @@ BREAKS = (
     "error-echo-unscrubbed",
     "base-inferred",
     "fetch-malformed-as-empty",
+    "no-results-is-empty",
+    "tools-fixed-path",
 )
 # Modes that rebuild the standalone result from the backend's answer instead of the reference tool.
 STANDALONE_REBUILT = (
@@ -436,6 +438,8 @@ class BreakingTransport(httpx.AsyncBaseTransport):
             response = await self.inner.handle_async_request(self.rewrite(request))
         if self.mode == "standalone-leak-reasoning" and response.status_code == 200:
             response = await leak_thinking(response)
+        if self.mode == "no-results-is-empty" and path.endswith("/search") and response.status_code == 200:
+            response = await results_or_empty(response)
         if self.mode == "fetch-malformed-as-empty" and path.endswith("/fetch") and response.status_code == 200:
             response = await markdown_or_empty(response)
         if self.mode == "error-echo-unscrubbed" and response.status_code >= 400:
@@ -460,6 +464,9 @@ class BreakingTransport(httpx.AsyncBaseTransport):
             parts = urlsplit(json.loads(request.content)["url"])
             url = urlunsplit(parts._replace(scheme=parts.scheme.lower(), netloc=parts.netloc.lower()))
             return _rewrite_json(request, {"url": url})
+        if mode == "tools-fixed-path" and path.endswith(("/search", "/fetch")):
+            # wrong: seed 001's base is complete; this appends a fixed /v1/tools/<route> to the base's origin
+            request.url = request.url.copy_with(path="/v1/tools/" + path.rsplit("/", 1)[-1])
         protocol = "messages" if path.endswith("/messages") else "responses" if path.endswith("/responses") else ""
         if mode in STANDALONE_REQUESTS and protocol:
             request = _rewrite_json(request, STANDALONE_REQUESTS[mode][protocol])
@@ -508,16 +515,27 @@ async def rewrite_answer(response: httpx.Response, mode: str | None) -> httpx.Re
     return httpx.Response(response.status_code, headers=headers, content=json.dumps(data).encode())
 
 
-async def markdown_or_empty(response: httpx.Response) -> httpx.Response:
-    """fetch-malformed-as-empty: a Fetch API success without Markdown text becomes an empty page."""
+async def _empty_unless(response: httpx.Response, usable: Callable[[object], bool], empty: bytes) -> httpx.Response:
+    """A 200 whose parsed body is not ``usable`` answered with ``empty`` instead."""
     body = await response.aread()
     try:
         data = json.loads(body)
     except ValueError:
         data = None
-    if not isinstance(data, dict) or not isinstance(data.get("content"), str):
-        body = b'{"content": ""}'  # wrong: an unreadable answer is a failure, not an empty page
-    return httpx.Response(200, headers={"content-type": "application/json"}, content=body)
+    return httpx.Response(200, headers={"content-type": "application/json"}, content=body if usable(data) else empty)
+
+
+async def results_or_empty(response: httpx.Response) -> httpx.Response:
+    """no-results-is-empty: a Search API 200 without results becomes an empty search (as LiteLLM reads it)."""
+    # wrong: a 200 that is no search answer is a failure, not "nothing found"
+    return await _empty_unless(response, lambda d: not (isinstance(d, dict) and "results" not in d), b'{"results": []}')
+
+
+async def markdown_or_empty(response: httpx.Response) -> httpx.Response:
+    """fetch-malformed-as-empty: a Fetch API success without Markdown text becomes an empty page."""
+    # wrong: an unreadable answer is a failure, not an empty page
+    return await _empty_unless(response, lambda d: isinstance(d, dict) and isinstance(d.get("content"), str),
+                               b'{"content": ""}')
 
 
 def utf16_cut(prompt: str) -> str:

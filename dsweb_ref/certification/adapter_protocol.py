@@ -104,8 +104,14 @@ Methods
         }
 
     Every key is a deployment setting a check relies on; use each as given. Unknown keys must be
-    ignored. On the wire the checks expect (seed 001): Search and Fetch requests carry, beyond HTTP
-    framing (Host, Content-Length or Transfer-Encoding, Connection), only ``Authorization: Bearer
+    ignored. ``tools_base`` is a complete base: some checks hand over another deployment's
+    (``http://127.0.0.1:PORT/deepseek/tools``, ``.../api/v1/tools``), and the request must go to exactly
+    that base plus ``/search`` or ``/fetch``, never to a fixed ``/v1/tools`` path on its host. A Search
+    API answer of 200 that is no search answer (no ``results`` list, an error envelope, a result that is
+    not an object or has no text ``url``) is a failure, not an empty search.
+
+    On the wire the checks expect (seed 001): Search and Fetch requests carry, beyond HTTP framing
+    (Host, Content-Length or Transfer-Encoding, Connection), only ``Authorization: Bearer
     <api_key>`` and ``Content-Type: application/json``; a Search body is exactly ``query``, ``count``,
     ``need_content: false`` and, with a usable prompt, ``ori_question``; a Fetch body is exactly
     ``{"url": <the URL unchanged>}``. A Messages request presents the key (``Authorization: Bearer``

@@ -193,7 +193,7 @@ def explain(check_id: str) -> str:
         lines.append(f"cases ({len(e.cases)}):")
         for case in e.cases:
             lines.append(f"  - {case.name}")
-            lines.append(f"      catches: {case.catches}")
+            lines.append(f"      catches: {case.misreading}")
             if case.params:
                 lines.append(f"      params:  {_params(case.params)}")
     return "\n".join(lines) + "\n"
@@ -224,6 +224,6 @@ def markdown() -> str:
             out += [f"#### `{e.id}`", "", f"{e.description}. Seed {e.seed}; runs {e.runs}.", "", f"Rule: {e.rule}", ""]
             if e.cases:
                 out += ["| case | catches | params |", "|---|---|---|"]
-                out += [f"| {_cell(c.name)} | {_cell(c.catches)} | {_cell(_params(c.params))} |" for c in e.cases]
+                out += [f"| {_cell(c.name)} | {_cell(c.misreading)} | {_cell(_params(c.params))} |" for c in e.cases]
                 out.append("")
     return "\n".join(out).rstrip("\n") + "\n"

@@ -26,11 +26,14 @@ from .log import RequestLog
 from .scripted import ScriptedStore
 from .wire import EmulatorState, RouteTable
 
-__all__ = ["DEFAULT_ACCOUNT_TOKEN", "DEFAULT_API_KEY", "Emulator", "is_loopback"]
+__all__ = ["DEFAULT_ACCOUNT_TOKEN", "DEFAULT_API_KEY", "OTHER_TOOLS_PREFIXES", "Emulator", "is_loopback"]
 
 # Public test values, deliberately unlike real DeepSeek keys.
 DEFAULT_API_KEY = "dsweb-emulator-key-0001"
 DEFAULT_ACCOUNT_TOKEN = "dsweb-emulator-account-0001"
+# Other deployments of the Search/Fetch APIs, served beside the public /v1/tools: a gateway's own prefix
+# without /v1, and the verified development shape (a prefix before /v1). Each is a complete base.
+OTHER_TOOLS_PREFIXES = ("/deepseek/tools", "/api/v1/tools")
 
 
 def is_loopback(host: str) -> bool:
@@ -99,7 +102,9 @@ class Emulator:
 
     Credentials: any of ``api_keys`` or ``account_tokens`` as ``Authorization: Bearer``; Messages
     also reads ``x-api-key``. ``tools_prefix`` moves the Search/Fetch routes (None drops them, like
-    a Messages-only gateway). ``log_limit`` keeps only the newest request records.
+    a Messages-only gateway); ``other_tools_prefixes`` serves them under other deployments' bases too
+    (default :data:`OTHER_TOOLS_PREFIXES`; ``tools_base`` stays the first one, ``tools_bases`` lists all).
+    ``log_limit`` keeps only the newest request records.
     """
 
     def __init__(
@@ -110,20 +115,23 @@ class Emulator:
         host: str = "127.0.0.1",
         port: int = 0,
         tools_prefix: str | None = "/v1/tools",
+        other_tools_prefixes: Iterable[str] = OTHER_TOOLS_PREFIXES,
         allow_non_loopback: bool = False,
         log_limit: int | None = None,
         startup_timeout: float = 10.0,
     ) -> None:
         if not allow_non_loopback and not is_loopback(host):
             raise ValueError(f"refusing to serve on non-loopback host {host!r} (pass allow_non_loopback=True)")
-        if tools_prefix is not None and (not tools_prefix.startswith("/") or tools_prefix.endswith("/")):
-            raise ValueError("tools_prefix must start with '/' and not end with '/'")
+        others = tuple(other_tools_prefixes)
+        for prefix in (tools_prefix, *others):
+            if prefix is not None and (not prefix.startswith("/") or prefix.endswith("/")):
+                raise ValueError("tools_prefix must start with '/' and not end with '/'")
         self.host = host
         self._requested_port = port
         self._startup_timeout = startup_timeout
         self._state = EmulatorState(
             credentials=Credentials.of(api_keys, account_tokens),
-            routes=RouteTable(tools_prefix),
+            routes=RouteTable(tools_prefix, others),
             log=RequestLog(log_limit),
         )
         self._port: int | None = None
@@ -227,6 +235,11 @@ class Emulator:
         if prefix is None:
             raise RuntimeError("this emulator serves no tools routes (tools_prefix=None)")
         return self.base_url + prefix
+
+    @property
+    def tools_bases(self) -> tuple[str, ...]:
+        """Every complete Search/Fetch base served (``tools_base`` first); empty without tools routes."""
+        return tuple(self.base_url + prefix for prefix in self._state.routes.tools_prefixes)
 
     @property
     def messages_base(self) -> str:

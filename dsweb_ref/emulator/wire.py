@@ -58,6 +58,9 @@ class RouteTable:
     :data:`API_ROUTES` (credentials and faults apply) and its answer in ``app.ANSWERS``."""
 
     tools_prefix: str | None = "/v1/tools"  # None: no tools routes, like a Messages-only gateway
+    # Other deployments' complete bases, served beside tools_prefix (never without it): one emulator
+    # can then tell a client that uses the base it is given from one that appends a fixed path.
+    other_tools_prefixes: tuple[str, ...] = ()
     _names: dict[str, str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -70,9 +73,16 @@ class RouteTable:
             ("messages", "/anthropic/messages"),
             ("responses", "/v1/responses"),
         ]
-        if self.tools_prefix is not None:
-            paths += [("search", f"{self.tools_prefix}/search"), ("fetch", f"{self.tools_prefix}/fetch")]
+        for prefix in self.tools_prefixes:
+            paths += [("search", f"{prefix}/search"), ("fetch", f"{prefix}/fetch")]
         return paths
+
+    @property
+    def tools_prefixes(self) -> tuple[str, ...]:
+        """Every prefix the Search/Fetch routes live under, ``tools_prefix`` first (none without it)."""
+        if self.tools_prefix is None:
+            return ()
+        return tuple(dict.fromkeys((self.tools_prefix, *self.other_tools_prefixes)))
 
     def name_for(self, path: str) -> str | None:
         name = self._names.get(path)

@@ -108,6 +108,9 @@ BREAKS: dict[str, tuple[set[str], str | tuple[str, ...]]] = {
     "error-echo-unscrubbed": ({"errors.secret_echo"}, "the failure shows"),
     "base-inferred": ({"search.api.base_unavailable"}, "the provider is unavailable"),
     "fetch-malformed-as-empty": ({"fetch.api.mapping"}, "expected WEB_PROVIDER_ERROR"),
+    # issue 24: LiteLLM's reading (a 200 without results is an empty search), and a fixed tools path
+    "no-results-is-empty": ({"errors.codes"}, "200 with an empty object"),
+    "tools-fixed-path": ({"search.api.base_shapes"}, "the request went to /v1/tools/search, expected /deepseek/tools"),
 }
 # Seed 002 modes added with the SSRF limit checks and the diversity check: mode -> the family (an
 # --only prefix), the one check of that family it fails, and a fragment of the reason (the older
@@ -174,7 +177,8 @@ def test_every_seed_002_break_mode_is_tabled() -> None:
 
 # The checks of this suite's case families (seeds 000/001, the opt-in scheduling ones included); seeds
 # 002/003 table their own breaks (tests/standalone, ...).
-FAMILIES = {"batch", "differential", "fetch", "mapping", "merge", "outcomes", "scheduling", "search", "summary",
+FAMILIES = {"batch", "deployment", "differential", "fetch", "mapping", "merge", "outcomes", "scheduling", "search",
+            "summary",
             "text", "validation"}
 SEED_000_001 = [s for s in all_checks() if s.run.__module__.rsplit(".", 1)[-1] in FAMILIES]
 

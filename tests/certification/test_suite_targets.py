@@ -73,6 +73,7 @@ def test_undeclared_capabilities_are_skipped_never_passed_and_withhold_their_pro
         "fetch.value.schema",
         "search.api.fail_fast",
         "search.api.base_unavailable",
+        "search.api.base_shapes",
         "search.api.metadata",  # quality-metadata is declared, but it needs search-api
         *OPT_IN_CHECKS,  # declared, but they need search-api
         *SUMMARY_CHECKS,

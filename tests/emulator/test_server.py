@@ -16,6 +16,7 @@ import pytest
 from dsweb_ref.cli import emulator as emulator_cli
 from dsweb_ref.emulator import DEFAULT_API_KEY, Emulator
 from dsweb_ref.emulator.fixtures import EmulatorFactory
+from dsweb_ref.emulator.server import OTHER_TOOLS_PREFIXES
 
 from ._support import SEARCH
 
@@ -139,3 +140,27 @@ def test_log_limit_keeps_the_newest_records(emulator_factory: EmulatorFactory, e
         )
     assert [r.json["query"] for r in emu.log.records()] == ["b", "c"]
     assert emu.log.max_in_flight == 1
+
+
+def test_other_deployment_bases_are_served_beside_the_public_one(emulator_factory: EmulatorFactory,
+                                                                 emulator_api_key: str) -> None:
+    """Issue 24 item 4: one emulator serves the tools routes under several complete bases, so a check can
+    tell a client that uses its configured base from one that appends a fixed /v1/tools path."""
+    emu: Emulator = emulator_factory(api_keys=(emulator_api_key,))
+    headers = {"Authorization": f"Bearer {emulator_api_key}"}
+    assert emu.tools_bases == tuple(emu.base_url + p for p in ("/v1/tools", *OTHER_TOOLS_PREFIXES))
+    assert {"/deepseek/tools", "/api/v1/tools"} <= set(OTHER_TOOLS_PREFIXES)
+    for base in emu.tools_bases:
+        assert httpx.post(base + "/search", json={"query": "x"}, headers=headers).status_code == 200
+        assert httpx.post(base + "/fetch", json={"url": "https://docs.example.test/api/search"},
+                          headers=headers).status_code == 200
+    assert [r.route for r in emu.log.records()] == ["search", "fetch"] * len(emu.tools_bases)
+    nested = emu.base_url + "/deepseek/v1/tools/search"
+    assert httpx.post(nested, json={"query": "x"}, headers=headers).status_code == 404
+    gateway: Emulator = emulator_factory(api_keys=(emulator_api_key,), tools_prefix=None)
+    assert gateway.tools_bases == ()
+    for prefix in OTHER_TOOLS_PREFIXES:
+        url = gateway.base_url + prefix + "/search"
+        assert httpx.post(url, json={"query": "x"}, headers=headers).status_code == 404
+    with pytest.raises(ValueError):
+        Emulator(other_tools_prefixes=("deepseek/tools",))

@@ -69,7 +69,13 @@ def _messages(query: str, rows: Sequence[Row]) -> dict[str, Any]:
         "content": content,
         "stop_reason": "end_turn",
         "stop_sequence": None,
-        "usage": {"input_tokens": 1, "output_tokens": 1, "server_tool_use": {"web_search_requests": 1}},
+        # Every field the official SDK requires with strict validation (web_fetch_requests too), so an
+        # implementation that parses with the SDK is never failed for the script's omission.
+        "usage": {
+            "input_tokens": 1,
+            "output_tokens": 1,
+            "server_tool_use": {"web_fetch_requests": 0, "web_search_requests": 1},
+        },
     }
 
 

@@ -9,7 +9,7 @@ import json
 from ..._exceptions import WebError
 from ..._secrets import encoded_secret_found
 from ...emulator import CutBody, Fault, Malformed, RateLimited, Status, ToolError
-from ..cases import Case
+from ..cases import ORDER, Case
 from ..targets import CallOutcome, TargetError
 from ._base import PROVIDER_ERROR, CheckContext, check, expect_error, expect_success, require
 from ._oracle import query_match
@@ -19,6 +19,33 @@ WS = "web_search"
 QUERY = "markdown"
 REDIRECT_STATUSES = (300, 301, 302, 303, 307, 308)  # every 3xx HTTP defines for redirection
 WRONG_SHAPE = {"search": b'{"results": {"url": "https://a.example.test/"}}', "messages": b'{"content": "prose"}'}
+
+
+def _messages_result(items: object) -> bytes:
+    """A Messages answer whose one web_search_tool_result holds ``items``."""
+    tool = {"type": "server_tool_use", "id": "srvtoolu_shape", "name": "web_search", "input": {"query": QUERY}}
+    block = {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_shape", "content": items}
+    return json.dumps({"type": "message", "role": "assistant", "content": [tool, block]}).encode()
+
+
+# 200 answers that are no search answer at all (issue: a 200 without results became an empty search):
+# seed 001's 'Empty results is successful' speaks of a results list that is empty, not of one that is
+# missing, null or unreadable. Per route, the same wrong shape in that protocol's own format.
+SHAPES: dict[str, dict[str, bytes]] = {
+    "empty-object": {"search": b"{}", "messages": b"{}"},
+    "error-envelope": {
+        "search": b'{"error": {"message": "Service temporarily unavailable", "type": "server_error"}}',
+        "messages": b'{"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}',
+    },
+    "null-results": {"search": b'{"results": null}',
+                     "messages": b'{"type": "message", "role": "assistant", "content": null}'},
+    "non-objects": {"search": b'{"results": ["https://a.example.test/", 7]}',
+                    "messages": _messages_result(["https://a.example.test/", 7])},
+    "no-url": {"search": b'{"results": [{"title": "No URL", "snippet": "s"}]}',
+               "messages": _messages_result([{"type": "web_search_result", "title": "No URL"}])},
+    "url-not-text": {"search": b'{"results": [{"url": 7, "title": "Number"}]}',
+                     "messages": _messages_result([{"type": "web_search_result", "url": 7, "title": "Number"}])},
+}
 
 FAILURES = (
     Case("HTTP 401", "a rejected credential reported as anything but the provider's failure", {"fault": "401"}),
@@ -33,6 +60,19 @@ FAILURES = (
     Case("truncated JSON", "an unreadable body answered with no results", {"fault": "truncated"}),
     Case("HTML instead of JSON", "a non-JSON success body answered with no results", {"fault": "html"}),
     Case("JSON of the wrong shape", "a wrong-shaped body answered with no results", {"fault": "shape"}),
+    Case("200 with an empty object", "a 200 without results read as a search that found nothing",
+         {"fault": "empty-object"}),
+    Case("200 carrying an error envelope", "an error envelope in a 200 read as a search that found nothing",
+         {"fault": "error-envelope"}),
+    Case("results null", "null results taken for an empty list", {"fault": "null-results"}),
+    Case("results holding non-objects", "items that are not objects skipped, leaving an empty search",
+         {"fault": "non-objects"}),
+    Case("a result without url", "a result with no url skipped, leaving an empty search", {"fault": "no-url"}),
+    Case("a result whose url is not text", "a non-text url skipped or turned into text", {"fault": "url-not-text"}),
+    Case("HTTP 503 with an answer body", "the body read as an answer before the status is looked at",
+         {"fault": "503-answer"}, family=ORDER),
+    Case("HTTP 404 with an answer body", "only 5xx looked at before the body is read as an answer",
+         {"fault": "404-answer"}, family=ORDER),
     Case("body cut mid-transfer", "a broken transfer retried or answered with no results", {"fault": "cut"}),
 )
 
@@ -53,6 +93,10 @@ def failure_fault(name: str, route: str) -> Fault:
         "shape": Malformed(body=WRONG_SHAPE[route]),
         "cut": CutBody(),
     }
+    if name in SHAPES:
+        return Malformed(body=SHAPES[name][route])
+    if name.endswith("-answer"):  # a failure status whose body is a valid answer naming one source
+        return Status(int(name[:3]), body=answer_body(route, QUERY, [row("https://status.example.test/", "S")]))
     return faults[name]
 
 
@@ -63,7 +107,11 @@ def failure_fault(name: str, route: str) -> Fault:
     requires=(WS,),
     rule="Seed 001: the provider has 'no shared rate scheduler, automatic retries, or fallback'; every "
     "non-success status is a failure ('every non-success status is a retrieval failure'), as is a body "
-    "the provider cannot read. Each becomes WEB_PROVIDER_ERROR with no value after exactly one upstream "
+    "the provider cannot read: a 200 that is no search answer ({}, an error envelope, null results, results "
+    "that are not objects, a result without a text url) is a failure too, since 'Empty results is "
+    "successful' speaks of an empty results list, not a missing one. The status decides first: a failure "
+    "status fails even when its body is a valid answer. Each becomes WEB_PROVIDER_ERROR with "
+    "no value after exactly one upstream "
     "request, and the message never carries the credential.",
     cases=FAILURES,
 )
