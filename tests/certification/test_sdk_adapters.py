@@ -8,8 +8,6 @@ import shlex
 import sys
 from pathlib import Path
 
-import pytest
-
 from .conftest import ROOT, dsweb_certify, json_outcomes, json_report
 
 MESSAGES_ADAPTER = ROOT / "tests" / "certification" / "sdk_messages_adapter.py"
@@ -30,10 +28,6 @@ def test_anthropic_sdk_adapter_with_strict_parsing_is_certified_for_messages_sea
 STANDALONE_ADAPTER = ROOT / "tests" / "certification" / "sdk_standalone_adapter.py"
 
 
-@pytest.mark.xfail(strict=True, reason="seed-003's own scripted answers (checks/standalone.py _messages_body and "
-                   "_responses_body) lack fields the SDK types require: usage.server_tool_use.web_fetch_requests; "
-                   "parallel_tool_calls, tool_choice, tools and usage token details. Once they carry them this "
-                   "passes (measured with those fields added: certified, 8 of 8) and the marker goes.")
 def test_openai_and_anthropic_sdk_standalone_adapter_is_certified_for_the_standalone_search(tmp_path: Path) -> None:
     """The openai SDK serves only the Responses half of seed 003's standalone search (no DeepSeek
     Search/Fetch API type exists in it); the Messages half is the anthropic SDK's."""

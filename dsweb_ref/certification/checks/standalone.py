@@ -62,14 +62,19 @@ def _messages_body(content: list[dict[str, Any]]) -> bytes:
     return json.dumps(
         {"id": "msg_cert", "type": "message", "role": "assistant", "model": "deepseek-v4-flash", "content": content,
          "stop_reason": "end_turn", "stop_sequence": None,
-         "usage": {"input_tokens": 10, "output_tokens": 10, "server_tool_use": {"web_search_requests": 1}}}
+         "usage": {"input_tokens": 10, "output_tokens": 10,
+                   "server_tool_use": {"web_search_requests": 1, "web_fetch_requests": 0}}}
     ).encode()
 
 
 def _responses_body(output: list[dict[str, Any]]) -> bytes:
     return json.dumps(
         {"id": "resp_cert", "object": "response", "created_at": 0, "status": "completed", "model": "deepseek-v4-flash",
-         "output": output, "usage": {"input_tokens": 10, "output_tokens": 10, "total_tokens": 20}}
+         "output": output, "parallel_tool_calls": False, "tool_choice": "auto", "tools": [{"type": "web_search"}],
+         # Every field the official SDK requires under strict validation, so an SDK-built target can read it.
+         "usage": {"input_tokens": 10, "output_tokens": 10, "total_tokens": 20,
+                   "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
+                   "output_tokens_details": {"reasoning_tokens": 0}}}
     ).encode()
 
 
