@@ -86,7 +86,8 @@ async def _run_protocol(
             openai_base=emu.openai_base,
         )
         await target.configure(config)
-        await asyncio.wait_for(spec.run(CheckContext(emu, target, hello, config, proxies)), limit)
+        ctx = CheckContext(emu, target, hello, config, proxies)
+        await asyncio.wait_for(spec.run(ctx), limit)
     except CheckFailed as exc:
         return Outcome.FAILED, exc.reason, dict(exc.details)
     except TargetError as exc:
@@ -98,7 +99,7 @@ async def _run_protocol(
     finally:
         emu.faults.release_gates()
         await asyncio.to_thread(emu.stop)
-    return Outcome.PASSED, "", {}
+    return Outcome.PASSED, "", dict(ctx.notes)  # e.g. a timing claim met only "late under load"
 
 
 def _combine(runs: list[tuple[SearchProtocol, _Run]]) -> _Run:

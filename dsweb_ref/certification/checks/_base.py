@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, Literal, TypeVar
 
 from ...emulator import Emulator, Fault, RequestRecord
@@ -76,6 +76,8 @@ class CheckContext:
     hello: Hello
     config: TargetConfig
     proxies: ProxyTraps | None = None  # the run's proxy traps (sandbox.py); None outside run_suite
+    # Evidence a passing check reports (e.g. a timing claim only met "late under load"); see note().
+    notes: dict[str, Any] = field(default_factory=dict)
 
     @property
     def search_route(self) -> Literal["search", "messages"]:
@@ -122,6 +124,10 @@ class CheckContext:
     def records(self, route: str | None = None) -> list[RequestRecord]:
         records = self.emu.log.records()
         return records if route is None else [r for r in records if r.route == route]
+
+    def note(self, key: str, value: Any) -> None:
+        """Keep ``value`` (JSON-serialisable) in the details of this check's result, passed or not."""
+        self.notes[key] = value
 
     def fresh(self) -> None:
         """Start a case afresh: no scripted fault left (their gates released) and an empty log."""
