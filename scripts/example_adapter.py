@@ -176,6 +176,7 @@ BREAKS = (
     "early-answer-subtle",
     "report-sibling-abort",
     "miss-failure-after-success",
+    "lost-failure-race",
     "ignore-cancel",
     "cancel-no-wait",
     "cancel-single-early",
@@ -308,6 +309,7 @@ OWN_BATCH = (
     "early-answer-subtle",
     "report-sibling-abort",
     "miss-failure-after-success",
+    "lost-failure-race",
     "no-round-robin",
     "duplicate-url",
     "dedup-normalized-url",
@@ -758,6 +760,25 @@ async def cancel_and_wait(tasks: Sequence[asyncio.Future[SearchResult]]) -> None
     for task in tasks:
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
+
+
+async def wake_from_wait(tasks: Sequence[asyncio.Future[SearchResult]]) -> list[SearchResult]:
+    """lost-failure-race (issue 14's defect): completions are recorded by done-callbacks but the
+    batch wakes from asyncio.wait's own callback, so a failure landing in the loop step between that
+    wake-up and its recording is lost, and the batch waits for the slowest sibling."""
+    finished: list[asyncio.Future[SearchResult]] = []
+    for task in tasks:
+        task.add_done_callback(finished.append)
+    pending: set[asyncio.Future[SearchResult]] = set(tasks)
+    while pending:
+        _, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+        if any(t.cancelled() or t.exception() is not None for t in finished):
+            break
+    failed = [t for t in finished if t.cancelled() or t.exception() is not None]
+    if failed:
+        await cancel_and_wait(tasks)
+        raise failed[0].exception() or WebError("WEB_ABORTED", "a search of the batch was cancelled")
+    return [t.result() for t in tasks]
 
 
 async def stubborn_sleep(_clock: object, seconds: float) -> None:
@@ -1247,6 +1268,8 @@ class Adapter:
         try:
             if self.mode == "miss-failure-after-success":
                 return await self.watch_until_success(tasks)
+            if self.mode == "lost-failure-race":
+                return await wake_from_wait(tasks)
             done, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
         except asyncio.CancelledError:
             await cancel_and_wait(tasks)
