@@ -255,6 +255,7 @@ BREAKS = (
     "retry-cancel-late",
     "pacing-burst",
     "pacing-cancel-sends",
+    "pacing-retries-unpaced",
     "localization-unvalidated",
     "retry-fetch-by-default",
     "pacing-by-default",
@@ -799,6 +800,27 @@ def untrimmed(value: object) -> str | None:
 RIGHT_IP_LITERAL = deepseek_search_api.ip_literal
 
 
+class FirstPaced:
+    """pacing-retries-unpaced: a policy whose pacing holds for an operation's first attempt only; its
+    retries go out whenever their backoff ends (wrong: a retry is a request against the account's rate)."""
+
+    def __init__(self, policy: _scheduler.Policy) -> None:
+        self.policy, self.asked = policy, 0
+        self.qps, self.retries, self.max_wait_s = policy.qps, policy.retries, policy.max_wait_s
+
+    @property
+    def pacing(self) -> bool:
+        self.asked += 1
+        return self.policy.pacing and self.asked == 1
+
+
+RIGHT_RUN = _scheduler.AccountScheduler.run
+
+
+async def first_paced(self: _scheduler.AccountScheduler, api: str, policy: Any, *rest: Any) -> Any:
+    return await RIGHT_RUN(self, api, FirstPaced(policy), *rest)  # type: ignore[arg-type]
+
+
 def one_too_many(conf: Any, api: str) -> _scheduler.Policy:
     """retry-one-too-many: the configured bound counts the retries after the first one."""
     policy = RIGHT_POLICY(conf, api)
@@ -997,6 +1019,8 @@ def bend_scheduling(mode: str | None) -> None:
             lambda self, base, credential: _scheduler.AccountScheduler(self._clock, self._rand))
     elif mode == "retry-one-too-many":
         _scheduler.Policy.of = one_too_many  # type: ignore[assignment]
+    elif mode == "pacing-retries-unpaced":
+        _scheduler.AccountScheduler.run = first_paced  # type: ignore[method-assign]
     elif mode == "retry-at-once":
         _scheduler.AccountScheduler.backoff = lambda _self, _retry, _cap: 0.0  # type: ignore[method-assign]
     elif mode == "retry-503-only":

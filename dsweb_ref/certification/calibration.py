@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .checks._base import CheckContext
 
-__all__ = ["ATTEMPTS", "LATE_UNDER_LOAD", "Load", "LagSampler", "Timed", "judge_timed", "round_trip"]
+__all__ = ["ATTEMPTS", "LATE_UNDER_LOAD", "LagSampler", "Load", "Timed", "judge_timed", "round_trip"]
 
 TICK = 0.01  # seconds the lag sampler asks to sleep
 ATTEMPTS = 3  # runs of one timed case at most (the first and two re-runs)
