@@ -121,8 +121,9 @@ async def judge_timed(
             if history:
                 ctx.note(name, {"attempts": [*history, {"met": True, **load.to_json()}]})
             return
-        slowest = max(missed, key=lambda m: m.excess - load.allowance)
-        late = slowest.excess > load.allowance
+        beyond = [m for m in missed if m.excess > load.allowance]
+        slowest = beyond[0] if beyond else max(missed, key=lambda m: m.excess)  # the first row in order
+        late = bool(beyond)
         history.append({"late": late, "reason": slowest.what, "took_s": round(slowest.took, 3),
                         "bound_s": round(slowest.bound, 3), **load.to_json()})
         if not late:

@@ -274,7 +274,7 @@ async def cancel_quiescence(ctx: CheckContext) -> None:
             gate.release()
 
 
-CROWD_ROUNDS = 12  # runs of the crowded row: each lands the failure amid a different burst of successes
+CROWD_ROUNDS = 6  # runs of the crowded row: each lands the failure amid a different burst of successes
 
 
 STAGGER = 0.0003  # seconds added each round between releasing the burst and the failure
@@ -304,7 +304,7 @@ RACE = (
          "in the loop step between the wake-up and its recording is lost (issue 14), and the call waits for "
          "the slow sibling; six successes and the failure are released together, over several rounds, so the "
          "failure's completion falls between many wake-ups and recordings",
-         {"crowd": 6, "rounds": CROWD_ROUNDS}),
+         {"crowd": 24, "rounds": CROWD_ROUNDS}),
 )
 
 

@@ -24,17 +24,20 @@ request was NOT sent.
 from __future__ import annotations
 
 import asyncio
-import bisect
 import email.utils
 import functools
 import ipaddress
+import itertools
+import math
 import time
+from dataclasses import dataclass
+from typing import Any
 
 from ..._exceptions import WebError
 from ...emulator import Delay, RateLimited, RequestRecord, Status
 from ...emulator.faults import Fault
 from ..adapter_protocol import CAP_LOCALIZATION, CAP_PACING, CAP_RETRY
-from ..calibration import LagSampler, Load, Timed, judge_timed, round_trip
+from ..calibration import ATTEMPTS, LagSampler, Load, Timed, judge_timed, round_trip
 from ..cases import Case
 from ..targets import CallOutcome, PendingCall, TargetError
 from ._base import (
@@ -42,6 +45,7 @@ from ._base import (
     INVALID_ARGUMENTS,
     PROVIDER_ERROR,
     CheckContext,
+    CheckFailed,
     check,
     expect_error,
     expect_success,
@@ -64,6 +68,7 @@ BURST_QUIET = 0.2  # seconds without a new request after which a pacer's burst h
 # A retry this soon after the failure was answered was sent at once, without waiting. The curve is
 # open (a full-jitter backoff may draw a short wait), so only the longest of three such waits counts.
 AT_ONCE_RETRY = 0.02
+LOAD_CAP = 0.2  # seconds: the most the measured load may widen a retry margin (a wrong reading is 0.5 s off)
 DEADLINE = 2.0  # seconds: the operation's timeout_s in the deadline rows
 DEADLINE_SLACK = 0.4  # seconds past the deadline a call may take on a quiet machine (load measured apart)
 CONFIG_INVALID = "WEB_CONFIG_INVALID"
@@ -129,10 +134,11 @@ async def fail_fast(ctx: CheckContext) -> None:
 
 # -- retry ----------------------------------------------------------------------------------------
 
-def _http_date_ahead(seconds: float) -> tuple[str, float]:
-    """An HTTP date about ``seconds`` ahead, and the monotonic time it names."""
+def _http_date_ahead() -> tuple[str, float]:
+    """An HTTP date (whole seconds) between 1 and 2 seconds ahead, and the monotonic time it names:
+    never so near that a backoff of a reading that ignores dates would reach it."""
     wall = time.time()
-    date = email.utils.formatdate(wall + seconds, usegmt=True)
+    date = email.utils.formatdate(math.floor(wall) + 2, usegmt=True)
     when = email.utils.parsedate_to_datetime(date).timestamp()
     return date, time.monotonic() + (when - wall)
 
@@ -170,61 +176,110 @@ RETRY_CASES = (
 )
 async def retry_waits(ctx: CheckContext) -> None:
     await ctx.configure_opt_in(retries=RETRIES)
+    history: list[dict[str, Any]] = []
+    first: tuple[str, str] | None = None
+    for _ in range(ATTEMPTS):
+        before = await round_trip(ctx)
+        async with LagSampler() as lag:
+            rows = await _retry_rows(ctx)
+        load = Load(lag.worst, max(before, await round_trip(ctx)))
+        problems = _retry_problems(rows, load)
+        if not problems:
+            if history:
+                ctx.note("search.api.retry.waits", {"attempts": [*history, {"met": True, **load.to_json()}]})
+            return
+        first = first or problems[0]
+        history.append({"reason": problems[0][0], **load.to_json()})
+    assert first is not None
+    raise CheckFailed(f"{first[0]} (in all {ATTEMPTS} runs, beyond what the measured load explains)",
+                      catches=first[1], attempts=history)
+
+
+@dataclass(frozen=True, slots=True)
+class _Row:
+    case: Case
+    outcome: CallOutcome
+    records: list[RequestRecord]  # this row's Search API requests, in arrival order
+    fault: Fault
+    not_before: float | None  # the monotonic time a Retry-After date names
+
+
+async def _retry_rows(ctx: CheckContext) -> list[_Row]:
+    """Every row at once, each its own query with its own fault: the run takes its longest wait, not
+    their sum."""
     ctx.fresh()
-    # Every row is its own query with its own fault, and all run at once: the check takes its longest
-    # wait, not their sum. Load only makes a retry later, so these lower bounds need no calibration.
     rows = [case for case in RETRY_CASES if "judges" not in case.params]
-    faults: dict[str, tuple[Fault, float | None]] = {}
+    faults: list[tuple[Fault, float | None]] = []
     for n, case in enumerate(rows):
-        query, not_before = f"{QUERY} {n}", None
+        not_before = None
         fault = case["fault"]
         if fault == "seconds":
             fault = RateLimited(retry_after=1)
         elif fault == "date":
-            date, not_before = _http_date_ahead(1.5)
+            date, not_before = _http_date_ahead()
             fault = RateLimited(retry_after=date)
-        faults[case.name] = fault, not_before
-        ctx.emu.inject("search", fault, times=case.params.get("times", 1), when=query_match("search", query))
+        faults.append((fault, not_before))
+        ctx.emu.inject("search", fault, times=case.params.get("times", 1), when=query_match("search", f"{QUERY} {n}"))
     calls = [ctx.start_search([f"{QUERY} {n}"]) for n in range(len(rows))]
     outcomes = [await call.outcome(CALL_TIMEOUT) for call in calls]
     await ctx.settle()
-    waits: dict[str, float] = {}
-    for n, (case, outcome) in enumerate(zip(rows, outcomes, strict=True)):
+    found = []
+    for n, (case, outcome, (fault, not_before)) in enumerate(zip(rows, outcomes, faults, strict=True)):
         records = [r for r in ctx.records("search") if isinstance(r.json, dict) and r.json.get("query") ==
                    f"{QUERY} {n}"]
-        require(records, f"{case.name}: no Search API request reached the emulator")
-        fault, not_before = faults[case.name]
-        _judge_retry(case, outcome, records, fault, not_before, waits)
+        found.append(_Row(case, outcome, records, fault, not_before))
+    return found
+
+
+def _retry_problems(rows: list[_Row], load: Load) -> list[tuple[str, str]]:
+    """Each row's problem (reason, catches). The emulator stamps an answer's end after it was sent, so
+    a loaded machine can make a wait look shorter (and an at-once retry look like a wait) by what it
+    withheld: both margins grow by the measured load, up to :data:`LOAD_CAP`."""
+    slack = CLOCK_SLACK + min(load.allowance, LOAD_CAP)
+    problems: list[tuple[str, str]] = []
+    waits: dict[str, list[float]] = {}
+    for row in rows:
+        try:
+            _judge_retry(row, slack, waits)
+        except CheckFailed as exc:
+            problems.append((exc.reason, row.case.catches))
     for case in RETRY_CASES:
-        if "judges" in case.params:
-            longest = max(waits[name] for name in case["judges"])
-            require(longest >= AT_ONCE_RETRY, f"{case.name}: every retry without Retry-After came at once (the "
-                    f"longest wait {longest * 1000:.1f} ms)", catches=case.catches, waits=waits)
+        if "judges" in case.params and not problems:
+            longest = max(w for name in case["judges"] for w in waits[name])
+            at_once = AT_ONCE_RETRY + min(load.allowance, LOAD_CAP)
+            if longest < at_once:
+                problems.append((f"{case.name}: every retry without Retry-After came at once (the longest wait "
+                                 f"{longest * 1000:.1f} ms)", case.catches))
+    return problems
 
 
-def _judge_retry(case: Case, outcome: CallOutcome, records: list[RequestRecord], fault: Fault,
-                 not_before: float | None, waits: dict[str, float]) -> None:
+def _judge_retry(row: _Row, slack: float, waits: dict[str, list[float]]) -> None:
+    case, records = row.case, row.records
+    require(records, f"{case.name}: no Search API request reached the emulator")
     if case.params.get("times", 1) is None:
-        expect_error(outcome, case.name, PROVIDER_ERROR)
+        expect_error(row.outcome, case.name, PROVIDER_ERROR)
         require(2 <= len(records) <= 1 + RETRIES, f"{case.name}: {len(records)} requests for {RETRIES} "
-                f"retries (expected 2 to {1 + RETRIES})", catches=case.catches)
+                f"retries (expected 2 to {1 + RETRIES})")
+        waits[case.name] = _gaps(records)
         return
-    expect_success(outcome, case.name)
-    require(len(records) == 2, f"{case.name}: {len(records)} requests, expected the failure and one retry",
-            catches=case.catches)
+    expect_success(row.outcome, case.name)
+    require(len(records) == 2, f"{case.name}: {len(records)} requests, expected the failure and one retry")
     first, second = records
-    require(first.finished is not None and second.started > first.finished,
-            f"{case.name}: the retry started before the failure was answered", catches=case.catches)
-    assert first.finished is not None
-    waited = waits[case.name] = second.started - first.finished
-    asked = fault.retry_after if isinstance(fault, RateLimited) else case.params.get("wait")
+    require(first.finished is not None and second.started > first.finished - slack,
+            f"{case.name}: the retry started before the failure was answered")
+    waited = max(_gaps(records))
+    waits[case.name] = [waited]
+    asked = row.fault.retry_after if isinstance(row.fault, RateLimited) else case.params.get("wait")
     if isinstance(asked, int):
-        require(waited >= asked - CLOCK_SLACK, f"{case.name}: retried {waited:.3f} s after a Retry-After of "
-                f"{asked} s", catches=case.catches)
-    if not_before is not None:
-        require(second.started >= not_before - CLOCK_SLACK,
-                f"{case.name}: retried {not_before - second.started:.3f} s before the Retry-After date",
-                catches=case.catches)
+        require(waited >= asked - slack, f"{case.name}: retried {waited:.3f} s after a Retry-After of {asked} s")
+    if row.not_before is not None:
+        require(second.started >= row.not_before - slack,
+                f"{case.name}: retried {row.not_before - second.started:.3f} s before the Retry-After date")
+
+
+def _gaps(records: list[RequestRecord]) -> list[float]:
+    """Seconds from each answered request to the next one's start."""
+    return [b.started - a.finished for a, b in itertools.pairwise(records) if a.finished is not None]
 
 
 DEADLINE_CASES = (
@@ -364,23 +419,23 @@ async def _retry_cancel_run(ctx: CheckContext, case: Case) -> list[Timed]:
 
 # -- pacing ---------------------------------------------------------------------------------------
 
-def _most_in_a_second(starts: list[float], window: float) -> int:
+def _tightest(starts: list[float], count: int) -> float:
+    """The shortest span holding ``count`` starts (infinite when there are fewer)."""
     ordered = sorted(starts)
-    return max((bisect.bisect_left(ordered, s + window) - i for i, s in enumerate(ordered)), default=0)
+    return min((ordered[i + count - 1] - ordered[i] for i in range(len(ordered) - count + 1)), default=float("inf"))
 
 
 PACING_CASES = (
+    # The 1 QPS row first: a pacer is the account's, so a slower rate's spacing after a faster row's
+    # last start would be waited out once more.
+    Case("a failing query and its retry at 1 QPS",
+         "retries sent outside the pacer (every request counts against the account's rate, a retry too)",
+         {"qps": 1, "calls": 1, "queries": 1, "retries": RETRIES}),
     Case("two 2-query calls at once, 3 QPS",
          "no pacing; a burst of the whole rate followed by a refill; one pacer per call instead of one per "
          "account; or ignoring the configured rate (pacing at the seed's 5 QPS regardless)",
-         {"qps": 3.0, "calls": 2, "queries": 2}),
-    Case("a failing query and its retry at 1 QPS",
-         "retries sent outside the pacer (every request counts against the account's rate, a retry too)",
-         {"qps": 1.0, "calls": 1, "queries": 1, "retries": RETRIES}),
+         {"qps": 3, "calls": 2, "queries": 2}),
 )
-# Transport jitter and the load may bunch starts the pacer spaced: the one-second window shrinks by
-# this run's measured load, up to this much (a wrong pacer still packs its starts far closer).
-MOST_JITTER = 0.3
 
 
 @check(
@@ -392,32 +447,39 @@ MOST_JITTER = 0.3
     rule="Seed 001: Search has an account-wide 5 QPS limit, shared across the account's keys, and four "
     "concurrent queries exceed it without a scheduler. Every request counts against that limit, a retry too, "
     "so no one-second window may hold more starts than the configured rate; waiting is pacing, failing a "
-    "query for want of a slot is not. The window shrinks by the transport jitter this run's measured load "
-    f"explains (at least {WINDOW_SLACK:g} s, at most {MOST_JITTER:g} s).",
+    "query for want of a slot is not. The starts are the emulator's arrival times: rate + 1 of them must span "
+    f"at least 1 s less {WINDOW_SLACK:g} s of transport jitter; a shorter span the run's measured load can "
+    "explain is re-run (at most 3 runs), and fails only when every run packed its starts tighter than the "
+    "load explains.",
     cases=PACING_CASES,
 )
 async def pacing_rate(ctx: CheckContext) -> None:
-    for case in PACING_CASES:
-        await ctx.configure_opt_in(pacing_qps=case["qps"], retries=case.params.get("retries", 0))
-        ctx.fresh()
-        queries = [f"{QUERY} {n}" for n in range(case["queries"])]
-        if "retries" in case.params:
-            for query in queries:
-                ctx.emu.inject("search", Status(503), when=query_match("search", query))
-        before = await round_trip(ctx)
-        async with LagSampler() as lag:
-            calls = [ctx.start_search(queries if case["calls"] == 1 else [f"{q} {c}" for q in queries])
-                     for c in range(case["calls"])]
-            for call in calls:
-                expect_success(await call.outcome(CALL_TIMEOUT), case.name)
-        load = Load(lag.worst, max(before, await round_trip(ctx)))
-        await ctx.settle()
-        starts = [r.started for r in ctx.records("search")]
-        window = 1.0 - max(WINDOW_SLACK, min(load.allowance, MOST_JITTER))
-        most = _most_in_a_second(starts, window)
-        require(most <= case["qps"], f"{case.name}: {most} requests started within one second",
-                catches=case.catches, starts=starts, load=load.to_json())
+    # One unpaced search first: a target's one-time start-up (lazy imports, first connection) would
+    # otherwise delay the first paced start and squeeze the span of the rest.
     await ctx.configure_opt_in()
+    expect_success(await ctx.search([QUERY]), "an unpaced search before pacing is configured")
+    for case in PACING_CASES:
+        await ctx.configure_opt_in(pacing_qps=float(case["qps"]), retries=case.params.get("retries", 0))
+        await judge_timed(ctx, "search.api.pacing.rate", functools.partial(_paced_run, ctx, case))
+    await ctx.configure_opt_in()
+
+
+async def _paced_run(ctx: CheckContext, case: Case) -> list[Timed]:
+    ctx.fresh()
+    queries = [f"{QUERY} {n}" for n in range(case["queries"])]
+    if "retries" in case.params:
+        for query in queries:
+            ctx.emu.inject("search", Status(503), when=query_match("search", query))
+    calls = [ctx.start_search(queries if case["calls"] == 1 else [f"{q} {c}" for q in queries])
+             for c in range(case["calls"])]
+    for call in calls:
+        expect_success(await call.outcome(CALL_TIMEOUT), case.name)
+    await ctx.settle()
+    starts = [r.started for r in ctx.records("search")]
+    span = _tightest(starts, case["qps"] + 1)
+    # Timed as a shortfall: how much less than a second the tightest rate + 1 starts took.
+    return [Timed(f"{case.name}: {case['qps'] + 1} requests started within one second ({span:.2f} s)",
+                  1.0 - min(span, 1.0), WINDOW_SLACK, case.catches)]
 
 
 PACING_CANCEL_CASES = (

@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""Certify the timing and race checks on a deliberately loaded machine (issue 24 item 1).
+
+While CPU hogs (bounded busy-loop subprocesses, one per core) saturate the machine, runs ``dsweb
+certify --only <the timing and race checks>`` RUNS times for the reference and for the example
+adapter, two certify runs at a time, and each timing and race break mode of the example adapter
+RUNS times too. Prints, per target, the false failures (a correct target not certified) and, per
+break mode, how often its check caught it. Exit status 1 on any false failure or missed catch.
+
+    python scripts/loaded_certify.py --runs 20
+
+The full 20-run proof takes minutes, so the test suite runs it with ``--runs 1`` (see
+tests/certification/test_loaded_certify.py); run the full one by hand or in a nightly job.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+ADAPTER = f"{sys.executable} {ROOT / 'scripts' / 'example_adapter.py'}"
+TIMING_CHECKS = (
+    "ssrf.deadline",
+    "search.batch.race",
+    "search.api.retry.waits",
+    "search.api.retry.cancel",
+    "search.api.retry.deadline",
+    "search.api.pacing.rate",
+    "search.api.pacing.cancel",
+)
+# break mode -> the one timing or race check that must fail
+BREAKS = {
+    "ssrf-no-deadline": "ssrf.deadline",
+    "ssrf-deadline-per-hop": "ssrf.deadline",
+    "miss-failure-after-success": "search.batch.race",
+    "retry-ignores-retry-after": "search.api.retry.waits",
+    "retry-at-once": "search.api.retry.waits",
+    "retry-cancel-late": "search.api.retry.cancel",
+    "retry-past-deadline": "search.api.retry.deadline",
+    "retry-deadline-per-attempt": "search.api.retry.deadline",
+    "pacing-burst": "search.api.pacing.rate",
+    "pacing-per-request": "search.api.pacing.rate",
+    "pacing-retries-unpaced": "search.api.pacing.rate",
+    "pacing-cancel-sends": "search.api.pacing.cancel",
+}
+DSWEB = "import sys; from dsweb_ref.cli import main; sys.exit(main())"
+HOG_SECONDS = 3600.0  # a hog ends on its own after this long even if this script is killed
+
+
+def start_hogs(count: int) -> list[subprocess.Popen[bytes]]:
+    code = f"import time\nend = time.monotonic() + {HOG_SECONDS}\nwhile time.monotonic() < end:\n    pass\n"
+    return [subprocess.Popen([sys.executable, "-c", code]) for _ in range(count)]
+
+
+def certify(only: tuple[str, ...], adapter: str | None) -> dict[str, str]:
+    """check id -> outcome of one ``dsweb certify --only`` run."""
+    with tempfile.TemporaryDirectory() as tmp:
+        report = Path(tmp) / "report.json"
+        argv = [sys.executable, "-c", DSWEB, "certify", "--only", *only, "--json", str(report)]
+        if adapter is not None:
+            argv += ["--adapter", adapter]
+        subprocess.run(argv, capture_output=True, timeout=600, env={**os.environ, "PYTHONPATH": str(ROOT)})
+        data = json.loads(report.read_text()) if report.exists() else {"checks": []}
+    return {c["id"]: c["outcome"] for c in data["checks"]}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--hogs", type=int, default=os.cpu_count() or 2)
+    args = parser.parse_args()
+    jobs: list[tuple[str, tuple[str, ...], str | None, str | None]] = []
+    for _ in range(args.runs):
+        jobs.append(("reference", TIMING_CHECKS, None, None))
+        jobs.append(("example adapter", TIMING_CHECKS, ADAPTER, None))
+        for mode, check in BREAKS.items():
+            jobs.append((mode, (check,), f"{ADAPTER} --break {mode}", check))
+    began = time.monotonic()
+    hogs = start_hogs(args.hogs)
+    try:
+        with ThreadPoolExecutor(max_workers=2) as pool:  # two certify runs at once
+            results = list(pool.map(lambda job: (job, certify(job[1], job[2])), jobs))
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
+    bad = 0
+    tally: dict[str, list[int]] = {}
+    for (name, only, _, must_fail), outcomes in results:
+        counts = tally.setdefault(name, [0, 0])
+        counts[1] += 1
+        if must_fail is None:
+            good = len(outcomes) == len(only) and all(o in ("passed", "skipped") for o in outcomes.values())
+        else:
+            good = outcomes.get(must_fail) == "failed"
+        counts[0] += good
+        bad += not good
+    for name, (good, total) in tally.items():
+        what = "certified" if name in ("reference", "example adapter") else "caught"
+        print(f"{name:28} {what} {good}/{total}")
+    print(f"hogs: {args.hogs}; concurrent certify runs: 2; wall: {time.monotonic() - began:.0f} s")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
