@@ -181,10 +181,17 @@ FAMILIES = {"batch", "differential", "fetch", "mapping", "merge", "outcomes", "s
 SEED_000_001 = [s for s in all_checks() if s.run.__module__.rsplit(".", 1)[-1] in FAMILIES]
 
 
+# Breaks a black-box check can only make likely, never certain: issue 14's lost failure needs the
+# failure to complete in one particular step of the target's own event loop, which nothing outside
+# the process schedules. search.batch.race's crowded row catches it in most runs (scripts/
+# loaded_certify.py --likely prints the rate); it is not tabled above, where a catch must be certain.
+LIKELY_ONLY = {"lost-failure-race"}
+
+
 def test_every_break_mode_is_tested_and_every_check_has_a_break_it_alone_catches() -> None:
     adapter = example_adapter_module()
     modes = {m for m in adapter.BREAKS if not m.startswith(("standalone-", "ssrf-", "evidence-"))}  # seeds 002/003
-    assert set(BREAKS) | {"sequential", "messages-sequential"} == modes
+    assert set(BREAKS) | {"sequential", "messages-sequential"} | LIKELY_ONLY == modes
     alone = {next(iter(checks)) for checks, _ in BREAKS.values() if len(checks) == 1}
     alone.add("search.batch.concurrent")  # the sequential breaks, tested below
     assert {s.check.id for s in SEED_000_001} <= alone

@@ -44,7 +44,7 @@ QUERIES = ["markdown", "coffee", "asyncio cancellation", "http redirect"]
 HELD_BOUND = 5.0  # seconds for every search of a batch to reach the emulator
 IDLE_BOUND = 2.0  # seconds for the emulator to see every connection of an answered call gone
 RACE_BOUND = 5.0  # seconds a failed batch may take to answer while a slow sibling is still parked
-CONSUME_BOUND = 1.0  # seconds granted a keep-alive client (no close to observe) to read an answer
+CONSUME_BOUND = 0.25  # seconds granted a keep-alive client (no close to observe) to read an answer
 
 
 async def wait_held(ctx: CheckContext, gate: Gate, count: int, what: str) -> None:
