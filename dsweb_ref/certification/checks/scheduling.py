@@ -18,7 +18,10 @@ What the seed leaves open is accepted: how many retries, the backoff curve, a ca
 pacing spreads a burst or allows one within the second, the text form of a forwarded address, and
 whether a bad localization is refused at configure time or at the call. Timing evidence comes from
 the emulator's request log (its monotonic clock); the only waits are bounded windows that prove a
-request was NOT sent.
+request was NOT sent. Independent rows run at once (each its own query and fault), so a check takes
+its longest wait, not their sum. Every claim a loaded machine could bend (an answer late, a wait that
+looks shorter or longer, starts bunched by transport) is judged against a calibration taken in the
+same run (certification/calibration.py) and re-run when only the load can explain it.
 """
 
 from __future__ import annotations
