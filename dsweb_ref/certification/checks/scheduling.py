@@ -69,8 +69,11 @@ WINDOW_SLACK = 0.05  # seconds of transport jitter a pacer's one-second windows 
 RETRIES = 2  # the retries the retry checks allow
 BURST_QUIET = 0.2  # seconds without a new request after which a pacer's burst has landed
 # A retry this soon after the failure was answered was sent at once, without waiting. The curve is
-# open (a full-jitter backoff may draw a short wait), so only the longest of three such waits counts.
-AT_ONCE_RETRY = 0.02
+# open (a full-jitter backoff may draw a short wait), so the judge is the second-longest of the six
+# waits without Retry-After: a jittered curve draws two waits under 0.1 s about once in a thousand
+# runs (and the check re-runs), while a loaded machine must stall two at-once retries by 0.1 s, in
+# every run, to pass one off as waiting.
+AT_ONCE_RETRY = 0.1
 LOAD_CAP = 0.2  # seconds: the most the measured load may widen a retry margin (a wrong reading is 0.5 s off)
 DEADLINE = 2.0  # seconds: the operation's timeout_s in the deadline rows
 DEADLINE_SLACK = 0.4  # seconds past the deadline a call may take on a quiet machine (load measured apart)
@@ -162,8 +165,10 @@ RETRY_CASES = (
     Case("503 every time", "retrying without bound, or more often than the configured retries",
          {"fault": Status(503), "times": None}),
     Case("no Retry-After: a wait before the retry", "retrying at once when no Retry-After is sent (the guide "
-         "says to wait before retrying); judged on the longest wait of the three rows without the header",
-         {"judges": ("429 without Retry-After, then success", "503, then success", "408, then success")}),
+         "says to wait before retrying); judged on the second-longest of the waits without the header (four "
+         "rows, and the two waits of '503 every time')",
+         {"judges": ("429 without Retry-After, then success", "503, then success", "500, then success",
+                     "408, then success", "503 every time")}),
 )
 
 
@@ -194,7 +199,7 @@ async def retry_waits(ctx: CheckContext) -> None:
         first = first or problems[0]
         history.append({"reason": problems[0][0], **load.to_json()})
     assert first is not None
-    raise CheckFailed(f"{first[0]} (in all {ATTEMPTS} runs, beyond what the measured load explains)",
+    raise CheckFailed(f"{first[0]} (in all {ATTEMPTS} runs)",
                       catches=first[1], attempts=history)
 
 
@@ -248,11 +253,11 @@ def _retry_problems(rows: list[_Row], load: Load) -> list[tuple[str, str]]:
             problems.append((exc.reason, row.case.catches))
     for case in RETRY_CASES:
         if "judges" in case.params and not problems:
-            longest = max(w for name in case["judges"] for w in waits[name])
-            at_once = AT_ONCE_RETRY + min(load.allowance, LOAD_CAP)
-            if longest < at_once:
-                problems.append((f"{case.name}: every retry without Retry-After came at once (the longest wait "
-                                 f"{longest * 1000:.1f} ms)", case.catches))
+            judged = sorted(w for name in case["judges"] for w in waits[name])
+            second = judged[-2] if len(judged) > 1 else 0.0
+            if second < AT_ONCE_RETRY:  # load only lengthens an at-once retry, so no calibration here
+                problems.append((f"{case.name}: every retry without Retry-After came at once (the second-longest "
+                                 f"of {len(judged)} waits {second * 1000:.1f} ms)", case.catches))
     return problems
 
 
