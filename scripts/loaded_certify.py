@@ -69,7 +69,13 @@ def certify(only: tuple[str, ...], adapter: str | None) -> dict[str, str]:
             argv += ["--adapter", adapter]
         subprocess.run(argv, capture_output=True, timeout=600, env={**os.environ, "PYTHONPATH": str(ROOT)})
         data = json.loads(report.read_text()) if report.exists() else {"checks": []}
+    for c in data["checks"]:
+        if c["details"] or c["reason"]:
+            NOTES.append(f"{c['id']} {c['outcome']}: {c['reason'][:200]} {json.dumps(c['details'])[:600]}")
     return {c["id"]: c["outcome"] for c in data["checks"]}
+
+
+NOTES: list[str] = []  # every reason and note seen, printed with --verbose
 
 
 # Catches a black-box check can only make likely (see tests/certification/test_breaks_end_to_end.py,
@@ -86,6 +92,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--targets", nargs="+", default=list(TARGETS), choices=list(TARGETS))
     parser.add_argument("--breaks", nargs="*", default=list(BREAKS), choices=list(BREAKS))
     parser.add_argument("--likely", action="store_true", help="also run the likely-only breaks, print their rate")
+    parser.add_argument("--verbose", action="store_true", help="print every failure reason and late-under-load note")
     args = parser.parse_args(argv)
     jobs: list[tuple[str, tuple[str, ...], str | None, str | None]] = []
     likely = LIKELY if args.likely else {}
@@ -118,6 +125,8 @@ def main(argv: list[str] | None = None) -> int:
         note = " (likely only, not counted)" if name in LIKELY else ""
         print(f"{name:28} {what} {good}/{total}{note}")
     print(f"hogs: {args.hogs}; concurrent certify runs: 2; wall: {time.monotonic() - began:.0f} s")
+    if args.verbose:
+        print("\n".join(NOTES))
     return 1 if bad else 0
 
 
