@@ -190,6 +190,7 @@ BREAKS = (
     "early-answer-subtle",
     "report-sibling-abort",
     "miss-failure-after-success",
+    "lost-failure-race",
     "ignore-cancel",
     "cancel-no-wait",
     "cancel-single-early",
@@ -268,6 +269,7 @@ BREAKS = (
     "retry-cancel-late",
     "pacing-burst",
     "pacing-cancel-sends",
+    "pacing-retries-unpaced",
     "localization-unvalidated",
     "retry-fetch-by-default",
     "pacing-by-default",
@@ -351,6 +353,7 @@ OWN_BATCH = (
     "early-answer-subtle",
     "report-sibling-abort",
     "miss-failure-after-success",
+    "lost-failure-race",
     "no-round-robin",
     "duplicate-url",
     "dedup-normalized-url",
@@ -836,6 +839,25 @@ async def cancel_and_wait(tasks: Sequence[asyncio.Future[SearchResult]]) -> None
     await asyncio.gather(*tasks, return_exceptions=True)
 
 
+async def wake_from_wait(tasks: Sequence[asyncio.Future[SearchResult]]) -> list[SearchResult]:
+    """lost-failure-race (issue 14's defect): completions are recorded by done-callbacks but the
+    batch wakes from asyncio.wait's own callback, so a failure landing in the loop step between that
+    wake-up and its recording is lost, and the batch waits for the slowest sibling."""
+    finished: list[asyncio.Future[SearchResult]] = []
+    for task in tasks:
+        task.add_done_callback(finished.append)
+    pending: set[asyncio.Future[SearchResult]] = set(tasks)
+    while pending:
+        _, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+        if any(t.cancelled() or t.exception() is not None for t in finished):
+            break
+    failed = [t for t in finished if t.cancelled() or t.exception() is not None]
+    if failed:
+        await cancel_and_wait(tasks)
+        raise failed[0].exception() or WebError("WEB_ABORTED", "a search of the batch was cancelled")
+    return [t.result() for t in tasks]
+
+
 async def stubborn_sleep(_clock: object, seconds: float) -> None:
     """retry-cancel-late: a retry wait that, cancelled, first runs to its end (the call answers late)."""
     wait = asyncio.ensure_future(asyncio.sleep(seconds))
@@ -852,6 +874,27 @@ def untrimmed(value: object) -> str | None:
 
 
 RIGHT_IP_LITERAL = deepseek_search_api.ip_literal
+
+
+class FirstPaced:
+    """pacing-retries-unpaced: a policy whose pacing holds for an operation's first attempt only; its
+    retries go out whenever their backoff ends (wrong: a retry is a request against the account's rate)."""
+
+    def __init__(self, policy: _scheduler.Policy) -> None:
+        self.policy, self.asked = policy, 0
+        self.qps, self.retries, self.max_wait_s = policy.qps, policy.retries, policy.max_wait_s
+
+    @property
+    def pacing(self) -> bool:
+        self.asked += 1
+        return self.policy.pacing and self.asked == 1
+
+
+RIGHT_RUN = _scheduler.AccountScheduler.run
+
+
+async def first_paced(self: _scheduler.AccountScheduler, api: str, policy: Any, *rest: Any) -> Any:
+    return await RIGHT_RUN(self, api, FirstPaced(policy), *rest)  # type: ignore[arg-type]
 
 
 def one_too_many(conf: Any, api: str) -> _scheduler.Policy:
@@ -1052,6 +1095,8 @@ def bend_scheduling(mode: str | None) -> None:
             lambda self, base, credential: _scheduler.AccountScheduler(self._clock, self._rand))
     elif mode == "retry-one-too-many":
         _scheduler.Policy.of = one_too_many  # type: ignore[assignment]
+    elif mode == "pacing-retries-unpaced":
+        _scheduler.AccountScheduler.run = first_paced  # type: ignore[method-assign]
     elif mode == "retry-at-once":
         _scheduler.AccountScheduler.backoff = lambda _self, _retry, _cap: 0.0  # type: ignore[method-assign]
     elif mode == "retry-503-only":
@@ -1323,6 +1368,8 @@ class Adapter:
         try:
             if self.mode == "miss-failure-after-success":
                 return await self.watch_until_success(tasks)
+            if self.mode == "lost-failure-race":
+                return await wake_from_wait(tasks)
             done, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
         except asyncio.CancelledError:
             await cancel_and_wait(tasks)

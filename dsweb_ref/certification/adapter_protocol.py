@@ -128,8 +128,8 @@ Methods
     sent ``Retry-After`` (seconds or HTTP date, on any of those statuses), not every time at once
     when none is sent, and never 402 or another 4xx; with retries, ``timeout_s`` is the one
     deadline of the whole search (every attempt and every wait), not one per attempt. One
-    declaring ``pacing`` starts no more than ``pacing_qps`` Search requests in any one second
-    (waiting for a slot, not failing). One declaring ``localization`` sends an IPv4 or IPv6
+    declaring ``pacing`` starts no more than ``pacing_qps`` Search requests in any one second,
+    retries included (waiting for a slot, not failing). One declaring ``localization`` sends an IPv4 or IPv6
     literal as the body's ``localization`` (no key when unset) and refuses anything else (an
     error answer to ``configure``, or WEB_CONFIG_INVALID / WEB_INVALID_ARGUMENTS to the call).
     Cancelling a call while it waits to retry or for a slot answers at once and sends nothing more.

@@ -79,6 +79,8 @@ BREAKS: dict[str, tuple[set[str], str | tuple[str, ...]]] = {
     "retry-cancel-late": ({"search.api.retry.cancel"}, "not at once"),
     "pacing-burst": ({"search.api.pacing.rate"}, "started within one second"),
     "pacing-cancel-sends": ({"search.api.pacing.cancel"}, "sent after the call was cancelled"),
+    # whether retries are subject to pacing: every request counts against the account's rate (seed 001)
+    "pacing-retries-unpaced": ({"search.api.pacing.rate"}, "a failing query and its retry at 1 QPS"),
     "localization-unvalidated": ({"search.api.localization"}, "was forwarded as localization"),
     # found by red-teaming the scheduling checks: each was certified before the row named in its fragment
     "retry-one-too-many": ({"search.api.retry.waits"}, "503 every time: 4 requests for 2 retries"),
@@ -183,10 +185,17 @@ FAMILIES = {"batch", "deployment", "differential", "fetch", "mapping", "merge", 
 SEED_000_001 = [s for s in all_checks() if s.run.__module__.rsplit(".", 1)[-1] in FAMILIES]
 
 
+# Breaks a black-box check can only make likely, never certain: issue 14's lost failure needs the
+# failure to complete in one particular step of the target's own event loop, which nothing outside
+# the process schedules. search.batch.race's crowded row catches it in most runs (scripts/
+# loaded_certify.py --likely prints the rate); it is not tabled above, where a catch must be certain.
+LIKELY_ONLY = {"lost-failure-race"}
+
+
 def test_every_break_mode_is_tested_and_every_check_has_a_break_it_alone_catches() -> None:
     adapter = example_adapter_module()
     modes = {m for m in adapter.BREAKS if not m.startswith(("standalone-", "ssrf-", "evidence-"))}  # seeds 002/003
-    assert set(BREAKS) | {"sequential", "messages-sequential"} == modes
+    assert set(BREAKS) | {"sequential", "messages-sequential"} | LIKELY_ONLY == modes
     alone = {next(iter(checks)) for checks, _ in BREAKS.values() if len(checks) == 1}
     alone.add("search.batch.concurrent")  # the sequential breaks, tested below
     assert {s.check.id for s in SEED_000_001} <= alone

@@ -230,3 +230,39 @@ def test_dsweb_certify_seed_option_picks_the_scenarios(tmp_path: Path, seed: str
     (check,) = json_report(path)["checks"]
     assert code == 1 and check["reason"].startswith(f"seed {seed}, ")
     assert check["details"]["replay"].endswith(f"--seed {seed}")
+
+
+def _runs_with(monkeypatch: pytest.MonkeyPatch, answers: list[list[str]]) -> list[int]:
+    """Replace one scenario run by the scripted problem lists, in turn; the count of runs."""
+    runs: list[int] = []
+
+    async def fake_run(ctx: object, s: Scenario) -> list[str]:
+        runs.append(1)
+        return answers[min(len(runs), len(answers)) - 1]
+
+    monkeypatch.setattr(differential, "_run", fake_run)
+    monkeypatch.setattr(differential, "_shrink", lambda ctx, s, problems: asyncio.sleep(0, (s, problems)))
+    return runs
+
+
+LATE = [f"searches ['a'] waited {differential.HOLD_LIMIT:g}s: the queries did not run concurrently, ..."]
+
+
+def test_a_scenario_late_once_under_load_runs_again_and_passes(monkeypatch: pytest.MonkeyPatch) -> None:
+    runs = _runs_with(monkeypatch, [LATE, []])
+    asyncio.run(differential._differential(None, "search.differential.failure", True, 1))  # type: ignore[arg-type]
+    assert len(runs) == 2
+
+
+def test_a_scenario_late_in_every_run_fails(monkeypatch: pytest.MonkeyPatch) -> None:
+    runs = _runs_with(monkeypatch, [LATE])
+    with pytest.raises(differential.CheckFailed, match="waited"):
+        asyncio.run(differential._differential(None, "search.differential.failure", True, 1))  # type: ignore[arg-type]
+    assert len(runs) == 1 + differential.LATE_RERUNS
+
+
+def test_a_wrong_value_is_not_run_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    runs = _runs_with(monkeypatch, [["value differs"]])
+    with pytest.raises(differential.CheckFailed):
+        asyncio.run(differential._differential(None, "search.differential.merge", False, 1))  # type: ignore[arg-type]
+    assert len(runs) == 1

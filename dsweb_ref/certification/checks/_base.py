@@ -12,7 +12,7 @@ import contextvars
 import functools
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Executor
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, Literal, TypeVar
 
 from ...emulator import Emulator, Fault, RequestRecord
@@ -85,6 +85,8 @@ class CheckContext:
     config: TargetConfig
     proxies: ProxyTraps | None = None  # the run's proxy traps (sandbox.py); None outside run_suite
     executor: Executor | None = None  # threads for blocking waits (the run's own pool; None: the loop's default)
+    # Evidence a passing check reports (e.g. a timing claim only met "late under load"); see note().
+    notes: dict[str, Any] = field(default_factory=dict)
 
     @property
     def search_route(self) -> Literal["search", "messages"]:
@@ -132,6 +134,10 @@ class CheckContext:
     def records(self, route: str | None = None) -> list[RequestRecord]:
         records = self.emu.log.records()
         return records if route is None else [r for r in records if r.route == route]
+
+    def note(self, key: str, value: Any) -> None:
+        """Keep ``value`` (JSON-serialisable) in the details of this check's result, passed or not."""
+        self.notes[key] = value
 
     def fresh(self) -> None:
         """Start a case afresh: no scripted fault left (their gates released) and an empty log."""

@@ -18,6 +18,7 @@ there. Where the kernel table is unavailable (not Linux) only that idle wait rem
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -43,7 +44,7 @@ QUERIES = ["markdown", "coffee", "asyncio cancellation", "http redirect"]
 HELD_BOUND = 5.0  # seconds for every search of a batch to reach the emulator
 IDLE_BOUND = 2.0  # seconds for the emulator to see every connection of an answered call gone
 RACE_BOUND = 5.0  # seconds a failed batch may take to answer while a slow sibling is still parked
-CONSUME_BOUND = 1.0  # seconds granted a keep-alive client (no close to observe) to read an answer
+CONSUME_BOUND = 0.25  # seconds granted a keep-alive client (no close to observe) to read an answer
 
 
 async def wait_held(ctx: CheckContext, gate: Gate, count: int, what: str) -> None:
@@ -273,6 +274,24 @@ async def cancel_quiescence(ctx: CheckContext) -> None:
             gate.release()
 
 
+CROWD_ROUNDS = 6  # runs of the crowded row: each lands the failure amid a different burst of successes
+
+
+STAGGER = 0.0003  # seconds added each round between releasing the burst and the failure
+
+
+def _release_staggered(first: Gate, then: Gate, gap: float) -> None:
+    first.release()
+    until = time.perf_counter() + gap
+    while time.perf_counter() < until:  # a busy wait: sleep() cannot wait this little
+        pass
+    then.release()
+
+
+def _crowd(size: int) -> list[str]:
+    return [f"race sibling {n}" for n in range(size)]
+
+
 RACE = (
     Case("success and failure land together",
          "a failure missed because a sibling succeeded in the same step (issue 14's lost failure)",
@@ -280,6 +299,12 @@ RACE = (
     Case("failure lands right after a success",
          "failures no longer watched once a sibling succeeded: the call waits for the slow sibling",
          {"together": False}),
+    Case("failure amid a burst of successes",
+         "completions recorded by callbacks while the batch wakes from asyncio.wait's own: a failure landing "
+         "in the loop step between the wake-up and its recording is lost (issue 14), and the call waits for "
+         "the slow sibling; six successes and the failure are released together, over several rounds, so the "
+         "failure's completion falls between many wake-ups and recordings",
+         {"crowd": 24, "rounds": CROWD_ROUNDS}),
 )
 
 
@@ -290,13 +315,17 @@ RACE = (
     requires=(WS,),
     rule="Seed 000: 'If any search fails, the tool aborts its siblings ... and returns the first failure.' "
     "With [ok, bad, slow] the failure must abort the slow sibling and answer as soon as it settles, "
-    "however closely it follows the success, never after the slow search's own end.",
+    "however closely it follows the success, never after the slow search's own end. The interleavings are "
+    "driven by emulator gates (the slow sibling parked until the call answers), not by timing luck.",
     cases=RACE,
 )
 async def batch_race(ctx: CheckContext) -> None:
     route = ctx.search_route
     ok, bad, slow = QUERIES[:3]
     for case in RACE:
+        if "crowd" in case.params:
+            await _crowded(ctx, case)
+            continue
         ctx.fresh()
         first, second, parked = ctx.emu.gate("ok"), ctx.emu.gate("bad"), ctx.emu.gate("slow")
         bad_gate = first if case["together"] else second
@@ -320,6 +349,41 @@ async def batch_race(ctx: CheckContext) -> None:
             for gate in (first, second, parked):
                 gate.release()
         await ctx.settle()  # closing the slow sibling's request is search.batch.quiescence's business
+
+
+async def _crowded(ctx: CheckContext, case: Case) -> None:
+    """[ok x crowd, bad, slow]: the successes and the failure parked at one gate and released together,
+    the slow sibling parked until the call has answered; ``rounds`` times, the failure's position moved."""
+    route = ctx.search_route
+    size = case["crowd"] + 2
+    max_queries = ctx.config.search_max_queries
+    await ctx.configure(search_max_queries=size)
+    try:
+        for round_ in range(case["rounds"]):
+            queries = _crowd(size)
+            bad, slow = queries[round_ % (size - 1)], queries[-1]
+            what = f"{case.name} (round {round_ + 1})"
+            ctx.fresh()
+            burst, failing, parked = ctx.emu.gate("burst"), ctx.emu.gate("bad"), ctx.emu.gate("slow")
+            ctx.emu.inject(route, Hold(parked, timeout=30), when=query_match(route, slow))
+            ctx.emu.inject(route, Hold(failing, timeout=30, then=_marked(500, 1)), when=query_match(route, bad))
+            ctx.emu.inject(route, Hold(burst, timeout=30), times=size - 2)
+            call = ctx.start_search(queries)
+            try:
+                await wait_held(ctx, parked, 1, f"{what}: slow query")
+                await wait_held(ctx, burst, size - 2, f"{what}: the burst")
+                await wait_held(ctx, failing, 1, f"{what}: the failing query")
+                # The failure follows the burst by a stagger that grows each round, sweeping the steps
+                # in which the target's loop sees the successes complete.
+                await ctx.blocking(_release_staggered, burst, failing, round_ * STAGGER)
+                outcome = await _answer_while_parked(call, parked, what)
+                expect_error(outcome, what, PROVIDER_ERROR)
+            finally:
+                for gate in (burst, failing, parked):
+                    gate.release()
+            await ctx.settle()
+    finally:
+        await ctx.configure(search_max_queries=max_queries)
 
 
 async def _ok_consumed(ctx: CheckContext, closed_before: int) -> None:

@@ -17,6 +17,7 @@ import time
 import zlib
 from typing import Any
 
+from ..calibration import Timed, judge_timed
 from ..cases import Case
 from ._base import CALL_TIMEOUT, CheckContext, check, expect_error, require
 from .ssrf import PAGE_TEXT, PUBLIC, REQUIRES, _Handler, _network, _Pages
@@ -208,7 +209,7 @@ async def redirect_cap(ctx: CheckContext) -> None:
 # --- one deadline -------------------------------------------------------------------------------------
 
 DEADLINE = 1.0  # configure timeout_s
-MARGIN = 1.5  # seconds an answer may take past the deadline (scheduling, a loaded machine)
+MARGIN = 1.5  # seconds an answer may take past the deadline (closing, the adapter); the load is measured apart
 HOLD = DEADLINE + 3.0  # how long the slow servers keep going before they end on their own
 DRIP = 0.1  # seconds between two dripped bytes
 
@@ -287,12 +288,21 @@ _SLOW_SERVERS = {"silent": _silent, "drip-body": _drip_body, "drip-headers": _dr
     provider="messages",
     rule="Seed 002: the selected pages are fetched under one deadline (configure timeout_s covers the "
     "whole fetch, every read and every redirect hop included). No seed fixes the error code, so any WEB_* error "
-    "is accepted; it must come before the server ends its answer and within the deadline plus a "
-    f"margin of {MARGIN:g} s.",
+    "is accepted; it must come before the server ends its answer and within the deadline plus a quiet "
+    f"margin of {MARGIN:g} s. Timing is judged against this run's load (certification/calibration.py): an "
+    "answer later than that, but by no more than the suite's measured loop lag and the target's no-op round "
+    "trip explain, is re-run (at most 3 runs); the check fails only when every run was late beyond its "
+    "measured load, and passes with a 'late under load' note when no run met the bound but the load explains it.",
     cases=DEADLINE_CASES,
     slot="quiet",  # measures the answer against the deadline plus a margin
 )
 async def deadline(ctx: CheckContext) -> None:
+    await judge_timed(ctx, "ssrf.deadline", functools.partial(_deadline_run, ctx))
+
+
+async def _deadline_run(ctx: CheckContext) -> list[Timed]:
+    """One run of every row at once, on servers of its own (a re-run never sees an earlier run's
+    slow answers end); the answers' timings, for :func:`judge_timed`."""
     with _network() as net:
         for name, serve in _SLOW_SERVERS.items():
             net.pages.special[f"/slow/{name}"] = serve
@@ -300,29 +310,35 @@ async def deadline(ctx: CheckContext) -> None:
             net.pages.special[f"/slow/slow-hops/{n}"] = _slow_hop
         test_network = net.config({"slow.ssrf.test": [[PUBLIC]]}, [])
         await ctx.configure(provider="messages", test_network=test_network, timeout_s=DEADLINE)
-        # The rows run at once (each server is its own path), so the check takes one deadline, not four.
-        started = time.monotonic()
-        calls = [
-            ctx.target.start_call(
-                "web_fetch",
-                {"arguments": {"url": f"http://slow.ssrf.test:{net.port}/slow/{case.name}"}},
-                # Read the moment the answer arrives: had the server already ended its answer?
-                probe=functools.partial(_ended, net.pages, _last_path(case.name)),
-            )
-            for case in DEADLINE_CASES
-        ]
-        for case, call in zip(DEADLINE_CASES, calls, strict=True):
-            outcome = await call.outcome(CALL_TIMEOUT)
-            took = outcome.answered_at - started
-            require(
-                outcome.at_answer is False,
-                f"{case.name}: the call answered only once the server ended ({took:.1f} s; the deadline is "
-                f"{DEADLINE:g} s)",
-            )
-            late = f"{case.name}: answered after {took:.1f} s; the deadline is {DEADLINE:g} s"
-            require(took <= DEADLINE + MARGIN, late)
-            if not (outcome.ok and case.params.get("answers")):  # a fetcher may stop at a redirect it got in time
-                expect_error(outcome, case.name)
+        return await _deadline_rows(ctx, net)
+
+
+async def _deadline_rows(ctx: CheckContext, net: Any) -> list[Timed]:
+    """Every row at once (each server is its own path, so the run takes one deadline, not four)."""
+    started = time.monotonic()
+    calls = [
+        ctx.target.start_call(
+            "web_fetch",
+            {"arguments": {"url": f"http://slow.ssrf.test:{net.port}/slow/{case.name}"}},
+            # Read the moment the answer arrives: had the server already ended its answer?
+            probe=functools.partial(_ended, net.pages, _last_path(case.name)),
+        )
+        for case in DEADLINE_CASES
+    ]
+    timed: list[Timed] = []
+    bound = DEADLINE + MARGIN
+    for case, call in zip(DEADLINE_CASES, calls, strict=True):
+        outcome = await call.outcome(CALL_TIMEOUT)
+        took = outcome.answered_at - started
+        if outcome.at_answer is not False:  # the server's end is the fetcher's deadline: late whatever the bound
+            timed.append(Timed(f"{case.name}: the call answered only once the server ended ({took:.1f} s; the "
+                               f"deadline is {DEADLINE:g} s)", took, bound, case.catches))
+            continue
+        timed.append(Timed(f"{case.name}: answered after {took:.1f} s; the deadline is {DEADLINE:g} s",
+                           took, bound, case.catches))
+        if not (outcome.ok and case.params.get("answers")):  # a fetcher may stop at a redirect it got in time
+            expect_error(outcome, case.name)
+    return timed
 
 
 def _last_path(name: str) -> str:

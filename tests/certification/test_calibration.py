@@ -1,0 +1,104 @@
+"""The load calibration of the timing checks (dsweb_ref/certification/calibration.py): a claim late
+by no more than the measured load is re-run and at worst passes "late under load"; one late beyond the
+load in every run fails; one met on a re-run passes with the earlier runs noted."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from dsweb_ref.certification.calibration import ATTEMPTS, LATE_UNDER_LOAD, Timed, judge_timed
+from dsweb_ref.certification.checks._base import CheckFailed
+from dsweb_ref.certification.targets import CallOutcome
+
+
+@dataclass
+class _SlowCall:
+    seconds: float
+
+    async def outcome(self, limit: float) -> CallOutcome:
+        await asyncio.sleep(self.seconds)
+        return CallOutcome(error_code="WEB_INVALID_ARGUMENTS", answered_at=time.monotonic())
+
+
+@dataclass
+class _Target:
+    """A target whose no-op round trip takes ``round_trip`` seconds: the load the judge measures."""
+
+    round_trip: float
+
+    def start_call(self, method: str, params: dict[str, Any], probe: object = None) -> _SlowCall:
+        assert params == {"arguments": {"queries": []}}  # refused without any upstream request
+        return _SlowCall(self.round_trip)
+
+
+@dataclass
+class _Ctx:
+    target: _Target
+    notes: dict[str, Any] = field(default_factory=dict)
+
+    def note(self, key: str, value: Any) -> None:
+        self.notes[key] = value
+
+
+def _attempts(*excess: float, bound: float = 1.0) -> tuple[list[int], Any]:
+    """An attempt callable whose n-th run measures ``bound + excess[n]``, and the count of runs."""
+    runs: list[int] = []
+
+    async def attempt() -> list[Timed]:
+        runs.append(1)
+        return [Timed("row: answered late", bound + excess[len(runs) - 1], bound, "catches")]
+
+    return runs, attempt
+
+
+def _judge(ctx: _Ctx, attempt: Any) -> None:
+    asyncio.run(judge_timed(ctx, "the.check", attempt))  # type: ignore[arg-type]
+
+
+def test_a_claim_met_at_once_runs_once_and_notes_nothing() -> None:
+    ctx = _Ctx(_Target(0.0))
+    runs, attempt = _attempts(-0.5)
+    _judge(ctx, attempt)
+    assert len(runs) == 1 and ctx.notes == {}
+
+
+def test_late_within_the_measured_load_is_rerun_and_then_passes_late_under_load() -> None:
+    ctx = _Ctx(_Target(0.3))  # the target's no-op round trip explains 0.3 s
+    runs, attempt = _attempts(0.1, 0.1, 0.1)
+    _judge(ctx, attempt)
+    assert len(runs) == ATTEMPTS
+    note = ctx.notes["the.check"]
+    assert note["verdict"].startswith(LATE_UNDER_LOAD)
+    assert [a["late"] for a in note["attempts"]] == [False] * ATTEMPTS
+    assert all(a["allowance_s"] >= 0.3 for a in note["attempts"])
+
+
+def test_late_beyond_the_measured_load_in_every_run_fails() -> None:
+    ctx = _Ctx(_Target(0.0))
+    runs, attempt = _attempts(2.0, 2.0, 2.0)
+    with pytest.raises(CheckFailed) as failed:
+        _judge(ctx, attempt)
+    assert len(runs) == ATTEMPTS
+    assert failed.value.reason.startswith("row: answered late")
+    assert "beyond what the measured load explains" in failed.value.reason
+
+
+def test_one_run_within_the_load_keeps_a_late_claim_from_failing() -> None:
+    ctx = _Ctx(_Target(0.3))
+    runs, attempt = _attempts(2.0, 0.1, 2.0)
+    _judge(ctx, attempt)
+    assert len(runs) == ATTEMPTS and ctx.notes["the.check"]["verdict"].startswith(LATE_UNDER_LOAD)
+
+
+def test_a_claim_met_on_a_rerun_passes_and_notes_the_earlier_runs() -> None:
+    ctx = _Ctx(_Target(0.0))
+    runs, attempt = _attempts(2.0, -0.5)
+    _judge(ctx, attempt)
+    assert len(runs) == 2
+    attempts = ctx.notes["the.check"]["attempts"]
+    assert attempts[0]["late"] is True and attempts[-1]["met"] is True

@@ -1,0 +1,22 @@
+"""The loaded-runner proof, in small: CPU hogs saturate every core while two certify runs go at once
+(scripts/loaded_certify.py). The full proof (20 runs of every timing and race check for the reference
+and the example adapter, and every timing break 20 times) takes minutes, so it is a script to run by
+hand or nightly; this test runs one round of the checks whose verdicts rest most on wall-clock time."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from .conftest import ROOT
+
+
+def test_timing_verdicts_hold_while_hogs_saturate_the_cores_and_two_certify_runs_overlap() -> None:
+    argv = [sys.executable, str(ROOT / "scripts" / "loaded_certify.py"), "--runs", "1",
+            "--checks", "ssrf.deadline", "search.api.retry.cancel",
+            "--targets", "reference", "example adapter", "--breaks", "retry-cancel-late"]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stdout + done.stderr
+    for line in ("reference", "example adapter"):
+        assert "certified 1/1" in next(x for x in done.stdout.splitlines() if x.startswith(line)), done.stdout
+    assert "caught 1/1" in next(x for x in done.stdout.splitlines() if x.startswith("retry-cancel-late")), done.stdout
