@@ -24,7 +24,7 @@ import asyncio
 import functools
 import math
 import unicodedata
-from collections.abc import Awaitable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any, TypeVar
 
@@ -37,8 +37,10 @@ from .._types import FetchRequest, SearchRequest, SearchResult
 from .._validate import is_int_at_least
 from ..netguard import DEFAULT_POLICY, AddressPolicy, check_url
 from ._evidence_guard import EvidenceContext, normalized_query, refuse_local, refuse_repeats
+from ._evidence_passages import Choice, PageUnits, choose
 from ._evidence_rank import Candidate, rank, select_pages
-from ._evidence_text import clean_text, fold, page_blocks, passages_for, snippet_matches, topic_of
+from ._evidence_text import clean_text, topic_of
+from ._evidence_units import Unit, page_units
 from ._result import ToolResult, error_result
 
 __all__ = [
@@ -50,6 +52,9 @@ __all__ = [
 ]
 
 NEEDS_RETRY = "[needs_retry]"
+# A fetch refused by URL validation (scheme, literal address, DNS answer, redirect hop): such a
+# result is never evidence, not even through its snippet (seed 002 cites filtered links only).
+_REFUSED = frozenset({WebErrorCode.INVALID_URL, WebErrorCode.BLOCKED_URL, WebErrorCode.REDIRECT_BLOCKED})
 _MAX_PAGE_CHARS = 300_000  # what extraction reads of one page, whatever the fetch provider returned
 
 
@@ -126,6 +131,8 @@ class _Query:
     fetched: int = 0
     fetch_failed: int = 0
     evidence: list[dict[str, str]] = field(default_factory=list)
+    rejected: list[dict[str, str]] = field(default_factory=list)
+    why: str = ""
 
     @functools.cached_property
     def topic(self) -> str:
@@ -243,8 +250,15 @@ class EvidenceSearchTool:
         fetches = [self._blocks(c.url, ctx, slots) for c in pages]
         fetched = await _settle_until(fetches, deadline, "the page fetch")
         bodies = dict(zip((c.url for c in pages), fetched, strict=True))
-        for q in state:
-            self._collect(q, bodies)
+        # Ranking passages is CPU work: off the event loop, and inside the same deadline.
+        collected = await _settle_until(
+            [asyncio.to_thread(self._collect, q, bodies) for q in state], deadline, "passage ranking"
+        )
+        for q, outcome in zip(state, collected, strict=True):
+            if isinstance(outcome, WebError):
+                q.why = outcome.message
+            else:
+                outcome(q)
         # Only a search that ran and found nothing usable makes its query a dead end; a failed
         # search (a provider error, the deadline) may be retried as it was.
         context.remember_empty(q.text for q in state if not q.evidence and q.error is None)
@@ -272,43 +286,59 @@ class EvidenceSearchTool:
             out.append(Candidate(index, position, canonical, url.host, title, snippet, text[:4000]))
         return out
 
-    async def _blocks(self, url: str, ctx: CallContext, slots: asyncio.Semaphore) -> list[str]:
-        async with slots:  # the page body is dropped once its blocks are made, before the slot is freed
+    async def _blocks(self, url: str, ctx: CallContext, slots: asyncio.Semaphore) -> list[Unit]:
+        async with slots:  # the page body is dropped once its units are made, before the slot is freed
             result = await self.web.fetch(FetchRequest(url), ctx)
             if not 200 <= result.status_code <= 299:
                 raise WebError(WebErrorCode.PROVIDER_ERROR, f"HTTP {result.status_code}")
             body = result.body
             if len(body.content) > _MAX_PAGE_CHARS:
                 body = type(body)(body.kind, body.content[:_MAX_PAGE_CHARS])
-            return page_blocks(body)
+            # Parsing and sentence segmentation are CPU work: off the event loop, so the call's
+            # deadline and a caller's cancellation still act while a large page is being read.
+            return await asyncio.to_thread(page_units, body)
 
-    def _collect(self, q: _Query, bodies: Mapping[str, list[str] | WebError]) -> None:
+    def _collect(self, q: _Query, bodies: Mapping[str, list[Unit] | WebError]) -> Callable[[_Query], None]:
+        """Pick the query's evidence (run in a worker thread); returns what to apply to ``q`` on the
+        event loop, so a ranking cut off by the deadline leaves ``q`` untouched."""
         cfg = self.settings
+        pages: list[PageUnits] = []
+        snippets: list[PageUnits] = []
+        refused: list[dict[str, str]] = []
+        fetched = failed = 0
+        titles: dict[str, str] = {}
         for candidate in q.ranked:
             if candidate.url not in bodies:
                 continue
-            blocks = bodies[candidate.url]
-            kind = "page"
-            duplicate = False
-            if isinstance(blocks, WebError):
-                q.fetch_failed += 1
-                passages: list[str] = []
+            units = bodies[candidate.url]
+            titles[candidate.url] = clean_text(candidate.title, cfg.title_chars)
+            if isinstance(units, WebError):
+                if units.code in _REFUSED:
+                    refused.append({"url": clean_text(candidate.url, 300), "reason": clean_text(units.message, 300)})
+                    continue
+                failed += 1
             else:
-                q.fetched += 1
-                # A heading repeating the title or the query (with or without its operators) is no
-                # evidence; nor is a passage this query already has (the same page reached by two URLs).
-                found = passages_for(blocks, q.topic, limit=cfg.passages_per_page + 3, size=cfg.passage_chars)
-                known = {fold(candidate.title), fold(q.text), fold(q.topic), *(fold(e["text"]) for e in q.evidence)}
-                passages = [p for p in found if fold(p) not in known][: cfg.passages_per_page]
-                cited = {fold(e["text"]) for e in q.evidence}
-                duplicate = not passages and any(fold(p) in cited for p in found)  # its content is cited already
-            if not passages and not duplicate and snippet_matches(candidate.title, candidate.snippet, q.topic):
-                kind = "snippet"  # the fallback of seed 002, under snippet_matches' policy
-                passages = [candidate.snippet]
-            title = clean_text(candidate.title, cfg.title_chars)
-            for passage in passages:
-                text = clean_text(passage, cfg.passage_chars)
-                q.evidence.append({"url": candidate.url, "title": title, "text": text, "from": kind})
+                fetched += 1
+                pages.append(PageUnits(candidate.url, candidate.title, units))
+            if candidate.snippet.strip():
+                snippets.append(PageUnits(candidate.url, candidate.title, [Unit(candidate.snippet, "text", 0)]))
+        choice = choose(q.topic, pages, max_lines=cfg.passages_per_page, size=cfg.passage_chars)
+        kind = "page"
+        if not choice.picks and snippets:  # the fallback of seed 002, under the same rules as passages
+            fallback = choose(q.topic, snippets, max_lines=1, size=cfg.passage_chars)
+            if fallback.picks:
+                choice, kind = Choice(fallback.picks, choice.rejected, ""), "snippet"
+        evidence = [
+            {"url": p.url, "title": titles[p.url], "text": clean_text(p.text, cfg.passage_chars), "from": kind}
+            for p in choice.picks
+        ]
+
+        def apply(target: _Query) -> None:
+            target.dropped.extend(refused)
+            target.fetched, target.fetch_failed = fetched, failed
+            target.evidence, target.rejected, target.why = evidence, choice.rejected, choice.why_none
+
+        return apply
 
 
 def _value(state: Sequence[_Query]) -> dict[str, Any]:
@@ -329,6 +359,8 @@ def _value(state: Sequence[_Query]) -> dict[str, Any]:
                     "fetched": q.fetched,
                     "fetch_failed": q.fetch_failed,
                     "search_error": q.error,
+                    "rejected": q.rejected,
+                    "why": q.why,
                 },
             }
         )
@@ -347,7 +379,13 @@ def _tried(group: Mapping[str, Any]) -> str:
     if t["dropped"]:
         parts.append(f"{len(t['dropped'])} dropped as unsafe or invalid URLs")
     parts.append(f"{t['fetched']} pages read" + (f", {t['fetch_failed']} failed to load" if t["fetch_failed"] else ""))
-    return ", ".join(parts) + "; no passage or snippet matched the query"
+    rejected = t.get("rejected") or []
+    if rejected:
+        shown = "; ".join(f"{clean_text(r['url'], 120)} {clean_text(r['reason'], 120)}" for r in rejected[:3])
+        more = f" and {len(rejected) - 3} more" if len(rejected) > 3 else ""
+        parts.append(f"{len(rejected)} left out as near-misses ({shown}{more})")
+    why = t.get("why") or "no passage or snippet matched the query"
+    return ", ".join(parts) + f"; {clean_text(why, 200)}"
 
 
 def render_evidence(value: Mapping[str, Any], max_chars: int) -> str:
