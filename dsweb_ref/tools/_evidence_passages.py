@@ -171,7 +171,11 @@ _SHAPES: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = tuple(
          r"\d[\d,.]*\s?(?:m|km|metres?|meters?|ft|feet|miles?|เมตร|กิโลเมตร)\b|\d[\d,.]*\s?(?:เมตร|กิโลเมตร)"),
         (r"\b(?:battery|capacity)\b|แบตเตอรี่|ความจุ", r"\d[\d,.]*\s?(?:mah|wh)\b"),
         (r"\b(?:ram|memory|storage)\b|หน่วยความจำ", r"\d[\d,.]*\s?(?:gb|tb|mb)\b"),
-        (r"\b(?:hours?|opening|open|closing|time)\b|เวลาเปิด|เวลา", r"\b\d{1,2}[:.]\d{2}\b"),
+        (r"\b(?:hours|opening hours|opens?|closes?|closing)\b|เวลาเปิด|เปิดปิด|เปิด-ปิด", r"\b\d{1,2}[:.]\d{2}\b"),
+        (r"\b(?:flight time|duration|runtime|run time|battery life|how long)\b|นานเท่าไร|ระยะเวลา",
+         r"\d[\d,.]*\s?(?:minutes?|mins?|hours?|hrs?|seconds?|days?|นาที|ชั่วโมง|วัน)"),
+        (r"\b(?:weight|weighs?|heavy)\b|น้ำหนัก", r"\d[\d,.]*\s?(?:kg|g|lbs?|กก\.?|กิโลกรัม|กรัม)"),
+        (r"\b(?:elevation|altitude)\b|ความสูง", r"\d[\d,.]*\s?(?:m|ft|metres?|meters?|feet|เมตร)\b"),
         (r"\b(?:ceo|founder|director|president|chief|head|leader|mayor)\b|ผู้ก่อตั้ง|ผู้อำนวยการ|ประธาน",
          r"(?-i:[A-Z][a-z]+ [A-Z][a-z]+)"),
     )
@@ -207,6 +211,8 @@ def _stem(token: str) -> str:
             return token[: -len(suffix)] + keep
     if token.endswith("s") and not token.endswith(("ss", "us", "is")):
         return token[:-1]
+    if token.endswith("ing") and len(token) >= 7:
+        return token[:-3]  # "opening" meets "opens"
     return token
 
 
@@ -220,6 +226,7 @@ class _Scored:
     index: int
     own: set[str]
     score: float = 0.0
+    carries: bool = False  # holds a value of the kind the query asks for
 
 
 def _bm25(docs: Sequence[Sequence[str]], query: Sequence[str], k1: float = 1.2, b: float = 0.75) -> list[float]:
@@ -284,9 +291,12 @@ def choose(query: str, pages: Sequence[PageUnits], *, max_lines: int = 2, size: 
     scored: list[_Scored] = []
     own_docs: list[list[str]] = []
     title_cover: list[float] = []
+    focus_hit: list[float] = []
     for p, (page, _count) in enumerate(kept):
         title_terms = set(_terms(page.title))
         cover = len(title_terms & wanted_terms) / len(wanted_terms)
+        # What the query asks about this page's subject: its words the title does not hold.
+        focus = wanted_terms - title_terms
         for i, unit in enumerate(page.units):
             if unit.kind == "heading":
                 continue
@@ -298,6 +308,7 @@ def choose(query: str, pages: Sequence[PageUnits], *, max_lines: int = 2, size: 
             scored.append(_Scored(p, i, set(own) | title_terms))
             own_docs.append(own)
             title_cover.append(cover)
+            focus_hit.append(len(focus & set(own)) / len(focus) if focus else 0.0)
     if not scored:
         choice.why_none = "the pages read hold no text beyond their headings"
         return choice
@@ -314,8 +325,10 @@ def choose(query: str, pages: Sequence[PageUnits], *, max_lines: int = 2, size: 
         if len(context & wanted_terms) < need:
             continue
         score = own_scores[n] / top + 0.5 * title_cover[n] + 0.3 * _neighbour_score(position, own_scores, s) / top
+        score += 0.8 * focus_hit[n]
         if shapes:
-            score += 1.5 if _carries(shapes, unit.text, query_plain) else 0.0
+            s.carries = _carries(shapes, unit.text, query_plain)
+            score += 1.5 if s.carries else 0.0
         elif _VALUE.search(unit.text):
             score += 0.3
         if unit.kind in ("row", "pair"):
@@ -325,14 +338,14 @@ def choose(query: str, pages: Sequence[PageUnits], *, max_lines: int = 2, size: 
     if not candidates:
         choice.why_none = "no passage of the pages read matched enough of the query's words"
         return choice
+    if any(s.carries for s in candidates):  # the query asks for a value and some unit holds one
+        candidates = [s for s in candidates if s.carries]
     candidates.sort(key=lambda s: (-s.score, s.page, s.index))
     best = candidates[0]
     used: set[tuple[int, int]] = set()
     for s in candidates:
         if len(choice.picks) >= max_lines or s.score < 0.9 * best.score:
             break
-        if s is not best and shapes and not _carries(shapes, kept[s.page][0].units[s.index].text, query_plain):
-            continue
         if any(s.page == p and abs(s.index - i) <= 1 for p, i in used):
             continue
         page = kept[s.page][0]
