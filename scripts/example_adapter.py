@@ -934,6 +934,7 @@ def bend_evidence(mode: str | None) -> None:
         evidence_search.refuse_repeats = repeats_single_only
     elif mode == "evidence-unsafe-snippets":
         evidence_search.check_url = parsed_only
+        evidence_search._REFUSED = frozenset()  # wrong: a URL refused at fetch keeps its snippet
         EvidenceSearchTool._blocks = blocks_validated_late  # type: ignore[method-assign]
     elif mode == "evidence-retry-only-when-empty":
         evidence_search._value = retry_only_when_empty

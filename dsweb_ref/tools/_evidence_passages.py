@@ -372,21 +372,32 @@ def _neighbour_score(position: dict[tuple[int, int], int], own_scores: Sequence[
 
 
 def _merged(units: Sequence[Unit], index: int, query_terms: set[str], size: int) -> str:
-    """The unit, with the sentence before it when the unit itself names none of the query's words
-    and leans on that sentence (same paragraph): "It launches at $749" needs "the Orion X5 ..."."""
+    """The unit, merged with a neighbouring sentence of the same paragraph when they carry one fact
+    together: the sentence before when the unit names none of the query's words and leans on it
+    ("It launches at $749" needs "the Orion X5 ..."), else the sentence after when it adds query
+    words the unit lacks ("... the Search API." + "Pricing is per 1,000 requests.")."""
     unit = units[index]
-    if unit.kind != "text" or index == 0:
+    if unit.kind != "text":
         return unit.text
-    before = units[index - 1]
-    if before.block != unit.block or before.kind != "text" or set(_terms(unit.text)) & query_terms:
-        return unit.text
-    joined = f"{before.text} {unit.text}"
-    return joined if len(joined) <= size else unit.text
+    have = set(_terms(unit.text)) & query_terms
+
+    def neighbour(i: int) -> Unit | None:
+        if 0 <= i < len(units) and units[i].block == unit.block and units[i].kind == "text":
+            return units[i]
+        return None
+
+    before, after = neighbour(index - 1), neighbour(index + 1)
+    if not have and before is not None and len(before.text) + len(unit.text) < size:
+        return f"{before.text} {unit.text}"
+    if after is not None and (set(_terms(after.text)) & query_terms) - have:
+        if len(unit.text) + len(after.text) < size:
+            return f"{unit.text} {after.text}"
+    return unit.text
 
 
 def _why(wanted: Sequence[Designator], rejected: Sequence[dict[str, str]], read: bool) -> str:
     if not read:
-        return "no page could be read"
+        return ""  # nothing was read: the caller's account of what was tried says it
     if wanted and rejected:
         return f"the pages found are about something else than {', '.join(str(d) for d in wanted)}"
     return "the pages found are about a similar but different subject"

@@ -7,9 +7,12 @@
 No language model is called anywhere on this path: ranking, selection and
 extraction are code. Search and fetch go through ``WebService`` only; with the
 ``http`` fetch provider every fetch is guarded by netguard (pinned connections,
-every redirect hop checked, byte caps). One deadline covers the whole call:
-searches or fetches still running at the deadline are cancelled and their
-queries fall back to what is already known.
+every redirect hop checked, byte caps). One deadline covers the whole call, split
+so no stage starves the next: the searches get ``search_share`` of it, each page
+(fetch and parse) at most ``page_timeout_s``, the fetches end ``rank_share`` of it
+(at most 3 s) before the deadline so ranking and rendering fit; parsing and ranking
+run in worker threads, so cancellation and the deadline stay prompt. Work still
+running at its stage's end is cancelled and its queries fall back to what is known.
 
 Bounds: 1-4 queries of at most ``max_query_chars``; ``results_per_query`` results
 per search; ``max_pages`` fetched pages (``max_concurrent_fetches`` in flight), at most ``max_per_domain`` per
@@ -73,15 +76,27 @@ class EvidenceSettings:
     title_chars: int = 160
     max_output_chars: int = 8000
     max_url_length: int = 2048
-    deadline_s: float = 45.0
+    deadline_s: float = 45.0  # the whole call: search, fetch, parse, rank and render
+    page_timeout_s: float = 10.0  # one page, fetched and parsed: a hung page never holds the whole call
+    search_share: float = 0.4  # of the deadline, for the searches: the fetch stage keeps the rest
+    rank_share: float = 0.1  # of the deadline (at most 3 s), kept back from the fetches for ranking
 
     def __post_init__(self) -> None:
-        for name in (f.name for f in fields(self) if f.name != "deadline_s"):
+        seconds = ("deadline_s", "page_timeout_s", "search_share", "rank_share")
+        for name in (f.name for f in fields(self) if f.name not in seconds):
             if not is_int_at_least(getattr(self, name)):
                 raise WebError(WebErrorCode.CONFIG_INVALID, f"evidence setting {name} must be a positive integer")
-        d = self.deadline_s
-        if isinstance(d, bool) or not isinstance(d, (int, float)) or not math.isfinite(d) or d <= 0:
-            raise WebError(WebErrorCode.CONFIG_INVALID, "evidence setting deadline_s must be a positive number")
+        for name in seconds:
+            d = getattr(self, name)
+            if isinstance(d, bool) or not isinstance(d, (int, float)) or not math.isfinite(d) or d <= 0:
+                raise WebError(WebErrorCode.CONFIG_INVALID, f"evidence setting {name} must be a positive number")
+        if self.search_share + self.rank_share >= 1:
+            raise WebError(WebErrorCode.CONFIG_INVALID, "evidence settings search_share + rank_share must be below 1")
+
+    def stage_ends(self, start: float) -> tuple[float, float, float]:
+        """(searches end, fetches end, the call ends) for a call started at ``start`` (loop time)."""
+        end = start + self.deadline_s
+        return start + self.search_share * self.deadline_s, end - min(self.rank_share * self.deadline_s, 3.0), end
 
 
 def _invalid(message: str) -> WebError:
@@ -231,11 +246,12 @@ class EvidenceSearchTool:
         refuse_local(queries, context.local_names)  # before any search: nothing local leaves
         refuse_repeats(queries, context)
         ctx = ctx or CallContext()
-        deadline = asyncio.get_running_loop().time() + cfg.deadline_s
+        searches_end, fetches_end, deadline = cfg.stage_ends(asyncio.get_running_loop().time())
         state = [_Query(q) for q in queries]
 
         searches = [self.web.search(SearchRequest(q, cfg.results_per_query), ctx) for q in queries]
-        answers = await _settle_until(searches, deadline, "the search")
+        # A hung search ends at its share of the deadline, so the other queries' pages still get read.
+        answers = await _settle_until(searches, searches_end, "the search")
         errors = [a for a in answers if isinstance(a, WebError)]
         if len(errors) == len(answers):
             raise errors[0]  # nothing to show; a different query would not help
@@ -247,8 +263,8 @@ class EvidenceSearchTool:
 
         pages = select_pages([q.ranked for q in state], max_pages=cfg.max_pages, max_per_domain=cfg.max_per_domain)
         slots = asyncio.Semaphore(cfg.max_concurrent_fetches)
-        fetches = [self._blocks(c.url, ctx, slots) for c in pages]
-        fetched = await _settle_until(fetches, deadline, "the page fetch")
+        fetches = [self._page(c.url, ctx, slots) for c in pages]
+        fetched = await _settle_until(fetches, fetches_end, "the page fetch")
         bodies = dict(zip((c.url for c in pages), fetched, strict=True))
         # Ranking passages is CPU work: off the event loop, and inside the same deadline.
         collected = await _settle_until(
@@ -262,6 +278,7 @@ class EvidenceSearchTool:
         # Only a search that ran and found nothing usable makes its query a dead end; a failed
         # search (a provider error, the deadline) may be retried as it was.
         context.remember_empty(q.text for q in state if not q.evidence and q.error is None)
+        context.remember_evidence(e["text"] for q in state for e in q.evidence)
         return _value(state)
 
     def _candidates(self, index: int, q: _Query, answer: SearchResult) -> list[Candidate]:
@@ -285,6 +302,15 @@ class EvidenceSearchTool:
             text = " ".join(p for p in (title, snippet, summary[:2000] if isinstance(summary, str) else "") if p)
             out.append(Candidate(index, position, canonical, url.host, title, snippet, text[:4000]))
         return out
+
+    async def _page(self, url: str, ctx: CallContext, slots: asyncio.Semaphore) -> list[Unit]:
+        """One page's units within the per-page timeout (fetch and parse together)."""
+        try:
+            return await asyncio.wait_for(self._blocks(url, ctx, slots), self.settings.page_timeout_s)
+        except TimeoutError:
+            raise WebError(
+                WebErrorCode.FETCH_TIMEOUT, f"the page was not read within {self.settings.page_timeout_s:g} s"
+            ) from None
 
     async def _blocks(self, url: str, ctx: CallContext, slots: asyncio.Semaphore) -> list[Unit]:
         async with slots:  # the page body is dropped once its units are made, before the slot is freed
