@@ -1290,6 +1290,8 @@ class Adapter:
         key = str(data.get("id", ""))
         names = frozenset(n for n in data.get("local_names", ()) if isinstance(n, str))
         context = self.evidence_contexts.setdefault(key, EvidenceContext(local_names=names))
+        if isinstance(data.get("question"), str):
+            context.question = str(data["question"])[:2000]
         if self.mode == "evidence-retry-allowed":
             context = EvidenceContext(local_names=names)  # wrong: the conversation's retry memory is dropped
         ctx = CallContext()

@@ -371,6 +371,9 @@ def _neighbour_score(position: dict[tuple[int, int], int], own_scores: Sequence[
     return max(near, default=0.0)
 
 
+_ANAPHORA = re.compile(r"(?:It|Its|This|These|They|Their|He|She|His|Her|That|Those)\b|(?:มัน|ซึ่ง|โดย)")
+
+
 def _merged(units: Sequence[Unit], index: int, query_terms: set[str], size: int) -> str:
     """The unit, merged with a neighbouring sentence of the same paragraph when they carry one fact
     together: the sentence before when the unit names none of the query's words and leans on it
@@ -387,7 +390,8 @@ def _merged(units: Sequence[Unit], index: int, query_terms: set[str], size: int)
         return None
 
     before, after = neighbour(index - 1), neighbour(index + 1)
-    if not have and before is not None and len(before.text) + len(unit.text) < size:
+    leans = not have or _ANAPHORA.match(unit.text) is not None
+    if leans and before is not None and len(before.text) + len(unit.text) < size:
         return f"{before.text} {unit.text}"
     if after is not None and (set(_terms(after.text)) & query_terms) - have:
         if len(unit.text) + len(after.text) < size:

@@ -14,6 +14,7 @@ import re
 import threading
 import unicodedata
 from collections.abc import Iterable
+from concurrent.futures import Future
 from dataclasses import dataclass
 from html.parser import HTMLParser
 
@@ -40,13 +41,35 @@ class Unit:
     block: int
 
 
-def warm_up() -> None:
-    """Load the Thai word and sentence segmenters now (about a second the first time), so the
-    first evidence call does not pay for it."""
-    from ._evidence_text import tokenize
+_WARM: Future[None] | None = None
+_WARM_LOCK = threading.Lock()
 
-    sentences("ทดสอบการตัดประโยค ภาษาไทย")
-    tokenize("ทดสอบ")
+
+def warm_up() -> Future[None]:
+    """Start loading the Thai word and sentence segmenters and the public suffix list in a
+    background thread, once per process (about a second in a fresh one); the returned future is
+    done when they are loaded. The pipeline starts it when its tool is built and awaits it off the
+    event loop, so the first call overlaps the load with its searches instead of paying it after."""
+    global _WARM
+    with _WARM_LOCK:
+        if _WARM is None:
+            _WARM = Future()
+            threading.Thread(target=_load, args=(_WARM,), name="evidence-warm-up", daemon=True).start()
+        return _WARM
+
+
+def _load(done: Future[None]) -> None:
+    try:
+        from ._evidence_rank import registrable_domain
+        from ._evidence_text import content_tokens, tokenize
+
+        sentences("ทดสอบการตัดประโยค ภาษาไทย")
+        content_tokens(tokenize("ทดสอบ ราคาทองคำ"))
+        registrable_domain("news.example.co.uk")
+    except BaseException as exc:  # noqa: BLE001 - a failed warm-up only means the first call loads lazily
+        done.set_exception(exc)
+    else:
+        done.set_result(None)
 
 
 def sentences(text: str) -> list[str]:

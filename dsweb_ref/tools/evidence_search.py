@@ -43,7 +43,7 @@ from ._evidence_guard import EvidenceContext, normalized_query, refuse_local, re
 from ._evidence_passages import Choice, PageUnits, choose
 from ._evidence_rank import Candidate, rank, select_pages
 from ._evidence_text import clean_text, topic_of
-from ._evidence_units import Unit, page_units
+from ._evidence_units import Unit, page_units, warm_up
 from ._result import ToolResult, error_result
 
 __all__ = [
@@ -199,6 +199,7 @@ class EvidenceSearchTool:
         self.web = web
         self.settings = settings or EvidenceSettings()
         self.policy = policy
+        self._warm = warm_up()  # segmenters and suffix list load now, in a background thread
 
     @property
     def description(self) -> str:
@@ -252,6 +253,9 @@ class EvidenceSearchTool:
         searches = [self.web.search(SearchRequest(q, cfg.results_per_query), ctx) for q in queries]
         # A hung search ends at its share of the deadline, so the other queries' pages still get read.
         answers = await _settle_until(searches, searches_end, "the search")
+        if not self._warm.done():  # the first call of a fresh process: wait for the load, off the loop
+            loop = asyncio.get_running_loop()
+            await asyncio.wait([asyncio.wrap_future(self._warm)], timeout=max(0.0, fetches_end - loop.time()))
         errors = [a for a in answers if isinstance(a, WebError)]
         if len(errors) == len(answers):
             raise errors[0]  # nothing to show; a different query would not help
