@@ -163,8 +163,9 @@ Methods
     not be fired again: not the same, ignoring case, spacing and invisible format characters such as
     U+200B; not one whose words were all in it; and, when ``question`` carries the user's question, not
     one that only adds numbers or names found neither in that question nor in earlier evidence);
-    ``local_names`` are names the caller marks local (never sent to a search engine). ``text`` groups evidence lines by query, each line carrying its source URL,
-    or says ``[needs_retry]``; ``value`` follows ``schemas/evidence_search.output.schema.json``.
+    ``local_names`` are names the caller marks local (never sent to a search engine). ``text`` groups
+    evidence lines by query, each line carrying its source URL, or says ``[needs_retry]``; ``value``
+    follows ``schemas/evidence_search.output.schema.json``.
 
 ``standalone_search`` -> ``{"text": str, "value": object}``
     Params ``{"arguments": {"query": str}, "protocol": "messages" | "responses"}``: one call of the

@@ -126,7 +126,7 @@ def refuse_repeats(queries: Sequence[str], context: EvidenceContext) -> None:
                 "characters do not make it new)."
             )
         words = _words(query)
-        for key, earlier in context.attempts.items():
+        for earlier in context.attempts.values():
             if words and words <= earlier:
                 raise _retry(
                     f"{shown} is no more specific than an earlier query that found no usable evidence "

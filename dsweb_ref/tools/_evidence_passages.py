@@ -71,9 +71,9 @@ class Designator:
     family: str  # model: its letter prefix, or the word before a bare number
 
     def __str__(self) -> str:
-        return self.value if self.kind == "year" or self.family.isalpha() and self.value[0].isalpha() else (
-            f"{self.family} {self.value}"
-        )
+        if self.kind == "year" or self.value[0].isalpha():
+            return self.value  # "2026", "x5": the prefix is part of it
+        return f"{self.family} {self.value}"  # "cli 3.2", "os 14"
 
 
 def _year(word: str) -> int | None:
@@ -278,7 +278,8 @@ def choose(query: str, pages: Sequence[PageUnits], *, max_lines: int = 2, size: 
         best = max(count for _, count in kept)
         for page, count in kept:
             if count < best:
-                missing = [n for n in names if not _stands_whole(n, plain(page.title + " " + " ".join(u.text for u in page.units)))]
+                text = plain(" ".join([page.title, *(u.text for u in page.units)]))
+                missing = [n for n in names if not _stands_whole(n, text)]
                 choice.rejected.append({"url": page.url, "reason": f"a similar name, not {', '.join(missing)}"})
         kept = [(p, c) for p, c in kept if c == best]
     if not kept:
@@ -341,10 +342,10 @@ def choose(query: str, pages: Sequence[PageUnits], *, max_lines: int = 2, size: 
     if any(s.carries for s in candidates):  # the query asks for a value and some unit holds one
         candidates = [s for s in candidates if s.carries]
     candidates.sort(key=lambda s: (-s.score, s.page, s.index))
-    best = candidates[0]
+    leader = candidates[0]
     used: set[tuple[int, int]] = set()
     for s in candidates:
-        if len(choice.picks) >= max_lines or s.score < 0.9 * best.score:
+        if len(choice.picks) >= max_lines or s.score < 0.9 * leader.score:
             break
         if any(s.page == p and abs(s.index - i) <= 1 for p, i in used):
             continue

@@ -66,7 +66,7 @@ def _load(done: Future[None]) -> None:
         sentences("ทดสอบการตัดประโยค ภาษาไทย")
         content_tokens(tokenize("ทดสอบ ราคาทองคำ"))
         registrable_domain("news.example.co.uk")
-    except BaseException as exc:  # noqa: BLE001 - a failed warm-up only means the first call loads lazily
+    except BaseException as exc:  # a failed warm-up only means the first call loads lazily
         done.set_exception(exc)
     else:
         done.set_result(None)
@@ -84,7 +84,8 @@ def sentences(text: str) -> list[str]:
     out: list[str] = []
     for start in range(0, len(text), _MAX_SEGMENT):
         with _SEGMENTER:
-            out.extend(s.strip() for s in sent_tokenize(text[start : start + _MAX_SEGMENT], engine="crfcut"))
+            cut = sent_tokenize(text[start : start + _MAX_SEGMENT], engine="crfcut")
+        out.extend(str(s).strip() for s in cut)
     return [s for piece in out if piece for s in _SENTENCE_END.split(piece) if s.strip()]
 
 
@@ -285,7 +286,7 @@ _MD_TABLE_RULE = re.compile(r"^\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?$")
 
 def _markdown_units(content: str) -> Iterable[Unit]:
     """Plain text or Markdown (the Fetch API's form): a unit per sentence, bullet, table row."""
-    block, header = 0, []
+    block, header = 0, list[str]()
     for raw in content.split("\n"):
         line = "".join(c if c.isprintable() else " " for c in raw).strip()
         if not line:

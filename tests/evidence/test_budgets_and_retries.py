@@ -51,10 +51,11 @@ def test_a_slow_parse_stays_inside_the_deadline(monkeypatch: pytest.MonkeyPatch)
 
 def test_cancelling_a_call_during_a_slow_parse_is_prompt(monkeypatch: pytest.MonkeyPatch) -> None:
     gate = threading.Event()
-    parsing = threading.Event()
+    loop_started: list[tuple[asyncio.AbstractEventLoop, asyncio.Event]] = []
 
     def slow_parse(body):  # type: ignore[no-untyped-def]
-        parsing.set()
+        loop, parsing = loop_started[0]
+        loop.call_soon_threadsafe(parsing.set)
         gate.wait(30)
         return []
 
@@ -63,9 +64,10 @@ def test_cancelling_a_call_during_a_slow_parse_is_prompt(monkeypatch: pytest.Mon
     tool = evidence_tool(search, TableFetch({URL: html(URL, "<p>x</p>")}), EvidenceSettings(deadline_s=60))
 
     async def main() -> None:
+        parsing = asyncio.Event()
+        loop_started.append((asyncio.get_running_loop(), parsing))
         task = asyncio.create_task(tool.run({"query": "spring tides"}))
-        while not parsing.is_set():
-            await asyncio.sleep(0.01)  # polling the worker thread's flag, not timing anything
+        await parsing.wait()
         task.cancel()
         try:
             with pytest.raises(asyncio.CancelledError):
