@@ -46,19 +46,25 @@ _BETTER = (
 )
 
 
+def _visible(text: str, separator: str = "") -> str:
+    """``text`` without format characters (BOM, soft hyphen, joiners, direction marks); a zero-width
+    space, which Thai text uses between words, becomes ``separator``."""
+    return "".join(
+        separator if c == "\u200b" else c for c in text if c == "\u200b" or unicodedata.category(c) != "Cf"
+    )
+
+
 def normalized_query(query: str) -> str:
     """The form two queries are compared in: NFKC, format characters (U+200B/C/D, U+FEFF, U+00AD
     and the like) removed, casefolded, without any whitespace."""
-    folded = unicodedata.normalize("NFKC", query).casefold()
-    return _SPACE.sub("", "".join(c for c in folded if unicodedata.category(c) != "Cf"))
+    return _SPACE.sub("", _visible(unicodedata.normalize("NFKC", query).casefold()))
 
 
 def _words(text: str) -> frozenset[str]:
     """The query's words as compared across attempts (Thai segmented into words)."""
     from ._evidence_text import tokenize  # the segmenter is loaded with the pipeline, not the guard
 
-    clean = "".join(" " if unicodedata.category(c) == "Cf" else c for c in text)
-    return frozenset(tokenize(clean))
+    return frozenset(tokenize(_visible(text, " ")))
 
 
 def _facts(query: str) -> dict[str, str]:
@@ -126,18 +132,22 @@ def refuse_repeats(queries: Sequence[str], context: EvidenceContext) -> None:
                 "characters do not make it new)."
             )
         words = _words(query)
-        for earlier in context.attempts.values():
-            if words and words <= earlier:
-                raise _retry(
-                    f"{shown} is no more specific than an earlier query that found no usable evidence "
-                    "(all its words were in that query)."
-                )
+        if _less_specific(words, context):
+            raise _retry(
+                f"{shown} is no more specific than an earlier query that found no usable evidence "
+                "(all its words were in that query)."
+            )
         added = _unsupported(query, words, context)
         if added:
             raise _retry(
                 f"{shown} only adds {', '.join(added[:5])} to an earlier query that found no usable evidence, "
                 "and neither the user's question nor earlier evidence says so: an invented detail is no retry."
             )
+
+
+def _less_specific(words: frozenset[str], context: EvidenceContext) -> bool:
+    """Every word of the retry was in one earlier attempt that found nothing (fewer or reordered)."""
+    return bool(words) and any(words <= earlier for earlier in context.attempts.values())
 
 
 def _unsupported(query: str, words: frozenset[str], context: EvidenceContext) -> list[str]:
