@@ -338,6 +338,35 @@ _SPECS: tuple[_Spec, ...] = (
           "<p>ตลาดน้ำคลองสามวาเป็นตลาดริมคลองที่มีอาหารพื้นบ้านมากมาย</p>"
           "<p>ตลาดเปิดทุกวันเสาร์และอาทิตย์ เวลา 08.00–16.00 น. มีที่จอดรถฟรี</p>",
           "เวลาเปิดปิด ตลาดน้ำคลองสามวา", "เวลา 05.00–22.00 น.", "th"),
+    # --- held out, second batch: written after all tuning, measured once, left as measured ---------
+    _Spec("harlow-tower", "Harlow Tower",
+          "Harlow Tower, the city's tallest building.",
+          "<div>Harlow Tower opened in 2011 on the old dock site.<br>Its spire tops out at 212 metres, "
+          "making it the tallest building in the county.<br>It was designed by architect Ines Duarte.</div>",
+          "Harlow Tower height", "Harlow Tower 300 metres"),
+    _Spec("nova-compare", "Nova 7 vs Nova 8: specs compared",
+          "Nova 7 vs Nova 8 compared: battery, screen, price.",
+          "<p>Is the Nova 8 worth the upgrade? We put the two phones side by side.</p>"
+          "<table><tr><th>Spec</th><th>Nova 7</th><th>Nova 8</th></tr>"
+          "<tr><td>Battery</td><td>4,000 mAh</td><td>4,500 mAh</td></tr>"
+          "<tr><td>Screen</td><td>6.1 inch</td><td>6.3 inch</td></tr></table>",
+          "Nova 8 battery", "Nova 8 battery 9,000 mAh"),
+    _Spec("ramwong-concert", "คอนเสิร์ตรำวงย้อนยุค 2570",
+          "คอนเสิร์ตรำวงย้อนยุค 2570 วันที่ และสถานที่",
+          "<p>คอนเสิร์ตรำวงย้อนยุคกลับมาอีกครั้งที่สวนลุมพินี</p>"
+          "<p>จัดแสดงวันที่ 15 ม.ค. 2570 เวลา 18.00 น. บัตรราคา 500 บาท</p>",
+          "คอนเสิร์ตรำวงย้อนยุค 2570 วันที่", "วันที่ 1 ก.พ. 2570", "th"),
+    _Spec("greyfield-visit", "Visiting Greyfield Library",
+          "Visiting Greyfield Library: opening hours, fees and access.",
+          "<p>Greyfield Library is on Mill Street, next to the bus station.</p>"
+          "<ul><li>Printing: $0.10 per page</li><li>Wi-Fi: free</li><li>Meeting room: $15 per hour</li></ul>"
+          '<p class="sr-only">Greyfield Library parking fee $4</p>',
+          "Greyfield Library parking", "parking fee $6"),
+    _Spec("pink-line", "รถไฟฟ้าสายสีชมพู",
+          "รถไฟฟ้าสายสีชมพู เส้นทาง สถานี และค่าโดยสาร",
+          "<p>รถไฟฟ้าสายสีชมพูวิ่งจากแคราย ถึง มีนบุรี รวม 30 สถานี</p>"
+          "<p>ค่าโดยสารรถไฟฟ้าสายสีชมพูอยู่ระหว่าง 15–45 บาท ตามระยะทาง</p>",
+          "ราคาตั๋ว รถไฟฟ้าสายสีชมพู", "ตั๋ว 100 บาท", "th"),
 )
 # fmt: on
 
@@ -407,4 +436,11 @@ CASES: tuple[QualityCase, ...] = (
     QualityCase("งานวิ่งมาราธอนริมโขง 2571 ค่าสมัคร", (), "held out: no 2571 edition"),
     QualityCase("แล็ปท็อป Kora K14 น้ำหนัก", (("น้ำหนัก", "1.3 กก."),), "held out: Thai spec table; K13"),
     QualityCase("เวลาเปิดปิด ตลาดน้ำคลองสามวา", (("08.00–16.00",),), "held out: Thai opening hours"),
+    QualityCase("Harlow Tower height", (("212 metres",),), "held out 2: 'tall' and 'tops out', lines by <br>"),
+    QualityCase("Who designed Harlow Tower", (("Ines Duarte",),), "held out 2: a name, no 'designer' word"),
+    QualityCase("Nova 8 battery", (("Nova 8", "4,500 mAh"),), "held out 2: a comparison table, both models"),
+    QualityCase("คอนเสิร์ตรำวงย้อนยุค 2570 วันที่", (("15 ม.ค. 2570",),), "held out 2: Thai month abbreviation"),
+    QualityCase("Greyfield Library parking fee", (), "held out 2: other fees only; the parking fee is hidden"),
+    QualityCase("ราคาตั๋ว รถไฟฟ้าสายสีชมพู", (("15–45 บาท",),), "held out 2: ตั๋ว asked, ค่าโดยสาร written"),
+    QualityCase("Lumen Bay ferry fares 2019", (), "held out 2: no 2019 fares anywhere"),
 )

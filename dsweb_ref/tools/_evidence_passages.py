@@ -163,7 +163,7 @@ _MONTHS = (
 _SHAPES: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = tuple(
     (re.compile(asks), re.compile(shape))
     for asks, shape in (
-        (r"\b(?:price|prices|cost|costs|fee|fees|fare|fares|charge|tuition)\b|ราคา|ค่า",
+        (r"\b(?:price|prices|cost|costs|fee|fees|fare|fares|charge|tuition|tickets?|admission)\b|ราคา|ค่า|ตั๋ว",
          r"[$€£¥฿]\s?\d|\d[\d,.]*\s?(?:บาท|baht|usd|dollars?|euros?|thb)\b|\d[\d,.]*\s?บาท"),
         (r"\b(?:dates?|when|released?|schedule|deadline|day)\b|วันที่|วันจัดงาน|กำหนดการ|เมื่อไร",
          rf"\d{{1,2}}(?:\s*[-–]\s*\d{{1,2}})?\s+(?:{_MONTHS})|(?:{_MONTHS})\s+\d{{1,2}}\b|\d{{4}}-\d{{2}}-\d{{2}}"),
@@ -176,7 +176,8 @@ _SHAPES: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = tuple(
          r"\d[\d,.]*\s?(?:minutes?|mins?|hours?|hrs?|seconds?|days?|นาที|ชั่วโมง|วัน)"),
         (r"\b(?:weight|weighs?|heavy)\b|น้ำหนัก", r"\d[\d,.]*\s?(?:kg|g|lbs?|กก\.?|กิโลกรัม|กรัม)"),
         (r"\b(?:elevation|altitude)\b|ความสูง", r"\d[\d,.]*\s?(?:m|ft|metres?|meters?|feet|เมตร)\b"),
-        (r"\b(?:ceo|founder|director|president|chief|head|leader|mayor)\b|ผู้ก่อตั้ง|ผู้อำนวยการ|ประธาน",
+        (r"\b(?:who|ceo|founder|director|president|chief|head|leader|mayor|architect|author|designed|"
+         r"founded|wrote|written|invented)\b|ผู้ก่อตั้ง|ผู้อำนวยการ|ประธาน|ใคร",
          r"(?-i:[A-Z][a-z]+ [A-Z][a-z]+)"),
     )
 )  # fmt: skip
@@ -186,6 +187,26 @@ _VALUE = re.compile(rf"\d|(?:{_MONTHS})\b", re.IGNORECASE)
 def _asked(query: str) -> list[re.Pattern[str]]:
     folded = plain(query)
     return [shape for asks, shape in _SHAPES if asks.search(folded)]
+
+
+# Words that qualify what is asked rather than name it: a page need not repeat them.
+_MODIFIERS = frozenset(
+    "minimum maximum min max latest current official total average full exact new usual standard "
+    "ขั้นต่ำ สูงสุด ล่าสุด ปัจจุบัน ทั้งหมด".split()
+)
+
+
+def _asked_words(query: str) -> str:
+    """The stretches of the query that ask for a kind of value ("price", "dates", "ความยาว")."""
+    folded = plain(query)
+    return " ".join(m.group() for asks, _shape in _SHAPES for m in asks.finditer(folded))
+
+
+def _topic_words(query_terms: Sequence[str], query: str) -> list[str]:
+    """The query's words a page must hold somewhere to be about what is asked: not the asked kind of
+    value, not a qualifier; e.g. "parking" in "Greyfield Library parking fee"."""
+    asked = _asked_words(query)
+    return [t for t in query_terms if t not in _MODIFIERS and t not in asked and not t.isdigit() and _year(t) is None]
 
 
 def _carries(shapes: Sequence[re.Pattern[str]], raw: str, query_plain: str) -> bool:
@@ -259,6 +280,7 @@ def choose(query: str, pages: Sequence[PageUnits], *, max_lines: int = 2, size: 
         choice.why_none = "the query has no content words"
         return choice
     kept: list[tuple[PageUnits, int]] = []
+    topic_words = _topic_words(query_terms, query)
     for page in pages:
         body = [u for u in page.units if u.kind != "heading"]
         identity = " ".join([page.title, *(u.text for u in page.units if u.kind == "heading")])
@@ -273,6 +295,13 @@ def choose(query: str, pages: Sequence[PageUnits], *, max_lines: int = 2, size: 
                 choice.rejected.append({"url": page.url, "reason": reason})
                 continue
         text = plain(whole)
+        # Every topic word of the query must be somewhere in the page (any spelling the stemmer or a
+        # substring of a Thai compound meets); a page without "parking" does not answer a parking fee.
+        page_terms = set(_terms(whole))
+        absent = [t for t in topic_words if t not in page_terms and t not in text]
+        if absent:
+            choice.rejected.append({"url": page.url, "reason": f"never mentions {', '.join(absent[:3])}"})
+            continue
         kept.append((page, sum(_stands_whole(n, text) for n in names)))
     if kept and names:
         best = max(count for _, count in kept)

@@ -101,7 +101,8 @@ _DROP_ROLES = frozenset(
 # Whole class or id tokens (not substrings, so "navigation-free-article" survives) ...
 _DROP_NAMES = frozenset(
     {"nav", "navbar", "menu", "footer", "sidebar", "breadcrumb", "breadcrumbs", "advert", "ads", "share", "social",
-     "related", "comments", "skip-link", "modal", "popup", "newsletter", "banner"}
+     "related", "comments", "skip-link", "modal", "popup", "newsletter", "banner", "hidden", "d-none",
+     "invisible", "sr-only", "visually-hidden", "screen-reader-text", "visuallyhidden"}
 )  # fmt: skip
 # ... and any token naming cookies or consent, whatever its spelling ("cookie-consent", "gdprBanner").
 _CONSENT = re.compile(r"cookie|consent|gdpr", re.IGNORECASE)
