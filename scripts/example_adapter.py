@@ -49,7 +49,7 @@ seed 002 ones:
                         -> evidence.retry_refused
     evidence-unsafe-snippets  URLs validated only when fetched: a refused result falls back to its
                         snippet and is cited                          -> evidence.unsafe_dropped
-    evidence-snippet-only  pages never fetched: every line is a search snippet -> evidence.passages
+    evidence-snippet-only  pages fetched but never read: every line is a search snippet -> evidence.passages
     evidence-cite-candidates  the citation list holds every ranked result, not those that gave
                         evidence                                      -> evidence.lines_cite_results
     evidence-retry-only-when-empty  [needs_retry] only for a search that returned nothing, not for
@@ -917,8 +917,9 @@ RIGHT_BLOCKS = EvidenceSearchTool._blocks
 
 
 async def never_fetched(tool: EvidenceSearchTool, url: str, ctx: CallContext, slots: asyncio.Semaphore) -> Any:
-    """evidence-snippet-only: no page is read; each source falls back to its snippet."""
-    raise WebError(WebErrorCode.PROVIDER_ERROR, "pages are not fetched")
+    """evidence-snippet-only: a page is fetched but never read; each source falls back to its snippet."""
+    await RIGHT_BLOCKS(tool, url, ctx, slots)
+    return []
 
 
 RIGHT_VALUE = evidence_search._value
@@ -928,7 +929,9 @@ def retry_only_when_empty(state: Sequence[Any]) -> dict[str, Any]:
     """evidence-retry-only-when-empty: a query whose results were all dropped is not marked."""
     value = RIGHT_VALUE(state)
     for group in value["queries"]:
-        group["needs_retry"] = group["tried"]["results"] == 0
+        tried = group["tried"]
+        everything_dropped = tried["results"] > 0 and tried["candidates"] == 0
+        group["needs_retry"] = not group["evidence"] and not everything_dropped
     value["needs_retry"] = all(g["needs_retry"] for g in value["queries"])
     return value
 
@@ -941,9 +944,14 @@ def cite_candidates(state: Sequence[Any]) -> dict[str, Any]:
     return value
 
 
+RIGHT_CHOOSE = evidence_search.choose
+
+
 def page_lead(query: str, pages: Sequence[PageUnits], *, max_lines: int = 2, size: int = 360) -> Choice:
-    """evidence-page-lead: the first page's opening characters, whatever the query."""
-    return Choice([Pick(p.url, " ".join(u.text for u in p.units)[:size], 0.0) for p in pages[:1] if p.units])
+    """evidence-page-lead: a chosen page's opening characters, whatever the query."""
+    choice = RIGHT_CHOOSE(query, pages, max_lines=max_lines, size=size)
+    opening = {p.url: " ".join(u.text for u in p.units)[:size] for p in pages}
+    return Choice([Pick(p.url, opening[p.url], p.score) for p in choice.picks], choice.rejected, choice.why_none)
 
 
 RIGHT_UNSUPPORTED = _evidence_guard._unsupported

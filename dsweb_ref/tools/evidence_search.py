@@ -2,22 +2,29 @@
 
     queries -> parallel search (the seam) -> URL validation (netguard policy, no I/O)
     -> BM25 relevance ranking -> source diversity -> concurrent fetch (the seam)
-    -> query-matching passages -> evidence lines with source URLs
+    -> passage units (sentences, list items, table rows with headers, definition pairs)
+    -> designator and near-miss rejection, BM25 over every unit of the call
+    -> evidence lines with source URLs, or [needs_retry] saying what was tried and why
 
 No language model is called anywhere on this path: ranking, selection and
 extraction are code. Search and fetch go through ``WebService`` only; with the
 ``http`` fetch provider every fetch is guarded by netguard (pinned connections,
-every redirect hop checked, byte caps). One deadline covers the whole call, split
-so no stage starves the next: the searches get ``search_share`` of it, each page
-(fetch and parse) at most ``page_timeout_s``, the fetches end ``rank_share`` of it
-(at most 3 s) before the deadline so ranking and rendering fit; parsing and ranking
-run in worker threads, so cancellation and the deadline stay prompt. Work still
-running at its stage's end is cancelled and its queries fall back to what is known.
+every redirect hop checked, byte caps). A result whose URL failed validation
+anywhere (scheme, literal address, DNS answer, redirect hop) is dropped with its
+reason: never ranked, read, cited, nor used through its snippet.
+
+One deadline covers the whole call, split so no stage starves the next: the
+searches get ``search_share`` of it, each page (fetch and parse) at most
+``page_timeout_s``, the fetches end ``rank_share`` of it (at most 3 s) before the
+deadline so ranking and rendering fit; parsing and ranking run in worker threads,
+so cancellation and the deadline stay prompt. Work still running at its stage's
+end is cancelled and its queries fall back to what is known.
 
 Bounds: 1-4 queries of at most ``max_query_chars``; ``results_per_query`` results
-per search; ``max_pages`` fetched pages (``max_concurrent_fetches`` in flight), at most ``max_per_domain`` per
-registrable domain while other domains have candidates; ``passages_per_page``
-passages of at most ``passage_chars`` each; the whole text at most
+per search; ``max_pages`` fetched pages (``max_concurrent_fetches`` in flight), at
+most ``max_per_domain`` per registrable domain while other domains have candidates;
+at most ``passages_per_page`` evidence lines per query (a second only when it scores
+nearly as well as the first), each at most ``passage_chars``; the whole text at most
 ``max_output_chars``.
 """
 

@@ -134,7 +134,10 @@ async def table_rows(ctx: CheckContext) -> None:
     for case in TABLES:
         ctx.fresh()
         query = case["query"]
-        script(ctx, query, [row(FERRY, "Lumen Bay ferry fares and timetable", "Fares for the Lumen Bay ferry.")])
+        # The snippet holds the fact too (engines show such snippets): this check is about the page's
+        # passage; a pipeline that never reads pages is evidence.passages' catch.
+        snippet = "Lumen Bay ferry fares: Adult one way $12.50."
+        script(ctx, query, [row(FERRY, "Lumen Bay ferry fares and timetable", snippet)])
         _serve(ctx, FERRY, FERRY_PAGE)
         outcome = await _evidence(ctx, query, {"id": f"tables-{case.name}", "local_names": []})
         value = expect_success(outcome, case.name)
@@ -158,10 +161,11 @@ RANKING = (
 
 
 def _results(query: str, topic: str) -> list[dict[str, str]]:
-    """Seven weak results (one shared word) the engine lists first, then the relevant one."""
+    """Seven weak results (one shared word, each on its own site, so source diversity does not pick
+    the relevant one for the ranking) the engine lists first, then the relevant one."""
     head = query.split()[0]
     weak = [
-        row(f"https://{topic}-{i}.example.net/news", f"{head.title()} festival news {i}",
+        row(f"https://{topic}-news{i}.com/festival", f"{head.title()} festival news {i}",
             f"Festival programme and {head} market stalls, part {i}.")
         for i in range(7)
     ]  # fmt: skip
