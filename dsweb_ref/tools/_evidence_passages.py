@@ -206,7 +206,8 @@ def _topic_words(query_terms: Sequence[str], query: str) -> list[str]:
     """The query's words a page must hold somewhere to be about what is asked: not the asked kind of
     value, not a qualifier; e.g. "parking" in "Greyfield Library parking fee"."""
     asked = _asked_words(query)
-    return [t for t in query_terms if t not in _MODIFIERS and t not in asked and not t.isdigit() and _year(t) is None]
+    # Numbers, versions and model names are the designator rule's (it also says which one a page names).
+    return [t for t in query_terms if t not in _MODIFIERS and t not in asked and not any(c.isdigit() for c in t)]
 
 
 def _carries(shapes: Sequence[re.Pattern[str]], raw: str, query_plain: str) -> bool:

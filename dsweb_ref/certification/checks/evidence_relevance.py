@@ -106,7 +106,8 @@ async def designators(ctx: CheckContext) -> None:
 
 FERRY = "https://lumen-ferry.example.org/fares"
 FERRY_PAGE = (
-    "# Lumen Bay ferry fares\n\nThe Lumen Bay ferry links the old town with Gull Island every 40 minutes.\n\n"
+    "# Lumen Bay ferry fares\n\nThe Lumen Bay ferry links the old town with Gull Island every 40 minutes. "
+    "Adult and child fares changed in March.\n\n"
     "| Ticket | One way | Return |\n| --- | --- | --- |\n| Adult | $12.50 | $22.00 |\n"
     "| Child | $6.00 | $10.50 |\n| Bicycle | $3.00 | $5.00 |\n"
 )
