@@ -25,6 +25,7 @@ from ..cases import Case
 from ._base import CheckContext, check, expect_success, require
 from ._script import row, script
 from .evidence import REQUIRES, _evidence
+from .evidence_passages import _fetch_of
 
 X5 = "https://veltra-phones.example.com/orion-x5"
 X4 = "https://veltra-phones.example.com/orion-x4"
@@ -49,13 +50,6 @@ DESIGNATORS = (
 def _serve(ctx: CheckContext, url: str, content: str) -> None:
     answer = json.dumps({"title": url.rsplit("/", 1)[-1], "content": content}).encode()
     ctx.emu.inject("fetch", Status(200, body=answer), times=None, when=_fetch_of(url))
-
-
-def _fetch_of(url: str) -> Any:
-    def match(body: Any) -> bool:
-        return isinstance(body, dict) and body.get("url") == url
-
-    return match
 
 
 def _cited(value: Any) -> list[tuple[str, str]]:
