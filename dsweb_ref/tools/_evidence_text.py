@@ -2,7 +2,8 @@
 without boilerplate, and the short passages of a page that match a query.
 
 Tokens: Thai is segmented into words with PyThaiNLP's dictionary tokenizer
-(``newmm``, dictionary shipped in the package); Chinese, Japanese, Lao, Khmer and
+(``newmm`` in its Rust build nlpO3, dictionary shipped in PyThaiNLP; it loads in a
+fraction of the Python trie's time); Chinese, Japanese, Lao, Khmer and
 Myanmar runs become overlapping character bigrams (the usual index unit when no
 segmenter is at hand); everything else is NFKC-casefolded ``\\w+`` words.
 Splitting on spaces alone would turn a whole Thai sentence into one token and
@@ -88,7 +89,7 @@ def tokenize(text: str) -> list[str]:
     for match in _RUNS.finditer(folded):
         run = match.group()
         if match.lastgroup == "thai":
-            tokens.extend(w for w in word_tokenize(run, engine="newmm", keep_whitespace=False) if w.strip())
+            tokens.extend(w for w in word_tokenize(run, engine="nlpo3", keep_whitespace=False) if w.strip())
         elif match.lastgroup == "cjk":
             tokens.extend([run] if len(run) == 1 else [run[i : i + 2] for i in range(len(run) - 1)])
         else:

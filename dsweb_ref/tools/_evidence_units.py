@@ -79,14 +79,45 @@ def sentences(text: str) -> list[str]:
         return []
     if not _THAI.search(text):
         return [s.strip() for s in _SENTENCE_END.split(text) if s.strip()]
-    from pythainlp.tokenize import sent_tokenize
-
     out: list[str] = []
     for start in range(0, len(text), _MAX_SEGMENT):
         with _SEGMENTER:
-            cut = sent_tokenize(text[start : start + _MAX_SEGMENT], engine="crfcut")
-        out.extend(str(s).strip() for s in cut)
+            cut = _crf_sentences(text[start : start + _MAX_SEGMENT])
+        out.extend(s.strip() for s in cut)
     return [s for piece in out if piece for s in _SENTENCE_END.split(piece) if s.strip()]
+
+
+def _crf_sentences(text: str) -> list[str]:
+    """PyThaiNLP's CRF sentence cut (``crfcut``) over words from nlpO3, the Rust build of the same
+    ``newmm`` segmenter: crfcut would otherwise build newmm's Python dictionary trie on first use,
+    several seconds in a fresh process (the warm-start budget), for the very same words."""
+    from pythainlp.tokenize import crfcut
+
+    words = _thai_words(text)
+    features, tagger = getattr(crfcut, "_extract_features", None), getattr(crfcut, "_tagger", None)
+    if not words or features is None or tagger is None:  # another PyThaiNLP layout: its own entry point
+        return [str(s) for s in crfcut.segment(text)]
+    labels = list(tagger.tag(features(words)))
+    labels[-1] = "E"
+    for i, word in enumerate(words):  # crfcut's own rules: punctuation ends, a leading space does not
+        if word.strip().endswith(("!", ".", "?")):
+            labels[i] = "E"
+        elif (i == 0 or labels[i - 1] == "E") and word.strip() == "":
+            labels[i] = "I"
+    out: list[str] = []
+    sentence = ""
+    for word, label in zip(words, labels, strict=True):
+        sentence += word
+        if label == "E" and sentence:
+            out.append(sentence)
+            sentence = ""
+    return out
+
+
+def _thai_words(text: str) -> list[str]:
+    from pythainlp.tokenize import word_tokenize
+
+    return [str(w) for w in word_tokenize(text, engine="nlpo3", keep_whitespace=True)]
 
 
 # Elements that are page furniture, never content.
