@@ -138,6 +138,11 @@ def _names(query: str) -> list[str]:
     return list(dict.fromkeys(english + thai))
 
 
+def _mentions(page: PageUnits, term: str) -> bool:
+    whole = " ".join([page.title, *(u.text for u in page.units)])
+    return term in _terms(whole) or term in plain(whole)
+
+
 def _stands_whole(name: str, text: str) -> bool:
     """``name`` occurs in ``text`` at least once not glued to more letters of its script."""
     start = text.find(name)
@@ -296,14 +301,15 @@ def choose(query: str, pages: Sequence[PageUnits], *, max_lines: int = 2, size: 
                 choice.rejected.append({"url": page.url, "reason": reason})
                 continue
         text = plain(whole)
-        # Every topic word of the query must be somewhere in the page (any spelling the stemmer or a
-        # substring of a Thai compound meets); a page without "parking" does not answer a parking fee.
-        page_terms = set(_terms(whole))
-        absent = [t for t in topic_words if t not in page_terms and t not in text]
-        if absent:
-            choice.rejected.append({"url": page.url, "reason": f"never mentions {', '.join(absent[:3])}"})
-            continue
         kept.append((page, sum(_stands_whole(n, text) for n in names)))
+    # A topic word of the query that no page read mentions at all (any spelling the stemmer or a
+    # substring of a Thai compound meets) means the pages are about something else: pages without
+    # "parking" do not answer a parking fee, however well they match its other words.
+    unmet = [t for t in topic_words if not any(_mentions(page, t) for page, _ in kept)]
+    if unmet:
+        for page, _ in kept:
+            choice.rejected.append({"url": page.url, "reason": f"never mentions {', '.join(unmet[:3])}"})
+        kept = []
     if kept and names:
         best = max(count for _, count in kept)
         for page, count in kept:
