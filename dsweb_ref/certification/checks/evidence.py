@@ -182,7 +182,7 @@ RETRIES = (
         "zero-width",
         "queries compared without removing format characters: a zero-width space (U+200B, a Thai word "
         "separator), a BOM or a soft hyphen taken for a change",
-        {"again": "\ufeffzzqx\u200b unkno\u00adwable"},
+        {"again": "<U+FEFF>zzqx<U+200B> unkno<U+00AD>wable"},  # <U+XXXX>: that character, written visibly here
     ),
     Case(
         "less-specific",
@@ -203,6 +203,13 @@ RETRIES = (
     ),
 )
 _SPACE = re.compile(r"\s+")
+
+
+def _spelled(query: Any) -> Any:
+    """``query`` with each ``<U+XXXX>`` marker replaced by that character (a list: each query)."""
+    if isinstance(query, list):
+        return [_spelled(q) for q in query]
+    return re.sub(r"<U\+([0-9A-F]{4})>", lambda m: chr(int(m.group(1), 16)), query)
 
 
 def _same(a: str, b: str) -> bool:
@@ -234,7 +241,7 @@ async def retry_refused(ctx: CheckContext) -> None:
             require("[needs_retry]" in (other_first.text or ""), f"{case.name}: no [needs_retry] for {between!r}")
         await ctx.settle()
         searches = len(ctx.records("search"))
-        again = await _evidence(ctx, case["again"], context)
+        again = await _evidence(ctx, _spelled(case["again"]), context)
         await ctx.settle()
         later = [str(r.json.get("query", "")) for r in ctx.records("search")[searches:] if isinstance(r.json, dict)]
         if case.params.get("accept"):
