@@ -49,7 +49,7 @@ from ..netguard import DEFAULT_POLICY, AddressPolicy, check_url
 from ._evidence_guard import EvidenceContext, normalized_query, refuse_local, refuse_repeats
 from ._evidence_passages import Choice, PageUnits, choose
 from ._evidence_rank import Candidate, rank, select_pages
-from ._evidence_text import clean_text, topic_of
+from ._evidence_text import clean_text, snippet_matches, topic_of
 from ._evidence_units import Unit, page_units, warm_up
 from ._result import ToolResult, error_result
 
@@ -86,7 +86,7 @@ class EvidenceSettings:
     deadline_s: float = 45.0  # the whole call: search, fetch, parse, rank and render
     page_timeout_s: float = 10.0  # one page, fetched and parsed: a hung page never holds the whole call
     search_share: float = 0.4  # of the deadline, for the searches: the fetch stage keeps the rest
-    rank_share: float = 0.1  # of the deadline (at most 3 s), kept back from the fetches for ranking
+    rank_share: float = 0.1  # of the deadline (0.25-3 s), kept back from the fetches for ranking
 
     def __post_init__(self) -> None:
         seconds = ("deadline_s", "page_timeout_s", "search_share", "rank_share")
@@ -102,8 +102,11 @@ class EvidenceSettings:
 
     def stage_ends(self, start: float) -> tuple[float, float, float]:
         """(searches end, fetches end, the call ends) for a call started at ``start`` (loop time)."""
-        end = start + self.deadline_s
-        return start + self.search_share * self.deadline_s, end - min(self.rank_share * self.deadline_s, 3.0), end
+        d = self.deadline_s
+        # Ranking keeps its share, at least 0.25 s (a thread hop on a loaded machine) and at most 3 s,
+        # never more than half of a very short deadline.
+        reserve = min(max(self.rank_share * d, 0.25), 3.0, 0.5 * d)
+        return start + self.search_share * d, start + d - reserve, start + d
 
 
 def _invalid(message: str) -> WebError:
@@ -357,7 +360,7 @@ class EvidenceSearchTool:
             else:
                 fetched += 1
                 pages.append(PageUnits(candidate.url, candidate.title, units))
-            if candidate.snippet.strip():
+            if snippet_matches(candidate.title, candidate.snippet, q.topic):  # the fallback's own policy
                 snippets.append(PageUnits(candidate.url, candidate.title, [Unit(candidate.snippet, "text", 0)]))
         choice = choose(q.topic, pages, max_lines=cfg.passages_per_page, size=cfg.passage_chars)
         kind = "page"

@@ -117,6 +117,8 @@ def test_stage_budgets_split_one_deadline() -> None:
     searches_end, fetches_end, end = EvidenceSettings().stage_ends(100.0)
     assert (searches_end, fetches_end, end) == (118.0, 142.0, 145.0)
     assert EvidenceSettings().page_timeout_s <= EvidenceSettings().deadline_s / 4
+    assert EvidenceSettings(deadline_s=1.0).stage_ends(0.0)[1] == 0.75  # ranking keeps at least 0.25 s
+    assert EvidenceSettings(deadline_s=0.3).stage_ends(0.0)[1] == 0.15  # ... but at most half
     with pytest.raises(WebError):
         EvidenceSettings(search_share=0.8, rank_share=0.3)
 

@@ -213,7 +213,7 @@ def test_one_deadline_cancels_slow_fetches_and_keeps_their_snippets() -> None:
         raise AssertionError("unreachable")
 
     search = TableSearch({"slow tides": (src(url, "Tides", "Slow tides are predictable."),)})
-    tool = evidence_tool(search, TableFetch({url: stall}), EvidenceSettings(deadline_s=0.3))
+    tool = evidence_tool(search, TableFetch({url: stall}), EvidenceSettings(deadline_s=1.0))
 
     async def main() -> dict[str, object]:
         value = await tool.run({"query": "slow tides"})
