@@ -155,14 +155,14 @@ RANKING = (
 )
 
 
-def _results(query: str, topic: str) -> list[dict[str, str]]:
-    """Seven weak results (one shared word, each on its own site, so source diversity does not pick
-    the relevant one for the ranking) the engine lists first, then the relevant one."""
+def _results(query: str, topic: str, weak_count: int) -> list[dict[str, str]]:
+    """Weak results (one shared word, each on its own site, so source diversity does not pick the
+    relevant one for the ranking) the engine lists first, then the relevant one."""
     head = query.split()[0]
     weak = [
         row(f"https://{topic}-news{i}.com/festival", f"{head.title()} festival news {i}",
             f"Festival programme and {head} market stalls, part {i}.")
-        for i in range(7)
+        for i in range(weak_count)
     ]  # fmt: skip
     best = row(f"https://{topic}-guide.example.org/", f"{query.title()} guide", f"How {query} works, step by step.")
     return [*weak, best]
@@ -182,8 +182,12 @@ async def own_ranking(ctx: CheckContext) -> None:
     for case in RANKING:
         ctx.fresh()
         best: dict[str, str] = {}
-        for query, topic in zip(case["queries"], ("pilot", "tug"), strict=True):
-            rows = _results(query, topic)
+        # 4 + 8 results for 8 pages: the engine's order reads the first query's relevant result
+        # (4th) but never the second's (8th); a pipeline ranking its own reads both first. (Filling
+        # the pages query after query, with a ranking of its own, still reads both: that reading is
+        # evidence.diversity's catch, not this check's.)
+        for query, topic, weak_count in zip(case["queries"], ("pilot", "tug"), (3, 7), strict=True):
+            rows = _results(query, topic, weak_count)
             script(ctx, query, rows)
             best[query] = rows[-1]["url"]
             _serve(ctx, rows[-1]["url"], f"# {query}\n\n{query.capitalize()} is booked through the port office.\n")
