@@ -49,12 +49,24 @@ seed 002 ones:
                         -> evidence.retry_refused
     evidence-unsafe-snippets  URLs validated only when fetched: a refused result falls back to its
                         snippet and is cited                          -> evidence.unsafe_dropped
-    evidence-snippet-only  pages never fetched: every line is a search snippet -> evidence.passages
+    evidence-snippet-only  pages fetched but never read: every line is a search snippet -> evidence.passages
     evidence-cite-candidates  the citation list holds every ranked result, not those that gave
                         evidence                                      -> evidence.lines_cite_results
     evidence-retry-only-when-empty  [needs_retry] only for a search that returned nothing, not for
                         one whose every result was dropped            -> evidence.unsafe_dropped
     evidence-page-lead  a page's first characters taken for its passage -> evidence.passages
+    evidence-retry-zero-width  queries compared with their format characters (U+200B, BOM, soft
+                        hyphen) kept                                  -> evidence.retry_refused
+    evidence-retry-less-specific  a retry whose words were all in the failed query accepted
+                        -> evidence.retry_refused
+    evidence-retry-invented  a retry adding only an unsupported number or name accepted
+                        -> evidence.retry_refused
+    evidence-retry-no-question  the user's question ignored: a detail it states refused as invented
+                        -> evidence.retry_refused
+    evidence-designators-ignored  versions, models and years not read: the neighbouring model is
+                        evidence                                      -> evidence.designators
+    evidence-table-cells  a table row's cells without its label       -> evidence.table_rows
+    evidence-engine-order  the engine's order passed through as the ranking -> evidence.own_ranking
 
 ``--variant NAME`` behaves differently from the reference in a way the seeds allow; the suite
 must still certify it:
@@ -152,7 +164,9 @@ from dsweb_ref.standalone_accounts import resolve
 from dsweb_ref.tools import (
     ToolResult,
     _evidence_guard,
+    _evidence_passages,
     _evidence_rank,
+    _evidence_units,
     _summary,
     error_result,
     evidence_search,
@@ -161,6 +175,7 @@ from dsweb_ref.tools import (
 )
 from dsweb_ref.tools import web_search as web_search_tool
 from dsweb_ref.tools._evidence_guard import normalized_query
+from dsweb_ref.tools._evidence_passages import Choice, PageUnits, Pick
 from dsweb_ref.tools._evidence_rank import Candidate
 from dsweb_ref.tools.evidence_search import EvidenceContext, EvidenceSearchTool
 from dsweb_ref.tools.standalone_search import (
@@ -255,6 +270,13 @@ BREAKS = (
     "evidence-cite-candidates",
     "evidence-retry-only-when-empty",
     "evidence-page-lead",
+    "evidence-retry-zero-width",
+    "evidence-retry-less-specific",
+    "evidence-retry-invented",
+    "evidence-retry-no-question",
+    "evidence-designators-ignored",
+    "evidence-table-cells",
+    "evidence-engine-order",
     "standalone-budget",
     "standalone-no-bound",
     "standalone-accept-prose",
@@ -1014,8 +1036,9 @@ RIGHT_BLOCKS = EvidenceSearchTool._blocks
 
 
 async def never_fetched(tool: EvidenceSearchTool, url: str, ctx: CallContext, slots: asyncio.Semaphore) -> Any:
-    """evidence-snippet-only: no page is read; each source falls back to its snippet."""
-    raise WebError(WebErrorCode.PROVIDER_ERROR, "pages are not fetched")
+    """evidence-snippet-only: a page is fetched but never read; each source falls back to its snippet."""
+    await RIGHT_BLOCKS(tool, url, ctx, slots)
+    return []
 
 
 RIGHT_VALUE = evidence_search._value
@@ -1025,7 +1048,9 @@ def retry_only_when_empty(state: Sequence[Any]) -> dict[str, Any]:
     """evidence-retry-only-when-empty: a query whose results were all dropped is not marked."""
     value = RIGHT_VALUE(state)
     for group in value["queries"]:
-        group["needs_retry"] = group["tried"]["results"] == 0
+        tried = group["tried"]
+        everything_dropped = tried["results"] > 0 and tried["candidates"] == 0
+        group["needs_retry"] = not group["evidence"] and not everything_dropped
     value["needs_retry"] = all(g["needs_retry"] for g in value["queries"])
     return value
 
@@ -1038,9 +1063,28 @@ def cite_candidates(state: Sequence[Any]) -> dict[str, Any]:
     return value
 
 
-def page_lead(blocks: Sequence[str], query: str, *, limit: int, size: int) -> list[str]:
-    """evidence-page-lead: the page's opening characters, whatever the query."""
-    return [" ".join(blocks)[:size]]
+RIGHT_CHOOSE = evidence_search.choose
+
+
+def page_lead(query: str, pages: Sequence[PageUnits], *, max_lines: int = 2, size: int = 360) -> Choice:
+    """evidence-page-lead: a chosen page's opening characters, whatever the query."""
+    choice = RIGHT_CHOOSE(query, pages, max_lines=max_lines, size=size)
+    opening = {p.url: " ".join(u.text for u in p.units)[:size] for p in pages}
+    return Choice([Pick(p.url, opening[p.url], p.score) for p in choice.picks], choice.rejected, choice.why_none)
+
+
+RIGHT_UNSUPPORTED = _evidence_guard._unsupported
+
+
+def unsupported_without_question(query: str, words: frozenset[str], context: EvidenceContext) -> list[str]:
+    """evidence-retry-no-question: the user's question is not read; only earlier evidence supports."""
+    blind = EvidenceContext(question="?", attempts=context.attempts, evidence_text=context.evidence_text)
+    return RIGHT_UNSUPPORTED(query, words, blind)
+
+
+def engine_order(query: str, candidates: Sequence[Candidate]) -> list[Candidate]:
+    """evidence-engine-order: the search engine's order is the ranking."""
+    return list(candidates)
 
 
 def bend_evidence(mode: str | None) -> None:
@@ -1053,6 +1097,7 @@ def bend_evidence(mode: str | None) -> None:
         evidence_search.refuse_repeats = repeats_single_only
     elif mode == "evidence-unsafe-snippets":
         evidence_search.check_url = parsed_only
+        evidence_search._REFUSED = frozenset()  # wrong: a URL refused at fetch keeps its snippet
         EvidenceSearchTool._blocks = blocks_validated_late  # type: ignore[method-assign]
     elif mode == "evidence-retry-only-when-empty":
         evidence_search._value = retry_only_when_empty
@@ -1061,7 +1106,21 @@ def bend_evidence(mode: str | None) -> None:
     elif mode == "evidence-snippet-only":
         EvidenceSearchTool._blocks = never_fetched  # type: ignore[method-assign]
     elif mode == "evidence-page-lead":
-        evidence_search.passages_for = page_lead
+        evidence_search.choose = page_lead
+    elif mode == "evidence-retry-zero-width":
+        _evidence_guard._visible = lambda text, separator="": text  # wrong: U+200B & co. make a new query
+    elif mode == "evidence-retry-less-specific":
+        _evidence_guard._less_specific = lambda words, context: False
+    elif mode == "evidence-retry-invented":
+        _evidence_guard._unsupported = lambda query, words, context: []
+    elif mode == "evidence-retry-no-question":
+        _evidence_guard._unsupported = unsupported_without_question
+    elif mode == "evidence-designators-ignored":
+        _evidence_passages.designators = lambda query: []
+    elif mode == "evidence-table-cells":
+        _evidence_units._row_text = lambda cells, header: " | ".join(cells[1:])  # wrong: the label is lost
+    elif mode == "evidence-engine-order":
+        evidence_search.rank = engine_order
 
 
 def bend_scheduling(mode: str | None) -> None:
@@ -1412,6 +1471,8 @@ class Adapter:
         key = str(data.get("id", ""))
         names = frozenset(n for n in data.get("local_names", ()) if isinstance(n, str))
         context = self.evidence_contexts.setdefault(key, EvidenceContext(local_names=names))
+        if isinstance(data.get("question"), str):
+            context.question = str(data["question"])[:2000]
         if self.mode == "evidence-retry-allowed":
             context = EvidenceContext(local_names=names)  # wrong: the conversation's retry memory is dropped
         ctx = CallContext()

@@ -177,13 +177,16 @@ Methods
     Params ``{"arguments": {"url": str}}``; ``value`` follows ``schemas/web_fetch.output.schema.json``.
 
 ``evidence_search`` -> ``{"text": str, "value": object}``
-    Params ``{"arguments": {"query": str | [str, ...]}, "context": {"id": str, "local_names": [str, ...]}}``:
-    one call of the seed 002 evidence pipeline (search, validate, rank, diversify, fetch, passages),
-    with the Search and Fetch providers that ``configure`` selects. ``context.id`` names the
-    conversation: calls with the same id share retry memory (a query that found nothing may not be
-    repeated, ignoring case and spacing); ``local_names`` are names the caller marks local (never sent
-    to a search engine). ``text`` groups evidence lines by query, each line carrying its source URL,
-    or says ``[needs_retry]``; ``value`` follows ``schemas/evidence_search.output.schema.json``.
+    Params ``{"arguments": {"query": str | [str, ...]}, "context": {"id": str, "local_names": [str, ...],
+    "question"?: str}}``: one call of the seed 002 evidence pipeline (search, validate, rank, diversify,
+    fetch, passages), with the Search and Fetch providers that ``configure`` selects. ``context.id``
+    names the conversation: calls with the same id share retry memory (a query that found nothing may
+    not be fired again: not the same, ignoring case, spacing and invisible format characters such as
+    U+200B; not one whose words were all in it; and, when ``question`` carries the user's question, not
+    one that only adds numbers or names found neither in that question nor in earlier evidence);
+    ``local_names`` are names the caller marks local (never sent to a search engine). ``text`` groups
+    evidence lines by query, each line carrying its source URL, or says ``[needs_retry]``; ``value``
+    follows ``schemas/evidence_search.output.schema.json``.
 
 ``standalone_search`` -> ``{"text": str, "value": object}``
     Params ``{"arguments": {"query": str}, "protocol": "messages" | "responses"}``: one call of the

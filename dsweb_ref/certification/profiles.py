@@ -89,7 +89,7 @@ PROFILES: tuple[Profile, ...] = (
     Profile(
         "seed-002-evidence",
         "002",
-        "the code-only evidence pipeline: no model call, cited lines, local and retry refusals",
+        "the code-only evidence pipeline: no model call, cited lines, local and retry refusals, relevance",
         requires=("web_search", "search-api", "fetch-api", "evidence-search"),
     ),
     Profile(

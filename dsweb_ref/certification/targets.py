@@ -353,12 +353,15 @@ class InProcessTarget:
 
 def _evidence_context(contexts: dict[str, EvidenceContext], params: object) -> EvidenceContext:
     """The conversation's evidence context (adapter protocol ``evidence_search``: ``context.id``,
-    ``context.local_names``); one per id for as long as the configuration lasts."""
+    ``context.local_names``, ``context.question``); one per id for as long as the configuration lasts."""
     data = params if isinstance(params, dict) else {}
     key = str(data.get("id", ""))
     names = frozenset(str(n) for n in data.get("local_names", ()) if isinstance(n, str))
     if key not in contexts:
         contexts[key] = EvidenceContext(local_names=names)
+    question = data.get("question")
+    if isinstance(question, str):  # the user's question this call serves (the latest one counts)
+        contexts[key].question = question[:2000]
     return contexts[key]
 
 

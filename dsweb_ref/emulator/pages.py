@@ -15,6 +15,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from .quality import QUALITY_PAGES
+
 __all__ = ["PAGES", "Page", "routes"]
 
 HTML = "text/html; charset=utf-8"
@@ -70,6 +72,8 @@ PAGES: dict[str, Page] = {
 
 async def _page(request: Request) -> Response:
     page = PAGES.get(request.url.path)
+    if page is None and request.url.path in QUALITY_PAGES:  # the evidence quality corpus (quality.py)
+        page = Page(QUALITY_PAGES[request.url.path])
     if page is None:
         return Response(b"no such page", 404, media_type="text/plain")
     headers = {"Location": page.location} if page.location is not None else None

@@ -4,7 +4,8 @@ Honoured operators (all others are read as plain words):
 
 * ``site:host`` keeps documents on that host or its subdomains; several ``site:`` terms are ORed.
   ``site:pages.test`` (or a host under it) searches the pages the emulator serves itself instead
-  (``corpus.PAGE_DOCUMENTS``), and only such a query lists them.
+  (``corpus.PAGE_DOCUMENTS``), and only such a query lists them; ``site:quality.test`` likewise
+  searches the evidence quality corpus (``quality.QUALITY_DOCUMENTS``).
 * ``-site:host`` drops documents on that host.
 * ``"exact phrase"`` must occur (case- and accent-insensitive); ``-"phrase"`` and ``-word`` must not.
 * ``lang:zh`` / ``lang:en,zh`` keeps documents in those languages.
@@ -27,6 +28,7 @@ from datetime import date, datetime
 from functools import cache, lru_cache
 
 from .corpus import DOCUMENTS, PAGE_DOCUMENTS, PAGES_SITE, Document
+from .quality import QUALITY_DOCUMENTS, QUALITY_SITE
 
 __all__ = ["Hit", "ParsedQuery", "parse_query", "search"]
 
@@ -200,6 +202,11 @@ def _pages_index() -> _Index:
     return _Index.of(PAGE_DOCUMENTS)
 
 
+@cache
+def _quality_index() -> _Index:
+    return _Index.of(QUALITY_DOCUMENTS)
+
+
 def _on_site(host: str, site: str) -> bool:
     return host == site or host.endswith("." + site)
 
@@ -253,7 +260,11 @@ def _ranked_default(query: str) -> tuple[Hit, ...]:
     # The default corpus never changes and ranking reads nothing else (no clock), so a query's ranking
     # is computed once; tests and benches repeat queries. Bounded: hostile query streams cannot grow it.
     # The served pages (corpus.PAGE_DOCUMENTS) answer only queries that name site:pages.test.
-    pages = any(_on_site(site, PAGES_SITE) for site in parse_query(query).sites)
+    # The evidence quality corpus (emulator/quality.py) likewise answers only site:quality.test.
+    sites = parse_query(query).sites
+    if any(_on_site(site, QUALITY_SITE) for site in sites):
+        return tuple(_rank(query, _quality_index()))
+    pages = any(_on_site(site, PAGES_SITE) for site in sites)
     return tuple(_rank(query, _pages_index() if pages else _corpus_index()))
 
 

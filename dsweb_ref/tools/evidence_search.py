@@ -2,19 +2,29 @@
 
     queries -> parallel search (the seam) -> URL validation (netguard policy, no I/O)
     -> BM25 relevance ranking -> source diversity -> concurrent fetch (the seam)
-    -> query-matching passages -> evidence lines with source URLs
+    -> passage units (sentences, list items, table rows with headers, definition pairs)
+    -> designator and near-miss rejection, BM25 over every unit of the call
+    -> evidence lines with source URLs, or [needs_retry] saying what was tried and why
 
 No language model is called anywhere on this path: ranking, selection and
 extraction are code. Search and fetch go through ``WebService`` only; with the
 ``http`` fetch provider every fetch is guarded by netguard (pinned connections,
-every redirect hop checked, byte caps). One deadline covers the whole call:
-searches or fetches still running at the deadline are cancelled and their
-queries fall back to what is already known.
+every redirect hop checked, byte caps). A result whose URL failed validation
+anywhere (scheme, literal address, DNS answer, redirect hop) is dropped with its
+reason: never ranked, read, cited, nor used through its snippet.
+
+One deadline covers the whole call, split so no stage starves the next: the
+searches get ``search_share`` of it, each page (fetch and parse) at most
+``page_timeout_s``, the fetches end ``rank_share`` of it (at most 3 s) before the
+deadline so ranking and rendering fit; parsing and ranking run in worker threads,
+so cancellation and the deadline stay prompt. Work still running at its stage's
+end is cancelled and its queries fall back to what is known.
 
 Bounds: 1-4 queries of at most ``max_query_chars``; ``results_per_query`` results
-per search; ``max_pages`` fetched pages (``max_concurrent_fetches`` in flight), at most ``max_per_domain`` per
-registrable domain while other domains have candidates; ``passages_per_page``
-passages of at most ``passage_chars`` each; the whole text at most
+per search; ``max_pages`` fetched pages (``max_concurrent_fetches`` in flight), at
+most ``max_per_domain`` per registrable domain while other domains have candidates;
+at most ``passages_per_page`` evidence lines per query (a second only when it scores
+nearly as well as the first), each at most ``passage_chars``; the whole text at most
 ``max_output_chars``.
 """
 
@@ -24,7 +34,7 @@ import asyncio
 import functools
 import math
 import unicodedata
-from collections.abc import Awaitable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any, TypeVar
 
@@ -37,8 +47,10 @@ from .._types import FetchRequest, SearchRequest, SearchResult
 from .._validate import is_int_at_least
 from ..netguard import DEFAULT_POLICY, AddressPolicy, check_url
 from ._evidence_guard import EvidenceContext, normalized_query, refuse_local, refuse_repeats
+from ._evidence_passages import Choice, PageUnits, choose
 from ._evidence_rank import Candidate, rank, select_pages
-from ._evidence_text import clean_text, fold, page_blocks, passages_for, snippet_matches, topic_of
+from ._evidence_text import clean_text, snippet_matches, topic_of
+from ._evidence_units import Unit, page_units, warm_up
 from ._result import ToolResult, error_result
 
 __all__ = [
@@ -50,6 +62,9 @@ __all__ = [
 ]
 
 NEEDS_RETRY = "[needs_retry]"
+# A fetch refused by URL validation (scheme, literal address, DNS answer, redirect hop): such a
+# result is never evidence, not even through its snippet (seed 002 cites filtered links only).
+_REFUSED = frozenset({WebErrorCode.INVALID_URL, WebErrorCode.BLOCKED_URL, WebErrorCode.REDIRECT_BLOCKED})
 _MAX_PAGE_CHARS = 300_000  # what extraction reads of one page, whatever the fetch provider returned
 
 
@@ -68,15 +83,30 @@ class EvidenceSettings:
     title_chars: int = 160
     max_output_chars: int = 8000
     max_url_length: int = 2048
-    deadline_s: float = 45.0
+    deadline_s: float = 45.0  # the whole call: search, fetch, parse, rank and render
+    page_timeout_s: float = 10.0  # one page, fetched and parsed: a hung page never holds the whole call
+    search_share: float = 0.4  # of the deadline, for the searches: the fetch stage keeps the rest
+    rank_share: float = 0.1  # of the deadline (0.25-3 s), kept back from the fetches for ranking
 
     def __post_init__(self) -> None:
-        for name in (f.name for f in fields(self) if f.name != "deadline_s"):
+        seconds = ("deadline_s", "page_timeout_s", "search_share", "rank_share")
+        for name in (f.name for f in fields(self) if f.name not in seconds):
             if not is_int_at_least(getattr(self, name)):
                 raise WebError(WebErrorCode.CONFIG_INVALID, f"evidence setting {name} must be a positive integer")
+        for name in seconds:
+            d = getattr(self, name)
+            if isinstance(d, bool) or not isinstance(d, (int, float)) or not math.isfinite(d) or d <= 0:
+                raise WebError(WebErrorCode.CONFIG_INVALID, f"evidence setting {name} must be a positive number")
+        if self.search_share + self.rank_share >= 1:
+            raise WebError(WebErrorCode.CONFIG_INVALID, "evidence settings search_share + rank_share must be below 1")
+
+    def stage_ends(self, start: float) -> tuple[float, float, float]:
+        """(searches end, fetches end, the call ends) for a call started at ``start`` (loop time)."""
         d = self.deadline_s
-        if isinstance(d, bool) or not isinstance(d, (int, float)) or not math.isfinite(d) or d <= 0:
-            raise WebError(WebErrorCode.CONFIG_INVALID, "evidence setting deadline_s must be a positive number")
+        # Ranking keeps its share, at least 0.25 s (a thread hop on a loaded machine) and at most 3 s,
+        # never more than half of a very short deadline.
+        reserve = min(max(self.rank_share * d, 0.25), 3.0, 0.5 * d)
+        return start + self.search_share * d, start + d - reserve, start + d
 
 
 def _invalid(message: str) -> WebError:
@@ -126,6 +156,8 @@ class _Query:
     fetched: int = 0
     fetch_failed: int = 0
     evidence: list[dict[str, str]] = field(default_factory=list)
+    rejected: list[dict[str, str]] = field(default_factory=list)
+    why: str = ""
 
     @functools.cached_property
     def topic(self) -> str:
@@ -177,6 +209,7 @@ class EvidenceSearchTool:
         self.web = web
         self.settings = settings or EvidenceSettings()
         self.policy = policy
+        self._warm = warm_up()  # segmenters and suffix list load now, in a background thread
 
     @property
     def description(self) -> str:
@@ -224,11 +257,15 @@ class EvidenceSearchTool:
         refuse_local(queries, context.local_names)  # before any search: nothing local leaves
         refuse_repeats(queries, context)
         ctx = ctx or CallContext()
-        deadline = asyncio.get_running_loop().time() + cfg.deadline_s
+        searches_end, fetches_end, deadline = cfg.stage_ends(asyncio.get_running_loop().time())
         state = [_Query(q) for q in queries]
 
         searches = [self.web.search(SearchRequest(q, cfg.results_per_query), ctx) for q in queries]
-        answers = await _settle_until(searches, deadline, "the search")
+        # A hung search ends at its share of the deadline, so the other queries' pages still get read.
+        answers = await _settle_until(searches, searches_end, "the search")
+        if not self._warm.done():  # the first call of a fresh process: wait for the load, off the loop
+            loop = asyncio.get_running_loop()
+            await asyncio.wait([asyncio.wrap_future(self._warm)], timeout=max(0.0, fetches_end - loop.time()))
         errors = [a for a in answers if isinstance(a, WebError)]
         if len(errors) == len(answers):
             raise errors[0]  # nothing to show; a different query would not help
@@ -240,14 +277,22 @@ class EvidenceSearchTool:
 
         pages = select_pages([q.ranked for q in state], max_pages=cfg.max_pages, max_per_domain=cfg.max_per_domain)
         slots = asyncio.Semaphore(cfg.max_concurrent_fetches)
-        fetches = [self._blocks(c.url, ctx, slots) for c in pages]
-        fetched = await _settle_until(fetches, deadline, "the page fetch")
+        fetches = [self._page(c.url, ctx, slots) for c in pages]
+        fetched = await _settle_until(fetches, fetches_end, "the page fetch")
         bodies = dict(zip((c.url for c in pages), fetched, strict=True))
-        for q in state:
-            self._collect(q, bodies)
+        # Ranking passages is CPU work: off the event loop, and inside the same deadline.
+        collected = await _settle_until(
+            [asyncio.to_thread(self._collect, q, bodies) for q in state], deadline, "passage ranking"
+        )
+        for q, outcome in zip(state, collected, strict=True):
+            if isinstance(outcome, WebError):
+                q.why = outcome.message
+            else:
+                outcome(q)
         # Only a search that ran and found nothing usable makes its query a dead end; a failed
         # search (a provider error, the deadline) may be retried as it was.
         context.remember_empty(q.text for q in state if not q.evidence and q.error is None)
+        context.remember_evidence(e["text"] for q in state for e in q.evidence)
         return _value(state)
 
     def _candidates(self, index: int, q: _Query, answer: SearchResult) -> list[Candidate]:
@@ -272,43 +317,68 @@ class EvidenceSearchTool:
             out.append(Candidate(index, position, canonical, url.host, title, snippet, text[:4000]))
         return out
 
-    async def _blocks(self, url: str, ctx: CallContext, slots: asyncio.Semaphore) -> list[str]:
-        async with slots:  # the page body is dropped once its blocks are made, before the slot is freed
+    async def _page(self, url: str, ctx: CallContext, slots: asyncio.Semaphore) -> list[Unit]:
+        """One page's units within the per-page timeout (fetch and parse together)."""
+        try:
+            return await asyncio.wait_for(self._blocks(url, ctx, slots), self.settings.page_timeout_s)
+        except TimeoutError:
+            raise WebError(
+                WebErrorCode.FETCH_TIMEOUT, f"the page was not read within {self.settings.page_timeout_s:g} s"
+            ) from None
+
+    async def _blocks(self, url: str, ctx: CallContext, slots: asyncio.Semaphore) -> list[Unit]:
+        async with slots:  # the page body is dropped once its units are made, before the slot is freed
             result = await self.web.fetch(FetchRequest(url), ctx)
             if not 200 <= result.status_code <= 299:
                 raise WebError(WebErrorCode.PROVIDER_ERROR, f"HTTP {result.status_code}")
             body = result.body
             if len(body.content) > _MAX_PAGE_CHARS:
                 body = type(body)(body.kind, body.content[:_MAX_PAGE_CHARS])
-            return page_blocks(body)
+            # Parsing and sentence segmentation are CPU work: off the event loop, so the call's
+            # deadline and a caller's cancellation still act while a large page is being read.
+            return await asyncio.to_thread(page_units, body)
 
-    def _collect(self, q: _Query, bodies: Mapping[str, list[str] | WebError]) -> None:
+    def _collect(self, q: _Query, bodies: Mapping[str, list[Unit] | WebError]) -> Callable[[_Query], None]:
+        """Pick the query's evidence (run in a worker thread); returns what to apply to ``q`` on the
+        event loop, so a ranking cut off by the deadline leaves ``q`` untouched."""
         cfg = self.settings
+        pages: list[PageUnits] = []
+        snippets: list[PageUnits] = []
+        refused: list[dict[str, str]] = []
+        fetched = failed = 0
+        titles: dict[str, str] = {}
         for candidate in q.ranked:
             if candidate.url not in bodies:
                 continue
-            blocks = bodies[candidate.url]
-            kind = "page"
-            duplicate = False
-            if isinstance(blocks, WebError):
-                q.fetch_failed += 1
-                passages: list[str] = []
+            units = bodies[candidate.url]
+            titles[candidate.url] = clean_text(candidate.title, cfg.title_chars)
+            if isinstance(units, WebError):
+                if units.code in _REFUSED:
+                    refused.append({"url": clean_text(candidate.url, 300), "reason": clean_text(units.message, 300)})
+                    continue
+                failed += 1
             else:
-                q.fetched += 1
-                # A heading repeating the title or the query (with or without its operators) is no
-                # evidence; nor is a passage this query already has (the same page reached by two URLs).
-                found = passages_for(blocks, q.topic, limit=cfg.passages_per_page + 3, size=cfg.passage_chars)
-                known = {fold(candidate.title), fold(q.text), fold(q.topic), *(fold(e["text"]) for e in q.evidence)}
-                passages = [p for p in found if fold(p) not in known][: cfg.passages_per_page]
-                cited = {fold(e["text"]) for e in q.evidence}
-                duplicate = not passages and any(fold(p) in cited for p in found)  # its content is cited already
-            if not passages and not duplicate and snippet_matches(candidate.title, candidate.snippet, q.topic):
-                kind = "snippet"  # the fallback of seed 002, under snippet_matches' policy
-                passages = [candidate.snippet]
-            title = clean_text(candidate.title, cfg.title_chars)
-            for passage in passages:
-                text = clean_text(passage, cfg.passage_chars)
-                q.evidence.append({"url": candidate.url, "title": title, "text": text, "from": kind})
+                fetched += 1
+                pages.append(PageUnits(candidate.url, candidate.title, units))
+            if snippet_matches(candidate.title, candidate.snippet, q.topic):  # the fallback's own policy
+                snippets.append(PageUnits(candidate.url, candidate.title, [Unit(candidate.snippet, "text", 0)]))
+        choice = choose(q.topic, pages, max_lines=cfg.passages_per_page, size=cfg.passage_chars)
+        kind = "page"
+        if not choice.picks and snippets:  # the fallback of seed 002, under the same rules as passages
+            fallback = choose(q.topic, snippets, max_lines=1, size=cfg.passage_chars)
+            if fallback.picks:
+                choice, kind = Choice(fallback.picks, choice.rejected, ""), "snippet"
+        evidence = [
+            {"url": p.url, "title": titles[p.url], "text": clean_text(p.text, cfg.passage_chars), "from": kind}
+            for p in choice.picks
+        ]
+
+        def apply(target: _Query) -> None:
+            target.dropped.extend(refused)
+            target.fetched, target.fetch_failed = fetched, failed
+            target.evidence, target.rejected, target.why = evidence, choice.rejected, choice.why_none
+
+        return apply
 
 
 def _value(state: Sequence[_Query]) -> dict[str, Any]:
@@ -329,6 +399,8 @@ def _value(state: Sequence[_Query]) -> dict[str, Any]:
                     "fetched": q.fetched,
                     "fetch_failed": q.fetch_failed,
                     "search_error": q.error,
+                    "rejected": q.rejected,
+                    "why": q.why,
                 },
             }
         )
@@ -347,7 +419,13 @@ def _tried(group: Mapping[str, Any]) -> str:
     if t["dropped"]:
         parts.append(f"{len(t['dropped'])} dropped as unsafe or invalid URLs")
     parts.append(f"{t['fetched']} pages read" + (f", {t['fetch_failed']} failed to load" if t["fetch_failed"] else ""))
-    return ", ".join(parts) + "; no passage or snippet matched the query"
+    rejected = t.get("rejected") or []
+    if rejected:
+        shown = "; ".join(f"{clean_text(r['url'], 120)} {clean_text(r['reason'], 120)}" for r in rejected[:3])
+        more = f" and {len(rejected) - 3} more" if len(rejected) > 3 else ""
+        parts.append(f"{len(rejected)} left out as near-misses ({shown}{more})")
+    why = t.get("why") or "no passage or snippet matched the query"
+    return ", ".join(parts) + f"; {clean_text(why, 200)}"
 
 
 def render_evidence(value: Mapping[str, Any], max_chars: int) -> str:

@@ -19,6 +19,7 @@ from dsweb_ref.certification.checks import REGISTRY, evidence, evidence_diversit
 from dsweb_ref.certification.targets import InProcessTarget, TargetConfig, ToolPair, reference_target
 from dsweb_ref.netguard import DEFAULT_POLICY, check_url
 from dsweb_ref.tools import ToolResult, _evidence_guard, _evidence_rank, _evidence_text, evidence_search
+from dsweb_ref.tools._evidence_passages import Choice, Pick
 
 from ._profile_breaks import assert_break_fails_exactly, certify_only
 from .conftest import run
@@ -31,6 +32,9 @@ EVIDENCE_CHECKS = {
     "evidence.diversity",
     "evidence.unsafe_dropped",
     "evidence.passages",
+    "evidence.designators",
+    "evidence.table_rows",
+    "evidence.own_ranking",
 }
 BREAKS = {
     "evidence-model-call": ("evidence.no_model_call", "sent a Messages request"),
@@ -47,6 +51,14 @@ BREAKS = {
     "evidence-cite-candidates": ("evidence.lines_cite_results", "which gave no evidence"),
     "evidence-snippet-only": ("evidence.passages", "deep-match: the page's query-matching passage is not in"),
     "evidence-page-lead": ("evidence.passages", "deep-match: the page's query-matching passage is not in"),
+    # Issue 21: the retry rules of seed 002, decoys, table rows and the pipeline's own ranking.
+    "evidence-retry-zero-width": ("evidence.retry_refused", "zero-width: the repeated query was searched again"),
+    "evidence-retry-less-specific": ("evidence.retry_refused", "less-specific: the repeated query was searched"),
+    "evidence-retry-invented": ("evidence.retry_refused", "invented-fact: the repeated query was searched again"),
+    "evidence-retry-no-question": ("evidence.retry_refused", "question-fact: the retry 'zzqx unknowable 2026'"),
+    "evidence-designators-ignored": ("evidence.designators", "absent-model: https://veltra-phones.example.com"),
+    "evidence-table-cells": ("evidence.table_rows", "row-label: no evidence line holds both 'Adult'"),
+    "evidence-engine-order": ("evidence.own_ranking", "engine-last: the relevant result for"),
 }
 
 
@@ -152,10 +164,14 @@ def test_the_unsafe_rows_are_each_refused_by_the_reference_validation() -> None:
     assert str(check_url(evidence.SAFE_RESULT, max_length=2048, policy=DEFAULT_POLICY)) == evidence.SAFE_RESULT
 
 
+def _whole_pages(query: str, pages: Any, *, max_lines: int = 2, size: int = 360) -> Choice:
+    return Choice([Pick(p.url, " ".join(u.text for u in p.units), 0.0) for p in pages])
+
+
 def test_a_whole_page_as_evidence_fails_the_passage_check(monkeypatch: pytest.MonkeyPatch) -> None:
     """The reading no break mode shows: every paragraph of the page, uncut, as one evidence line."""
     whole = _evidence_text.clean_text
-    monkeypatch.setattr(evidence_search, "passages_for", lambda blocks, topic, *, limit, size: [" ".join(blocks)])
+    monkeypatch.setattr(evidence_search, "choose", _whole_pages)
     monkeypatch.setattr(evidence_search, "clean_text", lambda text, n: whole(text, 1_000_000))
     (result,) = run(reference_target(), only=["evidence.passages"]).results
     assert result.outcome.value == "failed" and "unrelated opening paragraph" in result.reason, result.reason

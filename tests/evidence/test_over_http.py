@@ -63,13 +63,18 @@ def test_pages_are_fetched_through_netguard_and_private_targets_never_reached(
             "from": "page",
         }
     ]
-    # The refused pages fell back to their snippets; the literal was dropped before any fetch.
-    assert {line["url"] for line in group["evidence"] if line["from"] == "snippet"} == {
+    # A URL refused anywhere (literal address before fetching; private DNS answer, rebinding or a
+    # private redirect at fetch) is never cited, not even by its snippet; each keeps its reason.
+    assert [line["url"] for line in group["evidence"]] == [f"http://th.example:{port}/old-gold"]
+    dropped = {d["url"]: d["reason"] for d in group["tried"]["dropped"]}
+    assert set(dropped) == {
+        f"http://127.0.0.2:{private_listener.port}/",
         f"http://mirror.example:{port}/to-private",
         f"http://rebind.example:{private_listener.port}/",
         f"http://inside.example:{private_listener.port}/",
     }
-    assert [d["url"] for d in group["tried"]["dropped"]] == [f"http://127.0.0.2:{private_listener.port}/"]
-    assert group["tried"]["fetch_failed"] == 3
+    assert all(reason for reason in dropped.values())
+    assert group["tried"]["fetch_failed"] == 0
+    assert value["sources"] == [{"url": f"http://th.example:{port}/old-gold", "title": "ราคาทองคำ"}]
     assert private_listener.connections() == 0
     assert set(dialer.dialled) <= {"93.184.215.14", "93.184.215.15"}

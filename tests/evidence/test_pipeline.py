@@ -114,8 +114,8 @@ def test_an_unrelated_snippet_is_no_evidence_and_the_result_says_needs_retry() -
     assert result.value is not None and result.value["needs_retry"] is True
     assert result.text == (
         "Query 1: kettle price\n"
-        "[needs_retry] No usable evidence. Tried: 2 search results, 1 dropped as unsafe or invalid URLs, "
-        "0 pages read, 1 failed to load; no passage or snippet matched the query. Search again with a more "
+        "[needs_retry] No usable evidence. Tried: 2 search results, 2 dropped as unsafe or invalid URLs, "
+        "0 pages read; no passage or snippet matched the query. Search again with a more "
         "specific query (add the subject, place or time); do not repeat this query."
     )
 
@@ -155,13 +155,13 @@ def test_the_text_is_bounded_and_a_cut_is_said() -> None:
         )
         for s in sources
     }
-    settings = EvidenceSettings(max_output_chars=400, max_pages=8)
+    settings = EvidenceSettings(max_output_chars=200, max_pages=8)
     result = asyncio.run(
         evidence_tool(TableSearch({"spring tides": sources}), TableFetch(pages), settings).execute(
             {"query": "spring tides"}
         )
     )
-    assert len(result.text) <= 400
+    assert len(result.text) <= 200
     assert result.text.endswith("(Some evidence lines were left out to keep the result short.)")
     assert result.text.startswith("Query 1: spring tides\n- ")
 
@@ -213,7 +213,7 @@ def test_one_deadline_cancels_slow_fetches_and_keeps_their_snippets() -> None:
         raise AssertionError("unreachable")
 
     search = TableSearch({"slow tides": (src(url, "Tides", "Slow tides are predictable."),)})
-    tool = evidence_tool(search, TableFetch({url: stall}), EvidenceSettings(deadline_s=0.3))
+    tool = evidence_tool(search, TableFetch({url: stall}), EvidenceSettings(deadline_s=1.0))
 
     async def main() -> dict[str, object]:
         value = await tool.run({"query": "slow tides"})

@@ -10,6 +10,7 @@ from . import (  # noqa: F401  (registration side effect)
     evidence,
     evidence_diversity,
     evidence_passages,
+    evidence_relevance,
     fetch,
     mapping,
     merge,

@@ -178,8 +178,38 @@ RETRIES = (
         "only a one-query call checked: the same query fired again inside a list",
         {"again": ["harbour ferry times", "Zzqx Unknowable"]},
     ),
+    Case(
+        "zero-width",
+        "queries compared without removing format characters: a zero-width space (U+200B, a Thai word "
+        "separator), a BOM or a soft hyphen taken for a change",
+        {"again": "<U+FEFF>zzqx<U+200B> unkno<U+00AD>wable"},  # <U+XXXX>: that character, written visibly here
+    ),
+    Case(
+        "less-specific",
+        "a less specific retry (its words all in the query that found nothing) taken for a new query",
+        {"again": "unknowable"},
+    ),
+    Case(
+        "invented-fact",
+        "a retry that only adds a number found neither in the user's question nor in earlier evidence "
+        "taken for a better query",
+        {"again": "zzqx unknowable 2031", "question": "What is zzqx unknowable?"},
+    ),
+    Case(
+        "question-fact",
+        "every added detail refused, also one the user's question states: the retry the seed asks for "
+        "(subject, place or time added) made impossible",
+        {"again": "zzqx unknowable 2026", "question": "What was zzqx unknowable in 2026?", "accept": True},
+    ),
 )
 _SPACE = re.compile(r"\s+")
+
+
+def _spelled(query: Any) -> Any:
+    """``query`` with each ``<U+XXXX>`` marker replaced by that character (a list: each query)."""
+    if isinstance(query, list):
+        return [_spelled(q) for q in query]
+    return re.sub(r"<U\+([0-9A-F]{4})>", lambda m: chr(int(m.group(1), 16)), query)
 
 
 def _same(a: str, b: str) -> bool:
@@ -193,12 +223,16 @@ def _same(a: str, b: str) -> bool:
     requires=REQUIRES,
     provider="api",
     rule="Seed 002: after [needs_retry] the agent must make the query more specific (subject, place, time); "
-    "firing the same query again, or changing only whitespace, is not a retry.",
+    "firing the same query again, or changing only whitespace (invisible separators included), is not a "
+    "retry, nor is a less specific one, and adding facts that had no evidence before is no good retry. "
+    "Adding the subject, place or time the user's question gives is the retry the seed asks for.",
     cases=RETRIES,
 )
 async def retry_refused(ctx: CheckContext) -> None:
     for case in RETRIES:
-        context = {"id": f"conversation-{case.name}", "local_names": []}
+        context: dict[str, Any] = {"id": f"conversation-{case.name}", "local_names": []}
+        if "question" in case.params:
+            context["question"] = case["question"]
         first = await _evidence(ctx, "zzqx unknowable", context)
         require("[needs_retry]" in (first.text or ""), f"{case.name}: no [needs_retry] for a query that found nothing")
         if "between" in case.params:
@@ -207,9 +241,14 @@ async def retry_refused(ctx: CheckContext) -> None:
             require("[needs_retry]" in (other_first.text or ""), f"{case.name}: no [needs_retry] for {between!r}")
         await ctx.settle()
         searches = len(ctx.records("search"))
-        again = await _evidence(ctx, case["again"], context)
+        again = await _evidence(ctx, _spelled(case["again"]), context)
         await ctx.settle()
         later = [str(r.json.get("query", "")) for r in ctx.records("search")[searches:] if isinstance(r.json, dict)]
+        if case.params.get("accept"):
+            require(again.error_code is None and any(_same(q, case["again"]) for q in later),
+                    f"{case.name}: the retry {case['again']!r} was refused", catches=case.catches,
+                    text=(again.text or "")[:300])  # fmt: skip
+            continue
         repeated = [q for q in later if _same(q, "zzqx unknowable")]
         require(not repeated, f"{case.name}: the repeated query was searched again", catches=case.catches)
         if isinstance(case["again"], str):  # a batch may answer its new queries (seed 002 forbids only the repeat)

@@ -42,6 +42,12 @@ def site(url: str) -> str:
     return _psl().privatesuffix(host) or host
 
 
+def _same_page(url: str) -> str:
+    """``url`` with its scheme and host case-folded: a target may cite the canonical spelling."""
+    parts = urlsplit(url)
+    return parts._replace(scheme=parts.scheme.lower(), netloc=parts.netloc.lower()).geturl()
+
+
 def _rows(topic: str, hosts: Sequence[str], strong: bool) -> list[Row]:
     """One usable result per host; ``strong`` ones repeat the query's words (they rank first)."""
     words = f"{topic} {topic}" if strong else topic
@@ -137,9 +143,10 @@ async def diversity(ctx: CheckContext) -> None:
         await ctx.settle()
         groups = {g.get("query"): g for g in value.get("queries", []) if isinstance(g, dict)}
         for query, rows in results.items():
-            own = {r["url"] for r in rows}
+            own = {_same_page(r["url"]) for r in rows}
             cited = [e.get("url") for e in groups.get(query, {}).get("evidence", []) if isinstance(e, dict)]
-            require(own & set(cited), f"{case.name}: query {query!r} kept no source of its own", cited=cited)
+            mine = own & {_same_page(u) for u in cited if isinstance(u, str)}
+            require(mine, f"{case.name}: query {query!r} kept no source of its own", cited=cited)
         used = _used(ctx, value)
         counts: dict[str, int] = {}
         for url in used:

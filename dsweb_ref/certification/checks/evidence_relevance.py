@@ -1,0 +1,205 @@
+"""Relevance checks of the evidence pipeline (seed 002), over scripted Search and Fetch API answers.
+
+Seed 002 decides: the pipeline does not trust the search engine's ranking alone but picks sources
+whose relevance is good; it sends the model only the short passages of a page that match the
+query; and when nothing usable was found it says ``[needs_retry]`` so the agent makes the query
+more specific (subject, place, time). It fixes no ranking formula, passage length or wording, so
+the checks accept any of them and enforce only:
+
+* ``evidence.designators``: a query naming a model, version or year that no page names gets
+  ``[needs_retry]``, not the neighbouring model's passage; asked for the model a page does name,
+  that page is cited and the neighbour is not.
+* ``evidence.table_rows``: a fact that lives in a table row reaches the evidence with its row
+  label (a value cut off from its row answers nothing).
+* ``evidence.own_ranking``: when a batch has more results than pages are read, the pages read are
+  the pipeline's own pick: a relevant result the engine listed last is read and cited.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ...emulator import Status
+from ..cases import Case
+from ._base import CheckContext, check, expect_success, require
+from ._script import row, script
+from .evidence import REQUIRES, _evidence
+from .evidence_passages import _fetch_of
+
+X5 = "https://veltra-phones.example.com/orion-x5"
+X4 = "https://veltra-phones.example.com/orion-x4"
+X5_PAGE = "# Veltra Orion X5\n\nThe Veltra Orion X5 launch price is $749 for the 256 GB model.\n"
+X4_PAGE = "# Veltra Orion X4\n\nThe Veltra Orion X4 launch price was $649 for the 128 GB model.\n"
+
+DESIGNATORS = (
+    Case(
+        "absent-model",
+        "the previous model's passage cited (or a near-miss snippet) when no page names the asked model, "
+        "instead of [needs_retry]",
+        {"query": "Veltra Orion X6 launch price", "cite": None, "never": (X5, X4)},
+    ),
+    Case(
+        "present-model",
+        "the neighbouring model cited next to the asked one because the two share every other word",
+        {"query": "Veltra Orion X5 launch price", "cite": X5, "never": (X4,)},
+    ),
+)
+
+
+def _serve(ctx: CheckContext, url: str, content: str) -> None:
+    answer = json.dumps({"title": url.rsplit("/", 1)[-1], "content": content}).encode()
+    ctx.emu.inject("fetch", Status(200, body=answer), times=None, when=_fetch_of(url))
+
+
+def _cited(value: Any) -> list[tuple[str, str]]:
+    return [
+        (str(e.get("url", "")), str(e.get("text", "")))
+        for g in (value.get("queries", []) if isinstance(value, dict) else [])
+        for e in g.get("evidence", [])
+        if isinstance(e, dict)
+    ]
+
+
+@check(
+    "evidence.designators",
+    "A query naming a model no page names gets [needs_retry]; the neighbouring model is never its evidence",
+    seed="002",
+    requires=REQUIRES,
+    provider="api",
+    rule="Seed 002: code keeps only the passages that match the query (a page about the previous model "
+    "does not), and when no usable passage is found the result says [needs_retry] so the agent makes "
+    "the query more specific instead of answering from a near miss.",
+    cases=DESIGNATORS,
+)
+async def designators(ctx: CheckContext) -> None:
+    for case in DESIGNATORS:
+        ctx.fresh()
+        query = case["query"]
+        script(ctx, query, [
+            row(X5, "Veltra Orion X5 launch price", "Veltra Orion X5 launch price and review."),
+            row(X4, "Veltra Orion X4 launch price", "Veltra Orion X4 launch price and review."),
+        ])  # fmt: skip
+        _serve(ctx, X5, X5_PAGE)
+        _serve(ctx, X4, X4_PAGE)
+        outcome = await _evidence(ctx, query, {"id": f"designators-{case.name}", "local_names": []})
+        value = expect_success(outcome, case.name)
+        await ctx.settle()
+        cited = _cited(value)
+        urls = {url for url, _ in cited}
+        for url in case["never"]:
+            require(url not in urls, f"{case.name}: {url} is cited for {query!r}", evidence=cited,
+                    catches=case.catches)  # fmt: skip
+        if case["cite"] is None:
+            require("[needs_retry]" in (outcome.text or ""), f"{case.name}: no [needs_retry] for {query!r}",
+                    catches=case.catches, text=(outcome.text or "")[:1000])  # fmt: skip
+        else:
+            require(case["cite"] in urls, f"{case.name}: {case['cite']} is not cited for {query!r}",
+                    evidence=cited, catches=case.catches)  # fmt: skip
+
+
+FERRY = "https://lumen-ferry.example.org/fares"
+FERRY_PAGE = (
+    "# Lumen Bay ferry fares\n\nThe Lumen Bay ferry links the old town with Gull Island every 40 minutes. "
+    "Adult and child fares changed in March.\n\n"
+    "| Ticket | One way | Return |\n| --- | --- | --- |\n| Adult | $12.50 | $22.00 |\n"
+    "| Child | $6.00 | $10.50 |\n| Bicycle | $3.00 | $5.00 |\n"
+)
+TABLES = (
+    Case(
+        "row-label",
+        "table cells split into separate passages, so the fare reaches the evidence without the row "
+        "(Adult) it belongs to, or not at all",
+        {"query": "Lumen Bay ferry adult fare", "label": "Adult", "value": "12.50"},
+    ),
+)
+
+
+@check(
+    "evidence.table_rows",
+    "A fact in a table row reaches the evidence with its row label",
+    seed="002",
+    requires=REQUIRES,
+    provider="api",
+    rule="Seed 002: code reduces a fetched page to the short text that matches the query, so the passage "
+    "must still carry the fact: a table value without the row it belongs to is no usable passage.",
+    cases=TABLES,
+)
+async def table_rows(ctx: CheckContext) -> None:
+    for case in TABLES:
+        ctx.fresh()
+        query = case["query"]
+        # The snippet holds the fact too (engines show such snippets): this check is about the page's
+        # passage; a pipeline that never reads pages is evidence.passages' catch.
+        snippet = "Lumen Bay ferry fares: Adult one way $12.50."
+        script(ctx, query, [row(FERRY, "Lumen Bay ferry fares and timetable", snippet)])
+        _serve(ctx, FERRY, FERRY_PAGE)
+        outcome = await _evidence(ctx, query, {"id": f"tables-{case.name}", "local_names": []})
+        value = expect_success(outcome, case.name)
+        await ctx.settle()
+        cited = _cited(value)
+        together = [text for url, text in cited if case["label"] in text and case["value"] in text]
+        require(together, f"{case.name}: no evidence line holds both {case['label']!r} and {case['value']!r}",
+                evidence=cited, catches=case.catches)  # fmt: skip
+
+
+PILOT = "harbour pilot boarding"
+TUGS = "harbour tug hire"
+RANKING = (
+    Case(
+        "engine-last",
+        "the engine's order passed through as the pipeline's ranking: with more results than pages read, "
+        "the relevant result the engine listed last is never read",
+        {"queries": (PILOT, TUGS)},
+    ),
+)
+
+
+def _results(query: str, topic: str, weak_count: int) -> list[dict[str, str]]:
+    """Weak results (one shared word, each on its own site, so source diversity does not pick the
+    relevant one for the ranking) the engine lists first, then the relevant one."""
+    head = query.split()[0]
+    weak = [
+        row(f"https://{topic}-news{i}.com/festival", f"{head.title()} festival news {i}",
+            f"Festival programme and {head} market stalls, part {i}.")
+        for i in range(weak_count)
+    ]  # fmt: skip
+    best = row(f"https://{topic}-guide.example.org/", f"{query.title()} guide", f"How {query} works, step by step.")
+    return [*weak, best]
+
+
+@check(
+    "evidence.own_ranking",
+    "With more results than pages read, the pages read are the pipeline's own pick, not the engine's order",
+    seed="002",
+    requires=REQUIRES,
+    provider="api",
+    rule="Seed 002: the system does not trust the search engine's ranking alone; it picks sources whose "
+    "relevance is good (code-only relevance ranking after URL validation, before fetching).",
+    cases=RANKING,
+)
+async def own_ranking(ctx: CheckContext) -> None:
+    for case in RANKING:
+        ctx.fresh()
+        best: dict[str, str] = {}
+        # 4 + 8 results for 8 pages: the engine's order reads the first query's relevant result
+        # (4th) but never the second's (8th); a pipeline ranking its own reads both first. (Filling
+        # the pages query after query, with a ranking of its own, still reads both: that reading is
+        # evidence.diversity's catch, not this check's.)
+        for query, topic, weak_count in zip(case["queries"], ("pilot", "tug"), (3, 7), strict=True):
+            rows = _results(query, topic, weak_count)
+            script(ctx, query, rows)
+            best[query] = rows[-1]["url"]
+            _serve(ctx, rows[-1]["url"], f"# {query}\n\n{query.capitalize()} is booked through the port office.\n")
+            for weak in rows[:-1]:
+                _serve(ctx, weak["url"], "# Festival\n\nThe harbour festival has music and food stalls.\n")
+        outcome = await _evidence(ctx, list(case["queries"]), {"id": f"ranking-{case.name}", "local_names": []})
+        value = expect_success(outcome, case.name)
+        await ctx.settle()
+        fetched = {r.json.get("url") for r in ctx.records("fetch") if isinstance(r.json, dict)}
+        cited = {url for url, _ in _cited(value)}
+        for query, url in best.items():
+            require(url in fetched, f"{case.name}: the relevant result for {query!r} ({url}) was never read",
+                    catches=case.catches, fetched=sorted(str(u) for u in fetched))  # fmt: skip
+            require(url in cited, f"{case.name}: the relevant result for {query!r} ({url}) is not cited",
+                    catches=case.catches)  # fmt: skip
