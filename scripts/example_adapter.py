@@ -985,13 +985,19 @@ class WindowPacer:
             self._starts.append(slot)
             return slot
 
-    def start(self, now: float, interval: float) -> float:
-        return 0.0  # the reserved slot is the start
+    def start(self, now: float, interval: float, slot: float) -> tuple[float, object | None]:
+        return 0.0, object()  # the reserved slot is the start; the window, not the wire, spaces them
 
-    def give_back(self, slot: float, interval: float) -> None:
+    def on_wire(self, ticket: object, now: float) -> None:
+        pass
+
+    def ended(self, ticket: object) -> None:
+        pass
+
+    def give_back(self, slot: float) -> None:
         with self._lock:
-            if self._starts and self._starts[-1] == slot:
-                self._starts.pop()
+            if slot in self._starts:
+                self._starts.remove(slot)
 
 
 def unvalidated(value: object) -> str | None:
