@@ -278,6 +278,8 @@ BREAKS = (
     "summary-total-per-source",
     "summary-cut-at-budget",
     "summary-total-off-by-one",
+    "summary-blank-shown",
+    "summary-stop-at-missing",
     "summary-in-batches",
     "metadata-summary-cut",
     "tool-error-empty",
@@ -1038,6 +1040,18 @@ def bend_summary(mode: str | None) -> None:
         whole = _summary.budget_summaries
         # wrong: summaries that exactly fill the total lose a character
         web_search_tool.budget_summaries = lambda sources, per, total: whole(sources, per, total - 1)
+    elif mode == "summary-blank-shown":
+        # wrong: a blank summary is no summary; the source keeps its snippet
+        _summary.summary_of = lambda source: source.metadata.get("summary")
+    elif mode == "summary-stop-at-missing":
+        web_search_tool.budget_summaries = stop_at_missing
+
+
+def stop_at_missing(sources: Sequence[Source], per: int, total: int) -> _summary.SummaryView:
+    """summary-stop-at-missing: a source without a summary ends summary mode (later ones show snippets)."""
+    view = _summary.budget_summaries(sources, per, total)
+    first = next((i for i, shown in enumerate(view.shown) if shown is None), len(view.shown))
+    return _summary.SummaryView(view.shown[:first] + (None,) * (len(view.shown) - first), view.cut)
 
 
 def bend_config(mode: str | None, config: TargetConfig) -> TargetConfig:
