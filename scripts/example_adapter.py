@@ -34,6 +34,8 @@ seed 002 ones:
                         other family (A then AAAA) dialled unchecked   -> ssrf.resolve.mixed_answers
     ssrf-redirect-first-hop-only  the first redirect target is checked, later ones are not -> ssrf.redirect.private
     ssrf-relative-unchecked  a Location without a scheme (//host too) followed unchecked -> ssrf.redirect.private
+    ssrf-url-browser-parse  a URL with a backslash judged as a browser reads it, dialled where the
+                        client reads it (after the '@')                -> ssrf.url.odd_text
     ssrf-deadline-per-hop  the deadline starts again at every redirect hop -> ssrf.deadline
     ssrf-hops-307-uncounted  307 and 308 hops are followed without counting them -> ssrf.caps.redirects
     evidence-model-call an evidence call also asks a model (Messages)  -> evidence.no_model_call
@@ -223,6 +225,7 @@ BREAKS = (
     "ssrf-other-family-unchecked",
     "ssrf-redirect-first-hop-only",
     "ssrf-relative-unchecked",
+    "ssrf-url-browser-parse",
     "ssrf-deadline-per-hop",
     "ssrf-hops-307-uncounted",
     "evidence-model-call",
@@ -518,7 +521,8 @@ class GlobalAfterUnwrapPolicy(AddressPolicy):
         return reason
 
 
-UNCHECKED_HOP_MODES = ("ssrf-redirect-unchecked", "ssrf-redirect-first-hop-only", "ssrf-relative-unchecked")
+UNCHECKED_HOP_MODES = ("ssrf-redirect-unchecked", "ssrf-redirect-first-hop-only", "ssrf-relative-unchecked",
+                       "ssrf-url-browser-parse")
 
 
 class BreakingBackend(PinnedNetworkBackend):
@@ -580,11 +584,24 @@ class BreakingFetch(HttpFetchProvider):
         super().__init__(*args, **kwargs)
         self.mode = mode
 
+    async def fetch(self, request: FetchRequest, ctx: CallContext | None = None) -> FetchResult:
+        raw = request.url
+        if self.mode != "ssrf-url-browser-parse" or not isinstance(raw, str) or "\\" not in raw:
+            return await super().fetch(request, ctx)
+        # wrong: the URL judged as a browser reads it (a backslash ends the host), then fetched as the
+        # client reads it (the host after the '@'), and that host trusted when dialled
+        check_url(raw.replace("\\", "/"), max_length=self.config.max_url_length, policy=self.policy)
+        token = UNCHECKED_HOP.set(True)
+        try:
+            return await self._follow(httpx.URL(raw), ctx or CallContext())
+        finally:
+            UNCHECKED_HOP.reset(token)
+
     def _next_hop(self, url: httpx.URL, response: httpx.Response, hops: int) -> httpx.URL:
         if hops >= self.config.max_redirects:  # the hop cap is kept: only the target goes unchecked
             raise WebError(WebErrorCode.REDIRECT_BLOCKED, "too many redirects")
         location = response.headers.get("location", "")
-        if self.mode == "ssrf-redirect-first-hop-only" and hops == 0:
+        if self.mode == "ssrf-url-browser-parse" or (self.mode == "ssrf-redirect-first-hop-only" and hops == 0):
             return super()._next_hop(url, response, hops)
         if self.mode == "ssrf-relative-unchecked" and urlsplit(location).scheme:
             return super()._next_hop(url, response, hops)

@@ -129,6 +129,7 @@ SEED_002_BREAKS: dict[str, tuple[str, str, str]] = {
     "ssrf-relative-unchecked": ("ssrf", "ssrf.redirect.private", "scheme-relative"),
     "ssrf-deadline-per-hop": ("ssrf", "ssrf.deadline", "slow-hops: answered after"),
     "ssrf-hops-307-uncounted": ("ssrf", "ssrf.caps.redirects", "chain-307-308: 13 requests for a cap of 3"),
+    "ssrf-url-browser-parse": ("ssrf", "ssrf.url.odd_text", "backslash-userinfo"),
     "evidence-no-query-floor": ("evidence", "evidence.diversity", "kept no source of its own"),
     "evidence-hosts-not-domains": ("evidence", "evidence.diversity", "subdomains: 8 of 8 pages from harbour-news"),
 }

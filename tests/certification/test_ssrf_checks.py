@@ -41,6 +41,7 @@ SSRF_CHECKS = {
     "ssrf.caps.body",
     "ssrf.caps.redirects",
     "ssrf.deadline",
+    "ssrf.url.odd_text",
 }
 BREAKS = {
     "ssrf-no-unwrap": ("ssrf.resolve.special_ranges", "nat64-loopback"),
