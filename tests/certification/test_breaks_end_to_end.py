@@ -105,7 +105,8 @@ BREAKS: dict[str, tuple[set[str], str | tuple[str, ...]]] = {
     # mutation survivors of tools/_summary.py made rows (issue 24 item 5)
     "summary-blank-shown": ({"search.api.summary.budget"}, "a blank summary: https://sum.example.test/blank/0 has no "
                             "summary but the text does not show its snippet"),
-    "summary-stop-at-missing": ({"search.api.summary.budget"}, "a source without a summary first: summary_shown missing"),
+    "summary-stop-at-missing": ({"search.api.summary.budget"},
+                                "a source without a summary first: summary_shown missing"),
     # seed 001's remaining quality metadata (opt-in), the Messages in-band error, secrets, the unusable base
     "metadata-summary-cut": ({"search.api.metadata"}, "a whole long summary"),
     "tool-error-empty": ({"search.messages.tool_error"}, "expected WEB_PROVIDER_ERROR"),
