@@ -301,6 +301,10 @@ ODD_URLS = (
     Case("port-zero", "a URL refused for port 0 without a WEB_* error code", {"url": "http://{pub}:0/"}),
     Case("port-65536", "a URL refused for a port above 65535 without a WEB_* error code",
          {"url": "http://{pub}:65536/"}),
+    Case("port-not-a-number", "a URL the parser cannot read (port '8o') refused without a WEB_* error code",
+         {"url": "http://{pub}:8o/"}),
+    Case("ftp-scheme", "a scheme other than http(s) refused without a WEB_* error code",
+         {"url": "ftp://{pub}:{port}/"}),
 )
 ODD_PRIVATE = ("10.0.0.9", "fe80::1")
 
