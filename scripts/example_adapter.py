@@ -34,6 +34,8 @@ seed 002 ones:
                         other family (A then AAAA) dialled unchecked   -> ssrf.resolve.mixed_answers
     ssrf-redirect-first-hop-only  the first redirect target is checked, later ones are not -> ssrf.redirect.private
     ssrf-relative-unchecked  a Location without a scheme (//host too) followed unchecked -> ssrf.redirect.private
+    ssrf-url-browser-parse  a URL with a backslash judged as a browser reads it, dialled where the
+                        client reads it (after the '@')                -> ssrf.url.odd_text
     ssrf-deadline-per-hop  the deadline starts again at every redirect hop -> ssrf.deadline
     ssrf-hops-307-uncounted  307 and 308 hops are followed without counting them -> ssrf.caps.redirects
     evidence-model-call an evidence call also asks a model (Messages)  -> evidence.no_model_call
@@ -253,6 +255,7 @@ BREAKS = (
     "ssrf-other-family-unchecked",
     "ssrf-redirect-first-hop-only",
     "ssrf-relative-unchecked",
+    "ssrf-url-browser-parse",
     "ssrf-deadline-per-hop",
     "ssrf-hops-307-uncounted",
     "evidence-model-call",
@@ -321,6 +324,8 @@ BREAKS = (
     "summary-total-per-source",
     "summary-cut-at-budget",
     "summary-total-off-by-one",
+    "summary-blank-shown",
+    "summary-stop-at-missing",
     "summary-in-batches",
     "metadata-summary-cut",
     "tool-error-empty",
@@ -609,7 +614,8 @@ class GlobalAfterUnwrapPolicy(AddressPolicy):
         return reason
 
 
-UNCHECKED_HOP_MODES = ("ssrf-redirect-unchecked", "ssrf-redirect-first-hop-only", "ssrf-relative-unchecked")
+UNCHECKED_HOP_MODES = ("ssrf-redirect-unchecked", "ssrf-redirect-first-hop-only", "ssrf-relative-unchecked",
+                       "ssrf-url-browser-parse")
 
 
 class BreakingBackend(PinnedNetworkBackend):
@@ -671,11 +677,24 @@ class BreakingFetch(HttpFetchProvider):
         super().__init__(*args, **kwargs)
         self.mode = mode
 
+    async def fetch(self, request: FetchRequest, ctx: CallContext | None = None) -> FetchResult:
+        raw = request.url
+        if self.mode != "ssrf-url-browser-parse" or not isinstance(raw, str) or "\\" not in raw:
+            return await super().fetch(request, ctx)
+        # wrong: the URL judged as a browser reads it (a backslash ends the host), then fetched as the
+        # client reads it (the host after the '@'), and that host trusted when dialled
+        check_url(raw.replace("\\", "/"), max_length=self.config.max_url_length, policy=self.policy)
+        token = UNCHECKED_HOP.set(True)
+        try:
+            return await self._follow(httpx.URL(raw), ctx or CallContext())
+        finally:
+            UNCHECKED_HOP.reset(token)
+
     def _next_hop(self, url: httpx.URL, response: httpx.Response, hops: int) -> httpx.URL:
         if hops >= self.config.max_redirects:  # the hop cap is kept: only the target goes unchecked
             raise WebError(WebErrorCode.REDIRECT_BLOCKED, "too many redirects")
         location = response.headers.get("location", "")
-        if self.mode == "ssrf-redirect-first-hop-only" and hops == 0:
+        if self.mode == "ssrf-url-browser-parse" or (self.mode == "ssrf-redirect-first-hop-only" and hops == 0):
             return super()._next_hop(url, response, hops)
         if self.mode == "ssrf-relative-unchecked" and urlsplit(location).scheme:
             return super()._next_hop(url, response, hops)
@@ -1224,6 +1243,18 @@ def bend_summary(mode: str | None) -> None:
         whole = _summary.budget_summaries
         # wrong: summaries that exactly fill the total lose a character
         web_search_tool.budget_summaries = lambda sources, per, total: whole(sources, per, total - 1)
+    elif mode == "summary-blank-shown":
+        # wrong: a blank summary is no summary; the source keeps its snippet
+        _summary.summary_of = lambda source: source.metadata.get("summary")
+    elif mode == "summary-stop-at-missing":
+        web_search_tool.budget_summaries = stop_at_missing
+
+
+def stop_at_missing(sources: Sequence[Source], per: int, total: int) -> _summary.SummaryView:
+    """summary-stop-at-missing: a source without a summary ends summary mode (later ones show snippets)."""
+    view = _summary.budget_summaries(sources, per, total)
+    first = next((i for i, shown in enumerate(view.shown) if shown is None), len(view.shown))
+    return _summary.SummaryView(view.shown[:first] + (None,) * (len(view.shown) - first), view.cut)
 
 
 def bend_config(mode: str | None, config: TargetConfig) -> TargetConfig:

@@ -104,6 +104,11 @@ BREAKS: dict[str, tuple[set[str], str | tuple[str, ...]]] = {
     "summary-cut-at-budget": ({"search.api.summary.budget"}, "at the per-source budget: a 1000-character summary"),
     "summary-in-batches": ({"search.api.summary.snippet_default"}, "in a batch: the model-visible text shows"),
     "summary-total-off-by-one": ({"search.api.summary.budget"}, "total at the sum: a 700-character summary was cut"),
+    # mutation survivors of tools/_summary.py made rows (issue 24 item 5)
+    "summary-blank-shown": ({"search.api.summary.budget"}, "a blank summary: https://sum.example.test/blank/0 has no "
+                            "summary but the text does not show its snippet"),
+    "summary-stop-at-missing": ({"search.api.summary.budget"},
+                                "a source without a summary first: summary_shown missing"),
     # seed 001's remaining quality metadata (opt-in), the Messages in-band error, secrets, the unusable base
     "metadata-summary-cut": ({"search.api.metadata"}, "a whole long summary"),
     "tool-error-empty": ({"search.messages.tool_error"}, "expected WEB_PROVIDER_ERROR"),
@@ -130,6 +135,7 @@ SEED_002_BREAKS: dict[str, tuple[str, str, str]] = {
     "ssrf-relative-unchecked": ("ssrf", "ssrf.redirect.private", "scheme-relative"),
     "ssrf-deadline-per-hop": ("ssrf", "ssrf.deadline", "slow-hops: answered after"),
     "ssrf-hops-307-uncounted": ("ssrf", "ssrf.caps.redirects", "chain-307-308: 13 requests for a cap of 3"),
+    "ssrf-url-browser-parse": ("ssrf", "ssrf.url.odd_text", "backslash-userinfo"),
     "evidence-no-query-floor": ("evidence", "evidence.diversity", "kept no source of its own"),
     "evidence-hosts-not-domains": ("evidence", "evidence.diversity", "subdomains: 8 of 8 pages from harbour-news"),
 }

@@ -41,6 +41,7 @@ SSRF_CHECKS = {
     "ssrf.caps.body",
     "ssrf.caps.redirects",
     "ssrf.deadline",
+    "ssrf.url.odd_text",
 }
 BREAKS = {
     "ssrf-no-unwrap": ("ssrf.resolve.special_ranges", "nat64-loopback"),
@@ -293,3 +294,32 @@ SPECIAL_READINGS = {"local-use-nat64": "64:ff9b:1::/48", "site-local": "fec0::/1
 def test_each_embedded_and_deprecated_ipv6_row_catches_the_range_it_names(row: str) -> None:
     (result,) = run(fetch_only_target(_blind_to(SPECIAL_READINGS[row])), only=["ssrf.resolve.special_ranges"]).results
     assert result.outcome.value == "failed" and result.reason.startswith(f"{row} ("), result.reason
+
+
+ODD = "ssrf.url.odd_text"
+
+
+def _odd_outcome() -> tuple[str, str]:
+    (result,) = run(reference_target(), only=[ODD]).results
+    return result.outcome.value, result.reason
+
+
+def test_odd_url_texts_fetched_from_the_public_host_they_name_stay_certified(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Seed-open: no seed fixes URL syntax, length or port range; only the host connected to matters."""
+    import dsweb_ref.netguard.urls as urls
+
+    monkeypatch.setattr(urls, "check_url_text", lambda raw: None)
+    monkeypatch.setattr("dsweb_ref.providers.http_fetch.check_url_text", lambda raw: None)
+    assert _odd_outcome() == ("passed", "")
+
+
+def test_an_odd_url_refused_without_a_web_code_fails_the_odd_text_check(monkeypatch: pytest.MonkeyPatch) -> None:
+    import dsweb_ref.netguard.urls as urls
+
+    def codeless(raw: str) -> None:
+        if "\u2028" in raw:
+            raise WebError(None, "refused")  # type: ignore[arg-type]  # wrong: the code is lost
+
+    monkeypatch.setattr(urls, "check_url_text", codeless)
+    outcome, reason = _odd_outcome()
+    assert outcome == "failed" and "line-separator" in reason and "not a WEB_* code" in reason

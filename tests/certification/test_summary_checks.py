@@ -55,7 +55,8 @@ def test_the_checks_state_their_rule_and_cases_and_belong_to_the_right_profiles(
 
 
 def test_the_cases_use_summaries_as_long_as_the_seed_measured_and_hit_every_edge() -> None:
-    lengths = {len(case_summary(s)) for case in BUDGET_CASES for specs in case["queries"].values() for s in specs}
+    summaries = [case_summary(s) for case in BUDGET_CASES for specs in case["queries"].values() for s in specs]
+    lengths = {len(s) for s in summaries if s}
     assert max(lengths) == 2300 and {999, 1000, 1001} <= lengths
     assert summary_text(1001, "c") == " ".join(summary_text(1001, "c").split()) and len(summary_text(7, "t")) == 7
     at_cut = case_summary(["astral-at-999", 2300])
@@ -186,3 +187,57 @@ def test_a_summary_that_fits_its_budgets_is_never_cut(row: str, monkeypatch: pyt
     monkeypatch.setattr(summary_checks, "BUDGET_CASES", (case,))
     (result,) = run(_target(), [BUDGET]).results
     assert result.outcome is Outcome.FAILED and "was cut although it fits the budgets" in result.reason
+
+
+def _with_budget(monkeypatch: pytest.MonkeyPatch, wrong: Any) -> None:
+    monkeypatch.setattr(web_search_tool, "budget_summaries", wrong)
+
+
+def test_summary_mode_ended_by_a_source_without_a_summary_fails_the_budget_check(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    right = _summary.budget_summaries
+
+    def stop_at_missing(sources: Any, per: int, total: int) -> Any:
+        view = right(sources, per, total)
+        first = next((i for i, s in enumerate(view.shown) if s is None), len(view.shown))
+        return _summary.SummaryView(view.shown[:first] + (None,) * (len(view.shown) - first), view.cut)
+
+    _with_budget(monkeypatch, stop_at_missing)
+    assert _failed() == {BUDGET}
+
+
+def test_a_blank_summary_shown_instead_of_the_snippet_fails_the_budget_check(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_summary, "summary_of", lambda source: source.metadata.get("summary"))
+    assert _failed() == {BUDGET}
+
+
+def test_a_summary_left_out_by_the_total_but_not_reported_fails_the_budget_check(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    right = _summary.cut_to
+    monkeypatch.setattr(_summary, "cut_to", lambda text, budget: ("", False) if budget <= 0 else right(text, budget))
+    assert _failed() == {BUDGET}
+
+
+def test_truncated_null_when_no_source_has_a_summary_fails_the_budget_check(monkeypatch: pytest.MonkeyPatch) -> None:
+    right = _summary.budget_summaries
+
+    def null_cut(sources: Any, per: int, total: int) -> Any:
+        view = right(sources, per, total)
+        return _summary.SummaryView(view.shown, view.cut or (None if all(s is None for s in view.shown) else False))
+
+    _with_budget(monkeypatch, null_cut)
+    assert _failed() == {BUDGET}
+
+
+def test_a_space_kept_before_the_marker_or_an_empty_last_character_passes_both(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Seed-open: seed 001 fixes neither the marker's place nor how much of a cut a summary gives back."""
+    def loose(text: str, budget: int) -> tuple[str, bool]:
+        folded = " ".join(text.split())
+        if len(folded) <= budget:
+            return folded, False
+        if budget <= 1:
+            return "", True
+        return folded[: budget - 1].lstrip() + "…", True
+
+    monkeypatch.setattr(_summary, "cut_to", loose)
+    assert _failed() == set()

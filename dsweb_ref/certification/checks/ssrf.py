@@ -268,3 +268,71 @@ async def redirect_private(ctx: CheckContext) -> None:
                 net.pages.redirects[path] = (case["status"], f"/r/{case.name}/next")
                 net.pages.redirects[f"{path}/next"] = (case["status"], inside[case["kind"]])
             await _fetch_expecting_refusal(ctx, net, f"http://start.ssrf.test:{net.port}{path}", case.name)
+
+
+# URL texts that parsers read differently, or that the reference refuses before any lookup. Seed 002
+# decides only that no non-public address is reached; whether such a URL is refused (with which WEB_*
+# code) or fetched from the public host it names is left open, so each row accepts either.
+ODD_URLS = (
+    Case("backslash-userinfo", "the guard reads the URL as a browser does (a backslash ends the host) while the "
+         "client connects to the host after the '@' (10.0.0.9)", {"url": "http://{pub}:{port}\\@10.0.0.9:{port}/"}),
+    Case("credentials-private", "a URL with credentials judged by its userinfo: the private host after the '@' "
+         "dialled", {"url": "http://user:secret@10.0.0.9:{port}/"}),
+    Case("soft-hyphen-in-literal", "invisible characters dropped after the host check: 10.0.0.\u00ad9 judged as a "
+         "name, then dialled as 10.0.0.9", {"url": "http://10.0.0.\u00ad9:{port}/"}),
+    Case("zone-id-non-ascii", "a non-ASCII IPv6 zone id that crashes the guard (no WEB_* error) or is dropped "
+         "so fe80::1 is dialled", {"url": "http://[fe80::1%25\u00e9]:{port}/"}),
+    Case("backslash-path", "a URL refused for its backslash without a WEB_* error code",
+         {"url": "http://{pub}:{port}/a\\b"}),
+    Case("credentials-public", "a URL refused for its credentials without a WEB_* error code",
+         {"url": "http://user:secret@{pub}:{port}/"}),
+    Case("zero-width-space", "a URL refused for an invisible format character (Cf) without a WEB_* error code",
+         {"url": "http://{pub}:{port}/a\u200bb"}),
+    Case("no-break-space", "a URL refused for a space character (Zs) without a WEB_* error code",
+         {"url": "http://{pub}:{port}/a\u00a0b"}),
+    Case("line-separator", "a URL refused for a line separator (Zl) without a WEB_* error code",
+         {"url": "http://{pub}:{port}/a\u2028b"}),
+    Case("paragraph-separator", "a URL refused for a paragraph separator (Zp) without a WEB_* error code",
+         {"url": "http://{pub}:{port}/a\u2029b"}),
+    Case("control-character", "a URL refused for a control character (Cc) without a WEB_* error code",
+         {"url": "http://{pub}:{port}/a\u0001b"}),
+    Case("over-long", "a URL refused for its length (10,000 characters) without a WEB_* error code",
+         {"url": "http://{pub}:{port}/" + "a" * 10_000}),
+    Case("port-zero", "a URL refused for port 0 without a WEB_* error code", {"url": "http://{pub}:0/"}),
+    Case("port-65536", "a URL refused for a port above 65535 without a WEB_* error code",
+         {"url": "http://{pub}:65536/"}),
+    Case("port-not-a-number", "a URL the parser cannot read (port '8o') refused without a WEB_* error code",
+         {"url": "http://{pub}:8o/"}),
+    Case("ftp-scheme", "a scheme other than http(s) refused without a WEB_* error code",
+         {"url": "ftp://{pub}:{port}/"}),
+)
+ODD_PRIVATE = ("10.0.0.9", "fe80::1")
+
+
+@check(
+    "ssrf.url.odd_text",
+    "A URL that parsers read differently (backslash, credentials, invisible or space characters, odd ports, zone "
+    "ids, great length) never reaches a non-public address; a refusal is a WEB_* error",
+    seed="002",
+    requires=REQUIRES,
+    provider="messages",
+    rule="Seed 002: every URL fetched passes host/IP validation, so the host validated must be the host "
+    "connected to, however the URL's text is read. The seed fixes no URL syntax, length, port range or error "
+    "code: fetching the public host such a URL names, or refusing it with any WEB_* error, are both accepted.",
+    cases=ODD_URLS,
+)
+async def odd_text(ctx: CheckContext) -> None:
+    with _network() as net:
+        config = net.config({"pub.ssrf.test": [[PUBLIC]]}, list(ODD_PRIVATE))
+        await ctx.configure(provider="messages", test_network=config)
+        for case in ODD_URLS:
+            url = case["url"].format(pub="pub.ssrf.test", port=net.port)
+            outcome = await ctx.fetch(url)
+            shown = f"{case.name} ({url[:80]!r})"
+            require(net.trap.connections() == 0, f"{shown}: a connection reached a non-public address", url=url)
+            require(not outcome.cancelled, f"{shown}: the call reported cancelled")
+            if outcome.ok:
+                require(PAGE_TEXT in (outcome.text or ""), f"{shown}: a success that is not the public page")
+            else:
+                require((outcome.error_code or "").startswith("WEB_"),
+                        f"{shown}: error code {outcome.error_code!r} is not a WEB_* code", catches=case.catches)

@@ -39,9 +39,14 @@ def summary_text(n: int, tag: str) -> str:
     return text[:-1] + "z" if text.endswith(" ") else text
 
 
-def case_summary(spec: Sequence[Any]) -> str:
-    """A case's summary from its spec (kind, length[, tag]), so the case table shows lengths, not text."""
+def case_summary(spec: Sequence[Any]) -> str | None:
+    """A case's summary from its spec (kind, length[, tag]), so the case table shows lengths, not text;
+    ("none", 0): the row has no summary; ("blank", n): n spaces."""
     kind, n = str(spec[0]), int(spec[1])
+    if kind == "none":
+        return None
+    if kind == "blank":
+        return " " * n
     if kind == "words":
         return summary_text(n, str(spec[2]))
     if kind == "cjk":
@@ -51,10 +56,11 @@ def case_summary(spec: Sequence[Any]) -> str:
     return "e" * 998 + ASTRAL + "f" * (n - 999)  # "astral-at-999": the astral character is the 999th
 
 
-def _rows(query: str, summaries: Sequence[str]) -> list[dict[str, str]]:
+def _rows(query: str, summaries: Sequence[str | None]) -> list[dict[str, str]]:
     slug = "".join(c for c in query if c.isalnum())
-    return [{"url": f"https://sum.example.test/{slug}/{i}", "title": f"{query} {i}", "snippet": f"snip {slug} {i}",
+    rows = [{"url": f"https://sum.example.test/{slug}/{i}", "title": f"{query} {i}", "snippet": f"snip {slug} {i}",
              "summary": s} for i, s in enumerate(summaries)]
+    return [{k: v for k, v in r.items() if v is not None} for r in rows]
 
 
 # -- every target: snippets, as shipped -----------------------------------------------------------
@@ -136,6 +142,15 @@ BUDGET_CASES = (
           {"total edge": [["words", 700, f"n{i}x"] for i in range(3)]}),
     _case("both budgets binding", "only one of the two budgets applied", 1000, 2500,
           {"both": [["words", 2300, "p"], ["words", 1000, "q"], ["words", 1200, "r"]]}),
+    _case("a source without a summary first", "a source without a summary ends summary mode: the sources after "
+          "it lose their summaries", 1000, WIDE,
+          {"missing first": [["none", 0], ["words", 1001, "s"], ["words", 500, "t"]]}),
+    _case("a blank summary", "a blank summary taken for a summary: the source shows neither it nor its snippet",
+          1000, WIDE, {"blank": [["blank", 3], ["words", 800, "u"]]}),
+    _case("no source has a summary", "truncated left unset (null) when no summary was budgeted", 1000, WIDE,
+          {"no summaries": [["none", 0], ["none", 0]]}),
+    _case("the total used up exactly", "a summary left out because the total is used up is not reported "
+          "truncated", 1000, 1800, {"used up": [["words", 900, f"v{i}x"] for i in range(3)]}),
 )
 
 
@@ -146,6 +161,14 @@ def _common_prefix(a: str, b: str) -> int:
             break
         n += 1
     return n
+
+
+def _check_snippet_source(name: str, source: dict[str, Any], served: dict[str, str], text: str) -> None:
+    """A source served without a summary (or a blank one) shows its snippet, as in snippet mode."""
+    require(source.get("snippet") == served["snippet"], f"{name}: the value lost the snippet as served")
+    require(served["snippet"] in text,
+            f"{name}: {source.get('url')} has no summary but the text does not show its snippet")
+    require(not source.get("summary_shown"), f"{name}: summary text recorded for a source without a summary")
 
 
 def _check_source(name: str, source: dict[str, Any], served: dict[str, str], per: int, text: str) -> tuple[str, bool]:
@@ -174,12 +197,16 @@ def _expected_total(per: int, total: int, lengths: Sequence[int]) -> int:
     return min(total, sum(min(per, n) for n in lengths))
 
 
+def _summary_lengths(served: dict[str, dict[str, str]]) -> list[int]:
+    return [len(r["summary"]) for r in served.values() if r.get("summary", "").strip()]
+
+
 CUT_SLACK = 32  # characters a cut may give back (to end on a word, or drop the space before its marker)
 
 
 def _within_budgets(name: str, per: int, total: int, shown: dict[str, str], served: dict[str, dict[str, str]]) -> None:
     """While the total does not bind, every summary that fits the per-source budget is shown whole."""
-    lengths = [len(r["summary"]) for r in served.values()]
+    lengths = _summary_lengths(served)
     if sum(min(per, n) for n in lengths) > total:
         return  # which sources get the total first is left open
     for url, excerpt in shown.items():
@@ -221,14 +248,18 @@ async def summary_budget(ctx: CheckContext) -> None:
         shown: dict[str, str] = {}
         cuts = 0
         for source in sources:
-            excerpt, cut = _check_source(case.name, source, served[str(source["url"])], per, text)
+            row = served[str(source["url"])]
+            if not row.get("summary", "").strip():
+                _check_snippet_source(case.name, source, row, text)
+                continue
+            excerpt, cut = _check_source(case.name, source, row, per, text)
             shown[str(source["url"])] = excerpt
             cuts += cut
         used = sum(map(len, shown.values()))
         require(used <= total, f"{case.name}: {used} summary characters shown over the call, total budget {total}",
                 catches=case.catches)
         _within_budgets(case.name, per, total, shown, served)
-        want = _expected_total(per, total, [len(r["summary"]) for r in served.values()])
+        want = _expected_total(per, total, _summary_lengths(served))
         require(used >= want - cuts * CUT_SLACK,
                 f"{case.name}: {used} summary characters shown where the budgets allow {want}", catches=case.catches)
         require(value.get("truncated") is (cuts > 0),
