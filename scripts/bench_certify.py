@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-ADAPTER = f"{sys.executable} {ROOT / 'scripts' / 'example_adapter.py'}"
+ADAPTER = f"{sys.executable} {ROOT / 'tests' / 'fixtures' / 'example_adapter.py'}"
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-ADAPTER = f"{sys.executable} {ROOT / 'scripts' / 'example_adapter.py'}"
+ADAPTER = f"{sys.executable} {ROOT / 'tests' / 'fixtures' / 'example_adapter.py'}"
 TIMING_CHECKS = (
     "ssrf.deadline",
     "search.batch.race",

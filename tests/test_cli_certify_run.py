@@ -18,7 +18,7 @@ from dsweb_ref.cli import main
 from dsweb_ref.cli._certify_text import opening
 
 ROOT = Path(__file__).resolve().parent.parent
-ADAPTER = shlex.join([sys.executable, str(ROOT / "scripts" / "example_adapter.py")])
+ADAPTER = shlex.join([sys.executable, str(ROOT / "tests" / "fixtures" / "example_adapter.py")])
 
 
 def _lines(capsys: pytest.CaptureFixture[str]) -> list[str]:

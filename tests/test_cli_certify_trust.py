@@ -24,7 +24,7 @@ from dsweb_ref.certification.report import LINE_REASON_CHARS, format_line
 from dsweb_ref.cli._certify_text import VERDICT_RULE
 
 ROOT = Path(__file__).resolve().parent.parent
-EXAMPLE = shlex.join([sys.executable, str(ROOT / "scripts" / "example_adapter.py")])
+EXAMPLE = shlex.join([sys.executable, str(ROOT / "tests" / "fixtures" / "example_adapter.py")])
 KEY = "dsweb-test-not-a-real-key-0019"
 EXIT_USAGE, EXIT_INTERRUPTED, EXIT_PIPE = 2, 130, 141
 
@@ -412,7 +412,7 @@ def test_an_interrupted_endpoint_run_keeps_its_finished_checks(tmp_path: Path, t
 
 
 def test_a_slow_starting_adapter_is_refused_by_the_deadline_and_certified_with_a_longer_one(tmp_path: Path) -> None:
-    example = str(ROOT / "scripts" / "example_adapter.py")
+    example = str(ROOT / "tests" / "fixtures" / "example_adapter.py")
     slow = shlex.join([
         sys.executable, "-c",
         "import runpy, sys, time; time.sleep(1.5); sys.argv = [sys.argv[1]]; runpy.run_path(sys.argv[0], "

@@ -20,7 +20,7 @@ import pytest
 from dsweb_ref.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
-ADAPTER = f"{sys.executable} {ROOT / 'scripts' / 'example_adapter.py'} --break no-round-robin"
+ADAPTER = f"{sys.executable} {ROOT / 'tests' / 'fixtures' / 'example_adapter.py'} --break no-round-robin"
 # Flags for a closed network: no background traffic, no first-run work, a throwaway profile.
 FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",

@@ -27,7 +27,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "dsweb certify",
         "dsweb certify --explain search.batch.concurrent",
         "dsweb certify --list --markdown",
-        'dsweb certify --adapter "python scripts/example_adapter.py" --known-failures known.yaml --report-dir out',
+        'dsweb certify --adapter "python scripts/adapter_minimal.py" --known-failures known.yaml --report-dir out',
         "dsweb certify --cassettes cassettes",
         "DEEPSEEK_API_KEY=... dsweb certify --base https://gateway.example.test --timeout 20 --report-dir out",
     ),

@@ -29,7 +29,7 @@ from dsweb_ref.runtime import build_runtime
 from dsweb_ref.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
-EXAMPLE_ADAPTER = ROOT / "scripts" / "example_adapter.py"
+EXAMPLE_ADAPTER = ROOT / "tests" / "fixtures" / "example_adapter.py"
 
 
 def adapter_command(*args: str) -> str:

@@ -22,7 +22,8 @@ MESSAGES, TOOLS = "http://127.0.0.1:9/anthropic/v1", "http://127.0.0.1:9/v1/tool
 
 
 def _example_adapter() -> Any:
-    spec = importlib.util.spec_from_file_location("example_adapter_for_bases", ROOT / "scripts" / "example_adapter.py")
+    path = ROOT / "tests" / "fixtures" / "example_adapter.py"
+    spec = importlib.util.spec_from_file_location("example_adapter_for_bases", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

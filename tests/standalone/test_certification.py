@@ -16,7 +16,7 @@ from dsweb_ref.certification.checks import REGISTRY
 from dsweb_ref.certification.checks.standalone import RESOLUTION_CASES
 from dsweb_ref.cli import main
 
-EXAMPLE_ADAPTER = Path(__file__).resolve().parents[2] / "scripts" / "example_adapter.py"
+EXAMPLE_ADAPTER = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "example_adapter.py"
 
 # mode -> the one check it must fail, and a fragment of the failing reason.
 BREAKS: dict[str, tuple[str, str]] = {
