@@ -5,7 +5,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any
 
-from tests.conftest import pytest_collection_modifyitems
+from conftest import pytest_collection_modifyitems  # tests/ is on sys.path (no __init__.py), as for pool_state
 
 
 class Item:

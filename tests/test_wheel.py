@@ -61,10 +61,12 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Install]:
     where = "import sysconfig; print(sysconfig.get_paths()['purelib'])"
     site = Path(subprocess.run([str(venv / "bin" / "python"), "-c", where],
                                capture_output=True, text=True, check=True).stdout.strip())
-    paths = sysconfig.get_paths()
-    (site / "_borrowed_dependencies.pth").write_text(f"{paths['purelib']}\n{paths['platlib']}\n", encoding="utf-8")
+    # The wheel goes in first: with the test environment's packages borrowed, pip would see the
+    # dsweb_ref installed there (CI installs it) as already satisfied and skip the wheel.
     subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--no-deps", "--no-index",
                     str(wheel)], check=True, timeout=300)
+    paths = sysconfig.get_paths()
+    (site / "_borrowed_dependencies.pth").write_text(f"{paths['purelib']}\n{paths['platlib']}\n", encoding="utf-8")
     cwd = base / "elsewhere"
     cwd.mkdir()
     yield Install(wheel, sdist, venv, cwd)
