@@ -45,7 +45,9 @@ class SaveReport:
 
     def to_json(self) -> dict[str, Any]:
         return {"path": self.path, "previous": self.previous, "saved": self.saved,
-                "overridden_by": self.overridden_by, "effective": self.effective or self.saved}
+                # A project's "" (automatic) is a value in effect too, not a missing one.
+                "overridden_by": self.overridden_by,
+                "effective": self.effective if self.overridden_by is not None else self.saved}
 
 
 def _bad(why: str) -> WebError:
@@ -157,19 +159,25 @@ def save_search_model(config: str | Path, value: str, *, project: str | Path | N
     changing nothing else; report a ``project`` file whose own value overrides it."""
     validate_reference(value)
     path = Path(config)
-    try:
-        old = path.read_bytes().decode("utf-8") if path.exists() else ""
-    except (OSError, UnicodeDecodeError) as exc:
-        raise WebError(WebErrorCode.CONFIG_INVALID, f"{path}: cannot be read ({exc})") from exc
-    before = _load(old, str(path))
+    before, old = _read(path)
     search_model_of(before)  # a file giving the field twice is refused before anything is written
+    # The project file is read before the user file is written: a bad one leaves nothing changed.
+    overriding = None
+    if project is not None and Path(project).exists():
+        overriding = search_model_of(_read(Path(project))[0])
     new = _edited(old, value)
     _only_the_field_changed(old, new, before, value, str(path))
     if new != old:
         _write(path, new)
-    report = SaveReport(str(path), search_model_of(before), value)
-    if project is not None and Path(project).exists():
-        overriding = search_model_of(_load(Path(project).read_bytes().decode("utf-8", "replace"), str(project)))
-        if overriding is not None:
-            return SaveReport(report.path, report.previous, value, str(project), overriding)
-    return report
+    if overriding is None:
+        return SaveReport(str(path), search_model_of(before), value)
+    return SaveReport(str(path), search_model_of(before), value, str(project), overriding)
+
+
+def _read(path: Path) -> tuple[dict[str, Any], str]:
+    """A TOML file's document and text ("" for a missing file); unreadable or invalid is CONFIG_INVALID."""
+    try:
+        text = path.read_bytes().decode("utf-8") if path.exists() else ""
+    except (OSError, UnicodeDecodeError) as exc:
+        raise WebError(WebErrorCode.CONFIG_INVALID, f"{path}: cannot be read ({exc})") from exc
+    return _load(text, str(path)), text

@@ -124,12 +124,13 @@ async def judge_timed(
         beyond = [m for m in missed if m.excess > load.allowance]
         slowest = beyond[0] if beyond else max(missed, key=lambda m: m.excess)  # the first row in order
         late = bool(beyond)
-        history.append({"late": late, "reason": slowest.what, "took_s": round(slowest.took, 3),
+        history.append({"late": late, "reason": slowest.what, "catches": slowest.catches,
+                        "took_s": round(slowest.took, 3),
                         "bound_s": round(slowest.bound, 3), **load.to_json()})
         if not late:
             worst = worst or slowest
     if worst is None:  # late beyond the measured load in every attempt
         first = history[0]
         raise CheckFailed(f"{first['reason']} (late in all {attempts} runs, beyond what the measured load explains)",
-                          catches=slowest.catches, attempts=history)
+                          catches=first["catches"], attempts=history)
     ctx.note(name, {"verdict": f"{LATE_UNDER_LOAD}: {worst.what}", "attempts": history})

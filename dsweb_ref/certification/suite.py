@@ -92,10 +92,6 @@ def default_jobs() -> int:
     return max(1, min(8, 4 * (os.cpu_count() or 1)))
 
 
-def _slot(spec: CheckSpec) -> Slot:
-    return getattr(spec, "slot", "shared")
-
-
 @dataclass(frozen=True, slots=True)
 class _Shared:
     """What every check of one run shares: the proxy traps and the threads its blocking waits use (its
@@ -246,9 +242,16 @@ class _InOrder:
     def flush(self) -> None:
         """After an interruption: report every finished check not reported yet, still in catalogue order."""
         pending, self._next = self._results[self._next :], len(self._results)
+        failure: BaseException | None = None
         for result in pending:
-            if result is not None and self._progress is not None:
+            if result is None or self._progress is None:
+                continue
+            try:  # a progress that raises (the CLI's, once interrupted) must not hide the later results
                 self._progress(result)
+            except BaseException as exc:
+                failure = failure or exc
+        if failure is not None:
+            raise failure
 
 
 async def _run_phase(
@@ -385,16 +388,18 @@ async def run_suite(
                 report.done(i, CheckResult(spec.check, Outcome.ERROR, hello_error))
         else:
             pool.limit = max(1, jobs) if lanes is not None else 1
-            pool.prewarm(sum(1 for s in specs if _slot(s) == "quiet" and _skipped(s, hello) is None))
+            pool.prewarm(sum(1 for s in specs if s.slot == "quiet" and _skipped(s, hello) is None))
             for slot in _PHASES:
-                chosen = [i for i, s in enumerate(specs) if _slot(s) == slot]
+                chosen = [i for i, s in enumerate(specs) if s.slot == slot]
                 width = 1 if slot == "alone" else pool.limit
                 await _run_phase(specs, chosen, width, pool, hello, check_timeout, shared, report)
     finally:
-        report.flush()
-        await pool.close()
-        proxies.close()
-        shared.executor.shutdown(wait=False, cancel_futures=True)
+        try:
+            report.flush()
+        finally:  # lanes, traps and threads are released however the reporting ended
+            await pool.close()
+            proxies.close()
+            shared.executor.shutdown(wait=False, cancel_futures=True)
     done = [r for r in results if r is not None]
     info = TargetInfo(
         kind=kind,

@@ -73,9 +73,12 @@ def _table(path: str) -> dict[str, Any]:
 
 
 def run_resolve(args: argparse.Namespace) -> int:
+    reading = args.config
     try:
         document = _table(args.config)
+        reading = args.project
         project = _table(args.project) if args.project else None
+        reading = None
         value, origin = effective_search_model(document, project)
         if origin == "project":  # the project's value is the one in effect (seed 003)
             document = {k: v for k, v in document.items() if k != "web_search_model"}
@@ -83,7 +86,7 @@ def run_resolve(args: argparse.Namespace) -> int:
         # Only whether each key variable is set is read; the values never leave this process.
         result = resolve(document, os.environ)
     except (OSError, ValueError, tomllib.TOMLDecodeError) as exc:
-        print(f"dsweb: cannot read {args.project if args.project else args.config}: {exc}", file=sys.stderr)
+        print(f"dsweb: cannot read {reading or args.config}: {exc}", file=sys.stderr)
         return 2
     except (WebError, TypeError) as error:
         message = f"{error.code}: {error.message}" if isinstance(error, WebError) else str(error)

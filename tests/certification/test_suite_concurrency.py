@@ -206,6 +206,69 @@ def test_an_interrupted_run_still_reports_every_finished_check_in_catalogue_orde
     assert seen == ["a.quick", "a.late"]
 
 
+class Stopped(Exception):
+    """Stands in for the CLI's Interrupted."""
+
+
+def test_a_progress_that_raises_once_interrupted_still_sees_every_finished_check_and_the_lanes_close(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The CLI's progress raises Interrupted for every result after a signal; the held-back results
+    # must all still reach it, and the lanes must be closed, not left to the interpreter.
+    never = asyncio.Event()
+
+    async def stuck(ctx: CheckContext) -> None:
+        await never.wait()
+
+    async def quick(ctx: CheckContext) -> None:
+        pass
+
+    specs = [spec("a.stuck", stuck), spec("a.quick", quick), spec("a.late", quick)]
+    monkeypatch.setattr(checks, "all_checks", lambda: list(specs))
+    both_in = asyncio.Event()
+    record = suite._InOrder.done
+    count = [0]
+
+    def done(self: Any, index: int, result: CheckResult) -> None:
+        record(self, index, result)
+        count[0] += 1
+        if count[0] == 2:
+            both_in.set()
+
+    monkeypatch.setattr(suite._InOrder, "done", done)
+    seen: list[str] = []
+
+    def progress(result: CheckResult) -> None:
+        seen.append(result.check.id)
+        raise Stopped("interrupted")
+
+    closed: list[object] = []
+
+    class Closing(Lanes):
+        def __call__(self) -> Target:
+            target = super().__call__()
+            real = target.close
+
+            async def close() -> None:
+                closed.append(target)
+                await real()
+
+            target.close = close  # type: ignore[method-assign]
+            return target
+
+    async def interrupted() -> None:
+        lanes = Closing()
+        task = asyncio.ensure_future(suite.run_suite(lanes(), lanes=lanes, jobs=3, progress=progress))
+        await both_in.wait()
+        task.cancel()
+        with pytest.raises(Stopped):
+            await task
+        assert closed and len(closed) == len(lanes.made)
+
+    asyncio.run(interrupted())
+    assert seen == ["a.quick", "a.late"]
+
+
 def test_default_jobs_comes_from_the_cpu_count(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(suite.os, "cpu_count", lambda: 2)
     assert suite.default_jobs() == 8

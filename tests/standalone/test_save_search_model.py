@@ -107,6 +107,32 @@ def test_a_project_file_that_sets_the_field_is_reported_as_the_value_in_effect(t
     assert save_search_model(user, "c/m", project=project).overridden_by is None
 
 
+def test_a_bad_project_file_leaves_the_user_file_unwritten(tmp_path: Path) -> None:
+    user, project = tmp_path / "user.toml", tmp_path / "reasonix.toml"
+    user.write_text(USER)
+    project.write_text("[agent\nweb_search_model = ")
+    with pytest.raises(WebError) as raised:
+        save_search_model(user, "c/m", project=project)
+    assert raised.value.code == "WEB_CONFIG_INVALID" and str(project) in raised.value.message
+    assert user.read_text() == USER
+
+
+def test_a_project_set_to_automatic_is_the_value_in_effect(tmp_path: Path) -> None:
+    user, project = tmp_path / "user.toml", tmp_path / "reasonix.toml"
+    user.write_text(USER)
+    project.write_text('[agent]\nweb_search_model = ""\n')
+    report = save_search_model(user, "c/m", project=project)
+    assert report.to_json()["effective"] == "" and report.to_json()["overridden_by"] == str(project)
+
+
+def test_resolve_names_the_file_it_could_not_read(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    user, project = tmp_path / "user.toml", tmp_path / "reasonix.toml"
+    user.write_text("not = [toml")
+    project.write_text("")
+    assert main(["solo", "resolve", "--config", str(user), "--project", str(project)]) == 2
+    assert f"cannot read {user}" in capsys.readouterr().err
+
+
 def test_effective_search_model_names_its_origin() -> None:
     user = {"agent": {"web_search_model": "u/m"}}
     assert effective_search_model(user, {"web_search_model": "p/m"}) == ("p/m", "project")
