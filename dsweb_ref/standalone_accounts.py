@@ -317,8 +317,9 @@ def resolve(document: Mapping[str, Any], environ: Mapping[str, str]) -> Resoluti
         return Resolution("none", reason="not_allowed")
     if reference is not None and reference.strip() not in ("", "auto"):
         return _assigned(reference, accounts, environ, access)
-    skipped = tuple((a.name, why) for a in accounts if (why := _excluded(a, access)) is not None)
-    usable = [a for a in accounts if _excluded(a, access) is None]
+    reasons = [(a, _excluded(a, access)) for a in accounts]  # judged once per account
+    skipped = tuple((a.name, why) for a, why in reasons if why is not None)
+    usable = [a for a, why in reasons if why is None]
     own = next((a for a in usable if a.name == current), None)
     if own is not None and _configured(own, environ) and _search_on(own):
         return Resolution("selected", route=_route(own, own.model), skipped=skipped)
