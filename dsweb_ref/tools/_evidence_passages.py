@@ -24,15 +24,16 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ._evidence_text import content_tokens, tokenize
+from ._evidence_text import content_tokens, fold, tokenize
 from ._evidence_units import Unit
 
 __all__ = ["Choice", "PageUnits", "Pick", "choose", "designators", "plain"]
 
 
 def plain(text: str) -> str:
-    """NFKC, casefolded, format characters removed, spaces collapsed: the form texts are compared in."""
-    folded = unicodedata.normalize("NFKC", text).casefold()
+    """Folded as tokens are (NFKC, casefold, Thai SARA AM kept whole), format characters removed,
+    spaces collapsed: the form texts are compared in, so a folded token is found in it."""
+    folded = fold(text)
     return " ".join("".join(c for c in folded if unicodedata.category(c) != "Cf").split())
 
 
@@ -165,22 +166,24 @@ _MONTHS = (
     "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|"
     "มกราคม|กุมภาพันธ์|มีนาคม|เมษายน|พฤษภาคม|มิถุนายน|กรกฎาคม|สิงหาคม|กันยายน|ตุลาคม|พฤศจิกายน|ธันวาคม"
 )
+# A number is matched only from the start of its digit run ((?<![\d,.])): tried at every digit, a
+# pattern would rescan the run each time, quadratic on a hostile page of digits.
 _SHAPES: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = tuple(
     (re.compile(asks), re.compile(shape))
     for asks, shape in (
         (r"\b(?:price|prices|cost|costs|fee|fees|fare|fares|charge|tuition|tickets?|admission)\b|ราคา|ค่า|ตั๋ว",
-         r"[$€£¥฿]\s?\d|\d[\d,.]*\s?(?:บาท|baht|usd|dollars?|euros?|thb)\b|\d[\d,.]*\s?บาท"),
+         r"[$€£¥฿]\s?\d|(?<![\d,.])\d[\d,.]*\s?(?:บาท|baht|usd|dollars?|euros?|thb)\b|(?<![\d,.])\d[\d,.]*\s?บาท"),
         (r"\b(?:dates?|when|released?|schedule|deadline|day)\b|วันที่|วันจัดงาน|กำหนดการ|เมื่อไร",
          rf"\d{{1,2}}(?:\s*[-–]\s*\d{{1,2}})?\s+(?:{_MONTHS})|(?:{_MONTHS})\s+\d{{1,2}}\b|\d{{4}}-\d{{2}}-\d{{2}}"),
         (r"\b(?:length|long|height|tall|distance|width|span|depth)\b|ความยาว|ความสูง|ระยะทาง",
-         r"\d[\d,.]*\s?(?:m|km|metres?|meters?|ft|feet|miles?|เมตร|กิโลเมตร)\b|\d[\d,.]*\s?(?:เมตร|กิโลเมตร)"),
-        (r"\b(?:battery|capacity)\b|แบตเตอรี่|ความจุ", r"\d[\d,.]*\s?(?:mah|wh)\b"),
-        (r"\b(?:ram|memory|storage)\b|หน่วยความจำ", r"\d[\d,.]*\s?(?:gb|tb|mb)\b"),
+         r"(?<![\d,.])\d[\d,.]*\s?(?:m|km|metres?|meters?|ft|feet|miles?|เมตร|กิโลเมตร)\b|(?<![\d,.])\d[\d,.]*\s?(?:เมตร|กิโลเมตร)"),
+        (r"\b(?:battery|capacity)\b|แบตเตอรี่|ความจุ", r"(?<![\d,.])\d[\d,.]*\s?(?:mah|wh)\b"),
+        (r"\b(?:ram|memory|storage)\b|หน่วยความจำ", r"(?<![\d,.])\d[\d,.]*\s?(?:gb|tb|mb)\b"),
         (r"\b(?:hours|opening hours|opens?|closes?|closing)\b|เวลาเปิด|เปิดปิด|เปิด-ปิด", r"\b\d{1,2}[:.]\d{2}\b"),
         (r"\b(?:flight time|duration|runtime|run time|battery life|how long)\b|นานเท่าไร|ระยะเวลา",
-         r"\d[\d,.]*\s?(?:minutes?|mins?|hours?|hrs?|seconds?|days?|นาที|ชั่วโมง|วัน)"),
-        (r"\b(?:weight|weighs?|heavy)\b|น้ำหนัก", r"\d[\d,.]*\s?(?:kg|g|lbs?|กก\.?|กิโลกรัม|กรัม)"),
-        (r"\b(?:elevation|altitude)\b|ความสูง", r"\d[\d,.]*\s?(?:m|ft|metres?|meters?|feet|เมตร)\b"),
+         r"(?<![\d,.])\d[\d,.]*\s?(?:minutes?|mins?|hours?|hrs?|seconds?|days?|นาที|ชั่วโมง|วัน)"),
+        (r"\b(?:weight|weighs?|heavy)\b|น้ำหนัก", r"(?<![\d,.])\d[\d,.]*\s?(?:kg|g|lbs?|กก\.?|กิโลกรัม|กรัม)"),
+        (r"\b(?:elevation|altitude)\b|ความสูง", r"(?<![\d,.])\d[\d,.]*\s?(?:m|ft|metres?|meters?|feet|เมตร)\b"),
         (r"\b(?:who|ceo|founder|director|president|chief|head|leader|mayor|architect|author|designed|"
          r"founded|wrote|written|invented)\b|ผู้ก่อตั้ง|ผู้อำนวยการ|ประธาน|ใคร",
          r"(?-i:[A-Z][a-z]+ [A-Z][a-z]+)"),

@@ -27,6 +27,7 @@ _THAI = re.compile("[\u0e00-\u0e7f]")
 # A sentence ends at . ! ? (or their full-width forms) followed by space and a capital, digit or quote.
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+(?=[\"'“‘(\[A-Z0-9\u0e00-\u0e7f])")
 _MAX_UNITS = 3000  # per page: what ranking reads of one page
+_MAX_UNIT_CHARS = 2000  # one unit: several passages long, yet bounded
 _MAX_SEGMENT = 4000  # characters handed to the Thai segmenter at once
 _SEGMENTER = threading.Lock()  # the CRF tagger is one shared object
 
@@ -239,7 +240,7 @@ class _Units(HTMLParser):
             self._flush()
             if tag in ("ul", "ol", "dl", "p", "div", "section", "article", "main", "blockquote", "pre"):
                 self._block += 1
-            self._kind = _kind_of(tag, self._kind)
+            self._kind = _kind_of(tag)
             if tag == "dl":
                 self._term = None
         elif tag == "br" and self._cell is not None:
@@ -290,7 +291,7 @@ class _Units(HTMLParser):
         return self.units
 
 
-def _kind_of(tag: str, current: str) -> str:
+def _kind_of(tag: str) -> str:
     if tag in _HEADINGS:
         return "heading"
     if tag == "li":
@@ -349,8 +350,13 @@ def page_units(body: FetchBody) -> list[Unit]:
         parser = _Units()
         parser.feed(body.content)
         units = parser.finish()
-    cleaned = (Unit(printable(u.text), u.kind, u.block) for u in units[:_MAX_UNITS])
-    return [u for u in cleaned if u.text]
+    cleaned = (Unit(piece, u.kind, u.block) for u in units[:_MAX_UNITS] for piece in _pieces(printable(u.text)))
+    return [u for u in cleaned if u.text][:_MAX_UNITS]
+
+
+def _pieces(text: str) -> list[str]:
+    """A unit longer than any passage is split, so the work per unit stays bounded on a hostile page."""
+    return [text[i : i + _MAX_UNIT_CHARS] for i in range(0, len(text), _MAX_UNIT_CHARS)] or [text]
 
 
 def printable(text: str) -> str:

@@ -129,3 +129,30 @@ def test_a_decoy_only_result_says_needs_retry_with_what_was_tried() -> None:
     assert result.value is not None and result.value["needs_retry"] is True
     assert "left out as near-misses (https://phones.example/n2 names n2, not n5)" in result.text
     assert result.value["queries"][0]["tried"]["rejected"] == [{"url": url, "reason": "names n2, not n5"}]
+
+
+def test_a_hostile_run_of_digits_is_split_into_bounded_units_and_scanned_in_linear_time() -> None:
+    import time
+
+    from dsweb_ref.tools import _evidence_passages
+
+    def scan(n: int) -> float:
+        text = "ferry fare " + "1" * n
+        started = time.perf_counter()
+        for _, shape in _evidence_passages._SHAPES:
+            shape.search(text)
+        return time.perf_counter() - started
+
+    units = units_of("<p>Lumen Bay ferry fare " + "1" * 100_000 + "</p>")
+    assert units and max(len(u) for u in units) <= 2000 and sum(len(u) for u in units) >= 100_000  # nothing lost
+    small = min(scan(20_000) for _ in range(3))
+    large = min(scan(160_000) for _ in range(3))
+    assert large / max(small, 1e-4) < 24  # 8x the input: linear is 8x, the old quadratic scan was 64x
+
+
+def test_thai_sara_am_is_found_in_the_compared_form_of_a_page() -> None:
+    from dsweb_ref.tools._evidence_passages import plain
+    from dsweb_ref.tools._evidence_text import fold
+
+    # NFKC splits SARA AM; tokens are folded back whole, so the page text must be too.
+    assert fold("น้ำ") in plain("ตลาดน้ำ น้ำแข็ง") and "ทองคำ" in plain("ราคาทองคำวันนี้")
