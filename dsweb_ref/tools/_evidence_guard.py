@@ -90,7 +90,7 @@ class EvidenceContext:
     exhausted: set[str] = field(default_factory=set)
     question: str = ""  # the user's question this search serves: a retry may take facts from it
     attempts: dict[str, frozenset[str]] = field(default_factory=dict)  # exhausted query -> its words
-    evidence_text: list[str] = field(default_factory=list)  # folded text of earlier evidence lines
+    evidence_text: list[str] = field(default_factory=list)  # earlier evidence lines, spaces collapsed
 
     def remember_empty(self, queries: Iterable[str]) -> None:
         for query in queries:
@@ -99,7 +99,7 @@ class EvidenceContext:
             self.attempts.setdefault(key, _words(query))
 
     def remember_evidence(self, texts: Iterable[str]) -> None:
-        self.evidence_text.extend(normalized_query(t) for t in texts)
+        self.evidence_text.extend(" ".join(t.split()) for t in texts)  # words kept apart: facts match whole
         del self.evidence_text[:-200]  # bounded: the newest lines are what a retry builds on
 
 
@@ -162,17 +162,27 @@ def _unsupported(query: str, words: frozenset[str], context: EvidenceContext) ->
         return []
     added_words = content_tokens(words - max(extended, key=len))  # "in", "the" make no retry
     facts = _facts(query)
-    known = normalized_query(context.question) + "\n" + "\n".join(context.evidence_text)
+    texts = [context.question, *context.evidence_text]
+    known_words = frozenset().union(*(_words(text) for text in texts))
+    known = "\n".join(_visible(fold(text), " ") for text in texts)
     unsupported: list[str] = []
     for word in added_words:
         fact = next((raw for folded, raw in facts.items() if word in _words(folded) or word == folded), None)
         if fact is None:
             return []  # a plain word (a subject, place or time written out) makes it a real retry
-        if normalized_query(fold(fact)) in known or normalized_query(word) in known:
+        # A name may be a segmented token of the text; a number must stand whole (the tokenizer
+        # splits "12,031" and "5.5", so its pieces prove nothing).
+        if (not _NUMBER.search(word) and word in known_words) or _stands_alone(fold(fact), known):
             return []  # the question or the evidence supports it
         if fact not in unsupported:
             unsupported.append(fact)
     return unsupported
+
+
+def _stands_alone(fact: str, text: str) -> bool:
+    """``fact`` in ``text`` as a whole word or number: "2031" is not in "$12,031" or "20312", and "5"
+    is not in "5.5" (a substring test supported almost any added digit)."""
+    return re.search(rf"(?<![\w.,]){re.escape(fact)}(?![\w]|[.,]\d)", text) is not None
 
 
 def _retry(message: str) -> WebError:

@@ -170,6 +170,17 @@ def test_a_fact_from_the_question_or_earlier_evidence_or_a_plain_word_makes_a_re
     refuse_repeats(["harbour mooring fees 2031"], exhausted("harbour mooring fees"))  # no question given
 
 
+def test_an_added_number_is_supported_only_by_the_whole_number_not_a_piece_of_another() -> None:
+    from dsweb_ref.tools._evidence_guard import _unsupported, _words
+
+    context = exhausted("harbour mooring fees", question="What are the Brest harbour mooring fees?")
+    context.remember_evidence(["The fee was $12,031 in 20 31 places, or 55.5 a night."])
+    for added in ("2031", "031", "55"):  # pieces of other numbers, or numbers split by a space
+        query = f"harbour mooring fees {added}"
+        assert _unsupported(query, _words(query), context) == [added], added
+    assert _unsupported("harbour mooring fees 12,031", _words("harbour mooring fees 12,031"), context) == []
+
+
 def test_the_pipeline_remembers_evidence_and_refuses_through_execute() -> None:
     url = "https://harbour.example/"
     search = TableSearch({"harbour mooring fees 2026": (src(url, "Harbour fees"),)})
