@@ -122,8 +122,7 @@ def run_guarded(make: Callable[[], Coroutine[Any, Any, T]], on_interrupt: Callab
     previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         return asyncio.run(main())
-    except (asyncio.CancelledError, Interrupted, BaseExceptionGroup):
-        # a run on several lanes may wrap the cancellation or the progress callback's Interrupted in a group
+    except (asyncio.CancelledError, Interrupted):  # the lanes run under gather, which never groups errors
         if got:
             raise Interrupted(got[0]) from None
         raise
