@@ -280,6 +280,11 @@ async def _run_phase(
                 else:
                     result = await _run_one(spec, lane, hello, limit, shared)
                     await pool.release(lane, spoiled=result.outcome is Outcome.ERROR)
+        task = asyncio.current_task()
+        if task is not None and task.cancelling():
+            # Python 3.11's wait_for can hand back a result that came with the cancellation (an interrupt
+            # ends the adapters and cancels in one step); a check ended by the interrupt did not finish.
+            raise asyncio.CancelledError
         report.done(index, result)
 
     await asyncio.gather(*(one(i) for i in chosen))

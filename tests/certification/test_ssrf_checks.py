@@ -323,3 +323,41 @@ def test_an_odd_url_refused_without_a_web_code_fails_the_odd_text_check(monkeypa
     monkeypatch.setattr(urls, "check_url_text", codeless)
     outcome, reason = _odd_outcome()
     assert outcome == "failed" and "line-separator" in reason and "not a WEB_* code" in reason
+
+
+@pytest.mark.parametrize("name", ["drip-body", "drip-headers", "slow-hops"])
+def test_a_slow_server_counts_as_ended_before_its_last_byte_goes_out(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A fetcher without a deadline reads the last byte and may answer before the server's thread runs
+    # again; that answer must still read "only once the server ended", not pass as one in time (under
+    # load the check then failed for another reason than the break it catches).
+    import threading
+    from types import SimpleNamespace
+
+    finished: set[str] = set()
+    path = ssrf_limits._last_path(name)
+    ended_at_write: list[bool] = []
+
+    class Out:
+        def write(self, data: bytes) -> None:
+            ended_at_write.append(path in finished)
+
+        def flush(self) -> None:
+            pass
+
+    server = SimpleNamespace(stop=threading.Event(), finished=finished)
+    handler: Any = SimpleNamespace(server=server, path=path, wfile=Out(), request_version="HTTP/1.0")
+    if name == "slow-hops":
+        sent: list[int] = []
+        handler.send_response = lambda status: sent.append(path in finished)
+        handler.send_header = lambda *a: None
+        handler.end_headers = lambda: None
+        monkeypatch.setattr(ssrf_limits, "HOP_WAIT", 0.0)
+        ssrf_limits._slow_hop(handler)
+        assert sent == [True]
+        return
+    pieces = [b"x1", b"x2", b"last"]
+    monkeypatch.setattr(ssrf_limits, "DRIP", 0.0)
+    ssrf_limits._drip(handler, pieces)
+    assert ended_at_write == [False, False, True]

@@ -341,3 +341,42 @@ def test_a_check_prefers_an_idle_lane_that_already_ran_its_family() -> None:
 
     lane_a, lane_b, again = asyncio.run(scenario())
     assert lane_a is not lane_b and again is lane_a
+
+
+def test_a_check_whose_result_races_the_cancellation_is_not_reported_as_finished(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # An interrupt ends the adapters and cancels the run in one step; the check then sees its adapter
+    # gone at the same moment as the cancellation, and Python 3.11's wait_for hands back that error as
+    # if the check had finished. Such a result was caused by the interrupt, so it is not a finished check.
+    from dsweb_ref.certification.targets import TargetError
+
+    loop_future: list[asyncio.Future[None]] = []
+    waiting = asyncio.Event()
+
+    async def quick(ctx: CheckContext) -> None:
+        pass
+
+    async def racing(ctx: CheckContext) -> None:
+        fut = asyncio.get_running_loop().create_future()
+        loop_future.append(fut)
+        waiting.set()
+        await fut
+
+    specs = [spec("a.first", quick, slot="alone"), spec("a.racing", racing, slot="alone")]
+    monkeypatch.setattr(checks, "all_checks", lambda: list(specs))
+    seen: list[str] = []
+
+    async def interrupted() -> None:
+        lanes = Lanes()
+        task = asyncio.ensure_future(
+            suite.run_suite(lanes(), lanes=lanes, jobs=2, progress=lambda r: seen.append(r.check.id))
+        )
+        await waiting.wait()
+        loop_future[0].set_exception(TargetError("the adapter exited"))  # what terminating the adapters does
+        task.cancel()  # in the same step, as the signal handler does
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(interrupted())
+    assert seen == ["a.first"]

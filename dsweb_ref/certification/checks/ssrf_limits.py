@@ -241,16 +241,26 @@ def _slow_hop(handler: _Handler) -> None:
     if handler.server.stop.wait(HOP_WAIT):
         return
     n = int(handler.path.rsplit("/", 1)[1]) if handler.path.count("/") > 2 else 0
+    if n + 1 == SLOW_HOPS:
+        _ending(handler)
     handler.send_response(302)
     handler.send_header("Location", f"/slow/slow-hops/{n + 1}" if n + 1 < SLOW_HOPS else "/")
     handler.send_header("Content-Length", "0")
     handler.end_headers()
 
 
+def _ending(handler: _Handler) -> None:
+    """Mark the answer ended before its last byte goes out: a fetcher may read that byte and answer
+    before this thread runs again, and such an answer still came only once the server ended."""
+    handler.server.finished.add(handler.path.split("?", 1)[0])
+
+
 def _drip(handler: _Handler, pieces: list[bytes]) -> None:
-    for piece in pieces:
+    for n, piece in enumerate(pieces, 1):
         if handler.server.stop.wait(DRIP):
             return
+        if n == len(pieces):
+            _ending(handler)
         try:
             handler.wfile.write(piece)
             handler.wfile.flush()
