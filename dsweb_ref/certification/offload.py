@@ -8,6 +8,9 @@ there; see the targets' ``recipe()``). The worker runs those checks with the ord
 own emulators, lanes and proxy traps) and writes ``{"result": <CheckResult.to_json()>}`` on stdout the
 moment each check finishes. SIGTERM to its group (:func:`~.targets.terminate_adapters` sends it) or the
 end of its stdin stops it, and its adapters with it.
+
+The worker imports the check modules afresh: a test that patches a check module in the run's process
+patches nothing there, so such a test runs that check with ``jobs=1`` (or alone).
 """
 
 from __future__ import annotations

@@ -11,6 +11,13 @@ Checks mostly wait (on sockets, gates and timers), so up to ``jobs`` of them run
 lane of its own (a target instance: one adapter process per lane) with its own emulator. Phases keep
 apart what must not overlap: checks marked ``alone`` run one by one, then the bulk side by side, then
 the timing checks (``quiet``) side by side with one another only. The report keeps catalogue order.
+
+One process runs on one core at a time (its interpreter lock), so the few checks that compute more
+than they wait (marked ``process="own"``) run in a worker process beside all that (:mod:`.offload`).
+The quiet phase does not wait for the worker: ``quiet`` keeps CPU-bound checks off the event loop and
+interpreter lock the timing checks measure with (and an in-process target runs on); the worker has
+neither, only another core, and the timing verdicts are judged against the load measured in the run
+(:mod:`.calibration`), which counts whatever the worker withholds.
 """
 
 from __future__ import annotations
@@ -317,9 +324,11 @@ def _remote(specs: list[CheckSpec], target: Target) -> list[int]:
     return own
 
 
-def _job(specs: list[CheckSpec], remote: list[int], target: Target, limit: float, jobs: int) -> dict[str, Any]:
+def _job(specs: list[CheckSpec], remote: list[int], target: Target, limit: float) -> dict[str, Any]:
+    # One lane there: its checks compute more than they wait, so they gain little from running side by
+    # side in one process, and each more adapter lane costs an adapter's start-up.
     return {"ids": [specs[i].check.id for i in remote], "seed": differential.current_seed(),
-            "check_timeout": limit, "jobs": jobs, "target": _recipe(target)}
+            "check_timeout": limit, "jobs": 1, "target": _recipe(target)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -481,9 +490,10 @@ async def run_suite(
     shared = _Shared(proxies, ThreadPoolExecutor(max_workers=4 * max(1, jobs) + 4, thread_name_prefix="certify"))
     report = _InOrder(results, known_failures, progress, finished)
     remote = _remote(specs, target) if lanes is not None and jobs >= 2 else []
-    # Started first, so its imports overlap this process's hello and first checks.
-    worker = await Worker.start(_job(specs, remote, target, check_timeout, jobs)) if remote else None
+    worker: Worker | None = None
     try:
+        if remote:  # started first, so its imports overlap this process's hello and first checks
+            worker = await Worker.start(_job(specs, remote, target, check_timeout))
         try:
             hello = await pool.first_hello()
         except TargetError as exc:
@@ -503,9 +513,7 @@ async def run_suite(
         try:
             report.flush()
         finally:  # lanes, traps and threads are released however the reporting ended
-            if worker is not None:
-                await worker.close()
-            await pool.close()
+            await asyncio.gather(pool.close(), *([worker.close()] if worker is not None else []))
             proxies.close()
             shared.executor.shutdown(wait=False, cancel_futures=True)
     done = [r for r in results if r is not None]
