@@ -190,23 +190,7 @@ def test_a_worker_killed_after_its_first_result_leaves_the_rest_to_run_here(monk
 
 # --- interrupts -----------------------------------------------------------------------------------
 
-# Declares the scripted route and answers hello and configure, never a tool call; it starts a child first
-# (into its own process group, the adapter's) and records its pid, its child's and its parent's.
-HANGING_ADAPTER = """
-import json, os, subprocess, sys
-child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
-with open(sys.argv[1], "a") as f:
-    f.write(f"{os.getpid()} {child.pid} {os.getppid()}\\n")
-for line in sys.stdin:
-    m = json.loads(line)
-    if m["method"] == "hello":
-        r = {"name": "hang", "version": "1", "capabilities": ["web_search", "search-api", "scripted-search"]}
-    elif m["method"] in ("configure", "shutdown"):
-        r = {}
-    else:
-        continue
-    print(json.dumps({"id": m["id"], "result": r}), flush=True)
-"""
+HANGING_ADAPTER = ROOT / "tests" / "fixtures" / "hanging_adapter.py"  # records its pid, its child's, its parent's
 
 
 def _pids(path: Path) -> list[tuple[int, int, int]]:
@@ -215,52 +199,14 @@ def _pids(path: Path) -> list[tuple[int, int, int]]:
     return [tuple(int(p) for p in line.split()) for line in path.read_text().splitlines() if line]  # type: ignore[misc]
 
 
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
-def test_an_interrupt_ends_the_worker_and_its_adapters(tmp_path: Path, sig: signal.Signals) -> None:
-    pids = tmp_path / "pids.txt"
-    adapter = shlex.join([sys.executable, "-c", HANGING_ADAPTER, str(pids)])
-    # search.cancel.quiescence is skipped at once (no `cancel`); search.merge.dedup hangs here and
-    # search.differential.merge hangs in the worker, on an adapter of the worker's own.
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "dsweb_ref", "certify", "--adapter", adapter, "--jobs", "2",
-         "--only", "search.cancel.quiescence", "search.merge.dedup", "search.differential.merge",
-         "--json", "report.json"],
-        cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )
-    assert proc.stdout is not None and proc.stderr is not None
-    seen = []
-    for line in proc.stdout:  # ordering by the progress line itself, not by sleeping
-        seen.append(line)
-        if line.startswith("SKIP   search.cancel.quiescence"):
-            break
-    else:
-        pytest.fail("".join(seen) + proc.stderr.read())
-    deadline = time.monotonic() + 60
-    while not [p for p in _pids(pids) if p[2] != proc.pid] and time.monotonic() < deadline:
-        time.sleep(0.05)  # bounded wait for the worker's adapter to start (its imports take a second)
-    in_worker = [p for p in _pids(pids) if p[2] != proc.pid]
-    assert in_worker, _pids(pids)
-    worker_pid = in_worker[0][2]
-    assert _alive(worker_pid)
-    signalled = time.monotonic()
-    proc.send_signal(sig)
-    code = proc.wait(30)
-    took = time.monotonic() - signalled
-    err = proc.stderr.read()
-    assert code == 130, err
-    assert err.startswith(f"dsweb certify: interrupted ({sig.name}) after 1 of 3 checks"), err
-    assert took < 5, took  # the goal is one second; the bound leaves room for a loaded two-core runner
-    data = json.loads((tmp_path / "report.json").read_text())
-    assert [c["id"] for c in data["checks"]] == ["search.cancel.quiescence"]
-    for pid in [worker_pid, *(p for line in _pids(pids) for p in line[:2])]:
-        assert _gone(pid), f"process {pid} survived the interrupt"
+# An interrupt of `dsweb certify` ending the worker and its adapters is tested with the other interrupts, in
+# tests/test_cli_certify_trust.py.
 
 
 def test_a_worker_whose_run_went_away_stops_and_ends_its_adapters(tmp_path: Path) -> None:
     # The run's process died without a word (SIGKILL): the end of the worker's stdin stops it.
     pids = tmp_path / "pids.txt"
-    adapter = shlex.join([sys.executable, "-c", HANGING_ADAPTER, str(pids)])
+    adapter = shlex.join([sys.executable, str(HANGING_ADAPTER), str(pids)])
     job = {"ids": ["search.differential.merge"], "seed": 0, "check_timeout": 60, "jobs": 1,
            "target": AdapterTarget(adapter).recipe()}
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
