@@ -324,6 +324,12 @@ def _remote(specs: list[CheckSpec], target: Target) -> list[int]:
     return own
 
 
+def _worker_deadline(remote: list[int], specs: list[CheckSpec], limit: float) -> float:
+    """Seconds a worker may take for ``remote``: each check's runs (one per search protocol) one after
+    another, each within ``limit``, plus a minute to start."""
+    return sum(limit * (2 if specs[i].provider == "any" else 1) for i in remote) + 60.0
+
+
 def _job(specs: list[CheckSpec], remote: list[int], target: Target, limit: float) -> dict[str, Any]:
     # One lane there: its checks compute more than they wait, so they gain little from running side by
     # side in one process, and each more adapter lane costs an adapter's start-up.
@@ -360,14 +366,21 @@ class _Here:
 
         async def collect() -> None:
             wanted = {self.specs[i].check.id: i for i in remote}
-            async for result in worker.results():
-                index = wanted.pop(result.check.id, None)
-                if worker.terminated or (run is not None and run.cancelling()):
-                    raise asyncio.CancelledError  # it arrived with the interrupt: it did not finish before
-                if index is not None:
-                    self.report.done(index, replace(result, check=self.specs[index].check))
+            bound = _worker_deadline(remote, self.specs, self.limit)
+            try:
+                async with asyncio.timeout(bound):
+                    async for result in worker.results():
+                        index = wanted.pop(result.check.id, None)
+                        if worker.terminated or (run is not None and run.cancelling()):
+                            raise asyncio.CancelledError  # it came with the interrupt: it did not finish before
+                        if index is not None:
+                            self.report.done(index, replace(result, check=self.specs[index].check))
+                    why = ""
+            except TimeoutError:  # a hung worker must not hang the run
+                worker.terminate()
+                why = f"the check worker did not finish within {bound:g}s"
             if wanted:
-                why = await worker.why_ended()
+                why = why or await worker.why_ended()
                 await here_done.wait()  # run here as a phase of their own: nothing CPU-bound beside the quiet
                 left = sorted(wanted.values())
                 note = f"{why}; run in the suite's process instead"

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from dsweb_ref.certification import checks, offload
+from dsweb_ref.certification import checks, offload, suite
 from dsweb_ref.certification.checks import CheckContext
 from dsweb_ref.certification.checks._base import check
 from dsweb_ref.certification.model import Check, CheckResult, Outcome, Report
@@ -197,6 +197,31 @@ def _pids(path: Path) -> list[tuple[int, int, int]]:
     if not path.exists():
         return []
     return [tuple(int(p) for p in line.split()) for line in path.read_text().splitlines() if line]  # type: ignore[misc]
+
+
+def test_a_worker_that_hangs_is_ended_at_its_deadline_and_its_checks_run_here(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    started: list[offload.Worker] = []
+
+    async def silent(worker: offload.Worker) -> AsyncIterator[CheckResult]:
+        started.append(worker)
+        await asyncio.Event().wait()  # never a result, never an end
+        yield  # type: ignore[misc]  (makes this an async generator)
+
+    monkeypatch.setattr(offload.Worker, "results", silent)
+    monkeypatch.setattr(suite, "_worker_deadline", lambda remote, specs, limit: 0.5)
+    report = _run([RACE, BESIDE[0]], jobs=2)
+    assert [r.outcome for r in report.results] == [Outcome.PASSED] * 2
+    race = next(r for r in report.results if r.check.id == RACE)
+    assert race.details["worker"].startswith("the check worker did not finish within 0.5s")
+    assert started and _gone(started[0].pid)
+
+
+def test_the_worker_deadline_allows_each_check_its_timeout_per_protocol() -> None:
+    specs = {s.check.id: s for s in checks.all_checks()}
+    chosen = [specs[RACE], specs[FAILURE]]  # any protocol (two runs) and the scripted route (one)
+    assert suite._worker_deadline([0, 1], chosen, 10.0) == 2 * 10.0 + 10.0 + 60.0
 
 
 # An interrupt of `dsweb certify` ending the worker and its adapters is tested with the other interrupts, in
