@@ -3,7 +3,7 @@ the run, so a CPU-bound check computes on another core instead of holding the ru
 
 The run starts ``python -m dsweb_ref.certification.worker`` as it begins (the worker's imports overlap the
 run's first checks), in a process group of its own, and writes it one JSON line on stdin: the check ids,
-the differential seed, the check timeout, the jobs and the target's *recipe* (how to make the target
+the differential seed, the check timeout and the target's *recipe* (how to make the target
 there; see the targets' ``recipe()``). The worker runs those checks with the ordinary ``run_suite`` (its
 own emulators, lanes and proxy traps) and writes ``{"result": <CheckResult.to_json()>}`` on stdout the
 moment each check finishes. SIGTERM to its group (:func:`~.targets.terminate_adapters` sends it) or the

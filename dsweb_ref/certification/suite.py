@@ -325,16 +325,14 @@ def _remote(specs: list[CheckSpec], target: Target) -> list[int]:
 
 
 def _worker_deadline(remote: list[int], specs: list[CheckSpec], limit: float) -> float:
-    """Seconds a worker may take for ``remote``: each check's runs (one per search protocol) one after
-    another, each within ``limit``, plus a minute to start."""
+    """Seconds a worker may take for ``remote``: as long as each check's runs (one per search protocol),
+    each within ``limit``, would take one after another, plus a minute to start."""
     return sum(limit * (2 if specs[i].provider == "any" else 1) for i in remote) + 60.0
 
 
 def _job(specs: list[CheckSpec], remote: list[int], target: Target, limit: float) -> dict[str, Any]:
-    # One lane there: its checks compute more than they wait, so they gain little from running side by
-    # side in one process, and each more adapter lane costs an adapter's start-up.
     return {"ids": [specs[i].check.id for i in remote], "seed": differential.current_seed(),
-            "check_timeout": limit, "jobs": 1, "target": _recipe(target)}
+            "check_timeout": limit, "target": _recipe(target)}
 
 
 @dataclass(frozen=True, slots=True)

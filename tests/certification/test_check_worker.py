@@ -232,7 +232,7 @@ def test_a_worker_whose_run_went_away_stops_and_ends_its_adapters(tmp_path: Path
     # The run's process died without a word (SIGKILL): the end of the worker's stdin stops it.
     pids = tmp_path / "pids.txt"
     adapter = shlex.join([sys.executable, str(HANGING_ADAPTER), str(pids)])
-    job = {"ids": ["search.differential.merge"], "seed": 0, "check_timeout": 60, "jobs": 1,
+    job = {"ids": ["search.differential.merge"], "seed": 0, "check_timeout": 60,
            "target": AdapterTarget(adapter).recipe()}
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     worker = subprocess.Popen([sys.executable, "-m", offload.WORKER_MODULE], stdin=subprocess.PIPE,
