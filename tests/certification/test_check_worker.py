@@ -24,13 +24,14 @@ from dsweb_ref.certification.checks import CheckContext
 from dsweb_ref.certification.checks._base import check
 from dsweb_ref.certification.model import Check, CheckResult, Outcome, Report
 from dsweb_ref.certification.suite import run_suite
-from dsweb_ref.certification.targets import AdapterTarget, reference_target
+from dsweb_ref.certification.targets import AdapterTarget, InProcessTarget, _build_reference, reference_target
 from dsweb_ref.certification.worker import target_from_recipe
 
 from .conftest import ROOT, adapter_command, dsweb_certify, json_report, reference_variant
 
-RACE = "search.batch.race"  # the quickest check marked process="own"
-FAILURE = "search.differential.failure"
+OWN = "search.differential.failure"  # the quickest check marked process="own"
+OTHER_OWN = "search.differential.merge"
+RACE = "search.batch.race"  # runs on any search protocol (twice)
 BESIDE = ["search.merge.dedup", "search.batch.all_or_nothing"]  # quick checks that stay in the run's process
 
 
@@ -86,19 +87,19 @@ def _gone(pid: int) -> bool:
 def test_worker_results_land_in_catalogue_order_and_the_outcomes_equal_a_run_without_it(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    only = [RACE, *BESIDE]
+    only = [OWN, *BESIDE]
     alone = _run(only, jobs=1)
     spy = Spy(monkeypatch)
     progress: list[str] = []
     beside = _run(only, jobs=2, progress=progress)
-    assert len(spy.started) == 1 and spy.brought == [RACE]  # the worker ran the own check, nothing else
+    assert len(spy.started) == 1 and spy.brought == [OWN]  # the worker ran the own check, nothing else
     catalogue = [s.check.id for s in checks.all_checks() if s.check.id in only]
     assert [r.check.id for r in beside.results] == catalogue == progress
     assert [(r.check.id, r.outcome) for r in beside.results] == [(r.check.id, r.outcome) for r in alone.results]
     assert all(r.outcome is Outcome.PASSED for r in beside.results), [r.reason for r in beside.results]
-    race = next(r for r in beside.results if r.check.id == RACE)
-    assert race.duration_s > 0 and "worker" not in race.details
-    assert race.check is next(s.check for s in checks.all_checks() if s.check.id == RACE)
+    own = next(r for r in beside.results if r.check.id == OWN)
+    assert own.duration_s > 0 and "worker" not in own.details
+    assert own.check is next(s.check for s in checks.all_checks() if s.check.id == OWN)
     assert _gone(spy.started[0].pid)
 
 
@@ -128,21 +129,21 @@ def test_the_seed_reaches_the_worker(monkeypatch: pytest.MonkeyPatch, tmp_path: 
 
 def test_a_target_without_a_recipe_never_starts_a_worker(monkeypatch: pytest.MonkeyPatch) -> None:
     spy = Spy(monkeypatch)
-    variant = lambda: reference_variant("no-recipe")  # noqa: E731 (an in-process stand-in: tools, no recipe)
-    report = asyncio.run(run_suite(variant(), only=[RACE, BESIDE[0]], jobs=4, lanes=variant))
+    variant = lambda: InProcessTarget(_build_reference, name="stand-in", version="0")  # noqa: E731 (no recipe)
+    report = asyncio.run(run_suite(variant(), only=[OWN, BESIDE[0]], jobs=4, lanes=variant))
     assert spy.started == [] and [r.outcome for r in report.results] == [Outcome.PASSED] * 2
 
 
 def test_jobs_1_never_starts_a_worker(monkeypatch: pytest.MonkeyPatch) -> None:
     spy = Spy(monkeypatch)
-    assert dsweb_certify("--only", RACE, BESIDE[0], "--jobs", "1") == 0
+    assert dsweb_certify("--only", OWN, BESIDE[0], "--jobs", "1") == 0
     assert spy.started == []
 
 
 def test_a_run_of_own_checks_only_runs_them_here(monkeypatch: pytest.MonkeyPatch) -> None:
     # Nothing would run beside the worker: it would only add its start-up.
     spy = Spy(monkeypatch)
-    report = _run([RACE], jobs=4)
+    report = _run([OWN], jobs=4)
     assert spy.started == [] and [r.outcome for r in report.results] == [Outcome.PASSED]
 
 
@@ -151,7 +152,7 @@ def test_a_run_of_own_checks_only_runs_them_here(monkeypatch: pytest.MonkeyPatch
 
 def test_a_worker_that_cannot_start_leaves_its_checks_to_run_here(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(offload.sys, "executable", str(Path("/nonexistent") / "python"))
-    report = _run([RACE, BESIDE[0]], jobs=2)
+    report = _run([OWN, BESIDE[0]], jobs=2)
     assert [r.outcome for r in report.results] == [Outcome.PASSED] * 2
     assert all("worker" not in r.details for r in report.results)  # no worker ever ran
 
@@ -161,11 +162,11 @@ def test_a_worker_that_dies_at_once_leaves_its_checks_to_run_here_with_a_note(
 ) -> None:
     monkeypatch.setattr(offload, "WORKER_MODULE", "dsweb_ref.certification.no_such_worker")
     spy = Spy(monkeypatch)
-    report = _run([RACE, BESIDE[0]], jobs=2)
+    report = _run([OWN, BESIDE[0]], jobs=2)
     assert len(spy.started) == 1 and spy.brought == []
     by_id = {r.check.id: r for r in report.results}
     assert [r.outcome for r in report.results] == [Outcome.PASSED] * 2
-    note = by_id[RACE].details["worker"]
+    note = by_id[OWN].details["worker"]
     assert "exited with status 1" in note and "no_such_worker" in note and "run in the suite's process" in note
     assert "worker" not in by_id[BESIDE[0]].details
 
@@ -180,10 +181,10 @@ def test_a_worker_killed_after_its_first_result_leaves_the_rest_to_run_here(monk
             return  # whatever else it wrote before dying is dropped: it died after one result
 
     monkeypatch.setattr(offload.Worker, "results", kill_after_first)
-    report = _run([RACE, FAILURE, BESIDE[0]], jobs=2)
+    report = _run([OWN, OTHER_OWN, BESIDE[0]], jobs=2)
     assert [r.outcome for r in report.results] == [Outcome.PASSED] * 3, [r.reason for r in report.results]
     noted = [r.check.id for r in report.results if "worker" in r.details]
-    assert len(noted) == 1 and noted[0] in (RACE, FAILURE)  # the one the worker had not finished
+    assert len(noted) == 1 and noted[0] in (OWN, OTHER_OWN)  # the one the worker had not finished
     note = next(r.details["worker"] for r in report.results if r.check.id == noted[0])
     assert "exited with status -9" in note
 
@@ -211,16 +212,16 @@ def test_a_worker_that_hangs_is_ended_at_its_deadline_and_its_checks_run_here(
 
     monkeypatch.setattr(offload.Worker, "results", silent)
     monkeypatch.setattr(suite, "_worker_deadline", lambda remote, specs, limit: 0.5)
-    report = _run([RACE, BESIDE[0]], jobs=2)
+    report = _run([OWN, BESIDE[0]], jobs=2)
     assert [r.outcome for r in report.results] == [Outcome.PASSED] * 2
-    race = next(r for r in report.results if r.check.id == RACE)
-    assert race.details["worker"].startswith("the check worker did not finish within 0.5s")
+    own = next(r for r in report.results if r.check.id == OWN)
+    assert own.details["worker"].startswith("the check worker did not finish within 0.5s")
     assert started and _gone(started[0].pid)
 
 
 def test_the_worker_deadline_allows_each_check_its_timeout_per_protocol() -> None:
     specs = {s.check.id: s for s in checks.all_checks()}
-    chosen = [specs[RACE], specs[FAILURE]]  # any protocol (two runs) and the scripted route (one)
+    chosen = [specs[RACE], specs[OWN]]  # any protocol (two runs) and the scripted route (one)
     assert suite._worker_deadline([0, 1], chosen, 10.0) == 2 * 10.0 + 10.0 + 60.0
 
 

@@ -318,7 +318,6 @@ RACE = (
     "however closely it follows the success, never after the slow search's own end. The interleavings are "
     "driven by emulator gates (the slow sibling parked until the call answers), not by timing luck.",
     cases=RACE,
-    process="own",  # many gated rounds of crowded batches: CPU-bound more than waiting
 )
 async def batch_race(ctx: CheckContext) -> None:
     route = ctx.search_route
