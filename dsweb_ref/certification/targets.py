@@ -226,11 +226,34 @@ class _Tool(Protocol):
 Resolver = Callable[[dict[str, Any], list[str]], dict[str, Any]]
 
 
+class _EvidenceTool(Protocol):
+    async def execute(
+        self, arguments: object, ctx: CallContext | None = None, context: EvidenceContext | None = None
+    ) -> ToolResult: ...
+
+
+class _BuiltOnFirstCall:
+    """An evidence tool built at its first call, as an adapter builds it. Building one starts the load
+    of its segmenters and ranker (about a second of CPU, in a background thread), which a run of
+    checks that never call it should not pay."""
+
+    def __init__(self, build: Callable[[], EvidenceSearchTool]) -> None:
+        self._build = build
+        self._tool: EvidenceSearchTool | None = None
+
+    async def execute(
+        self, arguments: object, ctx: CallContext | None = None, context: EvidenceContext | None = None
+    ) -> ToolResult:
+        if self._tool is None:
+            self._tool = self._build()
+        return await self._tool.execute(arguments, ctx, context)
+
+
 @dataclass(frozen=True, slots=True)
 class ToolPair:
     search: _Tool
     fetch: _Tool | None = None
-    evidence: EvidenceSearchTool | None = None  # the seed 002 evidence web_search
+    evidence: _EvidenceTool | None = None  # the seed 002 evidence web_search
     # Seed 003: the standalone web_search tool for a protocol ("messages" | "responses"), and the
     # account resolution (configuration document, names of the set key variables -> resolution JSON).
     standalone: Callable[[str], _Tool] | None = None
@@ -429,7 +452,7 @@ def _build_reference(config: TargetConfig) -> ToolPair:
     return ToolPair(
         search=runtime.search_tool(),
         fetch=runtime.fetch_tool(),
-        evidence=runtime.evidence_tool(),
+        evidence=_BuiltOnFirstCall(runtime.evidence_tool),
         standalone=lambda protocol: reference_standalone(config, protocol),
         resolver=reference_resolve,
     )
