@@ -82,16 +82,18 @@ HEAVY_PATHS = {
 }
 
 
-def _run(code: str) -> tuple[set[str], dict[str, str]]:
-    """The top-level packages ``code`` left in ``sys.modules``, and for each heavy one, the modules that
-    imported it (from ``-X importtime``: a module's importers follow it, indented less)."""
-    probe = code + "\nimport sys, json\nprint(json.dumps(sorted({m.split('.')[0] for m in sys.modules})))\n"
+def _run(code: str, watch: tuple[str, ...] = HEAVY) -> tuple[set[str], dict[str, str]]:
+    """The modules ``code`` left in ``sys.modules`` (full names and their top-level packages), and for
+    each watched one, the modules that imported it (from ``-X importtime``: a module's importers
+    follow it, indented less)."""
+    probe = code + "\nimport sys, json\nprint(json.dumps(sorted(sys.modules)))\n"
     out = subprocess.run(
         [sys.executable, "-X", "importtime", "-c", probe],
         capture_output=True, text=True, timeout=180, cwd=ROOT, check=False,
     )  # fmt: skip
     assert out.returncode == 0, out.stderr[-3000:]
-    loaded = set(json.loads(out.stdout.strip().splitlines()[-1]))
+    names = json.loads(out.stdout.strip().splitlines()[-1])
+    loaded = {*names, *(name.split(".")[0] for name in names)}
     rows = []
     for line in out.stderr.splitlines():
         if line.startswith("import time:") and "|" in line and "self [us]" not in line:
@@ -99,7 +101,7 @@ def _run(code: str) -> tuple[set[str], dict[str, str]]:
             rows.append((len(name) - len(name.lstrip()), name.strip()))
     via: dict[str, str] = {}
     for i, (depth, name) in enumerate(rows):
-        if name not in HEAVY or name in via:  # the package's own row: its importers follow, indented less
+        if name not in watch or name in via:  # the package's own row: its importers follow, indented less
             continue
         chain, want = [name], depth
         for later_depth, later in rows[i + 1 :]:
@@ -118,17 +120,19 @@ def test_a_light_path_loads_no_heavy_library(path: str) -> None:
     assert heavy == [], f"{path} loaded " + "; ".join(f"{m} (via {via.get(m, '?')})" for m in heavy)
 
 
-def test_a_reference_certify_run_without_evidence_checks_loads_no_evidence_stack() -> None:
-    """The in-process reference builds its evidence tool at the first evidence call, as an adapter does."""
+def test_a_certify_run_without_evidence_or_endpoint_checks_loads_neither_stack() -> None:
+    """The in-process reference builds its evidence tool at the first evidence call, as an adapter does;
+    the endpoint catalogue (probes, cassettes, vcrpy) loads only for an endpoint run or an id it may hold."""
+    watch = (*EVIDENCE, "vcr", "dsweb_ref.certification.endpoint")
     loaded, via = _run(
-        "import asyncio\n"
-        "from dsweb_ref.certification.suite import run_suite\n"
-        "from dsweb_ref.certification.targets import reference_target\n"
-        "(result,) = asyncio.run(run_suite(reference_target(), only=['search.merge.dedup'])).results\n"
-        "assert result.outcome.value == 'passed', result.reason\n"
+        "import contextlib, io\n"
+        "from dsweb_ref.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    assert main(['certify', '--only', 'search.merge.dedup']) == 0\n",
+        watch,
     )
     assert "uvicorn" in loaded  # the check really ran (on its emulator)
-    heavy = sorted(set(EVIDENCE) & loaded)
+    heavy = sorted(set(watch) & loaded)
     assert heavy == [], "; ".join(f"{m} (via {via.get(m, '?')})" for m in heavy)
 
 
