@@ -123,7 +123,7 @@ def test_a_light_path_loads_no_heavy_library(path: str) -> None:
 def test_a_certify_run_without_evidence_or_endpoint_checks_loads_neither_stack() -> None:
     """The in-process reference builds its evidence tool at the first evidence call, as an adapter does;
     the endpoint catalogue (probes, cassettes, vcrpy) loads only for an endpoint run or an id it may hold."""
-    watch = (*EVIDENCE, "vcr", "dsweb_ref.certification.endpoint")
+    watch = (*EVIDENCE, "vcr", "dsweb_ref.certification.endpoint", "dsweb_ref.tools.evidence_search")
     loaded, via = _run(
         "import contextlib, io\n"
         "from dsweb_ref.cli import main\n"

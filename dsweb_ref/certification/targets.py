@@ -30,7 +30,7 @@ import time
 import weakref
 from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import asdict, dataclass, fields
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from .._context import CallContext
 from .._exceptions import WebError
@@ -41,9 +41,11 @@ from ..runtime import build_runtime, http_fetch_config, scripted_runtime, standa
 from ..settings import Settings
 from ..standalone_accounts import Resolution, SearchRoute, resolve
 from ..tools import ToolResult, error_result
-from ..tools.evidence_search import EvidenceContext, EvidenceSearchTool
 from .adapter_protocol import CAPABILITIES, HELLO_TIMEOUT, ProtocolError, decode_line, encode_line
 from .sandbox import SandboxNetwork
+
+if TYPE_CHECKING:  # the evidence pipeline loads at the first evidence call
+    from ..tools.evidence_search import EvidenceContext, EvidenceSearchTool
 
 __all__ = [
     "ADAPTER_ENV",
@@ -381,6 +383,8 @@ def _evidence_context(contexts: dict[str, EvidenceContext], params: object) -> E
     key = str(data.get("id", ""))
     names = frozenset(str(n) for n in data.get("local_names", ()) if isinstance(n, str))
     if key not in contexts:
+        from ..tools.evidence_search import EvidenceContext
+
         contexts[key] = EvidenceContext(local_names=names)
     question = data.get("question")
     if isinstance(question, str):  # the user's question this call serves (the latest one counts)
