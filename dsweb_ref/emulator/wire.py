@@ -21,6 +21,7 @@ from .faults import (
     Delay,
     Fault,
     FaultQueue,
+    Flush,
     Hold,
     HugeSummary,
     Malformed,
@@ -285,6 +286,21 @@ class Wire:
                     await self._send_error(send, exchange, default_error(503, "emulator is stopping"))
             case Pad(size, then):
                 await self._apply(then, scope, body, exchange, _padded(send, size))
+            case Flush(burst, rank, then, timeout):
+                messages: list[Message] = []
+
+                async def held_back(message: Message) -> None:
+                    messages.append(message)
+
+                await self._apply(then, scope, body, exchange, held_back)
+                exchange.completing = False  # not yet: the answer is still held back
+
+                async def finishing(message: Message) -> None:
+                    if message["type"] == "http.response.body" and not message.get("more_body", False):
+                        exchange.completing = True
+                    await send(message)
+
+                await burst.join(rank, messages, finishing, timeout)
             case Status(body=bytes() as raw):
                 await self._send(send, exchange, _answer(fault.status, raw, fault.content_type, **fault.headers))
             case Status():
