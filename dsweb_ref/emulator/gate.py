@@ -140,8 +140,9 @@ class Burst:
         try:
             await asyncio.wait_for(asyncio.shield(written), limit)
         except TimeoutError:
-            self._members.remove(member)
-            await _write_all([member])
+            if member in self._members:  # not yet taken by a flush that is still writing
+                self._members.remove(member)
+                await _write_all([member])
             await written
 
 
