@@ -13,13 +13,13 @@ import json
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
-
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError
-from referencing import Registry, Resource
+from typing import TYPE_CHECKING, Any
 
 from ._exceptions import WebError, WebErrorCode
+
+if TYPE_CHECKING:  # jsonschema loads on first validation: web_fetch reads schemas() but validates nothing
+    from jsonschema import Draft202012Validator
+    from referencing import Registry
 
 __all__ = ["SEAM_ID", "SchemaCheck", "bundled", "check_all", "schema_dir", "schemas", "validate", "validator"]
 
@@ -71,12 +71,16 @@ def _dump(schema: dict[str, Any]) -> str:
 
 @cache
 def _registry() -> Registry[Any]:
+    from referencing import Registry, Resource
+
     resources = [(s["$id"], Resource.from_contents(s)) for s in schemas().values() if "$id" in s]
     return Registry().with_resources(resources)
 
 
 @cache
 def validator(name: str) -> Draft202012Validator:
+    from jsonschema import Draft202012Validator
+
     try:
         schema = schemas()[name]
     except KeyError:
@@ -99,6 +103,9 @@ class SchemaCheck:
 
 def check_all() -> list[SchemaCheck]:
     """Check every shipped schema against the 2020-12 meta-schema and resolve its refs."""
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import SchemaError
+
     results = []
     for name, schema in schemas().items():
         problems: list[str] = []

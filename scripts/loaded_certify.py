@@ -43,6 +43,7 @@ BREAKS = {
     "ssrf-no-deadline": "ssrf.deadline",
     "ssrf-deadline-per-hop": "ssrf.deadline",
     "miss-failure-after-success": "search.batch.race",
+    "lost-failure-race": "search.batch.race",
     "retry-ignores-retry-after": "search.api.retry.waits",
     "retry-at-once": "search.api.retry.waits",
     "retry-cancel-late": "search.api.retry.cancel",
@@ -80,9 +81,6 @@ def certify(only: tuple[str, ...], adapter: str | None) -> dict[str, str]:
 NOTES: list[str] = []  # every reason and note seen, printed with --verbose
 
 
-# Catches a black-box check can only make likely (see tests/certification/test_breaks_end_to_end.py,
-# LIKELY_ONLY): with --likely their rate is printed, never counted as a miss.
-LIKELY = {"lost-failure-race": "search.batch.race"}
 TARGETS = {"reference": None, "example adapter": ADAPTER}
 
 
@@ -96,15 +94,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--beside", nargs="*", default=[], metavar="CHECK",
                         help="checks every run adds, which must pass (e.g. search.differential.failure, which "
                         "a run hands to its check worker: it then computes beside the timing checks)")
-    parser.add_argument("--likely", action="store_true", help="also run the likely-only breaks, print their rate")
     parser.add_argument("--verbose", action="store_true", help="print every failure reason and late-under-load note")
     args = parser.parse_args(argv)
     jobs: list[tuple[str, tuple[str, ...], str | None, str | None]] = []
-    likely = LIKELY if args.likely else {}
     for _ in range(args.runs):
         jobs += [(name, (*args.checks, *args.beside), TARGETS[name], None) for name in args.targets]
         jobs += [(mode, (check, *args.beside), f"{ADAPTER} --break {mode}", check)
-                 for mode, check in [*((m, BREAKS[m]) for m in args.breaks), *likely.items()]]
+                 for mode, check in ((m, BREAKS[m]) for m in args.breaks)]
     began = time.monotonic()
     hogs = start_hogs(args.hogs)
     try:
@@ -126,11 +122,10 @@ def main(argv: list[str] | None = None) -> int:
             good = (outcomes.get(must_fail) == "failed" and set(others) == set(args.beside)
                     and all(o in ("passed", "skipped") for o in others.values()))
         counts[0] += good
-        bad += not good and name not in LIKELY
+        bad += not good
     for name, (good, total) in tally.items():
         what = "certified" if name in TARGETS else "caught"
-        note = " (likely only, not counted)" if name in LIKELY else ""
-        print(f"{name:28} {what} {good}/{total}{note}")
+        print(f"{name:28} {what} {good}/{total}")
     print(f"hogs: {args.hogs}; concurrent certify runs: 2; wall: {time.monotonic() - began:.0f} s")
     if args.verbose:
         print("\n".join(NOTES))

@@ -333,6 +333,15 @@ def test_an_only_run_is_certified_and_its_profile_lines_say_partial_run(tmp_path
     assert "verdict:   CERTIFIED" in done.stdout
 
 
+def test_a_passing_run_writes_nothing_to_stderr_though_its_emulators_cut_answers(tmp_path: Path) -> None:
+    # errors.codes makes the embedded emulator cut answers on purpose; uvicorn logs each cut, and with
+    # logging unconfigured Python printed them ("ASGI callable returned without completing response.").
+    done = dsweb(tmp_path, "certify", "--only", "errors.codes", "--report-dir", "out")
+    assert done.returncode == 0, done.stdout
+    assert done.stderr == ""
+    assert "PASS   errors.codes" in done.stdout
+
+
 def test_help_states_the_verdict_rule_and_the_exit_codes(tmp_path: Path) -> None:
     done = dsweb(tmp_path, "certify", "--help", COLUMNS="400")
     flat = " ".join(done.stdout.split())

@@ -47,7 +47,9 @@ from dsweb_ref.tools import ToolResult
 KEY = "hostile-test-key-123"
 CAP = 256 * 1024  # byte cap while this module runs (the value cap follows it)
 TIMEOUT_S = 2.0
-MARGIN_S = 1.0
+# Past the deadline, what a loaded two-core runner (and tracemalloc) may add; a call without its deadline
+# waits for the server instead (a dripping body for tens of seconds, a held one until the test ends).
+MARGIN_S = 3.0
 SEARCH_CAP = 4_000
 FETCH_CAP = 3_000
 EXAMPLES = 60

@@ -30,7 +30,7 @@ import time
 import weakref
 from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import asdict, dataclass, fields
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from .._context import CallContext
 from .._exceptions import WebError
@@ -41,9 +41,11 @@ from ..runtime import build_runtime, http_fetch_config, scripted_runtime, standa
 from ..settings import Settings
 from ..standalone_accounts import Resolution, SearchRoute, resolve
 from ..tools import ToolResult, error_result
-from ..tools.evidence_search import EvidenceContext, EvidenceSearchTool
 from .adapter_protocol import CAPABILITIES, HELLO_TIMEOUT, ProtocolError, decode_line, encode_line
 from .sandbox import SandboxNetwork
+
+if TYPE_CHECKING:  # the evidence pipeline loads at the first evidence call
+    from ..tools.evidence_search import EvidenceContext, EvidenceSearchTool
 
 __all__ = [
     "ADAPTER_ENV",
@@ -242,11 +244,34 @@ class _Tool(Protocol):
 Resolver = Callable[[dict[str, Any], list[str]], dict[str, Any]]
 
 
+class _EvidenceTool(Protocol):
+    async def execute(
+        self, arguments: object, ctx: CallContext | None = None, context: EvidenceContext | None = None
+    ) -> ToolResult: ...
+
+
+class _BuiltOnFirstCall:
+    """An evidence tool built at its first call, as an adapter builds it. Building one starts the load
+    of its segmenters and ranker (about a second of CPU, in a background thread), which a run of
+    checks that never call it should not pay."""
+
+    def __init__(self, build: Callable[[], EvidenceSearchTool]) -> None:
+        self._build = build
+        self._tool: EvidenceSearchTool | None = None
+
+    async def execute(
+        self, arguments: object, ctx: CallContext | None = None, context: EvidenceContext | None = None
+    ) -> ToolResult:
+        if self._tool is None:
+            self._tool = self._build()
+        return await self._tool.execute(arguments, ctx, context)
+
+
 @dataclass(frozen=True, slots=True)
 class ToolPair:
     search: _Tool
     fetch: _Tool | None = None
-    evidence: EvidenceSearchTool | None = None  # the seed 002 evidence web_search
+    evidence: _EvidenceTool | None = None  # the seed 002 evidence web_search
     # Seed 003: the standalone web_search tool for a protocol ("messages" | "responses"), and the
     # account resolution (configuration document, names of the set key variables -> resolution JSON).
     standalone: Callable[[str], _Tool] | None = None
@@ -381,6 +406,8 @@ def _evidence_context(contexts: dict[str, EvidenceContext], params: object) -> E
     key = str(data.get("id", ""))
     names = frozenset(str(n) for n in data.get("local_names", ()) if isinstance(n, str))
     if key not in contexts:
+        from ..tools.evidence_search import EvidenceContext
+
         contexts[key] = EvidenceContext(local_names=names)
     question = data.get("question")
     if isinstance(question, str):  # the user's question this call serves (the latest one counts)
@@ -452,7 +479,7 @@ def _build_reference(config: TargetConfig) -> ToolPair:
     return ToolPair(
         search=runtime.search_tool(),
         fetch=runtime.fetch_tool(),
-        evidence=runtime.evidence_tool(),
+        evidence=_BuiltOnFirstCall(runtime.evidence_tool),
         standalone=lambda protocol: reference_standalone(config, protocol),
         resolver=reference_resolve,
     )

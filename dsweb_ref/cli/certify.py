@@ -14,6 +14,7 @@ closed. The verdict rule is :data:`._certify_text.VERDICT_RULE`.
 from __future__ import annotations
 
 import argparse
+import logging
 import math
 import os
 import signal
@@ -337,8 +338,18 @@ def _raise_interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt  # outside the run's own handling: `dsweb` prints one line and exits 130
 
 
+def _quiet_emulator_logs() -> None:
+    """The embedded emulators' faults cut answers on purpose; uvicorn logs each cut ("ASGI callable returned
+    without completing response.") and, with logging unconfigured, Python prints it to stderr. A handler
+    that drops them keeps stderr for the run's own one-line errors; a configured root still gets them."""
+    uvicorn_log = logging.getLogger("uvicorn.error")
+    if not uvicorn_log.handlers:
+        uvicorn_log.addHandler(logging.NullHandler())
+
+
 def run(args: argparse.Namespace) -> int:
     """``dsweb certify``; SIGTERM outside the run's own handling ends it like Ctrl-C (one line, exit 130)."""
+    _quiet_emulator_logs()
     try:
         previous = signal.signal(signal.SIGTERM, _raise_interrupt)
     except ValueError:  # not the main thread: leave signals alone
@@ -371,7 +382,9 @@ def _run(args: argparse.Namespace) -> int:
     if args.profile and is_endpoint:
         return _usage("--profile certifies an implementation; it does not apply to an endpoint")
     implementation_ids = [s.check.id for s in select_checks(None)]
-    endpoint_ids = [c.id for c in endpoint_checks()]
+
+    def endpoint_ids() -> list[str]:  # loads the endpoint catalogue (probes, cassettes): only when asked
+        return [c.id for c in endpoint_checks()]
 
     problems: list[str] = []
     known: KnownFailures | None = None
@@ -381,11 +394,11 @@ def _run(args: argparse.Namespace) -> int:
             known = load_known_failures(args.known_failures)
             problems += [
                 f"known-failures file {args.known_failures} names unknown check id {i!r}"
-                for i in known.unknown([*implementation_ids, *endpoint_ids])
+                for i in known.unknown([*implementation_ids, *endpoint_ids()])
             ]
         if args.only:
-            ids, other = (endpoint_ids, implementation_ids) if is_endpoint else (implementation_ids, endpoint_ids)
-            only, unknown = select_ids(ids, args.only)
+            only, unknown = select_ids(endpoint_ids() if is_endpoint else implementation_ids, args.only)
+            other = (implementation_ids if is_endpoint else endpoint_ids()) if unknown else []
             misplaced = [o for o in unknown if not select_ids(other, [o])[1]]
             if misplaced:
                 kind = "implementation" if is_endpoint else "endpoint"
@@ -446,7 +459,7 @@ def _run(args: argparse.Namespace) -> int:
                 endpoint_description(*_bases(args), args.cassettes), finished, started, implementation=False
             )
             code = EXIT_INTERRUPTED if isinstance(exc, Interrupted) else 2
-            return _stopped(args, partial, secrets, problems, exc, code, len(only or endpoint_ids))
+            return _stopped(args, partial, secrets, problems, exc, code, len(only or endpoint_ids()))
         report = Report(__version__, info, tuple(finished), started, _now())
     else:
         hello_timeout = args.adapter_start_timeout or HELLO_TIMEOUT

@@ -23,10 +23,12 @@ from .faults import (
     Fault,
     FaultQueue,
     FaultRule,
+    Flush,
     Hold,
     HugeSummary,
     Malformed,
     NoSources,
+    Pad,
     ProseOnly,
     RateLimited,
     Redirect,
@@ -34,7 +36,7 @@ from .faults import (
     Status,
     ToolError,
 )
-from .gate import Gate
+from .gate import Burst, Gate
 from .log import RequestLog, RequestRecord
 from .server import DEFAULT_ACCOUNT_TOKEN, DEFAULT_API_KEY, Emulator, is_loopback
 
@@ -42,6 +44,7 @@ __all__ = [
     "DEFAULT_ACCOUNT_TOKEN",
     "DEFAULT_API_KEY",
     "DOCUMENTS",
+    "Burst",
     "CutBody",
     "Delay",
     "Document",
@@ -49,11 +52,13 @@ __all__ = [
     "Fault",
     "FaultQueue",
     "FaultRule",
+    "Flush",
     "Gate",
     "Hold",
     "HugeSummary",
     "Malformed",
     "NoSources",
+    "Pad",
     "ProseOnly",
     "RateLimited",
     "Redirect",

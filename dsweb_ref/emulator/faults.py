@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
-from .gate import Gate
+from .gate import Burst, Gate
 
 __all__ = [
     "ROUTES",
@@ -22,10 +22,12 @@ __all__ = [
     "Fault",
     "FaultQueue",
     "FaultRule",
+    "Flush",
     "Hold",
     "HugeSummary",
     "Malformed",
     "NoSources",
+    "Pad",
     "ProseOnly",
     "RateLimited",
     "Redirect",
@@ -40,6 +42,7 @@ RouteName = Literal["search", "fetch", "messages", "responses", "*"]
 ROUTES: tuple[str, ...] = ("search", "fetch", "messages", "responses", "*")
 _MODEL_ROUTES = ("messages", "responses", "*")
 MAX_WAIT = 300.0  # seconds; bounds every delay and hold
+MAX_PAD = 16 * 1024 * 1024  # bytes; bounds a padded answer
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +59,26 @@ class Hold:
 
     gate: Gate
     timeout: float = 30.0
+    then: Fault | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Flush:
+    """Answer as ``then`` would (None: the route's own answer), written with the other members of ``burst``
+    in one write burst, at position ``rank`` (see :class:`Burst`)."""
+
+    burst: Burst
+    rank: int = 0
+    then: Fault | None = None
+    timeout: float = 30.0
+
+
+@dataclass(frozen=True, slots=True)
+class Pad:
+    """Answer as ``then`` would (None: the route's own answer) with ``size`` spaces after the body: the same
+    JSON, which a client reading in bounded chunks (httpcore: 64 KiB) takes more event-loop steps to read."""
+
+    size: int
     then: Fault | None = None
 
 
@@ -136,8 +159,8 @@ class HugeSummary:
 
 
 Fault: TypeAlias = (
-    Delay | Hold | Status | RateLimited | Malformed | Redirect | SlowBody | CutBody | ProseOnly | ToolError
-    | NoSources | HugeSummary
+    Delay | Hold | Flush | Pad | Status | RateLimited | Malformed | Redirect | SlowBody | CutBody | ProseOnly
+    | ToolError | NoSources | HugeSummary
 )
 BodyMatch: TypeAlias = Callable[[Any], bool] | Mapping[str, Any]
 
@@ -149,6 +172,10 @@ def describe(fault: Fault) -> str:
             return f"Delay({seconds}s)" + (f" -> {describe(then)}" if then else "")
         case Hold(gate, _, then):
             return f"Hold({gate.name})" + (f" -> {describe(then)}" if then else "")
+        case Pad(size, then):
+            return f"Pad({size})" + (f" -> {describe(then)}" if then else "")
+        case Flush(burst, rank, then):
+            return f"Flush({burst.name}#{rank})" + (f" -> {describe(then)}" if then else "")
         case Status(status):
             return f"Status({status})"
         case RateLimited(retry_after):
@@ -177,6 +204,10 @@ def _check(fault: Fault, route: str) -> None:
             raise ValueError(f"Delay seconds must be within 0..{MAX_WAIT}")
         case Hold(_, timeout, _) if not 0 < timeout <= MAX_WAIT:
             raise ValueError(f"Hold timeout must be within 0..{MAX_WAIT}")
+        case Flush(_, _, _, timeout) if not 0 < timeout <= MAX_WAIT:
+            raise ValueError(f"Flush timeout must be within 0..{MAX_WAIT}")
+        case Pad(size) if not 0 <= size <= MAX_PAD:
+            raise ValueError(f"Pad size must be within 0..{MAX_PAD}")
         case Status(status) | Malformed(status=status) if not 100 <= status <= 599:
             raise ValueError("status must be an HTTP status code")
         case Redirect(status) if not 300 <= status <= 399:
@@ -189,14 +220,14 @@ def _check(fault: Fault, route: str) -> None:
             raise ValueError(f"{describe(fault)} applies to the messages and responses routes only")
         case HugeSummary(chars) if not 0 <= chars <= 10_000_000:
             raise ValueError("HugeSummary chars must be within 0..10000000")
-    if isinstance(fault, Delay | Hold) and fault.then is not None:
+    if isinstance(fault, Delay | Hold | Flush | Pad) and fault.then is not None:
         _check(fault.then, route)
 
 
 def _gates(fault: Fault | None) -> list[Gate]:
     if isinstance(fault, Hold):
         return [fault.gate, *_gates(fault.then)]
-    if isinstance(fault, Delay):
+    if isinstance(fault, Delay | Flush | Pad):
         return _gates(fault.then)
     return []
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Callable, Mapping
-from typing import Literal
+from collections.abc import Awaitable, Callable, Mapping, MutableMapping
+from typing import Any, Literal
 
-__all__ = ["Gate", "wait_first"]
+__all__ = ["Burst", "Gate", "wait_first"]
 
 ParkOutcome = Literal["released", "aborted", "timeout"]
 
@@ -105,3 +105,57 @@ class Gate:
         if first is None:
             return "timeout"
         return "released" if first == "released" else "aborted"
+
+
+Message = MutableMapping[str, Any]
+Send = Callable[[Message], Awaitable[None]]
+
+
+class Burst:
+    """Answers held back until ``size`` requests have theirs ready, then written from one step of the
+    server loop, back to back: every answer's head (status line and headers) in rank order, then every
+    body in rank order. A client then sees the bodies land together, in a known order, while it is still
+    busy with the heads. A member kept waiting ``limit`` seconds (a sibling never came) writes alone.
+    Used on the server loop only."""
+
+    def __init__(self, size: int, name: str = "burst") -> None:
+        if size < 1:
+            raise ValueError("a burst needs at least one member")
+        self.size = size
+        self.name = name
+        self._members: list[tuple[int, list[Message], Send, asyncio.Future[None]]] = []
+
+    def __repr__(self) -> str:
+        return f"Burst({self.name!r}, {len(self._members)} of {self.size} ready)"
+
+    async def join(self, rank: int, messages: list[Message], send: Send, limit: float) -> None:
+        """Hand over one answer (its ASGI messages) and return once it is written."""
+        written: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        member = (rank, messages, send, written)
+        self._members.append(member)
+        if len(self._members) >= self.size:
+            members = sorted(self._members, key=lambda m: m[0])
+            self._members = []
+            await _write_all(members)
+        try:
+            await asyncio.wait_for(asyncio.shield(written), limit)
+        except TimeoutError:
+            if member in self._members:  # not yet taken by a flush that is still writing
+                self._members.remove(member)
+                await _write_all([member])
+            await written
+
+
+async def _write_all(members: list[tuple[int, list[Message], Send, asyncio.Future[None]]]) -> None:
+    steps = max(len(m[1]) for m in members)
+    for step in range(steps):
+        for _, messages, send, written in members:
+            if step >= len(messages) or written.done():
+                continue
+            try:
+                await send(messages[step])
+            except Exception as exc:  # that member's own failure (its client gone), handed to it
+                written.set_exception(exc)
+    for *_, written in members:
+        if not written.done():
+            written.set_result(None)

@@ -13,18 +13,17 @@ import socket
 import threading
 from collections.abc import Iterable
 from types import TracebackType
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 
-import uvicorn
-from uvicorn.protocols.http.h11_impl import H11Protocol
-
-from .app import build_app
 from .auth import Credentials
 from .faults import BodyMatch, Fault, FaultQueue, FaultRule, RouteName
 from .gate import Gate
 from .log import RequestLog
 from .scripted import ScriptedStore
 from .wire import EmulatorState, RouteTable
+
+if TYPE_CHECKING:
+    from ._serve import Serve
 
 __all__ = ["DEFAULT_ACCOUNT_TOKEN", "DEFAULT_API_KEY", "OTHER_TOOLS_PREFIXES", "Emulator", "is_loopback"]
 
@@ -43,58 +42,6 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
-
-
-def _counting_protocol(log: RequestLog) -> type[H11Protocol]:
-    """uvicorn's h11 protocol, counting TCP connections into ``log``. h11 is pinned (not "auto")
-    so behaviour does not change when httptools happens to be installed."""
-
-    class CountingH11Protocol(H11Protocol):
-        _connection_id = 0
-
-        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-            self._connection_id = log.connection_opened()
-            super().connection_made(transport)
-
-        def connection_lost(self, exc: Exception | None) -> None:
-            super().connection_lost(exc)
-            log.connection_closed(self._connection_id)
-
-    return CountingH11Protocol
-
-
-class _Server(uvicorn.Server):
-    """A uvicorn server that reports startup and waits on an event instead of polling to exit."""
-
-    def __init__(self, config: uvicorn.Config, started: threading.Event, exit_now: asyncio.Event) -> None:
-        super().__init__(config)
-        self._started_event = started
-        self._exit_now = exit_now
-
-    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
-        await super().startup(sockets=sockets)
-        self._started_event.set()
-
-    async def main_loop(self) -> None:
-        await self.on_tick(0)  # fills the default headers once (none: date and server are off)
-        await self._exit_now.wait()
-
-    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
-        # The same steps as uvicorn's shutdown minus its fixed 0.1 s pause, which would dominate a
-        # test suite that starts a fresh emulator per test.
-        for server in self.servers:
-            server.close()
-        for connection in list(self.server_state.connections):
-            connection.shutdown()
-        if self.server_state.tasks:
-            grace = self.config.timeout_graceful_shutdown
-            _, pending = await asyncio.wait(set(self.server_state.tasks), timeout=grace)
-            for task in pending:
-                task.cancel()
-        for _ in range(3):  # let connection_lost callbacks run, so the connection counts settle
-            await asyncio.sleep(0)
-        for server in self.servers:
-            await asyncio.wait_for(server.wait_closed(), timeout=2)
 
 
 class Emulator:
@@ -167,7 +114,13 @@ class Emulator:
         self._port = sock.getsockname()[1]
         self._state.base_url = self.base_url
         started = threading.Event()
-        self._thread = threading.Thread(target=self._run, args=(sock, started), name="dsweb-emulator", daemon=True)
+        # The web stack (uvicorn, starlette) loads here, on the first start, not when the package is
+        # imported: adapter processes and most commands import the emulator's names and never serve.
+        from ._serve import serve
+
+        self._thread = threading.Thread(
+            target=self._run, args=(serve, sock, started), name="dsweb-emulator", daemon=True
+        )
         self._thread.start()
         started.wait(self._startup_timeout)
         if self._error is not None or not started.is_set():
@@ -175,24 +128,12 @@ class Emulator:
             raise RuntimeError(f"emulator failed to start: {self._error!r}")
         return self
 
-    def _run(self, sock: socket.socket, started: threading.Event) -> None:
-        config = uvicorn.Config(
-            build_app(self._state),
-            http=_counting_protocol(self._state.log),
-            ws="none",
-            lifespan="off",
-            log_config=None,
-            proxy_headers=False,
-            server_header=False,
-            date_header=False,  # responses stay byte-identical across runs
-            timeout_graceful_shutdown=2,
-        )
+    def _run(self, serve: Serve, sock: socket.socket, started: threading.Event) -> None:
         try:
             with asyncio.Runner() as runner:
                 self._loop = runner.get_loop()
                 self._exit_now = asyncio.Event()
-                server = _Server(config, started, self._exit_now)
-                runner.run(server.serve(sockets=[sock]))
+                runner.run(serve(self._state, sock, started, self._exit_now))
         except BaseException as exc:  # reported by start(); a server thread has nobody else to tell
             self._error = exc
         finally:

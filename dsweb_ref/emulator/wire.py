@@ -21,10 +21,12 @@ from .faults import (
     Delay,
     Fault,
     FaultQueue,
+    Flush,
     Hold,
     HugeSummary,
     Malformed,
     NoSources,
+    Pad,
     ProseOnly,
     RateLimited,
     Redirect,
@@ -141,6 +143,21 @@ def _answer(status: int, body: bytes, content_type: str = "application/json", **
     headers = [(b"content-type", content_type.encode("latin-1")), (b"content-length", str(len(body)).encode())]
     headers += [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in extra.items()]
     return Answer(status, headers, body)
+
+
+def _padded(send: Send, size: int) -> Send:
+    """``send`` with ``size`` spaces after the last body chunk, its Content-Length grown to match."""
+
+    async def padded(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            grown = [(k, str(int(v) + size).encode() if k.lower() == b"content-length" else v)
+                     for k, v in message.get("headers", [])]
+            message = {**message, "headers": grown}
+        elif message["type"] == "http.response.body" and not message.get("more_body", False):
+            message = {**message, "body": message.get("body", b"") + b" " * size}
+        await send(message)
+
+    return padded
 
 
 def _error_answer(error: ApiError, route: str | None) -> Answer:
@@ -267,6 +284,23 @@ class Wire:
                     await self._send_error(send, exchange, default_error(504, message))
                 elif not exchange.disconnected.is_set():
                     await self._send_error(send, exchange, default_error(503, "emulator is stopping"))
+            case Pad(size, then):
+                await self._apply(then, scope, body, exchange, _padded(send, size))
+            case Flush(burst, rank, then, timeout):
+                messages: list[Message] = []
+
+                async def held_back(message: Message) -> None:
+                    messages.append(message)
+
+                await self._apply(then, scope, body, exchange, held_back)
+                exchange.completing = False  # not yet: the answer is still held back
+
+                async def finishing(message: Message) -> None:
+                    if message["type"] == "http.response.body" and not message.get("more_body", False):
+                        exchange.completing = True
+                    await send(message)
+
+                await burst.join(rank, messages, finishing, timeout)
             case Status(body=bytes() as raw):
                 await self._send(send, exchange, _answer(fault.status, raw, fault.content_type, **fault.headers))
             case Status():

@@ -7,6 +7,7 @@ neither a huge body nor a small compressed bomb can grow memory past the cap.
 from __future__ import annotations
 
 import codecs
+import functools
 import zlib
 from collections.abc import AsyncIterable
 from typing import Literal
@@ -26,16 +27,19 @@ _WINDOWS_1252 = {
 }  # fmt: skip
 # The WHATWG Encoding Standard's charsets (the ones browsers decode), as Python codec
 # names. Anything else (utf-7, unicode_escape, zlib, rot13, ...) is refused.
-_WEB_CODECS = frozenset(
-    codecs.lookup(name).name
-    for name in (
-        "utf-8", "utf-16", "utf-16-le", "utf-16-be", "cp866", "koi8-r", "koi8-u", "mac-roman", "mac-cyrillic",
-        "iso8859-2", "iso8859-3", "iso8859-4", "iso8859-5", "iso8859-6", "iso8859-7", "iso8859-8", "iso8859-10",
-        "iso8859-13", "iso8859-14", "iso8859-15", "iso8859-16", "cp874", "cp1250", "cp1251", "cp1252", "cp1253",
-        "cp1254", "cp1255", "cp1256", "cp1257", "cp1258", "gbk", "gb18030", "big5", "big5hkscs", "euc-jp",
-        "iso2022-jp", "shift_jis", "cp932", "euc-kr",
-    )
+_WEB_CODEC_LABELS = (
+    "utf-8", "utf-16", "utf-16-le", "utf-16-be", "cp866", "koi8-r", "koi8-u", "mac-roman", "mac-cyrillic",
+    "iso8859-2", "iso8859-3", "iso8859-4", "iso8859-5", "iso8859-6", "iso8859-7", "iso8859-8", "iso8859-10",
+    "iso8859-13", "iso8859-14", "iso8859-15", "iso8859-16", "cp874", "cp1250", "cp1251", "cp1252", "cp1253",
+    "cp1254", "cp1255", "cp1256", "cp1257", "cp1258", "gbk", "gb18030", "big5", "big5hkscs", "euc-jp",
+    "iso2022-jp", "shift_jis", "cp932", "euc-kr",
 )  # fmt: skip
+
+
+@functools.cache
+def _web_codecs() -> frozenset[str]:
+    # Looked up on first use: each lookup imports its codec module (~15 ms for all at import time).
+    return frozenset(codecs.lookup(name).name for name in _WEB_CODEC_LABELS)
 
 
 def _mime(content_type: str) -> str:
@@ -70,7 +74,7 @@ def pick_charset(content_type: str | None) -> str:
         name = codecs.lookup(label).name
     except (LookupError, ValueError, TypeError):
         name = ""
-    if name not in _WEB_CODECS:
+    if name not in _web_codecs():
         raise WebError(WebErrorCode.UNSUPPORTED_CONTENT_TYPE, f'unsupported charset "{label[:100]}"')
     return name
 

@@ -37,13 +37,15 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import vcr
 import yaml
 
 from .._secrets import SECRET_RULES, encoded_secret_found, ordered_pairs, replace_literals_deep, rule_hits
 from ._streams import looks_streamed, stream_texts
+
+if TYPE_CHECKING:
+    import vcr
 
 __all__ = [
     "DROPPED_RESPONSE_HEADERS",
@@ -303,6 +305,8 @@ def make_vcr(*, record_mode: str = "none", replacements: Sequence[tuple[str, str
     ``replacements`` are (secret, placeholder) pairs, replaced (longest secret first) in every
     request and response, headers, URIs and bodies alike, by the one hook that runs before an
     interaction is written: no secret reaches even a temporary cassette file."""
+    import vcr  # here: vcrpy patches a dozen HTTP clients on import (~0.1 s); listing checks needs none of it
+
     pairs = ordered_pairs(replacements)
     return vcr.VCR(
         serializer="yaml",

@@ -29,8 +29,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-import vcr as vcr_module
-
 from .._version import __version__
 from ..emulator import Emulator
 from .cassettes import (
@@ -211,6 +209,8 @@ async def _record_one(
         def replay_base(value: str | None) -> str | None:
             return None if value is None or origin is None else value.replace(origin[0], origin[1])
 
+        import vcr  # loaded by make_vcr above; imported here, not at the top, for the same reason
+
         provenance: dict[str, Any] = {
             "probe": probe.id,
             "description": probe.description,
@@ -221,7 +221,7 @@ async def _record_one(
             "route": probe.route,
             "recorded_at": now().strftime("%Y-%m-%d"),
             "tool": f"dsweb_ref {__version__}",
-            "vcrpy": vcr_module.__version__,
+            "vcrpy": vcr.__version__,
             "params": dict(probe.params),
             "expect_status": sorted(probe.expect_status),
             "scrubbed": f"credential headers, cookies and the key value (as {KEY_PLACEHOLDER})",

@@ -14,11 +14,12 @@ import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from ipaddress import ip_address
-
-import bm25s
-from publicsuffixlist import PublicSuffixList
+from typing import TYPE_CHECKING
 
 from ._evidence_text import tokenize
+
+if TYPE_CHECKING:
+    from publicsuffixlist import PublicSuffixList
 
 __all__ = ["Candidate", "rank", "registrable_domain", "select_pages"]
 
@@ -39,6 +40,8 @@ class Candidate:
 
 @functools.cache
 def _psl() -> PublicSuffixList:
+    from publicsuffixlist import PublicSuffixList  # imported on first use, like bm25s below
+
     return PublicSuffixList()  # the list bundled with the package; never fetched
 
 
@@ -60,6 +63,10 @@ def rank(query: str, candidates: Sequence[Candidate]) -> list[Candidate]:
     query_tokens = tokenize(query)
     scores = [0.0] * len(candidates)
     if query_tokens and any(corpus):
+        # Imported here: bm25s brings numpy and scipy (a third of a second in a fresh process), which
+        # nothing but evidence ranking needs; the evidence warm-up imports it ahead of the first call.
+        import bm25s
+
         retriever = bm25s.BM25(k1=1.5, b=0.75)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # empty documents divide 0 by 0; scored 0 below

@@ -21,8 +21,6 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
-from pythainlp.tokenize import word_tokenize
-
 __all__ = ["clean_text", "content_tokens", "fold", "snippet_matches", "tokenize", "topic_of"]
 
 _THAI = "\u0e00-\u0e7f"
@@ -78,6 +76,9 @@ def tokenize(text: str) -> list[str]:
     for match in _RUNS.finditer(folded):
         run = match.group()
         if match.lastgroup == "thai":
+            # Imported here: PyThaiNLP is only needed once Thai text shows up (the warm-up loads it).
+            from pythainlp.tokenize import word_tokenize
+
             tokens.extend(w for w in word_tokenize(run, engine="nlpo3", keep_whitespace=False) if w.strip())
         elif match.lastgroup == "cjk":
             tokens.extend([run] if len(run) == 1 else [run[i : i + 2] for i in range(len(run) - 1)])

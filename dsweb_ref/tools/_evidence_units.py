@@ -47,7 +47,7 @@ _WARM_LOCK = threading.Lock()
 
 
 def warm_up() -> Future[None]:
-    """Start loading the Thai word and sentence segmenters and the public suffix list in a
+    """Start loading the Thai word and sentence segmenters, the ranker and the public suffix list in a
     background thread, once per process (about a second in a fresh one); the returned future is
     done when they are loaded. The pipeline starts it when its tool is built and awaits it off the
     event loop, so the first call overlaps the load with its searches instead of paying it after."""
@@ -61,12 +61,14 @@ def warm_up() -> Future[None]:
 
 def _load(done: Future[None]) -> None:
     try:
-        from ._evidence_rank import registrable_domain
+        from ._evidence_rank import Candidate, rank, registrable_domain
         from ._evidence_text import content_tokens, tokenize
 
         sentences("ทดสอบการตัดประโยค ภาษาไทย")
         content_tokens(tokenize("ทดสอบ ราคาทองคำ"))
         registrable_domain("news.example.co.uk")
+        # The ranker imports bm25s (with numpy and scipy) on first use: that use is here.
+        rank("ราคาทองคำ", [Candidate(0, 0, "https://example.test/", "example.test", "", "", "ราคาทองคำ")])
     except BaseException as exc:  # a failed warm-up only means the first call loads lazily
         done.set_exception(exc)
     else:

@@ -10,12 +10,12 @@ converter failure passes the raw text through too: a degraded page beats an erro
 from __future__ import annotations
 
 import re
-from typing import Any
-
-from bs4 import BeautifulSoup, Tag
-from markdownify import MarkdownConverter
+from typing import TYPE_CHECKING, Any
 
 from dsweb_ref._types import BodyKind, FetchResult
+
+if TYPE_CHECKING:
+    from bs4 import Tag
 
 __all__ = ["MAX_HTML_DEPTH", "TRUNCATION_NOTE", "html_to_markdown", "render_fetch"]
 
@@ -27,18 +27,25 @@ _BLANK_RUNS = re.compile(r"\n{3,}")
 
 
 def _too_deep(root: Tag) -> bool:
+    import bs4
+
     # Iterative walk: the check itself must not recurse.
     stack: list[tuple[Tag, int]] = [(root, 0)]
     while stack:
         node, depth = stack.pop()
         if depth > MAX_HTML_DEPTH:
             return True
-        stack.extend((child, depth + 1) for child in node.contents if isinstance(child, Tag))
+        stack.extend((child, depth + 1) for child in node.contents if isinstance(child, bs4.Tag))
     return False
 
 
 def html_to_markdown(source: str) -> str | None:
     """Markdown for ``source``, or ``None`` when it should pass through raw."""
+    # Imported here, not at the top: BeautifulSoup and its CSS engine cost ~0.1 s in a fresh process,
+    # which every command importing the tools would pay; only an HTML page needs them.
+    from bs4 import BeautifulSoup
+    from markdownify import MarkdownConverter
+
     try:
         soup = BeautifulSoup(source, "html.parser")
         if _too_deep(soup):

@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import httpx
 import pytest
 
 from dsweb_ref.emulator import (
+    Burst,
     CutBody,
     Delay,
     Emulator,
+    Flush,
     Gate,
     Hold,
     Malformed,
+    Pad,
     ProseOnly,
     RateLimited,
     Redirect,
@@ -135,6 +141,66 @@ def test_in_band_tool_error(emulator: Emulator, client: httpx.Client, code: str)
     assert result["content"] == {"type": "web_search_tool_result_error", "error_code": code}
 
 
+def test_pad_sends_the_same_json_with_spaces_after_it(emulator: Emulator, client: httpx.Client) -> None:
+    plain = client.post(SEARCH, json={"query": "coffee"})
+    emulator.inject("search", Pad(100_000))
+    emulator.inject("search", Pad(70_000, Status(500, message="padded failure")))
+    padded = client.post(SEARCH, json={"query": "coffee"})
+    failed = client.post(SEARCH, json={"query": "coffee"})
+    assert padded.status_code == 200 and padded.json() == plain.json()
+    assert padded.content == plain.content + b" " * 100_000
+    assert int(padded.headers["content-length"]) == len(plain.content) + 100_000
+    assert failed.status_code == 500 and error_of(failed)["message"] == "padded failure"
+    assert failed.content.endswith(b"} " + b" " * 69_999)
+    assert [r.fault for r in emulator.log.records()[1:]] == ["Pad(100000)", "Pad(70000) -> Status(500)"]
+
+
+def test_flush_answers_every_member_once_all_are_ready(emulator: Emulator, client: httpx.Client) -> None:
+    burst, gate = Burst(2, "pair"), Gate("pair")
+    emulator.inject("search", Hold(gate, then=Flush(burst, 0)), when={"query": "ok"})
+    emulator.inject("search", Hold(gate, then=Flush(burst, 1, Pad(10, Status(503)))), when={"query": "bad"})
+    with ThreadPoolExecutor(2) as pool:
+        answers = [pool.submit(client.post, SEARCH, json={"query": q}) for q in ("ok", "bad")]
+        gate.wait_held(2)
+        gate.release()
+        ok, bad = (a.result(10) for a in answers)
+    assert ok.status_code == 200 and "results" in ok.json()
+    assert bad.status_code == 503 and bad.content.endswith(b" " * 10)
+    assert all(r.done and not r.disconnected for r in emulator.log.records())
+
+
+def test_a_burst_writes_every_head_then_every_body_in_rank_order() -> None:
+    written: list[tuple[int, str]] = []
+
+    def member(rank: int) -> tuple[list[dict[str, Any]], Any]:
+        async def send(message: dict[str, Any]) -> None:
+            written.append((rank, message["type"]))
+
+        return [{"type": "http.response.start"}, {"type": "http.response.body"}], send
+
+    async def both() -> None:
+        burst = Burst(2)
+        late = asyncio.ensure_future(burst.join(1, *member(1), 5.0))  # the later rank is ready first
+        await asyncio.sleep(0)
+        assert written == []  # held back until every member is ready
+        await burst.join(0, *member(0), 5.0)
+        await late
+
+    asyncio.run(both())
+    assert written == [(0, "http.response.start"), (1, "http.response.start"),
+                       (0, "http.response.body"), (1, "http.response.body")]
+
+
+def test_a_burst_member_left_alone_writes_after_its_timeout() -> None:
+    written: list[str] = []
+
+    async def send(message: dict[str, Any]) -> None:
+        written.append(message["type"])
+
+    asyncio.run(Burst(2).join(0, [{"type": "http.response.start"}], send, 0.05))
+    assert written == ["http.response.start"]
+
+
 def test_hold_times_out_with_504(emulator: Emulator, client: httpx.Client) -> None:
     emulator.inject("search", Hold(Gate("never"), timeout=0.2))
     response = client.post(SEARCH, json={"query": "coffee"})
@@ -192,6 +258,9 @@ def test_clear_drops_faults(emulator: Emulator, client: httpx.Client) -> None:
         ("search", Hold(Gate(), timeout=0)),
         ("search", SlowBody(chunk_size=0)),
         ("search", CutBody(keep=-1)),
+        ("search", Pad(-1)),
+        ("search", Pad(1, Status(42))),
+        ("search", Flush(Burst(1), timeout=0)),
         ("searches", Status(500)),
     ],
 )

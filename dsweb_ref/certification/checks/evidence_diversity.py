@@ -20,19 +20,22 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
-
-from publicsuffixlist import PublicSuffixList
 
 from ..cases import Case
 from ._base import CheckContext, check, expect_success, require
 from ._script import Row, row, script
 from .evidence import REQUIRES, _evidence
 
+if TYPE_CHECKING:
+    from publicsuffixlist import PublicSuffixList
+
 
 @functools.cache
 def _psl() -> PublicSuffixList:
+    from publicsuffixlist import PublicSuffixList  # loaded with the evidence stack, not with the catalogue
+
     return PublicSuffixList()  # the bundled list; the oracle keeps its own, apart from the reference's
 
 
