@@ -28,23 +28,8 @@ EXAMPLE = shlex.join([sys.executable, str(ROOT / "tests" / "fixtures" / "example
 KEY = "dsweb-test-not-a-real-key-0019"
 EXIT_USAGE, EXIT_INTERRUPTED, EXIT_PIPE = 2, 130, 141
 
-# Answers hello and configure, never a tool call; it starts a child first (into its own process group,
-# the adapter's) and records both pids, so a test can see that an interrupt ended the whole group.
-HANGING_ADAPTER = """
-import json, os, subprocess, sys
-child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
-with open(sys.argv[1], "a") as f:
-    f.write(f"{os.getpid()} {child.pid}\\n")
-for line in sys.stdin:
-    m = json.loads(line)
-    if m["method"] == "hello":
-        r = {"name": "hang", "version": "1", "capabilities": ["web_search", "search-api"]}
-    elif m["method"] in ("configure", "shutdown"):
-        r = {}
-    else:
-        continue
-    print(json.dumps({"id": m["id"], "result": r}), flush=True)
-"""
+# Answers hello and configure, never a tool call, and records its pid, its child's and its parent's.
+HANGING_ADAPTER = ROOT / "tests" / "fixtures" / "hanging_adapter.py"
 
 
 def _env(**extra: str) -> dict[str, str]:
@@ -266,15 +251,17 @@ def _alive(pid: int) -> bool:
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
-def test_an_interrupt_keeps_the_finished_checks_and_ends_the_adapter_group(
+def test_an_interrupt_keeps_the_finished_checks_and_ends_the_adapter_group_and_the_check_worker(
     tmp_path: Path, sig: signal.Signals
 ) -> None:
     pids = tmp_path / "pids.txt"
-    adapter = shlex.join([sys.executable, "-c", HANGING_ADAPTER, str(pids)])
-    # search.cancel.quiescence is skipped at once (no `cancel` declared); search.merge.dedup then hangs.
+    adapter = shlex.join([sys.executable, str(HANGING_ADAPTER), str(pids)])
+    # search.cancel.quiescence is skipped at once (no `cancel` declared); search.merge.dedup then hangs, and
+    # search.differential.merge hangs in the run's check worker, on an adapter the worker started.
     proc = subprocess.Popen(
-        [sys.executable, "-m", "dsweb_ref", "certify", "--adapter", adapter,
-         "--only", "search.cancel.quiescence", "search.merge.dedup", "--report-dir", "out"],
+        [sys.executable, "-m", "dsweb_ref", "certify", "--adapter", adapter, "--jobs", "2",
+         "--only", "search.cancel.quiescence", "search.merge.dedup", "search.differential.merge",
+         "--report-dir", "out"],
         cwd=tmp_path, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
     assert proc.stdout is not None and proc.stderr is not None
@@ -285,6 +272,10 @@ def test_an_interrupt_keeps_the_finished_checks_and_ends_the_adapter_group(
             break
     else:
         pytest.fail("".join(seen) + proc.stderr.read())
+    deadline = time.monotonic() + 60
+    while not (in_worker := [p for p in _pids(pids) if p[2] != proc.pid]) and time.monotonic() < deadline:
+        time.sleep(0.05)  # bounded wait for the worker's adapter to start (the worker imports first)
+    assert in_worker and _alive(in_worker[0][2]), _pids(pids)
     signalled = time.monotonic()
     proc.send_signal(sig)
     code = proc.wait(30)
@@ -292,17 +283,23 @@ def test_an_interrupt_keeps_the_finished_checks_and_ends_the_adapter_group(
     err = proc.stderr.read()
     assert code == EXIT_INTERRUPTED, err
     assert len(err.splitlines()) == 1 and "Traceback" not in err
-    assert err.startswith(f"dsweb certify: interrupted ({sig.name}) after 1 of 2 checks; reports with the finished")
+    assert err.startswith(f"dsweb certify: interrupted ({sig.name}) after 1 of 3 checks; reports with the finished")
     assert took < 5, took  # the goal is one second; the bound leaves room for a loaded two-core runner
     data = json.loads((tmp_path / "out" / "report.json").read_text())
     assert [c["id"] for c in data["checks"]] == ["search.cancel.quiescence"]
     assert data["interrupted"].startswith(f"interrupted ({sig.name})") and data["ok"] is False
     assert "interrupted" in (tmp_path / "out" / "junit.xml").read_text()
-    for pid in (int(p) for line in pids.read_text().split("\n") if line for p in line.split()):
+    for pid in {p for line in _pids(pids) for p in line}:  # the adapters, their children, the worker
         deadline = time.monotonic() + 5
         while _alive(pid) and time.monotonic() < deadline:  # reaped by its parent or init; bounded wait
             time.sleep(0.05)
-        assert not _alive(pid), f"process {pid} of the adapter's group survived"
+        assert not _alive(pid), f"process {pid} of the adapter's group or the check worker survived"
+
+
+def _pids(path: Path) -> list[tuple[int, ...]]:
+    """The lines the hanging adapters wrote: pid, its child's pid, its parent's pid."""
+    text = path.read_text() if path.exists() else ""
+    return [tuple(int(p) for p in line.split()) for line in text.splitlines() if line]
 
 
 # --- 5. a closed pipe ends any command quietly ----------------------------------------------------

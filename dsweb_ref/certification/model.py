@@ -40,6 +40,22 @@ class CheckResult:
     details: dict[str, Any] = field(default_factory=dict)  # evidence (JSON-serialisable, secrets scrubbed)
     duration_s: float = 0.0
 
+    def to_json(self) -> dict[str, Any]:
+        """Everything, for :meth:`from_json` in another process (the check worker); not rounded."""
+        c = self.check
+        return {"id": c.id, "description": c.description, "seed": c.seed, "capability": c.capability,
+                "outcome": self.outcome.value, "reason": self.reason, "details": self.details,
+                "duration_s": self.duration_s}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> CheckResult:
+        """The result :meth:`to_json` gave; ValueError/KeyError/TypeError when ``data`` is not one."""
+        check = Check(str(data["id"]), str(data["description"]), str(data["seed"]), str(data["capability"]))
+        details = data["details"]
+        if not isinstance(details, dict):
+            raise TypeError("details is not an object")
+        return cls(check, Outcome(data["outcome"]), str(data["reason"]), details, float(data["duration_s"]))
+
 
 @dataclass(frozen=True, slots=True)
 class TargetInfo:

@@ -11,6 +11,13 @@ Checks mostly wait (on sockets, gates and timers), so up to ``jobs`` of them run
 lane of its own (a target instance: one adapter process per lane) with its own emulator. Phases keep
 apart what must not overlap: checks marked ``alone`` run one by one, then the bulk side by side, then
 the timing checks (``quiet``) side by side with one another only. The report keeps catalogue order.
+
+One process runs on one core at a time (its interpreter lock), so the few checks that compute more
+than they wait (marked ``process="own"``) run in a worker process beside all that (:mod:`.offload`).
+The quiet phase does not wait for the worker: ``quiet`` keeps CPU-bound checks off the event loop and
+interpreter lock the timing checks measure with (and an in-process target runs on); the worker has
+neither, only another core, and the timing verdicts are judged against the load measured in the run
+(:mod:`.calibration`), which counts whatever the worker withholds.
 """
 
 from __future__ import annotations
@@ -19,19 +26,21 @@ import asyncio
 import contextlib
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
+from typing import Any
 
 from .._version import __version__
 from ..emulator import Emulator
 from ..emulator.server import DEFAULT_API_KEY
 from . import checks
-from .checks import CheckContext, CheckFailed, CheckSpec
+from .checks import CheckContext, CheckFailed, CheckSpec, differential
 from .checks._base import PROTOCOL_LABELS, SearchProtocol, Slot
 from .known_failures import KnownFailures
 from .model import CheckResult, Outcome, Report, TargetInfo
+from .offload import Worker
 from .profiles import find_profile, profile_verdicts
 from .sandbox import ProxyTraps
 from .targets import Hello, Target, TargetConfig, TargetError
@@ -223,14 +232,21 @@ class _InOrder:
     every earlier one is in (with the known failures applied first)."""
 
     def __init__(
-        self, results: list[CheckResult | None], known: KnownFailures | None, progress: Progress | None
+        self,
+        results: list[CheckResult | None],
+        known: KnownFailures | None,
+        progress: Progress | None,
+        finished: Progress | None = None,
     ) -> None:
         self._results = results
         self._known = known
         self._progress = progress
+        self._finished = finished
         self._next = 0
 
     def done(self, index: int, result: CheckResult) -> None:
+        if self._finished is not None:
+            self._finished(result)
         if self._known is not None:
             result = self._known.apply([result])[0]
         self._results[index] = result
@@ -263,9 +279,10 @@ async def _run_phase(
     limit: float,
     shared: _Shared,
     report: _InOrder,
+    note: str = "",
 ) -> None:
     """Run ``specs[i]`` for each ``i`` in ``chosen``, at most ``width`` at once, each on a lane of its own;
-    they start in catalogue order."""
+    they start in catalogue order. A ``note`` goes into each result's details (key ``worker``)."""
     gate = asyncio.Semaphore(width)
 
     async def one(index: int) -> None:
@@ -285,9 +302,102 @@ async def _run_phase(
             # Python 3.11's wait_for can hand back a result that came with the cancellation (an interrupt
             # ends the adapters and cancels in one step); a check ended by the interrupt did not finish.
             raise asyncio.CancelledError
+        if note:
+            result = replace(result, details={**result.details, "worker": note})
         report.done(index, result)
 
     await asyncio.gather(*(one(i) for i in chosen))
+
+
+def _recipe(target: Target) -> dict[str, Any] | None:
+    """How another process makes ``target`` (its ``recipe()``), or None (a stand-in has no such method)."""
+    make = getattr(target, "recipe", None)
+    return make() if callable(make) else None
+
+
+def _remote(specs: list[CheckSpec], target: Target) -> list[int]:
+    """The checks a worker process runs: those marked ``process="own"``, when the target can be made in
+    another process and at least one other check runs here beside them (else a worker only costs)."""
+    own = [i for i, s in enumerate(specs) if s.process == "own"]
+    if not own or len(own) == len(specs) or _recipe(target) is None:
+        return []
+    return own
+
+
+def _worker_deadline(remote: list[int], specs: list[CheckSpec], limit: float) -> float:
+    """Seconds a worker may take for ``remote``: as long as each check's runs (one per search protocol),
+    each within ``limit``, would take one after another, plus a minute to start."""
+    return sum(limit * (2 if specs[i].provider == "any" else 1) for i in remote) + 60.0
+
+
+def _job(specs: list[CheckSpec], remote: list[int], target: Target, limit: float) -> dict[str, Any]:
+    return {"ids": [specs[i].check.id for i in remote], "seed": differential.current_seed(),
+            "check_timeout": limit, "target": _recipe(target)}
+
+
+@dataclass(frozen=True, slots=True)
+class _Here:
+    """The checks this process runs, in their phases, and beside them what a worker runs."""
+
+    specs: list[CheckSpec]
+    pool: _Lanes
+    hello: Hello
+    limit: float
+    shared: _Shared
+    report: _InOrder
+
+    async def phases(self, indices: list[int]) -> None:
+        for slot in _PHASES:
+            chosen = [i for i in indices if self.specs[i].slot == slot]
+            width = 1 if slot == "alone" else self.pool.limit
+            await _run_phase(self.specs, chosen, width, self.pool, self.hello, self.limit, self.shared, self.report)
+
+    async def beside(self, worker: Worker, remote: list[int]) -> None:
+        """The other checks here while ``worker`` runs ``remote``; the quiet phase does not wait for the
+        worker: it holds another core, not this process's interpreter lock (see the module docstring)."""
+        here_done = asyncio.Event()
+        run = asyncio.current_task()
+
+        async def local() -> None:
+            await self.phases([i for i in range(len(self.specs)) if i not in remote])
+            here_done.set()
+
+        async def collect() -> None:
+            wanted = {self.specs[i].check.id: i for i in remote}
+            bound = _worker_deadline(remote, self.specs, self.limit)
+            try:
+                async with asyncio.timeout(bound):
+                    async for result in worker.results():
+                        index = wanted.pop(result.check.id, None)
+                        if worker.terminated or (run is not None and run.cancelling()):
+                            raise asyncio.CancelledError  # it came with the interrupt: it did not finish before
+                        if index is not None:
+                            self.report.done(index, replace(result, check=self.specs[index].check))
+                    why = ""
+            except TimeoutError:  # a hung worker must not hang the run
+                worker.terminate()
+                why = f"the check worker did not finish within {bound:g}s"
+            if wanted:
+                why = why or await worker.why_ended()
+                await here_done.wait()  # run here as a phase of their own: nothing CPU-bound beside the quiet
+                left = sorted(wanted.values())
+                note = f"{why}; run in the suite's process instead"
+                await _run_phase(self.specs, left, self.pool.limit, self.pool, self.hello, self.limit, self.shared,
+                                 self.report, note)
+
+        await _together(local(), collect())
+
+
+async def _together(*steps: Coroutine[Any, Any, None]) -> None:
+    """Run ``steps`` side by side; when one fails (or the caller is cancelled), the others are cancelled
+    and awaited before the error goes on."""
+    tasks = [asyncio.ensure_future(step) for step in steps]
+    try:
+        await asyncio.gather(*tasks)
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
 
 
 async def _run_protocol(
@@ -361,6 +471,7 @@ async def run_suite(
     profiles: Sequence[str] | None = None,
     jobs: int = 1,
     lanes: TargetFactory | None = None,
+    finished: Progress | None = None,
 ) -> Report:
     """Run the selected checks; closes ``target`` (and every lane) at the end. The report carries a
     verdict for every profile (see :mod:`.profiles`); ``profiles`` restricts the run to their checks.
@@ -372,7 +483,13 @@ async def run_suite(
     one another only. The report lists the checks in catalogue order, and ``progress`` is called once
     per finished check in catalogue order too, as soon as every earlier check has finished, so what
     it prints does not depend on timing; if the run is cancelled, it is still called (in catalogue
-    order) for each check that had finished."""
+    order) for each check that had finished. ``finished`` is called with each result the moment its check
+    finishes, in any order (known failures not applied).
+
+    A concurrent run (``jobs`` >= 2 and ``lanes``) hands the checks marked ``process="own"`` to a worker
+    process (:mod:`.offload`) when ``target`` has a ``recipe()`` and some other check runs here beside
+    them; their results join the report as they arrive. Should the worker die or not start, the checks it
+    did not finish run here after the others, their details noting why (key ``worker``)."""
     specs = select_checks(only, profiles)
     started_at = _now()
     results: list[CheckResult | None] = [None] * len(specs)
@@ -382,8 +499,12 @@ async def run_suite(
     proxies = ProxyTraps()
     pool = _Lanes(target, lanes, proxies.environment())
     shared = _Shared(proxies, ThreadPoolExecutor(max_workers=4 * max(1, jobs) + 4, thread_name_prefix="certify"))
-    report = _InOrder(results, known_failures, progress)
+    report = _InOrder(results, known_failures, progress, finished)
+    remote = _remote(specs, target) if lanes is not None and jobs >= 2 else []
+    worker: Worker | None = None
     try:
+        if remote:  # started first, so its imports overlap this process's hello and first checks
+            worker = await Worker.start(_job(specs, remote, target, check_timeout))
         try:
             hello = await pool.first_hello()
         except TargetError as exc:
@@ -394,15 +515,16 @@ async def run_suite(
         else:
             pool.limit = max(1, jobs) if lanes is not None else 1
             pool.prewarm(sum(1 for s in specs if s.slot == "quiet" and _skipped(s, hello) is None))
-            for slot in _PHASES:
-                chosen = [i for i, s in enumerate(specs) if s.slot == slot]
-                width = 1 if slot == "alone" else pool.limit
-                await _run_phase(specs, chosen, width, pool, hello, check_timeout, shared, report)
+            here = _Here(specs, pool, hello, check_timeout, shared, report)
+            if worker is None:
+                await here.phases(list(range(len(specs))))
+            else:
+                await here.beside(worker, remote)
     finally:
         try:
             report.flush()
         finally:  # lanes, traps and threads are released however the reporting ended
-            await pool.close()
+            await asyncio.gather(pool.close(), *([worker.close()] if worker is not None else []))
             proxies.close()
             shared.executor.shutdown(wait=False, cancel_futures=True)
     done = [r for r in results if r is not None]

@@ -66,6 +66,8 @@ __all__ = [
     "scheduling_overrides",
     "split_command",
     "terminate_adapters",
+    "track_process",
+    "untrack_process",
 ]
 
 Method = Literal["web_search", "web_fetch", "standalone_search", "standalone_resolve", "evidence_search"]
@@ -91,12 +93,26 @@ class AdapterStartError(TargetError):
     (exit status, the line it wrote instead, its stderr tail, or the deadline it missed)."""
 
 
-_RUNNING: weakref.WeakSet[AdapterTarget] = weakref.WeakSet()  # adapters whose process may still run
+class _Terminable(Protocol):
+    def terminate(self) -> None: ...
+
+
+# Adapters and check workers (offload.py) whose process may still run.
+_RUNNING: weakref.WeakSet[_Terminable] = weakref.WeakSet()
+
+
+def track_process(owner: _Terminable) -> None:
+    """Have :func:`terminate_adapters` end ``owner``'s process too, until :func:`untrack_process`."""
+    _RUNNING.add(owner)
+
+
+def untrack_process(owner: _Terminable) -> None:
+    _RUNNING.discard(owner)
 
 
 def terminate_adapters() -> None:
-    """SIGTERM to the process group of every adapter still running (safe in a signal handler: no await,
-    no lock); each one's ``close`` then reaps it without the shutdown handshake."""
+    """SIGTERM to the process group of every adapter and check worker still running (safe in a signal
+    handler: no await, no lock); each one's ``close`` then reaps it without the shutdown handshake."""
     for target in list(_RUNNING):
         target.terminate()
 
@@ -318,8 +334,10 @@ class InProcessTarget:
         version: str,
         capabilities: tuple[str, ...] = CAPABILITIES,
         description: str | None = None,
+        recipe: Mapping[str, Any] | None = None,
     ) -> None:
         self._build = build
+        self._recipe = dict(recipe) if recipe is not None else None
         self._hello = Hello(name, version, frozenset(capabilities))
         self._description = description or f"{name} {version} (in-process)"
         self._tools: ToolPair | None = None
@@ -328,6 +346,11 @@ class InProcessTarget:
 
     def describe(self) -> str:
         return self._description
+
+    def recipe(self) -> dict[str, Any] | None:
+        """How another process makes this target (see :func:`~.worker.target_from_recipe`): the one given
+        when it was built, or None: tools built from Python objects cannot be sent to another process."""
+        return dict(self._recipe) if self._recipe is not None else None
 
     def use_environment(self, variables: Mapping[str, str]) -> None:
         """In-process, the tools share this process's environment: set there until :meth:`close`."""
@@ -468,6 +491,7 @@ def reference_target() -> InProcessTarget:
         name="dsweb_ref",
         version=__version__,
         description=f"reference implementation (dsweb_ref {__version__}, in-process)",
+        recipe={"kind": "reference"},
     )
 
 
@@ -563,6 +587,7 @@ class AdapterTarget:
         self.command = command
         self.argv = split_command(command)
         self._env = adapter_environment(env) if inherit_env else dict(env or {})
+        self._own_env = dict(self._env)  # before the run adds its proxy traps (a recipe's other run has its own)
         self.hello_timeout = hello_timeout
         self.call_timeout = call_timeout
         self._proc: asyncio.subprocess.Process | None = None
@@ -577,6 +602,12 @@ class AdapterTarget:
     def describe(self) -> str:
         name = f"{self._hello.name} {self._hello.version}" if self._hello else "adapter"
         return f"{name} via adapter `{self.command}`"
+
+    def recipe(self) -> dict[str, Any]:
+        """How another process starts this adapter again (see :func:`~.worker.target_from_recipe`): its
+        command, its environment without the run's proxy traps, and its deadlines."""
+        return {"kind": "adapter", "command": self.command, "env": dict(self._own_env),
+                "hello_timeout": self.hello_timeout, "call_timeout": self.call_timeout}
 
     def stderr_tail(self) -> str:
         return "\n".join(self._stderr)
@@ -601,7 +632,7 @@ class AdapterTarget:
         except OSError as exc:
             self._broken = f"cannot start adapter {self.argv[0]!r}: {exc.strerror or exc}"
             raise AdapterStartError(self._broken) from exc
-        _RUNNING.add(self)
+        track_process(self)
         self._readers = [asyncio.ensure_future(self._read_stdout()), asyncio.ensure_future(self._read_stderr())]
         return self._proc
 
@@ -766,7 +797,7 @@ class AdapterTarget:
         except TimeoutError:
             self._signal_group(signal.SIGKILL)
             await proc.wait()
-        _RUNNING.discard(self)
+        untrack_process(self)
         # Let the readers see the pipes' end (so their transports close on this loop), then stop them.
         await asyncio.wait(self._readers, timeout=0.5)
         for reader in self._readers:

@@ -312,6 +312,11 @@ class _HelloKept:
     def describe(self) -> str:
         return self.inner.describe()
 
+    def recipe(self) -> dict[str, Any] | None:
+        """The inner target's (the check worker makes its own copy from it), or None."""
+        make = getattr(self.inner, "recipe", None)
+        return make() if callable(make) else None
+
     async def hello(self) -> Hello:
         self.answer = await self.inner.hello()
         return self.answer

@@ -1,7 +1,9 @@
 """The loaded-runner proof, in small: CPU hogs saturate every core while two certify runs go at once
 (scripts/loaded_certify.py). The full proof (20 runs of every timing and race check for the reference
 and the example adapter, and every timing break 20 times) takes minutes, so it is a script to run by
-hand or nightly; this test runs one round of the checks whose verdicts rest most on wall-clock time."""
+hand or nightly; this test runs one round of the checks whose verdicts rest most on wall-clock time, each
+run with a CPU-bound differential check beside them, which the run hands to its check worker: the worker
+computes while the timing checks measure (the quiet phase does not wait for it), and no verdict may move."""
 
 from __future__ import annotations
 
@@ -14,7 +16,8 @@ from .conftest import ROOT
 def test_timing_verdicts_hold_while_hogs_saturate_the_cores_and_two_certify_runs_overlap() -> None:
     argv = [sys.executable, str(ROOT / "scripts" / "loaded_certify.py"), "--runs", "1",
             "--checks", "ssrf.deadline", "search.api.retry.cancel",
-            "--targets", "reference", "example adapter", "--breaks", "retry-cancel-late"]
+            "--targets", "reference", "example adapter", "--breaks", "retry-cancel-late",
+            "--beside", "search.differential.failure"]
     done = subprocess.run(argv, capture_output=True, text=True, timeout=240)
     assert done.returncode == 0, done.stdout + done.stderr
     for line in ("reference", "example adapter"):

@@ -34,6 +34,7 @@ __all__ = [
     "CheckContext",
     "CheckFailed",
     "CheckSpec",
+    "Process",
     "Slot",
     "check",
     "expect_error",
@@ -57,6 +58,10 @@ SearchProtocol = Literal["api", "messages", "scripted"]  # "scripted": the emula
 # with no other check running, "shared" side by side with any, "quiet" side by side only with other
 # quiet ones (timing checks, whose waits a CPU-bound neighbour would stretch).
 Slot = Literal["alone", "shared", "quiet"]
+# Which process a check may run in: "suite" (the run's own, the default) or "own": a CPU-bound check that
+# the run may hand to a worker process of its own (suite.py, offload.py), so it computes on another core
+# beside the rest instead of holding the run's interpreter lock. Only "shared" checks may be "own".
+Process = Literal["suite", "own"]
 PROTOCOL_LABELS: dict[str, str] = {"api": "Search API", "messages": "Messages", "scripted": "conformance route"}
 # The codes seed 000/001 fix (see dsweb_ref._exceptions): rejected tool arguments, a provider-side
 # failure (HTTP error status, unreadable body, redirect, rejected credential), caller cancellation.
@@ -185,7 +190,7 @@ class CheckSpec:
     # The profiles (``certification.profiles``) this check belongs to.
     profiles: tuple[str, ...] = ()
     slot: Slot = "shared"  # who it may run beside (see Slot); a mark needs a comment saying why
-
+    process: Process = "suite"  # where it may run (see Process); "own" needs a comment saying why
 
     def missing(self, capabilities: frozenset[str]) -> list[str]:
         missing = [c for c in self.requires if c not in capabilities]
@@ -249,11 +254,14 @@ def check(
     cases: tuple[Case, ...] = (),
     profiles: tuple[str, ...] | None = None,
     slot: Slot = "shared",
+    process: Process = "suite",
 ) -> Callable[[Callable[[CheckContext], Awaitable[None]]], Callable[[CheckContext], Awaitable[None]]]:
     """Register a check under a stable id (ids are never reused for another meaning). ``rule`` restates the
     seed decision it enforces (default: the function's docstring); ``cases`` is its case table;
     ``profiles`` the profiles it belongs to (default: :func:`default_profiles`); ``slot`` who it may run
-    beside (:data:`Slot`)."""
+    beside (:data:`Slot`); ``process`` where it may run (:data:`Process`)."""
+    if process == "own" and slot != "shared":
+        raise ValueError(f"{check_id}: only a shared check may run in a process of its own")
 
     def register(fn: Callable[[CheckContext], Awaitable[None]]) -> Callable[[CheckContext], Awaitable[None]]:
         if check_id in REGISTRY:
@@ -262,7 +270,8 @@ def check(
         text = rule or " ".join((fn.__doc__ or "").split())
         member = default_profiles(seed, requires, provider) if profiles is None else tuple(profiles)
         spec = CheckSpec(
-            Check(check_id, description, seed, capability), requires, provider, fn, text, tuple(cases), member, slot
+            Check(check_id, description, seed, capability), requires, provider, fn, text, tuple(cases), member, slot,
+            process,
         )
         REGISTRY[check_id] = spec
         return fn

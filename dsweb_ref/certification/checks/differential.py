@@ -172,6 +172,7 @@ _FAILURE_CASES = (
         "provider's result unchanged, without multi-query formatting."
     ),
     cases=_MERGE_CASES,
+    process="own",  # hundreds of scenarios: CPU-bound in the suite, the target and the emulator
 )
 async def merge(ctx: CheckContext) -> None:
     await _differential(ctx, "search.differential.merge", False, SUCCEEDING)
@@ -190,6 +191,7 @@ async def merge(ctx: CheckContext) -> None:
         "target that much once, a target that does not abort its siblings is late every time."
     ),
     cases=_FAILURE_CASES,
+    process="own",  # hundreds of scenarios: CPU-bound in the suite, the target and the emulator
 )
 async def failure(ctx: CheckContext) -> None:
     await _differential(ctx, "search.differential.failure", True, FAILING)

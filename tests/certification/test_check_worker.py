@@ -1,0 +1,293 @@
+"""The check worker: checks marked ``process="own"`` run in a second process beside a concurrent run
+(certification/offload.py, certification/worker.py). Their results join the report in catalogue order as
+if run here; a worker that dies leaves its checks to run here; an interrupt ends it and its adapters;
+targets that cannot be made in another process, and ``--jobs 1``, never start one; the seed reaches it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shlex
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dsweb_ref.certification import checks, offload, suite
+from dsweb_ref.certification.checks import CheckContext
+from dsweb_ref.certification.checks._base import check
+from dsweb_ref.certification.model import Check, CheckResult, Outcome, Report
+from dsweb_ref.certification.suite import run_suite
+from dsweb_ref.certification.targets import AdapterTarget, InProcessTarget, _build_reference, reference_target
+from dsweb_ref.certification.worker import target_from_recipe
+
+from .conftest import ROOT, adapter_command, dsweb_certify, json_report, reference_variant
+
+OWN = "search.differential.failure"  # the quickest check marked process="own"
+OTHER_OWN = "search.differential.merge"
+RACE = "search.batch.race"  # runs on any search protocol (twice)
+BESIDE = ["search.merge.dedup", "search.batch.all_or_nothing"]  # quick checks that stay in the run's process
+
+
+class Spy:
+    """Records each worker started and the check ids its results brought."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.started: list[offload.Worker] = []
+        self.brought: list[str] = []
+        start, results = offload.Worker.start, offload.Worker.results
+        spy = self
+
+        async def spy_start(cls: type[offload.Worker], job: Any) -> offload.Worker | None:
+            worker = await start.__func__(cls, job)  # type: ignore[attr-defined]
+            if worker is not None:
+                spy.started.append(worker)
+            return worker
+
+        async def spy_results(worker: offload.Worker) -> AsyncIterator[CheckResult]:
+            async for result in results(worker):
+                spy.brought.append(result.check.id)
+                yield result
+
+        monkeypatch.setattr(offload.Worker, "start", classmethod(spy_start))
+        monkeypatch.setattr(offload.Worker, "results", spy_results)
+
+
+def _run(only: list[str], jobs: int, progress: list[str] | None = None) -> Report:
+    seen = progress if progress is not None else []
+    return asyncio.run(run_suite(reference_target(), only=only, jobs=jobs, lanes=reference_target,
+                                 progress=lambda r: seen.append(r.check.id)))
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def _gone(pid: int) -> bool:
+    """Whether ``pid`` ended within a few seconds (reaped by its parent or by init)."""
+    deadline = time.monotonic() + 5
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return not _alive(pid)
+
+
+# --- results ----------------------------------------------------------------------------------------
+
+
+def test_worker_results_land_in_catalogue_order_and_the_outcomes_equal_a_run_without_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    only = [OWN, *BESIDE]
+    alone = _run(only, jobs=1)
+    spy = Spy(monkeypatch)
+    progress: list[str] = []
+    beside = _run(only, jobs=2, progress=progress)
+    assert len(spy.started) == 1 and spy.brought == [OWN]  # the worker ran the own check, nothing else
+    catalogue = [s.check.id for s in checks.all_checks() if s.check.id in only]
+    assert [r.check.id for r in beside.results] == catalogue == progress
+    assert [(r.check.id, r.outcome) for r in beside.results] == [(r.check.id, r.outcome) for r in alone.results]
+    assert all(r.outcome is Outcome.PASSED for r in beside.results), [r.reason for r in beside.results]
+    own = next(r for r in beside.results if r.check.id == OWN)
+    assert own.duration_s > 0 and "worker" not in own.details
+    assert own.check is next(s.check for s in checks.all_checks() if s.check.id == OWN)
+    assert _gone(spy.started[0].pid)
+
+
+def test_a_result_crosses_as_json_with_every_detail() -> None:
+    result = CheckResult(Check("a.b", "what", "000", "web_search"), Outcome.FAILED, "why ✓",
+                         {"seed": 5, "nested": {"list": [1, 2.5, None, "ü"], "flag": True}}, 1.234567891)
+    again = CheckResult.from_json(json.loads(json.dumps(result.to_json())))
+    assert again == result
+    with pytest.raises((KeyError, ValueError, TypeError)):
+        CheckResult.from_json({**result.to_json(), "outcome": "maybe"})
+
+
+def test_the_seed_reaches_the_worker(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    spy = Spy(monkeypatch)
+    path = tmp_path / "report.json"
+    command = adapter_command("--break", "truncated-cap-only")
+    code = dsweb_certify("--adapter", command, "--only", "search.differential.merge", BESIDE[0], "--seed", "5",
+                         "--json", str(path))
+    assert code == 1 and spy.brought == ["search.differential.merge"]
+    merge = next(c for c in json_report(path)["checks"] if c["id"] == "search.differential.merge")
+    assert merge["outcome"] == "failed" and merge["reason"].startswith("seed 5, ")
+    assert merge["details"]["seed"] == 5 and merge["details"]["replay"].endswith("--seed 5")
+
+
+# --- no worker ------------------------------------------------------------------------------------
+
+
+def test_a_target_without_a_recipe_never_starts_a_worker(monkeypatch: pytest.MonkeyPatch) -> None:
+    spy = Spy(monkeypatch)
+    variant = lambda: InProcessTarget(_build_reference, name="stand-in", version="0")  # noqa: E731 (no recipe)
+    report = asyncio.run(run_suite(variant(), only=[OWN, BESIDE[0]], jobs=4, lanes=variant))
+    assert spy.started == [] and [r.outcome for r in report.results] == [Outcome.PASSED] * 2
+
+
+def test_jobs_1_never_starts_a_worker(monkeypatch: pytest.MonkeyPatch) -> None:
+    spy = Spy(monkeypatch)
+    assert dsweb_certify("--only", OWN, BESIDE[0], "--jobs", "1") == 0
+    assert spy.started == []
+
+
+def test_a_run_of_own_checks_only_runs_them_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Nothing would run beside the worker: it would only add its start-up.
+    spy = Spy(monkeypatch)
+    report = _run([OWN], jobs=4)
+    assert spy.started == [] and [r.outcome for r in report.results] == [Outcome.PASSED]
+
+
+# --- a worker that does not start or dies ---------------------------------------------------------
+
+
+def test_a_worker_that_cannot_start_leaves_its_checks_to_run_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(offload.sys, "executable", str(Path("/nonexistent") / "python"))
+    report = _run([OWN, BESIDE[0]], jobs=2)
+    assert [r.outcome for r in report.results] == [Outcome.PASSED] * 2
+    assert all("worker" not in r.details for r in report.results)  # no worker ever ran
+
+
+def test_a_worker_that_dies_at_once_leaves_its_checks_to_run_here_with_a_note(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(offload, "WORKER_MODULE", "dsweb_ref.certification.no_such_worker")
+    spy = Spy(monkeypatch)
+    report = _run([OWN, BESIDE[0]], jobs=2)
+    assert len(spy.started) == 1 and spy.brought == []
+    by_id = {r.check.id: r for r in report.results}
+    assert [r.outcome for r in report.results] == [Outcome.PASSED] * 2
+    note = by_id[OWN].details["worker"]
+    assert "exited with status 1" in note and "no_such_worker" in note and "run in the suite's process" in note
+    assert "worker" not in by_id[BESIDE[0]].details
+
+
+def test_a_worker_killed_after_its_first_result_leaves_the_rest_to_run_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    results = offload.Worker.results
+
+    async def kill_after_first(worker: offload.Worker) -> AsyncIterator[CheckResult]:
+        async for result in results(worker):
+            yield result
+            os.killpg(worker.pid, signal.SIGKILL)
+            return  # whatever else it wrote before dying is dropped: it died after one result
+
+    monkeypatch.setattr(offload.Worker, "results", kill_after_first)
+    report = _run([OWN, OTHER_OWN, BESIDE[0]], jobs=2)
+    assert [r.outcome for r in report.results] == [Outcome.PASSED] * 3, [r.reason for r in report.results]
+    noted = [r.check.id for r in report.results if "worker" in r.details]
+    assert len(noted) == 1 and noted[0] in (OWN, OTHER_OWN)  # the one the worker had not finished
+    note = next(r.details["worker"] for r in report.results if r.check.id == noted[0])
+    assert "exited with status -9" in note
+
+
+# --- interrupts -----------------------------------------------------------------------------------
+
+HANGING_ADAPTER = ROOT / "tests" / "fixtures" / "hanging_adapter.py"  # records its pid, its child's, its parent's
+
+
+def _pids(path: Path) -> list[tuple[int, int, int]]:
+    if not path.exists():
+        return []
+    return [tuple(int(p) for p in line.split()) for line in path.read_text().splitlines() if line]  # type: ignore[misc]
+
+
+def test_a_worker_that_hangs_is_ended_at_its_deadline_and_its_checks_run_here(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    started: list[offload.Worker] = []
+
+    async def silent(worker: offload.Worker) -> AsyncIterator[CheckResult]:
+        started.append(worker)
+        await asyncio.Event().wait()  # never a result, never an end
+        yield  # type: ignore[misc]  (makes this an async generator)
+
+    monkeypatch.setattr(offload.Worker, "results", silent)
+    monkeypatch.setattr(suite, "_worker_deadline", lambda remote, specs, limit: 0.5)
+    report = _run([OWN, BESIDE[0]], jobs=2)
+    assert [r.outcome for r in report.results] == [Outcome.PASSED] * 2
+    own = next(r for r in report.results if r.check.id == OWN)
+    assert own.details["worker"].startswith("the check worker did not finish within 0.5s")
+    assert started and _gone(started[0].pid)
+
+
+def test_the_worker_deadline_allows_each_check_its_timeout_per_protocol() -> None:
+    specs = {s.check.id: s for s in checks.all_checks()}
+    chosen = [specs[RACE], specs[OWN]]  # any protocol (two runs) and the scripted route (one)
+    assert suite._worker_deadline([0, 1], chosen, 10.0) == 2 * 10.0 + 10.0 + 60.0
+
+
+# An interrupt of `dsweb certify` ending the worker and its adapters is tested with the other interrupts, in
+# tests/test_cli_certify_trust.py.
+
+
+def test_a_worker_whose_run_went_away_stops_and_ends_its_adapters(tmp_path: Path) -> None:
+    # The run's process died without a word (SIGKILL): the end of the worker's stdin stops it.
+    pids = tmp_path / "pids.txt"
+    adapter = shlex.join([sys.executable, str(HANGING_ADAPTER), str(pids)])
+    job = {"ids": ["search.differential.merge"], "seed": 0, "check_timeout": 60,
+           "target": AdapterTarget(adapter).recipe()}
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    worker = subprocess.Popen([sys.executable, "-m", offload.WORKER_MODULE], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    assert worker.stdin is not None
+    worker.stdin.write((json.dumps(job) + "\n").encode())
+    worker.stdin.flush()
+    deadline = time.monotonic() + 60
+    while not _pids(pids) and time.monotonic() < deadline:
+        time.sleep(0.05)  # bounded wait for its adapter to start
+    assert _pids(pids)
+    worker.stdin.close()
+    assert worker.wait(10) == 130
+    assert worker.stdout is not None and worker.stdout.read() == b""  # nothing finished
+    for pid in _pids(pids)[0][:2]:
+        assert _gone(pid), f"process {pid} survived its worker"
+
+
+# --- recipes and marks ------------------------------------------------------------------------------
+
+
+def test_recipes_make_the_same_target_in_another_process() -> None:
+    assert reference_target().recipe() == {"kind": "reference"}
+    assert target_from_recipe({"kind": "reference"}) is reference_target
+    assert reference_variant("x").recipe() is None  # tools built from objects cannot cross
+    adapter = AdapterTarget("adapter --flag", env={"DSWEB_X": "1"}, hello_timeout=7.0, call_timeout=9.0)
+    adapter.use_environment({"HTTP_PROXY": "http://127.0.0.1:9"})  # this run's trap, not the worker's
+    recipe = adapter.recipe()
+    assert "HTTP_PROXY" not in recipe["env"] and recipe["env"]["DSWEB_X"] == "1"
+    again = target_from_recipe(json.loads(json.dumps(recipe)))()
+    assert isinstance(again, AdapterTarget) and again.argv == ["adapter", "--flag"]
+    assert again._env == recipe["env"] and (again.hello_timeout, again.call_timeout) == (7.0, 9.0)
+    with pytest.raises(ValueError, match="recipe kind"):
+        target_from_recipe({"kind": "mystery"})
+
+
+def test_only_a_shared_check_may_run_in_a_process_of_its_own() -> None:
+    async def body(ctx: CheckContext) -> None:
+        pass
+
+    with pytest.raises(ValueError, match="only a shared check"):
+        check("x.quiet.own", "x", seed="000", requires=("web_search",), slot="quiet", process="own")(body)
+    assert "x.quiet.own" not in checks.REGISTRY
+
+
+def _decorator_lines(check_id: str, filename: str) -> Iterator[str]:
+    source = Path(filename).read_text(encoding="utf-8")
+    yield from source[source.index(f'    "{check_id}",\n') :].split("\n)\n", 1)[0].splitlines()
+
+
+def test_every_check_marked_to_run_in_its_own_process_says_why() -> None:
+    marked = [s for s in checks.all_checks() if s.process == "own"]
+    assert {s.check.id for s in marked} >= {"search.differential.merge", "search.differential.failure"}
+    for s in marked:
+        lines = list(_decorator_lines(s.check.id, s.run.__code__.co_filename))
+        at = next(i for i, line in enumerate(lines) if line.strip().startswith("process="))
+        assert "#" in lines[at] or lines[at - 1].strip().startswith("#"), s.check.id
