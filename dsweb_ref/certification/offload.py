@@ -61,7 +61,8 @@ class Worker:
         """A worker told to run ``job``, or None when none could be started (the checks then run here)."""
         try:
             proc = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", WORKER_MODULE,
+                # -P: no working directory on the path, where another checkout's dsweb_ref would win.
+                sys.executable, "-P", "-m", WORKER_MODULE,
                 stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
                 env=_environment(),
                 limit=64 * 1024 * 1024,  # one result is one line, and its details can be long
@@ -94,6 +95,7 @@ class Worker:
                 line = await self._proc.stdout.readline()
             except ValueError:  # a line over the stream limit
                 self._stderr.append("the worker wrote a line over the stream limit")
+                self._stop_broken()
                 return
             if not line:
                 return
@@ -101,6 +103,7 @@ class Worker:
                 result = CheckResult.from_json(json.loads(line)["result"])
             except (ValueError, KeyError, TypeError) as exc:
                 self._stderr.append(f"the worker wrote a line that is not a result ({exc!r}): {line[:200]!r}")
+                self._stop_broken()
                 return
             yield result
 
@@ -114,6 +117,11 @@ class Worker:
         status = f"exited with status {code}" if code is not None else "stopped writing results"
         tail = [line for line in self._stderr if line.strip()][-3:]
         return f"the check worker {status}" + ("; stderr tail: " + " | ".join(tail) if tail else "")
+
+    def _stop_broken(self) -> None:
+        """It broke the protocol: its checks will run here, so it must not go on computing them beside."""
+        if self._proc.returncode is None:
+            self._signal(signal.SIGTERM)
 
     def terminate(self) -> None:
         """SIGTERM to its process group, now (callable in a signal handler); :meth:`close` reaps it."""

@@ -373,6 +373,8 @@ class _Here:
                             raise asyncio.CancelledError  # it came with the interrupt: it did not finish before
                         if index is not None:
                             self.report.done(index, replace(result, check=self.specs[index].check))
+                        if not wanted:
+                            break  # every result is in: its shutdown is close()'s affair, not the run's
                     why = ""
             except TimeoutError:  # a hung worker must not hang the run
                 worker.terminate()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import os
 import signal
 import sys
@@ -97,6 +98,9 @@ async def serve(job: Mapping[str, Any], out: TextIO) -> None:
 
 
 def main() -> int:
+    # uvicorn's notes on the answers the emulators cut on purpose would fill the stderr tail a failed
+    # worker is reported with (the CLI silences them the same way).
+    logging.getLogger("uvicorn.error").addHandler(logging.NullHandler())
     job = json.loads(sys.stdin.buffer.readline() or b"null")
     if not isinstance(job, dict):
         print("the check worker got no job on stdin", file=sys.stderr)

@@ -171,6 +171,24 @@ def test_a_worker_that_dies_at_once_leaves_its_checks_to_run_here_with_a_note(
     assert "worker" not in by_id[BESIDE[0]].details
 
 
+def test_a_dsweb_ref_in_the_working_directory_does_not_shadow_the_worker(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # `python -m` puts the working directory first on the path: run from inside another checkout, the
+    # worker would run that checkout's checks and reference, under this version's report.
+    shadow = tmp_path / "dsweb_ref" / "certification"
+    shadow.mkdir(parents=True)
+    (tmp_path / "dsweb_ref" / "__init__.py").write_text("", encoding="utf-8")
+    (shadow / "__init__.py").write_text("", encoding="utf-8")
+    (shadow / "worker.py").write_text('print("SHADOW", flush=True)\nraise SystemExit(3)\n', encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    spy = Spy(monkeypatch)
+    report = _run([OWN, BESIDE[0]], jobs=2)
+    assert len(spy.started) == 1 and spy.brought == [OWN]  # the real worker ran it
+    assert [r.outcome for r in report.results] == [Outcome.PASSED] * 2
+    assert all("worker" not in r.details for r in report.results)
+
+
 def test_a_worker_killed_after_its_first_result_leaves_the_rest_to_run_here(monkeypatch: pytest.MonkeyPatch) -> None:
     results = offload.Worker.results
 
