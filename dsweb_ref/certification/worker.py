@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import logging
 import os
 import signal
 import sys
@@ -20,6 +19,7 @@ import threading
 from collections.abc import Mapping
 from typing import Any, TextIO
 
+from ..emulator.server import quiet_cut_notes
 from .checks.differential import seeded
 from .model import CheckResult
 from .suite import TargetFactory, run_suite
@@ -98,9 +98,7 @@ async def serve(job: Mapping[str, Any], out: TextIO) -> None:
 
 
 def main() -> int:
-    # uvicorn's notes on the answers the emulators cut on purpose would fill the stderr tail a failed
-    # worker is reported with (the CLI silences them the same way).
-    logging.getLogger("uvicorn.error").addHandler(logging.NullHandler())
+    quiet_cut_notes()  # else they fill the stderr tail a failed worker is reported with
     job = json.loads(sys.stdin.buffer.readline() or b"null")
     if not isinstance(job, dict):
         print("the check worker got no job on stdin", file=sys.stderr)

@@ -14,7 +14,6 @@ closed. The verdict rule is :data:`._certify_text.VERDICT_RULE`.
 from __future__ import annotations
 
 import argparse
-import logging
 import math
 import os
 import signal
@@ -64,6 +63,7 @@ from ..certification.targets import (
     split_command,
     terminate_adapters,
 )
+from ..emulator.server import quiet_cut_notes
 from . import EXIT_INTERRUPTED
 from ._certify_run import (
     PREFLIGHT_TIMEOUT,
@@ -338,18 +338,9 @@ def _raise_interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt  # outside the run's own handling: `dsweb` prints one line and exits 130
 
 
-def _quiet_emulator_logs() -> None:
-    """The embedded emulators' faults cut answers on purpose; uvicorn logs each cut ("ASGI callable returned
-    without completing response.") and, with logging unconfigured, Python prints it to stderr. A handler
-    that drops them keeps stderr for the run's own one-line errors; a configured root still gets them."""
-    uvicorn_log = logging.getLogger("uvicorn.error")
-    if not uvicorn_log.handlers:
-        uvicorn_log.addHandler(logging.NullHandler())
-
-
 def run(args: argparse.Namespace) -> int:
     """``dsweb certify``; SIGTERM outside the run's own handling ends it like Ctrl-C (one line, exit 130)."""
-    _quiet_emulator_logs()
+    quiet_cut_notes()
     try:
         previous = signal.signal(signal.SIGTERM, _raise_interrupt)
     except ValueError:  # not the main thread: leave signals alone

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import logging
 import socket
 import threading
 from collections.abc import Iterable
@@ -33,6 +34,15 @@ DEFAULT_ACCOUNT_TOKEN = "dsweb-emulator-account-0001"
 # Other deployments of the Search/Fetch APIs, served beside the public /v1/tools: a gateway's own prefix
 # without /v1, and the verified development shape (a prefix before /v1). Each is a complete base.
 OTHER_TOOLS_PREFIXES = ("/deepseek/tools", "/api/v1/tools")
+
+
+def quiet_cut_notes() -> None:
+    """Drop uvicorn's notes on the answers the emulator's faults cut on purpose ("ASGI callable returned
+    without completing response."): with logging unconfigured Python prints them to stderr, over a run's
+    own one-line errors. Only when nothing handles them; a configured root still gets them."""
+    notes = logging.getLogger("uvicorn.error")
+    if not notes.handlers:
+        notes.addHandler(logging.NullHandler())
 
 
 def is_loopback(host: str) -> bool:
