@@ -165,9 +165,9 @@ def test_a_lane_that_gave_an_error_is_replaced_by_a_fresh_target(monkeypatch: py
     assert used[0] != used[1] and len(lanes.made) == 2
 
 
-def test_an_interrupted_run_still_reports_every_finished_check_in_catalogue_order(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def stuck_first_then_two_in(monkeypatch: pytest.MonkeyPatch) -> asyncio.Event:
+    """Register a catalogue whose first check never ends and whose two others end at once; the event
+    is set once those two results are in (and held back behind the first)."""
     never = asyncio.Event()
 
     async def stuck(ctx: CheckContext) -> None:
@@ -178,17 +178,24 @@ def test_an_interrupted_run_still_reports_every_finished_check_in_catalogue_orde
 
     specs = [spec("a.stuck", stuck), spec("a.quick", quick), spec("a.late", quick)]
     monkeypatch.setattr(checks, "all_checks", lambda: list(specs))
-    finished: list[str] = []
     both_in = asyncio.Event()
     record = suite._InOrder.done
+    count = [0]
 
     def done(self: Any, index: int, result: CheckResult) -> None:
         record(self, index, result)
-        finished.append(result.check.id)
-        if len(finished) == 2:
+        count[0] += 1
+        if count[0] == 2:
             both_in.set()
 
     monkeypatch.setattr(suite._InOrder, "done", done)
+    return both_in
+
+
+def test_an_interrupted_run_still_reports_every_finished_check_in_catalogue_order(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    both_in = stuck_first_then_two_in(monkeypatch)
     seen: list[str] = []
 
     async def interrupted() -> None:
@@ -215,27 +222,7 @@ def test_a_progress_that_raises_once_interrupted_still_sees_every_finished_check
 ) -> None:
     # The CLI's progress raises Interrupted for every result after a signal; the held-back results
     # must all still reach it, and the lanes must be closed, not left to the interpreter.
-    never = asyncio.Event()
-
-    async def stuck(ctx: CheckContext) -> None:
-        await never.wait()
-
-    async def quick(ctx: CheckContext) -> None:
-        pass
-
-    specs = [spec("a.stuck", stuck), spec("a.quick", quick), spec("a.late", quick)]
-    monkeypatch.setattr(checks, "all_checks", lambda: list(specs))
-    both_in = asyncio.Event()
-    record = suite._InOrder.done
-    count = [0]
-
-    def done(self: Any, index: int, result: CheckResult) -> None:
-        record(self, index, result)
-        count[0] += 1
-        if count[0] == 2:
-            both_in.set()
-
-    monkeypatch.setattr(suite._InOrder, "done", done)
+    both_in = stuck_first_then_two_in(monkeypatch)
     seen: list[str] = []
 
     def progress(result: CheckResult) -> None:
