@@ -189,6 +189,23 @@ def test_a_dsweb_ref_in_the_working_directory_does_not_shadow_the_worker(
     assert all("worker" not in r.details for r in report.results)
 
 
+def test_a_worker_that_breaks_the_protocol_is_stopped_before_its_checks_run_here(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # Left running, it would compute the same checks beside the run until the run's end (then SIGKILL).
+    (tmp_path / "chatty_worker.py").write_text(
+        'import time\nprint("not a result", flush=True)\ntime.sleep(60)\n', encoding="utf-8"
+    )
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
+    monkeypatch.setattr(offload, "WORKER_MODULE", "chatty_worker")
+    spy = Spy(monkeypatch)
+    report = _run([OWN, BESIDE[0]], jobs=2)
+    assert [r.outcome for r in report.results] == [Outcome.PASSED] * 2
+    assert "not a result" in {r.check.id: r for r in report.results}[OWN].details["worker"]
+    (worker,) = spy.started
+    assert worker._proc.returncode == -signal.SIGTERM  # stopped on the broken line, not killed at the end
+
+
 def test_a_worker_killed_after_its_first_result_leaves_the_rest_to_run_here(monkeypatch: pytest.MonkeyPatch) -> None:
     results = offload.Worker.results
 
