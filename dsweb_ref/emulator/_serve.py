@@ -19,7 +19,13 @@ from .app import build_app
 from .log import RequestLog
 from .wire import EmulatorState
 
-__all__ = ["Serve", "serve"]
+__all__ = ["KEEP_ALIVE", "Serve", "config", "serve"]
+
+# Seconds an idle keep-alive connection stays open. uvicorn's 5 s default raced pooled clients: on a
+# loaded runner a client reused a connection the server had just timed out (closed, not yet seen by
+# the client), and its request met a reset (httpx ReadError) - a false failure of a correct target.
+# An emulator lives for one check or test, so it never needs to reclaim idle connections itself.
+KEEP_ALIVE = 3600
 
 # serve(state, listening socket, set once serving, set to stop): runs until told to stop.
 Serve = Callable[[EmulatorState, socket.socket, threading.Event, asyncio.Event], Coroutine[Any, Any, None]]
@@ -77,9 +83,9 @@ class _Server(uvicorn.Server):
             await asyncio.wait_for(server.wait_closed(), timeout=2)
 
 
-async def serve(state: EmulatorState, sock: socket.socket, started: threading.Event, exit_now: asyncio.Event) -> None:
-    """Serve ``state``'s app on ``sock`` until ``exit_now`` is set; ``started`` is set once it serves."""
-    config = uvicorn.Config(
+def config(state: EmulatorState) -> uvicorn.Config:
+    """The uvicorn configuration ``serve`` uses for ``state``'s app."""
+    return uvicorn.Config(
         build_app(state),
         http=_counting_protocol(state.log),
         ws="none",
@@ -89,5 +95,10 @@ async def serve(state: EmulatorState, sock: socket.socket, started: threading.Ev
         server_header=False,
         date_header=False,  # responses stay byte-identical across runs
         timeout_graceful_shutdown=2,
+        timeout_keep_alive=KEEP_ALIVE,
     )
-    await _Server(config, started, exit_now).serve(sockets=[sock])
+
+
+async def serve(state: EmulatorState, sock: socket.socket, started: threading.Event, exit_now: asyncio.Event) -> None:
+    """Serve ``state``'s app on ``sock`` until ``exit_now`` is set; ``started`` is set once it serves."""
+    await _Server(config(state), started, exit_now).serve(sockets=[sock])

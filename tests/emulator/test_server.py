@@ -164,3 +164,14 @@ def test_other_deployment_bases_are_served_beside_the_public_one(emulator_factor
         assert httpx.post(url, json={"query": "x"}, headers=headers).status_code == 404
     with pytest.raises(ValueError):
         Emulator(other_tools_prefixes=("deepseek/tools",))
+
+
+def test_an_idle_connection_is_kept_open_longer_than_any_check_waits(emulator: Emulator) -> None:
+    """uvicorn's 5 s keep-alive default closed pooled connections while a loaded runner's client was
+    reusing them; the request then met a reset (a ReadError failed a correct target in CI)."""
+    from dsweb_ref.certification.checks._base import CALL_TIMEOUT
+    from dsweb_ref.emulator import _serve
+
+    used = _serve.config(emulator._state).timeout_keep_alive
+    assert used == _serve.KEEP_ALIVE
+    assert used >= 10 * CALL_TIMEOUT  # no idle close within any check, however long it waits
