@@ -36,6 +36,7 @@ from .._version import __version__
 from ..emulator import Emulator
 from ..emulator.server import DEFAULT_API_KEY
 from . import checks
+from .adapter_protocol import CAP_EVIDENCE_SEARCH
 from .checks import CheckContext, CheckFailed, CheckSpec, differential
 from .checks._base import PROTOCOL_LABELS, SearchProtocol, Slot
 from .known_failures import KnownFailures
@@ -101,6 +102,12 @@ def default_jobs() -> int:
     return max(1, min(8, 4 * (os.cpu_count() or 1)))
 
 
+# Families (the capability a check exercises) whose first call warms an adapter process up for a second or
+# more, and the most lanes that pay it: the evidence pipeline loads word segmenters and a ranker. Eight lanes
+# each warming up for ten short checks spent more CPU than all of those checks together.
+WARM_UP_LANES: dict[str, int] = {CAP_EVIDENCE_SEARCH: 2}
+
+
 @dataclass(frozen=True, slots=True)
 class _Shared:
     """What every check of one run shares: the proxy traps and the threads its blocking waits use (its
@@ -115,11 +122,12 @@ class _Lanes:
     at once, each started with the run's environment and saying hello itself.
 
     A new lane costs what the first one took to start (an adapter process: its imports), so a check
-    finding no idle lane first waits that long for one to free up, and only then starts another: short
-    checks reuse a few lanes, long waits get their own. :meth:`prewarm` starts lanes ahead, off the
-    critical path, for the quiet phase. A check prefers an idle lane that already ran a check of its
-    family (its module): an adapter process warms up per family (the evidence checks load a word
-    segmenter), so a family kept on few lanes pays that once or twice. A lane that gave an error result
+    finding no idle lane first waits that long for one to free up, and only then starts another, one
+    lane at a time: short checks reuse a few lanes, long waits get their own. :meth:`prewarm` starts
+    lanes ahead, off the critical path, for the quiet phase. A check prefers an idle lane that already
+    ran a check of its family (the capability it exercises): an adapter process warms up per family,
+    and a family listed in :data:`WARM_UP_LANES` (the evidence pipeline loads word segmenters) never
+    warms more lanes than listed: its checks wait for a warm one. A lane that gave an error result
     is set aside (closed at the end) when a factory can replace it, so one broken call spoils one
     check, not whichever checks share its lane later."""
 
@@ -133,7 +141,10 @@ class _Lanes:
         self._changed = asyncio.Condition()
         self._warming: list[asyncio.Task[None]] = []
         self._open_cost = 0.0
-        self._families: dict[int, set[str]] = {}  # id(lane) -> the families it ran
+        self._starting = 0  # lanes being started now
+        self._grown_at = 0.0  # loop time the last lane start ended
+        self._families: dict[int, set[str]] = {}  # id(lane) -> the families it ran (lanes in use only)
+        self._family_gates: dict[str, asyncio.Semaphore] = {}
         self.limit = 1
         self.hello: Hello | None = None
 
@@ -159,6 +170,7 @@ class _Lanes:
 
     async def _opened_or_fewer(self) -> Target | None:
         """A new lane, or None when it could not start (the target then runs on the lanes it has)."""
+        self._starting += 1
         try:
             return await self._new()
         except TargetError:
@@ -167,28 +179,52 @@ class _Lanes:
                 if self._live == 0:
                     raise
                 self.limit = self._live
-                self._changed.notify_all()
             return None
+        finally:
+            self._starting -= 1
+            self._grown_at = asyncio.get_running_loop().time()
+            async with self._changed:
+                self._changed.notify_all()
 
-    def _pick(self, family: str) -> Target:
+    def _warm_full(self, family: str) -> bool:
+        """Whether ``family`` warms lanes up and already has as many warm lanes as it may: its checks
+        then wait for one of those instead of warming another (see :data:`WARM_UP_LANES`)."""
+        cap = WARM_UP_LANES.get(family) if self._factory is not None else None
+        return cap is not None and sum(family in ran for ran in self._families.values()) >= cap
+
+    def _pick(self, family: str) -> Target | None:
         warm = [lane for lane in self._idle if family in self._families.get(id(lane), ())]
+        if not warm and (not self._idle or self._warm_full(family)):
+            return None
         lane = warm[0] if warm else self._idle[0]
         self._idle.remove(lane)
         self._families.setdefault(id(lane), set()).add(family)
         return lane
 
+    def family_gate(self, family: str) -> contextlib.AbstractAsyncContextManager[Any]:
+        """Held while a check of ``family`` waits for and uses a lane: a warm-up family's checks take no
+        more run slots at once than it has lanes, so they never hold slots other checks could use."""
+        cap = WARM_UP_LANES.get(family) if self._factory is not None else None
+        if cap is None:
+            return contextlib.nullcontext()
+        return self._family_gates.setdefault(family, asyncio.Semaphore(cap))
+
     async def acquire(self, family: str = "") -> Target:
         loop = asyncio.get_running_loop()
-        patience = loop.time() + self._open_cost
+        arrived = loop.time()
         async with self._changed:
-            while not self._idle:
-                left = patience - loop.time()
-                if self._live < self.limit and left <= 0:
+            while (lane := self._pick(family)) is None:
+                # One lane starts at a time, and only after a lane's start-up time without one freeing
+                # up: starting several at once spends the CPU the running checks need on start-ups
+                # the short checks never wait for.
+                can_grow = self._live < self.limit and not self._starting and not self._warm_full(family)
+                left = max(arrived, self._grown_at) + self._open_cost - loop.time()
+                if can_grow and left <= 0:
                     break
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._changed.wait(), left if self._live < self.limit else None)
-            if self._idle:
-                return self._pick(family)
+                    await asyncio.wait_for(self._changed.wait(), left if can_grow else None)
+            if lane is not None:
+                return lane
             self._live += 1
         lane = await self._opened_or_fewer()
         if lane is None:
@@ -208,15 +244,16 @@ class _Lanes:
             if lane is not None:
                 async with self._changed:
                     self._idle.append(lane)
-                    self._changed.notify()
+                    self._changed.notify_all()  # a waiter of another family may be the one this lane suits
 
     async def release(self, lane: Target, *, spoiled: bool) -> None:
         async with self._changed:
             if spoiled and self._factory is not None:
                 self._live -= 1
+                self._families.pop(id(lane), None)  # no longer a warm lane of anything
             else:
                 self._idle.append(lane)
-            self._changed.notify()
+            self._changed.notify_all()  # a waiter of another family may be the one this lane suits
 
     async def close(self) -> None:
         for task in self._warming:
@@ -289,9 +326,10 @@ async def _run_phase(
         spec = specs[index]
         result = _skipped(spec, hello)
         if result is None:
-            async with gate:
+            family = spec.check.capability  # what an adapter warms up for (evidence: segmenters)
+            async with pool.family_gate(family), gate:
                 try:
-                    lane = await pool.acquire(spec.run.__module__)
+                    lane = await pool.acquire(family)
                 except TargetError as exc:
                     result = CheckResult(spec.check, Outcome.ERROR, f"hello failed: {exc}")
                 else:

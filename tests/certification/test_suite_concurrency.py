@@ -367,3 +367,109 @@ def test_a_check_whose_result_races_the_cancellation_is_not_reported_as_finished
 
     asyncio.run(interrupted())
     assert seen == ["a.first"]
+
+
+class GatedLanes(Lanes):
+    """Lanes whose hello (after the first one's) waits for ``opening`` to be set; ``started`` counts them."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.opening = asyncio.Event()
+        self.started = 0
+
+    def __call__(self) -> Target:
+        target = super().__call__()
+        if len(self.made) > 1:
+            said = target.hello
+            lanes = self
+
+            async def hello() -> Any:
+                lanes.started += 1
+                await lanes.opening.wait()
+                return await said()
+
+            target.hello = hello  # type: ignore[method-assign]
+        return target
+
+
+async def settle() -> None:
+    """Let every task that can run, run (a ready waiter acts within a few loop turns)."""
+    for _ in range(50):
+        await asyncio.sleep(0)
+
+
+def test_lanes_start_one_at_a_time() -> None:
+    """Eight lanes starting at once spent on adapter start-ups the CPU the running checks needed."""
+
+    async def scenario() -> tuple[int, int, int]:
+        factory = GatedLanes()
+        pool = suite._Lanes(factory(), factory, {})
+        await pool.first_hello()
+        pool.limit = 4
+        first = await pool.acquire("a")
+        waiting = [asyncio.ensure_future(pool.acquire("a")) for _ in range(3)]
+        await settle()
+        while_one_starts = factory.started
+        factory.opening.set()
+        lanes = [first, *await asyncio.gather(*waiting)]
+        made = len(factory.made)
+        distinct = len({id(lane) for lane in lanes})
+        await pool.close()
+        return while_one_starts, made, distinct
+
+    while_one_starts, made, distinct = asyncio.run(scenario())
+    assert while_one_starts == 1  # the two other waiters did not start lanes of their own meanwhile
+    assert made == 4 and distinct == 4  # once it was up, the others were started (the limit is 4)
+
+
+def test_a_warm_up_family_waits_for_its_warm_lanes_instead_of_warming_a_third(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(suite, "WARM_UP_LANES", {"heavy": 2})
+
+    async def scenario() -> tuple[set[int], int, int, int]:
+        factory = Lanes()
+        pool = suite._Lanes(factory(), factory, {})
+        await pool.first_hello()
+        pool.limit = 4
+        lanes = [await pool.acquire("light") for _ in range(4)]  # four lanes, none warm
+        for lane in lanes:
+            await pool.release(lane, spoiled=False)
+        warm = [await pool.acquire("heavy"), await pool.acquire("heavy")]  # both busy from here
+        third = asyncio.ensure_future(pool.acquire("heavy"))
+        await settle()
+        waited = not third.done()  # two cold lanes are idle, yet it waits for a warm one
+        await pool.release(warm[1], spoiled=False)
+        got = await third
+        await pool.release(warm[0], spoiled=False)
+        await pool.release(got, spoiled=False)
+        await pool.close()
+        return {id(w) for w in warm}, id(got), int(waited), len(factory.made)
+
+    warm, got, waited, made = asyncio.run(scenario())
+    assert waited and got in warm and made == 4
+
+
+def test_a_warm_up_family_holds_no_more_run_slots_than_its_lanes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Queued checks of a warm-up family wait outside the run's slots, so other checks still start: here
+    every heavy check can only finish once the light one (last in the catalogue) has run; were the heavy
+    ones to hold all three slots, none would finish."""
+    monkeypatch.setattr(suite, "WARM_UP_LANES", {"heavy": 2})
+    light_ran = asyncio.Event()
+    used: list[int] = []
+
+    async def heavy(ctx: CheckContext) -> None:
+        used.append(id(ctx.target))
+        await light_ran.wait()
+
+    async def light(ctx: CheckContext) -> None:
+        light_ran.set()
+
+    def heavy_spec(check_id: str, run: Run) -> CheckSpec:
+        return CheckSpec(Check(check_id, check_id, "000", "heavy"), ("web_search",), "api", run)
+
+    specs = [*(heavy_spec(f"a.h{n}", heavy) for n in range(1, 6)), spec("b.light", light)]
+    report, _ = run(specs, monkeypatch, jobs=3, check_timeout=5)
+    assert {r.check.id: r.outcome for r in report.results} == dict.fromkeys([s.check.id for s in specs],
+                                                                              Outcome.PASSED)
+    assert len(set(used)) <= 2  # five heavy checks, two warm lanes
