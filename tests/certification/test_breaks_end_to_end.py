@@ -91,7 +91,7 @@ BREAKS: dict[str, tuple[set[str], str | tuple[str, ...]]] = {
     "retry-past-deadline": ({"search.api.retry.deadline"}, "Retry-After 4 s against a 2 s deadline: answered"),
     "retry-after-429-only": ({"search.api.retry.waits"}, "503, Retry-After 1 s, then success: retried"),
     "retry-503-only": ({"search.api.retry.waits"}, "500, then success"),
-    "retry-deadline-per-attempt": ({"search.api.retry.deadline"}, "503 after 1.4 s, every time"),
+    "retry-deadline-per-attempt": ({"search.api.retry.deadline"}, "503 after 1.4 s, then a stalled retry"),
     "localization-untrimmed": ({"search.api.localization"}, "spaces around an IPv4 literal"),
     "localization-refused-late": ({"search.api.localization"}, "refused at the call with WEB_PROVIDER_ERROR"),
     "pacing-by-default": ({"search.api.fail_fast"}, "four queries at once: the starts spread over"),
