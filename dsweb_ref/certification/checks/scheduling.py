@@ -40,7 +40,7 @@ from ..._exceptions import WebError
 from ...emulator import Delay, RateLimited, RequestRecord, Status
 from ...emulator.faults import Fault
 from ..adapter_protocol import CAP_LOCALIZATION, CAP_PACING, CAP_RETRY
-from ..calibration import ATTEMPTS, LagSampler, Load, Timed, judge_timed, round_trip
+from ..calibration import ATTEMPTS, LATE_UNDER_LOAD, LagSampler, Load, Timed, judge_timed, round_trip
 from ..cases import Case
 from ..targets import CallOutcome, PendingCall, TargetError
 from ._base import (
@@ -78,6 +78,10 @@ LOAD_CAP = 0.2  # seconds: the most the measured load may widen a retry margin (
 # The most the measured retry turnaround may raise AT_ONCE_RETRY: a waiting target's second-longest
 # wait without Retry-After is at least 0.25 s with the reference's curve.
 TURNAROUND_CAP = 0.14
+# Runs (of ATTEMPTS) that must each show the problem, with none meeting the rule, for the check to fail:
+# the others may be inconclusive under load. A waiting target shows the at-once problem in one run about
+# once in a thousand (a full-jitter curve), so in two about once in a million.
+FAILED_RUNS = 2
 DEADLINE = 2.0  # seconds: the operation's timeout_s in the deadline rows
 DEADLINE_SLACK = 0.4  # seconds past the deadline a call may take on a quiet machine (load measured apart)
 STALL = 30.0  # seconds a stalled answer waits (it ends early when the client goes away)
@@ -192,21 +196,29 @@ async def retry_waits(ctx: CheckContext) -> None:
     await ctx.configure_opt_in(retries=RETRIES)
     history: list[dict[str, Any]] = []
     first: tuple[str, str] | None = None
+    unsure = ""
     for _ in range(ATTEMPTS):
         before = await round_trip(ctx)
         async with LagSampler() as lag:
             rows = await _retry_rows(ctx)
         load = Load(lag.worst, max(before, await round_trip(ctx)))
-        problems = _retry_problems(rows, load)
-        if not problems:
+        problems, doubt = _retry_problems(rows, load)
+        if not problems and not doubt:
             if history:
                 ctx.note("search.api.retry.waits", {"attempts": [*history, {"met": True, **load.to_json()}]})
             return
-        first = first or problems[0]
-        history.append({"reason": problems[0][0], **load.to_json()})
-    assert first is not None
-    raise CheckFailed(f"{first[0]} (in all {ATTEMPTS} runs)",
-                      catches=first[1], attempts=history)
+        if problems:
+            first = first or problems[0]
+            history.append({"reason": problems[0][0], **load.to_json()})
+        else:
+            unsure = unsure or doubt
+            history.append({"inconclusive": doubt, **load.to_json()})
+    failed = sum("reason" in h for h in history)
+    if first is not None and failed >= FAILED_RUNS:
+        runs = f"all {ATTEMPTS}" if failed == ATTEMPTS else f"{failed} of {ATTEMPTS}, the other inconclusive under load"
+        raise CheckFailed(f"{first[0]} (in {runs} runs)", catches=first[1], attempts=history)
+    shown = unsure or (first[0] if first else "")
+    ctx.note("search.api.retry.waits", {"verdict": f"{LATE_UNDER_LOAD}: {shown}", "attempts": history})
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,12 +257,14 @@ async def _retry_rows(ctx: CheckContext) -> list[_Row]:
     return found
 
 
-def _retry_problems(rows: list[_Row], load: Load) -> list[tuple[str, str]]:
-    """Each row's problem (reason, catches). The emulator stamps an answer's end after it was sent, so
-    a loaded machine can make a wait look shorter (and an at-once retry look like a wait) by what it
-    withheld: both margins grow by the measured load, up to :data:`LOAD_CAP`."""
+def _retry_problems(rows: list[_Row], load: Load) -> tuple[list[tuple[str, str]], str]:
+    """Each row's problem (reason, catches), and why the run proved nothing either way ("" when it did).
+    The emulator stamps an answer's end after it was sent, so a loaded machine can make a wait look
+    shorter (and an at-once retry look like a wait) by what it withheld: both margins grow by the
+    measured load, up to :data:`LOAD_CAP`."""
     slack = CLOCK_SLACK + min(load.allowance, LOAD_CAP)
     problems: list[tuple[str, str]] = []
+    doubt = ""
     waits: dict[str, list[float]] = {}
     over: list[tuple[float, int]] = []  # (wait, Retry-After seconds asked) of the rows that sent one
     for row in rows:
@@ -267,12 +281,18 @@ def _retry_problems(rows: list[_Row], load: Load) -> list[tuple[str, str]]:
             second = judged[-2] if len(judged) > 1 else 0.0
             # This run's retry turnaround: how much longer than asked the Retry-After rows took. A loaded
             # machine lengthens an at-once retry by as much, so it raises the bar (up to TURNAROUND_CAP).
-            turnaround = min(max([0.0, *(w - asked for w, asked in over)]), TURNAROUND_CAP)
+            # Past the cap the run proves nothing when the waits fall short of the uncapped bar: a waiting
+            # target still clears it, an at-once one may not (so it is run again, not passed).
+            measured = max([0.0, *(w - asked for w, asked in over)])
+            turnaround = min(measured, TURNAROUND_CAP)
             if second < AT_ONCE_RETRY + turnaround:
                 problems.append((f"{case.name}: every retry without Retry-After came at once (the second-longest "
                                  f"of {len(judged)} waits {second * 1000:.1f} ms; this run's retry turnaround "
                                  f"{turnaround * 1000:.0f} ms)", case.catches))
-    return problems
+            elif second < AT_ONCE_RETRY + measured:
+                doubt = (f"{case.name}: the second-longest of {len(judged)} waits ({second * 1000:.1f} ms) is within "
+                         f"this run's retry turnaround ({measured * 1000:.0f} ms) of an at-once retry")
+    return problems, doubt
 
 
 def _judge_retry(row: _Row, slack: float, waits: dict[str, list[float]]) -> None:
