@@ -29,12 +29,21 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .checks._base import CheckContext
 
-__all__ = ["ATTEMPTS", "LATE_UNDER_LOAD", "LagSampler", "Load", "Timed", "judge_timed", "round_trip"]
+__all__ = [
+    "ATTEMPTS", "BUSY_LAG", "LATE_UNDER_LOAD", "LagSampler", "Load", "Timed", "busy", "judge_timed", "round_trip"
+]
 
 TICK = 0.01  # seconds the lag sampler asks to sleep
 ATTEMPTS = 3  # runs of one timed case at most (the first and two re-runs)
 LAG_FACTOR = 2.0  # a stall can hit both ends of a measured span (its start and its answer)
 LATE_UNDER_LOAD = "late under load"  # the prefix of an inconclusive note
+# Liveness bounds ("every search reaches the emulator within 5 s", "a call answers within 20 s") are not
+# timing claims: a wrong target misses them by waiting forever. One that runs out on a busy machine is
+# therefore given its time again rather than failed (a starved process answered a batch after 5 s in a
+# run beside CPU hogs). Busy: a TICK sleep on the suite's loop overshoots by BUSY_LAG or more while
+# probed for BUSY_PROBE seconds (a quiet machine overshoots by a millisecond or two).
+BUSY_LAG = 0.015
+BUSY_PROBE = 0.25
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +86,13 @@ class LagSampler:
             await self._task
         except asyncio.CancelledError:
             pass
+
+
+async def busy() -> bool:
+    """Whether the machine is busy now, judged by the suite loop's lag over :data:`BUSY_PROBE` seconds."""
+    async with LagSampler() as lag:
+        await asyncio.sleep(BUSY_PROBE)
+    return lag.worst >= BUSY_LAG
 
 
 async def round_trip(ctx: CheckContext) -> float:

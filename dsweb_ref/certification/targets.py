@@ -42,6 +42,7 @@ from ..settings import Settings
 from ..standalone_accounts import Resolution, SearchRoute, resolve
 from ..tools import ToolResult, error_result
 from .adapter_protocol import CAPABILITIES, HELLO_TIMEOUT, ProtocolError, decode_line, encode_line
+from .calibration import busy
 from .sandbox import SandboxNetwork
 
 if TYPE_CHECKING:  # the evidence pipeline loads at the first evidence call
@@ -286,6 +287,42 @@ async def _resolved(resolver: Resolver, params: dict[str, Any]) -> ToolResult:
     return ToolResult(text=json.dumps(value, ensure_ascii=False), value=value)
 
 
+_STUCK_TASKS = 12  # tasks named where an in-process call hangs (report text, bounded)
+
+
+def _implementation(path: str) -> bool:
+    """A file of the implementation under test, not of the suite or its emulator."""
+    return "dsweb_ref" in path and not any(part in path for part in ("/certification/", "/emulator/"))
+
+
+def _await_chain(task: asyncio.Task[Any]) -> list[Any]:
+    """The frames of a suspended task, outermost first, down its chain of awaited coroutines
+    (``Task.get_stack`` gives only the outermost)."""
+    frames: list[Any] = []
+    coro: Any = task.get_coro()
+    while coro is not None and len(frames) < 100:
+        frame = getattr(coro, "cr_frame", None) or getattr(coro, "ag_frame", None) or getattr(coro, "gi_frame", None)
+        if frame is None:
+            break
+        frames.append(frame)
+        coro = getattr(coro, "cr_await", None) or getattr(coro, "ag_await", None) or getattr(coro, "gi_yieldfrom", None)
+    return frames
+
+
+def _stuck_tasks() -> str:
+    """Where the loop's pending tasks wait, innermost project frame first: what the report can say about
+    an in-process call that never answered (the call's own task awaits its siblings' tasks)."""
+    places: list[str] = []
+    for task in asyncio.all_tasks():
+        frames = [f for f in _await_chain(task) if _implementation(f.f_code.co_filename)]
+        if frames:
+            f = frames[-1]
+            name = f.f_code.co_filename.rsplit("dsweb_ref/", 1)[-1]
+            places.append(f"{name}:{f.f_lineno} {f.f_code.co_name}")
+    shown = sorted(set(places))[:_STUCK_TASKS]
+    return "tasks waiting at: " + ("; ".join(shown) if shown else "none of the project's code")
+
+
 class _TaskCall:
     def __init__(self, coro: Coroutine[Any, Any, ToolResult], probe: Probe | None = None) -> None:
         self._answered_at = 0.0
@@ -303,8 +340,11 @@ class _TaskCall:
 
     async def outcome(self, limit: float) -> CallOutcome:
         done, _ = await asyncio.wait({self._task}, timeout=limit)
+        if not done and await busy():  # a liveness bound: given once more on a busy machine
+            done, _ = await asyncio.wait({self._task}, timeout=limit)
+            limit *= 2
         if not done:
-            raise TargetError(f"the call did not answer within {limit:g}s")
+            raise TargetError(f"the call did not answer within {limit:g}s; {_stuck_tasks()}")
         if self._task.cancelled():
             return CallOutcome(
                 cancelled=True, error_code="WEB_ABORTED", answered_at=self._answered_at, at_answer=self._at_answer
@@ -704,15 +744,24 @@ class AdapterTarget:
             await asyncio.wait_for(asyncio.gather(*self._readers, return_exceptions=True), 1.0)
         return self._broken or fallback
 
-    async def wait_response(self, request_id: int, future: asyncio.Future[_Arrival], limit: float) -> _Arrival:
-        try:
+    async def wait_response(
+        self, request_id: int, future: asyncio.Future[_Arrival], limit: float, *, patient: bool = True
+    ) -> _Arrival:
+        """The answer to ``request_id`` within ``limit``: a liveness bound, given once more on a busy machine
+        when ``patient`` (not for a start deadline or a shutdown)."""
+        with contextlib.suppress(TimeoutError):
             return await asyncio.wait_for(asyncio.shield(future), limit)
-        except TimeoutError:
-            raise TargetError(f"adapter did not answer request {request_id} within {limit:g}s") from None
+        if patient and await busy():
+            with contextlib.suppress(TimeoutError):
+                return await asyncio.wait_for(asyncio.shield(future), limit)
+            limit *= 2
+        raise TargetError(f"adapter did not answer request {request_id} within {limit:g}s") from None
 
-    async def request(self, method: str, params: dict[str, Any], *, limit: float) -> dict[str, Any]:
+    async def request(
+        self, method: str, params: dict[str, Any], *, limit: float, patient: bool = True
+    ) -> dict[str, Any]:
         request_id, future = await self._send(method, params)
-        message = (await self.wait_response(request_id, future, limit)).message
+        message = (await self.wait_response(request_id, future, limit, patient=patient)).message
         if "error" in message:
             raise TargetError(f"adapter refused {method}: {str(message['error'])[:300]}")
         return message
@@ -721,7 +770,7 @@ class AdapterTarget:
         """The adapter's first answer, within :attr:`hello_timeout` (its start deadline);
         :class:`AdapterStartError` with a one-line reason when it does not come."""
         try:
-            message = await self.request("hello", {}, limit=self.hello_timeout)
+            message = await self.request("hello", {}, limit=self.hello_timeout, patient=False)
         except AdapterStartError:
             raise
         except TargetError as exc:
@@ -789,7 +838,7 @@ class AdapterTarget:
         # nor does one being terminated (an interrupt must end the run within a second).
         if self._broken is None and self._hello is not None and proc.returncode is None and not self._terminated:
             with contextlib.suppress(TargetError):
-                await self.request("shutdown", {}, limit=3.0)
+                await self.request("shutdown", {}, limit=3.0, patient=False)
         if proc.stdin is not None:
             proc.stdin.close()
         try:
