@@ -174,3 +174,20 @@ def test_a_loop_held_up_during_the_probe_reads_as_busy() -> None:
 
     assert asyncio.run(scenario()) is True
     assert calibration.BUSY_LAG < 0.05
+
+
+@pytest.mark.parametrize(("is_busy", "waits"), [(False, [1.0]), (True, [1.0, 1.0])])
+def test_patiently_gives_a_bound_once_more_only_when_busy(
+    monkeypatch: pytest.MonkeyPatch, is_busy: bool, waits: list[float]
+) -> None:
+    """The quiescence wait (IDLE_BOUND) and the answered-count waits share it with wait_held."""
+    busy_is(monkeypatch, batch, is_busy)
+    given: list[float] = []
+
+    def never(bound: float) -> None:
+        given.append(bound)
+        raise TimeoutError
+
+    with pytest.raises(TimeoutError) as caught:
+        asyncio.run(batch.patiently(Ctx(), never, 1.0))  # type: ignore[arg-type]
+    assert given == waits and caught.value.args[0] == sum(waits)

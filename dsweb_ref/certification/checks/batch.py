@@ -50,20 +50,27 @@ RACE_BOUND = 10.0
 CONSUME_BOUND = 0.25  # seconds granted a keep-alive client (no close to observe) to read an answer
 
 
-async def wait_held(ctx: CheckContext, gate: Gate, count: int, what: str) -> None:
-    """Until ``count`` searches are parked at ``gate``; on a busy machine (see :func:`busy`) the bound is
-    given once more before the target is failed."""
-    waited = 0.0
-    for _ in range(2):
+async def patiently(ctx: CheckContext, wait: Callable[[float], object], bound: float) -> float:
+    """Run the blocking ``wait(bound)`` (it raises TimeoutError when the bound runs out); on a busy
+    machine (see :func:`busy`) the bound is given once more before TimeoutError reaches the caller. The
+    seconds waited in all, for its message."""
+    for waited in (bound, 2 * bound):
         try:
-            await ctx.blocking(gate.wait_held, count, HELD_BOUND)
-            return
+            await ctx.blocking(wait, bound)
+            return waited
         except TimeoutError:
-            waited += HELD_BOUND
-        if not await busy():
-            break
-    raise CheckFailed(f"{what}: only {gate.held} of {count} upstream searches were in flight at once "
-                      f"(waited {waited:g}s)")
+            if waited > bound or not await busy():
+                raise TimeoutError(waited) from None
+    raise AssertionError("unreachable")
+
+
+async def wait_held(ctx: CheckContext, gate: Gate, count: int, what: str) -> None:
+    """Until ``count`` searches are parked at ``gate`` (a liveness bound, see :func:`patiently`)."""
+    try:
+        await patiently(ctx, lambda bound: gate.wait_held(count, bound), HELD_BOUND)
+    except TimeoutError as exc:
+        raise CheckFailed(f"{what}: only {gate.held} of {count} upstream searches were in flight at once "
+                          f"(waited {exc.args[0]:g}s)") from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,7 +109,7 @@ async def require_quiescent(ctx: CheckContext, outcome: CallOutcome, what: str) 
             open_at_answer=list(seen.established),
         )
     try:
-        await ctx.blocking(ctx.emu.wait_until_idle, IDLE_BOUND)
+        await patiently(ctx, ctx.emu.wait_until_idle, IDLE_BOUND)
     except TimeoutError:
         still = [r.seq for r in ctx.records() if not r.done]
         raise CheckFailed(
@@ -147,7 +154,7 @@ async def answered(ctx: CheckContext, count: int, what: str) -> None:
     def enough(log: RequestLog) -> bool:
         return sum(1 for r in log.records() if r.done) >= count
 
-    await ctx.blocking(lambda: ctx.emu.log.wait_until(enough, HELD_BOUND, what))
+    await patiently(ctx, lambda bound: ctx.emu.log.wait_until(enough, bound, what), HELD_BOUND)
 
 
 def _marker(index: int) -> str:
@@ -402,7 +409,7 @@ async def _ok_consumed(ctx: CheckContext, closed_before: int) -> None:
     def ok_sent(log: RequestLog) -> bool:
         return any(r.done and r.status == 200 for r in log.records())
 
-    await ctx.blocking(lambda: ctx.emu.log.wait_until(ok_sent, HELD_BOUND, "ok answered"))
+    await patiently(ctx, lambda bound: ctx.emu.log.wait_until(ok_sent, bound, "ok answered"), HELD_BOUND)
     with contextlib.suppress(TimeoutError):
         await ctx.blocking(lambda: ctx.emu.log.wait_until(
             lambda log: log.connections_closed > closed_before, CONSUME_BOUND, "ok connection closed"))
