@@ -615,11 +615,14 @@ def wilson(successes: int, trials: int, z: float = Z95) -> tuple[float, float]:
     p = successes / trials
     centre = (p + z * z / (2 * trials)) / (1 + z * z / trials)
     half = z / (1 + z * z / trials) * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials))
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # At 0 or all successes the bound is exactly 0 or 1; the formula leaves a rounding crumb there.
+    low = 0.0 if successes == 0 else max(0.0, centre - half)
+    high = 1.0 if successes == trials else min(1.0, centre + half)
+    return low, high
 
 
-def estimates(summary: Summary) -> str:
-    """The three figures of a sample, each with its counts and 95% Wilson interval."""
+def estimates(summary: Summary) -> list[str]:
+    """The three figures of a sample, each with its 95% Wilson interval and (killed/counted)."""
     killed = len(summary.killed)
     out = []
     for label, counted in (("raw_kill_rate", killed + len(summary.real) + len(summary.equivalent)),
@@ -628,7 +631,7 @@ def estimates(summary: Summary) -> str:
         low, high = wilson(killed, counted)
         share = f"{killed / counted:.3f}" if counted else "n/a"
         out.append(f"{label} {share} [{low:.3f}, {high:.3f}] ({killed}/{counted})")
-    return ", ".join(out)
+    return out
 
 
 def figures(summary: Summary) -> str:
@@ -665,11 +668,11 @@ def report_sample(summary: Summary, mutants: dict[str, Mutant], sample: dict[str
           f"seed {sample['seed']}; each figure with its 95% Wilson interval and (killed/counted)")
     for module, part in summary.by_module().items():
         print(f"sample module {module}: {len(part.killed) + len(part.real) + len(part.equivalent)} sampled of "
-              f"{scope.get(module, 0)}, {figures(part).split('; ')[0]}; {estimates(part)}")
+              f"{scope.get(module, 0)}, {figures(part).split('; ')[0]}; {'; '.join(estimates(part))}")
     print(f"sample overall: {len(names)} sampled of {sample['scope']}, {figures(summary).split('; ')[0]}, "
           f"{len(summary.other)} not judged")
-    for part in estimates(summary).split(", "):
-        print(f"estimate {part}")
+    for line in estimates(summary):
+        print(f"estimate {line}")
     if summary.real:
         print("surviving sampled mutants by module: " + ", ".join(
             f"{m} {len(p.real)}" for m, p in summary.by_module().items() if p.real))
