@@ -61,6 +61,24 @@ The judgement rules (fixed before any run; the script enforces them and exits 3 
    calls are never carriers. Anything deeper is never classified this way (the arguments of a call inside
    a message, e.g. what ``scrub_secrets`` is given: changing them could leak a secret), nor a change to
    the code argument; and a check that does enforce message text kills the mutant first.
+
+A sampled run (``--sample N --seed S``, seed 0 by default) estimates the three figures when the whole scope
+is too slow to run (about 7,750 mutants: 11-16 h on two cores). The rule, fixed before the run so a reviewer
+can redo the draw: generate every mutant of the scope (as ``--check`` does), sort their names, take
+``random.Random(S).sample(names, N)`` (every mutant when N is at least the scope), and run mutmut on those
+names only. The figures are computed over the sampled mutants alone, with the same judgements, and each is
+printed with its 95% Wilson interval and counts, overall and per module. Each figure is a proportion among
+the sampled mutants of its own denominator (every verdict; not program-equivalent nor seed-open; not judged
+at all), and those form a uniform sample of the scope's mutants of that class, so the interval holds for
+each (the draw is without replacement, which only narrows the true interval). ``--reuse`` reports the draw
+recorded in the scratch copy (``sample.json``).
+
+Rule 2 in a sampled run: the whole scope is generated, so a judgement whose key matches no mutant of the
+scope is stale as in a full run (no sampling excuses it, and none is needed to see it). But a verdict
+exists only for a sampled mutant, so only a judgement whose mutant was sampled can be contradicted (its
+mutant killed), and a ``| *`` judgement only by a sampled mutant of its function that a test reached. A
+judgement whose mutants were not drawn is not judged by the run: neither stale nor contradicted, and it
+changes no figure.
 """
 
 from __future__ import annotations
