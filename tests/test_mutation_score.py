@@ -464,18 +464,23 @@ def test_the_wilson_interval_matches_the_textbook_value() -> None:
 
 def test_a_sampled_run_judges_only_the_judgements_its_sample_can_test(tmp_path: Path) -> None:
     mutants = _mutants(tmp_path)
+    other = "pkg.other.x_k__mutmut_1"  # a module of the scope the sample draws nothing from
+    mutants[other] = script.Mutant(other, "pkg.other.k", "return 1 → return 2", message_only=False)
     listing = tmp_path / "equivalent.txt"
     listing.write_text(
         "pkg.mod.f | if not q: → if q:  # program-equivalent: claimed, and its mutant is sampled and killed\n"
         "pkg.mod.C.g | return {'code': 1} → return {'CODE': 1}  # out of reach [protocol]: not sampled\n"
         "pkg.mod.h | *  # out of reach [protocol]: h is not sampled\n"
-        "pkg.mod.f | if q: → if not q:  # seed-open: no mutant of the scope makes this change\n",
+        "pkg.other.k | return 1 → return 2  # seed-open: a module not sampled at all\n"
+        "pkg.mod.f | if q: → if not q:  # seed-open: no mutant of the scope makes this change\n"
+        "pkg.other.k | return 1 → return 3  # seed-open: nor this one, in a module the sample missed\n",
         encoding="utf-8")
     codes: dict[str, int | None] = {"pkg.mod.x_f__mutmut_5": 1, "pkg.mod.x_f__mutmut_3": 0}  # the sample
     summary = script.summarise(codes, script.judged_equivalent(listing), mutants, sampled=True)  # type: ignore[arg-type]
     assert summary.contradicted == ["pkg.mod.f | if not q: → if q:"]  # inside the sample and killed
-    # Outside the sample: neither stale nor contradicted; a key no generated mutant makes is stale all the same.
-    assert summary.stale == ["pkg.mod.f | if q: → if not q:"]
+    # Outside the sample: neither stale nor contradicted; a key no generated mutant makes is stale all the same,
+    # whether or not the sample drew from its module.
+    assert summary.stale == ["pkg.mod.f | if q: → if not q:", "pkg.other.k | return 1 → return 3"]
     assert summary.killed == ["pkg.mod.x_f__mutmut_5"] and summary.real == ["pkg.mod.x_f__mutmut_3"]
     assert summary.equivalent == []  # the unsampled mutants' judgements take no part in the figures
     # Without `sampled`, the same verdicts read as a full run of the sample's modules only would.
