@@ -435,3 +435,88 @@ def test_check_fails_on_a_judgement_no_generated_mutant_matches(
     err = capsys.readouterr().err
     assert "stale judgement" in err and "dsweb_ref.gone.f" in err
     assert "dsweb_ref.m.f | return q + 1 → return q * 1" in err
+
+
+SCOPE = [f"pkg.{m}.x_f__mutmut_{i}" for m in ("a", "b", "c") for i in range(1, 41)]
+
+
+def test_the_sample_is_a_function_of_the_scope_its_size_and_its_seed() -> None:
+    drawn = script.draw(SCOPE, 12, 0)
+    assert len(drawn) == 12 == len(set(drawn)) and set(drawn) <= set(SCOPE)
+    assert script.draw(list(reversed(SCOPE)), 12, 0) == drawn  # the scope's order does not matter: it is sorted
+    assert script.draw(set(SCOPE), 12, 0) == drawn
+    assert script.draw(SCOPE, 12, 1) != drawn  # another seed, another sample
+    assert script.draw(SCOPE, 12, 0) == sorted(__import__("random").Random(0).sample(sorted(SCOPE), 12))
+
+
+def test_a_sample_larger_than_the_scope_takes_every_mutant() -> None:
+    assert script.draw(SCOPE, len(SCOPE), 5) == sorted(SCOPE)
+    assert script.draw(SCOPE, 10_000, 5) == sorted(SCOPE)
+
+
+def test_the_wilson_interval_matches_the_textbook_value() -> None:
+    low, high = script.wilson(45, 50)  # 0.90: Wilson 95% interval 0.7864 to 0.9565
+    assert low == pytest.approx(0.7864, abs=1e-4) and high == pytest.approx(0.9565, abs=1e-4)
+    low, high = script.wilson(0, 10)
+    assert low == 0.0 and high == pytest.approx(0.2775, abs=1e-4)  # never a zero-width interval at the edge
+    assert script.wilson(0, 0) == (0.0, 1.0)
+
+
+def test_a_sampled_run_judges_only_the_judgements_its_sample_can_test(tmp_path: Path) -> None:
+    mutants = _mutants(tmp_path)
+    other = "pkg.other.x_k__mutmut_1"  # a module of the scope the sample draws nothing from
+    mutants[other] = script.Mutant(other, "pkg.other.k", "return 1 → return 2", message_only=False)
+    listing = tmp_path / "equivalent.txt"
+    listing.write_text(
+        "pkg.mod.f | if not q: → if q:  # program-equivalent: claimed, and its mutant is sampled and killed\n"
+        "pkg.mod.C.g | return {'code': 1} → return {'CODE': 1}  # out of reach [protocol]: not sampled\n"
+        "pkg.mod.h | *  # out of reach [protocol]: h is not sampled\n"
+        "pkg.other.k | return 1 → return 2  # seed-open: a module not sampled at all\n"
+        "pkg.mod.f | if q: → if not q:  # seed-open: no mutant of the scope makes this change\n"
+        "pkg.other.k | return 1 → return 3  # seed-open: nor this one, in a module the sample missed\n",
+        encoding="utf-8")
+    codes: dict[str, int | None] = {"pkg.mod.x_f__mutmut_5": 1, "pkg.mod.x_f__mutmut_3": 0}  # the sample
+    summary = script.summarise(codes, script.judged_equivalent(listing), mutants, sampled=True)  # type: ignore[arg-type]
+    assert summary.contradicted == ["pkg.mod.f | if not q: → if q:"]  # inside the sample and killed
+    # Outside the sample: neither stale nor contradicted; a key no generated mutant makes is stale all the same,
+    # whether or not the sample drew from its module.
+    assert summary.stale == ["pkg.mod.f | if q: → if not q:", "pkg.other.k | return 1 → return 3"]
+    assert summary.killed == ["pkg.mod.x_f__mutmut_5"] and summary.real == ["pkg.mod.x_f__mutmut_3"]
+    assert summary.equivalent == []  # the unsampled mutants' judgements take no part in the figures
+    # Without `sampled`, the same verdicts read as a full run of the sample's modules only would.
+    full = script.summarise(codes, script.judged_equivalent(listing), {n: mutants[n] for n in codes})  # type: ignore[arg-type]
+    assert "pkg.mod.C.g | return {'code': 1} → return {'CODE': 1}" in full.stale
+
+
+def test_a_sampled_report_prints_estimates_with_intervals_per_module(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    work = tmp_path / ".mutation" / "sample"
+    _write_run(work, {"pkg.a.x_f__mutmut_1": 1, "pkg.a.x_f__mutmut_2": 0, "pkg.a.x_f__mutmut_3": None}, "pkg.a",
+               "def x_f__mutmut_orig(q):\n    return q\n\ndef x_f__mutmut_1(q):\n    return None\n\n"
+               "def x_f__mutmut_2(q):\n    return q or q\n\ndef x_f__mutmut_3(q):\n    return q and q\n")
+    _write_run(work, {"pkg.b.x_g__mutmut_1": 1, "pkg.b.x_g__mutmut_2": None}, "pkg.b",
+               "def x_g__mutmut_orig(q):\n    return q + 1\n\ndef x_g__mutmut_1(q):\n    return q - 1\n\n"
+               "def x_g__mutmut_2(q):\n    return q + 2\n")
+    sampled = ["pkg.a.x_f__mutmut_1", "pkg.a.x_f__mutmut_2", "pkg.b.x_g__mutmut_1"]
+    (work / "sample.json").write_text(json.dumps({"size": 3, "seed": 0, "scope": 5, "names": sampled}),
+                                      encoding="utf-8")
+    listing = tmp_path / "equivalent.txt"
+    listing.write_text("pkg.b.g | return q + 1 → return q + 2  # out of reach [protocol]: an unsampled mutant\n",
+                       encoding="utf-8")
+    monkeypatch.setattr(script, "ROOT", tmp_path)
+    monkeypatch.setattr(script, "EQUIVALENT", listing)
+    monkeypatch.setattr(sys, "argv", ["mutation_score.py", "--reuse", "--brief", "--work", "sample"])
+    assert script.main() == 0  # the unsampled mutant's judgement is not stale
+    printed = capsys.readouterr().out
+    assert "SAMPLE ESTIMATE (not a full run): 3 of 5 mutants drawn uniformly, seed 0" in printed
+    low, high = script.wilson(1, 2)
+    assert (f"sample module pkg.a: 2 sampled of 3, 1 killed, 1 survived, 0 judged (program-equivalent 0, "
+            f"seed-open 0, out of reach 0); raw_kill_rate 0.500 [{low:.3f}, {high:.3f}] (1/2)") in printed
+    low, high = script.wilson(2, 3)
+    assert f"estimate strict_score 0.667 [{low:.3f}, {high:.3f}] (2/3)" in printed
+    assert "surviving sampled mutants by module: pkg.a 1" in printed
+    # A sampled mutant the run left without a verdict: the figures would not be the draw's, so no report.
+    (work / "sample.json").write_text(json.dumps({"size": 3, "seed": 0, "scope": 5,
+                                                  "names": [*sampled[:2], "pkg.b.x_g__mutmut_2"]}), encoding="utf-8")
+    assert script.main() == 2
+    assert "does not match the draw" in capsys.readouterr().err
