@@ -310,8 +310,9 @@ def _await_chain(task: asyncio.Task[Any]) -> list[Any]:
 
 
 def _stuck_tasks() -> str:
-    """Where the loop's pending tasks wait, innermost project frame first: what the report can say about
-    an in-process call that never answered (the call's own task awaits its siblings' tasks)."""
+    """Where the loop's pending tasks wait (each task's innermost frame in the implementation's code):
+    what the report can say about an in-process call that never answered (the call's own task awaits
+    its siblings' tasks, so every task is looked at)."""
     places: list[str] = []
     for task in asyncio.all_tasks():
         frames = [f for f in _await_chain(task) if _implementation(f.f_code.co_filename)]
