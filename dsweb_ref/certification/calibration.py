@@ -24,13 +24,14 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from .checks._base import CheckContext
 
 __all__ = [
-    "ATTEMPTS", "BUSY_LAG", "LATE_UNDER_LOAD", "LagSampler", "Load", "Timed", "busy", "judge_timed", "round_trip"
+    "ATTEMPTS", "BUSY_LAG", "LATE_UNDER_LOAD", "LagSampler", "Load", "Timed", "busy", "judge_timed", "patiently",
+    "round_trip",
 ]
 
 TICK = 0.01  # seconds the lag sampler asks to sleep
@@ -93,6 +94,22 @@ async def busy() -> bool:
     async with LagSampler() as lag:
         await asyncio.sleep(BUSY_PROBE)
     return lag.worst >= BUSY_LAG
+
+
+T = TypeVar("T")
+
+
+async def patiently(wait: Callable[[float], Awaitable[T]], bound: float) -> T:
+    """``await wait(bound)``, a liveness bound (``wait`` raises TimeoutError when it runs out); on a busy
+    machine (:func:`busy`) the bound is given once more. When both run out: TimeoutError whose argument is
+    the seconds allowed in all, for the caller's message."""
+    for allowed in (bound, 2 * bound):
+        try:
+            return await wait(bound)
+        except TimeoutError:
+            if allowed > bound or not await busy():
+                raise TimeoutError(allowed) from None
+    raise AssertionError("unreachable")
 
 
 async def round_trip(ctx: CheckContext) -> float:

@@ -28,7 +28,7 @@ import signal
 import sys
 import time
 import weakref
-from collections.abc import Callable, Coroutine, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import asdict, dataclass, fields
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
@@ -42,7 +42,7 @@ from ..settings import Settings
 from ..standalone_accounts import Resolution, SearchRoute, resolve
 from ..tools import ToolResult, error_result
 from .adapter_protocol import CAPABILITIES, HELLO_TIMEOUT, ProtocolError, decode_line, encode_line
-from .calibration import busy
+from .calibration import patiently
 from .sandbox import SandboxNetwork
 
 if TYPE_CHECKING:  # the evidence pipeline loads at the first evidence call
@@ -340,12 +340,15 @@ class _TaskCall:
         self._task.cancel()
 
     async def outcome(self, limit: float) -> CallOutcome:
-        done, _ = await asyncio.wait({self._task}, timeout=limit)
-        if not done and await busy():  # a liveness bound: given once more on a busy machine
-            done, _ = await asyncio.wait({self._task}, timeout=limit)
-            limit *= 2
-        if not done:
-            raise TargetError(f"the call did not answer within {limit:g}s; {_stuck_tasks()}")
+        async def answered(bound: float) -> None:
+            done, _ = await asyncio.wait({self._task}, timeout=bound)
+            if not done:
+                raise TimeoutError
+
+        try:
+            await patiently(answered, limit)
+        except TimeoutError as late:
+            raise TargetError(f"the call did not answer within {late.args[0]:g}s; {_stuck_tasks()}") from None
         if self._task.cancelled():
             return CallOutcome(
                 cancelled=True, error_code="WEB_ABORTED", answered_at=self._answered_at, at_answer=self._at_answer
@@ -750,13 +753,14 @@ class AdapterTarget:
     ) -> _Arrival:
         """The answer to ``request_id`` within ``limit``: a liveness bound, given once more on a busy machine
         when ``patient`` (not for a start deadline or a shutdown)."""
-        with contextlib.suppress(TimeoutError):
-            return await asyncio.wait_for(asyncio.shield(future), limit)
-        if patient and await busy():
-            with contextlib.suppress(TimeoutError):
-                return await asyncio.wait_for(asyncio.shield(future), limit)
-            limit *= 2
-        raise TargetError(f"adapter did not answer request {request_id} within {limit:g}s") from None
+        def answer(bound: float) -> Awaitable[_Arrival]:
+            return asyncio.wait_for(asyncio.shield(future), bound)
+
+        try:
+            return await (patiently(answer, limit) if patient else answer(limit))
+        except TimeoutError as exc:
+            allowed = exc.args[0] if exc.args else limit
+            raise TargetError(f"adapter did not answer request {request_id} within {allowed:g}s") from None
 
     async def request(
         self, method: str, params: dict[str, Any], *, limit: float, patient: bool = True

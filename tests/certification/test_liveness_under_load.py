@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from dsweb_ref.certification import calibration, targets
+from dsweb_ref.certification import calibration
 from dsweb_ref.certification.checks import batch
 from dsweb_ref.certification.checks._base import CheckFailed
 from dsweb_ref.certification.targets import AdapterTarget, TargetError, _Arrival, _TaskCall
@@ -66,7 +66,7 @@ def busy_is(monkeypatch: pytest.MonkeyPatch, module: Any, value: bool) -> list[i
 def test_searches_held_up_on_a_busy_machine_get_the_bound_once_more(
     monkeypatch: pytest.MonkeyPatch, late: int, is_busy: bool, fails: bool, waits: int
 ) -> None:
-    busy_is(monkeypatch, batch, is_busy)
+    busy_is(monkeypatch, calibration, is_busy)
     gate = LateGate(late)
     call = batch.wait_held(Ctx(), gate, 2, "slow query")  # type: ignore[arg-type]
     if fails:
@@ -92,7 +92,7 @@ def test_an_in_process_call_answering_late_on_a_busy_machine_is_waited_for(
             finish.set()  # the call answers while the bound is given once more
             return is_busy
 
-        monkeypatch.setattr(targets, "busy", probe)
+        monkeypatch.setattr(calibration, "busy", probe)
         call = _TaskCall(tool())
         try:
             return (await call.outcome(0.05)).text or ""
@@ -108,7 +108,7 @@ def test_an_in_process_call_answering_late_on_a_busy_machine_is_waited_for(
 
 
 def test_a_call_that_never_answers_names_where_the_implementation_waits(monkeypatch: pytest.MonkeyPatch) -> None:
-    busy_is(monkeypatch, targets, False)
+    busy_is(monkeypatch, calibration, False)
 
     async def scenario() -> str:
         never = asyncio.Event()
@@ -147,7 +147,7 @@ def test_an_adapter_answer_late_on_a_busy_machine_is_waited_for_except_at_start_
             future.set_result(_Arrival({"id": 7, "result": {"text": "ok"}}, 0.0))
             return is_busy
 
-        monkeypatch.setattr(targets, "busy", probe)
+        monkeypatch.setattr(calibration, "busy", probe)
         target = AdapterTarget("python -c pass")
         try:
             await target.wait_response(7, future, 0.05, patient=patient)
@@ -180,14 +180,18 @@ def test_a_loop_held_up_during_the_probe_reads_as_busy() -> None:
 def test_patiently_gives_a_bound_once_more_only_when_busy(
     monkeypatch: pytest.MonkeyPatch, is_busy: bool, waits: list[float]
 ) -> None:
-    """The quiescence wait (IDLE_BOUND) and the answered-count waits share it with wait_held."""
-    busy_is(monkeypatch, batch, is_busy)
+    """Every liveness wait shares it: wait_held, the quiescence wait (IDLE_BOUND), the answered-count
+    waits, and the in-process and adapter call answers."""
+    busy_is(monkeypatch, calibration, is_busy)
     given: list[float] = []
 
     def never(bound: float) -> None:
         given.append(bound)
         raise TimeoutError
 
+    async def wait(bound: float) -> None:
+        never(bound)
+
     with pytest.raises(TimeoutError) as caught:
-        asyncio.run(batch.patiently(Ctx(), never, 1.0))  # type: ignore[arg-type]
+        asyncio.run(calibration.patiently(wait, 1.0))
     assert given == waits and caught.value.args[0] == sum(waits)

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ...emulator import Burst, Fault, Flush, Gate, Hold, Pad, RequestLog, Status
-from ..calibration import busy
+from ..calibration import patiently
 from ..cases import Case
 from ..targets import CallOutcome, PendingCall, TargetError
 from ._base import (
@@ -50,24 +50,10 @@ RACE_BOUND = 10.0
 CONSUME_BOUND = 0.25  # seconds granted a keep-alive client (no close to observe) to read an answer
 
 
-async def patiently(ctx: CheckContext, wait: Callable[[float], object], bound: float) -> float:
-    """Run the blocking ``wait(bound)`` (it raises TimeoutError when the bound runs out); on a busy
-    machine (see :func:`busy`) the bound is given once more before TimeoutError reaches the caller. The
-    seconds waited in all, for its message."""
-    for waited in (bound, 2 * bound):
-        try:
-            await ctx.blocking(wait, bound)
-            return waited
-        except TimeoutError:
-            if waited > bound or not await busy():
-                raise TimeoutError(waited) from None
-    raise AssertionError("unreachable")
-
-
 async def wait_held(ctx: CheckContext, gate: Gate, count: int, what: str) -> None:
     """Until ``count`` searches are parked at ``gate`` (a liveness bound, see :func:`patiently`)."""
     try:
-        await patiently(ctx, lambda bound: gate.wait_held(count, bound), HELD_BOUND)
+        await patiently(lambda bound: ctx.blocking(gate.wait_held, count, bound), HELD_BOUND)
     except TimeoutError as exc:
         raise CheckFailed(f"{what}: only {gate.held} of {count} upstream searches were in flight at once "
                           f"(waited {exc.args[0]:g}s)") from None
@@ -109,7 +95,7 @@ async def require_quiescent(ctx: CheckContext, outcome: CallOutcome, what: str) 
             open_at_answer=list(seen.established),
         )
     try:
-        await patiently(ctx, ctx.emu.wait_until_idle, IDLE_BOUND)
+        await patiently(lambda bound: ctx.blocking(ctx.emu.wait_until_idle, bound), IDLE_BOUND)
     except TimeoutError:
         still = [r.seq for r in ctx.records() if not r.done]
         raise CheckFailed(
@@ -154,7 +140,7 @@ async def answered(ctx: CheckContext, count: int, what: str) -> None:
     def enough(log: RequestLog) -> bool:
         return sum(1 for r in log.records() if r.done) >= count
 
-    await patiently(ctx, lambda bound: ctx.emu.log.wait_until(enough, bound, what), HELD_BOUND)
+    await patiently(lambda bound: ctx.blocking(ctx.emu.log.wait_until, enough, bound, what), HELD_BOUND)
 
 
 def _marker(index: int) -> str:
@@ -409,7 +395,7 @@ async def _ok_consumed(ctx: CheckContext, closed_before: int) -> None:
     def ok_sent(log: RequestLog) -> bool:
         return any(r.done and r.status == 200 for r in log.records())
 
-    await patiently(ctx, lambda bound: ctx.emu.log.wait_until(ok_sent, bound, "ok answered"), HELD_BOUND)
+    await patiently(lambda bound: ctx.blocking(ctx.emu.log.wait_until, ok_sent, bound, "ok answered"), HELD_BOUND)
     with contextlib.suppress(TimeoutError):
         await ctx.blocking(lambda: ctx.emu.log.wait_until(
             lambda log: log.connections_closed > closed_before, CONSUME_BOUND, "ok connection closed"))
