@@ -18,6 +18,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from certification._procs import alive, gone
 
 from dsweb_ref.certification.model import Check, CheckResult, Outcome
 from dsweb_ref.certification.report import LINE_REASON_CHARS, format_line
@@ -242,12 +243,6 @@ def test_consecutive_unanswered_checks_stop_the_run_with_one_line_and_the_report
 # --- 3. interrupts: within a second, the adapter's group ended, the finished checks reported -----
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
@@ -275,7 +270,7 @@ def test_an_interrupt_keeps_the_finished_checks_and_ends_the_adapter_group_and_t
     deadline = time.monotonic() + 60
     while not (in_worker := [p for p in _pids(pids) if p[2] != proc.pid]) and time.monotonic() < deadline:
         time.sleep(0.05)  # bounded wait for the worker's adapter to start (the worker imports first)
-    assert in_worker and _alive(in_worker[0][2]), _pids(pids)
+    assert in_worker and alive(in_worker[0][2]), _pids(pids)
     signalled = time.monotonic()
     proc.send_signal(sig)
     code = proc.wait(30)
@@ -290,10 +285,7 @@ def test_an_interrupt_keeps_the_finished_checks_and_ends_the_adapter_group_and_t
     assert data["interrupted"].startswith(f"interrupted ({sig.name})") and data["ok"] is False
     assert "interrupted" in (tmp_path / "out" / "junit.xml").read_text()
     for pid in {p for line in _pids(pids) for p in line}:  # the adapters, their children, the worker
-        deadline = time.monotonic() + 5
-        while _alive(pid) and time.monotonic() < deadline:  # reaped by its parent or init; bounded wait
-            time.sleep(0.05)
-        assert not _alive(pid), f"process {pid} of the adapter's group or the check worker survived"
+        assert gone(pid), f"process {pid} of the adapter's group or the check worker survived"
 
 
 def _pids(path: Path) -> list[tuple[int, ...]]:

@@ -27,6 +27,7 @@ from dsweb_ref.certification.suite import run_suite
 from dsweb_ref.certification.targets import AdapterTarget, InProcessTarget, _build_reference, reference_target
 from dsweb_ref.certification.worker import target_from_recipe
 
+from ._procs import gone
 from .conftest import ROOT, adapter_command, dsweb_certify, json_report, reference_variant
 
 OWN = "search.differential.failure"  # the quickest check marked process="own"
@@ -65,20 +66,6 @@ def _run(only: list[str], jobs: int, progress: list[str] | None = None) -> Repor
                                  progress=lambda r: seen.append(r.check.id)))
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
-
-
-def _gone(pid: int) -> bool:
-    """Whether ``pid`` ended within a few seconds (reaped by its parent or by init)."""
-    deadline = time.monotonic() + 5
-    while _alive(pid) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    return not _alive(pid)
 
 
 # --- results ----------------------------------------------------------------------------------------
@@ -100,7 +87,7 @@ def test_worker_results_land_in_catalogue_order_and_the_outcomes_equal_a_run_wit
     own = next(r for r in beside.results if r.check.id == OWN)
     assert own.duration_s > 0 and "worker" not in own.details
     assert own.check is next(s.check for s in checks.all_checks() if s.check.id == OWN)
-    assert _gone(spy.started[0].pid)
+    assert gone(spy.started[0].pid)
 
 
 def test_a_result_crosses_as_json_with_every_detail() -> None:
@@ -251,7 +238,7 @@ def test_a_worker_that_hangs_is_ended_at_its_deadline_and_its_checks_run_here(
     assert [r.outcome for r in report.results] == [Outcome.PASSED] * 2
     own = next(r for r in report.results if r.check.id == OWN)
     assert own.details["worker"].startswith("the check worker did not finish within 0.5s")
-    assert started and _gone(started[0].pid)
+    assert started and gone(started[0].pid)
 
 
 def test_the_worker_deadline_allows_each_check_its_timeout_per_protocol() -> None:
@@ -284,7 +271,7 @@ def test_a_worker_whose_run_went_away_stops_and_ends_its_adapters(tmp_path: Path
     assert worker.wait(10) == 130
     assert worker.stdout is not None and worker.stdout.read() == b""  # nothing finished
     for pid in _pids(pids)[0][:2]:
-        assert _gone(pid), f"process {pid} survived its worker"
+        assert gone(pid), f"process {pid} survived its worker"
 
 
 # --- recipes and marks ------------------------------------------------------------------------------

@@ -312,12 +312,18 @@ def test_durations_prints_the_slowest_checks_slowest_first(capsys: pytest.Captur
     assert all(line.split()[-1].startswith("search.validation.") for line in block)
 
 
+async def opened(factory: Lanes, limit: int) -> Any:
+    """A run's lanes whose first lane said hello, allowed ``limit`` open at once."""
+    pool = suite._Lanes(factory(), factory, {})
+    await pool.first_hello()
+    pool.limit = limit
+    return pool
+
+
 def test_a_check_prefers_an_idle_lane_that_already_ran_its_family() -> None:
     async def scenario() -> tuple[Target, Target, Target]:
         factory = Lanes()
-        pool = suite._Lanes(factory(), factory, {})
-        await pool.first_hello()
-        pool.limit = 2
+        pool = await opened(factory, limit=2)
         lane_a = await pool.acquire("family_a")
         lane_b = await pool.acquire("family_b")
         await pool.release(lane_b, spoiled=False)  # first in the idle list
@@ -403,9 +409,7 @@ def test_lanes_start_one_at_a_time() -> None:
 
     async def scenario() -> tuple[int, int, int]:
         factory = GatedLanes()
-        pool = suite._Lanes(factory(), factory, {})
-        await pool.first_hello()
-        pool.limit = 4
+        pool = await opened(factory, limit=4)
         first = await pool.acquire("a")
         waiting = [asyncio.ensure_future(pool.acquire("a")) for _ in range(3)]
         await settle()
@@ -429,9 +433,7 @@ def test_a_warm_up_family_waits_for_its_warm_lanes_instead_of_warming_a_third(
 
     async def scenario() -> tuple[set[int], int, int, int]:
         factory = Lanes()
-        pool = suite._Lanes(factory(), factory, {})
-        await pool.first_hello()
-        pool.limit = 4
+        pool = await opened(factory, limit=4)
         lanes = [await pool.acquire("light") for _ in range(4)]  # four lanes, none warm
         for lane in lanes:
             await pool.release(lane, spoiled=False)
