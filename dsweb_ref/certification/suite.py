@@ -186,10 +186,14 @@ class _Lanes:
             async with self._changed:
                 self._changed.notify_all()
 
+    def _warm_cap(self, family: str) -> int | None:
+        """The most lanes ``family`` may warm up (None: any); only lanes the run makes are capped."""
+        return WARM_UP_LANES.get(family) if self._factory is not None else None
+
     def _warm_full(self, family: str) -> bool:
         """Whether ``family`` warms lanes up and already has as many warm lanes as it may: its checks
         then wait for one of those instead of warming another (see :data:`WARM_UP_LANES`)."""
-        cap = WARM_UP_LANES.get(family) if self._factory is not None else None
+        cap = self._warm_cap(family)
         return cap is not None and sum(family in ran for ran in self._families.values()) >= cap
 
     def _pick(self, family: str) -> Target | None:
@@ -204,7 +208,7 @@ class _Lanes:
     def family_gate(self, family: str) -> contextlib.AbstractAsyncContextManager[Any]:
         """Held while a check of ``family`` waits for and uses a lane: a warm-up family's checks take no
         more run slots at once than it has lanes, so they never hold slots other checks could use."""
-        cap = WARM_UP_LANES.get(family) if self._factory is not None else None
+        cap = self._warm_cap(family)
         if cap is None:
             return contextlib.nullcontext()
         return self._family_gates.setdefault(family, asyncio.Semaphore(cap))
