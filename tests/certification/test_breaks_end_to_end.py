@@ -139,6 +139,10 @@ SEED_002_BREAKS: dict[str, tuple[str, str, str]] = {
     "ssrf-deadline-per-hop": ("ssrf", "ssrf.deadline", "slow-hops: answered after"),
     "ssrf-hops-307-uncounted": ("ssrf", "ssrf.caps.redirects", "chain-307-308: 13 requests for a cap of 3"),
     "ssrf-url-browser-parse": ("ssrf", "ssrf.url.odd_text", "backslash-userinfo"),
+    # Ranges read too wide (public neighbours refused) or too narrow (their far end let through).
+    "ssrf-ranges-too-wide": ("ssrf", "ssrf.resolve.public_fetched", "after-10 (11.0.0.7): a public address was"),
+    "ssrf-ranges-too-narrow": ("ssrf", "ssrf.resolve.special_ranges", "loopback-other (127.8.9.10)"),
+    "ssrf-v6-low-bits": ("ssrf", "ssrf.resolve.public_fetched", "ipv6-low-bits-private (2606:4700::a00:7)"),
     "evidence-no-query-floor": ("evidence", "evidence.diversity", "kept no source of its own"),
     "evidence-hosts-not-domains": ("evidence", "evidence.diversity", "subdomains: 8 of 8 pages from harbour-news"),
 }

@@ -34,6 +34,7 @@ from .test_breaks_end_to_end import example_adapter_module
 
 SSRF_CHECKS = {
     "ssrf.resolve.special_ranges",
+    "ssrf.resolve.public_fetched",
     "ssrf.resolve.mixed_answers",
     "ssrf.resolve.rebinding",
     "ssrf.redirect.private",
@@ -270,30 +271,75 @@ def test_each_proxy_row_catches_the_reading_it_names(
     assert outcomes == PROXY_READINGS[fetcher]
 
 
-def _blind_to(network: str) -> type[HttpFetchProvider]:
-    """A fetcher whose address policy lets one IPv6 range through (one wrong reading of 'non-public')."""
-    blind = ip_network(network)
-
-    class Blind(AddressPolicy):
-        def blocked_reason(self, address: IPAddress) -> str | None:
-            return None if address in blind else super().blocked_reason(address)
-
-    class BlindFetch(HttpFetchProvider):
+def _with_policy(policy: type[AddressPolicy], name: str) -> type[HttpFetchProvider]:
+    class PolicyFetch(HttpFetchProvider):
         def __init__(self, *args: Any, **kwargs: Any) -> None:
-            super().__init__(*args, policy=Blind(), **kwargs)
+            super().__init__(*args, policy=policy(), **kwargs)
 
-    BlindFetch.__name__ = f"BlindTo{network}"
-    return BlindFetch
-
-
-# The special-range rows added by red-teaming, and the one reading (a range let through) each catches.
-SPECIAL_READINGS = {"local-use-nat64": "64:ff9b:1::/48", "site-local": "fec0::/10"}
+    PolicyFetch.__name__ = name
+    return PolicyFetch
 
 
-@pytest.mark.parametrize("row", sorted(SPECIAL_READINGS))
-def test_each_embedded_and_deprecated_ipv6_row_catches_the_range_it_names(row: str) -> None:
-    (result,) = run(fetch_only_target(_blind_to(SPECIAL_READINGS[row])), only=["ssrf.resolve.special_ranges"]).results
+def _reading(network: str, *, refused: bool) -> type[HttpFetchProvider]:
+    """A fetcher whose address policy reads one range wrongly: lets it through (a special range read too
+    narrow or not known), or with ``refused`` also refuses it (a special range read too wide)."""
+    net = ip_network(network)
+
+    class Reading(AddressPolicy):
+        def blocked_reason(self, address: IPAddress) -> str | None:
+            if address.version == net.version and address in net:
+                return "read too wide" if refused else None
+            return super().blocked_reason(address)
+
+    return _with_policy(Reading, f"{'Refusing' if refused else 'BlindTo'}{network}")
+
+
+PUBLIC = "ssrf.resolve.public_fetched"
+# row -> the one wrong reading of a range it catches first (the first row of its check to fail):
+# special_ranges rows catch a range let through (added by red-teaming; the far end of ranges read too
+# narrow: loopback as 127.0.0.1 alone, the rest as /16); public_fetched rows a range read one bit too wide.
+RANGE_READINGS = {
+    "local-use-nat64": ("ssrf.resolve.special_ranges", "64:ff9b:1::/48"),
+    "site-local": ("ssrf.resolve.special_ranges", "fec0::/10"),
+    "loopback-other": ("ssrf.resolve.special_ranges", "127.8.0.0/16"),
+    "private-10-end": ("ssrf.resolve.special_ranges", "10.128.0.0/9"),
+    "private-172-end": ("ssrf.resolve.special_ranges", "172.24.0.0/13"),
+    "cgnat-end": ("ssrf.resolve.special_ranges", "100.96.0.0/11"),
+    "benchmark-end": ("ssrf.resolve.special_ranges", "198.19.0.0/16"),
+    "after-10": (PUBLIC, "10.0.0.0/7"),
+    "before-127": (PUBLIC, "126.0.0.0/7"),
+    "before-172-16": (PUBLIC, "172.0.0.0/11"),
+    "after-192-168": (PUBLIC, "192.168.0.0/15"),
+    "before-cgnat": (PUBLIC, "100.0.0.0/9"),
+    "after-link-local": (PUBLIC, "169.254.0.0/15"),
+    "before-benchmark": (PUBLIC, "198.16.0.0/14"),
+}
+
+
+@pytest.mark.parametrize("row", sorted(RANGE_READINGS))
+def test_each_range_row_catches_the_reading_it_names(row: str) -> None:
+    check_id, network = RANGE_READINGS[row]
+    (result,) = run(fetch_only_target(_reading(network, refused=check_id == PUBLIC)), only=[check_id]).results
     assert result.outcome.value == "failed" and result.reason.startswith(f"{row} ("), result.reason
+    assert check_id != PUBLIC or "a public address was refused" in result.reason
+
+
+def test_the_ipv6_row_catches_every_ipv6_address_read_as_its_last_32_bits() -> None:
+    low_bits: type[AddressPolicy] = example_adapter_module().LowBitsPolicy  # ssrf-v6-low-bits
+    (result,) = run(fetch_only_target(_with_policy(low_bits, "LowBits")), only=[PUBLIC]).results
+    assert result.outcome.value == "failed", result.reason
+    assert result.reason.startswith("ipv6-low-bits-private (2606:4700::a00:7): a public address was refused")
+
+
+def test_a_fetcher_that_refuses_every_ipv6_address_stays_certified_for_public_addresses() -> None:
+    """Seed-open: no seed makes a fetcher use IPv6; refusing the control refuses the IPv6 rows with it."""
+    (result,) = run(fetch_only_target(_reading("::/0", refused=True)), only=[PUBLIC]).results
+    assert result.outcome.value == "passed", result.reason
+
+
+def test_a_fetcher_that_fetches_no_public_address_fails_at_the_first_row() -> None:
+    (result,) = run(fetch_only_target(_reading("0.0.0.0/0", refused=True)), only=[PUBLIC]).results
+    assert result.outcome.value == "failed" and result.reason.startswith("after-10 (11.0.0.7)"), result.reason
 
 
 ODD = "ssrf.url.odd_text"

@@ -11,7 +11,7 @@ out is dialled to a trap listener that counts connections; one connection there 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -90,8 +90,11 @@ class _Net:
     def port(self) -> int:
         return self.pages.server_address[1]
 
-    def config(self, resolve: Mapping[str, list[list[str]]], private: list[str]) -> dict[str, Any]:
-        dial = {PUBLIC: self.port, **{a: self.trap.port for a in private}}
+    def config(
+        self, resolve: Mapping[str, list[list[str]]], private: list[str], public: Iterable[str] = ()
+    ) -> dict[str, Any]:
+        """``private`` addresses are dialled to the trap; PUBLIC and ``public`` to the page server."""
+        dial = {PUBLIC: self.port, **dict.fromkeys(public, self.port), **{a: self.trap.port for a in private}}
         return {"resolve": {k: v for k, v in resolve.items()}, "dial": dial}
 
 
@@ -137,6 +140,12 @@ SPECIAL = (
     ),
     Case("site-local", "is_global after unwrapping: the deprecated site-local fec0::/10 is 'global'",
          {"address": "fec0::7"}),
+    # The far end of each range: a guard that knows the range, but too narrow.
+    Case("loopback-other", "loopback read as 127.0.0.1 alone, not 127.0.0.0/8", {"address": "127.8.9.10"}),
+    Case("private-10-end", "10.0.0.0/8 read as 10.0.0.0/16", {"address": "10.255.255.7"}),
+    Case("private-172-end", "172.16.0.0/12 read as 172.16.0.0/16", {"address": "172.31.255.7"}),
+    Case("cgnat-end", "100.64.0.0/10 read as 100.64.0.0/16", {"address": "100.127.255.7"}),
+    Case("benchmark-end", "198.18.0.0/15 read as 198.18.0.0/16", {"address": "198.19.255.7"}),
 )
 
 
@@ -157,6 +166,61 @@ async def special_ranges(ctx: CheckContext) -> None:
         for case in SPECIAL:
             url = f"http://{case.name}.ssrf.test:{net.port}/"
             await _fetch_expecting_refusal(ctx, net, url, f"{case.name} ({case['address']})")
+
+
+# Public addresses just outside a special range: the pages a fetcher is for. Seed 002 refuses only what
+# would take the tool to localhost, a private network or a changed address; a public address refused
+# is a range read too wide (or every IPv6 address read as the IPv4 in its last 32 bits).
+PUBLIC_EDGES = (
+    Case("after-10", "10.0.0.0/8 read one bit too wide (10.0.0.0/7)", {"address": "11.0.0.7"}),
+    Case("before-127", "127.0.0.0/8 read one bit too wide (126.0.0.0/7)", {"address": "126.255.255.7"}),
+    Case("before-172-16", "172.16.0.0/12 read one bit too wide (172.0.0.0/11)", {"address": "172.15.255.7"}),
+    Case("after-192-168", "192.168.0.0/16 read one bit too wide (192.168.0.0/15)", {"address": "192.169.0.7"}),
+    Case("before-cgnat", "100.64.0.0/10 read one bit too wide (100.0.0.0/9)", {"address": "100.63.255.7"}),
+    Case("after-link-local", "169.254.0.0/16 read one bit too wide (169.254.0.0/15)", {"address": "169.255.0.7"}),
+    Case("before-benchmark", "198.18.0.0/15 read one bit too wide (198.16.0.0/14)", {"address": "198.17.255.7"}),
+)
+# IPv6: no seed makes a fetcher use IPv6 at all, so these rows bind only a fetcher that fetched the
+# control row (a public IPv6 address whose last 32 bits are public too).
+IPV6_CONTROL = Case("ipv6-public", "control: a public IPv6 address", {"address": "2606:4700::6810:84e5"})
+PUBLIC_IPV6 = (
+    Case("ipv6-low-bits-private", "every IPv6 address also read as the IPv4 in its last 32 bits (10.0.0.7 here)",
+         {"address": "2606:4700::a00:7"}),
+)
+
+
+@check(
+    "ssrf.resolve.public_fetched",
+    "A name resolving to a public address just outside a special range is fetched, not refused",
+    seed="002",
+    requires=REQUIRES,
+    provider="messages",
+    rule="Seed 002: validation keeps the tool away from localhost, private networks and addresses that change "
+    "after the check, and the connection is bound to the public address that passed; a public address is a "
+    "page the pipeline is there to read. Each public IPv4 neighbour of a special range must be fetched (the "
+    "page served there comes back). No seed requires IPv6, so a fetcher that refuses the public IPv6 control "
+    "may refuse the other IPv6 rows too (with a WEB_* error); one that fetched it must fetch them.",
+    cases=(*PUBLIC_EDGES, IPV6_CONTROL, *PUBLIC_IPV6),
+)
+async def public_fetched(ctx: CheckContext) -> None:
+    rows = (*PUBLIC_EDGES, IPV6_CONTROL, *PUBLIC_IPV6)
+    with _network() as net:
+        resolve = {f"{c.name}.ssrf.test": [[c["address"]]] for c in rows}
+        await ctx.configure(provider="messages", test_network=net.config(resolve, [], [c["address"] for c in rows]))
+        ipv6 = True
+        for case in rows:
+            what = f"{case.name} ({case['address']})"
+            outcome = await ctx.fetch(f"http://{case.name}.ssrf.test:{net.port}/{case.name}")
+            require(not outcome.cancelled, f"{what}: the call reported cancelled")
+            if case is IPV6_CONTROL:
+                ipv6 = outcome.ok
+            if not outcome.ok and not ipv6:
+                expect_error(outcome, what)  # IPv6 refused throughout: seed-open
+                continue
+            require(outcome.ok, f"{what}: a public address was refused ({outcome.error_code}: "
+                    f"{outcome.error_message[:120]})", catches=case.catches, address=case["address"])
+            require(PAGE_TEXT in (outcome.text or ""), f"{what}: a success that is not the page served there")
+            require(f"/{case.name}" in net.pages.served, f"{what}: the page server never saw the request")
 
 
 MIXED = (
