@@ -183,11 +183,12 @@ def test_seed_002_break_fails_exactly_its_check_among_its_whole_family(mode: str
 
 def test_every_seed_002_break_mode_is_tabled() -> None:
     from .test_evidence_checks import BREAKS as EVIDENCE_BREAKS
+    from .test_ssrf_body import BODY_BREAKS
     from .test_ssrf_checks import BREAKS as SSRF_BREAKS
 
     adapter = example_adapter_module()
     modes = {m for m in adapter.BREAKS if m.startswith(("ssrf-", "evidence-"))}
-    assert modes == set(SSRF_BREAKS) | set(EVIDENCE_BREAKS) | set(SEED_002_BREAKS)
+    assert modes == set(SSRF_BREAKS) | set(EVIDENCE_BREAKS) | set(SEED_002_BREAKS) | set(BODY_BREAKS)
 
 
 # The checks of this suite's case families (seeds 000/001, the opt-in scheduling ones included); seeds

@@ -35,6 +35,7 @@ from .test_breaks_end_to_end import example_adapter_module
 SSRF_CHECKS = {
     "ssrf.resolve.special_ranges",
     "ssrf.resolve.public_fetched",
+    "ssrf.body.decoded",
     "ssrf.resolve.mixed_answers",
     "ssrf.resolve.rebinding",
     "ssrf.redirect.private",

@@ -18,6 +18,7 @@ from . import (  # noqa: F401  (registration side effect)
     scheduling,
     search,
     ssrf,
+    ssrf_body,
     ssrf_limits,
     standalone,
     summary,

@@ -56,7 +56,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _send(self, body: bytes, *, declared: bool = True, headers: Mapping[str, str] | None = None) -> None:
         self.send_response(200)
-        self.send_header("Content-Type", "text/plain; charset=utf-8")
+        if "Content-Type" not in (headers or {}):
+            self.send_header("Content-Type", "text/plain; charset=utf-8")
         for name, value in (headers or {}).items():
             self.send_header(name, value)
         if declared:

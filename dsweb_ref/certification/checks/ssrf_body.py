@@ -1,0 +1,129 @@
+"""What a fetched body becomes (seed 002's fetch step, over the SSRF test network): the page's text.
+
+Seed 002 reads passages out of the pages it fetched, and seed 001 keeps local HTTP fetch as the shipped
+web_fetch; neither names an encoding. HTTP does: a client lists in ``Accept-Encoding`` the content codings
+it can decode (their names are case-insensitive), and a page declares its charset. So the server here
+compresses a body only with a coding the request listed, and such a body must come back decoded. For
+what a fetcher never asked for (x-gzip, raw deflate) and for charsets, the seeds leave the choice open:
+a ``WEB_*`` refusal is accepted, but a success must carry the page's own text, never the compressed
+bytes, mojibake or undecodable bytes smuggled into the text.
+"""
+
+from __future__ import annotations
+
+import gzip
+import zlib
+from collections.abc import Callable
+
+from ..cases import Case
+from ._base import CheckContext, check, expect_error, require
+from .ssrf import PUBLIC, REQUIRES, _Handler, _network
+
+WORDS = "decoded page text"  # ASCII words every row's page carries
+
+
+def _raw_deflate(data: bytes) -> bytes:
+    packer = zlib.compressobj(wbits=-zlib.MAX_WBITS)
+    return packer.compress(data) + packer.flush()
+
+
+# name, what it catches, the Content-Encoding sent, the coding the request must list for it (the body
+# goes out uncompressed otherwise), the Content-Type, the page's text, its bytes before the coding, and
+# whether a refusal is accepted.
+ROWS = (
+    Case("gzip", "Content-Encoding ignored (gzip bytes shown as text), or gzip listed but not decoded",
+         {"coding": "gzip", "needs": "gzip", "type": "text/plain; charset=utf-8", "text": WORDS,
+          "refusal": False}),
+    Case("coding-upper-case", "content-coding names compared case-sensitively (HTTP: they are not): GZIP",
+         {"coding": "GZIP", "needs": "gzip", "type": "text/plain; charset=utf-8", "text": WORDS,
+          "refusal": False}),
+    Case("deflate", "deflate listed but not decoded (the zlib format HTTP names deflate)",
+         {"coding": "deflate", "needs": "deflate", "type": "text/plain; charset=utf-8", "text": WORDS,
+          "refusal": False}),
+    Case("deflate-raw", "raw deflate (no zlib header, as some servers send) shown as text",
+         {"coding": "deflate", "needs": "deflate", "type": "text/plain; charset=utf-8", "text": WORDS,
+          "refusal": True, "raw": True}),
+    Case("x-gzip", "only the exact name 'gzip' inflated: an x-gzip body shown as text",
+         {"coding": "x-gzip", "needs": "gzip", "type": "text/plain; charset=utf-8", "text": WORDS,
+          "refusal": True}),
+    Case("latin-1", "the declared charset ignored: ISO-8859-1 read as UTF-8 (café becomes caf\ufffd)",
+         {"type": "text/plain; charset=iso-8859-1", "text": f"{WORDS}: café", "encode": "latin-1",
+          "refusal": True}),
+    Case("gb2312", "the declared charset ignored, or gb2312 decoded strictly (the label means GBK on the web, "
+         "and 镕 is only in GBK)", {"type": "text/plain; charset=gb2312", "text": f"{WORDS}: 北京 朱镕基",
+                                   "encode": "gbk", "refusal": True}),
+    Case("utf-16-bom", "a byte-order mark ignored: UTF-16 read as the declared UTF-8",
+         {"type": "text/plain; charset=utf-8", "text": f"{WORDS}: ça", "encode": "utf-16", "refusal": True}),
+    Case("stray-byte", "the text after an undecodable byte lost (decoding stopped there), or the byte kept as a "
+         "lone surrogate (no longer Unicode text)",
+         {"type": "text/plain; charset=utf-8", "text": f"{WORDS} after", "stray_byte": "ff", "refusal": True}),
+)
+
+
+def _body(case: Case) -> bytes:
+    text: str = case["text"]
+    if "stray_byte" in case.params:  # the byte goes out after the page's words
+        return f"{WORDS} ".encode() + bytes.fromhex(case["stray_byte"]) + text.removeprefix(WORDS).encode()
+    return text.encode(case.params.get("encode", "utf-8"))
+
+
+def _listed(accept: str, coding: str) -> bool:
+    """Whether an Accept-Encoding value lists ``coding`` (or ``*``) with a q-value above zero."""
+    for item in accept.split(","):
+        name, _, params = item.partition(";")
+        q = params.strip().lower()
+        zero = q.startswith("q=") and q[2:].strip().rstrip("0").rstrip(".") in ("", "0")
+        if name.strip().lower() in (coding, "*") and not zero:
+            return True
+    return False
+
+
+def _serve(case: Case) -> Callable[[_Handler], None]:
+    def serve(handler: _Handler) -> None:
+        body, coding = _body(case), case.params.get("coding")
+        needs = case.params.get("needs")
+        if coding is not None and needs is not None and _listed(handler.headers.get("Accept-Encoding", ""), needs):
+            if needs == "gzip":
+                body = gzip.compress(body)
+            else:
+                body = _raw_deflate(body) if case.params.get("raw") else zlib.compress(body)
+        else:
+            coding = None  # not asked for: sent as it is
+        handler._send(body, headers={"Content-Type": case["type"], **({"Content-Encoding": coding} if coding else {})})
+
+    return serve
+
+
+@check(
+    "ssrf.body.decoded",
+    "A fetched page comes back as its text: codings the fetcher asked for are decoded, and a success never "
+    "carries compressed bytes, mojibake or undecodable bytes",
+    seed="002",
+    requires=REQUIRES,
+    provider="messages",
+    rule="Seed 002: passages are read out of the fetched pages (and seed 001 keeps local HTTP fetch as the "
+    "shipped web_fetch). HTTP decides the rest: a body compressed with a coding the request's Accept-Encoding "
+    "listed (names are case-insensitive) must come back decoded. No seed makes a fetcher ask for any coding or "
+    "read any charset, so for a coding it did not ask for and for every charset a WEB_* refusal is accepted; a "
+    "success must show the page's own text.",
+    cases=ROWS,
+)
+async def decoded(ctx: CheckContext) -> None:
+    with _network() as net:
+        for case in ROWS:
+            net.pages.special[f"/body/{case.name}"] = _serve(case)
+        await ctx.configure(provider="messages", test_network=net.config({"body.ssrf.test": [[PUBLIC]]}, []))
+        for case in ROWS:
+            outcome = await ctx.fetch(f"http://body.ssrf.test:{net.port}/body/{case.name}")
+            if not outcome.ok and case["refusal"]:
+                expect_error(outcome, case.name)
+                continue
+            require(outcome.ok, f"{case.name}: the page was refused ({outcome.error_code}: "
+                    f"{outcome.error_message[:120]})", catches=case.catches)
+            text = outcome.text or ""
+            missing = [w for w in case["text"].split() if w not in text]
+            require(not missing, f"{case.name}: the page's text did not come back (missing {missing[:3]}; got "
+                    f"{text[:80]!r})", catches=case.catches)
+            lone = next((c for c in text if "\ud800" <= c <= "\udfff"), None)
+            require(lone is None, f"{case.name}: the text carries the lone surrogate U+{ord(lone or ' '):04X}, "
+                    "which is not Unicode text", catches=case.catches)

@@ -1,0 +1,236 @@
+"""ssrf.body.decoded: the reference passes; each row fails the one wrong reading of a body it names (the
+first row to fail), and the readings the seeds leave open (refusing what was not asked for) pass."""
+
+from __future__ import annotations
+
+import codecs
+import dataclasses
+import zlib
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from dsweb_ref import FetchBody, FetchResult, WebError, WebErrorCode
+from dsweb_ref.certification.checks import REGISTRY
+from dsweb_ref.certification.checks.ssrf_body import ROWS, _listed
+from dsweb_ref.certification.targets import (
+    InProcessTarget,
+    TargetConfig,
+    ToolPair,
+    _build_reference,
+    reference_target,
+)
+from dsweb_ref.netguard import decode_text, pick_charset, read_capped
+from dsweb_ref.providers.http_fetch import HttpFetchProvider
+
+from ._profile_breaks import assert_break_fails_exactly
+from .conftest import run
+from .test_ssrf_checks import fetch_only_target
+
+CHECK = "ssrf.body.decoded"
+Reading = Callable[[httpx.Headers, bytes], Awaitable[str]]
+
+
+async def _chunks(raw: bytes) -> AsyncIterator[bytes]:
+    yield raw
+
+
+async def reference_text(headers: httpx.Headers, raw: bytes) -> str:
+    data, _cut = await read_capped(_chunks(raw), 1 << 20, headers.get("content-encoding"))
+    return decode_text(data, pick_charset(headers.get("content-type")), complete=True)
+
+
+def _coding(headers: httpx.Headers) -> str:
+    return headers.get("content-encoding", "")
+
+
+def _refuse() -> str:
+    raise WebError(WebErrorCode.UNSUPPORTED_CONTENT_TYPE, "not decoded here")
+
+
+async def coding_ignored(headers: httpx.Headers, raw: bytes) -> str:
+    return decode_text(raw, pick_charset(headers.get("content-type")), complete=True)
+
+
+async def coding_case_sensitive(headers: httpx.Headers, raw: bytes) -> str:
+    return _refuse() if _coding(headers) != _coding(headers).lower() else await reference_text(headers, raw)
+
+
+async def deflate_not_decoded(headers: httpx.Headers, raw: bytes) -> str:
+    return _refuse() if _coding(headers).lower() == "deflate" else await reference_text(headers, raw)
+
+
+async def raw_deflate_as_text(headers: httpx.Headers, raw: bytes) -> str:
+    if _coding(headers).lower() != "deflate":
+        return await reference_text(headers, raw)
+    try:
+        data = zlib.decompress(raw)
+    except zlib.error:
+        data = raw  # not zlib: taken as it came
+    return data.decode("utf-8", "replace")
+
+
+async def x_gzip_as_text(headers: httpx.Headers, raw: bytes) -> str:
+    return raw.decode("utf-8", "replace") if _coding(headers) == "x-gzip" else await reference_text(headers, raw)
+
+
+async def charset_ignored(headers: httpx.Headers, raw: bytes) -> str:
+    data, _cut = await read_capped(_chunks(raw), 1 << 20, headers.get("content-encoding"))
+    return decode_text(data, "utf-8", complete=True)
+
+
+async def strict_gb2312(headers: httpx.Headers, raw: bytes) -> str:
+    if "gb2312" in headers.get("content-type", ""):
+        return raw.decode("gb2312", "replace")
+    return await reference_text(headers, raw)
+
+
+async def bom_ignored(headers: httpx.Headers, raw: bytes) -> str:
+    if raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return raw.decode("utf-8", "replace")
+    return await reference_text(headers, raw)
+
+
+async def stop_at_bad_byte(headers: httpx.Headers, raw: bytes) -> str:
+    data, _cut = await read_capped(_chunks(raw), 1 << 20, headers.get("content-encoding"))
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return await reference_text(headers, raw)
+    charset = pick_charset(headers.get("content-type"))
+    try:
+        return data.decode(charset)
+    except UnicodeDecodeError as exc:
+        return data[: exc.start].decode(charset)  # wrong: the text after the first undecodable byte dropped
+
+
+def reading_fetch(read: Reading) -> type[HttpFetchProvider]:
+    """The reference fetcher, with ``read`` turning each body's raw bytes into its text."""
+
+    class ReadingFetch(HttpFetchProvider):
+        async def _read(self, url: httpx.URL, response: httpx.Response) -> FetchResult:
+            raw = b"".join([chunk async for chunk in response.aiter_raw()])
+            text = await read(response.headers, raw)
+            return FetchResult(url=str(url), status_code=response.status_code, body=FetchBody("text", text))
+
+    ReadingFetch.__name__ = read.__name__
+    return ReadingFetch
+
+
+READINGS: dict[str, Reading] = {
+    "gzip": coding_ignored,
+    "coding-upper-case": coding_case_sensitive,
+    "deflate": deflate_not_decoded,
+    "deflate-raw": raw_deflate_as_text,
+    "x-gzip": x_gzip_as_text,
+    "latin-1": charset_ignored,
+    "gb2312": strict_gb2312,
+    "utf-16-bom": bom_ignored,
+    "stray-byte": stop_at_bad_byte,
+}
+
+
+def test_every_row_has_a_reading() -> None:
+    assert set(READINGS) == {case.name for case in ROWS}
+    assert REGISTRY[CHECK].rule.startswith("Seed 002:") and all(case.catches for case in ROWS)
+
+
+def test_the_reference_passes() -> None:
+    (result,) = run(reference_target(), only=[CHECK]).results
+    assert result.outcome.value == "passed", result.reason
+
+
+def test_a_fetcher_that_reads_bodies_as_the_reference_does_passes() -> None:
+    """The harness of the readings below is sound: with the reference's own reading, the check passes."""
+    (result,) = run(fetch_only_target(reading_fetch(reference_text)), only=[CHECK]).results
+    assert result.outcome.value == "passed", result.reason
+
+
+@pytest.mark.parametrize("row", sorted(READINGS))
+def test_each_row_catches_the_reading_it_names(row: str) -> None:
+    (result,) = run(fetch_only_target(reading_fetch(READINGS[row])), only=[CHECK]).results
+    assert result.outcome.value == "failed" and result.reason.startswith(f"{row}: "), result.reason
+
+
+@dataclass(frozen=True)
+class LeakyResult:
+    """A tool result that keeps a lone surrogate in its text (the reference's ToolResult replaces it)."""
+
+    text: str
+    value: dict[str, Any] | None
+    error_code: str | None
+
+
+class SurrogateLeakingFetchTool:
+    """The reference web_fetch tool, except that an undecodable byte reaches the text as a lone surrogate."""
+
+    def __init__(self, tool: Any) -> None:
+        self.tool = tool
+
+    async def execute(self, arguments: Any, ctx: Any) -> LeakyResult:
+        result = await self.tool.execute(arguments, ctx)
+        return LeakyResult(result.text.replace("\ufffd", "\udcff"), result.value, result.error_code)
+
+
+def test_a_lone_surrogate_in_the_text_fails_the_stray_byte_row() -> None:
+    def leaky(config: TargetConfig) -> ToolPair:
+        tools = _build_reference(config)  # the reference, with its fetch tool wrapped
+        return dataclasses.replace(tools, fetch=SurrogateLeakingFetchTool(tools.fetch))
+
+    (result,) = run(InProcessTarget(leaky, name="leaky", version="0"), only=[CHECK]).results
+    assert result.outcome.value == "failed", result.reason
+    assert result.reason.startswith("stray-byte: the text carries the lone surrogate U+DCFF"), result.reason
+
+
+class NoCodingsFetch(HttpFetchProvider):
+    """Asks for no content coding and reads no declared charset but UTF-8 (refusing the others)."""
+
+    async def _read(self, url: httpx.URL, response: httpx.Response) -> FetchResult:
+        if "charset=utf-8" not in response.headers.get("content-type", ""):
+            raise WebError(WebErrorCode.UNSUPPORTED_CONTENT_TYPE, "only UTF-8 here")
+        return await super()._read(url, response)
+
+
+def test_a_fetcher_that_asks_for_no_coding_and_refuses_other_charsets_passes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Seed-open: no seed makes a fetcher ask for a coding or read a charset; a refusal is a WEB_* error."""
+    real_build = httpx.AsyncClient.build_request
+
+    def identity_only(self: httpx.AsyncClient, *args: object, **kwargs: object) -> httpx.Request:
+        request = real_build(self, *args, **kwargs)  # type: ignore[arg-type]
+        request.headers["Accept-Encoding"] = "identity"
+        return request
+
+    monkeypatch.setattr(httpx.AsyncClient, "build_request", identity_only)
+    (result,) = run(fetch_only_target(NoCodingsFetch), only=[CHECK]).results
+    assert result.outcome.value == "passed", result.reason
+
+
+@pytest.mark.parametrize(
+    ("accept", "coding", "listed"),
+    [
+        ("gzip, deflate", "gzip", True),
+        ("GZIP", "gzip", True),  # catches: names compared case-sensitively
+        ("deflate;q=0, gzip", "deflate", False),  # catches: q=0 read as acceptable
+        ("gzip;q=0.0", "gzip", False),  # catches: only the text 'q=0' taken for zero
+        ("gzip;q=0.5", "gzip", True),
+        ("*", "deflate", True),
+        ("identity", "gzip", False),
+        ("", "gzip", False),
+        ("br", "gzip", False),
+    ],
+)
+def test_the_server_compresses_only_with_a_coding_the_request_listed(accept: str, coding: str, listed: bool) -> None:
+    assert _listed(accept, coding) is listed
+
+
+BODY_BREAKS = {"ssrf-coding-ignored": "gzip: the page's text did not come back",
+               "ssrf-charset-ignored": "latin-1: the page's text did not come back"}
+
+
+@pytest.mark.parametrize("mode", sorted(BODY_BREAKS))
+def test_each_body_break_fails_exactly_its_check_among_the_ssrf_family(mode: str, tmp_path: Path) -> None:
+    assert_break_fails_exactly("ssrf", mode, CHECK, BODY_BREAKS[mode], tmp_path)
