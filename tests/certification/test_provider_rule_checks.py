@@ -5,6 +5,8 @@ each accepts every reading its seed sentence leaves open and rejects the wrong o
 
 from __future__ import annotations
 
+import base64
+import re
 from types import MappingProxyType
 from typing import Any
 
@@ -132,7 +134,7 @@ def test_cutting_the_detail_before_scrubbing_leaks_a_piece_of_the_key(monkeypatc
     monkeypatch.setattr(_deepseek_http, "scrub_prefix", cut_then_scrub)
     report = run(_target(), ["errors.secret_echo"])
     assert report.results[0].outcome is Outcome.FAILED
-    assert "a piece of the credential" in report.results[0].reason, report.results[0].reason
+    assert "key past the first 490 characters: the failure shows characters" in report.results[0].reason
 
 
 def test_refusing_an_unusable_base_at_configure_is_accepted() -> None:
@@ -147,3 +149,62 @@ def test_a_blank_base_that_still_sends_fails_the_base_check(monkeypatch: pytest.
     report = run(_target(), ["search.api.base_unavailable"])
     assert report.results[0].outcome is Outcome.FAILED
     assert "the provider is unavailable" in report.results[0].reason, report.results[0].reason
+
+
+def _forms_scrubber(forms: set[str]) -> Any:
+    """A scrubber that knows only ``forms`` of the key: raw, base64 at the given byte offsets
+    (``b64-0``, ``b64-1``, ``b64-2``), %XX in upper case (``pct-upper``), in any case (``pct-any``), and
+    %25XX (``pct-twice``). Each is one wrong reading of "in any encoding"."""
+
+    def scrub(text: str, secrets: Any, placeholder: str) -> str:
+        for secret in (s for s in secrets if s):
+            data = secret.encode()
+            literal = []
+            if "raw" in forms:
+                literal.append(secret)
+            for shift in range(3):
+                if f"b64-{shift}" in forms:
+                    encoded = base64.b64encode(b"\0" * shift + data).decode()
+                    literal.append(encoded[-(-4 * shift // 3) : 4 * (shift + len(data)) // 3])
+            upper = "".join(f"%{b:02X}" for b in data)
+            if "pct-upper" in forms:
+                literal.append(upper)
+            for form in literal:
+                text = text.replace(form, placeholder)
+            if "pct-any" in forms:
+                text = re.sub(re.escape(upper), placeholder, text, flags=re.IGNORECASE)
+            if "pct-twice" in forms:
+                text = re.sub(re.escape(upper.replace("%", "%25")), placeholder, text, flags=re.IGNORECASE)
+        return text
+
+    return scrub
+
+
+ALL_PERCENT = {"pct-any", "pct-twice"}
+ALL_BASE64 = {"b64-0", "b64-1", "b64-2"}
+# the encoded echo row that alone catches each wrong reading of "in any encoding" (the first to fail)
+ENCODED_READINGS = {
+    "a base64 dump of the request, the key at byte 0 of a group": {"raw", *ALL_PERCENT},
+    "a base64 dump of the request, the key at byte 1 of a group": {"raw", "b64-0", *ALL_PERCENT},
+    "a base64 dump of the request, the key at byte 2 of a group": {"raw", "b64-0", "b64-1", *ALL_PERCENT},
+    "a URL echoing the key percent-encoded (%XX)": {"raw", *ALL_BASE64},
+    "a URL echoing the key percent-encoded in lower case (%xx)": {"raw", *ALL_BASE64, "pct-upper", "pct-twice"},
+    "a URL echoing the key percent-encoded twice (%25XX)": {"raw", *ALL_BASE64, "pct-any"},
+}
+
+
+@pytest.mark.parametrize("row", sorted(ENCODED_READINGS))
+def test_each_encoded_echo_row_catches_the_scrubber_that_misses_its_form(
+    row: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_deepseek_http, "scrub_text", _forms_scrubber(ENCODED_READINGS[row]))
+    (result,) = run(_target(), ["errors.secret_echo"]).results
+    assert result.outcome is Outcome.FAILED, result.reason
+    assert result.reason.startswith(f"[Search API] {row}: the failure shows characters"), result.reason
+    assert "dsweb-emul" not in result.reason  # the judge names where the piece starts, never the piece
+
+
+def test_a_scrubber_that_knows_every_form_the_rows_echo_passes(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_deepseek_http, "scrub_text", _forms_scrubber({"raw", *ALL_BASE64, *ALL_PERCENT}))
+    (result,) = run(_target(), ["errors.secret_echo"]).results
+    assert result.outcome is Outcome.PASSED, result.reason

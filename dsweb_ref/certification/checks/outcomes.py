@@ -4,14 +4,15 @@ an unreadable body and every redirect status fail with WEB_PROVIDER_ERROR after 
 
 from __future__ import annotations
 
+import base64
 import json
 
 from ..._exceptions import WebError
-from ..._secrets import encoded_secret_found
 from ...emulator import CutBody, Fault, Malformed, RateLimited, Status, ToolError
 from ..cases import ORDER, Case
 from ..targets import CallOutcome, TargetError
 from ._base import PROVIDER_ERROR, CheckContext, check, expect_error, expect_success, require
+from ._leaks import leak
 from ._oracle import query_match
 from ._script import answer_body, row, script
 
@@ -216,23 +217,46 @@ SECRET_ECHOES = (
          "then scrubbed", {"status": 502, "body": {"error": {"message": "x" * 480 + KEY + "y" * 3588}}}),
     Case("429 whose Retry-After header is the key", "a Retry-After hint quoted without scrubbing",
          {"status": 429, "body": {"error": {"message": "slow down"}}, "headers": {"Retry-After": KEY}}),
+    # An upstream may echo the key encoded (a dump of the request, a URL): "in any encoding" means these too.
+    # The prefixes put the key at each of the three byte offsets of a base64 group.
+    *(Case(f"a base64 dump of the request, the key at byte {len(prefix) % 3} of a group",
+           "the key scrubbed only as written, not base64-encoded" if not i else
+           "base64 looked for at one alignment of the key only",
+           {"status": 401, "encode": ("base64", prefix), "body": {"error": {"message": "bad request: {encoded}"}}})
+      for i, prefix in enumerate(("token=", "apikey=", "auth="))),
+    Case("a URL echoing the key percent-encoded (%XX)", "percent-encoded forms of the key not scrubbed",
+         {"status": 403, "encode": ("percent", "/v1/tools/search?key="),
+          "body": {"error": {"message": "forbidden: {encoded}"}}}),
+    Case("a URL echoing the key percent-encoded in lower case (%xx)", "only upper-case %XX forms scrubbed",
+         {"status": 403, "encode": ("percent-lower", "/v1/tools/search?key="),
+          "body": {"error": {"message": "forbidden: {encoded}"}}}),
+    Case("a URL echoing the key percent-encoded twice (%25XX)", "one percent-decoding only",
+         {"status": 403, "encode": ("percent-twice", "/v1/tools/search?key="),
+          "body": {"error": {"message": "forbidden: {encoded}"}}}),
 )
+ENCODED = "{encoded}"  # where the encoded key goes in an echo body
+
+
+def _encoded(how: str, text: str) -> str:
+    data = text.encode()
+    if how == "base64":
+        return base64.b64encode(data).decode("ascii")
+    once = "".join(f"%{b:02X}" for b in data)
+    return {"percent": once, "percent-lower": once.lower(), "percent-twice": once.replace("%", "%25")}[how]
 
 
 def _leaks(outcome: CallOutcome, secret: str) -> str | None:
-    """How the outcome shows ``secret`` (whole in any encoding, or a 10-character piece), if it does."""
-    shown = f"{outcome.text or ''}\n{outcome.error_message}\n{json.dumps(outcome.value)}"
-    if encoded_secret_found(shown, (secret,)):
-        return "the credential"
-    pieces = {secret[i : i + 10] for i in range(len(secret) - 9)}
-    piece = next((p for p in sorted(pieces) if p in shown), None)
-    return f"a piece of the credential ({piece!r})" if piece else None
+    """How the outcome shows ``secret`` (a 10-character piece of it, in any encoding), if it does."""
+    return leak(f"{outcome.text or ''}\n{outcome.error_message}\n{json.dumps(outcome.value)}", secret)
 
 
 def _echo_fault(case: Case, key: str) -> Status:
-    body = json.dumps(case["body"]).replace(KEY, key).encode()
+    body = json.dumps(case["body"]).replace(KEY, key)
+    if "encode" in case.params:
+        how, prefix = case["encode"]
+        body = body.replace(ENCODED, _encoded(how, prefix + key))
     headers = {k: v.replace(KEY, key) for k, v in case.params.get("headers", {}).items()}
-    return Status(case["status"], body=body, headers=headers)
+    return Status(case["status"], body=body.encode(), headers=headers)
 
 
 @check(

@@ -1,0 +1,60 @@
+"""Whether a credential shows in what a model or a report sees: the judge of the secret-echo checks.
+
+Written apart from the reference's scrubber (``dsweb_ref._secrets``) on purpose: a judge that called the
+scrubber's own finder would be wrong exactly where the scrubber is, and a mutant of it would pass. So
+this one decodes the text the ways an upstream echo encodes (percent once or twice, HTML entities, JSON
+``\\uXXXX`` escapes, base64 at every alignment, either alphabet) and looks for any ``PIECE``-character
+piece of the secret, in any case, in each reading. Linear in the text: plain character-class runs only.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import html
+import re
+from collections.abc import Iterator
+from urllib.parse import unquote
+
+__all__ = ["PIECE", "leak"]
+
+PIECE = 10  # characters of a secret that count as showing it
+_BASE64_RUN = re.compile(r"[A-Za-z0-9+/_-]{12,}")
+_JSON_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
+_URL_SAFE = str.maketrans("-_", "+/")
+
+
+def _base64_readings(text: str) -> Iterator[str]:
+    """Every run of base64 characters decoded from each of its four starting offsets."""
+    for run in _BASE64_RUN.findall(text):
+        run = run.translate(_URL_SAFE)
+        for start in range(4):
+            body = run[start:]
+            body = body[: len(body) - len(body) % 4]
+            try:
+                yield base64.b64decode(body, validate=True).decode("latin-1")
+            except (binascii.Error, ValueError):
+                continue
+
+
+def _readings(text: str) -> Iterator[tuple[str, str]]:
+    yield "", text
+    once = unquote(text)
+    yield "percent-encoded", once
+    yield "percent-encoded twice", unquote(once)
+    yield "as HTML entities", html.unescape(text)
+    yield "as JSON escapes", _JSON_ESCAPE.sub(lambda m: chr(int(m[1], 16)), text)
+    for decoded in _base64_readings(text):
+        yield "base64-encoded", decoded
+
+
+def leak(text: str, secret: str) -> str | None:
+    """How ``text`` shows ``secret`` (where in it the piece starts, and the encoding), or ``None``. The
+    piece itself is never quoted: the answer lands in reports."""
+    pieces = {secret[i : i + PIECE].casefold(): i for i in range(max(1, len(secret) - PIECE + 1))}
+    for how, reading in _readings(text):
+        folded = reading.casefold()
+        at = next((i for piece, i in pieces.items() if piece in folded), None)
+        if at is not None:
+            return f"characters {at + 1}-{at + PIECE} of the credential{' ' + how if how else ''}"
+    return None

@@ -1,0 +1,70 @@
+"""The secret-echo judge (certification/checks/_leaks.py), apart from the reference's scrubber: it finds
+a 10-character piece of the secret in every encoding an echo may use, and nothing else."""
+
+from __future__ import annotations
+
+import base64
+import html
+import time
+
+import pytest
+
+from dsweb_ref.certification.checks._leaks import PIECE, leak
+
+SECRET = "dsweb-emulator-key-0001"
+
+
+def _b64(text: str, *, url_safe: bool = False) -> str:
+    encoded = base64.b64encode(text.encode()).decode()
+    return encoded.translate(str.maketrans("+/", "-_")) if url_safe else encoded
+
+
+def _pct(text: str) -> str:
+    return "".join(f"%{b:02X}" for b in text.encode())
+
+
+SHOWN = [
+    pytest.param(f"error: {SECRET} rejected", "", id="raw"),  # catches: pieces looked for nowhere
+    pytest.param(f"error: {SECRET.upper()}", "", id="upper-case"),  # catches: a case-sensitive search
+    pytest.param(f"key={_pct(SECRET)}", "percent-encoded", id="percent"),
+    pytest.param(f"key={_pct(SECRET).lower()}", "percent-encoded", id="percent-lower"),
+    pytest.param(f"key={_pct(SECRET).replace('%', '%25')}", "percent-encoded twice", id="percent-twice"),
+    pytest.param(f"<p>{''.join(f'&#{ord(c)};' for c in SECRET)}</p>", "as HTML entities", id="html"),
+    pytest.param("".join(f"\\u{ord(c):04x}" for c in SECRET), "as JSON escapes", id="json-escapes"),
+    *(pytest.param(f"dump {_b64('x' * n + SECRET)} end", "base64-encoded", id=f"base64-at-byte-{n}")
+      for n in range(3)),  # catches: one alignment only
+    pytest.param(f"dump {_b64('xx' + SECRET + '~~~~', url_safe=True)}", "base64-encoded", id="base64-url-safe"),
+    pytest.param(f"dump {_b64('x' + SECRET)[:20]}", "base64-encoded", id="base64-cut"),  # a piece still shows
+    pytest.param(f"error: ...{SECRET[5:5 + PIECE]}...", "", id="a piece"),
+]
+
+
+@pytest.mark.parametrize(("text", "how"), SHOWN)
+def test_the_judge_finds_the_secret_in_each_encoding(text: str, how: str) -> None:
+    found = leak(text, SECRET)
+    assert found is not None and found.startswith("characters ") and found.endswith(how)
+    assert SECRET[:PIECE] not in found  # the answer lands in reports: it never quotes the piece
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "error: <credential> rejected",
+        f"error: ...{SECRET[3:3 + PIECE - 1]}...",  # nine characters are not a piece
+        f"dump {_b64('something else entirely, long enough to decode')}",
+        html.escape("<b>nothing here</b>"),
+        "",
+    ],
+)
+def test_the_judge_finds_nothing_in_text_without_the_secret(text: str) -> None:
+    assert leak(text, SECRET) is None
+
+
+def test_the_judge_is_linear_on_a_long_base64_like_text() -> None:
+    text = "A" * 200_000 + "%" * 50_000 + "&#" * 50_000
+    start = time.process_time()
+    assert leak(text, SECRET) is None
+    small = time.process_time() - start
+    start = time.process_time()
+    assert leak(text * 4, SECRET) is None
+    assert time.process_time() - start < 8 * max(small, 0.01)  # four times the text: about four times the work
