@@ -95,9 +95,15 @@ async def bom_ignored(headers: httpx.Headers, raw: bytes) -> str:
     return await reference_text(headers, raw)
 
 
+async def utf8_bom_ignored(headers: httpx.Headers, raw: bytes) -> str:
+    if raw.startswith(codecs.BOM_UTF8):
+        return raw.decode(pick_charset(headers.get("content-type")), "replace")
+    return await reference_text(headers, raw)
+
+
 async def stop_at_bad_byte(headers: httpx.Headers, raw: bytes) -> str:
     data, _cut = await read_capped(_chunks(raw), 1 << 20, headers.get("content-encoding"))
-    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+    if data.startswith((codecs.BOM_UTF8, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         return await reference_text(headers, raw)
     charset = pick_charset(headers.get("content-type"))
     try:
@@ -128,6 +134,7 @@ READINGS: dict[str, Reading] = {
     "latin-1": charset_ignored,
     "gb2312": strict_gb2312,
     "utf-16-bom": bom_ignored,
+    "utf-8-bom": utf8_bom_ignored,
     "stray-byte": stop_at_bad_byte,
 }
 

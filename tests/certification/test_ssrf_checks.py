@@ -4,6 +4,7 @@ example adapter pass; each SSRF break mode of the example adapter fails exactly 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 import zlib
 from ipaddress import ip_network
@@ -24,7 +25,7 @@ from dsweb_ref.certification.targets import (
     reference_target,
 )
 from dsweb_ref.netguard import AddressPolicy, IPAddress, PinnedTransport, check_url, read_capped
-from dsweb_ref.providers.http_fetch import HttpFetchProvider
+from dsweb_ref.providers.http_fetch import HttpFetchConfig, HttpFetchProvider
 from dsweb_ref.replay._bases import credential_environ
 from dsweb_ref.runtime import build_runtime, http_fetch_config
 
@@ -188,10 +189,11 @@ class WireBytesCap(HttpFetchProvider):
     """The cap counts the bytes on the wire; what they inflate to is not bounded."""
 
     async def _read(self, url: httpx.URL, response: httpx.Response) -> FetchResult:
-        raw, _cut = await read_capped(response.aiter_raw(), self.config.max_response_bytes)
+        raw, cut = await read_capped(response.aiter_raw(), self.config.max_response_bytes)
         if response.headers.get("content-encoding"):
             raw = zlib.decompress(raw, wbits=47)  # zlib or gzip framing
-        return FetchResult(url=str(url), status_code=response.status_code, body=FetchBody("text", raw.decode()))
+        return FetchResult(url=str(url), status_code=response.status_code, body=FetchBody("text", raw.decode()),
+                           truncated=cut)
 
 
 BODY_READINGS = {
@@ -212,6 +214,31 @@ def test_each_body_cap_row_catches_the_reading_it_names(
         outcomes[case.name] = result.outcome.value
     monkeypatch.undo()
     assert outcomes == BODY_READINGS[fetcher]
+
+
+class CutUnmarked(HttpFetchProvider):
+    """Cuts a page at the cap, as the reference does, but never says it was cut."""
+
+    async def _read(self, url: httpx.URL, response: httpx.Response) -> FetchResult:
+        return dataclasses.replace(await super()._read(url, response), truncated=False)
+
+
+class CapOneShort(HttpFetchProvider):
+    """The cap read as 'fewer than fetch_max_bytes': a page of exactly the cap is refused."""
+
+    def __init__(self, config: HttpFetchConfig, **kwargs: Any) -> None:
+        super().__init__(dataclasses.replace(config, max_response_bytes=config.max_response_bytes - 1), **kwargs)
+
+
+@pytest.mark.parametrize(("fetcher", "reason"), [
+    (CutUnmarked, "undeclared: the page was cut to the cap but truncated is not true"),
+    (CapOneShort, "at-cap: a page of exactly the 4096-byte cap was refused"),
+])
+def test_a_cut_left_unmarked_and_a_cap_one_short_fail_the_body_cap_check(
+    fetcher: type[HttpFetchProvider], reason: str
+) -> None:
+    (result,) = run(fetch_only_target(fetcher), only=["ssrf.caps.body"]).results
+    assert result.outcome.value == "failed" and result.reason.startswith(reason), result.reason
 
 
 async def through_environment_proxies(fetcher: HttpFetchProvider, url: httpx.URL) -> FetchResult:

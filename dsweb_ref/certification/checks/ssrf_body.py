@@ -54,6 +54,9 @@ ROWS = (
                                    "encode": "gbk", "refusal": True}),
     Case("utf-16-bom", "a byte-order mark ignored: UTF-16 read as the declared UTF-8",
          {"type": "text/plain; charset=utf-8", "text": f"{WORDS}: ça", "encode": "utf-16", "refusal": True}),
+    Case("utf-8-bom", "a byte-order mark ignored: UTF-8 read as the declared ISO-8859-1 (café becomes cafÃ©), or "
+         "more than the mark dropped", {"type": "text/plain; charset=iso-8859-1", "text": f"{WORDS}: café",
+                                        "encode": "utf-8-sig", "refusal": True}),
     Case("stray-byte", "the text after an undecodable byte lost (decoding stopped there), or the byte kept as a "
          "lone surrogate (no longer Unicode text)",
          {"type": "text/plain; charset=utf-8", "text": f"{WORDS} after", "stray_byte": "ff", "refusal": True}),

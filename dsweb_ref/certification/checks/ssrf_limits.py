@@ -120,6 +120,16 @@ BODY_CASES = (
 )
 _BODY_SERVERS = {"declared": _big(True), "undeclared": _big(False), "gzip-bomb": _bomb("gzip"),
                  "deflate-bomb": _bomb("deflate")}
+# A page of exactly the cap is within it: whole, and not marked cut. Its own small cap, so no tool's
+# output budget cuts it first.
+AT_CAP = 4096
+LAST = b"ZZ-LAST-BYTES"
+AT_CAP_CASE = Case("at-cap", "the cap read as 'fewer than': a page of exactly the cap cut, refused or marked cut",
+                   {"bytes": AT_CAP, "content_length": True, "cap": AT_CAP})
+
+
+def _at_cap(handler: _Handler) -> None:
+    handler._send(b"a" * (AT_CAP - len(LAST)) + LAST)
 
 
 @check(
@@ -130,13 +140,16 @@ _BODY_SERVERS = {"declared": _big(True), "undeclared": _big(False), "gzip-bomb":
     provider="messages",
     rule="Seed 002: a fetched page is bounded (and seed 001 keeps the HTTP fetcher's resource limits); the "
     "cap (configure fetch_max_bytes) holds for the decoded body, whatever the server declares or "
-    "compresses. Cutting and refusing are both accepted; nothing past the cap may come back.",
-    cases=BODY_CASES,
+    "compresses. Cutting and refusing are both accepted; nothing past the cap may come back, and a page cut "
+    "says so (truncated true: the web_fetch value schema sets it when anything was cut). A page of exactly "
+    "the cap is within it: it comes back whole, not marked cut.",
+    cases=(*BODY_CASES, AT_CAP_CASE),
 )
 async def body_cap(ctx: CheckContext) -> None:
     with _network() as net:
         for name, serve in _BODY_SERVERS.items():
             net.pages.special[f"/big/{name}"] = serve
+        net.pages.special["/big/at-cap"] = _at_cap
         test_network = net.config({"caps.ssrf.test": [[PUBLIC]]}, [])
         await ctx.configure(provider="messages", test_network=test_network, fetch_max_bytes=BODY_CAP)
         for case in BODY_CASES:
@@ -152,6 +165,16 @@ async def body_cap(ctx: CheckContext) -> None:
                 text_chars=len(text),
                 value_chars=len(value),
             )
+            if "a" * 1024 in text:  # the page's own bytes, so it was read and cut (a body left compressed is not)
+                require((outcome.value or {}).get("truncated") is True,
+                        f"{case.name}: the page was cut to the cap but truncated is not true")
+        await ctx.configure(provider="messages", test_network=test_network, fetch_max_bytes=AT_CAP)
+        outcome = await ctx.fetch(f"http://caps.ssrf.test:{net.port}/big/at-cap")
+        what = f"at-cap: a page of exactly the {AT_CAP}-byte cap"
+        require(outcome.ok, f"{what} was refused ({outcome.error_code})", catches=AT_CAP_CASE.catches)
+        require(LAST.decode() in (outcome.text or ""), f"{what} lost its last bytes", catches=AT_CAP_CASE.catches)
+        require((outcome.value or {}).get("truncated") is False, f"{what} is marked cut (truncated is not false)",
+                catches=AT_CAP_CASE.catches)
 
 
 # --- redirect hops ----------------------------------------------------------------------------------
