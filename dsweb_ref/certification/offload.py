@@ -1,5 +1,5 @@
-"""The run's side of the check worker: checks marked ``process="own"`` run in a second Python process beside
-the run, so a CPU-bound check computes on another core instead of holding the run's interpreter lock.
+"""The run's side of a check worker: each check marked ``process="own"`` runs in a Python process of its own
+beside the run, so a CPU-bound check computes on another core instead of holding the run's interpreter lock.
 
 The run starts ``python -m dsweb_ref.certification.worker`` as it begins (the worker's imports overlap the
 run's first checks), in a process group of its own, and writes it one JSON line on stdin: the check ids,

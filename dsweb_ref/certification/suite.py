@@ -13,11 +13,12 @@ apart what must not overlap: checks marked ``alone`` run one by one, then the bu
 the timing checks (``quiet``) side by side with one another only. The report keeps catalogue order.
 
 One process runs on one core at a time (its interpreter lock), so the few checks that compute more
-than they wait (marked ``process="own"``) run in a worker process beside all that (:mod:`.offload`).
-The quiet phase does not wait for the worker: ``quiet`` keeps CPU-bound checks off the event loop and
-interpreter lock the timing checks measure with (and an in-process target runs on); the worker has
-neither, only another core, and the timing verdicts are judged against the load measured in the run
-(:mod:`.calibration`), which counts whatever the worker withholds.
+than they wait (marked ``process="own"``) each run in a worker process of their own beside all that
+(:mod:`.offload`): one process for all of them would hold one core for their sum. The quiet phase does
+not wait for the workers: ``quiet`` keeps CPU-bound checks off the event loop and interpreter lock the
+timing checks measure with (and an in-process target runs on); a worker has neither, only another core,
+and the timing verdicts are judged against the load measured in the run (:mod:`.calibration`), which
+counts whatever the workers withhold.
 """
 
 from __future__ import annotations
@@ -394,17 +395,18 @@ class _Here:
             width = 1 if slot == "alone" else self.pool.limit
             await _run_phase(self.specs, chosen, width, self.pool, self.hello, self.limit, self.shared, self.report)
 
-    async def beside(self, worker: Worker, remote: list[int]) -> None:
-        """The other checks here while ``worker`` runs ``remote``; the quiet phase does not wait for the
-        worker: it holds another core, not this process's interpreter lock (see the module docstring)."""
+    async def beside(self, workers: list[tuple[Worker, list[int]]]) -> None:
+        """The other checks here while each worker runs its checks; the quiet phase does not wait for the
+        workers: they hold other cores, not this process's interpreter lock (see the module docstring)."""
         here_done = asyncio.Event()
         run = asyncio.current_task()
+        elsewhere = {i for _, remote in workers for i in remote}
 
         async def local() -> None:
-            await self.phases([i for i in range(len(self.specs)) if i not in remote])
+            await self.phases([i for i in range(len(self.specs)) if i not in elsewhere])
             here_done.set()
 
-        async def collect() -> None:
+        async def collect(worker: Worker, remote: list[int]) -> None:
             wanted = {self.specs[i].check.id: i for i in remote}
             bound = _worker_deadline(remote, self.specs, self.limit)
             try:
@@ -429,7 +431,7 @@ class _Here:
                 await _run_phase(self.specs, left, self.pool.limit, self.pool, self.hello, self.limit, self.shared,
                                  self.report, note)
 
-        await _together(local(), collect())
+        await _together(local(), *(collect(worker, remote) for worker, remote in workers))
 
 
 async def _together(*steps: Coroutine[Any, Any, None]) -> None:
@@ -530,10 +532,11 @@ async def run_suite(
     order) for each check that had finished. ``finished`` is called with each result the moment its check
     finishes, in any order (known failures not applied).
 
-    A concurrent run (``jobs`` >= 2 and ``lanes``) hands the checks marked ``process="own"`` to a worker
-    process (:mod:`.offload`) when ``target`` has a ``recipe()`` and some other check runs here beside
-    them; their results join the report as they arrive. Should the worker die or not start, the checks it
-    did not finish run here after the others, their details noting why (key ``worker``)."""
+    A concurrent run (``jobs`` >= 2 and ``lanes``) hands each check marked ``process="own"`` to a worker
+    process of its own (:mod:`.offload`) when ``target`` has a ``recipe()`` and some other check runs here
+    beside them; their results join the report as they arrive. A check whose worker does not start runs
+    here with the others; should a worker die, the check it did not finish runs here after the others, its
+    details noting why (key ``worker``)."""
     specs = select_checks(only, profiles)
     started_at = _now()
     results: list[CheckResult | None] = [None] * len(specs)
@@ -545,10 +548,15 @@ async def run_suite(
     shared = _Shared(proxies, ThreadPoolExecutor(max_workers=4 * max(1, jobs) + 4, thread_name_prefix="certify"))
     report = _InOrder(results, known_failures, progress, finished)
     remote = _remote(specs, target) if lanes is not None and jobs >= 2 else []
-    worker: Worker | None = None
+    workers: list[tuple[Worker, list[int]]] = []
     try:
-        if remote:  # started first, so its imports overlap this process's hello and first checks
-            worker = await Worker.start(_job(specs, remote, target, check_timeout))
+        # One worker per such check (each its own core, not one core for all of them), started first, so
+        # their imports overlap this process's hello and first checks. A check whose worker does not start
+        # runs here.
+        for i in remote:
+            worker = await Worker.start(_job(specs, [i], target, check_timeout))
+            if worker is not None:
+                workers.append((worker, [i]))
         try:
             hello = await pool.first_hello()
         except TargetError as exc:
@@ -560,15 +568,15 @@ async def run_suite(
             pool.limit = max(1, jobs) if lanes is not None else 1
             pool.prewarm(sum(1 for s in specs if s.slot == "quiet" and _skipped(s, hello) is None))
             here = _Here(specs, pool, hello, check_timeout, shared, report)
-            if worker is None:
+            if not workers:
                 await here.phases(list(range(len(specs))))
             else:
-                await here.beside(worker, remote)
+                await here.beside(workers)
     finally:
         try:
             report.flush()
         finally:  # lanes, traps and threads are released however the reporting ended
-            await asyncio.gather(pool.close(), *([worker.close()] if worker is not None else []))
+            await asyncio.gather(pool.close(), *(worker.close() for worker, _ in workers))
             proxies.close()
             shared.executor.shutdown(wait=False, cancel_futures=True)
     done = [r for r in results if r is not None]

@@ -193,20 +193,31 @@ def test_a_worker_that_breaks_the_protocol_is_stopped_before_its_checks_run_here
     assert worker._proc.returncode == -signal.SIGTERM  # stopped on the broken line, not killed at the end
 
 
-def test_a_worker_killed_after_its_first_result_leaves_the_rest_to_run_here(monkeypatch: pytest.MonkeyPatch) -> None:
-    results = offload.Worker.results
+def test_each_own_check_runs_in_a_worker_of_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    # One worker for both held one core for the sum of their computing; a worker each gives each a core.
+    spy = Spy(monkeypatch)
+    report = _run([OWN, OTHER_OWN, BESIDE[0]], jobs=2)
+    assert [r.outcome for r in report.results] == [Outcome.PASSED] * 3, [r.reason for r in report.results]
+    assert len(spy.started) == 2 and sorted(spy.brought) == sorted([OWN, OTHER_OWN])
+    assert len({w.pid for w in spy.started}) == 2 and all(gone(w.pid) for w in spy.started)
 
-    async def kill_after_first(worker: offload.Worker) -> AsyncIterator[CheckResult]:
+
+def test_a_worker_killed_before_its_result_leaves_its_check_to_run_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    results = offload.Worker.results
+    killed: list[int] = []
+
+    async def kill_the_first(worker: offload.Worker) -> AsyncIterator[CheckResult]:
+        if not killed:  # the first worker read from dies before it sends its result; the other is left alone
+            killed.append(worker.pid)
+            os.killpg(worker.pid, signal.SIGKILL)
         async for result in results(worker):
             yield result
-            os.killpg(worker.pid, signal.SIGKILL)
-            return  # whatever else it wrote before dying is dropped: it died after one result
 
-    monkeypatch.setattr(offload.Worker, "results", kill_after_first)
+    monkeypatch.setattr(offload.Worker, "results", kill_the_first)
     report = _run([OWN, OTHER_OWN, BESIDE[0]], jobs=2)
     assert [r.outcome for r in report.results] == [Outcome.PASSED] * 3, [r.reason for r in report.results]
     noted = [r.check.id for r in report.results if "worker" in r.details]
-    assert len(noted) == 1 and noted[0] in (OWN, OTHER_OWN)  # the one the worker had not finished
+    assert len(killed) == 1 and len(noted) == 1 and noted[0] in (OWN, OTHER_OWN)  # only the killed worker's
     note = next(r.details["worker"] for r in report.results if r.check.id == noted[0])
     assert "exited with status -9" in note
 
