@@ -334,6 +334,11 @@ RANGE_READINGS = {
     "private-172-end": ("ssrf.resolve.special_ranges", "172.24.0.0/13"),
     "cgnat-end": ("ssrf.resolve.special_ranges", "100.96.0.0/11"),
     "benchmark-end": ("ssrf.resolve.special_ranges", "198.19.0.0/16"),
+    "private-192-end": ("ssrf.resolve.special_ranges", "192.168.128.0/17"),
+    "link-local-end": ("ssrf.resolve.special_ranges", "169.254.192.0/18"),
+    "unspecified-other": ("ssrf.resolve.special_ranges", "0.1.0.0/16"),
+    "ula-fc": ("ssrf.resolve.special_ranges", "fc00::/8"),
+    "ipv6-link-local-end": ("ssrf.resolve.special_ranges", "febf::/16"),
     "after-10": (PUBLIC, "10.0.0.0/7"),
     "before-127": (PUBLIC, "126.0.0.0/7"),
     "before-172-16": (PUBLIC, "172.0.0.0/11"),
@@ -341,6 +346,10 @@ RANGE_READINGS = {
     "before-cgnat": (PUBLIC, "100.0.0.0/9"),
     "after-link-local": (PUBLIC, "169.254.0.0/15"),
     "before-benchmark": (PUBLIC, "198.16.0.0/14"),
+    "after-172-16": (PUBLIC, "172.32.0.0/16"),
+    "after-cgnat": (PUBLIC, "100.128.0.0/16"),
+    "after-benchmark": (PUBLIC, "198.20.0.0/16"),
+    "after-127": (PUBLIC, "128.0.0.0/16"),
 }
 
 

@@ -147,6 +147,12 @@ SPECIAL = (
     Case("private-172-end", "172.16.0.0/12 read as 172.16.0.0/16", {"address": "172.31.255.7"}),
     Case("cgnat-end", "100.64.0.0/10 read as 100.64.0.0/16", {"address": "100.127.255.7"}),
     Case("benchmark-end", "198.18.0.0/15 read as 198.18.0.0/16", {"address": "198.19.255.7"}),
+    Case("private-192-end", "192.168.0.0/16 read too narrow (as /23, or /17)", {"address": "192.168.255.7"}),
+    Case("link-local-end", "169.254.0.0/16 read too narrow (as /17, the metadata address refused by name)",
+         {"address": "169.254.255.7"}),
+    Case("unspecified-other", "0.0.0.0/8 read as 0.0.0.0 alone", {"address": "0.1.2.3"}),
+    Case("ula-fc", "fc00::/7 read as fd00::/8", {"address": "fc00::7"}),
+    Case("ipv6-link-local-end", "fe80::/10 read as fe80::/16", {"address": "febf::7"}),
 )
 
 
@@ -180,6 +186,14 @@ PUBLIC_EDGES = (
     Case("before-cgnat", "100.64.0.0/10 read one bit too wide (100.0.0.0/9)", {"address": "100.63.255.7"}),
     Case("after-link-local", "169.254.0.0/16 read one bit too wide (169.254.0.0/15)", {"address": "169.255.0.7"}),
     Case("before-benchmark", "198.18.0.0/15 read one bit too wide (198.16.0.0/14)", {"address": "198.17.255.7"}),
+    # The upper end, where a bound compared one too far (172.16-172.32, 100.64-100.128, ...) refuses.
+    Case("after-172-16", "172.16.0.0/12 read one too far at its upper end (or as every 172.x)",
+         {"address": "172.32.0.7"}),
+    Case("after-cgnat", "100.64.0.0/10 read one too far at its upper end (or as every 100.x)",
+         {"address": "100.128.0.7"}),
+    Case("after-benchmark", "198.18.0.0/15 read one too far at its upper end (or as every 198.x)",
+         {"address": "198.20.0.7"}),
+    Case("after-127", "127.0.0.0/8 read one too far at its upper end (127-128)", {"address": "128.0.0.7"}),
 )
 # IPv6: no seed makes a fetcher use IPv6 at all, so these rows bind only a fetcher that fetched the
 # control row (a public IPv6 address whose last 32 bits are public too).
