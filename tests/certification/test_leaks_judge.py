@@ -28,7 +28,14 @@ SHOWN = [
     pytest.param(f"error: {SECRET.upper()}", "", id="upper-case"),  # catches: a case-sensitive search
     pytest.param(f"key={_pct(SECRET)}", "percent-encoded", id="percent"),
     pytest.param(f"key={_pct(SECRET).lower()}", "percent-encoded", id="percent-lower"),
-    pytest.param(f"key={_pct(SECRET).replace('%', '%25')}", "percent-encoded twice", id="percent-twice"),
+    pytest.param(f"key={_pct(SECRET).replace('%', '%25')}", "percent-encoded, then percent-encoded",
+                 id="percent-twice"),
+    pytest.param(f"dump {SECRET.encode().hex()}", "in hex", id="hex"),
+    pytest.param(f"dump {SECRET.encode().hex().upper()}", "in hex", id="hex-upper-case"),
+    pytest.param("".join(f"\\x{b:02x}" for b in SECRET.encode()), "in hex", id="hex-escapes"),
+    pytest.param(f"dump {_b64(_pct(SECRET))}", "base64-encoded, then percent-encoded", id="base64-of-percent"),
+    pytest.param("".join(f"&#37;{b:02X}" for b in SECRET.encode()), "as HTML entities, then percent-encoded",
+                 id="entities-of-percent"),
     pytest.param(f"<p>{''.join(f'&#{ord(c)};' for c in SECRET)}</p>", "as HTML entities", id="html"),
     pytest.param("".join(f"\\u{ord(c):04x}" for c in SECRET), "as JSON escapes", id="json-escapes"),
     *(pytest.param(f"dump {_b64('x' * n + SECRET)} end", "base64-encoded", id=f"base64-at-byte-{n}")

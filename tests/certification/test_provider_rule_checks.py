@@ -152,9 +152,11 @@ def test_a_blank_base_that_still_sends_fails_the_base_check(monkeypatch: pytest.
 
 
 def _forms_scrubber(forms: set[str]) -> Any:
-    """A scrubber that knows only ``forms`` of the key: raw, base64 at the given byte offsets
-    (``b64-0``, ``b64-1``, ``b64-2``), %XX in upper case (``pct-upper``), in any case (``pct-any``), and
-    %25XX (``pct-twice``). Each is one wrong reading of "in any encoding"."""
+    """A scrubber that knows only ``forms`` of the key: as written (``raw``), in any case (``any-case``),
+    base64 at the given byte offsets (``b64-0``, ``b64-1``, ``b64-2``), %XX in upper case (``pct-upper``),
+    in any case (``pct-any``), %25XX (``pct-twice``), hyphens alone as %2D (``pct-mixed``), decimal HTML
+    character references (``entities``) and hex (``hex``). Each missing form is one wrong reading of "in
+    any encoding"."""
 
     def scrub(text: str, secrets: Any, placeholder: str) -> str:
         for secret in (s for s in secrets if s):
@@ -169,27 +171,34 @@ def _forms_scrubber(forms: set[str]) -> Any:
             upper = "".join(f"%{b:02X}" for b in data)
             if "pct-upper" in forms:
                 literal.append(upper)
+            if "entities" in forms:
+                literal.append("".join(f"&#{ord(c)};" for c in secret))
             for form in literal:
                 text = text.replace(form, placeholder)
-            if "pct-any" in forms:
-                text = re.sub(re.escape(upper), placeholder, text, flags=re.IGNORECASE)
-            if "pct-twice" in forms:
-                text = re.sub(re.escape(upper.replace("%", "%25")), placeholder, text, flags=re.IGNORECASE)
+            anycase = {"any-case": secret, "pct-any": upper, "pct-twice": upper.replace("%", "%25"),
+                       "pct-mixed": secret.replace("-", "%2D"), "hex": data.hex()}
+            for name, form in anycase.items():
+                if name in forms:
+                    text = re.sub(re.escape(form), placeholder, text, flags=re.IGNORECASE)
         return text
 
     return scrub
 
 
-ALL_PERCENT = {"pct-any", "pct-twice"}
-ALL_BASE64 = {"b64-0", "b64-1", "b64-2"}
+ALL_FORMS = {"raw", "any-case", "b64-0", "b64-1", "b64-2", "pct-upper", "pct-any", "pct-twice", "pct-mixed",
+             "entities", "hex"}
 # the encoded echo row that alone catches each wrong reading of "in any encoding" (the first to fail)
 ENCODED_READINGS = {
-    "a base64 dump of the request, the key at byte 0 of a group": {"raw", *ALL_PERCENT},
-    "a base64 dump of the request, the key at byte 1 of a group": {"raw", "b64-0", *ALL_PERCENT},
-    "a base64 dump of the request, the key at byte 2 of a group": {"raw", "b64-0", "b64-1", *ALL_PERCENT},
-    "a URL echoing the key percent-encoded (%XX)": {"raw", *ALL_BASE64},
-    "a URL echoing the key percent-encoded in lower case (%xx)": {"raw", *ALL_BASE64, "pct-upper", "pct-twice"},
-    "a URL echoing the key percent-encoded twice (%25XX)": {"raw", *ALL_BASE64, "pct-any"},
+    "a base64 dump of the request, the key at byte 0 of a group": ALL_FORMS - {"b64-0", "b64-1", "b64-2"},
+    "a base64 dump of the request, the key at byte 1 of a group": ALL_FORMS - {"b64-1", "b64-2"},
+    "a base64 dump of the request, the key at byte 2 of a group": ALL_FORMS - {"b64-2"},
+    "a URL echoing the key percent-encoded (%XX)": ALL_FORMS - {"pct-upper", "pct-any"},
+    "a URL echoing the key percent-encoded in lower case (%xx)": ALL_FORMS - {"pct-any"},
+    "a URL echoing the key percent-encoded twice (%25XX)": ALL_FORMS - {"pct-twice"},
+    "a URL echoing the key with only its hyphens percent-encoded (%2D)": ALL_FORMS - {"pct-mixed"},
+    "the key upper-cased in a message": ALL_FORMS - {"any-case"},
+    "an HTML error page quoting the key as character references": ALL_FORMS - {"entities"},
+    "a hex dump of the request": ALL_FORMS - {"hex"},
 }
 
 
@@ -205,6 +214,6 @@ def test_each_encoded_echo_row_catches_the_scrubber_that_misses_its_form(
 
 
 def test_a_scrubber_that_knows_every_form_the_rows_echo_passes(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_deepseek_http, "scrub_text", _forms_scrubber({"raw", *ALL_BASE64, *ALL_PERCENT}))
+    monkeypatch.setattr(_deepseek_http, "scrub_text", _forms_scrubber(ALL_FORMS))
     (result,) = run(_target(), ["errors.secret_echo"]).results
     assert result.outcome is Outcome.PASSED, result.reason

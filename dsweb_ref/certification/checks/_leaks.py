@@ -2,9 +2,10 @@
 
 Written apart from the reference's scrubber (``dsweb_ref._secrets``) on purpose: a judge that called the
 scrubber's own finder would be wrong exactly where the scrubber is, and a mutant of it would pass. So
-this one decodes the text the ways an upstream echo encodes (percent once or twice, HTML entities, JSON
-``\\uXXXX`` escapes, base64 at every alignment, either alphabet) and looks for any ``PIECE``-character
-piece of the secret, in any case, in each reading. Linear in the text: plain character-class runs only.
+this one decodes the text the ways an upstream echo encodes (percent, HTML entities, JSON ``\\uXXXX``
+escapes, hex, base64 at every alignment in either alphabet; each once or twice over) and looks for any
+``PIECE``-character piece of the secret, in any case, in each reading. Linear in the text: plain
+character-class runs only, and two rounds of decoding read a few dozen times the text at most.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ __all__ = ["PIECE", "leak"]
 
 PIECE = 10  # characters of a secret that count as showing it
 _BASE64_RUN = re.compile(r"[A-Za-z0-9+/_-]{12,}")
+_HEX_RUN = re.compile(r"(?:[0-9a-fA-F]{2}){8,}")
 _JSON_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
 _URL_SAFE = str.maketrans("-_", "+/")
 
@@ -37,15 +39,34 @@ def _base64_readings(text: str) -> Iterator[str]:
                 continue
 
 
-def _readings(text: str) -> Iterator[tuple[str, str]]:
-    yield "", text
-    once = unquote(text)
-    yield "percent-encoded", once
-    yield "percent-encoded twice", unquote(once)
+def _hex_readings(text: str) -> Iterator[str]:
+    """Every run of hex digit pairs (``\\x`` and spaces between bytes dropped first), decoded from
+    each of its two starting offsets."""
+    for run in _HEX_RUN.findall(text.replace("\\x", "").replace(" ", "")):
+        for start in range(2):
+            body = run[start:]
+            yield bytes.fromhex(body[: len(body) - len(body) % 2]).decode("latin-1")
+
+
+def _decodings(text: str) -> Iterator[tuple[str, str]]:
+    """One step of decoding ``text``: each way an echo may have encoded it."""
+    yield "percent-encoded", unquote(text)
     yield "as HTML entities", html.unescape(text)
     yield "as JSON escapes", _JSON_ESCAPE.sub(lambda m: chr(int(m[1], 16)), text)
+    for decoded in _hex_readings(text):
+        yield "in hex", decoded
     for decoded in _base64_readings(text):
         yield "base64-encoded", decoded
+
+
+def _readings(text: str) -> Iterator[tuple[str, str]]:
+    """``text`` as shown, decoded once, and decoded twice (an encoding of an encoding: %25XX, base64 of a
+    percent form, ...). Each step is linear in what it reads and yields a few times as much."""
+    yield "", text
+    for how, once in _decodings(text):
+        yield how, once
+        for then, twice in _decodings(once):
+            yield f"{how}, then {then}", twice
 
 
 def leak(text: str, secret: str) -> str | None:

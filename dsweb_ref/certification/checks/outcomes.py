@@ -224,25 +224,41 @@ SECRET_ECHOES = (
            "base64 looked for at one alignment of the key only",
            {"status": 401, "encode": ("base64", prefix), "body": {"error": {"message": "bad request: {encoded}"}}})
       for i, prefix in enumerate(("token=", "apikey=", "auth="))),
-    Case("a URL echoing the key percent-encoded (%XX)", "percent-encoded forms of the key not scrubbed",
-         {"status": 403, "encode": ("percent", "/v1/tools/search?key="),
-          "body": {"error": {"message": "forbidden: {encoded}"}}}),
-    Case("a URL echoing the key percent-encoded in lower case (%xx)", "only upper-case %XX forms scrubbed",
-         {"status": 403, "encode": ("percent-lower", "/v1/tools/search?key="),
-          "body": {"error": {"message": "forbidden: {encoded}"}}}),
-    Case("a URL echoing the key percent-encoded twice (%25XX)", "one percent-decoding only",
-         {"status": 403, "encode": ("percent-twice", "/v1/tools/search?key="),
-          "body": {"error": {"message": "forbidden: {encoded}"}}}),
+    *(Case(f"a URL echoing the key {shown}", catches,
+           {"status": 401, "encode": (how, "/v1/tools/search?key="),
+            "body": {"error": {"message": "bad key: {encoded}"}}})
+      for how, shown, catches in (
+          ("percent", "percent-encoded (%XX)", "percent-encoded forms of the key not scrubbed"),
+          ("percent-lower", "percent-encoded in lower case (%xx)", "only upper-case %XX forms scrubbed"),
+          ("percent-twice", "percent-encoded twice (%25XX)", "one percent-decoding only"),
+          ("percent-mixed", "with only its hyphens percent-encoded (%2D)",
+           "a percent form looked for only whole: each character encoded, or none"),
+      )),
+    Case("the key upper-cased in a message", "the key looked for in its own case only",
+         {"status": 401, "encode": ("upper", "api key "), "body": {"error": {"message": "invalid {encoded}"}}}),
+    Case("an HTML error page quoting the key as character references", "HTML entities of the key not scrubbed",
+         {"status": 401, "encode": ("entities", "key="),
+          "body": {"error": {"message": "<p>invalid {encoded}</p>"}}}),
+    Case("a hex dump of the request", "the key in hexadecimal not scrubbed",
+         {"status": 401, "encode": ("hex", "authorization: Bearer "),
+          "body": {"error": {"message": "dump {encoded}"}}}),
 )
 ENCODED = "{encoded}"  # where the encoded key goes in an echo body
 
 
 def _encoded(how: str, text: str) -> str:
     data = text.encode()
-    if how == "base64":
-        return base64.b64encode(data).decode("ascii")
     once = "".join(f"%{b:02X}" for b in data)
-    return {"percent": once, "percent-lower": once.lower(), "percent-twice": once.replace("%", "%25")}[how]
+    return {
+        "base64": lambda: base64.b64encode(data).decode("ascii"),
+        "percent": lambda: once,
+        "percent-lower": lambda: once.lower(),
+        "percent-twice": lambda: once.replace("%", "%25"),
+        "percent-mixed": lambda: text.replace("-", "%2D"),
+        "upper": lambda: text.upper(),
+        "entities": lambda: "".join(f"&#{ord(c)};" for c in text),
+        "hex": lambda: data.hex(),
+    }[how]()
 
 
 def _leaks(outcome: CallOutcome, secret: str) -> str | None:
