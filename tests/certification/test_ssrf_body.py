@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import codecs
 import dataclasses
+import json
 import zlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
@@ -83,22 +84,24 @@ async def charset_ignored(headers: httpx.Headers, raw: bytes) -> str:
     return decode_text(data, "utf-8", complete=True)
 
 
-async def strict_gb2312(headers: httpx.Headers, raw: bytes) -> str:
+async def single_byte_for_unknown(headers: httpx.Headers, raw: bytes) -> str:
     if "gb2312" in headers.get("content-type", ""):
-        return raw.decode("gb2312", "replace")
+        return raw.decode("latin-1")  # wrong: a charset it does not know read as ISO-8859-1
     return await reference_text(headers, raw)
 
 
-async def bom_ignored(headers: httpx.Headers, raw: bytes) -> str:
-    if raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        return raw.decode("utf-8", "replace")
-    return await reference_text(headers, raw)
-
-
-async def utf8_bom_ignored(headers: httpx.Headers, raw: bytes) -> str:
+async def too_much_dropped(headers: httpx.Headers, raw: bytes) -> str:
     if raw.startswith(codecs.BOM_UTF8):
-        return raw.decode(pick_charset(headers.get("content-type")), "replace")
+        return raw[4:].decode("utf-8", "replace")  # wrong: the mark and the first character dropped
     return await reference_text(headers, raw)
+
+
+async def label_wins(headers: httpx.Headers, raw: bytes) -> str:
+    """HTTP's reading: the declared charset, whatever a byte-order mark says; gb2312 as GB2312."""
+    charset = pick_charset(headers.get("content-type"))
+    charset = "gb2312" if "gb2312" in headers.get("content-type", "") else charset
+    data, _cut = await read_capped(_chunks(raw), 1 << 20, headers.get("content-encoding"))
+    return data.decode(charset, "replace")
 
 
 async def stop_at_bad_byte(headers: httpx.Headers, raw: bytes) -> str:
@@ -132,9 +135,8 @@ READINGS: dict[str, Reading] = {
     "deflate-raw": raw_deflate_as_text,
     "x-gzip": x_gzip_as_text,
     "latin-1": charset_ignored,
-    "gb2312": strict_gb2312,
-    "utf-16-bom": bom_ignored,
-    "utf-8-bom": utf8_bom_ignored,
+    "gb2312": single_byte_for_unknown,
+    "utf-8-bom": too_much_dropped,
     "stray-byte": stop_at_bad_byte,
 }
 
@@ -191,6 +193,35 @@ def test_a_lone_surrogate_in_the_text_fails_the_stray_byte_row() -> None:
     assert result.reason.startswith("stray-byte: the text carries the lone surrogate U+DCFF"), result.reason
 
 
+def test_a_fetcher_reading_every_page_by_its_declared_charset_passes() -> None:
+    """Seed-open: HTTP reads the label (a byte-order mark is bytes, gb2312 is GB2312), browsers let the mark
+    win and read gb2312 as GBK; either reading is the page's text."""
+    (result,) = run(fetch_only_target(reading_fetch(label_wins)), only=[CHECK]).results
+    assert result.outcome.value == "passed", result.reason
+
+
+class JsonTextFetchTool:
+    """The reference web_fetch tool whose model-visible text is its value as JSON (non-ASCII escaped)."""
+
+    def __init__(self, tool: Any) -> None:
+        self.tool = tool
+
+    async def execute(self, arguments: Any, ctx: Any) -> LeakyResult:
+        result = await self.tool.execute(arguments, ctx)
+        return LeakyResult(json.dumps(result.value) if result.value else result.text, result.value, result.error_code)
+
+
+def test_a_tool_whose_text_is_its_value_as_json_passes() -> None:
+    """Seed-open: the text's format; JSON's \\u escapes stand for the characters."""
+
+    def as_json(config: TargetConfig) -> ToolPair:
+        tools = _build_reference(config)
+        return dataclasses.replace(tools, fetch=JsonTextFetchTool(tools.fetch))
+
+    (result,) = run(InProcessTarget(as_json, name="json-text", version="0"), only=[CHECK]).results
+    assert result.outcome.value == "passed", result.reason
+
+
 class NoCodingsFetch(HttpFetchProvider):
     """Asks for no content coding and reads no declared charset but UTF-8 (refusing the others)."""
 
@@ -228,6 +259,9 @@ def test_a_fetcher_that_asks_for_no_coding_and_refuses_other_charsets_passes(
         ("identity", "gzip", False),
         ("", "gzip", False),
         ("br", "gzip", False),
+        ("*, gzip;q=0", "gzip", False),  # catches: '*' read over the coding's own entry
+        ("*;q=0, gzip", "gzip", True),
+        ("gzip;level=1;q=0", "gzip", False),  # catches: q looked for only as the first parameter
     ],
 )
 def test_the_server_compresses_only_with_a_coding_the_request_listed(accept: str, coding: str, listed: bool) -> None:

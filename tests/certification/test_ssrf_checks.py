@@ -232,7 +232,7 @@ class CapOneShort(HttpFetchProvider):
 
 @pytest.mark.parametrize(("fetcher", "reason"), [
     (CutUnmarked, "undeclared: the page was cut to the cap but truncated is not true"),
-    (CapOneShort, "at-cap: a page of exactly the 4096-byte cap was refused"),
+    (CapOneShort, "at-cap: a page of exactly the 256-byte cap was refused"),
 ])
 def test_a_cut_left_unmarked_and_a_cap_one_short_fail_the_body_cap_check(
     fetcher: type[HttpFetchProvider], reason: str

@@ -120,9 +120,9 @@ BODY_CASES = (
 )
 _BODY_SERVERS = {"declared": _big(True), "undeclared": _big(False), "gzip-bomb": _bomb("gzip"),
                  "deflate-bomb": _bomb("deflate")}
-# A page of exactly the cap is within it: whole, and not marked cut. Its own small cap, so no tool's
-# output budget cuts it first.
-AT_CAP = 4096
+# A page of exactly the cap is within it: whole, and not marked cut. Its own tiny cap, so no tool's
+# output budget cuts it first (no seed fixes one; red-teaming tried 1,000 characters).
+AT_CAP = 256
 LAST = b"ZZ-LAST-BYTES"
 AT_CAP_CASE = Case("at-cap", "the cap read as 'fewer than': a page of exactly the cap cut, refused or marked cut",
                    {"bytes": AT_CAP, "content_length": True, "cap": AT_CAP})
