@@ -359,12 +359,13 @@ def _recipe(target: Target) -> dict[str, Any] | None:
 
 
 def _remote(specs: list[CheckSpec], target: Target) -> list[int]:
-    """The checks a worker process runs: those marked ``process="own"``, when the target can be made in
-    another process and at least one other check runs here beside them (else a worker only costs)."""
+    """The checks that run in worker processes, one each: those marked ``process="own"``, when the target can
+    be made in another process. When nothing else runs here, the first of them stays here (a worker beside
+    nothing only adds its start-up)."""
     own = [i for i, s in enumerate(specs) if s.process == "own"]
-    if not own or len(own) == len(specs) or _recipe(target) is None:
+    if not own or _recipe(target) is None:
         return []
-    return own
+    return own[1:] if len(own) == len(specs) else own
 
 
 def _worker_deadline(remote: list[int], specs: list[CheckSpec], limit: float) -> float:
@@ -380,7 +381,7 @@ def _job(specs: list[CheckSpec], remote: list[int], target: Target, limit: float
 
 @dataclass(frozen=True, slots=True)
 class _Here:
-    """The checks this process runs, in their phases, and beside them what a worker runs."""
+    """The checks this process runs, in their phases, and beside them what the workers run."""
 
     specs: list[CheckSpec]
     pool: _Lanes

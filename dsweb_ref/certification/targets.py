@@ -813,9 +813,11 @@ class AdapterTarget:
         return line + ("; stderr tail: " + " | ".join(tail) if tail else "")
 
     def terminate(self) -> None:
-        """SIGTERM to the adapter's process group, now (callable in a signal handler); ``close`` reaps it."""
+        """SIGTERM to the adapter's process group, now (callable in a signal handler); ``close`` reaps it.
+        Sent even when the adapter itself has exited: what it started may still run in its group (the
+        group's id stays reserved while any member lives, and a closed target is no longer tracked)."""
         proc = self._proc
-        if proc is None or proc.returncode is not None:
+        if proc is None:
             return
         self._terminated = True
         self._signal_group(signal.SIGTERM)
@@ -851,6 +853,9 @@ class AdapterTarget:
         except TimeoutError:
             self._signal_group(signal.SIGKILL)
             await proc.wait()
+        finally:
+            # What the adapter started and left behind ends with it, also when an interrupt cancels the wait.
+            self._signal_group(signal.SIGKILL)
         untrack_process(self)
         # Let the readers see the pipes' end (so their transports close on this loop), then stop them.
         await asyncio.wait(self._readers, timeout=0.5)

@@ -1,7 +1,7 @@
-"""The check worker: checks marked ``process="own"`` run in a second process beside a concurrent run
-(certification/offload.py, certification/worker.py). Their results join the report in catalogue order as
-if run here; a worker that dies leaves its checks to run here; an interrupt ends it and its adapters;
-targets that cannot be made in another process, and ``--jobs 1``, never start one; the seed reaches it."""
+"""The check workers: each check marked ``process="own"`` runs in a process of its own beside a concurrent
+run (certification/offload.py, certification/worker.py). Their results join the report in catalogue order
+as if run here; a worker that dies leaves its check to run here; an interrupt ends them and their adapters;
+targets that cannot be made in another process, and ``--jobs 1``, never start one; the seed reaches them."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ from dsweb_ref.certification.suite import run_suite
 from dsweb_ref.certification.targets import AdapterTarget, InProcessTarget, _build_reference, reference_target
 from dsweb_ref.certification.worker import target_from_recipe
 
-from ._procs import gone
+from ._procs import alive, gone
 from .conftest import ROOT, adapter_command, dsweb_certify, json_report, reference_variant
 
 OWN = "search.differential.failure"  # the quickest check marked process="own"
@@ -127,11 +127,21 @@ def test_jobs_1_never_starts_a_worker(monkeypatch: pytest.MonkeyPatch) -> None:
     assert spy.started == []
 
 
-def test_a_run_of_own_checks_only_runs_them_here(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_run_of_one_own_check_runs_it_here(monkeypatch: pytest.MonkeyPatch) -> None:
     # Nothing would run beside the worker: it would only add its start-up.
     spy = Spy(monkeypatch)
     report = _run([OWN], jobs=4)
     assert spy.started == [] and [r.outcome for r in report.results] == [Outcome.PASSED]
+
+
+def test_a_run_of_own_checks_only_keeps_one_here_and_gives_each_other_a_worker(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # `--only search.differential`: both in this process would share one core again.
+    spy = Spy(monkeypatch)
+    report = _run([OWN, OTHER_OWN], jobs=2)
+    assert [r.outcome for r in report.results] == [Outcome.PASSED] * 2, [r.reason for r in report.results]
+    assert len(spy.started) == 1 and len(spy.brought) == 1
 
 
 # --- a worker that does not start or dies ---------------------------------------------------------
@@ -283,6 +293,40 @@ def test_a_worker_whose_run_went_away_stops_and_ends_its_adapters(tmp_path: Path
     assert worker.stdout is not None and worker.stdout.read() == b""  # nothing finished
     for pid in _pids(pids)[0][:2]:
         assert gone(pid), f"process {pid} survived its worker"
+
+
+def _exited(pid: int) -> bool:
+    """Whether ``pid`` has exited (a zombie counts: its parent has not reaped it yet)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z"
+    except FileNotFoundError:
+        return True
+
+
+def test_a_worker_stopped_while_it_closes_its_adapter_leaves_nothing_of_the_adapter_behind(tmp_path: Path) -> None:
+    # The adapter exits at the end of its stdin, but the child it started keeps the pipes open, so closing
+    # it waits; the run's close (end of the worker's stdin) lands in that wait. The leader being gone, a
+    # SIGTERM to its group was skipped and the cancelled wait never reached the SIGKILL: the child lived on.
+    pids = tmp_path / "pids.txt"
+    adapter = shlex.join([sys.executable, str(HANGING_ADAPTER), str(pids)])
+    job = {"ids": ["search.differential.merge"], "seed": 0, "check_timeout": 3,
+           "target": AdapterTarget(adapter).recipe()}
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    worker = subprocess.Popen([sys.executable, "-m", offload.WORKER_MODULE], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, start_new_session=True)
+    assert worker.stdin is not None and worker.stdout is not None
+    worker.stdin.write((json.dumps(job) + "\n").encode())
+    worker.stdin.flush()
+    result = json.loads(worker.stdout.readline())["result"]  # the check timed out on the hanging adapter
+    assert result["outcome"] in ("error", "failed"), result
+    leader, child, _parent = _pids(pids)[0]
+    deadline = time.monotonic() + 10
+    while not _exited(leader) and time.monotonic() < deadline:
+        time.sleep(0.02)  # bounded wait: the adapter left at the end of its stdin, its child holds the pipes
+    assert _exited(leader) and alive(child)
+    worker.stdin.close()
+    assert worker.wait(10) == 130
+    assert gone(child), "the adapter's child outlived the worker"
 
 
 # --- recipes and marks ------------------------------------------------------------------------------

@@ -283,8 +283,9 @@ def _echo_fault(case: Case, key: str) -> Status:
     rule="Seed 001: requests carry the key only in the documented authorization header, and every "
     "non-success status is a retrieval failure; the project's rule that no secret lands in any log or "
     "report, in any encoding, then decides what the failure may show. An error body or Retry-After that "
-    "echoes the key still fails with WEB_PROVIDER_ERROR, and neither the key (raw, percent-, base64- or "
-    "JSON-encoded) nor any 10-character piece of it appears in the text, message or value. Whether and how "
+    "echoes the key still fails with WEB_PROVIDER_ERROR, and neither the key (as written or in another case; "
+    "percent-encoded whole, in part or twice; base64 at any alignment; hex; HTML character references; JSON "
+    "escapes) nor any 10-character piece of it appears in the text, message or value. Whether and how "
     "much of the upstream message is quoted stays open.",
     cases=SECRET_ECHOES,
 )
