@@ -272,18 +272,25 @@ def test_the_worker_deadline_allows_each_check_its_timeout_per_protocol() -> Non
 # tests/test_cli_certify_trust.py.
 
 
-def test_a_worker_whose_run_went_away_stops_and_ends_its_adapters(tmp_path: Path) -> None:
-    # The run's process died without a word (SIGKILL): the end of the worker's stdin stops it.
-    pids = tmp_path / "pids.txt"
+def _merge_worker_on_a_hanging_adapter(pids: Path, check_timeout: float) -> subprocess.Popen[bytes]:
+    """A worker started as a run starts it, told to run search.differential.merge on the hanging adapter."""
     adapter = shlex.join([sys.executable, str(HANGING_ADAPTER), str(pids)])
-    job = {"ids": ["search.differential.merge"], "seed": 0, "check_timeout": 60,
+    job = {"ids": ["search.differential.merge"], "seed": 0, "check_timeout": check_timeout,
            "target": AdapterTarget(adapter).recipe()}
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     worker = subprocess.Popen([sys.executable, "-m", offload.WORKER_MODULE], stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, start_new_session=True)
     assert worker.stdin is not None
     worker.stdin.write((json.dumps(job) + "\n").encode())
     worker.stdin.flush()
+    return worker
+
+
+def test_a_worker_whose_run_went_away_stops_and_ends_its_adapters(tmp_path: Path) -> None:
+    # The run's process died without a word (SIGKILL): the end of the worker's stdin stops it.
+    pids = tmp_path / "pids.txt"
+    worker = _merge_worker_on_a_hanging_adapter(pids, 60)
+    assert worker.stdin is not None
     deadline = time.monotonic() + 60
     while not _pids(pids) and time.monotonic() < deadline:
         time.sleep(0.05)  # bounded wait for its adapter to start
@@ -308,15 +315,8 @@ def test_a_worker_stopped_while_it_closes_its_adapter_leaves_nothing_of_the_adap
     # it waits; the run's close (end of the worker's stdin) lands in that wait. The leader being gone, a
     # SIGTERM to its group was skipped and the cancelled wait never reached the SIGKILL: the child lived on.
     pids = tmp_path / "pids.txt"
-    adapter = shlex.join([sys.executable, str(HANGING_ADAPTER), str(pids)])
-    job = {"ids": ["search.differential.merge"], "seed": 0, "check_timeout": 3,
-           "target": AdapterTarget(adapter).recipe()}
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    worker = subprocess.Popen([sys.executable, "-m", offload.WORKER_MODULE], stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, start_new_session=True)
+    worker = _merge_worker_on_a_hanging_adapter(pids, 3)
     assert worker.stdin is not None and worker.stdout is not None
-    worker.stdin.write((json.dumps(job) + "\n").encode())
-    worker.stdin.flush()
     result = json.loads(worker.stdout.readline())["result"]  # the check timed out on the hanging adapter
     assert result["outcome"] in ("error", "failed"), result
     leader, child, _parent = _pids(pids)[0]
