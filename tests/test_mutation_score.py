@@ -206,9 +206,12 @@ def test_the_certification_killer_judges_with_an_unmutated_oracle(monkeypatch: p
     pinned = conftest.pin_oracles()
     assert "dsweb_ref.certification.scenarios.merge_results" in pinned
     assert "dsweb_ref.certification.checks._oracle.map_results" in pinned
-    # the secret detector a check judges leaks with: a mutant of _secrets must not blind the oracle
-    assert "dsweb_ref.certification.checks.outcomes.encoded_secret_found" in pinned
-    assert outcomes.encoded_secret_found.__module__ == "dsweb_ref._secrets__pristine"
+    # the secret judge is written apart from the scrubber (_secrets): nothing of it needs pinning, and a
+    # mutant of _secrets cannot blind it
+    from dsweb_ref.certification.checks import _leaks
+
+    assert outcomes.leak is _leaks.leak and not [p for p in pinned if ".outcomes." in p or "._leaks." in p]
+    assert not [v for v in vars(_leaks).values() if getattr(v, "__module__", "").startswith("dsweb_ref._secrets")]
     assert scenarios.merge_results is not merge_results
     assert scenarios.merge_results.__module__ == "dsweb_ref.tools._merge__pristine"
     results = [SearchResult(sources=(Source("https://a.test/"),), content="x"), SearchResult(truncated=True)]

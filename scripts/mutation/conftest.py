@@ -20,7 +20,7 @@ from types import ModuleType
 import pytest
 
 # Every package and module the mutation scope covers (scripts/mutation_score.py CERT_MODULES): a check that
-# judges with one of their functions (outcomes.py's secret detector from _secrets) keeps the pristine one.
+# judges with one of their functions keeps the pristine one.
 _MUTATED = ("dsweb_ref.tools", "dsweb_ref.providers", "dsweb_ref.netguard", "dsweb_ref._secrets",
             "dsweb_ref._service", "dsweb_ref.settings", "dsweb_ref.runtime", "dsweb_ref.standalone_accounts")
 # Where expected values are computed; the targets module drives the implementation and stays mutated.

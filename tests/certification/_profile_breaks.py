@@ -15,11 +15,16 @@ def certify_only(prefix: str, tmp_path: Path, *adapter_args: str) -> tuple[int, 
     return code, data, json_outcomes(data)
 
 
-def assert_break_fails_exactly(prefix: str, mode: str, expected: str, fragment: str, tmp_path: Path) -> None:
-    """``--break mode`` fails exactly ``expected`` among the ``prefix`` checks, with ``fragment`` in its reason."""
+def assert_break_fails_exactly(
+    prefix: str, mode: str, expected: str, fragment: str, tmp_path: Path, also: set[str] | None = None
+) -> None:
+    """``--break mode`` fails exactly ``expected`` (and ``also``) among the ``prefix`` checks, with ``fragment``
+    in the reason of ``expected``."""
     code, data, outcomes = certify_only(prefix, tmp_path, "--break", mode)
     assert code == 1
-    assert {i for i, o in outcomes.items() if o != "passed"} == {expected} and outcomes[expected] == "failed"
+    failing = {expected, *(also or ())}
+    assert {i for i, o in outcomes.items() if o != "passed"} == failing, outcomes
+    assert all(outcomes[i] == "failed" for i in failing)
     checks = data["checks"]
     assert isinstance(checks, list)
     assert fragment in next(c["reason"] for c in checks if c["id"] == expected)
