@@ -642,6 +642,7 @@ class AdapterTarget:
         self._readers: list[asyncio.Task[None]] = []
         self._hello: Hello | None = None
         self._terminated = False
+        self._group_ended = False  # close() has ended the process group: its id is no longer ours to signal
 
     def describe(self) -> str:
         name = f"{self._hello.name} {self._hello.version}" if self._hello else "adapter"
@@ -824,7 +825,7 @@ class AdapterTarget:
 
     def _signal_group(self, sig: signal.Signals) -> None:
         proc = self._proc
-        if proc is None:
+        if proc is None or self._group_ended:
             return
         with contextlib.suppress(OSError):  # already gone, or not ours to signal
             if sys.platform == "win32":
@@ -856,6 +857,7 @@ class AdapterTarget:
         finally:
             # What the adapter started and left behind ends with it, also when an interrupt cancels the wait.
             self._signal_group(signal.SIGKILL)
+            self._group_ended = True
         untrack_process(self)
         # Let the readers see the pipes' end (so their transports close on this loop), then stop them.
         await asyncio.wait(self._readers, timeout=0.5)
