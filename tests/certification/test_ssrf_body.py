@@ -40,9 +40,14 @@ async def _chunks(raw: bytes) -> AsyncIterator[bytes]:
     yield raw
 
 
-async def reference_text(headers: httpx.Headers, raw: bytes) -> str:
+async def _inflated(headers: httpx.Headers, raw: bytes) -> bytes:
+    """The body with its content coding undone, as the reference undoes it."""
     data, _cut = await read_capped(_chunks(raw), 1 << 20, headers.get("content-encoding"))
-    return decode_text(data, pick_charset(headers.get("content-type")), complete=True)
+    return data
+
+
+async def reference_text(headers: httpx.Headers, raw: bytes) -> str:
+    return decode_text(await _inflated(headers, raw), pick_charset(headers.get("content-type")), complete=True)
 
 
 def _coding(headers: httpx.Headers) -> str:
@@ -80,8 +85,7 @@ async def x_gzip_as_text(headers: httpx.Headers, raw: bytes) -> str:
 
 
 async def charset_ignored(headers: httpx.Headers, raw: bytes) -> str:
-    data, _cut = await read_capped(_chunks(raw), 1 << 20, headers.get("content-encoding"))
-    return decode_text(data, "utf-8", complete=True)
+    return decode_text(await _inflated(headers, raw), "utf-8", complete=True)
 
 
 async def single_byte_for_unknown(headers: httpx.Headers, raw: bytes) -> str:
@@ -100,12 +104,11 @@ async def label_wins(headers: httpx.Headers, raw: bytes) -> str:
     """HTTP's reading: the declared charset, whatever a byte-order mark says; gb2312 as GB2312."""
     charset = pick_charset(headers.get("content-type"))
     charset = "gb2312" if "gb2312" in headers.get("content-type", "") else charset
-    data, _cut = await read_capped(_chunks(raw), 1 << 20, headers.get("content-encoding"))
-    return data.decode(charset, "replace")
+    return (await _inflated(headers, raw)).decode(charset, "replace")
 
 
 async def stop_at_bad_byte(headers: httpx.Headers, raw: bytes) -> str:
-    data, _cut = await read_capped(_chunks(raw), 1 << 20, headers.get("content-encoding"))
+    data = await _inflated(headers, raw)
     if data.startswith((codecs.BOM_UTF8, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         return await reference_text(headers, raw)
     charset = pick_charset(headers.get("content-type"))
@@ -164,31 +167,36 @@ def test_each_row_catches_the_reading_it_names(row: str) -> None:
 
 
 @dataclass(frozen=True)
-class LeakyResult:
-    """A tool result that keeps a lone surrogate in its text (the reference's ToolResult replaces it)."""
+class RawResult:
+    """A tool result whose text is kept as given (the reference's ToolResult replaces lone surrogates)."""
 
     text: str
     value: dict[str, Any] | None
     error_code: str | None
 
 
-class SurrogateLeakingFetchTool:
-    """The reference web_fetch tool, except that an undecodable byte reaches the text as a lone surrogate."""
+class RewrittenFetchTool:
+    """The reference web_fetch tool with ``rewrite`` turning each result into the text the model sees."""
 
-    def __init__(self, tool: Any) -> None:
-        self.tool = tool
+    def __init__(self, tool: Any, rewrite: Callable[[Any], str]) -> None:
+        self.tool, self.rewrite = tool, rewrite
 
-    async def execute(self, arguments: Any, ctx: Any) -> LeakyResult:
+    async def execute(self, arguments: Any, ctx: Any) -> RawResult:
         result = await self.tool.execute(arguments, ctx)
-        return LeakyResult(result.text.replace("\ufffd", "\udcff"), result.value, result.error_code)
+        return RawResult(self.rewrite(result), result.value, result.error_code)
+
+
+def _with_fetch_text(rewrite: Callable[[Any], str]) -> InProcessTarget:
+    def build(config: TargetConfig) -> ToolPair:
+        tools = _build_reference(config)
+        return dataclasses.replace(tools, fetch=RewrittenFetchTool(tools.fetch, rewrite))
+
+    return InProcessTarget(build, name="rewritten-fetch-text", version="0")
 
 
 def test_a_lone_surrogate_in_the_text_fails_the_stray_byte_row() -> None:
-    def leaky(config: TargetConfig) -> ToolPair:
-        tools = _build_reference(config)  # the reference, with its fetch tool wrapped
-        return dataclasses.replace(tools, fetch=SurrogateLeakingFetchTool(tools.fetch))
-
-    (result,) = run(InProcessTarget(leaky, name="leaky", version="0"), only=[CHECK]).results
+    leaky = _with_fetch_text(lambda result: result.text.replace("\ufffd", "\udcff"))  # the byte kept undecoded
+    (result,) = run(leaky, only=[CHECK]).results
     assert result.outcome.value == "failed", result.reason
     assert result.reason.startswith("stray-byte: the text carries the lone surrogate U+DCFF"), result.reason
 
@@ -200,25 +208,11 @@ def test_a_fetcher_reading_every_page_by_its_declared_charset_passes() -> None:
     assert result.outcome.value == "passed", result.reason
 
 
-class JsonTextFetchTool:
-    """The reference web_fetch tool whose model-visible text is its value as JSON (non-ASCII escaped)."""
-
-    def __init__(self, tool: Any) -> None:
-        self.tool = tool
-
-    async def execute(self, arguments: Any, ctx: Any) -> LeakyResult:
-        result = await self.tool.execute(arguments, ctx)
-        return LeakyResult(json.dumps(result.value) if result.value else result.text, result.value, result.error_code)
-
-
 def test_a_tool_whose_text_is_its_value_as_json_passes() -> None:
     """Seed-open: the text's format; JSON's \\u escapes stand for the characters."""
 
-    def as_json(config: TargetConfig) -> ToolPair:
-        tools = _build_reference(config)
-        return dataclasses.replace(tools, fetch=JsonTextFetchTool(tools.fetch))
-
-    (result,) = run(InProcessTarget(as_json, name="json-text", version="0"), only=[CHECK]).results
+    as_json = _with_fetch_text(lambda result: json.dumps(result.value) if result.value else result.text)
+    (result,) = run(as_json, only=[CHECK]).results
     assert result.outcome.value == "passed", result.reason
 
 

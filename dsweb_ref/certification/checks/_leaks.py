@@ -17,12 +17,12 @@ import re
 from collections.abc import Iterator
 from urllib.parse import unquote
 
-__all__ = ["JSON_ESCAPE", "PIECE", "leak"]
+__all__ = ["PIECE", "json_unescaped", "leak"]
 
 PIECE = 10  # characters of a secret that count as showing it
 _BASE64_RUN = re.compile(r"[A-Za-z0-9+/_-]{12,}")
 _HEX_RUN = re.compile(r"(?:[0-9a-fA-F]{2}){8,}")
-JSON_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
+_JSON_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
 _URL_SAFE = str.maketrans("-_", "+/")
 
 
@@ -48,11 +48,16 @@ def _hex_readings(text: str) -> Iterator[str]:
             yield bytes.fromhex(body[: len(body) - len(body) % 2]).decode("latin-1")
 
 
+def json_unescaped(text: str) -> str:
+    """``text`` with each JSON ``\\uXXXX`` escape replaced by its character."""
+    return _JSON_ESCAPE.sub(lambda m: chr(int(m[1], 16)), text)
+
+
 def _decodings(text: str) -> Iterator[tuple[str, str]]:
     """One step of decoding ``text``: each way an echo may have encoded it."""
     yield "percent-encoded", unquote(text)
     yield "as HTML entities", html.unescape(text)
-    yield "as JSON escapes", JSON_ESCAPE.sub(lambda m: chr(int(m[1], 16)), text)
+    yield "as JSON escapes", json_unescaped(text)
     for decoded in _hex_readings(text):
         yield "in hex", decoded
     for decoded in _base64_readings(text):

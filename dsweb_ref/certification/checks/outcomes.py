@@ -249,16 +249,17 @@ ENCODED = "{encoded}"  # where the encoded key goes in an echo body
 def _encoded(how: str, text: str) -> str:
     data = text.encode()
     once = "".join(f"%{b:02X}" for b in data)
-    return {
-        "base64": lambda: base64.b64encode(data).decode("ascii"),
-        "percent": lambda: once,
-        "percent-lower": lambda: once.lower(),
-        "percent-twice": lambda: once.replace("%", "%25"),
-        "percent-mixed": lambda: text.replace("-", "%2D"),
-        "upper": lambda: text.upper(),
-        "entities": lambda: "".join(f"&#{ord(c)};" for c in text),
-        "hex": lambda: data.hex(),
-    }[how]()
+    forms = {
+        "base64": base64.b64encode(data).decode("ascii"),
+        "percent": once,
+        "percent-lower": once.lower(),
+        "percent-twice": once.replace("%", "%25"),
+        "percent-mixed": text.replace("-", "%2D"),
+        "upper": text.upper(),
+        "entities": "".join(f"&#{ord(c)};" for c in text),
+        "hex": data.hex(),
+    }
+    return forms[how]
 
 
 def _leaks(outcome: CallOutcome, secret: str) -> str | None:

@@ -202,6 +202,7 @@ PUBLIC_IPV6 = (
     Case("ipv6-low-bits-private", "every IPv6 address also read as the IPv4 in its last 32 bits (10.0.0.7 here)",
          {"address": "2606:4700::a00:7"}),
 )
+PUBLIC_ROWS = (*PUBLIC_EDGES, IPV6_CONTROL, *PUBLIC_IPV6)
 
 
 @check(
@@ -215,15 +216,15 @@ PUBLIC_IPV6 = (
     "page the pipeline is there to read. Each public IPv4 neighbour of a special range must be fetched (the "
     "page served there comes back). No seed requires IPv6, so a fetcher that refuses the public IPv6 control "
     "may refuse the other IPv6 rows too (with a WEB_* error); one that fetched it must fetch them.",
-    cases=(*PUBLIC_EDGES, IPV6_CONTROL, *PUBLIC_IPV6),
+    cases=PUBLIC_ROWS,
 )
 async def public_fetched(ctx: CheckContext) -> None:
-    rows = (*PUBLIC_EDGES, IPV6_CONTROL, *PUBLIC_IPV6)
     with _network() as net:
-        resolve = {f"{c.name}.ssrf.test": [[c["address"]]] for c in rows}
-        await ctx.configure(provider="messages", test_network=net.config(resolve, [], [c["address"] for c in rows]))
+        resolve = {f"{c.name}.ssrf.test": [[c["address"]]] for c in PUBLIC_ROWS}
+        config = net.config(resolve, [], [c["address"] for c in PUBLIC_ROWS])
+        await ctx.configure(provider="messages", test_network=config)
         ipv6 = True
-        for case in rows:
+        for case in PUBLIC_ROWS:
             what = f"{case.name} ({case['address']})"
             outcome = await ctx.fetch(f"http://{case.name}.ssrf.test:{net.port}/{case.name}")
             require(not outcome.cancelled, f"{what}: the call reported cancelled")

@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 from ..cases import Case
 from ._base import CheckContext, check, expect_error, require
-from ._leaks import JSON_ESCAPE as _JSON_ESCAPE
+from ._leaks import json_unescaped
 from .ssrf import PUBLIC, REQUIRES, _Handler, _network
 
 WORDS = "decoded page text"  # ASCII words every row's page carries
@@ -137,7 +137,7 @@ async def decoded(ctx: CheckContext) -> None:
             require(outcome.ok, f"{case.name}: the page was refused ({outcome.error_code}: "
                     f"{outcome.error_message[:120]})", catches=case.catches)
             text = outcome.text or ""
-            shown = f"{text}\n{_JSON_ESCAPE.sub(lambda m: chr(int(m[1], 16)), text)}"  # a JSON text shows \u escapes
+            shown = f"{text}\n{json_unescaped(text)}"  # a JSON text shows \u escapes
             missing = min((_missing(reading, shown) for reading in _readings(case)), key=len)
             require(not missing, f"{case.name}: the page's text did not come back (missing {missing[:3]}; got "
                     f"{text[:80]!r})", catches=case.catches)
