@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import logging
+import os
 import shlex
 import sys
 import time
 
 import pytest
 
+import dsweb_ref.certification.targets as targets
 from dsweb_ref.certification.model import Outcome
 from dsweb_ref.certification.targets import AdapterTarget
 
@@ -86,3 +89,29 @@ def test_adapter_that_never_answers_a_call_is_bounded() -> None:
         base.CALL_TIMEOUT = saved
     assert report.results[0].outcome is Outcome.ERROR
     assert "did not answer" in report.results[0].reason
+
+
+def test_a_closed_adapter_s_process_group_is_never_signalled_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    # close() ends the group; afterwards its id may belong to another group, so neither a late terminate()
+    # (an interrupt racing the close) nor a second close() may signal it.
+    signalled: list[tuple[int, int]] = []
+    real_killpg = os.killpg
+
+    def killpg(pgid: int, sig: int) -> None:
+        signalled.append((pgid, sig))
+        real_killpg(pgid, sig)
+
+    monkeypatch.setattr(targets.os, "killpg", killpg)
+    target = script(f"import sys; sys.stdin.readline(); {HELLO}; sys.stdin.read()")
+
+    async def scenario() -> tuple[int, int]:
+        await target.hello()
+        await target.close()
+        closed = len(signalled)
+        target.terminate()
+        await target.close()
+        return closed, len(signalled)
+
+    closed, after = asyncio.run(scenario())
+    assert closed >= 1  # the close itself ended the group
+    assert after == closed, signalled
