@@ -18,7 +18,9 @@ than they wait (marked ``process="own"``) each run in a worker process of their 
 not wait for the workers: ``quiet`` keeps CPU-bound checks off the event loop and interpreter lock the
 timing checks measure with (and an in-process target runs on); a worker has neither, only another core,
 and the timing verdicts are judged against the load measured in the run (:mod:`.calibration`), which
-counts whatever the workers withhold.
+counts whatever the workers withhold. For the same reason an in-process target's timing checks go to one
+worker of their own, started after hello, when other checks run here: they keep a loop and a lock of their
+own and run beside the bulk instead of after it (the run's wall time becomes about its longest check).
 """
 
 from __future__ import annotations
@@ -368,6 +370,20 @@ def _remote(specs: list[CheckSpec], target: Target) -> list[int]:
     return own[1:] if len(own) == len(specs) else own
 
 
+def _quiet_remote(specs: list[CheckSpec], hello: Hello, target: Target, elsewhere: set[int]) -> list[int]:
+    """The timing checks (``quiet``) an in-process target runs, for one worker of their own, when a check of
+    another slot runs here beside them: there they and the target have an event loop and an interpreter lock
+    of their own while this process computes the bulk, instead of waiting for the bulk to end. None when
+    nothing else runs here (the worker would only add its start-up), and for an adapter: it computes in
+    processes of its own already, and a worker would start a second set of them, CPU the bulk needs (the
+    example adapter measured 10.8 s with such a worker, 7.6 s without)."""
+    if (_recipe(target) or {}).get("kind") != "reference":
+        return []
+    runs = [i for i, s in enumerate(specs) if _skipped(s, hello) is None and i not in elsewhere]
+    quiet = [i for i in runs if specs[i].slot == "quiet"]
+    return quiet if quiet and len(quiet) < len(runs) else []
+
+
 def _worker_deadline(remote: list[int], specs: list[CheckSpec], limit: float) -> float:
     """Seconds a worker may take for ``remote``: as long as each check's runs (one per search protocol),
     each within ``limit``, would take one after another, plus a minute to start."""
@@ -537,7 +553,9 @@ async def run_suite(
     process of its own (:mod:`.offload`) when ``target`` has a ``recipe()`` and some other check runs here
     beside them; their results join the report as they arrive. A check whose worker does not start runs
     here with the others; should a worker die, the check it did not finish runs here after the others, its
-    details noting why (key ``worker``)."""
+    details noting why (key ``worker``). With an in-process target (a ``recipe()`` of kind ``reference``), the
+    timing checks (``quiet``) it runs go to one more worker, together, when other checks run here
+    (:func:`_quiet_remote`)."""
     specs = select_checks(only, profiles)
     started_at = _now()
     results: list[CheckResult | None] = [None] * len(specs)
@@ -567,7 +585,13 @@ async def run_suite(
                 report.done(i, CheckResult(spec.check, Outcome.ERROR, hello_error))
         else:
             pool.limit = max(1, jobs) if lanes is not None else 1
-            pool.prewarm(sum(1 for s in specs if s.slot == "quiet" and _skipped(s, hello) is None))
+            quiet = _quiet_remote(specs, hello, target, set(remote)) if lanes is not None and jobs >= 2 else []
+            worker = await Worker.start(_job(specs, quiet, target, check_timeout)) if quiet else None
+            if worker is not None:
+                workers.append((worker, quiet))
+            elsewhere = {i for _, ids in workers for i in ids}
+            pool.prewarm(sum(1 for i, s in enumerate(specs)
+                             if s.slot == "quiet" and i not in elsewhere and _skipped(s, hello) is None))
             here = _Here(specs, pool, hello, check_timeout, shared, report)
             if not workers:
                 await here.phases(list(range(len(specs))))

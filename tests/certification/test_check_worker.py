@@ -144,6 +144,51 @@ def test_a_run_of_own_checks_only_keeps_one_here_and_gives_each_other_a_worker(
     assert len(spy.started) == 1 and len(spy.brought) == 1
 
 
+# --- the timing checks' worker -----------------------------------------------------------------------
+
+QUIET = ["search.api.fail_fast", "search.api.retry.never"]  # quick timing checks (slot "quiet")
+
+
+def test_an_in_process_target_s_timing_checks_run_together_in_one_worker_beside_the_bulk(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    spy = Spy(monkeypatch)
+    events: list[str] = []
+    start = offload.Worker.start
+
+    async def noted_start(cls: type[offload.Worker], job: Any) -> offload.Worker | None:
+        events.append("worker: " + " ".join(job["ids"]))
+        return await start.__func__(cls, job)  # type: ignore[attr-defined]
+
+    monkeypatch.setattr(offload.Worker, "start", classmethod(noted_start))
+    only = [*QUIET, *BESIDE]
+    report = asyncio.run(run_suite(reference_target(), only=only, jobs=4, lanes=reference_target,
+                                   finished=lambda r: events.append(r.check.id)))
+    assert all(r.outcome is Outcome.PASSED for r in report.results), [r.reason for r in report.results]
+    assert [r.check.id for r in report.results] == [s.check.id for s in checks.all_checks() if s.check.id in only]
+    # One worker for both, started before any check of the bulk here finished: beside it, not after it.
+    workers = [e for e in events if e.startswith("worker: ")]
+    assert len(spy.started) == 1 and sorted(spy.brought) == sorted(QUIET)
+    assert workers == ["worker: " + " ".join(i for i in only if i in QUIET)]
+    assert events.index(workers[0]) < min(events.index(i) for i in BESIDE)
+    assert gone(spy.started[0].pid)
+
+
+def test_timing_checks_alone_run_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Nothing CPU-bound would run beside them here: a worker would only add its start-up.
+    spy = Spy(monkeypatch)
+    report = _run(QUIET, jobs=4)
+    assert spy.started == [] and [r.outcome for r in report.results] == [Outcome.PASSED] * 2
+
+
+def test_an_adapter_s_timing_checks_run_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    # An adapter computes in processes of its own; a worker would start a second set of them.
+    spy = Spy(monkeypatch)
+    make = lambda: AdapterTarget(adapter_command())  # noqa: E731 (a process per lane)
+    report = asyncio.run(run_suite(make(), only=[*QUIET, *BESIDE], jobs=4, lanes=make))
+    assert spy.started == [] and all(r.outcome is Outcome.PASSED for r in report.results)
+
+
 # --- a worker that does not start or dies ---------------------------------------------------------
 
 

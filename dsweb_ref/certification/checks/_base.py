@@ -55,8 +55,9 @@ T = TypeVar("T")
 Provider = Literal["api", "messages", "any", "scripted"]
 SearchProtocol = Literal["api", "messages", "scripted"]  # "scripted": the emulator's conformance search route
 # How a check may share the machine with others (suite.py runs them in this order of phases): "alone"
-# with no other check running, "shared" side by side with any, "quiet" side by side only with other
-# quiet ones (timing checks, whose waits a CPU-bound neighbour would stretch).
+# with no other check running in the run's process, "shared" side by side with any, "quiet" side by side only with other
+# quiet ones (timing checks, whose waits a CPU-bound neighbour would stretch); for an in-process target
+# they run in a worker process of their own, beside the rest (suite.py's _quiet_remote).
 Slot = Literal["alone", "shared", "quiet"]
 # Which process a check may run in: "suite" (the run's own, the default) or "own": a CPU-bound check that
 # the run may hand to a worker process of its own (suite.py, offload.py), so it computes on another core
