@@ -4,6 +4,7 @@ command as a subprocess, from a directory other than the checkout, with only loo
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shlex
@@ -105,6 +106,8 @@ def silent_base() -> Iterator[str]:
     thread.start()
     yield f"http://127.0.0.1:{server.getsockname()[1]}"
     stop.set()
+    with contextlib.suppress(OSError):
+        server.shutdown(socket.SHUT_RDWR)  # wakes the blocked accept(); close() alone does not (Linux)
     server.close()
     for conn in held:
         conn.close()
