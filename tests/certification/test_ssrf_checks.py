@@ -339,6 +339,10 @@ RANGE_READINGS = {
     "unspecified-other": ("ssrf.resolve.special_ranges", "0.1.0.0/16"),
     "ula-fc": ("ssrf.resolve.special_ranges", "fc00::/8"),
     "ipv6-link-local-end": ("ssrf.resolve.special_ranges", "febf::/16"),
+    # Written ::ffff:169.254.169.254 in the row, dialled as ::ffff:a9fe:a9fe: the trap answers both texts.
+    "mapped-metadata": ("ssrf.resolve.special_ranges", "::ffff:a9fe:a9fe/128"),
+    "translated-private": ("ssrf.resolve.special_ranges", "::ffff:0:0:0/96"),
+    "compatible-private": ("ssrf.resolve.special_ranges", "::a00:0/104"),
     "after-10": (PUBLIC, "10.0.0.0/7"),
     "before-127": (PUBLIC, "126.0.0.0/7"),
     "before-172-16": (PUBLIC, "172.0.0.0/11"),

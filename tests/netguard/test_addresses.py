@@ -142,6 +142,25 @@ def test_allowing_policy_opens_exactly_the_listed_network() -> None:
     assert policy.blocked_reason(ip_address("::1")) == "loopback"
 
 
+def test_every_range_python_calls_non_global_is_already_in_the_tables() -> None:
+    """The trailing is_global / is_multicast / is_reserved tests of the address rule are a net for a
+    future Python whose special-purpose lists grow: on the running one they never decide, because every
+    range ipaddress calls non-global (or multicast, reserved) lies inside a row of the tables, which are
+    read first. (scripts/mutation/equivalent.txt judges their mutants program-equivalent on this basis.)"""
+    import ipaddress
+
+    from dsweb_ref.netguard.addresses import _GLOBAL_UNICAST, _V4_BLOCKED, _V6_BLOCKED
+
+    v4 = ipaddress._IPv4Constants  # type: ignore[attr-defined]
+    non_global_v4 = [*v4._private_networks, v4._public_network, v4._multicast_network, v4._reserved_network]
+    for net in non_global_v4:  # is_global is "not in 100.64/10 (_public_network) and not is_private"
+        assert any(net.subnet_of(row) for row, _ in _V4_BLOCKED), net
+    v6 = ipaddress._IPv6Constants  # type: ignore[attr-defined]
+    for net in v6._private_networks:  # IPv6 is_global is "not is_private"
+        if net.overlaps(_GLOBAL_UNICAST):  # only 2000::/3 reaches the is_global test
+            assert any(net.subnet_of(row) for row, _ in _V6_BLOCKED), net
+
+
 def test_metadata_stays_refused_even_when_its_range_is_allowed() -> None:
     policy = AddressPolicy.allowing("169.254.0.0/16", "fd00::/8")
     assert policy.blocked_reason(ip_address("169.254.1.1")) is None

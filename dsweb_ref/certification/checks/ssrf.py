@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from ipaddress import ip_address
 from typing import Any
 
 from ..cases import Case
@@ -94,9 +95,15 @@ class _Net:
     def config(
         self, resolve: Mapping[str, list[list[str]]], private: list[str], public: Iterable[str] = ()
     ) -> dict[str, Any]:
-        """``private`` addresses are dialled to the trap; PUBLIC and ``public`` to the page server."""
-        dial = {PUBLIC: self.port, **dict.fromkeys(public, self.port), **{a: self.trap.port for a in private}}
+        """``private`` addresses are dialled to the trap; PUBLIC and ``public`` to the page server. Each
+        address is listed as written and in its canonical text, so a fetcher that dials the address it
+        parsed (``::ffff:a9fe:a9fe`` for ``::ffff:169.254.169.254``) reaches the trap too."""
+        dial = {PUBLIC: self.port, **_both_forms(public, self.port), **_both_forms(private, self.trap.port)}
         return {"resolve": {k: v for k, v in resolve.items()}, "dial": dial}
+
+
+def _both_forms(addresses: Iterable[str], port: int) -> dict[str, int]:
+    return {form: port for a in addresses for form in (a, str(ip_address(a)))}
 
 
 @contextmanager
@@ -153,6 +160,12 @@ SPECIAL = (
     Case("unspecified-other", "0.0.0.0/8 read as 0.0.0.0 alone", {"address": "0.1.2.3"}),
     Case("ula-fc", "fc00::/7 read as fd00::/8", {"address": "fc00::7"}),
     Case("ipv6-link-local-end", "fe80::/10 read as fe80::/16", {"address": "febf::7"}),
+    # IPv6 forms that carry a private IPv4 address outside the well-known ones: refused like the address
+    # they carry (a translator delivers there), whatever Python's is_global says of the wrapper.
+    Case("translated-private", "only ::ffff:0:0/96 unwrapped, then is_global: the IPv4-translated form "
+         "::ffff:0:0:0/96 (stateless translation) of 10/8 judged 'global'", {"address": "::ffff:0:a00:7"}),
+    Case("compatible-private", "the deprecated IPv4-compatible form ::/96 of 10/8 not unwrapped and judged "
+         "'global' (only ::1 in it refused)", {"address": "::a00:7"}),
 )
 
 
