@@ -12,7 +12,8 @@ returns a provider talking to those addresses::
             capabilities=("web_search", "search-api", "cancel"),
         )
         # dsweb_certify asserts by default: any failed/error/fixed-known-failure check fails the test,
-        # and so does a run that certified nothing (every check skipped)
+        # and so does a run that certified nothing (every check skipped); jobs=4 runs up to four checks
+        # at once, each on providers of its own (one target, and the factories' calls, per check lane)
 
     async def test_certified_async(dsweb_certify):       # inside a running event loop
         report = await dsweb_certify.run_async(my_search_factory)
@@ -96,15 +97,21 @@ async def certify_providers_async(
     known_failures: KnownFailures | str | Path | None = None,
     name: str = "provider",
     version: str = "0",
+    jobs: int = 1,
 ) -> Report:
-    """Run the suite on the running event loop against the given provider factories."""
+    """Run the suite on the running event loop against the given provider factories. With ``jobs`` of 2
+    or more, up to that many checks run at once, each on a target of its own (the factories are called
+    once per such target, so they must not hand two targets one provider with per-call state)."""
     from .known_failures import load_known_failures
     from .suite import run_suite
 
-    target = provider_target(search_provider, fetch_provider, capabilities=capabilities, name=name, version=version)
+    def target() -> InProcessTarget:
+        return provider_target(search_provider, fetch_provider, capabilities=capabilities, name=name, version=version)
+
     if isinstance(known_failures, (str, Path)):
         known_failures = load_known_failures(known_failures)
-    return await run_suite(target, only=only, known_failures=known_failures)
+    lanes = target if jobs >= 2 else None
+    return await run_suite(target(), only=only, known_failures=known_failures, jobs=jobs, lanes=lanes)
 
 
 def _loop_running() -> bool:
@@ -124,9 +131,11 @@ def certify_providers(
     known_failures: KnownFailures | str | Path | None = None,
     name: str = "provider",
     version: str = "0",
+    jobs: int = 1,
 ) -> Report:
     """Run the suite synchronously in a fresh event loop against the given provider factories; from a
-    thread whose loop is running, in a worker thread (``asyncio.run`` cannot nest)."""
+    thread whose loop is running, in a worker thread (``asyncio.run`` cannot nest). ``jobs``: as for
+    :func:`certify_providers_async`."""
 
     def run() -> Report:
         return asyncio.run(
@@ -138,6 +147,7 @@ def certify_providers(
                 known_failures=known_failures,
                 name=name,
                 version=version,
+                jobs=jobs,
             )
         )
 
@@ -175,9 +185,11 @@ class Certify:
         capabilities: Sequence[str] = DEFAULT_CAPABILITIES,
         only: Sequence[str] | None = None,
         known_failures: KnownFailures | str | Path | None = None,
+        jobs: int = 1,
     ) -> Report:
         report = certify_providers(
-            search_provider, fetch_provider, capabilities=capabilities, only=only, known_failures=known_failures
+            search_provider, fetch_provider, capabilities=capabilities, only=only, known_failures=known_failures,
+            jobs=jobs,
         )
         return _verify(report) if check else report
 
@@ -190,9 +202,11 @@ class Certify:
         capabilities: Sequence[str] = DEFAULT_CAPABILITIES,
         only: Sequence[str] | None = None,
         known_failures: KnownFailures | str | Path | None = None,
+        jobs: int = 1,
     ) -> Report:
         report = await certify_providers_async(
-            search_provider, fetch_provider, capabilities=capabilities, only=only, known_failures=known_failures
+            search_provider, fetch_provider, capabilities=capabilities, only=only, known_failures=known_failures,
+            jobs=jobs,
         )
         return _verify(report) if check else report
 

@@ -14,9 +14,10 @@ from typing import Any
 import pytest
 
 import dsweb_ref.certification.endpoint as endpoint
+from dsweb_ref.certification import pytest_plugin
 from dsweb_ref.certification.model import Check, CheckResult, Outcome, Report, TargetInfo
 from dsweb_ref.certification.profiles import PROFILES
-from dsweb_ref.certification.pytest_plugin import Certify, certify_providers
+from dsweb_ref.certification.pytest_plugin import Certify, certify_providers, provider_target
 from dsweb_ref.certification.targets import TargetConfig
 from dsweb_ref.providers.deepseek_search_api import DeepSeekSearchApi
 from dsweb_ref.settings import Settings
@@ -345,6 +346,25 @@ def test_plugin_certifies_a_provider_class() -> None:
     assert report.ok and {o for o in got.values()} <= {Outcome.PASSED, Outcome.SKIPPED}
     assert got["search.batch.concurrent"] is Outcome.PASSED
     assert got["fetch.api.mapping"] is Outcome.SKIPPED
+
+
+def test_plugin_jobs_run_checks_on_targets_of_their_own_with_the_same_verdicts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    only = ["search.merge", "search.batch.all_or_nothing", "search.validation"]
+    made = {1: 0, 4: 0}
+    reports = {}
+    for jobs in made:
+        def counted(*args: Any, jobs: int = jobs, **kwargs: Any) -> Any:
+            made[jobs] += 1
+            return provider_target(*args, **kwargs)
+
+        monkeypatch.setattr(pytest_plugin, "provider_target", counted)
+        reports[jobs] = certify_providers(search_api, only=only, jobs=jobs)
+    verdicts = {jobs: [(r.check.id, r.outcome) for r in report.results] for jobs, report in reports.items()}
+    assert verdicts[4] == verdicts[1]
+    assert reports[4].ok and len(reports[4].results) >= 5
+    assert made[1] == 1 and made[4] > 1  # one target by default; with jobs, a target per lane
 
 
 def test_plugin_fixture_asserts_on_failure() -> None:
