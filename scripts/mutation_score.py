@@ -98,6 +98,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import NormalDist
 
+import tomlkit
+
 ROOT = Path(__file__).resolve().parents[1]
 EQUIVALENT = ROOT / "scripts" / "mutation" / "equivalent.txt"
 
@@ -151,8 +153,9 @@ UNIT_TESTS = [
     "--ignore=tests/test_cli_schemas.py",
     "--ignore=tests/test_cli_tools.py",
     "--ignore=tests/test_mutation_score.py",
+    "--ignore=tests/test_wheel.py",  # builds and installs the wheel: no unit of a mutated module
 ]
-COPIED = ("dsweb_ref", "schemas", "cassettes", "tests", "README.md")
+COPIED = ("dsweb_ref", "schemas", "cassettes", "tests", "scripts", "README.md", "LICENSE")  # tests read them
 
 
 def _toml_list(items: list[str] | tuple[str, ...]) -> str:
@@ -172,21 +175,26 @@ def prepare(work: Path, modules: tuple[str, ...], tests: list[str]) -> None:
             shutil.copy2(source, work / name)
     shutil.copytree(ROOT / "scripts" / "mutation", work / "mutation_tests",
                     ignore=shutil.ignore_patterns("__pycache__", "*.txt"))
-    (work / "pyproject.toml").write_text(
-        "[tool.mutmut]\n"
-        'source_paths = ["dsweb_ref"]\n'
-        f"only_mutate = {_toml_list(modules)}\n"
-        f"pytest_add_cli_args_test_selection = {_toml_list(tests)}\n"
-        'pytest_add_cli_args = ["-p", "no:xdist", "-p", "no:cacheprovider", "-p", "no:randomly"]\n'
-        'also_copy = ["schemas", "cassettes", "mutation_tests", "README.md"]\n'
-        "use_git_change_detection = false\n"
-        "\n[tool.pytest.ini_options]\n"
-        'pythonpath = ["."]\n'
-        'addopts = "-q --strict-markers"\n'
-        "timeout = 300\n"
-        'markers = ["live: talks to a real endpoint; never runs in CI"]\n',
-        encoding="utf-8",
-    )
+    # The project's own pyproject (tests read its metadata), its pytest settings replaced by the mode's.
+    own = ROOT / "pyproject.toml"
+    project = tomlkit.parse(own.read_text(encoding="utf-8") if own.exists() else "")
+    tool = project.setdefault("tool", {})
+    assert isinstance(tool, dict)
+    tool["mutmut"] = {
+        "source_paths": ["dsweb_ref"],
+        "only_mutate": list(modules),
+        "pytest_add_cli_args_test_selection": list(tests),
+        "pytest_add_cli_args": ["-p", "no:xdist", "-p", "no:cacheprovider", "-p", "no:randomly"],
+        "also_copy": ["schemas", "cassettes", "scripts", "mutation_tests", "README.md", "LICENSE"],
+        "use_git_change_detection": False,
+    }
+    tool["pytest"] = {"ini_options": {
+        "pythonpath": ["."],
+        "addopts": "-q --strict-markers",
+        "timeout": 300,
+        "markers": ["live: talks to a real endpoint; never runs in CI", "slow: a whole run", "loaded: opt-in"],
+    }}
+    (work / "pyproject.toml").write_text(tomlkit.dumps(project), encoding="utf-8")
 
 
 def exit_codes(work: Path) -> dict[str, int | None]:
