@@ -523,3 +523,18 @@ def test_a_sampled_report_prints_estimates_with_intervals_per_module(
                                                   "names": [*sampled[:2], "pkg.b.x_g__mutmut_2"]}), encoding="utf-8")
     assert script.main() == 2
     assert "does not match the draw" in capsys.readouterr().err
+
+
+def test_the_scratch_copy_holds_every_top_level_entry_and_the_project_s_own_metadata(tmp_path: Path) -> None:
+    # The unit tests read the repository's files (README, mkdocs.yml, scripts/, the project's metadata):
+    # a scratch copy missing one fails mutmut's first run, and the --unit mode with it.
+    work = tmp_path / "work"
+    script.prepare(work, ("dsweb_ref/tools/_summary.py",), ["tests"])
+    visible = {p.name for p in ROOT.iterdir() if not p.name.startswith(".") and p.name != "pyproject.toml"}
+    assert visible <= {p.name for p in work.iterdir()}
+    assert (work / ".ci" / "run").is_file() and not (work / ".ci" / "venv").exists()
+    data = tomllib.loads((work / "pyproject.toml").read_text(encoding="utf-8"))
+    assert data["project"]["license"] == tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["license"]
+    assert data["tool"]["mutmut"]["only_mutate"] == ["dsweb_ref/tools/_summary.py"]
+    assert set(data["tool"]["mutmut"]["also_copy"]) >= {"scripts", "mkdocs.yml", "LICENSE", ".ci", "mutation_tests"}
+    assert data["tool"]["pytest"]["ini_options"]["pythonpath"] == ["."]  # the mode's, not the project's
