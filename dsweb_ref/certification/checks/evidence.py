@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from ..cases import Case
@@ -270,6 +271,8 @@ UNSAFE = (
          {"url": "http://0x7f.1/harbour-fees"}),
     Case("octal-host", "octal host spellings (0177.1 is 127.0.0.1) taken for names, or the guard crashing on them",
          {"url": "http://0177.1/harbour-fees"}),
+    Case("localhost-subdomain", "names under .localhost (always loopback) taken for public names",
+         {"url": "http://harbour.localhost/fees"}),
     Case("file-scheme", "schemes other than http(s) kept", {"url": "file:///etc/harbour-fees"}),
     Case("javascript-scheme", "javascript: results kept", {"url": "javascript:alert('harbour-fees')"}),
 )
@@ -292,6 +295,7 @@ MALFORMED = tuple(
         ("zone-id-non-ascii", "a non-ASCII IPv6 zone id", "http://[fe80::1%25\u00e9]/harbour-fees"),
         ("backslash", "a backslash", "http://harbour.example.com/a\\b"),
         ("line-separator", "a line separator (U+2028)", "http://harbour.example.com/a\u2028b"),
+        ("absolute-name", "a host in absolute form (a trailing dot)", "https://harbour.example.com./fees"),
     )
 )
 ONLY_UNSAFE = Case(
@@ -302,6 +306,16 @@ ONLY_UNSAFE = Case(
 SAFE_RESULT = "https://harbour-authority.example.com/fees"
 SAFE_ROW = Case("safe", "control: a public result", {"url": SAFE_RESULT})
 RESULTS_SEEN = 8  # results per query the reference reads
+
+
+def _spread(ctx: CheckContext, topics: tuple[str, ...], rows: Sequence[Case]) -> list[str]:
+    """Script one query per topic, answering the next RESULTS_SEEN of ``rows``; the queries asked."""
+    queries = [f"harbour {topic} fees" for topic in topics]
+    for index, asked in enumerate(queries):
+        words = f"{asked} {asked}"  # the unsafe rows match the query better than the safe one
+        chunk = rows[index * RESULTS_SEEN:(index + 1) * RESULTS_SEEN]
+        script(ctx, asked, [row(c["url"], f"{words} {c.name}", f"All about {words} ({c.name}).") for c in chunk])
+    return queries
 
 
 @check(
@@ -318,16 +332,13 @@ RESULTS_SEEN = 8  # results per query the reference reads
     cases=(*UNSAFE, *MALFORMED, ONLY_UNSAFE),
 )
 async def unsafe_dropped(ctx: CheckContext) -> None:
-    # The reference reads 8 results per query, so the rows are spread over three queries of 8 (a tool
-    # reading fewer leaves some unseen, which fails nothing).
-    listed = [*UNSAFE, SAFE_ROW, *MALFORMED]
-    queries = [f"harbour {topic} fees" for topic in ("mooring", "pilot", "berth")]
-    for index, asked in enumerate(queries):
-        words = f"{asked} {asked}"  # the unsafe rows match the query better than the safe one
-        chunk = listed[index * RESULTS_SEEN:(index + 1) * RESULTS_SEEN]
-        script(ctx, asked, [row(c["url"], f"{words} {c.name}", f"All about {words} ({c.name}).") for c in chunk])
+    # The reference reads 8 results per query, so the rows are spread over queries of 8 (a tool reading
+    # fewer leaves some unseen, which fails nothing); the malformed ones in a second call.
+    queries = _spread(ctx, ("mooring", "pilot"), [*UNSAFE, SAFE_ROW])
     only = ONLY_UNSAFE["query"]  # every result unsafe: no evidence, so the text must say [needs_retry]
     script(ctx, only, [row(url, f"{only} {i}", f"All about {only}.") for i, url in enumerate(ONLY_UNSAFE["urls"])])
+    malformed = _spread(ctx, ("berth", "crane"), MALFORMED)
+    expect_success(await _evidence(ctx, malformed, {"id": "malformed", "local_names": []}), "malformed results")
     outcome = await _evidence(ctx, [*queries, only], {"id": "unsafe", "local_names": []})
     value = expect_success(outcome, "evidence call")
     await ctx.settle()
