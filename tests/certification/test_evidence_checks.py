@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+import httpx
 import pytest
 from publicsuffixlist import PublicSuffixList
 
@@ -252,3 +253,53 @@ def test_answering_the_other_queries_of_a_batch_with_a_local_one_passes_the_loca
 
     (result,) = run(InProcessTarget(build, name="partial", version="test"), only=["evidence.local_refused"]).results
     assert result.outcome.value == "passed", result.reason
+
+
+def test_every_unsafe_and_malformed_row_is_among_the_results_the_reference_reads() -> None:
+    """Two queries of RESULTS_SEEN results each per call (the reference's results_per_query): no row is cut."""
+    assert len(evidence.UNSAFE) + 1 <= 2 * evidence.RESULTS_SEEN
+    assert len(evidence.MALFORMED) <= 2 * evidence.RESULTS_SEEN
+    assert evidence.RESULTS_SEEN == evidence_search.EvidenceSettings().results_per_query
+
+
+CRASH_ROWS = (*evidence.MALFORMED, *(c for c in evidence.UNSAFE if c.name in ("hex-host", "octal-host")))
+NAME_ROWS = ["hex-host", "octal-host", "localhost-subdomain"]
+
+
+@pytest.mark.parametrize("row", [c.name for c in CRASH_ROWS])
+def test_each_malformed_row_catches_a_guard_that_raises_on_it(row: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    url = next(c["url"] for c in CRASH_ROWS if c.name == row)
+    right = evidence_search.check_url
+
+    def raising(raw: object, **kwargs: Any) -> Any:
+        if raw == url:
+            raise ValueError("unreadable host")  # wrong: not a WebError, so the result is not dropped
+        return right(raw, **kwargs)
+
+    monkeypatch.setattr(evidence_search, "check_url", raising)
+    (result,) = run(reference_target(), only=["evidence.unsafe_dropped"]).results
+    assert result.outcome.value == "error" and "raised" in result.reason, result.reason
+
+
+def test_the_malformed_rows_pass_when_kept_instead_of_dropped(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Seed-open: no seed fixes URL syntax, so a guard that keeps such a result stays certified."""
+    urls = {c["url"] for c in evidence.MALFORMED}
+    right = evidence_search.check_url
+
+    def keeping(raw: object, **kwargs: Any) -> Any:
+        return httpx.URL("https://harbour.example.com/kept") if raw in urls else right(raw, **kwargs)
+
+    monkeypatch.setattr(evidence_search, "check_url", keeping)
+    (result,) = run(reference_target(), only=["evidence.unsafe_dropped"]).results
+    assert result.outcome.value == "passed", result.reason
+
+
+@pytest.mark.parametrize("row", NAME_ROWS)
+def test_each_special_host_row_catches_the_host_taken_for_a_public_name(
+    row: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    right = check_url.__globals__["parse_host"]
+    host = httpx.URL(next(c["url"] for c in evidence.UNSAFE if c.name == row)).host
+    monkeypatch.setattr("dsweb_ref.netguard.urls.parse_host", lambda h: h if h == host else right(h))
+    (result,) = run(reference_target(), only=["evidence.unsafe_dropped"]).results
+    assert result.outcome.value == "failed" and result.reason.startswith(f"{row}: "), result.reason

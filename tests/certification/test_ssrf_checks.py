@@ -448,3 +448,67 @@ def test_a_slow_server_counts_as_ended_before_its_last_byte_goes_out(
     monkeypatch.setattr(ssrf_limits, "DRIP", 0.0)
     ssrf_limits._drip(handler, pieces)
     assert ended_at_write == [False, False, True]
+
+
+def _odd_row(name: str, monkeypatch: pytest.MonkeyPatch, target: InProcessTarget | None = None) -> tuple[str, str]:
+    from dsweb_ref.certification.checks import ssrf
+
+    row = next(c for c in ssrf.ODD_URLS if c.name == name)
+    monkeypatch.setattr(ssrf, "ODD_URLS", (row,))
+    (result,) = run(target or reference_target(), only=[ODD]).results
+    return result.outcome.value, result.reason
+
+
+HOST_ROWS = ("localhost", "hex-host", "single-label", "numeric-last-label", "invalid-label", "percent-in-host",
+             "no-host")
+
+
+@pytest.mark.parametrize("row", HOST_ROWS)
+def test_each_host_row_catches_a_host_refusal_without_a_web_code(row: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from dsweb_ref.netguard import hosts
+
+    def codeless(host: str) -> Any:
+        try:
+            return hosts.parse_host(host)
+        except WebError as error:
+            raise WebError(None, error.message) from None  # type: ignore[arg-type]  # wrong: the code is lost
+
+    assert _odd_row(row, monkeypatch) == ("passed", "")  # each row alone, and the reference passes it
+    monkeypatch.setattr("dsweb_ref.netguard.urls.parse_host", codeless)
+    outcome, reason = _odd_row(row, monkeypatch)
+    assert outcome == "failed" and reason.startswith(f"{row} (") and "not a WEB_* code" in reason, reason
+
+
+@pytest.mark.parametrize("row", ["localhost", "hex-host"])
+def test_a_host_taken_for_a_name_and_dialled_unchecked_fails_its_odd_row(
+    row: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The test network resolves localhost and 0x7f.1 to 127.0.0.1, as getaddrinfo does."""
+    for module in ("urls", "resolve"):
+        monkeypatch.setattr(f"dsweb_ref.netguard.{module}.parse_host", lambda host: host.lower())
+    outcome, reason = _odd_row(row, monkeypatch, fetch_only_target(_reading("127.0.0.0/8", refused=False)))
+    assert outcome == "failed" and "a connection reached a non-public address" in reason, reason
+
+
+def test_a_guard_that_refuses_every_ip_literal_fails_the_literal_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    from dsweb_ref.netguard import hosts
+
+    def no_literals(host: str) -> Any:
+        parsed = hosts.parse_host(host)
+        if not isinstance(parsed, str):
+            raise WebError(WebErrorCode.BLOCKED_URL, "IP literals are not allowed")
+        return parsed
+
+    for module in ("urls", "resolve"):
+        monkeypatch.setattr(f"dsweb_ref.netguard.{module}.parse_host", no_literals)
+    (result,) = run(reference_target(), only=[PUBLIC]).results
+    assert result.outcome.value == "failed" and result.reason.startswith("literal (93.184.215.14)"), result.reason
+
+
+def test_an_octet_of_255_read_as_out_of_range_fails_the_literal_255_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    from dsweb_ref.netguard import hosts
+
+    right = hosts.parse_ipv4_literal
+    monkeypatch.setattr(hosts, "parse_ipv4_literal", lambda h: None if "255" in h.split(".")[:-1] else right(h))
+    (result,) = run(reference_target(), only=[PUBLIC]).results
+    assert result.outcome.value == "failed" and result.reason.startswith("literal-255 (93.184.255.14)"), result.reason

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from ..cases import Case
@@ -266,8 +267,36 @@ UNSAFE = (
     Case("localhost", "the name localhost taken for a public host", {"url": "http://localhost:8080/harbour-fees"}),
     Case("numeric-host", "numeric host spellings (2130706433 is 127.0.0.1) taken for names",
          {"url": "http://2130706433/harbour-fees"}),
+    Case("hex-host", "hex host spellings (0x7f.1 is 127.0.0.1) taken for names, or the guard crashing on them",
+         {"url": "http://0x7f.1/harbour-fees"}),
+    Case("octal-host", "octal host spellings (0177.1 is 127.0.0.1) taken for names, or the guard crashing on them",
+         {"url": "http://0177.1/harbour-fees"}),
+    Case("localhost-subdomain", "names under .localhost (always loopback) taken for public names",
+         {"url": "http://harbour.localhost/fees"}),
     Case("file-scheme", "schemes other than http(s) kept", {"url": "file:///etc/harbour-fees"}),
     Case("javascript-scheme", "javascript: results kept", {"url": "javascript:alert('harbour-fees')"}),
+)
+# Search results whose URL a guard may refuse or keep (seed 002 fixes no URL syntax), but whose
+# validation must not raise: one hostile result is dropped or kept, never the end of the whole call.
+MALFORMED = tuple(
+    Case(name, f"the guard raises on {what} instead of dropping or keeping that one result: the call fails",
+         {"url": url})
+    for name, what, url in (
+        ("no-host", "a URL without a host", "http://:8080/harbour-fees"),
+        ("percent-host", "a percent sign in the host", "http://harbour%2Eauthority.example.com/fees"),
+        ("numeric-last-label", "a host whose last label is numeric", "http://harbour.example.123/fees"),
+        ("empty-hex-part", "a host with an empty hex part (0x)", "http://0x.1/harbour-fees"),
+        ("invalid-label", "a host label starting with a hyphen", "http://-harbour.example.com/fees"),
+        ("single-label", "a single-label host", "http://intranet/harbour-fees"),
+        ("over-long", "a URL longer than the guard allows", "https://harbour.example.com/" + "a" * 3000),
+        ("bad-port", "a port that is not a number", "http://harbour.example.com:8o/fees"),
+        ("port-zero", "port 0", "http://harbour.example.com:0/fees"),
+        ("credentials", "credentials in the URL", "http://user:pw@harbour.example.com/fees"),
+        ("zone-id-non-ascii", "a non-ASCII IPv6 zone id", "http://[fe80::1%25\u00e9]/harbour-fees"),
+        ("backslash", "a backslash", "http://harbour.example.com/a\\b"),
+        ("line-separator", "a line separator (U+2028)", "http://harbour.example.com/a\u2028b"),
+        ("absolute-name", "a host in absolute form (a trailing dot)", "https://harbour.example.com./fees"),
+    )
 )
 ONLY_UNSAFE = Case(
     "only-unsafe",
@@ -275,6 +304,18 @@ ONLY_UNSAFE = Case(
     {"query": "harbour mooring deposits", "urls": tuple(f"http://10.0.0.{i}/deposits" for i in range(3))},
 )
 SAFE_RESULT = "https://harbour-authority.example.com/fees"
+SAFE_ROW = Case("safe", "control: a public result", {"url": SAFE_RESULT})
+RESULTS_SEEN = 8  # results per query the reference reads
+
+
+def _spread(ctx: CheckContext, topics: tuple[str, ...], rows: Sequence[Case]) -> list[str]:
+    """Script one query per topic, answering the next RESULTS_SEEN of ``rows``; the queries asked."""
+    queries = [f"harbour {topic} fees" for topic in topics]
+    for index, asked in enumerate(queries):
+        words = f"{asked} {asked}"  # the unsafe rows match the query better than the safe one
+        chunk = rows[index * RESULTS_SEEN:(index + 1) * RESULTS_SEEN]
+        script(ctx, asked, [row(c["url"], f"{words} {c.name}", f"All about {words} ({c.name}).") for c in chunk])
+    return queries
 
 
 @check(
@@ -286,17 +327,19 @@ SAFE_RESULT = "https://harbour-authority.example.com/fees"
     rule="Seed 002: every URL passes host/IP validation before it is fetched, so a search result never leads "
     "the tool to localhost or a private network; code attaches only the filtered source links, so a "
     "result that failed validation is no evidence either (its snippet is no fallback), and a query left "
-    "with no evidence says [needs_retry].",
-    cases=(*UNSAFE, ONLY_UNSAFE),
+    "with no evidence says [needs_retry]. Validation filters the results: a malformed URL (no seed fixes URL "
+    "syntax) may be dropped or kept, but it never ends the whole call.",
+    cases=(*UNSAFE, *MALFORMED, ONLY_UNSAFE),
 )
 async def unsafe_dropped(ctx: CheckContext) -> None:
-    query = "harbour mooring fees"
-    words = f"{query} {query}"  # the unsafe rows match the query better than the safe one
-    rows = [row(c["url"], f"{words} {c.name}", f"All about {words} ({c.name}).") for c in UNSAFE]
-    script(ctx, query, [*rows, row(SAFE_RESULT, f"{query} list", f"The {query} for 2026.")])
+    # The reference reads 8 results per query, so the rows are spread over queries of 8 (a tool reading
+    # fewer leaves some unseen, which fails nothing); the malformed ones in a second call.
+    queries = _spread(ctx, ("mooring", "pilot"), [*UNSAFE, SAFE_ROW])
     only = ONLY_UNSAFE["query"]  # every result unsafe: no evidence, so the text must say [needs_retry]
     script(ctx, only, [row(url, f"{only} {i}", f"All about {only}.") for i, url in enumerate(ONLY_UNSAFE["urls"])])
-    outcome = await _evidence(ctx, [query, only], {"id": "unsafe", "local_names": []})
+    malformed = _spread(ctx, ("berth", "crane"), MALFORMED)
+    expect_success(await _evidence(ctx, malformed, {"id": "malformed", "local_names": []}), "malformed results")
+    outcome = await _evidence(ctx, [*queries, only], {"id": "unsafe", "local_names": []})
     value = expect_success(outcome, "evidence call")
     await ctx.settle()
     fetched = {r.json.get("url") for r in ctx.records("fetch") if isinstance(r.json, dict)}

@@ -216,6 +216,12 @@ PUBLIC_IPV6 = (
          {"address": "2606:4700::a00:7"}),
 )
 PUBLIC_ROWS = (*PUBLIC_EDGES, IPV6_CONTROL, *PUBLIC_IPV6)
+# A public address written as the URL's host (dotted decimal, the one spelling every parser agrees on).
+PUBLIC_LITERALS = (
+    Case("literal", "every IPv4 literal host refused, or its address misread (public or not)",
+         {"address": PUBLIC}),
+    Case("literal-255", "an octet of 255 before the last read as out of range", {"address": "93.184.255.14"}),
+)
 
 
 @check(
@@ -228,13 +234,14 @@ PUBLIC_ROWS = (*PUBLIC_EDGES, IPV6_CONTROL, *PUBLIC_IPV6)
     "after the check, and the connection is bound to the public address that passed; a public address is a "
     "page the pipeline is there to read. Each public IPv4 neighbour of a special range must be fetched (the "
     "page served there comes back). No seed requires IPv6, so a fetcher that refuses the public IPv6 control "
-    "may refuse the other IPv6 rows too (with a WEB_* error); one that fetched it must fetch them.",
-    cases=PUBLIC_ROWS,
+    "may refuse the other IPv6 rows too (with a WEB_* error); one that fetched it must fetch them. The same "
+    "holds for a public IPv4 address written as the URL's host: it is validated as the address it is.",
+    cases=(*PUBLIC_ROWS, *PUBLIC_LITERALS),
 )
 async def public_fetched(ctx: CheckContext) -> None:
     with _network() as net:
         resolve = {f"{c.name}.ssrf.test": [[c["address"]]] for c in PUBLIC_ROWS}
-        config = net.config(resolve, [], [c["address"] for c in PUBLIC_ROWS])
+        config = net.config(resolve, [], [c["address"] for c in (*PUBLIC_ROWS, *PUBLIC_LITERALS)])
         await ctx.configure(provider="messages", test_network=config)
         ipv6 = True
         for case in PUBLIC_ROWS:
@@ -250,6 +257,12 @@ async def public_fetched(ctx: CheckContext) -> None:
                     f"{outcome.error_message[:120]})", catches=case.catches, address=case["address"])
             require(PAGE_TEXT in (outcome.text or ""), f"{what}: a success that is not the page served there")
             require(f"/{case.name}" in net.pages.served, f"{what}: the page server never saw the request")
+        for case in PUBLIC_LITERALS:
+            what = f"{case.name} ({case['address']})"
+            outcome = await ctx.fetch(f"http://{case['address']}:{net.port}/{case.name}")
+            require(outcome.ok, f"{what}: a public address written as the host was refused ({outcome.error_code}: "
+                    f"{outcome.error_message[:120]})", catches=case.catches, address=case["address"])
+            require(PAGE_TEXT in (outcome.text or ""), f"{what}: a success that is not the page served there")
 
 
 MIXED = (
@@ -398,8 +411,24 @@ ODD_URLS = (
          {"url": "http://{pub}:8o/"}),
     Case("ftp-scheme", "a scheme other than http(s) refused without a WEB_* error code",
          {"url": "ftp://{pub}:{port}/"}),
+    # Hosts the reference refuses before any lookup. The test network resolves each the way getaddrinfo
+    # would (a numeric spelling as its address) or to a private address, so a guard that lets the name
+    # through must catch the answer; a refusal must still carry a WEB_* code.
+    Case("localhost", "the name localhost dialled unchecked, or refused without a WEB_* error code",
+         {"url": "http://localhost:{port}/", "resolve": ("localhost", "127.0.0.1")}),
+    Case("hex-host", "a numeric spelling (0x7f.1 is 127.0.0.1) taken for a name and dialled unchecked, or "
+         "refused without a WEB_* error code", {"url": "http://0x7f.1:{port}/", "resolve": ("0x7f.1", "127.0.0.1")}),
+    Case("single-label", "a single-label name refused without a WEB_* error code (or dialled unchecked)",
+         {"url": "http://intranet:{port}/", "resolve": ("intranet", "10.0.0.9")}),
+    Case("numeric-last-label", "a host whose last label is numeric refused without a WEB_* error code (or "
+         "dialled unchecked)", {"url": "http://pub.ssrf.9:{port}/", "resolve": ("pub.ssrf.9", "10.0.0.9")}),
+    Case("invalid-label", "a host label starting with a hyphen refused without a WEB_* error code",
+         {"url": "http://-pub.ssrf.test:{port}/", "resolve": ("-pub.ssrf.test", PUBLIC)}),
+    Case("percent-in-host", "a percent sign in the host refused without a WEB_* error code",
+         {"url": "http://pub%2Essrf.test:{port}/"}),
+    Case("no-host", "a URL without a host refused without a WEB_* error code", {"url": "http://:{port}/"}),
 )
-ODD_PRIVATE = ("10.0.0.9", "fe80::1")
+ODD_PRIVATE = ("10.0.0.9", "fe80::1", "127.0.0.1")
 
 
 @check(
@@ -416,7 +445,9 @@ ODD_PRIVATE = ("10.0.0.9", "fe80::1")
 )
 async def odd_text(ctx: CheckContext) -> None:
     with _network() as net:
-        config = net.config({"pub.ssrf.test": [[PUBLIC]]}, list(ODD_PRIVATE))
+        resolve = {"pub.ssrf.test": [[PUBLIC]]}
+        resolve |= {c["resolve"][0]: [[c["resolve"][1]]] for c in ODD_URLS if "resolve" in c.params}
+        config = net.config(resolve, list(ODD_PRIVATE))
         await ctx.configure(provider="messages", test_network=config)
         for case in ODD_URLS:
             url = case["url"].format(pub="pub.ssrf.test", port=net.port)
