@@ -42,10 +42,12 @@ class Spy:
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.started: list[offload.Worker] = []
         self.brought: list[str] = []
+        self.events: list[str] = []  # "worker: <ids>" as each starts (a test may add its own events)
         start, results = offload.Worker.start, offload.Worker.results
         spy = self
 
         async def spy_start(cls: type[offload.Worker], job: Any) -> offload.Worker | None:
+            spy.events.append("worker: " + " ".join(job["ids"]))
             worker = await start.__func__(cls, job)  # type: ignore[attr-defined]
             if worker is not None:
                 spy.started.append(worker)
@@ -153,14 +155,7 @@ def test_an_in_process_target_s_timing_checks_run_together_in_one_worker_beside_
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     spy = Spy(monkeypatch)
-    events: list[str] = []
-    start = offload.Worker.start
-
-    async def noted_start(cls: type[offload.Worker], job: Any) -> offload.Worker | None:
-        events.append("worker: " + " ".join(job["ids"]))
-        return await start.__func__(cls, job)  # type: ignore[attr-defined]
-
-    monkeypatch.setattr(offload.Worker, "start", classmethod(noted_start))
+    events = spy.events
     only = [*QUIET, *BESIDE]
     report = asyncio.run(run_suite(reference_target(), only=only, jobs=4, lanes=reference_target,
                                    finished=lambda r: events.append(r.check.id)))
@@ -172,6 +167,23 @@ def test_an_in_process_target_s_timing_checks_run_together_in_one_worker_beside_
     assert workers == ["worker: " + " ".join(i for i in only if i in QUIET)]
     assert events.index(workers[0]) < min(events.index(i) for i in BESIDE)
     assert gone(spy.started[0].pid)
+
+
+def test_an_own_check_whose_worker_did_not_start_counts_as_run_here_for_the_timing_checks_worker(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # [own check, timing checks]: the own check's worker does not start, so it runs here, beside which the
+    # timing checks get their worker (judged against the workers that started, not those asked for).
+    spy = Spy(monkeypatch)
+    start = offload.Worker.start
+
+    async def no_own_worker(cls: type[offload.Worker], job: Any) -> offload.Worker | None:
+        return None if OWN in job["ids"] else await start.__func__(cls, job)  # type: ignore[attr-defined]
+
+    monkeypatch.setattr(offload.Worker, "start", classmethod(no_own_worker))
+    report = _run([OWN, *QUIET], jobs=4)
+    assert all(r.outcome is Outcome.PASSED for r in report.results), [r.reason for r in report.results]
+    assert sorted(spy.brought) == sorted(QUIET) and len(spy.started) == 1
 
 
 def test_timing_checks_alone_run_here(monkeypatch: pytest.MonkeyPatch) -> None:
