@@ -29,7 +29,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 ADAPTER = f"{sys.executable} {ROOT / 'tests' / 'fixtures' / 'example_adapter.py'}"
-TIMING_CHECKS = (
+TIMING_CHECKS = (  # every check of slot "quiet" (tests/certification/test_loaded_certify.py), and the race check
+    "search.api.fail_fast",
+    "search.api.retry.never",
     "ssrf.deadline",
     "search.batch.race",
     "search.api.retry.waits",
@@ -53,6 +55,7 @@ BREAKS = {
     "pacing-per-request": "search.api.pacing.rate",
     "pacing-retries-unpaced": "search.api.pacing.rate",
     "pacing-cancel-sends": "search.api.pacing.cancel",
+    "pacing-by-default": "search.api.fail_fast",
 }
 DSWEB = "import sys; from dsweb_ref.cli import main; sys.exit(main())"
 HOG_SECONDS = 3600.0  # a hog ends on its own after this long even if this script is killed

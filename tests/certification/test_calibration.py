@@ -5,13 +5,16 @@ load in every run fails; one met on a re-run passes with the earlier runs noted.
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
 from dsweb_ref.certification.calibration import ATTEMPTS, LATE_UNDER_LOAD, Timed, judge_timed
+from dsweb_ref.certification.checks import scheduling
 from dsweb_ref.certification.checks._base import CheckFailed
 from dsweb_ref.certification.targets import CallOutcome
 
@@ -102,3 +105,62 @@ def test_a_claim_met_on_a_rerun_passes_and_notes_the_earlier_runs() -> None:
     assert len(runs) == 2
     attempts = ctx.notes["the.check"]["attempts"]
     assert attempts[0]["late"] is True and attempts[-1]["met"] is True
+
+
+# -- the fail-fast check's unpaced-batch row: a timing claim judged like the others ----------------
+
+@dataclass
+class _BatchCtx(_Ctx):
+    """A run of the four-query row whose starts spread over ``spread`` seconds."""
+
+    spread: float = 0.0
+    searches: int = 0
+
+    def fresh(self) -> None:
+        pass
+
+    async def search(self, queries: list[str]) -> CallOutcome:
+        self.searches += 1
+        return CallOutcome(value={"queries": queries})
+
+    async def settle(self) -> None:
+        pass
+
+    def records(self, route: str) -> list[Any]:
+        now = time.monotonic()
+        return [SimpleNamespace(started=now + self.spread * i / 3) for i in range(4)]
+
+
+BATCH_ROW = next(c for c in scheduling.FAIL_FAST_CASES if "batch" in c.params)
+
+
+def _unpaced(ctx: _BatchCtx) -> None:
+    asyncio.run(judge_timed(ctx, "search.api.fail_fast", functools.partial(scheduling._unpaced_run, ctx, BATCH_ROW)))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("spread", "round_trip", "verdict"),
+    [
+        (0.02, 0.0, "met"),  # catches: nothing - an unpaced batch on a quiet machine
+        # catches: a bare bound (a correct target whose fourth send a loaded runner held back 0.35 s failed
+        # a fresh-clone CI run); the machine's measured load explains the spread
+        (0.35, 0.4, "late under load"),
+        (0.6, 0.0, "failed"),  # catches: pacing by default (5 QPS: four starts over 0.6 s) on a quiet machine
+        (0.25, 0.0, "failed"),  # catches: a bound read as 0.3 s (a 12 QPS pacer spreads four starts over 0.25 s)
+    ],
+)
+def test_the_unpaced_batch_row_is_judged_against_the_measured_load(spread: float, round_trip: float,
+                                                                    verdict: str) -> None:
+    ctx = _BatchCtx(_Target(round_trip), spread=spread)
+    if verdict == "failed":
+        with pytest.raises(CheckFailed) as failed:
+            _unpaced(ctx)
+        assert "four queries at once: the starts spread over" in failed.value.reason
+        assert ctx.searches == ATTEMPTS
+        return
+    _unpaced(ctx)
+    if verdict == "met":
+        assert ctx.notes == {} and ctx.searches == 1
+    else:
+        assert ctx.notes["search.api.fail_fast"]["verdict"].startswith(LATE_UNDER_LOAD)
+        assert ctx.searches == ATTEMPTS

@@ -7,6 +7,7 @@ computes while the timing checks measure (the quiet phase does not wait for it),
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import sys
@@ -28,6 +29,26 @@ def test_timing_verdicts_hold_while_hogs_saturate_the_cores_and_two_certify_runs
     for line in ("reference", "example adapter"):
         assert "certified 1/1" in next(x for x in done.stdout.splitlines() if x.startswith(line)), done.stdout
     assert "caught 1/1" in next(x for x in done.stdout.splitlines() if x.startswith("retry-cancel-late")), done.stdout
+
+
+def _loaded_script() -> object:
+    spec = importlib.util.spec_from_file_location("loaded_certify", ROOT / "scripts" / "loaded_certify.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_loaded_proof_covers_every_timing_check_and_a_break_of_each() -> None:
+    """A check of slot "quiet" measures wall-clock time; the proof must run each (search.api.fail_fast's
+    batch span was left out, and a bare bound in it failed a correct target in a fresh-clone CI run)."""
+    script = _loaded_script()
+    quiet = {s.check.id for s in all_checks() if s.slot == "quiet"}
+    timing = set(script.TIMING_CHECKS)  # type: ignore[attr-defined]
+    assert quiet <= timing, quiet - timing
+    caught = set(script.BREAKS.values())  # type: ignore[attr-defined]
+    measured = {"search.api.retry.never"}  # its window proves an absence: no break is late, only wrong
+    assert timing - measured <= caught, timing - measured - caught
 
 
 RACE_BREAKS = ("miss-failure-after-success", "lost-failure-race")

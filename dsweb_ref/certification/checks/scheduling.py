@@ -113,7 +113,8 @@ FAIL_FAST_CASES = (
     Case("four queries at once", "pacing by default (a 5 QPS pacer spreads four starts over 0.6 s)",
          {"batch": BATCH}),
 )
-UNPACED_SPAN = 0.3  # seconds: an unpaced batch's four starts come together; a 5 QPS pacer needs 0.6 s
+UNPACED_SPAN = 0.2  # seconds: an unpaced batch's four starts come together (0.01-0.06 s measured under load);
+# a 5 QPS pacer needs 0.6 s, late by 0.4 s, more than a loaded runner's allowance usually explains
 
 
 @check(
@@ -131,20 +132,26 @@ UNPACED_SPAN = 0.3  # seconds: an unpaced batch's four starts come together; a 5
 async def fail_fast(ctx: CheckContext) -> None:
     for case in FAIL_FAST_CASES:
         if "batch" in case.params:
-            ctx.fresh()
-            expect_success(await ctx.search(case["batch"]), case.name)
-            await ctx.settle()
-            starts = sorted(r.started for r in ctx.records("search"))
-            require(len(starts) == len(case["batch"]),
-                    f"{case.name}: {len(starts)} requests for {len(case['batch'])} queries")
-            span = starts[-1] - starts[0]
-            require(span <= UNPACED_SPAN, f"{case.name}: the starts spread over {span:.2f} s with pacing off",
-                    catches=case.catches, starts=starts)
+            await judge_timed(ctx, "search.api.fail_fast", functools.partial(_unpaced_run, ctx, case))
             continue
         outcome, records = await _answer(ctx, case["fault"], case.name, None)
         expect_error(outcome, case.name, PROVIDER_ERROR)
         require(len(records) == 1, f"{case.name}: {len(records)} requests; without retries there is exactly one",
                 catches=case.catches)
+
+
+async def _unpaced_run(ctx: CheckContext, case: Case) -> list[Timed]:
+    """One run of the batch row: the span of its four starts, a timing claim like any other (a loaded
+    machine can hold back one of four concurrent sends; a fresh-clone CI run once failed a correct target
+    on a bare bound)."""
+    ctx.fresh()
+    expect_success(await ctx.search(case["batch"]), case.name)
+    await ctx.settle()
+    starts = sorted(r.started for r in ctx.records("search"))
+    require(len(starts) == len(case["batch"]), f"{case.name}: {len(starts)} requests for {len(case['batch'])} queries")
+    span = starts[-1] - starts[0]
+    return [Timed(f"{case.name}: the starts spread over {span:.2f} s with pacing off", span, UNPACED_SPAN,
+                  case.catches)]
 
 
 # -- retry ----------------------------------------------------------------------------------------
