@@ -164,3 +164,55 @@ def test_the_unpaced_batch_row_is_judged_against_the_measured_load(spread: float
     else:
         assert ctx.notes["search.api.fail_fast"]["verdict"].startswith(LATE_UNDER_LOAD)
         assert ctx.searches == ATTEMPTS
+
+
+# -- the cancel checks' "nothing sent after the answer" claim ------------------------------------
+
+@dataclass
+class _AfterCtx(_Ctx):
+    """The emulator stamped one request ``offset`` seconds after the cancelled call answered."""
+
+    offset: float = 0.0
+    answered_at: float = 0.0
+
+    def records(self, route: str) -> list[Any]:
+        at = self.answered_at
+        return [SimpleNamespace(started=at - 0.5), SimpleNamespace(started=at + self.offset)]
+
+    async def settle(self) -> None:
+        pass
+
+
+def _after(ctx: _AfterCtx) -> None:
+    async def attempt() -> list[Timed]:
+        ctx.answered_at = time.monotonic()
+        return [await scheduling._no_request_after(ctx, ctx.answered_at, 0.0, "row", "catches")]  # type: ignore[arg-type]
+
+    asyncio.run(judge_timed(ctx, "search.api.pacing.cancel", attempt))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("offset", "round_trip", "verdict"),
+    [
+        (-0.1, 0.0, "met"),  # catches: nothing - the last request started before the answer
+        # catches: a bare slack (a request the target sent before it read the cancel, stamped 0.08 s after the
+        # answer by an emulator thread a loaded machine held back, failed the check)
+        (0.08, 0.3, "late under load"),
+        (0.5, 0.0, "failed"),  # catches: a queued query sent at its slot after the cancel (2 QPS: 0.5 s)
+        (0.05, 0.0, "failed"),  # catches: a slack widened past a stamp's delay (0.05 s late, quiet)
+    ],
+)
+def test_a_request_after_the_cancelled_answer_is_judged_against_the_measured_load(
+    offset: float, round_trip: float, verdict: str
+) -> None:
+    ctx = _AfterCtx(_Target(round_trip), offset=offset)
+    if verdict == "failed":
+        with pytest.raises(CheckFailed) as failed:
+            _after(ctx)
+        assert "row: 1 request(s) sent after the call was cancelled" in failed.value.reason
+        return
+    _after(ctx)
+    if verdict == "met":
+        assert ctx.notes == {}
+    else:
+        assert ctx.notes["search.api.pacing.cancel"]["verdict"].startswith(LATE_UNDER_LOAD)
