@@ -31,7 +31,9 @@ _UNSPACED = (
     "\u3040-\u30ff"  # Hiragana, Katakana
     "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"  # CJK ideographs
 )
-_RUNS = re.compile(rf"(?P<thai>[{_THAI}]+)|(?P<cjk>[{_UNSPACED}]+)|(?P<word>\w+)")
+# A word ends where Thai or an unspaced script begins ("ที่Bangkokไหม" is ที่ + bangkok + ไหม): Thai letters
+# are \w too, and a plain \w+ ran a Latin name on into the Thai after it.
+_RUNS = re.compile(rf"(?P<thai>[{_THAI}]+)|(?P<cjk>[{_UNSPACED}]+)|(?P<word>[^\W{_THAI}{_UNSPACED}]+)")
 _SPACES = re.compile(r"\s+")
 
 # Words so common that matching only them says nothing about relevance.

@@ -29,6 +29,20 @@ def test_thai_is_tokenized_into_words_not_sentences() -> None:
     assert "ราคาทองคำวันนี้ปรับขึ้น".split() == ["ราคาทองคำวันนี้ปรับขึ้น"]
 
 
+@pytest.mark.parametrize(
+    ("text", "tokens"),
+    [
+        # catches: a plain \w+ word run (Thai letters are \w), which made "bangkokไหม" one token
+        ("ขายที่Bangkokไหม", ["ขาย", "ที่", "bangkok", "ไหม"]),
+        ("iphone价格", ["iphone", "价格"]),  # catches: the same run-on into an unspaced script
+        ("ราคาiPhone15ล่าสุด", ["ราคา", "iphone15", "ล่าสุด"]),  # catches: digits split off a Latin word
+        ("café naïve", ["café", "naïve"]),  # catches: a word class narrowed to ASCII
+    ],
+)
+def test_a_latin_word_ends_where_thai_or_an_unspaced_script_begins(text: str, tokens: list[str]) -> None:
+    assert tokenize(text) == tokens
+
+
 def test_a_thai_query_ranks_the_thai_match_first_whatever_the_provider_order() -> None:
     ranked = rank(
         "ราคาทองคำ",
