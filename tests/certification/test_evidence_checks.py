@@ -60,6 +60,11 @@ BREAKS = {
     "evidence-designators-ignored": ("evidence.designators", "absent-model: https://veltra-phones.example.com"),
     "evidence-table-cells": ("evidence.table_rows", "row-label: no evidence line holds both 'Adult'"),
     "evidence-engine-order": ("evidence.own_ranking", "engine-last: the relevant result for"),
+    # Mutation survivors of tools/_evidence_guard.py made rows (issue 24 item 5): each was certified before.
+    "evidence-retry-reordered": ("evidence.retry_refused", "reordered: the repeated query was searched again"),
+    "evidence-retry-space-collapsed": ("evidence.retry_refused", "joined: the repeated query was searched again"),
+    "evidence-retry-forgets-evidence": ("evidence.retry_refused", "evidence-fact: the retry 'zzqx unknowable 2031'"),
+    "evidence-local-any-name": ("evidence.local_refused", "unrelated: 'harbour ferry timetable' names nothing"),
 }
 
 
@@ -75,9 +80,14 @@ def test_evidence_checks_cite_seed_002() -> None:
         assert "evidence-search" in spec.requires
 
 
+# Format characters kept in the one normalizer that also serves the marked names: a name split by a
+# zero-width space is missed as well.
+ALSO_FAILED = {"evidence-retry-zero-width": {"evidence.local_refused"}}
+
+
 @pytest.mark.parametrize("mode", sorted(BREAKS))
 def test_each_evidence_break_fails_exactly_its_check(mode: str, tmp_path: Path) -> None:
-    assert_break_fails_exactly("evidence", mode, *BREAKS[mode], tmp_path)
+    assert_break_fails_exactly("evidence", mode, *BREAKS[mode], tmp_path, also=ALSO_FAILED.get(mode, set()))
 
 
 def test_the_example_adapter_passes_every_evidence_check(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from ...emulator import Status
 from ..cases import Case
 from ..targets import CallOutcome
 from ._base import CALL_TIMEOUT, CheckContext, check, expect_error, expect_schema, expect_success, require
@@ -137,6 +138,10 @@ LOCAL = (
          {"query": "FILE:///srv/reports/cv.pdf", "leak": "cv.pdf"}),
     Case("marked-name", "names the caller marked local sent",
          {"query": "Q3 board minutes decisions", "leak": "minutes"}),
+    Case("zero-width-name", "a zero-width space (U+200B, Thai's word separator) inside a marked name hiding it",
+         {"query": "Q3\u200bBoard Minutes agenda", "leak": "minutes"}),
+    Case("unrelated", "control: the marked names matched the wrong way round, or any marked name refusing every "
+         "query: a query naming nothing local refused", {"query": "harbour ferry timetable", "control": True}),
 )
 
 
@@ -155,6 +160,14 @@ async def local_refused(ctx: CheckContext) -> None:
     context = {"id": "conversation-local", "local_names": ["Q3 Board Minutes"]}
     for case in LOCAL:
         ctx.fresh()
+        if case.params.get("control"):
+            outcome = await _evidence(ctx, case["query"], context)
+            await ctx.settle()
+            sent = [str(r.json.get("query", "")) for r in ctx.records("search") if isinstance(r.json, dict)]
+            require(outcome.error_code is None and case["query"] in sent,
+                    f"{case.name}: {case['query']!r} names nothing local but was refused or not searched",
+                    catches=case.catches, answer=outcome.brief())
+            continue
         outcome = await _evidence(ctx, ["rate limits", case["query"]], context)
         await ctx.settle()
         sent = [str(r.json.get("query", "")) for r in ctx.records("search") if isinstance(r.json, dict)]
@@ -196,11 +209,74 @@ RETRIES = (
         "taken for a better query",
         {"again": "zzqx unknowable 2031", "question": "What is zzqx unknowable?"},
     ),
+    Case("reordered", "only fewer words taken for no retry: the same words in another order taken for a new query",
+         {"again": "unknowable zzqx"}),
+    Case("joined", "queries compared word by word: a removed space (a change of whitespace only) taken for a new "
+         "query", {"again": "zzqxunknowable"}),
+    Case(
+        "zero-width-reordered",
+        "a zero-width space (U+200B, Thai's word separator) taken for part of a word: the same words, reordered "
+        "and separated by one, taken for a new query",
+        {"again": "unknowable<U+200B>zzqx"},
+    ),
+    Case(
+        "plain-word",
+        "every added word taken for an invented fact: a retry that adds a plain word (the subject written out, "
+        "as the seed asks) refused",
+        {"again": "zzqx unknowable harbour", "question": "What is zzqx unknowable?", "accept": True},
+    ),
     Case(
         "question-fact",
         "every added detail refused, also one the user's question states: the retry the seed asks for "
         "(subject, place or time added) made impossible",
         {"again": "zzqx unknowable 2026", "question": "What was zzqx unknowable in 2026?", "accept": True},
+    ),
+    Case("reordered-second", "only the first attempt's words remembered: the second attempt's words, reordered, "
+         "taken for a new query", {"again": "unfindable qqzx", "between": "qqzx unfindable"}),
+    Case(
+        "question-name",
+        "a name the user's question gives taken for an invented fact, or names compared without the question's words",
+        {"again": "zzqx unknowable Bangkok", "question": "Is zzqx unknowable sold in Bangkok?", "accept": True},
+    ),
+    Case(
+        "thai-fact",
+        "a zero-width space (Thai's word separator) in the user's question removed instead of read as a space: a "
+        "year the question states right after a Thai word taken for an invented fact",
+        {"again": "zzqx unknowable 2031", "question": "zzqx unknowable ช่วงปลาย<U+200B>2031 เป็นอย่างไร",
+         "accept": True},
+    ),
+    Case(
+        "name-in-thai-run",
+        "a name the question gives only standing alone: a Latin name written inside a run of Thai (no spaces, as "
+        "Thai is written) taken for an invented fact",
+        {"again": "zzqx unknowable Bangkok", "question": "zzqx unknowable ขายที่Bangkokไหม", "accept": True},
+    ),
+    Case(
+        "grouped-number",
+        "a number written with a thousands separator matched piece by piece (12 and 031) instead of whole: an "
+        "invented 12,031 taken for plain words",
+        {"again": "zzqx unknowable 12,031", "question": "What is zzqx unknowable?"},
+    ),
+    Case(
+        "invented-after-other",
+        "the retry measured against the longest earlier attempt instead of the one it extends: an invented number "
+        "added to one attempt passed because another, unrelated attempt was longer",
+        {"again": "zzqx unknowable 2031", "question": "What is zzqx unknowable?",
+         "between": "qqzx unfindable vvqz wwxy"},
+    ),
+    Case(
+        "question-fact-with-evidence",
+        "the question and earlier evidence run together: a year the question ends with (no punctuation after it) "
+        "not found once the conversation has evidence",
+        {"again": "zzqx unknowable 2026", "question": "What was zzqx unknowable in 2026",
+         "evidence": "zzqx harbour dues", "accept": True},
+    ),
+    Case(
+        "evidence-fact",
+        "earlier evidence forgotten, or its words run together: a retry adding a number an earlier call of the "
+        "conversation found as evidence refused as invented",
+        {"again": "zzqx unknowable 2031", "question": "What is zzqx unknowable?", "evidence": "zzqx harbour dues",
+         "accept": True},
     ),
 )
 _SPACE = re.compile(r"\s+")
@@ -217,6 +293,22 @@ def _same(a: str, b: str) -> bool:
     return _SPACE.sub("", a).casefold() == _SPACE.sub("", b).casefold()
 
 
+DUES_URL = "https://harbour-dues.example.org/zzqx"
+DUES_FACT = "Zzqx harbour dues rise to 40 baht per tonne in 2031, the port authority says."
+
+
+async def _found(ctx: CheckContext, query: str, context: dict[str, Any], what: str) -> None:
+    """An earlier call of the conversation that finds evidence: one result whose page states DUES_FACT."""
+    script(ctx, query, [row(DUES_URL, "Zzqx harbour dues", DUES_FACT)])  # a snippet fallback shows it too
+    page = "\n\n".join(["# Harbour dues", DUES_FACT, "Contact the harbour office for exemptions."])
+    ctx.emu.inject("fetch", Status(200, body=json.dumps({"title": "Harbour dues", "content": page}).encode()),
+                   times=None, when=lambda body: isinstance(body, dict) and body.get("url") == DUES_URL)
+    value = expect_success(await _evidence(ctx, query, context), f"{what}: the earlier call")
+    lines = " ".join(str(e.get("text", "")) for g in value.get("queries", []) for e in g.get("evidence", [])
+                     if isinstance(e, dict))
+    require("2031" in lines, f"{what}: the earlier call's evidence does not show its page's fact", evidence=lines[:500])
+
+
 @check(
     "evidence.retry_refused",
     "After [needs_retry], the same query (ignoring case and spacing) is refused in the same conversation",
@@ -225,15 +317,18 @@ def _same(a: str, b: str) -> bool:
     provider="api",
     rule="Seed 002: after [needs_retry] the agent must make the query more specific (subject, place, time); "
     "firing the same query again, or changing only whitespace (invisible separators included), is not a "
-    "retry, nor is a less specific one, and adding facts that had no evidence before is no good retry. "
-    "Adding the subject, place or time the user's question gives is the retry the seed asks for.",
+    "retry, nor is a less specific one or the same words in another order, and adding facts that had no "
+    "evidence before is no good retry. Adding the subject, place or time the user's question gives, a plain "
+    "word, or a fact earlier evidence of the conversation showed is the retry the seed asks for.",
     cases=RETRIES,
 )
 async def retry_refused(ctx: CheckContext) -> None:
     for case in RETRIES:
         context: dict[str, Any] = {"id": f"conversation-{case.name}", "local_names": []}
         if "question" in case.params:
-            context["question"] = case["question"]
+            context["question"] = _spelled(case["question"])
+        if "evidence" in case.params:
+            await _found(ctx, case["evidence"], context, case.name)
         first = await _evidence(ctx, "zzqx unknowable", context)
         require("[needs_retry]" in (first.text or ""), f"{case.name}: no [needs_retry] for a query that found nothing")
         if "between" in case.params:
