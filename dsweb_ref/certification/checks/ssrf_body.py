@@ -59,6 +59,8 @@ ROWS = (
     Case("stray-byte", "the text after an undecodable byte lost (decoding stopped there), or the byte kept as a "
          "lone surrogate (no longer Unicode text)",
          {"type": "text/plain; charset=utf-8", "text": f"{WORDS} after", "stray_byte": "ff", "refusal": True}),
+    Case("not-http", "a reply that is not HTTP (no status line) failing without a WEB_* error code",
+         {"type": "text/plain; charset=utf-8", "text": WORDS, "refusal": True, "no_status_line": True}),
 )
 
 
@@ -95,6 +97,9 @@ def _listed(accept: str, coding: str) -> bool:
 
 def _serve(case: Case) -> Callable[[_Handler], None]:
     def serve(handler: _Handler) -> None:
+        if case.params.get("no_status_line"):  # the page's words alone, then the connection closes
+            handler.wfile.write(_body(case) + b"\r\n")
+            return
         body, coding = _body(case), case.params.get("coding")
         needs = case.params.get("needs")
         if coding is not None and needs is not None and _listed(handler.headers.get("Accept-Encoding", ""), needs):
@@ -121,7 +126,8 @@ def _serve(case: Case) -> Callable[[_Handler], None]:
     "listed (names are case-insensitive) must come back decoded. No seed makes a fetcher ask for any coding or "
     "read any charset, so for a coding it did not ask for and for every charset a WEB_* refusal is accepted; a "
     "success must show the page's own text (where HTTP and browsers read a page differently, a byte-order mark "
-    "or the gb2312 label, either reading; JSON \\u escapes in the text count as their characters).",
+    "or the gb2312 label, either reading; JSON \\u escapes in the text count as their characters). A reply that "
+    "is not HTTP (no status line) may be refused (a WEB_* error) or read as the page it carries.",
     cases=ROWS,
 )
 async def decoded(ctx: CheckContext) -> None:
