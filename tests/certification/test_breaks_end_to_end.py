@@ -144,6 +144,10 @@ SEED_002_BREAKS: dict[str, tuple[str, str, str]] = {
     "ssrf-ranges-too-wide": ("ssrf", "ssrf.resolve.public_fetched", "after-10 (11.0.0.7): a public address was"),
     "ssrf-ranges-too-narrow": ("ssrf", "ssrf.resolve.special_ranges", "loopback-other (127.8.9.10)"),
     "ssrf-v6-low-bits": ("ssrf", "ssrf.resolve.public_fetched", "ipv6-low-bits-private (2606:4700::a00:7)"),
+    # Found by the mutation run of the http fetcher (issue 24): each was certified before its row.
+    "ssrf-hops-one-short": ("ssrf", "ssrf.caps.redirects", "at-cap: a same-origin chain of 3 redirects (the cap)"),
+    "ssrf-char-cut-unmarked": ("ssrf", "ssrf.caps.body", "text-past-char-cap: a page of 150000 bytes"),
+    "ssrf-length-required": ("ssrf", "ssrf.caps.body", "within-cap-undeclared: a page of 256 bytes"),
     "evidence-no-query-floor": ("evidence", "evidence.diversity", "kept no source of its own"),
     "evidence-hosts-not-domains": ("evidence", "evidence.diversity", "subdomains: 8 of 8 pages from harbour-news"),
 }

@@ -17,7 +17,7 @@ import pytest
 
 from dsweb_ref import FetchBody, FetchResult, WebError, WebErrorCode
 from dsweb_ref.certification.checks import REGISTRY
-from dsweb_ref.certification.checks.ssrf_body import ROWS, _listed
+from dsweb_ref.certification.checks.ssrf_body import REPLY_ROWS, ROWS, _listed
 from dsweb_ref.certification.targets import (
     InProcessTarget,
     TargetConfig,
@@ -260,6 +260,62 @@ def test_a_fetcher_that_asks_for_no_coding_and_refuses_other_charsets_passes(
 )
 def test_the_server_compresses_only_with_a_coding_the_request_listed(accept: str, coding: str, listed: bool) -> None:
     assert _listed(accept, coding) is listed
+
+
+class CodelessFailures(HttpFetchProvider):
+    """Every failure loses its code (a reply that is not HTTP is the first the check meets)."""
+
+    async def _follow(self, url: httpx.URL, ctx: Any) -> FetchResult:
+        try:
+            return await super()._follow(url, ctx)
+        except WebError as error:
+            raise WebError(None, error.message) from error  # type: ignore[arg-type]  # wrong: the code is lost
+
+
+class CodelessStatus(HttpFetchProvider):
+    """A status outside 100-599 refused without a code."""
+
+    async def _read(self, url: httpx.URL, response: httpx.Response) -> FetchResult:
+        if not 100 <= response.status_code <= 599:
+            raise WebError(None, "invalid HTTP status")  # type: ignore[arg-type]  # wrong: no code
+        return await super()._read(url, response)
+
+
+class OneByteEmpty(HttpFetchProvider):
+    """The empty-page shortcut one off: a page declaring one byte taken for an empty one."""
+
+    async def _read(self, url: httpx.URL, response: httpx.Response) -> FetchResult:
+        if response.headers.get("content-length") == "1":
+            return FetchResult(url=str(url), status_code=response.status_code, body=FetchBody("text", ""))
+        return await super()._read(url, response)
+
+
+class EmptyPlaceholder(HttpFetchProvider):
+    """An empty page shown with a placeholder text it does not have."""
+
+    async def _read(self, url: httpx.URL, response: httpx.Response) -> FetchResult:
+        result = await super()._read(url, response)
+        if not result.body.content:
+            return dataclasses.replace(result, body=FetchBody("text", "(empty page)"))
+        return result
+
+
+REPLY_READINGS: dict[str, type[HttpFetchProvider]] = {
+    "not-http": CodelessFailures,
+    "status-999": CodelessStatus,
+    "one-byte": OneByteEmpty,
+    "empty": EmptyPlaceholder,
+}
+
+
+def test_every_reply_row_has_a_reading() -> None:
+    assert set(REPLY_READINGS) == {case.name for case in REPLY_ROWS} and all(case.catches for case in REPLY_ROWS)
+
+
+@pytest.mark.parametrize("row", sorted(REPLY_READINGS))
+def test_each_reply_row_catches_the_reading_it_names(row: str) -> None:
+    (result,) = run(fetch_only_target(REPLY_READINGS[row]), only=[CHECK]).results
+    assert result.outcome.value == "failed" and result.reason.startswith(f"{row}: "), result.reason
 
 
 BODY_BREAKS = {"ssrf-coding-ignored": "gzip: the page's text did not come back",

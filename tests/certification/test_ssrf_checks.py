@@ -513,3 +513,50 @@ def test_an_octet_of_255_read_as_out_of_range_fails_the_literal_255_row(monkeypa
     monkeypatch.setattr(hosts, "parse_ipv4_literal", lambda h: None if "255" in h.split(".")[:-1] else right(h))
     (result,) = run(reference_target(), only=[PUBLIC]).results
     assert result.outcome.value == "failed" and result.reason.startswith("literal-255 (93.184.255.14)"), result.reason
+
+
+def _codeless(name: str, lost: Any) -> type[HttpFetchProvider]:
+    """The reference fetcher whose errors for which ``lost(error)`` holds lose their code (a failure that
+    reaches the model as no WEB_* error)."""
+
+    class Codeless(HttpFetchProvider):
+        async def fetch(self, request: FetchRequest, ctx: CallContext | None = None) -> FetchResult:
+            try:
+                return await super().fetch(request, ctx)
+            except WebError as error:
+                if lost(error):
+                    raise WebError(None, error.message) from error  # type: ignore[arg-type]  # wrong: no code
+                raise
+
+    Codeless.__name__ = name
+    return Codeless
+
+
+class PathlessUrl(HttpFetchProvider):
+    """A success names its page's origin, not the URL fetched (its path lost)."""
+
+    async def _read(self, url: httpx.URL, response: httpx.Response) -> FetchResult:
+        result = await super()._read(url, response)
+        return dataclasses.replace(result, url=str(url.copy_with(raw_path=b"/")))
+
+
+# Rows the http fetcher's mutation run showed missing (issue 24): the wrong fetcher, its check, and the
+# start of the reason it fails with (its first row to fail).
+FAILURE_READINGS = {
+    "refused-connection": (_codeless("CodelessConnect", lambda e: e.code == WebErrorCode.PROVIDER_ERROR),
+                           "ssrf.resolve.mixed_answers", "dead-public-only: error code 'None'"),
+    "invalid-location": (_codeless("CodelessInvalidUrl", lambda e: e.code == WebErrorCode.INVALID_URL),
+                         "ssrf.redirect.private", "invalid-location: error code 'None'"),
+    "no-location": (_codeless("CodelessNoLocation", lambda e: "without a Location" in e.message),
+                    "ssrf.redirect.private", "no-location: error code 'None'"),
+    "over-the-hop-cap": (_codeless("CodelessHopCap", lambda e: "exceeded the maximum" in e.message),
+                         "ssrf.caps.redirects", "chain: error code 'None'"),
+    "url-without-path": (PathlessUrl, "ssrf.resolve.public_fetched", "after-10 (11.0.0.7): the result names"),
+}
+
+
+@pytest.mark.parametrize("reading", sorted(FAILURE_READINGS))
+def test_each_failure_row_catches_the_reading_it_names(reading: str) -> None:
+    fetcher, check_id, reason = FAILURE_READINGS[reading]
+    (result,) = run(fetch_only_target(fetcher), only=[check_id]).results
+    assert result.outcome.value == "failed" and result.reason.startswith(reason), result.reason

@@ -18,6 +18,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from ipaddress import ip_address
 from typing import Any
 
+import httpx
+
 from ..cases import Case
 from ..sandbox import ConnectionTrap
 from ._base import CheckContext, check, expect_error, require
@@ -240,7 +242,8 @@ PUBLIC_LITERALS = (
     "may refuse the other IPv6 rows too (with a WEB_* error); one that fetched it must fetch them. The same "
     "holds for a public IPv4 address written as the URL's host: no seed says a URL may name its host by "
     "address, so a fetcher that refuses the literal control may refuse every literal; one that fetched it "
-    "must read the others as the addresses they are.",
+    "must read the others as the addresses they are. A page fetched names the URL it was fetched from "
+    "(seed 002: every evidence line keeps its source URL; seed 001: the fetch result keeps the requested URL).",
     cases=(*PUBLIC_ROWS, *PUBLIC_LITERALS),
 )
 async def public_fetched(ctx: CheckContext) -> None:
@@ -252,7 +255,8 @@ async def public_fetched(ctx: CheckContext) -> None:
         refusable = False  # the last control was refused: so may the rows after it be (seed-open)
         for case in (*PUBLIC_ROWS, *PUBLIC_LITERALS):
             what = f"{case.name} ({case['address']})"
-            outcome = await ctx.fetch(f"http://{host[case.name]}:{net.port}/{case.name}")
+            url = f"http://{host[case.name]}:{net.port}/{case.name}"
+            outcome = await ctx.fetch(url)
             require(not outcome.cancelled, f"{what}: the call reported cancelled")
             if case in (IPV6_CONTROL, LITERAL_CONTROL):
                 refusable = not outcome.ok
@@ -263,6 +267,21 @@ async def public_fetched(ctx: CheckContext) -> None:
                     f"{outcome.error_message[:120]})", catches=case.catches, address=case["address"])
             require(PAGE_TEXT in (outcome.text or ""), f"{what}: a success that is not the page served there")
             require(f"/{case.name}" in net.pages.served, f"{what}: the page server never saw the request")
+            shown = (outcome.value or {}).get("url")
+            require(isinstance(shown, str) and _same_url(shown, url), f"{what}: the result names {shown!r}, not the "
+                    "URL fetched", catches=URL_KEPT)
+
+
+# Seed 002 keeps every evidence line's source URL, and seed 001 the fetch result's requested URL: a success
+# names the URL it fetched (no redirect here), up to URL normalisation.
+URL_KEPT = "a success that names another URL than the one fetched (None, or the URL without its path)"
+
+
+def _same_url(shown: str, fetched: str) -> bool:
+    try:
+        return httpx.URL(shown) == httpx.URL(fetched)
+    except (httpx.InvalidURL, TypeError):
+        return False
 
 MIXED = (
     Case(
@@ -282,6 +301,8 @@ MIXED = (
         "dialled unchecked",
         {"answers": [PUBLIC_DEAD, "fd12:3456::8"]},
     ),
+    Case("dead-public-only", "a refused connection to the one (public) answer surfacing without a WEB_* error code",
+         {"answers": [PUBLIC_DEAD]}),
 )
 
 
@@ -292,7 +313,8 @@ MIXED = (
     requires=REQUIRES,
     provider="messages",
     rule="Seed 002: the connection is bound to an address that passed validation; an answer that did "
-    "not pass is never connected to, whatever its position among the answers.",
+    "not pass is never connected to, whatever its position among the answers. A fetch that fails (a "
+    "non-public answer refused, a public one refusing the connection) ends with a WEB_* error.",
     cases=MIXED,
 )
 async def mixed_answers(ctx: CheckContext) -> None:
@@ -304,6 +326,8 @@ async def mixed_answers(ctx: CheckContext) -> None:
             outcome = await ctx.fetch(f"http://{case.name}.ssrf.test:{net.port}/")
             require(net.trap.connections() == 0, f"{case.name}: a connection reached a non-public answer")
             require(not outcome.ok or PAGE_TEXT in (outcome.text or ""), f"{case.name}: unexpected page")
+            if not outcome.ok:
+                expect_error(outcome, case.name)
 
 
 @check(
@@ -347,7 +371,16 @@ REDIRECTS = (
         "only absolute Locations validated: a scheme-relative //host Location taken for a path on the same host",
         {"status": 302, "kind": "scheme-relative"},
     ),
+    # Locations no parser reads as a URL, or reads with a non-ASCII zone id: refused, with a WEB_* error.
+    Case("invalid-location", "a Location the client cannot parse ('http://[::1/') refused without a WEB_* error "
+         "code", {"status": 302, "kind": "invalid"}),
+    Case("zone-id-location", "a Location naming fe80::1 with a non-ASCII zone id crashing the fetcher (no WEB_* "
+         "error) or dropped so fe80::1 is dialled", {"status": 302, "kind": "zone-id"}),
 )
+# A redirect without a Location has no target: answering with the redirect itself, or refusing it, are both
+# open; a refusal is a WEB_* error.
+NO_LOCATION = Case("no-location", "a redirect without a Location refused without a WEB_* error code",
+                   {"status": 302})
 
 
 @check(
@@ -357,15 +390,18 @@ REDIRECTS = (
     requires=REQUIRES,
     provider="messages",
     rule="Seed 002: URL, IP and redirect validation happen every time: each redirect target is checked "
-    "like the first URL.",
-    cases=REDIRECTS,
+    "like the first URL, and a redirect to a URL that cannot be read is refused with a WEB_* error. A redirect "
+    "without a Location may come back as it is, or be refused with a WEB_* error.",
+    cases=(*REDIRECTS, NO_LOCATION),
 )
 async def redirect_private(ctx: CheckContext) -> None:
     with _network() as net:
         resolve = {"start.ssrf.test": [[PUBLIC]], "inside.ssrf.test": [["10.0.0.8"]]}
-        await ctx.configure(provider="messages", test_network=net.config(resolve, ["10.0.0.8", "10.0.0.9"]))
+        private = ["10.0.0.8", "10.0.0.9", "fe80::1"]
+        await ctx.configure(provider="messages", test_network=net.config(resolve, private))
         inside = {"literal": f"http://10.0.0.9:{net.port}/", "name": f"http://inside.ssrf.test:{net.port}/",
-                  "second-hop": f"http://10.0.0.9:{net.port}/", "scheme-relative": f"//10.0.0.9:{net.port}/"}
+                  "second-hop": f"http://10.0.0.9:{net.port}/", "scheme-relative": f"//10.0.0.9:{net.port}/",
+                  "invalid": "http://[::1/", "zone-id": f"http://[fe80::1%25\u00e9]:{net.port}/"}
         for case in REDIRECTS:
             path = f"/r/{case.name}"
             net.pages.redirects[path] = (case["status"], inside[case["kind"]])
@@ -373,6 +409,18 @@ async def redirect_private(ctx: CheckContext) -> None:
                 net.pages.redirects[path] = (case["status"], f"/r/{case.name}/next")
                 net.pages.redirects[f"{path}/next"] = (case["status"], inside[case["kind"]])
             await _fetch_expecting_refusal(ctx, net, f"http://start.ssrf.test:{net.port}{path}", case.name)
+        net.pages.special["/r/no-location"] = _no_location
+        outcome = await ctx.fetch(f"http://start.ssrf.test:{net.port}/r/no-location")
+        require(not outcome.cancelled, "no-location: the call reported cancelled")
+        if not outcome.ok:
+            require((outcome.error_code or "").startswith("WEB_"),
+                    f"no-location: error code {outcome.error_code!r} is not a WEB_* code", catches=NO_LOCATION.catches)
+
+
+def _no_location(handler: _Handler) -> None:
+    handler.send_response(302)
+    handler.send_header("Content-Length", "0")
+    handler.end_headers()
 
 
 # URL texts that parsers read differently, or that the reference refuses before any lookup. Seed 002

@@ -60,6 +60,17 @@ ROWS = (
          "lone surrogate (no longer Unicode text)",
          {"type": "text/plain; charset=utf-8", "text": f"{WORDS} after", "stray_byte": "ff", "refusal": True}),
 )
+# Replies rather than bodies: one that is not HTTP, a status out of range, the smallest pages.
+REPLY_ROWS = (
+    Case("not-http", "a reply that is not HTTP (no status line) failing without a WEB_* error code",
+         {"type": "text/plain; charset=utf-8", "text": WORDS, "refusal": True, "no_status_line": True}),
+    Case("status-999", "a reply whose status is outside 100-599 failing without a WEB_* error code",
+         {"type": "text/plain; charset=utf-8", "text": WORDS, "refusal": True, "status": 999}),
+    Case("one-byte", "a page of one byte (Content-Length: 1) taken for an empty one",
+         {"type": "text/plain; charset=utf-8", "text": "Z", "refusal": False}),
+    Case("empty", "an empty page (Content-Length: 0) shown with text it does not have",
+         {"type": "text/plain; charset=utf-8", "text": "", "refusal": True}),
+)
 
 
 def _body(case: Case) -> bytes:
@@ -95,6 +106,14 @@ def _listed(accept: str, coding: str) -> bool:
 
 def _serve(case: Case) -> Callable[[_Handler], None]:
     def serve(handler: _Handler) -> None:
+        if case.params.get("no_status_line"):  # the page's words alone, then the connection closes
+            handler.wfile.write(_body(case) + b"\r\n")
+            return
+        if "status" in case.params:
+            body = _body(case)
+            head = f"HTTP/1.0 {case['status']} Odd\r\nContent-Type: {case['type']}\r\n"
+            handler.wfile.write(f"{head}Content-Length: {len(body)}\r\n\r\n".encode() + body)
+            return
         body, coding = _body(case), case.params.get("coding")
         needs = case.params.get("needs")
         if coding is not None and needs is not None and _listed(handler.headers.get("Accept-Encoding", ""), needs):
@@ -121,15 +140,17 @@ def _serve(case: Case) -> Callable[[_Handler], None]:
     "listed (names are case-insensitive) must come back decoded. No seed makes a fetcher ask for any coding or "
     "read any charset, so for a coding it did not ask for and for every charset a WEB_* refusal is accepted; a "
     "success must show the page's own text (where HTTP and browsers read a page differently, a byte-order mark "
-    "or the gb2312 label, either reading; JSON \\u escapes in the text count as their characters).",
-    cases=ROWS,
+    "or the gb2312 label, either reading; JSON \\u escapes in the text count as their characters). A reply that "
+    "is not HTTP (no status line), or whose status is outside 100-599, may be refused (a WEB_* error) or read as the "
+    "page it carries; a one-byte page comes back; an empty page may be refused, and comes back empty if it comes back.",
+    cases=(*ROWS, *REPLY_ROWS),
 )
 async def decoded(ctx: CheckContext) -> None:
     with _network() as net:
-        for case in ROWS:
+        for case in (*ROWS, *REPLY_ROWS):
             net.pages.special[f"/body/{case.name}"] = _serve(case)
         await ctx.configure(provider="messages", test_network=net.config({"body.ssrf.test": [[PUBLIC]]}, []))
-        for case in ROWS:
+        for case in (*ROWS, *REPLY_ROWS):
             outcome = await ctx.fetch(f"http://body.ssrf.test:{net.port}/body/{case.name}")
             if not outcome.ok and case["refusal"]:
                 expect_error(outcome, case.name)
@@ -141,6 +162,10 @@ async def decoded(ctx: CheckContext) -> None:
             missing = min((_missing(reading, shown) for reading in _readings(case)), key=len)
             require(not missing, f"{case.name}: the page's text did not come back (missing {missing[:3]}; got "
                     f"{text[:80]!r})", catches=case.catches)
+            if not case["text"]:  # an empty page: nothing but the fetcher's own header may come back
+                content = ((outcome.value or {}).get("body") or {}).get("content")
+                require(isinstance(content, str) and not content.strip(),
+                        f"{case.name}: an empty page came back with the content {content!r}", catches=case.catches)
             lone = next((c for c in text if "\ud800" <= c <= "\udfff"), None)
             require(lone is None, f"{case.name}: the text carries the lone surrogate U+{ord(lone or ' '):04X}, "
                     "which is not Unicode text", catches=case.catches)

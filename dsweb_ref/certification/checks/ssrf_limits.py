@@ -128,8 +128,35 @@ AT_CAP_CASE = Case("at-cap", "the cap read as 'fewer than': a page of exactly th
                    {"bytes": AT_CAP, "content_length": True, "cap": AT_CAP})
 
 
+UNDECLARED_CASE = Case("within-cap-undeclared", "a page without Content-Length (HTTP/1.0: the body ends when the "
+                       "connection closes) under the cap refused, or its end lost",
+                       {"bytes": AT_CAP, "content_length": False, "cap": AT_CAP})
+# A page within the byte cap whose text is long: a fetcher (or its tool) may cut it to a character cap of
+# its own (no seed fixes one), but a page cut says so and a page left whole does not. The reference's own
+# character cap is 100,000: the rows sit at it and past it.
+LONG_CAP = 262_144
+LONG_CASES = (
+    Case("text-at-char-cap", "a text of exactly a fetcher's own character cap (the reference's: 100,000) marked "
+         "cut though it came back whole", {"bytes": 100_000, "content_length": True, "cap": LONG_CAP}),
+    Case("text-past-char-cap", "a text cut to a fetcher's own character cap (the reference's: 100,000) but not "
+         "marked cut, or the page refused though within the byte cap",
+         {"bytes": 150_000, "content_length": True, "cap": LONG_CAP}),
+)
+
+
 def _at_cap(handler: _Handler) -> None:
     handler._send(b"a" * (AT_CAP - len(LAST)) + LAST)
+
+
+def _undeclared(handler: _Handler) -> None:
+    handler._send(b"a" * (AT_CAP - len(LAST)) + LAST, declared=False)
+
+
+def _long(size: int) -> Any:
+    def serve(handler: _Handler) -> None:
+        handler._send(b"a" * (size - len(LAST)) + LAST)
+
+    return serve
 
 
 @check(
@@ -142,14 +169,19 @@ def _at_cap(handler: _Handler) -> None:
     "cap (configure fetch_max_bytes) holds for the decoded body, whatever the server declares or "
     "compresses. Cutting and refusing are both accepted; nothing past the cap may come back, and a page cut "
     "says so (truncated true: the web_fetch value schema sets it when anything was cut). A page of exactly "
-    "the cap is within it: it comes back whole, not marked cut.",
-    cases=(*BODY_CASES, AT_CAP_CASE),
+    "the cap is within it: it comes back whole, not marked cut, with or without a Content-Length. A page within "
+    "the cap whose text is long comes back (cut to a character cap of the fetcher's own, if it has one, and then "
+    "marked cut; left whole, not marked cut).",
+    cases=(*BODY_CASES, AT_CAP_CASE, UNDECLARED_CASE, *LONG_CASES),
 )
 async def body_cap(ctx: CheckContext) -> None:
     with _network() as net:
         for name, serve in _BODY_SERVERS.items():
             net.pages.special[f"/big/{name}"] = serve
         net.pages.special["/big/at-cap"] = _at_cap
+        net.pages.special["/big/within-cap-undeclared"] = _undeclared
+        for case in LONG_CASES:
+            net.pages.special[f"/big/{case.name}"] = _long(case["bytes"])
         test_network = net.config({"caps.ssrf.test": [[PUBLIC]]}, [])
         await ctx.configure(provider="messages", test_network=test_network, fetch_max_bytes=BODY_CAP)
         for case in BODY_CASES:
@@ -169,12 +201,23 @@ async def body_cap(ctx: CheckContext) -> None:
                 require((outcome.value or {}).get("truncated") is True,
                         f"{case.name}: the page was cut to the cap but truncated is not true")
         await ctx.configure(provider="messages", test_network=test_network, fetch_max_bytes=AT_CAP)
-        outcome = await ctx.fetch(f"http://caps.ssrf.test:{net.port}/big/at-cap")
-        what = f"at-cap: a page of exactly the {AT_CAP}-byte cap"
-        require(outcome.ok, f"{what} was refused ({outcome.error_code})", catches=AT_CAP_CASE.catches)
-        require(LAST.decode() in (outcome.text or ""), f"{what} lost its last bytes", catches=AT_CAP_CASE.catches)
-        require((outcome.value or {}).get("truncated") is False, f"{what} is marked cut (truncated is not false)",
-                catches=AT_CAP_CASE.catches)
+        within = ((AT_CAP_CASE, f"at-cap: a page of exactly the {AT_CAP}-byte cap"),
+                  (UNDECLARED_CASE, f"within-cap-undeclared: a page of {AT_CAP} bytes without Content-Length"))
+        for case, what in within:
+            outcome = await ctx.fetch(f"http://caps.ssrf.test:{net.port}/big/{case.name}")
+            require(outcome.ok, f"{what} was refused ({outcome.error_code})", catches=case.catches)
+            require(LAST.decode() in (outcome.text or ""), f"{what} lost its last bytes", catches=case.catches)
+            require((outcome.value or {}).get("truncated") is False, f"{what} is marked cut (truncated is not false)",
+                    catches=case.catches)
+        await ctx.configure(provider="messages", test_network=test_network, fetch_max_bytes=LONG_CAP)
+        for case in LONG_CASES:
+            outcome = await ctx.fetch(f"http://caps.ssrf.test:{net.port}/big/{case.name}")
+            what = f"{case.name}: a page of {case['bytes']} bytes within the {LONG_CAP}-byte cap"
+            require(outcome.ok, f"{what} was refused ({outcome.error_code})", catches=case.catches)
+            whole = LAST.decode() in (outcome.text or "")
+            truncated = (outcome.value or {}).get("truncated")
+            require(truncated is (not whole), f"{what} came back {'whole' if whole else 'cut'} but truncated is "
+                    f"{truncated!r}", catches=case.catches)
 
 
 # --- redirect hops ----------------------------------------------------------------------------------
@@ -195,6 +238,13 @@ HOP_CASES = (
         {"path": "/loop"},
     ),
 )
+# A chain of exactly the cap is within it. No seed makes a fetcher follow a redirect at all, so the row
+# binds only a fetcher that followed the control (one same-origin hop to a page); one that refused it may
+# refuse the chain too (with a WEB_* error).
+HOP_CONTROL = Case("one-hop", "control: one same-origin redirect to a page followed (then a chain of exactly the "
+                   "cap must be), or every redirect refused (seed-open)", {"path": f"/exact/{HOP_CAP - 1}"})
+AT_HOP_CAP = Case("at-cap", f"the hop cap read as 'fewer than' (or hops counted from 1, or twice): a same-origin "
+                  f"chain of exactly {HOP_CAP} redirects refused", {"path": "/exact/0"})
 
 
 @check(
@@ -205,8 +255,10 @@ HOP_CASES = (
     provider="messages",
     rule="Seed 002: every redirect is validated again, and seed 001 keeps the HTTP fetcher's resource "
     "limits: at most configure fetch_max_redirects hops are followed; the fetch then ends with a "
-    "WEB_* error (or any answer but the page behind the last hop).",
-    cases=HOP_CASES,
+    "WEB_* error (or any answer but the page behind the last hop). A chain of exactly that many hops is "
+    "within the cap: a fetcher that followed one same-origin redirect to its page must follow it to its page "
+    "(no seed makes a fetcher follow redirects, so one that refused that control may refuse the chain).",
+    cases=(*HOP_CASES, HOP_CONTROL, AT_HOP_CAP),
 )
 async def redirect_cap(ctx: CheckContext) -> None:
     with _network() as net:
@@ -215,6 +267,8 @@ async def redirect_cap(ctx: CheckContext) -> None:
             net.pages.redirects[f"/hop/{n}"] = (302, f"{origin}/hop/{n + 1}")
             net.pages.redirects[f"/hop307/{n}"] = (307 + n % 2, f"{origin}/hop307/{n + 1}")
         net.pages.redirects["/loop"] = (302, f"{origin}/loop")
+        for n in range(HOP_CAP):  # /exact/0 -> ... -> /exact/HOP_CAP, a page
+            net.pages.redirects[f"/exact/{n}"] = (302, f"{origin}/exact/{n + 1}")
         test_network = net.config({"hops.ssrf.test": [[PUBLIC]]}, [])
         await ctx.configure(provider="messages", test_network=test_network, fetch_max_redirects=HOP_CAP)
         for case in HOP_CASES:
@@ -227,6 +281,21 @@ async def redirect_cap(ctx: CheckContext) -> None:
                 requests=requests,
             )
             require(PAGE_TEXT not in (outcome.text or ""), f"{case.name}: the page behind the last hop came back")
+            if not outcome.ok:
+                expect_error(outcome, case.name)
+        followed = False  # the control came back: the chain of exactly the cap must too
+        for case in (HOP_CONTROL, AT_HOP_CAP):
+            outcome = await ctx.fetch(origin + case["path"])
+            require(not outcome.cancelled, f"{case.name}: the call reported cancelled")
+            loaded = outcome.ok and PAGE_TEXT in (outcome.text or "")
+            if case is HOP_CONTROL:
+                followed = loaded
+            if not followed:  # redirects not followed (seed-open): an answer that is not the page, or a refusal
+                if not outcome.ok:
+                    expect_error(outcome, case.name)
+                continue
+            require(loaded, f"{case.name}: a same-origin chain of {HOP_CAP} redirects (the cap) did not end at its "
+                    f"page: {outcome.brief()}", catches=case.catches)
 
 
 # --- one deadline -------------------------------------------------------------------------------------
