@@ -15,6 +15,7 @@ Fetch API serves:
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
 from ...emulator import Status
@@ -31,12 +32,52 @@ FACT = "outer anchorage"  # in MATCH only: not in the title, the snippet or the 
 SNIPPET = "Pilotage for the harbour: how pilot boarding works."
 
 
-def _filler(i: int) -> str:
-    return f"Note {i}: the museum garden hosts a flower show with music, crafts and food stalls for families."
+@dataclass(frozen=True)
+class _Texts:
+    """One page's texts: the query, the title, the snippet, the unrelated opening paragraph (with a word
+    of it that must not reach the evidence), the matching paragraph (with a fact only it holds), the filler."""
+
+    query: str
+    title: str
+    snippet: str
+    opening: str
+    opening_word: str
+    match: str
+    fact: str
+    filler: str  # with {i}
 
 
-def _page(fillers: int) -> str:
-    return "\n\n".join(["# Pilotage", OPENING, *(_filler(i) for i in range(fillers)), MATCH, _filler(fillers)])
+ENGLISH = _Texts(QUERY, "Harbour pilot boarding guide", SNIPPET, OPENING, "keepers", MATCH, FACT,
+                 "Note {i}: the museum garden hosts a flower show with music, crafts and food stalls for families.")
+# Seed 002's users write Thai, which has no spaces between words: a pipeline that matches whole
+# space-separated runs never finds "ราคาทองคำวันนี้" (gold price today) inside a sentence.
+THAI = _Texts(
+    "ราคาทองคำวันนี้",
+    "ข่าวราคาทองคำ",
+    "ติดตามข่าวราคาทองประจำวัน",
+    "ชมรมนักร้องประสานเสียงซ้อมทุกวันพฤหัสบดีที่โบสถ์เก่าริมคลอง",
+    "ชมรม",
+    "ราคาทองคำวันนี้ที่เยาวราชปรับขึ้นสองร้อยบาท ร้านทองเปิดตั้งแต่เจ็ดโมงเช้า",  # a space ends a Thai sentence
+    "เยาวราช",
+    "หมายเหตุ {i}: สวนพิพิธภัณฑ์จัดงานดอกไม้พร้อมดนตรีงานฝีมือและอาหารสำหรับครอบครัว",
+)
+# Chinese neither: a query of four characters is matched by its words or character pairs, not whole.
+CHINESE = _Texts(
+    "上海天气预报",
+    "上海天气",
+    "查看每日天气",
+    "老教堂的合唱团每周四晚上排练新的曲目。",
+    "合唱团",
+    "上海明天天气预报：多云转小雨，最高气温十八度，外滩风力较大。",
+    "外滩",
+    "注释{i}：博物馆花园举办花展，有音乐、手工艺品和家庭美食摊位。",
+)
+
+
+def _page(texts: _Texts, fillers: int) -> str:
+    filler = [texts.filler.format(i=i) for i in range(fillers + 1)]
+    heading = "# Pilotage" if texts is ENGLISH else f"# {texts.title}"
+    return "\n\n".join([heading, texts.opening, *filler[:-1], texts.match, filler[-1]])
 
 
 PASSAGES = (
@@ -44,14 +85,26 @@ PASSAGES = (
         "deep-match",
         "the search snippet used although the fetched page had a matching passage; or the page's first "
         "characters taken for its passage",
-        {"fillers": 40},
+        {"fillers": 40, "texts": "english"},
     ),
     Case(
         "short-page",
         "the whole page, or every paragraph of it, sent as evidence (its unrelated opening included)",
-        {"fillers": 16},
+        {"fillers": 16, "texts": "english"},
+    ),
+    Case(
+        "thai-page",
+        "Thai matched by whole space-separated runs (Thai has no spaces between words): the matching paragraph "
+        "never found, the snippet or the page's opening sent instead",
+        {"fillers": 40, "texts": "thai"},
+    ),
+    Case(
+        "chinese-page",
+        "Chinese matched by whole runs (no spaces at all): the matching paragraph never found",
+        {"fillers": 40, "texts": "chinese"},
     ),
 )
+_TEXTS = {"english": ENGLISH, "thai": THAI, "chinese": CHINESE}
 
 
 @check(
@@ -68,11 +121,12 @@ PASSAGES = (
 async def passages(ctx: CheckContext) -> None:
     for case in PASSAGES:
         ctx.fresh()
-        page = _page(case["fillers"])
-        script(ctx, QUERY, [row(PAGE_URL, "Harbour pilot boarding guide", SNIPPET)])
-        answer = json.dumps({"title": "Pilotage", "content": page}).encode()
+        texts = _TEXTS[case["texts"]]
+        page = _page(texts, case["fillers"])
+        script(ctx, texts.query, [row(PAGE_URL, texts.title, texts.snippet)])
+        answer = json.dumps({"title": texts.title, "content": page}).encode()
         ctx.emu.inject("fetch", Status(200, body=answer), times=None, when=_fetch_of(PAGE_URL))
-        outcome = await _evidence(ctx, QUERY, {"id": f"passages-{case.name}", "local_names": []})
+        outcome = await _evidence(ctx, texts.query, {"id": f"passages-{case.name}", "local_names": []})
         value = expect_success(outcome, case.name)
         await ctx.settle()
         cited = [
@@ -83,13 +137,13 @@ async def passages(ctx: CheckContext) -> None:
         ]
         shown = " ".join(cited)
         require(
-            FACT in shown,
+            texts.fact in shown,
             f"{case.name}: the page's query-matching passage is not in its evidence",
             evidence=cited,
             catches=case.catches,
         )
         require(
-            "keepers" not in (outcome.text or "") and "keepers" not in shown,
+            texts.opening_word not in (outcome.text or "") and texts.opening_word not in shown,
             f"{case.name}: the page's unrelated opening paragraph reached the evidence",
             catches=case.catches,
         )
