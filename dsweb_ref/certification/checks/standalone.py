@@ -262,6 +262,9 @@ PROSE_CASES = (
          "the key)", {"protocol": "messages", "secret": True, "status": 401}),
     Case("responses-http-401-quoting-the-key", "the same over Responses",
          {"protocol": "responses", "secret": True, "status": 401}),
+    Case("client-tool-call", "crashing when the search model calls a client tool it was never given (no search "
+         "completed)", {"protocol": "messages", "body": _messages_body(
+             [{"type": "tool_use", "id": "toolu_cert", "name": "read_file", "input": {"path": "notes.txt"}}])}),
     Case("content-not-a-list", "crashing on an answer whose content is not a list (no completed search)",
          {"protocol": "messages", "body": _messages_body("From memory.")}),
     Case("block-not-an-object", "crashing on a content block that is not an object",
