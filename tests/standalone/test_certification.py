@@ -4,6 +4,7 @@ exactly its own check while the whole suite runs."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import shlex
 import sys
@@ -42,6 +43,9 @@ BREAKS: dict[str, tuple[str, str]] = {
     "standalone-untitled-sources": ("standalone.sources.titled", "[responses-cited-title] the source"),
     "standalone-broker-credentials": ("standalone.resolve.table", "broker-current-needs-a-local-search-account"),
     "standalone-ignore-access-list": ("standalone.resolve.table", "access-list-excludes-the-current-account"),
+    # issue 24 item 5: rows the mutation run of providers/standalone_messages.py showed missing
+    "standalone-error-echo-unscrubbed": ("standalone.prose.error", "[http-401-quoting-the-key] the tool error shows"),
+    "standalone-no-content-type": ("standalone.request.isolated", "expected application/json"),
 }
 # Readings seed 003 leaves open: each must stay certified.
 VARIANTS = ("standalone-open-fields",)
@@ -62,6 +66,15 @@ def _certify(tmp_path: Path, *argv: str) -> tuple[int, dict[str, Any], dict[str,
 
 def test_every_standalone_check_has_a_break_that_it_alone_catches() -> None:
     assert sorted({check for check, _ in BREAKS.values()}) == STANDALONE
+
+
+def test_every_standalone_break_mode_of_the_example_adapter_is_tabled() -> None:
+    """A seed-003 mode added to the example adapter is tested here (issue 24 item 5 added two)."""
+    spec = importlib.util.spec_from_file_location("example_adapter_modes", EXAMPLE_ADAPTER)
+    assert spec is not None and spec.loader is not None
+    adapter = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(adapter)
+    assert {m for m in adapter.BREAKS if m.startswith("standalone-")} == set(BREAKS)
 
 
 def test_every_standalone_check_cites_seed_003_and_its_cases_say_what_they_catch() -> None:

@@ -24,10 +24,12 @@ from ...emulator.faults import RouteName
 from ..cases import Case
 from ..targets import CallOutcome
 from ._base import CALL_TIMEOUT, CheckContext, CheckFailed, check, expect_error, require
+from ._leaks import leak
 
 __all__ = ["RESOLUTION_CASES", "resolution_observed"]
 
 SA, SR = "standalone-search", "standalone-resolve"
+KEY = "<configured key>"  # where a case's body quotes the configured key (put in when the case runs)
 MAX_RESULT_BYTES = 24_000
 ROUTES = {"messages": "messages", "responses": "responses"}
 
@@ -58,7 +60,7 @@ def _visible(outcome: CallOutcome, what: str) -> dict[str, Any]:
     return dict(value)
 
 
-def _messages_body(content: list[dict[str, Any]]) -> bytes:
+def _messages_body(content: Any) -> bytes:
     return json.dumps(
         {"id": "msg_cert", "type": "message", "role": "assistant", "model": "deepseek-v4-flash", "content": content,
          "stop_reason": "end_turn", "stop_sequence": None,
@@ -78,8 +80,14 @@ def _responses_body(output: list[dict[str, Any]]) -> bytes:
     ).encode()
 
 
-def _result_block(items: list[dict[str, Any]]) -> dict[str, Any]:
+def _result_block(items: list[Any]) -> dict[str, Any]:
     return {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_cert", "content": items}
+
+
+def _error_block(code: str) -> dict[str, Any]:
+    """A web_search_tool_result reporting that the search failed in band (Messages)."""
+    return {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_cert",
+            "content": {"type": "web_search_tool_result_error", "error_code": code}}
 
 
 def _item(url: str, title: str = "t") -> dict[str, Any]:
@@ -90,9 +98,11 @@ def _item(url: str, title: str = "t") -> dict[str, Any]:
 
 REQUEST_CASES = (
     Case("messages", "extra messages, history or client tools, a system instruction, a second content part, "
-         "another web_search tool version, or a budget other than 8192 on Messages", {"protocol": "messages"}),
+         "another web_search tool version, a budget other than 8192, or a body sent without the key or a JSON "
+         "Content-Type on Messages", {"protocol": "messages"}),
     Case("responses", "the same on Responses (instructions, a second input item or part, another tool type such "
-         "as web_search_preview, max_output_tokens, previous_response_id)", {"protocol": "responses"}),
+         "as web_search_preview, max_output_tokens, previous_response_id, no key or JSON Content-Type)",
+         {"protocol": "responses"}),
 )
 # The native search tool each backend documents (README "Upstream wire facts"): seed 003 sends the
 # backend's native tool, so another version is a tool this backend is not known to serve natively.
@@ -159,7 +169,9 @@ def _request_problems(protocol: str, body: Any, query: str) -> list[str]:
     provider="messages",
     rule="Seed 003: every search sends a separate model request containing only the query and the search "
     "backend's native search tool (so no system prompt or instructions, no other message or content part, and "
-    "the tool version the backend documents); the output budget is 8192 tokens.",
+    "the tool version the backend documents); the output budget is 8192 tokens; the search uses the account's "
+    "own endpoint and credentials (so the request presents the configured key, as Authorization: Bearer or "
+    "x-api-key, with the JSON Content-Type the backend's API takes; other headers are free).",
     cases=REQUEST_CASES,
 )
 async def request_isolated(ctx: CheckContext) -> None:
@@ -168,8 +180,15 @@ async def request_isolated(ctx: CheckContext) -> None:
         ctx.emu.log.clear()
         for query in ("first standalone topic", "second standalone topic"):
             _visible(await _search(ctx, query, protocol), f"[{case.name}] search")
-        bodies = [r.json for r in ctx.records(ROUTES[protocol])]
+        records = ctx.records(ROUTES[protocol])
+        bodies = [r.json for r in records]
         require(len(bodies) == 2, f"[{case.name}] expected one request per search, saw {len(bodies)}")
+        for record in records:
+            require(record.credential == "api_key",
+                    f"[{case.name}] the configured key was not presented (saw {record.credential})")
+            kind = (record.header("content-type") or "").split(";", 1)[0].strip().lower()
+            require(kind == "application/json",
+                    f"[{case.name}] Content-Type {record.header('content-type')!r}, expected application/json")
         for body, query in zip(bodies, ("first standalone topic", "second standalone topic"), strict=True):
             problems = _request_problems(protocol, body, query)
             require(not problems, f"[{case.name}] {'; '.join(problems)}", body=body)
@@ -233,7 +252,42 @@ PROSE_CASES = (
          {"protocol": "messages", "body": _messages_body(
              [{"type": "server_tool_use", "id": "srvtoolu_cert", "name": "web_search", "input": {"query": "q"}},
               {"type": "text", "text": "From memory: https://guess.example.test/"}])}),
+    Case("in-band-search-error", "taking a web_search_tool_result_error (the search failed in band) for a "
+         "completed search, or crashing on it", {"protocol": "messages", "body": _messages_body(
+             [_error_block("unavailable"), {"type": "text", "text": "From memory: https://guess.example.test/"}])}),
+    Case("in-band-error-quoting-the-key", "quoting an in-band error_code unscrubbed in the tool error (this one "
+         "quotes the key)", {"protocol": "messages", "secret": True, "body": _messages_body(
+             [_error_block(f"invalid key {KEY}"), {"type": "text", "text": "From memory."}])}),
+    Case("http-401-quoting-the-key", "quoting an upstream error body unscrubbed in the tool error (this one quotes "
+         "the key)", {"protocol": "messages", "secret": True, "status": 401}),
+    Case("responses-http-401-quoting-the-key", "the same over Responses",
+         {"protocol": "responses", "secret": True, "status": 401}),
+    Case("client-tool-call", "crashing when the search model calls a client tool it was never given (no search "
+         "completed)", {"protocol": "messages", "body": _messages_body(
+             [{"type": "tool_use", "id": "toolu_cert", "name": "read_file", "input": {"path": "notes.txt"}}])}),
+    Case("content-not-a-list", "crashing on an answer whose content is not a list (no completed search)",
+         {"protocol": "messages", "body": _messages_body("From memory.")}),
+    Case("block-not-an-object", "crashing on a content block that is not an object",
+         {"protocol": "messages", "body": _messages_body(["From memory."])}),
+    Case("text-not-a-string", "crashing on a text block whose text is not a string",
+         {"protocol": "messages", "body": _messages_body([{"type": "text", "text": 42}])}),
+    Case("result-neither-list-nor-error", "crashing on a web_search_tool_result holding neither a result list "
+         "nor an error (no completed search)", {"protocol": "messages", "body": _messages_body(
+             [{"type": "web_search_tool_result", "tool_use_id": "srvtoolu_cert", "content": "none"},
+              {"type": "text", "text": "From memory."}])}),
 )
+
+
+def _prose_fault(case: Case, key: str) -> Fault:
+    """The case's fault, with the configured key wherever the case quotes it."""
+    status = case.params.get("status")
+    if status is not None:
+        echo = {"type": "error", "error": {"type": "authentication_error", "message": f"bad request: {key}"}}
+        return Status(status, body=json.dumps(echo).encode())
+    answer = case.params.get("body")
+    if answer is not None:
+        return Malformed(body=answer.replace(KEY.encode(), key.encode()))
+    return case.params.get("fault") or ProseOnly("From memory: https://guess.example.test/")
 
 
 @check(
@@ -243,15 +297,20 @@ PROSE_CASES = (
     requires=(SA,),
     provider="messages",
     rule="Seed 003: if the backend returns only an ordinary answer without completing native search results, "
-    "a tool error is reported; failures are returned as ordinary tool errors.",
+    "a tool error is reported; failures are returned as ordinary tool errors (a search that failed in band "
+    "completed nothing, and a malformed answer is no completed search either), and, by the project's rule that "
+    "no secret lands in any log or report, a tool error never shows the credential, whatever the upstream "
+    "quoted. Whether and how much of the upstream's error is quoted stays open.",
     cases=PROSE_CASES,
 )
 async def prose_error(ctx: CheckContext) -> None:
+    key = ctx.config.api_key
     for case in PROSE_CASES:
-        body = case.params.get("body")
-        fault = case.params.get("fault") or (
-            Malformed(body=body) if body is not None else ProseOnly("From memory: https://guess.example.test/"))
-        expect_error(await _faulted(ctx, case["protocol"], fault), f"[{case.name}]")
+        outcome = await _faulted(ctx, case["protocol"], _prose_fault(case, key))
+        expect_error(outcome, f"[{case.name}]")
+        if case.params.get("secret"):
+            shown = leak(f"{outcome.text or ''}\n{outcome.error_message}\n{json.dumps(outcome.value)}", key)
+            require(shown is None, f"[{case.name}] the tool error shows {shown}", catches=case.catches)
 
 
 # -- no structured sources ------------------------------------------------------------------------
@@ -297,13 +356,19 @@ FILTER_CASES = (
          {"urls": VALID[:3], "keep": 3}),
     Case("responses-action-sources", "reading a Responses search's sources only from url_citation annotations, "
          "not from the web_search_call's own sources", {"urls": VALID[3:6], "keep": 3, "protocol": "responses"}),
+    Case("a-result-not-an-object", "failing the search, or losing its sources, over a result list entry that is "
+         "not an object (it is no structured result; the others still are)", {"urls": VALID[6:8], "keep": 2,
+                                                                               "junk": True}),
 )
 
 
-def _filter_body(protocol: str, urls: list[str]) -> bytes:
-    """A completed search whose structured results are ``urls``, with a summary citing none of them."""
+def _filter_body(protocol: str, urls: list[str], junk: bool = False) -> bytes:
+    """A completed search whose structured results are ``urls``, with a summary citing none of them; with
+    ``junk``, a result list entry that is not an object comes first (Messages)."""
     if protocol == "messages":
-        return _messages_body([_result_block([_item(u) for u in urls]), {"type": "text", "text": "Summary."}])
+        items: list[Any] = [_item(u) for u in urls]
+        return _messages_body([_result_block(["not a result", *items] if junk else items),
+                               {"type": "text", "text": "Summary."}])
     return _responses_body([
         {"id": "ws_cert", "type": "web_search_call", "status": "completed",
          "action": {"type": "search", "query": "q", "sources": [{"type": "url", "url": u} for u in urls]}},
@@ -325,7 +390,7 @@ async def sources_filtered(ctx: CheckContext) -> None:
     for case in FILTER_CASES:
         urls: list[str] = case["urls"]
         protocol = case.params.get("protocol", "messages")
-        body = _filter_body(protocol, urls)
+        body = _filter_body(protocol, urls, bool(case.params.get("junk")))
         value = _visible(await _faulted(ctx, protocol, Malformed(body=body)), f"[{case.name}]")
         got = [s.get("url") for s in value["sources"]]
         require(len(got) <= 8, f"[{case.name}] {len(got)} sources, at most 8 allowed")
