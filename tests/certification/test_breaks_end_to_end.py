@@ -121,6 +121,9 @@ BREAKS: dict[str, tuple[set[str], str | tuple[str, ...]]] = {
     # issue 24: LiteLLM's reading (a 200 without results is an empty search), and a fixed tools path
     "no-results-is-empty": ({"errors.codes"}, "200 with an empty object"),
     "tools-fixed-path": ({"search.api.base_shapes"}, "the request went to /v1/tools/search, expected /deepseek/tools"),
+    # mutation survivors of providers/_deepseek_http.py made rows (issue 24 item 5)
+    "error-cut-before-scrub": ({"errors.secret_echo"}, "the key recurring through a long message"),
+    "values-counted-in-strings": ({"fetch.api.mapping"}, "a page of 100,000 commas"),
 }
 # Seed 002 modes added with the SSRF limit checks and the diversity check: mode -> the family (an
 # --only prefix), the one check of that family it fails, and a fragment of the reason (the older

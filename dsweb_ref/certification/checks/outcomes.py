@@ -213,6 +213,9 @@ SECRET_ECHOES = (
          {"status": 500, "body": {"message": f"upstream call with {KEY} failed"}}),
     Case("key past the first 490 characters", "the detail cut before it is scrubbed, so a piece of the key shows",
          {"status": 503, "body": {"error": {"message": "x" * 490 + KEY + " overloaded"}}}),
+    Case("the key recurring through a long message", "the detail cut before it is scrubbed: a cut at any of "
+         "14 of every 24 positions leaves 10 or more characters of a key that is no longer whole",
+         {"status": 401, "body": {"error": {"message": " ".join([KEY] * 160)}}}),
     Case("key near the start of a 4,000-character text", "the text cut to a window that ends inside the key, "
          "then scrubbed", {"status": 502, "body": {"error": {"message": "x" * 480 + KEY + "y" * 3588}}}),
     Case("429 whose Retry-After header is the key", "a Retry-After hint quoted without scrubbing",
