@@ -356,9 +356,12 @@ FILTER_CASES = (
          {"urls": VALID[:3], "keep": 3}),
     Case("responses-action-sources", "reading a Responses search's sources only from url_citation annotations, "
          "not from the web_search_call's own sources", {"urls": VALID[3:6], "keep": 3, "protocol": "responses"}),
-    Case("a-result-not-an-object", "failing the search, or losing its sources, over a result list entry that is "
-         "not an object (it is no structured result; the others still are)", {"urls": VALID[6:8], "keep": 2,
-                                                                               "junk": True}),
+    # Failing the whole search over it with a WEB_* tool error is a reading too (seed 003: failures are ordinary
+    # tool errors; the official SDKs' strict parsing refuses such an answer): what is enforced is that a search
+    # that succeeds keeps the others.
+    Case("a-result-not-an-object", "losing the other results' sources over a result list entry that is not an "
+         "object (it is no structured result; the others still are), or a failure that is no WEB_* tool error",
+         {"urls": VALID[6:8], "keep": 2, "junk": True}),
 )
 
 
@@ -383,7 +386,8 @@ def _filter_body(protocol: str, urls: list[str], junk: bool = False) -> bytes:
     requires=(SA,),
     provider="messages",
     rule="Seed 003: at most eight distinct HTTP(S) sources are kept: the search's structured results pass "
-    "but for that cap, duplicates and other schemes (which eight is open).",
+    "but for that cap, duplicates and other schemes (which eight is open). An answer with a result entry that "
+    "is not an object may fail as an ordinary tool error instead; a search that succeeds keeps the others.",
     cases=FILTER_CASES,
 )
 async def sources_filtered(ctx: CheckContext) -> None:
@@ -391,7 +395,11 @@ async def sources_filtered(ctx: CheckContext) -> None:
         urls: list[str] = case["urls"]
         protocol = case.params.get("protocol", "messages")
         body = _filter_body(protocol, urls, bool(case.params.get("junk")))
-        value = _visible(await _faulted(ctx, protocol, Malformed(body=body)), f"[{case.name}]")
+        outcome = await _faulted(ctx, protocol, Malformed(body=body))
+        if case.params.get("junk") and not outcome.ok:
+            expect_error(outcome, f"[{case.name}]")  # the whole search refused: a tool error
+            continue
+        value = _visible(outcome, f"[{case.name}]")
         got = [s.get("url") for s in value["sources"]]
         require(len(got) <= 8, f"[{case.name}] {len(got)} sources, at most 8 allowed")
         require(len(set(got)) == len(got), f"[{case.name}] duplicate source URLs {got!r}")
