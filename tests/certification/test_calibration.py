@@ -142,8 +142,8 @@ def _unpaced(ctx: _BatchCtx) -> None:
     ("spread", "round_trip", "verdict"),
     [
         (0.02, 0.0, "met"),  # catches: nothing - an unpaced batch on a quiet machine
-        # catches: a bare bound (a correct target whose fourth send a loaded runner held back 0.35 s failed
-        # a fresh-clone CI run); the machine's measured load explains the spread
+        # catches: a bare bound (a correct target whose fourth send a loaded runner held back 0.35 s would
+        # fail); the machine's measured load explains the spread
         (0.35, 0.4, "late under load"),
         (0.6, 0.0, "failed"),  # catches: pacing by default (5 QPS: four starts over 0.6 s) on a quiet machine
         (0.25, 0.0, "failed"),  # catches: a bound read as 0.3 s (a 12 QPS pacer spreads four starts over 0.25 s)

@@ -144,8 +144,7 @@ async def fail_fast(ctx: CheckContext) -> None:
 
 async def _unpaced_run(ctx: CheckContext, case: Case) -> list[Timed]:
     """One run of the batch row: the span of its four starts, a timing claim like any other (a loaded
-    machine can hold back one of four concurrent sends; a fresh-clone CI run once failed a correct target
-    on a bare bound)."""
+    machine can hold back one of four concurrent sends, and a bare bound would then fail a correct target)."""
     ctx.fresh()
     expect_success(await ctx.search(case["batch"]), case.name)
     await ctx.settle()
