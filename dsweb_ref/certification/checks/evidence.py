@@ -24,6 +24,13 @@ REQUIRES = ("web_search", "search-api", "fetch-api", "evidence-search")  # the e
 _ANY_SOURCE = re.compile(r"\(source: (\S+)\)$")  # any scheme: what a line cites, valid or not
 
 
+def serve_page(ctx: CheckContext, url: str, title: str, content: str) -> None:
+    """From now on the Fetch API answers ``url`` with this page (the others still 404)."""
+    answer = json.dumps({"title": title, "content": content}).encode()
+    ctx.emu.inject("fetch", Status(200, body=answer), times=None,
+                   when=lambda body: isinstance(body, dict) and body.get("url") == url)
+
+
 async def _evidence(ctx: CheckContext, query: Any, context: dict[str, Any] | None = None) -> CallOutcome:
     params = {"arguments": {"query": query}, "context": context or {"id": "conversation-1", "local_names": []}}
     return await ctx.target.start_call("evidence_search", params).outcome(CALL_TIMEOUT)
@@ -300,9 +307,8 @@ DUES_FACT = "Zzqx harbour dues rise to 40 baht per tonne in 2031, the port autho
 async def _found(ctx: CheckContext, query: str, context: dict[str, Any], what: str) -> None:
     """An earlier call of the conversation that finds evidence: one result whose page states DUES_FACT."""
     script(ctx, query, [row(DUES_URL, "Zzqx harbour dues", DUES_FACT)])  # a snippet fallback shows it too
-    page = "\n\n".join(["# Harbour dues", DUES_FACT, "Contact the harbour office for exemptions."])
-    ctx.emu.inject("fetch", Status(200, body=json.dumps({"title": "Harbour dues", "content": page}).encode()),
-                   times=None, when=lambda body: isinstance(body, dict) and body.get("url") == DUES_URL)
+    serve_page(ctx, DUES_URL, "Harbour dues",
+               "\n\n".join(["# Harbour dues", DUES_FACT, "Contact the harbour office for exemptions."]))
     value = expect_success(await _evidence(ctx, query, context), f"{what}: the earlier call")
     lines = " ".join(str(e.get("text", "")) for g in value.get("queries", []) for e in g.get("evidence", [])
                      if isinstance(e, dict))

@@ -14,15 +14,12 @@ Fetch API serves:
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
-from typing import Any
 
-from ...emulator import Status
 from ..cases import Case
 from ._base import CheckContext, check, expect_success, require
 from ._script import row, script
-from .evidence import REQUIRES, _evidence
+from .evidence import REQUIRES, _evidence, serve_page
 
 QUERY = "harbour pilot boarding"
 PAGE_URL = "https://port-authority.example.org/pilotage"
@@ -34,10 +31,12 @@ SNIPPET = "Pilotage for the harbour: how pilot boarding works."
 
 @dataclass(frozen=True)
 class _Texts:
-    """One page's texts: the query, the title, the snippet, the unrelated opening paragraph (with a word
-    of it that must not reach the evidence), the matching paragraph (with a fact only it holds), the filler."""
+    """One page's texts: the query, the page's heading, the title, the snippet, the unrelated opening
+    paragraph (with a word of it that must not reach the evidence), the matching paragraph (with a fact
+    only it holds), the filler."""
 
     query: str
+    heading: str
     title: str
     snippet: str
     opening: str
@@ -47,12 +46,13 @@ class _Texts:
     filler: str  # with {i}
 
 
-ENGLISH = _Texts(QUERY, "Harbour pilot boarding guide", SNIPPET, OPENING, "keepers", MATCH, FACT,
+ENGLISH = _Texts(QUERY, "# Pilotage", "Harbour pilot boarding guide", SNIPPET, OPENING, "keepers", MATCH, FACT,
                  "Note {i}: the museum garden hosts a flower show with music, crafts and food stalls for families.")
 # Seed 002's users write Thai, which has no spaces between words: a pipeline that matches whole
 # space-separated runs never finds "ราคาทองคำวันนี้" (gold price today) inside a sentence.
 THAI = _Texts(
     "ราคาทองคำวันนี้",
+    "# ข่าวราคาทองคำ",
     "ข่าวราคาทองคำ",
     "ติดตามข่าวราคาทองประจำวัน",
     "ชมรมนักร้องประสานเสียงซ้อมทุกวันพฤหัสบดีที่โบสถ์เก่าริมคลอง",
@@ -64,6 +64,7 @@ THAI = _Texts(
 # Chinese neither: a query of four characters is matched by its words or character pairs, not whole.
 CHINESE = _Texts(
     "上海天气预报",
+    "# 上海天气",
     "上海天气",
     "查看每日天气",
     "老教堂的合唱团每周四晚上排练新的曲目。",
@@ -76,8 +77,7 @@ CHINESE = _Texts(
 
 def _page(texts: _Texts, fillers: int) -> str:
     filler = [texts.filler.format(i=i) for i in range(fillers + 1)]
-    heading = "# Pilotage" if texts is ENGLISH else f"# {texts.title}"
-    return "\n\n".join([heading, texts.opening, *filler[:-1], texts.match, filler[-1]])
+    return "\n\n".join([texts.heading, texts.opening, *filler[:-1], texts.match, filler[-1]])
 
 
 PASSAGES = (
@@ -124,8 +124,7 @@ async def passages(ctx: CheckContext) -> None:
         texts = _TEXTS[case["texts"]]
         page = _page(texts, case["fillers"])
         script(ctx, texts.query, [row(PAGE_URL, texts.title, texts.snippet)])
-        answer = json.dumps({"title": texts.title, "content": page}).encode()
-        ctx.emu.inject("fetch", Status(200, body=answer), times=None, when=_fetch_of(PAGE_URL))
+        serve_page(ctx, PAGE_URL, texts.title, page)
         outcome = await _evidence(ctx, texts.query, {"id": f"passages-{case.name}", "local_names": []})
         value = expect_success(outcome, case.name)
         await ctx.settle()
@@ -152,10 +151,3 @@ async def passages(ctx: CheckContext) -> None:
             f"{case.name}: {len(shown)} characters of evidence from a {len(page)}-character page",
             catches=case.catches,
         )
-
-
-def _fetch_of(url: str) -> Any:
-    def match(body: Any) -> bool:
-        return isinstance(body, dict) and body.get("url") == url
-
-    return match

@@ -17,15 +17,12 @@ the checks accept any of them and enforce only:
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from ...emulator import Status
 from ..cases import Case
 from ._base import CheckContext, check, expect_success, require
 from ._script import row, script
-from .evidence import REQUIRES, _evidence
-from .evidence_passages import _fetch_of
+from .evidence import REQUIRES, _evidence, serve_page
 
 X5 = "https://veltra-phones.example.com/orion-x5"
 X4 = "https://veltra-phones.example.com/orion-x4"
@@ -48,8 +45,7 @@ DESIGNATORS = (
 
 
 def _serve(ctx: CheckContext, url: str, content: str) -> None:
-    answer = json.dumps({"title": url.rsplit("/", 1)[-1], "content": content}).encode()
-    ctx.emu.inject("fetch", Status(200, body=answer), times=None, when=_fetch_of(url))
+    serve_page(ctx, url, url.rsplit("/", 1)[-1], content)
 
 
 def _cited(value: Any) -> list[tuple[str, str]]:

@@ -80,14 +80,14 @@ def _responses_body(output: list[dict[str, Any]]) -> bytes:
     ).encode()
 
 
-def _result_block(items: list[Any]) -> dict[str, Any]:
-    return {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_cert", "content": items}
+def _result_block(content: Any) -> dict[str, Any]:
+    """A web_search_tool_result holding ``content`` (a result list, or anything a hostile answer holds)."""
+    return {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_cert", "content": content}
 
 
 def _error_block(code: str) -> dict[str, Any]:
     """A web_search_tool_result reporting that the search failed in band (Messages)."""
-    return {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_cert",
-            "content": {"type": "web_search_tool_result_error", "error_code": code}}
+    return _result_block({"type": "web_search_tool_result_error", "error_code": code})
 
 
 def _item(url: str, title: str = "t") -> dict[str, Any]:
@@ -273,8 +273,7 @@ PROSE_CASES = (
          {"protocol": "messages", "body": _messages_body([{"type": "text", "text": 42}])}),
     Case("result-neither-list-nor-error", "crashing on a web_search_tool_result holding neither a result list "
          "nor an error (no completed search)", {"protocol": "messages", "body": _messages_body(
-             [{"type": "web_search_tool_result", "tool_use_id": "srvtoolu_cert", "content": "none"},
-              {"type": "text", "text": "From memory."}])}),
+             [_result_block("none"), {"type": "text", "text": "From memory."}])}),
 )
 
 
