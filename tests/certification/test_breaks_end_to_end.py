@@ -153,6 +153,8 @@ SEED_002_BREAKS: dict[str, tuple[str, str, str]] = {
     "ssrf-length-required": ("ssrf", "ssrf.caps.body", "within-cap-undeclared: a page of 256 bytes"),
     "evidence-no-query-floor": ("evidence", "evidence.diversity", "kept no source of its own"),
     "evidence-hosts-not-domains": ("evidence", "evidence.diversity", "subdomains: 8 of 8 pages from harbour-news"),
+    # Found by the mutation run of tools/_evidence_rank.py (issue 24): certified before its row.
+    "evidence-share-before-floor": ("evidence", "evidence.diversity", "full-site: query 'pier crane history' kept no"),
 }
 
 

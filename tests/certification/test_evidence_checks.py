@@ -3,6 +3,7 @@ mode of the example adapter fails exactly its check."""
 
 from __future__ import annotations
 
+import inspect
 import re
 from collections.abc import Callable
 from dataclasses import replace
@@ -131,6 +132,31 @@ def test_each_diversity_row_catches_the_reading_it_names(reading: str, monkeypat
         (result,) = run(reference_target(), only=["evidence.diversity"]).results
         outcomes[case.name] = result.outcome.value
     assert outcomes[row] == "failed" and outcomes["only-source"] == "passed"
+
+
+# Wrong readings of the floor of one source per query, each the reference's page selection with one
+# change, and the one row that catches it (the other rows pass it).
+FLOOR_READINGS: dict[str, tuple[str, str, str]] = {
+    "no-floor-pass": ("or queue[0].url in urls:", "or queue[0].url not in urls:", "full-site"),
+    "never-relaxed": ("return relaxed or per_domain", "return relaxed and per_domain", "full-site"),
+    "floor-stops-at-taken": ("            continue\n", "            break\n", "taken-top"),
+}
+
+
+@pytest.mark.parametrize("reading", sorted(FLOOR_READINGS))
+def test_each_floor_row_catches_the_reading_it_names(reading: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    right, wrong, row = FLOOR_READINGS[reading]
+    source = inspect.getsource(_evidence_rank.select_pages)
+    assert source.count(right) == 1
+    namespace = dict(vars(_evidence_rank))
+    exec(source.replace(right, wrong), namespace)
+    monkeypatch.setattr(evidence_search, "select_pages", namespace["select_pages"])
+    outcomes = {}
+    for case in evidence_diversity.DIVERSITY:
+        monkeypatch.setattr(evidence_diversity, "DIVERSITY", (case,))
+        (result,) = run(reference_target(), only=["evidence.diversity"]).results
+        outcomes[case.name] = result.outcome.value
+    assert {name for name, outcome in outcomes.items() if outcome == "failed"} == {row}
 
 
 def test_the_letter_case_row_catches_hosts_compared_as_the_provider_spelled_them(

@@ -75,6 +75,42 @@ _CASE = ["WWW.Harbour-News.co.uk", "www.harbour-news.co.uk", "Www.HARBOUR-NEWS.C
          "WWW.harbour-NEWS.co.uk", "www.harbour-news.co.UK"]
 
 
+_PIER = "pier-weekly.com"  # one site the first queries' best results share
+_OTHERS = [f"{name}.{tld}" for name in ("cranewatch", "dockside", "liftlog", "hoistnews") for tld in ("org", "net")]
+
+
+def _slug(topic: str, n: int) -> str:
+    return f"https://{_PIER}/{topic.replace(' ', '-')}/{n}"
+
+
+def _on_pier(topic: str, n: int, strong: bool = True) -> Row:
+    words = f"{topic} {topic}" if strong else topic
+    return row(_slug(topic, n), f"{words} {n}", f"All about {words}, page {n}.")
+
+
+# Three queries: the first two have their best result on one site and plenty elsewhere; the third's
+# only usable result is on that site too (its floor must win over the site's share).
+_FULL_SITE = {
+    "pier crane rental": [_on_pier("pier crane rental", 0), *_rows("pier crane rental", _OTHERS[:4], False)],
+    "pier crane permits": [_on_pier("pier crane permits", 0), *_rows("pier crane permits", _OTHERS[4:], False)],
+    "pier crane history": [_on_pier("pier crane history", 0, strong=False)],
+}
+# The second query's best result is the first query's best page (one page answers both); the first
+# query's runner-up is on that site as well.
+_TAKEN = {
+    "pier crane rental": [
+        _on_pier("pier crane rental", 0),
+        _on_pier("pier crane rental", 1),
+        *_rows("pier crane rental", _OTHERS[:3], False),
+    ],
+    "pier crane permits": [
+        row(_slug("pier crane rental", 0), "pier crane permits pier crane permits", "All about pier crane permits."),
+        *_rows("pier crane permits", _OTHERS[4:], False),
+    ],
+    "pier crane history": [_on_pier("pier crane history", 0, strong=False)],
+}
+
+
 def _crowded(crowd: Sequence[Sequence[str]], others: Sequence[Sequence[str]]) -> dict[str, list[Row]]:
     topics = ("quay opening hours", "quay fish market")
     return {t: _spread(t, c, o) for t, c, o in zip(topics, crowd, others, strict=True)}
@@ -86,6 +122,18 @@ DIVERSITY = (
         "pages picked by one global order with no floor per query: a query whose only usable result "
         "ranks below the others' keeps no source",
         {"results": _ONLY_SOURCE},
+    ),
+    Case(
+        "full-site",
+        "the per-domain share applied before the floor of one source per query: a query whose only usable "
+        "result is on a site the other queries already filled keeps no source",
+        {"results": _FULL_SITE},
+    ),
+    Case(
+        "taken-top",
+        "the pass that gives each query a source stops at a query whose best page another query already "
+        "took: the queries after it lose their floor to the site's share",
+        {"results": _TAKEN},
     ),
     Case(
         "subdomains",
