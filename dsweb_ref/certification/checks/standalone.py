@@ -5,9 +5,10 @@ native search tool (no system prompt or ``instructions``, no second message or c
 tool version the backend documents: ``web_search_20250305`` on Messages, ``web_search`` on
 Responses), the 8192-token output budget, at most eight distinct HTTP(S) sources, a source keeps a
 title the answer gave its URL, an encoded result of at most 24 000 bytes, prose without a
-completed native search is a tool error, a completed search without structured sources gives no
-sources, no redirects, no reasoning or encrypted content in the result, and the selection rules
-(broker and extension models bring no search credential; connection-access limits apply).
+completed native search (or a failed response or search call) is a tool error, a completed search
+without structured sources gives no sources, no redirects, no reasoning or encrypted content in
+the result, and the selection rules (broker and extension models bring no search credential;
+connection-access limits apply).
 Left open (accepted either way): the wording around the query inside its one user message, which
 eight sources are kept, which of several titles a URL gets, the summary's own bound, request
 fields that carry no content (``include``, ``tool_choice``, ``thinking``, ``max_uses``), streaming
@@ -69,15 +70,36 @@ def _messages_body(content: Any) -> bytes:
     ).encode()
 
 
-def _responses_body(output: list[dict[str, Any]]) -> bytes:
+def _responses_body(output: Any, **fields: Any) -> bytes:
+    """A Responses answer holding ``output`` (a list of items, or anything a hostile answer holds);
+    ``fields`` replace top-level fields (``status``, ``error``)."""
     return json.dumps(
         {"id": "resp_cert", "object": "response", "created_at": 0, "status": "completed", "model": "deepseek-v4-flash",
          "output": output, "parallel_tool_calls": False, "tool_choice": "auto", "tools": [{"type": "web_search"}],
          # Every field the official SDK requires under strict validation, so an SDK-built target can read it.
          "usage": {"input_tokens": 10, "output_tokens": 10, "total_tokens": 20,
                    "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
-                   "output_tokens_details": {"reasoning_tokens": 0}}}
+                   "output_tokens_details": {"reasoning_tokens": 0}}, **fields}
     ).encode()
+
+
+def _search_call(status: str = "completed", urls: tuple[str, ...] = ()) -> dict[str, Any]:
+    """A web_search_call item; ``urls`` become its ``action.sources``."""
+    action: dict[str, Any] = {"type": "search", "query": "q"}
+    if urls:
+        action["sources"] = [{"type": "url", "url": u} for u in urls]
+    return {"id": f"ws_cert_{status}", "type": "web_search_call", "status": status, "action": action}
+
+
+def _answer(content: Any) -> dict[str, Any]:
+    """An assistant message item holding ``content`` (a list of parts, or anything a hostile answer holds)."""
+    return {"id": "msg_cert", "type": "message", "role": "assistant", "status": "completed", "content": content}
+
+
+def _text(text: Any, annotations: Any = ()) -> dict[str, Any]:
+    """An output_text part."""
+    return {"type": "output_text", "text": text, "annotations": list(annotations) if isinstance(annotations, tuple)
+            else annotations}
 
 
 def _result_block(content: Any) -> dict[str, Any]:
@@ -233,6 +255,8 @@ async def result_bounded(ctx: CheckContext) -> None:
 
 # -- prose without a native search ----------------------------------------------------------------
 
+# A completed search and its answer: what a failed response still holds in the rows that fail it.
+_SEARCHED = [_search_call(urls=("https://a.example.test/",)), _answer([_text("Partial answer.")])]
 PROSE_CASES = (
     Case("messages-prose", "accepting a Messages answer without any web_search_tool_result",
          {"protocol": "messages"}),
@@ -274,6 +298,25 @@ PROSE_CASES = (
     Case("result-neither-list-nor-error", "crashing on a web_search_tool_result holding neither a result list "
          "nor an error (no completed search)", {"protocol": "messages", "body": _messages_body(
              [_result_block("none"), {"type": "text", "text": "From memory."}])}),
+    Case("responses-search-failed", "taking a failed web_search_call for a completed search, or crashing on it",
+         {"protocol": "responses", "body": _responses_body(
+             [_search_call("failed"), _answer([_text("The web search failed.")])])}),
+    Case("responses-failed-status", "taking a response whose status is failed (no error object given) for an "
+         "answer, because its output holds a completed search", {"protocol": "responses", "body": _responses_body(
+             _SEARCHED, status="failed")}),
+    Case("responses-error-object", "ignoring the error object of a response that gives no status, because its "
+         "output holds a completed search", {"protocol": "responses", "body": _responses_body(
+             _SEARCHED, status=None, error={"code": "server_error", "message": "The response failed."})}),
+    Case("responses-output-not-a-list", "crashing on a Responses answer whose output is not a list (null)",
+         {"protocol": "responses", "body": _responses_body(None)}),
+    Case("responses-item-not-an-object", "crashing on an output item that is not an object",
+         {"protocol": "responses", "body": _responses_body(["From memory."])}),
+    Case("responses-content-not-a-list", "crashing on a message item whose content is not a list",
+         {"protocol": "responses", "body": _responses_body([_answer(None)])}),
+    Case("responses-text-not-a-string", "crashing on an output_text part whose text is not a string",
+         {"protocol": "responses", "body": _responses_body([_answer([_text(42)])])}),
+    Case("responses-annotations-not-a-list", "crashing on an output_text part whose annotations are not a list",
+         {"protocol": "responses", "body": _responses_body([_answer([_text("From memory.", None)])])}),
 )
 
 
@@ -361,21 +404,22 @@ FILTER_CASES = (
     Case("a-result-not-an-object", "losing the other results' sources over a result list entry that is not an "
          "object (it is no structured result; the others still are), or a failure that is no WEB_* tool error",
          {"urls": VALID[6:8], "keep": 2, "junk": True}),
+    Case("responses-call-after-an-unfinished-one", "stopping at a web_search_call that did not complete, so the "
+         "completed call after it (and its sources) is lost", {"urls": VALID[:2], "keep": 2, "protocol": "responses",
+                                                               "pending": True}),
 )
 
 
-def _filter_body(protocol: str, urls: list[str], junk: bool = False) -> bytes:
+def _filter_body(protocol: str, urls: list[str], junk: bool = False, pending: bool = False) -> bytes:
     """A completed search whose structured results are ``urls``, with a summary citing none of them; with
-    ``junk``, a result list entry that is not an object comes first (Messages)."""
+    ``junk``, a result list entry that is not an object comes first (Messages); with ``pending``, a
+    web_search_call still in progress comes before the completed one (Responses)."""
     if protocol == "messages":
         items: list[Any] = [_item(u) for u in urls]
         return _messages_body([_result_block(["not a result", *items] if junk else items),
                                {"type": "text", "text": "Summary."}])
-    return _responses_body([
-        {"id": "ws_cert", "type": "web_search_call", "status": "completed",
-         "action": {"type": "search", "query": "q", "sources": [{"type": "url", "url": u} for u in urls]}},
-        {"id": "msg_cert", "type": "message", "role": "assistant", "status": "completed",
-         "content": [{"type": "output_text", "text": "Summary.", "annotations": []}]}])
+    calls = [_search_call("in_progress")] if pending else []
+    return _responses_body([*calls, _search_call(urls=tuple(urls)), _answer([_text("Summary.")])])
 
 
 @check(
@@ -393,7 +437,7 @@ async def sources_filtered(ctx: CheckContext) -> None:
     for case in FILTER_CASES:
         urls: list[str] = case["urls"]
         protocol = case.params.get("protocol", "messages")
-        body = _filter_body(protocol, urls, bool(case.params.get("junk")))
+        body = _filter_body(protocol, urls, bool(case.params.get("junk")), bool(case.params.get("pending")))
         outcome = await _faulted(ctx, protocol, Malformed(body=body))
         if case.params.get("junk") and not outcome.ok:
             expect_error(outcome, f"[{case.name}]")  # the whole search refused: a tool error
@@ -429,6 +473,23 @@ TITLE_CASES = (
          {"protocol": "messages", "titles": {TITLED[0]: "Result zero", TITLED[1]: "Result one"},
           "body": _messages_body([_result_block([_item(TITLED[0], "Result zero"), _item(TITLED[1], "Result one")]),
                                   {"type": "text", "text": "Summary."}])}),
+    Case("responses-title-after-a-refusal-part", "stopping at a message part that is not output_text (a refusal), "
+         "so the title a later part's url_citation gave is lost",
+         {"protocol": "responses", "titles": {TITLED[0]: "Cited after a refusal"}, "body": _responses_body([
+             _search_call(urls=(TITLED[0],)),
+             _answer([{"type": "refusal", "refusal": "Part of this I will not answer."},
+                      _text("Zero.", [{"type": "url_citation", "url": TITLED[0], "title": "Cited after a refusal",
+                                       "start_index": 0, "end_index": 4}])])])}),
+    # As in standalone.sources.filtered's a-result-not-an-object row, failing the whole search with a WEB_* tool
+    # error is a reading too (the official SDKs' strict parsing refuses a title that is not a string).
+    Case("responses-citation-title-not-a-string", "taking a url_citation's title that is not a string as the URL's "
+         "title, so the title another citation gave the same URL is lost (or a failure that is no WEB_* tool error)",
+         {"protocol": "responses", "titles": {TITLED[1]: "Cited page one"}, "junk": True, "body": _responses_body([
+             _search_call(urls=(TITLED[1],)),
+             _answer([_text("One.", [
+                 {"type": "url_citation", "url": TITLED[1], "title": 42, "start_index": 0, "end_index": 3},
+                 {"type": "url_citation", "url": TITLED[1], "title": "Cited page one", "start_index": 0,
+                  "end_index": 3}])])])}),
 )
 
 
@@ -440,12 +501,17 @@ TITLE_CASES = (
     provider="messages",
     rule="Seed 003: sources are title and URL; a source the search answer gave a title (a Messages result's "
     "title, or a Responses url_citation's title for that URL) is not shown untitled. Which of several titles "
-    "for one URL is kept is open.",
+    "for one URL is kept is open; an answer with a title that is not a string may fail as an ordinary tool "
+    "error instead.",
     cases=TITLE_CASES,
 )
 async def sources_titled(ctx: CheckContext) -> None:
     for case in TITLE_CASES:
-        value = _visible(await _faulted(ctx, case["protocol"], Malformed(body=case["body"])), f"[{case.name}]")
+        outcome = await _faulted(ctx, case["protocol"], Malformed(body=case["body"]))
+        if case.params.get("junk") and not outcome.ok:
+            expect_error(outcome, f"[{case.name}]")  # the whole search refused: a tool error
+            continue
+        value = _visible(outcome, f"[{case.name}]")
         shown = {s.get("url"): s.get("title") for s in value["sources"]}
         for url, title in case["titles"].items():
             if url not in shown:

@@ -1,0 +1,92 @@
+"""The standalone rows added from the mutation survivors of providers/standalone_responses.py (issue 24
+item 5): each wrong reading, the reference's Responses reader with one change, is caught by exactly
+the row that names it; every other row of the same check passes it."""
+
+from __future__ import annotations
+
+import inspect
+
+import pytest
+
+from dsweb_ref.certification.checks import standalone
+from dsweb_ref.certification.targets import reference_target
+from dsweb_ref.providers import standalone_responses
+
+from .conftest import run
+
+_FAILED_CALL = """            if status == "failed":
+                failure = failure or "the native web search failed"
+            if status != "completed":"""
+_STATUS_OR_ERROR = 'if data.get("status") == "failed" or mapping(data.get("error")):'
+_OUTPUT_CHECK = """    if not isinstance(output, list):
+        raise unprocessable(label, "output is not a list")
+"""
+_ITEM_CHECK = """        if not isinstance(raw, dict):
+            raise unprocessable(label, f"output[{i}] is not an object")
+"""
+_PART_CHECK = 'if part.get("type") != "output_text" or not isinstance(part.get("text"), str):'
+
+# reading -> (function of standalone_responses, its line(s), the wrong line(s), check, the row that catches it)
+READINGS: dict[str, tuple[str, str, str, str, str]] = {
+    "failed-call-taken-for-completed": (
+        "read_response", _FAILED_CALL, '            if status not in ("completed", "failed"):',
+        "standalone.prose.error", "responses-search-failed"),
+    "failed-status-ignored": (
+        "read_response", _STATUS_OR_ERROR, 'if mapping(data.get("error")):',
+        "standalone.prose.error", "responses-failed-status"),
+    "error-object-ignored": (
+        "read_response", _STATUS_OR_ERROR, 'if data.get("status") == "failed":',
+        "standalone.prose.error", "responses-error-object"),
+    "output-assumed-a-list": (
+        "read_response", _OUTPUT_CHECK, "", "standalone.prose.error", "responses-output-not-a-list"),
+    "items-assumed-objects": (
+        "read_response", _ITEM_CHECK, "", "standalone.prose.error", "responses-item-not-an-object"),
+    "content-assumed-a-list": (
+        "_message", "for part in parts if isinstance(parts, list) else []:", "for part in parts:",
+        "standalone.prose.error", "responses-content-not-a-list"),
+    "text-assumed-a-string": (
+        "_message", _PART_CHECK, 'if part.get("type") != "output_text":',
+        "standalone.prose.error", "responses-text-not-a-string"),
+    "annotations-assumed-a-list": (
+        "_message", "for note in annotations if isinstance(annotations, list) else []:", "for note in annotations:",
+        "standalone.prose.error", "responses-annotations-not-a-list"),
+    "message-read-up-to-a-refusal": (
+        "_message", "            continue\n", "            break\n",
+        "standalone.sources.titled", "responses-title-after-a-refusal-part"),
+    "any-title-taken": (
+        "_source", 'title if isinstance(title, str) else ""', "title",
+        "standalone.sources.titled", "responses-citation-title-not-a-string"),
+    "calls-read-up-to-an-unfinished-one": (
+        "read_response", "                continue\n", "                break\n",
+        "standalone.sources.filtered", "responses-call-after-an-unfinished-one"),
+}
+CASES = {"standalone.prose.error": "PROSE_CASES", "standalone.sources.titled": "TITLE_CASES",
+         "standalone.sources.filtered": "FILTER_CASES"}
+
+
+def _failing_rows(check: str, monkeypatch: pytest.MonkeyPatch) -> set[str]:
+    """The rows of ``check`` that fail the reference as it is now, each run on its own."""
+    attribute = CASES[check]
+    failing = set()
+    for case in getattr(standalone, attribute):
+        monkeypatch.setattr(standalone, attribute, (case,))
+        (result,) = run(reference_target(), only=[check]).results
+        if result.outcome.value != "passed":
+            failing.add(case.name)
+    return failing
+
+
+@pytest.mark.parametrize("reading", sorted(READINGS))
+def test_each_responses_row_catches_the_reading_it_names(reading: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    function, right, wrong, check, row = READINGS[reading]
+    source = inspect.getsource(getattr(standalone_responses, function))
+    assert source.count(right) == 1, (function, right)
+    namespace = dict(vars(standalone_responses))
+    exec(source.replace(right, wrong), namespace)
+    monkeypatch.setattr(standalone_responses, function, namespace[function])
+    assert _failing_rows(check, monkeypatch) == {row}
+
+
+def test_the_reference_passes_every_row_of_the_checks_read_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    for check in CASES:
+        assert _failing_rows(check, monkeypatch) == set(), check
