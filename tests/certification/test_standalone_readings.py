@@ -1,6 +1,7 @@
-"""The standalone rows added from the mutation survivors of providers/standalone_responses.py (issue 24
-item 5): each wrong reading, the reference's Responses reader with one change, is caught by exactly
-the row that names it; every other row of the same check passes it."""
+"""The standalone rows added from the mutation survivors of providers/standalone_responses.py and
+tools/standalone_search.py (issue 24 item 5): each wrong reading, the reference's Responses reader or
+standalone tool with one change, is caught by exactly the row that names it; every other row of the
+same check passes it."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pytest
 from dsweb_ref.certification.checks import standalone
 from dsweb_ref.certification.targets import reference_target
 from dsweb_ref.providers import standalone_responses
+from dsweb_ref.tools import standalone_search
 
 from .conftest import run
 
@@ -61,7 +63,27 @@ READINGS: dict[str, tuple[str, str, str, str, str]] = {
         "standalone.sources.filtered", "responses-call-after-an-unfinished-one"),
 }
 CASES = {"standalone.prose.error": "PROSE_CASES", "standalone.sources.titled": "TITLE_CASES",
-         "standalone.sources.filtered": "FILTER_CASES"}
+         "standalone.sources.filtered": "FILTER_CASES", "standalone.result.bounded": "BOUND_CASES"}
+
+# The same for tools/standalone_search.py: reading -> (its function, line(s), wrong line(s), check, row).
+TOOL_READINGS: dict[str, tuple[str, str, str, str, str]] = {
+    "bytes-cut-inside-a-character": (
+        "_cut_bytes", 'data[:limit].decode("utf-8", "ignore")', 'data[:limit].decode("utf-8")',
+        "standalone.result.bounded", "cjk-cut-inside-a-character"),
+    "cut-flagged-at-the-bound": (
+        "_cut_bytes", "if len(data) <= limit:", "if len(data) < limit:",
+        "standalone.result.bounded", "summary-of-12000-bytes"),
+    "https-only": (
+        "_usable_url", 'parsed.scheme not in ("http", "https")', 'parsed.scheme != "https"',
+        "standalone.sources.filtered", "plain-http"),
+    "query-assumed-present": (
+        "parse_query", """    if "query" not in arguments:
+        raise _invalid('invalid arguments: missing required property "query"')
+""", "", "standalone.prose.error", "arguments-without-a-query"),
+    "other-property-crashes": (
+        "parse_query", 'raise _invalid(f"invalid arguments: unknown property', 'raise TypeError(f"unknown property',
+        "standalone.prose.error", "arguments-with-another-property"),
+}
 
 
 def _failing_rows(check: str, monkeypatch: pytest.MonkeyPatch) -> set[str]:
@@ -84,6 +106,17 @@ def test_each_responses_row_catches_the_reading_it_names(reading: str, monkeypat
     namespace = dict(vars(standalone_responses))
     exec(source.replace(right, wrong), namespace)
     monkeypatch.setattr(standalone_responses, function, namespace[function])
+    assert _failing_rows(check, monkeypatch) == {row}
+
+
+@pytest.mark.parametrize("reading", sorted(TOOL_READINGS))
+def test_each_tool_row_catches_the_reading_it_names(reading: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    function, right, wrong, check, row = TOOL_READINGS[reading]
+    source = inspect.getsource(getattr(standalone_search, function))
+    assert source.count(right) == 1, (function, right)
+    namespace = dict(vars(standalone_search))
+    exec(source.replace(right, wrong), namespace)
+    monkeypatch.setattr(standalone_search, function, namespace[function])
     assert _failing_rows(check, monkeypatch) == {row}
 
 

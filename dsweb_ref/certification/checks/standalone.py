@@ -231,7 +231,20 @@ BOUND_CASES = (
     Case("cjk-summary", "counting characters of the JSON text instead of its UTF-8 bytes (12 000 CJK characters "
          "are 36 000 bytes)", {"protocol": "messages", "fault": Malformed(body=_messages_body(
              [_result_block([_item("https://a.example.test/")]), {"type": "text", "text": "搜" * 12_000}]))}),
+    Case("cjk-cut-inside-a-character", "cutting the summary's bytes inside a character, or failing on it (one ASCII "
+         "letter first puts every 3-byte character off the grid of a byte limit)",
+         {"protocol": "messages", "fault": Malformed(body=_messages_body(
+             [_result_block([_item("https://a.example.test/")]), {"type": "text", "text": "a" + "搜" * 12_000}]))}),
+    # Nothing needs cutting here: truncated must not claim a cut (it may be left out).
+    Case("summary-of-12000-bytes", "setting truncated on a summary shown whole at a bound's edge (a cut at < "
+         "instead of <= 12 000 bytes)", {"protocol": "messages", "text": "x" * 12_000}),
 )
+
+
+def _whole_fault(text: str) -> Fault:
+    """A completed search with one result whose answer text is ``text``."""
+    return Malformed(body=_messages_body([_result_block([_item("https://a.example.test/")]),
+                                          {"type": "text", "text": text}]))
 
 
 @check(
@@ -241,16 +254,23 @@ BOUND_CASES = (
     requires=(SA,),
     provider="messages",
     rule="Seed 003: the encoded result is at most 24 000 bytes, so the generic tool-output limit never cuts the "
-    "JSON; a cut result carries the optional truncated flag.",
+    "JSON; a cut result carries the optional truncated flag, and a result that lost nothing does not claim a cut "
+    "(the summary's own bound is open).",
     cases=BOUND_CASES,
 )
 async def result_bounded(ctx: CheckContext) -> None:
     for case in BOUND_CASES:
-        outcome = await _faulted(ctx, case["protocol"], case["fault"])
+        text = case.params.get("text")
+        outcome = await _faulted(ctx, case["protocol"], case["fault"] if text is None else _whole_fault(text))
         value = _visible(outcome, f"[{case.name}]")
         size = len((outcome.text or "").encode("utf-8"))
         require(size <= MAX_RESULT_BYTES, f"[{case.name}] the result is {size} encoded bytes, over 24000")
-        require(value.get("truncated") is True, f"[{case.name}] the summary was cut but truncated is not true")
+        if text is None:
+            require(value.get("truncated") is True, f"[{case.name}] the summary was cut but truncated is not true")
+            continue
+        lost = len(value["summary"]) < len(text) or len(value["sources"]) < 1
+        require(value.get("truncated") is not True or lost,
+                f"[{case.name}] truncated is true, but the summary and the source are whole", catches=case.catches)
 
 
 # -- prose without a native search ----------------------------------------------------------------
@@ -317,6 +337,12 @@ PROSE_CASES = (
          {"protocol": "responses", "body": _responses_body([_answer([_text(42)])])}),
     Case("responses-annotations-not-a-list", "crashing on an output_text part whose annotations are not a list",
          {"protocol": "responses", "body": _responses_body([_answer([_text("From memory.", None)])])}),
+    # Arguments the model may send; whether one is refused or searched is open, a crash is not.
+    Case("arguments-without-a-query", "crashing on a call without a query (or failing it with no WEB_* code)",
+         {"protocol": "messages", "arguments": {}, "answered": True}),
+    Case("arguments-with-another-property", "crashing on a call with a property beside the query (or failing it "
+         "with no WEB_* code)", {"protocol": "messages", "arguments": {"query": "search api", "page": 2},
+                                 "answered": True}),
 )
 
 
@@ -342,12 +368,20 @@ def _prose_fault(case: Case, key: str) -> Fault:
     "a tool error is reported; failures are returned as ordinary tool errors (a search that failed in band "
     "completed nothing, and a malformed answer is no completed search either), and, by the project's rule that "
     "no secret lands in any log or report, a tool error never shows the credential, whatever the upstream "
-    "quoted. Whether and how much of the upstream's error is quoted stays open.",
+    "quoted. Whether and how much of the upstream's error is quoted stays open. A call without a query or with "
+    "another property may be refused or searched, but is answered as a result or an ordinary tool error.",
     cases=PROSE_CASES,
 )
 async def prose_error(ctx: CheckContext) -> None:
     key = ctx.config.api_key
     for case in PROSE_CASES:
+        if case.params.get("answered"):  # a result or a WEB_* tool error, never a crash
+            call = ctx.target.start_call("standalone_search", {"arguments": case["arguments"],
+                                                               "protocol": case["protocol"]})
+            outcome = await call.outcome(CALL_TIMEOUT)
+            if not outcome.ok:
+                expect_error(outcome, f"[{case.name}]")
+            continue
         outcome = await _faulted(ctx, case["protocol"], _prose_fault(case, key))
         expect_error(outcome, f"[{case.name}]")
         if case.params.get("secret"):
@@ -404,6 +438,8 @@ FILTER_CASES = (
     Case("a-result-not-an-object", "losing the other results' sources over a result list entry that is not an "
          "object (it is no structured result; the others still are), or a failure that is no WEB_* tool error",
          {"urls": VALID[6:8], "keep": 2, "junk": True}),
+    Case("plain-http", "keeping only https: sources (http: ones are HTTP(S) sources too)",
+         {"urls": ["http://h0.example.test/page", VALID[0]], "keep": 2}),
     Case("responses-call-after-an-unfinished-one", "stopping at a web_search_call that did not complete, so the "
          "completed call after it (and its sources) is lost", {"urls": VALID[:2], "keep": 2, "protocol": "responses",
                                                                "pending": True}),
