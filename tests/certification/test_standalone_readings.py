@@ -98,25 +98,18 @@ def _failing_rows(check: str, monkeypatch: pytest.MonkeyPatch) -> set[str]:
     return failing
 
 
-@pytest.mark.parametrize("reading", sorted(READINGS))
-def test_each_responses_row_catches_the_reading_it_names(reading: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    function, right, wrong, check, row = READINGS[reading]
-    source = inspect.getsource(getattr(standalone_responses, function))
-    assert source.count(right) == 1, (function, right)
-    namespace = dict(vars(standalone_responses))
-    exec(source.replace(right, wrong), namespace)
-    monkeypatch.setattr(standalone_responses, function, namespace[function])
-    assert _failing_rows(check, monkeypatch) == {row}
+MODULES = {"responses": (standalone_responses, READINGS), "tool": (standalone_search, TOOL_READINGS)}
 
 
-@pytest.mark.parametrize("reading", sorted(TOOL_READINGS))
-def test_each_tool_row_catches_the_reading_it_names(reading: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    function, right, wrong, check, row = TOOL_READINGS[reading]
-    source = inspect.getsource(getattr(standalone_search, function))
+@pytest.mark.parametrize(("module", "reading"), [(m, r) for m, (_, table) in MODULES.items() for r in sorted(table)])
+def test_each_row_catches_the_reading_it_names(module: str, reading: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    target, table = MODULES[module]
+    function, right, wrong, check, row = table[reading]
+    source = inspect.getsource(getattr(target, function))
     assert source.count(right) == 1, (function, right)
-    namespace = dict(vars(standalone_search))
+    namespace = dict(vars(target))
     exec(source.replace(right, wrong), namespace)
-    monkeypatch.setattr(standalone_search, function, namespace[function])
+    monkeypatch.setattr(target, function, namespace[function])
     assert _failing_rows(check, monkeypatch) == {row}
 
 
