@@ -76,6 +76,9 @@ TOOL_READINGS: dict[str, tuple[str, str, str, str, str]] = {
     "https-only": (
         "_usable_url", 'parsed.scheme not in ("http", "https")', 'parsed.scheme != "https"',
         "standalone.sources.filtered", "plain-http"),
+    "hostless-urls-kept": (
+        "_usable_url", 'or not parsed.host or parsed.userinfo', "or parsed.userinfo",
+        "standalone.sources.filtered", "no-host"),
     "query-assumed-present": (
         "parse_query", """    if "query" not in arguments:
         raise _invalid('invalid arguments: missing required property "query"')

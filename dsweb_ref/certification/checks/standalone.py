@@ -438,6 +438,8 @@ FILTER_CASES = (
     Case("a-result-not-an-object", "losing the other results' sources over a result list entry that is not an "
          "object (it is no structured result; the others still are), or a failure that is no WEB_* tool error",
          {"urls": VALID[6:8], "keep": 2, "junk": True}),
+    Case("no-host", "keeping a URL without a host (\"https://\" is no HTTP(S) URL under any parser)",
+         {"urls": ["https://", VALID[3]], "keep": 1}),
     Case("plain-http", "keeping only https: sources (http: ones are HTTP(S) sources too)",
          {"urls": ["http://h0.example.test/page", VALID[0]], "keep": 2}),
     Case("responses-call-after-an-unfinished-one", "stopping at a web_search_call that did not complete, so the "
