@@ -38,6 +38,11 @@ SHOWN = [
                  id="entities-of-percent"),
     pytest.param(f"<p>{''.join(f'&#{ord(c)};' for c in SECRET)}</p>", "as HTML entities", id="html"),
     pytest.param("".join(f"\\u{ord(c):04x}" for c in SECRET), "as JSON escapes", id="json-escapes"),
+    pytest.param(f"<p>{''.join(f'&#x{ord(c):x};' for c in SECRET)}</p>", "as HTML entities", id="html-hex"),
+    pytest.param(f"<p>{''.join(f'&#{ord(c):04d}' for c in SECRET)}</p>", "as HTML entities",
+                 id="html-padded-without-semicolons"),
+    pytest.param("".join(f"%{ord(c):02X}" if i % 2 else f"&#{ord(c)};" for i, c in enumerate(SECRET)),
+                 "percent-encoded, then as HTML entities", id="percent-and-entities-per-character"),
     *(pytest.param(f"dump {_b64('x' * n + SECRET)} end", "base64-encoded", id=f"base64-at-byte-{n}")
       for n in range(3)),  # catches: one alignment only
     pytest.param(f"dump {_b64('xx' + SECRET + '~~~~', url_safe=True)}", "base64-encoded", id="base64-url-safe"),

@@ -155,7 +155,10 @@ def _forms_scrubber(forms: set[str]) -> Any:
     """A scrubber that knows only ``forms`` of the key: as written (``raw``), in any case (``any-case``),
     base64 at the given byte offsets (``b64-0``, ``b64-1``, ``b64-2``), %XX in upper case (``pct-upper``),
     in any case (``pct-any``), %25XX (``pct-twice``), hyphens alone as %2D (``pct-mixed``), decimal HTML
-    character references (``entities``) and hex (``hex``). Each missing form is one wrong reading of "in
+    character references (``entities``), hex in lower case (``hex``) and in any case (``hex-any-case``),
+    ``\\xHH`` escapes (``x-escapes``), JSON ``\\uXXXX`` escapes (``json-escapes``), hex character references
+    (``entities-hex``), zero-padded references without semicolons (``entities-loose``) and characters
+    alternately as references and %XX (``pct-entities``). Each missing form is one wrong reading of "in
     any encoding"."""
 
     def scrub(text: str, secrets: Any, placeholder: str) -> str:
@@ -173,10 +176,22 @@ def _forms_scrubber(forms: set[str]) -> Any:
                 literal.append(upper)
             if "entities" in forms:
                 literal.append("".join(f"&#{ord(c)};" for c in secret))
+            if "hex" in forms:
+                literal.append(data.hex())
+            if "entities-hex" in forms:
+                literal.append("".join(f"&#x{ord(c):x};" for c in secret))
+            if "entities-loose" in forms:
+                literal.append("".join(f"&#{ord(c):04d}" for c in secret))
+            if "x-escapes" in forms:
+                literal.append("".join(f"\\x{b:02x}" for b in data))
+            if "json-escapes" in forms:
+                literal.append("".join(f"\\u{ord(c):04x}" for c in secret))
+            if "pct-entities" in forms:  # as the row writes it: a reference first, then %XX, in turn
+                literal.append("".join(f"%{ord(c):02X}" if i % 2 else f"&#{ord(c)};" for i, c in enumerate(secret)))
             for form in literal:
                 text = text.replace(form, placeholder)
             anycase = {"any-case": secret, "pct-any": upper, "pct-twice": upper.replace("%", "%25"),
-                       "pct-mixed": secret.replace("-", "%2D"), "hex": data.hex()}
+                       "pct-mixed": secret.replace("-", "%2D"), "hex-any-case": data.hex()}
             for name, form in anycase.items():
                 if name in forms:
                     text = re.sub(re.escape(form), placeholder, text, flags=re.IGNORECASE)
@@ -186,7 +201,8 @@ def _forms_scrubber(forms: set[str]) -> Any:
 
 
 ALL_FORMS = {"raw", "any-case", "b64-0", "b64-1", "b64-2", "pct-upper", "pct-any", "pct-twice", "pct-mixed",
-             "entities", "hex"}
+             "entities", "hex", "hex-any-case", "x-escapes", "json-escapes", "entities-hex", "entities-loose",
+             "pct-entities"}
 # the encoded echo row that alone catches each wrong reading of "in any encoding" (the first to fail)
 ENCODED_READINGS = {
     "a base64 dump of the request, the key at byte 0 of a group": ALL_FORMS - {"b64-0", "b64-1", "b64-2"},
@@ -198,7 +214,13 @@ ENCODED_READINGS = {
     "a URL echoing the key with only its hyphens percent-encoded (%2D)": ALL_FORMS - {"pct-mixed"},
     "the key upper-cased in a message": ALL_FORMS - {"any-case"},
     "an HTML error page quoting the key as character references": ALL_FORMS - {"entities"},
-    "a hex dump of the request": ALL_FORMS - {"hex"},
+    "a hex dump of the request": ALL_FORMS - {"hex", "hex-any-case"},
+    "a hex dump in upper case": ALL_FORMS - {"hex-any-case"},
+    "a byte dump of the request as backslash-x escapes": ALL_FORMS - {"x-escapes"},
+    "a message quoting the key as JSON unicode escapes": ALL_FORMS - {"json-escapes"},
+    "an HTML error page quoting the key as hex character references": ALL_FORMS - {"entities-hex"},
+    "an HTML error page quoting the key as zero-padded references without semicolons": ALL_FORMS - {"entities-loose"},
+    "the key with its characters alternately percent-encoded and character references": ALL_FORMS - {"pct-entities"},
 }
 
 

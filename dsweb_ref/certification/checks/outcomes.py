@@ -245,6 +245,41 @@ SECRET_ECHOES = (
     Case("a hex dump of the request", "the key in hexadecimal not scrubbed",
          {"status": 401, "encode": ("hex", "authorization: Bearer "),
           "body": {"error": {"message": "dump {encoded}"}}}),
+    Case("a hex dump in upper case", "hex looked for in lower case only",
+         {"status": 401, "encode": ("hex-upper", "authorization: Bearer "),
+          "body": {"error": {"message": "dump {encoded}"}}}),
+    Case("a byte dump of the request as backslash-x escapes", "\\xXX escapes of the key not scrubbed",
+         {"status": 401, "encode": ("x-escapes", "key="), "body": {"error": {"message": "raw {encoded}"}}}),
+    Case("a message quoting the key as JSON unicode escapes", "JSON \\uXXXX escapes of the key not scrubbed",
+         {"status": 401, "encode": ("json-escapes", "key="), "body": {"error": {"message": "invalid {encoded}"}}}),
+    Case("an HTML error page quoting the key as hex character references",
+         "only decimal character references (&#NN;) scrubbed, not hex ones (&#xHH;)",
+         {"status": 401, "encode": ("entities-hex", "key="),
+          "body": {"error": {"message": "<p>invalid {encoded}</p>"}}}),
+    Case("an HTML error page quoting the key as zero-padded references without semicolons",
+         "only the canonical &#NN; form scrubbed (HTML reads &#0100 as the same character)",
+         {"status": 401, "encode": ("entities-loose", "key="),
+          "body": {"error": {"message": "<p>invalid {encoded}</p>"}}}),
+    Case("the key with its characters alternately percent-encoded and character references",
+         "each encoding looked for only over the whole key, not mixed per character",
+         {"status": 401, "encode": ("percent-entities", "key="),
+          "body": {"error": {"message": "<p>invalid {encoded}</p>"}}}),
+    # Credential-shaped text that is not the target's key, ahead of the key: whether a target redacts such
+    # text is its own caution (no seed decides it; the judge looks only for the key), but finding it must not
+    # end the scrubbing.
+    *(Case(f"an upstream message quoting {shown} ahead of the key",
+           f"a scrubber that, once it finds {shown}, redacts credential shapes only and leaves the key",
+           {"status": 401, "body": {"error": {"message": f"the request carried {text}; key {KEY} rejected"}}})
+      for shown, text in (
+          ("a bearer token", "Authorization: Bearer abc123def456ghi789"),
+          ("a dotted bearer token without digits", "Authorization: Bearer abcdef.ghijklmnop"),
+          ("HTTP Basic credentials", "Authorization: Basic dXNlcjpwYXNzd29yZA=="),
+          ("an api_key field", "api_key=zz9Yx8Wv7Ut6Sr5"),
+          ("a session_token field", '{"session_token": "AbCdEfGhIjKlMnOp"}'),
+          ("sk-, JWT, GitHub and AWS key shapes",
+           "sk-abcdefghijklmnopqrstuvwx eyJhbGciOiJIUzI1.eyJzdWIiOiIxMjM0.c2lnbmF0dXJl "
+           "ghp_A1B2C3D4E5F6G7H8I9J0K1L2M3N4O5P6Q7R8 AKIAABCDEFGHIJKLMNOP"),
+      )),
 )
 ENCODED = "{encoded}"  # where the encoded key goes in an echo body
 
@@ -261,8 +296,14 @@ def _encoded(how: str, text: str) -> str:
         "upper": text.upper(),
         "entities": "".join(f"&#{ord(c)};" for c in text),
         "hex": data.hex(),
+        "hex-upper": data.hex().upper(),
+        "x-escapes": "".join(f"\\x{b:02x}" for b in data),
+        "json-escapes": "".join(f"\\u{ord(c):04x}" for c in text),
+        "entities-hex": "".join(f"&#x{ord(c):x};" for c in text),
+        "entities-loose": "".join(f"&#{ord(c):04d}" for c in text),
+        "percent-entities": "".join(f"%{ord(c):02X}" if i % 2 else f"&#{ord(c)};" for i, c in enumerate(text)),
     }
-    return forms[how]
+    return json.dumps(forms[how])[1:-1]  # as it stands inside a JSON string of the echo body
 
 
 def _leaks(outcome: CallOutcome, secret: str) -> str | None:
@@ -288,9 +329,12 @@ def _echo_fault(case: Case, key: str) -> Status:
     "non-success status is a retrieval failure; the project's rule that no secret lands in any log or "
     "report, in any encoding, then decides what the failure may show. An error body or Retry-After that "
     "echoes the key still fails with WEB_PROVIDER_ERROR, and neither the key (as written or in another case; "
-    "percent-encoded whole, in part or twice; base64 at any alignment; hex; HTML character references; JSON "
-    "escapes) nor any 10-character piece of it appears in the text, message or value. Whether and how "
-    "much of the upstream message is quoted stays open.",
+    "percent-encoded whole, in part or twice; base64 at any alignment; hex in either case or as \\x escapes; "
+    "HTML character references, decimal or hex, padded or without semicolons; JSON escapes; encodings mixed "
+    "per character) nor any 10-character piece of it appears in the text, message or value, also when "
+    "other credential-shaped text comes first (a bearer token, Basic credentials, key fields, sk-/JWT/GitHub/AWS "
+    "shapes). Whether and how much of the upstream message is quoted, and whether such other credential-shaped "
+    "text is redacted, stays open.",
     cases=SECRET_ECHOES,
 )
 async def secret_echo(ctx: CheckContext) -> None:
