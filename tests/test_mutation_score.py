@@ -218,6 +218,22 @@ def test_the_certification_killer_judges_with_an_unmutated_oracle(monkeypatch: p
     assert scenarios.merge_results(["p", "q"], results, 1) == merge_results(["p", "q"], results, 1)
 
 
+def test_the_certification_killer_empties_the_reference_s_caches_before_each_check() -> None:
+    """A cached function runs only for the first check that calls it, so mutmut would link its mutants
+    to that check alone (the scrubber's encoded forms of a key were linked to two checks that cannot
+    see them, not to errors.secret_echo)."""
+    from dsweb_ref import _secrets
+    from dsweb_ref.tools import _evidence_rank
+
+    conftest = _load(ROOT / "scripts" / "mutation" / "conftest.py", "mutation_conftest_cache_under_test")
+    _secrets.scrub_text("x dsweb-emulator-key-0001 y", ["dsweb-emulator-key-0001"], "<k>")
+    _evidence_rank.registrable_domain("news.example.co.uk")
+    assert _secrets._forms.cache_info().currsize > 0 and _evidence_rank._psl.cache_info().currsize == 1
+    assert conftest.clear_caches() >= 2
+    assert _secrets._forms.cache_info().currsize == 0 and _evidence_rank._psl.cache_info().currsize == 0
+    assert "_fresh_caches" in vars(conftest)  # the autouse fixture that calls it before every check
+
+
 def test_a_function_wildcard_covers_only_mutants_no_check_reaches(tmp_path: Path) -> None:
     mutants = _mutants(tmp_path)
     listing = tmp_path / "equivalent.txt"

@@ -6,10 +6,16 @@ Search API and Messages result mappings): the specification, executable. A mutan
 oracle) imported from a mutated module (``_MUTATED``) is replaced by the same function loaded from the
 unmutated source (``DSWEB_PRISTINE_ROOT``, set by ``scripts/mutation_score.py``). Without this, a
 mutant of the merge would change the expected value along with the actual one and always survive.
+
+Every module-level cache of the mutated scope is emptied before each check: mutmut links a mutant to the
+checks that ran its function, and a cached function runs only for the first check that calls it (the
+secret scrubber's encoded forms of a key, say), so without this the later checks that could reject
+its mutants are never run against them, and a value cached by the unmutated code hides the mutant.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import inspect
 import os
@@ -55,6 +61,24 @@ def pin_oracles() -> list[str]:
                 setattr(module, attr, getattr(_pristine(owner), value.__name__))
                 pinned.append(f"{name}.{attr}")
     return pinned
+
+
+def clear_caches() -> int:
+    """Empty every functools cache defined at module level in the mutated scope; returns how many."""
+    cleared = 0
+    for name, module in list(sys.modules.items()):
+        if not name.startswith(_MUTATED):
+            continue
+        for value in list(vars(module).values()):
+            if isinstance(value, functools._lru_cache_wrapper):
+                value.cache_clear()
+                cleared += 1
+    return cleared
+
+
+@pytest.fixture(autouse=True)
+def _fresh_caches() -> None:
+    clear_caches()
 
 
 def pytest_configure(config: pytest.Config) -> None:
