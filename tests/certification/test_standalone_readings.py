@@ -6,9 +6,11 @@ same check passes it."""
 from __future__ import annotations
 
 import inspect
+from dataclasses import replace
 
 import pytest
 
+from dsweb_ref import _secrets
 from dsweb_ref.certification.checks import standalone
 from dsweb_ref.certification.targets import reference_target
 from dsweb_ref.providers import standalone_responses
@@ -119,3 +121,18 @@ def test_each_row_catches_the_reading_it_names(module: str, reading: str, monkey
 def test_the_reference_passes_every_row_of_the_checks_read_here(monkeypatch: pytest.MonkeyPatch) -> None:
     for check in CASES:
         assert _failing_rows(check, monkeypatch) == set(), check
+
+
+def _raises(match: object) -> bool:
+    raise RuntimeError("a credential rule crashed")
+
+
+@pytest.mark.parametrize("kind", [rule.kind for rule in _secrets.SECRET_RULES])
+def test_a_scrubber_crashing_on_other_credential_shapes_fails_exactly_the_credential_shapes_row(
+    kind: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A scrubber whose rule for one credential shape raises: the tool raises instead of answering with a
+    tool error, which only an upstream error holding that shape shows."""
+    rules = tuple(replace(r, validator=_raises) if r.kind == kind else r for r in _secrets.SECRET_RULES)
+    monkeypatch.setattr(_secrets, "SECRET_RULES", rules)
+    assert _failing_rows("standalone.prose.error", monkeypatch) == {"http-401-quoting-credential-shapes"}

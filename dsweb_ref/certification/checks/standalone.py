@@ -277,6 +277,16 @@ async def result_bounded(ctx: CheckContext) -> None:
 
 # A completed search and its answer: what a failed response still holds in the rows that fail it.
 _SEARCHED = [_search_call(urls=("https://a.example.test/",)), _answer([_text("Partial answer.")])]
+# Upstream text a scrubber may take for credentials (whether it redacts them is open): each shape ahead of
+# the configured key, so a scrubber that crashes on one, or stops at the first match, is seen.
+CREDENTIAL_SHAPES = (
+    "Bearer authentication required; Basic authentication is not accepted. Authorization: Bearer "
+    "abc.def-ghi_jklmnop123 rejected; Authorization: Basic dXNlcjpwYXNzd29yZDEyMw==; api_key=\"AbCdEfGh12345678\"; "
+    "session_token: Zz9yXx8wWw7vVv6uUu5t; sk-live-0123456789abcdef0123; "
+    "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.c2lnbmF0dXJlMTIz; ghp_0123456789abcdefghijABCDEFGHIJ012345; "
+    "AKIA0123456789ABCDEF; the key sent was {key}"
+)
+
 PROSE_CASES = (
     Case("messages-prose", "accepting a Messages answer without any web_search_tool_result",
          {"protocol": "messages"}),
@@ -306,6 +316,10 @@ PROSE_CASES = (
          "the key)", {"protocol": "messages", "secret": True, "status": 401}),
     Case("responses-http-401-quoting-the-key", "the same over Responses",
          {"protocol": "responses", "secret": True, "status": 401}),
+    Case("http-401-quoting-credential-shapes", "crashing on, or quoting the key from, an upstream error that also "
+         "holds other credential-shaped text (Bearer and Basic credentials, key fields, sk-/JWT/GitHub/AWS shapes, "
+         "and prose such as 'Bearer authentication')", {"protocol": "messages", "secret": True, "status": 401,
+                                                         "message": CREDENTIAL_SHAPES}),
     Case("client-tool-call", "crashing when the search model calls a client tool it was never given (no search "
          "completed)", {"protocol": "messages", "body": _messages_body(
              [{"type": "tool_use", "id": "toolu_cert", "name": "read_file", "input": {"path": "notes.txt"}}])}),
@@ -350,7 +364,8 @@ def _prose_fault(case: Case, key: str) -> Fault:
     """The case's fault, with the configured key wherever the case quotes it."""
     status = case.params.get("status")
     if status is not None:
-        echo = {"type": "error", "error": {"type": "authentication_error", "message": f"bad request: {key}"}}
+        message = case.params.get("message", "bad request: {key}").format(key=key)
+        echo = {"type": "error", "error": {"type": "authentication_error", "message": message}}
         return Status(status, body=json.dumps(echo).encode())
     answer = case.params.get("body")
     if answer is not None:
