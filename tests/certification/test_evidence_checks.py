@@ -17,10 +17,17 @@ from publicsuffixlist import PublicSuffixList
 
 from dsweb_ref import WebError
 from dsweb_ref.certification import targets
-from dsweb_ref.certification.checks import REGISTRY, evidence, evidence_diversity
+from dsweb_ref.certification.checks import REGISTRY, evidence, evidence_diversity, evidence_passages, evidence_relevance
 from dsweb_ref.certification.targets import InProcessTarget, TargetConfig, ToolPair, reference_target
 from dsweb_ref.netguard import DEFAULT_POLICY, check_url
-from dsweb_ref.tools import ToolResult, _evidence_guard, _evidence_rank, _evidence_text, evidence_search
+from dsweb_ref.tools import (
+    ToolResult,
+    _evidence_guard,
+    _evidence_passages,
+    _evidence_rank,
+    _evidence_text,
+    evidence_search,
+)
 from dsweb_ref.tools._evidence_passages import Choice, Pick
 
 from ._profile_breaks import assert_break_fails_exactly, certify_only
@@ -342,3 +349,59 @@ def test_each_special_host_row_catches_the_host_taken_for_a_public_name(
     monkeypatch.setattr("dsweb_ref.netguard.urls.parse_host", lambda h: h if h == host else right(h))
     (result,) = run(reference_target(), only=["evidence.unsafe_dropped"]).results
     assert result.outcome.value == "failed" and result.reason.startswith(f"{row}: "), result.reason
+
+
+# Wrong readings of the query's words (issue 24 item 5: survivors of tools/_evidence_text.py made rows), each
+# the reference's text function with one change, and the one row of its check that catches it (the check's
+# other rows pass it). Where the function was imported by name, the importers get the wrong one too.
+TEXT_READINGS: dict[str, tuple[str, str, str, str, str]] = {
+    "stop-words-counted": ("content_tokens", "_EN_STOP | _thai", "_EN_STOP & _thai", "evidence.passages", "stop-words"),
+    "two-letter-words-dropped": (
+        "content_tokens",
+        "len(t) == 1",
+        "len(t) == 2",
+        "evidence.designators",
+        "two-letter-subject",
+    ),
+    "sara-am-split": ("fold", '.replace("\\u0e4d\\u0e32", "\\u0e33")', "", "evidence.designators", "thai-sara-am"),
+    "cjk-one-character-lost": (
+        "tokenize",
+        "len(run) == 1",
+        "len(run) == 2",
+        "evidence.designators",
+        "cjk-one-character",
+    ),
+    "cjk-trigrams": ("tokenize", "run[i : i + 2]", "run[i : i + 3]", "evidence.passages", "chinese-words-apart"),
+    "cjk-last-bigram-lost": (
+        "tokenize",
+        "range(len(run) - 1)",
+        "range(len(run) - 2)",
+        "evidence.designators",
+        "cjk-two-character",
+    ),
+    "operators-as-words": ("topic_of", "if words else query", "if False else query", "evidence.passages", "operators"),
+}
+_TABLES = {
+    "evidence.passages": (evidence_passages, "PASSAGES"),
+    "evidence.designators": (evidence_relevance, "DESIGNATORS"),
+}
+
+
+@pytest.mark.parametrize("reading", sorted(TEXT_READINGS))
+def test_each_text_row_catches_the_reading_it_names(reading: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    function, right, wrong, check_id, row = TEXT_READINGS[reading]
+    source = inspect.getsource(getattr(_evidence_text, function))
+    assert source.count(right) == 1
+    namespace = dict(vars(_evidence_text))
+    exec(source.replace(right, wrong), namespace)
+    original = getattr(_evidence_text, function)
+    for module in (_evidence_text, _evidence_passages, _evidence_rank, evidence_search):
+        if getattr(module, function, None) is original:
+            monkeypatch.setattr(module, function, namespace[function])
+    module, table = _TABLES[check_id]
+    outcomes = {}
+    for case in getattr(module, table):
+        monkeypatch.setattr(module, table, (case,))
+        (result,) = run(reference_target(), only=[check_id]).results
+        outcomes[case.name] = result.outcome.value
+    assert {name for name, outcome in outcomes.items() if outcome == "failed"} == {row}, outcomes

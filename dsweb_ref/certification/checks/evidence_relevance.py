@@ -8,7 +8,9 @@ the checks accept any of them and enforce only:
 
 * ``evidence.designators``: a query naming a model, version or year that no page names gets
   ``[needs_retry]``, not the neighbouring model's passage; asked for the model a page does name,
-  that page is cited and the neighbour is not.
+  that page is cited and the neighbour is not. So does a query whose subject no page names, however
+  many of its other words a page shares: a two-letter subject ("AI"), a Thai word with SARA AM
+  (ทองคำ, gold, against ทองแดง, copper), a one- or two-character Chinese word (雪, snow; 上海).
 * ``evidence.table_rows``: a fact that lives in a table row reaches the evidence with its row
   label (a value cut off from its row answers nothing).
 * ``evidence.own_ranking``: when a batch has more results than pages are read, the pages read are
@@ -28,18 +30,80 @@ X5 = "https://veltra-phones.example.com/orion-x5"
 X4 = "https://veltra-phones.example.com/orion-x4"
 X5_PAGE = "# Veltra Orion X5\n\nThe Veltra Orion X5 launch price is $749 for the 256 GB model.\n"
 X4_PAGE = "# Veltra Orion X4\n\nThe Veltra Orion X4 launch price was $649 for the 128 GB model.\n"
+# (url, search title, snippet, page): each row's search answers with these results, whose pages are served.
+PHONES = (
+    (X5, "Veltra Orion X5 launch price", "Veltra Orion X5 launch price and review.", X5_PAGE),
+    (X4, "Veltra Orion X4 launch price", "Veltra Orion X4 launch price and review.", X4_PAGE),
+)
+CHIPS = "https://trade-desk.example.org/potato-chip-exports"
+CHIPS_PAGE = (
+    "# Potato chip export rules\n\nThe new potato chip export rules take effect in May: every carton "
+    "shipped abroad needs a customs label and a batch number.\n"
+)
+# Copper (ทองแดง) is not gold (ทองคำ), though both start with ทอง (metal) and the page's "คำแนะนำ"
+# (advice) holds the letters of คำ.
+COPPER = "https://metal-prices.example.co.th/copper"
+COPPER_PAGE = "# ราคาทองแดง\n\nราคาทองแดงวันนี้ปรับขึ้นห้าบาทต่อกิโลกรัม\n\nคำแนะนำสำหรับผู้ซื้อคือรอดูราคาอีกสองวัน\n"
+RAIN = "https://weather.example.cn/shanghai"
+RAIN_PAGE = "# 上海天气\n\n上海明天多云转小雨，最高气温十八度，外滩风力较大。\n"
+BEIJING = "https://weather.example.cn/beijing"
+BEIJING_PAGE = "# 北京天气\n\n北京明天：雪，最低气温零下三度，出行注意路面结冰。\n"
 
 DESIGNATORS = (
     Case(
         "absent-model",
         "the previous model's passage cited (or a near-miss snippet) when no page names the asked model, "
         "instead of [needs_retry]",
-        {"query": "Veltra Orion X6 launch price", "cite": None, "never": (X5, X4)},
+        {"query": "Veltra Orion X6 launch price", "cite": None, "never": (X5, X4), "results": PHONES},
     ),
     Case(
         "present-model",
         "the neighbouring model cited next to the asked one because the two share every other word",
-        {"query": "Veltra Orion X5 launch price", "cite": X5, "never": (X4,)},
+        {"query": "Veltra Orion X5 launch price", "cite": X5, "never": (X4,), "results": PHONES},
+    ),
+    Case(
+        "two-letter-subject",
+        "two-letter words (AI, UK, EV) dropped from the query as if they were stop words or single letters: "
+        "a page about potato chip export rules cited for AI chip export rules",
+        {
+            "query": "AI chip export rules",
+            "cite": None,
+            "never": (CHIPS,),
+            "results": ((CHIPS, "Potato chip export rules", "Potato chip export rules from May.", CHIPS_PAGE),),
+        },
+    ),
+    Case(
+        "thai-sara-am",
+        "Thai SARA AM left split by NFKC (NIKHAHIT + SARA AA), so ทองคำ (gold) falls apart into ทอง + คํา and "
+        "a copper price page (ราคาทองแดง, with คำแนะนำ) is cited for today's gold price",
+        {
+            "query": "ราคาทองคำวันนี้",
+            "cite": None,
+            "never": (COPPER,),
+            "results": ((COPPER, "ราคาทองแดง", "ราคาทองแดงวันนี้", COPPER_PAGE),),
+        },
+    ),
+    Case(
+        "cjk-one-character",
+        "a one-character Chinese or Japanese word (雪, snow) of the query lost to bigram tokens: Shanghai's "
+        "rain forecast cited for Shanghai snow",
+        {
+            "query": "上海 雪",
+            "cite": None,
+            "never": (RAIN,),
+            "results": ((RAIN, "上海天气", "上海明天天气预报。", RAIN_PAGE),),
+        },
+    ),
+    Case(
+        "cjk-two-character",
+        "a two-character Chinese word standing alone (上海) lost to the bigram edges: Beijing's snow report "
+        "cited for Shanghai snow",
+        {
+            "query": "上海 雪",
+            "cite": None,
+            "never": (BEIJING,),
+            "results": ((BEIJING, "北京天气", "北京明天有雪。", BEIJING_PAGE),),
+        },
     ),
 )
 
@@ -59,25 +123,23 @@ def _cited(value: Any) -> list[tuple[str, str]]:
 
 @check(
     "evidence.designators",
-    "A query naming a model no page names gets [needs_retry]; the neighbouring model is never its evidence",
+    "A query naming a model or subject no page names gets [needs_retry]; the neighbouring one is never its evidence",
     seed="002",
     requires=REQUIRES,
     provider="api",
-    rule="Seed 002: code keeps only the passages that match the query (a page about the previous model "
-    "does not), and when no usable passage is found the result says [needs_retry] so the agent makes "
-    "the query more specific instead of answering from a near miss.",
+    rule="Seed 002: code keeps only the passages that match the query (a page about the previous model, "
+    "or about another subject sharing the query's other words, does not), and when no usable passage is "
+    "found the result says [needs_retry] so the agent makes the query more specific instead of answering "
+    "from a near miss.",
     cases=DESIGNATORS,
 )
 async def designators(ctx: CheckContext) -> None:
     for case in DESIGNATORS:
         ctx.fresh()
         query = case["query"]
-        script(ctx, query, [
-            row(X5, "Veltra Orion X5 launch price", "Veltra Orion X5 launch price and review."),
-            row(X4, "Veltra Orion X4 launch price", "Veltra Orion X4 launch price and review."),
-        ])  # fmt: skip
-        _serve(ctx, X5, X5_PAGE)
-        _serve(ctx, X4, X4_PAGE)
+        script(ctx, query, [row(url, title, snippet) for url, title, snippet, _page in case["results"]])
+        for url, _title, _snippet, page in case["results"]:
+            _serve(ctx, url, page)
         outcome = await _evidence(ctx, query, {"id": f"designators-{case.name}", "local_names": []})
         value = expect_success(outcome, case.name)
         await ctx.settle()
