@@ -351,50 +351,51 @@ def test_each_special_host_row_catches_the_host_taken_for_a_public_name(
     assert result.outcome.value == "failed" and result.reason.startswith(f"{row}: "), result.reason
 
 
-# Wrong readings of the query's words (issue 24 item 5: survivors of tools/_evidence_text.py made rows), each
-# the reference's text function with one change, and the one row of its check that catches it (the check's
-# other rows pass it). Where the function was imported by name, the importers get the wrong one too.
-TEXT_READINGS: dict[str, tuple[str, str, str, str, str]] = {
-    "stop-words-counted": ("content_tokens", "_EN_STOP | _thai", "_EN_STOP & _thai", "evidence.passages", "stop-words"),
+# Wrong readings of the query's words and of the passage rules (issue 24 item 5: survivors of
+# tools/_evidence_text.py and tools/_evidence_passages.py made rows), each the reference's function with one
+# change, and the one row of its check that catches it (the check's other rows pass it). Where the function
+# was imported by name, the importers get the wrong one too.
+ROW_READINGS: dict[str, tuple[Any, str, str, str, str, str]] = {
+    "stop-words-counted": (
+        _evidence_text, "content_tokens", "_EN_STOP | _thai", "_EN_STOP & _thai", "evidence.passages", "stop-words"
+    ),
     "two-letter-words-dropped": (
-        "content_tokens",
-        "len(t) == 1",
-        "len(t) == 2",
-        "evidence.designators",
-        "two-letter-subject",
+        _evidence_text, "content_tokens", "len(t) == 1", "len(t) == 2", "evidence.designators", "two-letter-subject"
     ),
-    "sara-am-split": ("fold", '.replace("\\u0e4d\\u0e32", "\\u0e33")', "", "evidence.designators", "thai-sara-am"),
+    "sara-am-split": (
+        _evidence_text, "fold", '.replace("\\u0e4d\\u0e32", "\\u0e33")', "", "evidence.designators", "thai-sara-am"
+    ),
     "cjk-one-character-lost": (
-        "tokenize",
-        "len(run) == 1",
-        "len(run) == 2",
-        "evidence.designators",
-        "cjk-one-character",
+        _evidence_text, "tokenize", "len(run) == 1", "len(run) == 2", "evidence.designators", "cjk-one-character"
     ),
-    "cjk-trigrams": ("tokenize", "run[i : i + 2]", "run[i : i + 3]", "evidence.passages", "chinese-words-apart"),
+    "cjk-trigrams": (
+        _evidence_text, "tokenize", "run[i : i + 2]", "run[i : i + 3]", "evidence.passages", "chinese-words-apart"
+    ),
     "cjk-last-bigram-lost": (
-        "tokenize",
-        "range(len(run) - 1)",
-        "range(len(run) - 2)",
-        "evidence.designators",
+        _evidence_text, "tokenize", "range(len(run) - 1)", "range(len(run) - 2)", "evidence.designators",
         "cjk-two-character",
     ),
-    "operators-as-words": ("topic_of", "if words else query", "if False else query", "evidence.passages", "operators"),
-}
+    "operators-as-words": (
+        _evidence_text, "topic_of", "if words else query", "if False else query", "evidence.passages", "operators"
+    ),
+    "buddhist-era-off-by-one": (
+        _evidence_passages, "_year", "n - 543", "n - 542", "evidence.designators", "buddhist-era"
+    ),
+}  # fmt: skip
 _TABLES = {
     "evidence.passages": (evidence_passages, "PASSAGES"),
     "evidence.designators": (evidence_relevance, "DESIGNATORS"),
 }
 
 
-@pytest.mark.parametrize("reading", sorted(TEXT_READINGS))
-def test_each_text_row_catches_the_reading_it_names(reading: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    function, right, wrong, check_id, row = TEXT_READINGS[reading]
-    source = inspect.getsource(getattr(_evidence_text, function))
+@pytest.mark.parametrize("reading", sorted(ROW_READINGS))
+def test_each_text_and_passage_row_catches_the_reading_it_names(reading: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    owner, function, right, wrong, check_id, row = ROW_READINGS[reading]
+    original = getattr(owner, function)
+    source = inspect.getsource(original)
     assert source.count(right) == 1
-    namespace = dict(vars(_evidence_text))
+    namespace = dict(vars(owner))
     exec(source.replace(right, wrong), namespace)
-    original = getattr(_evidence_text, function)
     for module in (_evidence_text, _evidence_passages, _evidence_rank, evidence_search):
         if getattr(module, function, None) is original:
             monkeypatch.setattr(module, function, namespace[function])

@@ -8,7 +8,8 @@ the checks accept any of them and enforce only:
 
 * ``evidence.designators``: a query naming a model, version or year that no page names gets
   ``[needs_retry]``, not the neighbouring model's passage; asked for the model a page does name,
-  that page is cited and the neighbour is not. So does a query whose subject no page names, however
+  that page is cited and the neighbour is not; a year in the Buddhist Era (2569) is the Gregorian year it
+  names (2026). So does a query whose subject no page names, however
   many of its other words a page shares: a two-letter subject ("AI"), a Thai word with SARA AM
   (ทองคำ, gold, against ทองแดง, copper), a one- or two-character Chinese word (雪, snow; 上海).
 * ``evidence.table_rows``: a fact that lives in a table row reaches the evidence with its row
@@ -48,6 +49,23 @@ RAIN = "https://weather.example.cn/shanghai"
 RAIN_PAGE = "# 上海天气\n\n上海明天多云转小雨，最高气温十八度，外滩风力较大。\n"
 BEIJING = "https://weather.example.cn/beijing"
 BEIJING_PAGE = "# 北京天气\n\n北京明天：雪，最低气温零下三度，出行注意路面结冰。\n"
+# Seed 002's users write years in the Buddhist Era (the seed itself is dated 2569): 2569 is 2026, 2568 is 2025.
+LANTERNS_2026 = "https://chiangdao-lanterns.example.com/2026"
+LANTERNS_2025 = "https://chiangdao-lanterns.example.com/2025"
+LANTERNS = (
+    (
+        LANTERNS_2026,
+        "Chiang Dao Lantern Festival 2026",
+        "เทศกาลโคมไฟเชียงดาว 2026",
+        "# Chiang Dao Lantern Festival 2026\n\nเทศกาลโคมไฟเชียงดาว 2026 จัดวันที่ 14-16 พฤศจิกายน ที่ลานวัดถ้ำเชียงดาว\n",
+    ),
+    (
+        LANTERNS_2025,
+        "เทศกาลโคมไฟเชียงดาว 2568",
+        "เทศกาลโคมไฟเชียงดาว 2568",
+        "# เทศกาลโคมไฟเชียงดาว 2568\n\nเทศกาลโคมไฟเชียงดาว 2568 จัดวันที่ 15-17 พฤศจิกายน ที่ลานวัดถ้ำเชียงดาว\n",
+    ),
+)
 
 DESIGNATORS = (
     Case(
@@ -60,6 +78,12 @@ DESIGNATORS = (
         "present-model",
         "the neighbouring model cited next to the asked one because the two share every other word",
         {"query": "Veltra Orion X5 launch price", "cite": X5, "never": (X4,), "results": PHONES},
+    ),
+    Case(
+        "buddhist-era",
+        "a Buddhist Era year (2569) not read as the Gregorian year it is (2026): the page about the 2026 edition "
+        "refused as naming another year, or last year's edition (2568) cited",
+        {"query": "เทศกาลโคมไฟเชียงดาว 2569", "cite": LANTERNS_2026, "never": (LANTERNS_2025,), "results": LANTERNS},
     ),
     Case(
         "two-letter-subject",
