@@ -378,6 +378,14 @@ ROW_READINGS: dict[str, tuple[Any, str, str, str, str, str]] = {
     "operators-as-words": (
         _evidence_text, "topic_of", "if words else query", "if False else query", "evidence.passages", "operators"
     ),
+    "latin-name-never-whole": (
+        _evidence_passages, "_stands_whole", "isalnum()):\n            return True",
+        "isalnum()):\n            return False", "evidence.designators", "similar-name",
+    ),
+    "thai-name-never-whole": (
+        _evidence_passages, "_stands_whole", "(after):\n                return True",
+        "(after):\n                return False", "evidence.designators", "thai-similar-name",
+    ),
     "buddhist-era-off-by-one": (
         _evidence_passages, "_year", "n - 543", "n - 542", "evidence.designators", "buddhist-era"
     ),

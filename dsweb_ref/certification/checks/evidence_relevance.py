@@ -9,7 +9,8 @@ the checks accept any of them and enforce only:
 * ``evidence.designators``: a query naming a model, version or year that no page names gets
   ``[needs_retry]``, not the neighbouring model's passage; asked for the model a page does name,
   that page is cited and the neighbour is not; a year in the Buddhist Era (2569) is the Gregorian year it
-  names (2026). So does a query whose subject no page names, however
+  names (2026); a proper name stands whole (Pell Creek Bridge is not Pell River Bridge, สายหมอกน้อย is
+  not สายหมอก). So does a query whose subject no page names, however
   many of its other words a page shares: a two-letter subject ("AI"), a Thai word with SARA AM
   (ทองคำ, gold, against ทองแดง, copper), a one- or two-character Chinese word (雪, snow; 上海).
 * ``evidence.table_rows``: a fact that lives in a table row reaches the evidence with its row
@@ -66,6 +67,36 @@ LANTERNS = (
         "# เทศกาลโคมไฟเชียงดาว 2568\n\nเทศกาลโคมไฟเชียงดาว 2568 จัดวันที่ 15-17 พฤศจิกายน ที่ลานวัดถ้ำเชียงดาว\n",
     ),
 )
+# A proper name must stand whole: Pell Creek Bridge is not Pell River Bridge though its page names the river
+# too, and น้ำตกสายหมอกน้อย (Little Saimok Falls) is not น้ำตกสายหมอก (Saimok Falls). Titles alike on
+# purpose, so only the name tells the pages apart.
+PELL_RIVER = "https://bridges.example.org/pell-river-bridge"
+PELL_CREEK = "https://bridges.example.org/pell-creek-bridge"
+BRIDGES = (
+    (
+        PELL_RIVER,
+        "Bridges of Pell",
+        "Pell River Bridge facts.",
+        "# Bridges of Pell\n\nThe Pell River Bridge is 412 metres long and opened to traffic in 1998.\n",
+    ),
+    (
+        PELL_CREEK,
+        "Bridges of Pell",
+        "Pell Creek Bridge facts.",
+        "# Bridges of Pell\n\nThe Pell Creek Bridge over the river is 86 metres long and opened in 1931.\n",
+    ),
+)
+SAIMOK = "https://waterfalls.example.co.th/saimok"
+SAIMOK_NOI = "https://waterfalls.example.co.th/saimok-noi"
+FALLS = (
+    (SAIMOK, "น้ำตกในเชียงใหม่", "น้ำตกสายหมอก", "# น้ำตกในเชียงใหม่\n\nน้ำตกสายหมอก มีความสูง 30 เมตร ไหลลงแอ่งน้ำใสกลางป่า\n"),
+    (
+        SAIMOK_NOI,
+        "น้ำตกในเชียงใหม่",
+        "น้ำตกสายหมอกน้อย",
+        "# น้ำตกในเชียงใหม่\n\nน้ำตกสายหมอกน้อย มีความสูง 12 เมตร ไหลลงแอ่งน้ำใสกลางป่า\n",
+    ),
+)
 
 DESIGNATORS = (
     Case(
@@ -84,6 +115,18 @@ DESIGNATORS = (
         "a Buddhist Era year (2569) not read as the Gregorian year it is (2026): the page about the 2026 edition "
         "refused as naming another year, or last year's edition (2568) cited",
         {"query": "เทศกาลโคมไฟเชียงดาว 2569", "cite": LANTERNS_2026, "never": (LANTERNS_2025,), "results": LANTERNS},
+    ),
+    Case(
+        "similar-name",
+        "a proper name matched word by word, not whole: the Pell Creek Bridge page (which also names the river) "
+        "cited for the Pell River Bridge",
+        {"query": "Pell River Bridge length", "cite": PELL_RIVER, "never": (PELL_CREEK,), "results": BRIDGES},
+    ),
+    Case(
+        "thai-similar-name",
+        "a Thai name taken as standing whole when more Thai letters follow it: น้ำตกสายหมอกน้อย (Little Saimok "
+        "Falls) cited for น้ำตกสายหมอก (Saimok Falls)",
+        {"query": "น้ำตกสายหมอก ความสูง", "cite": SAIMOK, "never": (SAIMOK_NOI,), "results": FALLS},
     ),
     Case(
         "two-letter-subject",
