@@ -386,6 +386,10 @@ ROW_READINGS: dict[str, tuple[Any, str, str, str, str, str]] = {
         _evidence_passages, "_stands_whole", "(after):\n                return True",
         "(after):\n                return False", "evidence.designators", "thai-similar-name",
     ),
+    "version-with-next-word": (
+        _evidence_passages, "_marks", "words[index - 1]))", "words[index + 1]))", "evidence.designators",
+        "version-number",
+    ),
     "buddhist-era-off-by-one": (
         _evidence_passages, "_year", "n - 543", "n - 542", "evidence.designators", "buddhist-era"
     ),

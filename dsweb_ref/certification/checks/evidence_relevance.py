@@ -97,6 +97,23 @@ FALLS = (
         "# น้ำตกในเชียงใหม่\n\nน้ำตกสายหมอกน้อย มีความสูง 12 เมตร ไหลลงแอ่งน้ำใสกลางป่า\n",
     ),
 )
+# A bare version number belongs to the product named before it (Kestrel CLI 3.2); the pages' titles alike.
+KESTREL_32 = "https://kestrel-cli.example.dev/releases/3.2"
+KESTREL_31 = "https://kestrel-cli.example.dev/releases/3.1"
+RELEASES = (
+    (
+        KESTREL_32,
+        "Kestrel CLI releases",
+        "Kestrel CLI release notes.",
+        "# Kestrel CLI releases\n\nKestrel CLI 3.2 was released on 4 May 2026 with a new plugin system.\n",
+    ),
+    (
+        KESTREL_31,
+        "Kestrel CLI releases",
+        "Kestrel CLI release notes.",
+        "# Kestrel CLI releases\n\nKestrel CLI 3.1 was released on 9 January 2026 with faster startup.\n",
+    ),
+)
 
 DESIGNATORS = (
     Case(
@@ -109,6 +126,12 @@ DESIGNATORS = (
         "present-model",
         "the neighbouring model cited next to the asked one because the two share every other word",
         {"query": "Veltra Orion X5 launch price", "cite": X5, "never": (X4,), "results": PHONES},
+    ),
+    Case(
+        "version-number",
+        "a bare version number (3.2) read with the word after it (3.2 release, 3.2 was) instead of the product "
+        "before it (CLI 3.2): the 3.2 release page refused as naming another version, or 3.1 cited",
+        {"query": "Kestrel CLI 3.2 release date", "cite": KESTREL_32, "never": (KESTREL_31,), "results": RELEASES},
     ),
     Case(
         "buddhist-era",
