@@ -386,6 +386,10 @@ ROW_READINGS: dict[str, tuple[Any, str, str, str, str, str]] = {
         _evidence_passages, "_stands_whole", "(after):\n                return True",
         "(after):\n                return False", "evidence.designators", "thai-similar-name",
     ),
+    "model-letter-ignored": (
+        _evidence_passages, "_marks", 'prefix = word[: len(word) - len(word.lstrip("abcdefghijklmnopqrstuvwxyz"))]',
+        "prefix = None", "evidence.designators", "model-named-apart",
+    ),
     "version-with-next-word": (
         _evidence_passages, "_marks", "words[index - 1]))", "words[index + 1]))", "evidence.designators",
         "version-number",

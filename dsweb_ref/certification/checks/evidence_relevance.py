@@ -114,6 +114,17 @@ RELEASES = (
         "# Kestrel CLI releases\n\nKestrel CLI 3.1 was released on 9 January 2026 with faster startup.\n",
     ),
 )
+# A model written with its letter (X5) is that model wherever the page puts the line's name.
+ORION_NEWS = "https://veltra-news.example.com/orion-spring"
+NEWS = (
+    (
+        ORION_NEWS,
+        "Veltra Orion news",
+        "The Veltra Orion line gets a new phone.",
+        "# Veltra Orion news\n\nThe Veltra Orion line gets a new phone this spring: the X5 launches at $749 for the "
+        "256 GB model.\n",
+    ),
+)
 
 DESIGNATORS = (
     Case(
@@ -126,6 +137,12 @@ DESIGNATORS = (
         "present-model",
         "the neighbouring model cited next to the asked one because the two share every other word",
         {"query": "Veltra Orion X5 launch price", "cite": X5, "never": (X4,), "results": PHONES},
+    ),
+    Case(
+        "model-named-apart",
+        "a lettered model number (X5) tied to the word before it (the X5): the page naming the Veltra Orion line and "
+        "then its X5 refused as never naming the Orion X5, so [needs_retry] despite its passage",
+        {"query": "Veltra Orion X5 launch price", "cite": ORION_NEWS, "never": (), "results": NEWS},
     ),
     Case(
         "version-number",
