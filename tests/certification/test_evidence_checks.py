@@ -76,6 +76,10 @@ BREAKS = {
     # Seed 002's users write Thai: pages and queries without spaces between words.
     "evidence-thai-unsegmented": ("evidence.passages", "thai-page: the page's query-matching passage is not in"),
     "evidence-cjk-whole-runs": ("evidence.passages", "chinese-page: the page's query-matching passage is not in"),
+    # Mutation survivors of tools/_evidence_text.py and _evidence_passages.py made rows (issue 24 item 5).
+    "evidence-stop-words-counted": ("evidence.passages", "stop-words: the page's unrelated opening paragraph"),
+    "evidence-operators-as-words": ("evidence.passages", "operators: the page's query-matching passage is not in"),
+    "evidence-buddhist-era-ignored": ("evidence.designators", "buddhist-era: https://chiangdao-lanterns.example.com"),
 }
 
 
@@ -393,6 +397,10 @@ ROW_READINGS: dict[str, tuple[Any, str, str, str, str, str]] = {
     "version-with-next-word": (
         _evidence_passages, "_marks", "words[index - 1]))", "words[index + 1]))", "evidence.designators",
         "version-number",
+    ),
+    "more-than-half-the-words": (
+        _evidence_passages, "choose", "if len(context & wanted_terms) < need:",
+        "if len(context & wanted_terms) <= need:", "evidence.passages", "one-word",
     ),
     "buddhist-era-off-by-one": (
         _evidence_passages, "_year", "n - 543", "n - 542", "evidence.designators", "buddhist-era"

@@ -94,6 +94,8 @@ STOP_WORDS = replace(
     query="where is the harbour pilot boarding",
     opening="Where is the lighthouse keepers' choir? It rehearses on Thursdays in the old chapel.",
 )
+# A one-word query: its matching paragraph is the one naming the anchorage.
+ONE_WORD = replace(ENGLISH, query="anchorage")
 # Search operators (seed 001: site, language, date and exclusion operators pass to the engine unchanged)
 # steer the search; the page below is on the named site, in English, and never names the excluded word,
 # so its matching paragraph matches the query as the engine reads it.
@@ -146,6 +148,12 @@ PASSAGES = (
         {"fillers": 40, "texts": "stop-words"},
     ),
     Case(
+        "one-word",
+        "a passage required to hold more than half of the query's content words: a one-word query (anchorage) "
+        "never gets the paragraph that names it",
+        {"fillers": 40, "texts": "one-word"},
+    ),
+    Case(
         "operators",
         "search operators (site:, -term, lang:, after:) read as words the page must hold: the page on the "
         "named site with the matching paragraph gives no evidence",
@@ -158,6 +166,7 @@ _TEXTS = {
     "chinese": CHINESE,
     "chinese-apart": CHINESE_APART,
     "stop-words": STOP_WORDS,
+    "one-word": ONE_WORD,
     "operators": OPERATORS,
 }
 
