@@ -394,6 +394,10 @@ ROW_READINGS: dict[str, tuple[Any, str, str, str, str, str]] = {
         _evidence_passages, "_marks", 'prefix = word[: len(word) - len(word.lstrip("abcdefghijklmnopqrstuvwxyz"))]',
         "prefix = None", "evidence.designators", "model-named-apart",
     ),
+    "first-designator-only": (
+        _evidence_passages, "designators", "seen.setdefault((mark.family, mark.value), mark)",
+        "seen.setdefault(None, mark)", "evidence.designators", "model-and-year",
+    ),
     "version-with-next-word": (
         _evidence_passages, "_marks", "words[index - 1]))", "words[index + 1]))", "evidence.designators",
         "version-number",

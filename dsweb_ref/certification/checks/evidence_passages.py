@@ -11,9 +11,11 @@ Fetch API serves:
 * the page's opening paragraph, which shares no word with the query (or only stop words such as
   "where is the") and stands far from the match, does not; and the evidence citing the page is
   shorter than a quarter of the page;
-* also when the query carries search operators (seed 001 documents site, language, date and
-  exclusion operators, passed to the engine unchanged): they steer the search and are not words the
-  page must hold, so the page on the named site still yields its matching paragraph.
+* the same for a Thai and a Chinese page (no spaces between words; a Chinese query whose two words
+  stand apart in the paragraph), for a one-word query, and when the query carries search operators
+  (seed 001 documents site, language, date and exclusion operators, passed to the engine unchanged):
+  they steer the search and are not words the page must hold, so the page on the named site still
+  yields its matching paragraph.
 """
 
 from __future__ import annotations

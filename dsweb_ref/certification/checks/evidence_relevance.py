@@ -125,6 +125,17 @@ NEWS = (
         "256 GB model.\n",
     ),
 )
+# A query naming a model and a year: last year's review of the same model is no passage for this year's.
+REVIEW_2025 = "https://phone-reviews.example.net/orion-x5-2025"
+REVIEWS = (
+    (
+        REVIEW_2025,
+        "Veltra Orion X5 review",
+        "Veltra Orion X5 review.",
+        "# Veltra Orion X5 review\n\nOur 2025 review of the Veltra Orion X5: the battery lasts one day and the "
+        "camera is soft.\n",
+    ),
+)
 
 DESIGNATORS = (
     Case(
@@ -143,6 +154,12 @@ DESIGNATORS = (
         "a lettered model number (X5) tied to the word before it (the X5): the page naming the Veltra Orion line and "
         "then its X5 refused as never naming the Orion X5, so [needs_retry] despite its passage",
         {"query": "Veltra Orion X5 launch price", "cite": ORION_NEWS, "never": (), "results": NEWS},
+    ),
+    Case(
+        "model-and-year",
+        "only the query's first designator read (the model X5), its year (2026) ignored: last year's review of the "
+        "same model cited for this year's, instead of [needs_retry]",
+        {"query": "Veltra Orion X5 review 2026", "cite": None, "never": (REVIEW_2025,), "results": REVIEWS},
     ),
     Case(
         "version-number",
