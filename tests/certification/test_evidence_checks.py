@@ -17,10 +17,17 @@ from publicsuffixlist import PublicSuffixList
 
 from dsweb_ref import WebError
 from dsweb_ref.certification import targets
-from dsweb_ref.certification.checks import REGISTRY, evidence, evidence_diversity
+from dsweb_ref.certification.checks import REGISTRY, evidence, evidence_diversity, evidence_passages, evidence_relevance
 from dsweb_ref.certification.targets import InProcessTarget, TargetConfig, ToolPair, reference_target
 from dsweb_ref.netguard import DEFAULT_POLICY, check_url
-from dsweb_ref.tools import ToolResult, _evidence_guard, _evidence_rank, _evidence_text, evidence_search
+from dsweb_ref.tools import (
+    ToolResult,
+    _evidence_guard,
+    _evidence_passages,
+    _evidence_rank,
+    _evidence_text,
+    evidence_search,
+)
 from dsweb_ref.tools._evidence_passages import Choice, Pick
 
 from ._profile_breaks import assert_break_fails_exactly, certify_only
@@ -69,6 +76,10 @@ BREAKS = {
     # Seed 002's users write Thai: pages and queries without spaces between words.
     "evidence-thai-unsegmented": ("evidence.passages", "thai-page: the page's query-matching passage is not in"),
     "evidence-cjk-whole-runs": ("evidence.passages", "chinese-page: the page's query-matching passage is not in"),
+    # Mutation survivors of tools/_evidence_text.py and _evidence_passages.py made rows (issue 24 item 5).
+    "evidence-stop-words-counted": ("evidence.passages", "stop-words: the page's unrelated opening paragraph"),
+    "evidence-operators-as-words": ("evidence.passages", "operators: the page's query-matching passage is not in"),
+    "evidence-buddhist-era-ignored": ("evidence.designators", "buddhist-era: https://chiangdao-lanterns.example.com"),
 }
 
 
@@ -342,3 +353,84 @@ def test_each_special_host_row_catches_the_host_taken_for_a_public_name(
     monkeypatch.setattr("dsweb_ref.netguard.urls.parse_host", lambda h: h if h == host else right(h))
     (result,) = run(reference_target(), only=["evidence.unsafe_dropped"]).results
     assert result.outcome.value == "failed" and result.reason.startswith(f"{row}: "), result.reason
+
+
+# Wrong readings of the query's words and of the passage rules (issue 24 item 5: survivors of
+# tools/_evidence_text.py and tools/_evidence_passages.py made rows), each the reference's function with one
+# change, and the one row of its check that catches it (the check's other rows pass it). Where the function
+# was imported by name, the importers get the wrong one too.
+ROW_READINGS: dict[str, tuple[Any, str, str, str, str, str]] = {
+    "stop-words-counted": (
+        _evidence_text, "content_tokens", "_EN_STOP | _thai", "_EN_STOP & _thai", "evidence.passages", "stop-words"
+    ),
+    "two-letter-words-dropped": (
+        _evidence_text, "content_tokens", "len(t) == 1", "len(t) == 2", "evidence.designators", "two-letter-subject"
+    ),
+    "sara-am-split": (
+        _evidence_text, "fold", '.replace("\\u0e4d\\u0e32", "\\u0e33")', "", "evidence.designators", "thai-sara-am"
+    ),
+    "cjk-one-character-lost": (
+        _evidence_text, "tokenize", "len(run) == 1", "len(run) == 2", "evidence.designators", "cjk-one-character"
+    ),
+    "cjk-trigrams": (
+        _evidence_text, "tokenize", "run[i : i + 2]", "run[i : i + 3]", "evidence.passages", "chinese-words-apart"
+    ),
+    "cjk-last-bigram-lost": (
+        _evidence_text, "tokenize", "range(len(run) - 1)", "range(len(run) - 2)", "evidence.designators",
+        "cjk-two-character",
+    ),
+    "operators-as-words": (
+        _evidence_text, "topic_of", "if words else query", "if False else query", "evidence.passages", "operators"
+    ),
+    "latin-name-never-whole": (
+        _evidence_passages, "_stands_whole", "isalnum()):\n            return True",
+        "isalnum()):\n            return False", "evidence.designators", "similar-name",
+    ),
+    "thai-name-never-whole": (
+        _evidence_passages, "_stands_whole", "(after):\n                return True",
+        "(after):\n                return False", "evidence.designators", "thai-similar-name",
+    ),
+    "model-letter-ignored": (
+        _evidence_passages, "_marks", 'prefix = word[: len(word) - len(word.lstrip("abcdefghijklmnopqrstuvwxyz"))]',
+        "prefix = None", "evidence.designators", "model-named-apart",
+    ),
+    "first-designator-only": (
+        _evidence_passages, "designators", "seen.setdefault((mark.family, mark.value), mark)",
+        "seen.setdefault(None, mark)", "evidence.designators", "model-and-year",
+    ),
+    "version-with-next-word": (
+        _evidence_passages, "_marks", "words[index - 1]))", "words[index + 1]))", "evidence.designators",
+        "version-number",
+    ),
+    "more-than-half-the-words": (
+        _evidence_passages, "choose", "if len(context & wanted_terms) < need:",
+        "if len(context & wanted_terms) <= need:", "evidence.passages", "one-word",
+    ),
+    "buddhist-era-off-by-one": (
+        _evidence_passages, "_year", "n - 543", "n - 542", "evidence.designators", "buddhist-era"
+    ),
+}  # fmt: skip
+_TABLES = {
+    "evidence.passages": (evidence_passages, "PASSAGES"),
+    "evidence.designators": (evidence_relevance, "DESIGNATORS"),
+}
+
+
+@pytest.mark.parametrize("reading", sorted(ROW_READINGS))
+def test_each_text_and_passage_row_catches_the_reading_it_names(reading: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    owner, function, right, wrong, check_id, row = ROW_READINGS[reading]
+    original = getattr(owner, function)
+    source = inspect.getsource(original)
+    assert source.count(right) == 1
+    namespace = dict(vars(owner))
+    exec(source.replace(right, wrong), namespace)
+    for module in (_evidence_text, _evidence_passages, _evidence_rank, evidence_search):
+        if getattr(module, function, None) is original:
+            monkeypatch.setattr(module, function, namespace[function])
+    module, table = _TABLES[check_id]
+    outcomes = {}
+    for case in getattr(module, table):
+        monkeypatch.setattr(module, table, (case,))
+        (result,) = run(reference_target(), only=[check_id]).results
+        outcomes[case.name] = result.outcome.value
+    assert {name for name, outcome in outcomes.items() if outcome == "failed"} == {row}, outcomes

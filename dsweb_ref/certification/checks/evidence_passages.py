@@ -8,13 +8,19 @@ Fetch API serves:
 
 * the page's one query-matching paragraph, deep in the page, reaches the evidence (so the page was
   read for passages, not replaced by its snippet or by its first characters);
-* the page's opening paragraph, which shares no word with the query and stands far from the match,
-  does not; and the evidence citing the page is shorter than a quarter of the page.
+* the page's opening paragraph, which shares no word with the query (or only stop words such as
+  "where is the") and stands far from the match, does not; and the evidence citing the page is
+  shorter than a quarter of the page;
+* the same for a Thai and a Chinese page (no spaces between words; a Chinese query whose two words
+  stand apart in the paragraph), for a one-word query, and when the query carries search operators
+  (seed 001 documents site, language, date and exclusion operators, passed to the engine unchanged):
+  they steer the search and are not words the page must hold, so the page on the named site still
+  yields its matching paragraph.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..cases import Case
 from ._base import CheckContext, check, expect_success, require
@@ -46,8 +52,17 @@ class _Texts:
     filler: str  # with {i}
 
 
-ENGLISH = _Texts(QUERY, "# Pilotage", "Harbour pilot boarding guide", SNIPPET, OPENING, "keepers", MATCH, FACT,
-                 "Note {i}: the museum garden hosts a flower show with music, crafts and food stalls for families.")
+ENGLISH = _Texts(
+    QUERY,
+    "# Pilotage",
+    "Harbour pilot boarding guide",
+    SNIPPET,
+    OPENING,
+    "keepers",
+    MATCH,
+    FACT,
+    "Note {i}: the museum garden hosts a flower show with music, crafts and food stalls for families.",
+)
 # Seed 002's users write Thai, which has no spaces between words: a pipeline that matches whole
 # space-separated runs never finds "ราคาทองคำวันนี้" (gold price today) inside a sentence.
 THAI = _Texts(
@@ -73,6 +88,25 @@ CHINESE = _Texts(
     "外滩",
     "注释{i}：博物馆花园举办花展，有音乐、手工艺品和家庭美食摊位。",
 )
+
+# Words such as "where", "is", "the" match nearly every paragraph: a paragraph sharing only them with the
+# query is as unrelated as one sharing nothing (the opening here asks its own "where is the" question).
+STOP_WORDS = replace(
+    ENGLISH,
+    query="where is the harbour pilot boarding",
+    opening="Where is the lighthouse keepers' choir? It rehearses on Thursdays in the old chapel.",
+)
+# A one-word query: its matching paragraph is the one naming the anchorage.
+ONE_WORD = replace(ENGLISH, query="anchorage")
+# Search operators (seed 001: site, language, date and exclusion operators pass to the engine unchanged)
+# steer the search; the page below is on the named site, in English, and never names the excluded word,
+# so its matching paragraph matches the query as the engine reads it.
+OPERATORS = replace(
+    ENGLISH, query="site:port-authority.example.org harbour pilot boarding -cruise lang:en after:2025-01-01"
+)
+
+# Shanghai weather (上海天气), its two words apart in the matching paragraph ("上海明天天气预报").
+CHINESE_APART = replace(CHINESE, query="上海天气")
 
 
 def _page(texts: _Texts, fillers: int) -> str:
@@ -103,8 +137,40 @@ PASSAGES = (
         "Chinese matched by whole runs (no spaces at all): the matching paragraph never found",
         {"fillers": 40, "texts": "chinese"},
     ),
+    Case(
+        "chinese-words-apart",
+        "Chinese indexed by units longer than the two-character word (trigrams, whole runs): the query 上海天气 "
+        "never meets the paragraph where 上海 and 天气 stand apart (上海明天天气预报)",
+        {"fillers": 40, "texts": "chinese-apart"},
+    ),
+    Case(
+        "stop-words",
+        "stop words (where, is, the) counted as query words: a paragraph sharing only them with the query "
+        "reaches the evidence",
+        {"fillers": 40, "texts": "stop-words"},
+    ),
+    Case(
+        "one-word",
+        "a passage required to hold more than half of the query's content words: a one-word query (anchorage) "
+        "never gets the paragraph that names it",
+        {"fillers": 40, "texts": "one-word"},
+    ),
+    Case(
+        "operators",
+        "search operators (site:, -term, lang:, after:) read as words the page must hold: the page on the "
+        "named site with the matching paragraph gives no evidence",
+        {"fillers": 40, "texts": "operators"},
+    ),
 )
-_TEXTS = {"english": ENGLISH, "thai": THAI, "chinese": CHINESE}
+_TEXTS = {
+    "english": ENGLISH,
+    "thai": THAI,
+    "chinese": CHINESE,
+    "chinese-apart": CHINESE_APART,
+    "stop-words": STOP_WORDS,
+    "one-word": ONE_WORD,
+    "operators": OPERATORS,
+}
 
 
 @check(

@@ -8,7 +8,11 @@ the checks accept any of them and enforce only:
 
 * ``evidence.designators``: a query naming a model, version or year that no page names gets
   ``[needs_retry]``, not the neighbouring model's passage; asked for the model a page does name,
-  that page is cited and the neighbour is not.
+  that page is cited and the neighbour is not; a year in the Buddhist Era (2569) is the Gregorian year it
+  names (2026); a proper name stands whole (Pell Creek Bridge is not Pell River Bridge, สายหมอกน้อย is
+  not สายหมอก). So does a query whose subject no page names, however
+  many of its other words a page shares: a two-letter subject ("AI"), a Thai word with SARA AM
+  (ทองคำ, gold, against ทองแดง, copper), a one- or two-character Chinese word (雪, snow; 上海).
 * ``evidence.table_rows``: a fact that lives in a table row reaches the evidence with its row
   label (a value cut off from its row answers nothing).
 * ``evidence.own_ranking``: when a batch has more results than pages are read, the pages read are
@@ -28,18 +32,202 @@ X5 = "https://veltra-phones.example.com/orion-x5"
 X4 = "https://veltra-phones.example.com/orion-x4"
 X5_PAGE = "# Veltra Orion X5\n\nThe Veltra Orion X5 launch price is $749 for the 256 GB model.\n"
 X4_PAGE = "# Veltra Orion X4\n\nThe Veltra Orion X4 launch price was $649 for the 128 GB model.\n"
+# (url, search title, snippet, page): each row's search answers with these results, whose pages are served.
+PHONES = (
+    (X5, "Veltra Orion X5 launch price", "Veltra Orion X5 launch price and review.", X5_PAGE),
+    (X4, "Veltra Orion X4 launch price", "Veltra Orion X4 launch price and review.", X4_PAGE),
+)
+CHIPS = "https://trade-desk.example.org/potato-chip-exports"
+CHIPS_PAGE = (
+    "# Potato chip export rules\n\nThe new potato chip export rules take effect in May: every carton "
+    "shipped abroad needs a customs label and a batch number.\n"
+)
+# Copper (ทองแดง) is not gold (ทองคำ), though both start with ทอง (metal) and the page's "คำแนะนำ"
+# (advice) holds the letters of คำ.
+COPPER = "https://metal-prices.example.co.th/copper"
+COPPER_PAGE = "# ราคาทองแดง\n\nราคาทองแดงวันนี้ปรับขึ้นห้าบาทต่อกิโลกรัม\n\nคำแนะนำสำหรับผู้ซื้อคือรอดูราคาอีกสองวัน\n"
+RAIN = "https://weather.example.cn/shanghai"
+RAIN_PAGE = "# 上海天气\n\n上海明天多云转小雨，最高气温十八度，外滩风力较大。\n"
+BEIJING = "https://weather.example.cn/beijing"
+BEIJING_PAGE = "# 北京天气\n\n北京明天：雪，最低气温零下三度，出行注意路面结冰。\n"
+# Seed 002's users write years in the Buddhist Era (the seed itself is dated 2569): 2569 is 2026, 2568 is 2025.
+LANTERNS_2026 = "https://chiangdao-lanterns.example.com/2026"
+LANTERNS_2025 = "https://chiangdao-lanterns.example.com/2025"
+LANTERNS = (
+    (
+        LANTERNS_2026,
+        "Chiang Dao Lantern Festival 2026",
+        "เทศกาลโคมไฟเชียงดาว 2026",
+        "# Chiang Dao Lantern Festival 2026\n\nเทศกาลโคมไฟเชียงดาว 2026 จัดวันที่ 14-16 พฤศจิกายน ที่ลานวัดถ้ำเชียงดาว\n",
+    ),
+    (
+        LANTERNS_2025,
+        "เทศกาลโคมไฟเชียงดาว 2568",
+        "เทศกาลโคมไฟเชียงดาว 2568",
+        "# เทศกาลโคมไฟเชียงดาว 2568\n\nเทศกาลโคมไฟเชียงดาว 2568 จัดวันที่ 15-17 พฤศจิกายน ที่ลานวัดถ้ำเชียงดาว\n",
+    ),
+)
+# A proper name must stand whole: Pell Creek Bridge is not Pell River Bridge though its page names the river
+# too, and น้ำตกสายหมอกน้อย (Little Saimok Falls) is not น้ำตกสายหมอก (Saimok Falls). Titles alike on
+# purpose, so only the name tells the pages apart.
+PELL_RIVER = "https://bridges.example.org/pell-river-bridge"
+PELL_CREEK = "https://bridges.example.org/pell-creek-bridge"
+BRIDGES = (
+    (
+        PELL_RIVER,
+        "Bridges of Pell",
+        "Pell River Bridge facts.",
+        "# Bridges of Pell\n\nThe Pell River Bridge is 412 metres long and opened to traffic in 1998.\n",
+    ),
+    (
+        PELL_CREEK,
+        "Bridges of Pell",
+        "Pell Creek Bridge facts.",
+        "# Bridges of Pell\n\nThe Pell Creek Bridge over the river is 86 metres long and opened in 1931.\n",
+    ),
+)
+SAIMOK = "https://waterfalls.example.co.th/saimok"
+SAIMOK_NOI = "https://waterfalls.example.co.th/saimok-noi"
+FALLS = (
+    (SAIMOK, "น้ำตกในเชียงใหม่", "น้ำตกสายหมอก", "# น้ำตกในเชียงใหม่\n\nน้ำตกสายหมอก มีความสูง 30 เมตร ไหลลงแอ่งน้ำใสกลางป่า\n"),
+    (
+        SAIMOK_NOI,
+        "น้ำตกในเชียงใหม่",
+        "น้ำตกสายหมอกน้อย",
+        "# น้ำตกในเชียงใหม่\n\nน้ำตกสายหมอกน้อย มีความสูง 12 เมตร ไหลลงแอ่งน้ำใสกลางป่า\n",
+    ),
+)
+# A bare version number belongs to the product named before it (Kestrel CLI 3.2); the pages' titles alike.
+KESTREL_32 = "https://kestrel-cli.example.dev/releases/3.2"
+KESTREL_31 = "https://kestrel-cli.example.dev/releases/3.1"
+RELEASES = (
+    (
+        KESTREL_32,
+        "Kestrel CLI releases",
+        "Kestrel CLI release notes.",
+        "# Kestrel CLI releases\n\nKestrel CLI 3.2 was released on 4 May 2026 with a new plugin system.\n",
+    ),
+    (
+        KESTREL_31,
+        "Kestrel CLI releases",
+        "Kestrel CLI release notes.",
+        "# Kestrel CLI releases\n\nKestrel CLI 3.1 was released on 9 January 2026 with faster startup.\n",
+    ),
+)
+# A model written with its letter (X5) is that model wherever the page puts the line's name.
+ORION_NEWS = "https://veltra-news.example.com/orion-spring"
+NEWS = (
+    (
+        ORION_NEWS,
+        "Veltra Orion news",
+        "The Veltra Orion line gets a new phone.",
+        "# Veltra Orion news\n\nThe Veltra Orion line gets a new phone this spring: the X5 launches at $749 for the "
+        "256 GB model.\n",
+    ),
+)
+# A query naming a model and a year: last year's review of the same model is no passage for this year's.
+REVIEW_2025 = "https://phone-reviews.example.net/orion-x5-2025"
+REVIEWS = (
+    (
+        REVIEW_2025,
+        "Veltra Orion X5 review",
+        "Veltra Orion X5 review.",
+        "# Veltra Orion X5 review\n\nOur 2025 review of the Veltra Orion X5: the battery lasts one day and the "
+        "camera is soft.\n",
+    ),
+)
 
 DESIGNATORS = (
     Case(
         "absent-model",
         "the previous model's passage cited (or a near-miss snippet) when no page names the asked model, "
         "instead of [needs_retry]",
-        {"query": "Veltra Orion X6 launch price", "cite": None, "never": (X5, X4)},
+        {"query": "Veltra Orion X6 launch price", "cite": None, "never": (X5, X4), "results": PHONES},
     ),
     Case(
         "present-model",
         "the neighbouring model cited next to the asked one because the two share every other word",
-        {"query": "Veltra Orion X5 launch price", "cite": X5, "never": (X4,)},
+        {"query": "Veltra Orion X5 launch price", "cite": X5, "never": (X4,), "results": PHONES},
+    ),
+    Case(
+        "model-named-apart",
+        "a lettered model number (X5) tied to the word before it (the X5): the page naming the Veltra Orion line and "
+        "then its X5 refused as never naming the Orion X5, so [needs_retry] despite its passage",
+        {"query": "Veltra Orion X5 launch price", "cite": ORION_NEWS, "never": (), "results": NEWS},
+    ),
+    Case(
+        "model-and-year",
+        "only the query's first designator read (the model X5), its year (2026) ignored: last year's review of the "
+        "same model cited for this year's, instead of [needs_retry]",
+        {"query": "Veltra Orion X5 review 2026", "cite": None, "never": (REVIEW_2025,), "results": REVIEWS},
+    ),
+    Case(
+        "version-number",
+        "a bare version number (3.2) read with the word after it (3.2 release, 3.2 was) instead of the product "
+        "before it (CLI 3.2): the 3.2 release page refused as naming another version, or 3.1 cited",
+        {"query": "Kestrel CLI 3.2 release date", "cite": KESTREL_32, "never": (KESTREL_31,), "results": RELEASES},
+    ),
+    Case(
+        "buddhist-era",
+        "a Buddhist Era year (2569) not read as the Gregorian year it is (2026): the page about the 2026 edition "
+        "refused as naming another year, or last year's edition (2568) cited",
+        {"query": "เทศกาลโคมไฟเชียงดาว 2569", "cite": LANTERNS_2026, "never": (LANTERNS_2025,), "results": LANTERNS},
+    ),
+    Case(
+        "similar-name",
+        "a proper name matched word by word, not whole: the Pell Creek Bridge page (which also names the river) "
+        "cited for the Pell River Bridge",
+        {"query": "Pell River Bridge length", "cite": PELL_RIVER, "never": (PELL_CREEK,), "results": BRIDGES},
+    ),
+    Case(
+        "thai-similar-name",
+        "a Thai name taken as standing whole when more Thai letters follow it: น้ำตกสายหมอกน้อย (Little Saimok "
+        "Falls) cited for น้ำตกสายหมอก (Saimok Falls)",
+        {"query": "น้ำตกสายหมอก ความสูง", "cite": SAIMOK, "never": (SAIMOK_NOI,), "results": FALLS},
+    ),
+    Case(
+        "two-letter-subject",
+        "two-letter words (AI, UK, EV) dropped from the query as if they were stop words or single letters: "
+        "a page about potato chip export rules cited for AI chip export rules",
+        {
+            "query": "AI chip export rules",
+            "cite": None,
+            "never": (CHIPS,),
+            "results": ((CHIPS, "Potato chip export rules", "Potato chip export rules from May.", CHIPS_PAGE),),
+        },
+    ),
+    Case(
+        "thai-sara-am",
+        "Thai SARA AM left split by NFKC (NIKHAHIT + SARA AA), so ทองคำ (gold) falls apart into ทอง + คํา and "
+        "a copper price page (ราคาทองแดง, with คำแนะนำ) is cited for today's gold price",
+        {
+            "query": "ราคาทองคำวันนี้",
+            "cite": None,
+            "never": (COPPER,),
+            "results": ((COPPER, "ราคาทองแดง", "ราคาทองแดงวันนี้", COPPER_PAGE),),
+        },
+    ),
+    Case(
+        "cjk-one-character",
+        "a one-character Chinese or Japanese word (雪, snow) of the query lost to bigram tokens: Shanghai's "
+        "rain forecast cited for Shanghai snow",
+        {
+            "query": "上海 雪",
+            "cite": None,
+            "never": (RAIN,),
+            "results": ((RAIN, "上海天气", "上海明天天气预报。", RAIN_PAGE),),
+        },
+    ),
+    Case(
+        "cjk-two-character",
+        "a two-character Chinese word standing alone (上海) lost to the bigram edges: Beijing's snow report "
+        "cited for Shanghai snow",
+        {
+            "query": "上海 雪",
+            "cite": None,
+            "never": (BEIJING,),
+            "results": ((BEIJING, "北京天气", "北京明天有雪。", BEIJING_PAGE),),
+        },
     ),
 )
 
@@ -59,25 +247,23 @@ def _cited(value: Any) -> list[tuple[str, str]]:
 
 @check(
     "evidence.designators",
-    "A query naming a model no page names gets [needs_retry]; the neighbouring model is never its evidence",
+    "A query naming a model or subject no page names gets [needs_retry]; the neighbouring one is never its evidence",
     seed="002",
     requires=REQUIRES,
     provider="api",
-    rule="Seed 002: code keeps only the passages that match the query (a page about the previous model "
-    "does not), and when no usable passage is found the result says [needs_retry] so the agent makes "
-    "the query more specific instead of answering from a near miss.",
+    rule="Seed 002: code keeps only the passages that match the query (a page about the previous model, "
+    "or about another subject sharing the query's other words, does not), and when no usable passage is "
+    "found the result says [needs_retry] so the agent makes the query more specific instead of answering "
+    "from a near miss.",
     cases=DESIGNATORS,
 )
 async def designators(ctx: CheckContext) -> None:
     for case in DESIGNATORS:
         ctx.fresh()
         query = case["query"]
-        script(ctx, query, [
-            row(X5, "Veltra Orion X5 launch price", "Veltra Orion X5 launch price and review."),
-            row(X4, "Veltra Orion X4 launch price", "Veltra Orion X4 launch price and review."),
-        ])  # fmt: skip
-        _serve(ctx, X5, X5_PAGE)
-        _serve(ctx, X4, X4_PAGE)
+        script(ctx, query, [row(url, title, snippet) for url, title, snippet, _page in case["results"]])
+        for url, _title, _snippet, page in case["results"]:
+            _serve(ctx, url, page)
         outcome = await _evidence(ctx, query, {"id": f"designators-{case.name}", "local_names": []})
         value = expect_success(outcome, case.name)
         await ctx.settle()
