@@ -97,7 +97,11 @@ def test_evidence_checks_cite_seed_002() -> None:
 
 # Format characters kept in the one normalizer that also serves the marked names: a name split by a
 # zero-width space is missed as well.
-ALSO_FAILED = {"evidence-retry-zero-width": {"evidence.local_refused"}}
+ALSO_FAILED = {
+    "evidence-retry-zero-width": {"evidence.local_refused"},
+    # A page that names its subject apart (the Orion line, then "the X5") is evidence only when read.
+    "evidence-snippet-only": {"evidence.designators"},
+}
 
 
 @pytest.mark.parametrize("mode", sorted(BREAKS))
