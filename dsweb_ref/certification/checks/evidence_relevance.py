@@ -8,10 +8,11 @@ the checks accept any of them and enforce only:
 
 * ``evidence.designators``: a query naming a model, version or year that no page names gets
   ``[needs_retry]``, not the neighbouring model's passage; asked for the model a page does name,
-  that page is cited and the neighbour is not; a year in the Buddhist Era (2569) is the Gregorian year it
-  names (2026); a proper name stands whole (Pell Creek Bridge is not Pell River Bridge, สายหมอกน้อย is
-  not สายหมอก). So does a query whose subject no page names, however
-  many of its other words a page shares: a two-letter subject ("AI"), a Thai word with SARA AM
+  that page is cited and the neighbour is not; a year in the Buddhist Era (2569) never gets last
+  year's page (2568), though reading it as 2026 is not required (seed 002 names no calendar); a
+  proper name stands whole (Pell Creek Bridge is not Pell River Bridge, สายหมอกน้อย is not
+  สายหมอก). So does a query whose subject no page names, however many of its other words a page
+  shares: a two-letter subject ("AI"), a Thai word with SARA AM
   (ทองคำ, gold, against ทองแดง, copper), a one- or two-character Chinese word (雪, snow; 上海).
 * ``evidence.table_rows``: a fact that lives in a table row reaches the evidence with its row
   label (a value cut off from its row answers nothing).
@@ -114,17 +115,6 @@ RELEASES = (
         "# Kestrel CLI releases\n\nKestrel CLI 3.1 was released on 9 January 2026 with faster startup.\n",
     ),
 )
-# A model written with its letter (X5) is that model wherever the page puts the line's name.
-ORION_NEWS = "https://veltra-news.example.com/orion-spring"
-NEWS = (
-    (
-        ORION_NEWS,
-        "Veltra Orion news",
-        "The Veltra Orion line gets a new phone.",
-        "# Veltra Orion news\n\nThe Veltra Orion line gets a new phone this spring: the X5 launches at $749 for the "
-        "256 GB model.\n",
-    ),
-)
 # A query naming a model and a year: last year's review of the same model is no passage for this year's.
 REVIEW_2025 = "https://phone-reviews.example.net/orion-x5-2025"
 REVIEWS = (
@@ -150,12 +140,6 @@ DESIGNATORS = (
         {"query": "Veltra Orion X5 launch price", "cite": X5, "never": (X4,), "results": PHONES},
     ),
     Case(
-        "model-named-apart",
-        "a lettered model number (X5) tied to the word before it (the X5): the page naming the Veltra Orion line and "
-        "then its X5 refused as never naming the Orion X5, so [needs_retry] despite its passage",
-        {"query": "Veltra Orion X5 launch price", "cite": ORION_NEWS, "never": (), "results": NEWS},
-    ),
-    Case(
         "model-and-year",
         "only the query's first designator read (the model X5), its year (2026) ignored: last year's review of the "
         "same model cited for this year's, instead of [needs_retry]",
@@ -169,9 +153,11 @@ DESIGNATORS = (
     ),
     Case(
         "buddhist-era",
-        "a Buddhist Era year (2569) not read as the Gregorian year it is (2026): the page about the 2026 edition "
-        "refused as naming another year, or last year's edition (2568) cited",
-        {"query": "เทศกาลโคมไฟเชียงดาว 2569", "cite": LANTERNS_2026, "never": (LANTERNS_2025,), "results": LANTERNS},
+        "a Buddhist Era year (2569) read as a bare number, or years ignored: last year's edition (2568, which is "
+        "2025) cited for 2569 (2026). Reading 2569 as 2026 and citing the 2026 edition is not required (seed 002 "
+        "names no calendar): [needs_retry] is accepted instead",
+        {"query": "เทศกาลโคมไฟเชียงดาว 2569", "cite": LANTERNS_2026, "or_retry": True, "never": (LANTERNS_2025,),
+         "results": LANTERNS},
     ),
     Case(
         "similar-name",
@@ -276,7 +262,8 @@ async def designators(ctx: CheckContext) -> None:
             require("[needs_retry]" in (outcome.text or ""), f"{case.name}: no [needs_retry] for {query!r}",
                     catches=case.catches, text=(outcome.text or "")[:1000])  # fmt: skip
         else:
-            require(case["cite"] in urls, f"{case.name}: {case['cite']} is not cited for {query!r}",
+            retried = case.params.get("or_retry") and "[needs_retry]" in (outcome.text or "")
+            require(case["cite"] in urls or retried, f"{case.name}: {case['cite']} is not cited for {query!r}",
                     evidence=cited, catches=case.catches)  # fmt: skip
 
 
