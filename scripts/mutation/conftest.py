@@ -28,7 +28,8 @@ import pytest
 # Every package and module the mutation scope covers (scripts/mutation_score.py CERT_MODULES): a check that
 # judges with one of their functions keeps the pristine one.
 _MUTATED = ("dsweb_ref.tools", "dsweb_ref.providers", "dsweb_ref.netguard", "dsweb_ref._secrets",
-            "dsweb_ref._service", "dsweb_ref.settings", "dsweb_ref.runtime", "dsweb_ref.standalone_accounts")
+            "dsweb_ref._service", "dsweb_ref.settings", "dsweb_ref.runtime", "dsweb_ref.standalone_accounts",
+            "dsweb_ref.standalone_config")
 # Where expected values are computed; the targets module drives the implementation and stays mutated.
 _ORACLES = ("dsweb_ref.certification.checks", "dsweb_ref.certification.scenarios")
 _loaded: dict[str, ModuleType] = {}
