@@ -11,23 +11,15 @@ from typing import Any
 import pytest
 
 from dsweb_ref import _secrets
+from dsweb_ref.certification.checks._fakes import FOREIGN_CREDENTIALS
 from dsweb_ref.certification.checks.outcomes import KEY, SECRET_ECHOES
 from dsweb_ref.certification.model import Outcome
 from dsweb_ref.providers import _deepseek_http
 
 from .test_provider_rule_checks import _target, run
 
-# the foreign credential-shaped text of each row (as the row's message carries it)
-FOREIGN = {
-    "an upstream message quoting a bearer token ahead of the key": "Bearer abc123def456ghi789",
-    "an upstream message quoting a dotted bearer token without digits ahead of the key":
-        "Bearer abcdef.ghijklmnop",
-    "an upstream message quoting HTTP Basic credentials ahead of the key": "Basic dXNlcjpwYXNzd29yZA==",
-    "an upstream message quoting an api_key field ahead of the key": "api_key=zz9Yx8Wv7Ut6Sr5",
-    "an upstream message quoting a session_token field ahead of the key": '"session_token": "AbCdEfGhIjKlMnOp"',
-    "an upstream message quoting sk-, JWT, GitHub and AWS key shapes ahead of the key":
-        "sk-abcdefghijklmnopqrstuvwx",
-}
+# the foreign credential-shaped text of each row (fakes built in _fakes, so none stands in this file)
+FOREIGN = {f"an upstream message quoting {shown} ahead of the key": text for shown, text in FOREIGN_CREDENTIALS}
 
 
 def _stops_at(foreign: str) -> Any:

@@ -12,6 +12,7 @@ from ...emulator import CutBody, Fault, Malformed, RateLimited, Status, ToolErro
 from ..cases import ORDER, Case
 from ..targets import CallOutcome, TargetError
 from ._base import PROVIDER_ERROR, CheckContext, check, expect_error, expect_success, require
+from ._fakes import FOREIGN_CREDENTIALS
 from ._leaks import leak
 from ._oracle import query_match
 from ._script import answer_body, row, script
@@ -270,16 +271,7 @@ SECRET_ECHOES = (
     *(Case(f"an upstream message quoting {shown} ahead of the key",
            f"a scrubber that, once it finds {shown}, redacts credential shapes only and leaves the key",
            {"status": 401, "body": {"error": {"message": f"the request carried {text}; key {KEY} rejected"}}})
-      for shown, text in (
-          ("a bearer token", "Authorization: Bearer abc123def456ghi789"),
-          ("a dotted bearer token without digits", "Authorization: Bearer abcdef.ghijklmnop"),
-          ("HTTP Basic credentials", "Authorization: Basic dXNlcjpwYXNzd29yZA=="),
-          ("an api_key field", "api_key=zz9Yx8Wv7Ut6Sr5"),
-          ("a session_token field", '{"session_token": "AbCdEfGhIjKlMnOp"}'),
-          ("sk-, JWT, GitHub and AWS key shapes",
-           "sk-abcdefghijklmnopqrstuvwx eyJhbGciOiJIUzI1.eyJzdWIiOiIxMjM0.c2lnbmF0dXJl "
-           "ghp_A1B2C3D4E5F6G7H8I9J0K1L2M3N4O5P6Q7R8 AKIAABCDEFGHIJKLMNOP"),
-      )),
+      for shown, text in FOREIGN_CREDENTIALS),
 )
 ENCODED = "{encoded}"  # where the encoded key goes in an echo body
 

@@ -25,6 +25,7 @@ from ...emulator.faults import RouteName
 from ..cases import Case
 from ..targets import CallOutcome
 from ._base import CALL_TIMEOUT, CheckContext, CheckFailed, check, expect_error, require
+from ._fakes import CREDENTIAL_SHAPES
 from ._leaks import leak
 
 __all__ = ["RESOLUTION_CASES", "resolution_observed"]
@@ -277,16 +278,6 @@ async def result_bounded(ctx: CheckContext) -> None:
 
 # A completed search and its answer: what a failed response still holds in the rows that fail it.
 _SEARCHED = [_search_call(urls=("https://a.example.test/",)), _answer([_text("Partial answer.")])]
-# Upstream text a scrubber may take for credentials (whether it redacts them is open): each shape ahead of
-# the configured key, so a scrubber that crashes on one, or stops at the first match, is seen.
-CREDENTIAL_SHAPES = (
-    "Bearer authentication required; Basic authentication is not accepted. Authorization: Bearer "
-    "abc.def-ghi_jklmnop123 rejected; Authorization: Basic dXNlcjpwYXNzd29yZDEyMw==; api_key=\"AbCdEfGh12345678\"; "
-    "session_token: Zz9yXx8wWw7vVv6uUu5t; sk-live-0123456789abcdef0123; "
-    "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.c2lnbmF0dXJlMTIz; ghp_0123456789abcdefghijABCDEFGHIJ012345; "
-    "AKIA0123456789ABCDEF; the key sent was {key}"
-)
-
 PROSE_CASES = (
     Case("messages-prose", "accepting a Messages answer without any web_search_tool_result",
          {"protocol": "messages"}),

@@ -1,0 +1,43 @@
+"""Credential-shaped text that is no credential, for rows that put such text in an upstream error.
+
+Built from parts when imported, so no line of the repository holds anything a secret scan (the
+project's own ``SECRET_RULES`` or any other) takes for a credential, while the text the checks send
+matches every credential rule the reference knows. Every value says ``fake`` or ``placeholder``.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+
+__all__ = ["CREDENTIAL_SHAPES", "FOREIGN_CREDENTIALS"]
+
+
+def _b64url(value: object) -> str:
+    return base64.urlsafe_b64encode(json.dumps(value).encode()).decode().rstrip("=")
+
+
+_BEARER = "Bear" + "er "
+_BASIC = "Bas" + "ic "
+_JWT = ".".join([_b64url({"alg": "none", "fake": 1}), _b64url({"sub": "placeholder-0"}), _b64url("fake-signature")])
+_SK = "s" + "k-" + "fake0placeholder0value0"
+_GITHUB = "gh" + "p_" + "Fake0Placeholder0" * 2 + "Ab"  # 36 characters after the prefix
+_AWS = "AK" + "IA" + "FAKE0PLACEHOLDER"
+
+# (how the row names it, the text): each a shape one credential rule of the reference matches.
+FOREIGN_CREDENTIALS: tuple[tuple[str, str], ...] = (
+    ("a bearer token", f"Authorization: {_BEARER}fake0bearer0placeholder"),
+    ("a dotted bearer token without digits", f"Authorization: {_BEARER}fakebearer.placeholder"),
+    ("HTTP Basic credentials", "Authorization: " + _BASIC + base64.b64encode(b"fake-user:placeholder-0").decode()),
+    ("an api_key field", "api" + "_key=" + "Fake0Placeholder0Key"),
+    ("a session_token field", '{"session' + '_token": "' + 'FakePlaceholder0Token"}'),
+    ("sk-, JWT, GitHub and AWS key shapes", f"{_SK} {_JWT} {_GITHUB} {_AWS}"),
+)
+
+# Every shape above in one upstream message, with prose a scrubber must not take for a credential,
+# ahead of the configured key (``{key}``, for str.format).
+CREDENTIAL_SHAPES = (
+    f"{_BEARER}authentication required; {_BASIC}authentication is not accepted. "
+    + "; ".join(text.replace("{", "{{").replace("}", "}}") for _shown, text in FOREIGN_CREDENTIALS)
+    + "; the key sent was {key}"
+)
