@@ -155,31 +155,6 @@ def test_each_diversity_row_catches_the_reading_it_names(reading: str, monkeypat
     assert outcomes[row] == "failed" and outcomes["only-source"] == "passed"
 
 
-# Wrong readings of the floor of one source per query, each the reference's page selection with one
-# change, and the one row that catches it (the other rows pass it).
-FLOOR_READINGS: dict[str, tuple[str, str, str]] = {
-    "no-floor-pass": ("or queue[0].url in urls:", "or queue[0].url not in urls:", "full-site"),
-    "never-relaxed": ("return relaxed or per_domain", "return relaxed and per_domain", "full-site"),
-    "floor-stops-at-taken": ("            continue\n", "            break\n", "taken-top"),
-}
-
-
-@pytest.mark.parametrize("reading", sorted(FLOOR_READINGS))
-def test_each_floor_row_catches_the_reading_it_names(reading: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    right, wrong, row = FLOOR_READINGS[reading]
-    source = inspect.getsource(_evidence_rank.select_pages)
-    assert source.count(right) == 1
-    namespace = dict(vars(_evidence_rank))
-    exec(source.replace(right, wrong), namespace)
-    monkeypatch.setattr(evidence_search, "select_pages", namespace["select_pages"])
-    outcomes = {}
-    for case in evidence_diversity.DIVERSITY:
-        monkeypatch.setattr(evidence_diversity, "DIVERSITY", (case,))
-        (result,) = run(reference_target(), only=["evidence.diversity"]).results
-        outcomes[case.name] = result.outcome.value
-    assert {name for name, outcome in outcomes.items() if outcome == "failed"} == {row}
-
-
 def test_the_letter_case_row_catches_hosts_compared_as_the_provider_spelled_them(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -370,6 +345,19 @@ def test_each_special_host_row_catches_the_host_taken_for_a_public_name(
 # change, and the one row of its check that catches it (the check's other rows pass it). Where the function
 # was imported by name, the importers get the wrong one too.
 ROW_READINGS: dict[str, tuple[Any, str, str, str, str, str]] = {
+    # The floor of one source per query against the per-domain share (page selection).
+    "no-floor-pass": (
+        _evidence_rank, "select_pages", "or queue[0].url in urls:", "or queue[0].url not in urls:",
+        "evidence.diversity", "full-site",
+    ),
+    "never-relaxed": (
+        _evidence_rank, "select_pages", "return relaxed or per_domain", "return relaxed and per_domain",
+        "evidence.diversity", "full-site",
+    ),
+    "floor-stops-at-taken": (
+        _evidence_rank, "select_pages", "            continue\n", "            break\n", "evidence.diversity",
+        "taken-top",
+    ),
     "stop-words-counted": (
         _evidence_text, "content_tokens", "_EN_STOP | _thai", "_EN_STOP & _thai", "evidence.passages", "stop-words"
     ),
@@ -414,6 +402,7 @@ ROW_READINGS: dict[str, tuple[Any, str, str, str, str, str]] = {
     ),
 }  # fmt: skip
 _TABLES = {
+    "evidence.diversity": (evidence_diversity, "DIVERSITY"),
     "evidence.passages": (evidence_passages, "PASSAGES"),
     "evidence.designators": (evidence_relevance, "DESIGNATORS"),
 }

@@ -79,35 +79,23 @@ _PIER = "pier-weekly.com"  # one site the first queries' best results share
 _OTHERS = [f"{name}.{tld}" for name in ("cranewatch", "dockside", "liftlog", "hoistnews") for tld in ("org", "net")]
 
 
-def _slug(topic: str, n: int) -> str:
-    return f"https://{_PIER}/{topic.replace(' ', '-')}/{n}"
-
-
-def _on_pier(topic: str, n: int, strong: bool = True) -> Row:
-    words = f"{topic} {topic}" if strong else topic
-    return row(_slug(topic, n), f"{words} {n}", f"All about {words}, page {n}.")
-
-
 # Three queries: the first two have their best result on one site and plenty elsewhere; the third's
 # only usable result is on that site too (its floor must win over the site's share).
 _FULL_SITE = {
-    "pier crane rental": [_on_pier("pier crane rental", 0), *_rows("pier crane rental", _OTHERS[:4], False)],
-    "pier crane permits": [_on_pier("pier crane permits", 0), *_rows("pier crane permits", _OTHERS[4:], False)],
-    "pier crane history": [_on_pier("pier crane history", 0, strong=False)],
+    "pier crane rental": _spread("pier crane rental", [_PIER], _OTHERS[:4]),
+    "pier crane permits": _spread("pier crane permits", [_PIER], _OTHERS[4:]),
+    "pier crane history": _rows("pier crane history", [_PIER], False),
 }
 # The second query's best result is the first query's best page (one page answers both); the first
 # query's runner-up is on that site as well.
+_RENTAL = _spread("pier crane rental", [_PIER, _PIER], _OTHERS[:3])
 _TAKEN = {
-    "pier crane rental": [
-        _on_pier("pier crane rental", 0),
-        _on_pier("pier crane rental", 1),
-        *_rows("pier crane rental", _OTHERS[:3], False),
-    ],
+    "pier crane rental": _RENTAL,
     "pier crane permits": [
-        row(_slug("pier crane rental", 0), "pier crane permits pier crane permits", "All about pier crane permits."),
+        row(_RENTAL[0]["url"], "pier crane permits pier crane permits", "All about pier crane permits."),
         *_rows("pier crane permits", _OTHERS[4:], False),
     ],
-    "pier crane history": [_on_pier("pier crane history", 0, strong=False)],
+    "pier crane history": _rows("pier crane history", [_PIER], False),
 }
 
 
