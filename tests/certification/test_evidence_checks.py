@@ -3,7 +3,6 @@ mode of the example adapter fails exactly its check."""
 
 from __future__ import annotations
 
-import inspect
 import re
 from collections.abc import Callable
 from dataclasses import replace
@@ -31,6 +30,7 @@ from dsweb_ref.tools import (
 from dsweb_ref.tools._evidence_passages import Choice, Pick
 
 from ._profile_breaks import assert_break_fails_exactly, certify_only
+from ._readings import failing_rows, patch_reading
 from .conftest import run
 
 EVIDENCE_CHECKS = {
@@ -411,18 +411,7 @@ _TABLES = {
 @pytest.mark.parametrize("reading", sorted(ROW_READINGS))
 def test_each_text_and_passage_row_catches_the_reading_it_names(reading: str, monkeypatch: pytest.MonkeyPatch) -> None:
     owner, function, right, wrong, check_id, row = ROW_READINGS[reading]
-    original = getattr(owner, function)
-    source = inspect.getsource(original)
-    assert source.count(right) == 1
-    namespace = dict(vars(owner))
-    exec(source.replace(right, wrong), namespace)
-    for module in (_evidence_text, _evidence_passages, _evidence_rank, evidence_search):
-        if getattr(module, function, None) is original:
-            monkeypatch.setattr(module, function, namespace[function])
+    patch_reading(owner, function, right, wrong, monkeypatch,
+                  _evidence_text, _evidence_passages, _evidence_rank, evidence_search)  # fmt: skip
     module, table = _TABLES[check_id]
-    outcomes = {}
-    for case in getattr(module, table):
-        monkeypatch.setattr(module, table, (case,))
-        (result,) = run(reference_target(), only=[check_id]).results
-        outcomes[case.name] = result.outcome.value
-    assert {name for name, outcome in outcomes.items() if outcome == "failed"} == {row}, outcomes
+    assert failing_rows(module, table, check_id, monkeypatch) == {row}

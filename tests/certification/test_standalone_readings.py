@@ -5,18 +5,16 @@ same check passes it."""
 
 from __future__ import annotations
 
-import inspect
 from dataclasses import replace
 
 import pytest
 
 from dsweb_ref import _secrets
 from dsweb_ref.certification.checks import standalone
-from dsweb_ref.certification.targets import reference_target
 from dsweb_ref.providers import standalone_responses
 from dsweb_ref.tools import standalone_search
 
-from .conftest import run
+from ._readings import failing_rows, patch_reading
 
 _FAILED_CALL = """            if status == "failed":
                 failure = failure or "the native web search failed"
@@ -92,15 +90,7 @@ TOOL_READINGS: dict[str, tuple[str, str, str, str, str]] = {
 
 
 def _failing_rows(check: str, monkeypatch: pytest.MonkeyPatch) -> set[str]:
-    """The rows of ``check`` that fail the reference as it is now, each run on its own."""
-    attribute = CASES[check]
-    failing = set()
-    for case in getattr(standalone, attribute):
-        monkeypatch.setattr(standalone, attribute, (case,))
-        (result,) = run(reference_target(), only=[check]).results
-        if result.outcome.value != "passed":
-            failing.add(case.name)
-    return failing
+    return failing_rows(standalone, CASES[check], check, monkeypatch)
 
 
 MODULES = {"responses": (standalone_responses, READINGS), "tool": (standalone_search, TOOL_READINGS)}
@@ -110,11 +100,7 @@ MODULES = {"responses": (standalone_responses, READINGS), "tool": (standalone_se
 def test_each_row_catches_the_reading_it_names(module: str, reading: str, monkeypatch: pytest.MonkeyPatch) -> None:
     target, table = MODULES[module]
     function, right, wrong, check, row = table[reading]
-    source = inspect.getsource(getattr(target, function))
-    assert source.count(right) == 1, (function, right)
-    namespace = dict(vars(target))
-    exec(source.replace(right, wrong), namespace)
-    monkeypatch.setattr(target, function, namespace[function])
+    patch_reading(target, function, right, wrong, monkeypatch)
     assert _failing_rows(check, monkeypatch) == {row}
 
 

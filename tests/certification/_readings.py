@@ -1,0 +1,41 @@
+"""A wrong reading of a rule, made by changing one piece of the reference, and the rows of a check it
+fails: the shared machinery of the tests that prove each case row catches the reading it names."""
+
+from __future__ import annotations
+
+import inspect
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from dsweb_ref.certification.targets import reference_target
+
+from .conftest import run
+
+
+def patch_reading(
+    owner: ModuleType, function: str, right: str, wrong: str, monkeypatch: pytest.MonkeyPatch,
+    *importers: ModuleType,
+) -> None:
+    """``owner.function`` with its one ``right`` text replaced by ``wrong``, wherever it is bound: in
+    ``owner`` and in each of ``importers`` that imported it by name."""
+    original = getattr(owner, function)
+    source = inspect.getsource(original)
+    assert source.count(right) == 1, (function, right)
+    namespace: dict[str, Any] = dict(vars(owner))
+    exec(source.replace(right, wrong), namespace)
+    for module in (owner, *importers):
+        if getattr(module, function, None) is original:
+            monkeypatch.setattr(module, function, namespace[function])
+
+
+def failing_rows(module: ModuleType, table: str, check: str, monkeypatch: pytest.MonkeyPatch) -> set[str]:
+    """The rows of ``module.table`` that fail the reference as it is now, each run alone by ``check``."""
+    failing = set()
+    for case in getattr(module, table):
+        monkeypatch.setattr(module, table, (case,))
+        (result,) = run(reference_target(), only=[check]).results
+        if result.outcome.value != "passed":
+            failing.add(case.name)
+    return failing
