@@ -10,7 +10,12 @@ from .conftest import adapter_command, dsweb_certify, json_outcomes, json_report
 
 def certify_only(prefix: str, tmp_path: Path, *adapter_args: str) -> tuple[int, dict[str, object], dict[str, str]]:
     path = tmp_path / "report.json"
-    code = dsweb_certify("--adapter", adapter_command(*adapter_args), "--only", prefix, "--json", str(path))
+    # One lane: these families have no long real waits, so a second lane would only start a second
+    # adapter (and its evidence warm-up) while the other xdist worker already keeps the cores busy.
+    # The verdicts do not depend on lanes (test_check_worker, test_suite_concurrency).
+    code = dsweb_certify(
+        "--adapter", adapter_command(*adapter_args), "--only", prefix, "--jobs", "1", "--json", str(path)
+    )
     data = json_report(path)
     return code, data, json_outcomes(data)
 
