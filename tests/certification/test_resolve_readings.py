@@ -36,6 +36,9 @@ READINGS: dict[str, tuple[str, str, str, set[str]]] = {
     "route-appended-after-the-trailing-slash": (
         "_route", 'account.base_url.rstrip("/") + _SUFFIX', "account.base_url + _SUFFIX",
         {"third-party-base-with-a-trailing-slash"}),
+    "route-appended-after-a-base-trimmed-too-far": (
+        "_route", 'account.base_url.rstrip("/") + _SUFFIX', 'account.base_url.rstrip("/X") + _SUFFIX',
+        {"third-party-base-with-a-trailing-slash"}),
     "agent-table-must-name-the-model": (
         "search_model_of", '_text(agent, "web_search_model", "agent", required=False)',
         '_text(agent, "web_search_model", "agent")', {"agent-table-without-the-field-is-automatic"}),

@@ -828,9 +828,12 @@ RESOLUTION_CASES = (
          {"current": "main", "accounts": [_acct("main", base_url="api.deepseek.com")]},
          ("none", "no_search_account")),
     # seed 003: "搜索仍使用该账号配置的端点" - a base URL's trailing / names the same endpoint
-    _row("third-party-base-with-a-trailing-slash", "appending the route after the base's trailing / (a // URL)",
-         {"current": "relay", "accounts": [{**_RELAY, "base_url": "https://relay.example.test/anthropic/",
-                                            "web_search": True}]}, _RELAY_ROUTE),
+    _row("third-party-base-with-a-trailing-slash",
+         "appending the route after the base's trailing / (a // URL), or trimming more than that /",
+         {"current": "relay", "accounts": [{**_RELAY, "base_url": "https://relay.example.test/anthropic-X/",
+                                            "web_search": True}]},
+         ("selected", "relay", "messages", "https://relay.example.test/anthropic-X/v1/messages", "r-model",
+          "RELAY_KEY")),
 )
 
 
@@ -863,9 +866,10 @@ def resolution_observed(result: Any, expect: tuple[Any, ...]) -> tuple[Any, ...]
     "DeepSeek URLs search via the official Anthropic-compatible base with the same account and model, custom "
     "URLs are never converted; third-party Messages/Responses accounts need web_search = true and keep their "
     "endpoint and key; web_search_model missing, empty or auto is automatic, else connection/model split at "
-    "the first slash; an unusable assignment registers nothing and does not switch; offline mode and an "
-    "allow-list without web_search register nothing; a model offered only by a remote broker or an extension "
-    "does not mean a local search credential, so an enabled local search account is still needed; "
+    "the first slash; an unusable assignment keeps its reference, shows why, registers nothing and does not "
+    "switch; offline mode and an allow-list without web_search register nothing; a model offered only by a "
+    "remote broker or an extension does not mean a local search credential, so an enabled local search account "
+    "is still needed; "
     "connection-access limits still apply.",
     cases=RESOLUTION_CASES,
 )
