@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..._exceptions import WebErrorCode
 from ...emulator import Fault, HugeSummary, Malformed, ProseOnly, Redirect, Status
 from ...emulator.faults import RouteName
 from ..cases import Case
@@ -647,6 +648,7 @@ async def reasoning_withheld(ctx: CheckContext) -> None:
 
 ENV_SET = ("DS_KEY", "OTHER_KEY", "RELAY_KEY")
 OFFICIAL_URL = "https://api.deepseek.com/anthropic/v1/messages"
+REASON_SHOWN = "a reason"  # an invalid resolution's reason as compared: any non-empty string
 
 
 def _acct(name: str, protocol: str = "chat", base_url: str = "https://api.deepseek.com", *, key: str = "DS_KEY",
@@ -661,8 +663,16 @@ _RELAY_ROUTE = ("selected", "relay", "messages", "https://relay.example.test/ant
                 "RELAY_KEY")
 
 
-def _row(name: str, catches: str, document: dict[str, Any], expect: tuple[Any, ...]) -> Case:
-    return Case(name, "" + catches, {"document": document, "expect": expect})
+def _row(name: str, catches: str, document: dict[str, Any], expect: tuple[Any, ...], *, refusable: bool = False
+         ) -> Case:
+    """``refusable``: the row also passes a WEB_CONFIG_INVALID refusal of the whole document (seed 003 decides
+    the expected resolution is not a selection, but not whether a malformed value is refused at load)."""
+    return Case(name, "" + catches, {"document": document, "expect": expect, "refusable": refusable})
+
+
+def _invalid(reference: str) -> tuple[str, str, str]:
+    """An unusable assignment as a row compares it: seed 003 keeps the reference and shows why (any reason)."""
+    return ("invalid", reference, REASON_SHOWN)
 
 
 RESOLUTION_CASES = (
@@ -726,17 +736,21 @@ RESOLUTION_CASES = (
          {"current": "main", "web_search_model": "second/deepseek-v4-pro",
           "accounts": [_acct("main", web_search=False), _acct("second")]},
          ("selected", "second", "messages", OFFICIAL_URL, "deepseek-v4-pro", "DS_KEY")),
-    _row("assigned-connection-gone-does-not-fall-back", "switching accounts when the assigned one was removed",
-         {"current": "main", "web_search_model": "gone/m", "accounts": [_acct("main")]}, ("invalid",)),
-    _row("assigned-connection-disabled", "using a switched-off connection",
+    _row("assigned-connection-gone-does-not-fall-back", "switching accounts when the assigned one was removed"
+         " (or dropping the kept reference or the reason shown)",
+         {"current": "main", "web_search_model": "gone/m", "accounts": [_acct("main")]}, _invalid("gone/m")),
+    _row("assigned-connection-disabled",
+         "using a switched-off connection (or dropping the kept reference or the reason shown)",
          {"current": "main", "web_search_model": "second/m",
-          "accounts": [_acct("main"), _acct("second", enabled=False)]}, ("invalid",)),
-    _row("assigned-connection-search-off", "ignoring the assigned connection's own search switch",
+          "accounts": [_acct("main"), _acct("second", enabled=False)]}, _invalid("second/m")),
+    _row("assigned-connection-search-off", "ignoring the assigned connection's own search switch"
+         " (or dropping the kept reference or the reason shown)",
          {"current": "main", "web_search_model": "second/m",
-          "accounts": [_acct("main"), _acct("second", web_search=False)]}, ("invalid",)),
-    _row("assigned-without-credentials", "selecting an assignment whose key is missing",
+          "accounts": [_acct("main"), _acct("second", web_search=False)]}, _invalid("second/m")),
+    _row("assigned-without-credentials",
+         "selecting an assignment whose key is missing (or dropping the kept reference or the reason shown)",
          {"current": "main", "web_search_model": "second/m",
-          "accounts": [_acct("main"), _acct("second", key="UNSET")]}, ("invalid",)),
+          "accounts": [_acct("main"), _acct("second", key="UNSET")]}, _invalid("second/m")),
     _row("offline-registers-nothing", "registering the tool in offline mode",
          {"offline": True, "current": "main", "accounts": [_acct("main")]}, ("none", "offline")),
     _row("allow-list-without-web-search-registers-nothing", "ignoring an explicit tool allow-list",
@@ -752,9 +766,10 @@ RESOLUTION_CASES = (
          {"current": "plain", "accounts": [_acct("plain", base_url="https://other.example.test/v1", key="OTHER_KEY"),
                                            _acct("bk", source="broker", key="RELAY_KEY"), _acct("main")]},
          _OFFICIAL),
-    _row("assigned-broker-model-is-unusable", "using a broker-offered connection named by web_search_model",
+    _row("assigned-broker-model-is-unusable", "using a broker-offered connection named by web_search_model"
+         " (or dropping the kept reference or the reason shown)",
          {"current": "main", "web_search_model": "bk/deepseek-v4-flash",
-          "accounts": [_acct("main"), _acct("bk", source="broker")]}, ("invalid",)),
+          "accounts": [_acct("main"), _acct("bk", source="broker")]}, _invalid("bk/deepseek-v4-flash")),
     # seed 003: connection-access limits still apply
     _row("access-list-excludes-the-current-account", "ignoring connection-access limits in automatic selection",
          {"current": "main", "connection_access": ["second"],
@@ -762,9 +777,10 @@ RESOLUTION_CASES = (
          ("selected", "second", "messages", OFFICIAL_URL, "deepseek-v4-pro", "DS_KEY")),
     _row("access-list-excludes-every-account", "searching through a connection the access list leaves out",
          {"current": "main", "connection_access": [], "accounts": [_acct("main")]}, ("none", "no_search_account")),
-    _row("access-list-excludes-the-assigned-connection", "using an assigned connection the access list leaves out",
+    _row("access-list-excludes-the-assigned-connection", "using an assigned connection the access list leaves out"
+         " (or dropping the kept reference or the reason shown)",
          {"current": "main", "web_search_model": "second/m", "connection_access": ["main"],
-          "accounts": [_acct("main"), _acct("second")]}, ("invalid",)),
+          "accounts": [_acct("main"), _acct("second")]}, _invalid("second/m")),
     _row("offline-applies-to-an-assigned-model", "registering an assigned search model in offline mode",
          {"offline": True, "current": "main", "web_search_model": "main/deepseek-v4-pro", "accounts": [_acct("main")]},
          ("none", "offline")),
@@ -779,13 +795,53 @@ RESOLUTION_CASES = (
          {"current": "main", "agent": {"web_search_model": "second/deepseek-v4-pro"},
           "accounts": [_acct("main"), _acct("second")]},
          ("selected", "second", "messages", OFFICIAL_URL, "deepseek-v4-pro", "DS_KEY")),
+    # seed 003: "字段缺失、空字符串或 "auto" 表示自动" - a missing field is automatic, wherever [agent] stands
+    _row("agent-table-without-the-field-is-automatic", "requiring web_search_model in an [agent] table that is given",
+         {"current": "main", "agent": {}, "accounts": [_acct("main")]}, _OFFICIAL),
+    # seed 003: "显式值使用 连接名/模型名" - a value with no model part is neither automatic nor a usable choice
+    _row("reference-without-a-model-is-not-used",
+         "searching with an empty model (main/ read as connection main, model ''), or reading it as automatic",
+         {"current": "main", "web_search_model": "main/", "accounts": [_acct("main")]}, _invalid("main/"),
+         refusable=True),
+    # seed 003: "当前支持搜索的账号显式设置 web_search = false 时，不会改用其他账号" - a third-party
+    # Messages or Responses account is search-capable ("须显式设置 web_search = true")
+    _row("explicit-off-on-third-party-messages-current-blocks-fallback",
+         "treating a third-party Messages account as not search-capable, so its off falls back",
+         {"current": "relay", "accounts": [{**_RELAY, "web_search": False}, _acct("main")]}, ("none", "explicit_off")),
+    _row("explicit-off-on-third-party-responses-current-blocks-fallback",
+         "treating a third-party Responses account as not search-capable, so its off falls back",
+         {"current": "relay-r", "accounts": [{**_RELAY_R, "web_search": False}, _acct("main")]},
+         ("none", "explicit_off")),
+    # seed 003: only exact official addresses search via the official base ("精确匹配的官方 ... 地址");
+    # "自定义请求 URL 不会被自动转换"
+    _row("official-host-on-another-port-is-not-official", "ignoring the port when matching the official URL",
+         {"current": "main", "accounts": [_acct("main", base_url="https://api.deepseek.com:8443")]},
+         ("none", "no_search_account")),
+    _row("official-host-with-userinfo-is-not-official", "ignoring userinfo (user@) when matching the official URL",
+         {"current": "main", "accounts": [_acct("main", base_url="https://user@api.deepseek.com")]},
+         ("none", "no_search_account")),
+    _row("official-path-with-a-suffix-is-not-official",
+         "matching the official path by prefix, or trimming more than a trailing /",
+         {"current": "main", "accounts": [_acct("main", base_url="https://api.deepseek.com/v1X")]},
+         ("none", "no_search_account")),
+    _row("host-without-a-scheme-is-not-official", "taking a base URL without https:// for the official endpoint",
+         {"current": "main", "accounts": [_acct("main", base_url="api.deepseek.com")]},
+         ("none", "no_search_account")),
+    # seed 003: "搜索仍使用该账号配置的端点" - a base URL's trailing / names the same endpoint
+    _row("third-party-base-with-a-trailing-slash",
+         "appending the route after the base's trailing / (a // URL), or trimming more than that /",
+         {"current": "relay", "accounts": [{**_RELAY, "base_url": "https://relay.example.test/anthropic-X/",
+                                            "web_search": True}]},
+         ("selected", "relay", "messages", "https://relay.example.test/anthropic-X/v1/messages", "r-model",
+          "RELAY_KEY")),
 )
 
 
 def resolution_observed(result: Any, expect: tuple[Any, ...]) -> tuple[Any, ...]:
     """What of a resolution object a row compares: the route fields for a selection; the status and
-    reason for ``none`` (the reasons are this suite's names); the status alone for ``invalid`` (why an
-    assignment is unusable is the implementation's wording)."""
+    reason for ``none`` (the reasons are this suite's names); for ``invalid`` the status, the reference
+    as the document gave it and whether a reason is shown (seed 003: the reference is kept and the reason
+    shown; what the reason is called is the implementation's)."""
     if not isinstance(result, dict):
         return ("not an object",)
     route = result.get("route")
@@ -793,7 +849,9 @@ def resolution_observed(result: Any, expect: tuple[Any, ...]) -> tuple[Any, ...]
         keys = ("account", "protocol", "url", "model", "api_key_env")
         return (result.get("status"), *(route.get(k) for k in keys))
     if expect[0] == "invalid" or result.get("status") == "invalid":
-        return (result.get("status"),)
+        reason = result.get("reason")
+        shown = REASON_SHOWN if isinstance(reason, str) and reason.strip() else f"no reason ({reason!r})"
+        return (result.get("status"), result.get("reference"), shown)
     return (result.get("status"), result.get("reason"))
 
 
@@ -808,9 +866,10 @@ def resolution_observed(result: Any, expect: tuple[Any, ...]) -> tuple[Any, ...]
     "DeepSeek URLs search via the official Anthropic-compatible base with the same account and model, custom "
     "URLs are never converted; third-party Messages/Responses accounts need web_search = true and keep their "
     "endpoint and key; web_search_model missing, empty or auto is automatic, else connection/model split at "
-    "the first slash; an unusable assignment registers nothing and does not switch; offline mode and an "
-    "allow-list without web_search register nothing; a model offered only by a remote broker or an extension "
-    "does not mean a local search credential, so an enabled local search account is still needed; "
+    "the first slash; an unusable assignment keeps its reference, shows why, registers nothing and does not "
+    "switch; offline mode and an allow-list without web_search register nothing; a model offered only by a "
+    "remote broker or an extension does not mean a local search credential, so an enabled local search account "
+    "is still needed; "
     "connection-access limits still apply.",
     cases=RESOLUTION_CASES,
 )
@@ -821,6 +880,8 @@ async def resolve_table(ctx: CheckContext) -> None:
             "standalone_resolve", {"document": case["document"], "environ_set": list(ENV_SET)}
         )
         outcome = await call.outcome(CALL_TIMEOUT)
+        if case["refusable"] and outcome.error_code == WebErrorCode.CONFIG_INVALID.value:
+            continue
         if not outcome.ok:
             wrong.append(f"{case.name}: {outcome.brief()}")
             continue
