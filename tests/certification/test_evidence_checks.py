@@ -25,6 +25,7 @@ from dsweb_ref.tools import (
     _evidence_passages,
     _evidence_rank,
     _evidence_text,
+    _evidence_units,
     evidence_search,
 )
 from dsweb_ref.tools._evidence_passages import Choice, Pick
@@ -79,6 +80,9 @@ BREAKS = {
     # Mutation survivors of tools/_evidence_text.py and _evidence_passages.py made rows (issue 24 item 5).
     "evidence-stop-words-counted": ("evidence.passages", "stop-words: the page's unrelated opening paragraph"),
     "evidence-operators-as-words": ("evidence.passages", "operators: the page's query-matching passage is not in"),
+    # Mutation survivors of tools/_evidence_units.py made rows (issue 24 item 5).
+    "evidence-list-numbers-stripped": ("evidence.passages", "list-item-number: the page's query-matching passage"),
+    "evidence-table-short-rows": ("evidence.table_rows", "page-row: no evidence line holds both 'Bicycle'"),
 }
 
 
@@ -340,10 +344,10 @@ def test_each_special_host_row_catches_the_host_taken_for_a_public_name(
     assert result.outcome.value == "failed" and result.reason.startswith(f"{row}: "), result.reason
 
 
-# Wrong readings of the query's words and of the passage rules (issue 24 item 5: survivors of
-# tools/_evidence_text.py and tools/_evidence_passages.py made rows), each the reference's function with one
-# change, and the one row of its check that catches it (the check's other rows pass it). Where the function
-# was imported by name, the importers get the wrong one too.
+# Wrong readings of the query's words, of the passage rules and of a page's units (issue 24 item 5:
+# survivors of tools/_evidence_text.py, _evidence_passages.py and _evidence_units.py made rows), each the
+# reference's function with one change, and the one row of its check that catches it (the check's other rows
+# pass it). Where the function was imported by name, the importers get the wrong one too.
 ROW_READINGS: dict[str, tuple[Any, str, str, str, str, str]] = {
     # The floor of one source per query against the per-domain share (page selection).
     "no-floor-pass": (
@@ -400,11 +404,23 @@ ROW_READINGS: dict[str, tuple[Any, str, str, str, str, str]] = {
         _evidence_passages, "choose", "if len(context & wanted_terms) < need:",
         "if len(context & wanted_terms) <= need:", "evidence.passages", "one-word",
     ),
+    # Survivors of tools/_evidence_units.py: the reference's own reading before the list-item row (the
+    # marker stripped with every digit after it), and a row read cell by cell against its header, so a
+    # row with fewer cells raises and the whole page fails (its snippet standing in).
+    "list-number-stripped": (
+        _evidence_units, "_markdown_units", "line[bullet.end() :].strip()",
+        'line.lstrip("-*+0123456789.) ").strip()', "evidence.passages", "list-item-number",
+    ),
+    "short-row-raises": (
+        _evidence_units, "_row_text", '" | ".join(c for c in cells if c)',
+        '" | ".join(cells[i] for i in range(len(header)) if cells[i])', "evidence.table_rows", "page-row",
+    ),
 }  # fmt: skip
 _TABLES = {
     "evidence.diversity": (evidence_diversity, "DIVERSITY"),
     "evidence.passages": (evidence_passages, "PASSAGES"),
     "evidence.designators": (evidence_relevance, "DESIGNATORS"),
+    "evidence.table_rows": (evidence_relevance, "TABLES"),
 }
 
 
