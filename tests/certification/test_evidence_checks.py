@@ -415,12 +415,20 @@ ROW_READINGS: dict[str, tuple[Any, str, str, str, str, str]] = {
         _evidence_units, "_row_text", '" | ".join(c for c in cells if c)',
         '" | ".join(cells[i] for i in range(len(header)) if cells[i])', "evidence.table_rows", "page-row",
     ),
+    # Survivors of tools/evidence_search.py: the text cut at its bound by character count (never by leaving
+    # whole lines out), and a failed search's error read as an object, so a batch with one failed search
+    # raises instead of answering (or failing with a WEB_* error).
+    "text-cut-mid-line": (evidence_search, "render_evidence", "and any(len(b) > 1 for b in bodies)", "and False",
+                          "evidence.lines_cite_results", "long-urls"),
+    "search-error-misread": (evidence_search, "_tried", "clean_text(t['search_error'], 200)",
+                             "clean_text(t['search_error'].text, 200)", "evidence.diversity", "failed-search"),
 }  # fmt: skip
 _TABLES = {
     "evidence.diversity": (evidence_diversity, "DIVERSITY"),
     "evidence.passages": (evidence_passages, "PASSAGES"),
     "evidence.designators": (evidence_relevance, "DESIGNATORS"),
     "evidence.table_rows": (evidence_relevance, "TABLES"),
+    "evidence.lines_cite_results": (evidence, "CITES"),
 }
 
 
@@ -431,3 +439,18 @@ def test_each_text_and_passage_row_catches_the_reading_it_names(reading: str, mo
                   _evidence_text, _evidence_passages, _evidence_rank, evidence_search)  # fmt: skip
     module, table = _TABLES[check_id]
     assert failing_rows(module, table, check_id, monkeypatch) == {row}
+
+
+def test_the_unsafe_check_catches_dropped_results_outside_the_output_schema(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A survivor of tools/evidence_search.py (issue 24 item 5): dropped results listed in a shape the adapter
+    protocol's output schema refuses (here their reason under another key)."""
+    candidates = evidence_search.EvidenceSearchTool._candidates
+
+    def misnamed(self: Any, index: int, q: Any, answer: Any) -> list[Any]:
+        out = candidates(self, index, q, answer)
+        q.dropped[:] = [{"url": d["url"], "why": d["reason"]} for d in q.dropped]
+        return out
+
+    monkeypatch.setattr(evidence_search.EvidenceSearchTool, "_candidates", misnamed)
+    (result,) = run(reference_target(), only=["evidence.unsafe_dropped"]).results
+    assert result.outcome.value == "failed" and "does not follow evidence_search.output" in result.reason, result.reason
