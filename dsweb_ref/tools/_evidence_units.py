@@ -317,6 +317,7 @@ def _row_text(cells: list[str], header: list[str]) -> str:
 
 
 _MD_TABLE_RULE = re.compile(r"^\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?$")
+_MD_BULLET = re.compile(r"(?:[-*+]|\d+[.)]) ")  # a list item's marker
 
 
 def _markdown_units(content: str) -> Iterable[Unit]:
@@ -338,8 +339,8 @@ def _markdown_units(content: str) -> Iterable[Unit]:
             yield Unit(_row_text(cells, header), "row", block)
         elif line.startswith("#"):
             yield Unit(line.lstrip("# ").strip(), "heading", block)
-        elif line[:2] in ("- ", "* ", "+ ") or re.match(r"\d+[.)] ", line):
-            yield Unit(line.lstrip("-*+0123456789.) ").strip(), "item", block)
+        elif (bullet := _MD_BULLET.match(line)) is not None:  # the marker only: "- 40 berths" keeps its 40
+            yield Unit(line[bullet.end() :].strip(), "item", block)
         else:
             yield from (Unit(s, "text", block) for s in sentences(line.lstrip("> ")))
 

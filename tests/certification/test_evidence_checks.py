@@ -25,6 +25,7 @@ from dsweb_ref.tools import (
     _evidence_passages,
     _evidence_rank,
     _evidence_text,
+    _evidence_units,
     evidence_search,
 )
 from dsweb_ref.tools._evidence_passages import Choice, Pick
@@ -79,6 +80,9 @@ BREAKS = {
     # Mutation survivors of tools/_evidence_text.py and _evidence_passages.py made rows (issue 24 item 5).
     "evidence-stop-words-counted": ("evidence.passages", "stop-words: the page's unrelated opening paragraph"),
     "evidence-operators-as-words": ("evidence.passages", "operators: the page's query-matching passage is not in"),
+    # Mutation survivors of tools/_evidence_units.py made rows (issue 24 item 5).
+    "evidence-list-numbers-stripped": ("evidence.passages", "list-item-number: the page's query-matching passage"),
+    "evidence-table-short-rows": ("evidence.table_rows", "page-row: no evidence line holds both 'Bicycle'"),
 }
 
 
@@ -98,8 +102,9 @@ def test_evidence_checks_cite_seed_002() -> None:
 # zero-width space is missed as well.
 ALSO_FAILED = {
     "evidence-retry-zero-width": {"evidence.local_refused"},
-    # The release page's snippet does not name the version (3.2): it is evidence only when read.
-    "evidence-snippet-only": {"evidence.designators"},
+    # The release page's snippet does not name the version (3.2), nor the ferry page-row's snippet the bicycle
+    # fare: each is evidence only when its page is read.
+    "evidence-snippet-only": {"evidence.designators", "evidence.table_rows"},
 }
 
 
@@ -340,10 +345,10 @@ def test_each_special_host_row_catches_the_host_taken_for_a_public_name(
     assert result.outcome.value == "failed" and result.reason.startswith(f"{row}: "), result.reason
 
 
-# Wrong readings of the query's words and of the passage rules (issue 24 item 5: survivors of
-# tools/_evidence_text.py and tools/_evidence_passages.py made rows), each the reference's function with one
-# change, and the one row of its check that catches it (the check's other rows pass it). Where the function
-# was imported by name, the importers get the wrong one too.
+# Wrong readings of the query's words, of the passage rules and of a page's units (issue 24 item 5:
+# survivors of tools/_evidence_text.py, _evidence_passages.py and _evidence_units.py made rows), each the
+# reference's function with one change, and the one row of its check that catches it (the check's other rows
+# pass it). Where the function was imported by name, the importers get the wrong one too.
 ROW_READINGS: dict[str, tuple[Any, str, str, str, str, str]] = {
     # The floor of one source per query against the per-domain share (page selection).
     "no-floor-pass": (
@@ -400,11 +405,31 @@ ROW_READINGS: dict[str, tuple[Any, str, str, str, str, str]] = {
         _evidence_passages, "choose", "if len(context & wanted_terms) < need:",
         "if len(context & wanted_terms) <= need:", "evidence.passages", "one-word",
     ),
+    # Survivors of tools/_evidence_units.py: the reference's own reading before the list-item row (the
+    # marker stripped with every digit after it), and a row read cell by cell against its header, so a
+    # row with fewer cells raises and the whole page fails (its snippet standing in).
+    "list-number-stripped": (
+        _evidence_units, "_markdown_units", "line[bullet.end() :].strip()",
+        'line.lstrip("-*+0123456789.) ").strip()', "evidence.passages", "list-item-number",
+    ),
+    "short-row-raises": (
+        _evidence_units, "_row_text", '" | ".join(c for c in cells if c)',
+        '" | ".join(cells[i] for i in range(len(header)) if cells[i])', "evidence.table_rows", "page-row",
+    ),
+    # Survivors of tools/evidence_search.py: the text cut at its bound by character count (never by leaving
+    # whole lines out), and a failed search's error read as an object, so a batch with one failed search
+    # raises instead of answering (or failing with a WEB_* error).
+    "text-cut-mid-line": (evidence_search, "render_evidence", "and any(len(b) > 1 for b in bodies)", "and False",
+                          "evidence.lines_cite_results", "long-urls"),
+    "search-error-misread": (evidence_search, "_tried", "clean_text(t['search_error'], 200)",
+                             "clean_text(t['search_error'].text, 200)", "evidence.diversity", "failed-search"),
 }  # fmt: skip
 _TABLES = {
     "evidence.diversity": (evidence_diversity, "DIVERSITY"),
     "evidence.passages": (evidence_passages, "PASSAGES"),
     "evidence.designators": (evidence_relevance, "DESIGNATORS"),
+    "evidence.table_rows": (evidence_relevance, "TABLES"),
+    "evidence.lines_cite_results": (evidence, "CITES"),
 }
 
 
@@ -415,3 +440,18 @@ def test_each_text_and_passage_row_catches_the_reading_it_names(reading: str, mo
                   _evidence_text, _evidence_passages, _evidence_rank, evidence_search)  # fmt: skip
     module, table = _TABLES[check_id]
     assert failing_rows(module, table, check_id, monkeypatch) == {row}
+
+
+def test_the_unsafe_check_catches_dropped_results_outside_the_output_schema(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A survivor of tools/evidence_search.py (issue 24 item 5): dropped results listed in a shape the adapter
+    protocol's output schema refuses (here their reason under another key)."""
+    candidates = evidence_search.EvidenceSearchTool._candidates
+
+    def misnamed(self: Any, index: int, q: Any, answer: Any) -> list[Any]:
+        out = candidates(self, index, q, answer)
+        q.dropped[:] = [{"url": d["url"], "why": d["reason"]} for d in q.dropped]
+        return out
+
+    monkeypatch.setattr(evidence_search.EvidenceSearchTool, "_candidates", misnamed)
+    (result,) = run(reference_target(), only=["evidence.unsafe_dropped"]).results
+    assert result.outcome.value == "failed" and "does not follow evidence_search.output" in result.reason, result.reason

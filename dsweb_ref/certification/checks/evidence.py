@@ -89,6 +89,28 @@ def _regions(text: str, items: list[tuple[str, str]]) -> list[tuple[str, str]]:
 
 
 _URL = re.compile(r"https?://[^\s<>\"'()\[\]]+")
+# Long result URLs (within the reference's 2,048): three queries with two cited pages each pass the reference's
+# 8,000-character text, so lines must be left out whole, never cut inside a passage's URL.
+_LONG_PATH = "records/" + "harbour-dues-archive-" * 90
+CITES = (
+    Case("batch", "evidence lines shown without their source URL, or sources listed that gave no evidence",
+         {"queries": ("search api pricing", "rate limits retry-after")}),
+    Case("long-urls", "a text over its bound cut at a character count, inside an evidence line's URL, instead of "
+         "leaving whole lines out: the last line shown cites a URL no search returned",
+         {"queries": ("harbour pilot fees", "harbour berth fees", "harbour crane fees"), "long": True}),
+)
+
+
+def _long_results(ctx: CheckContext, query: str) -> None:
+    """Two results for ``query`` with long URLs, each page holding a paragraph that answers it."""
+    topic = query.replace(" ", "-")
+    rows = []
+    for i in range(2):
+        url = f"https://{topic}-{i}.example.org/{_LONG_PATH}{i}"
+        rows.append(row(url, f"{query.title()} {i}", f"About {query}."))
+        page = f"# {query.title()}\n\n{query.capitalize()} are set by the port office, notice {i + 1}."
+        serve_page(ctx, url, f"{query.title()} {i}", page)
+    script(ctx, query, rows)
 
 
 @check(
@@ -100,10 +122,21 @@ _URL = re.compile(r"https?://[^\s<>\"'()\[\]]+")
     rule="Seed 002: every evidence line keeps its source URL, so code (not the model) can attach the "
     "filtered source links to the answer: the value's sources are exactly the URLs that gave evidence. "
     "The line's layout is left open: the URL may stand before or after the passage, on its line or the next.",
+    cases=CITES,
 )
 async def lines_cite_results(ctx: CheckContext) -> None:
-    outcome = await _evidence(ctx, ["search api pricing", "rate limits retry-after"])
-    value = expect_success(outcome, "evidence batch")
+    for case in CITES:
+        ctx.fresh()
+        if case.params.get("long"):
+            for query in case["queries"]:
+                _long_results(ctx, query)
+        await _cites(ctx, case)
+
+
+async def _cites(ctx: CheckContext, case: Case) -> None:
+    outcome = await _evidence(ctx, list(case["queries"]), {"id": f"cites-{case.name}", "local_names": []})
+    value = expect_success(outcome, f"evidence batch ({case.name})")
+    await ctx.settle()
     returned = {
         str(r.get("url"))
         for record in ctx.records("search")
@@ -116,19 +149,23 @@ async def lines_cite_results(ctx: CheckContext) -> None:
         if isinstance(e, dict)
     ]
     for _passage, url in items:
-        require(url in returned, f"value cites {url!r}, which no search returned")
+        require(url in returned, f"value cites {url!r}, which no search returned", catches=case.catches)
     # The value's sources are the links code appends to the answer: exactly those that gave evidence.
     listed = {str(s.get("url")) for s in value.get("sources", []) if isinstance(s, dict)}
     gave = {url for _passage, url in items}
-    require(not listed - gave, f"the value's sources list {sorted(listed - gave)[:3]}, which gave no evidence")
-    require(not gave - listed, f"the value's sources leave out {sorted(gave - listed)[:3]}, which gave evidence")
+    require(not listed - gave, f"the value's sources list {sorted(listed - gave)[:3]}, which gave no evidence",
+            catches=case.catches)
+    require(not gave - listed, f"the value's sources leave out {sorted(gave - listed)[:3]}, which gave evidence",
+            catches=case.catches)
     text = outcome.text or ""
     regions = _regions(text, items)
     require(regions, "the evidence text shows none of the value's evidence passages", text=text[:2000])
     for region, url in regions:
-        require(url in region, f"an evidence line carries no source URL (expected {url}): {region.strip()[:200]!r}")
+        require(url in region, f"an evidence line carries no source URL (expected {url[:120]}): "
+                f"{region.strip()[:200]!r}", catches=case.catches)
     for shown in _URL.findall(text):
-        require(shown.rstrip(".,;:") in returned, f"the text cites {shown}, which no search returned")
+        require(shown.rstrip(".,;:") in returned, f"{case.name}: the text cites {shown[:200]}, which no search "
+                "returned", catches=case.catches)
 
 
 LOCAL = (
@@ -442,6 +479,8 @@ async def unsafe_dropped(ctx: CheckContext) -> None:
     expect_success(await _evidence(ctx, malformed, {"id": "malformed", "local_names": []}), "malformed results")
     outcome = await _evidence(ctx, [*queries, only], {"id": "unsafe", "local_names": []})
     value = expect_success(outcome, "evidence call")
+    # The adapter protocol's evidence_search value follows the shipped schema, its dropped results too.
+    expect_schema(value, "evidence_search.output", "evidence call with dropped results")
     await ctx.settle()
     fetched = {r.json.get("url") for r in ctx.records("fetch") if isinstance(r.json, dict)}
     cited = {e.get("url") for g in value.get("queries", []) for e in g.get("evidence", []) if isinstance(e, dict)}

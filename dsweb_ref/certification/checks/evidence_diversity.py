@@ -6,7 +6,9 @@ pages; and a batch of four queries can keep at least one source per query when t
 It fixes neither the page bound nor a per-domain number, so the check enforces only:
 
 * every query of a batch whose search returned a usable result (a valid public URL whose title and
-  snippet carry the query's words) keeps at least one evidence line citing one of its own results;
+  snippet carry the query's words) keeps at least one evidence line citing one of its own results,
+  also when another query's search failed (or the call fails with a ``WEB_*`` error: seed 001 says the
+  tool fails the batch if one query fails);
 * one registrable domain (Public Suffix List: ``news.bbc.co.uk`` and ``BBC.co.uk`` are one site,
   ``alice.github.io`` and ``bob.github.io`` two) holds more than half of the pages a call used
   (fetched or cited, two or more) only when every other registrable domain with a usable result
@@ -23,8 +25,10 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from ...emulator import Status
 from ..cases import Case
-from ._base import CheckContext, check, expect_success, require
+from ._base import CheckContext, check, expect_error, expect_success, require
+from ._oracle import query_match
 from ._script import Row, row, script
 from .evidence import REQUIRES, _evidence
 
@@ -145,6 +149,13 @@ DIVERSITY = (
         )},
     ),
     Case(
+        "failed-search",
+        "one search of the batch failing (the engine answers 500) crashing the call (no WEB_* error), or costing "
+        "the other queries their sources when the call succeeds (seed 001 lets the batch fail with a WEB_* error)",
+        {"results": {q: rows for q, rows in _ONLY_SOURCE.items() if q != "harbour lighthouse history"},
+         "failing": ("harbour lighthouse history",)},
+    ),
+    Case(
         "github-io",
         "private suffixes left out of the list: every *.github.io site lumped into 'github.io'",
         {"results": _crowded(
@@ -178,7 +189,14 @@ async def diversity(ctx: CheckContext) -> None:
         results: dict[str, list[Row]] = case["results"]
         for query, rows in results.items():
             script(ctx, query, rows)
-        value = expect_success(await _evidence(ctx, list(results), {"id": case.name, "local_names": []}), case.name)
+        failing: tuple[str, ...] = case.params.get("failing", ())
+        for query in failing:
+            ctx.emu.inject(ctx.search_route, Status(500), times=None, when=query_match(ctx.search_route, query))
+        outcome = await _evidence(ctx, [*results, *failing], {"id": case.name, "local_names": []})
+        if failing and not outcome.ok:  # seed 001: the tool may fail the batch when one of its queries fails
+            expect_error(outcome, case.name)
+            continue
+        value = expect_success(outcome, case.name)
         await ctx.settle()
         groups = {g.get("query"): g for g in value.get("queries", []) if isinstance(g, dict)}
         for query, rows in results.items():

@@ -16,6 +16,8 @@ Fetch API serves:
   (seed 001 documents site, language, date and exclusion operators, passed to the engine unchanged):
   they steer the search and are not words the page must hold, so the page on the named site still
   yields its matching paragraph.
+* a matching paragraph that is a list item starting with its fact (a time) keeps that fact: the passage
+  is the page's text, its list marker aside.
 """
 
 from __future__ import annotations
@@ -107,6 +109,11 @@ OPERATORS = replace(
 
 # Shanghai weather (上海天气), its two words apart in the matching paragraph ("上海明天天气预报").
 CHINESE_APART = replace(CHINESE, query="上海天气")
+# The matching paragraph is a list item that starts with its fact (a time): the item's marker goes, the
+# time stays.
+LIST_ITEM = replace(
+    ENGLISH, match="- 06:00 is when harbour pilot boarding starts, from the outer anchorage.", fact="06:00 is when"
+)
 
 
 def _page(texts: _Texts, fillers: int) -> str:
@@ -161,6 +168,12 @@ PASSAGES = (
         "named site with the matching paragraph gives no evidence",
         {"fillers": 40, "texts": "operators"},
     ),
+    Case(
+        "list-item-number",
+        "a list item's leading number (a time, a count, a price) stripped with its bullet: '- 06:00 is when ...' "
+        "read as ':00 is when ...', the item's fact lost from its passage",
+        {"fillers": 40, "texts": "list-item"},
+    ),
 )
 _TEXTS = {
     "english": ENGLISH,
@@ -170,6 +183,7 @@ _TEXTS = {
     "stop-words": STOP_WORDS,
     "one-word": ONE_WORD,
     "operators": OPERATORS,
+    "list-item": LIST_ITEM,
 }
 
 

@@ -15,7 +15,9 @@ the checks accept any of them and enforce only:
   shares: a two-letter subject ("AI"), a Thai word with SARA AM
   (ทองคำ, gold, against ทองแดง, copper), a one- or two-character Chinese word (雪, snow; 上海).
 * ``evidence.table_rows``: a fact that lives in a table row reaches the evidence with its row
-  label (a value cut off from its row answers nothing).
+  label (a value cut off from its row answers nothing), also from a row with fewer cells than its
+  header, when the search snippet does not hold the fact (the page was fetched and has the passage,
+  so the snippet is no fallback).
 * ``evidence.own_ranking``: when a batch has more results than pages are read, the pages read are
   the pipeline's own pick: a relevant result the engine listed last is read and cited.
 """
@@ -272,14 +274,25 @@ FERRY_PAGE = (
     "# Lumen Bay ferry fares\n\nThe Lumen Bay ferry links the old town with Gull Island every 40 minutes. "
     "Adult and child fares changed in March.\n\n"
     "| Ticket | One way | Return |\n| --- | --- | --- |\n| Adult | $12.50 | $22.00 |\n"
-    "| Child | $6.00 | $10.50 |\n| Bicycle | $3.00 | $5.00 |\n"
+    "| Child | $6.00 | $10.50 |\n| Bicycle | $3.00 |\n"  # no return fare for a bicycle: a row shorter than its header
 )
+# What the engine shows for the page: the first row's snippet holds its fare too (engines show such
+# snippets); the second's holds none, so only the page's own row can carry the fact.
+ADULT_SNIPPET = "Lumen Bay ferry fares: Adult one way $12.50."
 TABLES = (
     Case(
         "row-label",
         "table cells split into separate passages, so the fare reaches the evidence without the row "
         "(Adult) it belongs to, or not at all",
-        {"query": "Lumen Bay ferry adult fare", "label": "Adult", "value": "12.50"},
+        {"query": "Lumen Bay ferry adult fare", "label": "Adult", "value": "12.50", "snippet": ADULT_SNIPPET},
+    ),
+    Case(
+        "page-row",
+        "a table the parser cannot read (a row with fewer cells than its header, or any table line) failing the "
+        "whole page, so the search snippet stands in for a page that was fetched and holds the fact: the fare "
+        "never reaches the evidence",
+        {"query": "Lumen Bay ferry bicycle fare", "label": "Bicycle", "value": "3.00",
+         "snippet": "Lumen Bay ferry fares and timetable for the Gull Island crossing."},
     ),
 )
 
@@ -298,10 +311,9 @@ async def table_rows(ctx: CheckContext) -> None:
     for case in TABLES:
         ctx.fresh()
         query = case["query"]
-        # The snippet holds the fact too (engines show such snippets): this check is about the page's
-        # passage; a pipeline that never reads pages is evidence.passages' catch.
-        snippet = "Lumen Bay ferry fares: Adult one way $12.50."
-        script(ctx, query, [row(FERRY, "Lumen Bay ferry fares and timetable", snippet)])
+        # Where the snippet holds the fact too, this row is about the page's passage; a pipeline that never
+        # reads pages is evidence.passages' catch.
+        script(ctx, query, [row(FERRY, "Lumen Bay ferry fares and timetable", case["snippet"])])
         _serve(ctx, FERRY, FERRY_PAGE)
         outcome = await _evidence(ctx, query, {"id": f"tables-{case.name}", "local_names": []})
         value = expect_success(outcome, case.name)
