@@ -10,10 +10,12 @@ from typing import Any
 
 import pytest
 
-from dsweb_ref import _service
-from dsweb_ref.certification.checks import text
+from dsweb_ref import _service, runtime
+from dsweb_ref.certification.checks import outcomes, text
+from dsweb_ref.certification.targets import reference_target
 
 from ._readings import failing_rows
+from .conftest import run
 
 
 def patch_method(owner: type, method: str, right: str, wrong: str, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -35,3 +37,18 @@ def test_an_answer_dropped_when_the_cap_cuts_the_sources_is_caught(monkeypatch: 
 
 def test_the_reference_passes_the_new_rows(monkeypatch: pytest.MonkeyPatch) -> None:
     assert failing_rows(text, "BOUNDED_ANSWERS", "search.text.bounded_answers", monkeypatch) == set()
+
+
+def _base_unavailable_failure() -> str:
+    (result,) = run(reference_target(), only=["search.api.base_unavailable"]).results
+    return result.reason if result.outcome.value != "passed" else ""
+
+
+def test_the_reference_keeps_http_fetch_with_the_switch_off() -> None:
+    assert _base_unavailable_failure() == ""
+
+
+def test_http_fetch_unavailable_with_a_blank_api_base_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """runtime._HttpFetchPerOperation.available -> False: the switch-off fetch provider is never usable."""
+    monkeypatch.setattr(runtime._HttpFetchPerOperation, "available", lambda self: False)
+    assert _base_unavailable_failure().startswith(f"{outcomes.SWITCH_OFF.name}: ")
