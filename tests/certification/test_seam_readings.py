@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from dsweb_ref import _service, runtime
-from dsweb_ref.certification.checks import outcomes, text
+from dsweb_ref.certification.checks import outcomes, summary, text
 from dsweb_ref.certification.targets import reference_target
 
 from ._readings import failing_rows
@@ -52,3 +52,14 @@ def test_http_fetch_unavailable_with_a_blank_api_base_is_caught(monkeypatch: pyt
     """runtime._HttpFetchPerOperation.available -> False: the switch-off fetch provider is never usable."""
     monkeypatch.setattr(runtime._HttpFetchPerOperation, "available", lambda self: False)
     assert _base_unavailable_failure().startswith(f"{outcomes.SWITCH_OFF.name}: ")
+
+
+def test_the_reference_passes_the_summary_budget_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert failing_rows(summary, "BUDGET_CASES", "search.api.summary.budget", monkeypatch) == set()
+
+
+def test_an_ignored_per_source_summary_budget_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """runtime.Runtime.search_tool without summary_max_chars: the tool's default 1,000 whatever is configured."""
+    patch_method(runtime.Runtime, "search_tool", "summary_max_chars=t.search_summary_max_chars,", "", monkeypatch)
+    assert failing_rows(summary, "BUDGET_CASES", "search.api.summary.budget", monkeypatch) == {
+        "a per-source budget of 400"}
