@@ -392,6 +392,11 @@ UNUSABLE_BASES = (
 # TLS handshake fails, so the search fails as a provider failure, never as "unavailable".
 HTTPS_BASE = Case("an https base", "an https base (the scheme of the documented default) taken for unusable",
                   {"base": "the emulator's tools base with https"})
+# With the switch off (provider messages) web_fetch is the local HTTP fetch, which no API base concerns. A
+# loopback literal is fetched: the fetcher's own address rules may refuse it (any WEB_* error but unavailable).
+SWITCH_OFF = Case("a blank base with the switch off", "a blank API base taken to leave the local HTTP fetch "
+                  "unavailable too (the 'both providers' it disables are the two APIs)",
+                  {"base": "", "url": "http://127.0.0.1:9/"})
 
 
 async def _unavailable(ctx: CheckContext, what: str, call: CallOutcome) -> None:
@@ -410,8 +415,9 @@ async def _unavailable(ctx: CheckContext, what: str, call: CallOutcome) -> None:
     "never inferred from the hostname'. With such a tools_base a web_search (and, with fetch-api, a "
     "web_fetch) fails as unavailable (WEB_PROVIDER_CONFIGURED_UNAVAILABLE or WEB_PROVIDER_UNAVAILABLE), "
     "never with another base; refusing the configuration itself is accepted too. An https base (the "
-    "documented default's scheme) is usable.",
-    cases=(*UNUSABLE_BASES, HTTPS_BASE),
+    "documented default's scheme) is usable. With the switch off ('off restores Messages search with local "
+    "HTTP fetch'), the same blank base leaves web_fetch on the local HTTP fetch: it never fails as unavailable.",
+    cases=(*UNUSABLE_BASES, HTTPS_BASE, SWITCH_OFF),
 )
 async def base_unavailable(ctx: CheckContext) -> None:
     fetch = {"web_fetch", "fetch-api"} <= ctx.hello.capabilities
@@ -432,3 +438,14 @@ async def base_unavailable(ctx: CheckContext) -> None:
     expect_error(outcome, f"{HTTPS_BASE.name}: a TLS search against the plain-HTTP emulator")
     require(outcome.error_code not in UNAVAILABLE,
             f"{HTTPS_BASE.name}: {outcome.error_code}, but an https base is usable")
+    if not {"web_fetch", "messages-search"} <= ctx.hello.capabilities:
+        return
+    ctx.fresh()
+    try:
+        await ctx.configure(provider="messages", tools_base=SWITCH_OFF["base"])
+    except (TargetError, WebError):
+        return  # the target refused the configuration: nothing can run on it
+    outcome = await ctx.fetch(SWITCH_OFF["url"])
+    require(outcome.error_code not in UNAVAILABLE,
+            f"{SWITCH_OFF.name}: web_fetch {SWITCH_OFF['url']} failed with {outcome.error_code}, but with the switch "
+            "off it is the local HTTP fetch, which the API base does not concern")

@@ -151,6 +151,8 @@ BUDGET_CASES = (
           {"no summaries": [["none", 0], ["none", 0]]}),
     _case("the total used up exactly", "a summary left out because the total is used up is not reported "
           "truncated", 1000, 1800, {"used up": [["words", 900, f"v{i}x"] for i in range(3)]}),
+    _case("a per-source budget of 400", "the configured per-source budget ignored (the default 1,000 applied)",
+          400, WIDE, _one(["words", 600, "w"])),
 )
 
 
@@ -224,7 +226,8 @@ def _within_budgets(name: str, per: int, total: int, shown: dict[str, str], serv
     provider="api",
     rule="Seed 001: separate model-facing summary from display snippet, with per-source and total output budgets "
     "and matching Session records; returned summaries measured 1,000-2,300 characters. Budgets count "
-    "characters (code points); a cut ends in a visible marker and sets truncated; the value keeps snippet "
+    "characters (code points) and are the configured ones (configure search_summary_max_chars and "
+    "search_summary_total_chars); a cut ends in a visible marker and sets truncated; the value keeps snippet "
     "and summary as served and records the summary the model saw.",
     cases=BUDGET_CASES,
 )

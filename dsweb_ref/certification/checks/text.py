@@ -191,6 +191,7 @@ def _lines(total: int, width: int = 79) -> str:
 
 
 SOURCE = {"url": "https://answers.example.test/1", "title": "T", "snippet": "s"}
+OVER_CAP_ANSWER = "The provider answered over the source cap."
 BOUNDED_ANSWERS = (
     Case("one huge single-line answer", "a provider answer passed to the model whole",
          {"answers": {"huge line": {"content": "a" * HUGE, "sources": [SOURCE], "truncated": False}}}),
@@ -199,6 +200,12 @@ BOUNDED_ANSWERS = (
     Case("a batch of two half-huge answers", "each answer bounded alone, their concatenation not",
          {"answers": {"half one": {"content": _lines(HUGE // 2 + 100), "sources": [SOURCE], "truncated": False},
                       "half two": {"content": "b" * (HUGE // 2 + 100), "sources": [], "truncated": True}}}),
+    # Ten sources against the default cap of eight: the cap cuts them, and only them.
+    Case("an answer whose sources overflow the cap", "the provider's answer dropped along with the sources "
+         "searchMaxResults cuts", {"answers": {"over the cap": {
+             "content": OVER_CAP_ANSWER, "truncated": False,
+             "sources": [{"url": f"https://answers.example.test/over/{i}", "title": f"T{i}"} for i in range(10)]}},
+             "kept": OVER_CAP_ANSWER}),
 )
 
 
@@ -212,7 +219,9 @@ BOUNDED_ANSWERS = (
     "so a long answer is a result, not a failure; and an unbounded array was rejected because it could "
     "'concatenate an arbitrary number of provider answers', keeping output growth under deployment control "
     f"(seed 001: 'bounded tool output'). Any bound is accepted; a text of {HUGE:,} characters or more, "
-    "echoing the answers whole, is not bounded.",
+    "echoing the answers whole, is not bounded. 'searchMaxResults bounds only the combined sources returned "
+    "to the caller', so a short answer whose sources overflow the cap is still returned (in the value's "
+    "content or the text).",
     cases=BOUNDED_ANSWERS,
 )
 async def text_bounded_answers(ctx: CheckContext) -> None:
@@ -229,3 +238,8 @@ async def text_bounded_answers(ctx: CheckContext) -> None:
         text = outcome.text or ""
         require(len(text) < HUGE, f"{case.name}: the text is {len(text):,} characters: the provider answers were "
                 f"echoed unbounded", length=len(text))
+        kept = case.params.get("kept")
+        if kept is not None:
+            content = (outcome.value or {}).get("content")
+            require(kept in text or (isinstance(content, str) and kept in content),
+                    f"{case.name}: the provider's answer is missing from the value and the text", text=text[:500])
