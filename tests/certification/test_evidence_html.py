@@ -5,6 +5,7 @@ reference's page reader (tools/_evidence_units.py, issue 24 item 5): that row fa
 from __future__ import annotations
 
 import inspect
+import re
 import textwrap
 from typing import Any
 
@@ -25,6 +26,7 @@ CONSTANT_READINGS: dict[str, tuple[str, Any, str]] = {
     **{f"{tag}-kept": ("_DROP_TAGS", U._DROP_TAGS - {tag}, tag)
        for tag in ("script", "style", "nav", "header", "footer", "aside")},
     "navigation-role-kept": ("_DROP_ROLES", U._DROP_ROLES - {"navigation"}, "role-navigation"),
+    "consent-names-kept": ("_CONSENT", re.compile("(?!)"), "cookie-consent"),
     "list-items-inline": ("_INLINE", U._INLINE | {"ul", "li"}, "list-items"),
     "blocks-inline": ("_INLINE", U._INLINE | {"div", "h2"}, "blocks"),
 }  # fmt: skip
@@ -39,6 +41,10 @@ FUNCTION_READINGS: dict[str, tuple[str, str, str, str]] = {
     ),
     "format-characters-as-spaces": (
         "printable", '("" if unicodedata.category(c) == "Cf" else " ")', '" "', "format-characters"
+    ),
+    "block-end-tags-ignored": (
+        "handle_endtag", "elif tag not in _INLINE and self._cell is None:",
+        "elif tag not in _INLINE and self._cell is not None:", "blocks",
     ),
     "row-label-dropped": (
         "_row_text", 'return f"{label} — " + "; ".join(parts) if label else "; ".join(parts)',

@@ -16,8 +16,8 @@ each row enforces only, for one page:
   ``evidence.table_rows`` does for Markdown), as the page's text: no tag, attribute or character
   reference, no format character splitting its words;
 * text that is page furniture by its markup (``script``, ``style``, ``nav``, the site ``header``,
-  ``footer``, ``aside``, an element with ``role="navigation"``) never reaches the evidence, though it
-  holds the query's words: that is the boilerplate the seed names;
+  ``footer``, ``aside``, an element with ``role="navigation"``, a cookie consent banner named by its id)
+  never reaches the evidence, though it holds the query's words: that is the boilerplate the seed names;
 * neighbouring blocks (list items, headings, paragraphs) unrelated to the query do not ride along with
   the matching one, though none of them ends in sentence punctuation.
 """
@@ -78,6 +78,9 @@ FURNITURE = {
     "role-navigation": ('<div role="navigation">', "</div>",
                         '<a href="/">Harbour pilot boarding</a> '
                         '<a href="/b">Pilot boarding Oskarhaven 06:00 harbour</a>'),
+    "cookie-consent": ('<div id="cookie-consent">', "</div>",
+                       "<p>We use cookies on harbour pilot boarding pages: Gorsemoor analytics and 12 partners. "
+                       "Accept harbour pilot boarding cookies?</p>"),
 }  # fmt: skip
 MARKERS = {
     "script": "Wexcombe",
@@ -87,6 +90,7 @@ MARKERS = {
     "footer": "Marrowgate",
     "aside": "Fennimore",
     "role-navigation": "Oskarhaven",
+    "cookie-consent": "Gorsemoor",
 }
 
 
@@ -104,10 +108,10 @@ MARKUP_PAGE = _page(
     ),
 )
 # Soft hyphens (&shy;, how HTML marks where a long word may break) and a zero-width space inside the
-# fact's words: invisible on the page, so its text is "outer anchorage".
+# fact's words, a no-break space between them: its text is "outer anchorage" (any space between the words).
 HYPHENATED_PAGE = _page(
     "Harbour pilot boarding",
-    _article(OPENING, "<p>Harbour pilot boarding starts at 06:00 from the out&shy;er an&shy;chor\u200bage.</p>"),
+    _article(OPENING, "<p>Harbour pilot boarding starts at 06:00 from the out&shy;er&nbsp;an&shy;chor\u200bage.</p>"),
 )
 # The ferry's fares, each row labelled by a header cell (th scope=row) under a header row.
 TH_ROWS_PAGE = _page(
@@ -144,10 +148,11 @@ LIST_PAGE = _page(
         "<li>Fish market closed for repairs</li></ul>",
     ),
 )
+# Blocks whose text ends at their end tag, also where the next text stands loose after it (no start tag).
 BLOCKS_PAGE = _page(
     "Harbour notices",
-    "<main><h2>Museum garden flower show</h2><div>Harbour pilot boarding from the outer anchorage</div>"
-    "<div>Lighthouse keepers' picnic by the dunes</div></main>",
+    "<main><h2>Museum garden flower show</h2><div><p>Chapel choir rehearsal in the nave</p>"
+    "Harbour pilot boarding from the outer anchorage</div><div>Lighthouse keepers' picnic by the dunes</div></main>",
 )
 
 FURNITURE_CATCHES = {
@@ -159,6 +164,8 @@ FURNITURE_CATCHES = {
     "footer": "the footer read as content: its contact line, holding the query's words, taken for a passage",
     "aside": "the aside (related links) read as content: its teaser, holding the query's words, taken for a passage",
     "role-navigation": 'furniture judged by tag name only: a menu marked role="navigation" on a div read as content',
+    "cookie-consent": "a cookie consent banner (a div whose id names it) read as content: its notice, holding the "
+    "query's words, taken for a passage",
 }
 HTML = (
     Case("markup", "the page's HTML read as text: a tag, an attribute or a character reference (&amp;) shown in "
@@ -179,8 +186,9 @@ HTML = (
          {"query": "harbour pilot boarding point", "fact": "Kestrel buoy", "label": "boarding point"}),
     Case("list-items", "list items read as one run of text (no item ends in sentence punctuation): the matching "
          "item comes with its unrelated neighbours", {"fact": FACT, "absent": ("choir", "picnic")}),
-    Case("blocks", "headings and divisions read as inline text: the matching block comes with the unrelated "
-         "heading before it and the block after it", {"fact": FACT, "absent": ("flower", "picnic")}),
+    Case("blocks", "headings, paragraphs and divisions read as inline text, or a block's text not ended at its end "
+         "tag: the matching text comes with the unrelated heading, paragraph or division beside it",
+         {"fact": FACT, "absent": ("flower", "choir", "picnic")}),
 )  # fmt: skip
 # Each row's page, by the row's name.
 PAGES = {
@@ -242,7 +250,8 @@ async def html_page(ctx: CheckContext) -> None:
             value = expect_success(outcome, case.name)
             cited = _cited(value, url)
             fact, label = case["fact"], case.params.get("label")
-            lines = [t for t in cited if fact in t and (label is None or label in t)]
+            # Any run of spaces (a no-break space kept, too) between words is one space.
+            lines = [t for t in cited if fact in " ".join(t.split()) and (label is None or label in t)]
             want = f"both {label!r} and {fact!r}" if label else repr(fact)
             require(lines, f"{case.name}: no evidence line citing {url} holds {want}", evidence=cited,
                     catches=case.catches)  # fmt: skip
