@@ -62,7 +62,8 @@ Methods
     - ``search-api`` - search through the Search API ``POST {tools_base}/search`` (``provider: "api"``)
     - ``fetch-api`` - fetch through the Fetch API ``POST {tools_base}/fetch`` (``provider: "api"``)
     - ``cancel`` - the ``cancel`` method below
-    - ``ssrf-test-mode`` - ``web_fetch`` honours ``test_network`` (below) for the SSRF checks
+    - ``ssrf-test-mode`` - ``web_fetch`` (and ``evidence_search``'s own page fetches) honour ``test_network``
+      (below) for the SSRF checks and ``evidence.html_page``
     - ``evidence-search`` - the seed 002 evidence ``web_search`` (method ``evidence_search`` below)
     - ``standalone-search`` - the standalone model-backed web_search (seed 003, ``standalone_search``)
     - ``standalone-resolve`` - its account and model selection (seed 003, ``standalone_resolve``)
@@ -153,8 +154,9 @@ Methods
           "dial": {"93.184.215.14": 41234, "10.0.0.7": 41240}              # address -> loopback port
         }
 
-    While it is set, ``web_fetch`` must resolve names only through ``resolve`` (an unlisted name does
-    not resolve), judge the resolved addresses with its own unchanged address policy, and connect to
+    While it is set, ``web_fetch`` (and, with ``provider: "messages"``, the page fetches of
+    ``evidence_search``) must resolve names only through ``resolve`` (an unlisted name does not
+    resolve), judge the resolved addresses with its own unchanged address policy, and connect to
     an address it accepted by connecting to ``127.0.0.1:<dial[address]>`` (an unlisted address refuses
     the connection). Environment proxies stay ignored. The suite dials every address it considers
     non-public to a trap that counts connections: any connection there fails the SSRF check.
@@ -239,6 +241,7 @@ it. The report names every profile and why one was not certified.
 - ``seed-001-retry``, ``seed-001-pacing``, ``seed-001-localization``, ``seed-001-summary-budget``,
   ``seed-001-quality-metadata`` (opt-in): ``web_search``, ``search-api`` and that capability
 - ``seed-002-evidence``: ``web_search``, ``search-api``, ``fetch-api``, ``evidence-search``
+- ``seed-002-evidence-html``: ``web_search``, ``messages-search``, ``ssrf-test-mode``, ``evidence-search``
 - ``ssrf``: ``web_fetch``, ``ssrf-test-mode``
 - ``seed-003-standalone``: ``standalone-search``, ``standalone-resolve``
 

@@ -93,6 +93,15 @@ PROFILES: tuple[Profile, ...] = (
         requires=("web_search", "search-api", "fetch-api", "evidence-search"),
     ),
     Profile(
+        "seed-002-evidence-html",
+        "002",
+        "the evidence pipeline over HTML pages it fetches itself: query-matching text, no markup, no furniture",
+        # Messages search leaves fetching to the pipeline's own fetcher, which reads HTML; the test network
+        # (ssrf-test-mode) is how the suite serves it pages without leaving loopback.
+        requires=("web_search", "messages-search", "ssrf-test-mode", "evidence-search"),
+        protocol="messages",
+    ),
+    Profile(
         "ssrf",
         "002",
         "fetching untrusted URLs: no special-purpose address reached, on any answer, redirect or re-lookup",

@@ -45,6 +45,7 @@ EVIDENCE_CHECKS = {
     "evidence.designators",
     "evidence.table_rows",
     "evidence.own_ranking",
+    "evidence.html_page",
 }
 BREAKS = {
     "evidence-model-call": ("evidence.no_model_call", "sent a Messages request"),
@@ -83,6 +84,8 @@ BREAKS = {
     # Mutation survivors of tools/_evidence_units.py made rows (issue 24 item 5).
     "evidence-list-numbers-stripped": ("evidence.passages", "list-item-number: the page's query-matching passage"),
     "evidence-table-short-rows": ("evidence.table_rows", "page-row: no evidence line holds both 'Bicycle'"),
+    # HTML pages the pipeline fetches itself (issue 24 item 5): its tags stripped by a pattern, furniture kept.
+    "evidence-html-as-text": ("evidence.html_page", "script: no evidence line citing"),
 }
 
 
@@ -104,7 +107,11 @@ ALSO_FAILED = {
     "evidence-retry-zero-width": {"evidence.local_refused"},
     # The release page's snippet does not name the version (3.2), nor the ferry page-row's snippet the bicycle
     # fare: each is evidence only when its page is read.
-    "evidence-snippet-only": {"evidence.designators", "evidence.table_rows"},
+    # ... and neither does the HTML page's snippet hold its facts; nor its opening its fact (evidence-page-lead).
+    "evidence-snippet-only": {"evidence.designators", "evidence.table_rows", "evidence.html_page"},
+    "evidence-page-lead": {"evidence.html_page"},
+    # A row label dropped from Markdown and HTML tables alike (the one row reader serves both).
+    "evidence-table-cells": {"evidence.html_page"},
 }
 
 

@@ -30,6 +30,7 @@ MEMBERS = {
     "c.fetch": ("seed-001-fetch-api",),
     "d.standalone": ("seed-003-standalone",),
     "e.evidence": ("seed-002-evidence",),
+    "e.evidence_html": ("seed-002-evidence-html",),
     "f.guard": ("ssrf",),
     "g.opt_in": ("seed-001-retry", "seed-001-pacing", "seed-001-localization", "seed-001-summary-budget",
                 "seed-001-quality-metadata"),

@@ -9,6 +9,7 @@ from . import (  # noqa: F401  (registration side effect)
     differential,
     evidence,
     evidence_diversity,
+    evidence_html,
     evidence_passages,
     evidence_relevance,
     fetch,

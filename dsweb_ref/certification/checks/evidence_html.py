@@ -1,0 +1,261 @@
+"""The evidence pipeline over HTML pages it fetches itself (seed 002), on the suite's test network.
+
+Seed 002 decides: a page fetched successfully is not sent to the model whole; code reduces it to short
+text that matches the query, to cut the context and the chance that boilerplate or unrelated text mixes
+in; every evidence line keeps its source URL. The other evidence checks read pages through the Fetch
+API, which answers Markdown; a pipeline that fetches pages itself (search through Messages, fetches by
+its own fetcher) reads HTML. This check runs that route: Messages search answers one result whose URL
+names a public-looking host, which the ``test_network`` (adapter protocol, ``ssrf-test-mode``) resolves
+to a public address dialled to a loopback page server answering ``text/html``. No packet leaves loopback.
+
+It fixes neither how a page is cut (sentences, list items, rows, windows) nor the wording of a line, so
+each row enforces only, for one page:
+
+* the page's query-matching fact reaches the evidence citing the page (with its row label or its
+  definition term where the page gives the fact in a table row or a definition list, as
+  ``evidence.table_rows`` does for Markdown), as the page's text: no tag, attribute or character
+  reference, no format character splitting its words;
+* text that is page furniture by its markup (``script``, ``style``, ``nav``, the site ``header``,
+  ``footer``, ``aside``, an element with ``role="navigation"``, a cookie consent banner named by its id)
+  never reaches the evidence, though it holds the query's words: that is the boilerplate the seed names;
+* neighbouring blocks (list items, headings, paragraphs) unrelated to the query do not ride along with
+  the matching one, though none of them ends in sentence punctuation.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from ..cases import Case
+from ._base import CheckContext, check, expect_success, require
+from ._script import row, script
+from .evidence import _evidence
+from .ssrf import PUBLIC, _Handler, _network
+
+REQUIRES = ("web_search", "messages-search", "ssrf-test-mode", "evidence-search")
+HOST = "harbour-pilots.example.org"
+QUERY = "harbour pilot boarding"
+MATCH = "<p>Harbour pilot boarding starts at 06:00 from the outer anchorage, for vessels over 80 metres.</p>"
+FACT = "outer anchorage"
+# The search result's snippet holds none of the facts: only the page can carry them.
+SNIPPET = "Notices and guides from the harbour office."
+_TITLE = re.compile(r"<title>(.*?)</title>")
+OPENING = "<p>The lighthouse keepers' choir rehearses on Thursdays in the old chapel.</p>"
+
+
+def _page(title: str, body: str) -> str:
+    return (
+        f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{title}</title></head>\n'
+        f"<body>\n{body}\n</body></html>\n"
+    )
+
+
+def _article(*blocks: str) -> str:
+    return "<main><article>\n<h1>Pilotage</h1>\n" + "\n".join(blocks) + "\n</article></main>"
+
+
+# Furniture by its markup, holding every word of the query (and a number, as the matching paragraph
+# does), each with a word (MARKERS) no other text of the page has: that word in the evidence shows the
+# furniture was read as content.
+FURNITURE = {
+    "script": ("<script>", "</script>",
+               'var harbourPilotBoarding = "harbour pilot boarding 0600"; trackWexcombe("harbour pilot boarding");'),
+    "style": ("<style>", "</style>",
+              ".harbour-pilot-boarding { color: navy; } .pilot-boarding-harbour-0600 { font: 12px Quillmoor; }"),
+    "nav": ("<nav>", "</nav>",
+            '<a href="/">Harbour pilot boarding</a> <a href="/times">Pilot boarding times 06:00</a> '
+            '<a href="/map">Harbour pilot boarding Brackenfold map</a>'),
+    "header": ("<header>", "</header>",
+               '<a href="/">Harbour pilot boarding service</a> <span>Harbour pilot boarding desk open 06:00 '
+               "Tollinghurst</span>"),
+    "footer": ("<footer>", "</footer>",
+               "<p>Harbour pilot boarding office, 12 Marrowgate Quay. Harbour pilot boarding enquiries 06:00-22:00."
+               "</p>"),
+    "aside": ("<aside>", "</aside>",
+              "<h2>Related</h2><p>Harbour pilot boarding in winter: Fennimore guide, 2 pages on pilot boarding.</p>"),
+    "role-navigation": ('<div role="navigation">', "</div>",
+                        '<a href="/">Harbour pilot boarding</a> '
+                        '<a href="/b">Pilot boarding Oskarhaven 06:00 harbour</a>'),
+    "cookie-consent": ('<div id="cookie-consent">', "</div>",
+                       "<p>We use cookies on harbour pilot boarding pages: Gorsemoor analytics and 12 partners. "
+                       "Accept harbour pilot boarding cookies?</p>"),
+}  # fmt: skip
+MARKERS = {
+    "script": "Wexcombe",
+    "style": "Quillmoor",
+    "nav": "Brackenfold",
+    "header": "Tollinghurst",
+    "footer": "Marrowgate",
+    "aside": "Fennimore",
+    "role-navigation": "Oskarhaven",
+    "cookie-consent": "Gorsemoor",
+}
+
+
+def _with_furniture(kind: str) -> str:
+    open_tag, close_tag, text = FURNITURE[kind]
+    return _page("Harbour pilot boarding", f"{open_tag}{text}{close_tag}\n" + _article(OPENING, MATCH))
+
+
+MARKUP_PAGE = _page(
+    "Harbour pilot boarding",
+    _article(
+        OPENING,
+        '<p>Harbour pilot boarding <strong class="time">starts at 06:00</strong> from the '
+        '<a href="/anchorage" title="chart">outer anchorage</a> &amp; the tug pier.</p>',
+    ),
+)
+# Soft hyphens (&shy;, how HTML marks where a long word may break) and a zero-width space inside the
+# fact's words, a no-break space between them: its text is "outer anchorage" (any space between the words).
+HYPHENATED_PAGE = _page(
+    "Harbour pilot boarding",
+    _article(OPENING, "<p>Harbour pilot boarding starts at 06:00 from the out&shy;er&nbsp;an&shy;chor\u200bage.</p>"),
+)
+# The ferry's fares, each row labelled by a header cell (th scope=row) under a header row.
+TH_ROWS_PAGE = _page(
+    "Lumen Bay ferry fares",
+    _article(
+        "<p>The Lumen Bay ferry crosses to Gull Island in forty minutes.</p>",
+        "<table><thead><tr><th>Ticket</th><th>One way</th><th>Return</th></tr></thead><tbody>"
+        '<tr><th scope="row">Adult</th><td>$12.50</td><td>$22.00</td></tr>'
+        '<tr><th scope="row">Bicycle</th><td>$3.00</td><td>$5.00</td></tr>'
+        "</tbody></table>",
+    ),
+)
+# A table with no header row: every row a header cell (its label) and a value.
+TH_NO_HEADER_PAGE = _page(
+    "Lumen Bay ferry fares",
+    _article(
+        "<p>The Lumen Bay ferry crosses to Gull Island in forty minutes.</p>",
+        "<table><tr><th>Adult fare</th><td>$12.50</td></tr><tr><th>Child fare</th><td>$6.00</td></tr></table>",
+    ),
+)
+DL_PAGE = _page(
+    "Harbour pilotage",
+    _article(
+        OPENING,
+        "<dl><dt>Pilot boarding point</dt><dd>Kestrel buoy, two miles south of the breakwater</dd>"
+        "<dt>Tug hire</dt><dd>Booked through the port office</dd></dl>",
+    ),
+)
+LIST_PAGE = _page(
+    "Harbour notices",
+    _article(
+        "<ul><li>Museum garden flower show on Saturday</li><li>Chapel choir rehearsal in the nave</li>"
+        "<li>Harbour pilot boarding from the outer anchorage</li><li>Lighthouse keepers' picnic by the dunes</li>"
+        "<li>Fish market closed for repairs</li></ul>",
+    ),
+)
+# Blocks whose text ends at their end tag, also where the next text stands loose after it (no start tag).
+BLOCKS_PAGE = _page(
+    "Harbour notices",
+    "<main><h2>Museum garden flower show</h2><div><p>Chapel choir rehearsal in the nave</p>"
+    "Harbour pilot boarding from the outer anchorage</div><div>Lighthouse keepers' picnic by the dunes</div></main>",
+)
+
+FURNITURE_CATCHES = {
+    "script": "script text read as page text (a parser that strips tags but keeps their contents): a script "
+    "holding the query's words taken for a passage",
+    "style": "style sheet text read as page text: CSS class names holding the query's words taken for a passage",
+    "nav": "the navigation menu (nav) read as content: its links, holding the query's words, taken for a passage",
+    "header": "the site header (header) read as content: its banner, holding the query's words, taken for a passage",
+    "footer": "the footer read as content: its contact line, holding the query's words, taken for a passage",
+    "aside": "the aside (related links) read as content: its teaser, holding the query's words, taken for a passage",
+    "role-navigation": 'furniture judged by tag name only: a menu marked role="navigation" on a div read as content',
+    "cookie-consent": "a cookie consent banner (a div whose id names it) read as content: its notice, holding the "
+    "query's words, taken for a passage",
+}
+HTML = (
+    Case("markup", "the page's HTML read as text: a tag, an attribute or a character reference (&amp;) shown in "
+         "the passage", {"fact": FACT, "absent": ("<strong", "</", "href=", "&amp;")}),
+    *(Case(kind, FURNITURE_CATCHES[kind],
+           {"furniture": FURNITURE[kind][0], "fact": FACT, "absent": (MARKERS[kind],)}) for kind in FURNITURE),
+    Case("format-characters", "format characters kept, or read as spaces: soft hyphens (&shy;) and a zero-width "
+         "space inside the fact's words make 'outer anchorage' into 'out er an chor age' (or hide the match)",
+         {"fact": FACT}),
+    Case("th-row-label", "header cells (th) read only as column headers, or left out of their row: a fare reaches "
+         "the evidence without the row label (Bicycle) it belongs to",
+         {"query": "Lumen Bay ferry bicycle fare", "fact": "3.00", "label": "Bicycle"}),
+    Case("th-first-row-header", "a row holding any header cell taken for the table's header row: in a table "
+         "without one, the first row (Adult fare) becomes the header and its fare is lost",
+         {"query": "Lumen Bay ferry adult fare", "fact": "12.50", "label": "Adult"}),
+    Case("dl-pair", "a definition list split into terms and descriptions: the description answering the query "
+         "(Kestrel buoy) reaches the evidence without its term (Pilot boarding point), or not at all",
+         {"query": "harbour pilot boarding point", "fact": "Kestrel buoy", "label": "boarding point"}),
+    Case("list-items", "list items read as one run of text (no item ends in sentence punctuation): the matching "
+         "item comes with its unrelated neighbours", {"fact": FACT, "absent": ("choir", "picnic")}),
+    Case("blocks", "headings, paragraphs and divisions read as inline text, or a block's text not ended at its end "
+         "tag: the matching text comes with the unrelated heading, paragraph or division beside it",
+         {"fact": FACT, "absent": ("flower", "choir", "picnic")}),
+)  # fmt: skip
+# Each row's page, by the row's name.
+PAGES = {
+    "markup": MARKUP_PAGE,
+    **{kind: _with_furniture(kind) for kind in FURNITURE},
+    "format-characters": HYPHENATED_PAGE,
+    "th-row-label": TH_ROWS_PAGE,
+    "th-first-row-header": TH_NO_HEADER_PAGE,
+    "dl-pair": DL_PAGE,
+    "list-items": LIST_PAGE,
+    "blocks": BLOCKS_PAGE,
+}
+
+
+def _serve_html(html: str) -> Callable[[_Handler], None]:
+    body = html.encode("utf-8")
+
+    def answer(handler: _Handler) -> None:
+        handler._send(body, headers={"Content-Type": "text/html; charset=utf-8"})
+
+    return answer
+
+
+def _cited(value: Mapping[str, Any], url: str) -> list[str]:
+    return [
+        str(e.get("text", ""))
+        for g in value.get("queries", [])
+        if isinstance(g, dict)
+        for e in g.get("evidence", [])
+        if isinstance(e, dict) and e.get("url") == url
+    ]
+
+
+@check(
+    "evidence.html_page",
+    "An HTML page the pipeline fetches itself yields its query-matching text: no markup, no page furniture",
+    seed="002",
+    requires=REQUIRES,
+    provider="messages",
+    rule="Seed 002: a page fetched successfully is not sent to the model whole; code reduces it to short text "
+    "matching the query, so that boilerplate and unrelated text do not mix in; every evidence line keeps its "
+    "source URL. Checked on HTML pages the pipeline fetches itself (Messages search, the test network).",
+    cases=HTML,
+    profiles=("seed-002-evidence-html",),
+)
+async def html_page(ctx: CheckContext) -> None:
+    with _network() as net:
+        await ctx.configure(provider="messages", test_network=net.config({HOST: [[PUBLIC]]}, []))
+        for case in HTML:
+            ctx.fresh()
+            query = case.params.get("query", QUERY)
+            path = f"/{case.name}"
+            url = f"http://{HOST}{path}"
+            page = PAGES[case.name]
+            net.pages.special[path] = _serve_html(page)
+            title = _TITLE.search(page)
+            script(ctx, query, [row(url, title.group(1) if title else "", SNIPPET)])
+            outcome = await _evidence(ctx, query, {"id": f"html-{case.name}", "local_names": []})
+            value = expect_success(outcome, case.name)
+            cited = _cited(value, url)
+            fact, label = case["fact"], case.params.get("label")
+            # Any run of spaces (a no-break space kept, too) between words is one space.
+            lines = [t for t in cited if fact in " ".join(t.split()) and (label is None or label in t)]
+            want = f"both {label!r} and {fact!r}" if label else repr(fact)
+            require(lines, f"{case.name}: no evidence line citing {url} holds {want}", evidence=cited,
+                    catches=case.catches)  # fmt: skip
+            shown = "\n".join([outcome.text or "", *cited])
+            for marker in case.params.get("absent", ()):
+                require(marker not in shown, f"{case.name}: {marker!r} reached the evidence", evidence=cited,
+                        catches=case.catches)  # fmt: skip

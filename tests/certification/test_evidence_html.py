@@ -1,0 +1,120 @@
+"""evidence.html_page (seed 002 over HTML pages the pipeline fetches itself): the reference passes it, and
+each row catches the wrong reading of a page its "catches" note names, made by changing one piece of the
+reference's page reader (tools/_evidence_units.py, issue 24 item 5): that row fails, every other row passes."""
+
+from __future__ import annotations
+
+import inspect
+import re
+import textwrap
+from typing import Any
+
+import pytest
+
+from dsweb_ref.certification.checks import REGISTRY, evidence_html
+from dsweb_ref.certification.profiles import find_profile
+from dsweb_ref.certification.targets import reference_target
+from dsweb_ref.tools import _evidence_units
+
+from ._readings import patch_reading
+from .conftest import run
+
+CHECK = "evidence.html_page"
+U = _evidence_units
+# A constant of the page reader with one member taken out or added: reading -> (name, value, the row).
+CONSTANT_READINGS: dict[str, tuple[str, Any, str]] = {
+    **{f"{tag}-kept": ("_DROP_TAGS", U._DROP_TAGS - {tag}, tag)
+       for tag in ("script", "style", "nav", "header", "footer", "aside")},
+    "navigation-role-kept": ("_DROP_ROLES", U._DROP_ROLES - {"navigation"}, "role-navigation"),
+    "consent-names-kept": ("_CONSENT", re.compile("(?!)"), "cookie-consent"),
+    "list-items-inline": ("_INLINE", U._INLINE | {"ul", "li"}, "list-items"),
+    "blocks-inline": ("_INLINE", U._INLINE | {"div", "h2"}, "blocks"),
+}  # fmt: skip
+# A function of the page reader with one text changed: reading -> (function, right, wrong, the row).
+FUNCTION_READINGS: dict[str, tuple[str, str, str, str]] = {
+    "inline-tags-as-text": (
+        "handle_starttag", 'elif tag == "br" and self._cell is not None:',
+        "elif tag in _INLINE:\n"
+        '        (self._cell if self._cell is not None else self._text).append(self.get_starttag_text() or "")\n'
+        '    elif tag == "br" and self._cell is not None:',
+        "markup",
+    ),
+    "format-characters-as-spaces": (
+        "printable", '("" if unicodedata.category(c) == "Cf" else " ")', '" "', "format-characters"
+    ),
+    "block-end-tags-ignored": (
+        "handle_endtag", "elif tag not in _INLINE and self._cell is None:",
+        "elif tag not in _INLINE and self._cell is not None:", "blocks",
+    ),
+    "row-label-dropped": (
+        "_row_text", 'return f"{label} — " + "; ".join(parts) if label else "; ".join(parts)',
+        'return "; ".join(parts)', "th-row-label",
+    ),
+    "any-header-cell-makes-the-header": (
+        "_end_row", "all(head for _, head in cells)", "any(head for _, head in cells)", "th-first-row-header"
+    ),
+    "terms-as-items": ("_kind_of", 'if tag == "dt":\n        return "term"', 'if tag == "dt":\n        return "item"',
+                       "dl-pair"),
+}  # fmt: skip
+
+
+def _outcome(monkeypatch: pytest.MonkeyPatch, rows: tuple[Any, ...]) -> tuple[str, str]:
+    monkeypatch.setattr(evidence_html, "HTML", rows)
+    (result,) = run(reference_target(), only=[CHECK]).results
+    return result.outcome.value, result.reason
+
+
+def _fails_exactly(row: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``row`` alone fails; the table without it passes (the check stops at its first failing row)."""
+    table = evidence_html.HTML
+    assert row in {c.name for c in table}
+    outcome, reason = _outcome(monkeypatch, tuple(c for c in table if c.name == row))
+    assert outcome == "failed" and reason.startswith(f"{row}: "), reason
+    outcome, reason = _outcome(monkeypatch, tuple(c for c in table if c.name != row))
+    assert outcome == "passed", reason
+
+
+def test_the_reference_passes_the_html_check() -> None:
+    (result,) = run(reference_target(), only=[CHECK]).results
+    assert result.outcome.value == "passed", result.reason
+
+
+def test_the_html_check_has_a_profile_of_its_own() -> None:
+    """Adapters without the test network keep seed-002-evidence; this check certifies its own profile."""
+    spec = REGISTRY[CHECK]
+    assert spec.profiles == ("seed-002-evidence-html",)
+    assert spec.check.seed == "002" and spec.rule.startswith("Seed 002:")
+    assert set(find_profile("seed-002-evidence-html").requires) == set(spec.requires)
+    assert "ssrf-test-mode" not in find_profile("seed-002-evidence").requires
+    assert all(case.catches for case in spec.cases)
+
+
+@pytest.mark.parametrize("reading", sorted(CONSTANT_READINGS))
+def test_each_furniture_and_block_row_catches_the_reading_it_names(
+    reading: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    name, wrong, row = CONSTANT_READINGS[reading]
+    assert getattr(U, name) != wrong
+    monkeypatch.setattr(U, name, wrong)
+    _fails_exactly(row, monkeypatch)
+
+
+@pytest.mark.parametrize("reading", sorted(FUNCTION_READINGS))
+def test_each_markup_table_and_pair_row_catches_the_reading_it_names(
+    reading: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    function, right, wrong, row = FUNCTION_READINGS[reading]
+    if hasattr(U._Units, function):
+        _patch_method(function, right, wrong, monkeypatch)
+    else:
+        patch_reading(U, function, right, wrong, monkeypatch)
+    _fails_exactly(row, monkeypatch)
+
+
+def _patch_method(function: str, right: str, wrong: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``_Units.function`` with its one ``right`` text (as in the dedented method) replaced by ``wrong``."""
+    source = textwrap.dedent(inspect.getsource(getattr(U._Units, function)))
+    assert source.count(right) == 1, (function, right)
+    namespace: dict[str, Any] = dict(vars(U))
+    exec(source.replace(right, wrong), namespace)
+    monkeypatch.setattr(U._Units, function, namespace[function])
