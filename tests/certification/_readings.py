@@ -4,6 +4,8 @@ fails: the shared machinery of the tests that prove each case row catches the re
 from __future__ import annotations
 
 import inspect
+import sys
+import textwrap
 from types import ModuleType
 from typing import Any
 
@@ -15,15 +17,16 @@ from .conftest import run
 
 
 def patch_reading(
-    owner: ModuleType, function: str, right: str, wrong: str, monkeypatch: pytest.MonkeyPatch,
+    owner: ModuleType | type, function: str, right: str, wrong: str, monkeypatch: pytest.MonkeyPatch,
     *importers: ModuleType,
 ) -> None:
-    """``owner.function`` with its one ``right`` text replaced by ``wrong``, wherever it is bound: in
-    ``owner`` and in each of ``importers`` that imported it by name."""
+    """``owner.function`` (a module's function or a class's method) with its one ``right`` text replaced
+    by ``wrong``, wherever it is bound: in ``owner`` and in each of ``importers`` that imported it by name."""
     original = getattr(owner, function)
-    source = inspect.getsource(original)
+    source = textwrap.dedent(inspect.getsource(original))
     assert source.count(right) == 1, (function, right)
-    namespace: dict[str, Any] = dict(vars(owner))
+    home = owner if isinstance(owner, ModuleType) else sys.modules[owner.__module__]
+    namespace: dict[str, Any] = dict(vars(home))
     exec(source.replace(right, wrong), namespace)
     for module in (owner, *importers):
         if getattr(module, function, None) is original:
@@ -39,3 +42,20 @@ def failing_rows(module: ModuleType, table: str, check: str, monkeypatch: pytest
         if result.outcome.value != "passed":
             failing.add(case.name)
     return failing
+
+
+def fails_exactly(module: ModuleType, table: str, check: str, row: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only ``row`` of ``module.table`` fails the reference as it is now: ``row`` alone fails (its reason
+    names it) and the table without it passes, two runs where :func:`failing_rows` takes one per row."""
+    cases = getattr(module, table)
+    assert row in {c.name for c in cases}
+
+    def outcome(kept: tuple[Any, ...]) -> tuple[str, str]:
+        monkeypatch.setattr(module, table, kept)
+        (result,) = run(reference_target(), only=[check]).results
+        return result.outcome.value, result.reason
+
+    value, reason = outcome(tuple(c for c in cases if c.name == row))
+    assert value == "failed" and reason.startswith(f"{row}: "), reason
+    value, reason = outcome(tuple(c for c in cases if c.name != row))
+    assert value == "passed", reason

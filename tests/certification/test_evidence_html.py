@@ -4,9 +4,7 @@ reference's page reader (tools/_evidence_units.py, issue 24 item 5): that row fa
 
 from __future__ import annotations
 
-import inspect
 import re
-import textwrap
 from typing import Any
 
 import pytest
@@ -16,7 +14,7 @@ from dsweb_ref.certification.profiles import find_profile
 from dsweb_ref.certification.targets import reference_target
 from dsweb_ref.tools import _evidence_units
 
-from ._readings import patch_reading
+from ._readings import fails_exactly, patch_reading
 from .conftest import run
 
 CHECK = "evidence.html_page"
@@ -58,22 +56,6 @@ FUNCTION_READINGS: dict[str, tuple[str, str, str, str]] = {
 }  # fmt: skip
 
 
-def _outcome(monkeypatch: pytest.MonkeyPatch, rows: tuple[Any, ...]) -> tuple[str, str]:
-    monkeypatch.setattr(evidence_html, "HTML", rows)
-    (result,) = run(reference_target(), only=[CHECK]).results
-    return result.outcome.value, result.reason
-
-
-def _fails_exactly(row: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """``row`` alone fails; the table without it passes (the check stops at its first failing row)."""
-    table = evidence_html.HTML
-    assert row in {c.name for c in table}
-    outcome, reason = _outcome(monkeypatch, tuple(c for c in table if c.name == row))
-    assert outcome == "failed" and reason.startswith(f"{row}: "), reason
-    outcome, reason = _outcome(monkeypatch, tuple(c for c in table if c.name != row))
-    assert outcome == "passed", reason
-
-
 def test_the_reference_passes_the_html_check() -> None:
     (result,) = run(reference_target(), only=[CHECK]).results
     assert result.outcome.value == "passed", result.reason
@@ -96,7 +78,7 @@ def test_each_furniture_and_block_row_catches_the_reading_it_names(
     name, wrong, row = CONSTANT_READINGS[reading]
     assert getattr(U, name) != wrong
     monkeypatch.setattr(U, name, wrong)
-    _fails_exactly(row, monkeypatch)
+    fails_exactly(evidence_html, "HTML", CHECK, row, monkeypatch)
 
 
 @pytest.mark.parametrize("reading", sorted(FUNCTION_READINGS))
@@ -104,17 +86,5 @@ def test_each_markup_table_and_pair_row_catches_the_reading_it_names(
     reading: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     function, right, wrong, row = FUNCTION_READINGS[reading]
-    if hasattr(U._Units, function):
-        _patch_method(function, right, wrong, monkeypatch)
-    else:
-        patch_reading(U, function, right, wrong, monkeypatch)
-    _fails_exactly(row, monkeypatch)
-
-
-def _patch_method(function: str, right: str, wrong: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """``_Units.function`` with its one ``right`` text (as in the dedented method) replaced by ``wrong``."""
-    source = textwrap.dedent(inspect.getsource(getattr(U._Units, function)))
-    assert source.count(right) == 1, (function, right)
-    namespace: dict[str, Any] = dict(vars(U))
-    exec(source.replace(right, wrong), namespace)
-    monkeypatch.setattr(U._Units, function, namespace[function])
+    patch_reading(U._Units if hasattr(U._Units, function) else U, function, right, wrong, monkeypatch)
+    fails_exactly(evidence_html, "HTML", CHECK, row, monkeypatch)
