@@ -101,7 +101,8 @@ Methods
           "localization": null,            # localization: IP literal to send as localization (null = unset)
           "search_model_text": "snippet",  # summary-budget: what the model sees per source: "snippet" | "summary"
           "search_summary_max_chars": 1000,   # summary-budget: characters of one source's summary shown
-          "search_summary_total_chars": 4000  # summary-budget: summary characters shown over the whole call
+          "search_summary_total_chars": 4000, # summary-budget: summary characters shown over the whole call
+          "standalone_stream": false       # seed 003: ask standalone_search for a streamed answer (optional)
         }
 
     Every key is a deployment setting a check relies on; use each as given. Unknown keys must be
@@ -146,6 +147,13 @@ Methods
     then true. Which sources get the total first, and whether whitespace is folded, are open. The
     value keeps ``snippet`` and ``metadata.summary`` exactly as served and records, on each source
     with a summary, ``summary_shown``: the summary exactly as the text shows it ("" if none of it).
+
+    ``standalone_stream`` (seed 003 leaves streaming open): true asks ``standalone_search`` for a
+    streamed answer (``"stream": true``, server-sent events). A target may ignore it and answer
+    plainly: the emulator tells a streamed row's answer as events only to a request that asks for
+    them, and as the same JSON otherwise. A target that streams must read the same answer from the
+    events, and must report a stream that ends before its final event (``message_stop``,
+    ``response.completed``), is cut off, or carries an ``error`` event as a tool error.
 
     With ``ssrf-test-mode``, ``configure`` may also carry::
 

@@ -173,6 +173,9 @@ class TargetConfig:
     search_model_text: Literal["snippet", "summary"] = "snippet"
     search_summary_max_chars: int = 1000  # characters of one source's summary the model sees
     search_summary_total_chars: int = 4000  # summary characters over every source of one call
+    # Seed 003 leaves streaming open: true asks the standalone search to request a streamed (server-sent
+    # events) answer; a target may ignore it and answer plainly.
+    standalone_stream: bool = False
 
     def standalone_url(self, protocol: str) -> str:
         """The exact request URL of a seed-003 standalone search over ``protocol``."""
@@ -498,10 +501,13 @@ def scheduling_overrides(config: TargetConfig) -> dict[str, object]:
 
 def reference_standalone(config: TargetConfig, protocol: str) -> _Tool:
     """The reference seed-003 tool on the emulator: the route a resolution would select, built the
-    way the runtime builds it, with the emulator key in a private mapping."""
+    way the runtime builds it, with the emulator key in a private mapping; ``standalone_stream`` asks
+    for a streamed answer."""
     kind: Literal["messages", "responses"] = "responses" if protocol == "responses" else "messages"
     route = SearchRoute("certify", kind, config.standalone_url(kind), STANDALONE_MODEL, KEY_ENV)
-    tool = standalone_search_tool(Resolution("selected", route=route), environ=credential_environ(config.api_key))
+    tool = standalone_search_tool(
+        Resolution("selected", route=route), environ=credential_environ(config.api_key), stream=config.standalone_stream
+    )
     assert tool is not None
     return tool
 

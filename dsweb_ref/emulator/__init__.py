@@ -18,6 +18,7 @@ redirect visits, disconnects) and misbehaves on request (faults)::
 from .auth import mask
 from .corpus import DOCUMENTS, Document
 from .faults import (
+    AsAnswer,
     CutBody,
     Delay,
     Fault,
@@ -44,6 +45,7 @@ __all__ = [
     "DEFAULT_ACCOUNT_TOKEN",
     "DEFAULT_API_KEY",
     "DOCUMENTS",
+    "AsAnswer",
     "Burst",
     "CutBody",
     "Delay",

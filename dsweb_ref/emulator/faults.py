@@ -17,6 +17,7 @@ from .gate import Burst, Gate
 
 __all__ = [
     "ROUTES",
+    "AsAnswer",
     "CutBody",
     "Delay",
     "Fault",
@@ -158,9 +159,30 @@ class HugeSummary:
     chars: int = 100_000
 
 
+@dataclass(frozen=True, slots=True)
+class AsAnswer:
+    """Messages/Responses: ``body``, one complete JSON answer of the route, instead of the route's own. A
+    plain request gets it as JSON; a request asking for ``"stream": true`` gets the same answer told as
+    the route's server-sent events (streaming.py), so both carry the same content.
+
+    ``bend`` spoils the stream near its end, ``last`` counting its final events: ``"early"`` ends it
+    cleanly without them; ``"cut"`` sends the events before them and half of the next one, then breaks
+    the connection mid-body; ``"error"`` tells an ``error`` event before them, then the rest. A plain
+    request to a bent answer gets what a failed upstream sends: the JSON cut the same way for ``"early"``
+    and ``"cut"`` (half of it, then a broken connection), an HTTP 500 error for ``"error"``."""
+
+    body: bytes
+    bend: Literal["early", "cut", "error"] | None = None
+    last: int = 1
+
+    def __repr__(self) -> str:  # the bend first: the body is long, and shown cut where cases are listed
+        bend = f"bend={self.bend!r}, last={self.last}, " if self.bend else ""
+        return f"AsAnswer({bend}body={self.body!r})"
+
+
 Fault: TypeAlias = (
     Delay | Hold | Flush | Pad | Status | RateLimited | Malformed | Redirect | SlowBody | CutBody | ProseOnly
-    | ToolError | NoSources | HugeSummary
+    | ToolError | NoSources | HugeSummary | AsAnswer
 )
 BodyMatch: TypeAlias = Callable[[Any], bool] | Mapping[str, Any]
 
@@ -196,6 +218,8 @@ def describe(fault: Fault) -> str:
             return "NoSources"
         case HugeSummary(chars):
             return f"HugeSummary({chars})"
+        case AsAnswer(_, bend, last):
+            return "AsAnswer" + (f"({bend}, last={last})" if bend else "")
 
 
 def _check(fault: Fault, route: str) -> None:
@@ -216,10 +240,12 @@ def _check(fault: Fault, route: str) -> None:
             raise ValueError("SlowBody needs chunk_size >= 1 and a bounded delay")
         case CutBody(keep) if keep is not None and keep < 0:
             raise ValueError("CutBody keep must be >= 0")
-        case ProseOnly() | ToolError() | NoSources() | HugeSummary() if route not in _MODEL_ROUTES:
+        case ProseOnly() | ToolError() | NoSources() | HugeSummary() | AsAnswer() if route not in _MODEL_ROUTES:
             raise ValueError(f"{describe(fault)} applies to the messages and responses routes only")
         case HugeSummary(chars) if not 0 <= chars <= 10_000_000:
             raise ValueError("HugeSummary chars must be within 0..10000000")
+        case AsAnswer(_, _, last) if last < 1:
+            raise ValueError("AsAnswer last must be >= 1")
     if isinstance(fault, Delay | Hold | Flush | Pad) and fault.then is not None:
         _check(fault.then, route)
 

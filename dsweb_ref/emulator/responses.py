@@ -195,13 +195,17 @@ def _item_events(index: int, item: dict[str, Any]) -> list[tuple[str, dict[str, 
     return events
 
 
+_FINAL_EVENTS = {"failed": "response.failed", "incomplete": "response.incomplete"}
+
+
 def responses_events(answer: dict[str, Any]) -> list[Event]:
     """The Responses event stream for a complete ``answer``: created, in_progress, each output item
-    (with its search or text events), completed; ``sequence_number`` counts from 0."""
+    (with its search or text events), then the final event its status names (``response.completed``,
+    ``.failed`` or ``.incomplete``) carrying the whole answer; ``sequence_number`` counts from 0."""
     opening = {**answer, "status": "in_progress", "output": [], "usage": None, "completed_at": None}
     steps: list[tuple[str, dict[str, Any]]] = [("response.created", {"response": opening}),
                                                ("response.in_progress", {"response": opening})]
     for index, item in enumerate(answer["output"]):
         steps += _item_events(index, item)
-    steps.append(("response.completed", {"response": answer}))
+    steps.append((_FINAL_EVENTS.get(str(answer.get("status")), "response.completed"), {"response": answer}))
     return [(name, {"type": name, "sequence_number": n, **fields}) for n, (name, fields) in enumerate(steps)]

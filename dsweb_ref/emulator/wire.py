@@ -17,6 +17,7 @@ from typing import Any
 from .auth import AuthResult, Credentials, Scrubber, authenticate, mask_header
 from .errors import ApiError, default_error
 from .faults import (
+    AsAnswer,
     CutBody,
     Delay,
     Fault,
@@ -38,7 +39,9 @@ from .faults import (
 from .gate import wait_first
 from .log import RequestLog
 from .messages import MessagesMode
+from .retold import tell
 from .scripted import ScriptedStore
+from .streaming import wants_stream
 
 __all__ = ["MESSAGES_MODE_KEY", "EmulatorState", "RouteTable", "Wire"]
 
@@ -332,6 +335,8 @@ class Wire:
             case HugeSummary(chars):
                 answer = await self._run_route(scope, body, exchange, MessagesMode(summary_chars=chars))
                 await self._send(send, exchange, answer)
+            case AsAnswer():
+                await self._tell(send, exchange, fault, wants_stream(body))
             case _:
                 await self._send(send, exchange, await self._run_route(scope, body, exchange, None))
 
@@ -372,6 +377,19 @@ class Wire:
             error = ApiError(500, f"emulator internal error: {type(exc).__name__}", "server_error")
             return _error_answer(error, exchange.route)
         return Answer(int(start.get("status", 500)), list(start.get("headers", [])), b"".join(chunks))
+
+    async def _tell(self, send: Send, exchange: Exchange, fault: AsAnswer, stream: bool) -> None:
+        """The scripted answer, plain or streamed (retold.py)."""
+        try:
+            told = tell(exchange.route or "", fault, stream)
+        except Exception as exc:  # a body the route's events cannot tell: a test bug, answered plainly
+            told = ApiError(500, f"emulator internal error: {type(exc).__name__}", "server_error")
+        if isinstance(told, ApiError):
+            await self._send_error(send, exchange, told)
+        elif told.keep is None:
+            await self._send(send, exchange, _answer(200, told.body, told.content_type))
+        else:
+            await self._send_cut(send, exchange, _answer(200, told.body, told.content_type), told.keep)
 
     def _record(self, exchange: Exchange, answer: Answer) -> None:
         # An answer may echo request text, such as a key pasted into a prompt.

@@ -11,7 +11,7 @@ import pytest
 
 from dsweb_ref import _secrets
 from dsweb_ref.certification.checks import standalone
-from dsweb_ref.providers import standalone_responses
+from dsweb_ref.providers import standalone_messages, standalone_responses
 from dsweb_ref.tools import standalone_search
 
 from ._readings import failing_rows, patch_reading
@@ -89,11 +89,59 @@ TOOL_READINGS: dict[str, tuple[str, str, str, str, str]] = {
 }
 
 
+# Issue 24 item 5: the stream readers (read_events), reached once configure's standalone_stream asks for a
+# streamed answer. reading -> (function, line(s), wrong line(s), check, the streamed row that catches it).
+_UNFINISHED = "if failure is None and (streamed.cut or not stopped):"
+_NO_FINAL = """    if final is None:
+        return _failed(label, "the answer stream ended before the response completed", read_usage(None, 0))
+"""
+MESSAGES_STREAM_READINGS: dict[str, tuple[str, str, str, str, str]] = {
+    "text-deltas-lost": (
+        "read_events", 'texts[index].append(delta["text"])', "pass",
+        "standalone.result.bounded", "huge-messages-summary-streamed"),
+    "deltas-joined-with-a-space": (
+        "read_events", 'blocks[index]["text"] = "".join(parts)', 'blocks[index]["text"] = " ".join(parts)',
+        "standalone.result.bounded", "summary-of-11900-bytes-streamed"),
+    "clean-end-taken-for-complete": (
+        "read_events", _UNFINISHED, "if failure is None and streamed.cut:",
+        "standalone.prose.error", "messages-stream-ended-early"),
+    "cut-stream-kept-as-the-answer": (
+        "read_events", _UNFINISHED, "if failure is None and not stopped and not streamed.cut:",
+        "standalone.prose.error", "messages-stream-cut"),
+    "error-event-ignored": (
+        "read_events", 'failure = f"{label}: the stream reported an error"', "pass",
+        "standalone.prose.error", "messages-stream-error-event"),
+}
+RESPONSES_STREAM_READINGS: dict[str, tuple[str, str, str, str, str]] = {
+    "error-event-ignored": (
+        "read_events", 'return _failed(label, "the stream reported an error", read_usage((final or {}).get("usage"), '
+        '0))', "continue", "standalone.prose.error", "responses-stream-error-event"),
+    "clean-end-read-from-the-items": (
+        "read_events", _NO_FINAL, _NO_FINAL.replace("final is None", "final is None and streamed.cut")
+        + "    final = final or {}\n", "standalone.prose.error", "responses-stream-ended-early"),
+    "cut-stream-read-from-the-items": (
+        "read_events", _NO_FINAL, _NO_FINAL.replace("final is None", "final is None and not streamed.cut")
+        + "    final = final or {}\n", "standalone.prose.error", "responses-stream-cut"),
+    "output-items-alone": (
+        "read_events", """    if not (isinstance(output, list) and output) and items:
+        final = {**final, "output": [items[i] for i in sorted(items)]}""", """    if items:
+        final = {"output": [items[i] for i in sorted(items)]}""",
+        "standalone.prose.error", "responses-failed-status-streamed"),
+}
+
+
 def _failing_rows(check: str, monkeypatch: pytest.MonkeyPatch) -> set[str]:
     return failing_rows(standalone, CASES[check], check, monkeypatch)
 
 
-MODULES = {"responses": (standalone_responses, READINGS), "tool": (standalone_search, TOOL_READINGS)}
+MODULES = {"responses": (standalone_responses, READINGS), "tool": (standalone_search, TOOL_READINGS),
+           "messages-stream": (standalone_messages, MESSAGES_STREAM_READINGS),
+           "responses-stream": (standalone_responses, RESPONSES_STREAM_READINGS)}
+
+
+# A plain row whose answer a streamed row asks for as a stream: the stream reader hands the answer it rebuilt
+# to the plain reader, so a wrong plain reading fails both (and nothing else).
+STREAMED_TWINS = {"responses-failed-status": "responses-failed-status-streamed"}
 
 
 @pytest.mark.parametrize(("module", "reading"), [(m, r) for m, (_, table) in MODULES.items() for r in sorted(table)])
@@ -101,7 +149,7 @@ def test_each_row_catches_the_reading_it_names(module: str, reading: str, monkey
     target, table = MODULES[module]
     function, right, wrong, check, row = table[reading]
     patch_reading(target, function, right, wrong, monkeypatch)
-    assert _failing_rows(check, monkeypatch) == {row}
+    assert _failing_rows(check, monkeypatch) == {row, *([STREAMED_TWINS[row]] if row in STREAMED_TWINS else [])}
 
 
 def test_the_reference_passes_every_row_of_the_checks_read_here(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -13,6 +13,12 @@ Left open (accepted either way): the wording around the query inside its one use
 eight sources are kept, which of several titles a URL gets, the summary's own bound, request
 fields that carry no content (``include``, ``tool_choice``, ``thinking``, ``max_uses``), streaming
 or not. Usage is not in the adapter protocol, so its attribution is tested, not certified.
+
+Rows marked ``stream`` configure ``standalone_stream``: the emulator tells their answer as server-sent
+events to a target that asks for a stream and as the same JSON to one that does not, so a target
+answering plainly passes them as it passes their plain twins, and one that streams must read the same
+answer (the seed decides the answer's content, not its transport); a stream that ends before its final
+event, is cut off, or reports an ``error`` event completed nothing and is a tool error.
 """
 
 from __future__ import annotations
@@ -21,7 +27,7 @@ import json
 from typing import Any
 
 from ..._exceptions import WebErrorCode
-from ...emulator import Fault, HugeSummary, Malformed, ProseOnly, Redirect, Status
+from ...emulator import AsAnswer, Fault, HugeSummary, Malformed, ProseOnly, Redirect, Status
 from ...emulator.faults import RouteName
 from ..cases import Case
 from ..targets import CallOutcome
@@ -46,6 +52,16 @@ async def _faulted(ctx: CheckContext, protocol: str, fault: Fault) -> CallOutcom
     """One standalone search of "search api" whose model request meets ``fault``."""
     route: RouteName = "responses" if protocol == "responses" else "messages"
     return await ctx.under_fault(route, fault, lambda: _search(ctx, "search api", protocol))
+
+
+async def _streaming(ctx: CheckContext, case: Case) -> None:
+    """Configure ``standalone_stream`` as ``case`` asks (its ``stream`` param; off by default). Seed 003
+    leaves streaming open, so a target may ignore the key and answer plainly: a streamed row's answer is
+    the plain one's (the emulator tells it as events only to a request that asks, ``AsAnswer``), and it
+    must be read the same, with the same outcome."""
+    stream = bool(case.params.get("stream"))
+    if ctx.config.standalone_stream != stream:
+        await ctx.configure(standalone_stream=stream)
 
 
 def _visible(outcome: CallOutcome, what: str) -> dict[str, Any]:
@@ -240,13 +256,19 @@ BOUND_CASES = (
     # Nothing needs cutting here: truncated must not claim a cut (it may be left out).
     Case("summary-of-12000-bytes", "setting truncated on a summary shown whole at a bound's edge (a cut at < "
          "instead of <= 12 000 bytes)", {"protocol": "messages", "text": "x" * 12_000}),
+    # The same answers asked for as a stream (configure standalone_stream; a target may answer plainly).
+    Case("huge-messages-summary-streamed", "losing a streamed answer's text deltas (a text block read from its "
+         "content_block_start alone), so the huge summary is never cut",
+         {"protocol": "messages", "fault": HugeSummary(60_000), "stream": True}),
+    Case("summary-of-11900-bytes-streamed", "joining a streamed text block's deltas with something between them, "
+         "so a summary the answer holds whole (11 900 bytes) grows past the bound and is shown cut",
+         {"protocol": "messages", "text": "x" * 11_900, "stream": True}),
 )
 
 
 def _whole_fault(text: str) -> Fault:
-    """A completed search with one result whose answer text is ``text``."""
-    return Malformed(body=_messages_body([_result_block([_item("https://a.example.test/")]),
-                                          {"type": "text", "text": text}]))
+    """A completed search with one result whose answer text is ``text`` (streamed when asked)."""
+    return AsAnswer(_messages_body([_result_block([_item("https://a.example.test/")]), {"type": "text", "text": text}]))
 
 
 @check(
@@ -262,6 +284,7 @@ def _whole_fault(text: str) -> Fault:
 )
 async def result_bounded(ctx: CheckContext) -> None:
     for case in BOUND_CASES:
+        await _streaming(ctx, case)
         text = case.params.get("text")
         outcome = await _faulted(ctx, case["protocol"], case["fault"] if text is None else _whole_fault(text))
         value = _visible(outcome, f"[{case.name}]")
@@ -279,6 +302,10 @@ async def result_bounded(ctx: CheckContext) -> None:
 
 # A completed search and its answer: what a failed response still holds in the rows that fail it.
 _SEARCHED = [_search_call(urls=("https://a.example.test/",)), _answer([_text("Partial answer.")])]
+# A complete answer (a search with a result, then text) whose stream the failure rows spoil near its end.
+_STREAMED = {"messages": _messages_body([_result_block([_item("https://a.example.test/")]),
+                                         {"type": "text", "text": "Partial answer."}]),
+             "responses": _responses_body(_SEARCHED)}
 PROSE_CASES = (
     Case("messages-prose", "accepting a Messages answer without any web_search_tool_result",
          {"protocol": "messages"}),
@@ -344,6 +371,25 @@ PROSE_CASES = (
     Case("responses-annotations-not-a-list", "crashing on an output_text part whose annotations are not a list",
          {"protocol": "responses", "body": _responses_body([_answer([_text("From memory.", None)])])}),
     # Arguments the model may send; whether one is refused or searched is open, a crash is not.
+    # Streamed answers that fail near their end (configure standalone_stream; asked plainly, the same answer
+    # fails as a plain one does: the JSON cut, or HTTP 500 for the error event).
+    Case("messages-stream-ended-early", "taking a stream that ended cleanly before message_stop for a complete "
+         "answer", {"protocol": "messages", "stream": True, "fault": AsAnswer(_STREAMED["messages"], "early", 1)}),
+    Case("messages-stream-cut", "keeping what a stream cut off mid-body (before message_stop) had said as the "
+         "answer", {"protocol": "messages", "stream": True, "fault": AsAnswer(_STREAMED["messages"], "cut", 2)}),
+    Case("messages-stream-error-event", "ignoring an error event because the stream still ran to message_stop",
+         {"protocol": "messages", "stream": True, "fault": AsAnswer(_STREAMED["messages"], "error", 2)}),
+    Case("responses-stream-ended-early", "taking a stream that ended cleanly before response.completed for a "
+         "complete answer (read from the items its response.output_item.done events carried)",
+         {"protocol": "responses", "stream": True, "fault": AsAnswer(_STREAMED["responses"], "early", 1)}),
+    Case("responses-stream-cut", "keeping the items a stream cut off inside its response.completed event had "
+         "delivered as the answer",
+         {"protocol": "responses", "stream": True, "fault": AsAnswer(_STREAMED["responses"], "cut", 1)}),
+    Case("responses-stream-error-event", "ignoring an error event because response.completed followed it",
+         {"protocol": "responses", "stream": True, "fault": AsAnswer(_STREAMED["responses"], "error", 1)}),
+    Case("responses-failed-status-streamed", "reading a streamed answer from its response.output_item.done items "
+         "alone, so the response.failed event that ended it (status failed) is not seen",
+         {"protocol": "responses", "stream": True, "fault": AsAnswer(_responses_body(_SEARCHED, status="failed"))}),
     Case("arguments-without-a-query", "crashing on a call without a query (or failing it with no WEB_* code)",
          {"protocol": "messages", "arguments": {}, "answered": True}),
     Case("arguments-with-another-property", "crashing on a call with a property beside the query (or failing it "
@@ -376,12 +422,15 @@ def _prose_fault(case: Case, key: str) -> Fault:
     "completed nothing, and a malformed answer is no completed search either), and, by the project's rule that "
     "no secret lands in any log or report, a tool error never shows the credential, whatever the upstream "
     "quoted. Whether and how much of the upstream's error is quoted stays open. A call without a query or with "
-    "another property may be refused or searched, but is answered as a result or an ordinary tool error.",
+    "another property may be refused or searched, but is answered as a result or an ordinary tool error. "
+    "Streaming is open: a streamed answer that ends before its final event, is cut off or reports an error "
+    "event is no completed answer either.",
     cases=PROSE_CASES,
 )
 async def prose_error(ctx: CheckContext) -> None:
     key = ctx.config.api_key
     for case in PROSE_CASES:
+        await _streaming(ctx, case)
         if case.params.get("answered"):  # a result or a WEB_* tool error, never a crash
             call = ctx.target.start_call("standalone_search", {"arguments": case["arguments"],
                                                                "protocol": case["protocol"]})
