@@ -169,15 +169,23 @@ class AsAnswer:
     cleanly without them; ``"cut"`` sends the events before them and half of the next one, then breaks
     the connection mid-body; ``"error"`` tells an ``error`` event before them, then the rest. A plain
     request to a bent answer gets what a failed upstream sends: the JSON cut the same way for ``"early"``
-    and ``"cut"`` (half of it, then a broken connection), an HTTP 500 error for ``"error"``."""
+    and ``"cut"`` (half of it, then a broken connection), an HTTP 500 error for ``"error"``.
+
+    ``stream`` replaces the retelling: these event-stream bytes go to a streamed request as given (a
+    test's own stream, a hostile one included), ``body`` still to a plain one. ``ignores_stream``
+    answers a streamed request as a plain one (an upstream that does not stream)."""
 
     body: bytes
     bend: Literal["early", "cut", "error"] | None = None
     last: int = 1
+    stream: bytes | None = None
+    ignores_stream: bool = False
 
     def __repr__(self) -> str:  # the bend first: the body is long, and shown cut where cases are listed
-        bend = f"bend={self.bend!r}, last={self.last}, " if self.bend else ""
-        return f"AsAnswer({bend}body={self.body!r})"
+        shown = [f"bend={self.bend!r}, last={self.last}"] if self.bend else []
+        shown += ["ignores_stream=True"] if self.ignores_stream else []
+        shown += [f"stream={self.stream!r}"] if self.stream is not None else []
+        return f"AsAnswer({', '.join([*shown, f'body={self.body!r}'])})"
 
 
 Fault: TypeAlias = (
@@ -218,8 +226,11 @@ def describe(fault: Fault) -> str:
             return "NoSources"
         case HugeSummary(chars):
             return f"HugeSummary({chars})"
-        case AsAnswer(_, bend, last):
-            return "AsAnswer" + (f"({bend}, last={last})" if bend else "")
+        case AsAnswer(_, bend, last, stream, ignores_stream):
+            told = [f"{bend}, last={last}"] if bend else []
+            told += ["own stream"] if stream is not None else []
+            told += ["ignores stream"] if ignores_stream else []
+            return "AsAnswer" + (f"({', '.join(told)})" if told else "")
 
 
 def _check(fault: Fault, route: str) -> None:
@@ -244,7 +255,7 @@ def _check(fault: Fault, route: str) -> None:
             raise ValueError(f"{describe(fault)} applies to the messages and responses routes only")
         case HugeSummary(chars) if not 0 <= chars <= 10_000_000:
             raise ValueError("HugeSummary chars must be within 0..10000000")
-        case AsAnswer(_, _, last) if last < 1:
+        case AsAnswer(last=last) if last < 1:
             raise ValueError("AsAnswer last must be >= 1")
     if isinstance(fault, Delay | Hold | Flush | Pad) and fault.then is not None:
         _check(fault.then, route)

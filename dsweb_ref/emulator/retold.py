@@ -50,11 +50,13 @@ def _numbered(route: str, events: list[Event]) -> list[Event]:
 
 def tell(route: str, fault: AsAnswer, stream: bool) -> Told | ApiError:
     """The answer ``fault`` scripts for one request to ``route`` (``stream``: it asked for a stream)."""
-    if not stream:
+    if not stream or fault.ignores_stream:
         if fault.bend == "error":
             return default_error(500)
         keep = None if fault.bend is None else len(fault.body) // 2
         return Told(fault.body, "application/json", keep)
+    if fault.stream is not None:
+        return Told(fault.stream, "text/event-stream")
     events = _events(route, json.loads(fault.body))
     head, tail = events[: -fault.last], events[-fault.last :]
     match fault.bend:

@@ -1,7 +1,8 @@
 """The standalone rows added from the mutation survivors of providers/standalone_responses.py and
-tools/standalone_search.py (issue 24 item 5): each wrong reading, the reference's Responses reader or
-standalone tool with one change, is caught by exactly the row that names it; every other row of the
-same check passes it."""
+tools/standalone_search.py (issue 24 item 5), and the streamed rows that reach the stream readers
+(providers/standalone_messages.read_events, standalone_responses.read_events, the endpoint's
+_exchange) once configure's standalone_stream asks for a stream: each wrong reading, the reference
+with one change, is caught by exactly the row that names it; every other row of the same check passes it."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 
 from dsweb_ref import _secrets
 from dsweb_ref.certification.checks import standalone
-from dsweb_ref.providers import standalone_messages, standalone_responses
+from dsweb_ref.providers import _standalone, standalone_messages, standalone_responses
 from dsweb_ref.tools import standalone_search
 
 from ._readings import failing_rows, patch_reading
@@ -111,6 +112,18 @@ MESSAGES_STREAM_READINGS: dict[str, tuple[str, str, str, str, str]] = {
     "error-event-ignored": (
         "read_events", 'failure = f"{label}: the stream reported an error"', "pass",
         "standalone.prose.error", "messages-stream-error-event"),
+    "block-start-text-lost": (
+        "read_events", 'texts[index] = [blocks[index]["text"]] if isinstance(blocks[index].get("text"), str) else []',
+        "texts[index] = []", "standalone.result.bounded", "huge-summary-in-the-block-start-streamed"),
+    "any-index-taken": (
+        "read_events", "index = raw_index if isinstance(raw_index, int) and not isinstance(raw_index, bool) else None",
+        "index = raw_index", "standalone.prose.error", "messages-stream-index-not-an-integer"),
+    "deltas-assumed-after-their-block": (
+        "read_events", 'elif kind == "content_block_delta" and index in texts:', 'elif kind == "content_block_delta":',
+        "standalone.prose.error", "messages-stream-delta-before-its-block"),
+    "delta-text-assumed-a-string": (
+        "read_events", 'if delta.get("type") == "text_delta" and isinstance(delta.get("text"), str):',
+        'if delta.get("type") == "text_delta":', "standalone.prose.error", "messages-stream-text-delta-not-a-string"),
 }
 RESPONSES_STREAM_READINGS: dict[str, tuple[str, str, str, str, str]] = {
     "error-event-ignored": (
@@ -127,6 +140,19 @@ RESPONSES_STREAM_READINGS: dict[str, tuple[str, str, str, str, str]] = {
         final = {**final, "output": [items[i] for i in sorted(items)]}""", """    if items:
         final = {"output": [items[i] for i in sorted(items)]}""",
         "standalone.prose.error", "responses-failed-status-streamed"),
+    "final-event-misnamed": (
+        "read_events", "if kind in _FINAL:", 'if kind == "response.done":',
+        "standalone.result.bounded", "huge-responses-summary-streamed"),
+    "items-counted-from-one": (
+        "read_events", "[items[i] for i in sorted(items)]", "[items[i] for i in range(1, len(items) + 1)]",
+        "standalone.prose.error", "responses-stream-final-without-output"),
+}
+# The same for the endpoint both backends share (providers/_standalone.py).
+ENDPOINT_STREAM_READINGS: dict[str, tuple[str, str, str, str, str]] = {
+    "cut-plain-answer-to-a-stream-crashes": (
+        "_exchange", 'raise WebError(WebErrorCode.PROVIDER_ERROR, f"{self.label} response was cut off")',
+        'raise RuntimeError(f"{self.label} response was cut off")',
+        "standalone.prose.error", "messages-stream-answered-plainly-and-cut"),
 }
 
 
@@ -136,7 +162,8 @@ def _failing_rows(check: str, monkeypatch: pytest.MonkeyPatch) -> set[str]:
 
 MODULES = {"responses": (standalone_responses, READINGS), "tool": (standalone_search, TOOL_READINGS),
            "messages-stream": (standalone_messages, MESSAGES_STREAM_READINGS),
-           "responses-stream": (standalone_responses, RESPONSES_STREAM_READINGS)}
+           "responses-stream": (standalone_responses, RESPONSES_STREAM_READINGS),
+           "endpoint-stream": (_standalone.StandaloneEndpoint, ENDPOINT_STREAM_READINGS)}
 
 
 # A plain row whose answer a streamed row asks for as a stream: the stream reader hands the answer it rebuilt

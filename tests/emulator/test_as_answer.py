@@ -157,3 +157,23 @@ def test_as_answer_is_for_the_model_routes_and_counts_its_last_events_from_one(e
         emulator.inject("search", AsAnswer(b"{}"))
     with pytest.raises(ValueError, match="last must be >= 1"):
         emulator.inject("messages", AsAnswer(b"{}", "early", 0))
+
+
+def test_an_own_stream_goes_to_a_streamed_request_as_given_and_the_body_to_a_plain_one(emulator: Emulator,
+                                                                                      client: httpx.Client) -> None:
+    body, stream = json.dumps(MESSAGE).encode(), b'event: x\ndata: {"type": "x"}\n\n'
+    emulator.inject("messages", AsAnswer(body, stream=stream), times=2)
+    assert _post(client, "messages", stream=True).content == stream
+    assert _post(client, "messages", stream=False).content == body
+    assert emulator.log.records()[0].fault == "AsAnswer(own stream)"
+
+
+def test_an_upstream_ignoring_the_stream_answers_a_streamed_request_plainly(emulator: Emulator,
+                                                                           client: httpx.Client) -> None:
+    body = json.dumps(MESSAGE).encode()
+    emulator.inject("messages", AsAnswer(body, ignores_stream=True))
+    response = _post(client, "messages", stream=True)
+    assert (response.headers["content-type"], response.content) == ("application/json", body)
+    emulator.inject("messages", AsAnswer(body, "cut", ignores_stream=True))
+    with pytest.raises(httpx.RemoteProtocolError):
+        _post(client, "messages", stream=True)

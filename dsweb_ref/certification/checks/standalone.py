@@ -29,6 +29,8 @@ from typing import Any
 from ..._exceptions import WebErrorCode
 from ...emulator import AsAnswer, Fault, HugeSummary, Malformed, ProseOnly, Redirect, Status
 from ...emulator.faults import RouteName
+from ...emulator.responses import responses_events
+from ...emulator.streaming import Event, messages_events, render_sse
 from ..cases import Case
 from ..targets import CallOutcome
 from ._base import CALL_TIMEOUT, CheckContext, CheckFailed, check, expect_error, require
@@ -132,6 +134,45 @@ def _error_block(code: str) -> dict[str, Any]:
 
 def _item(url: str, title: str = "t") -> dict[str, Any]:
     return {"type": "web_search_result", "url": url, "title": title, "encrypted_content": "RU5D", "page_age": None}
+
+
+def _own_stream(protocol: str, body: bytes, bend: Any) -> AsAnswer:
+    """``body`` (a complete answer) as JSON to a plain request, and to a streamed one its events as the
+    emulator tells them, changed by ``bend`` (events -> events): a stream no upstream sends as such."""
+    answer = json.loads(body)
+    events = responses_events(answer) if protocol == "responses" else messages_events(answer)
+    return AsAnswer(body, stream=render_sse(bend(events)))
+
+
+def _before_the_end(*extra: Event) -> Any:
+    """A Messages stream with ``extra`` events told before its message_delta and message_stop."""
+    return lambda events: [*events[:-2], *extra, *events[-2:]]
+
+
+def _delta(index: Any, delta: dict[str, Any]) -> Event:
+    return "content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}
+
+
+def _text_in_the_start(events: list[Event]) -> list[Event]:
+    """A Messages stream whose text blocks carry their whole text in content_block_start, with no deltas."""
+    texts: dict[Any, str] = {}
+    for _, data in events:
+        if data["type"] == "content_block_delta" and data["delta"]["type"] == "text_delta":
+            texts[data["index"]] = texts.get(data["index"], "") + data["delta"]["text"]
+    told: list[Event] = []
+    for name, data in events:
+        if data["type"] == "content_block_start" and data["index"] in texts:
+            data = {**data, "content_block": {**data["content_block"], "text": texts[data["index"]]}}
+        elif data["type"] == "content_block_delta" and data["delta"]["type"] == "text_delta":
+            continue
+        told.append((name, data))
+    return told
+
+
+def _final_without_output(events: list[Event]) -> list[Event]:
+    """A Responses stream whose final event lists no output (the items came in output_item.done events)."""
+    name, data = events[-1]
+    return [*events[:-1], (name, {**data, "response": {**data["response"], "output": []}})]
 
 
 # -- the request ----------------------------------------------------------------------------------
@@ -260,6 +301,14 @@ BOUND_CASES = (
     Case("huge-messages-summary-streamed", "losing a streamed answer's text deltas (a text block read from its "
          "content_block_start alone), so the huge summary is never cut",
          {"protocol": "messages", "fault": HugeSummary(60_000), "stream": True}),
+    Case("huge-responses-summary-streamed", "reading a streamed Responses answer from another event than its final "
+         "one (response.completed), so the stream never completes or the answer is lost",
+         {"protocol": "responses", "fault": HugeSummary(200_000), "stream": True}),
+    Case("huge-summary-in-the-block-start-streamed", "reading a streamed text block from its deltas alone, so the "
+         "text its content_block_start already carried (here all of it) is lost",
+         {"protocol": "messages", "stream": True, "fault": _own_stream("messages", _messages_body(
+             [_result_block([_item("https://a.example.test/")]), {"type": "text", "text": "x" * 60_000}]),
+             _text_in_the_start)}),
     Case("summary-of-11900-bytes-streamed", "joining a streamed text block's deltas with something between them, "
          "so a summary the answer holds whole (11 900 bytes) grows past the bound and is shown cut",
          {"protocol": "messages", "text": "x" * 11_900, "stream": True}),
@@ -303,6 +352,8 @@ async def result_bounded(ctx: CheckContext) -> None:
 # A completed search and its answer: what a failed response still holds in the rows that fail it.
 _SEARCHED = [_search_call(urls=("https://a.example.test/",)), _answer([_text("Partial answer.")])]
 # A complete answer (a search with a result, then text) whose stream the failure rows spoil near its end.
+_STRING_INDEXED: Event = ("content_block_start", {"type": "content_block_start", "index": "2",
+                                                   "content_block": {"type": "text", "text": "Odd."}})
 _STREAMED = {"messages": _messages_body([_result_block([_item("https://a.example.test/")]),
                                          {"type": "text", "text": "Partial answer."}]),
              "responses": _responses_body(_SEARCHED)}
@@ -390,6 +441,25 @@ PROSE_CASES = (
     Case("responses-failed-status-streamed", "reading a streamed answer from its response.output_item.done items "
          "alone, so the response.failed event that ended it (status failed) is not seen",
          {"protocol": "responses", "stream": True, "fault": AsAnswer(_responses_body(_SEARCHED, status="failed"))}),
+    Case("messages-stream-answered-plainly-and-cut", "failing with no WEB_* code when the upstream answers a "
+         "streamed request with plain JSON and the connection breaks mid-body",
+         {"protocol": "messages", "stream": True,
+          "fault": AsAnswer(_STREAMED["messages"], "cut", ignores_stream=True)}),
+    # Hostile streams around a complete answer: reading or refusing what is odd in them is open, a crash is not.
+    Case("messages-stream-index-not-an-integer", "crashing on a content block whose index is not an integer "
+         "(a string beside the integer ones)", {"protocol": "messages", "stream": True, "answered": True,
+                                                "fault": _own_stream("messages", _STREAMED["messages"], _before_the_end(
+                                                    _STRING_INDEXED))}),
+    Case("messages-stream-delta-before-its-block", "crashing on a text delta for a block that never started",
+         {"protocol": "messages", "stream": True, "answered": True, "fault": _own_stream(
+             "messages", _STREAMED["messages"], _before_the_end(_delta(7, {"type": "text_delta", "text": "Stray."})))}),
+    Case("messages-stream-text-delta-not-a-string", "crashing on a text delta whose text is not a string",
+         {"protocol": "messages", "stream": True, "answered": True, "fault": _own_stream(
+             "messages", _STREAMED["messages"], _before_the_end(_delta(1, {"type": "text_delta", "text": 42})))}),
+    Case("responses-stream-final-without-output", "crashing on a final event that lists no output (the items came "
+         "in response.output_item.done events; reading them or refusing the answer is open)",
+         {"protocol": "responses", "stream": True, "answered": True,
+          "fault": _own_stream("responses", _STREAMED["responses"], _final_without_output)}),
     Case("arguments-without-a-query", "crashing on a call without a query (or failing it with no WEB_* code)",
          {"protocol": "messages", "arguments": {}, "answered": True}),
     Case("arguments-with-another-property", "crashing on a call with a property beside the query (or failing it "
@@ -432,9 +502,12 @@ async def prose_error(ctx: CheckContext) -> None:
     for case in PROSE_CASES:
         await _streaming(ctx, case)
         if case.params.get("answered"):  # a result or a WEB_* tool error, never a crash
-            call = ctx.target.start_call("standalone_search", {"arguments": case["arguments"],
-                                                               "protocol": case["protocol"]})
-            outcome = await call.outcome(CALL_TIMEOUT)
+            if "fault" in case.params:
+                outcome = await _faulted(ctx, case["protocol"], case["fault"])
+            else:
+                call = ctx.target.start_call("standalone_search", {"arguments": case["arguments"],
+                                                                   "protocol": case["protocol"]})
+                outcome = await call.outcome(CALL_TIMEOUT)
             if not outcome.ok:
                 expect_error(outcome, f"[{case.name}]")
             continue
