@@ -220,8 +220,8 @@ Methods
     ``user`` (null: the file does not exist yet), beside a project ``reasonix.toml`` whose text is
     ``project`` (null: none). ``value.user`` is the user file's text after the save; ``effective`` the value
     in effect and ``overridden_by`` ``"project"`` when the project file sets the field (else null and
-    ``effective`` the saved value). A user file that is not TOML may be refused with ``WEB_CONFIG_INVALID``;
-    ``text`` is free.
+    ``effective`` the saved value). A user file that is not TOML, or a value that is not ``auto``, empty or
+    ``CONNECTION/MODEL``, may be refused with ``WEB_CONFIG_INVALID``; ``text`` is free.
 
 ``cancel`` -> ``{}``
     Params ``{"id": <id of an in-flight web_search/web_fetch>}``. Answer the cancel request at once;

@@ -541,7 +541,7 @@ def reference_save(user: str | None, project: str | None, value: str) -> dict[st
         for path, text in ((user_path, user), (project_path, project)):
             if text is not None:
                 path.write_bytes(text.encode("utf-8"))
-        report = save_search_model(user_path, value, project=project_path).to_json()
+        report = save_search_model(user_path, value, project=project_path if project is not None else None).to_json()
         saved = user_path.read_bytes().decode("utf-8")
     return {"user": saved, "effective": report["effective"],
             "overridden_by": "project" if report["overridden_by"] is not None else None}

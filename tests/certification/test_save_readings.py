@@ -36,7 +36,7 @@ def _rerendered(user: str | None, project: str | None, value: str) -> dict[str, 
 def _known_only(user: str | None, project: str | None, value: str) -> dict[str, Any]:
     saved = reference_save(user, project, value)
     document = tomlkit.parse(saved["user"])
-    known = {"language": set(), "agent": {"model", FIELD}, "tools": {"enabled"}}
+    known = {"language": set(), FIELD: set(), "agent": {"model", FIELD, "ui"}, "tools": {"enabled"}}
     for key in list(document):
         if key not in known:
             del document[key]
@@ -56,7 +56,7 @@ def _after_header(text: str, line: str) -> str:
 
 
 def _second_field(user: str | None, project: str | None, value: str) -> dict[str, Any]:
-    if user is not None and FIELD in user:
+    if user is not None and FIELD in user and not user.startswith(FIELD):  # the field in [agent]
         return {**reference_save(user, project, value), "user": _after_header(user, _line(value))}
     return reference_save(user, project, value)
 
@@ -68,7 +68,7 @@ def _at_end_without_agent(user: str | None, project: str | None, value: str) -> 
 
 
 def _at_end_with_agent(user: str | None, project: str | None, value: str) -> dict[str, Any]:
-    if user is not None and "[agent]" in user and FIELD not in user:
+    if user is not None and "[agent]" in user and FIELD not in user and user.endswith("\n"):
         return {**reference_save(user, project, value), "user": user + _line(value)}
     return reference_save(user, project, value)
 
@@ -86,7 +86,7 @@ def _one_slash_only(user: str | None, project: str | None, value: str) -> dict[s
 
 
 def _unescaped(user: str | None, project: str | None, value: str) -> dict[str, Any]:
-    if user is not None and "[agent]" in user and FIELD not in user:
+    if user is not None and "[agent]\n" in user and FIELD not in user:
         return {**reference_save(user, project, value), "user": _after_header(user, f'{FIELD} = "{value}"\n')}
     return reference_save(user, project, value)
 
@@ -124,8 +124,48 @@ def _unreadable_replaced(user: str | None, project: str | None, value: str) -> d
     return reference_save(user, project, value)
 
 
+def _agent_always(user: str | None, project: str | None, value: str) -> dict[str, Any]:
+    if user is not None and user.startswith(FIELD):
+        return {**reference_save(user, project, value), "user": _after_header(user, _line(value))}
+    return reference_save(user, project, value)
+
+
+def _glued_to_header(user: str | None, project: str | None, value: str) -> dict[str, Any]:
+    if user is not None and user.endswith("[agent]"):
+        return {**reference_save(user, project, value), "user": user + _line(value)}
+    return reference_save(user, project, value)
+
+
+def _empty_refused(user: str | None, project: str | None, value: str) -> dict[str, Any]:
+    if value == "":
+        raise _refuse("not CONNECTION/MODEL")
+    return reference_save(user, project, value)
+
+
+def _malformed_other_code(user: str | None, project: str | None, value: str) -> dict[str, Any]:
+    if "/" not in value and value not in ("", "auto"):
+        raise WebError(WebErrorCode.PROVIDER_ERROR, "not CONNECTION/MODEL")
+    return reference_save(user, project, value)
+
+
+def _header_assumed(user: str | None, project: str | None, value: str) -> dict[str, Any]:
+    if user is not None and "[agent]" not in user and "agent." in user:
+        return {**reference_save(user, project, value), "user": user + "[agent]\n" + _line(value)}
+    return reference_save(user, project, value)
+
+
+def _split_at_any_line_end(user: str | None, project: str | None, value: str) -> dict[str, Any]:
+    if user is not None and "\u2028" in user:
+        lines = user.splitlines(keepends=True)
+        at = next(i for i, line in enumerate(lines) if line.startswith("[agent]"))
+        text = "".join(lines[: at + 1]) + ("" if lines[at].endswith("\n") else "\n") + _line(value)
+        return {**reference_save(None, project, value), "user": text + "".join(lines[at + 1:])}
+    return reference_save(user, project, value)
+
+
 READINGS: dict[str, tuple[Saver, set[str]]] = {
-    "re-rendered from parsed values": (_rerendered, {"comments-kept"}),
+    # every comment is lost, the one a U+2028 continues too
+    "re-rendered from parsed values": (_rerendered, {"comments-kept", "line-separator-in-a-comment"}),
     "only known fields saved": (_known_only, {"unknown-keys-kept"}),
     "a second field added": (_second_field, {"existing-field-replaced"}),
     "appended at the end, no [agent] table": (_at_end_without_agent, {"no-agent-table"}),
@@ -138,6 +178,12 @@ READINGS: dict[str, tuple[Saver, set[str]]] = {
     "saved into the project file": (_saved_into_project, {"project-overrides"}),
     "any project file taken for an override": (_any_project_overrides, {"project-without-the-field"}),
     "an unreadable file replaced": (_unreadable_replaced, {"unreadable-file-not-lost"}),
+    "the field always written into [agent]": (_agent_always, {"top-level-field-replaced"}),
+    "the field glued to a header that ends the file": (_glued_to_header, {"header-without-final-newline"}),
+    "an empty value refused": (_empty_refused, {"empty-saved"}),
+    "a malformed value refused with another code": (_malformed_other_code, {"malformed-value"}),
+    "[agent] taken for a table header": (_header_assumed, {"agent-from-dotted-keys"}),
+    "lines ended at U+2028 too": (_split_at_any_line_end, {"line-separator-in-a-comment"}),
 }
 
 
@@ -172,7 +218,15 @@ def _spacing_normalised(user: str | None, project: str | None, value: str) -> di
     return {**saved, "user": re.sub(r"^(\w+)\s*=\s*", r"\1=", saved["user"], flags=re.M)}
 
 
+def _malformed_saved(user: str | None, project: str | None, value: str) -> dict[str, Any]:
+    if "/" not in value and value not in ("", "auto"):
+        text = _after_header(user or "[agent]\n", _line(value))
+        return {"user": text, "effective": value, "overridden_by": None}
+    return reference_save(user, project, value)
+
+
 ALLOWED: dict[str, Saver] = {
+    "a value that is not CONNECTION/MODEL saved as given (refusing it is open too)": _malformed_saved,
     # seed 003's example puts the field under [agent]; a file without one may hold it at the top level
     "the field at the top level of a new file": _top_level_when_no_agent,
     "auto saved as no field (missing means automatic)": _auto_as_removal,

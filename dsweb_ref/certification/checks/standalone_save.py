@@ -8,9 +8,11 @@ a project ``reasonix.toml`` sets the field, and the answer then shows the projec
 effect ("项目 reasonix.toml 覆盖此字段时，界面标明项目实际值"); a file that cannot be read as TOML is
 refused or kept whole, never lost.
 
-Left open (accepted either way): formatting (spacing, quoting style, where in ``[agent]`` the field goes,
-top level or ``[agent]`` when the file has no ``[agent]`` table), whether a malformed value is refused,
-and whether a project's empty or ``auto`` value counts as an override (both mean automatic).
+Left open (accepted either way): formatting (spacing, quoting style, line endings, where in ``[agent]`` the
+field goes, top level or ``[agent]`` when the file has no ``[agent]`` table), how automatic is written
+(``auto``, ``""`` or no field), whether a value that is not ``CONNECTION/MODEL`` is refused (a refusal is
+``WEB_CONFIG_INVALID``: hostile configuration gets a clear error), and whether a project's empty or ``auto``
+value counts as an override (both mean automatic).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ __all__ = ["SAVE_CASES", "save_problems"]
 SAVE = "standalone-save"
 FIELD = "web_search_model"
 AUTOMATIC = (None, "", "auto")  # seed 003: missing, empty or "auto" all mean automatic
+REFUSABLE = ("malformed-value",)  # rows whose value a save may refuse (WEB_CONFIG_INVALID)
 
 
 def _case(name: str, catches: str, user: str | None, value: str, *, project: str | None = None,
@@ -52,6 +55,19 @@ SAVE_CASES = (
     _case("agent-table-then-another", "appending the field at the end of the file, inside the table after [agent]",
           "[agent]\nmodel = \"deepseek-v4-pro\"\n\n[tools]\nenabled = [\"web_search\"]\n",
           "search-conn/deepseek-v4-flash"),
+    _case("top-level-field-replaced", "writing the field into [agent] while the one at the top level stays "
+          "(the field given twice)",
+          "web_search_model = \"old-conn/old-model\"\nlanguage = \"th\"\n\n[agent]\nmodel = \"deepseek-v4-pro\"\n",
+          "new-conn/deepseek-v4-flash"),
+    _case("header-without-final-newline", "putting the field right after the [agent] header with no line break "
+          "when the header ends the file, or dropping that header",
+          "language = \"th\"\n[agent.ui]\ntheme = \"dark\"\n[agent]", "search-conn/deepseek-v4-flash"),
+    _case("agent-from-dotted-keys", "assuming [agent] is written as a table header (a second [agent] table, or "
+          "a crash, when dotted keys define it)", "agent.model = \"deepseek-v4-pro\"\nlanguage = \"th\"\n",
+          "search-conn/deepseek-v4-flash"),
+    _case("line-separator-in-a-comment", "ending lines at Unicode line separators (U+2028 may stand in a comment) "
+          "when placing the field after the [agent] header",
+          "[agent] # the agent\u2028still the comment\nmodel = \"deepseek-v4-pro\"\n", "search-conn/deepseek-v4-flash"),
     _case("missing-file-created", "failing, or saving nothing, when the user has no configuration file yet",
           None, "search-conn/deepseek-v4-flash"),
     _case("model-with-slashes", "refusing a model name that holds / (seed 003: it may), or splitting at the last /",
@@ -59,6 +75,11 @@ SAVE_CASES = (
     _case("value-needing-quotes", "writing the value without TOML escaping (another value, or no TOML at all)",
           "[agent]\n", 'my "search" conn/模型\\v4'),
     _case("auto-saved", 'refusing "auto", which seed 003 names as the automatic choice', "[agent]\n", "auto"),
+    _case("empty-saved", 'refusing "" (seed 003: an empty string is automatic too), taking only "auto" for it',
+          "[agent]\nmodel = \"deepseek-v4-pro\"\n", ""),
+    _case("malformed-value", "a crash, or a refusal without WEB_CONFIG_INVALID, for a value that is not "
+          "CONNECTION/MODEL (refusing it or saving it as given are both accepted)",
+          "[agent]\n", "deepseek-v4-flash"),
     _case("project-overrides", "showing the saved value as in effect though the project file sets the field, "
           "or saving into the project file",
           "[agent]\n", "user-conn/deepseek-v4-flash",
@@ -104,7 +125,8 @@ def save_problems(case: Case, ok: bool, error_code: str | None, value: Any) -> l
     except tomllib.TOMLDecodeError:
         before = None
     if not ok:
-        if before is None and error_code == WebErrorCode.CONFIG_INVALID.value:
+        refusable = before is None or case.name in REFUSABLE
+        if refusable and error_code == WebErrorCode.CONFIG_INVALID.value:
             return []  # refused, the file untouched (the protocol answers no file)
         return [f"the save failed ({error_code})"]
     if not isinstance(value, dict) or not isinstance(value.get("user"), str):
@@ -121,7 +143,7 @@ def save_problems(case: Case, ok: bool, error_code: str | None, value: Any) -> l
     once, saved = _field(after)
     if not once:
         problems.append("the field is set twice (top level and [agent])")
-    if case["value"] == "auto" and saved in AUTOMATIC:
+    if case["value"] in AUTOMATIC and saved in AUTOMATIC:
         pass
     elif saved != case["value"]:
         problems.append(f"the saved file gives {FIELD} = {saved!r}, expected {case['value']!r}")
@@ -142,7 +164,7 @@ def _effect_problems(case: Case, value: dict[str, Any]) -> list[str]:
         return []
     if by is not None:
         return [f"an override by {by!r} is reported, but no file overrides the saved value"]
-    if case["value"] == "auto" and shown in AUTOMATIC:
+    if case["value"] in AUTOMATIC and shown in AUTOMATIC:
         return []
     return [] if shown == case["value"] else [f"effective={shown!r}, expected the saved {case['value']!r}"]
 
