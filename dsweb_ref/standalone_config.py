@@ -103,17 +103,16 @@ def _edited(text: str, value: str) -> str:
 
 def _insert_after_header(text: str, value: str) -> str | None:
     """The key as the first line of the ``[agent]`` table, so nothing else moves (tomlkit may add a
-    blank line before a sub-table when it appends at the table's end)."""
-    lines = text.splitlines(keepends=True)
-    headers = [i for i, line in enumerate(lines) if _AGENT_HEADER.match(line.rstrip("\r\n"))]
+    blank line before a sub-table when it appends at the table's end). Lines end at LF only (CRLF ends
+    in LF too): ``splitlines`` would also end one at a U+2028 a comment may hold."""
+    lines = text.split("\n")
+    headers = [i for i, line in enumerate(lines) if _AGENT_HEADER.match(line.rstrip("\r"))]
     if len(headers) != 1:
         return None
     at = headers[0]
-    newline = "\r\n" if lines[at].endswith("\r\n") else "\n"
-    if not lines[at].endswith(("\n", "\r")):
-        lines[at] += newline
+    newline = "\r\n" if lines[at].endswith("\r") else "\n"
     rendered = f"{KEY} = {tomlkit.item(value).as_string()}{newline}"
-    return "".join(lines[: at + 1]) + rendered + "".join(lines[at + 1 :])
+    return "\n".join(lines[: at + 1]) + "\n" + rendered + "\n".join(lines[at + 1 :])
 
 
 def _without_key(document: dict[str, Any]) -> dict[str, Any]:
@@ -162,16 +161,18 @@ def save_search_model(config: str | Path, value: str, *, project: str | Path | N
     before, old = _read(path)
     search_model_of(before)  # a file giving the field twice is refused before anything is written
     # The project file is read before the user file is written: a bad one leaves nothing changed.
-    overriding = None
+    project_document = None
     if project is not None and Path(project).exists():
-        overriding = search_model_of(_read(Path(project))[0])
+        project_document = _read(Path(project))[0]
     new = _edited(old, value)
     _only_the_field_changed(old, new, before, value, str(path))
     if new != old:
         _write(path, new)
-    if overriding is None:
+    # The same rule as reading the configuration: a project file that sets the field wins.
+    effective, origin = effective_search_model(_load(new, str(path)), project_document)
+    if origin != "project":
         return SaveReport(str(path), search_model_of(before), value)
-    return SaveReport(str(path), search_model_of(before), value, str(project), overriding)
+    return SaveReport(str(path), search_model_of(before), value, str(project), effective)
 
 
 def _read(path: Path) -> tuple[dict[str, Any], str]:

@@ -177,3 +177,14 @@ def test_an_edit_that_would_touch_anything_else_is_refused(
     with pytest.raises(WebError, match="not saved"):
         save_search_model(path, "c/m")
     assert path.read_text() == USER
+
+
+def test_a_line_separator_in_a_comment_after_the_header_does_not_end_its_line(tmp_path: Path) -> None:
+    # str.splitlines would end the comment's line at U+2028, putting the field inside the comment's
+    # second half, which then reads as a key without a value: the save was refused.
+    user = tmp_path / "config.toml"
+    user.write_text('[agent] # the agent\u2028still the comment\nmodel = "m"\n', encoding="utf-8")
+    save_search_model(user, "c/m")
+    assert user.read_text(encoding="utf-8") == (
+        '[agent] # the agent\u2028still the comment\nweb_search_model = "c/m"\nmodel = "m"\n'
+    )
