@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from dsweb_ref import netguard
-from dsweb_ref.certification.checks import ssrf_body, ssrf_limits
-from dsweb_ref.netguard import body
+from dsweb_ref.certification.checks import ssrf, ssrf_body, ssrf_limits
+from dsweb_ref.netguard import body, resolve, transport
 from dsweb_ref.providers import http_fetch
 
 from ._readings import failing_rows, fails_exactly, patch_reading
@@ -26,6 +26,11 @@ def test_the_reference_passes_the_new_body_rows(monkeypatch: pytest.MonkeyPatch)
     assert failing_rows(ssrf_body, "LABEL_ROWS", DECODED, monkeypatch) == set()
     assert failing_rows(ssrf_body, "PIECE_ROWS", DECODED, monkeypatch) == set()
     assert failing_rows(ssrf_limits, "PIECE_CASES", CAPS, monkeypatch) == set()
+
+
+def test_the_reference_passes_the_new_answer_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ssrf, "MIXED", tuple(c for c in ssrf.MIXED if c.name == "no-answers"))
+    assert failing_rows(ssrf, "MIXED", "ssrf.resolve.mixed_answers", monkeypatch) == set()
 
 
 # --- ssrf.body.decoded: labels ---------------------------------------------------------------------------
@@ -95,3 +100,13 @@ def test_a_cap_reached_taken_for_a_cap_passed_fails_the_gzip_at_cap_row(monkeypa
           "room = max_bytes - len(body)\n            if room == 0:\n                return bytes(body), True\n",
           monkeypatch)
     fails_exactly(ssrf_limits, "PIECE_CASES", CAPS, "at-cap-gzip", monkeypatch)
+
+
+# --- ssrf.resolve.mixed_answers ---------------------------------------------------------------------------
+
+
+def test_a_lookup_without_answers_refused_without_a_web_code_fails_its_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    patch_reading(resolve, "vet_host", "raise WebError(WebErrorCode.PROVIDER_ERROR, f'could not resolve host \"{host}\": no",
+                  "raise WebError(\"RESOLVED_NOTHING\", f'could not resolve host \"{host}\": no", monkeypatch,
+                  netguard, transport)
+    fails_exactly(ssrf, "MIXED", "ssrf.resolve.mixed_answers", "no-answers", monkeypatch)
