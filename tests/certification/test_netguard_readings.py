@@ -106,7 +106,7 @@ def test_a_cap_reached_taken_for_a_cap_passed_fails_the_gzip_at_cap_row(monkeypa
 
 
 def test_a_lookup_without_answers_refused_without_a_web_code_fails_its_row(monkeypatch: pytest.MonkeyPatch) -> None:
-    patch_reading(resolve, "vet_host", "raise WebError(WebErrorCode.PROVIDER_ERROR, f'could not resolve host \"{host}\": no",
-                  "raise WebError(\"RESOLVED_NOTHING\", f'could not resolve host \"{host}\": no", monkeypatch,
-                  netguard, transport)
+    right = "WebErrorCode.PROVIDER_ERROR, f'could not resolve host \"{host}\": no addresses'"
+    wrong = "\"RESOLVED_NOTHING\", f'could not resolve host \"{host}\": no addresses'"
+    patch_reading(resolve, "vet_host", right, wrong, monkeypatch, netguard, transport)
     fails_exactly(ssrf, "MIXED", "ssrf.resolve.mixed_answers", "no-answers", monkeypatch)
