@@ -38,7 +38,7 @@ def test_the_reference_passes_the_new_answer_row(monkeypatch: pytest.MonkeyPatch
 # row -> (function of body.py, its right text, the wrong reading the row names)
 LABEL_READINGS = {
     "no-charset": ("pick_charset", 'if not label:\n        return "utf-8"',
-                   'if not label:\n        raise WebError(WebErrorCode.UNSUPPORTED_CONTENT_TYPE, "no charset")'),
+                   'if not label:\n        raise WebError("NO_CHARSET", "no charset declared")'),
     # Every label but gb2312 (and the windows-1252 ones) read as GBK: a UTF-8 page's non-ASCII text lost.
     "utf-8-text": ("pick_charset", 'if label == "gb2312":', 'if label != "gb2312":'),
     "charset-no-space": ("pick_charset", '.split(";")[1:]', '.split("; ")[1:]'),

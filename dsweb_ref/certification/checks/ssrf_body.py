@@ -75,11 +75,10 @@ REPLY_ROWS = (
 
 # Pages whose labels the reference reads (issue 24 item 5: rows its mutation run showed missing). The seeds
 # leave which types, charsets and codings a fetcher reads open, so each may be refused with a WEB_* error
-# (``refusal``), except a page that declares no charset at all (every web charset reads its ASCII alike) and an
-# HTML page (seed 002 reads its passages out of the web pages it fetched).
+# (``refusal``), except an HTML page (seed 002 reads its passages out of the web pages it fetched).
 LABEL_ROWS = (
-    Case("no-charset", "a page that declares no charset (text/plain alone) refused, or read as another "
-         "charset than its plain ASCII", {"type": "text/plain", "text": WORDS, "refusal": False}),
+    Case("no-charset", "a page that declares no charset (text/plain alone) refused without a WEB_* error code, or "
+         "read as another charset than its plain ASCII", {"type": "text/plain", "text": WORDS, "refusal": True}),
     Case("utf-8-text", "a page declared UTF-8 read as another charset (GBK, Latin-1): café 北京 lost",
          {"type": "text/plain; charset=utf-8", "text": f"{WORDS}: café 北京", "refusal": True}),
     Case("charset-no-space", "a charset parameter found only after '; ' (text/plain;charset=iso-8859-1 read as "
@@ -203,8 +202,8 @@ def _serve(case: Case) -> Callable[[_Handler], None]:
     "or the gb2312 label, either reading; JSON \\u escapes in the text count as their characters). A reply that "
     "is not HTTP (no status line), or whose status is outside 100-599, may be refused (a WEB_* error) or read as the "
     "page it carries; a one-byte page comes back; an empty page may be refused, and comes back empty if it comes back. "
-    "A page that declares no charset is plain ASCII here, which every web charset reads alike: it comes back. A "
-    "type, charset or coding a fetcher does not read may be refused with a WEB_* error. An HTML page comes back "
+    "A type, charset or coding a fetcher does not read (or a page that declares no charset) may be refused with a "
+    "WEB_* error. An HTML page comes back "
     "(seed 002 reads passages out of fetched web pages), its value following the web_fetch output schema (seed 001: "
     "the shared fetch result stays unchanged). A coding the fetcher asked "
     "for comes back decoded whatever reads its bytes arrive in, a gzip body of two members (RFC 1952) to its end.",

@@ -267,6 +267,9 @@ async def body_cap(ctx: CheckContext) -> None:
                      "later read"),) if AT_CAP_GZIP in PIECE_CASES else ()))
         for case, what in within:
             outcome = await ctx.fetch(f"http://caps.ssrf.test:{net.port}/big/{case.name}")
+            text = outcome.text or ""
+            if case is AT_CAP_GZIP and outcome.ok and LAST.decode() not in text and "a" * 64 not in text:
+                continue  # the gzip bytes were not inflated at all: ssrf.body.decoded's to judge, not the cap's
             require(outcome.ok, f"{what} was refused ({outcome.error_code})", catches=case.catches)
             require(LAST.decode() in (outcome.text or ""), f"{what} lost its last bytes", catches=case.catches)
             require((outcome.value or {}).get("truncated") is False, f"{what} is marked cut (truncated is not false)",
