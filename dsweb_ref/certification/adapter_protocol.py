@@ -67,6 +67,8 @@ Methods
     - ``evidence-search`` - the seed 002 evidence ``web_search`` (method ``evidence_search`` below)
     - ``standalone-search`` - the standalone model-backed web_search (seed 003, ``standalone_search``)
     - ``standalone-resolve`` - its account and model selection (seed 003, ``standalone_resolve``)
+    - ``standalone-save`` - saving its assigned search model into the user's configuration (seed 003,
+      ``standalone_save``)
     - ``scripted-search`` - web_search over the emulator's conformance search route (``provider: "scripted"``,
       see "Conformance search route" below); enables the ``search.differential.*`` checks
     - ``retry`` - Search API retries of 408, 429 and 5xx as ``configure`` ``retries`` allows (seed 001)
@@ -212,6 +214,15 @@ Methods
     keys, such as the reference's ``skipped`` and ``notice``, are allowed and not compared);
     ``text`` is free. A malformed document is an error ``WEB_CONFIG_INVALID``.
 
+``standalone_save`` -> ``{"text": str, "value": {"user": str, "effective": str | null, "overridden_by": ...}}``
+    Params ``{"user": str | null, "project": str | null, "value": str}``: save ``value`` as the assigned
+    search model (``[agent] web_search_model``, seed 003) into the user's configuration file whose text is
+    ``user`` (null: the file does not exist yet), beside a project ``reasonix.toml`` whose text is
+    ``project`` (null: none). ``value.user`` is the user file's text after the save; ``effective`` the value
+    in effect and ``overridden_by`` ``"project"`` when the project file sets the field (else null and
+    ``effective`` the saved value). A user file that is not TOML may be refused with ``WEB_CONFIG_INVALID``;
+    ``text`` is free.
+
 ``cancel`` -> ``{}``
     Params ``{"id": <id of an in-flight web_search/web_fetch>}``. Answer the cancel request at once;
     the cancelled call must then answer ``{"id": n, "cancelled": true}`` (or an error with code
@@ -244,6 +255,7 @@ it. The report names every profile and why one was not certified.
 - ``seed-002-evidence-html``: ``web_search``, ``messages-search``, ``ssrf-test-mode``, ``evidence-search``
 - ``ssrf``: ``web_fetch``, ``ssrf-test-mode``
 - ``seed-003-standalone``: ``standalone-search``, ``standalone-resolve``
+- ``seed-003-settings-save``: ``standalone-save``
 
 Conformance search route
 ------------------------
@@ -290,6 +302,7 @@ __all__ = [
     "CAP_SEARCH_API",
     "CAP_SSRF_TEST_MODE",
     "CAP_STANDALONE_RESOLVE",
+    "CAP_STANDALONE_SAVE",
     "CAP_STANDALONE_SEARCH",
     "CAP_SUMMARY_BUDGET",
     "CAP_WEB_FETCH",
@@ -310,6 +323,7 @@ CAP_SSRF_TEST_MODE: Final = "ssrf-test-mode"
 CAP_EVIDENCE_SEARCH: Final = "evidence-search"
 CAP_STANDALONE_SEARCH: Final = "standalone-search"
 CAP_STANDALONE_RESOLVE: Final = "standalone-resolve"
+CAP_STANDALONE_SAVE: Final = "standalone-save"
 CAP_SCRIPTED_SEARCH: Final = "scripted-search"
 CAP_RETRY: Final = "retry"
 CAP_PACING: Final = "pacing"
@@ -327,6 +341,7 @@ CAPABILITIES: Final = (
     CAP_EVIDENCE_SEARCH,
     CAP_STANDALONE_SEARCH,
     CAP_STANDALONE_RESOLVE,
+    CAP_STANDALONE_SAVE,
     CAP_SCRIPTED_SEARCH,
     CAP_RETRY,
     CAP_PACING,

@@ -12,7 +12,9 @@ moment each check finishes. SIGTERM to its group (:func:`~.targets.terminate_ada
 end of its stdin stops it, and its adapters with it.
 
 The worker imports the check modules afresh: a test that patches a check module in the run's process
-patches nothing there, so such a test runs that check with ``jobs=1`` (or alone).
+patches nothing there, so such a test runs that check with ``jobs=1`` (or alone). Under `dsweb certify`
+on Linux a worker is forked instead (:mod:`.forkserver`): the same module and protocol, without a second
+interpreter importing the package again.
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from . import forkserver
+from .forkserver import ForkedProcess
 from .model import CheckResult
 from .targets import track_process, untrack_process
 
@@ -48,7 +52,7 @@ def _environment() -> dict[str, str]:
 class Worker:
     """One worker process running a set of checks; see the module docstring."""
 
-    def __init__(self, proc: asyncio.subprocess.Process) -> None:
+    def __init__(self, proc: asyncio.subprocess.Process | ForkedProcess) -> None:
         self._proc = proc
         self._stderr: collections.deque[str] = collections.deque(maxlen=20)
         self._stderr_reader = asyncio.ensure_future(self._read_stderr())
@@ -60,9 +64,16 @@ class Worker:
 
     @classmethod
     async def start(cls, job: Mapping[str, Any]) -> Worker | None:
-        """A worker told to run ``job``, or None when none could be started (the checks then run here)."""
+        """A worker told to run ``job``, or None when none could be started (the checks then run here).
+        Forked by the run's fork server when there is one (:mod:`.forkserver`), else a new interpreter."""
+        server = forkserver.active()
+        forked = await server.spawn() if server is not None else None
+        return await cls._started(forked or await cls._exec(), job)
+
+    @staticmethod
+    async def _exec() -> asyncio.subprocess.Process | None:
         try:
-            proc = await asyncio.create_subprocess_exec(
+            return await asyncio.create_subprocess_exec(
                 # -P: no working directory on the path, where another checkout's dsweb_ref would win.
                 sys.executable, "-P", "-m", WORKER_MODULE,
                 stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
@@ -72,6 +83,12 @@ class Worker:
                 start_new_session=sys.platform != "win32",
             )
         except OSError:
+            return None
+
+    @classmethod
+    async def _started(cls, proc: asyncio.subprocess.Process | ForkedProcess | None,
+                       job: Mapping[str, Any]) -> Worker | None:
+        if proc is None:
             return None
         worker = cls(proc)
         track_process(worker)
@@ -136,7 +153,10 @@ class Worker:
             if sys.platform == "win32":
                 self._proc.kill() if sig is not signal.SIGTERM else self._proc.terminate()
             else:
-                os.killpg(self._proc.pid, sig)
+                try:
+                    os.killpg(self._proc.pid, sig)
+                except ProcessLookupError:  # a forked worker not yet in its own session
+                    os.kill(self._proc.pid, sig)
 
     async def close(self) -> None:
         """End it: the end of its stdin asks it to stop (it ends its adapters); SIGKILL to its group if it

@@ -113,6 +113,12 @@ PROFILES: tuple[Profile, ...] = (
         "the standalone model-backed web_search: its request, result bounds, sources and model selection",
         requires=("standalone-search", "standalone-resolve"),
     ),
+    Profile(
+        "seed-003-settings-save",
+        "003",
+        "saving the assigned search model: only that field changes, a project file's value is shown in effect",
+        requires=("standalone-save",),
+    ),
 )
 
 

@@ -26,20 +26,23 @@ import os
 import shlex
 import signal
 import sys
+import tempfile
 import time
 import weakref
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import asdict, dataclass, fields
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from .._context import CallContext
-from .._exceptions import WebError
+from .._exceptions import WebError, WebErrorCode
 from .._version import __version__
 from ..providers.http_fetch import HttpFetchProvider
 from ..replay._bases import KEY_ENV, credential_environ, settings_for_bases
 from ..runtime import build_runtime, http_fetch_config, scripted_runtime, standalone_search_tool
 from ..settings import Settings
 from ..standalone_accounts import Resolution, SearchRoute, resolve
+from ..standalone_config import save_search_model
 from ..tools import ToolResult, error_result
 from .adapter_protocol import CAPABILITIES, HELLO_TIMEOUT, ProtocolError, decode_line, encode_line
 from .calibration import patiently
@@ -71,7 +74,9 @@ __all__ = [
     "untrack_process",
 ]
 
-Method = Literal["web_search", "web_fetch", "standalone_search", "standalone_resolve", "evidence_search"]
+Method = Literal[
+    "web_search", "web_fetch", "standalone_search", "standalone_resolve", "standalone_save", "evidence_search"
+]
 STANDALONE_MODEL = "deepseek-v4-flash"  # the model a standalone search names on the emulator
 Probe = Callable[[], Any]  # run the moment a call's answer arrives; its result is CallOutcome.at_answer
 # What an adapter inherits from the suite's environment; everything else (credentials included) is dropped.
@@ -277,6 +282,19 @@ class ToolPair:
     # account resolution (configuration document, names of the set key variables -> resolution JSON).
     standalone: Callable[[str], _Tool] | None = None
     resolver: Resolver | None = None
+    # Seed 003: saving the assigned search model (user file text or None, project text or None, value).
+    saver: Callable[[str | None, str | None, str], dict[str, Any]] | None = None
+
+
+async def _saved(saver: Callable[[str | None, str | None, str], dict[str, Any]], params: dict[str, Any]) -> ToolResult:
+    user, project, value = params.get("user"), params.get("project"), params.get("value")
+    if not all(isinstance(v, str | None) for v in (user, project)) or not isinstance(value, str):
+        return error_result(WebError(WebErrorCode.INVALID_ARGUMENTS, "standalone_save: user, project, value"))
+    try:
+        saved = saver(user, project, value)
+    except WebError as error:
+        return error_result(error)
+    return ToolResult(text=json.dumps(saved, ensure_ascii=False), value=saved)
 
 
 async def _resolved(resolver: Resolver, params: dict[str, Any]) -> ToolResult:
@@ -419,6 +437,10 @@ class InProcessTarget:
                 raise TargetError("this target has no evidence_search tool")
             context = _evidence_context(self._contexts, params.get("context"))
             return _TaskCall(evidence.execute(params.get("arguments"), ctx, context), probe)
+        if method == "standalone_save":
+            if self._tools.saver is None:
+                raise TargetError("this target has no standalone_save")
+            return _TaskCall(_saved(self._tools.saver, params), probe)
         if method == "standalone_resolve":
             if self._tools.resolver is None:
                 raise TargetError("this target has no standalone_resolve")
@@ -511,6 +533,20 @@ def reference_resolve(document: dict[str, Any], environ_set: list[str]) -> dict[
     return resolve(document, {name: "set" for name in environ_set}).to_json()
 
 
+def reference_save(user: str | None, project: str | None, value: str) -> dict[str, Any]:
+    """``standalone_save`` of the reference: the texts as files in a scratch folder (None: no such file),
+    saved with :func:`~dsweb_ref.standalone_config.save_search_model`; the user file's text after it."""
+    with tempfile.TemporaryDirectory(prefix="dsweb-save-") as folder:
+        user_path, project_path = Path(folder, "config.toml"), Path(folder, "reasonix.toml")
+        for path, text in ((user_path, user), (project_path, project)):
+            if text is not None:
+                path.write_bytes(text.encode("utf-8"))
+        report = save_search_model(user_path, value, project=project_path).to_json()
+        saved = user_path.read_bytes().decode("utf-8")
+    return {"user": saved, "effective": report["effective"],
+            "overridden_by": "project" if report["overridden_by"] is not None else None}
+
+
 def _build_reference(config: TargetConfig) -> ToolPair:
     settings = reference_settings(config)
     if config.provider == "scripted":
@@ -526,6 +562,7 @@ def _build_reference(config: TargetConfig) -> ToolPair:
         evidence=_BuiltOnFirstCall(runtime.evidence_tool),
         standalone=lambda protocol: reference_standalone(config, protocol),
         resolver=reference_resolve,
+        saver=reference_save,
     )
 
 

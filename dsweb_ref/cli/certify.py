@@ -14,6 +14,7 @@ closed. The verdict rule is :data:`._certify_text.VERDICT_RULE`.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import os
 import signal
@@ -27,6 +28,7 @@ from .._version import __version__
 from ..certification import checks as check_catalogue
 from ..certification.adapter_protocol import HELLO_TIMEOUT
 from ..certification.checks.differential import seeded
+from ..certification.forkserver import forking
 from ..certification.known_failures import KnownFailures, KnownFailuresError, load_known_failures
 from ..certification.model import Check, CheckResult, Report, TargetInfo
 from ..certification.profiles import UnknownProfileError, find_profile, profile_verdicts
@@ -467,8 +469,11 @@ def _run(args: argparse.Namespace) -> int:
             stop_if_interrupted()  # a check that swallowed the cancellation stops the run here
 
         chosen = _HelloKept(target)
+        # Workers forked from a copy of this process, not new interpreters that import it all again
+        # (a run without workers only pays one fork).
+        fork = forking() if args.jobs >= 2 else contextlib.nullcontext()
         try:
-            with seeded(args.seed):
+            with seeded(args.seed), fork:
                 report = run_guarded(
                     lambda: run_suite(
                         chosen, only=only, known_failures=known, progress=progress, profiles=args.profile,

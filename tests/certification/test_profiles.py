@@ -16,7 +16,7 @@ from dsweb_ref.certification.targets import TargetConfig
 
 ALL_CAPS = ("web_search", "web_fetch", "messages-search", "search-api", "fetch-api", "cancel", "standalone-search",
             "standalone-resolve", "evidence-search", "ssrf-test-mode", "retry", "pacing", "localization",
-            "scripted-search", "summary-budget", "quality-metadata")
+            "scripted-search", "summary-budget", "quality-metadata", "standalone-save")
 
 
 def result(check_id: str, outcome: Outcome, protocols: dict[str, str] | None = None) -> CheckResult:
@@ -29,6 +29,7 @@ MEMBERS = {
     "b.both": ("seed-001-search-api", "seed-001-messages"),
     "c.fetch": ("seed-001-fetch-api",),
     "d.standalone": ("seed-003-standalone",),
+    "d.save": ("seed-003-settings-save",),
     "e.evidence": ("seed-002-evidence",),
     "e.evidence_html": ("seed-002-evidence-html",),
     "f.guard": ("ssrf",),

@@ -29,6 +29,9 @@ BREAKS: dict[str, tuple[str, str]] = {
     "standalone-follow-redirects": ("standalone.redirect.not_followed", "Location was visited"),
     "standalone-leak-reasoning": ("standalone.reasoning.withheld", "reasoning or encrypted content"),
     "standalone-resolve-last-slash": ("standalone.resolve.table", "assigned-splits-at-the-first-slash"),
+    # issue 24 item 5: saving the assigned model (standalone_config.py had no protocol route before)
+    "standalone-save-rerender": ("standalone.save.keeps_rest", "comments-kept: comments lost"),
+    "standalone-save-project-ignored": ("standalone.save.keeps_rest", "project-overrides: the project's value"),
     # found by red-teaming: each was certified before the row named in its fragment
     "standalone-bound-chars": ("standalone.result.bounded", "[cjk-summary] the result is"),
     "standalone-cited-sources-only": ("standalone.sources.filtered", "0 sources kept of 8"),
@@ -96,7 +99,8 @@ def test_reference_adapter_passes_the_standalone_checks(tmp_path: Path) -> None:
 
 
 def test_an_adapter_without_the_capabilities_is_skipped_not_passed(tmp_path: Path) -> None:
-    command = adapter_command("--without", "standalone-search", "--without", "standalone-resolve")
+    command = adapter_command("--without", "standalone-search", "--without", "standalone-resolve",
+                              "--without", "standalone-save")
     _, _, got = _certify(tmp_path, "--adapter", command, "--only", "standalone")
     assert set(got.values()) == {"skipped"}
 

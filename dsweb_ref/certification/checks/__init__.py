@@ -22,6 +22,7 @@ from . import (  # noqa: F401  (registration side effect)
     ssrf_body,
     ssrf_limits,
     standalone,
+    standalone_save,
     summary,
     text,
     validation,

@@ -1,0 +1,172 @@
+"""Seed 003: saving the assigned search model into the user's configuration, and a project file's override.
+
+Enforced: the save sets ``web_search_model`` to the chosen value and keeps the rest of the configuration
+(every other key and table, and every comment: "保存仅更新该字段，保留其余配置内容"; the old generic
+save "may lose the field, comments or unknown fields"); a missing file or ``[agent]`` table is created;
+the model part may hold ``/``; ``auto`` is a value that can be saved; the user's file is saved even when
+a project ``reasonix.toml`` sets the field, and the answer then shows the project's value as the one in
+effect ("项目 reasonix.toml 覆盖此字段时，界面标明项目实际值"); a file that cannot be read as TOML is
+refused or kept whole, never lost.
+
+Left open (accepted either way): formatting (spacing, quoting style, where in ``[agent]`` the field goes,
+top level or ``[agent]`` when the file has no ``[agent]`` table), whether a malformed value is refused,
+and whether a project's empty or ``auto`` value counts as an override (both mean automatic).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from typing import Any
+
+from ..._exceptions import WebErrorCode
+from ..cases import Case
+from ._base import CALL_TIMEOUT, CheckContext, check, require
+
+__all__ = ["SAVE_CASES", "save_problems"]
+
+SAVE = "standalone-save"
+FIELD = "web_search_model"
+AUTOMATIC = (None, "", "auto")  # seed 003: missing, empty or "auto" all mean automatic
+
+
+def _case(name: str, catches: str, user: str | None, value: str, *, project: str | None = None,
+          effective: str | None = None) -> Case:
+    """``effective``: the project's value the answer must show in effect (None: the saved value)."""
+    return Case(name, catches, {"user": user, "project": project, "value": value, "effective": effective})
+
+
+SAVE_CASES = (
+    _case("comments-kept", "re-rendering the file from its parsed values (every comment lost)",
+          "# my settings\nlanguage = \"th\"  # the interface's\n[agent]\n# the main model\n"
+          "model = \"deepseek-v4-pro\"  # fast enough\n",
+          "search-conn/deepseek-v4-flash"),
+    _case("unknown-keys-kept", "saving only the fields this version knows (unknown keys and tables dropped)",
+          "config_version = 9\n[plugins.weather]\nurl = \"https://weather.example.test\"\n\n"
+          "[agent]\nfuture_flag = true\nnested = { a = 1, b = [1, 2] }\n",
+          "search-conn/deepseek-v4-flash"),
+    _case("existing-field-replaced", "adding a second web_search_model instead of replacing the first",
+          "[agent]\nweb_search_model = \"old-conn/old-model\"\nmodel = \"deepseek-v4-pro\"\n",
+          "new-conn/deepseek-v4-flash"),
+    _case("no-agent-table", "appending the field at the end of the file, inside the last table",
+          "[tools]\nenabled = [\"web_search\"]\n", "search-conn/deepseek-v4-flash"),
+    _case("agent-table-then-another", "appending the field at the end of the file, inside the table after [agent]",
+          "[agent]\nmodel = \"deepseek-v4-pro\"\n\n[tools]\nenabled = [\"web_search\"]\n",
+          "search-conn/deepseek-v4-flash"),
+    _case("missing-file-created", "failing, or saving nothing, when the user has no configuration file yet",
+          None, "search-conn/deepseek-v4-flash"),
+    _case("model-with-slashes", "refusing a model name that holds / (seed 003: it may), or splitting at the last /",
+          "[agent]\n", "router/org/deepseek-v4-flash"),
+    _case("value-needing-quotes", "writing the value without TOML escaping (another value, or no TOML at all)",
+          "[agent]\n", 'my "search" conn/模型\\v4'),
+    _case("auto-saved", 'refusing "auto", which seed 003 names as the automatic choice', "[agent]\n", "auto"),
+    _case("project-overrides", "showing the saved value as in effect though the project file sets the field, "
+          "or saving into the project file",
+          "[agent]\n", "user-conn/deepseek-v4-flash",
+          project="[agent]\nweb_search_model = \"project-conn/deepseek-v4-pro\"\n",
+          effective="project-conn/deepseek-v4-pro"),
+    _case("project-without-the-field", "taking any project file for an override of the field",
+          "[agent]\n", "user-conn/deepseek-v4-flash", project="[agent]\nmodel = \"deepseek-v4-pro\"\n"),
+    _case("unreadable-file-not-lost", "overwriting a file that is not valid TOML (its content lost)",
+          "[agent\nmodel = \"deepseek-v4-pro\"\n# keep me\n", "search-conn/deepseek-v4-flash"),
+)
+
+
+def _field(document: dict[str, Any]) -> tuple[bool, Any]:
+    """Whether the field is set once (top level or in ``[agent]``), and its value."""
+    agent = document.get("agent")
+    places = [document[FIELD]] if FIELD in document else []
+    if isinstance(agent, dict) and FIELD in agent:
+        places.append(agent[FIELD])
+    return len(places) <= 1, places[0] if places else None
+
+
+def _without_field(document: dict[str, Any]) -> dict[str, Any]:
+    rest = {k: v for k, v in document.items() if k != FIELD}
+    agent = rest.get("agent")
+    if isinstance(agent, dict):
+        rest["agent"] = {k: v for k, v in agent.items() if k != FIELD}
+        if not rest["agent"]:
+            del rest["agent"]
+    return rest
+
+
+def _comments(text: str) -> list[str]:
+    """The comment of each line that has one and does not set the field (a ``#`` inside a string is rare
+    in these cases, and they hold none)."""
+    return [line[line.index("#"):].strip() for line in text.splitlines() if "#" in line and FIELD not in line]
+
+
+def save_problems(case: Case, ok: bool, error_code: str | None, value: Any) -> list[str]:
+    """What is wrong with one answer to ``case`` (empty: nothing)."""
+    user: str | None = case["user"]
+    try:
+        before = tomllib.loads(user or "")
+    except tomllib.TOMLDecodeError:
+        before = None
+    if not ok:
+        if before is None and error_code == WebErrorCode.CONFIG_INVALID.value:
+            return []  # refused, the file untouched (the protocol answers no file)
+        return [f"the save failed ({error_code})"]
+    if not isinstance(value, dict) or not isinstance(value.get("user"), str):
+        return ["the answer has no user file text (value.user)"]
+    text: str = value["user"]
+    if before is None:  # a file that is not TOML: whatever is saved, none of its lines may be lost
+        lost = [line for line in (user or "").splitlines() if line.strip() and line not in text]
+        return [f"lines of the unreadable file lost: {lost[:3]!r}"] if lost else []
+    try:
+        after = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        return [f"the saved file is not valid TOML ({exc})"]
+    problems = []
+    once, saved = _field(after)
+    if not once:
+        problems.append("the field is set twice (top level and [agent])")
+    if case["value"] == "auto" and saved in AUTOMATIC:
+        pass
+    elif saved != case["value"]:
+        problems.append(f"the saved file gives {FIELD} = {saved!r}, expected {case['value']!r}")
+    if _without_field(after) != _without_field(before):
+        problems.append("the rest of the configuration changed (a key or table lost, moved or altered)")
+    lost = [c for c in _comments(user or "") if c not in text]
+    if lost:
+        problems.append(f"comments lost: {lost[:3]!r}")
+    problems += _effect_problems(case, value)
+    return problems
+
+
+def _effect_problems(case: Case, value: dict[str, Any]) -> list[str]:
+    shown, by = value.get("effective"), value.get("overridden_by")
+    if case["effective"] is not None:
+        if by != "project" or shown != case["effective"]:
+            return [f"the project's value is not shown in effect: effective={shown!r}, overridden_by={by!r}"]
+        return []
+    if by is not None:
+        return [f"an override by {by!r} is reported, but no file overrides the saved value"]
+    if case["value"] == "auto" and shown in AUTOMATIC:
+        return []
+    return [] if shown == case["value"] else [f"effective={shown!r}, expected the saved {case['value']!r}"]
+
+
+@check(
+    "standalone.save.keeps_rest",
+    "saving the search model updates only that field; a project file's value is shown in effect",
+    seed="003",
+    requires=(SAVE,),
+    provider="messages",
+    rule="Seed 003: the assigned search model is saved as [agent] web_search_model = \"connection/model\" "
+    "(the model name may contain /; missing, empty or auto is automatic); this version's save updates only "
+    "that field and keeps the rest of the configuration (the old generic save could lose the field, comments or "
+    "unknown fields); Desktop saves the user's global settings, and when a project reasonix.toml sets the field, "
+    "the project's value is shown as the one in effect. A file that is not TOML is refused or kept whole.",
+    cases=SAVE_CASES,
+    profiles=("seed-003-settings-save",),
+)
+async def keeps_rest(ctx: CheckContext) -> None:
+    wrong: list[str] = []
+    for case in SAVE_CASES:
+        params = {"user": case["user"], "project": case["project"], "value": case["value"]}
+        outcome = await ctx.target.start_call("standalone_save", params).outcome(CALL_TIMEOUT)
+        found = save_problems(case, outcome.ok, outcome.error_code, outcome.value)
+        if found:
+            wrong.append(f"{case.name}: " + "; ".join(found))
+    require(not wrong, f"{len(wrong)} save row(s) wrong: " + "; ".join(wrong)[:900], rows=wrong)
