@@ -303,6 +303,8 @@ MIXED = (
     ),
     Case("dead-public-only", "a refused connection to the one (public) answer surfacing without a WEB_* error code",
          {"answers": [PUBLIC_DEAD]}),
+    Case("no-answers", "a lookup that answers no address at all failing without a WEB_* error code",
+         {"answers": []}),
 )
 
 
@@ -314,7 +316,8 @@ MIXED = (
     provider="messages",
     rule="Seed 002: the connection is bound to an address that passed validation; an answer that did "
     "not pass is never connected to, whatever its position among the answers. A fetch that fails (a "
-    "non-public answer refused, a public one refusing the connection) ends with a WEB_* error.",
+    "non-public answer refused, a public one refusing the connection, a lookup with no answer) ends with a WEB_* "
+    "error.",
     cases=MIXED,
 )
 async def mixed_answers(ctx: CheckContext) -> None:

@@ -15,6 +15,7 @@ import gzip
 import zlib
 from collections.abc import Callable
 
+from ...schemas import validate
 from ..cases import Case
 from ._base import CheckContext, check, expect_error, require
 from ._leaks import json_unescaped
@@ -72,6 +73,46 @@ REPLY_ROWS = (
          {"type": "text/plain; charset=utf-8", "text": "", "refusal": True}),
 )
 
+# Pages whose labels the reference reads (issue 24 item 5: rows its mutation run showed missing). The seeds
+# leave which types, charsets and codings a fetcher reads open, so each may be refused with a WEB_* error
+# (``refusal``), except an HTML page (seed 002 reads its passages out of the web pages it fetched).
+LABEL_ROWS = (
+    Case("no-charset", "a page that declares no charset (text/plain alone) refused without a WEB_* error code, or "
+         "read as another charset than its plain ASCII", {"type": "text/plain", "text": WORDS, "refusal": True}),
+    Case("utf-8-text", "a page declared UTF-8 read as another charset (GBK, Latin-1): café 北京 lost",
+         {"type": "text/plain; charset=utf-8", "text": f"{WORDS}: café 北京", "refusal": True}),
+    Case("charset-no-space", "a charset parameter found only after '; ' (text/plain;charset=iso-8859-1 read as "
+         "UTF-8): café lost", {"type": "text/plain;charset=iso-8859-1", "text": f"{WORDS}: café",
+                               "encode": "latin-1", "refusal": True}),
+    Case("unknown-charset", "a charset the fetcher does not read (utf-7) refused without a WEB_* error code",
+         {"type": "text/plain; charset=utf-7", "text": WORDS, "refusal": True}),
+    Case("unknown-coding", "a content coding the fetcher does not know refused without a WEB_* error code",
+         {"type": "text/plain; charset=utf-8", "text": WORDS, "refusal": True, "label": "x-unknown"}),
+    Case("corrupt-gzip", "a body that is not the gzip it is labelled (its inflating fails) refused without a "
+         "WEB_* error code", {"type": "text/plain; charset=utf-8", "text": WORDS, "refusal": True, "label": "gzip"}),
+    Case("image-type", "a type the fetcher does not read (image/png) refused without a WEB_* error code",
+         {"type": "image/png", "text": WORDS, "refusal": True}),
+    Case("html-page", "an HTML page refused (its type read as unknown, or its result malformed), or its value "
+         "outside the web_fetch output schema (a body kind neither html nor text)",
+         {"type": "text/html; charset=utf-8", "text": f"<p>{WORDS}</p>", "shows": WORDS, "refusal": False,
+          "schema": True}),
+    Case("plain-markup", "a text/plain page read as HTML: its markup characters taken for tags (<b> and &amp; lost)",
+         {"type": "text/plain; charset=utf-8", "text": f"{WORDS}: a <b>bold</b> a&amp;b", "refusal": True}),
+)
+# Bodies whose bytes come in more than one read (the server pauses between its writes): a coding the fetcher
+# asked for is decoded whole however the bytes are split, and a gzip body of two members (RFC 1952: a gzip
+# file is a series of members; HTTP's gzip coding is that format) to the end of its last member.
+PAUSE = 0.2  # seconds between two writes of one body
+PIECE_ROWS = (
+    Case("gzip-in-pieces", "a compressed body decoded only as far as its first read (here the 10-byte gzip header "
+         "alone): the page's text lost", {"coding": "gzip", "needs": "gzip", "type": "text/plain; charset=utf-8",
+                                          "text": WORDS, "refusal": False, "split": 10}),
+    Case("gzip-members", "a gzip body of two members (RFC 1952) read only to the end of the first, or refused: the "
+         "second member's text lost", {"coding": "gzip", "needs": "gzip", "type": "text/plain; charset=utf-8",
+                                       "text": f"{WORDS} from two members", "refusal": False,
+                                       "members": WORDS}),
+)
+
 
 def _body(case: Case) -> bytes:
     text: str = case["text"]
@@ -84,7 +125,7 @@ def _readings(case: Case) -> list[str]:
     """The texts a success may show: the page's own, and where HTTP and browsers differ, the page's
     bytes as the other one reads them (``also``: a codec)."""
     also = case.params.get("also")
-    return [case["text"], *([_body(case).decode(also, "replace")] if also else [])]
+    return [case.params.get("shows", case["text"]), *([_body(case).decode(also, "replace")] if also else [])]
 
 
 def _missing(reading: str, shown: str) -> list[str]:
@@ -116,14 +157,32 @@ def _serve(case: Case) -> Callable[[_Handler], None]:
             return
         body, coding = _body(case), case.params.get("coding")
         needs = case.params.get("needs")
+        pieces = [body]
         if coding is not None and needs is not None and _listed(handler.headers.get("Accept-Encoding", ""), needs):
-            if needs == "gzip":
+            if "members" in case.params:  # the first member's 8-byte trailer comes with the second member
+                first = gzip.compress(case["members"].encode())
+                pieces = [first[:-8], first[-8:] + gzip.compress(body[len(case["members"]):])]
+            elif needs == "gzip":
                 body = gzip.compress(body)
+                pieces = [body[: case["split"]], body[case["split"]:]] if "split" in case.params else [body]
             else:
-                body = _raw_deflate(body) if case.params.get("raw") else zlib.compress(body)
+                pieces = [_raw_deflate(body) if case.params.get("raw") else zlib.compress(body)]
         else:
-            coding = None  # not asked for: sent as it is
-        handler._send(body, headers={"Content-Type": case["type"], **({"Content-Encoding": coding} if coding else {})})
+            coding = case.params.get("label")  # not asked for: sent as it is (under its label, if the row has one)
+        headers = {"Content-Type": case["type"], **({"Content-Encoding": coding} if coding else {})}
+        if len(pieces) == 1:
+            handler._send(pieces[0], headers=headers)
+            return
+        handler.send_response(200)
+        for name, value in headers.items():
+            handler.send_header(name, value)
+        handler.send_header("Content-Length", str(sum(map(len, pieces))))
+        handler.end_headers()
+        for n, piece in enumerate(pieces):
+            if n and handler.server.stop.wait(PAUSE):
+                return
+            handler.wfile.write(piece)
+            handler.wfile.flush()
 
     return serve
 
@@ -142,15 +201,20 @@ def _serve(case: Case) -> Callable[[_Handler], None]:
     "success must show the page's own text (where HTTP and browsers read a page differently, a byte-order mark "
     "or the gb2312 label, either reading; JSON \\u escapes in the text count as their characters). A reply that "
     "is not HTTP (no status line), or whose status is outside 100-599, may be refused (a WEB_* error) or read as the "
-    "page it carries; a one-byte page comes back; an empty page may be refused, and comes back empty if it comes back.",
-    cases=(*ROWS, *REPLY_ROWS),
+    "page it carries; a one-byte page comes back; an empty page may be refused, and comes back empty if it comes back. "
+    "A type, charset or coding a fetcher does not read (or a page that declares no charset) may be refused with a "
+    "WEB_* error. An HTML page comes back "
+    "(seed 002 reads passages out of fetched web pages), its value following the web_fetch output schema (seed 001: "
+    "the shared fetch result stays unchanged). A coding the fetcher asked "
+    "for comes back decoded whatever reads its bytes arrive in, a gzip body of two members (RFC 1952) to its end.",
+    cases=(*ROWS, *REPLY_ROWS, *LABEL_ROWS, *PIECE_ROWS),
 )
 async def decoded(ctx: CheckContext) -> None:
     with _network() as net:
-        for case in (*ROWS, *REPLY_ROWS):
+        for case in (*ROWS, *REPLY_ROWS, *LABEL_ROWS, *PIECE_ROWS):
             net.pages.special[f"/body/{case.name}"] = _serve(case)
         await ctx.configure(provider="messages", test_network=net.config({"body.ssrf.test": [[PUBLIC]]}, []))
-        for case in (*ROWS, *REPLY_ROWS):
+        for case in (*ROWS, *REPLY_ROWS, *LABEL_ROWS, *PIECE_ROWS):
             outcome = await ctx.fetch(f"http://body.ssrf.test:{net.port}/body/{case.name}")
             if not outcome.ok and case["refusal"]:
                 expect_error(outcome, case.name)
@@ -166,6 +230,10 @@ async def decoded(ctx: CheckContext) -> None:
                 content = ((outcome.value or {}).get("body") or {}).get("content")
                 require(isinstance(content, str) and not content.strip(),
                         f"{case.name}: an empty page came back with the content {content!r}", catches=case.catches)
+            if case.params.get("schema"):
+                problems = validate("web_fetch.output", outcome.value)
+                require(not problems, f"{case.name}: the value does not follow web_fetch.output: "
+                        f"{'; '.join(problems[:2])}", catches=case.catches)
             lone = next((c for c in text if "\ud800" <= c <= "\udfff"), None)
             require(lone is None, f"{case.name}: the text carries the lone surrogate U+{ord(lone or ' '):04X}, "
                     "which is not Unicode text", catches=case.catches)
