@@ -510,6 +510,10 @@ PACING_CASES = (
          "no pacing; a burst of the whole rate followed by a refill; one pacer per call instead of one per "
          "account; or ignoring the configured rate (pacing at the seed's 5 QPS regardless)",
          {"qps": 3, "calls": 2, "queries": 2}),
+    # Untimed: a rate no request may start under. Refused at configure, or the call fails with a
+    # configuration or argument code; no Search API request either way.
+    Case("a rate of 0", "a zero rate read as no pacing, or divided by (the call crashes instead of a WEB_* refusal)",
+         {"qps": 0.0, "refused": True}),
 )
 
 
@@ -525,7 +529,8 @@ PACING_CASES = (
     "query for want of a slot is not. The starts are the emulator's arrival times: rate + 1 of them must span "
     f"at least 1 s less {WINDOW_SLACK:g} s of transport jitter; a shorter span the run's measured load can "
     "explain is re-run (at most 3 runs), and fails only when every run packed its starts tighter than the "
-    "load explains.",
+    "load explains. A rate of 0 lets no request start, so it is refused (at configure, or WEB_CONFIG_INVALID / "
+    "WEB_INVALID_ARGUMENTS at the call, nothing sent), never read as no pacing.",
     cases=PACING_CASES,
     slot="quiet",  # counts starts per one-second window
 )
@@ -535,8 +540,30 @@ async def pacing_rate(ctx: CheckContext) -> None:
     await ctx.configure_opt_in()
     expect_success(await ctx.search([QUERY]), "an unpaced search before pacing is configured")
     for case in PACING_CASES:
+        if case.params.get("refused"):
+            ctx.fresh()
+            await _rate_refused(ctx, case)
+            continue
         await ctx.configure_opt_in(pacing_qps=float(case["qps"]), retries=case.params.get("retries", 0))
         await judge_timed(ctx, "search.api.pacing.rate", functools.partial(_paced_run, ctx, case))
+    await ctx.configure_opt_in()
+
+
+async def _rate_refused(ctx: CheckContext, case: Case) -> None:
+    """A pacing rate under which no request may ever start is refused: ``configure`` answers an error, or
+    the search fails with a configuration or argument code and sends nothing."""
+    try:
+        await ctx.configure_opt_in(pacing_qps=case["qps"])
+    except (TargetError, WebError):
+        await ctx.configure_opt_in()
+        return
+    outcome = await ctx.search([QUERY])
+    sent = len(ctx.records("search"))
+    require(sent == 0, f"{case.name}: {sent} Search API request(s) sent at {case['qps']:g} QPS",
+            catches=case.catches)
+    expect_error(outcome, case.name)
+    require(outcome.error_code in REFUSED_CODES, f"{case.name}: refused at the call with {outcome.error_code}, "
+            f"expected {' or '.join(REFUSED_CODES)}", catches=case.catches)
     await ctx.configure_opt_in()
 
 

@@ -6,10 +6,13 @@ the settings passed through ``configure`` decide.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
+from ..._exceptions import WebError
 from ...emulator import RequestRecord
 from ..cases import Case
+from ..targets import TargetError
 from ._base import CheckContext, check, expect_success, require
 from ._oracle import expected_merge, source_urls
 
@@ -205,7 +208,39 @@ COUNT = (
     Case("both 50", "the upper bound clamped below 50", {"count": 50, "cap": 50, "sent": 50}),
     Case("a batch, cap below count", "the cap applied to a one-query call only, not to each search of a batch",
          {"count": 10, "cap": 3, "sent": 3, "queries": ["markdown", "coffee"]}),
+    # A configured count that is no number from 1 to 50: refused (at configure, or at the call with a
+    # configuration or argument code and no request), or sent as an integer within 1-50 and the cap.
+    Case("count given as a string", "a count configured as the JSON string \"10\" forwarded as a string",
+         {"count": "10", "cap": 20, "hostile": True}),
+    Case("count given as true", "a JSON true taken for the count 1 and forwarded as true",
+         {"count": True, "cap": 8, "hostile": True}),
 )
+# A hostile count refused at the call: a configuration or argument error, never a provider failure.
+COUNT_REFUSED_CODES = ("WEB_CONFIG_INVALID", "WEB_INVALID_ARGUMENTS")
+
+
+async def _hostile_count(ctx: CheckContext, case: Case) -> None:
+    """``case``'s count is no number from 1 to 50: the target refuses it (``configure`` answers an error,
+    or the call fails with a configuration or argument code before any request) or sends an integer
+    count from 1 to 50, within the cap. Never the value as given, never a crash."""
+    try:
+        await ctx.configure(count=case["count"], search_max_results=case["cap"])
+    except (TargetError, WebError):
+        ctx.config = replace(ctx.config, count=10)  # the refused value is not the target's configuration
+        return
+    ctx.emu.log.clear()
+    outcome = await ctx.search(["markdown"])
+    sent = [r.json.get("count") for r in ctx.records("search") if isinstance(r.json, dict)]
+    top = min(50, case["cap"])
+    require(all(type(c) is int and 1 <= c <= top for c in sent),
+            f"{case.name}: count={sent!r} sent with count={case['count']!r}; expected a refusal or an integer "
+            f"from 1 to {top}", catches=case.catches)
+    if outcome.ok:
+        require(sent, f"{case.name}: accepted, but no Search API request was sent")
+    else:
+        require(not sent and outcome.error_code in COUNT_REFUSED_CODES,
+                f"{case.name}: refused at the call with {outcome.error_code} after {len(sent)} request(s); "
+                f"expected {' or '.join(COUNT_REFUSED_CODES)} before any request", catches=case.catches)
 
 
 @check(
@@ -216,11 +251,16 @@ COUNT = (
     provider="api",
     rule="Seed 001: 'count is the configured value from 1 to 50, defaulting to the service's 10, unless the "
     "request's result bound is smaller; the tool always sends its limit, 8 by default', and Direct Search "
-    "sends 'need_content: false'. So count = min(configured count, searchMaxResults).",
+    "sends 'need_content: false'. So count = min(configured count, searchMaxResults). A configured count that "
+    "is no number (a JSON string, true) is refused (at configure, or WEB_CONFIG_INVALID / WEB_INVALID_ARGUMENTS "
+    "at the call, before any request) or sent as an integer from 1 to 50 within the cap, never as given.",
     cases=COUNT,
 )
 async def api_count(ctx: CheckContext) -> None:
     for case in COUNT:
+        if case.params.get("hostile"):
+            await _hostile_count(ctx, case)
+            continue
         await ctx.configure(count=case["count"], search_max_results=case["cap"])
         ctx.emu.log.clear()
         queries: list[str] = case.params.get("queries", ["markdown"])
