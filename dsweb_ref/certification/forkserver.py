@@ -30,7 +30,6 @@ from typing import NoReturn
 __all__ = ["ForkServer", "ForkedProcess", "active", "forking"]
 
 _ACTIVE: ForkServer | None = None
-_LIMIT = 64 * 1024 * 1024  # one result is one line, and its details can be long
 
 
 def active() -> ForkServer | None:
@@ -67,12 +66,6 @@ class ForkedProcess:
     async def wait(self) -> int:
         return await asyncio.shield(self._exited)
 
-    def kill(self) -> None:
-        os.kill(self.pid, signal.SIGKILL)
-
-    def terminate(self) -> None:
-        os.kill(self.pid, signal.SIGTERM)
-
 
 class ForkServer:
     """The run's side of the server: see the module docstring."""
@@ -104,9 +97,9 @@ class ForkServer:
         theirs.close()
         return cls(pid, ours)
 
-    async def spawn(self) -> ForkedProcess | None:
-        """A new worker with its stdin, stdout and stderr piped to this process; None when the server is
-        gone (the caller then starts one the ordinary way)."""
+    async def spawn(self, limit: int) -> ForkedProcess | None:
+        """A new worker with its stdin, stdout and stderr piped to this process (``limit``: the longest
+        line its readers take); None when the server is gone (the caller then starts one the ordinary way)."""
         loop = asyncio.get_running_loop()
         async with self._lock:
             if self._ended:
@@ -132,7 +125,7 @@ class ForkServer:
             if pid in self._early:
                 exited.set_result(self._early.pop(pid))
             stdin = await _writer(loop, pipes[0][1])
-            stdout, stderr = await _reader(loop, pipes[1][0]), await _reader(loop, pipes[2][0])
+            stdout, stderr = await _reader(loop, pipes[1][0], limit), await _reader(loop, pipes[2][0], limit)
             return ForkedProcess(pid, stdin, stdout, stderr, exited)
 
     def _on_message(self) -> None:
@@ -180,8 +173,8 @@ class ForkServer:
             os.waitpid(self.pid, 0)
 
 
-async def _reader(loop: asyncio.AbstractEventLoop, fd: int) -> asyncio.StreamReader:
-    reader = asyncio.StreamReader(limit=_LIMIT, loop=loop)
+async def _reader(loop: asyncio.AbstractEventLoop, fd: int, limit: int) -> asyncio.StreamReader:
+    reader = asyncio.StreamReader(limit=limit, loop=loop)
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader, loop=loop), os.fdopen(fd, "rb", 0))
     return reader
 

@@ -39,6 +39,7 @@ __all__ = ["WORKER_MODULE", "Worker"]
 
 WORKER_MODULE = "dsweb_ref.certification.worker"
 _PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])  # the folder holding this dsweb_ref
+_LINE_LIMIT = 64 * 1024 * 1024  # one result is one line, and its details can be long
 
 
 def _environment() -> dict[str, str]:
@@ -67,7 +68,7 @@ class Worker:
         """A worker told to run ``job``, or None when none could be started (the checks then run here).
         Forked by the run's fork server when there is one (:mod:`.forkserver`), else a new interpreter."""
         server = forkserver.active()
-        forked = await server.spawn() if server is not None else None
+        forked = await server.spawn(_LINE_LIMIT) if server is not None else None
         return await cls._started(forked or await cls._exec(), job)
 
     @staticmethod
@@ -78,7 +79,7 @@ class Worker:
                 sys.executable, "-P", "-m", WORKER_MODULE,
                 stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
                 env=_environment(),
-                limit=64 * 1024 * 1024,  # one result is one line, and its details can be long
+                limit=_LINE_LIMIT,
                 # Its own process group, like an adapter's: an interrupt ends it and what it started.
                 start_new_session=sys.platform != "win32",
             )
@@ -150,7 +151,8 @@ class Worker:
 
     def _signal(self, sig: signal.Signals) -> None:
         with contextlib.suppress(OSError):  # already gone
-            if sys.platform == "win32":
+            if sys.platform == "win32":  # no fork server there: always a started interpreter
+                assert isinstance(self._proc, asyncio.subprocess.Process)
                 self._proc.kill() if sig is not signal.SIGTERM else self._proc.terminate()
             else:
                 try:

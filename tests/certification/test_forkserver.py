@@ -4,8 +4,11 @@ status reach the run like a started one's; the server ends with the run; a proce
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
+import signal
+import socket
 import subprocess
 import sys
 import textwrap
@@ -14,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from dsweb_ref.certification.forkserver import forking
+from dsweb_ref.certification import offload
+from dsweb_ref.certification.forkserver import ForkServer, forking
 
 from ._procs import gone
 from .conftest import ROOT
@@ -76,7 +80,7 @@ _SERVER_SCRIPT = textwrap.dedent("""
     from dsweb_ref.certification.forkserver import forking
 
     async def one(server, job):
-        proc = await server.spawn()
+        proc = await server.spawn(1 << 20)
         if job is not None:
             proc.stdin.write(job)
         proc.stdin.close()
@@ -118,3 +122,48 @@ def test_a_process_with_threads_gets_no_fork_server() -> None:
     finally:
         stop.set()
         thread.join()
+
+
+def test_an_exit_reported_together_with_its_pid_reaches_the_worker() -> None:
+    # A worker that dies at once is reaped before the run has read its pid: the server's two lines arrive
+    # in one read, and the exit must not be dropped for want of a waiter (the run would wait forever).
+    async def main() -> tuple[int, int | None, int]:
+        ours, theirs = socket.socketpair()
+        server = ForkServer(-1, ours)  # its side of the socket played here, in order
+
+        async def play_server() -> None:
+            loop = asyncio.get_running_loop()
+            _, fds, _, _ = await loop.run_in_executor(None, socket.recv_fds, theirs, 16, 3)
+            for fd in fds:
+                os.close(fd)
+            theirs.sendall(b"pid 4242\nexit 4242 7\n")
+
+        played = asyncio.ensure_future(play_server())
+        proc = await server.spawn(1 << 20)
+        await played
+        assert proc is not None
+        known = proc.returncode
+        await proc.stdout.read(), await proc.stderr.read()  # the pipes' far ends are closed: EOF
+        proc.stdin.close()
+        code = await asyncio.wait_for(proc.wait(), 10)
+        ours.close(), theirs.close()
+        return proc.pid, known, code
+
+    assert asyncio.run(main()) == (4242, 7, 7)
+
+
+def test_a_signal_reaches_a_worker_not_yet_in_a_session_of_its_own() -> None:
+    # A forked worker calls setsid first thing; an interrupt just before that finds no group of its pid,
+    # and must still end the worker itself.
+    async def main() -> int:
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-c", "import time; time.sleep(60)",
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        )  # in this test's process group, not a session of its own
+        worker = offload.Worker(proc)
+        worker.terminate()
+        code = await asyncio.wait_for(proc.wait(), 30)
+        await worker.close()
+        return code
+
+    assert asyncio.run(main()) == -signal.SIGTERM
