@@ -251,6 +251,7 @@ class _Tool(Protocol):
 
 
 Resolver = Callable[[dict[str, Any], list[str]], dict[str, Any]]
+Saver = Callable[[str | None, str | None, str], dict[str, Any]]  # user file text, project file text, value
 
 
 class _EvidenceTool(Protocol):
@@ -286,26 +287,27 @@ class ToolPair:
     standalone: Callable[[str], _Tool] | None = None
     resolver: Resolver | None = None
     # Seed 003: saving the assigned search model (user file text or None, project text or None, value).
-    saver: Callable[[str | None, str | None, str], dict[str, Any]] | None = None
+    saver: Saver | None = None
 
 
-async def _saved(saver: Callable[[str | None, str | None, str], dict[str, Any]], params: dict[str, Any]) -> ToolResult:
-    user, project, value = params.get("user"), params.get("project"), params.get("value")
-    if not all(isinstance(v, str | None) for v in (user, project)) or not isinstance(value, str):
-        return error_result(WebError(WebErrorCode.INVALID_ARGUMENTS, "standalone_save: user, project, value"))
+def _answered(compute: Callable[[], dict[str, Any]]) -> ToolResult:
+    """A call answered by a function of its params: its value as JSON text, or its WebError."""
     try:
-        saved = saver(user, project, value)
-    except WebError as error:
-        return error_result(error)
-    return ToolResult(text=json.dumps(saved, ensure_ascii=False), value=saved)
-
-
-async def _resolved(resolver: Resolver, params: dict[str, Any]) -> ToolResult:
-    try:
-        value = resolver(params.get("document"), list(params.get("environ_set") or []))  # type: ignore[arg-type]
+        value = compute()
     except WebError as error:
         return error_result(error)
     return ToolResult(text=json.dumps(value, ensure_ascii=False), value=value)
+
+
+async def _saved(saver: Saver, params: dict[str, Any]) -> ToolResult:
+    user, project, value = params.get("user"), params.get("project"), params.get("value")
+    if not all(isinstance(v, str | None) for v in (user, project)) or not isinstance(value, str):
+        return error_result(WebError(WebErrorCode.INVALID_ARGUMENTS, "standalone_save: user, project, value"))
+    return _answered(lambda: saver(user, project, value))
+
+
+async def _resolved(resolver: Resolver, params: dict[str, Any]) -> ToolResult:
+    return _answered(lambda: resolver(params.get("document"), list(params.get("environ_set") or [])))  # type: ignore[arg-type]
 
 
 _STUCK_TASKS = 12  # tasks named where an in-process call hangs (report text, bounded)

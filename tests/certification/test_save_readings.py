@@ -4,6 +4,7 @@ the reference's (``targets.reference_save``); the seed-open variants it must acc
 
 from __future__ import annotations
 
+import asyncio
 import re
 import tomllib
 from collections.abc import Callable
@@ -16,6 +17,7 @@ from dsweb_ref._exceptions import WebError, WebErrorCode
 from dsweb_ref.certification import targets
 from dsweb_ref.certification.checks import standalone_save
 from dsweb_ref.certification.targets import reference_save
+from dsweb_ref.emulator.server import DEFAULT_API_KEY
 
 from ._readings import failing_rows
 
@@ -243,3 +245,14 @@ def test_the_variants_the_seed_leaves_open_pass_every_row(variant: str, monkeypa
 def test_the_reference_reports_the_project_value_in_effect_and_saves_the_user_file() -> None:
     saved = reference_save("[agent]\n", '[agent]\nweb_search_model = "p/m"\n', "u/m")
     assert saved == {"user": '[agent]\nweb_search_model = "u/m"\n', "effective": "p/m", "overridden_by": "project"}
+
+
+def test_the_reference_refuses_params_of_the_wrong_type_with_a_web_error() -> None:
+    async def call(params: dict[str, Any]) -> str | None:
+        target = targets.reference_target()
+        base = "http://127.0.0.1:9"  # never dialled: a save makes no request
+        await target.configure(targets.TargetConfig(messages_base=base, tools_base=base, api_key=DEFAULT_API_KEY))
+        return (await target.start_call("standalone_save", params).outcome(10)).error_code
+
+    for params in ({"user": 1, "project": None, "value": "c/m"}, {"user": None, "project": None, "value": None}):
+        assert asyncio.run(call(params)) == "WEB_INVALID_ARGUMENTS"
