@@ -16,18 +16,32 @@ import tomlkit
 from dsweb_ref._exceptions import WebError, WebErrorCode
 from dsweb_ref.certification import targets
 from dsweb_ref.certification.checks import standalone_save
-from dsweb_ref.certification.targets import reference_save
+from dsweb_ref.certification.targets import Saver, reference_save
 from dsweb_ref.emulator.server import DEFAULT_API_KEY
 
 from ._readings import failing_rows
 
 CHECK = "standalone.save.keeps_rest"
 FIELD = "web_search_model"
-Saver = Callable[[str | None, str | None, str], dict[str, Any]]
 
 
-def _refuse(why: str) -> WebError:
-    return WebError(WebErrorCode.CONFIG_INVALID, why)
+def _rewritten(when: Callable[[str], bool], text: Callable[[str, str], str]) -> Saver:
+    """A save whose file, when ``when`` holds for the user's text, is ``text(user, value)`` instead."""
+    def save(user: str | None, project: str | None, value: str) -> dict[str, Any]:
+        saved = reference_save(user, project, value)
+        return {**saved, "user": text(user, value)} if user is not None and when(user) else saved
+
+    return save
+
+
+def _refusing(when: Callable[[str | None, str], bool], code: WebErrorCode = WebErrorCode.CONFIG_INVALID) -> Saver:
+    """A save that refuses with ``code`` when ``when(user, value)`` holds."""
+    def save(user: str | None, project: str | None, value: str) -> dict[str, Any]:
+        if when(user, value):
+            raise WebError(code, "refused")
+        return reference_save(user, project, value)
+
+    return save
 
 
 def _rerendered(user: str | None, project: str | None, value: str) -> dict[str, Any]:
@@ -57,48 +71,6 @@ def _after_header(text: str, line: str) -> str:
     return re.sub(r"^\[agent\]\n", lambda m: m.group(0) + line, text, count=1, flags=re.M)
 
 
-def _second_field(user: str | None, project: str | None, value: str) -> dict[str, Any]:
-    if user is not None and FIELD in user and not user.startswith(FIELD):  # the field in [agent]
-        return {**reference_save(user, project, value), "user": _after_header(user, _line(value))}
-    return reference_save(user, project, value)
-
-
-def _at_end_without_agent(user: str | None, project: str | None, value: str) -> dict[str, Any]:
-    if user is not None and "[agent]" not in user:
-        return {**reference_save(user, project, value), "user": user + _line(value)}
-    return reference_save(user, project, value)
-
-
-def _at_end_with_agent(user: str | None, project: str | None, value: str) -> dict[str, Any]:
-    if user is not None and "[agent]" in user and FIELD not in user and user.endswith("\n"):
-        return {**reference_save(user, project, value), "user": user + _line(value)}
-    return reference_save(user, project, value)
-
-
-def _no_missing_file(user: str | None, project: str | None, value: str) -> dict[str, Any]:
-    if user is None:
-        raise _refuse("no configuration file to save into")
-    return reference_save(user, project, value)
-
-
-def _one_slash_only(user: str | None, project: str | None, value: str) -> dict[str, Any]:
-    if value.count("/") > 1:
-        raise _refuse("not CONNECTION/MODEL")
-    return reference_save(user, project, value)
-
-
-def _unescaped(user: str | None, project: str | None, value: str) -> dict[str, Any]:
-    if user is not None and "[agent]\n" in user and FIELD not in user:
-        return {**reference_save(user, project, value), "user": _after_header(user, f'{FIELD} = "{value}"\n')}
-    return reference_save(user, project, value)
-
-
-def _auto_refused(user: str | None, project: str | None, value: str) -> dict[str, Any]:
-    if value == "auto":
-        raise _refuse("not CONNECTION/MODEL")
-    return reference_save(user, project, value)
-
-
 def _project_ignored(user: str | None, project: str | None, value: str) -> dict[str, Any]:
     return reference_save(user, None, value)
 
@@ -126,66 +98,54 @@ def _unreadable_replaced(user: str | None, project: str | None, value: str) -> d
     return reference_save(user, project, value)
 
 
-def _agent_always(user: str | None, project: str | None, value: str) -> dict[str, Any]:
-    if user is not None and user.startswith(FIELD):
-        return {**reference_save(user, project, value), "user": _after_header(user, _line(value))}
-    return reference_save(user, project, value)
+def _split_at_any_line_end(user: str, value: str) -> str:
+    lines = user.splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if line.startswith("[agent]"))
+    head = "".join(lines[: at + 1]) + ("" if lines[at].endswith("\n") else "\n")
+    return head + _line(value) + "".join(lines[at + 1:])
 
 
-def _glued_to_header(user: str | None, project: str | None, value: str) -> dict[str, Any]:
-    if user is not None and user.endswith("[agent]"):
-        return {**reference_save(user, project, value), "user": user + _line(value)}
-    return reference_save(user, project, value)
+def _appended(user: str, value: str) -> str:
+    return user + _line(value)
 
 
-def _empty_refused(user: str | None, project: str | None, value: str) -> dict[str, Any]:
-    if value == "":
-        raise _refuse("not CONNECTION/MODEL")
-    return reference_save(user, project, value)
-
-
-def _malformed_other_code(user: str | None, project: str | None, value: str) -> dict[str, Any]:
-    if "/" not in value and value not in ("", "auto"):
-        raise WebError(WebErrorCode.PROVIDER_ERROR, "not CONNECTION/MODEL")
-    return reference_save(user, project, value)
-
-
-def _header_assumed(user: str | None, project: str | None, value: str) -> dict[str, Any]:
-    if user is not None and "[agent]" not in user and "agent." in user:
-        return {**reference_save(user, project, value), "user": user + "[agent]\n" + _line(value)}
-    return reference_save(user, project, value)
-
-
-def _split_at_any_line_end(user: str | None, project: str | None, value: str) -> dict[str, Any]:
-    if user is not None and "\u2028" in user:
-        lines = user.splitlines(keepends=True)
-        at = next(i for i, line in enumerate(lines) if line.startswith("[agent]"))
-        text = "".join(lines[: at + 1]) + ("" if lines[at].endswith("\n") else "\n") + _line(value)
-        return {**reference_save(None, project, value), "user": text + "".join(lines[at + 1:])}
-    return reference_save(user, project, value)
+def _after_the_header(user: str, value: str) -> str:
+    return _after_header(user, _line(value))
 
 
 READINGS: dict[str, tuple[Saver, set[str]]] = {
     # every comment is lost, the one a U+2028 continues too
     "re-rendered from parsed values": (_rerendered, {"comments-kept", "line-separator-in-a-comment"}),
     "only known fields saved": (_known_only, {"unknown-keys-kept"}),
-    "a second field added": (_second_field, {"existing-field-replaced"}),
-    "appended at the end, no [agent] table": (_at_end_without_agent, {"no-agent-table"}),
-    "appended at the end, after the table that follows [agent]": (_at_end_with_agent, {"agent-table-then-another"}),
-    "a missing file refused": (_no_missing_file, {"missing-file-created"}),
-    "one / only": (_one_slash_only, {"model-with-slashes"}),
-    "the value written without escaping": (_unescaped, {"value-needing-quotes"}),
-    "auto refused": (_auto_refused, {"auto-saved"}),
+    "a second field added": (
+        _rewritten(lambda u: FIELD in u and not u.startswith(FIELD), _after_the_header), {"existing-field-replaced"}),
+    "appended at the end, no [agent] table": (_rewritten(lambda u: "[agent]" not in u, _appended), {"no-agent-table"}),
+    "appended at the end, after the table that follows [agent]": (
+        _rewritten(lambda u: "[agent]" in u and FIELD not in u and u.endswith("\n"), _appended),
+        {"agent-table-then-another"}),
+    "a missing file refused": (_refusing(lambda u, v: u is None), {"missing-file-created"}),
+    "one / only": (_refusing(lambda u, v: v.count("/") > 1), {"model-with-slashes"}),
+    "the value written without escaping": (
+        _rewritten(lambda u: "[agent]\n" in u and FIELD not in u, lambda u, v: _after_header(u, f'{FIELD} = "{v}"\n')),
+        {"value-needing-quotes"}),
+    "auto refused": (_refusing(lambda u, v: v == "auto"), {"auto-saved"}),
     "the project file ignored": (_project_ignored, {"project-overrides"}),
     "saved into the project file": (_saved_into_project, {"project-overrides"}),
     "any project file taken for an override": (_any_project_overrides, {"project-without-the-field"}),
     "an unreadable file replaced": (_unreadable_replaced, {"unreadable-file-not-lost"}),
-    "the field always written into [agent]": (_agent_always, {"top-level-field-replaced"}),
-    "the field glued to a header that ends the file": (_glued_to_header, {"header-without-final-newline"}),
-    "an empty value refused": (_empty_refused, {"empty-saved"}),
-    "a malformed value refused with another code": (_malformed_other_code, {"malformed-value"}),
-    "[agent] taken for a table header": (_header_assumed, {"agent-from-dotted-keys"}),
-    "lines ended at U+2028 too": (_split_at_any_line_end, {"line-separator-in-a-comment"}),
+    "the field always written into [agent]": (
+        _rewritten(lambda u: u.startswith(FIELD), _after_the_header), {"top-level-field-replaced"}),
+    "the field glued to a header that ends the file": (
+        _rewritten(lambda u: u.endswith("[agent]"), _appended), {"header-without-final-newline"}),
+    "an empty value refused": (_refusing(lambda u, v: v == ""), {"empty-saved"}),
+    "a malformed value refused with another code": (
+        _refusing(lambda u, v: "/" not in v and v not in ("", "auto"), WebErrorCode.PROVIDER_ERROR),
+        {"malformed-value"}),
+    "[agent] taken for a table header": (
+        _rewritten(lambda u: "[agent]" not in u and "agent." in u, lambda u, v: u + "[agent]\n" + _line(v)),
+        {"agent-from-dotted-keys"}),
+    "lines ended at U+2028 too": (_rewritten(lambda u: "\u2028" in u, _split_at_any_line_end),
+                                  {"line-separator-in-a-comment"}),
 }
 
 
