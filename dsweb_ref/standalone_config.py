@@ -125,7 +125,8 @@ def _without_key(document: dict[str, Any]) -> dict[str, Any]:
     return rest
 
 
-def _only_the_field_changed(old: str, new: str, before: dict[str, Any], value: str, path: str) -> None:
+def _only_the_field_changed(old: str, new: str, before: dict[str, Any], value: str, path: str) -> dict[str, Any]:
+    """The edited document, once the edit is proven to change nothing but the field."""
     after = _load(new, path)
     if search_model_of(after) != value or _without_key(after) != _without_key(before):
         raise WebError(WebErrorCode.CONFIG_INVALID, f"{path}: the edit would change more than {KEY}; not saved")
@@ -136,6 +137,7 @@ def _only_the_field_changed(old: str, new: str, before: dict[str, Any], value: s
     ]
     if changed:
         raise WebError(WebErrorCode.CONFIG_INVALID, f"{path}: the edit would rewrite other lines; not saved")
+    return after
 
 
 def _write(path: Path, data: str) -> None:
@@ -159,20 +161,20 @@ def save_search_model(config: str | Path, value: str, *, project: str | Path | N
     validate_reference(value)
     path = Path(config)
     before, old = _read(path)
-    search_model_of(before)  # a file giving the field twice is refused before anything is written
+    previous = search_model_of(before)  # a file giving the field twice is refused before anything is written
     # The project file is read before the user file is written: a bad one leaves nothing changed.
     project_document = None
     if project is not None and Path(project).exists():
         project_document = _read(Path(project))[0]
     new = _edited(old, value)
-    _only_the_field_changed(old, new, before, value, str(path))
+    after = _only_the_field_changed(old, new, before, value, str(path))
     if new != old:
         _write(path, new)
     # The same rule as reading the configuration: a project file that sets the field wins.
-    effective, origin = effective_search_model(_load(new, str(path)), project_document)
+    effective, origin = effective_search_model(after, project_document)
     if origin != "project":
-        return SaveReport(str(path), search_model_of(before), value)
-    return SaveReport(str(path), search_model_of(before), value, str(project), effective)
+        return SaveReport(str(path), previous, value)
+    return SaveReport(str(path), previous, value, str(project), effective)
 
 
 def _read(path: Path) -> tuple[dict[str, Any], str]:
