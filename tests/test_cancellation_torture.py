@@ -182,11 +182,19 @@ def test_batches_over_real_sockets_settle_and_close_every_transport(
     caller_cancel = rng.random() < 0.3
     failing = None if caller_cancel else rng.choice(queries)
     gate = emulator.gate(f"hold-{seed}")
+    # The failure is held too, until every query has reached the emulator: a held search that
+    # arrived after the batch had ended could never be cancelled by it, and the test could not
+    # tell that from a search the tool forgot (the order is driven, not left to the scheduler).
+    failure_gate = emulator.gate(f"fail-{seed}")
+    plain = 0
     for q in queries:
         if q == failing:
-            emulator.inject("search", Status(rng.choice([400, 401, 429, 500, 503])), when={"query": q})
+            status = Status(rng.choice([400, 401, 429, 500, 503]))
+            emulator.inject("search", Hold(failure_gate, timeout=30, then=status), when={"query": q})
         elif caller_cancel or rng.random() < 0.6:
             emulator.inject("search", Hold(gate, timeout=30), when={"query": q})
+        else:
+            plain += 1
     snapshot = Settings().updated(
         {"web.search_provider": "deepseek-search-api", "deepseek_api.base_url": emulator.tools_base}
     )
@@ -195,9 +203,11 @@ def test_batches_over_real_sockets_settle_and_close_every_transport(
 
     async def main() -> ToolResult | None:
         call = asyncio.create_task(tool.execute({"queries": queries}))
+        await asyncio.to_thread(emulator.log.wait_for, len(queries), timeout=BOUND_S)
         if caller_cancel:
-            await asyncio.to_thread(emulator.log.wait_for, len(queries), timeout=BOUND_S)
             call.cancel()
+        else:
+            failure_gate.release()
         try:
             return await asyncio.wait_for(call, BOUND_S)
         except asyncio.CancelledError:
@@ -214,6 +224,7 @@ def test_batches_over_real_sockets_settle_and_close_every_transport(
             emulator.wait_until_idle(BOUND_S)
         finally:
             gate.release()
+            failure_gate.release()
         gc.collect()
     assert not [w for w in caught if issubclass(w.category, ResourceWarning)], [str(w.message) for w in caught]
     if caller_cancel:
@@ -221,7 +232,8 @@ def test_batches_over_real_sockets_settle_and_close_every_transport(
     else:
         assert out is not None and out.error_code == "WEB_PROVIDER_ERROR", out
         assert "DeepSeek Search API" in out.text
-    held = [r for r in emulator.log.records() if r.fault and r.fault.startswith("Hold")]
+    held = [r for r in emulator.log.records() if r.fault == f"Hold({gate.name})"]
+    assert len(held) == len(queries) - (failing is not None) - plain
     assert all(r.disconnected for r in held), "a held search was not cancelled (its connection stayed open)"
 
 
