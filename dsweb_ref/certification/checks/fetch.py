@@ -24,6 +24,30 @@ MAPPING = (
          "strings too, refusing a page whose Markdown merely holds many commas",
          {"url": "https://sheets.example.test/export.csv", "content": "# Export\n\n" + ("," * 99 + "\n") * 1011}),
 )
+# Seed 001 keeps "bounded tool output" but fixes no bound, so a page this long may be shown whole or cut;
+# what the row holds is the flag's honesty and that the page's start is what is shown.
+BOUNDS = (
+    Case("a page of 250,000 characters",
+         "a page cut for the output bound but flagged whole (truncated false), a cut that keeps something "
+         "other than the page's start, or a failure where the tool cuts its text",
+         {"url": PAGE, "chars": 250_000}),
+    Case("a page of 199,990 characters",
+         "the cut flagged by the page's own length alone, forgetting what the text adds to it (here the "
+         "reference's header takes the text past its 200,000-character bound while the page alone fits)",
+         {"url": PAGE, "chars": 199_990}),
+)
+
+
+def long_page(chars: int) -> str:
+    """Markdown of exactly ``chars`` characters, every line numbered so any cut shows where it fell."""
+    lines, size, n = ["# A long page\n"], 14, 0
+    while size < chars:
+        n += 1
+        lines.append(f"Line {n:06d} of a long exported page, kept in order.\n")
+        size += len(lines[-1])
+    return "".join(lines)[:chars]
+
+
 FAILURES = (
     Case("HTTP 403 (crawler policy)", "a refusal rendered as a page", {"url": REFUSED, "fault": None}),
     Case("HTTP 404 (no usable content)", "a 404 mapped onto a result with status 404",
@@ -51,8 +75,10 @@ FAILURES = (
     "closed union html|text and Markdown is text, and a body returned whole is not flagged truncated; "
     "'every non-success status is a retrieval failure' "
     "(WEB_PROVIDER_ERROR after one request), as is a success whose body holds no Markdown text (the provider "
-    "tests cover 'malformed responses'): never an empty page.",
-    cases=MAPPING + FAILURES,
+    "tests cover 'malformed responses'): never an empty page. Harness 'retains ... bounded tool output' with no "
+    "bound fixed: a long page is a success showing its start, and when neither the text nor the value holds it "
+    "whole, truncated is true.",
+    cases=MAPPING + BOUNDS + FAILURES,
 )
 async def fetch_mapping(ctx: CheckContext) -> None:
     for case in MAPPING:
@@ -72,6 +98,23 @@ async def fetch_mapping(ctx: CheckContext) -> None:
                 f"{case.name}: body differs from the Fetch API Markdown")
         require(value.get("truncated") is False,
                 f"{case.name}: truncated={value.get('truncated')!r} although the whole Markdown was returned")
+    for case in BOUNDS:
+        ctx.fresh()
+        page = long_page(case["chars"])
+        ctx.emu.inject("fetch", Malformed(body=json.dumps({"title": "T", "content": page}).encode()))
+        outcome = await ctx.fetch(case["url"])
+        value = expect_success(outcome, f"{case.name}: fetch {case['url']}")
+        content, text = str((value.get("body") or {}).get("content", "")), outcome.text or ""
+        require(page[:200] in text and content[:200] == page[:200],
+                f"{case.name}: the text or the value does not start with the page's start")
+        whole_text, whole_value = page.strip() in text, content.strip() == page.strip()
+        if whole_text:
+            require(value.get("truncated") is False,
+                    f"{case.name}: truncated={value.get('truncated')!r} although the text holds the whole page")
+        elif not whole_value:
+            require(value.get("truncated") is True,
+                    f"{case.name}: truncated={value.get('truncated')!r} although the text shows "
+                    f"{len(text)} and the value {len(content)} of the page's {len(page)} characters")
     for case in FAILURES:
         ctx.fresh()
         if case["fault"] == "429":
