@@ -12,7 +12,7 @@ from dsweb_ref.tools import _fetch_render, web_fetch
 from ._readings import failing_rows, patch_reading
 
 CHECK = "fetch.api.mapping"
-LONG, NEAR = "a page of 250,000 characters", "a page of 199,990 characters"
+LONG, NEAR, EXACT = "a page of 250,000 characters", "a page of 199,990 characters", "a page of 199,943 characters"
 
 
 def _bounds_only(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -33,7 +33,8 @@ def test_the_pages_straddle_the_reference_bound() -> None:
 
     bound = ToolSettings().fetch_max_output_chars
     assert len(fetch.long_page(250_000)) == 250_000 > bound >= len(fetch.long_page(199_990)) == 199_990
-    assert 199_990 + len(f"Fetched {fetch.PAGE} (HTTP 200)\n\n") > bound
+    head = len(f"Fetched {fetch.PAGE} (HTTP 200)\n\n")
+    assert 199_990 + head > bound == 199_943 + head
 
 
 @pytest.mark.parametrize(
@@ -48,6 +49,8 @@ def test_the_pages_straddle_the_reference_bound() -> None:
          {LONG, NEAR}),
         # catches: a long page that fails the call instead of being cut (here: the cut raises)
         ("keep = max_chars - len(TRUNCATION_NOTE)", "keep = None", {LONG, NEAR}),
+        # catches: the bound read off by one, a text exactly at it cut (and flagged whole)
+        ("if len(full) <= max_chars:", "if len(full) < max_chars:", {EXACT}),
     ],
 )
 def test_each_wrong_cut_fails_its_rows(right: str, wrong: str, rows: set[str], monkeypatch: pytest.MonkeyPatch) -> None:

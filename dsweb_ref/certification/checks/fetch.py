@@ -35,6 +35,10 @@ BOUNDS = (
          "the cut flagged by the page's own length alone, forgetting what the text adds to it (here the "
          "reference's header takes the text past its 200,000-character bound while the page alone fits)",
          {"url": PAGE, "chars": 199_990}),
+    Case("a page of 199,943 characters",
+         "the bound read off by one: a text exactly at the bound cut, or flagged truncated although whole (here "
+         "the reference's header brings the text to exactly its 200,000-character bound)",
+         {"url": PAGE, "chars": 199_943}),
 )
 
 
