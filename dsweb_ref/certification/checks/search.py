@@ -10,7 +10,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..._exceptions import WebError
-from ...emulator import RequestRecord
+from ...emulator import RequestRecord, Status
 from ..cases import Case
 from ..targets import TargetError
 from ._base import CheckContext, check, expect_success, require
@@ -284,7 +284,12 @@ API_WIRE = (
           "keys": KEYS}),
     Case("surrounding spaces and CJK", "the query trimmed or normalised",
          {"query": "  深度求索  search ", "prompt": None, "keys": KEYS}),
+    Case("after an answer that set a cookie", "a client that keeps cookies from one operation to the next (a "
+         "reused client sends the earlier answer's cookie back)",
+         {"query": "cookie jar", "prompt": None, "keys": KEYS, "cookie": True}),
 )
+# An empty search answer that also sets a cookie for the emulator's host, every path.
+_COOKIE_ANSWER = Status(200, body=b'{"results": []}', headers={"Set-Cookie": "session=dsweb-wire-row; Path=/"})
 
 
 @check(
@@ -302,6 +307,9 @@ API_WIRE = (
 )
 async def api_wire(ctx: CheckContext) -> None:
     for case in API_WIRE:
+        if case.params.get("cookie"):
+            ctx.emu.inject("search", _COOKIE_ANSWER)
+            expect_success(await ctx.search(["set a cookie"]), f"{case.name}: the search answered with a cookie")
         ctx.emu.log.clear()
         expect_success(await ctx.search([case["query"]], case["prompt"]), f"{case.name}: search")
         record = only_record(ctx, "search", case.name)
