@@ -313,12 +313,27 @@ async function runCall(id, params) {
   }
 }
 
+// Seed 001: count is a configured value from 1 to 50; sendOriginalQuestion is a switch. Anything else is
+// refused here, before it can reach a request.
+function configure(id, params) {
+  const count = params.count ?? 10;
+  const send = params.send_original_question ?? true;
+  if (!Number.isInteger(count) || count < 1 || count > 50) {
+    write({ id, error: { code: "WEB_CONFIG_INVALID", message: "count must be an integer from 1 to 50" } });
+  } else if (typeof send !== "boolean") {
+    write({ id, error: { code: "WEB_CONFIG_INVALID", message: "send_original_question must be true or false" } });
+  } else {
+    state.conf = params;
+    write({ id, result: {} });
+  }
+}
+
 const lines = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
 lines.on("line", (line) => {
   if (!line.trim()) return;
   const { id, method, params = {} } = JSON.parse(line);
   if (method === "hello") write({ id, result: { name: "adapter_node", version: "1", capabilities: CAPABILITIES } });
-  else if (method === "configure") { state.conf = params; write({ id, result: {} }); }
+  else if (method === "configure") configure(id, params);
   else if (method === "web_search") runCall(id, params);
   else if (method === "cancel") { calls.get(params.id)?.abort(); write({ id, result: {} }); }
   else if (method === "shutdown") { write({ id, result: {} }); process.exit(0); }

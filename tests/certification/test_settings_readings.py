@@ -62,3 +62,45 @@ def test_a_zero_pacing_rate_accepted_is_caught(wrong: str, monkeypatch: pytest.M
     _patch_validator("_qps", "0 < v <= MAX_QPS", wrong, monkeypatch)
     _only(scheduling, "PACING_CASES", {"a rate of 0"}, monkeypatch)
     assert failing_rows(scheduling, "PACING_CASES", "search.api.pacing.rate", monkeypatch) == {"a rate of 0"}
+
+
+def test_the_reference_refuses_counts_outside_1_to_50(monkeypatch: pytest.MonkeyPatch) -> None:
+    _only(search, "COUNT", {"count 51", "count 0"}, monkeypatch)
+    assert failing_rows(search, "COUNT", "search.api.count", monkeypatch) == set()
+
+
+@pytest.mark.parametrize(
+    "check, rows",
+    [
+        # catches: no range check at all: whatever is configured goes out, bounded by the cap alone
+        (lambda v: None, {"count 51", "count 0"}),
+        # catches: the upper bound only
+        (lambda v: None if v <= 50 else "too large", {"count 0"}),
+        # catches: the lower bound only
+        (lambda v: None if v >= 1 else "too small", {"count 51"}),
+    ],
+)
+def test_a_count_range_misread_is_caught(check: object, rows: set[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The count's range check (built once, from _between(1, 50), when the settings table is made) replaced
+    by a wrong one in the table the configuration is validated against."""
+    _only(search, "COUNT", {"count 51", "count 0"}, monkeypatch)
+    spec = settings._BY_KEY["deepseek_api.count"]
+    monkeypatch.setitem(settings._BY_KEY, "deepseek_api.count", dataclasses.replace(spec, check=check))
+    assert failing_rows(search, "COUNT", "search.api.count", monkeypatch) == rows
+
+
+ORI_FALSE = 'sendOriginalQuestion as the string "false"'
+
+
+def test_the_reference_refuses_a_string_switch(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(search, "ORI_CASES", ())
+    _only(search, "OMITTED", {ORI_FALSE}, monkeypatch)
+    assert failing_rows(search, "OMITTED", "search.api.ori_question", monkeypatch) == set()
+
+
+def test_a_string_switch_taken_as_on_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """settings._check lets a value of the wrong type through (the string "false" is then true)."""
+    monkeypatch.setattr(search, "ORI_CASES", ())
+    patch_reading(settings, "_check", "if not isinstance(value, expected) or (",
+                  "if not isinstance(value, expected) and (", monkeypatch)
+    assert failing_rows(search, "OMITTED", "search.api.ori_question", monkeypatch) == {ORI_FALSE}

@@ -150,10 +150,16 @@ ORI_CASES = (
     Case("a batch of two queries", "the prompt sent with a one-query call only, not with each search of a batch",
          {"prompt": "which   of these\tdiffer?", "queries": ["markdown", "coffee"]}),
 )
+# A hostile setting refused at the call: a configuration or argument error, never a provider failure.
+REFUSED_SETTING_CODES = ("WEB_CONFIG_INVALID", "WEB_INVALID_ARGUMENTS")
 OMITTED = (
     Case("blank prompt", "a blank ori_question sent (the API rejects it)", {"prompt": "  \n\t" + UNICODE_SPACES}),
     Case("no prompt", "an empty or null ori_question sent", {"prompt": None}),
     Case("sendOriginalQuestion off", "the setting ignored", {"prompt": "a real question", "off": True}),
+    # Not a switch value: refused (at configure, or at the call with a configuration or argument code and no
+    # request), or read as off. Never as on.
+    Case("sendOriginalQuestion as the string \"false\"", "any non-empty value taken as on, so the prompt is sent "
+         "although the user wrote false", {"prompt": "a real question", "off": "false"}),
 )
 
 
@@ -189,10 +195,23 @@ async def ori_question(ctx: CheckContext) -> None:
             require(sent in accepted, f"{case.name}: ori_question differs from the collapsed prompt cut at 128 "
                     f"code points", sent=sent, accepted=sorted(accepted))
     for case in OMITTED:
-        if case.params.get("off"):
+        off = case.params.get("off")
+        if off is True:
             await ctx.configure(send_original_question=False)
+        elif off is not None:
+            try:
+                await ctx.configure(send_original_question=off)
+            except (TargetError, WebError):
+                ctx.config = replace(ctx.config, send_original_question=False)  # refused: not the configuration
+                continue
         ctx.emu.log.clear()
-        expect_success(await ctx.search(["coffee"], case["prompt"]), f"{case.name}: search")
+        outcome = await ctx.search(["coffee"], case["prompt"])
+        if off not in (None, True) and not outcome.ok:
+            require(outcome.error_code in REFUSED_SETTING_CODES and not ctx.records("search"),
+                    f"{case.name}: refused with {outcome.error_code} after {len(ctx.records('search'))} requests; "
+                    "expected a configuration or argument error before any request")
+            continue
+        expect_success(outcome, f"{case.name}: search")
         body = only_record(ctx, "search", case.name).json
         require("ori_question" not in body, f"{case.name}: ori_question must be omitted", body=body)
 
@@ -214,9 +233,10 @@ COUNT = (
          {"count": "10", "cap": 20, "hostile": True}),
     Case("count given as true", "a JSON true taken for the count 1 and forwarded as true",
          {"count": True, "cap": 8, "hostile": True}),
+    Case("count 51", "the configured count bounded by the cap alone, not by 1-50: 51 sent when the cap allows it",
+         {"count": 51, "cap": 60, "hostile": True}),
+    Case("count 0", "the lower bound unchecked: a count of 0 sent", {"count": 0, "cap": 8, "hostile": True}),
 )
-# A hostile count refused at the call: a configuration or argument error, never a provider failure.
-COUNT_REFUSED_CODES = ("WEB_CONFIG_INVALID", "WEB_INVALID_ARGUMENTS")
 
 
 async def _hostile_count(ctx: CheckContext, case: Case) -> None:
@@ -238,9 +258,9 @@ async def _hostile_count(ctx: CheckContext, case: Case) -> None:
     if outcome.ok:
         require(sent, f"{case.name}: accepted, but no Search API request was sent")
     else:
-        require(not sent and outcome.error_code in COUNT_REFUSED_CODES,
+        require(not sent and outcome.error_code in REFUSED_SETTING_CODES,
                 f"{case.name}: refused at the call with {outcome.error_code} after {len(sent)} request(s); "
-                f"expected {' or '.join(COUNT_REFUSED_CODES)} before any request", catches=case.catches)
+                f"expected {' or '.join(REFUSED_SETTING_CODES)} before any request", catches=case.catches)
 
 
 @check(
