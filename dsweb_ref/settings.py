@@ -197,12 +197,18 @@ class SettingKey:
     check: Callable[[Any], str | None] = field(repr=False)
 
 
-def _at_least(low: int) -> Callable[[Any], str | None]:
-    return lambda v: None if v >= low else f"must be at least {low}"
+@dataclass(frozen=True, slots=True)
+class _Range:
+    """An integer setting's bounds (``high`` None: none above). A value, not a closure: the table is
+    built once at import, and the check must run its own code each time a value is validated."""
 
+    low: int
+    high: int | None = None
 
-def _between(low: int, high: int) -> Callable[[Any], str | None]:
-    return lambda v: None if low <= v <= high else f"must be from {low} to {high}"
+    def __call__(self, v: int) -> str | None:
+        if self.high is None:
+            return None if v >= self.low else f"must be at least {self.low}"
+        return None if self.low <= v <= self.high else f"must be from {self.low} to {self.high}"
 
 
 def _timeout(v: float) -> str | None:
@@ -297,9 +303,9 @@ SETTINGS_KEYS: tuple[SettingKey, ...] = (
          "characters).", _model_name),
     _key("deepseek_messages.max_tokens", "DSWEB_MESSAGES_MAX_TOKENS", _MSG.max_tokens, "int",
          f"max_tokens of the Messages search request (1-{MAX_MESSAGES_MAX_TOKENS}).",
-         _between(1, MAX_MESSAGES_MAX_TOKENS)),
+         _Range(1, MAX_MESSAGES_MAX_TOKENS)),
     _key("deepseek_messages.max_uses", "DSWEB_MESSAGES_MAX_USES", _MSG.max_uses, "int",
-         f"max_uses of the web_search server tool (1-{MAX_MESSAGES_MAX_USES}).", _between(1, MAX_MESSAGES_MAX_USES)),
+         f"max_uses of the web_search server tool (1-{MAX_MESSAGES_MAX_USES}).", _Range(1, MAX_MESSAGES_MAX_USES)),
     _key("deepseek_messages.api_version", "DSWEB_MESSAGES_API_VERSION", _MSG.api_version,
          "str", f"Sent as the anthropic-version header: an HTTP token (printable ASCII, no spaces, at most "
          f"{_MAX_HEADER_TOKEN_CHARS} characters).", _header_token),
@@ -310,7 +316,7 @@ SETTINGS_KEYS: tuple[SettingKey, ...] = (
          "Search/Fetch API base; /search or /fetch is appended. Blank or unparseable = both API providers "
          "unavailable."),
     _key("deepseek_api.count", "DSWEB_SEARCH_COUNT", _API.count, "int",
-         "Search API count (1-50); lowered to the request's max_results when that is smaller.", _between(1, 50)),
+         "Search API count (1-50); lowered to the request's max_results when that is smaller.", _Range(1, 50)),
     _key("deepseek_api.send_original_question", "DSWEB_SEND_ORIGINAL_QUESTION",
          _API.send_original_question, "bool",
          "Send ori_question (the latest user prompt, up to 128 characters) with each search."),
@@ -329,7 +335,7 @@ SETTINGS_KEYS: tuple[SettingKey, ...] = (
     _key("deepseek_api.retries", "DSWEB_TOOLS_RETRIES", _API.retries, "int",
          f"Retries after HTTP 408, 429 or 5xx (0-{MAX_RETRIES}; 0 = seed 001's fail-fast). 402 and other "
          "4xx are never retried. Waits Retry-After (seconds or HTTP date), else backs off with jitter.",
-         _between(0, MAX_RETRIES)),
+         _Range(0, MAX_RETRIES)),
     _key("deepseek_api.retry_max_wait_s", "DSWEB_TOOLS_RETRY_MAX_WAIT_S", _API.retry_max_wait_s, "float",
          "Longest single retry wait in seconds; a longer Retry-After ends the retries instead of being "
          "shortened.", _wait),
@@ -344,37 +350,37 @@ SETTINGS_KEYS: tuple[SettingKey, ...] = (
     _key("credentials.account_token_env", "DSWEB_ACCOUNT_TOKEN_ENV", _CRED.account_token_env, "str",
          "Environment variable holding the DeepSeek account token (read per operation).", _env_name),
     _key("tools.search_max_queries", "DSWEB_SEARCH_MAX_QUERIES", _TOOLS.search_max_queries, "int",
-         "Most queries one web_search call may carry.", _at_least(1)),
+         "Most queries one web_search call may carry.", _Range(1)),
     _key("tools.search_max_results", "DSWEB_SEARCH_MAX_RESULTS", _TOOLS.search_max_results, "int",
-         "Most sources one web_search call returns.", _at_least(1)),
+         "Most sources one web_search call returns.", _Range(1)),
     _key("tools.search_max_output_chars", "DSWEB_SEARCH_MAX_OUTPUT_CHARS", _TOOLS.search_max_output_chars,
          "int", "Most characters of model-visible text one web_search call returns, errors included; a longer "
          "text is cut with a visible note. Per source, the title is cut at 200, the snippet at 500, the URL at "
-         "2048 and the date at 64 characters.", _at_least(1)),
+         "2048 and the date at 64 characters.", _Range(1)),
     _key("tools.search_model_text", "DSWEB_SEARCH_MODEL_TEXT", _TOOLS.search_model_text, "str",
          'What the model sees per web_search source: "snippet" (seed 001 as shipped) or "summary" (the Search '
          "API's long summary, whitespace folded, cut to the two budgets below with a trailing \"…\"; a source "
          "without one keeps its snippet). The structured value keeps both either way.", _model_text),
     _key("tools.search_summary_max_chars", "DSWEB_SEARCH_SUMMARY_MAX_CHARS", _TOOLS.search_summary_max_chars,
          "int", f"Summary mode: most characters (Unicode code points, the marker included) of one source's summary "
-         f"the model sees (1-{MAX_SUMMARY_CHARS}).", _between(1, MAX_SUMMARY_CHARS)),
+         f"the model sees (1-{MAX_SUMMARY_CHARS}).", _Range(1, MAX_SUMMARY_CHARS)),
     _key("tools.search_summary_total_chars", "DSWEB_SEARCH_SUMMARY_TOTAL_CHARS",
          _TOOLS.search_summary_total_chars, "int",
          f"Summary mode: most summary characters one web_search call shows over all its sources and queries, "
          f"spent in source order; a source left without room shows none (1-{MAX_SUMMARY_CHARS}).",
-         _between(1, MAX_SUMMARY_CHARS)),
+         _Range(1, MAX_SUMMARY_CHARS)),
     _key("tools.fetch_max_output_chars", "DSWEB_FETCH_MAX_OUTPUT_CHARS", _TOOLS.fetch_max_output_chars,
-         "int", "Most characters one web_fetch result returns, errors included.", _at_least(1)),
+         "int", "Most characters one web_fetch result returns, errors included.", _Range(1)),
     _key("http_fetch.max_url_length", "DSWEB_HTTP_MAX_URL_LENGTH", _HTTP.max_url_length, "int",
-         "Longest URL the http fetch provider accepts.", _at_least(1)),
+         "Longest URL the http fetch provider accepts.", _Range(1)),
     _key("http_fetch.max_response_bytes", "DSWEB_HTTP_MAX_RESPONSE_BYTES", _HTTP.max_response_bytes,
-         "int", "Largest response body the http fetch provider reads.", _at_least(1)),
+         "int", "Largest response body the http fetch provider reads.", _Range(1)),
     _key("http_fetch.max_body_chars", "DSWEB_HTTP_MAX_BODY_CHARS", _HTTP.max_body_chars, "int",
-         "Most characters of body the http fetch provider keeps.", _at_least(1)),
+         "Most characters of body the http fetch provider keeps.", _Range(1)),
     _key("http_fetch.timeout_s", "DSWEB_HTTP_TIMEOUT_S", _HTTP.timeout_s, "float",
          "Deadline of one http fetch, in seconds.", _timeout),
     _key("http_fetch.max_redirects", "DSWEB_HTTP_MAX_REDIRECTS", _HTTP.max_redirects, "int",
-         "Redirects the http fetch provider follows (0 = none).", _between(0, 20)),
+         "Redirects the http fetch provider follows (0 = none).", _Range(0, 20)),
     _key("netguard.nat64_prefixes", "DSWEB_NAT64_PREFIXES", "", "str",
          "Operator NAT64/DNS64 prefixes (comma-separated, RFC 6052 lengths /32-/96) besides 64:ff9b::/96; "
          "an address under one is judged as the IPv4 address it embeds.", _nat64_prefixes),
