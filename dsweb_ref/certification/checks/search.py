@@ -199,10 +199,11 @@ async def ori_question(ctx: CheckContext) -> None:
         if off is True:
             await ctx.configure(send_original_question=False)
         elif off is not None:
+            before = ctx.config
             try:
                 await ctx.configure(send_original_question=off)
             except (TargetError, WebError):
-                ctx.config = replace(ctx.config, send_original_question=False)  # refused: not the configuration
+                ctx.config = before  # refused: the target keeps the configuration it had
                 continue
         ctx.emu.log.clear()
         outcome = await ctx.search(["coffee"], case["prompt"])
