@@ -81,7 +81,7 @@ def test_the_reference_refuses_counts_outside_1_to_50(monkeypatch: pytest.Monkey
     ],
 )
 def test_a_count_range_misread_is_caught(check: object, rows: set[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    """The count's range check (built once, from _between(1, 50), when the settings table is made) replaced
+    """The count's range check (a _Range(1, 50) in the settings table) replaced
     by a wrong one in the table the configuration is validated against."""
     _only(search, "COUNT", {"count 51", "count 0"}, monkeypatch)
     spec = settings._BY_KEY["deepseek_api.count"]
@@ -104,3 +104,25 @@ def test_a_string_switch_taken_as_on_is_caught(monkeypatch: pytest.MonkeyPatch) 
     patch_reading(settings, "_check", "if not isinstance(value, expected) or (",
                   "if not isinstance(value, expected) and (", monkeypatch)
     assert failing_rows(search, "OMITTED", "search.api.ori_question", monkeypatch) == {ORI_FALSE}
+
+
+def test_a_refused_configuration_is_not_recorded_as_the_targets() -> None:
+    """CheckContext.configure_if_accepted: a refusal leaves the check's record of the configuration as the
+    target still holds it, so the rows after a refused hostile value are judged against the real one."""
+    import asyncio
+    from typing import Any, cast
+
+    from dsweb_ref.certification.checks._base import CheckContext
+    from dsweb_ref.certification.targets import TargetConfig, TargetError
+
+    class Picky:
+        async def configure(self, config: TargetConfig) -> None:
+            if config.count > 50:
+                raise TargetError("count must be from 1 to 50")
+
+    config = TargetConfig(messages_base="", tools_base="", api_key="", count=20)
+    ctx = CheckContext(cast(Any, None), cast(Any, Picky()), cast(Any, None), config)
+    assert asyncio.run(ctx.configure_if_accepted(count=51)) is False
+    assert ctx.config is config
+    assert asyncio.run(ctx.configure_if_accepted(count=30)) is True
+    assert ctx.config.count == 30

@@ -15,13 +15,14 @@ from concurrent.futures import Executor
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Literal, TypeVar
 
+from ..._exceptions import WebError
 from ...emulator import Emulator, Fault, RequestRecord
 from ...emulator.faults import RouteName
 from ...schemas import validate
 from ..cases import Case
 from ..model import Check
 from ..sandbox import ProxyTraps
-from ..targets import CallOutcome, Hello, PendingCall, Probe, Target, TargetConfig
+from ..targets import CallOutcome, Hello, PendingCall, Probe, Target, TargetConfig, TargetError
 
 __all__ = [
     "ABORTED",
@@ -69,6 +70,8 @@ PROTOCOL_LABELS: dict[str, str] = {"api": "Search API", "messages": "Messages", 
 INVALID_ARGUMENTS = "WEB_INVALID_ARGUMENTS"
 PROVIDER_ERROR = "WEB_PROVIDER_ERROR"
 ABORTED = "WEB_ABORTED"
+# A hostile setting refused at the call: a configuration or argument error, never a provider failure.
+REFUSED_SETTING_CODES = ("WEB_CONFIG_INVALID", INVALID_ARGUMENTS)
 
 
 class CheckFailed(Exception):
@@ -102,6 +105,17 @@ class CheckContext:
     async def configure(self, **changes: Any) -> None:
         self.config = replace(self.config, **changes)
         await self.target.configure(self.config)
+
+    async def configure_if_accepted(self, **changes: Any) -> bool:
+        """Configure ``changes``; False when the target refuses them, which then keeps (and the check
+        records) the configuration it had."""
+        config = replace(self.config, **changes)
+        try:
+            await self.target.configure(config)
+        except (TargetError, WebError):  # an adapter's error answer, or the in-process target's own refusal
+            return False
+        self.config = config
+        return True
 
     async def configure_opt_in(self, **keys: Any) -> None:
         """Configure seed 001's opt-in keys (:data:`OPT_IN_DEFAULTS`): ``keys`` set, every other one back at

@@ -45,8 +45,8 @@ from ..cases import Case
 from ..targets import CallOutcome, PendingCall, TargetError
 from ._base import (
     CALL_TIMEOUT,
-    INVALID_ARGUMENTS,
     PROVIDER_ERROR,
+    REFUSED_SETTING_CODES,
     CheckContext,
     CheckFailed,
     check,
@@ -562,8 +562,8 @@ async def _rate_refused(ctx: CheckContext, case: Case) -> None:
     require(sent == 0, f"{case.name}: {sent} Search API request(s) sent at {case['qps']:g} QPS",
             catches=case.catches)
     expect_error(outcome, case.name)
-    require(outcome.error_code in REFUSED_CODES, f"{case.name}: refused at the call with {outcome.error_code}, "
-            f"expected {' or '.join(REFUSED_CODES)}", catches=case.catches)
+    require(outcome.error_code in REFUSED_SETTING_CODES, f"{case.name}: refused at the call with {outcome.error_code}, "
+            f"expected {' or '.join(REFUSED_SETTING_CODES)}", catches=case.catches)
     await ctx.configure_opt_in()
 
 
@@ -652,7 +652,6 @@ LOCALIZATION_CASES = (
          "address without them, are both fine)", {"value": " 203.0.113.7 ", "ok": None}),
 )
 # Issue 12: a bad localization is WEB_CONFIG_INVALID (the deployment's setting) or WEB_INVALID_ARGUMENTS.
-REFUSED_CODES = (CONFIG_INVALID, INVALID_ARGUMENTS)
 
 
 async def _refused(ctx: CheckContext, value: str, what: str, catches: str) -> None:
@@ -667,8 +666,9 @@ async def _refused(ctx: CheckContext, value: str, what: str, catches: str) -> No
     sent = [r.json.get("localization") for r in ctx.records("search") if isinstance(r.json, dict)]
     require(value not in sent, f"{what}: {value!r} was forwarded as localization", catches=catches)
     expect_error(outcome, what)
-    require(outcome.error_code in REFUSED_CODES, f"{what}: refused at the call with {outcome.error_code}, "
-            f"expected {' or '.join(REFUSED_CODES)}", catches="a bad localization reported as a provider failure")
+    require(outcome.error_code in REFUSED_SETTING_CODES, f"{what}: refused at the call with {outcome.error_code}, "
+            f"expected {' or '.join(REFUSED_SETTING_CODES)}",
+            catches="a bad localization reported as a provider failure")
     await ctx.configure_opt_in()
 
 
@@ -687,7 +687,7 @@ async def _either(ctx: CheckContext, value: str, what: str, catches: str) -> Non
     if outcome.ok:
         require(sent, f"{what}: accepted, but no localization was sent", catches=catches)
     else:
-        require(outcome.error_code in REFUSED_CODES, f"{what}: refused at the call with {outcome.error_code}")
+        require(outcome.error_code in REFUSED_SETTING_CODES, f"{what}: refused at the call with {outcome.error_code}")
     await ctx.configure_opt_in()
 
 

@@ -6,14 +6,11 @@ the settings passed through ``configure`` decide.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
-from ..._exceptions import WebError
 from ...emulator import RequestRecord, Status
 from ..cases import Case
-from ..targets import TargetError
-from ._base import CheckContext, check, expect_success, require
+from ._base import REFUSED_SETTING_CODES, CheckContext, check, expect_success, require
 from ._oracle import expected_merge, source_urls
 
 WS, MSG, API = "web_search", "messages-search", "search-api"
@@ -150,8 +147,6 @@ ORI_CASES = (
     Case("a batch of two queries", "the prompt sent with a one-query call only, not with each search of a batch",
          {"prompt": "which   of these\tdiffer?", "queries": ["markdown", "coffee"]}),
 )
-# A hostile setting refused at the call: a configuration or argument error, never a provider failure.
-REFUSED_SETTING_CODES = ("WEB_CONFIG_INVALID", "WEB_INVALID_ARGUMENTS")
 OMITTED = (
     Case("blank prompt", "a blank ori_question sent (the API rejects it)", {"prompt": "  \n\t" + UNICODE_SPACES}),
     Case("no prompt", "an empty or null ori_question sent", {"prompt": None}),
@@ -198,13 +193,8 @@ async def ori_question(ctx: CheckContext) -> None:
         off = case.params.get("off")
         if off is True:
             await ctx.configure(send_original_question=False)
-        elif off is not None:
-            before = ctx.config
-            try:
-                await ctx.configure(send_original_question=off)
-            except (TargetError, WebError):
-                ctx.config = before  # refused: the target keeps the configuration it had
-                continue
+        elif off is not None and not await ctx.configure_if_accepted(send_original_question=off):
+            continue
         ctx.emu.log.clear()
         outcome = await ctx.search(["coffee"], case["prompt"])
         if off not in (None, True) and not outcome.ok:
@@ -244,10 +234,7 @@ async def _hostile_count(ctx: CheckContext, case: Case) -> None:
     """``case``'s count is no number from 1 to 50: the target refuses it (``configure`` answers an error,
     or the call fails with a configuration or argument code before any request) or sends an integer
     count from 1 to 50, within the cap. Never the value as given, never a crash."""
-    try:
-        await ctx.configure(count=case["count"], search_max_results=case["cap"])
-    except (TargetError, WebError):
-        ctx.config = replace(ctx.config, count=10)  # the refused value is not the target's configuration
+    if not await ctx.configure_if_accepted(count=case["count"], search_max_results=case["cap"]):
         return
     ctx.emu.log.clear()
     outcome = await ctx.search(["markdown"])
