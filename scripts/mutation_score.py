@@ -37,7 +37,8 @@ The judgement rules (fixed before any run; the script enforces them and exits 3 
    "no tests"). A line without `` | `` (a mutant name) is refused.
 2. A judgement is stale, and the run fails, when its key matches no mutant of a module the run mutated
    (the line it judged changed: judge the new mutant again) or matches a mutant the killer killed (the
-   judgement is wrong or no longer needed: delete it); a ``| *`` judgement fails when a test reached the
+   judgement is wrong or no longer needed: delete it) or a change the classifier judges message text
+   (rule 4: that judgement is the classifier's); a ``| *`` judgement fails when a test reached the
    function. With ``--unit`` only a killed "program-equivalent" judgement fails (unit tests may pin what
    the certification cannot observe or must accept). ``--check`` generates the mutants without running a
    test (minutes, not hours) and fails on every judgement no mutant of the scope makes.
@@ -53,10 +54,14 @@ The judgement rules (fixed before any run; the script enforces them and exits 3 
    text (``message text``, ``message wording``) is refused. The classifier judges a
    survivor ``seed-open: error message text`` automatically when every difference between the mutant and
    the original is, inside the message argument of ``WebError(code, message)`` or of a module function
-   whose body is only ``return WebError(<code>, <message built from its parameters>)`` (``_invalid``),
-   a piece of the message's own text: a string literal there (or a literal part of an f-string or ``+``
-   there) replaced by another string or None, or the message or an f-string's shown expression replaced
-   by None. Such helpers are matched by module-qualified name: a call resolves through the calling
+   whose body is only message locals and ``return WebError(<code>, <message built from its
+   parameters>)`` (``_invalid``), a piece of the message's own text: a string literal there (or a
+   literal part of an f-string, of an f-string's chosen ``a if c else b`` branch, or of a ``+`` there)
+   replaced by another string (or None, except as a ``+`` operand), or the message or an f-string's
+   shown expression (without a format spec) replaced by None. A message local is a local bound only by
+   plain assignments and read only in such text positions (``lead, hint = ("service error", ...)``
+   read only in ``f"{lead}: {hint}"``); its assigned values are text positions too. A condition is
+   never text. Such helpers are matched by module-qualified name: a call resolves through the calling
    module's own definitions and ``from ... import`` lines, never by bare name across modules; method
    calls are never carriers. Anything deeper is never classified this way (the arguments of a call inside
    a message, e.g. what ``scrub_secrets`` is given: changing them could leak a secret), nor a change to
@@ -371,25 +376,128 @@ def _is_web_error(func: ast.expr, names: dict[str, str]) -> bool:
 
 
 def _message_carriers(trees: dict[str, ast.Module]) -> _Carriers:
-    """``WebError`` and every module function that only returns ``WebError(code, message)``, by
-    module-qualified name: the positions and keywords of their message arguments."""
+    """``WebError`` and every module function whose body is only message locals (see
+    :func:`message_locals`) and ``return WebError(code, message)``, by module-qualified name: the
+    positions and keywords of its parameters that reach the message (directly or through those
+    locals) and not the code."""
     carriers: _Carriers = {"WebError": ({1}, {"message"})}
     for module, tree in trees.items():
         names = module_names(module, tree)
         for name, fn in _top_level(tree):
             body = [s for s in fn.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
-            if len(body) != 1 or not isinstance(body[0], ast.Return) or not isinstance(body[0].value, ast.Call):
+            if not body or not isinstance(body[-1], ast.Return) or not isinstance(body[-1].value, ast.Call):
                 continue
-            call = body[0].value
+            call = body[-1].value
             if not _is_web_error(call.func, names) or len(call.args) != 2:
                 continue
+            local = message_locals(fn, carriers, names)
+            if not all(isinstance(s, ast.Assign) and _assigned(s) <= local for s in body[:-1]):
+                continue
             in_code = {n.id for n in ast.walk(call.args[0]) if isinstance(n, ast.Name)}
-            in_message = {n.id for n in ast.walk(call.args[1]) if isinstance(n, ast.Name)}
+            shown = [call.args[1], *(s.value for s in body[:-1] if isinstance(s, ast.Assign))]
+            in_message = {n.id for part in shown for n in ast.walk(part) if isinstance(n, ast.Name)}
             params = [a.arg for a in fn.args.posonlyargs + fn.args.args]
             positions = {i for i, a in enumerate(params) if a in in_message and a not in in_code}
             if positions:
                 carriers[f"{module}.{name}"] = (positions, {params[i] for i in positions})
     return carriers
+
+
+def _assigned(stmt: ast.Assign) -> set[str]:
+    """The names a plain ``name = ...`` or ``a, b = (..., ...)`` binds; an empty set for any other shape."""
+    if len(stmt.targets) != 1:
+        return set()
+    target = stmt.targets[0]
+    if isinstance(target, ast.Name):
+        return {target.id}
+    if (isinstance(target, ast.Tuple) and isinstance(stmt.value, ast.Tuple)
+            and len(target.elts) == len(stmt.value.elts)
+            and all(isinstance(e, ast.Name) for e in target.elts)
+            and not any(isinstance(e, ast.Starred) for e in stmt.value.elts)):
+        return {e.id for e in target.elts if isinstance(e, ast.Name)}
+    return set()
+
+
+def message_locals(fn: _FunctionNode, carriers: _Carriers, names: dict[str, str]) -> frozenset[str]:
+    """The function's locals whose value is only ever shown as message text: bound only by plain
+    assignments (``name = <value>`` or ``a, b = (<value>, <value>)``) and read only as a carrier's
+    whole message argument or as an f-string's shown value in message text (also inside another such
+    local's value). Such a value can change only what a message says, so a changed string literal or
+    a value replaced by None there is message text too. Never a parameter, never a name a nested
+    function, lambda or comprehension uses, never one read anywhere else (a condition, a ``+``, a
+    call's argument)."""
+    params = {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
+    params |= {a.arg for a in (fn.args.vararg, fn.args.kwarg) if a is not None}
+    plain: dict[str, int] = {}  # name -> how many plain assignments bind it
+    nested: set[str] = set()
+    stored: dict[str, int] = {}
+    for node in ast.walk(fn):
+        if node is not fn and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ListComp,
+                                                ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            nested |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            stored[node.id] = stored.get(node.id, 0) + 1
+        if isinstance(node, ast.Assign):
+            for bound in _assigned(node):
+                plain[bound] = plain.get(bound, 0) + 1
+        if isinstance(node, (ast.Global, ast.Nonlocal)):
+            nested |= set(node.names)
+    local = {n for n, count in plain.items() if stored.get(n) == count and n not in params and n not in nested}
+    while True:
+        reads: dict[str, list[bool]] = {}
+        _text_reads(fn.body, carriers, names, frozenset(local), False, reads)
+        keep = {n for n in local if all(reads.get(n, [True]))}
+        if keep == local:
+            return frozenset(local)
+        local = keep
+
+
+def _text_reads(node: object, carriers: _Carriers, names: dict[str, str], local: frozenset[str], text: bool,
+                reads: dict[str, list[bool]]) -> None:
+    """Record, for each read of a name in ``local``, whether it sits where :func:`_diff` sees shown text."""
+    if isinstance(node, list):
+        for item in node:
+            _text_reads(item, carriers, names, local, text, reads)
+        return
+    if not isinstance(node, ast.AST):
+        return
+    if isinstance(node, ast.Name):
+        if isinstance(node.ctx, ast.Load) and node.id in local:
+            reads.setdefault(node.id, []).append(text)
+        return
+    if text and isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        for operand in (node.left, node.right):  # a local read as a bare operand: None there raises
+            _text_reads(operand, carriers, names, local, not isinstance(operand, ast.Name), reads)
+        return
+    for _field, value, shown in _children(node, carriers, names, local, text):
+        _text_reads(value, carriers, names, local, shown, reads)
+
+
+def _children(node: ast.AST, carriers: _Carriers, names: dict[str, str], local: frozenset[str],
+              text: bool) -> list[tuple[str, object, bool]]:
+    """Each field of ``node`` with whether a value there is shown as message text. The one place
+    that says which positions are text, shared by :func:`_diff` and :func:`message_locals`."""
+    fields = [f for f in node._fields if f not in ("ctx", "type_comment")]
+    if isinstance(node, ast.Call) and _callee(node, names) in carriers:
+        positions, keywords = carriers[_callee(node, names)]
+        out: list[tuple[str, object, bool]] = [("func", node.func, False)]
+        out += [("args", arg, i in positions) for i, arg in enumerate(node.args)]
+        out += [("keywords", k.value, k.arg in keywords) for k in node.keywords]
+        return out
+    if isinstance(node, ast.Assign) and _assigned(node) and _assigned(node) <= local:
+        if isinstance(node.targets[0], ast.Name):
+            return [("targets", node.targets, False), ("value", node.value, True)]
+        value = node.value
+        assert isinstance(value, ast.Tuple)
+        return [("targets", node.targets, False)] + [("elts", elt, True) for elt in value.elts]
+    shown: tuple[str, ...] = ()
+    if text and isinstance(node, ast.JoinedStr):
+        shown = ("values",)
+    elif text and isinstance(node, ast.FormattedValue) and node.format_spec is None:
+        shown = ("value",)  # under a format spec (``:g``) another value may not format at all
+    elif text and isinstance(node, ast.IfExp):
+        shown = ("body", "orelse")  # which text is shown; the test itself is never text
+    return [(f, getattr(node, f, None), f in shown) for f in fields]
 
 
 def _callee(call: ast.Call, names: dict[str, str]) -> str:
@@ -402,52 +510,55 @@ def _callee(call: ast.Call, names: dict[str, str]) -> str:
     return ""
 
 
-def only_message_text(orig: object, mutant: object, carriers: _Carriers, names: dict[str, str] | None = None) -> bool:
+def only_message_text(orig: object, mutant: object, carriers: _Carriers, names: dict[str, str] | None = None,
+                      local: frozenset[str] = frozenset()) -> bool:
     """True when there is a difference and every difference sits in a message's own text: a string
     literal replaced by another string or None, or a shown expression replaced by None. ``names``: what
-    the module's bare names refer to (:func:`module_names`)."""
-    return _diff(orig, mutant, carriers, names or {}, text=False) is True
+    the module's bare names refer to (:func:`module_names`); ``local``: the original function's message
+    locals (:func:`message_locals`), whose assigned values are message text too."""
+    return _diff(orig, mutant, carriers, names or {}, text=False, local=local) is True
 
 
-def _diff(a: object, b: object, carriers: _Carriers, names: dict[str, str], text: bool) -> bool | None:
+def _diff(a: object, b: object, carriers: _Carriers, names: dict[str, str], text: bool,
+          local: frozenset[str] = frozenset(), operand: bool = False) -> bool | None:
     """None: no difference; True: differences only in message text; False: any other difference.
 
     ``text`` marks a position whose value is shown as message text: a carrier's message argument, the
-    parts of an f-string or of a ``+`` there, an f-string's interpolated expression. Anything nested
-    deeper (the arguments of a call inside a message, such as what ``scrub_secrets`` is given) is not
-    text: changing it can change what the message leaks, so it is never judged automatically."""
+    parts of an f-string or of a ``+`` there, an f-string's interpolated expression, the value of a
+    message local. Anything nested deeper (the arguments of a call inside a message, such as what
+    ``scrub_secrets`` is given) is not text: changing it can change what the message leaks, so it is
+    never judged automatically. ``operand``: a ``+`` operand, where None would raise, so only a string
+    may replace a string there."""
     if isinstance(a, ast.Constant) and isinstance(b, ast.Constant):
         if a.value == b.value and type(a.value) is type(b.value):
             return None
-        return text and isinstance(a.value, str) and (b.value is None or isinstance(b.value, str))
+        replaced = isinstance(b.value, str) or (b.value is None and not operand)
+        return text and isinstance(a.value, str) and replaced
     if type(a) is not type(b):
         # Shown text replaced by None says less, and nothing it did not say before.
-        return text and isinstance(a, ast.expr) and isinstance(b, ast.Constant) and b.value is None
+        return text and not operand and isinstance(a, ast.expr) and isinstance(b, ast.Constant) and b.value is None
     if isinstance(a, list) and isinstance(b, list):
         if len(a) != len(b):
             return False
-        return _combine([_diff(x, y, carriers, names, text) for x, y in zip(a, b, strict=True)])
+        return _combine([_diff(x, y, carriers, names, text, local, operand) for x, y in zip(a, b, strict=True)])
     if not isinstance(a, ast.AST) or not isinstance(b, ast.AST):
         return None if a == b else False
     if isinstance(a, ast.Call) and isinstance(b, ast.Call) and _callee(a, names) in carriers:
-        positions, keywords = carriers[_callee(a, names)]
         if len(a.args) != len(b.args) or [k.arg for k in a.keywords] != [k.arg for k in b.keywords]:
             return False
-        parts = [_diff(a.func, b.func, carriers, names, False)]
-        parts += [_diff(x, y, carriers, names, i in positions)
-                  for i, (x, y) in enumerate(zip(a.args, b.args, strict=True))]
-        parts += [_diff(x.value, y.value, carriers, names, x.arg in keywords)
-                  for x, y in zip(a.keywords, b.keywords, strict=True)]
-        return _combine(parts)
-    shown: tuple[str, ...] = ()
-    if text and isinstance(a, ast.JoinedStr):
-        shown = ("values",)
-    elif text and isinstance(a, ast.FormattedValue):
-        shown = ("value",)
-    elif text and isinstance(a, ast.BinOp) and isinstance(a.op, ast.Add):
-        shown = ("left", "right")
-    return _combine([_diff(getattr(a, f, None), getattr(b, f, None), carriers, names, f in shown)
-                     for f in a._fields if f not in ("ctx", "type_comment")])
+    if isinstance(a, ast.Assign) and isinstance(b, ast.Assign) and _assigned(a) and _assigned(a) <= local:
+        if isinstance(a.value, ast.Tuple) and not isinstance(a.targets[0], ast.Name) and (
+                not isinstance(b.value, ast.Tuple) or len(b.value.elts) != len(a.value.elts)):
+            return False  # the tuple itself replaced: unpacking it fails
+    if text and isinstance(a, ast.BinOp) and isinstance(a.op, ast.Add) and isinstance(b, ast.BinOp):
+        return _combine([_diff(a.left, b.left, carriers, names, True, local, True),
+                         _diff(a.op, b.op, carriers, names, False, local),
+                         _diff(a.right, b.right, carriers, names, True, local, True)])
+    ours, theirs = _children(a, carriers, names, local, text), _children(b, carriers, names, local, text)
+    if len(ours) != len(theirs):
+        return False
+    return _combine([_diff(x, y, carriers, names, shown, local)
+                     for (_f, x, shown), (_g, y, _s) in zip(ours, theirs, strict=True)])
 
 
 def _combine(parts: list[bool | None]) -> bool | None:
@@ -498,8 +609,9 @@ def read_mutants(work: Path) -> dict[str, Mutant]:
             orig = origs.get(qualified)
             if orig is not None:
                 name = f"{module}.{fn.name}"
+                local = message_locals(orig, carriers, names)
                 out[name] = Mutant(name, f"{module}.{qualified}", _change(orig, fn),
-                                   only_message_text(orig.body, fn.body, carriers, names))
+                                   only_message_text(orig.body, fn.body, carriers, names, local))
     return out
 
 
@@ -612,6 +724,10 @@ def summarise(codes: dict[str, int | None], judgements: Judgements,
     keys = {m.key for m in mutants.values()}
     functions = {m.function for m in mutants.values()}
     stale = [k for k in in_run if k not in keys and not (k.endswith(" | *") and k[:-4] in functions)]
+    # Rule 4: message text is the classifier's; a hand judgement of a change it classifies is stale.
+    texts = {m.key for m in mutants.values() if m.message_only}
+    texts -= {m.key for m in mutants.values() if not m.message_only}  # a key shared with another change
+    stale += [k for k in in_run if k in texts]
     # A killed mutant proves its judgement wrong; a reached one (killed or survived with tests) proves a
     # `function | *` judgement ("no check reaches it") wrong.
     killed_keys = {mutants[n].key for n in killed if n in mutants}

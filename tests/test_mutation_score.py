@@ -358,6 +358,93 @@ def x_g__mutmut_1(q, c):
 }
 
 
+_LOCALS_HEAD = """
+from x import WebError, WebErrorCode
+
+def x__invalid__mutmut_orig(key, env, reason):
+    where = f" (from {env})" if env else ""
+    return WebError(WebErrorCode.CONFIG_INVALID, f"invalid setting {key}{where}: {reason}")
+
+def x_g__mutmut_orig(key, value):
+    if value is None:
+        raise _invalid(key, None, f"must be set, got {value!r}")
+    return value
+
+def x_g__mutmut_1(key, value):
+    if value is None:
+        raise _invalid(key, None, None)
+    return value
+"""
+_LOCALS_F = """
+def x_f__mutmut_{id}(status, env, n):
+    lead, hint = ("authentication failed", f"check {env}")
+    late = "timed out"
+    other = "refused"
+    wait = "seconds"
+    if status == 401:
+        raise WebError(WebErrorCode.PROVIDER_ERROR, f"{lead}: {hint}")
+    if other == "refused":
+        raise WebError(WebErrorCode.PROVIDER_ERROR, other)
+    if n:
+        raise WebError(WebErrorCode.PROVIDER_ERROR, f"after {n:g} {wait}" + "!")
+    raise WebError(WebErrorCode.PROVIDER_ERROR, late)
+"""
+_LOCALS_INVALID = """
+def x__invalid__mutmut_{id}(key, env, reason):
+    where = f" (from {env})" if env else ""
+    return WebError(WebErrorCode.CONFIG_INVALID, f"invalid setting {key}{where}: {reason}")
+"""
+# (function template, mutant number, original text, mutated text)
+_LOCAL_MUTANTS = [
+    (_LOCALS_F, 1, '("authentication failed"', '("AUTHENTICATION FAILED"'),
+    (_LOCALS_F, 2, 'lead, hint = ("authentication failed", f"check {env}")', "lead, hint = None"),
+    (_LOCALS_F, 3, 'late = "timed out"', "late = None"),
+    (_LOCALS_F, 4, 'other = "refused"', 'other = "XXrefusedXX"'),
+    (_LOCALS_F, 5, 'wait = "seconds"', 'wait = "XXsecondsXX"'),
+    (_LOCALS_F, 6, '+ "!"', "+ None"),
+    (_LOCALS_F, 7, "{n:g}", "{None:g}"),
+    (_LOCALS_INVALID, 1, "if env else", "if env or True else"),
+    (_LOCALS_INVALID, 2, 'else ""', 'else "XXXX"'),
+]
+assert all(old in template for template, _n, old, _new in _LOCAL_MUTANTS)  # each mutant differs
+LOCALS_MODULE = _LOCALS_HEAD + _LOCALS_F.replace("{id}", "orig") + "".join(
+    template.replace("{id}", str(number)).replace(old, new, 1) for template, number, old, new in _LOCAL_MUTANTS)
+
+
+def test_message_locals_are_message_text_only_where_every_read_is_shown(tmp_path: Path) -> None:
+    # Issue 24 item 5: wording built in a local (lead, hint = ...) is message text when every read of
+    # the local is shown text; a local read anywhere else, or a value that could stop a message being
+    # built (a tuple unpacked, a '+' operand, a format spec), never is.
+    path = tmp_path / "mutants" / "pkg" / "loc.py"
+    path.parent.mkdir(parents=True)
+    path.write_text(LOCALS_MODULE, encoding="utf-8")
+    mutants = script.read_mutants(tmp_path)
+    assert {n: m.message_only for n, m in mutants.items()} == {
+        "pkg.loc.x_f__mutmut_1": True,  # a literal of a local read only inside a message's f-string
+        "pkg.loc.x_f__mutmut_2": False,  # the tuple replaced by None: unpacking it raises
+        "pkg.loc.x_f__mutmut_3": True,  # a local that is a whole message, replaced by None
+        "pkg.loc.x_f__mutmut_4": False,  # a local also read in a condition: it chooses a branch
+        "pkg.loc.x_f__mutmut_5": True,  # a local shown in an f-string beside a format spec
+        "pkg.loc.x_f__mutmut_6": False,  # a '+' operand replaced by None: the message is never built
+        "pkg.loc.x_f__mutmut_7": False,  # None under a format spec (:g) does not format
+        "pkg.loc.x_g__mutmut_1": True,  # a helper whose message is built through a local is a carrier
+        "pkg.loc.x__invalid__mutmut_1": False,  # the condition choosing which text: not a literal
+        "pkg.loc.x__invalid__mutmut_2": True,  # a literal a condition may choose, in a message local
+    }
+
+
+def test_a_hand_judgement_of_a_change_the_classifier_judges_is_stale(tmp_path: Path) -> None:
+    path = tmp_path / "mutants" / "pkg" / "loc.py"
+    path.parent.mkdir(parents=True)
+    path.write_text(LOCALS_MODULE, encoding="utf-8")
+    mutants = script.read_mutants(tmp_path)
+    text, other = mutants["pkg.loc.x_f__mutmut_3"], mutants["pkg.loc.x_f__mutmut_2"]
+    judged = script.Judgements({text.key: "out of reach [protocol]: no route shows it",
+                                other.key: "out of reach [protocol]: no route unpacks it"})
+    summary = script.summarise({n: 0 for n in mutants}, judged, mutants)  # type: ignore[arg-type]
+    assert summary.stale == [text.key] and summary.failed
+
+
 def test_message_carriers_are_matched_by_module_qualified_name(tmp_path: Path) -> None:
     for name, text in TWO_MODULES.items():
         path = tmp_path / "mutants" / "pkg" / f"{name}.py"
