@@ -98,6 +98,8 @@ BREAKS: dict[str, tuple[set[str], str | tuple[str, ...]]] = {
     # already caught (rows of other checks); kept so they stay caught
     "retry-fetch-by-default": ({"fetch.api.mapping"}, "a failure must not be retried silently"),
     "pacing-per-request": ({"search.api.pacing.rate"}, "started within one second"),
+    # a rate read as one request in flight (found by the mutation run over _scheduler.py)
+    "pacing-one-in-flight": ({"search.api.pacing.rate"}, "the first request held unanswered"),
     # seed 001's model-facing summary: snippets by default, and the opt-in summary-budget capability
     "summary-by-default": ({"search.api.summary.snippet_default"}, "the model-visible text shows the summary"),
     "summary-budget-bytes": ({"search.api.summary.budget"}, "CJK at the budget: a 1000-character summary was cut"),

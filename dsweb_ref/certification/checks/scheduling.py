@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..._exceptions import WebError
-from ...emulator import Delay, RateLimited, RequestRecord, Status
+from ...emulator import Delay, Hold, RateLimited, RequestRecord, Status
 from ...emulator.faults import Fault
 from ..adapter_protocol import CAP_LOCALIZATION, CAP_PACING, CAP_RETRY
 from ..calibration import ATTEMPTS, LATE_UNDER_LOAD, LagSampler, Load, Timed, judge_timed, round_trip
@@ -55,6 +55,7 @@ from ._base import (
     require,
 )
 from ._oracle import query_match
+from .batch import wait_held
 
 __all__ = ["OPT_IN_CHECKS", "SCHEDULING_CAPABILITIES"]
 
@@ -510,6 +511,12 @@ PACING_CASES = (
          "no pacing; a burst of the whole rate followed by a refill; one pacer per call instead of one per "
          "account; or ignoring the configured rate (pacing at the seed's 5 QPS regardless)",
          {"qps": 3, "calls": 2, "queries": 2}),
+    # Untimed, proven by ordering: the first request is parked at a gate, and the second must reach
+    # the emulator while it is parked (its slot is 0.2 s later; a liveness bound, not a threshold).
+    Case("a 2-query call at 5 QPS, the first request held unanswered",
+         "pacing read as one request at a time: the next query waits for the previous answer instead of its "
+         "slot (seed 000 runs a batch's queries concurrently; a rate limits starts, not requests in flight)",
+         {"qps": 5.0, "held": True}),
     # Untimed: a rate no request may start under. Refused at configure, or the call fails with a
     # configuration or argument code; no Search API request either way.
     Case("a rate of 0", "a zero rate read as no pacing, or divided by (the call crashes instead of a WEB_* refusal)",
@@ -529,7 +536,9 @@ PACING_CASES = (
     "query for want of a slot is not. The starts are the emulator's arrival times: rate + 1 of them must span "
     f"at least 1 s less {WINDOW_SLACK:g} s of transport jitter; a shorter span the run's measured load can "
     "explain is re-run (at most 3 runs), and fails only when every run packed its starts tighter than the "
-    "load explains. A rate of 0 lets no request start, so it is refused (at configure, or WEB_CONFIG_INVALID / "
+    "load explains. A rate limits how often requests start, not how many are in flight: seed 000 runs a "
+    "batch's queries concurrently, so a query whose slot has come is sent while an earlier one is still "
+    "unanswered. A rate of 0 lets no request start, so it is refused (at configure, or WEB_CONFIG_INVALID / "
     "WEB_INVALID_ARGUMENTS at the call, nothing sent), never read as no pacing.",
     cases=PACING_CASES,
     slot="quiet",  # counts starts per one-second window
@@ -543,6 +552,9 @@ async def pacing_rate(ctx: CheckContext) -> None:
         if case.params.get("refused"):
             ctx.fresh()
             await _rate_refused(ctx, case)
+            continue
+        if case.params.get("held"):
+            await _paced_overlap(ctx, case)
             continue
         await ctx.configure_opt_in(pacing_qps=float(case["qps"]), retries=case.params.get("retries", 0))
         await judge_timed(ctx, "search.api.pacing.rate", functools.partial(_paced_run, ctx, case))
@@ -565,6 +577,22 @@ async def _rate_refused(ctx: CheckContext, case: Case) -> None:
     require(outcome.error_code in REFUSED_SETTING_CODES, f"{case.name}: refused at the call with {outcome.error_code}, "
             f"expected {' or '.join(REFUSED_SETTING_CODES)}", catches=case.catches)
     await ctx.configure_opt_in()
+
+
+async def _paced_overlap(ctx: CheckContext, case: Case) -> None:
+    """Two paced queries; the first is parked unanswered, and the second must still be sent."""
+    ctx.fresh()
+    await ctx.configure_opt_in(pacing_qps=case["qps"])
+    gate = ctx.emu.gate("paced")
+    ctx.emu.inject("search", Hold(gate, timeout=30), times=2)
+    call = ctx.start_search([f"{QUERY} held", f"{QUERY} next"])
+    try:
+        await wait_held(ctx, gate, 2, case.name)
+    except CheckFailed as failed:
+        raise CheckFailed(str(failed), catches=case.catches) from None
+    finally:
+        gate.release()
+    expect_success(await call.outcome(CALL_TIMEOUT), case.name)
 
 
 async def _paced_run(ctx: CheckContext, case: Case) -> list[Timed]:
