@@ -56,8 +56,9 @@ The judgement rules (fixed before any run; the script enforces them and exits 3 
    the original is, inside the message argument of ``WebError(code, message)`` or of a module function
    whose body is only message locals and ``return WebError(<code>, <message built from its
    parameters>)`` (``_invalid``), a piece of the message's own text: a string literal there (or a
-   literal part of an f-string, of an f-string's chosen ``a if c else b`` branch, or of a ``+`` there)
-   replaced by another string (or None, except as a ``+`` operand), or the message or an f-string's
+   literal part of an f-string, of an f-string's chosen ``a if c else b`` branch, of a ``+``, or a value
+   of a literal table indexed there, ``{"str": "a string"}[kind]``) replaced by another string (or None,
+   except as a ``+`` operand or as the table), or the message or an f-string's
    shown expression (without a format spec) replaced by None. A message local is a local bound only by
    plain assignments and read only in such text positions (``lead, hint = ("service error", ...)``
    read only in ``f"{lead}: {hint}"``); its assigned values are text positions too. A condition is
@@ -469,6 +470,10 @@ def _text_reads(node: object, carriers: _Carriers, names: dict[str, str], local:
         for operand in (node.left, node.right):  # a local read as a bare operand: None there raises
             _text_reads(operand, carriers, names, local, not isinstance(operand, ast.Name), reads)
         return
+    if text and isinstance(node, ast.Subscript):  # only a literal table's values are text (see _diff)
+        _text_reads(node.value, carriers, names, local, isinstance(node.value, (ast.Dict, ast.Tuple, ast.List)), reads)
+        _text_reads(node.slice, carriers, names, local, False, reads)
+        return
     for _field, value, shown in _children(node, carriers, names, local, text):
         _text_reads(value, carriers, names, local, shown, reads)
 
@@ -497,6 +502,10 @@ def _children(node: ast.AST, carriers: _Carriers, names: dict[str, str], local: 
         shown = ("value",)  # under a format spec (``:g``) another value may not format at all
     elif text and isinstance(node, ast.IfExp):
         shown = ("body", "orelse")  # which text is shown; the test itself is never text
+    elif text and isinstance(node, ast.Dict):
+        shown = ("values",)  # a table of wordings; its keys choose, so they are never text
+    elif text and isinstance(node, (ast.Tuple, ast.List)):
+        shown = ("elts",)
     return [(f, getattr(node, f, None), f in shown) for f in fields]
 
 
@@ -550,6 +559,13 @@ def _diff(a: object, b: object, carriers: _Carriers, names: dict[str, str], text
         if isinstance(a.value, ast.Tuple) and not isinstance(a.targets[0], ast.Name) and (
                 not isinstance(b.value, ast.Tuple) or len(b.value.elts) != len(a.value.elts)):
             return False  # the tuple itself replaced: unpacking it fails
+    if text and isinstance(a, ast.Subscript) and isinstance(b, ast.Subscript):
+        # A wording picked from a literal table ({"str": "a string", ...}[kind]): the table's values are
+        # text, the index is not, and the table replaced by None cannot be indexed.
+        literal = isinstance(a.value, (ast.Dict, ast.Tuple, ast.List))
+        return _combine([_diff(a.value, b.value, carriers, names, literal, local, True),
+                         _diff(a.slice, b.slice, carriers, names, False, local),
+                         _diff(a.ctx, b.ctx, carriers, names, False, local)])
     if text and isinstance(a, ast.BinOp) and isinstance(a.op, ast.Add) and isinstance(b, ast.BinOp):
         return _combine([_diff(a.left, b.left, carriers, names, True, local, True),
                          _diff(a.op, b.op, carriers, names, False, local),

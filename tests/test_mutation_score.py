@@ -376,17 +376,20 @@ def x_g__mutmut_1(key, value):
     return value
 """
 _LOCALS_F = """
-def x_f__mutmut_{id}(status, env, n):
+def x_f__mutmut_{id}(status, env, n, kind):
     lead, hint = ("authentication failed", f"check {env}")
     late = "timed out"
     other = "refused"
     wait = "seconds"
+    noun = {"str": "a string", "int": "an integer"}[kind]
     if status == 401:
         raise WebError(WebErrorCode.PROVIDER_ERROR, f"{lead}: {hint}")
     if other == "refused":
         raise WebError(WebErrorCode.PROVIDER_ERROR, other)
     if n:
         raise WebError(WebErrorCode.PROVIDER_ERROR, f"after {n:g} {wait}" + "!")
+    if kind:
+        raise WebError(WebErrorCode.CONFIG_INVALID, f"must be {noun}")
     raise WebError(WebErrorCode.PROVIDER_ERROR, late)
 """
 _LOCALS_INVALID = """
@@ -403,6 +406,9 @@ _LOCAL_MUTANTS = [
     (_LOCALS_F, 5, 'wait = "seconds"', 'wait = "XXsecondsXX"'),
     (_LOCALS_F, 6, '+ "!"', "+ None"),
     (_LOCALS_F, 7, "{n:g}", "{None:g}"),
+    (_LOCALS_F, 8, '"a string"', '"A STRING"'),
+    (_LOCALS_F, 9, '{"str":', '{"XXstrXX":'),
+    (_LOCALS_F, 10, '{"str": "a string", "int": "an integer"}[kind]', "None[kind]"),
     (_LOCALS_INVALID, 1, "if env else", "if env or True else"),
     (_LOCALS_INVALID, 2, 'else ""', 'else "XXXX"'),
 ]
@@ -427,6 +433,9 @@ def test_message_locals_are_message_text_only_where_every_read_is_shown(tmp_path
         "pkg.loc.x_f__mutmut_5": True,  # a local shown in an f-string beside a format spec
         "pkg.loc.x_f__mutmut_6": False,  # a '+' operand replaced by None: the message is never built
         "pkg.loc.x_f__mutmut_7": False,  # None under a format spec (:g) does not format
+        "pkg.loc.x_f__mutmut_8": True,  # a wording in a literal table a local picks from
+        "pkg.loc.x_f__mutmut_9": False,  # the table's key: the lookup fails
+        "pkg.loc.x_f__mutmut_10": False,  # the table replaced by None cannot be indexed
         "pkg.loc.x_g__mutmut_1": True,  # a helper whose message is built through a local is a carrier
         "pkg.loc.x__invalid__mutmut_1": False,  # the condition choosing which text: not a literal
         "pkg.loc.x__invalid__mutmut_2": True,  # a literal a condition may choose, in a message local
