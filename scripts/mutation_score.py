@@ -51,22 +51,27 @@ The judgement rules (fixed before any run; the script enforces them and exits 3 
    that some route can observe (a page, an answer body, a call the protocol can make) is never judged
    out of reach: it stays a survivor, a candidate check, and counts against every score.
 4. "Message text" is the classifier's judgement alone: an entry whose reason calls the change message
-   text (``message text``, ``message wording``) is refused. The classifier judges a
-   survivor ``seed-open: error message text`` automatically when every difference between the mutant and
-   the original is, inside the message argument of ``WebError(code, message)`` or of a module function
-   whose body is only message locals and ``return WebError(<code>, <message built from its
-   parameters>)`` (``_invalid``), a piece of the message's own text: a string literal there (or a
-   literal part of an f-string, of an f-string's chosen ``a if c else b`` branch, of a ``+``, or a value
-   of a literal table indexed there, ``{"str": "a string"}[kind]``) replaced by another string (or None,
-   except as a ``+`` operand or as the table), or the message or an f-string's
-   shown expression (without a format spec) replaced by None. A message local is a local bound only by
-   plain assignments and read only in such text positions (``lead, hint = ("service error", ...)``
-   read only in ``f"{lead}: {hint}"``); its assigned values are text positions too. A condition is
-   never text. Such helpers are matched by module-qualified name: a call resolves through the calling
-   module's own definitions and ``from ... import`` lines, never by bare name across modules; method
-   calls are never carriers. Anything deeper is never classified this way (the arguments of a call inside
-   a message, e.g. what ``scrub_secrets`` is given: changing them could leak a secret), nor a change to
-   the code argument; and a check that does enforce message text kills the mutant first.
+   text (``message text``, ``message wording``) is refused. The classifier judges a survivor
+   ``seed-open: error message text`` automatically when every difference between the mutant and the
+   original sits in a text position and only changes words there. Text positions: the message argument
+   of ``WebError(code, message)``; the argument of a carrier (a module function whose body is only
+   message locals and ``return WebError(<code>, <message>)``, such as ``_invalid``) for a parameter read
+   at least once and only in text positions; inside text, an f-string's parts and its shown values
+   without a format spec, both branches of ``a if c else b`` (never the condition), both sides of a
+   ``+``, and the values of a literal table indexed there (``{"str": "a string"}[kind]``; never its
+   keys or the index); and the value of a message local, a local bound only by plain assignments
+   (``lead, hint = ("service error", ...)``) and read at least once and only in text positions outside
+   any nested scope. A change there counts when a string literal becomes another string, or when a
+   value becomes None where None can still be shown (not a ``+`` operand, not a table, not a tuple that
+   is unpacked) and the value it replaces could neither raise nor act (a constant, a name, an attribute,
+   ``type(x).__name__``, or an f-string, branch or tuple of those; never a call, index or format spec).
+   Carriers are matched by module-qualified name: a call resolves through the calling module's own
+   definitions and ``from ... import`` lines, never by bare name across modules; method calls are never
+   carriers. Anything else is never classified this way (the arguments of a call inside a message, e.g.
+   what ``scrub_secrets`` is given: changing them could leak a secret), nor a change to the code; and a
+   check that does enforce message text kills the mutant first. A hand judgement of a change the
+   classifier judges is stale (rule 2). tests/test_mutation_classifier_soundness.py holds the shapes
+   that must never be classified.
 
 A sampled run (``--sample N --seed S``, seed 0 by default) estimates the three figures when the whole scope
 is too slow to run (about 7,750 mutants: 11-16 h on two cores). The rule, fixed before the run so a reviewer
@@ -379,8 +384,9 @@ def _is_web_error(func: ast.expr, names: dict[str, str]) -> bool:
 def _message_carriers(trees: dict[str, ast.Module]) -> _Carriers:
     """``WebError`` and every module function whose body is only message locals (see
     :func:`message_locals`) and ``return WebError(code, message)``, by module-qualified name: the
-    positions and keywords of its parameters that reach the message (directly or through those
-    locals) and not the code."""
+    positions and keywords of its parameters read at least once and only where a value is shown as
+    message text (never in the code, a condition, an index, a format spec, a ``+`` or a call such
+    as a scrubber's), so another string or None given there changes only the words."""
     carriers: _Carriers = {"WebError": ({1}, {"message"})}
     for module, tree in trees.items():
         names = module_names(module, tree)
@@ -394,11 +400,10 @@ def _message_carriers(trees: dict[str, ast.Module]) -> _Carriers:
             local = message_locals(fn, carriers, names)
             if not all(isinstance(s, ast.Assign) and _assigned(s) <= local for s in body[:-1]):
                 continue
-            in_code = {n.id for n in ast.walk(call.args[0]) if isinstance(n, ast.Name)}
-            shown = [call.args[1], *(s.value for s in body[:-1] if isinstance(s, ast.Assign))]
-            in_message = {n.id for part in shown for n in ast.walk(part) if isinstance(n, ast.Name)}
             params = [a.arg for a in fn.args.posonlyargs + fn.args.args]
-            positions = {i for i, a in enumerate(params) if a in in_message and a not in in_code}
+            reads: dict[str, list[bool]] = {}
+            _text_reads(fn.body, carriers, names, local, False, reads, frozenset(params))
+            positions = {i for i, a in enumerate(params) if reads.get(a) and all(reads[a])}
             if positions:
                 carriers[f"{module}.{name}"] = (positions, {params[i] for i in positions})
     return carriers
@@ -419,22 +424,24 @@ def _assigned(stmt: ast.Assign) -> set[str]:
     return set()
 
 
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp,
+           ast.GeneratorExp, ast.ClassDef)
+
+
 def message_locals(fn: _FunctionNode, carriers: _Carriers, names: dict[str, str]) -> frozenset[str]:
     """The function's locals whose value is only ever shown as message text: bound only by plain
-    assignments (``name = <value>`` or ``a, b = (<value>, <value>)``) and read only as a carrier's
-    whole message argument or as an f-string's shown value in message text (also inside another such
-    local's value). Such a value can change only what a message says, so a changed string literal or
-    a value replaced by None there is message text too. Never a parameter, never a name a nested
-    function, lambda or comprehension uses, never one read anywhere else (a condition, a ``+``, a
-    call's argument)."""
+    assignments (``name = <value>`` or ``a, b = (<value>, <value>)``), read at least once, and read
+    only where :func:`_positions` shows a value as text (a carrier's message, an f-string's shown
+    value, another such local's value), never as a ``+`` operand or a table. Such a value can change
+    only what a message says. Never a parameter, never a name a nested scope (function, lambda,
+    comprehension, class body) uses, never one read anywhere else (a condition, a call's argument)."""
     params = {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
     params |= {a.arg for a in (fn.args.vararg, fn.args.kwarg) if a is not None}
     plain: dict[str, int] = {}  # name -> how many plain assignments bind it
     nested: set[str] = set()
     stored: dict[str, int] = {}
     for node in ast.walk(fn):
-        if node is not fn and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ListComp,
-                                                ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+        if node is not fn and isinstance(node, _SCOPES):
             nested |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
         if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
             stored[node.id] = stored.get(node.id, 0) + 1
@@ -443,70 +450,80 @@ def message_locals(fn: _FunctionNode, carriers: _Carriers, names: dict[str, str]
                 plain[bound] = plain.get(bound, 0) + 1
         if isinstance(node, (ast.Global, ast.Nonlocal)):
             nested |= set(node.names)
-    local = {n for n, count in plain.items() if stored.get(n) == count and n not in params and n not in nested}
+    local = frozenset(n for n, count in plain.items()
+                      if stored.get(n) == count and n not in params and n not in nested)
     while True:
         reads: dict[str, list[bool]] = {}
-        _text_reads(fn.body, carriers, names, frozenset(local), False, reads)
-        keep = {n for n in local if all(reads.get(n, [True]))}
+        _text_reads(fn.body, carriers, names, local, False, reads, local)
+        keep = frozenset(n for n in local if reads.get(n) and all(reads[n]))
         if keep == local:
-            return frozenset(local)
+            return local
         local = keep
 
 
 def _text_reads(node: object, carriers: _Carriers, names: dict[str, str], local: frozenset[str], text: bool,
-                reads: dict[str, list[bool]]) -> None:
-    """Record, for each read of a name in ``local``, whether it sits where :func:`_diff` sees shown text."""
+                reads: dict[str, list[bool]], watched: frozenset[str], operand: bool = False) -> None:
+    """Record, for each read of a ``watched`` name, whether it sits where :func:`_diff` takes another
+    string or None for message text (a text position that is not an operand, see :func:`_positions`)."""
     if isinstance(node, list):
         for item in node:
-            _text_reads(item, carriers, names, local, text, reads)
+            _text_reads(item, carriers, names, local, text, reads, watched, operand)
         return
     if not isinstance(node, ast.AST):
         return
     if isinstance(node, ast.Name):
-        if isinstance(node.ctx, ast.Load) and node.id in local:
-            reads.setdefault(node.id, []).append(text)
+        if isinstance(node.ctx, ast.Load) and node.id in watched:
+            reads.setdefault(node.id, []).append(text and not operand)
         return
-    if text and isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-        for operand in (node.left, node.right):  # a local read as a bare operand: None there raises
-            _text_reads(operand, carriers, names, local, not isinstance(operand, ast.Name), reads)
-        return
-    if text and isinstance(node, ast.Subscript):  # only a literal table's values are text (see _diff)
-        _text_reads(node.value, carriers, names, local, isinstance(node.value, (ast.Dict, ast.Tuple, ast.List)), reads)
-        _text_reads(node.slice, carriers, names, local, False, reads)
-        return
-    for _field, value, shown in _children(node, carriers, names, local, text):
-        _text_reads(value, carriers, names, local, shown, reads)
+    for value, shown, inner in _positions(node, carriers, names, local, text, operand):
+        _text_reads(value, carriers, names, local, shown, reads, watched, inner)
 
 
-def _children(node: ast.AST, carriers: _Carriers, names: dict[str, str], local: frozenset[str],
-              text: bool) -> list[tuple[str, object, bool]]:
-    """Each field of ``node`` with whether a value there is shown as message text. The one place
-    that says which positions are text, shared by :func:`_diff` and :func:`message_locals`."""
+_Position = tuple[object, bool, bool]  # a child (node or list), whether it is text, whether None breaks it
+
+
+def _positions(node: ast.AST, carriers: _Carriers, names: dict[str, str], local: frozenset[str],
+               text: bool, operand: bool) -> list[_Position]:
+    """Each child of ``node`` with whether a value there is shown as message text and whether it is
+    an operand (where None would raise: a ``+`` operand, a table indexed, and what is picked from
+    them). The one place that says which positions are text, shared by :func:`_diff` and
+    :func:`message_locals`."""
     fields = [f for f in node._fields if f not in ("ctx", "type_comment")]
+    plain = [(getattr(node, f, None), False, False) for f in fields]
     if isinstance(node, ast.Call) and _callee(node, names) in carriers:
-        positions, keywords = carriers[_callee(node, names)]
-        out: list[tuple[str, object, bool]] = [("func", node.func, False)]
-        out += [("args", arg, i in positions) for i, arg in enumerate(node.args)]
-        out += [("keywords", k.value, k.arg in keywords) for k in node.keywords]
+        places, keywords = carriers[_callee(node, names)]
+        out: list[_Position] = [(node.func, False, False)]
+        out += [(arg, i in places, False) for i, arg in enumerate(node.args)]
+        out += [(k.value, k.arg in keywords, False) for k in node.keywords]
         return out
     if isinstance(node, ast.Assign) and _assigned(node) and _assigned(node) <= local:
         if isinstance(node.targets[0], ast.Name):
-            return [("targets", node.targets, False), ("value", node.value, True)]
+            return [(node.targets, False, False), (node.value, True, False)]
         value = node.value
         assert isinstance(value, ast.Tuple)
-        return [("targets", node.targets, False)] + [("elts", elt, True) for elt in value.elts]
-    shown: tuple[str, ...] = ()
-    if text and isinstance(node, ast.JoinedStr):
-        shown = ("values",)
-    elif text and isinstance(node, ast.FormattedValue) and node.format_spec is None:
-        shown = ("value",)  # under a format spec (``:g``) another value may not format at all
-    elif text and isinstance(node, ast.IfExp):
-        shown = ("body", "orelse")  # which text is shown; the test itself is never text
-    elif text and isinstance(node, ast.Dict):
-        shown = ("values",)  # a table of wordings; its keys choose, so they are never text
-    elif text and isinstance(node, (ast.Tuple, ast.List)):
-        shown = ("elts",)
-    return [(f, getattr(node, f, None), f in shown) for f in fields]
+        return [(node.targets, False, False)] + [(elt, True, False) for elt in value.elts]
+    if not text:
+        return plain
+    if isinstance(node, ast.JoinedStr):
+        return [(node.values, True, False)]
+    if isinstance(node, ast.FormattedValue):
+        # Under a format spec (``:g``) another value may not format at all.
+        return [(node.value, node.format_spec is None, False), (node.format_spec, False, False)]
+    if isinstance(node, ast.IfExp):  # which text is shown; the test itself is never text
+        return [(node.test, False, False), (node.body, True, operand), (node.orelse, True, operand)]
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return [(node.left, True, True), (node.op, False, False), (node.right, True, True)]
+    if isinstance(node, ast.Subscript):
+        # A wording picked from a literal table ({"str": "a string"}[kind]): the table's values are
+        # text, the index is not, and neither the table nor what it holds may be None.
+        table = isinstance(node.value, (ast.Dict, ast.Tuple, ast.List))
+        return [(node.value, table, True), (node.slice, False, False)]
+    if isinstance(node, ast.Dict):  # keys choose; a ``**`` entry (key None) must stay a mapping
+        keys: list[_Position] = [(k, False, False) for k in node.keys]
+        return keys + [(v, k is not None, operand) for k, v in zip(node.keys, node.values, strict=True)]
+    if isinstance(node, (ast.Tuple, ast.List)):
+        return [(elt, not isinstance(elt, ast.Starred), operand) for elt in node.elts]
+    return plain
 
 
 def _callee(call: ast.Call, names: dict[str, str]) -> str:
@@ -528,24 +545,49 @@ def only_message_text(orig: object, mutant: object, carriers: _Carriers, names: 
     return _diff(orig, mutant, carriers, names or {}, text=False, local=local) is True
 
 
+def _pure(node: ast.expr) -> bool:
+    """Whether evaluating ``node`` can neither raise nor act: a constant, a name, an attribute of a
+    name, ``type(...)`` of one, or an f-string (no format spec), ``a if c else b`` or tuple of those.
+    Only such a value may be replaced by None as message text; None in place of ``d["k"]`` or a call
+    would skip a KeyError or an effect. (A plain attribute or ``format()`` of a name is taken as safe.)"""
+    if isinstance(node, (ast.Constant, ast.Name)):
+        return True
+    if isinstance(node, ast.Attribute):
+        return _pure(node.value)
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "type"
+            and len(node.args) == 1 and not node.keywords):
+        return _pure(node.args[0])  # type(exc).__name__: type() of any value never raises
+    if isinstance(node, ast.JoinedStr):
+        return all(_pure(v) for v in node.values)
+    if isinstance(node, ast.FormattedValue):
+        return node.format_spec is None and _pure(node.value)
+    if isinstance(node, ast.IfExp):
+        return _pure(node.test) and _pure(node.body) and _pure(node.orelse)
+    if isinstance(node, ast.Tuple):
+        return all(_pure(e) for e in node.elts)
+    return False
+
+
 def _diff(a: object, b: object, carriers: _Carriers, names: dict[str, str], text: bool,
           local: frozenset[str] = frozenset(), operand: bool = False) -> bool | None:
     """None: no difference; True: differences only in message text; False: any other difference.
 
-    ``text`` marks a position whose value is shown as message text: a carrier's message argument, the
-    parts of an f-string or of a ``+`` there, an f-string's interpolated expression, the value of a
-    message local. Anything nested deeper (the arguments of a call inside a message, such as what
-    ``scrub_secrets`` is given) is not text: changing it can change what the message leaks, so it is
-    never judged automatically. ``operand``: a ``+`` operand, where None would raise, so only a string
-    may replace a string there."""
+    ``text`` marks a position whose value is shown as message text (see :func:`_positions`): a
+    carrier's message argument, the parts of an f-string or of a ``+`` there, an f-string's shown
+    expression, the value of a message local. Anything nested deeper (the arguments of a call inside
+    a message, such as what ``scrub_secrets`` is given) is not text: changing it can change what the
+    message leaks, so it is never judged automatically. ``operand``: a position where None would
+    raise (a ``+`` operand, a table), so only a string may replace a string there."""
     if isinstance(a, ast.Constant) and isinstance(b, ast.Constant):
         if a.value == b.value and type(a.value) is type(b.value):
             return None
         replaced = isinstance(b.value, str) or (b.value is None and not operand)
         return text and isinstance(a.value, str) and replaced
     if type(a) is not type(b):
-        # Shown text replaced by None says less, and nothing it did not say before.
-        return text and not operand and isinstance(a, ast.expr) and isinstance(b, ast.Constant) and b.value is None
+        # Shown text replaced by None says less, and nothing it did not say before, when computing it
+        # could neither raise nor act.
+        return (text and not operand and isinstance(a, ast.expr) and _pure(a)
+                and isinstance(b, ast.Constant) and b.value is None)
     if isinstance(a, list) and isinstance(b, list):
         if len(a) != len(b):
             return False
@@ -559,22 +601,16 @@ def _diff(a: object, b: object, carriers: _Carriers, names: dict[str, str], text
         if isinstance(a.value, ast.Tuple) and not isinstance(a.targets[0], ast.Name) and (
                 not isinstance(b.value, ast.Tuple) or len(b.value.elts) != len(a.value.elts)):
             return False  # the tuple itself replaced: unpacking it fails
-    if text and isinstance(a, ast.Subscript) and isinstance(b, ast.Subscript):
-        # A wording picked from a literal table ({"str": "a string", ...}[kind]): the table's values are
-        # text, the index is not, and the table replaced by None cannot be indexed.
-        literal = isinstance(a.value, (ast.Dict, ast.Tuple, ast.List))
-        return _combine([_diff(a.value, b.value, carriers, names, literal, local, True),
-                         _diff(a.slice, b.slice, carriers, names, False, local),
-                         _diff(a.ctx, b.ctx, carriers, names, False, local)])
-    if text and isinstance(a, ast.BinOp) and isinstance(a.op, ast.Add) and isinstance(b, ast.BinOp):
-        return _combine([_diff(a.left, b.left, carriers, names, True, local, True),
-                         _diff(a.op, b.op, carriers, names, False, local),
-                         _diff(a.right, b.right, carriers, names, True, local, True)])
-    ours, theirs = _children(a, carriers, names, local, text), _children(b, carriers, names, local, text)
+    if isinstance(a, ast.Dict) and isinstance(b, ast.Dict) and len(a.keys) != len(b.keys):
+        return False
+    if isinstance(a, (ast.Tuple, ast.List)) and isinstance(b, (ast.Tuple, ast.List)) and len(a.elts) != len(b.elts):
+        return False
+    ours = _positions(a, carriers, names, local, text, operand)
+    theirs = _positions(b, carriers, names, local, text, operand)
     if len(ours) != len(theirs):
         return False
-    return _combine([_diff(x, y, carriers, names, shown, local)
-                     for (_f, x, shown), (_g, y, _s) in zip(ours, theirs, strict=True)])
+    return _combine([_diff(x, y, carriers, names, shown, local, inner)
+                     for (x, shown, inner), (y, _s, _i) in zip(ours, theirs, strict=True)])
 
 
 def _combine(parts: list[bool | None]) -> bool | None:
