@@ -190,8 +190,10 @@ Methods
 
 ``evidence_search`` -> ``{"text": str, "value": object}``
     Params ``{"arguments": {"query": str | [str, ...]}, "context": {"id": str, "local_names": [str, ...],
-    "question"?: str}}``: one call of the seed 002 evidence pipeline (search, validate, rank, diversify,
-    fetch, passages), with the Search and Fetch providers that ``configure`` selects. ``context.id``
+    "question"?: str}, "latest_prompt"?: str | null}``: one call of the seed 002 evidence pipeline (search,
+    validate, rank, diversify, fetch, passages), with the Search and Fetch providers that ``configure``
+    selects. ``latest_prompt`` is the conversation's latest human message, as for ``web_search``: each
+    Search API request of the call carries it as ``ori_question`` (seed 001) unless the switch is off. ``context.id``
     names the conversation: calls with the same id share retry memory (a query that found nothing may
     not be fired again: not the same, ignoring case, spacing and invisible format characters such as
     U+200B; not one whose words were all in it; and, when ``question`` carries the user's question, not

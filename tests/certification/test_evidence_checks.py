@@ -46,6 +46,7 @@ EVIDENCE_CHECKS = {
     "evidence.table_rows",
     "evidence.own_ranking",
     "evidence.html_page",
+    "evidence.ori_question",
 }
 BREAKS = {
     "evidence-model-call": ("evidence.no_model_call", "sent a Messages request"),
@@ -54,6 +55,8 @@ BREAKS = {
     "evidence-retry-allowed": ("evidence.retry_refused", "searched again"),
     # Found by red-teaming the evidence checks: each was certified before the row named in its fragment.
     "evidence-retry-model": ("evidence.no_model_call", "(needs-retry) sent a model request (responses)"),
+    # Seed 001's ori_question for the pipeline's own Search API requests (found by the mutation run).
+    "evidence-prompt-dropped": ("evidence.ori_question", "a batch of two queries: ori_question differs"),
     "evidence-local-few-forms": ("evidence.local_refused", "posix-path: a search was sent"),
     "evidence-retry-last-only": ("evidence.retry_refused", "earlier: the repeated query was searched again"),
     "evidence-retry-single-only": ("evidence.retry_refused", "in-a-batch: the repeated query was searched again"),
@@ -94,11 +97,17 @@ def test_the_reference_passes_every_evidence_check_in_process() -> None:
     assert {r.check.id: r.outcome.value for r in report.results} == dict.fromkeys(EVIDENCE_CHECKS, "passed")
 
 
-def test_evidence_checks_cite_seed_002() -> None:
+# Seed 001 decisions the evidence pipeline keeps as every Search API consumer does.
+FROM_SEED_001 = {"evidence.ori_question"}
+
+
+def test_evidence_checks_cite_the_seed_they_enforce() -> None:
     for check_id in EVIDENCE_CHECKS:
         spec = REGISTRY[check_id]
-        assert spec.check.seed == "002" and spec.rule.startswith("Seed 002:")
+        seed = "001" if check_id in FROM_SEED_001 else "002"
+        assert spec.check.seed == seed and spec.rule.startswith(f"Seed {seed}:")
         assert "evidence-search" in spec.requires
+        assert spec.profiles == ("seed-002-evidence",) or check_id == "evidence.html_page"
 
 
 # Format characters kept in the one normalizer that also serves the marked names: a name split by a

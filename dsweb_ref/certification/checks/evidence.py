@@ -19,6 +19,7 @@ from ..cases import Case
 from ..targets import CallOutcome
 from ._base import CALL_TIMEOUT, CheckContext, check, expect_error, expect_schema, expect_success, require
 from ._script import row, script
+from .search import ori_accepted
 
 REQUIRES = ("web_search", "search-api", "fetch-api", "evidence-search")  # the evidence tool is a web_search
 _ANY_SOURCE = re.compile(r"\(source: (\S+)\)$")  # any scheme: what a line cites, valid or not
@@ -31,9 +32,63 @@ def serve_page(ctx: CheckContext, url: str, title: str, content: str) -> None:
                    when=lambda body: isinstance(body, dict) and body.get("url") == url)
 
 
-async def _evidence(ctx: CheckContext, query: Any, context: dict[str, Any] | None = None) -> CallOutcome:
-    params = {"arguments": {"query": query}, "context": context or {"id": "conversation-1", "local_names": []}}
+async def _evidence(
+    ctx: CheckContext, query: Any, context: dict[str, Any] | None = None, prompt: str | None = None
+) -> CallOutcome:
+    params: dict[str, Any] = {"arguments": {"query": query},
+                              "context": context or {"id": "conversation-1", "local_names": []}}
+    if prompt is not None:
+        params["latest_prompt"] = prompt
     return await ctx.target.start_call("evidence_search", params).outcome(CALL_TIMEOUT)
+
+
+# The prompt has whitespace runs to collapse and is longer than the API's 128-character limit.
+PROMPT = "Which  harbour ferry\tleaves first on Saturday,\n\nand what does an adult ticket cost? " * 3
+ORI = (
+    Case("a batch of two queries", "the pipeline's searches sent without the user's prompt (the call's context "
+         "dropped between the tool and its searches), or the prompt sent raw or uncut",
+         {"query": ["harbour ferry timetable", "lumen bay adult fare"], "prompt": PROMPT}),
+    Case("no prompt", "an empty or null ori_question sent", {"query": "harbour ferry timetable", "prompt": None}),
+    Case("sendOriginalQuestion off", "the setting ignored by the evidence pipeline's searches",
+         {"query": "harbour ferry timetable", "prompt": PROMPT, "off": True}),
+)
+
+
+@check(
+    "evidence.ori_question",
+    "The evidence pipeline's Search API requests carry the latest prompt as ori_question, as web_search's do",
+    seed="001",
+    requires=REQUIRES,
+    provider="api",
+    rule="Seed 001: 'Search API mode also sends up to 128 characters of the user's prompt to the search service "
+    "with each query unless sendOriginalQuestion is off': the evidence pipeline (seed 002) searches through the "
+    "Search API, so each of its requests carries ori_question, the latest prompt (protocol field latest_prompt) "
+    "with whitespace collapsed and cut to 128 code points (as search.api.ori_question accepts it), and omits it "
+    "without a prompt or with the switch off.",
+    cases=ORI,
+)
+async def ori_question(ctx: CheckContext) -> None:
+    for case in ORI:
+        if case.params.get("off"):
+            await ctx.configure(send_original_question=False)
+        ctx.emu.log.clear()
+        prompt = case["prompt"]
+        outcome = await _evidence(ctx, case["query"], {"id": f"ori-{case.name}", "local_names": []}, prompt)
+        expect_success(outcome, case.name)
+        await ctx.settle()
+        records = ctx.records("search")
+        queries = case["query"] if isinstance(case["query"], list) else [case["query"]]
+        require(len(records) == len(queries), f"{case.name}: {len(records)} Search API requests for "
+                f"{len(queries)} queries", catches=case.catches)
+        accepted = ori_accepted(prompt) if prompt is not None and not case.params.get("off") else None
+        for record in records:
+            sent = record.json.get("ori_question") if isinstance(record.json, dict) else None
+            if accepted is None:
+                require(isinstance(record.json, dict) and "ori_question" not in record.json,
+                        f"{case.name}: ori_question must be omitted", sent=sent, catches=case.catches)
+            else:
+                require(sent in accepted, f"{case.name}: ori_question differs from the collapsed prompt cut at "
+                        "128 code points", sent=sent, accepted=sorted(accepted), catches=case.catches)
 
 
 NO_MODEL = (
