@@ -100,6 +100,17 @@ FALLS = (
         "# น้ำตกในเชียงใหม่\n\nน้ำตกสายหมอกน้อย มีความสูง 12 เมตร ไหลลงแอ่งน้ำใสกลางป่า\n",
     ),
 )
+# One page naming two models of a line, a sentence each: a model number of one digit after the line's name.
+CORVAN = "https://corvan-phones.example.com/pixel-batteries"
+BATTERIES = (
+    (
+        CORVAN,
+        "Corvan Pixel battery capacities",
+        "Battery capacities of Corvan Pixel phones.",
+        "# Corvan Pixel battery capacities\n\nThe Corvan Pixel 8 battery capacity is 4575 mAh. "
+        "The Corvan Pixel 9 battery capacity is 4700 mAh.\n",
+    ),
+)
 # A bare version number belongs to the product named before it (Kestrel CLI 3.2); the pages' titles alike.
 KESTREL_32 = "https://kestrel-cli.example.dev/releases/3.2"
 KESTREL_31 = "https://kestrel-cli.example.dev/releases/3.1"
@@ -146,6 +157,13 @@ DESIGNATORS = (
         "only the query's first designator read (the model X5), its year (2026) ignored: last year's review of the "
         "same model cited for this year's, instead of [needs_retry]",
         {"query": "Veltra Orion X5 review 2026", "cite": None, "never": (REVIEW_2025,), "results": REVIEWS},
+    ),
+    Case(
+        "sentence-per-model",
+        "a sentence naming only the neighbouring model (Pixel 8) taken for the asked one's (Pixel 9) because the "
+        "page names both, or the asked model's sentence dropped: the 4575 mAh of the Pixel 8 cited for the Pixel 9",
+        {"query": "Corvan Pixel 9 battery capacity", "cite": CORVAN, "line": "4700", "never_text": ("4575",),
+         "never": (), "results": BATTERIES},
     ),
     Case(
         "version-number",
@@ -259,6 +277,13 @@ async def designators(ctx: CheckContext) -> None:
         urls = {url for url, _ in cited}
         for url in case["never"]:
             require(url not in urls, f"{case.name}: {url} is cited for {query!r}", evidence=cited,
+                    catches=case.catches)  # fmt: skip
+        for text in case.params.get("never_text", ()):
+            require(not any(text in line for _url, line in cited), f"{case.name}: {text!r} is cited for {query!r}",
+                    evidence=cited, catches=case.catches)  # fmt: skip
+        if "line" in case.params:
+            require(any(url == case["cite"] and case["line"] in line for url, line in cited),
+                    f"{case.name}: no line citing {case['cite']} holds {case['line']!r}", evidence=cited,
                     catches=case.catches)  # fmt: skip
         if case["cite"] is None:
             require("[needs_retry]" in (outcome.text or ""), f"{case.name}: no [needs_retry] for {query!r}",
