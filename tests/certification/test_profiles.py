@@ -82,7 +82,10 @@ def test_every_check_belongs_to_a_known_profile_and_every_profile_has_checks() -
     for profile in PROFILES:
         assert select_checks(profiles=[profile.name]), profile.name
     ids = {s.check.id for s in select_checks(profiles=["seed-001-fetch-api"])}
-    assert ids == {s.check.id for s in all_checks() if "fetch-api" in s.requires and s.check.seed == "001"}
+    # The evidence pipeline's seed-001 rule (evidence.ori_question) certifies the pipeline, not the Fetch API.
+    assert ids == {s.check.id for s in all_checks()
+                   if "fetch-api" in s.requires and s.check.seed == "001" and "evidence-search" not in s.requires}
+    assert {s.check.id for s in select_checks(profiles=["seed-002-evidence"])} >= {"evidence.ori_question"}
 
 
 def test_the_adapter_protocol_documents_every_configure_key() -> None:
