@@ -657,11 +657,14 @@ def read_mutants(work: Path) -> dict[str, Mutant]:
                     origs[qualified] = fn
                 else:
                     variants.append((qualified, fn))
+        locals_of: dict[str, frozenset[str]] = {}
         for qualified, fn in variants:
             orig = origs.get(qualified)
             if orig is not None:
                 name = f"{module}.{fn.name}"
-                local = message_locals(orig, carriers, names)
+                if qualified not in locals_of:  # one analysis per original function, not per mutant
+                    locals_of[qualified] = message_locals(orig, carriers, names)
+                local = locals_of[qualified]
                 out[name] = Mutant(name, f"{module}.{qualified}", _change(orig, fn),
                                    only_message_text(orig.body, fn.body, carriers, names, local))
     return out

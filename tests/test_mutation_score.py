@@ -376,6 +376,12 @@ def x_g__mutmut_1(key, value):
     if value is None:
         raise _invalid(key, None, None)
     return value
+
+def x_h__mutmut_orig(exc):
+    raise WebError(WebErrorCode.PROVIDER_ERROR, f"failed: {type(exc).__name__}")
+
+def x_h__mutmut_1(exc):
+    raise WebError(WebErrorCode.PROVIDER_ERROR, None)
 """
 _LOCALS_F = """
 def x_f__mutmut_{id}(status, env, n, kind):
@@ -439,6 +445,7 @@ def test_message_locals_are_message_text_only_where_every_read_is_shown(tmp_path
         "pkg.loc.x_f__mutmut_9": False,  # the table's key: the lookup fails
         "pkg.loc.x_f__mutmut_10": False,  # the table replaced by None cannot be indexed
         "pkg.loc.x_g__mutmut_1": True,  # a helper whose message is built through a local is a carrier
+        "pkg.loc.x_h__mutmut_1": True,  # a message of type(x).__name__ (cannot raise) replaced by None
         "pkg.loc.x__invalid__mutmut_1": False,  # the condition choosing which text: not a literal
         "pkg.loc.x__invalid__mutmut_2": True,  # a literal a condition may choose, in a message local
     }

@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from ...emulator import Burst, Fault, Flush, Gate, Hold, Pad, RequestLog, Status
 from ..calibration import patiently
@@ -50,13 +51,14 @@ RACE_BOUND = 10.0
 CONSUME_BOUND = 0.25  # seconds granted a keep-alive client (no close to observe) to read an answer
 
 
-async def wait_held(ctx: CheckContext, gate: Gate, count: int, what: str) -> None:
-    """Until ``count`` searches are parked at ``gate`` (a liveness bound, see :func:`patiently`)."""
+async def wait_held(ctx: CheckContext, gate: Gate, count: int, what: str, **details: Any) -> None:
+    """Until ``count`` searches are parked at ``gate`` (a liveness bound, see :func:`patiently`);
+    ``details`` (``catches=...``) go with the failure."""
     try:
         await patiently(lambda bound: ctx.blocking(gate.wait_held, count, bound), HELD_BOUND)
     except TimeoutError as exc:
         raise CheckFailed(f"{what}: only {gate.held} of {count} upstream searches were in flight at once "
-                          f"(waited {exc.args[0]:g}s)") from None
+                          f"(waited {exc.args[0]:g}s)", **details) from None
 
 
 @dataclass(frozen=True, slots=True)

@@ -587,9 +587,7 @@ async def _paced_overlap(ctx: CheckContext, case: Case) -> None:
     ctx.emu.inject("search", Hold(gate, timeout=30), times=2)
     call = ctx.start_search([f"{QUERY} held", f"{QUERY} next"])
     try:
-        await wait_held(ctx, gate, 2, case.name)
-    except CheckFailed as failed:
-        raise CheckFailed(str(failed), catches=case.catches) from None
+        await wait_held(ctx, gate, 2, case.name, catches=case.catches)
     finally:
         gate.release()
     expect_success(await call.outcome(CALL_TIMEOUT), case.name)
