@@ -26,10 +26,12 @@ own and run beside the bulk instead of after it (the run's wall time becomes abo
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
+import heapq
 import os
 import time
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -137,6 +139,7 @@ class _Lanes:
     def __init__(self, first: Target, factory: TargetFactory | None, environment: dict[str, str]) -> None:
         self._first = first
         self._factory = factory
+        self._in_process = (_recipe(first) or {}).get("kind") == "reference"
         self._environment = environment
         self._opened: list[Target] = []  # every lane started, in order (closed in reverse)
         self._idle: list[Target] = []
@@ -148,6 +151,7 @@ class _Lanes:
         self._grown_at = 0.0  # loop time the last lane start ended
         self._families: dict[int, set[str]] = {}  # id(lane) -> the families it ran (lanes in use only)
         self._family_gates: dict[str, asyncio.Semaphore] = {}
+        self._waiting: collections.Counter[str] = collections.Counter()  # checks waiting for a lane, by family
         self.limit = 1
         self.hello: Hello | None = None
 
@@ -190,8 +194,13 @@ class _Lanes:
                 self._changed.notify_all()
 
     def _warm_cap(self, family: str) -> int | None:
-        """The most lanes ``family`` may warm up (None: any); only lanes the run makes are capped."""
-        return WARM_UP_LANES.get(family) if self._factory is not None else None
+        """The most lanes ``family`` may warm up (None: any); only lanes the run makes are capped, and not
+        in-process ones: those share this process's one warm-up (the segmenters load once per process)."""
+        return WARM_UP_LANES.get(family) if self._factory is not None and not self._in_process else None
+
+    def capped(self, family: str) -> bool:
+        """Whether ``family`` may warm up only a few lanes (its checks then go first for a run slot)."""
+        return self._warm_cap(family) is not None
 
     def _warm_full(self, family: str) -> bool:
         """Whether ``family`` warms lanes up and already has as many warm lanes as it may: its checks
@@ -199,11 +208,18 @@ class _Lanes:
         cap = self._warm_cap(family)
         return cap is not None and sum(family in ran for ran in self._families.values()) >= cap
 
+    def _kept_for_others(self, lane: Target, family: str) -> bool:
+        """Whether ``lane`` is a warm lane of another capped family whose checks wait for one: it is theirs
+        then (else the many short checks of other families keep taking it and the capped family trails)."""
+        return any(other != family and self._waiting[other] and self.capped(other)
+                   for other in self._families.get(id(lane), ()))
+
     def _pick(self, family: str) -> Target | None:
-        warm = [lane for lane in self._idle if family in self._families.get(id(lane), ())]
-        if not warm and (not self._idle or self._warm_full(family)):
+        idle = [lane for lane in self._idle if not self._kept_for_others(lane, family)]
+        warm = [lane for lane in idle if family in self._families.get(id(lane), ())]
+        if not warm and (not idle or self._warm_full(family)):
             return None
-        lane = warm[0] if warm else self._idle[0]
+        lane = warm[0] if warm else idle[0]
         self._idle.remove(lane)
         self._families.setdefault(id(lane), set()).add(family)
         return lane
@@ -220,16 +236,22 @@ class _Lanes:
         loop = asyncio.get_running_loop()
         arrived = loop.time()
         async with self._changed:
-            while (lane := self._pick(family)) is None:
-                # One lane starts at a time, and only after a lane's start-up time without one freeing
-                # up: starting several at once spends the CPU the running checks need on start-ups
-                # the short checks never wait for.
-                can_grow = self._live < self.limit and not self._starting and not self._warm_full(family)
-                left = max(arrived, self._grown_at) + self._open_cost - loop.time()
-                if can_grow and left <= 0:
-                    break
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._changed.wait(), left if can_grow else None)
+            self._waiting[family] += 1
+            try:
+                while (lane := self._pick(family)) is None:
+                    # One lane starts at a time, and only after a lane's start-up time without one freeing
+                    # up: starting several at once spends the CPU the running checks need on start-ups
+                    # the short checks never wait for.
+                    can_grow = self._live < self.limit and not self._starting and not self._warm_full(family)
+                    left = max(arrived, self._grown_at) + self._open_cost - loop.time()
+                    if can_grow and left <= 0:
+                        break
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(self._changed.wait(), left if can_grow else None)
+            finally:
+                self._waiting[family] -= 1
+                if not self._waiting[family]:
+                    self._changed.notify_all()  # the lanes kept for this family are anyone's again
             if lane is not None:
                 return lane
             self._live += 1
@@ -314,6 +336,45 @@ class _InOrder:
             raise failure
 
 
+class _Slots:
+    """At most ``width`` checks at once, taken in arrival order, except that a check of a family held to a few
+    warm lanes (:data:`WARM_UP_LANES`) goes before the others: on those few lanes it then runs through the whole
+    phase beside the rest, instead of queueing behind every other check and trailing the phase on two lanes."""
+
+    def __init__(self, width: int) -> None:
+        self._free = width
+        self._queue: list[tuple[int, int, asyncio.Future[None]]] = []  # (0 first / 1 other, arrival, waiter)
+        self._arrivals = 0
+
+    @contextlib.asynccontextmanager
+    async def slot(self, *, first: bool) -> AsyncIterator[None]:
+        if self._free and not self._queue:
+            self._free -= 1
+        else:
+            self._arrivals += 1
+            waiter = asyncio.get_running_loop().create_future()
+            heapq.heappush(self._queue, (0 if first else 1, self._arrivals, waiter))
+            try:
+                await waiter
+            except asyncio.CancelledError:
+                if waiter.done() and not waiter.cancelled():  # handed the slot as it was cancelled: pass it on
+                    self._hand_on()
+                raise
+        try:
+            yield
+        finally:
+            self._hand_on()
+
+    def _hand_on(self) -> None:
+        """A slot came free: to the first live waiter, or back to the pool."""
+        while self._queue:
+            _, _, waiter = heapq.heappop(self._queue)
+            if not waiter.done():
+                waiter.set_result(None)
+                return
+        self._free += 1
+
+
 async def _run_phase(
     specs: list[CheckSpec],
     chosen: list[int],
@@ -327,14 +388,14 @@ async def _run_phase(
 ) -> None:
     """Run ``specs[i]`` for each ``i`` in ``chosen``, at most ``width`` at once, each on a lane of its own;
     they start in catalogue order. A ``note`` goes into each result's details (key ``worker``)."""
-    gate = asyncio.Semaphore(width)
+    gate = _Slots(width)
 
     async def one(index: int) -> None:
         spec = specs[index]
         result = _skipped(spec, hello)
         if result is None:
             family = spec.check.capability  # what an adapter warms up for (evidence: segmenters)
-            async with pool.family_gate(family), gate:
+            async with pool.family_gate(family), gate.slot(first=pool.capped(family)):
                 try:
                     lane = await pool.acquire(family)
                 except TargetError as exc:

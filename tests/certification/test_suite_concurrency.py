@@ -7,6 +7,7 @@ only finish once another one started), never with sleeps."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -450,6 +451,111 @@ def test_a_warm_up_family_waits_for_its_warm_lanes_instead_of_warming_a_third(
 
     warm, got, waited, made = asyncio.run(scenario())
     assert waited and got in warm and made == 4
+
+
+def test_a_warm_lane_is_kept_for_its_family_while_one_of_its_checks_waits(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The many short checks of other families took the evidence family's warm lanes as they came free, so its
+    checks waited for the end of the phase and trailed it on two lanes (a second of the run's wall time)."""
+    monkeypatch.setattr(suite, "WARM_UP_LANES", {"heavy": 1})
+
+    async def scenario() -> tuple[bool, bool, bool]:
+        factory = Lanes()
+        pool = await opened(factory, limit=2)
+        warm = await pool.acquire("heavy")
+        busy = await pool.acquire("light")  # both lanes in use from here
+        light = asyncio.ensure_future(pool.acquire("light"))  # waits first
+        await settle()
+        heavy = asyncio.ensure_future(pool.acquire("heavy"))
+        await settle()
+        await pool.release(warm, spoiled=False)
+        await settle()
+        heavy_got_it = heavy.done() and heavy.result() is warm
+        light_still_waits = not light.done()
+        await pool.release(busy, spoiled=False)
+        light_got_the_other = (await light) is busy
+        await pool.release(heavy.result(), spoiled=False)
+        await pool.release(busy, spoiled=False)
+        await pool.close()
+        return heavy_got_it, light_still_waits, light_got_the_other
+
+    assert asyncio.run(scenario()) == (True, True, True)
+
+
+def test_a_queued_check_of_a_warm_up_family_takes_the_next_run_slot_first() -> None:
+    """Run slots go in arrival order, except to a check of a family held to a few warm lanes: queued behind
+    sixty short checks it would start only near the end of the phase."""
+
+    async def scenario() -> list[str]:
+        slots = suite._Slots(1)
+        got: list[str] = []
+        release = asyncio.Event()
+
+        async def take(name: str, first: bool) -> None:
+            async with slots.slot(first=first):
+                got.append(name)
+                await release.wait()
+
+        holder = asyncio.ensure_future(take("holder", False))
+        await settle()
+        waiters = [asyncio.ensure_future(take(n, f)) for n, f in (("light 1", False), ("light 2", False),
+                                                                    ("heavy", True))]
+        await settle()
+        release.set()
+        await asyncio.gather(holder, *waiters)
+        return got
+
+    assert asyncio.run(scenario()) == ["holder", "heavy", "light 1", "light 2"]
+
+
+def test_a_run_slot_handed_to_a_cancelled_check_passes_on() -> None:
+    """A waiter cancelled in the step its slot was handed to it passes the slot on; else the run has one
+    slot fewer from then on (with one slot, it hangs)."""
+
+    async def scenario() -> tuple[bool, bool]:
+        slots = suite._Slots(1)
+        inside = asyncio.Event()
+        leave = asyncio.Event()
+        doomed: list[asyncio.Task[None]] = []
+
+        async def hold() -> None:
+            async with slots.slot(first=False):
+                inside.set()
+                await leave.wait()
+            doomed[0].cancel()  # the same step that handed it the slot: it never ran with it
+
+        async def wait_only() -> None:
+            async with slots.slot(first=False):
+                pass
+
+        holder = asyncio.ensure_future(hold())
+        await inside.wait()
+        doomed.append(asyncio.ensure_future(wait_only()))
+        await settle()
+        after = asyncio.ensure_future(wait_only())
+        await settle()
+        leave.set()
+        await holder
+        with contextlib.suppress(asyncio.CancelledError):
+            await doomed[0]
+        await asyncio.wait_for(after, 5)
+        third = asyncio.ensure_future(wait_only())
+        await asyncio.wait_for(third, 5)  # the slot came back to the pool: no slot was lost
+        return doomed[0].cancelled(), third.done()
+
+    assert asyncio.run(scenario()) == (True, True)
+
+
+def test_in_process_lanes_are_not_held_to_a_few_warm_ones() -> None:
+    """The segmenters load once per process, so in-process lanes share one warm-up: capping the evidence
+    family at two of them only made its checks trail the run. Adapter processes stay capped."""
+    from dsweb_ref.certification.adapter_protocol import CAP_EVIDENCE_SEARCH
+    from dsweb_ref.certification.targets import reference_target
+
+    in_process = suite._Lanes(reference_target(), reference_target, {})
+    stand_in = Lanes()
+    other = suite._Lanes(stand_in(), stand_in, {})
+    assert not in_process.capped(CAP_EVIDENCE_SEARCH)
+    assert other.capped(CAP_EVIDENCE_SEARCH) and not other.capped("web_search")
 
 
 def test_a_warm_up_family_holds_no_more_run_slots_than_its_lanes(monkeypatch: pytest.MonkeyPatch) -> None:
