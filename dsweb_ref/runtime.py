@@ -208,9 +208,12 @@ def main_model_tools(
     return chat_tool_definitions([search, *others] if search is not None else list(others))
 
 
-def scripted_runtime(scripted_base: str, settings: Callable[[], Settings] = Settings) -> Runtime:
+def scripted_runtime(
+    scripted_base: str, settings: Callable[[], Settings] = Settings, transport: httpx.AsyncBaseTransport | None = None
+) -> Runtime:
     """The tools over the emulator's conformance search route alone (provider ``scripted``, no fetch):
-    what certification's differential checks compare an implementation with. Caps come from ``settings``."""
+    what certification's differential checks compare an implementation with. Caps come from ``settings``;
+    ``transport``, when given, carries every search and stays open (else each search opens and closes one)."""
     web = WebService(ProviderSelection(search=SCRIPTED_ID))
-    web.register_search(ScriptedSearch(scripted_base))
+    web.register_search(ScriptedSearch(scripted_base, transport=transport))
     return Runtime(settings=settings, web=web)

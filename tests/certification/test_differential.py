@@ -266,3 +266,34 @@ def test_a_wrong_value_is_not_run_again(monkeypatch: pytest.MonkeyPatch) -> None
     with pytest.raises(differential.CheckFailed):
         asyncio.run(differential._differential(None, "search.differential.merge", False, 1))  # type: ignore[arg-type]
     assert len(runs) == 1
+
+
+def test_the_reference_target_carries_every_scenario_over_one_pool_and_closes_it() -> None:
+    """A scripted runtime per scenario used to open a connection per search (a third of the differential
+    checks' CPU, on both sides of the wire); the reference target now keeps one pool for its life."""
+    from dsweb_ref.emulator import Emulator
+    from dsweb_ref.emulator.scripted import scripted_base
+
+    scenarios = [s for s in generate(0, 40, False) if len(s.distinct) == 1][:5]
+    assert len(scenarios) == 5
+
+    async def scenario_runs(emu: Emulator) -> tuple[int, int]:
+        target = reference_target()
+        await target.hello()
+        for s in scenarios:
+            scenario_id = emu.scripted.load(s.script(differential.HOLD_LIMIT))
+            await target.configure(TargetConfig(
+                messages_base=emu.messages_base, tools_base=emu.tools_base, api_key="k", provider="scripted",
+                scripted_base=scripted_base(emu.base_url, scenario_id), search_max_results=s.cap,
+            ))
+            outcome = await target.start_call("web_search", {"arguments": {"queries": list(s.queries)}}).outcome(20)
+            assert outcome.ok, outcome.brief()
+        opened = emu.log.connections_opened
+        await target.close()
+        await asyncio.to_thread(emu.log.wait_connections_closed, 5.0)
+        return opened, emu.log.connections_open
+
+    with Emulator() as emu:
+        opened, left_open = asyncio.run(scenario_runs(emu))
+    assert opened == 1  # five scenarios, five configurations, one search each: one connection
+    assert left_open == 0  # closing the target closed its pool
