@@ -209,10 +209,13 @@ class _Lanes:
         return cap is not None and sum(family in ran for ran in self._families.values()) >= cap
 
     def _kept_for_others(self, lane: Target, family: str) -> bool:
-        """Whether ``lane`` is a warm lane of another capped family whose checks wait for one: it is theirs
-        then (else the many short checks of other families keep taking it and the capped family trails)."""
-        return any(other != family and self._waiting[other] and self.capped(other)
-                   for other in self._families.get(id(lane), ()))
+        """Whether ``lane`` is a warm lane of another capped family whose checks wait for one, and not one of
+        ``family``'s own: it is theirs then (else the many short checks of other families keep taking it and
+        the capped family trails). A lane warm for both may go to either, so two such families never wait
+        for each other."""
+        ran = self._families.get(id(lane), set())
+        return family not in ran and any(other != family and self._waiting[other] and self.capped(other)
+                                         for other in ran)
 
     def _pick(self, family: str) -> Target | None:
         idle = [lane for lane in self._idle if not self._kept_for_others(lane, family)]
@@ -250,7 +253,7 @@ class _Lanes:
                         await asyncio.wait_for(self._changed.wait(), left if can_grow else None)
             finally:
                 self._waiting[family] -= 1
-                if not self._waiting[family]:
+                if not self._waiting[family] and self.capped(family):
                     self._changed.notify_all()  # the lanes kept for this family are anyone's again
             if lane is not None:
                 return lane
@@ -387,7 +390,8 @@ async def _run_phase(
     note: str = "",
 ) -> None:
     """Run ``specs[i]`` for each ``i`` in ``chosen``, at most ``width`` at once, each on a lane of its own;
-    they start in catalogue order. A ``note`` goes into each result's details (key ``worker``)."""
+    they start in catalogue order, except that a capped family's checks go first for a free slot
+    (:class:`_Slots`). A ``note`` goes into each result's details (key ``worker``)."""
     gate = _Slots(width)
 
     async def one(index: int) -> None:

@@ -466,14 +466,16 @@ class InProcessTarget:
     async def close(self) -> None:
         self._tools = None
         release = getattr(self._build, "aclose", None)  # what the builder keeps across configurations
-        if release is not None:
-            await release()
-        for name, value in self._saved_environ.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
-        self._saved_environ = {}
+        try:
+            if release is not None:
+                await release()
+        finally:  # a second interrupt landing in that await must not leave the run's variables set
+            for name, value in self._saved_environ.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
+            self._saved_environ = {}
 
 
 def _evidence_context(contexts: dict[str, EvidenceContext], params: object) -> EvidenceContext:

@@ -30,7 +30,7 @@ from dsweb_ref.certification.worker import target_from_recipe
 from ._procs import alive, gone
 from .conftest import ROOT, adapter_command, dsweb_certify, json_report, reference_variant
 
-OWN = "search.differential.failure"  # the quickest check marked process="own"
+OWN = "search.differential.failure"  # a quick check marked process="own"
 OTHER_OWN = "search.differential.merge"
 RACE = "search.batch.race"  # runs on any search protocol (twice)
 BESIDE = ["search.merge.dedup", "search.batch.all_or_nothing"]  # quick checks that stay in the run's process

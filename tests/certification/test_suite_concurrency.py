@@ -481,6 +481,32 @@ def test_a_warm_lane_is_kept_for_its_family_while_one_of_its_checks_waits(monkey
     assert asyncio.run(scenario()) == (True, True, True)
 
 
+def test_two_capped_families_sharing_a_warm_lane_never_wait_for_each_other(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A lane warm for two capped families, each with a check waiting: were it kept for the other family in
+    both directions, neither could take it (and neither may warm another lane): both would wait for ever."""
+    monkeypatch.setattr(suite, "WARM_UP_LANES", {"a": 1, "b": 1})
+
+    async def scenario() -> bool:
+        factory = Lanes()
+        pool = await opened(factory, limit=1)
+        lane = await pool.acquire("a")
+        await pool.release(lane, spoiled=False)
+        lane = await pool.acquire("b")  # the one lane is now warm for both
+        waiting = [asyncio.ensure_future(pool.acquire(f)) for f in ("a", "b")]
+        await settle()
+        await pool.release(lane, spoiled=False)
+        first = await asyncio.wait_for(asyncio.shield(asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)), 5)
+        done = next(iter(first[0])).result()
+        await pool.release(done, spoiled=False)
+        await asyncio.wait_for(asyncio.gather(*waiting), 5)
+        for task in waiting:
+            await pool.release(task.result(), spoiled=False)
+        await pool.close()
+        return True
+
+    assert asyncio.run(scenario())
+
+
 def test_a_queued_check_of_a_warm_up_family_takes_the_next_run_slot_first() -> None:
     """Run slots go in arrival order, except to a check of a family held to a few warm lanes: queued behind
     sixty short checks it would start only near the end of the phase."""
