@@ -78,9 +78,26 @@ _SCRUB_MARGIN = 4096
 def scrub_prefix(text: str, shown: int, secrets: Iterable[str] = ()) -> str:
     """The start of ``text`` a message may quote (at most ``shown`` characters of it, cut by the
     caller), whitespace collapsed and scrubbed as :func:`scrub_secrets` does. Only the first
-    ``shown`` + 4096 characters are read; a longer text ends in "..." so a cut still shows."""
-    window = scrub_secrets(" ".join(text[: shown + _SCRUB_MARGIN].split()), secrets)
-    return window + "..." if len(text) > shown + _SCRUB_MARGIN else window
+    ``shown`` + 4096 characters are read; a longer text ends in "..." so a cut still shows.
+
+    When that cut splits a word, the window loses its last characters, as many as the longest
+    encoded form of a secret could take: the cut may have split a secret, which the scrubber cannot
+    recognise in part, and collapsing a long run of whitespace before it would bring that piece into
+    what is shown (4,580 spaces and then the key showed 16 of its characters)."""
+    hidden = tuple(secrets)
+    limit = shown + _SCRUB_MARGIN
+    head = text[:limit]
+    window = scrub_secrets(" ".join(head.split()), hidden)
+    if len(text) <= limit:
+        return window
+    if head[-1:] and not head[-1].isspace() and not text[limit].isspace():
+        window = window[: max(0, len(window) - _ENCODED_PER_BYTE * max((len(s.encode()) for s in hidden), default=0))]
+    return window + "..."
+
+
+# The most characters one byte of a secret takes in an encoded form the scrubber reads (HTML references
+# padded with zeros, "&#0100;", take seven; percent-encoding twice, "%2564", five).
+_ENCODED_PER_BYTE = 10
 
 
 def resolve_credential(creds: CredentialSettings, environ: Mapping[str, str], label: str) -> str:

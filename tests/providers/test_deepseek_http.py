@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import json
 
 import httpx
 import pytest
 
 from dsweb_ref._exceptions import WebError, WebErrorCode
 from dsweb_ref.providers import _deepseek_http
-from dsweb_ref.providers._deepseek_http import error_detail, post, resolve_credential, usable_base_url
+from dsweb_ref.providers._deepseek_http import error_detail, post, resolve_credential, scrub_prefix, usable_base_url
 from dsweb_ref.settings import CredentialSettings
 
 
@@ -194,3 +195,18 @@ def test_request_building_value_error_is_config_invalid(monkeypatch: pytest.Monk
     with pytest.raises(WebError) as info:
         asyncio.run(post("https://a.test/x", b"{}", {}, label="L", timeout_s=5, transport=transport))
     assert info.value.code == WebErrorCode.CONFIG_INVALID
+
+
+@pytest.mark.parametrize("spaces", [4_573, 4_574, 4_580, 4_586, 4_590])
+def test_a_key_the_scrubbing_window_splits_after_long_whitespace_never_shows(spaces: int) -> None:
+    """The window cut the key, and collapsing the spaces before it brought its piece to the front: 4,580
+    spaces and then the key showed 16 of its characters."""
+    key = "dsweb-emulator-key-0001"
+    body = json.dumps({"error": {"message": " " * spaces + key + " rejected"}}).encode()
+    detail = error_detail(body, (key,)) or ""
+    assert not any(key[i : i + 6] in detail for i in range(len(key) - 5)), detail
+
+
+def test_a_long_word_the_window_splits_still_shows_its_start() -> None:
+    text = scrub_prefix("a" * 6000, 500, ("dsweb-emulator-key-0001",))
+    assert text.startswith("a" * 500) and text.endswith("...")

@@ -219,6 +219,9 @@ SECRET_ECHOES = (
          {"status": 401, "body": {"error": {"message": " ".join([KEY] * 160)}}}),
     Case("key near the start of a 4,000-character text", "the text cut to a window that ends inside the key, "
          "then scrubbed", {"status": 502, "body": {"error": {"message": "x" * 480 + KEY + "y" * 3588}}}),
+    Case("the key after 4,580 spaces", "the text cut to a window whose end splits the key, then its whitespace "
+         "collapsed: the piece the scrubber cannot recognise moves to the front and shows",
+         {"status": 401, "body": {"error": {"message": " " * 4580 + KEY + " rejected"}}}),
     Case("429 whose Retry-After header is the key", "a Retry-After hint quoted without scrubbing",
          {"status": 429, "body": {"error": {"message": "slow down"}}, "headers": {"Retry-After": KEY}}),
     # An upstream may echo the key encoded (a dump of the request, a URL): "in any encoding" means these too.
