@@ -572,12 +572,9 @@ class _Reference:
         self._scripted: httpx.AsyncHTTPTransport | None = None
 
     def __call__(self, config: TargetConfig) -> ToolPair:
-        if config.provider != "scripted":
-            return _build_reference(config)
-        if self._scripted is None:
+        if config.provider == "scripted" and self._scripted is None:
             self._scripted = httpx.AsyncHTTPTransport(verify=tls_context())
-        settings = reference_settings(config)
-        return ToolPair(search=scripted_runtime(config.scripted_base, lambda: settings, self._scripted).search_tool())
+        return _build_reference(config, self._scripted)
 
     async def aclose(self) -> None:
         transport, self._scripted = self._scripted, None
@@ -585,10 +582,11 @@ class _Reference:
             await transport.aclose()
 
 
-def _build_reference(config: TargetConfig) -> ToolPair:
+def _build_reference(config: TargetConfig, scripted: httpx.AsyncBaseTransport | None = None) -> ToolPair:
+    """The reference's tools for ``config``; ``scripted`` carries the scripted searches (None: one per search)."""
     settings = reference_settings(config)
     if config.provider == "scripted":
-        return ToolPair(search=scripted_runtime(config.scripted_base, lambda: settings).search_tool())
+        return ToolPair(search=scripted_runtime(config.scripted_base, lambda: settings, scripted).search_tool())
     network = SandboxNetwork.from_json(config.test_network)
     http = None
     if network is not None:  # the shipped strict policy; only resolution and the final dial are the suite's
