@@ -73,6 +73,9 @@ def scrub_secrets(text: str, secrets: Iterable[str] = ()) -> str:
 # shorter, and scrubbing (linear, but still per character) must not scale with a 32 MiB body. The
 # margin past the shown part lets a credential that starts inside it still be seen whole.
 _SCRUB_MARGIN = 4096
+# The most characters one byte of a secret takes in an encoded form the scrubber reads (HTML references
+# padded with zeros, "&#0100;", take seven; percent-encoding twice, "%2564", five).
+_ENCODED_PER_BYTE = 10
 
 
 def scrub_prefix(text: str, shown: int, secrets: Iterable[str] = ()) -> str:
@@ -91,13 +94,10 @@ def scrub_prefix(text: str, shown: int, secrets: Iterable[str] = ()) -> str:
     if len(text) <= limit:
         return window
     if head[-1:] and not head[-1].isspace() and not text[limit].isspace():
-        window = window[: max(0, len(window) - _ENCODED_PER_BYTE * max((len(s.encode()) for s in hidden), default=0))]
+        longest = max((len(s.encode()) for s in hidden), default=0)
+        window = window[: max(0, len(window) - _ENCODED_PER_BYTE * longest)]
     return window + "..."
 
-
-# The most characters one byte of a secret takes in an encoded form the scrubber reads (HTML references
-# padded with zeros, "&#0100;", take seven; percent-encoding twice, "%2564", five).
-_ENCODED_PER_BYTE = 10
 
 
 def resolve_credential(creds: CredentialSettings, environ: Mapping[str, str], label: str) -> str:

@@ -486,7 +486,7 @@ def test_two_capped_families_sharing_a_warm_lane_never_wait_for_each_other(monke
     both directions, neither could take it (and neither may warm another lane): both would wait for ever."""
     monkeypatch.setattr(suite, "WARM_UP_LANES", {"a": 1, "b": 1})
 
-    async def scenario() -> bool:
+    async def scenario() -> tuple[bool, bool]:
         factory = Lanes()
         pool = await opened(factory, limit=1)
         lane = await pool.acquire("a")
@@ -495,16 +495,16 @@ def test_two_capped_families_sharing_a_warm_lane_never_wait_for_each_other(monke
         waiting = [asyncio.ensure_future(pool.acquire(f)) for f in ("a", "b")]
         await settle()
         await pool.release(lane, spoiled=False)
-        first = await asyncio.wait_for(asyncio.shield(asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)), 5)
-        done = next(iter(first[0])).result()
-        await pool.release(done, spoiled=False)
-        await asyncio.wait_for(asyncio.gather(*waiting), 5)
-        for task in waiting:
-            await pool.release(task.result(), spoiled=False)
+        await settle()
+        taken = [task for task in waiting if task.done()]  # one family takes it at once, the other waits
+        one_at_once = len(taken) == 1 and taken[0].result() is lane
+        await pool.release(lane, spoiled=False)
+        both = await asyncio.wait_for(asyncio.gather(*waiting), 5)  # the deadlock: never both
+        await pool.release(lane, spoiled=False)
         await pool.close()
-        return True
+        return one_at_once, all(got is lane for got in both)
 
-    assert asyncio.run(scenario())
+    assert asyncio.run(scenario()) == (True, True)
 
 
 def test_a_queued_check_of_a_warm_up_family_takes_the_next_run_slot_first() -> None:
