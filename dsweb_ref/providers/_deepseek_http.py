@@ -62,10 +62,11 @@ CREDENTIAL_PLACEHOLDER = "<credential>"
 
 def scrub_secrets(text: str, secrets: Iterable[str] = ()) -> str:
     """``text`` with every given secret value, raw or encoded (base64 in either alphabet with or
-    without padding, %XX, hex, HTML entities, escapes, any case, reversed), and anything
-    credential-shaped (``sk-...`` keys, ``Bearer <token>``, JWTs, ...) replaced by ``<credential>``:
-    the scrubber reports and cassettes use (:func:`dsweb_ref._secrets.scrub_text`). Run on provider
-    text before it can reach a message: an error body may echo the key it rejected."""
+    without padding, %XX, hex, HTML entities, escapes, any case, reversed), every 10-character piece
+    of one in the same forms, and anything credential-shaped (``sk-...`` keys, ``Bearer <token>``,
+    JWTs, ...) replaced by ``<credential>``: the scrubber reports use
+    (:func:`dsweb_ref._secrets.scrub_text`). Run on provider text before it can reach a message: an
+    error body may echo the key it rejected, or a part of it."""
     return scrub_text(text, secrets, CREDENTIAL_PLACEHOLDER)
 
 

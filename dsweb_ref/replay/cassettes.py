@@ -41,7 +41,14 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from .._secrets import SECRET_RULES, encoded_secret_found, ordered_pairs, replace_literals_deep, rule_hits
+from .._secrets import (
+    SECRET_RULES,
+    encoded_secret_found,
+    ordered_pairs,
+    piece_found,
+    replace_literals_deep,
+    rule_hits,
+)
 from ._streams import looks_streamed, stream_texts
 
 if TYPE_CHECKING:
@@ -127,13 +134,16 @@ class Finding:
 def scan_text(text: str, *, literals: Iterable[str] = (), where: str = "text") -> list[Finding]:
     """Credential-like values in ``text``: the patterns above plus any of ``literals`` (e.g. the key
     used for recording; values shorter than 8 characters are ignored), raw or in an encoded form
-    (base64, %XX, swapped case, JSON and HTML escapes, hex, reversed: :class:`SecretForms`)."""
+    (base64, %XX, swapped case, JSON and HTML escapes, hex, reversed: :class:`SecretForms`), whole or
+    any 10 characters of it (:func:`piece_found`)."""
     findings = [Finding(where, kind) for kind in rule_hits(text)]
     for value in literals:
         if len(value) >= 8 and value in text:
             findings.append(Finding(where, "literal credential"))
         elif len(value) >= 8 and encoded_secret_found(text, [value]):
             findings.append(Finding(where, "encoded credential"))
+        elif piece_found(text, [value]):  # an echo of part of the key, which literal replacement misses
+            findings.append(Finding(where, "part of a credential"))
     return findings
 
 

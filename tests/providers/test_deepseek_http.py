@@ -7,8 +7,12 @@ import json
 
 import httpx
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from dsweb_ref._exceptions import WebError, WebErrorCode
+from dsweb_ref.certification.checks import outcomes
+from dsweb_ref.certification.checks._leaks import leak
 from dsweb_ref.providers import _deepseek_http
 from dsweb_ref.providers._deepseek_http import error_detail, post, resolve_credential, scrub_prefix, usable_base_url
 from dsweb_ref.settings import CredentialSettings
@@ -210,3 +214,51 @@ def test_a_key_the_scrubbing_window_splits_after_long_whitespace_never_shows(spa
 def test_a_long_word_the_window_splits_still_shows_its_start() -> None:
     text = scrub_prefix("a" * 6000, 500, ("dsweb-emulator-key-0001",))
     assert text.startswith("a" * 500) and text.endswith("...")
+
+
+# -- a part of the key never shows either ------------------------------------------------------------
+
+# Key shapes (a few, so the scrubber's patterns are built once each): the emulator's, a hex key, a long
+# mixed-case one with the URL-safe characters.
+_KEYS = ("dsweb-emulator-key-0001", "sk-" + "3f9a0c7e1b2d4856" * 2, "AbC_dEf-" * 8)
+_FORMS = ("raw", "base64", "percent", "percent-lower", "percent-twice", "percent-mixed", "upper", "entities", "hex",
+          "hex-upper", "x-escapes", "json-escapes", "entities-hex", "entities-loose", "percent-entities", "reversed")
+
+
+def _echo(how: str, part: str) -> str:
+    if how == "raw":
+        return part
+    if how == "reversed":
+        return part[::-1]
+    return str(json.loads(f'"{outcomes._encoded(how, part)}"'))  # the echo rows' encodings, unwrapped
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    key=st.sampled_from(_KEYS),
+    start=st.integers(0, 63),
+    length=st.integers(10, 64),
+    how=st.sampled_from(_FORMS),
+    before=st.sampled_from(["", "key=", "x", "Bearer ", "%", "&#", "ab"]),
+)
+def test_no_piece_of_the_key_shows_whatever_part_is_echoed_and_however(
+    key: str, start: int, length: int, how: str, before: str
+) -> None:
+    """What the judge of errors.secret_echo counts as showing the key (any 10 characters of it, in any
+    reading it decodes) never survives scrub_secrets, for any part an upstream echoes."""
+    part = key[start : start + length]
+    assume(len(part) >= 10)
+    scrubbed = _deepseek_http.scrub_secrets(f"rejected {before}{_echo(how, part)} at the gateway", [key])
+    assert leak(scrubbed, key) is None, (how, scrubbed)
+
+
+def test_a_part_shorter_than_a_piece_and_plain_words_are_kept() -> None:
+    key = "dsweb-emulator-key-0001"
+    text = f"the emulator refused {key[:9]}***{key[-4:]}"  # a masked key: nine characters and four
+    assert _deepseek_http.scrub_secrets(text, [key]) == text
+
+
+def test_a_long_part_loses_a_piece_per_match_so_no_piece_is_left() -> None:
+    key = "dsweb-emulator-key-0123456789"
+    scrubbed = _deepseek_http.scrub_secrets(f"key {key[:25]} rejected", [key])
+    assert scrubbed == "key <credential><credential>12345 rejected"  # 10, 10, and five left
