@@ -125,6 +125,7 @@ BREAKS: dict[str, tuple[set[str], str | tuple[str, ...]]] = {
     "tools-fixed-path": ({"search.api.base_shapes"}, "the request went to /v1/tools/search, expected /deepseek/tools"),
     # mutation survivors of providers/_deepseek_http.py made rows (issue 24 item 5)
     "error-cut-before-scrub": ({"errors.secret_echo"}, "the key recurring through a long message"),
+    "error-echo-whole-key-only": ({"errors.secret_echo"}, "401 quoting the key's first 12 characters"),
     "values-counted-in-strings": ({"fetch.api.mapping"}, "a page of 100,000 commas"),
 }
 # Seed 002 modes added with the SSRF limit checks and the diversity check: mode -> the family (an

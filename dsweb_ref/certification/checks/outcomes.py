@@ -224,6 +224,22 @@ SECRET_ECHOES = (
          {"status": 401, "body": {"error": {"message": " " * 4580 + KEY + " rejected"}}}),
     Case("429 whose Retry-After header is the key", "a Retry-After hint quoted without scrubbing",
          {"status": 429, "body": {"error": {"message": "slow down"}}, "headers": {"Retry-After": KEY}}),
+    # An upstream may echo a part of the key (a prefix it logged, a key cut by its own limit): "part"
+    # slices the key before it is put in. A 10-character piece is what the judge counts as showing it.
+    Case("401 quoting the key's first 12 characters", "only the whole key scrubbed: a part of it quoted as is",
+         {"status": 401, "part": (0, 12),
+          "body": {"error": {"message": f"Authentication Fails, Your api key: {KEY}... is invalid"}}}),
+    Case("a message quoting the key's last 12 characters", "parts of the key looked for only at its start "
+         "(a prefix mask)", {"status": 401, "part": (-12, None),
+                             "body": {"error": {"message": f"key ending in {KEY} rejected"}}}),
+    Case("a URL quoting 12 characters from the middle of the key, percent-encoded",
+         "parts of the key looked for only as written, not encoded",
+         {"status": 401, "part": (5, 17), "encode": ("percent", "/v1/tools/search?key="),
+          "body": {"error": {"message": "bad key: {encoded}"}}}),
+    Case("429 whose Retry-After header is the key's first 14 characters",
+         "the Retry-After hint scrubbed of the whole key only, though the error text is scrubbed of its parts",
+         {"status": 429, "part": (0, 14), "body": {"error": {"message": "slow down"}},
+          "headers": {"Retry-After": KEY}}),
     # An upstream may echo the key encoded (a dump of the request, a URL): "in any encoding" means these too.
     # The prefixes put the key at each of the three byte offsets of a base64 group.
     *(Case(f"a base64 dump of the request, the key at byte {len(prefix) % 3} of a group",
@@ -307,6 +323,8 @@ def _leaks(outcome: CallOutcome, secret: str) -> str | None:
 
 
 def _echo_fault(case: Case, key: str) -> Status:
+    if "part" in case.params:
+        key = key[slice(*case["part"])]
     body = json.dumps(case["body"]).replace(KEY, key)
     if "encode" in case.params:
         how, prefix = case["encode"]
@@ -327,9 +345,11 @@ def _echo_fault(case: Case, key: str) -> Status:
     "percent-encoded whole, in part or twice; base64 at any alignment; hex in either case or as \\x escapes; "
     "HTML character references, decimal or hex, padded or without semicolons; JSON escapes; encodings mixed "
     "per character) nor any 10-character piece of it appears in the text, message or value, also when "
-    "other credential-shaped text comes first (a bearer token, Basic credentials, key fields, sk-/JWT/GitHub/AWS "
-    "shapes). Whether and how much of the upstream message is quoted, and whether such other credential-shaped "
-    "text is redacted, stays open.",
+    "the upstream echoes only a part of the key (its start, its end, a middle part encoded; in the error text "
+    "or the Retry-After) and when other credential-shaped text comes first (a bearer token, Basic credentials, "
+    "key fields, sk-/JWT/GitHub/AWS shapes). Whether and how much of the upstream message is quoted (a part "
+    "shorter than 10 characters included), and whether such other credential-shaped text is redacted, stays "
+    "open.",
     cases=SECRET_ECHOES,
 )
 async def secret_echo(ctx: CheckContext) -> None:
