@@ -13,8 +13,10 @@ from typing import Any
 import pytest
 
 from dsweb_ref import WebError, WebErrorCode
+from dsweb_ref._secrets import redact_encoded
 from dsweb_ref._types import Source
 from dsweb_ref.certification.adapter_protocol import CAPABILITIES
+from dsweb_ref.certification.checks import outcomes as echo_checks
 from dsweb_ref.certification.model import Outcome
 from dsweb_ref.certification.targets import InProcessTarget, TargetConfig, ToolPair, reference_settings
 from dsweb_ref.providers import _deepseek_http, deepseek_official, deepseek_search_api
@@ -125,11 +127,19 @@ def test_an_unscrubbed_upstream_message_fails_the_secret_echo_check(monkeypatch:
     assert _outcomes(["errors.secret_echo"]) == {"errors.secret_echo": Outcome.FAILED}
 
 
+def _whole_key_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+    """errors.secret_echo without its rows that echo a part of the key: the readings below are of a scrubber
+    of whole keys, which those rows reject before any other (test_key_part_readings.py tests them)."""
+    rows = tuple(c for c in echo_checks.SECRET_ECHOES if "part" not in c.params)
+    monkeypatch.setattr(echo_checks, "SECRET_ECHOES", rows)
+
+
 def test_cutting_the_detail_before_scrubbing_leaks_a_piece_of_the_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    scrub = _deepseek_http.scrub_secrets
+    _whole_key_rows(monkeypatch)
 
     def cut_then_scrub(text: str, shown: int, secrets: Any = ()) -> str:
-        return scrub(" ".join(text.split())[:shown], secrets)  # wrong: the key straddling the cut survives
+        # wrong: the key straddling the cut survives a scrubber of whole keys
+        return redact_encoded(" ".join(text.split())[:shown], secrets, "<credential>")
 
     monkeypatch.setattr(_deepseek_http, "scrub_prefix", cut_then_scrub)
     report = run(_target(), ["errors.secret_echo"])
@@ -228,6 +238,7 @@ ENCODED_READINGS = {
 def test_each_encoded_echo_row_catches_the_scrubber_that_misses_its_form(
     row: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    _whole_key_rows(monkeypatch)
     monkeypatch.setattr(_deepseek_http, "scrub_text", _forms_scrubber(ENCODED_READINGS[row]))
     (result,) = run(_target(), ["errors.secret_echo"]).results
     assert result.outcome is Outcome.FAILED, result.reason
@@ -236,6 +247,7 @@ def test_each_encoded_echo_row_catches_the_scrubber_that_misses_its_form(
 
 
 def test_a_scrubber_that_knows_every_form_the_rows_echo_passes(monkeypatch: pytest.MonkeyPatch) -> None:
+    _whole_key_rows(monkeypatch)
     monkeypatch.setattr(_deepseek_http, "scrub_text", _forms_scrubber(ALL_FORMS))
     (result,) = run(_target(), ["errors.secret_echo"]).results
     assert result.outcome is Outcome.PASSED, result.reason
