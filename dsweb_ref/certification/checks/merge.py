@@ -106,6 +106,9 @@ DEDUP = (
     Case("URLs differing by case or trailing slash", "URLs normalised (case-folded, slash stripped) before dedup",
          {"answers": {"dd one": _urls("https://x.example.test/Page"),
                       "dd two": _urls("https://x.example.test/page", "https://x.example.test/Page/")}}),
+    Case("URLs differing only by their #fragment", "fragments dropped before dedup, as URL normalisers do",
+         {"answers": {"dd one": _urls("https://x.example.test/doc#intro"),
+                      "dd two": _urls("https://x.example.test/doc", "https://x.example.test/doc#usage")}}),
     Case("duplicate inside one query's list", "dedup across queries only, not within one result",
          {"answers": {"dd one": [*_urls(A[0], A[1]), *_urls(A[0])], "dd two": _urls(B[0])}}),
 )
@@ -117,8 +120,8 @@ DEDUP = (
     seed="000",
     requires=(WS,),
     rule="Seed 000: the tool 'deduplicates sources by URL' over the merged list: the exact URL string is the "
-    "key (no case folding, no trailing-slash normalisation), the first occurrence in merge order is kept "
-    "with its own fields, and duplicates inside one query's list go too.",
+    "key (no case folding, no trailing-slash normalisation, no fragment dropped), the first occurrence in merge "
+    "order is kept with its own fields, and duplicates inside one query's list go too.",
     cases=DEDUP,
 )
 async def dedup(ctx: CheckContext) -> None:
