@@ -23,6 +23,14 @@ MAPPING = (
     Case("a page of 100,000 commas (an exported sheet)", "a bound on JSON values that counts the separators inside "
          "strings too, refusing a page whose Markdown merely holds many commas",
          {"url": "https://sheets.example.test/export.csv", "content": "# Export\n\n" + ("," * 99 + "\n") * 1011}),
+    Case("a page whose Markdown has no heading", "the API's title added as a '# title' heading where the "
+         "Markdown has none (the body is the Markdown, not a page rebuilt from its title)",
+         {"url": "https://notes.example.test/changelog", "content": "Release notes for 2026-10, no heading here.\n\n"
+          "- Fetch keeps the requested URL.\n- Search keeps service order.\n"}),
+    Case("a page with an indented code block and blank lines", "the Markdown's whitespace normalised (runs of "
+         "spaces or blank lines folded), which turns an indented code block into a paragraph",
+         {"url": "https://docs.example.test/install", "content": "# Install\n\nRun:\n\n    pip install dsweb\n"
+          "    dsweb certify  --only fetch.api.mapping\n\n\n\nThen read the report.\n"}),
 )
 # Seed 001 keeps "bounded tool output" but fixes no bound, so a page this long may be shown whole or cut;
 # what the row holds is the flag's honesty and that the page's start is what is shown.
@@ -52,6 +60,9 @@ def long_page(chars: int) -> str:
     return "".join(lines)[:chars]
 
 
+# The run configures the target with seed 001's opt-in keys at their defaults (retries 0, no pacing) and this
+# check never changes them: with retries off, one request per failed fetch is what the seed's "no ... automatic
+# retries" leaves.
 FAILURES = (
     Case("HTTP 403 (crawler policy)", "a refusal rendered as a page", {"url": REFUSED, "fault": None}),
     Case("HTTP 404 (no usable content)", "a 404 mapped onto a result with status 404",
@@ -59,6 +70,12 @@ FAILURES = (
     Case("HTTP 500 (unresolvable host)", "a 5xx mapped onto a result", {"url": "https://gone.invalid/", "fault": None}),
     Case("HTTP 429", "a rate limit retried silently", {"url": PAGE, "fault": "429"}),
     Case("HTTP 401", "a rejected key rendered as a page", {"url": PAGE, "fault": "401"}),
+    Case("HTTP 408", "a 408 read as the page timing out (WEB_FETCH_TIMEOUT), or retried silently",
+         {"url": PAGE, "fault": 408}),
+    Case("HTTP 502", "a gateway error retried silently", {"url": PAGE, "fault": 502}),
+    Case("HTTP 503", "an unavailable service retried silently", {"url": PAGE, "fault": 503}),
+    Case("HTTP 504", "a gateway timeout retried silently, or read as the page timing out (WEB_FETCH_TIMEOUT)",
+         {"url": PAGE, "fault": 504}),
     Case("truncated JSON", "an unreadable success body rendered as an empty page", {"url": PAGE, "fault": "truncated"}),
     Case("no content field", "a success without Markdown rendered as an empty page",
          {"url": PAGE, "fault": b'{"title": "No content"}'}),
@@ -76,10 +93,13 @@ FAILURES = (
     provider="api",
     rule="Seed 001: 'The provider keeps the requested URL, returns the Markdown body, and reports HTTP 200 for a "
     "successful response'; 'The shared fetch result and its consumers stay unchanged', so the body kind is the "
-    "closed union html|text and Markdown is text, and a body returned whole is not flagged truncated; "
-    "'every non-success status is a retrieval failure' "
-    "(WEB_PROVIDER_ERROR after one request), as is a success whose body holds no Markdown text (the provider "
-    "tests cover 'malformed responses'): never an empty page. Harness 'retains ... bounded tool output' with no "
+    "closed union html|text and Markdown is text, the Markdown as the API sent it (no heading added, whitespace "
+    "kept; only its edges may be trimmed), and a body returned whole is not flagged truncated; "
+    "'every non-success status is a retrieval failure rather than a specific target diagnosis' "
+    "(WEB_PROVIDER_ERROR, 408 and 504 included, never a timeout of the page), as is a success whose body holds "
+    "no Markdown text (the provider tests cover 'malformed responses'): never an empty page; and 'The provider has "
+    "no shared rate scheduler, automatic retries, or fallback', so with the opt-in retries off a failure is one "
+    "request, 502, 503 and 504 too. Harness 'retains ... bounded tool output' with no "
     "bound fixed: a long page is a success showing its start, and when neither the text nor the value holds it "
     "whole, truncated is true.",
     cases=MAPPING + BOUNDS + FAILURES,
@@ -127,6 +147,8 @@ async def fetch_mapping(ctx: CheckContext) -> None:
             ctx.emu.inject("fetch", Status(401))
         elif case["fault"] == "truncated":
             ctx.emu.inject("fetch", Malformed(body=b'{"title": "T", "content": "# T'))
+        elif isinstance(case["fault"], int):
+            ctx.emu.inject("fetch", Status(case["fault"]))
         elif isinstance(case["fault"], bytes):
             ctx.emu.inject("fetch", Malformed(body=case["fault"]))
         outcome = await ctx.fetch(case["url"])
