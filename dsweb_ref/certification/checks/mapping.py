@@ -49,6 +49,13 @@ API_CASES = (
     Case("date passed as served", "the date re-formatted (to a day, to UTC)",
          {"results": [_result("https://m.example.test/d", "D", "s", "sum", "2026-10-16T08:30:00+08:00", 1.0)],
           "expected": [("https://m.example.test/d", "D", "s", "2026-10-16T08:30:00+08:00")]}),
+    # The seed maps the title and consumes no site_name; what an untitled source shows instead (no title,
+    # the host, the URL) is left open, so only the row's other fields are compared.
+    Case("no title, a site_name", "the site_name taken as the title (in the source or the model-visible text)",
+         {"results": [{"url": "https://m.example.test/untitled", "snippet": "an untitled page", "date": None,
+                       "summary": "sum", "site_name": "Acme Daily Herald", "rerank_score": 1.0, "authority": 2}],
+          "expected": [("https://m.example.test/untitled", None, "an untitled page", None)],
+          "site_name": "Acme Daily Herald"}),
 )
 # A result whose title, snippet and date are not text: the shared source's fields are text, so they
 # are dropped, turned into text, or the answer is refused as malformed; never carried as a number,
@@ -76,11 +83,6 @@ async def _answer(ctx: CheckContext, body: bytes) -> CallOutcome:
     return await ctx.search([QUERY])
 
 
-async def _scripted(ctx: CheckContext, body: bytes, what: str) -> tuple[dict[str, Any], list[tuple[Any, ...]]]:
-    value = expect_success(await _answer(ctx, body), what)
-    return value, value_sources(value)
-
-
 @check(
     "search.api.mapping",
     "Search API results map url, title, snippet and date onto sources, in service order",
@@ -90,14 +92,23 @@ async def _scripted(ctx: CheckContext, body: bytes, what: str) -> tuple[dict[str
     rule="Seed 001: 'The provider preserves service order and maps URL, title, snippet, and nullable date into "
     "shared sources'; 'It does not consume summary, full content, site_name, site_icon, rerank_score, or "
     "authority'. So snippet is the snippet (never the summary), the date passes as served or is absent when "
-    "null, and the order is the service's. The shared source's fields are text: a title, snippet or date "
-    "served as something else never reaches a source as is (dropped, made text, or the answer refused).",
+    "null, and the order is the service's. An untitled result's title is never its site_name (in the source "
+    "or the model-visible text, which shows no site_name); what stands in for it is open. The shared source's "
+    "fields are text: a title, snippet or date served as something else never reaches a source as is "
+    "(dropped, made text, or the answer refused).",
     cases=(*API_CASES, WRONG_TYPES),
 )
 async def api_mapping(ctx: CheckContext) -> None:
     for case in API_CASES:
-        body = json.dumps({"results": case["results"]}).encode()
-        _, got = await _scripted(ctx, body, case.name)
+        outcome = await _answer(ctx, json.dumps({"results": case["results"]}).encode())
+        got = value_sources(expect_success(outcome, case.name))
+        site_name: str | None = case.params.get("site_name")
+        if site_name is not None:  # an untitled result: any title but the site_name, which no text shows
+            require(all(site_name not in row[1:2] for row in got), f"{case.name}: the site_name became the title",
+                    sources=got)
+            require(site_name not in (outcome.text or ""), f"{case.name}: the model-visible text shows the "
+                    f"site_name {site_name!r}", text=outcome.text)
+            got = [(*row[:1], None, *row[2:]) for row in got]
         if case.params.get("repeat_open"):  # one answer repeating a URL: kept once or twice is open (seed 000
             got = [row for i, row in enumerate(got) if row[0] not in [r[0] for r in got[:i]]]  # dedups batches)
         require(_same(got, case["expected"]), f"{case.name}: sources {got}, expected {case['expected']}")

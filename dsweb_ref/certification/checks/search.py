@@ -11,7 +11,7 @@ from typing import Any
 from ...emulator import RequestRecord, Status
 from ..cases import Case
 from ._base import REFUSED_SETTING_CODES, CheckContext, check, expect_success, require
-from ._oracle import expected_merge, source_urls
+from ._oracle import expected_merge, observed, source_urls
 
 WS, MSG, API = "web_search", "messages-search", "search-api"
 # Headers HTTP/1.1 itself needs to carry a request; everything else a client adds is its choice.
@@ -151,6 +151,9 @@ OMITTED = (
     Case("blank prompt", "a blank ori_question sent (the API rejects it)", {"prompt": "  \n\t" + UNICODE_SPACES}),
     Case("no prompt", "an empty or null ori_question sent", {"prompt": None}),
     Case("sendOriginalQuestion off", "the setting ignored", {"prompt": "a real question", "off": True}),
+    Case("sendOriginalQuestion off, a batch", "the setting honoured for a one-query call only: each search of a "
+         "batch still sends ori_question",
+         {"prompt": "a real question", "off": True, "queries": ["markdown", "coffee"]}),
     # Not a switch value: refused (at configure, or at the call with a configuration or argument code and no
     # request), or read as off. Never as on.
     Case("sendOriginalQuestion as the string \"false\"", "any non-empty value taken as on, so the prompt is sent "
@@ -196,15 +199,17 @@ async def ori_question(ctx: CheckContext) -> None:
         elif off is not None and not await ctx.configure_if_accepted(send_original_question=off):
             continue
         ctx.emu.log.clear()
-        outcome = await ctx.search(["coffee"], case["prompt"])
+        searched: list[str] = case.params.get("queries", ["coffee"])
+        outcome = await ctx.search(searched, case["prompt"])
         if off not in (None, True) and not outcome.ok:
             require(outcome.error_code in REFUSED_SETTING_CODES and not ctx.records("search"),
                     f"{case.name}: refused with {outcome.error_code} after {len(ctx.records('search'))} requests; "
                     "expected a configuration or argument error before any request")
             continue
         expect_success(outcome, f"{case.name}: search")
-        body = only_record(ctx, "search", case.name).json
-        require("ori_question" not in body, f"{case.name}: ori_question must be omitted", body=body)
+        for record in each_record(ctx, "search", case.name, len(searched)):
+            body = record.json
+            require("ori_question" not in body, f"{case.name}: ori_question must be omitted", body=body)
 
 
 COUNT = (
@@ -218,6 +223,10 @@ COUNT = (
     Case("both 50", "the upper bound clamped below 50", {"count": 50, "cap": 50, "sent": 50}),
     Case("a batch, cap below count", "the cap applied to a one-query call only, not to each search of a batch",
          {"count": 10, "cap": 3, "sent": 3, "queries": ["markdown", "coffee"]}),
+    # Each query answers 3 results none of the others has (9 in all): the merge keeps searchMaxResults of them.
+    Case("a batch, count below cap", "the merged list cut to min(count, searchMaxResults) instead of "
+         "searchMaxResults", {"count": 3, "cap": 8, "sent": 3, "queries": ["markdown", "rate limit", "search api"],
+                              "merged": True}),
     # A configured count that is no number from 1 to 50: refused (at configure, or at the call with a
     # configuration or argument code and no request), or sent as an integer within 1-50 and the cap.
     Case("count given as a string", "a count configured as the JSON string \"10\" forwarded as a string",
@@ -261,7 +270,9 @@ async def _hostile_count(ctx: CheckContext, case: Case) -> None:
     "request's result bound is smaller; the tool always sends its limit, 8 by default', and Direct Search "
     "sends 'need_content: false'. So count = min(configured count, searchMaxResults). A configured count that "
     "is no number (a JSON string, true) is refused (at configure, or WEB_CONFIG_INVALID / WEB_INVALID_ARGUMENTS "
-    "at the call, before any request) or sent as an integer from 1 to 50 within the cap, never as given.",
+    "at the call, before any request) or sent as an integer from 1 to 50 within the cap, never as given. "
+    "The count bounds each request only: a batch's merge 'caps the combined list to searchMaxResults' (seed "
+    "000), so it holds min(searchMaxResults, distinct URLs served) sources, not min(count, ...).",
     cases=COUNT,
 )
 async def api_count(ctx: CheckContext) -> None:
@@ -272,8 +283,15 @@ async def api_count(ctx: CheckContext) -> None:
         await ctx.configure(count=case["count"], search_max_results=case["cap"])
         ctx.emu.log.clear()
         queries: list[str] = case.params.get("queries", ["markdown"])
-        expect_success(await ctx.search(queries), f"{case.name}: search")
-        for record in each_record(ctx, "search", case.name, len(queries)):
+        value = expect_success(await ctx.search(queries), f"{case.name}: search")
+        records = each_record(ctx, "search", case.name, len(queries))
+        if case.params.get("merged"):
+            unique = {s.url for r in observed(records, queries, case["cap"]).values() for s in r.sources}
+            want = min(case["cap"], len(unique))
+            got = source_urls(value)
+            require(len(got) == want, f"{case.name}: the merged value holds {len(got)} sources; expected "
+                    f"min(searchMaxResults {case['cap']}, {len(unique)} distinct URLs) = {want}", sources=got)
+        for record in records:
             body = record.json
             require(body.get("count") == case["sent"],
                     f"{case.name}: count={body.get('count')!r} with count={case['count']}, "
@@ -295,6 +313,19 @@ API_WIRE = (
     Case("after an answer that set a cookie", "a client that keeps cookies from one operation to the next (a "
          "reused client sends the earlier answer's cookie back)",
          {"query": "cookie jar", "prompt": None, "keys": KEYS, "cookie": True}),
+    Case("128 CJK characters", "the query length counted in UTF-8 bytes (384 here): refused or cut at 128 bytes",
+         {"query": "深度求索搜索接口" * 16, "prompt": None, "keys": KEYS}),
+    # The service enforces the limit (the emulator answers 400): any outcome, and a request, if one is sent,
+    # carries the query whole. Refusing it before sending is left open: the seed puts the check on the service
+    # but does not forbid a client the same check.
+    Case("over 128 characters", "the query cut to 128 characters by the client before sending",
+         {"query": ("how do the DeepSeek Search and Fetch APIs count characters " * 3).strip(),
+          "prompt": None, "keys": KEYS, "any_outcome": True}),
+    Case("full-width and compatibility characters", "the query NFKC-normalised (ＡＢＣ１２３ sent as ABC123)",
+         {"query": "ＡＢＣ１２３ ｶﾀｶﾅ ﬁle ① Ⅻ ㎏", "prompt": None, "keys": KEYS}),
+    Case("a batch of three", "the header or body-key rules kept on one-query calls only (a batch adds an Accept "
+         "header or a body key)", {"queries": ["markdown", "coffee", "rate limit"], "prompt": "compare these",
+                                   "keys": sorted([*KEYS, "ori_question"])}),
 )
 # An empty search answer that also sets a cookie for the emulator's host, every path.
 _COOKIE_ANSWER = Status(200, body=b'{"results": []}', headers={"Set-Cookie": "session=dsweb-wire-row; Path=/"})
@@ -310,7 +341,11 @@ _COOKIE_ANSWER = Status(200, body=b'{"results": []}', headers={"Set-Cookie": "se
     "sends query, count, need_content: false, and ori_question' (ori_question omitted without a prompt), "
     "'it does not send localization', and 'Queries pass through unchanged'. Beyond HTTP framing (Host, "
     "Content-Length or Transfer-Encoding, Connection) the header set is exactly {Authorization: Bearer "
-    "<key>, Content-Type: application/json}, and the body key set exactly those fields.",
+    "<key>, Content-Type: application/json}, and the body key set exactly those fields, on every request "
+    "of a batch too. 'The service enforces the 1–128 Unicode-character query constraint': a query is sent "
+    "as given, never normalised or cut, and one of 128 characters is sent whatever its length in bytes; the "
+    "answer to one over 128 characters is the service's, so any outcome is accepted for it (a refusal before "
+    "sending too), but a request carries it whole.",
     cases=API_WIRE,
 )
 async def api_wire(ctx: CheckContext) -> None:
@@ -319,13 +354,22 @@ async def api_wire(ctx: CheckContext) -> None:
             ctx.emu.inject("search", _COOKIE_ANSWER)
             expect_success(await ctx.search(["set a cookie"]), f"{case.name}: the search answered with a cookie")
         ctx.emu.log.clear()
-        expect_success(await ctx.search([case["query"]], case["prompt"]), f"{case.name}: search")
-        record = only_record(ctx, "search", case.name)
-        require_tools_api_headers(record, case.name)
-        body = record.json
-        require(isinstance(body, dict) and sorted(body) == case["keys"],
-                f"{case.name}: body keys {sorted(body) if isinstance(body, dict) else body!r}, expected {case['keys']}")
-        require(body["query"] == case["query"], f"{case.name}: query {body['query']!r}, expected it unchanged")
+        queries: list[str] = case.params.get("queries") or [case["query"]]
+        outcome = await ctx.search(queries, case["prompt"])
+        if not case.params.get("any_outcome"):
+            expect_success(outcome, f"{case.name}: search")
+        if case.params.get("any_outcome") and not outcome.ok and not ctx.records("search"):
+            continue  # refused before sending (see the row)
+        records = each_record(ctx, "search", case.name, len(queries))
+        for record in records:
+            require_tools_api_headers(record, case.name)
+            body = record.json
+            require(isinstance(body, dict) and sorted(body) == case["keys"],
+                    f"{case.name}: body keys {sorted(body) if isinstance(body, dict) else body!r}, "
+                    f"expected {case['keys']}")
+        sent = sorted(str(record.json["query"]) for record in records)
+        require(sent == sorted(queries), f"{case.name}: queries {sent!r}, expected them unchanged",
+                expected=sorted(queries))
 
 
 PASSTHROUGH = (
