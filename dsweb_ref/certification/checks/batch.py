@@ -37,7 +37,7 @@ from ._base import (
     expect_success,
     require,
 )
-from ._oracle import query_match
+from ._oracle import observed, query_match
 from ._tcp import established_peers
 
 WS = "web_search"
@@ -110,6 +110,9 @@ CONCURRENT = (
     Case("two queries", "queries run one after another", {"queries": QUERIES[:2]}),
     Case("four queries (the default cap)", "only some of the queries overlapping (e.g. a pool of two)",
          {"queries": QUERIES}),
+    Case("six queries, searchMaxQueries six",
+         "a fixed pool of four searches, whatever searchMaxQueries is set to (a semaphore of the default cap)",
+         {"queries": [*QUERIES, "unicode normalization", "tcp keepalive"], "cap": 6}),
 )
 
 
@@ -120,12 +123,16 @@ CONCURRENT = (
     requires=(WS,),
     rule="Seed 000: 'When queries has multiple distinct entries, the tool runs them concurrently'; "
     "package tests 'prove overlap before the first provider promise settles'. Every upstream request of "
-    "the batch must be in flight before any is answered.",
+    "the batch must be in flight before any is answered. 'searchMaxQueries bounds the array and provider "
+    "fan-out' and 'deployments can choose another positive integer': the fan-out is the configured bound, "
+    "not the default four.",
     cases=CONCURRENT,
 )
 async def batch_concurrent(ctx: CheckContext) -> None:
     for case in CONCURRENT:
         queries: list[str] = case["queries"]
+        if "cap" in case.params:
+            await ctx.configure(search_max_queries=case["cap"])
         gate = ctx.emu.gate("batch")
         ctx.emu.inject(ctx.search_route, Hold(gate, timeout=30), times=len(queries))
         call = ctx.start_search(queries)
@@ -165,6 +172,9 @@ ALL_OR_NOTHING = (
          {"queries": 3, "failing": (1,), "status": 402, "siblings": "succeed first"}),
     Case("two queries fail at once", "every failure reported together (or a batch error of its own) instead "
          "of one failure", {"queries": 3, "failing": (0, 1), "status": 500, "siblings": "fail together"}),
+    Case("successful siblings' sources kept out of the failure",
+         "the failure's message listing the sources (URLs, titles) the successful searches found",
+         {"queries": 3, "failing": (0,), "status": 500, "siblings": "succeed first", "unlisted": True}),
 )
 
 
@@ -176,7 +186,9 @@ ALL_OR_NOTHING = (
     rule="Seed 000: 'If any search fails, the tool aborts its siblings, waits for every started search to "
     "settle, discards successful results, and returns the first failure.' The first failure in time is the "
     "provider's own (WEB_PROVIDER_ERROR), not the cancellation it caused in a sibling, wherever it sits in "
-    "the array and whatever the siblings did first; when two fail at the same instant, either one, alone.",
+    "the array and whatever the siblings did first; when two fail at the same instant, either one, alone. "
+    "'A successful provider result is discarded if another query fails': the failure's message lists none of "
+    "the sources the successful searches found.",
     cases=ALL_OR_NOTHING,
 )
 async def all_or_nothing(ctx: CheckContext) -> None:
@@ -211,7 +223,21 @@ async def all_or_nothing(ctx: CheckContext) -> None:
         markers = [i for i in failing if _marker(i) in outcome.error_message]
         require(len(markers) <= 1, f"{case.name}: one failure must be reported, the message names {len(markers)}",
                 message=outcome.error_message[:500])
+        if case.params.get("unlisted"):
+            _require_unlisted(ctx, outcome, queries, case.name)
         await ctx.settle()
+
+
+def _require_unlisted(ctx: CheckContext, outcome: CallOutcome, queries: list[str], what: str) -> None:
+    """No URL or title of a source a successful search found appears in the failure's message or text (a
+    title that is one of the batch's queries does not count: naming a query is not listing its sources)."""
+    named = {q.casefold() for q in queries}
+    found = [s for result in observed(ctx.records(ctx.search_route), queries).values() for s in result.sources]
+    marks = {s.url for s in found} | {s.title for s in found if s.title and s.title.casefold() not in named}
+    said = f"{outcome.error_message}\n{outcome.text or ''}"
+    shown = sorted(m for m in marks if m in said)
+    require(not shown, f"{what}: the failure lists {len(shown)} source URL(s) or title(s) a successful search "
+            f"found; a successful result is discarded", shown=shown[:5], message=outcome.error_message[:500])
 
 
 @check(

@@ -404,6 +404,8 @@ NEVER_CASES = tuple(
         (403, "retrying every 4xx like a 429"),
         (404, "retrying every non-success status"),
         (422, "treating any status >= 400 except 400 as transient"),
+        (409, "retrying a conflict as transient, like a 429"),
+        (425, "retrying Too Early as transient, like a 429"),
     )
 )
 
@@ -414,7 +416,9 @@ NEVER_CASES = tuple(
     seed="001",
     requires=(WS, API, CAP_RETRY),
     provider="api",
-    rule="Seed 001: 402 requires funding first, and other 4xx require a changed request: neither is retried.",
+    rule="Seed 001: 'The guide recommends waiting before retrying 408, 429, and 5xx; 402 requires funding "
+    "first, and other 4xx require a changed request': neither is retried, 409 and 425 included (only 408 "
+    "and 429 of the 4xx are).",
     cases=NEVER_CASES,
     slot="quiet",  # a bounded window proves no retry was sent
 )

@@ -7,7 +7,7 @@ from typing import Any
 
 from ..cases import Case
 from ._base import INVALID_ARGUMENTS, CheckContext, check, expect_error, expect_success, require
-from ._oracle import query_of
+from ._oracle import expected_merge, query_of, source_urls
 
 WS = "web_search"
 
@@ -90,7 +90,9 @@ DEDUP = (
     Case("differ by surrounding whitespace", "queries trimmed before dedup",
          {"queries": ["coffee", " coffee "], "searched": ["coffee", " coffee "]}),
     Case("duplicate after another query", "the last position kept instead of the first",
-         {"queries": ["markdown", "coffee", "markdown"], "searched": ["markdown", "coffee"]}),
+         {"queries": ["markdown", "coffee", "markdown"], "searched": ["markdown", "coffee"], "ordered": True}),
+    Case("differ by Unicode normalisation", "queries NFC-normalised before dedup (precomposed and decomposed é "
+         "taken for one search)", {"queries": ["caf\u00e9", "cafe\u0301"], "searched": ["caf\u00e9", "cafe\u0301"]}),
 )
 
 
@@ -100,14 +102,22 @@ DEDUP = (
     seed="000",
     requires=(WS,),
     rule="Seed 000: 'exact duplicate strings are removed while preserving their first position'. Only equal "
-    "strings are duplicates: no case folding, no trimming. Each distinct query is searched exactly once and "
-    "unchanged, and the answers are labelled and merged in first-seen order.",
+    "strings are duplicates: no case folding, no trimming, no Unicode normalisation. Each distinct query is "
+    "searched exactly once and unchanged (the searches run concurrently, so the order they reach the "
+    "provider is open), and the answers are labelled and merged in first-seen order: the merged sources "
+    "are those of the first-seen order's round-robin.",
     cases=DEDUP,
 )
 async def query_dedup(ctx: CheckContext) -> None:
     for case in DEDUP:
         ctx.emu.log.clear()
-        expect_success(await ctx.search(case["queries"]), f"{case.name}: search {case['queries']}")
-        searched = sorted(str(query_of(r, case["searched"])) for r in ctx.records(ctx.search_route))
+        value = expect_success(await ctx.search(case["queries"]), f"{case.name}: search {case['queries']}")
+        records = ctx.records(ctx.search_route)
+        searched = sorted(str(query_of(r, case["searched"])) for r in records)
         want = sorted(case["searched"])
         require(searched == want, f"{case.name}: upstream searches {searched}, expected one each of {want}")
+        if case.params.get("ordered"):
+            expected = expected_merge(records, case["queries"], ctx.config.search_max_results)
+            got, merged = source_urls(value), [s.url for s in expected.sources]
+            require(got == merged, f"{case.name}: sources are not merged in the queries' first-seen order",
+                    got=got, expected=merged)
