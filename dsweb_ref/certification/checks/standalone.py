@@ -11,7 +11,7 @@ the result, and the selection rules (broker and extension models bring no search
 connection-access limits apply).
 Left open (accepted either way): the wording around the query inside its one user message, which
 eight sources are kept, which of several titles a URL gets, the summary's own bound, request
-fields that carry no content (``include``, ``tool_choice``, ``thinking``, ``max_uses``), streaming
+fields that carry no content (``include``, ``tool_choice``, ``thinking``, ``max_uses``, ``store``), streaming
 or not. Usage is not in the adapter protocol, so its attribution is tested, not certified.
 
 Rows marked ``stream`` configure ``standalone_stream``: the emulator tells their answer as server-sent
@@ -182,9 +182,13 @@ REQUEST_CASES = (
          "another web_search tool version, a budget other than 8192, or a body sent without the key or a JSON "
          "Content-Type on Messages", {"protocol": "messages"}),
     Case("responses", "the same on Responses (instructions, a second input item or part, another tool type such "
-         "as web_search_preview, max_output_tokens, previous_response_id, no key or JSON Content-Type)",
-         {"protocol": "responses"}),
+         "as web_search_preview, max_output_tokens, previous_response_id, a server-side conversation or a stored "
+         "prompt, no key or JSON Content-Type)", {"protocol": "responses"}),
 )
+# Responses request fields that would bring a search what seed 003 keeps from it: the history of a server-side
+# conversation (which every search naming it shares), or a stored prompt's own instructions and messages.
+HISTORY_FIELDS = {"conversation": "a conversation's history is read; each search is stateless",
+                  "prompt": "a stored prompt adds instructions; the request carries only the query"}
 # The native search tool each backend documents (README "Upstream wire facts"): seed 003 sends the
 # backend's native tool, so another version is a tool this backend is not known to serve natively.
 NATIVE_TOOL = {"messages": {"type": "web_search_20250305", "name": "web_search"}, "responses": {"type": "web_search"}}
@@ -239,6 +243,11 @@ def _request_problems(protocol: str, body: Any, query: str) -> list[str]:
             problems.append(f"max_output_tokens is {budget!r}, expected 8192")
         if body.get("previous_response_id") is not None:
             problems.append("previous_response_id is set (each search is stateless)")
+        # seed 003: the search reads no conversation and no other search's history, and carries no instruction
+        # but the query; store is left open (storing an answer makes no later search read it)
+        for field, what in HISTORY_FIELDS.items():
+            if body.get(field) not in (None, "", {}):
+                problems.append(f"{field} is set ({what})")
     return problems
 
 
@@ -250,9 +259,11 @@ def _request_problems(protocol: str, body: Any, query: str) -> list[str]:
     provider="messages",
     rule="Seed 003: every search sends a separate model request containing only the query and the search "
     "backend's native search tool (so no system prompt or instructions, no other message or content part, and "
-    "the tool version the backend documents); the output budget is 8192 tokens; the search uses the account's "
-    "own endpoint and credentials (so the request presents the configured key, as Authorization: Bearer or "
-    "x-api-key, with the JSON Content-Type the backend's API takes; other headers are free).",
+    "the tool version the backend documents) and reads no conversation or other searches' history (so no "
+    "previous_response_id, server-side conversation or stored prompt; storing the answer is open); the output "
+    "budget is 8192 tokens; the search uses the account's own endpoint and credentials (so the request presents "
+    "the configured key, as Authorization: Bearer or x-api-key, with the JSON Content-Type the backend's API "
+    "takes; other headers are free).",
     cases=REQUEST_CASES,
 )
 async def request_isolated(ctx: CheckContext) -> None:
@@ -279,6 +290,8 @@ async def request_isolated(ctx: CheckContext) -> None:
 
 # -- the result bound -----------------------------------------------------------------------------
 
+# 2 024 characters each: long, yet under the 2 048 the reference keeps (a target's own URL limit is open)
+LONG_URLS = [f"https://l{i}.example.test/" + "p" * 2_000 for i in range(8)]
 BOUND_CASES = (
     Case("huge-messages-summary", "no bound on the encoded result (Messages answer of 60 000 characters)",
          {"protocol": "messages", "fault": HugeSummary(60_000)}),
@@ -297,6 +310,12 @@ BOUND_CASES = (
     # Nothing needs cutting here: truncated must not claim a cut (it may be left out).
     Case("summary-of-12000-bytes", "setting truncated on a summary shown whole at a bound's edge (a cut at < "
          "instead of <= 12 000 bytes)", {"protocol": "messages", "text": "x" * 12_000}),
+    # seed 003: "编码后的结果最多 24000 字节" - the whole encoded result, its sources included
+    Case("eight-long-sources", "bounding the summary alone and never measuring the sources (eight sources whose "
+         "URLs and titles are 2 000 characters each are 32 000 bytes on their own)",
+         {"protocol": "messages", "fault": Malformed(body=_messages_body(
+             [_result_block([_item(u, f"Title {i} " + "t" * 2_000) for i, u in enumerate(LONG_URLS)]),
+              {"type": "text", "text": "s" * 30_000}]))}),  # a summary any bound must cut: truncated is due
     # The same answers asked for as a stream (configure standalone_stream; a target may answer plainly).
     Case("huge-messages-summary-streamed", "losing a streamed answer's text deltas (a text block read from its "
          "content_block_start alone), so the huge summary is never cut",
@@ -574,13 +593,31 @@ FILTER_CASES = (
     Case("responses-call-after-an-unfinished-one", "stopping at a web_search_call that did not complete, so the "
          "completed call after it (and its sources) is lost", {"urls": VALID[:2], "keep": 2, "protocol": "responses",
                                                                "pending": True}),
+    # seed 003: "最多保留八个不重复的 HTTP(S) 来源" - the scheme is http or https, not a name starting with "http"
+    Case("http-look-alike-schemes", "testing for HTTP(S) by the prefix \"http\", so httpx:, http+unix: or "
+         "https-evil: URLs are kept", {"urls": ["httpx://x.example.test/page", "http+unix://u.example.test/page",
+                                                "https-evil://e.example.test/page", VALID[4]], "keep": 1}),
+    # the eight are counted among distinct HTTP(S) sources, not among the backend's raw entries
+    Case("eight-copies-then-five-distinct", "cutting the backend's list to its first eight entries before the "
+         "dedupe and scheme filter, so eight copies of one URL leave one source of six",
+         {"urls": [VALID[0]] * 8 + VALID[1:6], "keep": 6}),
+    # a search model may search more than once in one answer: every completed search's results are sources
+    Case("messages-two-searches", "reading only the first web_search_tool_result of an answer whose model searched "
+         "twice, so the second search's sources are lost", {"urls": VALID[:4], "keep": 4, "searches": 2}),
+    Case("responses-two-searches", "reading only the first completed web_search_call of an answer whose model "
+         "searched twice, so the second call's sources are lost",
+         {"urls": VALID[4:8], "keep": 4, "protocol": "responses", "searches": 2}),
 )
 
 
-def _filter_body(protocol: str, urls: list[str], junk: bool = False, pending: bool = False) -> bytes:
+def _filter_body(protocol: str, urls: list[str], junk: bool = False, pending: bool = False, searches: int = 1
+                 ) -> bytes:
     """A completed search whose structured results are ``urls``, with a summary citing none of them; with
     ``junk``, a result list entry that is not an object comes first (Messages); with ``pending``, a
-    web_search_call still in progress comes before the completed one (Responses)."""
+    web_search_call still in progress comes before the completed one (Responses). With ``searches`` above
+    one, the model searched that many times in the answer, ``urls`` shared out among the searches in order."""
+    if searches > 1:
+        return _searched_many(protocol, urls, searches)
     if protocol == "messages":
         items: list[Any] = [_item(u) for u in urls]
         return _messages_body([_result_block(["not a result", *items] if junk else items),
@@ -589,22 +626,41 @@ def _filter_body(protocol: str, urls: list[str], junk: bool = False, pending: bo
     return _responses_body([*calls, _search_call(urls=tuple(urls)), _answer([_text("Summary.")])])
 
 
+def _searched_many(protocol: str, urls: list[str], searches: int) -> bytes:
+    """An answer whose model searched ``searches`` times, each search with its share of ``urls`` and some text
+    after it (Messages), or each a completed web_search_call before the one message (Responses)."""
+    size = -(-len(urls) // searches)
+    shares = [urls[i:i + size] for i in range(0, len(urls), size)]
+    if protocol == "messages":
+        blocks: list[Any] = []
+        for n, share in enumerate(shares):
+            use = f"srvtoolu_cert_{n}"
+            blocks += [{"type": "server_tool_use", "id": use, "name": "web_search", "input": {"query": f"q{n}"}},
+                       {**_result_block([_item(u) for u in share]), "tool_use_id": use},
+                       {"type": "text", "text": f"Found {n}."}]
+        return _messages_body(blocks)
+    calls = [{**_search_call(urls=tuple(share)), "id": f"ws_cert_{n}"} for n, share in enumerate(shares)]
+    return _responses_body([*calls, _answer([_text("Summary.")])])
+
+
 @check(
     "standalone.sources.filtered",
     "at most eight distinct HTTP(S) sources, all from the search's structured results",
     seed="003",
     requires=(SA,),
     provider="messages",
-    rule="Seed 003: at most eight distinct HTTP(S) sources are kept: the search's structured results pass "
-    "but for that cap, duplicates and other schemes (which eight is open). An answer with a result entry that "
-    "is not an object may fail as an ordinary tool error instead; a search that succeeds keeps the others.",
+    rule="Seed 003: at most eight distinct HTTP(S) sources are kept: the structured results of every search the "
+    "answer completed pass but for that cap, duplicates and other schemes (which eight is open). An answer with a "
+    "result entry that is not an object may fail as an ordinary tool error instead; a search that succeeds keeps "
+    "the others.",
     cases=FILTER_CASES,
 )
 async def sources_filtered(ctx: CheckContext) -> None:
     for case in FILTER_CASES:
         urls: list[str] = case["urls"]
         protocol = case.params.get("protocol", "messages")
-        body = _filter_body(protocol, urls, bool(case.params.get("junk")), bool(case.params.get("pending")))
+        body = _filter_body(protocol, urls, bool(case.params.get("junk")), bool(case.params.get("pending")),
+                            int(case.params.get("searches", 1)))
         outcome = await _faulted(ctx, protocol, Malformed(body=body))
         if case.params.get("junk") and not outcome.ok:
             expect_error(outcome, f"[{case.name}]")  # the whole search refused: a tool error
@@ -690,18 +746,33 @@ async def sources_titled(ctx: CheckContext) -> None:
 # -- redirects ------------------------------------------------------------------------------------
 
 
+REDIRECT_CASES = (
+    Case("messages-307", "following a redirect of the Messages search request",
+         {"protocol": "messages", "status": 307}),
+    # seed 003: "搜索请求不会跟随重定向" - no redirect status is followed, whichever the method it would keep
+    Case("messages-302", "following a 301/302/303 redirect (as a GET, as browsers and many clients do) while refusing "
+         "only the method-keeping 307/308", {"protocol": "messages", "status": 302}),
+    Case("responses-307", "following redirects on the Responses search backend (only Messages refusing them)",
+         {"protocol": "responses", "status": 307}),
+)
+
+
 @check(
     "standalone.redirect.not_followed",
     "a redirect from the search backend is an error and its Location is never visited",
     seed="003",
     requires=(SA,),
     provider="messages",
-    rule="Seed 003: search requests do not follow redirects.",
+    rule="Seed 003: search requests do not follow redirects (on either backend, whatever the 3xx status).",
+    cases=REDIRECT_CASES,
 )
 async def redirect_not_followed(ctx: CheckContext) -> None:
-    expect_error(await _faulted(ctx, "messages", Redirect(307)), "search redirected with 307")
-    await ctx.settle()
-    require(not ctx.emu.log.trap_hits(), "the redirect's Location was visited")
+    for case in REDIRECT_CASES:
+        outcome = await _faulted(ctx, case["protocol"], Redirect(case["status"]))  # a fresh log per case
+        await ctx.settle()
+        require(not ctx.emu.log.trap_hits(), f"[{case.name}] the redirect's Location was visited",
+                catches=case.catches)
+        expect_error(outcome, f"[{case.name}] search redirected with {case['status']}")
 
 
 # -- reasoning and encrypted content ---------------------------------------------------------------
@@ -723,6 +794,26 @@ def _opaque_values(value: Any) -> list[str]:
     return found
 
 
+def _told(body: bytes) -> Any:
+    """An answer as the emulator sent it: its JSON, or for an event stream (a target that streams whether asked
+    or not) its content blocks as their events told them, thinking and signature deltas joined."""
+    try:
+        return json.loads(body)
+    except ValueError:
+        pass
+    blocks: dict[Any, dict[str, Any]] = {}
+    for line in body.decode("utf-8", "replace").splitlines():
+        event = json.loads(line[5:]) if line.startswith("data:") else {}
+        if event.get("type") == "content_block_start":
+            blocks[event.get("index")] = dict(event.get("content_block") or {})
+        elif event.get("type") == "content_block_delta":
+            block, delta = blocks.setdefault(event.get("index"), {}), event.get("delta") or {}
+            for key in ("thinking", "signature"):
+                if isinstance(delta.get(key), str):
+                    block[key] = str(block.get(key) or "") + delta[key]
+    return list(blocks.values())
+
+
 REASONING_SUMMARY = "Private chain of thought about the query"
 REASONING_SECRET = "gAAAAB-opaque-reasoning-blob-0123456789"
 REASONING_CASES = (
@@ -735,6 +826,12 @@ REASONING_CASES = (
               "action": {"type": "search", "query": "q", "sources": [{"type": "url", "url": VALID[0]}]}},
              {"id": "msg_cert", "type": "message", "role": "assistant", "status": "completed",
               "content": [{"type": "output_text", "text": "Summary.", "annotations": []}]}])}),
+    # Streaming is open: a target asked for a stream must withhold the reasoning its events tell too.
+    Case("messages-streamed", "reading a streamed answer's thinking deltas (or its thinking block) as answer text, "
+         "so the search model's reasoning joins the summary",
+         {"protocol": "messages", "stream": True, "body": _messages_body([
+             {"type": "thinking", "thinking": REASONING_SUMMARY, "signature": REASONING_SECRET},
+             _result_block([_item(VALID[0])]), {"type": "text", "text": "Summary."}])}),
 )
 
 
@@ -745,25 +842,28 @@ REASONING_CASES = (
     requires=(SA,),
     provider="messages",
     rule="Seed 003: the reasoning, encrypted page content and Responses replay items produced by the search do "
-    "not enter the main conversation.",
+    "not enter the main conversation (nor, when the target streams, what the answer's reasoning events tell).",
     cases=REASONING_CASES,
 )
 async def reasoning_withheld(ctx: CheckContext) -> None:
-    messages, responses = REASONING_CASES
-    outcome = await _search(ctx, "search api")
-    _visible(outcome, f"[{messages.name}] search")
-    records = ctx.records("messages")
-    require(records, "no Messages request reached the emulator")
-    hidden = _opaque_values(json.loads(records[-1].response_body))
-    require(hidden, "the emulator answer carried no reasoning to withhold (emulator changed?)")
-    leaked = [h[:40] for h in hidden if h in (outcome.text or "")]
-    require(not leaked, f"[{messages.name}] the result contains reasoning or encrypted content: {leaked!r}",
-            catches=messages.catches)
-    outcome = await _faulted(ctx, "responses", Malformed(body=responses["body"]))
-    _visible(outcome, f"[{responses.name}] search")
-    leaked = [h for h in (REASONING_SUMMARY, REASONING_SECRET) if h in (outcome.text or "")]
-    require(not leaked, f"[{responses.name}] the result contains reasoning or encrypted content: {leaked!r}",
-            catches=responses.catches)
+    for case in REASONING_CASES:
+        await _streaming(ctx, case)
+        body: bytes | None = case.params.get("body")
+        if body is None:  # the emulator's own Messages answer, which carries thinking and encrypted content
+            outcome = await _search(ctx, "search api")
+            _visible(outcome, f"[{case.name}] search")
+            records = ctx.records("messages")
+            require(records, "no Messages request reached the emulator")
+            hidden = _opaque_values(_told(records[-1].response_body))
+            require(hidden, "the emulator answer carried no reasoning to withhold (emulator changed?)")
+        else:  # streamed when the target asks for a stream, as the same JSON when it does not
+            fault = AsAnswer(body) if case.params.get("stream") else Malformed(body=body)
+            outcome = await _faulted(ctx, case["protocol"], fault)
+            _visible(outcome, f"[{case.name}] search")
+            hidden = [REASONING_SUMMARY, REASONING_SECRET]
+        leaked = [h[:40] for h in hidden if h in (outcome.text or "")]
+        require(not leaked, f"[{case.name}] the result contains reasoning or encrypted content: {leaked!r}",
+                catches=case.catches)
 
 
 # -- account selection ----------------------------------------------------------------------------
