@@ -168,25 +168,52 @@ SPECIAL = (
          "::ffff:0:0:0/96 (stateless translation) of 10/8 judged 'global'", {"address": "::ffff:0:a00:7"}),
     Case("compatible-private", "the deprecated IPv4-compatible form ::/96 of 10/8 not unwrapped and judged "
          "'global' (only ::1 in it refused)", {"address": "::a00:7"}),
+    # IPv4 space that is not public beyond the ranges above: a guard built from Python's is_global alone, or
+    # from a hand list of exactly the ranges tested above, lets these through.
+    Case("oracle-metadata", "IPv4 judged by is_global (and multicast/reserved) with no metadata table: Oracle "
+         "Cloud's metadata address 192.0.0.192 is 'global' on Python 3.11.7 and other releases before CPython's "
+         "2024 is_global fix", {"address": "192.0.0.192"}),
+    Case("ipv4-dummy", "a hand list of the ranges tested above, without 192.0.0.0/24 (the IPv4 dummy address "
+         "192.0.0.8), or is_global alone on a Python before that fix", {"address": "192.0.0.8"}),
+    Case("reserved-240", "a hand list of the ranges tested above, without the reserved 240.0.0.0/4",
+         {"address": "240.0.0.1"}),
+    Case("broadcast", "a hand list of the ranges tested above, without the broadcast address 255.255.255.255",
+         {"address": "255.255.255.255"}),
+)
+# Special-purpose addresses written as the URL's host: the literal itself must pass host/IP validation,
+# not only the answers of a name.
+SPECIAL_LITERALS = (
+    Case("literal-private", "an IP-literal host never judged (only the answers of names checked): "
+         "http://10.0.0.9/ dialled", {"address": "10.0.0.9"}),
+    Case("literal-ipv6-loopback", "an IP-literal host never judged: http://[::1]/ dialled", {"address": "::1"}),
+    Case("literal-cgnat", "IP-literal hosts judged by Python's is_private/is_loopback/is_link_local/"
+         "is_unspecified alone (100.64/10 is none of them), or never judged", {"address": "100.64.0.9"}),
+    Case("literal-nat64-loopback", "IP-literal hosts judged by Python's is_private/is_loopback/is_link_local/"
+         "is_unspecified alone, without unwrapping NAT64 of loopback, or never judged",
+         {"address": "64:ff9b::7f00:1"}),
 )
 
 
 @check(
     "ssrf.resolve.special_ranges",
-    "A name resolving to any special-purpose address (IPv4, IPv6, embedded IPv4, metadata) is never dialled",
+    "A name resolving to, or an IP literal naming, any special-purpose address (IPv4, IPv6, embedded IPv4, "
+    "metadata) is never dialled",
     seed="002",
     requires=REQUIRES,
     provider="messages",
     rule="Seed 002: a URL is fetched only after its host's address passed validation, so a search result "
     "can never lead the tool to localhost or a private network.",
-    cases=SPECIAL,
+    cases=(*SPECIAL, *SPECIAL_LITERALS),
 )
 async def special_ranges(ctx: CheckContext) -> None:
     with _network() as net:
         resolve = {f"{c.name}.ssrf.test": [[c["address"]]] for c in SPECIAL}
-        await ctx.configure(provider="messages", test_network=net.config(resolve, [c["address"] for c in SPECIAL]))
-        for case in SPECIAL:
-            url = f"http://{case.name}.ssrf.test:{net.port}/"
+        private = [c["address"] for c in (*SPECIAL, *SPECIAL_LITERALS)]
+        await ctx.configure(provider="messages", test_network=net.config(resolve, private))
+        hosts = [(c, f"{c.name}.ssrf.test") for c in SPECIAL]
+        hosts += [(c, f"[{c['address']}]" if ":" in c["address"] else c["address"]) for c in SPECIAL_LITERALS]
+        for case, host in hosts:
+            url = f"http://{host}:{net.port}/"
             await _fetch_expecting_refusal(ctx, net, url, f"{case.name} ({case['address']})")
 
 
@@ -333,28 +360,46 @@ async def mixed_answers(ctx: CheckContext) -> None:
                 expect_error(outcome, case.name)
 
 
+# Each row: the successive answers of its name's lookups (the last repeats), and how many times it is fetched.
+# A later connection to a name (the next fetch) must be validated again; a connection that fails must not be
+# retried by a new lookup.
+REBINDING = (
+    Case("public-then-private", "validating one lookup and connecting by another",
+         {"lookups": [[PUBLIC], ["10.0.0.7"]]}),
+    Case("public-then-metadata", "the same, towards the metadata address",
+         {"lookups": [[PUBLIC], ["169.254.169.254"]]}),
+    Case("fetched-again", "a name that passed validation once trusted: a later connection (the next fetch) "
+         "looks it up again and dials the new answer unchecked", {"lookups": [[PUBLIC], ["10.0.0.7"]], "fetches": 2}),
+    Case("dead-then-private", "every validated answer refusing the connection, the name looked up again and the "
+         "new answer dialled unchecked", {"lookups": [[PUBLIC_DEAD], ["10.0.0.7"]]}),
+)
+
+
 @check(
     "ssrf.resolve.rebinding",
-    "The address that passed validation is the one dialled; a later lookup's answer is never used",
+    "The address that passed validation is the one dialled; a later lookup's answer is never used unchecked",
     seed="002",
     requires=REQUIRES,
     provider="messages",
-    rule="Seed 002: the connection is bound to the public IP that passed validation, so a destination "
-    "whose IP changes after the first check is never reached.",
-    cases=(
-        Case("public-then-private", "validating one lookup and connecting by another", {"address": "10.0.0.7"}),
-        Case("public-then-metadata", "the same, towards the metadata address", {"address": "169.254.169.254"}),
-    ),
+    rule="Seed 002: host/IP validation happens every time and the connection is bound to the public IP that "
+    "passed it, so a destination whose IP changes after the first check is never reached: not by the "
+    "connection that was validated, nor by a later fetch of the same name, nor by a retry after the validated "
+    "address refused the connection.",
+    cases=REBINDING,
 )
 async def rebinding(ctx: CheckContext) -> None:
-    cases = (("rebind-a", "10.0.0.7"), ("rebind-b", "169.254.169.254"))
     with _network() as net:
-        resolve = {f"{name}.ssrf.test": [[PUBLIC], [address]] for name, address in cases}
-        await ctx.configure(provider="messages", test_network=net.config(resolve, [a for _, a in cases]))
-        for name, address in cases:
-            outcome = await ctx.fetch(f"http://{name}.ssrf.test:{net.port}/")
-            require(net.trap.connections() == 0, f"{name}: a later lookup's answer {address} was dialled")
-            require(not outcome.ok or PAGE_TEXT in (outcome.text or ""), f"{name}: unexpected page")
+        resolve = {f"{c.name}.ssrf.test": [list(answer) for answer in c["lookups"]] for c in REBINDING}
+        private = sorted({a for c in REBINDING for answer in c["lookups"] for a in answer} - {PUBLIC, PUBLIC_DEAD})
+        await ctx.configure(provider="messages", test_network=net.config(resolve, private))
+        for case in REBINDING:
+            later = ", ".join(a for answer in case["lookups"][1:] for a in answer)
+            url = f"http://{case.name}.ssrf.test:{net.port}/"
+            for _ in range(case.params.get("fetches", 1)):
+                outcome = await ctx.fetch(url)
+                require(net.trap.connections() == 0, f"{case.name}: a later lookup's answer {later} was dialled",
+                        url=url)
+                require(not outcome.ok or PAGE_TEXT in (outcome.text or ""), f"{case.name}: unexpected page")
 
 
 REDIRECT_STATUSES = (301, 302, 303, 307, 308)
