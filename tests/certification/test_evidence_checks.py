@@ -35,6 +35,7 @@ from ._readings import failing_rows, patch_reading
 from .conftest import run
 
 EVIDENCE_CHECKS = {
+    "evidence.batch",
     "evidence.no_model_call",
     "evidence.lines_cite_results",
     "evidence.local_refused",

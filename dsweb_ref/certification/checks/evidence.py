@@ -1,7 +1,8 @@
 """Evidence pipeline checks (seed 002) over the emulator's Search and Fetch APIs.
 
-Seed 002 decides: the pipeline calls no language model (no classifier, no summarizer); every
-evidence line keeps its source URL; after ``[needs_retry]`` the same query (changed only in
+Seed 002 decides: the pipeline calls no language model (no classifier, no summarizer); a call runs
+the searches of its 2-4 queries concurrently and never more than four; every evidence line keeps its
+source URL; after ``[needs_retry]`` the same query (changed only in
 spacing or case) must not be fired again; and web search is no fallback for local documents, whose
 names or contents must never be sent to a search engine. It fixes no error code for the refusals,
 so any ``WEB_*`` error is accepted there.
@@ -14,11 +15,12 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from ...emulator import Status
+from ...emulator import Hold, Status
 from ..cases import Case
-from ..targets import CallOutcome
+from ..targets import CallOutcome, PendingCall
 from ._base import CALL_TIMEOUT, CheckContext, check, expect_error, expect_schema, expect_success, require
 from ._script import row, script
+from .batch import wait_held
 from .search import ori_accepted
 
 REQUIRES = ("web_search", "search-api", "fetch-api", "evidence-search")  # the evidence tool is a web_search
@@ -32,14 +34,71 @@ def serve_page(ctx: CheckContext, url: str, title: str, content: str) -> None:
                    when=lambda body: isinstance(body, dict) and body.get("url") == url)
 
 
-async def _evidence(
+def _start(
     ctx: CheckContext, query: Any, context: dict[str, Any] | None = None, prompt: str | None = None
-) -> CallOutcome:
+) -> PendingCall:
     params: dict[str, Any] = {"arguments": {"query": query},
                               "context": context or {"id": "conversation-1", "local_names": []}}
     if prompt is not None:
         params["latest_prompt"] = prompt
-    return await ctx.target.start_call("evidence_search", params).outcome(CALL_TIMEOUT)
+    return ctx.target.start_call("evidence_search", params)
+
+
+async def _evidence(
+    ctx: CheckContext, query: Any, context: dict[str, Any] | None = None, prompt: str | None = None
+) -> CallOutcome:
+    return await _start(ctx, query, context, prompt).outcome(CALL_TIMEOUT)
+
+
+BATCH_QUERIES = ("harbour ferry timetable", "lumen bay adult fare", "pier crane permits", "quay fish market hours",
+                 "marina fuel dock prices")
+BATCH = (
+    Case("two-queries", "the searches of a batch run one after another", {"queries": 2}),
+    Case("four-queries", "only some searches of a batch in flight at once (a pool of two), or a cap below four: "
+         "a batch of four refused or cut", {"queries": 4}),
+    Case("five-queries", "no cap of four queries: a call of five queries runs five searches",
+         {"queries": 5, "over": True}),
+)
+MAX_QUERIES = 4  # seed 002's cap on the queries of one call
+
+
+@check(
+    "evidence.batch",
+    "A batch of up to four queries runs its searches at once; a call never runs more than four",
+    seed="002",
+    requires=REQUIRES,
+    provider="api",
+    rule="Seed 002: its title reads 'searches concurrently, at most 4 queries'; one tool call takes 1 query or a "
+    "batch of 2-4; 'when a list of several queries is sent, the system runs the searches concurrently' "
+    "(the pipeline's 'parallel search'), and the call 'can still limit the number of queries to at most 4'. "
+    "Every search of a batch of two to four is in flight before any is answered; a call of five queries "
+    "sends at most four searches (refusing it, with any WEB_* error, is what the reference does; the seed "
+    "fixes no error code).",
+    cases=BATCH,
+)
+async def batch(ctx: CheckContext) -> None:
+    for case in BATCH:
+        ctx.fresh()
+        queries = list(BATCH_QUERIES[: case["queries"]])
+        context = {"id": f"batch-{case.name}", "local_names": []}
+        what = f"{case.name}: a {len(queries)}-query evidence call"
+        if case.params.get("over"):
+            outcome = await _evidence(ctx, queries, context)
+            await ctx.settle()
+            searched = {str(r.json.get("query")) for r in ctx.records("search") if isinstance(r.json, dict)}
+            require(len(searched) <= MAX_QUERIES, f"{what} ran {len(searched)} searches", searched=sorted(searched),
+                    catches=case.catches)  # fmt: skip
+            if not outcome.ok:
+                expect_error(outcome, what)
+            continue
+        gate = ctx.emu.gate(f"evidence-{case.name}")
+        ctx.emu.inject(ctx.search_route, Hold(gate, timeout=30), times=len(queries))
+        call = _start(ctx, queries, context)
+        try:
+            await wait_held(ctx, gate, len(queries), what, catches=case.catches)
+        finally:
+            gate.release()
+        expect_success(await call.outcome(CALL_TIMEOUT), what)
 
 
 # The prompt has whitespace runs to collapse and is longer than the API's 128-character limit.
@@ -233,6 +292,11 @@ LOCAL = (
     Case("drive-forward-slash", "drive paths written with / sent (only C:\\ looked for)",
          {"query": "C:/Users/somchai/diary.txt", "leak": "diary"}),
     Case("unc-path", "UNC share paths sent", {"query": r"\\fileserver\finance\payroll 2026.xlsx", "leak": "payroll"}),
+    Case("documents-relative", "only absolute, home (~/) and drive paths taken for local: a file of the user's "
+         "Documents folder, written relative to it, sent",
+         {"query": "Documents/budget-2026.xlsx totals", "leak": "budget-2026"}),
+    Case("desktop-backslash", "Desktop/Documents paths recognised with / only, or not at all: a Windows-style "
+         "Desktop\\ path sent", {"query": "Desktop\\notes.txt", "leak": "notes.txt"}),
     Case("file-url-upper", "file: matched case-sensitively: FILE: sent",
          {"query": "FILE:///srv/reports/cv.pdf", "leak": "cv.pdf"}),
     Case("marked-name", "names the caller marked local sent",
@@ -469,6 +533,27 @@ UNSAFE = (
     Case("file-scheme", "schemes other than http(s) kept", {"url": "file:///etc/harbour-fees"}),
     Case("javascript-scheme", "javascript: results kept", {"url": "javascript:alert('harbour-fees')"}),
 )
+# Literal addresses outside public space that a guard reading Python's address flags, or judging IPv4 only,
+# takes for public (a table of its own, in a query of its own: UNSAFE fills the two queries it is spread over).
+NON_PUBLIC = (
+    Case("ipv6-loopback", "IPv6 literals judged only when they carry an IPv4 address: [::1] (localhost) kept",
+         {"url": "http://[::1]/harbour-fees"}),
+    Case("ipv6-link-local", "the same: link-local [fe80::a9fe:a9fe] (the IPv6 spelling of 169.254.169.254) kept",
+         {"url": "http://[fe80::a9fe:a9fe]/latest/meta-data/"}),
+    Case("ipv6-unique-local", "only loopback and link-local IPv6 (and the metadata table) refused: a unique "
+         "local address (fc00::/7) kept", {"url": "http://[fd12:3456:789a::5]/harbour-fees"}),
+    Case("cgnat", "literals judged by Python's is_private, is_loopback and is_link_local, with or without the "
+         "cloud metadata table: the shared address space 100.64.0.0/10 (CGNAT) kept",
+         {"url": "http://100.64.0.9/harbour-fees"}),
+    Case("cgnat-metadata", "the same flags and no metadata table: Alibaba Cloud's metadata address "
+         "100.100.100.200 (in CGNAT) kept", {"url": "http://100.100.100.200/latest/meta-data/"}),
+    Case("oracle-metadata", "a hand list of private ranges with 169.254.169.254 as the only metadata address: "
+         "192.0.0.0/24 (Oracle Cloud's metadata address 192.0.0.192, which Python 3.11 calls global) kept",
+         {"url": "http://192.0.0.192/latest/meta-data/"}),
+    Case("rfc1918-172", "RFC 1918 read as 10.0.0.0/8 only: 172.16.0.0/12 kept", {"url": "http://172.20.0.5/harbour"}),
+    Case("rfc1918-192-168", "RFC 1918 read as 10.0.0.0/8 only: 192.168.0.0/16 kept",
+         {"url": "http://192.168.1.20/harbour-fees"}),
+)
 # Search results whose URL a guard may refuse or keep (seed 002 fixes no URL syntax), but whose
 # validation must not raise: one hostile result is dropped or kept, never the end of the whole call.
 MALFORMED = tuple(
@@ -517,17 +602,19 @@ def _spread(ctx: CheckContext, topics: tuple[str, ...], rows: Sequence[Case]) ->
     seed="002",
     requires=REQUIRES,
     provider="api",
-    rule="Seed 002: every URL passes host/IP validation before it is fetched, so a search result never leads "
-    "the tool to localhost or a private network; code attaches only the filtered source links, so a "
-    "result that failed validation is no evidence either (its snippet is no fallback), and a query left "
-    "with no evidence says [needs_retry]. Validation filters the results: a malformed URL (no seed fixes URL "
-    "syntax) may be dropped or kept, but it never ends the whole call.",
-    cases=(*UNSAFE, *MALFORMED, ONLY_UNSAFE),
+    rule="Seed 002: every URL passes host/IP validation before it is fetched and connections go to validated "
+    "public IPs only, so a search result never leads the tool to localhost or a private network (IPv4 or "
+    "IPv6 literals alike; the shared CGNAT space and cloud metadata addresses are no public IPs either); code "
+    "attaches only the filtered source links, so a result that failed validation is no evidence either (its "
+    "snippet is no fallback), and a query left with no evidence says [needs_retry]. Validation filters the "
+    "results: a malformed URL (no seed fixes URL syntax) may be dropped or kept, but it never ends the whole call.",
+    cases=(*UNSAFE, *NON_PUBLIC, *MALFORMED, ONLY_UNSAFE),
 )
 async def unsafe_dropped(ctx: CheckContext) -> None:
     # The reference reads 8 results per query, so the rows are spread over queries of 8 (a tool reading
     # fewer leaves some unseen, which fails nothing); the malformed ones in a second call.
     queries = _spread(ctx, ("mooring", "pilot"), [*UNSAFE, SAFE_ROW])
+    queries += _spread(ctx, ("dock",), NON_PUBLIC)  # four queries in all with ``only``: seed 002's cap
     only = ONLY_UNSAFE["query"]  # every result unsafe: no evidence, so the text must say [needs_retry]
     script(ctx, only, [row(url, f"{only} {i}", f"All about {only}.") for i, url in enumerate(ONLY_UNSAFE["urls"])])
     malformed = _spread(ctx, ("berth", "crane"), MALFORMED)
@@ -541,7 +628,7 @@ async def unsafe_dropped(ctx: CheckContext) -> None:
     cited = {e.get("url") for g in value.get("queries", []) for e in g.get("evidence", []) if isinstance(e, dict)}
     cited |= {s.get("url") for s in value.get("sources", []) if isinstance(s, dict)}
     cited |= {m.group(1) for m in map(_ANY_SOURCE.search, (outcome.text or "").splitlines()) if m is not None}
-    for case in UNSAFE:
+    for case in (*UNSAFE, *NON_PUBLIC):
         url = case["url"]
         require(url not in fetched, f"{case.name}: {url} was sent to the Fetch API", catches=case.catches)
         require(url not in cited, f"{case.name}: {url} is cited as evidence", catches=case.catches)

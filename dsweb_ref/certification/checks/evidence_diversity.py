@@ -103,6 +103,20 @@ _TAKEN = {
 }
 
 
+# Four queries whose three best results each are pages of one site, each with one weaker result on a site of
+# its own: the site's share counted per query lets every query take two of its pages, which fill the page bound.
+_GAZETTE = "marina-gazette.com"
+_SHARED_SITE = {
+    topic: _spread(topic, [_GAZETTE] * 3, [other])
+    for topic, other in (
+        ("marina berth prices", "berthwatch.org"),
+        ("marina fuel hours", "fueldock-notes.net"),
+        ("marina boat lift rates", "boatlift-club.org"),
+        ("marina winter storage", "winterstore-guide.net"),
+    )
+}
+
+
 def _crowded(crowd: Sequence[Sequence[str]], others: Sequence[Sequence[str]]) -> dict[str, list[Row]]:
     topics = ("quay opening hours", "quay fish market")
     return {t: _spread(t, c, o) for t, c, o in zip(topics, crowd, others, strict=True)}
@@ -162,6 +176,12 @@ DIVERSITY = (
             [["alice.github.io"] * 6] * 2,
             [["bob.github.io", "carol.github.io"], ["dave.github.io", "erin.github.io"]],
         )},
+    ),
+    Case(
+        "shared-site",
+        "the per-domain share counted per query, not per call: four queries whose best results share one site "
+        "each take two of its pages, filling the page bound while the other sites' results go unread",
+        {"results": _SHARED_SITE},
     ),
 )
 
