@@ -203,6 +203,18 @@ PAGES = {
 }
 
 
+# The pipeline's own fetches are SSRF-guarded like web_fetch's (seed 002: every URL it fetches passes host/IP
+# validation, and the connection is bound to the public address that passed): a result whose name the test
+# network resolves only to a private address is never dialled there (the trap counts connections).
+PRIVATE_HOST = "harbour-intranet.example.org"
+PRIVATE_ANSWER = "10.0.0.7"
+PRIVATE = (
+    Case("private-host", "the pipeline's own page fetch left unguarded while web_fetch is guarded: the result "
+         "URL checked as text only, or the address it resolves to never judged, or judged and not the one dialled",
+         {"host": PRIVATE_HOST}),
+)
+
+
 def _serve_html(html: str) -> Callable[[_Handler], None]:
     body = html.encode("utf-8")
 
@@ -230,13 +242,17 @@ def _cited(value: Mapping[str, Any], url: str) -> list[str]:
     provider="messages",
     rule="Seed 002: a page fetched successfully is not sent to the model whole; code reduces it to short text "
     "matching the query, so that boilerplate and unrelated text do not mix in; every evidence line keeps its "
-    "source URL. Checked on HTML pages the pipeline fetches itself (Messages search, the test network).",
-    cases=HTML,
+    "source URL. Checked on HTML pages the pipeline fetches itself (Messages search, the test network). And "
+    "'a URL to be fetched must pass host/IP validation every time; the connection is bound to the public IP "
+    "that passed': a result whose host resolves only to a private address is never dialled there (whether "
+    "its snippet is still cited is open).",
+    cases=(*HTML, *PRIVATE),
     profiles=("seed-002-evidence-html",),
 )
 async def html_page(ctx: CheckContext) -> None:
     with _network() as net:
-        await ctx.configure(provider="messages", test_network=net.config({HOST: [[PUBLIC]]}, []))
+        await ctx.configure(provider="messages", test_network=net.config(
+            {HOST: [[PUBLIC]], PRIVATE_HOST: [[PRIVATE_ANSWER]]}, [PRIVATE_ANSWER]))
         for case in HTML:
             ctx.fresh()
             query = case.params.get("query", QUERY)
@@ -259,3 +275,14 @@ async def html_page(ctx: CheckContext) -> None:
             for marker in case.params.get("absent", ()):
                 require(marker not in shown, f"{case.name}: {marker!r} reached the evidence", evidence=cited,
                         catches=case.catches)  # fmt: skip
+        for case in PRIVATE:
+            ctx.fresh()
+            before = net.trap.connections()
+            url = f"http://{case['host']}/{case.name}"
+            script(ctx, QUERY, [row(url, "Harbour office notices", SNIPPET)])
+            outcome = await _evidence(ctx, QUERY, {"id": f"html-{case.name}", "local_names": []})
+            require(net.trap.connections() == before, f"{case.name}: the pipeline's page fetch of {url} reached "
+                    f"the private address {PRIVATE_ANSWER} its host resolves to", catches=case.catches)
+            if not outcome.ok:  # a refusal is the pipeline's to make; a WEB_* code, never a crash
+                require(str(outcome.error_code).startswith("WEB_"), f"{case.name}: failed without a WEB_* code "
+                        f"({outcome.error_code!r})", catches=case.catches)
