@@ -1,6 +1,6 @@
 """Rows for the false passes an outside hunt found under ``dsweb certify --profile ssrf`` (seed 002's SSRF
 rule): private IP literals fetched directly, a name's verdict or lookup trusted on a later connection (the next
-fetch, a retry), and IPv4 judged by is_global or by a hand list of the tested ranges.
+fetch, a same-host redirect hop, a retry), and IPv4 judged by is_global or by a hand list of the tested ranges.
 Each wrong reading is made in the reference and fails exactly the rows that name it."""
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from ipaddress import IPv4Address, IPv4Network, ip_address
 
 import httpcore
+import httpx
 import pytest
 
 from dsweb_ref import netguard
@@ -17,11 +18,13 @@ from dsweb_ref.netguard import addresses, resolve, transport, urls
 from dsweb_ref.netguard.addresses import AddressPolicy, IPAddress
 from dsweb_ref.netguard.transport import PinnedNetworkBackend
 from dsweb_ref.providers import http_fetch
+from dsweb_ref.providers.http_fetch import HttpFetchProvider
 
 from ._readings import failing_rows, patch_reading
 
 SPECIAL = "ssrf.resolve.special_ranges"
 REBINDING = "ssrf.resolve.rebinding"
+REDIRECT = "ssrf.redirect.private"
 LITERAL_ROWS = {"literal-private", "literal-ipv6-loopback", "literal-cgnat", "literal-nat64-loopback"}
 V4_ROWS = {"oracle-metadata", "ipv4-dummy", "reserved-240", "broadcast"}
 FLAGS = "host.is_private or host.is_loopback or host.is_link_local or host.is_unspecified"
@@ -39,9 +42,14 @@ def _rebinding_rows(monkeypatch: pytest.MonkeyPatch) -> set[str]:
     return failing_rows(ssrf, "REBINDING", REBINDING, monkeypatch)
 
 
+def _hop_rows(monkeypatch: pytest.MonkeyPatch) -> set[str]:
+    return failing_rows(ssrf, "REBOUND_HOPS", REDIRECT, monkeypatch)
+
+
 def test_the_reference_passes_the_new_rows(monkeypatch: pytest.MonkeyPatch) -> None:
     assert _literal_rows(monkeypatch) == set()
     assert _rebinding_rows(monkeypatch) == set()
+    assert _hop_rows(monkeypatch) == set()
     monkeypatch.setattr(ssrf, "SPECIAL", tuple(c for c in ssrf.SPECIAL if c.name in V4_ROWS))
     assert _special_rows(monkeypatch) == set()
 
@@ -101,7 +109,7 @@ def test_a_hand_list_of_the_tested_ranges_fails_the_rows_outside_it(monkeypatch:
     assert _special_rows(monkeypatch) == {"ipv4-dummy", "reserved-240", "broadcast"}
 
 
-# --- ssrf.resolve.rebinding: later connections and retries -------------------------------------------------
+# --- ssrf.resolve.rebinding, ssrf.redirect.private: later connections and retries ------------------------------
 
 
 async def _dial_a_fresh_lookup(
@@ -114,7 +122,7 @@ async def _dial_a_fresh_lookup(
 
 def test_a_verdict_remembered_for_a_name_fails_the_later_connection_rows(monkeypatch: pytest.MonkeyPatch) -> None:
     # catches: a name that passed once trusted; a later connection looks it up again and dials unchecked
-    # (host-verdict-cached): the next fetch is a later connection
+    # (host-verdict-cached): the next fetch and a same-host redirect hop are both later connections
     checked = PinnedNetworkBackend.connect_tcp
     passed: set[str] = set()
 
@@ -130,6 +138,33 @@ def test_a_verdict_remembered_for_a_name_fails_the_later_connection_rows(monkeyp
 
     monkeypatch.setattr(PinnedNetworkBackend, "connect_tcp", connect_tcp)
     assert _rebinding_rows(monkeypatch) == {"fetched-again"}
+    passed.clear()
+    assert _hop_rows(monkeypatch) == {"same-host-rebound"}
+
+
+def test_an_unpinned_redirect_hop_fails_the_same_host_rebound_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: a same-origin redirect hop connected by a fresh, unchecked lookup (redirect-hop-unpinned)
+    checked, next_hop = PinnedNetworkBackend.connect_tcp, HttpFetchProvider._next_hop
+    hops: set[str] = set()  # hosts a redirect hop is about to connect to
+
+    def _next_hop(self: HttpFetchProvider, url: httpx.URL, response: httpx.Response, count: int) -> httpx.URL:
+        target = next_hop(self, url, response, count)  # the Location still checked, the same-origin rule kept
+        hops.add(target.host)
+        return target
+
+    async def connect_tcp(
+        self: PinnedNetworkBackend, host: str, port: int, timeout: float | None = None,  # noqa: ASYNC109
+        local_address: str | None = None, socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
+    ) -> httpcore.AsyncNetworkStream:
+        if host in hops:
+            hops.discard(host)
+            return await _dial_a_fresh_lookup(self, host, port, timeout)
+        return await checked(self, host, port, timeout, local_address, socket_options)
+
+    monkeypatch.setattr(HttpFetchProvider, "_next_hop", _next_hop)
+    monkeypatch.setattr(PinnedNetworkBackend, "connect_tcp", connect_tcp)
+    assert _rebinding_rows(monkeypatch) == set()
+    assert _hop_rows(monkeypatch) == {"same-host-rebound"}
 
 
 def test_a_retry_by_a_fresh_lookup_fails_the_dead_then_private_row(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -147,3 +182,4 @@ def test_a_retry_by_a_fresh_lookup_fails_the_dead_then_private_row(monkeypatch: 
 
     monkeypatch.setattr(PinnedNetworkBackend, "connect_tcp", connect_tcp)
     assert _rebinding_rows(monkeypatch) == {"dead-then-private"}
+    assert _hop_rows(monkeypatch) == set()

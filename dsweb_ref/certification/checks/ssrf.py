@@ -362,7 +362,7 @@ async def mixed_answers(ctx: CheckContext) -> None:
 
 # Each row: the successive answers of its name's lookups (the last repeats), and how many times it is fetched.
 # A later connection to a name (the next fetch) must be validated again; a connection that fails must not be
-# retried by a new lookup.
+# retried by a new lookup. (A same-host redirect hop that rebinds is a row of ssrf.redirect.private.)
 REBINDING = (
     Case("public-then-private", "validating one lookup and connecting by another",
          {"lookups": [[PUBLIC], ["10.0.0.7"]]}),
@@ -425,6 +425,14 @@ REDIRECTS = (
     Case("zone-id-location", "a Location naming fe80::1 with a non-ASCII zone id crashing the fetcher (no WEB_* "
          "error) or dropped so fe80::1 is dialled", {"status": 302, "kind": "zone-id"}),
 )
+# A same-origin redirect on a name whose next lookup answers privately: the hop's new connection (the server
+# closes the first) must be validated again. Refusing the hop, or fetching it from the address that passed,
+# are both right; dialling the new answer is not.
+REBOUND_HOPS = (
+    Case("same-host-rebound", "a same-origin redirect hop connected by a fresh lookup that is not checked (the "
+         "origin was validated already), or a name's earlier verdict trusted for the hop's connection",
+         {"status": 302, "lookups": [[PUBLIC], ["10.0.0.7"]]}),
+)
 # A redirect without a Location has no target: answering with the redirect itself, or refusing it, are both
 # open; a refusal is a WEB_* error.
 NO_LOCATION = Case("no-location", "a redirect without a Location refused without a WEB_* error code",
@@ -438,14 +446,18 @@ NO_LOCATION = Case("no-location", "a redirect without a Location refused without
     requires=REQUIRES,
     provider="messages",
     rule="Seed 002: URL, IP and redirect validation happen every time: each redirect target is checked "
-    "like the first URL, and a redirect to a URL that cannot be read is refused with a WEB_* error. A redirect "
-    "without a Location may come back as it is, or be refused with a WEB_* error.",
-    cases=(*REDIRECTS, NO_LOCATION),
+    "like the first URL, and a redirect to a URL that cannot be read is refused with a WEB_* error. The "
+    "connection is bound to the public IP that passed validation: a same-host hop whose name now answers "
+    "privately is refused (a WEB_* error) or fetched from the address that passed, never dialled at the new "
+    "answer. A redirect without a Location may come back as it is, or be refused with a WEB_* error.",
+    cases=(*REDIRECTS, *REBOUND_HOPS, NO_LOCATION),
 )
 async def redirect_private(ctx: CheckContext) -> None:
     with _network() as net:
         resolve = {"start.ssrf.test": [[PUBLIC]], "inside.ssrf.test": [["10.0.0.8"]]}
-        private = ["10.0.0.8", "10.0.0.9", "fe80::1"]
+        resolve |= {f"{c.name}.ssrf.test": [list(answer) for answer in c["lookups"]] for c in REBOUND_HOPS}
+        private = ["10.0.0.8", "10.0.0.9", "fe80::1", *{a for c in REBOUND_HOPS for answer in c["lookups"]
+                                                         for a in answer} - {PUBLIC}]
         await ctx.configure(provider="messages", test_network=net.config(resolve, private))
         inside = {"literal": f"http://10.0.0.9:{net.port}/", "name": f"http://inside.ssrf.test:{net.port}/",
                   "second-hop": f"http://10.0.0.9:{net.port}/", "scheme-relative": f"//10.0.0.9:{net.port}/",
@@ -457,6 +469,17 @@ async def redirect_private(ctx: CheckContext) -> None:
                 net.pages.redirects[path] = (case["status"], f"/r/{case.name}/next")
                 net.pages.redirects[f"{path}/next"] = (case["status"], inside[case["kind"]])
             await _fetch_expecting_refusal(ctx, net, f"http://start.ssrf.test:{net.port}{path}", case.name)
+        for case in REBOUND_HOPS:
+            path, later = f"/r/{case.name}", ", ".join(a for answer in case["lookups"][1:] for a in answer)
+            net.pages.redirects[path] = (case["status"], f"{path}/next")  # same origin: followed
+            url = f"http://{case.name}.ssrf.test:{net.port}{path}"
+            outcome = await ctx.fetch(url)
+            require(net.trap.connections() == 0, f"{case.name}: the hop's new lookup answer {later} was dialled",
+                    url=url)
+            if outcome.ok:
+                require(PAGE_TEXT in (outcome.text or ""), f"{case.name}: a success that is not the page served")
+            else:
+                expect_error(outcome, case.name)
         net.pages.special["/r/no-location"] = _no_location
         outcome = await ctx.fetch(f"http://start.ssrf.test:{net.port}/r/no-location")
         require(not outcome.cancelled, "no-location: the call reported cancelled")
