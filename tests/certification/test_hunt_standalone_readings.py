@@ -186,3 +186,28 @@ def test_a_target_that_always_streams_passes_the_reasoning_rows(monkeypatch: pyt
 
     monkeypatch.setattr(_standalone.StandaloneEndpoint, "__init__", always_streaming)
     assert _failing("standalone.reasoning.withheld", monkeypatch) == set()
+
+
+# -- a long query (an outside hunt: the Search API's 128-character limit carried over to seed 003) ------------
+
+LONG_QUERY_ROW = "messages-long-query"
+
+
+def test_the_reference_passes_the_long_query_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert LONG_QUERY_ROW not in failing_rows(standalone, "REQUEST_CASES", "standalone.request.isolated", monkeypatch)
+
+
+@pytest.mark.parametrize("limit", [128, 256])
+def test_a_query_cut_to_a_short_limit_fails_exactly_the_long_query_row(
+    limit: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # catches: the query cut to 128 (or 256) characters, the context written into it lost
+    patch_reading(standalone_search, "parse_query", "    return query\n", f"    return query[:{limit}]\n",
+                  monkeypatch)
+    assert failing_rows(standalone, "REQUEST_CASES", "standalone.request.isolated", monkeypatch) == {LONG_QUERY_ROW}
+
+
+def test_a_long_query_refused_as_a_tool_error_stays_certified(monkeypatch: pytest.MonkeyPatch) -> None:
+    # open: a target's own bound on the query, answered as a tool error before any request
+    patch_reading(standalone_search, "parse_query", "MAX_QUERY_BYTES:", "256:", monkeypatch)
+    assert LONG_QUERY_ROW not in failing_rows(standalone, "REQUEST_CASES", "standalone.request.isolated", monkeypatch)

@@ -177,6 +177,9 @@ def _final_without_output(events: list[Event]) -> list[Event]:
 
 # -- the request ----------------------------------------------------------------------------------
 
+_CONTEXT = ("for a customer in Lisbon who already uses the standard plan, who asked in Portuguese about invoices "
+            "issued before the 2026 price change, and who needs the answer for a board meeting on Friday ")
+LONG_QUERIES = ((f"first standalone topic {_CONTEXT}" * 2).strip(), (f"second standalone topic {_CONTEXT}" * 2).strip())
 REQUEST_CASES = (
     Case("messages", "extra messages, history or client tools, a system instruction, a second content part, "
          "another web_search tool version, a budget other than 8192, or a body sent without the key or a JSON "
@@ -184,6 +187,11 @@ REQUEST_CASES = (
     Case("responses", "the same on Responses (instructions, a second input item or part, another tool type such "
          "as web_search_preview, max_output_tokens, previous_response_id, a server-side conversation or a stored "
          "prompt, no key or JSON Content-Type)", {"protocol": "responses"}),
+    # seed 003: "搜索请求只携带查询，因此应将必要背景写入查询" - the query carries the context, so it goes whole;
+    # whether a target refuses a query longer than its own bound (a tool error, no request) is open.
+    Case("messages-long-query", "the query cut to a short limit (the Search API's 128 characters carried over, "
+         "or 256), losing the context the caller wrote into it",
+         {"protocol": "messages", "queries": LONG_QUERIES}),
 )
 # Responses request fields that would bring a search what seed 003 keeps from it: the history of a server-side
 # conversation (which every search naming it shares), or a stored prompt's own instructions and messages.
@@ -269,9 +277,15 @@ def _request_problems(protocol: str, body: Any, query: str) -> list[str]:
 async def request_isolated(ctx: CheckContext) -> None:
     for case in REQUEST_CASES:
         protocol = case["protocol"]
+        queries: tuple[str, str] = case.params.get("queries", ("first standalone topic", "second standalone topic"))
         ctx.emu.log.clear()
-        for query in ("first standalone topic", "second standalone topic"):
-            _visible(await _search(ctx, query, protocol), f"[{case.name}] search")
+        outcomes = [await _search(ctx, query, protocol) for query in queries]
+        if "queries" in case.params and not any(o.ok for o in outcomes) and not ctx.records(ROUTES[protocol]):
+            for outcome in outcomes:  # refused as longer than the target's own bound: open, as a tool error
+                expect_error(outcome, f"[{case.name}] a query of {len(queries[0])} characters refused")
+            continue
+        for outcome in outcomes:
+            _visible(outcome, f"[{case.name}] search")
         records = ctx.records(ROUTES[protocol])
         bodies = [r.json for r in records]
         require(len(bodies) == 2, f"[{case.name}] expected one request per search, saw {len(bodies)}")
@@ -281,10 +295,10 @@ async def request_isolated(ctx: CheckContext) -> None:
             kind = (record.header("content-type") or "").split(";", 1)[0].strip().lower()
             require(kind == "application/json",
                     f"[{case.name}] Content-Type {record.header('content-type')!r}, expected application/json")
-        for body, query in zip(bodies, ("first standalone topic", "second standalone topic"), strict=True):
+        for body, query in zip(bodies, queries, strict=True):
             problems = _request_problems(protocol, body, query)
-            require(not problems, f"[{case.name}] {'; '.join(problems)}", body=body)
-        require("first standalone topic" not in json.dumps(bodies[1], ensure_ascii=False),
+            require(not problems, f"[{case.name}] {'; '.join(problems)}", body=body, catches=case.catches)
+        require(queries[0] not in json.dumps(bodies[1], ensure_ascii=False),
                 f"[{case.name}] the second search carries the first one's query")
 
 
