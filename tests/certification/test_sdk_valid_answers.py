@@ -31,6 +31,7 @@ from dsweb_ref.certification.checks import _script, all_checks
 from dsweb_ref.certification.targets import CAPABILITIES, InProcessTarget, _build_reference
 from dsweb_ref.emulator import Emulator
 from dsweb_ref.emulator.app import ANSWERS
+from dsweb_ref.emulator.log import RequestLog
 from dsweb_ref.emulator.messages import MessagesMode
 
 SDK_TYPES: dict[str, tuple[type[BaseModel], Any]] = {
@@ -85,15 +86,23 @@ def _harvest(monkeypatch: pytest.MonkeyPatch) -> tuple[list[dict[str, Any]], lis
         scripted.append(json.loads(json.dumps(answer)))
         return answer
 
-    stop = Emulator.stop
+    stop, clear = Emulator.stop, RequestLog.clear
+
+    def keep(log: RequestLog) -> None:
+        served.extend((r.route or "", r.response_body) for r in log.records()
+                      if r.route in SDK_TYPES and r.status == 200 and r.fault is None)
 
     def keep_then_stop(self: Emulator, timeout: float = 10.0) -> None:
-        served.extend((r.route or "", r.response_body) for r in self.log.records()
-                      if r.route in SDK_TYPES and r.status == 200 and r.fault is None)
+        keep(self.log)
         stop(self, timeout)
+
+    def keep_then_clear(self: RequestLog) -> None:  # a check clears its log between rows
+        keep(self)
+        clear(self)
 
     monkeypatch.setattr(_script, "_messages", spy)
     monkeypatch.setattr(Emulator, "stop", keep_then_stop)
+    monkeypatch.setattr(RequestLog, "clear", keep_then_clear)
     target = InProcessTarget(_build_reference, name="dsweb_ref", version="sdk", capabilities=MODEL_CAPABILITIES)
     ids = [s.check.id for s in all_checks() if not s.missing(frozenset(MODEL_CAPABILITIES))]
     report = asyncio.run(suite.run_suite(target, only=ids))
