@@ -251,8 +251,9 @@ def _cited(value: Mapping[str, Any], url: str) -> list[str]:
 )
 async def html_page(ctx: CheckContext) -> None:
     with _network() as net:
+        private_hosts = {c["host"]: [[PRIVATE_ANSWER]] for c in PRIVATE}
         await ctx.configure(provider="messages", test_network=net.config(
-            {HOST: [[PUBLIC]], PRIVATE_HOST: [[PRIVATE_ANSWER]]}, [PRIVATE_ANSWER]))
+            {HOST: [[PUBLIC]], **private_hosts}, [PRIVATE_ANSWER]))
         for case in HTML:
             ctx.fresh()
             query = case.params.get("query", QUERY)

@@ -375,6 +375,19 @@ REBINDING = (
 )
 
 
+def _lookups(cases: tuple[Case, ...]) -> tuple[dict[str, list[list[str]]], list[str]]:
+    """The test network's successive answers for each row's name (``<row>.ssrf.test``), and the private ones
+    among them (dialled to the trap)."""
+    resolve = {f"{c.name}.ssrf.test": [list(answer) for answer in c["lookups"]] for c in cases}
+    answers = {a for lookups in resolve.values() for answer in lookups for a in answer}
+    return resolve, sorted(answers - {PUBLIC, PUBLIC_DEAD})
+
+
+def _later(case: Case) -> str:
+    """The answers of a row's name after its first lookup."""
+    return ", ".join(a for answer in case["lookups"][1:] for a in answer)
+
+
 @check(
     "ssrf.resolve.rebinding",
     "The address that passed validation is the one dialled; a later lookup's answer is never used unchecked",
@@ -389,11 +402,10 @@ REBINDING = (
 )
 async def rebinding(ctx: CheckContext) -> None:
     with _network() as net:
-        resolve = {f"{c.name}.ssrf.test": [list(answer) for answer in c["lookups"]] for c in REBINDING}
-        private = sorted({a for c in REBINDING for answer in c["lookups"] for a in answer} - {PUBLIC, PUBLIC_DEAD})
+        resolve, private = _lookups(REBINDING)
         await ctx.configure(provider="messages", test_network=net.config(resolve, private))
         for case in REBINDING:
-            later = ", ".join(a for answer in case["lookups"][1:] for a in answer)
+            later = _later(case)
             url = f"http://{case.name}.ssrf.test:{net.port}/"
             for _ in range(case.params.get("fetches", 1)):
                 outcome = await ctx.fetch(url)
@@ -455,9 +467,9 @@ NO_LOCATION = Case("no-location", "a redirect without a Location refused without
 async def redirect_private(ctx: CheckContext) -> None:
     with _network() as net:
         resolve = {"start.ssrf.test": [[PUBLIC]], "inside.ssrf.test": [["10.0.0.8"]]}
-        resolve |= {f"{c.name}.ssrf.test": [list(answer) for answer in c["lookups"]] for c in REBOUND_HOPS}
-        private = ["10.0.0.8", "10.0.0.9", "fe80::1", *{a for c in REBOUND_HOPS for answer in c["lookups"]
-                                                         for a in answer} - {PUBLIC}]
+        rebound, rebound_private = _lookups(REBOUND_HOPS)
+        resolve |= rebound
+        private = ["10.0.0.8", "10.0.0.9", "fe80::1", *rebound_private]
         await ctx.configure(provider="messages", test_network=net.config(resolve, private))
         inside = {"literal": f"http://10.0.0.9:{net.port}/", "name": f"http://inside.ssrf.test:{net.port}/",
                   "second-hop": f"http://10.0.0.9:{net.port}/", "scheme-relative": f"//10.0.0.9:{net.port}/",
@@ -470,7 +482,7 @@ async def redirect_private(ctx: CheckContext) -> None:
                 net.pages.redirects[f"{path}/next"] = (case["status"], inside[case["kind"]])
             await _fetch_expecting_refusal(ctx, net, f"http://start.ssrf.test:{net.port}{path}", case.name)
         for case in REBOUND_HOPS:
-            path, later = f"/r/{case.name}", ", ".join(a for answer in case["lookups"][1:] for a in answer)
+            path, later = f"/r/{case.name}", _later(case)
             net.pages.redirects[path] = (case["status"], f"{path}/next")  # same origin: followed
             url = f"http://{case.name}.ssrf.test:{net.port}{path}"
             outcome = await ctx.fetch(url)
