@@ -1,6 +1,6 @@
 """Issue 24, the outside hunt over seed 001's Fetch API: a 5xx retried once, a 408/504 read as the page timing
-out, a '# title' heading added, the Markdown's whitespace folded. Each wrong reading is made in the reference
-and must fail exactly the rows of fetch.api.mapping that name it."""
+out, a '# title' heading added, the Markdown's whitespace folded, no bound on the output. Each wrong reading is
+made in the reference and must fail exactly the rows of fetch.api.mapping that name it."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from dsweb_ref import CallContext, WebError, WebErrorCode
 from dsweb_ref._types import FetchBody, FetchRequest, FetchResult
 from dsweb_ref.certification.checks import fetch
 from dsweb_ref.providers import deepseek_fetch_api
+from dsweb_ref.tools import web_fetch
 
 from ._readings import failing_rows, patch_reading
 
@@ -20,6 +21,7 @@ CHECK = "fetch.api.mapping"
 NO_HEADING = "a page whose Markdown has no heading"
 SPACES = "a page with an indented code block and blank lines"
 S408, S502, S503, S504 = "HTTP 408", "HTTP 502", "HTTP 503", "HTTP 504"
+MILLION = "a page of 1,000,000 characters"
 
 
 def _only(table: str, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -29,7 +31,8 @@ def _only(table: str, monkeypatch: pytest.MonkeyPatch) -> None:
             monkeypatch.setattr(fetch, other, ())
 
 
-@pytest.mark.parametrize("table, rows", [("MAPPING", {NO_HEADING, SPACES}), ("FAILURES", {S408, S502, S503, S504})])
+@pytest.mark.parametrize("table, rows", [("MAPPING", {NO_HEADING, SPACES}), ("FAILURES", {S408, S502, S503, S504}),
+                                         ("BOUNDS", {MILLION})])
 def test_the_reference_passes_the_new_rows(table: str, rows: set[str], monkeypatch: pytest.MonkeyPatch) -> None:
     _only(table, monkeypatch)
     assert rows <= {case.name for case in getattr(fetch, table)}
@@ -95,3 +98,15 @@ def test_whitespace_folded_fails_exactly_the_code_block_row(monkeypatch: pytest.
     monkeypatch.setattr(deepseek_fetch_api.DeepSeekFetchApi, "fetch", folded)
     _only("MAPPING", monkeypatch)
     assert failing_rows(fetch, "MAPPING", CHECK, monkeypatch) == {SPACES}
+
+
+def test_no_bound_on_the_output_fails_exactly_the_million_character_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: the Fetch API's Markdown shown to the model whole, whatever its size (no output bound)
+    right = web_fetch.WebFetchTool.__init__
+
+    def unbounded(self: web_fetch.WebFetchTool, web: Any, *, max_output_chars: int = 200_000) -> None:
+        right(self, web, max_output_chars=10**12)
+
+    monkeypatch.setattr(web_fetch.WebFetchTool, "__init__", unbounded)
+    _only("BOUNDS", monkeypatch)
+    assert failing_rows(fetch, "BOUNDS", CHECK, monkeypatch) == {MILLION}

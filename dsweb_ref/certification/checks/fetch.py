@@ -47,6 +47,10 @@ BOUNDS = (
          "the bound read off by one: a text exactly at the bound cut, or flagged truncated although whole (here "
          "the reference's header brings the text to exactly its 200,000-character bound)",
          {"url": PAGE, "chars": 199_943}),
+    Case("a page of 1,000,000 characters",
+         "no bound at all: the Fetch API's Markdown passed to the model whole, whatever its size (any bound "
+         "below the page's million characters is accepted)",
+         {"url": PAGE, "chars": 1_000_000, "bounded": True}),
 )
 
 
@@ -101,7 +105,8 @@ FAILURES = (
     "no shared rate scheduler, automatic retries, or fallback', so with the opt-in retries off a failure is one "
     "request, 502, 503 and 504 too. Harness 'retains ... bounded tool output' with no "
     "bound fixed: a long page is a success showing its start, and when neither the text nor the value holds it "
-    "whole, truncated is true.",
+    "whole, truncated is true; any bound is accepted, but a text showing a page of a million characters whole "
+    "has none.",
     cases=MAPPING + BOUNDS + FAILURES,
 )
 async def fetch_mapping(ctx: CheckContext) -> None:
@@ -139,6 +144,9 @@ async def fetch_mapping(ctx: CheckContext) -> None:
             require(value.get("truncated") is True,
                     f"{case.name}: truncated={value.get('truncated')!r} although the text shows "
                     f"{len(text)} and the value {len(content)} of the page's {len(page)} characters")
+        if case.params.get("bounded"):
+            require(len(text) < len(page), f"{case.name}: the text is {len(text):,} characters: the page was shown "
+                    f"whole, with no bound on the tool's output", length=len(text))
     for case in FAILURES:
         ctx.fresh()
         if case["fault"] == "429":
