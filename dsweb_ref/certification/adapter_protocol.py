@@ -69,6 +69,7 @@ Methods
     - ``standalone-resolve`` - its account and model selection (seed 003, ``standalone_resolve``)
     - ``standalone-save`` - saving its assigned search model into the user's configuration (seed 003,
       ``standalone_save``)
+    - ``standalone-usage`` - ``standalone_search``'s ``value`` carries the search's ``usage`` (seed 003, below)
     - ``scripted-search`` - web_search over the emulator's conformance search route (``provider: "scripted"``,
       see "Conformance search route" below); enables the ``search.differential.*`` checks
     - ``retry`` - Search API retries of 408, 429 and 5xx as ``configure`` ``retries`` allows (seed 001)
@@ -210,8 +211,10 @@ Methods
     {openai_base}/responses`` (``web_search`` tool), carrying only the query: no system prompt or
     ``instructions``, one user message with one text part. ``text`` is the model-visible JSON
     ``{"summary", "sources": [{"title", "url"}], "truncated"?}``; ``value`` is any object (the
-    reference puts ``{"result", "usage"}`` there). A tool error is an ``error`` response with a
-    WEB_* code.
+    reference puts ``{"result", "usage"}`` there), and with ``standalone-usage`` an object whose ``usage``
+    is ``{"source": "web-search", "connection": str, "model": str, "input_tokens": int, "output_tokens":
+    int, "http_requests": int}`` (more keys allowed): the search's own usage, owned by the connection and
+    model it was set to use. A tool error is an ``error`` response with a WEB_* code.
 
 ``standalone_resolve`` -> ``{"text": str, "value": resolution}``
     Params ``{"document": object, "environ_set": [str, ...]}``: the account and model selection
@@ -266,6 +269,7 @@ it. The report names every profile and why one was not certified.
 - ``ssrf``: ``web_fetch``, ``ssrf-test-mode``
 - ``seed-003-standalone``: ``standalone-search``, ``standalone-resolve``
 - ``seed-003-settings-save``: ``standalone-save``
+- ``seed-003-usage``: ``standalone-search``, ``standalone-usage``
 
 Conformance search route
 ------------------------
@@ -314,6 +318,7 @@ __all__ = [
     "CAP_STANDALONE_RESOLVE",
     "CAP_STANDALONE_SAVE",
     "CAP_STANDALONE_SEARCH",
+    "CAP_STANDALONE_USAGE",
     "CAP_SUMMARY_BUDGET",
     "CAP_WEB_FETCH",
     "CAP_WEB_SEARCH",
@@ -334,6 +339,7 @@ CAP_EVIDENCE_SEARCH: Final = "evidence-search"
 CAP_STANDALONE_SEARCH: Final = "standalone-search"
 CAP_STANDALONE_RESOLVE: Final = "standalone-resolve"
 CAP_STANDALONE_SAVE: Final = "standalone-save"
+CAP_STANDALONE_USAGE: Final = "standalone-usage"
 CAP_SCRIPTED_SEARCH: Final = "scripted-search"
 CAP_RETRY: Final = "retry"
 CAP_PACING: Final = "pacing"
@@ -352,6 +358,7 @@ CAPABILITIES: Final = (
     CAP_STANDALONE_SEARCH,
     CAP_STANDALONE_RESOLVE,
     CAP_STANDALONE_SAVE,
+    CAP_STANDALONE_USAGE,
     CAP_SCRIPTED_SEARCH,
     CAP_RETRY,
     CAP_PACING,

@@ -119,6 +119,12 @@ PROFILES: tuple[Profile, ...] = (
         "saving the assigned search model: only that field changes, a project file's value is shown in effect",
         requires=("standalone-save",),
     ),
+    Profile(
+        "seed-003-usage",
+        "003",
+        "the standalone search's usage: tokens and HTTP requests under web-search, owned by its connection and model",
+        requires=("standalone-search", "standalone-usage"),
+    ),
 )
 
 

@@ -16,7 +16,7 @@ from dsweb_ref.certification.targets import TargetConfig
 
 ALL_CAPS = ("web_search", "web_fetch", "messages-search", "search-api", "fetch-api", "cancel", "standalone-search",
             "standalone-resolve", "evidence-search", "ssrf-test-mode", "retry", "pacing", "localization",
-            "scripted-search", "summary-budget", "quality-metadata", "standalone-save")
+            "scripted-search", "summary-budget", "quality-metadata", "standalone-save", "standalone-usage")
 
 
 def result(check_id: str, outcome: Outcome, protocols: dict[str, str] | None = None) -> CheckResult:
@@ -30,6 +30,7 @@ MEMBERS = {
     "c.fetch": ("seed-001-fetch-api",),
     "d.standalone": ("seed-003-standalone",),
     "d.save": ("seed-003-settings-save",),
+    "d.usage": ("seed-003-usage",),
     "e.evidence": ("seed-002-evidence",),
     "e.evidence_html": ("seed-002-evidence-html",),
     "f.guard": ("ssrf",),

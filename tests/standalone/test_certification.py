@@ -49,6 +49,8 @@ BREAKS: dict[str, tuple[str, str]] = {
     # issue 24 item 5: rows the mutation run of providers/standalone_messages.py showed missing
     "standalone-error-echo-unscrubbed": ("standalone.prose.error", "[http-401-quoting-the-key] the tool error shows"),
     "standalone-no-content-type": ("standalone.request.isolated", "expected application/json"),
+    # seed 003's usage (capability standalone-usage): owned by the search's model, not the conversation's
+    "standalone-usage-main-model": ("standalone.usage.reported", "[messages] model='deepseek-v4-pro'"),
 }
 # Readings seed 003 leaves open: each must stay certified.
 VARIANTS = ("standalone-open-fields",)

@@ -23,6 +23,7 @@ from . import (  # noqa: F401  (registration side effect)
     ssrf_limits,
     standalone,
     standalone_save,
+    standalone_usage,
     summary,
     text,
     validation,

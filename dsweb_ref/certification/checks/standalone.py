@@ -12,7 +12,7 @@ connection-access limits apply).
 Left open (accepted either way): the wording around the query inside its one user message, which
 eight sources are kept, which of several titles a URL gets, the summary's own bound, request
 fields that carry no content (``include``, ``tool_choice``, ``thinking``, ``max_uses``, ``store``), streaming
-or not. Usage is not in the adapter protocol, so its attribution is tested, not certified.
+or not. Usage is certified apart (capability ``standalone-usage``, :mod:`.standalone_usage`).
 
 Rows marked ``stream`` configure ``standalone_stream``: the emulator tells their answer as server-sent
 events to a target that asks for a stream and as the same JSON to one that does not, so a target
