@@ -129,6 +129,9 @@ READINGS: dict[str, tuple[Saver, set[str]]] = {
         _rewritten(lambda u: "[agent]\n" in u and FIELD not in u, lambda u, v: _after_header(u, f'{FIELD} = "{v}"\n')),
         {"value-needing-quotes"}),
     "auto refused": (_refusing(lambda u, v: v == "auto"), {"auto-saved"}),
+    # catches: the chosen connection and model saved lower-cased (shown in effect that way too)
+    "the value folded to lower case": (
+        lambda user, project, value: reference_save(user, project, value.lower()), {"value-case-kept"}),
     "the project file ignored": (_project_ignored, {"project-overrides"}),
     "saved into the project file": (_saved_into_project, {"project-overrides"}),
     "any project file taken for an override": (_any_project_overrides, {"project-without-the-field"}),

@@ -72,6 +72,9 @@ SAVE_CASES = (
           None, "search-conn/deepseek-v4-flash"),
     _case("model-with-slashes", "refusing a model name that holds / (seed 003: it may), or splitting at the last /",
           "[agent]\n", "router/org/deepseek-v4-flash"),
+    # An outside hunt's find: every value above is lower case, so a save folding the case passed them all.
+    _case("value-case-kept", "the chosen value folded to lower case (the save 'updates only that field', to the "
+          "connection and model as chosen)", "[agent]\n", "Search-Conn/DeepSeek-V4-Flash"),
     _case("value-needing-quotes", "writing the value without TOML escaping (another value, or no TOML at all)",
           "[agent]\n", 'my "search" conn/模型\\v4'),
     _case("auto-saved", 'refusing "auto", which seed 003 names as the automatic choice', "[agent]\n", "auto"),
