@@ -69,7 +69,10 @@ _CLOCK_EPSILON = 1e-6
 # Extra spacing between paced starts, as a share of 1/qps: room for late wake-ups and transport
 # jitter (a 5 QPS pacer tolerates 50 ms of it per second) at the cost of 5 % of the rate.
 PACING_SLACK = 0.05
-_DELAY_SECONDS = re.compile(r"\d{1,9}")
+_DELAY_SECONDS = re.compile(r"\d+")
+# Ten digits or more ask for at least this long: more than any retry may wait, so they end the retries
+# (read as unreadable, they got a short backoff: a longer wait asked for, an earlier retry).
+_AT_LEAST_TEN_DIGITS = 1e9
 
 
 class Clock(Protocol):
@@ -136,10 +139,11 @@ def retryable(status: int) -> bool:
 
 def retry_after_seconds(headers: Mapping[str, str], wall_now: float) -> float | None:
     """The wait a ``Retry-After`` header asks for (delay-seconds, or an HTTP date measured against
-    ``wall_now``; a past date is 0), or None when absent or unreadable."""
+    ``wall_now``; a past date is 0; ten digits or more, at least 10**9 s), or None when absent or unreadable."""
     value = (headers.get("retry-after") or "").strip()
     if _DELAY_SECONDS.fullmatch(value):
-        return float(int(value))
+        digits = value.lstrip("0") or "0"  # leading zeros say nothing (and would make int() slow)
+        return float(int(digits)) if len(digits) < 10 else _AT_LEAST_TEN_DIGITS
     if not value or len(value) > 64:
         return None
     try:

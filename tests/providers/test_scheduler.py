@@ -127,6 +127,16 @@ def test_retry_after_longer_than_the_cap_ends_the_retries(emulator: Emulator, en
     assert clock.slept == []
 
 
+def test_a_retry_after_of_ten_digits_ends_the_retries_too(emulator: Emulator, env: dict[str, str]) -> None:
+    """A longer wait asked for must never mean an earlier retry: ten digits were once read as no header,
+    and the search backed off a fraction of a second and retried (outside hunt D)."""
+    clock = ManualClock(auto=True)
+    emulator.inject("search", RateLimited(retry_after=9_999_999_999))
+    provider = _search_api(emulator, env, clock, **{"deepseek_api.retries": 3, "deepseek_api.retry_max_wait_s": 10.0})
+    assert "HTTP 429" in _error(provider).message
+    assert _statuses(emulator) == [429] and clock.slept == []
+
+
 def test_402_is_never_retried_and_reads_as_a_funding_problem(emulator: Emulator, env: dict[str, str]) -> None:
     clock = ManualClock(auto=True)
     emulator.inject("search", Status(402), times=None)
@@ -195,7 +205,10 @@ def test_retryable_statuses_are_408_429_and_5xx_only() -> None:
         (email.utils.formatdate(WALL_EPOCH - 7, usegmt=True), 0.0),  # a past date: retry now
         ("-1", None),
         ("1.5", None),
-        ("9999999999", None),  # absurd digit runs are not read
+        ("999999999", 999999999.0),
+        ("9999999999", 1e9),  # ten digits or more: at least that long, never a short backoff
+        pytest.param("0" * 5000 + "7", 7.0, id="leading-zeros-past-int-limit"),  # still 7 seconds
+        pytest.param("9" * 5000, 1e9, id="digits-past-int-limit"),
         ("soon", None),
         ("Mon, 99 Foo 2026 25:61:61 GMT", None),
         ("x" * 200, None),
