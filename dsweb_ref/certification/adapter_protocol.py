@@ -225,7 +225,11 @@ Methods
     ``value`` is ``{"status": "selected" | "none" | "invalid", "route": {"account", "protocol",
     "url", "model", "api_key_env"} | null, "reason": str | null, "reference": str | null}`` (more
     keys, such as the reference's ``skipped`` and ``notice``, are allowed and not compared);
-    ``text`` is free. A malformed document is an error ``WEB_CONFIG_INVALID``.
+    ``text`` is free. For ``none`` the ``reason`` says which of seed 003's cases left no search tool, in
+    this protocol's words: ``offline`` (offline mode), ``not_allowed`` (an explicit tool allow-list
+    without ``web_search``), ``explicit_off`` (the current, search-capable account says ``web_search =
+    false``: no fallback), ``no_search_account`` (no configured, search-enabled account); for
+    ``invalid`` any non-empty reason is accepted. A malformed document is an error ``WEB_CONFIG_INVALID``.
 
 ``standalone_save`` -> ``{"text": str, "value": {"user": str, "effective": str | null, "overridden_by": ...}}``
     Params ``{"user": str | null, "project": str | null, "value": str}``: save ``value`` as the assigned
