@@ -47,7 +47,7 @@ READINGS: dict[str, tuple[str, str, str, set[str]]] = {
         {"reference-without-a-model-is-not-used"}),
     "malformed-reference-read-as-automatic": (
         "_assigned", 'Resolution("invalid", reason="bad_ref"', 'Resolution("none", reason="bad_ref"',
-        {"reference-without-a-model-is-not-used"}),
+        {"reference-without-a-model-is-not-used", "bare-model-without-a-connection-is-not-used"}),
     "removed-connection-reference-dropped": (
         "_assigned", 'reason="not_found", reference=reference)', 'reason="not_found")',
         {"assigned-connection-gone-does-not-fall-back"}),
@@ -56,7 +56,7 @@ READINGS: dict[str, tuple[str, str, str, set[str]]] = {
         'Resolution("invalid", reference=reference)', {"assigned-connection-disabled"}),
     "search-off-reason-dropped": (
         "_assigned", 'reason="search_off", reference=reference)', 'reason=None, reference=reference)',
-        {"assigned-connection-search-off"}),
+        {"assigned-connection-search-off", "assigned-third-party-needs-its-own-opt-in"}),
     "no-credentials-reference-dropped": (
         "_assigned", 'reason="no_credentials", reference=reference)', 'reason="no_credentials", reference=None)',
         {"assigned-without-credentials"}),

@@ -180,6 +180,15 @@ def _final_without_output(events: list[Event]) -> list[Event]:
 _CONTEXT = ("for a customer in Lisbon who already uses the standard plan, who asked in Portuguese about invoices "
             "issued before the 2026 price change, and who needs the answer for a board meeting on Friday ")
 LONG_QUERIES = ((f"first standalone topic {_CONTEXT}" * 2).strip(), (f"second standalone topic {_CONTEXT}" * 2).strip())
+# about 1 700 characters each, under the 4 096 bytes the reference takes (a target's own bound is open)
+LONGER_QUERIES = ((f"first standalone topic {_CONTEXT}" * 8).strip(),
+                  (f"second standalone topic {_CONTEXT}" * 8).strip())
+# The first search's own answer in the earlier-answer row: nothing of it (the source's host, its title, the
+# summary) may ride along in the second search's request, whatever wording a target puts around the query.
+_EARLIER_SOURCE = ("https://kumquat-ledger.example.test/invoices", "Kumquat ledger invoice archive")
+_EARLIER_SUMMARY = "The kumquat ledger lists every invoice issued before the price change."
+EARLIER_PIECES = {"its source's URL": "kumquat-ledger.example.test", "its source's title": _EARLIER_SOURCE[1],
+                  "its summary": _EARLIER_SUMMARY}
 REQUEST_CASES = (
     Case("messages", "extra messages, history or client tools, a system instruction, a second content part, "
          "another web_search tool version, a budget other than 8192, or a body sent without the key or a JSON "
@@ -192,6 +201,13 @@ REQUEST_CASES = (
     Case("messages-long-query", "the query cut to a short limit (the Search API's 128 characters carried over, "
          "or 256), losing the context the caller wrote into it",
          {"protocol": "messages", "queries": LONG_QUERIES}),
+    Case("messages-query-of-1700-characters", "the query cut silently at a longer limit (1 000 characters), still "
+         "losing the context the caller wrote into it", {"protocol": "messages", "queries": LONGER_QUERIES}),
+    # seed 003: "搜索服务不会读取对话、附件、工作区或其他搜索的历史" - an earlier search's answer is such history
+    Case("messages-no-earlier-answer", "carrying an earlier search's answer into the next search's request (its "
+         "source URLs as 'already found', its titles or its summary)",
+         {"protocol": "messages", "earlier": AsAnswer(_messages_body(
+             [_result_block([_item(*_EARLIER_SOURCE)]), {"type": "text", "text": _EARLIER_SUMMARY}]))}),
 )
 # Responses request fields that would bring a search what seed 003 keeps from it: the history of a server-side
 # conversation (which every search naming it shares), or a stored prompt's own instructions and messages.
@@ -268,7 +284,9 @@ def _request_problems(protocol: str, body: Any, query: str) -> list[str]:
     rule="Seed 003: every search sends a separate model request containing only the query and the search "
     "backend's native search tool (so no system prompt or instructions, no other message or content part, and "
     "the tool version the backend documents) and reads no conversation or other searches' history (so no "
-    "previous_response_id, server-side conversation or stored prompt; storing the answer is open); the output "
+    "previous_response_id, server-side conversation or stored prompt, and nothing of an earlier search's answer: "
+    "its sources or summary; storing the answer is open); the query carries the needed context, so it goes whole "
+    "(a target may refuse one longer than its own bound as a tool error, never cut it silently); the output "
     "budget is 8192 tokens; the search uses the account's own endpoint and credentials (so the request presents "
     "the configured key, as Authorization: Bearer or x-api-key, with the JSON Content-Type the backend's API "
     "takes; other headers are free).",
@@ -279,6 +297,9 @@ async def request_isolated(ctx: CheckContext) -> None:
         protocol = case["protocol"]
         queries: tuple[str, str] = case.params.get("queries", ("first standalone topic", "second standalone topic"))
         ctx.emu.log.clear()
+        earlier: Fault | None = case.params.get("earlier")
+        if earlier is not None:  # the first search's answer (the request after it must carry none of it)
+            ctx.emu.inject("responses" if protocol == "responses" else "messages", earlier, times=1)
         outcomes = [await _search(ctx, query, protocol) for query in queries]
         if "queries" in case.params and not any(o.ok for o in outcomes) and not ctx.records(ROUTES[protocol]):
             for outcome in outcomes:  # refused as longer than the target's own bound: open, as a tool error
@@ -300,6 +321,11 @@ async def request_isolated(ctx: CheckContext) -> None:
             require(not problems, f"[{case.name}] {'; '.join(problems)}", body=body, catches=case.catches)
         require(queries[0] not in json.dumps(bodies[1], ensure_ascii=False),
                 f"[{case.name}] the second search carries the first one's query")
+        if earlier is not None:
+            second = json.dumps(bodies[1], ensure_ascii=False)
+            carried = [what for what, piece in EARLIER_PIECES.items() if piece in second]
+            require(not carried, f"[{case.name}] the second search carries the first one's answer "
+                    f"({', '.join(carried)})", body=bodies[1], catches=case.catches)
 
 
 # -- the result bound -----------------------------------------------------------------------------
@@ -384,7 +410,8 @@ async def result_bounded(ctx: CheckContext) -> None:
 
 # A completed search and its answer: what a failed response still holds in the rows that fail it.
 _SEARCHED = [_search_call(urls=("https://a.example.test/",)), _answer([_text("Partial answer.")])]
-# A complete answer (a search with a result, then text) whose stream the failure rows spoil near its end.
+# A complete answer (a search with a result, then text) whose stream the failure rows spoil near its end
+# (and, in the answer-body rows, the body of a reply whose HTTP status says the request failed).
 _STRING_INDEXED: Event = ("content_block_start", {"type": "content_block_start", "index": "2",
                                                    "content_block": {"type": "text", "text": "Odd."}})
 _STREAMED = {"messages": _messages_body([_result_block([_item("https://a.example.test/")]),
@@ -405,6 +432,12 @@ PROSE_CASES = (
          {"protocol": "messages", "fault": Status(500)}),
     Case("responses-http-429", "the same over Responses (a rate-limited search request)",
          {"protocol": "responses", "fault": Status(429)}),
+    # seed 003: "失败通过普通工具错误返回" - an error status is a failure, whatever its body reads as
+    Case("http-500-with-an-answer-body", "taking a failed search request's body for the answer when it reads as "
+         "one (a completed search and its text), the HTTP status ignored",
+         {"protocol": "messages", "fault": Status(500, body=_STREAMED["messages"])}),
+    Case("http-400-with-an-answer-body", "the same for a refused request (4xx) whose body reads as an answer",
+         {"protocol": "messages", "fault": Status(400, body=_STREAMED["messages"])}),
     Case("started-not-completed", "counting a server_tool_use (a started search) as a completed one",
          {"protocol": "messages", "body": _messages_body(
              [{"type": "server_tool_use", "id": "srvtoolu_cert", "name": "web_search", "input": {"query": "q"}},
@@ -521,7 +554,8 @@ def _prose_fault(case: Case, key: str) -> Fault:
     requires=(SA,),
     provider="messages",
     rule="Seed 003: if the backend returns only an ordinary answer without completing native search results, "
-    "a tool error is reported; failures are returned as ordinary tool errors (a search that failed in band "
+    "a tool error is reported; failures are returned as ordinary tool errors (an HTTP error status, whatever its "
+    "body holds; a search that failed in band "
     "completed nothing, and a malformed answer is no completed search either), and, by the project's rule that "
     "no secret lands in any log or report, a tool error never shows the credential, whatever the upstream "
     "quoted. Whether and how much of the upstream's error is quoted stays open. A call without a query or with "
@@ -899,11 +933,15 @@ _RELAY_ROUTE = ("selected", "relay", "messages", "https://relay.example.test/ant
                 "RELAY_KEY")
 
 
-def _row(name: str, catches: str, document: dict[str, Any], expect: tuple[Any, ...], *, refusable: bool = False
-         ) -> Case:
+def _row(name: str, catches: str, document: dict[str, Any], expect: tuple[Any, ...], *, refusable: bool = False,
+         also: tuple[tuple[Any, ...], ...] = ()) -> Case:
     """``refusable``: the row also passes a WEB_CONFIG_INVALID refusal of the whole document (seed 003 decides
-    the expected resolution is not a selection, but not whether a malformed value is refused at load)."""
-    return Case(name, "" + catches, {"document": document, "expect": expect, "refusable": refusable})
+    the expected resolution is not a selection, but not whether a malformed value is refused at load).
+    ``also``: other resolutions the row accepts, where seed 003 leaves the reading open."""
+    params: dict[str, Any] = {"document": document, "expect": expect, "refusable": refusable}
+    if also:
+        params["also"] = also
+    return Case(name, "" + catches, params)
 
 
 def _invalid(reference: str) -> tuple[str, str, str]:
@@ -917,8 +955,28 @@ RESOLUTION_CASES = (
          {"current": "main", "accounts": [_acct("main")]}, _OFFICIAL),
     _row("official-chat-with-v1-is-official", "accepting only the bare host for Chat Completions",
          {"current": "main", "accounts": [_acct("main", base_url="https://api.deepseek.com/v1/")]}, _OFFICIAL),
-    _row("official-responses-is-official", "treating the official Responses URL as third-party",
-         {"current": "main", "accounts": [_acct("main", "responses", "https://API.deepseek.com/v1")]}, _OFFICIAL),
+    # seed 003: "精确匹配的官方 Messages、Responses 及 Chat Completions 地址（后者可带 /v1）" grants /v1 to "the
+    # latter": Chat Completions alone read literally, Responses and Chat Completions as the reference reads it.
+    # So /v1 on Responses is open: official (the official Messages base) or another address (a third-party
+    # Responses account without web_search = true, which searches nothing). The bare host, official under
+    # either reading, is enforced by official-responses-bare-host-is-official.
+    _row("official-responses-is-official", "searching a Responses account at the official host's /v1 through its "
+         "own Responses URL without an opt-in, which neither reading of /v1 allows (official: the official Messages "
+         "base; not official: a third party that did not opt in searches nothing)",
+         {"current": "main", "accounts": [_acct("main", "responses", "https://API.deepseek.com/v1")]}, _OFFICIAL,
+         also=(("none", "no_search_account"),)),
+    _row("official-responses-bare-host-is-official", "recognising the official Responses account only at /v1 (or "
+         "matching the host's letter case), so the bare official host is taken for a third-party address",
+         {"current": "main", "accounts": [_acct("main", "responses", "https://API.deepseek.com")]}, _OFFICIAL),
+    _row("official-messages-base-with-v1-is-not-official", "granting the /v1 of Chat Completions to the Messages "
+         "base too, so https://api.deepseek.com/anthropic/v1 is taken for the exact official Messages address",
+         {"current": "main", "accounts": [_acct("main", "messages", "https://api.deepseek.com/anthropic/v1")]},
+         ("none", "no_search_account")),
+    # seed 003: "精确匹配" - the host's case is the URL's own (RFC 3986), the path's is not
+    _row("official-path-differing-in-case-is-not-official", "comparing the official path regardless of case, so "
+         "https://api.deepseek.com/V1 is taken for the official /v1",
+         {"current": "main", "accounts": [_acct("main", base_url="https://api.deepseek.com/V1")]},
+         ("none", "no_search_account")),
     _row("official-messages-is-official", "not recognising the official Messages base",
          {"current": "main", "accounts": [_acct("main", "messages", "https://api.deepseek.com/anthropic")]},
          _OFFICIAL),
@@ -939,6 +997,22 @@ RESOLUTION_CASES = (
     _row("fallback-to-first-configured-search-enabled-account", "giving up, or picking the last candidate",
          {"current": "plain", "accounts": [_acct("plain", base_url="https://other.example.test/v1", key="OTHER_KEY"),
                                            _acct("main"), _acct("second")]}, _OFFICIAL),
+    # seed 003: "否则按配置顺序选择第一个已配置、已启用搜索的账号" - an opted-in relay is search-enabled
+    # ("第三方 Messages 或 Responses 账号须显式设置 web_search = true"), and it comes first in the order here
+    _row("fallback-takes-an-opted-in-relay-in-order", "taking official accounts before (or instead of) an opted-in "
+         "third-party account in the automatic fallback, so the official account after it is chosen",
+         {"current": "plain", "accounts": [_acct("plain", base_url="https://other.example.test/v1", key="OTHER_KEY"),
+                                           {**_RELAY, "web_search": True}, _acct("main")]}, _RELAY_ROUTE),
+    # seed 003: "当前支持搜索的账号显式设置 web_search = false 时，不会改用其他账号" names the current account
+    # only: another account switched off is passed over, as any account that is not search-enabled
+    _row("fallback-skips-a-switched-off-account-that-is-not-current", "stopping the fallback at any account "
+         "whose web_search is false, not only the current one",
+         {"current": "plain", "accounts": [_acct("plain", base_url="https://other.example.test/v1", key="OTHER_KEY"),
+                                           _acct("off", web_search=False), _acct("main")]}, _OFFICIAL),
+    # seed 003: only an explicit web_search = false blocks; a relay that never set it merely does not search
+    _row("current-relay-without-a-switch-does-not-block-fallback", "letting a current third-party account that "
+         "never set web_search (so never opted in) block the fallback, whatever reason it reports",
+         {"current": "relay", "accounts": [_RELAY, _acct("main")]}, _OFFICIAL),
     _row("fallback-skips-accounts-without-credentials", "choosing an account whose key variable is unset",
          {"current": "x", "accounts": [_acct("nokey", key="UNSET_KEY"), _acct("main")]}, _OFFICIAL),
     _row("current-without-credentials-falls-back", "selecting the current account although it is not configured",
@@ -953,6 +1027,12 @@ RESOLUTION_CASES = (
          {"current": "relay", "accounts": [_RELAY]}, ("none", "no_search_account")),
     _row("third-party-messages-opted-in-keeps-own-endpoint-and-key", "sending a relay key to the official host",
          {"current": "relay", "accounts": [{**_RELAY, "web_search": True}]}, _RELAY_ROUTE),
+    # seed 003: "搜索仍使用该账号配置的端点和凭据"; "自定义请求 URL 不会被自动转换"
+    _row("third-party-request-url-is-the-search-url", "dropping a third-party account's own request URL and "
+         "deriving the search URL from its base",
+         {"current": "relay", "accounts": [{**_RELAY, "request_url": "https://relay.example.test/gw/v1/messages",
+                                            "web_search": True}]},
+         ("selected", "relay", "messages", "https://relay.example.test/gw/v1/messages", "r-model", "RELAY_KEY")),
     _row("third-party-responses-opted-in-uses-responses", "forcing every third-party account onto Messages",
          {"current": "relay-r", "accounts": [{**_RELAY_R, "web_search": True}]},
          ("selected", "relay-r", "responses", "https://relay.example.test/v1/responses", "gpt-x", "RELAY_KEY")),
@@ -979,6 +1059,12 @@ RESOLUTION_CASES = (
          "using a switched-off connection (or dropping the kept reference or the reason shown)",
          {"current": "main", "web_search_model": "second/m",
           "accounts": [_acct("main"), _acct("second", enabled=False)]}, _invalid("second/m")),
+    # seed 003: "手动指定时 ... 检查该连接的搜索开关"; a third-party account's switch is on only when set true
+    _row("assigned-third-party-needs-its-own-opt-in", "taking the hand-picked assignment as a third-party "
+         "connection's opt-in, so one that never set web_search = true searches (or dropping the kept reference or "
+         "the reason shown)",
+         {"current": "main", "web_search_model": "relay/r-model", "accounts": [_acct("main"), _RELAY]},
+         _invalid("relay/r-model")),
     _row("assigned-connection-search-off", "ignoring the assigned connection's own search switch"
          " (or dropping the kept reference or the reason shown)",
          {"current": "main", "web_search_model": "second/m",
@@ -991,6 +1077,9 @@ RESOLUTION_CASES = (
          {"offline": True, "current": "main", "accounts": [_acct("main")]}, ("none", "offline")),
     _row("allow-list-without-web-search-registers-nothing", "ignoring an explicit tool allow-list",
          {"tools_enabled": ["web_fetch"], "current": "main", "accounts": [_acct("main")]}, ("none", "not_allowed")),
+    # seed 003: "如果 [tools].enabled 是显式工具白名单，需要包含 web_search" - an empty list is one without it
+    _row("empty-allow-list-registers-nothing", "reading an explicit empty allow-list as no allow-list at all",
+         {"tools_enabled": [], "current": "main", "accounts": [_acct("main")]}, ("none", "not_allowed")),
     _row("allow-list-with-web-search-registers", "treating any allow-list as excluding the tool",
          {"tools_enabled": ["web_search"], "current": "main", "accounts": [_acct("main")]}, _OFFICIAL),
     # seed 003: a model offered only by a remote broker or an extension brings no local search credential
@@ -1039,6 +1128,11 @@ RESOLUTION_CASES = (
          "searching with an empty model (main/ read as connection main, model ''), or reading it as automatic",
          {"current": "main", "web_search_model": "main/", "accounts": [_acct("main")]}, _invalid("main/"),
          refusable=True),
+    # seed 003: "显式值使用 连接名/模型名"; an unusable choice "保留引用并显示不可用原因 ... 不会自动换账号"
+    _row("bare-model-without-a-connection-is-not-used", "reading a value without / (a model ID) as that model on "
+         "the automatically chosen account, or as automatic",
+         {"current": "main", "web_search_model": "deepseek-v4-pro", "accounts": [_acct("main")]},
+         _invalid("deepseek-v4-pro"), refusable=True),
     # seed 003: "当前支持搜索的账号显式设置 web_search = false 时，不会改用其他账号" - a third-party
     # Messages or Responses account is search-capable ("须显式设置 web_search = true")
     _row("explicit-off-on-third-party-messages-current-blocks-fallback",
@@ -1097,16 +1191,17 @@ def resolution_observed(result: Any, expect: tuple[Any, ...]) -> tuple[Any, ...]
     seed="003",
     requires=(SR,),
     provider="messages",
-    rule="Seed 003: the current account when configured and search-enabled, else the first configured "
-    "search-enabled account; explicit off on a search-capable current account blocks fallback; official "
-    "DeepSeek URLs search via the official Anthropic-compatible base with the same account and model, custom "
-    "URLs are never converted; third-party Messages/Responses accounts need web_search = true and keep their "
-    "endpoint and key; web_search_model missing, empty or auto is automatic, else connection/model split at "
-    "the first slash; an unusable assignment keeps its reference, shows why, registers nothing and does not "
-    "switch; offline mode and an allow-list without web_search register nothing; a model offered only by a "
-    "remote broker or an extension does not mean a local search credential, so an enabled local search account "
-    "is still needed; "
-    "connection-access limits still apply.",
+    rule="Seed 003: the current account when configured and search-enabled, else the first configured search-enabled "
+    "account in configuration order (an opted-in third-party account included); explicit off on a search-capable "
+    "current account blocks fallback (an omitted switch does not, nor another account's off); exactly matched "
+    "official DeepSeek URLs (Messages without /v1, Chat Completions with or without it; /v1 on Responses is open) "
+    "search via the official Anthropic-compatible base with the same account and model, custom URLs are never "
+    "converted; third-party Messages/Responses accounts need web_search = true (an assignment too) and keep their "
+    "endpoint (their own request URL) and key; web_search_model missing, empty or auto is automatic, else "
+    "connection/model split at the first slash; an unusable assignment keeps its reference, shows why, registers "
+    "nothing and does not switch; offline mode and an allow-list without web_search (an empty one too) register "
+    "nothing; a model offered only by a remote broker or an extension does not mean a local search credential, so an "
+    "enabled local search account is still needed; connection-access limits still apply.",
     cases=RESOLUTION_CASES,
 )
 async def resolve_table(ctx: CheckContext) -> None:
@@ -1122,6 +1217,7 @@ async def resolve_table(ctx: CheckContext) -> None:
             wrong.append(f"{case.name}: {outcome.brief()}")
             continue
         got = resolution_observed(outcome.value, case["expect"])
-        if got != case["expect"]:
-            wrong.append(f"{case.name}: got {got!r}, expected {case['expect']!r}")
+        also: tuple[tuple[Any, ...], ...] = case.params.get("also", ())
+        if got != case["expect"] and got not in also:
+            wrong.append(f"{case.name}: got {got!r}, expected {' or '.join(map(repr, (case['expect'], *also)))}")
     require(not wrong, f"{len(wrong)} selection row(s) wrong: " + "; ".join(wrong)[:900], rows=wrong)
