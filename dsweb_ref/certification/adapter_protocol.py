@@ -111,7 +111,9 @@ Methods
     Every key is a deployment setting a check relies on; use each as given. Unknown keys must be
     ignored. ``tools_base`` is a complete base: some checks hand over another deployment's
     (``http://127.0.0.1:PORT/deepseek/tools``, ``.../api/v1/tools``), and the request must go to exactly
-    that base plus ``/search`` or ``/fetch``, never to a fixed ``/v1/tools`` path on its host. A Search
+    that base plus ``/search`` or ``/fetch``, never to a fixed ``/v1/tools`` path on its host.
+    ``messages_base`` is complete too: the request goes to exactly it plus ``/messages``, with no
+    ``/v1`` added (an SDK that appends ``/v1/messages`` to its own base must be given a path instead). A Search
     API answer of 200 that is no search answer (no ``results`` list, an error envelope, a result that is
     not an object or has no text ``url``) is a failure, not an empty search.
 

@@ -56,9 +56,10 @@ class SdkMessagesSearch:
 
     def __init__(self, config: TargetConfig) -> None:
         self.config = config
-        # The SDK appends /v1/messages; the suite's base already ends in /v1. No redirect is followed.
+        # The configured base is complete (seed 001): the request goes to {messages_base}/messages, so the
+        # SDK's own /v1/messages path is not used. No redirect is followed.
         self.client = anthropic.AsyncAnthropic(
-            base_url=config.messages_base.removesuffix("/").removesuffix("/v1"), api_key=config.api_key,
+            base_url=config.messages_base, api_key=config.api_key,
             max_retries=0, timeout=config.timeout_s, _strict_response_validation=True,
             http_client=anthropic.DefaultAsyncHttpxClient(follow_redirects=False),
         )
@@ -69,11 +70,12 @@ class SdkMessagesSearch:
     async def search(self, request: SearchRequest, ctx: CallContext) -> SearchResult:
         c = self.config
         try:
-            message = await self.client.messages.create(
-                model=c.model, max_tokens=c.max_tokens, messages=[{"role": "user", "content": PROMPT + request.query}],
-                thinking={"type": "disabled"},
-                tools=[{"type": "web_search_20250305", "name": "web_search", "max_uses": c.max_uses}],
-            )
+            message = await self.client.post("/messages", cast_to=Message, body={
+                "model": c.model, "max_tokens": c.max_tokens,
+                "messages": [{"role": "user", "content": PROMPT + request.query}],
+                "thinking": {"type": "disabled"},
+                "tools": [{"type": "web_search_20250305", "name": "web_search", "max_uses": c.max_uses}],
+            })
         except anthropic.APIError as exc:
             status = getattr(exc, "status_code", None)
             raise WebError(WebErrorCode.PROVIDER_ERROR, f"Messages search failed: {type(exc).__name__}"

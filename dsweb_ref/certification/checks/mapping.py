@@ -6,7 +6,7 @@ which source field, in service order, with nothing invented. Each case scripts o
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...emulator import Status
@@ -122,19 +122,34 @@ async def api_mapping(ctx: CheckContext) -> None:
             f"{WRONG_TYPES.name}: source fields {got[0][1:]!r} are not text")
 
 
-def _messages(results: list[dict[str, Any]], citations: list[tuple[str, str]], *, shape: str = "") -> bytes:
+def _cited(text: str, citations: Sequence[tuple[str, str]]) -> dict[str, Any]:
+    return {"type": "text", "text": text, "citations": [
+        {"type": "web_search_result_location", "url": url, "title": None, "cited_text": cited,
+         "encrypted_index": "aW5kZXg="} for url, cited in citations]}
+
+
+def _messages(params: Mapping[str, Any]) -> bytes:
     """A Messages answer: one result block holding ``results``, then a text block citing ``citations``.
     ``shape`` "empty-block-first": a result block with null content comes before it; "prose-first": an
-    uncited text block comes before the cited one (as real answers open)."""
+    uncited text block comes before the cited one (as real answers open). ``second_search``: a second
+    native search (its server_tool_use and result block) follows the first; ``more_citations``: after
+    an uncited text block, a second text block cites them (answers cite block by block)."""
     base = json.loads(answer_body("messages", QUERY, []))
-    base["content"][1]["content"] = results
+    base["content"][1]["content"] = params["results"]
+    shape = params.get("shape", "")
     if shape == "empty-block-first":
         base["content"].insert(1, {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_empty", "content": None})
+    second = params.get("second_search")
+    if second is not None:
+        base["content"] += [
+            {"type": "server_tool_use", "id": "srvtoolu_second", "name": "web_search", "input": {"query": "more"}},
+            {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_second", "content": second}]
+        base["usage"]["server_tool_use"]["web_search_requests"] = 2
     if shape == "prose-first":
         base["content"].append({"type": "text", "text": "Here is what I found:"})
-    base["content"].append({"type": "text", "text": "Cited.", "citations": [
-        {"type": "web_search_result_location", "url": url, "title": None, "cited_text": text,
-         "encrypted_index": "aW5kZXg="} for url, text in citations]})
+    base["content"].append(_cited("Cited.", params["citations"]))
+    if "more_citations" in params:
+        base["content"] += [{"type": "text", "text": "\n\n"}, _cited("Cited again.", params["more_citations"])]
     return json.dumps(base).encode()
 
 
@@ -177,6 +192,20 @@ MESSAGES_CASES = (
          {"results": [_hit("https://c.example.test/o", "O", kind="other"), _hit("https://c.example.test/o", "R")],
           "citations": [], "expected": [("https://c.example.test/o", "R", None, None)], "may_refuse": True},
          family=ORDER),
+    Case("two native searches in one answer", "only the first web_search_tool_result block mapped, so the "
+         "sources of a later native search (max_uses above 1) are lost",
+         {"results": [_hit("https://c.example.test/first", "First")],
+          "second_search": [_hit("https://c.example.test/second", "Second", "2026-03-03")],
+          "citations": [("https://c.example.test/first", "from the first search"),
+                        ("https://c.example.test/second", "from the second search")],
+          "expected": [("https://c.example.test/first", "First", "from the first search", None),
+                       ("https://c.example.test/second", "Second", "from the second search", "2026-03-03")]}),
+    Case("citations in two text blocks", "excerpts read only from the first text block that carries citations",
+         {"results": [_hit("https://c.example.test/one", "One"), _hit("https://c.example.test/two", "Two")],
+          "citations": [("https://c.example.test/one", "excerpt one")],
+          "more_citations": [("https://c.example.test/two", "excerpt two")],
+          "expected": [("https://c.example.test/one", "One", "excerpt one", None),
+                       ("https://c.example.test/two", "Two", "excerpt two", None)]}),
 )
 # Rows marked may_refuse script an answer the official SDK's types reject (a result block whose content
 # is null, an item type it does not know): refusing it as malformed (WEB_PROVIDER_ERROR) is a right
@@ -190,15 +219,17 @@ MESSAGES_CASES = (
     requires=(WS, MSG),
     provider="messages",
     rule="Seed 001: Messages search 'extracts sources and citation excerpts but discards the generated answer'. "
-    "Sources are the web_search_result items in order (other item types skipped, a repeated URL kept once), "
-    "each with its title, its page_age as the date, and as snippet the first citation excerpt naming its URL "
-    "(an empty cited_text is no excerpt), if any; no answer content. An answer the official SDK's types "
+    "Sources are the web_search_result items in order (other item types skipped, a repeated URL kept once) "
+    "of every web_search_tool_result block (seed 000: a provider with its own maxUses 'may perform several "
+    "native searches inside one ctx.web.search call'), each with its title, its page_age as the date, and as "
+    "snippet the first citation excerpt naming its URL in any text block (an empty cited_text is no "
+    "excerpt), if any; no answer content. An answer the official SDK's types "
     "reject (a result block with null content, an unknown item type) may instead be refused as malformed.",
     cases=MESSAGES_CASES,
 )
 async def messages_mapping(ctx: CheckContext) -> None:
     for case in MESSAGES_CASES:
-        body = _messages(case["results"], case["citations"], shape=case.params.get("shape", ""))
+        body = _messages(case.params)
         outcome = await _answer(ctx, body)
         if case.params.get("may_refuse") and outcome.error_code is not None:
             expect_error(outcome, case.name, PROVIDER_ERROR)

@@ -7,6 +7,7 @@ the settings passed through ``configure`` decide.
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlsplit
 
 from ...emulator import RequestRecord, Status
 from ..cases import Case
@@ -88,6 +89,11 @@ MESSAGES_WIRE = (
          {"model": "deepseek-v4-pro", "max_tokens": 2048, "max_uses": 1}),
     Case("max_uses 7", "max_uses clamped to the default", {"model": "deepseek-v4-flash", "max_tokens": 1024,
                                                           "max_uses": 7}),
+    # The emulator serves the messages route at /anthropic/messages too, so a client that inserts /v1
+    # still reaches a working route: the request log's path, not the answer, tells it apart.
+    Case("a base without /v1", "/v1 inserted into a Messages base whose path does not end in it (a route "
+         "prefix inferred, as a client that appends the SDK's /v1/messages to the base does)",
+         {"model": "deepseek-v4-flash", "max_tokens": 4096, "max_uses": 5, "base": "/anthropic"}),
 )
 
 
@@ -102,16 +108,24 @@ MESSAGES_WIRE = (
     "{model, max_tokens, messages, tools, thinking}: model and max_tokens as configured, one user message "
     "carrying the query, and tools exactly [{type: web_search_20250305, name: web_search, max_uses}]. The "
     "request carries the key (Authorization: Bearer or x-api-key) and a JSON Content-Type; other headers "
-    "are the implementation's choice.",
+    "are the implementation's choice. 'Messages keeps https://api.deepseek.com/anthropic/v1 and appends "
+    "/messages'; prefixes 'are never inferred from the hostname, so another deployment enters its complete "
+    "base': the request goes to exactly the configured base plus /messages, also under a base without /v1.",
     cases=MESSAGES_WIRE,
 )
 async def messages_wire(ctx: CheckContext) -> None:
     query = "deepseek search api"
     for case in MESSAGES_WIRE:
-        await ctx.configure(model=case["model"], max_tokens=case["max_tokens"], max_uses=case["max_uses"])
+        prefix: str | None = case.params.get("base")
+        base = ctx.emu.messages_base if prefix is None else ctx.emu.base_url + prefix
+        await ctx.configure(model=case["model"], max_tokens=case["max_tokens"], max_uses=case["max_uses"],
+                            messages_base=base)
         ctx.emu.log.clear()
         expect_success(await ctx.search([query]), f"{case.name}: Messages search")
         record = only_record(ctx, "messages", case.name)
+        want = urlsplit(base).path + "/messages"
+        require(record.path == want, f"{case.name}: the request went to {record.path}, expected {want}: the "
+                "configured Messages base is complete and only /messages is appended", path=record.path)
         body: Any = record.json
         require(isinstance(body, dict), f"{case.name}: the body is not a JSON object")
         require(sorted(body) == MESSAGES_KEYS, f"{case.name}: body keys {sorted(body)}, expected {MESSAGES_KEYS}")
