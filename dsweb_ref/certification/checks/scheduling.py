@@ -80,9 +80,9 @@ AT_ONCE_RETRY = 0.1
 # Each status of the guide's list (408, 429, 5xx) must wait too, not only most of them: a status family is
 # judged on the LONGEST of its own waits without Retry-After against the same bar. A full run gives each at
 # least five (its "every time" row's two calls and its "then success" row; 5xx seven), so a full-jitter curve
-# (uniform from 0, a fixed 0.5 s ceiling) draws all of one family's under the bar about five times in ten
+# (uniform from 0, a fixed 0.5 s ceiling) draws all of one family's under the bar about once in a
 # thousand runs (simulated: 1.1e-3 for either of them, 2.7e-3 for the second-longest of all waits; a doubling
-# ceiling 2.7e-4), while a status retried at once shows none above it in any run.
+# ceiling 2.7e-4; a failure needs two failing runs), while a status retried at once shows none above it in any run.
 LOAD_CAP = 0.2  # seconds: the most the measured load may widen a retry margin (a wrong reading is 0.5 s off)
 # The most the measured retry turnaround may raise AT_ONCE_RETRY: a waiting target's second-longest
 # wait without Retry-After is at least 0.25 s with the reference's curve.
