@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 import signal
 from collections.abc import Callable, Coroutine, Mapping
 from typing import Any, TypeVar
@@ -35,17 +36,37 @@ class Interrupted(Exception):
 
 
 def check_base(option: str, url: str) -> str | None:
-    """Why ``url`` (given as ``option``) is not a usable endpoint base, or None."""
+    """Why ``url`` (given as ``option``) is not a usable endpoint base, or None. A base carrying
+    credentials (``user:password@``) or a query is refused before anything prints it, and the refusal
+    never repeats those parts: the opening lines and every report name the bases."""
+    shown = _without_credentials(url)
     try:
         parts = urlsplit(url)
         port = parts.port
     except ValueError as exc:
-        return f"{option} {url!r} is not a URL ({exc})"
+        return f"{option} {shown!r} is not a URL ({_without_credentials(str(exc))})"
+    if parts.username is not None or parts.password is not None:
+        return (
+            f"{option} {shown!r} carries credentials (user:password@); the key goes in an environment "
+            "variable instead"
+        )
+    if parts.query or parts.fragment or "?" in url or "#" in url:
+        return f"{option} {shown!r} has a query or fragment: a base is a scheme, host and path"
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        return f"{option} {url!r} is not an http(s) URL with a host (e.g. https://api.deepseek.com)"
+        return f"{option} {shown!r} is not an http(s) URL with a host (e.g. https://api.deepseek.com)"
     if port == 0:
-        return f"{option} {url!r} names port 0"
+        return f"{option} {shown!r} names port 0"
     return None
+
+
+# Everything from "://" up to the last "@" before the path, and any query: either may hold a secret.
+# Two passes of single character classes, so linear on any input.
+_USERINFO = re.compile(r"(://)[^/?#]*@")
+_QUERY = re.compile(r"[?#].*", re.DOTALL)
+
+
+def _without_credentials(url: str) -> str:
+    return _QUERY.sub("?…", _USERINFO.sub(r"\1…@", url))
 
 
 def reach_base(option: str, url: str, timeout: float) -> str | None:

@@ -12,6 +12,7 @@ from typing import Any
 
 from ..replay.probes import ACCOUNT_QPS_LIMIT, PROBES, Probe
 from ..replay.record import CassetteWriteError, RecordResult, RecordTarget, record_probes, select_probes
+from ._certify_run import check_base
 from ._commands import parser_texts
 
 OVERRIDE_FLAG = "--i-know-the-account-limit"
@@ -119,6 +120,11 @@ def _record(args: argparse.Namespace, probes: list[Probe], out: Path) -> list[Re
         if messages is None and tools is None:
             print("error: give --base, --messages-base/--tools-base, or --emulator", file=sys.stderr)
             return None
+        given = [("--base", args.base), ("--messages-base", args.messages_base), ("--tools-base", args.tools_base)]
+        for option, url in given:
+            if url and (problem := check_base(option, url)):
+                print(f"error: {problem}", file=sys.stderr)
+                return None
         key = (os.environ.get(args.key_env) or "").strip()
         if not key:
             print(f'error: environment variable "{args.key_env}" is unset or empty', file=sys.stderr)
