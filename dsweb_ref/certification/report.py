@@ -26,7 +26,7 @@ import os
 import re
 import xml.etree.ElementTree as ET
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -42,6 +42,7 @@ __all__ = [
     "check_report_paths",
     "default_secrets",
     "format_line",
+    "given_credentials",
     "nothing_certified",
     "report_ok",
     "run_secrets",
@@ -61,8 +62,11 @@ CELL_REASON_CHARS = 300  # a Markdown cell shows this much (then "…"); JSON, J
 ELLIPSIS = "…"
 _SECRET_ENVS = ("DEEPSEEK_API_KEY", "DEEPSEEK_ACCOUNT_TOKEN")
 _SECRET_ENV_NAME = re.compile(r"(?i)(KEY|TOKEN|SECRET|PASSW(OR)?D|CREDENTIAL|AUTH)")
-_MIN_SECRET = 6  # shorter values would blank out ordinary words
+_MIN_SECRET = 6  # shorter values found by scanning would blank out ordinary words
 _MIN_ENV_SECRET = 8  # for values found only by the variable's name
+_MIN_GIVEN_SECRET = 4  # a credential the run was given (a key it sends, an adapter's credential) is
+# redacted from this length: a real key is never shorter, and a shorter one would blank out words
+_FLAG = re.compile(r"--?([A-Za-z0-9_.-]{1,100})(=(.*))?", re.DOTALL)
 
 
 class ReportError(Exception):
@@ -72,14 +76,37 @@ class ReportError(Exception):
 def default_secrets() -> list[str]:
     """The emulator's test keys, any DeepSeek credential in the environment, and the value of every
     environment variable whose name says it holds a credential (``*KEY*``, ``*TOKEN*``, ...)."""
+    named = [v for k, v in os.environ.items() if _SECRET_ENV_NAME.search(k) and len(v) >= _MIN_ENV_SECRET]
+    return [*_given_defaults(), *named]
+
+
+def _given_defaults() -> list[str]:
     from ..emulator.server import DEFAULT_ACCOUNT_TOKEN, DEFAULT_API_KEY
 
-    named = [v for k, v in os.environ.items() if _SECRET_ENV_NAME.search(k) and len(v) >= _MIN_ENV_SECRET]
-    return [DEFAULT_API_KEY, DEFAULT_ACCOUNT_TOKEN, *(os.environ.get(n, "") for n in _SECRET_ENVS), *named]
+    return [DEFAULT_API_KEY, DEFAULT_ACCOUNT_TOKEN, *(os.environ.get(n, "") for n in _SECRET_ENVS)]
 
 
-def _secret_values(secrets: Iterable[str]) -> list[str]:
-    return sorted({s for s in secrets if s and len(s) >= _MIN_SECRET}, key=len, reverse=True)
+def given_credentials(env: Mapping[str, str] | None = None, argv: Sequence[str] = ()) -> list[str]:
+    """Credentials a run is handed rather than finds: the values of ``env`` entries whose name says
+    they hold one (``--adapter-env UPSTREAM_API_KEY=...``), and the value of every command-line
+    option whose name does (``--upstream-key X``, ``--api-token=X``) in ``argv`` (an adapter's
+    command). Pass them to :func:`run_secrets` as ``given``."""
+    found = [v for k, v in (env or {}).items() if _SECRET_ENV_NAME.search(k)]
+    for i, arg in enumerate(argv):
+        flag = _FLAG.fullmatch(arg)
+        if flag is None or not _SECRET_ENV_NAME.search(flag.group(1)):
+            continue
+        if flag.group(2) is not None:
+            found.append(flag.group(3))
+        elif i + 1 < len(argv):
+            found.append(argv[i + 1])
+    return found
+
+
+def _secret_values(secrets: Iterable[str], given: Iterable[str] = ()) -> list[str]:
+    values = {s for s in secrets if s and len(s) >= _MIN_SECRET}
+    values |= {s for s in given if s and len(s) >= _MIN_GIVEN_SECRET}
+    return sorted(values, key=len, reverse=True)
 
 
 class RunSecrets(tuple[str, ...]):
@@ -89,21 +116,28 @@ class RunSecrets(tuple[str, ...]):
     __slots__ = ()
 
 
-def run_secrets(extra: Iterable[str] = ()) -> RunSecrets:
+def run_secrets(extra: Iterable[str] = (), *, given: Iterable[str] = ()) -> RunSecrets:
     """:func:`default_secrets` (one scan of the environment) plus ``extra``, ready to pass to
-    :func:`print_line`, :func:`scrub_text` and :func:`write_reports` for the rest of the run."""
-    return RunSecrets(_secret_values([*default_secrets(), *extra]))
+    :func:`print_line`, :func:`scrub_text` and :func:`write_reports` for the rest of the run.
+    ``given`` are credentials the run was handed (the key it sends, :func:`given_credentials`): kept
+    from 4 characters where values found by scanning need 6."""
+    return RunSecrets(_secret_values([*default_secrets(), *extra], [*_given_defaults(), *given]))
 
 
 def _prepared(secrets: Iterable[str]) -> Sequence[str]:
     if isinstance(secrets, RunSecrets):
         return secrets
-    return _secret_values([*default_secrets(), *secrets])
+    return _secret_values([*default_secrets(), *secrets], _given_defaults())
 
 
 def _scrub_text(text: str, secrets: Sequence[str]) -> str:
-    # An endpoint may echo a key back encoded (base64, %XX, swapped case, escapes, reversed, ...).
-    return shared_scrub(text, secrets, REDACTED)
+    # An endpoint may echo a key back encoded (base64, %XX, swapped case, escapes, reversed, ...). The
+    # encoded forms need a few characters to be told apart from text, so a shorter given credential is
+    # replaced as it stands (its base64 core would be empty and match everywhere).
+    short = [s for s in secrets if len(s) < _MIN_SECRET]
+    for value in short:
+        text = text.replace(value, REDACTED)
+    return shared_scrub(text, [s for s in secrets if len(s) >= _MIN_SECRET] if short else secrets, REDACTED)
 
 
 def scrub_text(text: str, secrets: Iterable[str] = ()) -> str:
@@ -126,7 +160,7 @@ def _scrub_value(value: Any, secrets: Sequence[str]) -> Any:
 
 def scrub(report: Report, secrets: Iterable[str]) -> Report:
     """``report`` with ``secrets`` and key-looking values redacted everywhere text can hide."""
-    values = _secret_values(secrets)
+    values = secrets if isinstance(secrets, RunSecrets) else _secret_values(secrets)
     results = tuple(
         dataclasses.replace(r, reason=_scrub_text(r.reason, values), details=_scrub_value(r.details, values))
         for r in report.results

@@ -19,7 +19,7 @@ import math
 import os
 import signal
 import sys
-from collections.abc import Callable, Coroutine, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -36,6 +36,7 @@ from ..certification.report import (
     ReportError,
     RunSecrets,
     check_report_paths,
+    given_credentials,
     nothing_certified,
     print_line,
     report_ok,
@@ -79,6 +80,7 @@ from ._certify_run import (
 from ._certify_text import EXIT_CODES, VERDICT_RULE, closing, opening, show_catalogue, stopped_line
 from ._commands import parser_texts
 
+MIN_KEY_CHARS = 4  # the shortest credential reports redact (certification/report.py)
 ENDPOINT_OPTIONS = ("--base", "--messages-base", "--tools-base", "--cassettes")
 PATH_OPTIONS = ("cassettes", "known_failures", "report_dir", "junit", "json_path", "markdown", "html_path")
 ENDPOINT_TIMEOUT = 30.0  # seconds per request of an endpoint run (--timeout)
@@ -147,8 +149,8 @@ def _slowest(report: Report, count: int) -> list[str]:
     return [f"slowest checks ({len(ranked)}):", *(f"  {r.duration_s:7.2f}s  {r.check.id}" for r in ranked)]
 
 
-def _usage(message: str) -> int:
-    print(f"dsweb certify: {scrub_text(message)}", file=sys.stderr)
+def _usage(message: str, secrets: Iterable[str] = ()) -> int:
+    print(f"dsweb certify: {scrub_text(message, secrets)}", file=sys.stderr)
     return 2
 
 
@@ -196,8 +198,8 @@ def _adapter_env(specs: Sequence[str]) -> dict[str, str]:
     env: dict[str, str] = {}
     for spec in specs:
         name, sep, value = spec.partition("=")
-        if not name or "\0" in spec:
-            raise ValueError(f"--adapter-env {spec!r}: expected NAME or NAME=VALUE")
+        if not name or "\0" in spec:  # the value is not repeated: it may be a credential
+            raise ValueError("--adapter-env: expected NAME or NAME=VALUE (a name, then an optional =VALUE)")
         if sep:
             env[name] = value
         elif name in os.environ:
@@ -248,6 +250,11 @@ def _preflight_endpoint(args: argparse.Namespace) -> str | None:
         return (
             f"environment variable {args.api_key_env} is unset or empty: a live endpoint run needs the key "
             "(--api-key-env NAME reads another variable)"
+        )
+    if len((os.environ.get(args.api_key_env) or "").strip()) < MIN_KEY_CHARS:
+        return (
+            f"the key in {args.api_key_env} is shorter than {MIN_KEY_CHARS} characters: so short a value "
+            "cannot be told apart from ordinary text, so no report could be kept free of it"
         )
     limit = min(PREFLIGHT_TIMEOUT, args.timeout or ENDPOINT_TIMEOUT)
     messages_base, tools_base = _bases(args)
@@ -406,10 +413,14 @@ def _run(args: argparse.Namespace) -> int:
             report_dir=args.report_dir,
         )
         adapter_env = _adapter_env(args.adapter_env) if args.adapter else {}
-        if args.adapter:
-            split_command(args.adapter)
+        # Credentials the run is handed (an adapter's credential-named variables and options) are
+        # redacted like the key an endpoint run sends, from the first line printed on.
+        given = given_credentials(adapter_env, split_command(args.adapter)) if args.adapter else []
     except (KnownFailuresError, UnknownCheckError, ReportError, AdapterCommandError, ValueError) as exc:
         return _usage(str(exc))
+    if is_endpoint and not args.cassettes:
+        given.append((os.environ.get(args.api_key_env) or "").strip())
+    secrets = run_secrets(given=given)  # the environment is scanned once, not per line
     # Preflight: each problem is one line and exit 2, before any check runs.
     if is_endpoint:
         preflight = _preflight_endpoint(args)
@@ -427,20 +438,17 @@ def _run(args: argparse.Namespace) -> int:
     else:
         preflight = None
     if preflight is not None:
-        return _usage(preflight)
+        return _usage(preflight, secrets)
 
     for note in problems:
         print(f"dsweb certify: error: {note}", file=sys.stderr)
-    print(scrub_text("\n".join(opening(args, is_endpoint=is_endpoint))), flush=True)
+    print(scrub_text("\n".join(opening(args, is_endpoint=is_endpoint)), secrets), flush=True)
 
     finished: list[CheckResult] = []
     started = _now()
-    secrets: RunSecrets
     if is_endpoint:
         from ..certification.endpoint import EndpointStopped, endpoint_description
 
-        key = os.environ.get(args.api_key_env) or None
-        secrets = run_secrets([key] if key else [])  # the environment is scanned once, not per line
         try:
             info, _ = run_guarded(
                 _endpoint_coroutine(args, only, known, secrets, finished), terminate_adapters
@@ -461,7 +469,6 @@ def _run(args: argparse.Namespace) -> int:
             command = args.adapter
             lanes = lambda: AdapterTarget(command, env=adapter_env, hello_timeout=hello_timeout)  # noqa: E731 (a process per lane)
         target: Target = lanes()
-        secrets = run_secrets()
 
         def progress(result: CheckResult) -> None:
             finished.append(result)
