@@ -10,6 +10,38 @@ Token rules need a digit (or, for secret-named fields, mixed character classes) 
 "Bearer authentication" or "Basic authentication" is never taken for a credential, and
 placeholders such as ``<DEEPSEEK_API_KEY>`` never match.
 
+Known secrets (:class:`SecretForms`, :func:`scrub_text`) are found in every encoding a real endpoint
+or library plausibly produces, plus those the secret-leak hunts listed, each in linear time:
+
+* raw in any case, reversed, ROT13; %XX to three levels, HTML references, JSON ``\\u``/``\\U``/
+  ``\\u{}``, ``\\x``, octal and CSS escapes, quoted-printable, decimal byte lists, hex (forward,
+  reversed, ``0x``-prefixed, with any separator between bytes); base64 (any alignment, either
+  alphabet, any case, wrapped across lines, of the reversed key, of its own base64), base32, base85,
+  ASCII85 and uuencode;
+* through three views of the text: as it is; folded (JSON ``\\uXXXX`` decoded, NFKD so fullwidth and
+  other compatibility look-alikes become ASCII, common Cyrillic/Greek look-alikes mapped to Latin,
+  and zero-width and other format characters (Cf), combining marks (Mn, Me) and controls removed);
+  and compact (ASCII letters and digits only: spaces, dashes, colons, quotes or line breaks between
+  the characters of a form are gone, so a key spelled out, dashed, or cut into ordered fragments is
+  still one run). A match in a view redacts the span it came from in the original text.
+* any 10 characters of a secret (:data:`PIECE`), raw or in the per-character forms, in the first two
+  views.
+
+The compact view only takes needles of :data:`MIN_COMPACT` characters or more, and the halves of a
+secret (every other character) only from 12: shorter ones occur in ordinary text. Ordinary words are
+never redacted for a secret's sake: every compact needle is the form of a whole secret (or of one of
+its halves).
+
+Not covered, on purpose (the threat model: an endpoint that deliberately obfuscates can always
+exfiltrate a key it was sent, e.g. by encrypting it; the goal is every encoding a real endpoint or
+library plausibly produces): a key cut into fragments shorter than 10 characters and shown apart or
+out of order (``chunks of 8`` each base64-encoded separately, even and odd characters interleaved in
+any other way than the two halves, a permutation); compressed forms inside text (base64 of gzip, hex
+of zlib: no needle exists, the bytes depend on the context; a compressed *body* is decompressed by
+the cassette scanner, :mod:`dsweb_ref.replay.cassettes`); encryption, XOR, arbitrary alphabets and
+confusables beyond the common Cyrillic/Greek letters. A secret shorter than 10 characters has no
+pieces and few compact needles: ``dsweb record`` refuses to record with one.
+
 Neutral on purpose: the providers import it, and they must not import ``certification`` or ``tools``.
 """
 
@@ -17,14 +49,18 @@ from __future__ import annotations
 
 import base64
 import binascii
+import codecs
 import functools
 import html.entities
 import re
+import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 __all__ = [
+    "MIN_COMPACT",
+    "PIECE",
     "SECRET_RULES",
     "SecretForms",
     "SecretRule",
@@ -191,15 +227,147 @@ def _deep(value: Any, pairs: Sequence[tuple[str, str]]) -> Any:
 
 
 # --- encoded forms of a known secret ---------------------------------------------------------
-# An upstream may echo a credential back encoded (issue 14 item 6): base64, %XX, swapped case,
-# JSON \uXXXX or \/ escapes, HTML entities, hex, reversed. Literal replacement misses all of
-# them, so each known secret also gets one pattern that finds it in any of those forms.
+# An upstream may echo a credential back encoded (issue 14 item 6, hunt G): base64, %XX, swapped
+# case, JSON \uXXXX or \/ escapes, HTML entities, hex, reversed, and the forms listed in the module
+# docstring. Literal replacement misses all of them, so each known secret gets patterns and needles
+# that find it in three views of a text (see :func:`_fold` and :func:`_compact`).
+
+MIN_COMPACT = 10  # a compact needle shorter than this is not searched: ordinary text would hold it
+_MIN_HALF = 12  # nor is one half of a secret taken every other character, shorter than this
+_ASCII_INVISIBLE = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
+_COMPACT_DROP = re.compile(r"[^A-Za-z0-9\\]+|\\[nrt]?")  # all but ASCII letters and digits; "\n" escapes too
+_COMPACT_KEEP = re.compile(r"\\[nrt]|[A-Za-z0-9]+")  # the same view, run by run (for mapping back)
+
+
+def _invisible(char: str) -> bool:
+    """A character that does not show: a format character (Cf: zero-width space, soft hyphen, BOM,
+    word joiner...), a combining mark (Mn, Me), or a control other than whitespace (Cc: the NULs of
+    UTF-16 text read as UTF-8)."""
+    category = unicodedata.category(char)
+    return category in ("Cf", "Mn", "Me") or (category == "Cc" and not char.isspace())
+
+
+# Letters of other scripts drawn like Latin ones (Unicode's confusables, the common ones): NFKD
+# keeps them, so they are mapped here, in the folded view only.
+_LOOKALIKES = str.maketrans(
+    "\u0430\u0435\u043e\u0440\u0441\u0443\u0445\u043a\u0456\u0458\u0455\u04bb\u0501\u0410\u0412\u0415\u041a\u041c"
+    "\u041d\u041e\u0420\u0421\u0422\u0425\u0406\u0408\u0405\u0391\u0392\u0395\u0396\u0397\u0399\u039a\u039c"
+    "\u039d\u039f\u03a1\u03a4\u03a5\u03a7\u03bf\u03bd",
+    "aeopcyxkijshdABEKMHOPCTXIJSABEZHIKMNOPTYXov",
+)
+
+
+_JSON_U = re.compile(r"\\u([0-9A-Fa-f]{4})")
+_FOLD_TOKEN = re.compile(r"\\u[0-9A-Fa-f]{4}|[\s\S]")
+
+
+def _fold(text: str) -> str:
+    """``text`` as it reads: JSON ``\\uXXXX`` escapes decoded (a raw JSON body hides a zero-width
+    space as ``\\u200b``), compatibility-decomposed (NFKD: fullwidth and other look-alike forms
+    become ASCII, accents come apart), common Cyrillic and Greek look-alikes mapped to Latin, and
+    every invisible character (:func:`_invisible`) dropped. Linear; ASCII text without escapes or
+    controls is returned as is."""
+    if "\\u" in text:
+        text = _JSON_U.sub(lambda m: chr(int(m[1], 16)), text)
+    if text.isascii():
+        return _ASCII_INVISIBLE.sub("", text)
+    text = unicodedata.normalize("NFKD", text).translate(_LOOKALIKES)
+    drop = {ord(c): None for c in set(text) if not c.isascii() and _invisible(c)}
+    return _ASCII_INVISIBLE.sub("", text.translate(drop) if drop else text)
+
+
+def _fold_map(text: str) -> tuple[str, list[int], list[int]]:
+    """:func:`_fold` token by token, with the span in ``text`` (start, end) each folded character
+    comes from (only run once a form was found, to redact it)."""
+    chars: list[str] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    for token in _FOLD_TOKEN.finditer(text):
+        char = token[0] if len(token[0]) == 1 else chr(int(token[0][2:], 16))
+        for part in char if char.isascii() else unicodedata.normalize("NFKD", char).translate(_LOOKALIKES):
+            if not _invisible(part):
+                chars.append(part)
+                starts.append(token.start())
+                ends.append(token.end())
+    return "".join(chars), starts, ends
+
+
+def _compact(folded: str) -> str:
+    """The compact view of a folded text: its ASCII letters and digits only, lower case, with JSON
+    line-break escapes (``\\n``) dropped. Whatever separates the characters of a form (spaces,
+    dashes, colons, commas, quotes, line breaks, ``0x``-free punctuation) is gone from it."""
+    return _COMPACT_DROP.sub("", folded).lower()
+
+
+def _rot13(text: str) -> str:
+    return codecs.encode(text, "rot13")
+
+
+def _groups(data: bytes, encode: Callable[[bytes], bytes], size: int, width: int) -> list[str]:
+    """The part of a base-N encoding (``size`` bytes to ``width`` characters) that depends on
+    ``data`` alone, for each of the ``size`` alignments it can sit at after other bytes."""
+    cores = []
+    for shift in range(size):
+        text = encode(b"\0" * shift + data).decode("ascii")
+        first = -(-shift // size)  # the first group made of ``data`` bytes only
+        last = (shift + len(data)) // size
+        cores.append(text[first * width : last * width])
+    return cores
+
+
+def _needles(secret: str) -> tuple[str, ...]:
+    """Every whole-secret form the compact view (:func:`_compact`) can hold, compacted the same way:
+    the secret with any separators between its characters (spaced, dashed, split in ordered
+    fragments), reversed, ROT13, and each half taken every other character; and from its bytes:
+    hex (so %XX to any depth, quoted-printable ``=XX``, CSS escapes and any separator between the
+    bytes), ``0x``/``\\x``/``&#x`` prefixed hex, octal and decimal bytes, ``\\u``, ``\\U`` and
+    ``\\u{}`` escapes, base64 (any alignment, either alphabet, any case), base64 of base64, base32,
+    base85 and ASCII85, uuencode, each of the byte forms of the reversed secret too."""
+    data = secret.encode("utf-8")
+    points = [ord(c) for c in secret]
+    raw = [secret, secret[::-1], _rot13(secret), _rot13(secret[::-1])]
+    halves = [h for h in (secret[0::2], secret[1::2]) if len(_compact(_fold(h))) >= _MIN_HALF]
+    forms: list[str] = []
+    for chunk in (data, data[::-1]):
+        forms += [
+            chunk.hex(),
+            "".join(f"0x{b:02x}" for b in chunk),
+            "".join(f"x{b:02x}" for b in chunk),
+            "".join(f"25{b:02x}" for b in chunk),
+            "".join(f"2525{b:02x}" for b in chunk),
+            "".join(f"{b:03o}" for b in chunk),
+            "".join(str(b) for b in chunk),
+        ]
+        b64 = _base64_cores_of(chunk)
+        forms += b64
+        forms += [outer for inner in b64 for outer in _groups(inner.encode("ascii"), base64.b64encode, 3, 4)]
+        forms += _groups(chunk, base64.b32encode, 5, 8)
+        forms += _groups(chunk, base64.b85encode, 4, 5)
+        forms += _groups(chunk, base64.a85encode, 4, 5)
+        forms += [core.translate(_UU) for core in _groups(chunk, base64.b64encode, 3, 4)]
+    for ordered in (points, points[::-1]):
+        forms += [
+            "".join(f"u{p:04x}" for p in ordered),
+            "".join(f"u{p:08x}" for p in ordered),
+            "".join(f"u{p:x}" for p in ordered),
+            "".join(f"x{p:x}" for p in ordered),
+            "".join(str(p) for p in ordered),
+        ]
+    compacted = [_compact(_fold(f)) for f in raw] + [_compact(_fold(h)) for h in halves] + [_compact(f) for f in forms]
+    return tuple(dict.fromkeys(n for n in compacted if len(n) >= MIN_COMPACT))
+
+
+# base64 to uuencode: the same 6-bit groups, characters chr(32 + value) ("`" for zero).
+_UU = str.maketrans(
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/",
+    "`" + "".join(chr(32 + v) for v in range(1, 64)),
+)
 
 
 def _char_forms(char: str) -> str:
     code = ord(char)
     forms = [re.escape(char)]  # any case: the pattern ignores case
-    forms.append("".join(f"%(?:25)?{b:02x}" for b in char.encode("utf-8")))
+    forms.append("".join(f"%(?:25){{0,2}}{b:02x}" for b in char.encode("utf-8")))  # %XX up to three levels
     forms += [f"&#0*{code};?", f"&#x0*{code:x};?", f"\\\\u{code:04x}"]
     if code < 0x100:
         forms.append(f"\\\\x{code:02x}")
@@ -211,10 +379,9 @@ def _char_forms(char: str) -> str:
     return "(?:" + "|".join(forms) + ")"
 
 
-def _base64_cores(secret: str) -> list[str]:
-    """The part of base64 text that depends only on ``secret``, whatever came before it (three
+def _base64_cores_of(data: bytes) -> list[str]:
+    """The part of base64 text that depends only on ``data``, whatever came before it (three
     alignments), in the standard and URL-safe alphabets."""
-    data = secret.encode("utf-8")
     cores: list[str] = []
     for shift in range(3):
         text = base64.b64encode(b"\0" * shift + data).decode("ascii")
@@ -224,24 +391,89 @@ def _base64_cores(secret: str) -> list[str]:
     return cores
 
 
+def _base64_cores(secret: str) -> list[str]:
+    return _base64_cores_of(secret.encode("utf-8"))
+
+
+def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def _replace_spans(text: str, spans: list[tuple[int, int]], placeholder: str) -> str:
+    for start, end in reversed(_merge(spans)):
+        text = text[:start] + placeholder + text[end:]
+    return text
+
+
 @dataclass(frozen=True, slots=True)
 class SecretForms:
-    """Finds or redacts one known secret in the encoded forms an echo may use (see above). Any
-    mix per character of raw (any case), %XX, HTML entity and JSON/\\x escape; the same reversed;
-    hex; base64 at any alignment. Linear time: one alternation per character, no nested repeats."""
+    """Finds or redacts one known secret in the encoded forms an echo may use (see the module
+    docstring), in three views of a text: as it is; folded (:func:`_fold`: look-alikes to ASCII,
+    invisible characters gone); and compact (:func:`_compact`: letters and digits only). The
+    patterns (any mix per character of raw in any case, %XX up to three levels, HTML entity and
+    JSON/\\x escape; the same reversed; hex; base64 at any alignment) run on the first two; the
+    ``needles`` (:func:`_needles`) on the third. A match in a view is redacted in the text itself:
+    each view character remembers the text character it comes from. Linear time: one alternation
+    per character, no nested repeats, and plain substring search for the needles."""
 
     loose: re.Pattern[str]  # case-insensitive forms
     exact: re.Pattern[str]  # base64 (case matters)
+    needles: tuple[str, ...] = ()  # compact, lower-case forms of the whole secret
 
     @classmethod
     def of(cls, secret: str) -> SecretForms:
         return _forms(secret)
 
-    def found(self, text: str) -> bool:
+    def _in(self, text: str) -> bool:
         return self.loose.search(text) is not None or self.exact.search(text) is not None
 
+    def found(self, text: str) -> bool:
+        if self._in(text):
+            return True
+        folded = _fold(text)
+        if folded != text and self._in(folded):
+            return True
+        if self.needles:
+            compact = _compact(folded)
+            return any(needle in compact for needle in self.needles)
+        return False
+
     def redact(self, text: str, placeholder: str) -> str:
-        return self.exact.sub(placeholder, self.loose.sub(placeholder, text))
+        text = self.exact.sub(placeholder, self.loose.sub(placeholder, text))
+        folded = _fold(text)
+        if folded != text and self._in(folded):
+            view, starts, ends = _fold_map(text)
+            spans = [m.span() for p in (self.loose, self.exact) for m in p.finditer(view) if m.end() > m.start()]
+            text = _replace_spans(text, [(starts[a], ends[b - 1]) for a, b in spans], placeholder)
+            folded = _fold(text)
+        if self.needles:
+            compact = _compact(folded)
+            if any(needle in compact for needle in self.needles):
+                text = self._redact_compact(text, placeholder)
+        return text
+
+    def _redact_compact(self, text: str, placeholder: str) -> str:
+        view, starts, ends = _fold_map(text)
+        kept: list[str] = []
+        where: list[int] = []  # the folded index of each compact character
+        for match in _COMPACT_KEEP.finditer(view):
+            if match[0][0] != "\\":
+                kept.append(match[0])
+                where += range(match.start(), match.end())
+        compact = "".join(kept).lower()
+        spans: list[tuple[int, int]] = []
+        for needle in self.needles:
+            at = compact.find(needle)
+            while at >= 0:
+                spans.append((starts[where[at]], ends[where[at + len(needle) - 1]]))
+                at = compact.find(needle, at + len(needle))
+        return _replace_spans(text, spans, placeholder)
 
 
 @functools.lru_cache(maxsize=64)
@@ -251,7 +483,7 @@ def _forms(secret: str) -> SecretForms:
     hexed = re.escape(secret.encode("utf-8").hex())
     loose = re.compile(f"{per_char}|{backwards}|{hexed}", re.IGNORECASE)
     exact = re.compile("|".join(re.escape(c) for c in sorted(set(_base64_cores(secret)), key=len, reverse=True)))
-    return SecretForms(loose, exact)
+    return SecretForms(loose, exact, _needles(secret))
 
 
 def encoded_secret_found(text: str, secrets: Iterable[str]) -> bool:
@@ -301,9 +533,10 @@ def redact_pieces(text: str, secrets: Iterable[str], placeholder: str) -> str:
 
 def scrub_text(text: str, secrets: Iterable[str], placeholder: str) -> str:
     """The one scrubber for text a person or a model will read (error messages, reports, the
-    terminal): every known secret replaced, raw or in any encoded form :class:`SecretForms` finds,
-    longest first; then every piece of one that is left (:func:`redact_pieces`); then anything
-    credential-shaped (:data:`SECRET_RULES`)."""
+    terminal): every known secret replaced, raw or in any encoded form :class:`SecretForms` finds
+    (in the text, its folded view and its compact view; see the module docstring), longest first;
+    then every piece of one that is left (:func:`redact_pieces`); then anything credential-shaped
+    (:data:`SECRET_RULES`)."""
     values = [s for s in secrets if s]
     text = replace_literals(text, ((s, placeholder) for s in values))  # cheap, and exact for any length
     text = redact_pieces(redact_encoded(text, values, placeholder), values, placeholder)
