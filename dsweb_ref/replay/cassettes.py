@@ -31,6 +31,9 @@ Replay elsewhere: :func:`cassette_replay` is the one replay configuration (recor
 
 from __future__ import annotations
 
+import bz2
+import codecs
+import lzma
 import re
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -58,12 +61,15 @@ __all__ = [
     "DROPPED_RESPONSE_HEADERS",
     "KEY_PLACEHOLDER",
     "MATCH_ON",
+    "MAX_SNIFFED_BODY",
+    "MIN_SCANNED_SECRET",
     "PLACEHOLDER_ORIGIN",
     "PROVENANCE_KEY",
     "REDACTED",
     "SCRUBBED_REQUEST_HEADERS",
     "SECRET_PATTERNS",
     "Finding",
+    "body_readings",
     "cassette_replay",
     "default_cassette_dir",
     "dump_cassette",
@@ -133,25 +139,169 @@ class Finding:
 
 def scan_text(text: str, *, literals: Iterable[str] = (), where: str = "text") -> list[Finding]:
     """Credential-like values in ``text``: the patterns above plus any of ``literals`` (e.g. the key
-    used for recording; values shorter than 8 characters are ignored), raw or in an encoded form
-    (base64, %XX, swapped case, JSON and HTML escapes, hex, reversed: :class:`SecretForms`), whole or
-    any 10 characters of it (:func:`piece_found`)."""
+    used for recording) of at least :data:`MIN_SCANNED_SECRET` characters, raw or in an encoded form
+    (every form :class:`SecretForms` reads: base64, base32, base85, %XX, hex with or without
+    separators, escapes, ROT13, reversed, spaced out, with invisible or look-alike characters...),
+    whole or any 10 characters of it (:func:`piece_found`). A shorter value cannot be told from
+    ordinary text and is not looked for (``dsweb record`` refuses to record with one)."""
     findings = [Finding(where, kind) for kind in rule_hits(text)]
     for value in literals:
-        if len(value) >= 8 and value in text:
+        if len(value) < MIN_SCANNED_SECRET:
+            continue
+        if value in text:
             findings.append(Finding(where, "literal credential"))
-        elif len(value) >= 8 and encoded_secret_found(text, [value]):
+        elif encoded_secret_found(text, [value]):
             findings.append(Finding(where, "encoded credential"))
         elif piece_found(text, [value]):  # an echo of part of the key, which literal replacement misses
             findings.append(Finding(where, "part of a credential"))
     return findings
 
 
-def _walk(value: object, where: str) -> Iterator[tuple[str, str]]:
-    if isinstance(value, str):
+# --- bodies that are not UTF-8 text (hunt G, L2) -------------------------------------------
+# vcrpy stores a body that is not valid UTF-8 as bytes (``!!binary``): UTF-16 or UTF-32 JSON, or a
+# payload compressed without a Content-Encoding header. The scanner reads such a body every way a
+# client could, and scans every reading:
+#
+# * as UTF-8 (invalid bytes replaced). ASCII inside a UTF-16 or UTF-32 body, a key included, is in
+#   this reading with NULs between its characters, which the scan folds away;
+# * as UTF-16 and UTF-32 of either byte order, when the body starts with a byte-order mark or a tenth
+#   of its bytes are NUL: that is for non-ASCII text (binary data skips these readings, which would
+#   only quadruple the cost);
+# * decompressed, when it starts with the magic of gzip (every member), zlib, bzip2, xz or lzma, and
+#   always as raw deflate, which has no magic; each result is read again the same ways, three levels
+#   deep at most.
+#
+# Decompression is bounded: all the readings of one body together inflate to at most
+# MAX_SNIFFED_BODY bytes. A body past that bound, one whose magic says compressed but which does not
+# decompress cleanly, and a zstd one (no decoder in the standard library) cannot be scanned: that is
+# a finding, so ``dsweb record`` refuses the body as it refuses a key. Raw deflate is a guess: when it
+# fails the body was not deflate and nothing is refused, though what inflated before the failing
+# 64-byte chunk is scanned. Brotli has no magic and no decoder here: a brotli body sent without its
+# Content-Encoding is not read (with the header, the "undecoded content-encoding" rule refuses it).
+
+MIN_SCANNED_SECRET = 4
+MAX_SNIFFED_BODY = MAX_DECODED_BODY  # twice the 32 MiB a probe buffers of one response
+_SNIFF_DEPTH = 3
+_SNIFF_CHUNK = 64  # raw deflate and zlib are fed this many bytes at a time, so a corrupt stream keeps its start
+_UTF_BOMS = (codecs.BOM_UTF8, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE, codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)
+_WIDE_CODECS = ("utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be")
+
+
+class _Unscannable(Exception):
+    """A body no reading of which can be scanned safely (the message says why)."""
+
+
+def _zlib_magic(head: bytes) -> bool:
+    return len(head) >= 2 and head[0] & 0x0F == 8 and head[0] >> 4 <= 7 and (head[0] << 8 | head[1]) % 31 == 0
+
+
+def _inflate_chunked(body: bytes, wbits: int, budget: list[int]) -> tuple[bytes, bool]:
+    """``body`` inflated with ``wbits`` (gzip members one after another), and whether it ended
+    cleanly. Raises :class:`_Unscannable` past the budget."""
+    out = bytearray()
+    rest = body
+    while rest:
+        inflater = zlib.decompressobj(wbits)
+        at = 0
+        try:
+            while at < len(rest) and not inflater.eof:
+                piece = rest[at : at + _SNIFF_CHUNK]
+                at += _SNIFF_CHUNK
+                while piece and not inflater.eof:
+                    out += inflater.decompress(piece, budget[0] - len(out) + 1)
+                    if len(out) > budget[0]:
+                        raise _Unscannable(f"inflates past {MAX_SNIFFED_BODY} bytes")
+                    piece = inflater.unconsumed_tail
+        except zlib.error:
+            return bytes(out), False
+        if not inflater.eof:
+            return bytes(out), False
+        rest = inflater.unused_data + rest[at:]
+        if wbits != 31 or rest[:2] != b"\x1f\x8b":  # another gzip member follows, or the stream is over
+            break
+    return bytes(out), True
+
+
+def _decompress_stream(body: bytes, decompressor: Any, budget: list[int]) -> tuple[bytes, bool]:
+    """``body`` through a bz2 or lzma decompressor, bounded like :func:`_inflate_chunked`."""
+    out = bytearray()
+    data = body
+    try:
+        while True:
+            out += decompressor.decompress(data, budget[0] - len(out) + 1)
+            data = b""
+            if len(out) > budget[0]:
+                raise _Unscannable(f"inflates past {MAX_SNIFFED_BODY} bytes")
+            if decompressor.eof or decompressor.needs_input:
+                return bytes(out), bool(decompressor.eof)
+    except (OSError, EOFError, ValueError, lzma.LZMAError):
+        return bytes(out), False
+
+
+def _inflations(body: bytes, budget: list[int], *, guess_only: bool) -> Iterator[tuple[str, bytes]]:
+    """(format, inflated bytes) for every compressed format ``body`` may be. With ``guess_only``
+    (a body that was valid UTF-8 text), a failure is no finding."""
+    head = body[:6]
+    known: list[tuple[str, Callable[[], tuple[bytes, bool]]]] = []
+    if head[:2] == b"\x1f\x8b":
+        known.append(("gzip", lambda: _inflate_chunked(body, 31, budget)))
+    if _zlib_magic(head):
+        known.append(("zlib", lambda: _inflate_chunked(body, 15, budget)))
+    if head[:3] == b"BZh":
+        known.append(("bzip2", lambda: _decompress_stream(body, bz2.BZ2Decompressor(), budget)))
+    if head == b"\xfd7zXZ\x00" or head[:3] == b"\x5d\x00\x00":
+        known.append(("xz", lambda: _decompress_stream(body, lzma.LZMADecompressor(), budget)))
+    if head[:4] == b"\x28\xb5\x2f\xfd" and not guess_only:
+        raise _Unscannable("zstd-compressed, which cannot be decoded here")
+    for name, inflate in known:
+        out, clean = inflate()
+        budget[0] -= len(out)
+        if not clean and not guess_only:
+            raise _Unscannable(f"starts like {name} but does not decompress")
+        yield name, out
+    if guess_only:
+        return
+    out, _ = _inflate_chunked(body, -zlib.MAX_WBITS, budget)  # raw deflate has no magic: always a guess
+    budget[0] -= len(out)
+    if out:
+        yield "deflate", out
+
+
+def body_readings(
+    body: bytes | str, *, _budget: list[int] | None = None, _depth: int = _SNIFF_DEPTH
+) -> Iterator[tuple[str, str]]:
+    """(how, text) for every way a client could read ``body`` (see above): bytes as UTF-8 (and as
+    UTF-16 and UTF-32 when they look wide), and whatever they decompress to. Raises
+    :class:`_Unscannable` for a body that cannot be read safely. Text (a body vcrpy could store as
+    UTF-8) yields only its decompressed readings, as a guess."""
+    budget = [MAX_SNIFFED_BODY] if _budget is None else _budget
+    guess_only = isinstance(body, str)
+    data = body.encode("utf-8", "surrogatepass") if isinstance(body, str) else body
+    if not guess_only:
+        yield "utf-8", data.decode("utf-8", "replace")
+        if data.startswith(_UTF_BOMS) or data.count(0) * 10 >= len(data):
+            for codec in _WIDE_CODECS:
+                yield codec, data.decode(codec, "replace")  # a BOM reads as U+FEFF, which the scan folds away
+    if _depth <= 0:
+        return
+    for name, out in _inflations(data, budget, guess_only=guess_only):
+        for how, text in body_readings(out, _budget=budget, _depth=_depth - 1):
+            yield f"{name}>{how}", text
+
+
+def _scan_value(value: str | bytes, literals: tuple[str, ...], where: str) -> list[Finding]:
+    findings = scan_text(value, literals=literals, where=where) if isinstance(value, str) else []
+    try:
+        for how, text in body_readings(value):
+            findings += scan_text(text, literals=literals, where=f"{where}<{how}>")
+    except _Unscannable as exc:
+        findings.append(Finding(where, f"unscannable body ({exc})"))
+    return findings
+
+
+def _walk(value: object, where: str) -> Iterator[tuple[str, str | bytes]]:
+    if isinstance(value, str | bytes):
         yield where, value
-    elif isinstance(value, bytes):
-        yield where, value.decode("utf-8", "replace")
     elif isinstance(value, Mapping):
         for k, v in value.items():
             yield from _walk(k, f"{where}.<key>")
@@ -166,8 +316,8 @@ def scan_cassette_data(data: object, *, literals: Iterable[str] = (), where: str
     headers that hold anything but a placeholder."""
     literals = tuple(literals)
     findings: list[Finding] = []
-    for path, text in _walk(data, where):
-        findings += scan_text(text, literals=literals, where=path)
+    for path, value in _walk(data, where):
+        findings += _scan_value(value, literals, path)
     interactions = data.get("interactions") if isinstance(data, Mapping) else None
     for i, interaction in enumerate(interactions if isinstance(interactions, list) else []):
         findings += _scan_stream(interaction, literals, f"{where}.interactions[{i}].response.body")

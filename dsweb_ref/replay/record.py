@@ -13,6 +13,8 @@ Recording rules (``dsweb record``):
   refused unless every request carried it, and keeps that placeholder in its credential headers
   (``Bearer <DEEPSEEK_ACCOUNT_TOKEN>``) so the cassette shows which credential went out;
 * against the emulator, a probe whose client visited the redirect trap (followed a Location) fails;
+* a key or account token shorter than :data:`MIN_RECORD_SECRET` characters is refused before any
+  request: the secret scan cannot tell its encoded forms from ordinary text;
 * an output directory that is not a directory (an existing file), or a cassette that cannot be
   written (permissions, a file where a protocol folder belongs, a full disk), stops the run with
   :class:`CassetteWriteError` naming the path: further probes would only spend requests.
@@ -29,6 +31,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from .._secrets import PIECE
 from .._version import __version__
 from ..emulator import Emulator
 from .cassettes import (
@@ -46,6 +49,7 @@ from .probes import ACCOUNT_PLACEHOLDER, PROBES, Probe, ProbeContext, ProbeRun, 
 
 __all__ = [
     "EMULATOR_LABEL",
+    "MIN_RECORD_SECRET",
     "CassetteWriteError",
     "RecordResult",
     "RecordTarget",
@@ -56,6 +60,7 @@ __all__ = [
 ]
 
 EMULATOR_LABEL = "dsweb emulator (local)"
+MIN_RECORD_SECRET = PIECE  # a shorter key or account token is refused before any request (see _too_short)
 LIVE_LABEL = "live endpoint"
 REPLAY_KEY = "dsweb-replay-placeholder"  # what providers send on replay (never matched, never a secret)
 REPLAY_ACCOUNT_TOKEN = "dsweb-replay-account-placeholder"  # likewise, on the account route
@@ -127,6 +132,20 @@ def _account_token(target: RecordTarget) -> str | None:
     return None
 
 
+def _too_short(key: str, account_token: str | None) -> str | None:
+    """Why no cassette may be recorded with these credentials, or None: a credential shorter than
+    :data:`MIN_RECORD_SECRET` characters. The scanner finds every 10 characters of a credential and
+    its whole spaced-out, ROT13 or base-N forms only from that length on; below it, its encoded forms
+    are as short as ordinary words, so a recording could hold one unseen. Checked before any request."""
+    for name, value in (("key", key), ("account token", account_token)):
+        if value is not None and len(value) < MIN_RECORD_SECRET:
+            return (
+                f"the {name} is {len(value)} characters long: no cassette is recorded with a credential shorter "
+                f"than {MIN_RECORD_SECRET} characters, whose encoded forms cannot be told from ordinary text"
+            )
+    return None
+
+
 def _show_credentials(data: dict[str, Any], run: ProbeRun) -> None:
     """Account route: put the placeholder form of what each credential header carried (checked to be
     the account token by :func:`_check_run`, the same for every request) where vcrpy wrote <REDACTED>."""
@@ -156,6 +175,9 @@ async def _record_one(
     account_token = _account_token(target)
     if probe.auth == "account" and not account_token:
         return RecordResult(probe.id, "skipped", reason="runs on the account route: needs an account token")
+    short = _too_short(target.api_key, account_token if probe.auth == "account" else None)
+    if short is not None:
+        return RecordResult(probe.id, "refused", reason=short)
     dest = out_dir / probe.cassette
     if dest.exists() and not overwrite:
         return RecordResult(probe.id, "exists", dest, "cassette exists; pass --overwrite to replace it")
