@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...emulator import Hold, Status
-from ..cases import Case
+from ..cases import ORDER, Case
 from ..targets import CallOutcome, PendingCall
 from ._base import CALL_TIMEOUT, CheckContext, check, expect_error, expect_schema, expect_success, require
 from ._script import row, script
@@ -58,8 +58,24 @@ BATCH = (
          "a batch of four refused or cut", {"queries": 4}),
     Case("five-queries", "no cap of four queries: a call of five queries runs five searches",
          {"queries": 5, "over": True}),
+    Case("grouped-text", "the model-visible text one flat list of evidence lines: a batch's results not returned "
+         "separated by query (no query named or numbered above its lines)", {"text": "grouped"}),
+    Case("cut-keeps-every-query", "a text over its bound cut by leaving lines out from its end: the batch's last "
+         "query loses its lines and its heading, so nothing of it is returned", {"text": "cut"}),
 )
 MAX_QUERIES = 4  # seed 002's cap on the queries of one call
+# grouped-text: the first query has two pages (two lines), so numbered lines of a flat list are no groups; no
+# digit in its URLs or passages, so a query's number stands only where the text numbers it.
+_PILOT, _FERRY = "harbour pilot boarding time", "lumen bay ferry adult fare"
+GROUPED_PAGES = {
+    _PILOT: (("https://pilot-office.example.org/boarding",
+              "Harbour pilot boarding time is at dawn, from the outer anchorage of the port."),
+             ("https://anchorage-notes.example.net/pilots",
+              "Harbour pilot boarding time moves to noon on public holidays, the harbour office says.")),
+    _FERRY: (("https://lumen-ferries.example.com/fares",
+              "The Lumen Bay ferry adult fare is twelve dollars one way, children travel free."),),
+}  # fmt: skip
+CUT_QUERIES = ("harbour pilot fees", "harbour berth fees", "harbour crane fees")  # with lines_cite_results' long URLs
 
 
 @check(
@@ -70,15 +86,21 @@ MAX_QUERIES = 4  # seed 002's cap on the queries of one call
     provider="api",
     rule="Seed 002: its title reads 'searches concurrently, at most 4 queries'; one tool call takes 1 query or a "
     "batch of 2-4; 'when a list of several queries is sent, the system runs the searches concurrently' "
-    "(the pipeline's 'parallel search'), and the call 'can still limit the number of queries to at most 4'. "
+    "(the pipeline's 'parallel search') 'and returns the results separated by query', and the call 'can still "
+    "limit the number of queries to at most 4'. "
     "Every search of a batch of two to four is in flight before any is answered; a call of five queries "
     "sends at most four searches (refusing it, with any WEB_* error, is what the reference does; the seed "
-    "fixes no error code).",
+    "fixes no error code). The model-visible text keeps each query's evidence lines under that query (named by "
+    "its text or its number, in any layout), and every query of the batch stays in it (named, or one of its "
+    "lines shown) however the text is cut: the seed fixes no bound on the text, nor what a cut leaves out.",
     cases=BATCH,
 )
 async def batch(ctx: CheckContext) -> None:
     for case in BATCH:
         ctx.fresh()
+        if "text" in case.params:
+            await _batch_text(ctx, case)
+            continue
         queries = list(BATCH_QUERIES[: case["queries"]])
         context = {"id": f"batch-{case.name}", "local_names": []}
         what = f"{case.name}: a {len(queries)}-query evidence call"
@@ -99,6 +121,66 @@ async def batch(ctx: CheckContext) -> None:
         finally:
             gate.release()
         expect_success(await call.outcome(CALL_TIMEOUT), what)
+
+
+def _marks(text: str, queries: Sequence[str]) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """(position, query index) of every place ``text`` names a query by its words (any case, any spacing),
+    and, apart, by its number standing alone ("Query 2", "2.", "[2]"), each sorted. Apart, because lines
+    numbered inside their group ("1.", "2." under a heading that names the query) are not group names."""
+    words: list[tuple[int, int]] = []
+    numbers: list[tuple[int, int]] = []
+    for index, query in enumerate(queries):
+        named = re.compile(r"\s+".join(map(re.escape, query.split())), re.IGNORECASE)
+        number = re.compile(rf"(?<![\w.,]){index + 1}(?!\w|[.,]\d)")
+        words += [(m.start(), index) for m in named.finditer(text)]
+        numbers += [(m.start(), index) for m in number.finditer(text)]
+    return sorted(words), sorted(numbers)
+
+
+def _under(marks: Sequence[tuple[int, int]], at: int, index: int) -> bool:
+    above = [i for mark, i in marks if mark < at]
+    return bool(above) and above[-1] == index
+
+
+async def _batch_text(ctx: CheckContext, case: Case) -> None:
+    """The text of a batch returns the results separated by query (seed 002): each shown evidence line
+    stands under its own query's name (grouped-text), and no query vanishes from a cut text (cut)."""
+    if case["text"] == "grouped":
+        queries: Sequence[str] = tuple(GROUPED_PAGES)
+        for query, pages in GROUPED_PAGES.items():
+            # Titles that name no query: a flat list showing each line's title must not pass for groups.
+            script(ctx, query, [row(url, "Port office notes", f"About {query}.") for url, _passage in pages])
+            for url, passage in pages:
+                serve_page(ctx, url, "Port office notes", f"# Port office notes\n\n{passage}")
+    else:
+        queries = CUT_QUERIES
+        for query in queries:
+            _long_results(ctx, query)
+    outcome = await _evidence(ctx, list(queries), {"id": f"batch-{case.name}", "local_names": []})
+    value = expect_success(outcome, f"{case.name}: a {len(queries)}-query evidence call")
+    text = outcome.text or ""
+    groups = {" ".join(str(g.get("query", "")).split()).casefold(): g for g in value.get("queries", [])
+              if isinstance(g, dict)}  # fmt: skip
+    words, numbers = _marks(text, queries)
+    placed: list[tuple[int, int, str]] = []  # (position of a shown line, its query's index, its query)
+    for index, query in enumerate(queries):
+        lines = [e for e in groups.get(query.casefold(), {}).get("evidence", []) if isinstance(e, dict)]
+        if case["text"] == "cut":
+            named = any(i == index for _at, i in words + numbers) or any(str(e.get("url")) in text for e in lines)
+            require(named, f"{case.name}: query {index + 1} ({query!r}) vanished from the text: not named, none of "
+                    "its lines shown", catches=case.catches, text_end=text[-300:])  # fmt: skip
+            continue
+        shown = [at for at in (text.find(str(e.get("text", "")).strip()[:40]) for e in lines) if at >= 0]
+        require(shown, f"{case.name}: the text shows no evidence line of query {index + 1} ({query!r})",
+                catches=case.catches, text=text[:2000])
+        placed += [(at, index, query) for at in shown]
+    # Every line stands under its own query named by its words, or every line under its own query's number.
+    for marks in (words, numbers):
+        if all(_under(marks, at, index) for at, index, _query in placed):
+            return
+    _at, index, query = next((a, i, q) for a, i, q in placed if not _under(words, a, i))
+    require(False, f"{case.name}: an evidence line of query {index + 1} ({query!r}) does not stand under that "
+            "query (the text names no query, or another, above it)", catches=case.catches, text=text[:2000])
 
 
 # The prompt has whitespace runs to collapse and is longer than the API's 128-character limit.
@@ -212,6 +294,10 @@ CITES = (
     Case("long-urls", "a text over its bound cut at a character count, inside an evidence line's URL, instead of "
          "leaving whole lines out: the last line shown cites a URL no search returned",
          {"queries": ("harbour pilot fees", "harbour berth fees", "harbour crane fees"), "long": True}),
+    Case("query-string", "the result URL 'canonicalised' without its query string: a line cites .../notice for the "
+         "result .../notice?id=4471, another resource, which no search returned",
+         {"queries": ("harbour pilot notice", "harbour tug notice"),
+          "exact": ("https://harbour.example.com/notice?id=4471", "https://tug-desk.example.net/notice?id=4472")}),
 )
 
 
@@ -234,8 +320,9 @@ def _long_results(ctx: CheckContext, query: str) -> None:
     requires=REQUIRES,
     provider="api",
     rule="Seed 002: every evidence line keeps its source URL, so code (not the model) can attach the "
-    "filtered source links to the answer: the value's sources are exactly the URLs that gave evidence. "
-    "The line's layout is left open: the URL may stand before or after the passage, on its line or the next.",
+    "filtered source links to the answer: the value's sources are exactly the URLs that gave evidence, each the "
+    "result's URL as the search returned it (its query string too). The line's layout is left open: the URL "
+    "may stand before or after the passage, on its line or the next.",
     cases=CITES,
 )
 async def lines_cite_results(ctx: CheckContext) -> None:
@@ -244,10 +331,19 @@ async def lines_cite_results(ctx: CheckContext) -> None:
         if case.params.get("long"):
             for query in case["queries"]:
                 _long_results(ctx, query)
-        await _cites(ctx, case)
+        for query, url in zip(case["queries"], case.params.get("exact", ()), strict=False):
+            script(ctx, query, [row(url, query.title(), f"{query.capitalize()} of the port office.")])
+            page = f"# {query.title()}\n\n{query.capitalize()}: boarding moves to berth 4."
+            serve_page(ctx, url, query.title(), page)
+        value = await _cites(ctx, case)
+        for query, url in zip(case["queries"], case.params.get("exact", ()), strict=False):
+            group = next((g for g in value.get("queries", []) if isinstance(g, dict) and g.get("query") == query), {})
+            cited = [e.get("url") for e in group.get("evidence", []) if isinstance(e, dict)]
+            require(url in cited, f"{case.name}: query {query!r} does not cite its result {url} as returned",
+                    catches=case.catches, cited=cited)  # fmt: skip
 
 
-async def _cites(ctx: CheckContext, case: Case) -> None:
+async def _cites(ctx: CheckContext, case: Case) -> dict[str, Any]:
     outcome = await _evidence(ctx, list(case["queries"]), {"id": f"cites-{case.name}", "local_names": []})
     value = expect_success(outcome, f"evidence batch ({case.name})")
     await ctx.settle()
@@ -263,23 +359,24 @@ async def _cites(ctx: CheckContext, case: Case) -> None:
         if isinstance(e, dict)
     ]
     for _passage, url in items:
-        require(url in returned, f"value cites {url!r}, which no search returned", catches=case.catches)
+        require(url in returned, f"{case.name}: value cites {url!r}, which no search returned", catches=case.catches)
     # The value's sources are the links code appends to the answer: exactly those that gave evidence.
     listed = {str(s.get("url")) for s in value.get("sources", []) if isinstance(s, dict)}
     gave = {url for _passage, url in items}
-    require(not listed - gave, f"the value's sources list {sorted(listed - gave)[:3]}, which gave no evidence",
-            catches=case.catches)
-    require(not gave - listed, f"the value's sources leave out {sorted(gave - listed)[:3]}, which gave evidence",
-            catches=case.catches)
+    require(not listed - gave, f"{case.name}: the value's sources list {sorted(listed - gave)[:3]}, which gave no "
+            "evidence", catches=case.catches)
+    require(not gave - listed, f"{case.name}: the value's sources leave out {sorted(gave - listed)[:3]}, which gave "
+            "evidence", catches=case.catches)
     text = outcome.text or ""
     regions = _regions(text, items)
-    require(regions, "the evidence text shows none of the value's evidence passages", text=text[:2000])
+    require(regions, f"{case.name}: the evidence text shows none of the value's evidence passages", text=text[:2000])
     for region, url in regions:
-        require(url in region, f"an evidence line carries no source URL (expected {url[:120]}): "
+        require(url in region, f"{case.name}: an evidence line carries no source URL (expected {url[:120]}): "
                 f"{region.strip()[:200]!r}", catches=case.catches)
     for shown in _URL.findall(text):
         require(shown.rstrip(".,;:") in returned, f"{case.name}: the text cites {shown[:200]}, which no search "
                 "returned", catches=case.catches)
+    return value
 
 
 LOCAL = (
@@ -289,6 +386,8 @@ LOCAL = (
     Case("home-path", "~/ paths sent", {"query": "summary of ~/Documents/plan.md", "leak": "plan.md"}),
     Case("posix-path", "absolute POSIX paths sent (only ~/ and drive letters looked for)",
          {"query": "/home/somchai/budget-2026.xlsx totals", "leak": "budget-2026"}),
+    Case("macos-path", "absolute POSIX paths taken for local only under /home/: a macOS home folder path (/Users/...) "
+         "sent", {"query": "/Users/somchai/budget-2026.xlsx totals", "leak": "budget-2026"}),
     Case("drive-forward-slash", "drive paths written with / sent (only C:\\ looked for)",
          {"query": "C:/Users/somchai/diary.txt", "leak": "diary"}),
     Case("unc-path", "UNC share paths sent", {"query": r"\\fileserver\finance\payroll 2026.xlsx", "leak": "payroll"}),
@@ -315,7 +414,8 @@ LOCAL = (
     requires=REQUIRES,
     provider="api",
     rule="Seed 002: web_search is not a fallback for the knowledge base or Desktop/Documents; user file "
-    "names and contents are never sent to a search engine to 'try instead'. Refusing the whole batch "
+    "names and contents are never sent to a search engine to 'try instead' (a path into the user's home "
+    "folder is one, /home/ on Linux as /Users/ on macOS). Refusing the whole batch "
     "(any WEB_* error) or answering its other queries are both accepted.",
     cases=LOCAL,
 )
@@ -441,6 +541,18 @@ RETRIES = (
         {"again": "zzqx unknowable 2031", "question": "What is zzqx unknowable?", "evidence": "zzqx harbour dues",
          "accept": True},
     ),
+    Case(
+        "batch-needs-retry",
+        "only a call that found nothing at all remembered: a query that said [needs_retry] inside a batch whose "
+        "other query found evidence fired again",
+        {"again": "zzqx unknowable", "first": ["harbour pilot roster", "zzqx unknowable"]},
+    ),
+    Case(
+        "tab-inside",
+        "only the ordinary space (U+0020) ignored when queries are compared: a tab put inside a word (a change of "
+        "whitespace only) taken for a new query",
+        {"again": "zz<U+0009>qx unknowable"},
+    ),
 )
 _SPACE = re.compile(r"\s+")
 
@@ -458,6 +570,9 @@ def _same(a: str, b: str) -> bool:
 
 DUES_URL = "https://harbour-dues.example.org/zzqx"
 DUES_FACT = "Zzqx harbour dues rise to 40 baht per tonne in 2031, the port authority says."
+# batch-needs-retry: the batch's other query finds this (so the call as a whole found evidence).
+ROSTER_URL = "https://pilot-roster.example.org/week"
+ROSTER_FACT = "The harbour pilot roster for this week lists four pilots on the night watch."
 
 
 async def _found(ctx: CheckContext, query: str, context: dict[str, Any], what: str) -> None:
@@ -478,10 +593,12 @@ async def _found(ctx: CheckContext, query: str, context: dict[str, Any], what: s
     requires=REQUIRES,
     provider="api",
     rule="Seed 002: after [needs_retry] the agent must make the query more specific (subject, place, time); "
-    "firing the same query again, or changing only whitespace (invisible separators included), is not a "
-    "retry, nor is a less specific one or the same words in another order, and adding facts that had no "
-    "evidence before is no good retry. Adding the subject, place or time the user's question gives, a plain "
-    "word, or a fact earlier evidence of the conversation showed is the retry the seed asks for.",
+    "firing the same query again (also one that said [needs_retry] inside a batch whose other queries found "
+    "evidence), or changing only whitespace (any whitespace character, a tab as well as a space; invisible "
+    "separators included), is not a retry, nor is a less specific one or the same words in another order, and "
+    "adding facts that had no evidence before is no good retry. Adding the subject, place or time the user's "
+    "question gives, a plain word, or a fact earlier evidence of the conversation showed is the retry the seed "
+    "asks for.",
     cases=RETRIES,
 )
 async def retry_refused(ctx: CheckContext) -> None:
@@ -491,7 +608,11 @@ async def retry_refused(ctx: CheckContext) -> None:
             context["question"] = _spelled(case["question"])
         if "evidence" in case.params:
             await _found(ctx, case["evidence"], context, case.name)
-        first = await _evidence(ctx, "zzqx unknowable", context)
+        asked = case.params.get("first", "zzqx unknowable")
+        if isinstance(asked, list):  # a batch whose other query finds evidence: one result, its page answering
+            script(ctx, asked[0], [row(ROSTER_URL, asked[0].title(), f"{asked[0].capitalize()}.")])
+            serve_page(ctx, ROSTER_URL, asked[0].title(), f"# {asked[0].title()}\n\n{ROSTER_FACT}")
+        first = await _evidence(ctx, asked, context)
         require("[needs_retry]" in (first.text or ""), f"{case.name}: no [needs_retry] for a query that found nothing")
         if "between" in case.params:
             other_first = await _evidence(ctx, case["between"], context)
@@ -581,6 +702,19 @@ ONLY_UNSAFE = Case(
     "[needs_retry] said only when a search returned nothing, not when every result was dropped",
     {"query": "harbour mooring deposits", "urls": tuple(f"http://10.0.0.{i}/deposits" for i in range(3))},
 )
+# Seed 002's pipeline validates the URLs before it ranks and picks pages: a query's unsafe results, however well
+# they match, never take the page slots its safe results need (a table of its own, run in a call of its own).
+VALIDATE_FIRST = (
+    Case(
+        "validated-before-picked",
+        "results validated only after the pages are picked: a query's unsafe results, which match best, take its "
+        "page slots and are then dropped, so its safe results are never read and it keeps no source",
+        {"query": "harbour pilot fees", "other": "harbour tug fees",
+         "unsafe": tuple(f"http://10.0.0.{i}/harbour-pilot-fees" for i in range(1, 5)),
+         "safe": tuple(f"https://pilots{i}-fees.com/fees" for i in range(4))},
+        family=ORDER,
+    ),
+)
 SAFE_RESULT = "https://harbour-authority.example.com/fees"
 SAFE_ROW = Case("safe", "control: a public result", {"url": SAFE_RESULT})
 RESULTS_SEEN = 8  # results per query the reference reads
@@ -607,8 +741,11 @@ def _spread(ctx: CheckContext, topics: tuple[str, ...], rows: Sequence[Case]) ->
     "IPv6 literals alike; the shared CGNAT space and cloud metadata addresses are no public IPs either); code "
     "attaches only the filtered source links, so a result that failed validation is no evidence either (its "
     "snippet is no fallback), and a query left with no evidence says [needs_retry]. Validation filters the "
-    "results: a malformed URL (no seed fixes URL syntax) may be dropped or kept, but it never ends the whole call.",
-    cases=(*UNSAFE, *NON_PUBLIC, *MALFORMED, ONLY_UNSAFE),
+    "results: a malformed URL (no seed fixes URL syntax) may be dropped or kept, but it never ends the whole call. "
+    "Validation comes before ranking and source selection ('URL/IP/redirect validation -> code-only relevance "
+    "ranking -> source diversity selection -> fetch selected pages'), so a query whose unsafe results match best "
+    "still keeps a source among its safe ones (a batch keeps at least one source per query when fitting).",
+    cases=(*UNSAFE, *NON_PUBLIC, *MALFORMED, ONLY_UNSAFE, *VALIDATE_FIRST),
 )
 async def unsafe_dropped(ctx: CheckContext) -> None:
     # The reference reads 8 results per query, so the rows are spread over queries of 8 (a tool reading
@@ -636,3 +773,27 @@ async def unsafe_dropped(ctx: CheckContext) -> None:
         require(url not in fetched | cited, f"only-unsafe: {url} was fetched or cited")
     require("[needs_retry]" in (outcome.text or ""), "only-unsafe: a query whose every result was unsafe got no "
             "[needs_retry]", catches=ONLY_UNSAFE.catches, text=(outcome.text or "")[:2000])
+    for case in VALIDATE_FIRST:
+        ctx.fresh()
+        await _validated_first(ctx, case)
+
+
+async def _validated_first(ctx: CheckContext, case: Case) -> None:
+    """A batch of two: the first query's unsafe results match it better than its safe ones (which have pages);
+    the second query's eight safe results compete for the same page bound."""
+    query, other = case["query"], case["other"]
+    words = f"{query} {query}".title()
+    unsafe = [row(url, words, f"{words}.") for url in case["unsafe"]]
+    safe = [row(url, query.title(), f"{query.title()}, as the port office sets them.") for url in case["safe"]]
+    script(ctx, query, unsafe + safe)
+    script(ctx, other, [row(f"https://tugs{i}-fees.com/fees", other.title(), f"{other.title()} of the port.")
+                        for i in range(RESULTS_SEEN)])  # fmt: skip
+    for url in case["safe"]:
+        serve_page(ctx, url, query.title(), f"# {query.title()}\n\n{query.capitalize()} are 450 dollars per transit.")
+    outcome = await _evidence(ctx, [query, other], {"id": case.name, "local_names": []})
+    value = expect_success(outcome, case.name)
+    group = next((g for g in value.get("queries", []) if isinstance(g, dict) and g.get("query") == query), {})
+    cited = [str(e.get("url")) for e in group.get("evidence", []) if isinstance(e, dict)]
+    require(set(cited) & set(case["safe"]), f"{case.name}: query {query!r} cites none of its {len(case['safe'])} "
+            "safe results (its unsafe results, which match it better, must be dropped before pages are picked)",
+            catches=case.catches, cited=cited, text=(outcome.text or "")[:1000])  # fmt: skip
