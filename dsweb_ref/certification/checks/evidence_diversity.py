@@ -12,7 +12,8 @@ It fixes neither the page bound nor a per-domain number, so the check enforces o
 * one registrable domain (Public Suffix List: ``news.bbc.co.uk`` and ``BBC.co.uk`` are one site,
   ``alice.github.io`` and ``bob.github.io`` two) holds more than half of the pages a call used
   (fetched or cited, two or more) only when every other registrable domain with a usable result
-  got a page too.
+  got a page too; a domain whose pages are on http:// and https:// is still one domain, so it takes no
+  more pages than it does with all its pages on https:// (the same call made again to compare).
 
 The Fetch API knows none of the scripted pages (it answers 404), so evidence comes from snippets,
 which seed 002 allows as the fallback; what is judged is which results the call picked.
@@ -122,6 +123,30 @@ def _crowded(crowd: Sequence[Sequence[str]], others: Sequence[Sequence[str]]) ->
     return {t: _spread(t, c, o) for t, c, o in zip(topics, crowd, others, strict=True)}
 
 
+# Two queries whose four best results each are pages of one domain, the rest on sites of their own. The
+# domain's pages alternate http:// and https:// (``mixed``) or are all https:// (the same call again, to
+# compare): one domain either way, so the scheme changes nothing of its share.
+_NEWS = "harbour-news.com"
+
+
+def _on_news(url: str) -> bool:
+    # By host name, not site(): the table is built on import, and the Public Suffix List loads only with a run.
+    host = urlsplit(url).hostname or ""
+    return host == _NEWS or host.endswith("." + _NEWS)
+
+
+def _schemes(mixed: bool) -> dict[str, list[Row]]:
+    others = (("quaywatch.org", "portnotes.net", "tidewire.org"), ("harbourlog.net", "fishquay.org", "marketpier.net"))
+    results = _crowded([[_NEWS] * 4] * 2, others)
+    return {
+        topic: [
+            {**r, "url": "http" + r["url"].removeprefix("https")} if mixed and _on_news(r["url"]) and i % 2 else r
+            for i, r in enumerate(rows)
+        ]
+        for topic, rows in results.items()
+    }
+
+
 DIVERSITY = (
     Case(
         "only-source",
@@ -183,6 +208,12 @@ DIVERSITY = (
         "each take two of its pages, filling the page bound while the other sites' results go unread",
         {"results": _SHARED_SITE},
     ),
+    Case(
+        "http-and-https",
+        "the per-domain share keyed by scheme and domain (the 'schemeful site'): http:// and https:// pages of one "
+        "domain counted as two sources, so the domain takes twice the pages it takes when its pages share one scheme",
+        {"results": _schemes(mixed=True), "one_scheme": _schemes(mixed=False), "site": _NEWS},
+    ),
 )
 
 
@@ -225,9 +256,7 @@ async def diversity(ctx: CheckContext) -> None:
             mine = own & {_same_page(u) for u in cited if isinstance(u, str)}
             require(mine, f"{case.name}: query {query!r} kept no source of its own", cited=cited)
         used = _used(ctx, value)
-        counts: dict[str, int] = {}
-        for url in used:
-            counts[site(url)] = counts.get(site(url), 0) + 1
+        counts = _per_site(used)
         top, most = max(counts.items(), key=lambda kv: kv[1], default=("", 0))
         left = sorted({site(r["url"]) for rows in results.values() for r in rows} - set(counts))
         require(
@@ -235,3 +264,32 @@ async def diversity(ctx: CheckContext) -> None:
             f"{case.name}: {most} of {len(used)} pages from {top} while {', '.join(left)} got none",
             used=used,
         )
+        if "one_scheme" in case.params:  # the same call, the domain's pages all on https://: no fewer of them
+            await _same_share(ctx, case, counts.get(case["site"], 0), used)
+
+
+def _per_site(used: Sequence[str]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for url in used:
+        counts[site(url)] = counts.get(site(url), 0) + 1
+    return counts
+
+
+async def _same_share(ctx: CheckContext, case: Case, mixed: int, used: Sequence[str]) -> None:
+    """A domain is one source whatever the scheme of its pages: the call with them on http:// and https://
+    takes no more of its pages than the same call with them all on https://. (The bound of a domain's share
+    is the target's own; only its being the same is judged.)"""
+    ctx.fresh()
+    results: dict[str, list[Row]] = case["one_scheme"]
+    for query, rows in results.items():
+        script(ctx, query, rows)
+    outcome = await _evidence(ctx, list(results), {"id": f"{case.name}-one-scheme", "local_names": []})
+    value = expect_success(outcome, f"{case.name} (one scheme)")
+    await ctx.settle()
+    same = _per_site(_used(ctx, value)).get(case["site"], 0)
+    require(
+        mixed <= same,
+        f"{case.name}: {mixed} pages from {case['site']} with its pages on http:// and https://, {same} with "
+        "them all on https://",
+        used=list(used),
+    )

@@ -19,7 +19,9 @@ the checks accept any of them and enforce only:
   header, when the search snippet does not hold the fact (the page was fetched and has the passage,
   so the snippet is no fallback).
 * ``evidence.own_ranking``: when a batch has more results than pages are read, the pages read are
-  the pipeline's own pick: a relevant result the engine listed last is read and cited.
+  the pipeline's own pick: a relevant result is read and cited wherever the engine listed it (last,
+  first or in between; no order fixed in advance, such as the engine's reversed, reads them all), and
+  in a Thai query too, whose words no space separates.
 """
 
 from __future__ import annotations
@@ -351,27 +353,72 @@ async def table_rows(ctx: CheckContext) -> None:
 
 PILOT = "harbour pilot boarding"
 TUGS = "harbour tug hire"
-RANKING = (
-    Case(
-        "engine-last",
-        "the engine's order passed through as the pipeline's ranking: with more results than pages read, "
-        "the relevant result the engine listed last is never read",
-        {"queries": (PILOT, TUGS)},
-    ),
-)
+FESTIVAL_PAGE = "# Festival\n\nThe harbour festival has music and food stalls.\n"
+# Seed 002's users write Thai without spaces between words: "ticket price, boat, Koh Chang". The
+# relevant result never holds the query as one run of letters, so only words can match it.
+KOH_CHANG = "ราคาตั๋วเรือเกาะช้าง"
+KOH_CHANG_URL = "https://koh-chang-ferry.co.th/tickets"
+KOH_CHANG_PAGE = "# ตั๋วเรือไปเกาะช้าง\n\nราคาตั๋วเรือไปเกาะช้างสำหรับผู้ใหญ่ 120 บาทต่อเที่ยว\n"
+BEACH_PAGE = "# ตลาดนัดริมหาด\n\nตลาดนัดริมหาดมีดนตรีและอาหารทุกเย็น\n"
 
 
-def _results(query: str, topic: str, weak_count: int) -> list[dict[str, str]]:
-    """Weak results (one shared word, each on its own site, so source diversity does not pick the
-    relevant one for the ranking) the engine lists first, then the relevant one."""
+def _results(query: str, topic: str, weak_count: int, at: int | None = None) -> list[dict[str, str]]:
+    """Weak results (one shared word) the engine lists around the relevant one, which is at index ``at``
+    (last by default). Every result is on a site of its own, so source diversity neither picks nor skips
+    the relevant one for the ranking."""
     head = query.split()[0]
     weak = [
         row(f"https://{topic}-news{i}.com/festival", f"{head.title()} festival news {i}",
             f"Festival programme and {head} market stalls, part {i}.")
         for i in range(weak_count)
     ]  # fmt: skip
-    best = row(f"https://{topic}-guide.example.org/", f"{query.title()} guide", f"How {query} works, step by step.")
-    return [*weak, best]
+    best = row(f"https://{topic}-guide.org/", f"{query.title()} guide", f"How {query} works, step by step.")
+    weak.insert(weak_count if at is None else at, best)
+    return weak
+
+
+def _english(query: str, topic: str, weak_count: int, at: int | None = None) -> tuple[Any, ...]:
+    """(query, the engine's results, the relevant result's index, its page, the weak results' page)."""
+    page = f"# {query}\n\n{query.capitalize()} is booked through the port office.\n"
+    return query, _results(query, topic, weak_count, at), weak_count if at is None else at, page, FESTIVAL_PAGE
+
+
+# Weak Thai results share one word with the query (ราคา, price: of beach rooms and market food).
+_BEACH = [
+    row(f"https://beach-news{i}.co.th/market", f"ราคาห้องพักริมทะเล {i}", f"ราคาห้องพักและตลาดนัดริมหาด ตอนที่ {i}")
+    for i in range(7)
+]
+_THAI = (KOH_CHANG, [*_BEACH, row(KOH_CHANG_URL, "ตั๋วเรือไปเกาะช้าง", "ราคาตั๋วเรือเฟอร์รี่ไปเกาะช้าง ผู้ใหญ่และเด็ก")],
+         7, KOH_CHANG_PAGE, BEACH_PAGE)  # fmt: skip
+
+# 4 + 8 results for 8 pages: the engine's order reads the first query's relevant result (4th) but
+# never the second's (8th); a pipeline ranking its own reads both first. 7 + 8 results: four pages a
+# query, so the engine's order reversed never reads the first query's relevant result (1st), nor the
+# engine's order (or an order from either end) the second's (5th). (Filling the pages query after
+# query, with a ranking of its own, still reads every row's relevant results: that reading is
+# evidence.diversity's catch, not this check's.)
+RANKING = (
+    Case(
+        "engine-last",
+        "the engine's order passed through as the pipeline's ranking: with more results than pages read, "
+        "the relevant result the engine listed last is never read",
+        {"queries": (_english(PILOT, "pilot", 3), _english(TUGS, "tug", 7))},
+    ),
+    Case(
+        "engine-first",
+        "an order fixed in advance taken for the ranking, with no relevance score: the engine's order reversed "
+        "(its last result read first) never reads the relevant result the engine listed first, nor the engine's "
+        "own order one it listed in the middle",
+        {"queries": (_english(PILOT, "pilot", 6, 0), _english(TUGS, "tug", 7, 4))},
+    ),
+    Case(
+        "thai-words",
+        "Thai queries and results ranked by whole space-separated runs of letters (Thai not cut into words): "
+        "every result of a Thai query scores nothing and the engine's order passes through, so the relevant "
+        "result the engine listed last is never read",
+        {"queries": (_english(PILOT, "pilot", 3), _THAI)},
+    ),
+)
 
 
 @check(
@@ -381,25 +428,22 @@ def _results(query: str, topic: str, weak_count: int) -> list[dict[str, str]]:
     requires=REQUIRES,
     provider="api",
     rule="Seed 002: the system does not trust the search engine's ranking alone; it picks sources whose "
-    "relevance is good (code-only relevance ranking after URL validation, before fetching).",
+    "relevance is good (code-only relevance ranking after URL validation, before fetching). Where the "
+    "engine lists the relevant result (first, last or in between), in English or in Thai, is not what "
+    "decides whether it is read; which signals score relevance and how ties are ordered are left open.",
     cases=RANKING,
 )
 async def own_ranking(ctx: CheckContext) -> None:
     for case in RANKING:
         ctx.fresh()
         best: dict[str, str] = {}
-        # 4 + 8 results for 8 pages: the engine's order reads the first query's relevant result
-        # (4th) but never the second's (8th); a pipeline ranking its own reads both first. (Filling
-        # the pages query after query, with a ranking of its own, still reads both: that reading is
-        # evidence.diversity's catch, not this check's.)
-        for query, topic, weak_count in zip(case["queries"], ("pilot", "tug"), (3, 7), strict=True):
-            rows = _results(query, topic, weak_count)
+        for query, rows, at, page, weak_page in case["queries"]:
             script(ctx, query, rows)
-            best[query] = rows[-1]["url"]
-            _serve(ctx, rows[-1]["url"], f"# {query}\n\n{query.capitalize()} is booked through the port office.\n")
-            for weak in rows[:-1]:
-                _serve(ctx, weak["url"], "# Festival\n\nThe harbour festival has music and food stalls.\n")
-        outcome = await _evidence(ctx, list(case["queries"]), {"id": f"ranking-{case.name}", "local_names": []})
+            best[query] = rows[at]["url"]
+            for result in rows:
+                _serve(ctx, result["url"], page if result is rows[at] else weak_page)
+        queries = [query for query, *_ in case["queries"]]
+        outcome = await _evidence(ctx, queries, {"id": f"ranking-{case.name}", "local_names": []})
         value = expect_success(outcome, case.name)
         await ctx.settle()
         fetched = {r.json.get("url") for r in ctx.records("fetch") if isinstance(r.json, dict)}

@@ -1,0 +1,90 @@
+"""Issue 24, outside hunt f over seed 002's evidence pipeline: rankings that are no relevance ranking (the
+engine's order reversed; Thai ranked by whole runs of letters, so the engine's order passes through) and
+a domain share keyed by scheme too, all certified before these rows. Each wrong reading is made in the
+reference and must fail exactly the rows that name it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from urllib.parse import urlsplit
+
+import pytest
+
+from dsweb_ref.certification.checks import evidence_diversity, evidence_relevance
+from dsweb_ref.certification.targets import reference_target
+from dsweb_ref.tools import _evidence_rank, _evidence_text, evidence_search
+from dsweb_ref.tools._evidence_rank import Candidate
+
+from ._readings import failing_rows
+from .conftest import run
+
+RANKING = "evidence.own_ranking"
+DIVERSITY = "evidence.diversity"
+
+
+def test_the_reference_passes_the_checks_with_the_new_rows() -> None:
+    assert {"engine-first", "thai-words"} <= {c.name for c in evidence_relevance.RANKING}
+    assert "http-and-https" in {c.name for c in evidence_diversity.DIVERSITY}
+    report = run(reference_target(), only=[RANKING, DIVERSITY])
+    assert {r.check.id: r.outcome.value for r in report.results} == dict.fromkeys([RANKING, DIVERSITY], "passed"), [
+        r.reason for r in report.results
+    ]
+
+
+def test_the_engine_order_reversed_fails_exactly_the_engine_first_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: rank-reverse-engine ("do not trust the engine" as its order reversed, no relevance score)
+    assert evidence_search.rank is _evidence_rank.rank
+
+    def reversed_engine(query: str, candidates: Sequence[Candidate]) -> list[Candidate]:
+        return sorted(candidates, key=lambda c: -c.rank)
+
+    monkeypatch.setattr(evidence_search, "rank", reversed_engine)
+    assert failing_rows(evidence_relevance, "RANKING", RANKING, monkeypatch) == {"engine-first"}
+
+
+def test_the_engine_order_kept_fails_every_ranking_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: the engine's order passed through (the engine-first row's relevant result in the middle is
+    # missed by it too)
+    monkeypatch.setattr(evidence_search, "rank", lambda query, candidates: list(candidates))
+    assert failing_rows(evidence_relevance, "RANKING", RANKING, monkeypatch) == {
+        "engine-last", "engine-first", "thai-words",
+    }  # fmt: skip
+
+
+def test_thai_ranked_by_whole_runs_fails_exactly_the_thai_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: rank-thai-whole-runs (result ranking not cutting Thai into words; passages keep the segmenter)
+    right = _evidence_text.tokenize
+    assert _evidence_rank.tokenize is right
+
+    def whole_thai_runs(text: str) -> list[str]:
+        tokens: list[str] = []
+        for match in _evidence_text._RUNS.finditer(_evidence_text.fold(text)):
+            tokens.extend([match.group()] if match.lastgroup == "thai" else right(match.group()))
+        return tokens
+
+    monkeypatch.setattr(_evidence_rank, "tokenize", whole_thai_runs)
+    assert failing_rows(evidence_relevance, "RANKING", RANKING, monkeypatch) == {"thai-words"}
+
+
+def test_the_share_keyed_by_scheme_and_domain_fails_exactly_the_http_and_https_row(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # catches: diversity-schemeful-site (http://x.com and https://x.com counted as two sources)
+    right_select, right_domain = _evidence_rank.select_pages, _evidence_rank.registrable_domain
+    assert evidence_search.select_pages is right_select
+
+    def schemeful(host: str) -> str:
+        scheme, _, bare = host.rpartition("://")
+        return f"{scheme}://{right_domain(bare)}" if scheme else right_domain(bare)
+
+    def select_by_schemeful_site(
+        ranked: Sequence[Sequence[Candidate]], *, max_pages: int, max_per_domain: int
+    ) -> list[Candidate]:
+        moved = [[replace(c, host=f"{urlsplit(c.url).scheme}://{c.host}") for c in q] for q in ranked]
+        back = {c.url: c for q in ranked for c in q}
+        return [back[c.url] for c in right_select(moved, max_pages=max_pages, max_per_domain=max_per_domain)]
+
+    monkeypatch.setattr(_evidence_rank, "registrable_domain", schemeful)
+    monkeypatch.setattr(evidence_search, "select_pages", select_by_schemeful_site)
+    assert failing_rows(evidence_diversity, "DIVERSITY", DIVERSITY, monkeypatch) == {"http-and-https"}
