@@ -16,10 +16,13 @@ each row enforces only, for one page:
   ``evidence.table_rows`` does for Markdown), as the page's text: no tag, attribute or character
   reference, no format character splitting its words;
 * text that is page furniture by its markup (``script``, ``style``, ``nav``, the site ``header``,
-  ``footer``, ``aside``, an element with ``role="navigation"``, a cookie consent banner named by its id)
-  never reaches the evidence, though it holds the query's words: that is the boilerplate the seed names;
+  ``footer``, ``aside``, an element with ``role="navigation"``, a cookie consent banner named by its id, a
+  pop-up: an open ``dialog`` or a ``role="dialog"`` ``aria-modal`` newsletter box) never reaches the
+  evidence, though it holds the query's words: that is the boilerplate the seed names;
 * neighbouring blocks (list items, headings, paragraphs) unrelated to the query do not ride along with
-  the matching one, though none of them ends in sentence punctuation.
+  the matching one, though none of them ends in sentence punctuation;
+* a page answered with an error status (404) is no page "fetched successfully": its error text, though it
+  holds the query's words, is never cited (the snippet may stand in, or the query says it found nothing).
 """
 
 from __future__ import annotations
@@ -81,6 +84,11 @@ FURNITURE = {
     "cookie-consent": ('<div id="cookie-consent">', "</div>",
                        "<p>We use cookies on harbour pilot boarding pages: Gorsemoor analytics and 12 partners. "
                        "Accept harbour pilot boarding cookies?</p>"),
+    "dialog": ("<dialog open>", "</dialog>",
+               "<p>Harbour pilot boarding survey: rate harbour pilot boarding at 06:00, Pennytarn prize.</p>"),
+    "role-dialog": ('<div role="dialog" aria-modal="true" class="newsletter-modal">', "</div>",
+                    "<p>Harbour pilot boarding alerts: harbour pilot boarding times from 06:00 by email, Gullwick "
+                    "newsletter.</p>"),
 }  # fmt: skip
 MARKERS = {
     "script": "Wexcombe",
@@ -91,6 +99,8 @@ MARKERS = {
     "aside": "Fennimore",
     "role-navigation": "Oskarhaven",
     "cookie-consent": "Gorsemoor",
+    "dialog": "Pennytarn",
+    "role-dialog": "Gullwick",
 }
 
 
@@ -166,6 +176,9 @@ FURNITURE_CATCHES = {
     "role-navigation": 'furniture judged by tag name only: a menu marked role="navigation" on a div read as content',
     "cookie-consent": "a cookie consent banner (a div whose id names it) read as content: its notice, holding the "
     "query's words, taken for a passage",
+    "dialog": "a pop-up read as content: a survey in an open <dialog>, holding the query's words, taken for a passage",
+    "role-dialog": 'dialogs judged by tag name only: a newsletter pop-up marked role="dialog" aria-modal="true" on a '
+    "div, holding the query's words, taken for a passage",
 }
 HTML = (
     Case("markup", "the page's HTML read as text: a tag, an attribute or a character reference (&amp;) shown in "
@@ -213,13 +226,33 @@ PRIVATE = (
          "URL checked as text only, or the address it resolves to never judged, or judged and not the one dialled",
          {"host": PRIVATE_HOST}),
 )
+# A page answered with an error status is no page fetched successfully (seed 002: only such a page is cut into
+# passages; one that could not be fetched leaves the snippet as the fallback, or nothing). Its HTML error
+# page holds the query's words and a word (Quarrendon) no other text has.
+ERROR_PAGE = _page(
+    "Not found",
+    "<h1>404 Not Found</h1><p>Harbour pilot boarding: the harbour pilot boarding page you asked for was removed at "
+    "06:00; ask the Quarrendon desk.</p>",
+)
+ERROR_STATUS = (
+    Case("error-404", "the HTTP status of the pipeline's own fetch ignored: a 404 page's text (the query's words, "
+         "'ask the Quarrendon desk') cut into passages and cited as evidence",
+         {"status": 404, "page": ERROR_PAGE, "absent": ("Quarrendon",)}),
+)  # fmt: skip
 
 
-def _serve_html(html: str) -> Callable[[_Handler], None]:
+def _serve_html(html: str, status: int = 200) -> Callable[[_Handler], None]:
     body = html.encode("utf-8")
 
     def answer(handler: _Handler) -> None:
-        handler._send(body, headers={"Content-Type": "text/html; charset=utf-8"})
+        if status == 200:
+            handler._send(body, headers={"Content-Type": "text/html; charset=utf-8"})
+            return
+        handler.send_response(status)
+        handler.send_header("Content-Type", "text/html; charset=utf-8")
+        handler.send_header("Content-Length", str(len(body)))
+        handler.end_headers()
+        handler.wfile.write(body)
 
     return answer
 
@@ -242,11 +275,12 @@ def _cited(value: Mapping[str, Any], url: str) -> list[str]:
     provider="messages",
     rule="Seed 002: a page fetched successfully is not sent to the model whole; code reduces it to short text "
     "matching the query, so that boilerplate and unrelated text do not mix in; every evidence line keeps its "
-    "source URL. Checked on HTML pages the pipeline fetches itself (Messages search, the test network). And "
+    "source URL; a page that cannot be fetched leaves the snippet as the fallback. Checked on HTML pages the "
+    "pipeline fetches itself (Messages search, the test network). And "
     "'a URL to be fetched must pass host/IP validation every time; the connection is bound to the public IP "
     "that passed': a result whose host resolves only to a private address is never dialled there (whether "
     "its snippet is still cited is open).",
-    cases=(*HTML, *PRIVATE),
+    cases=(*HTML, *ERROR_STATUS, *PRIVATE),
     profiles=("seed-002-evidence-html",),
 )
 async def html_page(ctx: CheckContext) -> None:
@@ -276,6 +310,29 @@ async def html_page(ctx: CheckContext) -> None:
             for marker in case.params.get("absent", ()):
                 require(marker not in shown, f"{case.name}: {marker!r} reached the evidence", evidence=cited,
                         catches=case.catches)  # fmt: skip
+        for case in ERROR_STATUS:
+            ctx.fresh()
+            path = f"/{case.name}"
+            url = f"http://{HOST}{path}"
+            net.pages.special[path] = _serve_html(case["page"], case["status"])
+            script(ctx, QUERY, [row(url, "Harbour pilot boarding", SNIPPET)])
+            outcome = await _evidence(ctx, QUERY, {"id": f"html-{case.name}", "local_names": []})
+            if not outcome.ok:  # a refusal is the pipeline's to make; a WEB_* code, never a crash
+                require(
+                    str(outcome.error_code).startswith("WEB_"),
+                    f"{case.name}: failed without a WEB_* code ({outcome.error_code!r})",
+                    catches=case.catches,
+                )
+            cited = _cited(outcome.value or {}, url)
+            shown = "\n".join([outcome.text or "", outcome.error_message, *cited])
+            for marker in case["absent"]:
+                require(
+                    marker not in shown,
+                    f"{case.name}: the text of the page answered HTTP {case['status']} "
+                    f"reached the evidence ({marker!r})",
+                    evidence=cited,
+                    catches=case.catches,
+                )
         for case in PRIVATE:
             ctx.fresh()
             before = net.trap.connections()

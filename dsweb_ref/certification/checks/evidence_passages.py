@@ -18,6 +18,14 @@ Fetch API serves:
   yields its matching paragraph.
 * a matching paragraph that is a list item starting with its fact (a time) keeps that fact: the passage
   is the page's text, its list marker aside.
+* a page that is one long paragraph without sentence punctuation is not sent (nearly) whole: however the
+  pipeline cuts it, the evidence stays under a quarter of the page (the bound of the rows above; the seed
+  names no number, and more than a quarter of a 4,800-character page is no "short text");
+* a long Thai paragraph (Thai ends a sentence with a space, not punctuation) whose last sentence holds the
+  fact yields that fact, not the paragraph's unrelated opening;
+* in a batch of two queries, each query's passages match that query: the first query's page also answers
+  the second in a sentence the first query never cites, while the second query gets its fare (seed 002:
+  passages that match the query; the results come back separated by query).
 """
 
 from __future__ import annotations
@@ -114,6 +122,32 @@ CHINESE_APART = replace(CHINESE, query="上海天气")
 LIST_ITEM = replace(
     ENGLISH, match="- 06:00 is when harbour pilot boarding starts, from the outer anchorage.", fact="06:00 is when"
 )
+# One paragraph of 4,636 characters with no sentence punctuation (comma-separated notes), the query's words
+# at its start: a passage cut only at sentences or blocks, with no size bound, is the whole paragraph.
+RUN_ON = replace(
+    ENGLISH,
+    query="harbour pilot boarding notes",
+    title="Pilot notes",
+    snippet="Notes of the harbour office.",
+    match="Harbour pilot boarding notes for the outer anchorage, "
+    + ", ".join(f"berth {i} crane {i % 7} tide table {i % 3} gate {i % 5}" for i in range(120))
+    + ", end of notes",
+)
+# A Thai paragraph of 509 characters (Thai ends sentences with a space, not punctuation) whose last sentence
+# holds the fare asked for; its opening sentences (pier hours, shops, parking) are unrelated.
+THAI_PARAGRAPH = replace(
+    THAI,
+    query="ค่าโดยสารเรือเฟอร์รี่เกาะช้าง",
+    heading="# ท่าเรือแหลมงอบ",
+    title="ท่าเรือแหลมงอบ",
+    snippet="ข้อมูลท่าเรือแหลมงอบ",
+    match="ท่าเรือแหลมงอบเปิดให้บริการทุกวันตั้งแต่เช้าจนถึงค่ำ มีร้านอาหารและร้านกาแฟหลายแห่งรอบท่าเรือ "
+    "นักท่องเที่ยวสามารถจอดรถได้ที่ลานจอดรถด้านหน้าท่าเรือ ในช่วงวันหยุดยาวจะมีผู้โดยสารจำนวนมากจึงควรมาถึงก่อนเวลาอย่างน้อยครึ่งชั่วโมง "
+    "เจ้าหน้าที่จะตรวจบัตรที่ประตูทางเข้าก่อนขึ้นเรือทุกเที่ยว ผู้โดยสารที่นำสัตว์เลี้ยงมาด้วยต้องใส่กรงให้เรียบร้อย "
+    "ห้องน้ำและห้องละหมาดอยู่ทางด้านซ้ายของอาคารผู้โดยสาร ในฤดูมรสุมอาจมีการยกเลิกเที่ยวเรือโดยไม่แจ้งล่วงหน้า "
+    "ค่าโดยสารเรือเฟอร์รี่ไปเกาะช้างสำหรับผู้ใหญ่ราคา 120 บาทต่อเที่ยว",
+    fact="120 บาท",
+)
 
 
 def _page(texts: _Texts, fillers: int) -> str:
@@ -174,6 +208,19 @@ PASSAGES = (
         "read as ':00 is when ...', the item's fact lost from its passage",
         {"fillers": 40, "texts": "list-item"},
     ),
+    Case(
+        "run-on-paragraph",
+        "no size bound on a passage: a paragraph without sentence punctuation (4,636 characters of comma-separated "
+        "notes) is one unit and goes whole, so the page is sent nearly whole",
+        {"fillers": 0, "texts": "run-on"},
+    ),
+    Case(
+        "thai-long-paragraph",
+        "Thai text not cut into sentences (only other scripts, at punctuation): a 509-character Thai paragraph is "
+        "one unit, its passage is the paragraph's unrelated opening and the fare (120 บาท) in its last sentence "
+        "is cut off",
+        {"fillers": 40, "texts": "thai-paragraph"},
+    ),
 )
 _TEXTS = {
     "english": ENGLISH,
@@ -184,7 +231,31 @@ _TEXTS = {
     "one-word": ONE_WORD,
     "operators": OPERATORS,
     "list-item": LIST_ITEM,
+    "run-on": RUN_ON,
+    "thai-paragraph": THAI_PARAGRAPH,
 }
+
+# A batch of two queries, one result each: the harbour office's page answers the first query and also
+# carries, as a visitors' note, the sentence answering the second. Each query's passages match that query
+# (seed 002: passages that match the query; results returned separated by query): the first query never
+# cites the ferry fare, the second gets it.
+BATCH_QUERIES = ("harbour pilot boarding time", "lumen bay ferry adult fare")
+BATCH_PAGES = (
+    ("https://harbour-office.example.org/notices", "Harbour office notices", "Notices from the harbour office.",
+     "# Notices\n\nHarbour pilot boarding time is 06:00 at the outer anchorage.\n\n"
+     "Visitors note: the Lumen Bay ferry adult fare is $12.50 one way.\n"),
+    ("https://lumen-ferries.example.com/fares", "Lumen Bay ferries", "Ferry services of Lumen Bay.",
+     "# Fares\n\nThe Lumen Bay ferry adult fare is $12.50 one way.\n"),
+)  # fmt: skip
+OWN_QUERY = (
+    Case(
+        "batch-own-query",
+        "every query's page passages chosen against another query of the batch (the last one, or the whole batch "
+        "joined into one; or the first): the first query cites the ferry-fare sentence of its page, or the second "
+        "gets no fare",
+        {"queries": BATCH_QUERIES, "facts": ("outer anchorage", "12.50"), "absent": ("12.50", "")},
+    ),
+)
 
 
 @check(
@@ -195,8 +266,9 @@ _TEXTS = {
     provider="api",
     rule="Seed 002: a page fetched successfully is not sent to the model whole; code reduces it to short "
     "text matching the query; the search snippet is the fallback only when the page cannot be fetched "
-    "or has no usable passage.",
-    cases=PASSAGES,
+    "or has no usable passage; the results of a batch come back separated by query (each query's passages "
+    "match that query).",
+    cases=(*PASSAGES, *OWN_QUERY),
 )
 async def passages(ctx: CheckContext) -> None:
     for case in PASSAGES:
@@ -231,3 +303,34 @@ async def passages(ctx: CheckContext) -> None:
             f"{case.name}: {len(shown)} characters of evidence from a {len(page)}-character page",
             catches=case.catches,
         )
+    for case in OWN_QUERY:
+        ctx.fresh()
+        for query, (url, title, snippet, content) in zip(case["queries"], BATCH_PAGES, strict=True):
+            script(ctx, query, [row(url, title, snippet)])
+            serve_page(ctx, url, title, content)
+        outcome = await _evidence(ctx, list(case["queries"]), {"id": f"passages-{case.name}", "local_names": []})
+        value = expect_success(outcome, case.name)
+        await ctx.settle()
+        groups = [g for g in value.get("queries", []) if isinstance(g, dict)]
+        wanted = zip(case["queries"], case["facts"], case["absent"], strict=True)
+        for number, (query, fact, absent) in enumerate(wanted, 1):
+            lines = [
+                str(e.get("text", ""))
+                for g in groups
+                if g.get("query") == query
+                for e in g.get("evidence", [])
+                if isinstance(e, dict)
+            ]
+            shown = " ".join(lines)
+            require(
+                fact in shown,
+                f"{case.name}: query {number} ({query!r}) has no evidence holding {fact!r}",
+                evidence=lines,
+                catches=case.catches,
+            )
+            require(
+                not absent or absent not in shown,
+                f"{case.name}: query {number} ({query!r}) cites {absent!r}, which answers another query of the batch",
+                evidence=lines,
+                catches=case.catches,
+            )
