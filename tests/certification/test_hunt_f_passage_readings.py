@@ -108,3 +108,12 @@ def test_dialogs_kept_fail_exactly_the_two_dialog_rows(monkeypatch: pytest.Monke
     monkeypatch.setattr(u, "_DROP_NAMES", u._DROP_NAMES - {"modal", "popup", "newsletter"})
     patch_reading(u, "is_furniture", 'name in ("aria-hidden", "aria-modal")', 'name == "aria-hidden"', monkeypatch)
     assert failing_rows(evidence_html, "HTML", HTML, monkeypatch) == {DIALOG, ROLE_DIALOG}
+
+
+def test_a_passage_window_around_the_first_answer_never_reaches_the_second_query_fare() -> None:
+    """Seed-open: a passage may be a window of text around its match, not a sentence. The first query's page
+    keeps its visitors' note (the second query's fare) more than a quarter of the page (the bound the check
+    holds passages to) away from its own answer, so such a window never cites the other query's fact."""
+    content = evidence_passages.BATCH_PAGES[0][3]
+    gap = content.index("12.50") - content.index("outer anchorage")
+    assert gap > len(content) / 4

@@ -236,14 +236,16 @@ _TEXTS = {
 }
 
 # A batch of two queries, one result each: the harbour office's page answers the first query and also
-# carries, as a visitors' note, the sentence answering the second. Each query's passages match that query
+# carries, as a visitors' note forty paragraphs further down (so a passage window around the first answer
+# never reaches it), the sentence answering the second. Each query's passages match that query
 # (seed 002: passages that match the query; results returned separated by query): the first query never
 # cites the ferry fare, the second gets it.
 BATCH_QUERIES = ("harbour pilot boarding time", "lumen bay ferry adult fare")
 BATCH_PAGES = (
     ("https://harbour-office.example.org/notices", "Harbour office notices", "Notices from the harbour office.",
      "# Notices\n\nHarbour pilot boarding time is 06:00 at the outer anchorage.\n\n"
-     "Visitors note: the Lumen Bay ferry adult fare is $12.50 one way.\n"),
+     + "".join(ENGLISH.filler.format(i=i) + "\n\n" for i in range(40))
+     + "Visitors note: the Lumen Bay ferry adult fare is $12.50 one way.\n"),
     ("https://lumen-ferries.example.com/fares", "Lumen Bay ferries", "Ferry services of Lumen Bay.",
      "# Fares\n\nThe Lumen Bay ferry adult fare is $12.50 one way.\n"),
 )  # fmt: skip
