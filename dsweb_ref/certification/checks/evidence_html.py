@@ -324,7 +324,9 @@ async def html_page(ctx: CheckContext) -> None:
                     catches=case.catches,
                 )
             cited = _cited(outcome.value or {}, url)
-            shown = "\n".join([outcome.text or "", outcome.error_message, *cited])
+            # Evidence is what a successful call shows; an error's wording (which may quote the upstream answer)
+            # is not evidence, and the seed does not decide it.
+            shown = "\n".join([(outcome.text or "") if outcome.ok else "", *cited])
             for marker in case["absent"]:
                 require(
                     marker not in shown,
