@@ -44,19 +44,25 @@ def rows(no_header_wait: float, overshoot: float) -> list[Any]:
 
 
 @pytest.mark.parametrize(
-    ("wait", "overshoot", "problem", "doubt"),
+    ("wait", "overshoot", "load", "problem", "doubt"),
     [
-        (0.4, 0.01, False, False),  # catches: nothing - a waiting target on a quiet machine meets the rule
-        (0.02, 0.01, True, False),  # catches: retrying at once on a quiet machine
-        (0.15, 0.1, True, False),  # catches: a bar that ignores the turnaround (0.15 s passes a bare 0.1 s bar)
-        (0.3, 0.5, False, True),  # catches: passing a run whose turnaround (0.5 s) swallows the 0.3 s waits
-        (0.7, 0.5, False, False),  # catches: doubting waits that clear even the uncapped bar
+        (0.4, 0.01, QUIET, False, False),  # catches: nothing - a waiting target on a quiet machine meets the rule
+        (0.02, 0.01, QUIET, True, False),  # catches: retrying at once on a quiet machine
+        (0.15, 0.1, QUIET, True, False),  # catches: a bar that ignores the turnaround (0.15 s passes a bare 0.1 s)
+        (0.3, 0.5, QUIET, False, True),  # catches: passing a run whose turnaround (0.5 s) swallows the 0.3 s waits
+        (0.7, 0.5, QUIET, False, False),  # catches: doubting waits that clear even the uncapped bar
+        # catches: passing a run whose load (a 0.15 s stall while the at-once rows ran, the Retry-After rows
+        # answered on time) can explain 0.3 s waits
+        (0.3, 0.01, Load(0.15, 0.01), False, True),
+        # catches: the load excusing retries far below any bar (the load may doubt a pass, never a failure)
+        (0.02, 0.01, Load(0.15, 0.01), True, False),
+        (0.4, 0.01, Load(0.1, 0.01), False, False),  # catches: doubting waits the run's load cannot explain
     ],
 )
 def test_the_at_once_rule_is_met_broken_or_unproven_by_the_runs_turnaround(
-    wait: float, overshoot: float, problem: bool, doubt: bool
+    wait: float, overshoot: float, load: Load, problem: bool, doubt: bool
 ) -> None:
-    problems, unsure = scheduling._retry_problems(rows(wait, overshoot), QUIET)
+    problems, unsure = scheduling._retry_problems(rows(wait, overshoot), load)
     assert bool(problems) is problem and bool(unsure) is doubt
     if problem:
         assert "every retry without Retry-After came at once" in problems[0][0]

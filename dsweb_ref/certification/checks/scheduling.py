@@ -91,6 +91,12 @@ TURNAROUND_CAP = 0.14
 # the others may be inconclusive under load. A waiting target shows the at-once problem in one run about
 # once in a thousand (a full-jitter curve), so in two about once in a million.
 FAILED_RUNS = 2
+# Seconds between the starts of the calls without Retry-After, counted from the previous one's arrival at
+# the emulator: longer than a loaded target's at-once turnaround (20-50 ms measured beside CPU hogs), so
+# a busy moment holds back one or two at-once retries, not a family's all (408, 5xx and 429 each start
+# in a block of their own, 0.2-0.4 s apart).
+STAGGER = 0.08
+ARRIVAL_BOUND = 5.0  # seconds for a call's first request to reach the emulator (a liveness bound)
 DEADLINE = 2.0  # seconds: the operation's timeout_s in the deadline rows
 DEADLINE_SLACK = 0.4  # seconds past the deadline a call may take on a quiet machine (load measured apart)
 STALL = 30.0  # seconds a stalled answer waits (it ends early when the client goes away)
@@ -270,11 +276,25 @@ class _Row:
     not_before: float | None  # the monotonic time a Retry-After date names
 
 
+def _start_order(case: Case) -> int:
+    """Retry-After rows first (all at once: their long waits set the run's length), then one status family
+    after another (408, 5xx, 429), so no single busy moment of the target reaches all three families."""
+    fault = case["fault"]
+    status = None if isinstance(fault, str) else _status_without_header(fault)
+    if status is None:
+        return 0
+    return 1 if status == 408 else 3 if status == 429 else 2
+
+
 async def _retry_rows(ctx: CheckContext) -> list[_Row]:
-    """Every row at once (a row of ``calls`` calls: that many), each its own query with its own fault: the
-    run takes its longest wait, not their sum."""
+    """Every row in one run (a row of ``calls`` calls: that many), each its own query with its own fault:
+    the run takes its longest wait, not their sum. The calls without Retry-After start one by one, each
+    :data:`STAGGER` s after the previous one's first request reached the emulator: started together, a
+    target that retries at once handles a dozen failures in one busy moment and its last retries look like
+    waits (40 ms quiet, over 100 ms on a loaded runner, measured); staggered, each failure is answered alone."""
     ctx.fresh()
-    rows = [case for case in RETRY_CASES if "judges" not in case.params for _ in range(case.params.get("calls", 1))]
+    rows = sorted((case for case in RETRY_CASES if "judges" not in case.params
+                   for _ in range(case.params.get("calls", 1))), key=_start_order)
     faults: list[tuple[Fault, float | None]] = []
     for n, case in enumerate(rows):
         not_before = None
@@ -286,7 +306,14 @@ async def _retry_rows(ctx: CheckContext) -> list[_Row]:
             fault = RateLimited(retry_after=date)
         faults.append((fault, not_before))
         ctx.emu.inject("search", fault, times=case.params.get("times", 1), when=query_match("search", f"{QUERY} {n}"))
-    calls = [ctx.start_search([f"{QUERY} {n}"]) for n in range(len(rows))]
+    calls = []
+    ordered = True  # until a first request fails to arrive (a target that sends none): then no more waiting
+    for n, case in enumerate(rows):
+        calls.append(ctx.start_search([f"{QUERY} {n}"]))
+        if _start_order(case) == 0 or n + 1 == len(rows) or not ordered:
+            continue
+        ordered = await _arrived(ctx, f"{QUERY} {n}")
+        await asyncio.sleep(STAGGER)
     outcomes = [await call.outcome(CALL_TIMEOUT) for call in calls]
     await ctx.settle()
     found = []
@@ -294,7 +321,20 @@ async def _retry_rows(ctx: CheckContext) -> list[_Row]:
         records = [r for r in ctx.records("search") if isinstance(r.json, dict) and r.json.get("query") ==
                    f"{QUERY} {n}"]
         found.append(_Row(case, outcome, records, fault, not_before))
-    return found
+    return sorted(found, key=lambda row: RETRY_CASES.index(row.case))  # judged and reported in catalogue order
+
+
+async def _arrived(ctx: CheckContext, query: str) -> bool:
+    """Whether the first Search API request for ``query`` reached the emulator within a liveness bound."""
+    def seen(log: Any) -> bool:
+        return any(r.route == "search" and isinstance(r.json, dict) and r.json.get("query") == query
+                   for r in log.records())
+
+    try:
+        await patiently(lambda bound: ctx.blocking(ctx.emu.log.wait_until, seen, bound, query), ARRIVAL_BOUND)
+    except TimeoutError:
+        return False
+    return True
 
 
 def _retry_problems(rows: list[_Row], load: Load) -> tuple[list[tuple[str, str]], str]:
@@ -323,6 +363,10 @@ def _retry_problems(rows: list[_Row], load: Load) -> tuple[list[tuple[str, str]]
     # target still clears it, an at-once one may not (so it is run again, not passed).
     measured = max([0.0, *(w - asked for w, asked in over)])
     turnaround = min(measured, TURNAROUND_CAP)
+    # A stall of the suite or the target while the at-once rows run lengthens their gaps as much, and the
+    # Retry-After rows (retried a second later) need not see it: the load measured during the run counts
+    # too before a run is taken to meet the rule (it never fails one).
+    unexplained = max(measured, load.allowance)
     statuses = {row.case.name: _status_without_header(row.fault) for row in rows}
     for case in RETRY_CASES:
         if "judges" in case.params:
@@ -344,9 +388,9 @@ def _retry_problems(rows: list[_Row], load: Load) -> tuple[list[tuple[str, str]]
             problems.append((f"{case.name}: {claim} without Retry-After came at once ({which} "
                              f"{judged_wait * 1000:.1f} ms; this run's retry turnaround {turnaround * 1000:.0f} ms)",
                              case.catches))
-        elif judged_wait < AT_ONCE_RETRY + measured:
+        elif judged_wait < AT_ONCE_RETRY + unexplained:
             doubt = doubt or (f"{case.name}: {which} ({judged_wait * 1000:.1f} ms) is within this run's retry "
-                              f"turnaround ({measured * 1000:.0f} ms) of an at-once retry")
+                              f"turnaround or load ({unexplained * 1000:.0f} ms) of an at-once retry")
     return problems, doubt
 
 
