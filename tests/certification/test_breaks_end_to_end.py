@@ -88,10 +88,10 @@ BREAKS: dict[str, tuple[set[str], str | tuple[str, ...]]] = {
     # found by red-teaming the scheduling checks: each was certified before the row named in its fragment
     "retry-one-too-many": ({"search.api.retry.waits"}, "503 every time: 4 requests for 2 retries"),
     "retry-at-once": ({"search.api.retry.waits"}, "every retry without Retry-After came at once"),
-    "retry-past-deadline": ({"search.api.retry.deadline"}, "Retry-After 4 s against a 2 s deadline: answered"),
+    "retry-past-deadline": ({"search.api.retry.deadline"}, "Retry-After 5 s against a 3 s deadline: answered"),
     "retry-after-429-only": ({"search.api.retry.waits"}, "503, Retry-After 1 s, then success: retried"),
     "retry-503-only": ({"search.api.retry.waits"}, "500, then success"),
-    "retry-deadline-per-attempt": ({"search.api.retry.deadline"}, "503 after 1.4 s, then a stalled retry"),
+    "retry-deadline-per-attempt": ({"search.api.retry.deadline"}, "503 (Retry-After 0) after 2.1 s, then a stalled retry"),
     "localization-untrimmed": ({"search.api.localization"}, "spaces around an IPv4 literal"),
     "localization-refused-late": ({"search.api.localization"}, "refused at the call with WEB_PROVIDER_ERROR"),
     "pacing-by-default": ({"search.api.fail_fast"}, "four queries at once: the starts spread over"),

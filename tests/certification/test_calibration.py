@@ -107,6 +107,35 @@ def test_a_claim_met_on_a_rerun_passes_and_notes_the_earlier_runs() -> None:
     assert attempts[0]["late"] is True and attempts[-1]["met"] is True
 
 
+def _unshown(*shown: bool) -> tuple[list[int], Any]:
+    """An attempt whose claim is met in time, but whose scenario happened only in the runs ``shown`` says."""
+    runs: list[int] = []
+
+    async def attempt() -> list[Timed]:
+        runs.append(1)
+        return [Timed("row: made no retry", 0.5, 1.0, "catches", shown=shown[len(runs) - 1])]
+
+    return runs, attempt
+
+
+def test_a_claim_whose_scenario_never_happened_is_rerun_and_never_fails_nor_counts_as_met() -> None:
+    # catches: counting a run without the retry as met (the per-attempt deadline break then passed whenever
+    # its backoff draw did not fit the time left and it answered without retrying)
+    ctx = _Ctx(_Target(0.0))
+    runs, attempt = _unshown(False, False, False)
+    _judge(ctx, attempt)
+    assert len(runs) == ATTEMPTS
+    assert ctx.notes["the.check"]["verdict"] == f"{LATE_UNDER_LOAD}: row: made no retry"
+
+
+def test_a_claim_shown_on_a_rerun_is_judged_there() -> None:
+    # catches: a run without the scenario failing the check (it proves nothing either way)
+    ctx = _Ctx(_Target(0.0))
+    runs, attempt = _unshown(False, True)
+    _judge(ctx, attempt)
+    assert len(runs) == 2 and ctx.notes["the.check"]["attempts"][-1]["met"] is True
+
+
 # -- the fail-fast check's unpaced-batch row: a timing claim judged like the others ----------------
 
 @dataclass
@@ -147,6 +176,10 @@ def _unpaced(ctx: _BatchCtx) -> None:
         (0.35, 0.4, "late under load"),
         (0.6, 0.0, "failed"),  # catches: pacing by default (5 QPS: four starts over 0.6 s) on a quiet machine
         (0.25, 0.0, "failed"),  # catches: a bound read as 0.3 s (a 12 QPS pacer spreads four starts over 0.25 s)
+        # catches: an uncapped allowance - beside other timing checks under load the measured allowance reached
+        # 1-2 s and excused pacing by default; at most 0.2 s of it may excuse the spread
+        (0.6, 2.0, "failed"),
+        (0.35, 2.0, "late under load"),  # catches: a cap below what a loaded runner's sends spread over
     ],
 )
 def test_the_unpaced_batch_row_is_judged_against_the_measured_load(spread: float, round_trip: float,
@@ -200,6 +233,10 @@ def _after(ctx: _AfterCtx) -> None:
         (0.08, 0.3, "late under load"),
         (0.5, 0.0, "failed"),  # catches: a queued query sent at its slot after the cancel (2 QPS: 0.5 s)
         (0.05, 0.0, "failed"),  # catches: a slack widened past a stamp's delay (0.05 s late, quiet)
+        # catches: an uncapped allowance (2 s measured beside other timing checks excused a queued query sent
+        # at its slot); at most 0.2 s of the load may excuse a request after the answer
+        (0.5, 2.0, "failed"),
+        (0.15, 2.0, "late under load"),  # catches: a cap that leaves no room for a stamp a loaded machine delays
     ],
 )
 def test_a_request_after_the_cancelled_answer_is_judged_against_the_measured_load(

@@ -33,6 +33,7 @@ import ipaddress
 import itertools
 import math
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -97,7 +98,13 @@ FAILED_RUNS = 2
 # in a block of their own, 0.2-0.4 s apart).
 STAGGER = 0.08
 ARRIVAL_BOUND = 5.0  # seconds for a call's first request to reach the emulator (a liveness bound)
-DEADLINE = 2.0  # seconds: the operation's timeout_s in the deadline rows
+# The most of the measured load that may excuse a request stamped after a cancelled call answered: a wrong
+# target sends its queued query or retry a pacing interval or a Retry-After later (0.25 s or more after the
+# answer); a correct one's last request, sent before it read the cancel, is stamped late only by the
+# emulator's own scheduling. Uncapped, two timing checks run side by side under load doubled their shared
+# loop lag into allowances of 1-2 s, and a target sending its queued queries passed as "late under load".
+AFTER_CAP = 0.2
+DEADLINE = 3.0  # seconds: the operation's timeout_s in the deadline rows
 DEADLINE_SLACK = 0.4  # seconds past the deadline a call may take on a quiet machine (load measured apart)
 STALL = 30.0  # seconds a stalled answer waits (it ends early when the client goes away)
 CONFIG_INVALID = "WEB_CONFIG_INVALID"
@@ -129,7 +136,9 @@ FAIL_FAST_CASES = (
          {"batch": BATCH}),
 )
 UNPACED_SPAN = 0.2  # seconds: an unpaced batch's four starts come together (0.01-0.06 s measured under load);
-# a 5 QPS pacer needs 0.6 s, late by 0.4 s, more than a loaded runner's allowance usually explains
+# a 5 QPS pacer needs 0.6 s, late by 0.4 s. The load may excuse at most UNPACED_CAP of that: beside other
+# timing checks the uncapped allowance reached 1-2 s and passed a pacer on by default as "late under load".
+UNPACED_CAP = 0.2
 
 
 @check(
@@ -141,8 +150,8 @@ UNPACED_SPAN = 0.2  # seconds: an unpaced batch's four starts come together (0.0
     rule="Seed 001: the provider has no shared rate scheduler, automatic retries, or fallback; a failing "
     "query fails the call, and the tool issues a batch's queries concurrently. Targets with opt-in retry or "
     "pacing keep this until configured otherwise (issue 12: default off). The batch row's four starts (the "
-    "emulator's arrival times) must come within 0.2 s; a wider span the run's measured load can explain is re-run "
-    "(at most 3 runs), and fails only when every run was late beyond its load.",
+    "emulator's arrival times) must come within 0.2 s; a wider span the run's measured load can explain (at most "
+    "0.2 s of it) is re-run (at most 3 runs), and fails only when every run was late beyond its load.",
     cases=FAIL_FAST_CASES,
     slot="quiet",  # an unpaced batch must start within a fraction of a second
 )
@@ -167,7 +176,7 @@ async def _unpaced_run(ctx: CheckContext, case: Case) -> list[Timed]:
     require(len(starts) == len(case["batch"]), f"{case.name}: {len(starts)} requests for {len(case['batch'])} queries")
     span = starts[-1] - starts[0]
     return [Timed(f"{case.name}: the starts spread over {span:.2f} s with pacing off", span, UNPACED_SPAN,
-                  case.catches)]
+                  case.catches, cap=UNPACED_CAP)]
 
 
 # -- retry ----------------------------------------------------------------------------------------
@@ -433,15 +442,18 @@ def _gaps(records: list[RequestRecord]) -> list[float]:
 
 
 DEADLINE_CASES = (
-    Case("Retry-After 4 s against a 2 s deadline",
+    Case("Retry-After 5 s against a 3 s deadline",
          "waiting out a Retry-After longer than the operation has left (no cap, no deadline over the retries)",
-         {"fault": RateLimited(retry_after=4), "times": 1}),
+         {"fault": RateLimited(retry_after=5), "times": 1}),
     # The retry stalls, so a target that gives each attempt a fresh deadline waits that whole deadline
-    # again: about 1.5 s past the one deadline, where a retry answered after 1.4 s was only 0.8 s past
-    # (a margin a loaded runner's measured load could swallow, leaving the check inconclusive).
-    Case("503 after 1.4 s, then a stalled retry, against a 2 s deadline",
+    # again: answered 5.1 s after the call, 1.7 s past the one deadline and its slack (with a 2 s deadline
+    # and the 503 at 1.4 s it was 1.0 s, which the load measured beside other timing checks could
+    # explain). Retry-After 0 makes the retry due at once, so the retry is shown rather than left to a
+    # backoff draw that the 0.9 s left may not fit (the row then proves nothing, and is re-run).
+    Case("503 (Retry-After 0) after 2.1 s, then a stalled retry, against a 3 s deadline",
          "a fresh deadline for each attempt instead of one over the whole operation",
-         {"fault": Delay(1.4, then=Status(503)), "times": 1, "then": Delay(STALL, then=Status(503))}),
+         {"fault": Delay(2.1, then=Status(503, headers={"Retry-After": "0"})), "times": 1,
+          "then": Delay(STALL, then=Status(503)), "retried": True}),
 )
 
 
@@ -453,7 +465,9 @@ DEADLINE_CASES = (
     provider="api",
     rule="Seed 001 asks for bounded retry ownership; issue 12 bounds it: Retry-After honoured and capped, "
     "the whole operation inside its one deadline (timeout_s). Left open: whether a Retry-After past the "
-    "cap or the deadline ends the retries or is cut short, and the answer (the last failure or a timeout).",
+    "cap or the deadline ends the retries or is cut short, and the answer (the last failure or a timeout). The "
+    "stalled-retry row proves something only when the target retried: a run without the retry is re-run (at most "
+    "3 runs) and, if no run retries, the check passes with a note.",
     cases=DEADLINE_CASES,
     slot="quiet",  # measures the answer against the one deadline
 )
@@ -462,6 +476,9 @@ async def retry_deadline(ctx: CheckContext) -> None:
     timeout = ctx.config.timeout_s
     await ctx.configure(timeout_s=DEADLINE)
     try:
+        # One search first: a target's start-up after configure (a new client, its first connection) once
+        # made the first run's answers late on a loaded machine, 13 times in 30.
+        expect_success(await ctx.search([QUERY]), "a search before the deadline rows")
         await judge_timed(ctx, "search.api.retry.deadline", functools.partial(_deadline_rows, ctx))
     finally:
         await ctx.configure(timeout_s=timeout)
@@ -477,13 +494,16 @@ async def _deadline_rows(ctx: CheckContext) -> list[Timed]:
             ctx.emu.inject("search", case["then"], times=None, when=match)
     began = time.monotonic()
     calls = [ctx.start_search([f"{QUERY} {n}"]) for n in range(len(DEADLINE_CASES))]
-    timed = []
-    for case, call in zip(DEADLINE_CASES, calls, strict=True):
-        outcome = await call.outcome(CALL_TIMEOUT)
-        took = outcome.answered_at - began
-        timed.append(Timed(f"{case.name}: answered {took:.2f} s after the call began, past its {DEADLINE:g} s "
-                           f"deadline", took, DEADLINE + DEADLINE_SLACK, case.catches))
+    outcomes = [await call.outcome(CALL_TIMEOUT) for call in calls]
     await ctx.settle()
+    timed = []
+    for n, (case, outcome) in enumerate(zip(DEADLINE_CASES, outcomes, strict=True)):
+        took = outcome.answered_at - began
+        retried = sum(1 for r in ctx.records("search") if query_match("search", f"{QUERY} {n}")(r.json)) > 1
+        timed.append(Timed(f"{case.name}: answered {took:.2f} s after the call began, past its {DEADLINE:g} s "
+                           f"deadline{'' if retried or 'retried' not in case.params else ' (and made no retry)'}",
+                           took, DEADLINE + DEADLINE_SLACK, case.catches,
+                           shown=retried or "retried" not in case.params))
     return timed
 
 
@@ -544,12 +564,38 @@ async def _no_request_after(
     not yet read the cancel), however long a loaded machine makes that span; and the emulator stamps a
     request when it reads it, which a loaded machine can delay past the answer, so the claim is judged
     against the run's measured load like any other (a queued query sent at its slot comes a pacing
-    interval late, a retry a Retry-After late: far more than a stamp's delay)."""
+    interval late, a retry a Retry-After late: far more than a stamp's delay, so the load may excuse at most
+    :data:`AFTER_CAP` of it)."""
     await asyncio.sleep(max(0.0, until - time.monotonic()))
     late = [r.started - answered_at for r in ctx.records("search") if r.started > answered_at]
     await ctx.settle()
     return Timed(f"{what}: {sum(1 for t in late if t > CLOCK_SLACK)} request(s) sent after the call was cancelled",
-                 max(late, default=0.0), CLOCK_SLACK, catches)
+                 max(late, default=0.0), CLOCK_SLACK, catches, cap=AFTER_CAP)
+
+
+def _apart(
+    ctx: CheckContext, quiet: float, run: Callable[[int], Awaitable[list[Timed]]]
+) -> Callable[[], Awaitable[list[Timed]]]:
+    """A timed case's attempt for :func:`judge_timed` whose re-runs keep apart from earlier runs: each starts
+    only once no Search API request has come for ``quiet`` seconds (longer than a wrong target's late request
+    takes), and ``run`` gets the run's number for queries of its own. Without it a target that sends its
+    queued queries after the cancel fed them into the next run, where they took that run's 429 or filled its
+    log, and the re-run met the claim."""
+    runs = itertools.count()
+
+    async def attempt() -> list[Timed]:
+        n = next(runs)
+        if n:
+            await _landed(ctx, quiet)
+            await ctx.settle()
+        return await run(n)
+
+    return attempt
+
+
+def _own(query: str, n: int) -> str:
+    """The query of run ``n`` (the first run keeps the plain query)."""
+    return query if n == 0 else f"{query} (run {n + 1})"
 
 
 async def _cancel_at_once(
@@ -586,11 +632,12 @@ RETRY_CANCEL_CASES = (
     provider="api",
     rule="Seed 001 asks for cancellation-aware scheduling; as for batches (seed 000), a cancelled call leaves "
     "nothing in flight. Both claims of the wait row are timed (the answer within 0.3 s of the cancel; no request "
-    "stamped more than 0.02 s after the answer) and judged against the run's measured load: re-run while late, "
-    "failed only when every run was late beyond its load. Seed 000's 'the call does not return until sibling "
-    "cancellation reaches quiescence' holds for every upstream request of the call, a retry too: cancelled while "
-    "the retry is in flight, the call answers only after that request is closed (judged by its connection's "
-    "state when the answer arrives, not by a clock).",
+    "stamped more than 0.02 s after the answer) and judged against the run's measured load (at most 0.2 s of it "
+    "for a late request): re-run while late, each re-run once the previous run's requests have landed and with a "
+    "query of its own, failed only when every run was late beyond its load. Seed 000's 'the call does not return "
+    "until sibling cancellation reaches quiescence' holds for every upstream request of the call, a retry too: "
+    "cancelled while the retry is in flight, the call answers only after that request is closed (judged by its "
+    "connection's state when the answer arrives, not by a clock).",
     cases=RETRY_CANCEL_CASES,
     slot="quiet",  # measures how soon a cancelled wait answers
 )
@@ -600,7 +647,8 @@ async def retry_cancel(ctx: CheckContext) -> None:
         if "in_flight" in case.params:
             await _retry_in_flight(ctx, case)
             continue
-        await judge_timed(ctx, "search.api.retry.cancel", functools.partial(_retry_cancel_run, ctx, case))
+        run = _apart(ctx, case["retry_after"] + 0.3, functools.partial(_retry_cancel_run, ctx, case))
+        await judge_timed(ctx, "search.api.retry.cancel", run)
 
 
 async def _retry_in_flight(ctx: CheckContext, case: Case) -> None:
@@ -624,10 +672,11 @@ async def _retry_in_flight(ctx: CheckContext, case: Case) -> None:
     await ctx.settle()
 
 
-async def _retry_cancel_run(ctx: CheckContext, case: Case) -> list[Timed]:
+async def _retry_cancel_run(ctx: CheckContext, case: Case, n: int) -> list[Timed]:
     ctx.fresh()
-    ctx.emu.inject("search", RateLimited(retry_after=case["retry_after"]))
-    call = ctx.start_search([QUERY])
+    query = _own(QUERY, n)
+    ctx.emu.inject("search", RateLimited(retry_after=case["retry_after"]), when=query_match("search", query))
+    call = ctx.start_search([query])
     await ctx.blocking(lambda: ctx.emu.log.wait_for(1, 10.0, route="search", done=True))  # the 429 was answered
     answered = time.monotonic()
     # The one deliberate pause: nothing outside the target shows when it begins its retry wait, so
@@ -784,14 +833,14 @@ PACING_CANCEL_CASES = (
 )
 
 
-async def _landed(ctx: CheckContext) -> int:
-    """The Search API requests seen once no more arrived for ``BURST_QUIET`` seconds: a pacer may let
+async def _landed(ctx: CheckContext, quiet: float = BURST_QUIET) -> int:
+    """The Search API requests seen once no more arrived for ``quiet`` seconds: a pacer may let
     a burst within the rate start at once (open), and its later members must not be taken for
     requests sent after the cancel."""
     seen = len(ctx.records("search"))
     while True:
         try:
-            await ctx.blocking(functools.partial(ctx.emu.log.wait_for, seen + 1, BURST_QUIET, route="search"))
+            await ctx.blocking(functools.partial(ctx.emu.log.wait_for, seen + 1, quiet, route="search"))
         except TimeoutError:
             return seen
         seen = len(ctx.records("search"))
@@ -806,8 +855,9 @@ async def _landed(ctx: CheckContext) -> int:
     rule="Seed 001 asks for cancellation-aware scheduling; as for batches (seed 000), a cancelled call leaves "
     "nothing in flight and sends nothing later, whether a first attempt or a retry waits for its slot. Both "
     "claims are timed (the answer within 0.3 s of the cancel; no "
-    "request stamped more than 0.02 s after the answer) and judged against the run's measured load: re-run "
-    "while late, failed only when every run was late beyond its load.",
+    "request stamped more than 0.02 s after the answer) and judged against the run's measured load (at most "
+    "0.2 s of it for a late request): re-run while late, each re-run once the previous run's requests have "
+    "landed and with queries of its own, failed only when every run was late beyond its load.",
     cases=PACING_CANCEL_CASES,
     slot="quiet",  # measures how soon a cancelled wait answers
 )
@@ -818,12 +868,14 @@ async def pacing_cancel(ctx: CheckContext) -> None:
             continue  # a retry waiting for its slot needs a target that retries (capability retry)
         await ctx.configure_opt_in(pacing_qps=case["qps"], retries=RETRIES if retry else 0)
         run = _retry_slot_cancel_run if retry else _pacing_cancel_run
-        await judge_timed(ctx, "search.api.pacing.cancel", functools.partial(run, ctx, case))
+        # Re-runs wait out a queued query or retry a wrong target sends at its slot (one spacing later).
+        apart = _apart(ctx, 1.05 / case["qps"] + 0.3, functools.partial(run, ctx, case))
+        await judge_timed(ctx, "search.api.pacing.cancel", apart)
 
 
-async def _pacing_cancel_run(ctx: CheckContext, case: Case) -> list[Timed]:
+async def _pacing_cancel_run(ctx: CheckContext, case: Case, n: int) -> list[Timed]:
     ctx.fresh()
-    call = ctx.start_search(BATCH)
+    call = ctx.start_search([_own(q, n) for q in BATCH])
     await ctx.blocking(lambda: ctx.emu.log.wait_for(1, 10.0, route="search"))
     seen = await _landed(ctx)
     require(seen < len(BATCH), f"{case.name}: all {seen} queries were sent at once at {case['qps']:g} QPS")
@@ -834,11 +886,12 @@ async def _pacing_cancel_run(ctx: CheckContext, case: Case) -> list[Timed]:
     return [timed, sent]
 
 
-async def _retry_slot_cancel_run(ctx: CheckContext, case: Case) -> list[Timed]:
+async def _retry_slot_cancel_run(ctx: CheckContext, case: Case, n: int) -> list[Timed]:
     """One query answered 429 (Retry-After 0); the cancel comes while its retry waits for the next slot."""
     ctx.fresh()
-    ctx.emu.inject("search", case["retry"])
-    call = ctx.start_search([QUERY])
+    query = _own(QUERY, n)
+    ctx.emu.inject("search", case["retry"], when=query_match("search", query))
+    call = ctx.start_search([query])
     answer = functools.partial(ctx.emu.log.wait_for, 1, route="search", done=True)
     try:  # the 429 was answered (a liveness bound: an earlier run's slot never handed back may block it)
         await patiently(lambda bound: ctx.blocking(answer, bound), 10.0)
