@@ -12,7 +12,8 @@ the emulator for a while. So every timed case is judged against a calibration ta
 Their sum, :attr:`Load.allowance`, is the lateness the load can explain (capped per claim where a wrong
 reading is late by a known amount, :attr:`Timed.cap`). A measured value past its quiet bound by no more
 than the allowance is *inconclusive*; past it by more it is *late*; an attempt that did not show the
-scenario a claim is about (:attr:`Timed.shown`) is inconclusive for it. The case
+scenario a claim is about (:attr:`Timed.shown`) proves nothing: it is re-run, and neither excuses a late
+run nor fails (no run showing it passes with a ``not shown`` note). The case
 is re-run (at most :data:`ATTEMPTS` times in all) until one attempt meets the quiet bound. The
 verdict: FAIL only when every attempt was late beyond its own allowance (a wrong implementation is
 late every time, by far more than the load); otherwise, when no attempt met the bound, the check
@@ -32,14 +33,15 @@ if TYPE_CHECKING:
     from .checks._base import CheckContext
 
 __all__ = [
-    "ATTEMPTS", "BUSY_LAG", "LATE_UNDER_LOAD", "LagSampler", "Load", "Timed", "busy", "judge_timed", "patiently",
-    "round_trip",
+    "ATTEMPTS", "BUSY_LAG", "LATE_UNDER_LOAD", "NOT_SHOWN", "LagSampler", "Load", "Timed", "busy", "judge_timed",
+    "patiently", "round_trip",
 ]
 
 TICK = 0.01  # seconds the lag sampler asks to sleep
 ATTEMPTS = 3  # runs of one timed case at most (the first and two re-runs)
 LAG_FACTOR = 2.0  # a stall can hit both ends of a measured span (its start and its answer)
 LATE_UNDER_LOAD = "late under load"  # the prefix of an inconclusive note
+NOT_SHOWN = "not shown"  # the prefix of a note when no run showed a claim's scenario (e.g. made no retry)
 # Liveness bounds ("every search reaches the emulator within 5 s", "a call answers within 20 s") are not
 # timing claims: a wrong target misses them by waiting forever. One that runs out on a busy machine is
 # therefore given its time again rather than failed (a starved process answered a batch after 5 s in a
@@ -168,18 +170,27 @@ async def judge_timed(
                 ctx.note(name, {"attempts": [*history, {"met": True, **load.to_json()}]})
             return
         beyond = [m for m in missed if m.shown and m.excess > m.excused(load)]
-        slowest = beyond[0] if beyond else max(missed, key=lambda m: m.excess)  # the first row in order
+        excused = [m for m in missed if m.shown and m not in beyond]
+        unshown = [m for m in missed if not m.shown]
+        slowest = beyond[0] if beyond else max(excused or unshown, key=lambda m: m.excess)  # the first row in order
         late = bool(beyond)
         # Every claim late beyond the load, not only the one the reason names: a report shows each row a
         # wrong implementation misses in one run, instead of one row per run.
         history.append({"late": late, "reason": slowest.what, "catches": slowest.catches,
                         "took_s": round(slowest.took, 3),
                         "bound_s": round(slowest.bound, 3), "late_claims": [m.what for m in beyond],
-                        **load.to_json()})
-        if not late:
+                        "excused_s": {m.what: round(m.excused(load), 4) for m in beyond or excused},
+                        "not_shown": [m.what for m in unshown], **load.to_json()})
+        if not late and excused:
             worst = worst or slowest
-    if worst is None:  # late beyond the measured load in every attempt
-        first = history[0]
-        raise CheckFailed(f"{first['reason']} (late in all {attempts} runs, beyond what the measured load explains)",
+        # A run that only did not show a scenario proves nothing either way: it neither excuses nor fails.
+    late_runs = [h for h in history if h["late"]]
+    if worst is None and late_runs:  # late beyond what the load may excuse in every run that showed anything
+        first = late_runs[0]
+        runs = f"all {attempts} runs" if len(late_runs) == attempts else f"every run that showed it ({len(late_runs)})"
+        raise CheckFailed(f"{first['reason']} (late in {runs}, beyond what the measured load explains)",
                           catches=first["catches"], attempts=history)
+    if worst is None:  # no run showed the scenario of a claim it did not meet
+        ctx.note(name, {"verdict": f"{NOT_SHOWN}: {history[-1]['not_shown'][0]}", "attempts": history})
+        return
     ctx.note(name, {"verdict": f"{LATE_UNDER_LOAD}: {worst.what}", "attempts": history})

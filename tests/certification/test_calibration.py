@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from dsweb_ref.certification.calibration import ATTEMPTS, LATE_UNDER_LOAD, Timed, judge_timed
+from dsweb_ref.certification.calibration import ATTEMPTS, LATE_UNDER_LOAD, NOT_SHOWN, Timed, judge_timed
 from dsweb_ref.certification.checks import scheduling
 from dsweb_ref.certification.checks._base import CheckFailed
 from dsweb_ref.certification.targets import CallOutcome
@@ -107,13 +107,14 @@ def test_a_claim_met_on_a_rerun_passes_and_notes_the_earlier_runs() -> None:
     assert attempts[0]["late"] is True and attempts[-1]["met"] is True
 
 
-def _unshown(*shown: bool) -> tuple[list[int], Any]:
-    """An attempt whose claim is met in time, but whose scenario happened only in the runs ``shown`` says."""
+def _unshown(*shown: bool, late: float = -0.5) -> tuple[list[int], Any]:
+    """An attempt whose claim took ``1.0 + late`` seconds against a bound of 1 s, its scenario happening only
+    in the runs ``shown`` says."""
     runs: list[int] = []
 
     async def attempt() -> list[Timed]:
         runs.append(1)
-        return [Timed("row: made no retry", 0.5, 1.0, "catches", shown=shown[len(runs) - 1])]
+        return [Timed("row: made no retry", 1.0 + late, 1.0, "catches", shown=shown[len(runs) - 1])]
 
     return runs, attempt
 
@@ -125,7 +126,17 @@ def test_a_claim_whose_scenario_never_happened_is_rerun_and_never_fails_nor_coun
     runs, attempt = _unshown(False, False, False)
     _judge(ctx, attempt)
     assert len(runs) == ATTEMPTS
-    assert ctx.notes["the.check"]["verdict"] == f"{LATE_UNDER_LOAD}: row: made no retry"
+    assert ctx.notes["the.check"]["verdict"] == f"{NOT_SHOWN}: row: made no retry"
+
+
+def test_a_run_that_did_not_show_the_scenario_does_not_excuse_the_late_runs() -> None:
+    # catches: a run without the retry counted as inconclusive under load (one such run passed a target that
+    # gives each attempt a fresh deadline, late beyond the load in every run that retried)
+    ctx = _Ctx(_Target(0.0))
+    runs, attempt = _unshown(True, False, True, late=2.0)
+    with pytest.raises(CheckFailed) as failed:
+        _judge(ctx, attempt)
+    assert len(runs) == ATTEMPTS and "late in every run that showed it (2)" in failed.value.reason
 
 
 def test_a_claim_shown_on_a_rerun_is_judged_there() -> None:

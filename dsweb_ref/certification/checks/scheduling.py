@@ -477,8 +477,9 @@ async def retry_deadline(ctx: CheckContext) -> None:
     await ctx.configure(timeout_s=DEADLINE)
     try:
         # One search first: a target's start-up after configure (a new client, its first connection) once
-        # made the first run's answers late on a loaded machine, 13 times in 30.
-        expect_success(await ctx.search([QUERY]), "a search before the deadline rows")
+        # made the first run's answers late on a loaded machine, 13 times in 30. Its answer is not judged:
+        # a start-up past the deadline on a starved runner must not fail the check outside the calibration.
+        await ctx.search([QUERY])
         await judge_timed(ctx, "search.api.retry.deadline", functools.partial(_deadline_rows, ctx))
     finally:
         await ctx.configure(timeout_s=timeout)
@@ -500,10 +501,10 @@ async def _deadline_rows(ctx: CheckContext) -> list[Timed]:
     for n, (case, outcome) in enumerate(zip(DEADLINE_CASES, outcomes, strict=True)):
         took = outcome.answered_at - began
         retried = sum(1 for r in ctx.records("search") if query_match("search", f"{QUERY} {n}")(r.json)) > 1
-        timed.append(Timed(f"{case.name}: answered {took:.2f} s after the call began, past its {DEADLINE:g} s "
-                           f"deadline{'' if retried or 'retried' not in case.params else ' (and made no retry)'}",
-                           took, DEADLINE + DEADLINE_SLACK, case.catches,
-                           shown=retried or "retried" not in case.params))
+        shown = retried or "retried" not in case.params
+        what = (f"{case.name}: answered {took:.2f} s after the call began, past its {DEADLINE:g} s deadline" if shown
+                else f"{case.name}: the target made no retry (answered {took:.2f} s after the call began)")
+        timed.append(Timed(what, took, DEADLINE + DEADLINE_SLACK, case.catches, shown=shown))
     return timed
 
 
