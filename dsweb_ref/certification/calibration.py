@@ -15,8 +15,8 @@ than the allowance is *inconclusive*; past it by more it is *late*; an attempt t
 scenario a claim is about (:attr:`Timed.shown`) proves nothing: it is re-run, and neither excuses a late
 run nor fails (no run showing it passes with a ``not shown`` note). The case
 is re-run (at most :data:`ATTEMPTS` times in all) until one attempt meets the quiet bound. The
-verdict: FAIL only when every attempt was late beyond its own allowance (a wrong implementation is
-late every time, by far more than the load); otherwise, when no attempt met the bound, the check
+verdict: FAIL only when every attempt that showed the scenario was late beyond its own allowance (a
+wrong implementation is late every time, by far more than the load); otherwise, when no attempt met the bound, the check
 passes with a ``late_under_load`` note (see :meth:`~dsweb_ref.certification.checks._base.
 CheckContext.note`), never a failure: a false failure costs more trust than one unproven claim.
 """
@@ -172,7 +172,8 @@ async def judge_timed(
         beyond = [m for m in missed if m.shown and m.excess > m.excused(load)]
         excused = [m for m in missed if m.shown and m not in beyond]
         unshown = [m for m in missed if not m.shown]
-        slowest = beyond[0] if beyond else max(excused or unshown, key=lambda m: m.excess)  # the first row in order
+        # The reason names the first row late beyond the load, else the latest one the load excused.
+        slowest = beyond[0] if beyond else max(excused or unshown, key=lambda m: m.excess)
         late = bool(beyond)
         # Every claim late beyond the load, not only the one the reason names: a report shows each row a
         # wrong implementation misses in one run, instead of one row per run.

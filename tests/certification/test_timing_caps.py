@@ -15,6 +15,7 @@ import pytest
 
 from dsweb_ref.certification import calibration
 from dsweb_ref.certification.checks import scheduling
+from dsweb_ref.certification.targets import reference_target
 
 from .conftest import adapter, run
 
@@ -75,3 +76,15 @@ def test_each_cancel_rerun_sees_only_queries_of_its_own(
         runs = {int(m.group(1)) if (m := re.search(r"\(run (\d+)\)$", q)) else 1 for q in queries}
         assert runs == {n + 1}, queries
     assert result.details["attempts"][-1]["late"] is True
+
+
+def test_a_deadline_run_without_the_retry_proves_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: counting the stalled-retry row as met when the target made no retry (a per-attempt deadline
+    # then passed whenever its backoff draw did not fit the time left): re-run, then a "not shown" note
+    monkeypatch.setattr(scheduling, "RETRIES", 0)  # the reference, told to make no retry
+    report = run(reference_target(), only=["search.api.retry.deadline"])
+    (result,) = report.results
+    assert result.outcome.value == "passed", result.reason
+    note = result.details["search.api.retry.deadline"]
+    assert note["verdict"].startswith(f"{calibration.NOT_SHOWN}: 503 (Retry-After 0) after 2.1 s")
+    assert len(note["attempts"]) == calibration.ATTEMPTS
