@@ -78,6 +78,27 @@ def test_each_cancel_rerun_sees_only_queries_of_its_own(
     assert result.details["attempts"][-1]["late"] is True
 
 
+def test_the_retry_row_of_pacing_cancel_keeps_apart_from_the_first_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: the retry row's first run sending the first row's first query again straight after it (a
+    # target's queued queries from the first row then took its 429 or filled its log)
+    seen: list[tuple[str, set[str]]] = []
+    judge = scheduling._no_request_after
+
+    async def keep(ctx: Any, answered_at: float, until: float, what: str, catches: str) -> Any:
+        timed = await judge(ctx, answered_at, until, what, catches)
+        seen.append((what, {r.json["query"] for r in ctx.records("search")}))
+        return timed
+
+    monkeypatch.setattr(scheduling, "_no_request_after", keep)
+    (result,) = run(adapter(), only=["search.api.pacing.cancel"]).results
+    assert result.outcome.value == "passed", result.reason
+    rows = [queries for what, queries in seen if what.startswith("cancel a 4-query call")], [
+        queries for what, queries in seen if what.startswith("cancel a paced retry")]
+    assert rows[0] and rows[1], seen
+    first, retry = set().union(*rows[0]), set().union(*rows[1])
+    assert not first & retry, (first, retry)
+
+
 def test_a_deadline_run_without_the_retry_proves_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
     # catches: counting the stalled-retry row as met when the target made no retry (a per-attempt deadline
     # then passed whenever its backoff draw did not fit the time left): re-run, then a "not shown" note

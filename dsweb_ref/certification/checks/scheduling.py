@@ -33,7 +33,7 @@ import ipaddress
 import itertools
 import math
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -575,14 +575,16 @@ async def _no_request_after(
 
 
 def _apart(
-    ctx: CheckContext, quiet: float, run: Callable[[int], Awaitable[list[Timed]]]
+    ctx: CheckContext, quiet: float, run: Callable[[int], Awaitable[list[Timed]]],
+    runs: Iterator[int] | None = None,
 ) -> Callable[[], Awaitable[list[Timed]]]:
     """A timed case's attempt for :func:`judge_timed` whose re-runs keep apart from earlier runs: each starts
     only once no Search API request has come for ``quiet`` seconds (longer than a wrong target's late request
     takes), and ``run`` gets the run's number for queries of its own. Without it a target that sends its
     queued queries after the cancel fed them into the next run, where they took that run's 429 or filled its
-    log, and the re-run met the claim."""
-    runs = itertools.count()
+    log, and the re-run met the claim. ``runs``, shared by the cases of one check, numbers the runs across
+    them, so a later case's first run keeps apart from the case before too."""
+    runs = itertools.count() if runs is None else runs
 
     async def attempt() -> list[Timed]:
         n = next(runs)
@@ -857,12 +859,14 @@ async def _landed(ctx: CheckContext, quiet: float = BURST_QUIET) -> int:
     "nothing in flight and sends nothing later, whether a first attempt or a retry waits for its slot. Both "
     "claims are timed (the answer within 0.3 s of the cancel; no "
     "request stamped more than 0.02 s after the answer) and judged against the run's measured load (at most "
-    "0.2 s of it for a late request): re-run while late, each re-run once the previous run's requests have "
-    "landed and with queries of its own, failed only when every run was late beyond its load.",
+    "0.2 s of it for a late request): re-run while late, failed only when every run was late beyond its load; "
+    "every run but the first (a re-run, or the retry row's first) starts once the previous run's requests have "
+    "landed, with queries of its own.",
     cases=PACING_CANCEL_CASES,
     slot="quiet",  # measures how soon a cancelled wait answers
 )
 async def pacing_cancel(ctx: CheckContext) -> None:
+    runs = itertools.count()  # the retry row's first run must not meet the first row's queued queries
     for case in PACING_CANCEL_CASES:
         retry = "retry" in case.params
         if retry and not _retries_declared(ctx):
@@ -870,7 +874,7 @@ async def pacing_cancel(ctx: CheckContext) -> None:
         await ctx.configure_opt_in(pacing_qps=case["qps"], retries=RETRIES if retry else 0)
         run = _retry_slot_cancel_run if retry else _pacing_cancel_run
         # Re-runs wait out a queued query or retry a wrong target sends at its slot (one spacing later).
-        apart = _apart(ctx, 1.05 / case["qps"] + 0.3, functools.partial(run, ctx, case))
+        apart = _apart(ctx, 1.05 / case["qps"] + 0.3, functools.partial(run, ctx, case), runs)
         await judge_timed(ctx, "search.api.pacing.cancel", apart)
 
 
