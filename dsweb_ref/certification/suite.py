@@ -21,6 +21,8 @@ and the timing verdicts are judged against the load measured in the run (:mod:`.
 counts whatever the workers withhold. For the same reason an in-process target's timing checks go to one
 worker of their own, started after hello, when other checks run here: they keep a loop and a lock of their
 own and run beside the bulk instead of after it (the run's wall time becomes about its longest check).
+The bulk's latter half goes to one more worker too (:func:`_bulk_remote`), at most ``jobs`` checks at once
+there: this process alone kept one core busy for seconds after every other worker had finished.
 """
 
 from __future__ import annotations
@@ -56,6 +58,7 @@ __all__ = [
 ]
 
 CHECK_TIMEOUT = 60.0  # seconds one check may take in total
+_BULK_SPLIT = 16  # fewer side-by-side checks than this finish sooner here than a worker starts
 Progress = Callable[[CheckResult], None]
 
 
@@ -449,15 +452,29 @@ def _quiet_remote(specs: list[CheckSpec], hello: Hello, target: Target, elsewher
     return quiet if quiet and len(quiet) < len(runs) else []
 
 
+def _bulk_remote(specs: list[CheckSpec], hello: Hello, target: Target, elsewhere: set[int]) -> list[int]:
+    """The latter half of the side-by-side checks (``shared``) an in-process target runs here, for one more
+    worker, when at least :data:`_BULK_SPLIT` of them are left: this process runs each of them under one
+    interpreter lock, so alone it kept one core busy for seconds after every worker had finished while
+    the other core idled. Not for an adapter, for the reason :func:`_quiet_remote` gives."""
+    if (_recipe(target) or {}).get("kind") != "reference":
+        return []
+    bulk = [i for i, s in enumerate(specs) if s.slot == "shared" and i not in elsewhere and _skipped(s, hello) is None]
+    return bulk[len(bulk) // 2:] if len(bulk) >= _BULK_SPLIT else []
+
+
 def _worker_deadline(remote: list[int], specs: list[CheckSpec], limit: float) -> float:
     """Seconds a worker may take for ``remote``: as long as each check's runs (one per search protocol),
     each within ``limit``, would take one after another, plus a minute to start."""
     return sum(limit * (2 if specs[i].provider == "any" else 1) for i in remote) + 60.0
 
 
-def _job(specs: list[CheckSpec], remote: list[int], target: Target, limit: float) -> dict[str, Any]:
+def _job(
+    specs: list[CheckSpec], remote: list[int], target: Target, limit: float, jobs: int | None = None
+) -> dict[str, Any]:
+    """A worker's job; ``jobs``: how many of its checks may run at once (None: all)."""
     return {"ids": [specs[i].check.id for i in remote], "seed": differential.current_seed(),
-            "check_timeout": limit, "target": _recipe(target)}
+            "check_timeout": limit, "target": _recipe(target), "jobs": jobs}
 
 
 @dataclass(frozen=True, slots=True)
@@ -656,6 +673,11 @@ async def run_suite(
             if worker is not None:
                 workers.append((worker, quiet))
                 elsewhere.update(quiet)
+            bulk = _bulk_remote(specs, hello, target, elsewhere) if lanes is not None and jobs >= 2 else []
+            worker = await Worker.start(_job(specs, bulk, target, check_timeout, jobs)) if bulk else None
+            if worker is not None:
+                workers.append((worker, bulk))
+                elsewhere.update(bulk)
             pool.prewarm(sum(1 for i, s in enumerate(specs)
                              if s.slot == "quiet" and i not in elsewhere and _skipped(s, hello) is None))
             here = _Here(specs, pool, hello, check_timeout, shared, report)

@@ -6,6 +6,7 @@ targets that cannot be made in another process, and ``--jobs 1``, never start on
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 import os
 import shlex
@@ -427,3 +428,66 @@ def test_every_check_marked_to_run_in_its_own_process_says_why() -> None:
         lines = list(_decorator_lines(s.check.id, s.run.__code__.co_filename))
         at = next(i for i, line in enumerate(lines) if line.strip().startswith("process="))
         assert "#" in lines[at] or lines[at - 1].strip().startswith("#"), s.check.id
+
+
+# --- the bulk's latter half ---------------------------------------------------------------------------
+
+BULK = ["search.merge.dedup", "search.merge.round_robin", "search.single.passthrough", "fetch.value.schema"]
+
+
+def test_an_in_process_target_s_bulk_sends_its_latter_half_to_one_worker(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Alone, this process ran every side-by-side check on one core while the other idled (issue 18).
+    spy = Spy(monkeypatch)
+    monkeypatch.setattr(suite, "_BULK_SPLIT", 4)
+    report = _run(BULK, jobs=4)
+    assert all(r.outcome is Outcome.PASSED for r in report.results), [r.reason for r in report.results]
+    assert [r.check.id for r in report.results] == [s.check.id for s in checks.all_checks() if s.check.id in BULK]
+    ordered = [s.check.id for s in checks.all_checks() if s.check.id in BULK]
+    assert spy.events == ["worker: " + " ".join(ordered[2:])] and sorted(spy.brought) == sorted(ordered[2:])
+
+
+def test_a_bulk_below_the_split_and_an_adapter_s_bulk_run_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    spy = Spy(monkeypatch)
+    monkeypatch.setattr(suite, "_BULK_SPLIT", 5)  # four checks: fewer than the split
+    assert all(r.outcome is Outcome.PASSED for r in _run(BULK, jobs=4).results)
+    monkeypatch.setattr(suite, "_BULK_SPLIT", 2)
+    make = lambda: AdapterTarget(adapter_command())  # noqa: E731 (a process per lane)
+    report = asyncio.run(run_suite(make(), only=BULK[:2], jobs=4, lanes=make))
+    assert spy.started == [] and all(r.outcome is Outcome.PASSED for r in report.results)
+
+
+def test_a_worker_job_with_jobs_runs_at_most_that_many_checks_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Each check is held on a gate until the test lets it finish, in order: an unbounded worker starts all
+    # four before the first finishes; a bound of two starts the third only after one finished.
+    from dsweb_ref.certification import worker
+
+    ids = ["a", "b", "c", "d"]
+
+    async def main(jobs: int | None) -> list[str]:
+        log: list[str] = []
+        started = {i: asyncio.Event() for i in ids}
+        release = {i: asyncio.Event() for i in ids}
+
+        async def fake_run_suite(target: object, *, only: list[str], **_: object) -> None:
+            (check_id,) = only
+            log.append(f"start {check_id}")
+            started[check_id].set()
+            await release[check_id].wait()
+            log.append(f"end {check_id}")
+
+        async def drive() -> None:
+            for check_id in ids:
+                await started[check_id].wait()
+                release[check_id].set()
+
+        monkeypatch.setattr(worker, "run_suite", fake_run_suite)
+        job = {"ids": ids, "seed": 0, "check_timeout": 5.0, "target": {"kind": "reference"}, "jobs": jobs}
+        await asyncio.wait_for(asyncio.gather(worker.serve(job, io.StringIO()), drive()), 10)
+        return log
+
+    monkeypatch.setattr(worker, "_watch_stdin", lambda loop, stop: None)
+    log = asyncio.run(main(2))
+    most = max(sum(1 if e.startswith("start") else -1 for e in log[: n + 1]) for n in range(len(log)))
+    assert most == 2 and log[:3] == ["start a", "start b", "end a"], log
+    log = asyncio.run(main(None))  # no bound given: all at once, as the own and timing checks' workers run
+    assert log[:4] == ["start a", "start b", "start c", "start d"], log
