@@ -58,7 +58,7 @@ __all__ = [
 ]
 
 CHECK_TIMEOUT = 60.0  # seconds one check may take in total
-_BULK_SPLIT = 16  # fewer side-by-side checks than this finish sooner here than a worker starts
+_BULK_SPLIT = 16  # below this, a few side-by-side checks: a worker's start-up and imports would not pay off
 Progress = Callable[[CheckResult], None]
 
 
@@ -456,17 +456,30 @@ def _bulk_remote(specs: list[CheckSpec], hello: Hello, target: Target, elsewhere
     """The latter half of the side-by-side checks (``shared``) an in-process target runs here, for one more
     worker, when at least :data:`_BULK_SPLIT` of them are left: this process runs each of them under one
     interpreter lock, so alone it kept one core busy for seconds after every worker had finished while
-    the other core idled. Not for an adapter, for the reason :func:`_quiet_remote` gives."""
-    if (_recipe(target) or {}).get("kind") != "reference":
+    the other core idled. Not for an adapter, for the reason :func:`_quiet_remote` gives, nor on one core,
+    where it would only contend."""
+    if (_recipe(target) or {}).get("kind") != "reference" or _cores() < 2:
         return []
     bulk = [i for i, s in enumerate(specs) if s.slot == "shared" and i not in elsewhere and _skipped(s, hello) is None]
     return bulk[len(bulk) // 2:] if len(bulk) >= _BULK_SPLIT else []
 
 
-def _worker_deadline(remote: list[int], specs: list[CheckSpec], limit: float) -> float:
-    """Seconds a worker may take for ``remote``: as long as each check's runs (one per search protocol),
-    each within ``limit``, would take one after another, plus a minute to start."""
-    return sum(limit * (2 if specs[i].provider == "any" else 1) for i in remote) + 60.0
+def _cores() -> int:
+    """The cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not on Linux
+        return os.cpu_count() or 1
+
+
+def _worker_deadline(remote: list[int], specs: list[CheckSpec], limit: float, width: int = 1) -> float:
+    """Seconds a worker may take for ``remote``, each check's runs (one per search protocol) each within
+    ``limit``, plus a minute to start: one after another, or with at least ``width`` at once (the bulk's
+    worker runs ``jobs``, the others all) as long as a fair share of their sum and the longest one."""
+    costs = [limit * (2 if specs[i].provider == "any" else 1) for i in remote]
+    if width <= 1:
+        return sum(costs) + 60.0
+    return sum(costs) / width + max(costs, default=0.0) + 60.0
 
 
 def _job(
@@ -498,6 +511,7 @@ class _Here:
         """The other checks here while each worker runs its checks; the quiet phase does not wait for the
         workers: they hold other cores, not this process's interpreter lock (see the module docstring)."""
         here_done = asyncio.Event()
+        fallback = asyncio.Lock()
         run = asyncio.current_task()
         elsewhere = {i for _, remote in workers for i in remote}
 
@@ -507,7 +521,7 @@ class _Here:
 
         async def collect(worker: Worker, remote: list[int]) -> None:
             wanted = {self.specs[i].check.id: i for i in remote}
-            bound = _worker_deadline(remote, self.specs, self.limit)
+            bound = _worker_deadline(remote, self.specs, self.limit, self.pool.limit)
             try:
                 async with asyncio.timeout(bound):
                     async for result in worker.results():
@@ -527,8 +541,9 @@ class _Here:
                 await here_done.wait()  # run here as a phase of their own: nothing CPU-bound beside the quiet
                 left = sorted(wanted.values())
                 note = f"{why}; run in the suite's process instead"
-                await _run_phase(self.specs, left, self.pool.limit, self.pool, self.hello, self.limit, self.shared,
-                                 self.report, note)
+                async with fallback:  # one dead worker's checks at a time: never the bulk's beside the quiet
+                    await _run_phase(self.specs, left, self.pool.limit, self.pool, self.hello, self.limit,
+                                     self.shared, self.report, note)
 
         await _together(local(), *(collect(worker, remote) for worker, remote in workers))
 
@@ -634,10 +649,11 @@ async def run_suite(
     A concurrent run (``jobs`` >= 2 and ``lanes``) hands each check marked ``process="own"`` to a worker
     process of its own (:mod:`.offload`) when ``target`` has a ``recipe()`` and some other check runs here
     beside them; their results join the report as they arrive. A check whose worker does not start runs
-    here with the others; should a worker die, the check it did not finish runs here after the others, its
-    details noting why (key ``worker``). With an in-process target (a ``recipe()`` of kind ``reference``), the
-    timing checks (``quiet``) it runs go to one more worker, together, when other checks run here
-    (:func:`_quiet_remote`)."""
+    here with the others; should a worker die, the checks it did not finish run here after the others (one
+    dead worker's at a time), their details noting why (key ``worker``). With an in-process target (a
+    ``recipe()`` of kind ``reference``), the timing checks (``quiet``) it runs go to one more worker, together,
+    when other checks run here (:func:`_quiet_remote`), and on two cores or more the latter half of its
+    side-by-side checks to another, at most ``jobs`` at once there (:func:`_bulk_remote`)."""
     specs = select_checks(only, profiles)
     started_at = _now()
     results: list[CheckResult | None] = [None] * len(specs)

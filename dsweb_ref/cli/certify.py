@@ -122,7 +122,8 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
                    "a failure names the seed that replays it)")
     p.add_argument("--jobs", type=_positive, default=default_jobs(), metavar="N",
                    help=f"run up to N checks at once, each on its own target instance (default: {default_jobs()}, "
-                   "from the CPU count; 1 runs them one by one)")
+                   "from the CPU count; 1 runs them one by one; the reference on two cores or more hands up to N "
+                   "more to a worker process)")
     p.add_argument("--durations", type=_positive, default=0, metavar="N", help="print the N slowest checks")
     out = p.add_argument_group("reports")
     out.add_argument("--report-dir", metavar="DIR", help="write junit.xml, report.json, report.md, report.html")

@@ -44,11 +44,13 @@ class Spy:
         self.started: list[offload.Worker] = []
         self.brought: list[str] = []
         self.events: list[str] = []  # "worker: <ids>" as each starts (a test may add its own events)
+        self.jobs: list[dict[str, Any]] = []  # each job a worker was asked to run
         start, results = offload.Worker.start, offload.Worker.results
         spy = self
 
         async def spy_start(cls: type[offload.Worker], job: Any) -> offload.Worker | None:
             spy.events.append("worker: " + " ".join(job["ids"]))
+            spy.jobs.append(dict(job))
             worker = await start.__func__(cls, job)  # type: ignore[attr-defined]
             if worker is not None:
                 spy.started.append(worker)
@@ -312,7 +314,7 @@ def test_a_worker_that_hangs_is_ended_at_its_deadline_and_its_checks_run_here(
         yield  # type: ignore[misc]  (makes this an async generator)
 
     monkeypatch.setattr(offload.Worker, "results", silent)
-    monkeypatch.setattr(suite, "_worker_deadline", lambda remote, specs, limit: 0.5)
+    monkeypatch.setattr(suite, "_worker_deadline", lambda remote, specs, limit, width=1: 0.5)
     report = _run([OWN, BESIDE[0]], jobs=2)
     assert [r.outcome for r in report.results] == [Outcome.PASSED] * 2
     own = next(r for r in report.results if r.check.id == OWN)
@@ -324,6 +326,8 @@ def test_the_worker_deadline_allows_each_check_its_timeout_per_protocol() -> Non
     specs = {s.check.id: s for s in checks.all_checks()}
     chosen = [specs[RACE], specs[OWN]]  # any protocol (two runs) and the scripted route (one)
     assert suite._worker_deadline([0, 1], chosen, 10.0) == 2 * 10.0 + 10.0 + 60.0
+    # With up to four at once (the bulk's worker): a fair share of the sum, plus the longest, plus a minute.
+    assert suite._worker_deadline([0, 1], chosen, 10.0, 4) == (2 * 10.0 + 10.0) / 4 + 2 * 10.0 + 60.0
 
 
 # An interrupt of `dsweb certify` ending the worker and its adapters is tested with the other interrupts, in
@@ -444,6 +448,54 @@ def test_an_in_process_target_s_bulk_sends_its_latter_half_to_one_worker(monkeyp
     assert [r.check.id for r in report.results] == [s.check.id for s in checks.all_checks() if s.check.id in BULK]
     ordered = [s.check.id for s in checks.all_checks() if s.check.id in BULK]
     assert spy.events == ["worker: " + " ".join(ordered[2:])] and sorted(spy.brought) == sorted(ordered[2:])
+    assert spy.jobs[0]["jobs"] == 4  # as many at once there as the run allows here
+
+
+def test_the_bulk_worker_takes_neither_own_nor_timing_checks(monkeypatch: pytest.MonkeyPatch) -> None:
+    spy = Spy(monkeypatch)
+    monkeypatch.setattr(suite, "_BULK_SPLIT", 4)
+    report = _run([OWN, *QUIET, *BULK], jobs=4)
+    assert all(r.outcome is Outcome.PASSED for r in report.results), [r.reason for r in report.results]
+    ordered = [s.check.id for s in checks.all_checks() if s.check.id in BULK]
+    quiet = [s.check.id for s in checks.all_checks() if s.check.id in QUIET]
+    assert [(job["ids"], job["jobs"]) for job in spy.jobs] == [([OWN], None), (quiet, None), (ordered[2:], 4)]
+
+
+def test_one_core_keeps_the_bulk_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: a bulk worker on a one-core runner, where it only contends with the run for that core
+    spy = Spy(monkeypatch)
+    monkeypatch.setattr(suite, "_BULK_SPLIT", 4)
+    monkeypatch.setattr(suite, "_cores", lambda: 1)
+    assert all(r.outcome is Outcome.PASSED for r in _run(BULK, jobs=4).results)
+    assert spy.started == []
+
+
+def test_dead_workers_leave_their_checks_to_run_here_one_worker_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: the dead bulk worker's checks run here beside the dead timing worker's, the very mix the
+    # phases keep apart (each check's start and end here, in order: no timing check overlaps a bulk one)
+    monkeypatch.setattr(offload, "WORKER_MODULE", "dsweb_ref.certification.no_such_worker")
+    monkeypatch.setattr(suite, "_BULK_SPLIT", 4)
+    log: list[tuple[str, str]] = []
+    run_one = suite._run_one
+
+    async def logged(spec: Any, *args: Any) -> CheckResult:
+        log.append(("start", spec.check.id))
+        try:
+            return await run_one(spec, *args)
+        finally:
+            log.append(("end", spec.check.id))
+
+    monkeypatch.setattr(suite, "_run_one", logged)
+    spy = Spy(monkeypatch)
+    report = _run([*QUIET, *BULK], jobs=4)
+    assert len(spy.started) == 2 and spy.brought == []
+    assert all(r.outcome is Outcome.PASSED for r in report.results), [r.reason for r in report.results]
+    moved = {*QUIET, *[s.check.id for s in checks.all_checks() if s.check.id in BULK][2:]}
+    assert all("worker" in r.details for r in report.results if r.check.id in moved)
+    running: set[str] = set()
+    for event, check_id in log:
+        (running.add if event == "start" else running.discard)(check_id)
+        assert not (running & set(QUIET) and running & (moved - set(QUIET))), log
 
 
 def test_a_bulk_below_the_split_and_an_adapter_s_bulk_run_here(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -486,8 +538,14 @@ def test_a_worker_job_with_jobs_runs_at_most_that_many_checks_at_once(monkeypatc
         return log
 
     monkeypatch.setattr(worker, "_watch_stdin", lambda loop, stop: None)
-    log = asyncio.run(main(2))
-    most = max(sum(1 if e.startswith("start") else -1 for e in log[: n + 1]) for n in range(len(log)))
-    assert most == 2 and log[:3] == ["start a", "start b", "end a"], log
-    log = asyncio.run(main(None))  # no bound given: all at once, as the own and timing checks' workers run
-    assert log[:4] == ["start a", "start b", "start c", "start d"], log
+    # serve() installs SIGTERM and SIGINT handlers, which the loop's close resets: keep this process's own.
+    handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        log = asyncio.run(main(2))
+        most = max(sum(1 if e.startswith("start") else -1 for e in log[: n + 1]) for n in range(len(log)))
+        assert most == 2 and log[:3] == ["start a", "start b", "end a"], log
+        log = asyncio.run(main(None))  # no bound given: all at once, as the own and timing checks' workers run
+        assert log[:4] == ["start a", "start b", "start c", "start d"], log
+    finally:
+        for sig, handler in handlers.items():
+            signal.signal(sig, handler)

@@ -60,9 +60,11 @@ SearchProtocol = Literal["api", "messages", "scripted"]  # "scripted": the emula
 # quiet ones (timing checks, whose waits a CPU-bound neighbour would stretch); for an in-process target
 # they run in a worker process of their own, beside the rest (suite.py's _quiet_remote).
 Slot = Literal["alone", "shared", "quiet"]
-# Which process a check may run in: "suite" (the run's own, the default) or "own": a CPU-bound check that
-# the run may hand to a worker process of its own (suite.py, offload.py), so it computes on another core
-# beside the rest instead of holding the run's interpreter lock. Only "shared" checks may be "own".
+# Which process a check may run in: "suite" (the run's own, the default; an in-process reference's bulk
+# may still go to a worker, suite.py's _bulk_remote, so no check may rely on the run's process) or "own":
+# a CPU-bound check that the run may hand to a worker process of its own (suite.py, offload.py), so it
+# computes on another core beside the rest instead of holding the run's interpreter lock. Only "shared"
+# checks may be "own".
 Process = Literal["suite", "own"]
 PROTOCOL_LABELS: dict[str, str] = {"api": "Search API", "messages": "Messages", "scripted": "conformance route"}
 # The codes seed 000/001 fix (see dsweb_ref._exceptions): rejected tool arguments, a provider-side
