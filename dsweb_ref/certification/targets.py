@@ -834,7 +834,9 @@ class AdapterTarget:
             return await (patiently(answer, limit) if patient else answer(limit))
         except TimeoutError as exc:
             allowed = exc.args[0] if exc.args else limit
-            raise TargetError(f"adapter did not answer request {request_id} within {allowed:g}s") from None
+            tail = [text.strip() for text in self._stderr if text.strip()][-3:]  # what it last said: why, maybe
+            raise TargetError(f"adapter did not answer request {request_id} within {allowed:g}s"
+                              + ("; stderr tail: " + " | ".join(tail) if tail else "")) from None
 
     async def request(
         self, method: str, params: dict[str, Any], *, limit: float, patient: bool = True

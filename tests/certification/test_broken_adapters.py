@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import json
 import logging
 import os
 import shlex
+import subprocess
 import sys
+import threading
 import time
 
 import pytest
@@ -76,6 +79,7 @@ def test_adapter_that_never_answers_a_call_is_bounded() -> None:
         "    elif m['method'] in ('configure', 'shutdown'):\n"
         "        r = {}\n"
         "    else:\n"
+        "        print('stuck in', m['method'], file=sys.stderr, flush=True)\n"
         "        continue\n"
         "    print(json.dumps({'id': m['id'], 'result': r}), flush=True)\n"
     )
@@ -89,6 +93,8 @@ def test_adapter_that_never_answers_a_call_is_bounded() -> None:
         base.CALL_TIMEOUT = saved
     assert report.results[0].outcome is Outcome.ERROR
     assert "did not answer" in report.results[0].reason
+    # catches: a silent call reported with nothing of what the adapter said (its stderr) to tell why
+    assert report.results[0].reason.endswith("stderr tail: stuck in web_search"), report.results[0].reason
 
 
 def test_a_closed_adapter_s_process_group_is_never_signalled_again(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -115,3 +121,27 @@ def test_a_closed_adapter_s_process_group_is_never_signalled_again(monkeypatch: 
     closed, after = asyncio.run(scenario())
     assert closed >= 1  # the close itself ended the group
     assert after == closed, signalled
+
+
+def test_the_example_adapter_answers_a_call_its_code_raised_in_with_an_error_at_once() -> None:
+    # catches: a call whose task raised anything but WebError left unanswered until the run's call timeout
+    # (a CI run saw "adapter did not answer request 16 within 20s" and nothing to say why)
+    from .conftest import EXAMPLE_ADAPTER
+
+    call = {"id": 2, "method": "standalone_resolve", "params": {"document": 5, "environ_set": 7}}
+    proc = subprocess.Popen([sys.executable, str(EXAMPLE_ADAPTER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    assert proc.stdin is not None and proc.stdout is not None
+    watchdog = threading.Timer(15.0, proc.kill)  # an unanswered call ends the adapter: readline gets ''
+    watchdog.start()
+    try:
+        proc.stdin.write(json.dumps({"id": 1, "method": "hello"}) + "\n" + json.dumps(call) + "\n")
+        proc.stdin.flush()
+        answers = [json.loads(proc.stdout.readline()) for _ in range(2)]  # stdin stays open: the call may finish
+    finally:
+        watchdog.cancel()
+        _, stderr = proc.communicate(timeout=30)  # closing stdin ends the adapter
+    (answer,) = [a for a in answers if a["id"] == 2]
+    assert answer["error"]["code"] == "WEB_PROVIDER_ERROR", answer
+    assert "standalone_resolve raised TypeError" in answer["error"]["message"]
+    assert "Traceback" in stderr
