@@ -443,6 +443,7 @@ def test_an_in_process_target_s_bulk_sends_its_latter_half_to_one_worker(monkeyp
     # Alone, this process ran every side-by-side check on one core while the other idled (issue 18).
     spy = Spy(monkeypatch)
     monkeypatch.setattr(suite, "_BULK_SPLIT", 4)
+    monkeypatch.setattr(suite, "_cores", lambda: 2)  # the bulk's worker needs two cores: as CI runners have
     report = _run(BULK, jobs=4)
     assert all(r.outcome is Outcome.PASSED for r in report.results), [r.reason for r in report.results]
     assert [r.check.id for r in report.results] == [s.check.id for s in checks.all_checks() if s.check.id in BULK]
@@ -454,6 +455,7 @@ def test_an_in_process_target_s_bulk_sends_its_latter_half_to_one_worker(monkeyp
 def test_the_bulk_worker_takes_neither_own_nor_timing_checks(monkeypatch: pytest.MonkeyPatch) -> None:
     spy = Spy(monkeypatch)
     monkeypatch.setattr(suite, "_BULK_SPLIT", 4)
+    monkeypatch.setattr(suite, "_cores", lambda: 2)  # the bulk's worker needs two cores: as CI runners have
     report = _run([OWN, *QUIET, *BULK], jobs=4)
     assert all(r.outcome is Outcome.PASSED for r in report.results), [r.reason for r in report.results]
     ordered = [s.check.id for s in checks.all_checks() if s.check.id in BULK]
@@ -475,6 +477,7 @@ def test_dead_workers_leave_their_checks_to_run_here_one_worker_at_a_time(monkey
     # phases keep apart (each check's start and end here, in order: no timing check overlaps a bulk one)
     monkeypatch.setattr(offload, "WORKER_MODULE", "dsweb_ref.certification.no_such_worker")
     monkeypatch.setattr(suite, "_BULK_SPLIT", 4)
+    monkeypatch.setattr(suite, "_cores", lambda: 2)
     log: list[tuple[str, str]] = []
     run_one = suite._run_one
 
