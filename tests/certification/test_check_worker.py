@@ -552,3 +552,11 @@ def test_a_worker_job_with_jobs_runs_at_most_that_many_checks_at_once(monkeypatc
     finally:
         for sig, handler in handlers.items():
             signal.signal(sig, handler)
+
+
+def test_a_worker_selects_exactly_the_checks_it_was_given() -> None:
+    # A worker runs each of its ids with run_suite(only=[id]), which selects by prefix too ("search.merge"
+    # selects every merge check): no check id may be the dotted prefix of another, or a worker given the
+    # shorter would also run the longer, which the run itself runs elsewhere.
+    ids = [s.check.id for s in checks.all_checks()]
+    assert all(suite.select_ids(ids, [i])[0] == [i] for i in ids)
