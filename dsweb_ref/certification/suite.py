@@ -445,9 +445,9 @@ def _quiet_remote(specs: list[CheckSpec], hello: Hello, target: Target, elsewher
     nothing else runs here (the worker would only add its start-up), and for an adapter: it computes in
     processes of its own already, and a worker would start a second set of them, CPU the bulk needs (the
     example adapter took 10.8 s with such a worker, 9.6 s without, on the same loaded machine)."""
-    if (_recipe(target) or {}).get("kind") != "reference":
+    if not _in_process(target):
         return []
-    runs = [i for i, s in enumerate(specs) if _skipped(s, hello) is None and i not in elsewhere]
+    runs = _runs_here(specs, hello, elsewhere)
     quiet = [i for i in runs if specs[i].slot == "quiet"]
     return quiet if quiet and len(quiet) < len(runs) else []
 
@@ -458,10 +458,20 @@ def _bulk_remote(specs: list[CheckSpec], hello: Hello, target: Target, elsewhere
     interpreter lock, so alone it kept one core busy for seconds after every worker had finished while
     the other core idled. Not for an adapter, for the reason :func:`_quiet_remote` gives, nor on one core,
     where it would only contend."""
-    if (_recipe(target) or {}).get("kind") != "reference" or _cores() < 2:
+    if not _in_process(target) or _cores() < 2:
         return []
-    bulk = [i for i, s in enumerate(specs) if s.slot == "shared" and i not in elsewhere and _skipped(s, hello) is None]
+    bulk = [i for i in _runs_here(specs, hello, elsewhere) if specs[i].slot == "shared"]
     return bulk[len(bulk) // 2:] if len(bulk) >= _BULK_SPLIT else []
+
+
+def _in_process(target: Target) -> bool:
+    """Whether ``target`` is the reference in this process (a recipe of kind ``reference``)."""
+    return (_recipe(target) or {}).get("kind") == "reference"
+
+
+def _runs_here(specs: list[CheckSpec], hello: Hello, elsewhere: set[int]) -> list[int]:
+    """The checks this process would run: neither skipped nor in a worker."""
+    return [i for i, s in enumerate(specs) if _skipped(s, hello) is None and i not in elsewhere]
 
 
 def _cores() -> int:
@@ -684,18 +694,18 @@ async def run_suite(
         else:
             pool.limit = max(1, jobs) if lanes is not None else 1
             elsewhere = {i for _, ids in workers for i in ids}
-            quiet = _quiet_remote(specs, hello, target, elsewhere) if lanes is not None and jobs >= 2 else []
-            worker = await Worker.start(_job(specs, quiet, target, check_timeout)) if quiet else None
-            if worker is not None:
-                workers.append((worker, quiet))
-                elsewhere.update(quiet)
-            bulk = _bulk_remote(specs, hello, target, elsewhere) if lanes is not None and jobs >= 2 else []
-            worker = await Worker.start(_job(specs, bulk, target, check_timeout, jobs)) if bulk else None
-            if worker is not None:
-                workers.append((worker, bulk))
-                elsewhere.update(bulk)
-            pool.prewarm(sum(1 for i, s in enumerate(specs)
-                             if s.slot == "quiet" and i not in elsewhere and _skipped(s, hello) is None))
+
+            async def hand(ids: list[int], width: int | None = None) -> None:
+                """One worker for ``ids`` (none when empty); they run here when it does not start."""
+                worker = await Worker.start(_job(specs, ids, target, check_timeout, width)) if ids else None
+                if worker is not None:
+                    workers.append((worker, ids))
+                    elsewhere.update(ids)
+
+            if lanes is not None and jobs >= 2:  # the bulk's half is chosen after the timing checks left
+                await hand(_quiet_remote(specs, hello, target, elsewhere))
+                await hand(_bulk_remote(specs, hello, target, elsewhere), jobs)
+            pool.prewarm(sum(1 for i in _runs_here(specs, hello, elsewhere) if specs[i].slot == "quiet"))
             here = _Here(specs, pool, hello, check_timeout, shared, report)
             if not workers:
                 await here.phases(list(range(len(specs))))
