@@ -99,6 +99,29 @@ def test_the_retry_row_of_pacing_cancel_keeps_apart_from_the_first_row(monkeypat
     assert not first & retry, (first, retry)
 
 
+def test_the_in_flight_row_of_retry_cancel_keeps_apart_from_the_wait_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: the in-flight row sending the wait row's query again with unmatched faults (a wrong target's
+    # late retry from the wait row then took the row's 429, and its gate parked a first attempt, not a retry)
+    seen: dict[str, set[str]] = {"wait": set(), "in flight": set()}
+    judge, quiescent = scheduling._no_request_after, scheduling.require_quiescent
+
+    async def keep(ctx: Any, answered_at: float, until: float, what: str, catches: str) -> Any:
+        timed = await judge(ctx, answered_at, until, what, catches)
+        seen["wait"] |= {r.json["query"] for r in ctx.records("search")}
+        return timed
+
+    async def keep_quiescent(ctx: Any, outcome: Any, what: str) -> None:
+        await quiescent(ctx, outcome, what)
+        seen["in flight"] |= {r.json["query"] for r in ctx.records("search")}
+
+    monkeypatch.setattr(scheduling, "_no_request_after", keep)
+    monkeypatch.setattr(scheduling, "require_quiescent", keep_quiescent)
+    (result,) = run(adapter(), only=["search.api.retry.cancel"]).results
+    assert result.outcome.value == "passed", result.reason
+    assert seen["wait"] and seen["in flight"], seen
+    assert not seen["wait"] & seen["in flight"], seen
+
+
 def test_a_deadline_run_without_the_retry_proves_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
     # catches: counting the stalled-retry row as met when the target made no retry (a per-attempt deadline
     # then passed whenever its backoff draw did not fit the time left): re-run, then a "not shown" note

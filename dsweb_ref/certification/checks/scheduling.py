@@ -640,29 +640,38 @@ RETRY_CANCEL_CASES = (
     "query of its own, failed only when every run was late beyond its load. Seed 000's 'the call does not return "
     "until sibling cancellation reaches quiescence' holds for every upstream request of the call, a retry too: "
     "cancelled while the retry is in flight, the call answers only after that request is closed (judged by its "
-    "connection's state when the answer arrives, not by a clock).",
+    "connection's state when the answer arrives, not by a clock), after the wait row's requests have landed "
+    "and with a query of its own.",
     cases=RETRY_CANCEL_CASES,
     slot="quiet",  # measures how soon a cancelled wait answers
 )
 async def retry_cancel(ctx: CheckContext) -> None:
     await ctx.configure_opt_in(retries=RETRIES)
+    runs = itertools.count()  # shared: the in-flight row keeps apart from the wait row's runs too
     for case in RETRY_CANCEL_CASES:
         if "in_flight" in case.params:
-            await _retry_in_flight(ctx, case)
+            await _retry_in_flight(ctx, case, runs)
             continue
-        run = _apart(ctx, case["retry_after"] + 0.3, functools.partial(_retry_cancel_run, ctx, case))
+        run = _apart(ctx, case["retry_after"] + 0.3, functools.partial(_retry_cancel_run, ctx, case), runs)
         await judge_timed(ctx, "search.api.retry.cancel", run)
 
 
-async def _retry_in_flight(ctx: CheckContext, case: Case) -> None:
+async def _retry_in_flight(ctx: CheckContext, case: Case, runs: Iterator[int]) -> None:
     """The first attempt answered ``in_flight``, the retry parked at a gate, then the cancel: the call answers
     cancelled (or WEB_ABORTED) only once the retry's connection is closed (batch.require_quiescent: the
-    connection's state when the answer arrives, then an idle emulator with the gate still shut)."""
+    connection's state when the answer arrives, then an idle emulator with the gate still shut). Like a
+    re-run, it starts once the wait row's requests have landed and sends a query of its own: a wrong target's
+    late retry from that row would otherwise take this row's 429, and the gate would park a first attempt."""
+    n = next(runs)
+    if n:
+        await _landed(ctx)
+        await ctx.settle()
     ctx.fresh()
+    query = _own(QUERY, n)
     gate = ctx.emu.gate("retry")
-    ctx.emu.inject("search", case["in_flight"])
-    ctx.emu.inject("search", Hold(gate, timeout=STALL))
-    call = ctx.start_search([QUERY], probe=answer_probe(ctx))
+    ctx.emu.inject("search", case["in_flight"], when=query_match("search", query))
+    ctx.emu.inject("search", Hold(gate, timeout=STALL), when=query_match("search", query))
+    call = ctx.start_search([query], probe=answer_probe(ctx))
     try:
         await wait_held(ctx, gate, 1, f"{case.name}: the retry", catches=case.catches)
         await call.cancel()
