@@ -122,6 +122,25 @@ def test_the_in_flight_row_of_retry_cancel_keeps_apart_from_the_wait_row(monkeyp
     assert not seen["wait"] & seen["in flight"], seen
 
 
+def test_each_deadline_run_sends_queries_of_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: a re-run sending the previous run's queries again (a retry the deadline aborted before the
+    # emulator read it was then read during the re-run, took its fault and counted as the re-run's retry)
+    monkeypatch.setattr(scheduling, "RETRIES", 0)  # no run retries, so every run is made
+    runs: list[set[str]] = []
+    rows = scheduling._deadline_rows
+
+    async def keep(ctx: Any, run: int) -> Any:
+        timed = await rows(ctx, run)
+        runs.append({r.json["query"] for r in ctx.records("search")})
+        return timed
+
+    monkeypatch.setattr(scheduling, "_deadline_rows", keep)
+    (result,) = run(reference_target(), only=["search.api.retry.deadline"]).results
+    assert result.outcome.value == "passed", result.reason
+    assert len(runs) == calibration.ATTEMPTS, runs
+    assert all(not a & b for i, a in enumerate(runs) for b in runs[i + 1:]), runs
+
+
 def test_a_deadline_run_without_the_retry_proves_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
     # catches: counting the stalled-retry row as met when the target made no retry (a per-attempt deadline
     # then passed whenever its backoff draw did not fit the time left): re-run, then a "not shown" note

@@ -467,7 +467,8 @@ DEADLINE_CASES = (
     "the whole operation inside its one deadline (timeout_s). Left open: whether a Retry-After past the "
     "cap or the deadline ends the retries or is cut short, and the answer (the last failure or a timeout). The "
     "stalled-retry row proves something only when the target retried: a run without the retry is re-run (at most "
-    "3 runs) and, if no run retries, the check passes with a note.",
+    "3 runs, each once the previous run's requests have landed, with queries of its own) and, if no run retries, "
+    "the check passes with a note.",
     cases=DEADLINE_CASES,
     slot="quiet",  # measures the answer against the one deadline
 )
@@ -480,27 +481,31 @@ async def retry_deadline(ctx: CheckContext) -> None:
         # made the first run's answers late on a loaded machine, 13 times in 30. Its answer is not judged:
         # a start-up past the deadline on a starved runner must not fail the check outside the calibration.
         await ctx.search([QUERY])
-        await judge_timed(ctx, "search.api.retry.deadline", functools.partial(_deadline_rows, ctx))
+        rows = _apart(ctx, BURST_QUIET, functools.partial(_deadline_rows, ctx))  # re-runs keep apart
+        await judge_timed(ctx, "search.api.retry.deadline", rows)
     finally:
         await ctx.configure(timeout_s=timeout)
 
 
-async def _deadline_rows(ctx: CheckContext) -> list[Timed]:
-    """Both rows at once (each its own query and fault): the run takes one deadline, not two."""
+async def _deadline_rows(ctx: CheckContext, run: int) -> list[Timed]:
+    """Both rows at once (each its own query and fault): the run takes one deadline, not two. Each run has
+    queries of its own: a retry the deadline aborted before the emulator read it could otherwise be read
+    during the re-run, take its fault and count as that run's retry."""
     ctx.fresh()
-    for n, case in enumerate(DEADLINE_CASES):
-        match = query_match("search", f"{QUERY} {n}")
+    queries = [_own(f"{QUERY} {n}", run) for n in range(len(DEADLINE_CASES))]
+    for query, case in zip(queries, DEADLINE_CASES, strict=True):
+        match = query_match("search", query)
         ctx.emu.inject("search", case["fault"], times=case["times"], when=match)
         if "then" in case.params:  # every later attempt
             ctx.emu.inject("search", case["then"], times=None, when=match)
     began = time.monotonic()
-    calls = [ctx.start_search([f"{QUERY} {n}"]) for n in range(len(DEADLINE_CASES))]
+    calls = [ctx.start_search([query]) for query in queries]
     outcomes = [await call.outcome(CALL_TIMEOUT) for call in calls]
     await ctx.settle()
     timed = []
-    for n, (case, outcome) in enumerate(zip(DEADLINE_CASES, outcomes, strict=True)):
+    for query, case, outcome in zip(queries, DEADLINE_CASES, outcomes, strict=True):
         took = outcome.answered_at - began
-        retried = sum(1 for r in ctx.records("search") if query_match("search", f"{QUERY} {n}")(r.json)) > 1
+        retried = sum(1 for r in ctx.records("search") if query_match("search", query)(r.json)) > 1
         shown = retried or "retried" not in case.params
         what = (f"{case.name}: answered {took:.2f} s after the call began, past its {DEADLINE:g} s deadline" if shown
                 else f"{case.name}: the target made no retry (answered {took:.2f} s after the call began)")
