@@ -19,6 +19,7 @@ import httpx
 import pytest
 
 from dsweb_ref.certification.checks import batch, evidence_diversity
+from dsweb_ref.certification.checks.evidence import _evidence
 from dsweb_ref.certification.targets import reference_target
 from dsweb_ref.emulator import DEFAULT_API_KEY, Emulator, Status
 from dsweb_ref.emulator.gate import Gate
@@ -46,6 +47,8 @@ def test_the_emulator_still_serves_a_request_whose_client_left_before_it_was_rea
 
 def test_every_sibling_is_parked_before_a_failure_goes_out(monkeypatch: pytest.MonkeyPatch) -> None:
     # catches: letting the failure out right after the call starts (the siblings not yet read by the emulator)
+    # The check makes a "siblings" gate and then a "failing" one per case; the failing gate's first release
+    # lets the failure out, and the case's siblings gate says how many siblings were parked at that moment.
     parked_at_release: list[int] = []
     siblings: list[Gate] = []
     made, release = Gate.__init__, Gate.release
@@ -80,14 +83,12 @@ def test_an_earlier_case_s_late_fetches_do_not_count_as_the_next_case_s_pages(mo
     strays = [r["url"] for rows_ in earlier["results"].values() for r in rows_][:10]
     monkeypatch.setattr(evidence_diversity, "DIVERSITY", (earlier, rows["github-io"]))
     monkeypatch.setattr(_evidence_rank, "registrable_domain", lambda h: ".".join(h.split(".")[-2:]))
-    evidence = evidence_diversity._evidence
-
     async def late_fetches_first(ctx: Any, query: Any, context: Any = None, prompt: Any = None) -> Any:
         if (context or {}).get("id") == "github-io":  # read now, sent by the target during the case before
             async with httpx.AsyncClient(headers={"Authorization": f"Bearer {DEFAULT_API_KEY}"}) as client:
                 for url in strays:
                     await client.post(f"{ctx.emu.tools_base}/fetch", json={"url": url})
-        return await evidence(ctx, query, context, prompt)
+        return await _evidence(ctx, query, context, prompt)
 
     monkeypatch.setattr(evidence_diversity, "_evidence", late_fetches_first)
     (result,) = run(reference_target(), only=["evidence.diversity"]).results

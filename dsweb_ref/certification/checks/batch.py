@@ -144,12 +144,16 @@ async def batch_concurrent(ctx: CheckContext) -> None:
 
 
 async def answered(ctx: CheckContext, count: int, what: str) -> None:
-    """Wait until the emulator has sent ``count`` answers."""
+    """Wait until the emulator has sent ``count`` answers (a liveness bound, see :func:`patiently`)."""
 
     def enough(log: RequestLog) -> bool:
         return sum(1 for r in log.records() if r.done) >= count
 
-    await patiently(lambda bound: ctx.blocking(ctx.emu.log.wait_until, enough, bound, what), HELD_BOUND)
+    try:
+        await patiently(lambda bound: ctx.blocking(ctx.emu.log.wait_until, enough, bound, what), HELD_BOUND)
+    except TimeoutError as exc:  # the target's doing (its searches never came), so a failure, not an error
+        done = sum(1 for r in ctx.records() if r.done)
+        raise CheckFailed(f"{what}: {done} of {count} upstream searches answered (waited {exc.args[0]:g}s)") from None
 
 
 def _marker(index: int) -> str:
@@ -210,11 +214,11 @@ async def all_or_nothing(ctx: CheckContext) -> None:
         try:
             # Every request of the case reaches the emulator before the failure goes out: a sibling the
             # target aborted before the emulator read it would arrive during the next case and take its fault.
-            await wait_held(ctx, late, len(failing), case.name)
+            await wait_held(ctx, late, len(failing), f"{case.name}: the failing query", catches=case.catches)
             if mode == "succeed first":
-                await answered(ctx, siblings, "siblings answered")
+                await answered(ctx, siblings, f"{case.name}: siblings answered")
             else:
-                await wait_held(ctx, held, siblings, case.name)
+                await wait_held(ctx, held, siblings, f"{case.name}: siblings", catches=case.catches)
             late.release()
             outcome = await call.outcome(CALL_TIMEOUT)
         finally:

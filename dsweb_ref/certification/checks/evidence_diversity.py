@@ -221,8 +221,11 @@ def _used(ctx: CheckContext, value: dict[str, Any], foreign: frozenset[str] = fr
     """The pages the call used: sent to the Fetch API or cited, each once. A fetch of a ``foreign`` page (a
     result of an earlier case only) is not this call's: a case whose batch failed can leave fetches the target
     aborted before the emulator read them, which it then reads during this case."""
-    fetched = [u for r in ctx.records("fetch") if isinstance(r.json, dict)
-               if not (isinstance(u := r.json.get("url"), str) and _same_page(u) in foreign)]
+    fetched = []
+    for record in ctx.records("fetch"):
+        url = record.json.get("url") if isinstance(record.json, dict) else None
+        if isinstance(url, str) and _same_page(url) not in foreign:
+            fetched.append(url)
     cited = [e.get("url") for g in value.get("queries", []) for e in g.get("evidence", []) if isinstance(e, dict)]
     return list(dict.fromkeys(u for u in (*fetched, *cited) if isinstance(u, str)))
 

@@ -645,8 +645,8 @@ RETRY_CANCEL_CASES = (
     "query of its own, failed only when every run was late beyond its load. Seed 000's 'the call does not return "
     "until sibling cancellation reaches quiescence' holds for every upstream request of the call, a retry too: "
     "cancelled while the retry is in flight, the call answers only after that request is closed (judged by its "
-    "connection's state when the answer arrives, not by a clock), after the wait row's requests have landed "
-    "and with a query of its own.",
+    "connection's state when the answer arrives, not by a clock). The in-flight row starts once the wait row's "
+    "requests have landed and sends a query of its own.",
     cases=RETRY_CANCEL_CASES,
     slot="quiet",  # measures how soon a cancelled wait answers
 )
