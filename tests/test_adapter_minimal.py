@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -38,3 +39,19 @@ def test_it_certifies_for_seed_000_and_the_search_api(tmp_path: Path) -> None:
     verdicts = {p["name"]: p for p in json.loads(report.read_text(encoding="utf-8"))["profiles"]}
     assert code == 0, verdicts
     assert verdicts["seed-000-web-search"]["certified"] and verdicts["seed-001-search-api"]["certified"]
+
+
+@pytest.mark.parametrize("stdin", ["/dev/null", "a file"])
+def test_it_reads_stdin_that_is_not_a_pipe_and_ends_at_its_end(stdin: str, tmp_path: Path) -> None:
+    # catches: watching stdin on the loop whatever it is (epoll refuses /dev/null and files: the adapter
+    # then waited for ever, run by hand with its input redirected)
+    lines = ['{"id": 1, "method": "hello"}', '{"id": 2, "method": "shutdown"}']
+    path = Path("/dev/null") if stdin == "/dev/null" else tmp_path / "requests.jsonl"
+    if stdin != "/dev/null":
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with path.open("rb") as source:
+        done = subprocess.run([sys.executable, str(ADAPTER)], stdin=source, capture_output=True, timeout=60,
+                              check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [a["id"] for a in answers] == ([] if stdin == "/dev/null" else [1, 2]), answers
