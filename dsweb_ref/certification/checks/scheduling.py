@@ -592,13 +592,19 @@ def _apart(
     runs = itertools.count() if runs is None else runs
 
     async def attempt() -> list[Timed]:
-        n = next(runs)
-        if n:
-            await _landed(ctx, quiet)
-            await ctx.settle()
-        return await run(n)
+        return await run(await _next_run(ctx, quiet, runs))
 
     return attempt
+
+
+async def _next_run(ctx: CheckContext, quiet: float, runs: Iterator[int]) -> int:
+    """The next run's number; every run but the first starts once no Search API request has come for
+    ``quiet`` seconds and the emulator is idle."""
+    n = next(runs)
+    if n:
+        await _landed(ctx, quiet)
+        await ctx.settle()
+    return n
 
 
 def _own(query: str, n: int) -> str:
@@ -667,10 +673,7 @@ async def _retry_in_flight(ctx: CheckContext, case: Case, runs: Iterator[int]) -
     connection's state when the answer arrives, then an idle emulator with the gate still shut). Like a
     re-run, it starts once the wait row's requests have landed and sends a query of its own: a wrong target's
     late retry from that row would otherwise take this row's 429, and the gate would park a first attempt."""
-    n = next(runs)
-    if n:
-        await _landed(ctx)
-        await ctx.settle()
+    n = await _next_run(ctx, BURST_QUIET, runs)
     ctx.fresh()
     query = _own(QUERY, n)
     gate = ctx.emu.gate("retry")
