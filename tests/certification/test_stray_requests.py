@@ -83,6 +83,7 @@ def test_an_earlier_case_s_late_fetches_do_not_count_as_the_next_case_s_pages(mo
     strays = [r["url"] for rows_ in earlier["results"].values() for r in rows_][:10]
     monkeypatch.setattr(evidence_diversity, "DIVERSITY", (earlier, rows["github-io"]))
     monkeypatch.setattr(_evidence_rank, "registrable_domain", lambda h: ".".join(h.split(".")[-2:]))
+
     async def late_fetches_first(ctx: Any, query: Any, context: Any = None, prompt: Any = None) -> Any:
         if (context or {}).get("id") == "github-io":  # read now, sent by the target during the case before
             async with httpx.AsyncClient(headers={"Authorization": f"Bearer {DEFAULT_API_KEY}"}) as client:

@@ -129,8 +129,8 @@ def test_each_deadline_run_sends_queries_of_its_own(monkeypatch: pytest.MonkeyPa
     runs: list[set[str]] = []
     rows = scheduling._deadline_rows
 
-    async def keep(ctx: Any, run: int) -> Any:
-        timed = await rows(ctx, run)
+    async def keep(ctx: Any, n: int) -> Any:
+        timed = await rows(ctx, n)
         runs.append({r.json["query"] for r in ctx.records("search")})
         return timed
 
