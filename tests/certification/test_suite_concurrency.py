@@ -150,6 +150,27 @@ def test_quiet_checks_run_beside_each_other_only_and_alone_checks_beside_nothing
     assert seen_beside["q.one"] | seen_beside["q.two"] <= {"q.one", "q.two"}
 
 
+def test_an_adapter_s_quiet_checks_run_beside_the_bulk(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: an adapter's timing checks waiting for the whole bulk to end (their longest wait then added
+    # to the run: 15.2 s against 10.9 s for the example adapter), although its implementation computes in
+    # processes of its own. The shared check can only finish once the quiet one started, and vice versa.
+    started = {"s.bulk": asyncio.Event(), "q.timing": asyncio.Event()}
+
+    def waits_for(name: str, other: str) -> Run:
+        async def body(ctx: CheckContext) -> None:
+            started[name].set()
+            await started[other].wait()
+
+        return body
+
+    specs = [spec("s.bulk", waits_for("s.bulk", "q.timing")),
+             spec("q.timing", waits_for("q.timing", "s.bulk"), "quiet")]
+    report, seen = run(specs, monkeypatch, jobs=2, check_timeout=20,
+                       lanes=lambda: AdapterTarget(adapter_command()))
+    assert [r.outcome for r in report.results] == [Outcome.PASSED, Outcome.PASSED], [r.reason for r in report.results]
+    assert seen == ["s.bulk", "q.timing"]
+
+
 def test_a_lane_that_gave_an_error_is_replaced_by_a_fresh_target(monkeypatch: pytest.MonkeyPatch) -> None:
     used: list[int] = []
 

@@ -58,7 +58,8 @@ SearchProtocol = Literal["api", "messages", "scripted"]  # "scripted": the emula
 # How a check may share the machine with others (suite.py runs them in this order of phases): "alone"
 # with no other check running in the run's process, "shared" side by side with any, "quiet" side by side only with other
 # quiet ones (timing checks, whose waits a CPU-bound neighbour would stretch); for an in-process target
-# they run in a worker process of their own, beside the rest (suite.py's _quiet_remote).
+# they run in a worker process of their own, beside the rest (suite.py's _quiet_remote), and for an adapter
+# beside the bulk (suite.py's _quiet_beside_bulk).
 Slot = Literal["alone", "shared", "quiet"]
 # Which process a check may run in: "suite" (the run's own, the default; an in-process reference's bulk
 # may still go to a worker, suite.py's _bulk_remote, so no check may rely on the run's process) or "own":
