@@ -470,12 +470,17 @@ def _quiet_beside_bulk(target: Target) -> bool:
     per claim); after the bulk they added their longest wait to the run (15.2 s against 10.9 s for the
     example adapter). Not for an in-process target, which runs on this loop and under this lock: its timing
     checks go to a worker of their own (:func:`_quiet_remote`)."""
-    return (_recipe(target) or {}).get("kind") == "adapter"
+    return _kind(target) == "adapter"
 
 
 def _in_process(target: Target) -> bool:
     """Whether ``target`` is the reference in this process (a recipe of kind ``reference``)."""
-    return (_recipe(target) or {}).get("kind") == "reference"
+    return _kind(target) == "reference"
+
+
+def _kind(target: Target) -> str | None:
+    """The kind of ``target``'s recipe (``reference``, ``adapter``), None when another process cannot start it."""
+    return (_recipe(target) or {}).get("kind")
 
 
 def _runs_here(specs: list[CheckSpec], hello: Hello, elsewhere: set[int]) -> list[int]:

@@ -834,9 +834,8 @@ class AdapterTarget:
             return await (patiently(answer, limit) if patient else answer(limit))
         except TimeoutError as exc:
             allowed = exc.args[0] if exc.args else limit
-            tail = [text.strip() for text in self._stderr if text.strip()][-3:]  # what it last said: why, maybe
             raise TargetError(f"adapter did not answer request {request_id} within {allowed:g}s"
-                              + ("; stderr tail: " + " | ".join(tail) if tail else "")) from None
+                              + self._last_said()) from None
 
     async def request(
         self, method: str, params: dict[str, Any], *, limit: float, patient: bool = True
@@ -885,8 +884,13 @@ class AdapterTarget:
         line = reason.split("; stderr tail:")[0].splitlines()[0]
         if proc is not None and proc.returncode is not None and "exited with status" not in line:
             line += f"; it exited with status {proc.returncode}"
-        tail = [text.strip() for text in self._stderr if text.strip()][-3:]
-        return line + ("; stderr tail: " + " | ".join(tail) if tail else "")
+        return line + self._last_said()
+
+    def _last_said(self, lines: int = 3) -> str:
+        """``; stderr tail: a | b | c``, the adapter's last non-blank stderr lines (what it last said: why it
+        failed, maybe), or nothing when it said nothing."""
+        tail = [text.strip() for text in self._stderr if text.strip()][-lines:]
+        return "; stderr tail: " + " | ".join(tail) if tail else ""
 
     def terminate(self) -> None:
         """SIGTERM to the adapter's process group, now (callable in a signal handler); ``close`` reaps it.

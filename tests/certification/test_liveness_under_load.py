@@ -79,6 +79,29 @@ def test_searches_held_up_on_a_busy_machine_get_the_bound_once_more(
     assert gate.waits == waits
 
 
+def test_siblings_that_are_never_answered_fail_the_check_rather_than_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: the liveness bound's TimeoutError escaping as an error (the target's doing reported as the
+    # suite's), where wait_held beside it fails the check
+    busy_is(monkeypatch, calibration, False)
+
+    class Log:
+        def wait_until(self, enough: Any, bound: float, what: str) -> None:
+            raise TimeoutError(what)
+
+    class Emu:
+        log = Log()
+
+    class AnswerCtx(Ctx):
+        emu = Emu()
+
+        def records(self) -> list[Any]:
+            return []
+
+    with pytest.raises(CheckFailed, match=rf"siblings answered: 0 of 2 upstream searches answered "
+                                          rf"\(waited {batch.HELD_BOUND:g}s\)"):
+        asyncio.run(batch.answered(AnswerCtx(), 2, "siblings answered"))  # type: ignore[arg-type]
+
+
 @pytest.mark.parametrize(("is_busy", "answers"), [(True, True), (False, False)])
 def test_an_in_process_call_answering_late_on_a_busy_machine_is_waited_for(
     monkeypatch: pytest.MonkeyPatch, is_busy: bool, answers: bool
