@@ -27,7 +27,7 @@ from dsweb_ref.settings import Settings
 from dsweb_ref.tools import ToolResult
 
 # What this adapter implements; the suite skips (never passes) checks that need anything else.
-CAPABILITIES = ["web_search", "search-api", "messages-search", "cancel", "scripted-search"]
+CAPABILITIES = ["web_search", "tool-schema", "search-api", "messages-search", "cancel", "scripted-search"]
 KEY_VARIABLE = "ADAPTER_DEEPSEEK_KEY"  # read from a private mapping below, never the real environment
 
 
@@ -67,6 +67,14 @@ class Implementation:
             raise WebError("WEB_CONFIG_INVALID", "configure was not called")
         ctx = CallContext(latest_prompt=p.get("latest_prompt"))  # the source of ori_question
         return await self.runtime.search_tool().execute(p.get("arguments"), ctx)
+
+    def tool_schema(self) -> dict[str, Any]:
+        """What the model is shown of web_search: the tool's description, argument schema and guidance."""
+        if self.runtime is None:
+            raise WebError("WEB_CONFIG_INVALID", "configure was not called")
+        tool = self.runtime.search_tool()
+        return {"name": tool.name, "description": tool.description, "input_schema": tool.input_schema,
+                "guidance": tool.system_prompt}
 
     async def close(self) -> None:
         if self.runtime is not None:
@@ -116,6 +124,12 @@ class Server:
                 self.answer({"id": request_id, "error": {"code": error.code, "message": error.message}})
         elif method == "web_search":
             self.calls[request_id] = asyncio.create_task(self.call(request_id, params))
+        elif method == "tool_schema":
+            try:
+                shown = self.impl.tool_schema()
+                self.answer({"id": request_id, "result": {"text": shown["description"], "value": shown}})
+            except WebError as error:
+                self.answer({"id": request_id, "error": {"code": error.code, "message": error.message}})
         elif method == "cancel":
             task = self.calls.get(params.get("id", 0))
             if task is not None:

@@ -13,7 +13,7 @@ import http from "node:http";
 import https from "node:https";
 import readline from "node:readline";
 
-const CAPABILITIES = ["web_search", "search-api", "cancel", "scripted-search"];
+const CAPABILITIES = ["web_search", "tool-schema", "search-api", "cancel", "scripted-search"];
 const MAX_BODY = 32 * 1024 * 1024;
 const MAX_TEXT = 20000; // model-visible characters, errors included
 // Python's notion of whitespace (str.split/strip), which the spec's "blank" and "collapse" follow.
@@ -328,6 +328,21 @@ function configure(id, params) {
   }
 }
 
+// What the model is shown of web_search under the current configuration (method tool_schema).
+function toolSchema(id) {
+  const cap = state.conf?.search_max_queries ?? 4;
+  const description =
+    `Search the web. Pass 1-${cap} distinct queries in the required queries array; ` +
+    "they run concurrently and their sources are merged.";
+  const inputSchema = {
+    type: "object",
+    required: ["queries"],
+    properties: { queries: { type: "array", items: { type: "string" }, minItems: 1, maxItems: cap } },
+  };
+  const value = { name: "web_search", description, input_schema: inputSchema, guidance: null };
+  write({ id, result: { text: description, value } });
+}
+
 const lines = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
 lines.on("line", (line) => {
   if (!line.trim()) return;
@@ -335,6 +350,7 @@ lines.on("line", (line) => {
   if (method === "hello") write({ id, result: { name: "adapter_node", version: "1", capabilities: CAPABILITIES } });
   else if (method === "configure") configure(id, params);
   else if (method === "web_search") runCall(id, params);
+  else if (method === "tool_schema") toolSchema(id);
   else if (method === "cancel") { calls.get(params.id)?.abort(); write({ id, result: {} }); }
   else if (method === "shutdown") { write({ id, result: {} }); process.exit(0); }
   else write({ id, error: { code: "WEB_INVALID_ARGUMENTS", message: `unknown method ${method}` } });

@@ -57,6 +57,7 @@ Methods
     passed):
 
     - ``web_search`` - the model-facing web_search tool (``queries`` array, seed 000)
+    - ``tool-schema`` - the ``tool_schema`` method below: what the model is shown of ``web_search``
     - ``web_fetch`` - the model-facing web_fetch tool
     - ``messages-search`` - search through the Anthropic-compatible Messages API (``provider: "messages"``)
     - ``search-api`` - search through the Search API ``POST {tools_base}/search`` (``provider: "api"``)
@@ -188,6 +189,15 @@ Methods
     ``search_max_queries``), ``WEB_PROVIDER_ERROR`` for a provider failure (HTTP error status,
     rejected credential, unreadable body, a redirect).
 
+``tool_schema`` -> ``{"text": str, "value": {"name": str, "description": str, "input_schema": object,
+"guidance": str | null}}``
+    Params ``{"tool": "web_search"}``: what the model is shown of the tool under the current configuration:
+    its ``name``, its ``description``, its ``input_schema`` (the JSON Schema of its arguments) and
+    ``guidance``, the system-prompt text the implementation adds for it (null when it adds none). The
+    checks validate arguments against ``input_schema`` (with the draft its ``$schema`` names, 2020-12 by
+    default; a ``$ref`` outside it is not resolved) and read ``searchMaxQueries`` in the descriptions;
+    ``text`` is free.
+
 ``web_fetch`` -> ``{"text": str, "value": object}``
     Params ``{"arguments": {"url": str}}``; ``value`` follows ``schemas/web_fetch.output.schema.json``.
 
@@ -263,8 +273,8 @@ verdict). A target is certified for a profile only when it declares every capabi
 requires and every check of the profile passes; a missing capability (a skipped check) withholds
 it. The report names every profile and why one was not certified.
 
-- ``seed-000-web-search``: ``web_search``, ``cancel``, ``scripted-search``, and ``search-api`` or
-  ``messages-search``
+- ``seed-000-web-search``: ``web_search``, ``tool-schema``, ``cancel``, ``scripted-search``, and ``search-api``
+  or ``messages-search``
 - ``seed-001-search-api``: ``web_search``, ``search-api``
 - ``seed-001-messages``: ``web_search``, ``messages-search``
 - ``seed-001-fetch-api``: ``web_fetch``, ``fetch-api``
@@ -326,6 +336,7 @@ __all__ = [
     "CAP_STANDALONE_SEARCH",
     "CAP_STANDALONE_USAGE",
     "CAP_SUMMARY_BUDGET",
+    "CAP_TOOL_SCHEMA",
     "CAP_WEB_FETCH",
     "CAP_WEB_SEARCH",
     "HELLO_TIMEOUT",
@@ -352,6 +363,7 @@ CAP_PACING: Final = "pacing"
 CAP_LOCALIZATION: Final = "localization"
 CAP_SUMMARY_BUDGET: Final = "summary-budget"
 CAP_QUALITY_METADATA: Final = "quality-metadata"
+CAP_TOOL_SCHEMA: Final = "tool-schema"
 CAPABILITIES: Final = (
     CAP_WEB_SEARCH,
     CAP_WEB_FETCH,
@@ -371,6 +383,7 @@ CAPABILITIES: Final = (
     CAP_LOCALIZATION,
     CAP_SUMMARY_BUDGET,
     CAP_QUALITY_METADATA,
+    CAP_TOOL_SCHEMA,
 )
 
 

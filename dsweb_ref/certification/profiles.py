@@ -45,7 +45,8 @@ PROFILES: tuple[Profile, ...] = (
         "the model-facing web_search tool: queries array, validation, batching, merge, cancellation",
         # scripted-search: the differential checks (answer labels, per-query truncated, failure codes)
         # are seed 000's strongest; any consumer wires them in a few lines, so they are not optional.
-        requires=("web_search", "cancel", "scripted-search"),
+        # tool-schema: the schema and descriptions the model is shown are the seed's decision itself.
+        requires=("web_search", "tool-schema", "cancel", "scripted-search"),
         requires_any=("search-api", "messages-search"),
     ),
     Profile(

@@ -78,7 +78,8 @@ __all__ = [
 ]
 
 Method = Literal[
-    "web_search", "web_fetch", "standalone_search", "standalone_resolve", "standalone_save", "evidence_search"
+    "web_search", "web_fetch", "standalone_search", "standalone_resolve", "standalone_save", "evidence_search",
+    "tool_schema",
 ]
 STANDALONE_MODEL = "deepseek-v4-flash"  # the model a standalone search names on the emulator
 Probe = Callable[[], Any]  # run the moment a call's answer arrives; its result is CallOutcome.at_answer
@@ -309,6 +310,15 @@ async def _saved(saver: Saver, params: dict[str, Any]) -> ToolResult:
     return _answered(lambda: saver(user, project, value))
 
 
+async def _described(tool: Any, params: dict[str, Any]) -> ToolResult:
+    """``tool_schema`` of an in-process web_search tool (a WebSearchTool, or any tool with its
+    ``description`` and ``input_schema``): what the model is shown of it."""
+    if params.get("tool") != "web_search":
+        return error_result(WebError(WebErrorCode.INVALID_ARGUMENTS, "tool_schema: only web_search is described"))
+    return _answered(lambda: {"name": getattr(tool, "name", "web_search"), "description": tool.description,
+                              "input_schema": tool.input_schema, "guidance": getattr(tool, "system_prompt", None)})
+
+
 async def _resolved(resolver: Resolver, params: dict[str, Any]) -> ToolResult:
     return _answered(lambda: resolver(params.get("document"), list(params.get("environ_set") or [])))  # type: ignore[arg-type]
 
@@ -453,6 +463,10 @@ class InProcessTarget:
             if self._tools.resolver is None:
                 raise TargetError("this target has no standalone_resolve")
             return _TaskCall(_resolved(self._tools.resolver, params), probe)
+        if method == "tool_schema":
+            if not hasattr(self._tools.search, "input_schema"):
+                raise TargetError("this target's web_search tool has no input_schema")
+            return _TaskCall(_described(self._tools.search, params), probe)
         tool: _Tool | None
         if method == "standalone_search":
             build = self._tools.standalone

@@ -8,15 +8,14 @@ from dataclasses import fields
 import pytest
 
 from dsweb_ref.certification import adapter_protocol
+from dsweb_ref.certification.adapter_protocol import CAPABILITIES
 from dsweb_ref.certification.checks import all_checks
 from dsweb_ref.certification.model import Check, CheckResult, Outcome
 from dsweb_ref.certification.profiles import PROFILES, UnknownProfileError, find_profile, profile_verdicts
 from dsweb_ref.certification.suite import select_checks
 from dsweb_ref.certification.targets import TargetConfig
 
-ALL_CAPS = ("web_search", "web_fetch", "messages-search", "search-api", "fetch-api", "cancel", "standalone-search",
-            "standalone-resolve", "evidence-search", "ssrf-test-mode", "retry", "pacing", "localization",
-            "scripted-search", "summary-budget", "quality-metadata", "standalone-save", "standalone-usage")
+ALL_CAPS = CAPABILITIES
 
 
 def result(check_id: str, outcome: Outcome, protocols: dict[str, str] | None = None) -> CheckResult:
@@ -68,10 +67,13 @@ def test_missing_capability_skipped_check_known_failure_and_not_run_each_withhol
 
 def test_seed_000_needs_one_search_protocol() -> None:
     core = find_profile("seed-000-web-search")
-    assert core.missing(("web_search", "cancel", "scripted-search")) == ["search-api or messages-search"]
-    assert core.missing(("web_search", "cancel", "scripted-search", "messages-search")) == []
+    assert core.missing(("web_search", "tool-schema", "cancel", "scripted-search")) == [
+        "search-api or messages-search"
+    ]
+    assert core.missing(("web_search", "tool-schema", "cancel", "scripted-search", "messages-search")) == []
+    assert core.missing(("web_search", "cancel", "scripted-search", "messages-search")) == ["tool-schema"]
     # The differential checks on the conformance route are part of seed 000, not an option.
-    assert core.missing(("web_search", "cancel", "search-api")) == ["scripted-search"]
+    assert core.missing(("web_search", "tool-schema", "cancel", "search-api")) == ["scripted-search"]
     with pytest.raises(UnknownProfileError, match="seed-000-web-search"):
         find_profile("seed-000")
 

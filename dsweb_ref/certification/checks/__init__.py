@@ -26,6 +26,7 @@ from . import (  # noqa: F401  (registration side effect)
     standalone_usage,
     summary,
     text,
+    tool_schema,
     validation,
 )
 from ._base import CALL_TIMEOUT, REGISTRY, CheckContext, CheckFailed, CheckSpec, check, require

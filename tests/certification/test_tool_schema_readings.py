@@ -1,0 +1,134 @@
+"""search.validation.schema: each wrong reading of seed 000's model-facing schema, made in the reference's
+web_search tool, fails exactly the rows that name it; the readings the seed leaves open pass every row."""
+
+from __future__ import annotations
+
+import copy
+import socket
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from dsweb_ref.certification.checks import tool_schema
+from dsweb_ref.tools.web_search import WebSearchTool
+
+from ._readings import failing_rows
+
+CHECK = "search.validation.schema"
+Schema = dict[str, Any]
+RIGHT_SCHEMA = WebSearchTool.input_schema.fget
+RIGHT_DESCRIPTION = WebSearchTool.description.fget
+RIGHT_GUIDANCE = WebSearchTool.system_prompt.fget
+assert RIGHT_SCHEMA is not None and RIGHT_DESCRIPTION is not None and RIGHT_GUIDANCE is not None
+
+
+def _schema(change: Callable[[Schema, int], None]) -> Callable[[WebSearchTool], Schema]:
+    """The reference's input schema with ``change`` applied (given the schema and the configured cap)."""
+
+    def shown(tool: WebSearchTool) -> Schema:
+        schema = copy.deepcopy(RIGHT_SCHEMA(tool))
+        change(schema, tool.settings.search_max_queries)
+        return schema
+
+    return shown
+
+
+def _queries(schema: Schema) -> Schema:
+    queries: Schema = schema["properties"]["queries"]
+    return queries
+
+
+def _legacy_either(schema: Schema, cap: int) -> None:
+    schema["properties"]["query"] = {"type": "string"}
+    schema.pop("required")
+    schema["anyOf"] = [{"required": ["query"]}, {"required": ["queries"]}]
+
+
+def _stale(text: str, tool: WebSearchTool) -> str:
+    """``text`` as if written once for the default cap of four."""
+    return text.replace(f"1-{tool.settings.search_max_queries}", "1-4")
+
+
+SCHEMA_READINGS: dict[str, tuple[Callable[[Schema, int], None], set[str]]] = {
+    "a type spelt list": (lambda s, n: _queries(s).update(type="list"),
+                          {"a JSON Schema", "one query", "a full array at the cap", "exact duplicates",
+                           "queries a string", "queries null", "a number item"}),
+    "minItems two": (lambda s, n: _queries(s).update(minItems=2), {"one query"}),
+    "maxItems at the default four": (lambda s, n: _queries(s).update(maxItems=4),
+                                     {"a full array at the cap", "maxItems at a lower cap"}),
+    "maxItems one above the cap": (lambda s, n: _queries(s).update(maxItems=n + 1), {"maxItems at a lower cap"}),
+    "uniqueItems": (lambda s, n: _queries(s).update(uniqueItems=True), {"exact duplicates"}),
+    "queries optional": (lambda s, n: s.pop("required"), {"no queries", "the legacy query alone"}),
+    "query or queries": (_legacy_either, {"the legacy query alone", "no query property"}),
+    "an optional query beside queries": (lambda s, n: s["properties"].update(query={"type": "string"}),
+                                         {"no query property"}),
+    "queries a string or an array": (lambda s, n: _queries(s).update(type=["string", "array"]),
+                                     {"queries a string"}),
+    "queries nullable": (lambda s, n: _queries(s).update(type=["array", "null"]), {"queries null"}),
+    "items of any type": (lambda s, n: _queries(s).pop("items"), {"a number item"}),
+}
+
+
+@pytest.mark.parametrize("reading", list(SCHEMA_READINGS))
+def test_a_wrong_schema_fails_exactly_its_rows(reading: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    change, rows = SCHEMA_READINGS[reading]
+    monkeypatch.setattr(WebSearchTool, "input_schema", property(_schema(change)))
+    assert failing_rows(tool_schema, "SCHEMA", CHECK, monkeypatch) == rows
+
+
+def test_a_description_written_for_four_fails_exactly_its_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: the tool's description and the schema's both written once, for the default cap
+    def four(schema: Schema, cap: int) -> None:
+        _queries(schema)["description"] = _queries(schema)["description"].replace(f"1-{cap}", "1-4")
+        _queries(schema).pop("maxItems")
+
+    monkeypatch.setattr(WebSearchTool, "description", property(lambda tool: _stale(RIGHT_DESCRIPTION(tool), tool)))
+    monkeypatch.setattr(WebSearchTool, "input_schema", property(_schema(four)))
+    assert failing_rows(tool_schema, "SCHEMA", CHECK, monkeypatch) == {"the description names the cap"}
+
+
+def test_guidance_written_for_four_fails_exactly_its_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(WebSearchTool, "system_prompt",
+                        property(lambda tool: _stale(RIGHT_GUIDANCE(tool), tool)))
+    assert failing_rows(tool_schema, "SCHEMA", CHECK, monkeypatch) == {"the guidance names the cap"}
+
+
+def test_another_name_fails_exactly_its_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(WebSearchTool, "name", "search")
+    assert failing_rows(tool_schema, "SCHEMA", CHECK, monkeypatch) == {"the name"}
+
+
+def _open(schema: Schema, cap: int) -> None:
+    """What the seed leaves open, all at once: no maxItems or minItems, a closed object, another draft,
+    the array spelt through anyOf, and a description that words the cap."""
+    schema["$schema"] = "http://json-schema.org/draft-07/schema#"
+    schema["additionalProperties"] = False
+    queries = _queries(schema)
+    queries.pop("maxItems")
+    queries.pop("minItems")
+    queries.pop("type")
+    queries["anyOf"] = [{"type": "array", "items": queries.pop("items")}]
+    words = {2: "two", 6: "six"}
+    queries["description"] = f"Up to {words.get(cap, str(cap))} searches, run together."
+
+
+def test_what_the_seed_leaves_open_passes_every_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(WebSearchTool, "input_schema", property(_schema(_open)))
+    monkeypatch.setattr(WebSearchTool, "description", property(lambda tool: "Search the web."))
+    monkeypatch.setattr(WebSearchTool, "system_prompt", property(lambda tool: None))
+    assert failing_rows(tool_schema, "SCHEMA", CHECK, monkeypatch) == set()
+
+
+@pytest.mark.parametrize("shape", ["a $ref outside the schema", "a $schema that is not a string"])
+def test_a_schema_that_cannot_be_applied_fails_rather_than_errors(shape: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # an adapter's answer is untrusted: a reference it names is never fetched, and nothing it holds raises
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+        listener.setblocking(False)
+        port = listener.getsockname()[1]
+        schema = {"$ref": f"http://127.0.0.1:{port}/queries.json"} if shape.startswith("a $ref") else {"$schema": 5}
+        monkeypatch.setattr(WebSearchTool, "input_schema", property(lambda tool: schema))
+        failing = failing_rows(tool_schema, "SCHEMA", CHECK, monkeypatch)
+        with pytest.raises(BlockingIOError):
+            listener.accept()  # nobody came for the reference
+    assert {"one query", "no queries"} <= failing
