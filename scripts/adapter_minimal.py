@@ -15,13 +15,11 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import stat
 import sys
-import threading
 from typing import Any
 
 from dsweb_ref import CallContext, WebError
+from dsweb_ref.certification.adapter_protocol import stdin_reader
 from dsweb_ref.runtime import Runtime, build_runtime, scripted_runtime
 from dsweb_ref.settings import Settings
 from dsweb_ref.tools import ToolResult
@@ -152,26 +150,6 @@ class Server:
             task.cancel()
         await asyncio.gather(*self.calls.values(), return_exceptions=True)
         await self.impl.close()
-
-
-async def stdin_reader() -> asyncio.StreamReader:
-    """stdin as a stream. The loop watches a pipe (how the suite starts an adapter), a socket or a terminal;
-    anything else (/dev/null, a file) is read in a thread: the loop cannot watch it, and would wait for ever."""
-    loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader(limit=16 * 1024 * 1024)
-    fd = sys.stdin.fileno()
-    mode = os.fstat(fd).st_mode
-    if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or sys.stdin.isatty():
-        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
-        return reader
-
-    def pump() -> None:
-        for chunk in iter(lambda: os.read(fd, 1 << 16), b""):
-            loop.call_soon_threadsafe(reader.feed_data, chunk)
-        loop.call_soon_threadsafe(reader.feed_eof)
-
-    threading.Thread(target=pump, daemon=True).start()
-    return reader
 
 
 if __name__ == "__main__":

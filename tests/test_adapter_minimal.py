@@ -15,7 +15,9 @@ from dsweb_ref.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 ADAPTER = ROOT / "scripts" / "adapter_minimal.py"
-PUBLIC = {"dsweb_ref", "dsweb_ref.runtime", "dsweb_ref.settings", "dsweb_ref.tools"}
+PUBLIC = {"dsweb_ref", "dsweb_ref.runtime", "dsweb_ref.settings", "dsweb_ref.tools",
+          "dsweb_ref.certification.adapter_protocol"}
+EXAMPLE = ROOT / "tests" / "fixtures" / "example_adapter.py"
 
 
 def test_it_reads_in_one_sitting() -> None:
@@ -41,8 +43,9 @@ def test_it_certifies_for_seed_000_and_the_search_api(tmp_path: Path) -> None:
     assert verdicts["seed-000-web-search"]["certified"] and verdicts["seed-001-search-api"]["certified"]
 
 
+@pytest.mark.parametrize("adapter", [ADAPTER, EXAMPLE], ids=["minimal", "example"])
 @pytest.mark.parametrize("stdin", ["/dev/null", "a file"])
-def test_it_reads_stdin_that_is_not_a_pipe_and_ends_at_its_end(stdin: str, tmp_path: Path) -> None:
+def test_it_reads_stdin_that_is_not_a_pipe_and_ends_at_its_end(adapter: Path, stdin: str, tmp_path: Path) -> None:
     # catches: watching stdin on the loop whatever it is (epoll refuses /dev/null and files: the adapter
     # then waited for ever, run by hand with its input redirected)
     lines = ['{"id": 1, "method": "hello"}', '{"id": 2, "method": "shutdown"}']
@@ -50,7 +53,7 @@ def test_it_reads_stdin_that_is_not_a_pipe_and_ends_at_its_end(stdin: str, tmp_p
     if stdin != "/dev/null":
         path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     with path.open("rb") as source:
-        done = subprocess.run([sys.executable, str(ADAPTER)], stdin=source, capture_output=True, timeout=60,
+        done = subprocess.run([sys.executable, str(adapter)], stdin=source, capture_output=True, timeout=60,
                               check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     answers = [json.loads(line) for line in done.stdout.splitlines()]

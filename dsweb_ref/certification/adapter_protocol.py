@@ -313,7 +313,12 @@ reason, and the suite moves on or stops; it never hangs.
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
+import stat
+import sys
+import threading
 from typing import Any, Final
 
 HELLO_TIMEOUT = 20.0  # seconds from starting the adapter to its hello answer (--adapter-start-timeout)
@@ -343,6 +348,7 @@ __all__ = [
     "ProtocolError",
     "decode_line",
     "encode_line",
+    "stdin_reader",
 ]
 
 CAP_WEB_SEARCH: Final = "web_search"
@@ -404,3 +410,23 @@ def decode_line(line: bytes) -> dict[str, Any]:
     if not isinstance(message, dict) or isinstance(message.get("id"), bool) or not isinstance(message.get("id"), int):
         raise ProtocolError(f"adapter wrote a line that is not a response object with an integer id: {line[:200]!r}")
     return message
+
+
+async def stdin_reader() -> asyncio.StreamReader:
+    """stdin as a stream, for an adapter written in Python (scripts/adapter_minimal.py). The loop watches a pipe (how the suite starts an adapter), a socket or a terminal;
+    anything else (/dev/null, a file) is read in a thread: the loop cannot watch it, and would wait for ever."""
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=16 * 1024 * 1024)
+    fd = sys.stdin.fileno()
+    mode = os.fstat(fd).st_mode
+    if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or sys.stdin.isatty():
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+        return reader
+
+    def pump() -> None:
+        for chunk in iter(lambda: os.read(fd, 1 << 16), b""):
+            loop.call_soon_threadsafe(reader.feed_data, chunk)
+        loop.call_soon_threadsafe(reader.feed_eof)
+
+    threading.Thread(target=pump, daemon=True).start()
+    return reader
