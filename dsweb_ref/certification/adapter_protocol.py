@@ -413,8 +413,9 @@ def decode_line(line: bytes) -> dict[str, Any]:
 
 
 async def stdin_reader() -> asyncio.StreamReader:
-    """stdin as a stream, for an adapter written in Python (scripts/adapter_minimal.py). The loop watches a pipe (how the suite starts an adapter), a socket or a terminal;
-    anything else (/dev/null, a file) is read in a thread: the loop cannot watch it, and would wait for ever."""
+    """stdin as a stream, for an adapter written in Python (scripts/adapter_minimal.py). The loop watches a
+    pipe (how the suite starts an adapter), a socket or a terminal; anything else (/dev/null, a file) is read
+    in a thread: the loop cannot watch it, and would wait for ever."""
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=16 * 1024 * 1024)
     fd = sys.stdin.fileno()
