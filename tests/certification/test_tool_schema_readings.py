@@ -50,23 +50,45 @@ def _stale(text: str, tool: WebSearchTool) -> str:
     return text.replace(f"1-{tool.settings.search_max_queries}", "1-4")
 
 
+def _tuple_items(schema: Schema, cap: int) -> None:
+    schema["$schema"] = "http://json-schema.org/draft-07/schema#"
+    _queries(schema)["items"] = [{"type": "string"}]
+
+
+def _bound_spelt_otherwise(schema: Schema, cap: int) -> None:
+    queries = _queries(schema)
+    queries.pop("maxItems")
+    queries["prefixItems"], queries["items"] = [{"type": "string"}] * (cap + 1), False
+
+
+UNTYPED = {"a type spelt list": {"a JSON Schema", "one query", "a full array at the cap", "exact duplicates",
+                                 "queries a string", "queries null", "a number item", "a null item", "an object item",
+                                 "queries an object", "the bound at a lower cap"}}
 SCHEMA_READINGS: dict[str, tuple[Callable[[Schema, int], None], set[str]]] = {
-    "a type spelt list": (lambda s, n: _queries(s).update(type="list"),
-                          {"a JSON Schema", "one query", "a full array at the cap", "exact duplicates",
-                           "queries a string", "queries null", "a number item"}),
-    "minItems two": (lambda s, n: _queries(s).update(minItems=2), {"one query"}),
+    "a type spelt list": (lambda s, n: _queries(s).update(type="list"), UNTYPED["a type spelt list"]),
+    "minItems two": (lambda s, n: _queries(s).update(minItems=2), {"one query", "the bound at a lower cap"}),
     "maxItems at the default four": (lambda s, n: _queries(s).update(maxItems=4),
-                                     {"a full array at the cap", "maxItems at a lower cap"}),
-    "maxItems one above the cap": (lambda s, n: _queries(s).update(maxItems=n + 1), {"maxItems at a lower cap"}),
+                                     {"a full array at the cap", "the bound at a lower cap"}),
+    "maxItems one above the cap": (lambda s, n: _queries(s).update(maxItems=n + 1), {"the bound at a lower cap"}),
+    "the bound one above the cap, without maxItems": (_bound_spelt_otherwise, {"the bound at a lower cap"}),
+    "a minLength of four": (lambda s, n: _queries(s)["items"].update(minLength=4), {"a full array at the cap"}),
     "uniqueItems": (lambda s, n: _queries(s).update(uniqueItems=True), {"exact duplicates"}),
     "queries optional": (lambda s, n: s.pop("required"), {"no queries", "the legacy query alone"}),
     "query or queries": (_legacy_either, {"the legacy query alone", "no query property"}),
     "an optional query beside queries": (lambda s, n: s["properties"].update(query={"type": "string"}),
                                          {"no query property"}),
+    "a query offered by pattern": (lambda s, n: s.update(patternProperties={"^query$": {"type": "string"}}),
+                                   {"no query property"}),
     "queries a string or an array": (lambda s, n: _queries(s).update(type=["string", "array"]),
                                      {"queries a string"}),
+    "queries an array or an object": (lambda s, n: _queries(s).update(type=["array", "object"]),
+                                      {"queries an object"}),
     "queries nullable": (lambda s, n: _queries(s).update(type=["array", "null"]), {"queries null"}),
-    "items of any type": (lambda s, n: _queries(s).pop("items"), {"a number item"}),
+    "items of any type": (lambda s, n: _queries(s).pop("items"), {"a number item", "a null item", "an object item"}),
+    "a draft-07 tuple": (_tuple_items, {"a number item", "a null item", "an object item"}),
+    "nullable items": (lambda s, n: _queries(s)["items"].update(type=["string", "null"]), {"a null item"}),
+    "structured queries": (lambda s, n: _queries(s).update(items={"type": ["string", "object"]}),
+                           {"an object item"}),
 }
 
 
@@ -77,7 +99,7 @@ def test_a_wrong_schema_fails_exactly_its_rows(reading: str, monkeypatch: pytest
     assert failing_rows(tool_schema, "SCHEMA", CHECK, monkeypatch) == rows
 
 
-def test_a_description_written_for_four_fails_exactly_its_row(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_description_written_for_four_fails_exactly_its_rows(monkeypatch: pytest.MonkeyPatch) -> None:
     # catches: the tool's description and the schema's both written once, for the default cap
     def four(schema: Schema, cap: int) -> None:
         _queries(schema)["description"] = _queries(schema)["description"].replace(f"1-{cap}", "1-4")
@@ -85,13 +107,32 @@ def test_a_description_written_for_four_fails_exactly_its_row(monkeypatch: pytes
 
     monkeypatch.setattr(WebSearchTool, "description", property(lambda tool: _stale(RIGHT_DESCRIPTION(tool), tool)))
     monkeypatch.setattr(WebSearchTool, "input_schema", property(_schema(four)))
-    assert failing_rows(tool_schema, "SCHEMA", CHECK, monkeypatch) == {"the description names the cap"}
+    assert failing_rows(tool_schema, "SCHEMA", CHECK, monkeypatch) == {"the description names the cap",
+                                                                       "the description names another cap"}
 
 
-def test_guidance_written_for_four_fails_exactly_its_row(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_description_that_names_six_by_accident_fails_exactly_its_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    def four(schema: Schema, cap: int) -> None:
+        _queries(schema)["description"] = "Required search queries; 1-4 items."
+        _queries(schema).pop("maxItems")
+
+    monkeypatch.setattr(WebSearchTool, "description",
+                        property(lambda tool: _stale(RIGHT_DESCRIPTION(tool), tool) + " Keep each query to 2-6 words."))
+    monkeypatch.setattr(WebSearchTool, "input_schema", property(_schema(four)))
+    assert failing_rows(tool_schema, "SCHEMA", CHECK, monkeypatch) == {"the description names another cap"}
+
+
+def test_guidance_written_for_four_fails_exactly_its_rows(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(WebSearchTool, "system_prompt",
                         property(lambda tool: _stale(RIGHT_GUIDANCE(tool), tool)))
-    assert failing_rows(tool_schema, "SCHEMA", CHECK, monkeypatch) == {"the guidance names the cap"}
+    assert failing_rows(tool_schema, "SCHEMA", CHECK, monkeypatch) == {"the guidance names the cap",
+                                                                       "the guidance names another cap"}
+
+
+def test_guidance_that_names_six_by_accident_fails_exactly_its_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(WebSearchTool, "system_prompt",
+                        property(lambda tool: _stale(RIGHT_GUIDANCE(tool), tool) + " Works for IPv6-only sites."))
+    assert failing_rows(tool_schema, "SCHEMA", CHECK, monkeypatch) == {"the guidance names another cap"}
 
 
 def test_another_name_fails_exactly_its_row(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -100,17 +141,20 @@ def test_another_name_fails_exactly_its_row(monkeypatch: pytest.MonkeyPatch) -> 
 
 
 def _open(schema: Schema, cap: int) -> None:
-    """What the seed leaves open, all at once: no maxItems or minItems, a closed object, another draft,
-    the array spelt through anyOf, and a description that words the cap."""
+    """What the seed leaves open, all at once: no maxItems or minItems, a closed object that forbids the
+    legacy query outright, another draft, the array spelt through anyOf, and a description that words the cap
+    in fullwidth digits or a word."""
     schema["$schema"] = "http://json-schema.org/draft-07/schema#"
     schema["additionalProperties"] = False
+    schema["properties"]["query"] = False
+    schema["not"] = {"required": ["query"]}
     queries = _queries(schema)
     queries.pop("maxItems")
     queries.pop("minItems")
     queries.pop("type")
     queries["anyOf"] = [{"type": "array", "items": queries.pop("items")}]
-    words = {2: "two", 6: "six"}
-    queries["description"] = f"Up to {words.get(cap, str(cap))} searches, run together."
+    words = {2: "two", 6: "six", 3: "\uff13"}  # fullwidth 3
+    queries["description"] = f"Up to {words[cap]} searches, run together."
 
 
 def test_what_the_seed_leaves_open_passes_every_row(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -9,7 +9,9 @@ thing are equally right.
 
 from __future__ import annotations
 
+import contextlib
 import re
+import unicodedata
 from typing import Any
 
 from jsonschema.exceptions import SchemaError
@@ -21,36 +23,49 @@ from ._base import CALL_TIMEOUT, CheckContext, CheckFailed, check, expect_succes
 
 WS = "web_search"
 TOOL_SCHEMA = "tool-schema"
+# Real queries of every length seed 001 allows, down to three letters (a minLength above that refuses them).
 SIX = ["coffee", "markdown", "python", "rate limit", "tea", "http"]
+LONGEST = 12  # array lengths the bound row tries past the cap: past the default four and one above the cap
 _SHOWN = 100_000  # characters of a description searched for the cap (an adapter's answer is untrusted)
 # How a number up to nine may be written in prose besides digits: its English or Chinese word.
 _WORDS = dict(enumerate(zip("one two three four five six seven eight nine".split(), "一二三四五六七八九",
                             strict=True), start=1))
+
+
+def _refuses(name: str, catches: str, arguments: Any, family: str = "") -> Case:
+    return Case(name, catches, {"cap": 6, "kind": "refuses", "arguments": arguments}, family)
+
 
 SCHEMA = (
     Case("a JSON Schema", "a schema its own draft's meta-schema refuses (e.g. a type spelt \"list\")",
          {"cap": 6, "kind": "schema"}),
     Case("one query", "minItems above one (a one-item array is a single search)",
          {"cap": 6, "kind": "accepts", "arguments": {"queries": ["coffee"]}}),
-    Case("a full array at the cap", "maxItems left at the default four when the deployment allows six",
-         {"cap": 6, "kind": "accepts", "arguments": {"queries": SIX}}),
+    Case("a full array at the cap", "maxItems left at the default four when the deployment allows six, or a "
+         "minLength that refuses a three-letter query", {"cap": 6, "kind": "accepts", "arguments": {"queries": SIX}}),
     Case("exact duplicates", "uniqueItems: duplicates are dropped by the tool, not refused by the schema",
          {"cap": 6, "kind": "accepts", "arguments": {"queries": ["coffee", "coffee"]}}),
-    Case("no queries", "queries optional", {"cap": 6, "kind": "refuses", "arguments": {}}),
-    Case("the legacy query alone", "query or queries (the rejected alternative: two optional fields)",
-         {"cap": 6, "kind": "refuses", "arguments": {"query": "coffee"}}, CARRY),
-    Case("queries a string", "queries typed string, or string or array", {"cap": 6, "kind": "refuses",
-                                                                          "arguments": {"queries": "coffee"}}),
-    Case("queries null", "queries nullable", {"cap": 6, "kind": "refuses", "arguments": {"queries": None}}),
-    Case("a number item", "items of any type", {"cap": 6, "kind": "refuses", "arguments": {"queries": [7]}}),
-    Case("no query property", "an optional legacy query declared beside the required queries",
-         {"cap": 6, "kind": "no_legacy"}, CARRY),
-    Case("maxItems at a lower cap", "maxItems left at the default four (or one above the cap) when the "
-         "deployment allows two", {"cap": 2, "kind": "max_items"}),
+    _refuses("no queries", "queries optional", {}),
+    _refuses("the legacy query alone", "query or queries (the rejected alternative: two optional fields)",
+             {"query": "coffee"}, CARRY),
+    _refuses("queries a string", "queries typed string, or string or array", {"queries": "coffee"}),
+    _refuses("queries an object", "queries typed array or object", {"queries": {"0": "coffee"}}),
+    _refuses("queries null", "queries nullable", {"queries": None}),
+    _refuses("a number item", "items of any type, or only the first item typed (a draft-07 tuple, prefixItems, "
+             "contains)", {"queries": ["coffee", 7]}),
+    _refuses("a null item", "nullable items", {"queries": ["coffee", None]}),
+    _refuses("an object item", "structured queries beside strings", {"queries": ["coffee", {"text": "tea"}]}),
+    Case("no query property", "an optional legacy query declared beside the required queries (under properties "
+         "or patternProperties)", {"cap": 6, "kind": "no_legacy"}, CARRY),
+    Case("the bound at a lower cap", "maxItems left at the default four, or one above the cap, when the "
+         "deployment allows two (however the bound is spelt)", {"cap": 2, "kind": "bound"}),
     Case("the description names the cap", "a description written once for the default four",
          {"cap": 6, "kind": "description"}),
+    Case("the description names another cap", "a description that names six only by accident (a '2-6 words' "
+         "hint, IPv6)", {"cap": 3, "kind": "description"}),
     Case("the guidance names the cap", "system-prompt guidance written once for the default four",
          {"cap": 6, "kind": "guidance"}),
+    Case("the guidance names another cap", "guidance that names six only by accident", {"cap": 3, "kind": "guidance"}),
     Case("the name", "the tool shown to the model under another name", {"cap": 6, "kind": "name"}),
 )
 
@@ -65,10 +80,11 @@ SCHEMA = (
     "search. searchMaxQueries bounds the array ... and appears in the system-prompt guidance and tool "
     "descriptions'; accepting both query and queries was rejected ('two optional fields make the model choose "
     "between equivalent representations'), and exact duplicates are removed, not refused. So the input schema "
-    "(a valid JSON Schema) accepts one query, the cap's worth and duplicates, refuses arguments without a "
-    "queries array of strings, declares no query property and, if it has a maxItems, that is the cap; the "
-    "cap (digits or a word) appears in the tool's description or the schema's, and in the guidance when the "
-    "implementation adds any. minItems, minLength, extra properties and the wording are open.",
+    "(a valid JSON Schema) accepts one query, the cap's worth (seed 001: a query is 1 to 128 characters) and "
+    "duplicates, refuses arguments without a queries array of strings, declares no query property, and "
+    "bounds the array at the cap or not at all; the cap (digits or a word) appears in the tool's description "
+    "or the schema's, and in the guidance when the implementation adds any, at each cap configured. Whether "
+    "the schema states the bound, minItems, a minLength of one, extra properties and the wording are open.",
     cases=SCHEMA,
 )
 async def schema(ctx: CheckContext) -> None:
@@ -110,9 +126,15 @@ def _judge(case: Case, shown: dict[str, Any]) -> None:
                 f"{case['arguments']!r}", arguments=case["arguments"])
     elif kind == "no_legacy":
         require(not _declares(schema, "query"), f"{where}: the input schema declares a query property")
-    elif kind == "max_items":
-        declared = _values(schema, "maxItems")
-        require(all(n == cap for n in declared), f"{where}: maxItems {declared}, the cap is {cap}")
+    elif kind == "bound":
+        fits = {n: _valid(schema, {"queries": _distinct(n)}, where) for n in range(1, LONGEST + 1)}
+        refused = [n for n in range(1, cap + 1) if not fits[n]]
+        beyond = [n for n in range(cap + 1, LONGEST + 1) if fits[n]]
+        if refused:
+            raise CheckFailed(f"{where}: the input schema refuses an array of {refused[0]} queries, the cap is {cap}")
+        require(beyond in ([], list(range(cap + 1, LONGEST + 1))),
+                f"{where}: the input schema accepts up to {max(beyond or [0])} queries, the cap is {cap}: a bound "
+                "other than the cap", accepted_beyond_cap=beyond)
     elif kind == "description":
         texts = [shown["description"], *(t for t in _values(schema, "description") if isinstance(t, str))]
         require(any(_names(t, cap) for t in texts), f"{where}: neither the tool's description nor the schema's "
@@ -157,15 +179,27 @@ def _values(node: Any, key: str) -> list[Any]:
 
 
 def _declares(schema: dict[str, Any], name: str) -> bool:
-    """``name`` is a property (or a required name) anywhere in the schema."""
-    declared = [p for p in _values(schema, "properties") if isinstance(p, dict) and name in p]
-    required = [r for r in _values(schema, "required") if isinstance(r, list) and name in r]
-    return bool(declared or required)
+    """``name`` is offered as a property anywhere in the schema: under ``properties``, or a
+    ``patternProperties`` pattern it matches, with a subschema other than ``false`` (which forbids it)."""
+    for table in _values(schema, "properties"):
+        if isinstance(table, dict) and table.get(name, False) is not False:
+            return True
+    for table in _values(schema, "patternProperties"):
+        if isinstance(table, dict):
+            for pattern, subschema in table.items():
+                with contextlib.suppress(re.error, TypeError):
+                    if subschema is not False and re.search(pattern, name):
+                        return True
+    return False
+
+
+def _distinct(count: int) -> list[str]:
+    return [f"{SIX[i % len(SIX)]} {i}" for i in range(count)]
 
 
 def _names(text: str, number: int) -> bool:
     """``text`` states ``number``: as digits not part of a longer number, or as its word."""
-    text = text[:_SHOWN]
+    text = unicodedata.normalize("NFKC", text[:_SHOWN])  # fullwidth digits are digits
     if re.search(rf"(?<![0-9]){number}(?![0-9])", text):
         return True
     english, chinese = _WORDS.get(number, ("", ""))
