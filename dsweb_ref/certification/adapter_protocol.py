@@ -407,6 +407,8 @@ def decode_line(line: bytes) -> dict[str, Any]:
         message = json.loads(line.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
         raise ProtocolError(f"adapter wrote a line that is not JSON: {line[:200]!r}") from exc
+    except RecursionError as exc:  # json's decoder recurses per level: a line of 100,000 "[" is valid JSON
+        raise ProtocolError(f"adapter wrote JSON nested too deeply: {line[:200]!r}") from exc
     if not isinstance(message, dict) or isinstance(message.get("id"), bool) or not isinstance(message.get("id"), int):
         raise ProtocolError(f"adapter wrote a line that is not a response object with an integer id: {line[:200]!r}")
     return message

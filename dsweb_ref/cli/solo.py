@@ -60,9 +60,12 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
 
 def _load(path: str) -> object:
     raw = Path(path).read_bytes()
-    if path.endswith(".json"):
-        return json.loads(raw.decode("utf-8"))
-    return tomllib.loads(raw.decode("utf-8"))
+    try:
+        if path.endswith(".json"):
+            return json.loads(raw.decode("utf-8"))
+        return tomllib.loads(raw.decode("utf-8"))
+    except RecursionError:  # both parsers recurse per level of nesting
+        raise ValueError("the document is nested too deeply") from None
 
 
 def _table(path: str) -> dict[str, Any]:

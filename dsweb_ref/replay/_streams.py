@@ -35,7 +35,7 @@ def stream_texts(body: str) -> list[str]:
             continue
         try:
             value = json.loads(data)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested past the decoder's depth: joined as text
             plain.append(data)
             continue
         for path, text in _strings(value, ""):
@@ -45,10 +45,16 @@ def stream_texts(body: str) -> list[str]:
 
 
 def _strings(value: object, path: str) -> list[tuple[str, str]]:
-    if isinstance(value, str):
-        return [(path, value)]
-    if isinstance(value, dict):
-        return [pair for key, inner in value.items() for pair in _strings(inner, f"{path}.{key}")]
-    if isinstance(value, list):
-        return [pair for inner in value for pair in _strings(inner, f"{path}[]")]
-    return []
+    """Every string in ``value`` with its path, in document order; iterative, since a hostile event may
+    nest as deep as the decoder allows."""
+    found: list[tuple[str, str]] = []
+    stack: list[tuple[object, str]] = [(value, path)]
+    while stack:
+        item, where = stack.pop()
+        if isinstance(item, str):
+            found.append((where, item))
+        elif isinstance(item, dict):
+            stack.extend(reversed([(inner, f"{where}.{key}") for key, inner in item.items()]))
+        elif isinstance(item, list):
+            stack.extend(reversed([(inner, f"{where}[]") for inner in item]))
+    return found

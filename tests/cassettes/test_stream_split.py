@@ -92,3 +92,13 @@ def test_dsweb_record_refuses_a_streamed_answer_that_splits_the_key(
     assert sorted(tmp_path.rglob("*.yaml")) == [], out
     assert "refused" in out and "<stream>" in out, out
     assert KEY not in out
+
+
+@pytest.mark.parametrize("depth", [900, 50_000], ids=["deep enough for the walk", "past the decoder's depth"])
+def test_a_deeply_nested_event_neither_crashes_the_scan_nor_hides_the_split_key(depth: int) -> None:
+    # catches: a recursive walk of each event's JSON (and json's own RecursionError) let out of the scan, so a
+    # hostile streamed body stopped `dsweb record` with a traceback instead of a verdict
+    nested = "[" * depth + "]" * depth
+    body = f"data: {nested}\n\n" + _anthropic_stream(_halves(KEY, len(KEY) // 2))
+    findings = scan_cassette_data(_cassette(body), literals=[KEY])
+    assert any(f.where.endswith("<stream>") for f in findings), findings

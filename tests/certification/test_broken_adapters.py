@@ -49,6 +49,18 @@ def test_adapter_that_writes_garbage_gives_errors() -> None:
     assert "not JSON" in result.reason
 
 
+def test_adapter_that_writes_json_nested_too_deeply_gives_an_error_at_once() -> None:
+    # catches: decode_line letting json's RecursionError out, which ended the reader quietly: every call
+    # then waited for its deadline and failed as "did not answer"
+    target = script("import sys; sys.stdin.readline(); print('[' * 200000, flush=True); sys.stdin.read()")
+    started = time.monotonic()
+    report = run(target, only=["search.single.passthrough"])
+    (result,) = report.results
+    assert result.outcome is Outcome.ERROR
+    assert "nested too deeply" in result.reason, result.reason
+    assert time.monotonic() - started < 10
+
+
 def test_silent_adapter_times_out_instead_of_hanging_and_leaves_no_noise(caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.ERROR, logger="asyncio")
     target = script("import sys; sys.stdin.read()", hello_timeout=1.0)

@@ -12,6 +12,8 @@ import pytest
 
 from dsweb_ref import _secrets
 from dsweb_ref.certification.checks import standalone
+from dsweb_ref.certification.checks._base import CheckFailed
+from dsweb_ref.certification.targets import CallOutcome
 from dsweb_ref.providers import _standalone, standalone_messages, standalone_responses
 from dsweb_ref.tools import standalone_search
 
@@ -197,3 +199,9 @@ def test_a_scrubber_crashing_on_other_credential_shapes_fails_exactly_the_creden
     rules = tuple(replace(r, validator=_raises) if r.kind == kind else r for r in _secrets.SECRET_RULES)
     monkeypatch.setattr(_secrets, "SECRET_RULES", rules)
     assert _failing_rows("standalone.prose.error", monkeypatch) == {"http-401-quoting-credential-shapes"}
+
+
+def test_a_model_visible_text_nested_too_deeply_fails_the_check_rather_than_erroring() -> None:
+    # catches: json's RecursionError let out of the check (an error outcome, not the failure it is)
+    with pytest.raises(CheckFailed, match="not JSON"):
+        standalone._visible(CallOutcome(text="[" * 100_000, value={}), "a search")

@@ -83,6 +83,19 @@ def test_cli_resolve_bad_document_exits_2(tmp_path: Path, capsys: pytest.Capture
     assert "WEB_CONFIG_INVALID" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("name", ["a.json", "a.toml"])
+@pytest.mark.parametrize("command", ["resolve", "search"])
+def test_cli_document_nested_too_deeply_exits_2(name: str, command: str, tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    # catches: the parsers' RecursionError let out as a traceback (a configuration is hostile input)
+    config = tmp_path / name
+    config.write_text("[" * 100_000 if name.endswith(".json") else "x = " + "[" * 100_000)
+    argv = ["solo", "resolve", "--config", str(config)] if command == "resolve" else [
+        "solo", "search", "q", "--config", str(config)]
+    assert main(argv) == 2
+    assert "nested too deeply" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("protocol", ["messages", "responses"])
 def test_cli_search_on_the_emulator_prints_the_model_visible_json(
     protocol: str, capsys: pytest.CaptureFixture[str]

@@ -72,7 +72,7 @@ def _visible(outcome: CallOutcome, what: str) -> dict[str, Any]:
     text = outcome.text or ""
     try:
         value = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested past the decoder's depth
         raise CheckFailed(f"{what}: the model-visible text is not JSON: {text[:120]!r}") from None
     require(isinstance(value, dict) and isinstance(value.get("summary"), str), f"{what}: no string summary")
     sources = value.get("sources")
