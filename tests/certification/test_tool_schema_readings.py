@@ -1,5 +1,9 @@
 """search.validation.schema: each wrong reading of seed 000's model-facing schema, made in the reference's
-web_search tool, fails exactly the rows that name it; the readings the seed leaves open pass every row."""
+web_search tool, fails exactly the rows that name it; the readings the seed leaves open pass every row.
+
+Most readings are judged row by row with the check's own judge over what the tool shows at each row's cap
+(milliseconds, where a whole run per row takes a third of a second); whole runs through the suite confirm
+that the two agree, and cover the open readings and a schema that cannot be applied."""
 
 from __future__ import annotations
 
@@ -11,7 +15,8 @@ from typing import Any
 import pytest
 
 from dsweb_ref.certification.checks import tool_schema
-from dsweb_ref.tools.web_search import WebSearchTool
+from dsweb_ref.certification.checks._base import CheckFailed
+from dsweb_ref.tools.web_search import SearchToolSettings, WebSearchTool
 
 from ._readings import failing_rows
 
@@ -21,6 +26,20 @@ RIGHT_SCHEMA = WebSearchTool.input_schema.fget
 RIGHT_DESCRIPTION = WebSearchTool.description.fget
 RIGHT_GUIDANCE = WebSearchTool.system_prompt.fget
 assert RIGHT_SCHEMA is not None and RIGHT_DESCRIPTION is not None and RIGHT_GUIDANCE is not None
+
+
+def _judged() -> set[str]:
+    """The rows the check's judge fails, each over what the (patched) tool shows at the row's cap."""
+    failing = set()
+    for case in tool_schema.SCHEMA:
+        tool = WebSearchTool(None, SearchToolSettings(search_max_queries=case["cap"]))  # type: ignore[arg-type]
+        shown = {"name": tool.name, "description": tool.description, "input_schema": tool.input_schema,
+                 "guidance": tool.system_prompt}
+        try:
+            tool_schema._judge(case, shown)
+        except CheckFailed:
+            failing.add(case.name)
+    return failing
 
 
 def _schema(change: Callable[[Schema, int], None]) -> Callable[[WebSearchTool], Schema]:
@@ -96,6 +115,13 @@ SCHEMA_READINGS: dict[str, tuple[Callable[[Schema, int], None], set[str]]] = {
 def test_a_wrong_schema_fails_exactly_its_rows(reading: str, monkeypatch: pytest.MonkeyPatch) -> None:
     change, rows = SCHEMA_READINGS[reading]
     monkeypatch.setattr(WebSearchTool, "input_schema", property(_schema(change)))
+    assert _judged() == rows
+
+
+@pytest.mark.parametrize("reading", ["query or queries", "maxItems at the default four"])
+def test_a_whole_run_fails_the_rows_the_judge_fails(reading: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    change, rows = SCHEMA_READINGS[reading]
+    monkeypatch.setattr(WebSearchTool, "input_schema", property(_schema(change)))
     assert failing_rows(tool_schema, "SCHEMA", CHECK, monkeypatch) == rows
 
 
@@ -107,7 +133,7 @@ def test_a_description_written_for_four_fails_exactly_its_rows(monkeypatch: pyte
 
     monkeypatch.setattr(WebSearchTool, "description", property(lambda tool: _stale(RIGHT_DESCRIPTION(tool), tool)))
     monkeypatch.setattr(WebSearchTool, "input_schema", property(_schema(four)))
-    assert failing_rows(tool_schema, "SCHEMA", CHECK, monkeypatch) == {"the description names the cap",
+    assert _judged() == {"the description names the cap",
                                                                        "the description names another cap"}
 
 
@@ -119,25 +145,25 @@ def test_a_description_that_names_six_by_accident_fails_exactly_its_row(monkeypa
     monkeypatch.setattr(WebSearchTool, "description",
                         property(lambda tool: _stale(RIGHT_DESCRIPTION(tool), tool) + " Keep each query to 2-6 words."))
     monkeypatch.setattr(WebSearchTool, "input_schema", property(_schema(four)))
-    assert failing_rows(tool_schema, "SCHEMA", CHECK, monkeypatch) == {"the description names another cap"}
+    assert _judged() == {"the description names another cap"}
 
 
 def test_guidance_written_for_four_fails_exactly_its_rows(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(WebSearchTool, "system_prompt",
                         property(lambda tool: _stale(RIGHT_GUIDANCE(tool), tool)))
-    assert failing_rows(tool_schema, "SCHEMA", CHECK, monkeypatch) == {"the guidance names the cap",
+    assert _judged() == {"the guidance names the cap",
                                                                        "the guidance names another cap"}
 
 
 def test_guidance_that_names_six_by_accident_fails_exactly_its_row(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(WebSearchTool, "system_prompt",
                         property(lambda tool: _stale(RIGHT_GUIDANCE(tool), tool) + " Works for IPv6-only sites."))
-    assert failing_rows(tool_schema, "SCHEMA", CHECK, monkeypatch) == {"the guidance names another cap"}
+    assert _judged() == {"the guidance names another cap"}
 
 
 def test_another_name_fails_exactly_its_row(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(WebSearchTool, "name", "search")
-    assert failing_rows(tool_schema, "SCHEMA", CHECK, monkeypatch) == {"the name"}
+    assert _judged() == {"the name"}
 
 
 def _open(schema: Schema, cap: int) -> None:
