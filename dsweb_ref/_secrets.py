@@ -476,14 +476,23 @@ class SecretForms:
         return _replace_spans(text, spans, placeholder)
 
 
+_NEVER = re.compile(r"(?!)")
+
+
+def _any_of(cores: Iterable[str]) -> re.Pattern[str]:
+    """One pattern for the base64 cores, longest first; none (a secret under six bytes has no core of
+    eight characters) never matches, where an empty alternation would match everywhere."""
+    ordered = sorted(set(cores), key=len, reverse=True)
+    return re.compile("|".join(map(re.escape, ordered))) if ordered else _NEVER
+
+
 @functools.lru_cache(maxsize=64)
 def _forms(secret: str) -> SecretForms:
     per_char = "".join(_char_forms(c) for c in secret)
     backwards = "".join(_char_forms(c) for c in reversed(secret))
     hexed = re.escape(secret.encode("utf-8").hex())
     loose = re.compile(f"{per_char}|{backwards}|{hexed}", re.IGNORECASE)
-    exact = re.compile("|".join(re.escape(c) for c in sorted(set(_base64_cores(secret)), key=len, reverse=True)))
-    return SecretForms(loose, exact, _needles(secret))
+    return SecretForms(loose, _any_of(_base64_cores(secret)), _needles(secret))
 
 
 def encoded_secret_found(text: str, secrets: Iterable[str]) -> bool:
@@ -512,8 +521,7 @@ def _piece_forms(secret: str) -> SecretForms:
     data = secret.encode("utf-8")
     hexed = [re.escape(data[i : i + PIECE].hex()) for i in range(len(data) - PIECE + 1)]
     loose = re.compile("|".join(dict.fromkeys(["".join(map(_char_forms, run)) for run in runs] + hexed)), re.I)
-    cores = sorted({core for run in runs[: len(starts)] for core in _base64_cores(run)}, key=len, reverse=True)
-    return SecretForms(loose, re.compile("|".join(map(re.escape, cores))))
+    return SecretForms(loose, _any_of([core for run in runs[: len(starts)] for core in _base64_cores(run)]))
 
 
 def piece_found(text: str, secrets: Iterable[str]) -> bool:

@@ -258,6 +258,14 @@ def test_a_part_shorter_than_a_piece_and_plain_words_are_kept() -> None:
     assert _deepseek_http.scrub_secrets(text, [key]) == text
 
 
+@pytest.mark.parametrize("key", ["abcd", "Zq9x5"])
+def test_a_key_too_short_for_a_base64_core_is_redacted_and_leaves_the_rest_whole(key: str) -> None:
+    # catches: the empty base64 pattern of a key under six bytes, which matched at every position and put a
+    # placeholder between every two characters of every error message
+    scrubbed = _deepseek_http.scrub_secrets(f"Connection refused (the gateway saw {key})", [key])
+    assert scrubbed == "Connection refused (the gateway saw <credential>)"
+
+
 def test_a_long_part_loses_a_piece_per_match_so_no_piece_is_left() -> None:
     key = "dsweb-emulator-key-0123456789"
     scrubbed = _deepseek_http.scrub_secrets(f"key {key[:25]} rejected", [key])
