@@ -527,6 +527,10 @@ def load_settings(path: str | os.PathLike[str] | None = None, environ: Mapping[s
             raise WebError(
                 WebErrorCode.CONFIG_INVALID, f"settings file {os.fspath(path)!r} is unreadable: {exc}", cause=exc
             ) from exc
+        except RecursionError:  # tomllib recurses per level of nesting
+            raise WebError(
+                WebErrorCode.CONFIG_INVALID, f"settings file {os.fspath(path)!r} is nested too deeply"
+            ) from None
     return parse_settings(data, env)
 
 

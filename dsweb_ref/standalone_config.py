@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import tomlkit
+from tomlkit.exceptions import TOMLKitError
 from tomlkit.items import Table
 
 from ._exceptions import WebError, WebErrorCode
@@ -71,6 +72,8 @@ def _load(text: str, path: str) -> dict[str, Any]:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise WebError(WebErrorCode.CONFIG_INVALID, f"{path}: not valid TOML ({exc})") from exc
+    except RecursionError:  # tomllib recurses per level of nesting
+        raise WebError(WebErrorCode.CONFIG_INVALID, f"{path}: nested too deeply") from None
 
 
 def effective_search_model(user: Mapping[str, Any], project: Mapping[str, Any] | None) -> tuple[str | None, str]:
@@ -166,7 +169,10 @@ def save_search_model(config: str | Path, value: str, *, project: str | Path | N
     project_document = None
     if project is not None and Path(project).exists():
         project_document = _read(Path(project))[0]
-    new = _edited(old, value)
+    try:
+        new = _edited(old, value)
+    except (TOMLKitError, RecursionError) as exc:  # a document tomllib reads but tomlkit refuses (nested over 100)
+        raise WebError(WebErrorCode.CONFIG_INVALID, f"{path}: cannot be edited ({exc})") from exc
     after = _only_the_field_changed(old, new, before, value, str(path))
     if new != old:
         _write(path, new)

@@ -130,6 +130,15 @@ def test_loads_a_toml_file(tmp_path: Path) -> None:
     assert settings.deepseek_messages.base_url == Settings().deepseek_messages.base_url
 
 
+def test_a_settings_file_nested_too_deeply_is_config_invalid(tmp_path: Path) -> None:
+    # catches: tomllib's RecursionError let out of load_settings (`dsweb search --config` printed a traceback)
+    path = tmp_path / "dsweb.toml"
+    path.write_text("x = " + "[" * 2000, encoding="utf-8")
+    with pytest.raises(WebError, match="nested too deeply") as raised:
+        load_settings(path, environ={})
+    assert raised.value.code == "WEB_CONFIG_INVALID"
+
+
 def test_config_path_comes_from_dsweb_config(tmp_path: Path) -> None:
     path = tmp_path / "dsweb.toml"
     path.write_text(TOML, encoding="utf-8")

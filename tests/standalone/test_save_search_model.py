@@ -84,8 +84,12 @@ def test_the_file_mode_is_kept(tmp_path: Path) -> None:
     ("original", "value", "message"),
     [(USER, "no-slash", "CONNECTION/MODEL"), (USER, "/model", "CONNECTION/MODEL"), (USER, "conn/", "CONNECTION/MODEL"),
      (USER, "c/m\nx = 1", "control"), ("[agent\nbroken", "c/m", "not valid TOML"),
-     ('web_search_model = "a/b"\n[agent]\nweb_search_model = "c/d"\n', "e/f", "both")],
-    ids=["no-slash", "no-connection", "no-model", "newline-injection", "malformed-toml", "given-twice"],
+     ('web_search_model = "a/b"\n[agent]\nweb_search_model = "c/d"\n', "e/f", "both"),
+     # catches: tomllib's RecursionError, and tomlkit's refusal past 100 levels of what tomllib reads, let out
+     ("x = " + "[" * 2000, "c/m", "nested too deeply"),
+     ("x = " + "[" * 150 + "]" * 150 + "\n", "c/m", "cannot be edited")],
+    ids=["no-slash", "no-connection", "no-model", "newline-injection", "malformed-toml", "given-twice",
+         "nested-past-tomllib", "nested-past-tomlkit"],
 )
 def test_an_unusable_value_or_file_writes_nothing(tmp_path: Path, original: str, value: str, message: str) -> None:
     path = tmp_path / "config.toml"
