@@ -146,13 +146,20 @@ def scrub_text(text: str, secrets: Iterable[str] = ()) -> str:
     return _scrub_text(text, _prepared(secrets))
 
 
-def _scrub_value(value: Any, secrets: Sequence[str]) -> Any:
+# Levels of a check's evidence kept in a report: a target's answer can nest as deep as the decoder allows,
+# deeper than the scrub here and the JSON writer can recurse.
+DETAIL_DEPTH = 64
+
+
+def _scrub_value(value: Any, secrets: Sequence[str], depth: int = 0) -> Any:
+    if depth > DETAIL_DEPTH and isinstance(value, (dict, list, tuple)):
+        return f"<{type(value).__name__} nested deeper than {DETAIL_DEPTH} levels, left out>"
     if isinstance(value, str):
         return _scrub_text(value, secrets)
     if isinstance(value, dict):
-        return {_scrub_text(str(k), secrets): _scrub_value(v, secrets) for k, v in value.items()}
+        return {_scrub_text(str(k), secrets): _scrub_value(v, secrets, depth + 1) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_scrub_value(v, secrets) for v in value]
+        return [_scrub_value(v, secrets, depth + 1) for v in value]
     if value is None or isinstance(value, (bool, int, float)):
         return value
     return _scrub_text(repr(value), secrets)  # evidence must stay JSON-serialisable

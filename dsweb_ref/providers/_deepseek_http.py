@@ -206,9 +206,10 @@ def parse_json(body: bytes, *, max_values: int | None = None) -> object:
         raise ValueError(f"JSON holds more than {limit} values")
     try:
         value = json.loads(body.decode("utf-8"), parse_constant=_reject_constant, parse_float=_finite_float)
+        # The walk recurses too, from a deeper stack than the decoder's: it can fail where the decoder did not.
+        return _replace_surrogates(value) if _SURROGATE_ESCAPE.search(body) else value
     except RecursionError:
         raise ValueError("JSON nested too deeply") from None
-    return _replace_surrogates(value) if _SURROGATE_ESCAPE.search(body) else value
 
 
 def error_detail(body: bytes, secrets: Iterable[str] = ()) -> str | None:

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -19,7 +20,7 @@ import dsweb_ref.certification.targets as targets
 from dsweb_ref.certification.model import Outcome
 from dsweb_ref.certification.targets import AdapterTarget
 
-from .conftest import run
+from .conftest import dsweb_certify, run
 
 HELLO = (
     'print(\'{"id": 1, "result": {"name": "x", "version": "1", "capabilities": ["web_search", "search-api"]}}\','
@@ -157,3 +158,33 @@ def test_the_example_adapter_answers_a_call_its_code_raised_in_with_an_error_at_
     assert answer["error"]["code"] == "WEB_PROVIDER_ERROR", answer
     assert "standalone_resolve raised TypeError" in answer["error"]["message"]
     assert "Traceback" in stderr
+
+
+DEEP_VALUE_ADAPTER = """
+import json, sys
+deep = '{"sources": [], "x": ' + "[" * 600 + "]" * 600 + "}"  # written out: json.dumps would recurse
+for line in sys.stdin:
+    m = json.loads(line)
+    if m["method"] == "hello":
+        r = json.dumps({"name": "deep", "version": "1", "capabilities": ["web_search", "search-api"]})
+    elif m["method"] == "web_search":
+        r = '{"text": "x", "value": ' + deep + "}"
+    else:
+        r = "{}"
+    print('{"id": %d, "result": %s}' % (m["id"], r), flush=True)
+    if m["method"] == "shutdown":
+        break
+"""
+
+
+def test_an_answer_nested_deeper_than_a_report_keeps_gives_a_verdict_and_reports(tmp_path: Path) -> None:
+    # catches: the report's recursive scrub of a check's evidence (the adapter's value) hitting the recursion
+    # limit after the FAIL line: no verdict, no report, a traceback
+    report = tmp_path / "report.json"
+    code = dsweb_certify("--adapter", shlex.join([sys.executable, "-c", DEEP_VALUE_ADAPTER]),
+                         "--only", "search.value.schema", "--json", str(report))
+    assert code == 1
+    (check,) = json.loads(report.read_text(encoding="utf-8"))["checks"]
+    assert check["outcome"] in ("failed", "error")
+    assert "nested deeper than 64 levels" in json.dumps(check)
+

@@ -219,3 +219,12 @@ def test_the_reference_refuses_params_of_the_wrong_type_with_a_web_error() -> No
 
     for params in ({"user": 1, "project": None, "value": "c/m"}, {"user": None, "project": None, "value": None}):
         assert asyncio.run(call(params)) == "WEB_INVALID_ARGUMENTS"
+
+
+def test_a_saved_file_nested_too_deeply_fails_its_row_rather_than_erroring() -> None:
+    # catches: tomllib's RecursionError let out of the check (an error outcome, not the failure it is)
+    case = next(c for c in standalone_save.SAVE_CASES if c["user"] is not None)
+    deep = {"user": "x = " + "[" * 5000, "effective": "c/m", "overridden_by": None}
+    assert standalone_save.save_problems(case, True, None, deep) == [
+        "the saved file is not valid TOML (nested too deeply)"
+    ]

@@ -142,6 +142,8 @@ def save_problems(case: Case, ok: bool, error_code: str | None, value: Any) -> l
         after = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         return [f"the saved file is not valid TOML ({exc})"]
+    except RecursionError:  # tomllib recurses per level of nesting
+        return ["the saved file is not valid TOML (nested too deeply)"]
     problems = []
     once, saved = _field(after)
     if not once:
