@@ -61,20 +61,30 @@ class KnownFailures:
         return out
 
 
+def _reason(value: Any, check_id: object) -> str:
+    """A reason as text. Only a scalar is one: a list or mapping is refused rather than printed, since YAML
+    aliases let a few hundred bytes stand for a structure whose text is gigabytes ("billion laughs")."""
+    if value is None:
+        return ""
+    if isinstance(value, str | int | float | bool):
+        return str(value)
+    raise KnownFailuresError(f"the reason for {str(check_id)[:80]!r} is a {type(value).__name__}, not text")
+
+
 def _entries(data: Any) -> dict[str, str]:
     if isinstance(data, dict) and "known_failures" in data:
         data = data["known_failures"]
     if data is None:
         return {}
     if isinstance(data, dict):
-        return {str(k): "" if v is None else str(v) for k, v in data.items()}
+        return {str(k): _reason(v, k) for k, v in data.items()}
     if isinstance(data, list):
         out: dict[str, str] = {}
         for i, item in enumerate(data):
             if isinstance(item, str):
                 out[item] = ""
             elif isinstance(item, dict) and isinstance(item.get("id"), str):
-                out[item["id"]] = str(item.get("reason") or "")
+                out[item["id"]] = _reason(item.get("reason") or None, item["id"])
             else:
                 raise KnownFailuresError(f"entry {i} is neither a check id nor {{id, reason}}")
         return out

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -63,6 +64,21 @@ def test_known_failures_accepts_a_mapping_and_rejects_nonsense(tmp_path: Path) -
     bad.write_text("known_failures:\n  - 42\n")
     with pytest.raises(KnownFailuresError):
         load_known_failures(bad)
+
+
+@pytest.mark.parametrize("shape", ["mapping", "list"])
+def test_a_reason_that_expands_through_yaml_aliases_is_refused_at_once(shape: str, tmp_path: Path) -> None:
+    # catches: str() of whatever the reason is: nine levels of aliases (about 300 bytes) stand for 10^9
+    # strings, which took minutes and gigabytes to print
+    lines = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    lines += [f"{b}: &{b} [{','.join(['*' + a] * 10)}]" for a, b in zip("abcdefgh", "bcdefghi", strict=True)]
+    entry = "search.a: *i" if shape == "mapping" else "- {id: search.a, reason: *i}"
+    bombs = tmp_path / "laughs.yaml"
+    bombs.write_text("\n".join(["anchors:", *("  " + line for line in lines), "known_failures:", "  " + entry]) + "\n")
+    started = time.monotonic()
+    with pytest.raises(KnownFailuresError, match="not text"):
+        load_known_failures(bombs)
+    assert time.monotonic() - started < 5
 
 
 def sample() -> Report:
