@@ -52,6 +52,35 @@ def test_a_correct_target_still_certifies_beside_the_same_load(monkeypatch: pyte
         "search.api.pacing.cancel": "passed", "search.api.fail_fast": "passed"}
 
 
+STALL_LOAD = 4.0  # seconds of allowance one attempt measured in a 20-run loaded proof (a 1.9 s loop stall)
+
+
+@pytest.mark.parametrize(
+    ("mode", "check", "reason"),
+    [
+        # catches: a stall's allowance excusing a fetch that ended only when the server ended its answer
+        ("ssrf-no-deadline", "ssrf.deadline", "the call answered only once the server ended"),
+        ("ssrf-deadline-per-hop", "ssrf.deadline", "slow-hops: the call answered only once the server ended"),
+        # catches: a stall's allowance excusing a cancelled call that answered when its Retry-After wait ended
+        ("retry-cancel-late", "search.api.retry.cancel", "answered only once the Retry-After wait had ended"),
+    ],
+)
+def test_a_break_that_answers_only_when_its_wait_ends_fails_whatever_stall_is_measured(
+    mode: str, check: str, reason: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(calibration.Load, "allowance", property(lambda self: STALL_LOAD))
+    (result,) = run(adapter("--break", mode), only=[check]).results
+    assert result.outcome.value == "failed", result.reason
+    assert reason in result.reason and "late in all 3 runs" in result.reason
+
+
+def test_a_correct_target_still_certifies_beside_such_a_stall(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(calibration.Load, "allowance", property(lambda self: STALL_LOAD))
+    report = run(adapter(), only=["ssrf.deadline", "search.api.retry.cancel"])
+    assert {r.check.id: r.outcome.value for r in report.results} == {
+        "ssrf.deadline": "passed", "search.api.retry.cancel": "passed"}
+
+
 def test_each_cancel_rerun_sees_only_queries_of_its_own(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

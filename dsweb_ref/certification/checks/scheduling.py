@@ -68,6 +68,9 @@ QUERY = "search api"
 BATCH = ["search api", "rate limits", "markdown", "coffee"]
 AT_ONCE = 0.3  # seconds a cancelled call may take to answer "cancelled" on a quiet machine
 INTO_THE_WAIT = 0.3  # seconds after the 429 is answered before cancelling the retry wait
+# A cancelled call that answers only once its Retry-After wait has ended is the wrong reading itself, not a
+# slow machine, when the cancel went out at least this long before that end: no load excuses it.
+WAIT_END_GAP = 1.0
 CLOCK_SLACK = 0.02  # seconds: the emulator stamps a request a moment after the client sent it
 WINDOW_SLACK = 0.05  # seconds of transport jitter a pacer's one-second windows are allowed
 RETRIES = 2  # the retries the retry checks allow
@@ -647,7 +650,9 @@ RETRY_CANCEL_CASES = (
     rule="Seed 001 asks for cancellation-aware scheduling; as for batches (seed 000), a cancelled call leaves "
     "nothing in flight. Both claims of the wait row are timed (the answer within 0.3 s of the cancel; no request "
     "stamped more than 0.02 s after the answer) and judged against the run's measured load (at most 0.2 s of it "
-    "for a late request): re-run while late, each re-run once the previous run's requests have landed and with a "
+    "for a late request, none for an answer that came only once the wait had ended although the cancel went "
+    f"out {WAIT_END_GAP:g} s or more before that end: the wrong reading itself): re-run while late, each re-run "
+    "once the previous run's requests have landed and with a "
     "query of its own, failed only when every run was late beyond its load. Seed 000's 'the call does not return "
     "until sibling cancellation reaches quiescence' holds for every upstream request of the call, a retry too: "
     "cancelled while the retry is in flight, the call answers only after that request is closed (judged by its "
@@ -702,9 +707,14 @@ async def _retry_cancel_run(ctx: CheckContext, case: Case, n: int) -> list[Timed
     # The one deliberate pause: nothing outside the target shows when it begins its retry wait, so
     # the cancel comes a fixed share into that wait, after the target has most likely read the 429.
     await asyncio.sleep(INTO_THE_WAIT)
+    cancelled_at = time.monotonic()
     outcome, timed = await _cancel_at_once(ctx, call, case.name)
-    sent = await _no_request_after(ctx, outcome.answered_at, answered + case["retry_after"] + 0.3, case.name,
-                                   case.catches)
+    wait_end = answered + case["retry_after"]
+    if outcome.answered_at >= wait_end and cancelled_at <= wait_end - WAIT_END_GAP:
+        timed = Timed(f"{case.name}: the cancelled call answered only once the Retry-After wait had ended "
+                      f"({outcome.answered_at - cancelled_at:.2f} s after the cancel)", timed.took, timed.bound,
+                      case.catches, cap=0.0)
+    sent = await _no_request_after(ctx, outcome.answered_at, wait_end + 0.3, case.name, case.catches)
     return [timed, sent]
 
 
