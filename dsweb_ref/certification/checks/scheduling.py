@@ -707,9 +707,9 @@ async def _retry_cancel_run(ctx: CheckContext, case: Case, n: int) -> list[Timed
     # The one deliberate pause: nothing outside the target shows when it begins its retry wait, so
     # the cancel comes a fixed share into that wait, after the target has most likely read the 429.
     await asyncio.sleep(INTO_THE_WAIT)
-    cancelled_at = time.monotonic()
     outcome, timed = await _cancel_at_once(ctx, call, case.name)
     wait_end = answered + case["retry_after"]
+    cancelled_at = outcome.answered_at - timed.took
     if outcome.answered_at >= wait_end and cancelled_at <= wait_end - WAIT_END_GAP:
         timed = Timed(f"{case.name}: the cancelled call answered only once the Retry-After wait had ended "
                       f"({outcome.answered_at - cancelled_at:.2f} s after the cancel)", timed.took, timed.bound,
