@@ -14,10 +14,6 @@ import re
 import unicodedata
 from typing import Any
 
-from jsonschema.exceptions import SchemaError
-from jsonschema.validators import Draft202012Validator, validator_for
-from referencing import Registry
-
 from ..cases import CARRY, Case
 from ._base import CALL_TIMEOUT, CheckContext, CheckFailed, check, expect_success, require
 
@@ -113,6 +109,8 @@ def _judge(case: Case, shown: dict[str, Any]) -> None:
     schema, kind, cap = shown["input_schema"], case["kind"], case["cap"]
     where = f"{case.name} (searchMaxQueries={cap})"
     if kind == "schema":
+        from jsonschema.exceptions import SchemaError  # here: the catalogue loads on light paths (--list, parsers)
+
         try:
             _validator(schema).check_schema(schema)
         except SchemaError as error:
@@ -149,10 +147,14 @@ def _judge(case: Case, shown: dict[str, Any]) -> None:
 
 def _validator(schema: dict[str, Any]) -> Any:
     """The validator class of the draft the schema names (2020-12 when it names none)."""
+    from jsonschema.validators import Draft202012Validator, validator_for
+
     return validator_for(schema, default=Draft202012Validator)
 
 
 def _valid(schema: dict[str, Any], arguments: Any, where: str) -> bool:
+    from referencing import Registry
+
     try:
         # An empty registry: a $ref outside the schema is unresolvable, never fetched.
         return bool(_validator(schema)(schema, registry=Registry()).is_valid(arguments))
