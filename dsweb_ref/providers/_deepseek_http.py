@@ -179,13 +179,23 @@ def _too_many_values(body: bytes, limit: int) -> bool:
 
 def _replace_surrogates(value: object) -> object:
     """``value`` with every lone surrogate (a ``\\ud800`` escape is valid JSON, but not Unicode)
-    replaced by U+FFFD in every string and key."""
+    replaced by U+FFFD in every string and key. The containers are the decoder's own, so they are mended in
+    place, without recursion: a body the decoder read is never refused for its depth here."""
     if isinstance(value, str):
         return _SURROGATE.sub("\ufffd", value)
-    if isinstance(value, list):
-        return [_replace_surrogates(v) for v in value]
-    if isinstance(value, dict):
-        return {_replace_surrogates(k): _replace_surrogates(v) for k, v in value.items()}
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, list):
+            for i, item in enumerate(node):
+                node[i] = _SURROGATE.sub("\ufffd", item) if isinstance(item, str) else item
+            stack.extend(item for item in node if isinstance(item, list | dict))
+        elif isinstance(node, dict):
+            pairs = list(node.items())
+            node.clear()
+            for key, item in pairs:
+                node[_SURROGATE.sub("\ufffd", key)] = _SURROGATE.sub("\ufffd", item) if isinstance(item, str) else item
+            stack.extend(item for item in node.values() if isinstance(item, list | dict))
     return value
 
 
@@ -206,10 +216,9 @@ def parse_json(body: bytes, *, max_values: int | None = None) -> object:
         raise ValueError(f"JSON holds more than {limit} values")
     try:
         value = json.loads(body.decode("utf-8"), parse_constant=_reject_constant, parse_float=_finite_float)
-        # The walk recurses too, from a deeper stack than the decoder's: it can fail where the decoder did not.
-        return _replace_surrogates(value) if _SURROGATE_ESCAPE.search(body) else value
     except RecursionError:
         raise ValueError("JSON nested too deeply") from None
+    return _replace_surrogates(value) if _SURROGATE_ESCAPE.search(body) else value
 
 
 def error_detail(body: bytes, secrets: Iterable[str] = ()) -> str | None:

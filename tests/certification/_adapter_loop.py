@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from dsweb_ref import WebError, WebErrorCode
+from dsweb_ref.certification.adapter_protocol import stdin_reader
 from dsweb_ref.tools import ToolResult
 
 Answer = Callable[[Any, dict[str, Any]], Awaitable[dict[str, Any] | None]]
@@ -27,8 +28,7 @@ def tool_answer(result: ToolResult) -> dict[str, Any]:
 
 async def serve(answer: Answer) -> None:
     tasks: set[asyncio.Task[None]] = set()
-    reader = asyncio.StreamReader(limit=16 * 1024 * 1024)
-    await asyncio.get_running_loop().connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    reader = await stdin_reader()
 
     async def reply(request: dict[str, Any]) -> None:
         method = request.get("method")

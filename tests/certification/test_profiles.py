@@ -15,8 +15,6 @@ from dsweb_ref.certification.profiles import PROFILES, UnknownProfileError, find
 from dsweb_ref.certification.suite import select_checks
 from dsweb_ref.certification.targets import TargetConfig
 
-ALL_CAPS = CAPABILITIES
-
 
 def result(check_id: str, outcome: Outcome, protocols: dict[str, str] | None = None) -> CheckResult:
     details = {"protocols": protocols} if protocols is not None else {}
@@ -40,21 +38,21 @@ MEMBERS = {
 
 def test_every_profile_certified_when_every_check_passed_and_every_capability_declared() -> None:
     results = [result(i, Outcome.PASSED) for i in MEMBERS]
-    verdicts = profile_verdicts(MEMBERS, results, ALL_CAPS)
+    verdicts = profile_verdicts(MEMBERS, results, CAPABILITIES)
     assert [v.name for v in verdicts] == [p.name for p in PROFILES]
     assert all(v.certified for v in verdicts) and verdicts[0].explain() == "certified"
 
 
 def test_a_check_over_both_protocols_counts_for_each_protocol_profile_by_its_own_run() -> None:
     both = result("b.both", Outcome.FAILED, {"api": "passed", "messages": "failed"})
-    verdicts = {v.name: v for v in profile_verdicts(MEMBERS, [both], ALL_CAPS)}
+    verdicts = {v.name: v for v in profile_verdicts(MEMBERS, [both], CAPABILITIES)}
     assert verdicts["seed-001-messages"].not_passed == ("b.both",)
     assert verdicts["seed-001-search-api"].not_passed == ()
     assert verdicts["seed-001-search-api"].certified
 
 
 def test_missing_capability_skipped_check_known_failure_and_not_run_each_withhold_certification() -> None:
-    caps = [c for c in ALL_CAPS if c != "cancel"]
+    caps = [c for c in CAPABILITIES if c != "cancel"]
     results = [result("a.core", Outcome.SKIPPED), result("b.both", Outcome.KNOWN_FAILURE)]
     verdicts = {v.name: v for v in profile_verdicts(MEMBERS, results, caps)}
     core = verdicts["seed-000-web-search"]

@@ -7,6 +7,7 @@ that the two agree, and cover the open readings and a schema that cannot be appl
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import socket
 from collections.abc import Callable
@@ -14,6 +15,8 @@ from typing import Any
 
 import pytest
 
+from dsweb_ref import WebService
+from dsweb_ref.certification import targets
 from dsweb_ref.certification.checks import tool_schema
 from dsweb_ref.certification.checks._base import CheckFailed
 from dsweb_ref.tools.web_search import SearchToolSettings, WebSearchTool
@@ -32,9 +35,9 @@ def _judged() -> set[str]:
     """The rows the check's judge fails, each over what the (patched) tool shows at the row's cap."""
     failing = set()
     for case in tool_schema.SCHEMA:
-        tool = WebSearchTool(None, SearchToolSettings(search_max_queries=case["cap"]))  # type: ignore[arg-type]
-        shown = {"name": tool.name, "description": tool.description, "input_schema": tool.input_schema,
-                 "guidance": tool.system_prompt}
+        tool = WebSearchTool(WebService(), SearchToolSettings(search_max_queries=case["cap"]))
+        shown = asyncio.run(targets._described(tool, {"tool": "web_search"})).value  # the in-process answer
+        assert shown is not None
         try:
             tool_schema._judge(case, shown)
         except CheckFailed:

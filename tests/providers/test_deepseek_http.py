@@ -11,6 +11,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from dsweb_ref._exceptions import WebError, WebErrorCode
+from dsweb_ref._secrets import encoded_secret_found
 from dsweb_ref.certification.checks import outcomes
 from dsweb_ref.certification.checks._leaks import leak
 from dsweb_ref.providers import _deepseek_http
@@ -264,6 +265,7 @@ def test_a_key_too_short_for_a_base64_core_is_redacted_and_leaves_the_rest_whole
     # placeholder between every two characters of every error message
     scrubbed = _deepseek_http.scrub_secrets(f"Connection refused (the gateway saw {key})", [key])
     assert scrubbed == "Connection refused (the gateway saw <credential>)"
+    assert not encoded_secret_found("Connection refused", [key])  # the empty pattern also found it in any text
 
 
 def test_a_long_part_loses_a_piece_per_match_so_no_piece_is_left() -> None:

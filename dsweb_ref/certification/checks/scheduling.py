@@ -27,6 +27,7 @@ same run (certification/calibration.py) and re-run when only the load can explai
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import email.utils
 import functools
 import ipaddress
@@ -711,9 +712,9 @@ async def _retry_cancel_run(ctx: CheckContext, case: Case, n: int) -> list[Timed
     wait_end = answered + case["retry_after"]
     cancelled_at = outcome.answered_at - timed.took
     if outcome.answered_at >= wait_end and cancelled_at <= wait_end - WAIT_END_GAP:
-        timed = Timed(f"{case.name}: the cancelled call answered only once the Retry-After wait had ended "
-                      f"({outcome.answered_at - cancelled_at:.2f} s after the cancel)", timed.took, timed.bound,
-                      case.catches, cap=0.0)
+        timed = dataclasses.replace(timed, cap=0.0, catches=case.catches,
+                                    what=f"{case.name}: the cancelled call answered only once the Retry-After wait "
+                                    f"had ended ({timed.took:.2f} s after the cancel)")
     sent = await _no_request_after(ctx, outcome.answered_at, wait_end + 0.3, case.name, case.catches)
     return [timed, sent]
 

@@ -14,11 +14,11 @@ import re
 import unicodedata
 from typing import Any
 
+from ..adapter_protocol import CAP_TOOL_SCHEMA
 from ..cases import CARRY, Case
 from ._base import CALL_TIMEOUT, CheckContext, CheckFailed, check, expect_success, require
 
 WS = "web_search"
-TOOL_SCHEMA = "tool-schema"
 # Real queries of every length seed 001 allows, down to three letters (a minLength above that refuses them).
 SIX = ["coffee", "markdown", "python", "rate limit", "tea", "http"]
 LONGEST = 12  # array lengths the bound row tries past the cap: past the default four and one above the cap
@@ -70,7 +70,7 @@ SCHEMA = (
     "search.validation.schema",
     "The model is shown one required queries string array, and searchMaxQueries in the tool's descriptions",
     seed="000",
-    requires=(WS, TOOL_SCHEMA),
+    requires=(WS, CAP_TOOL_SCHEMA),
     profiles=("seed-000-web-search",),
     rule="Seed 000: 'web_search accepts one required queries string array. A one-item array performs a single "
     "search. searchMaxQueries bounds the array ... and appears in the system-prompt guidance and tool "
@@ -96,8 +96,8 @@ async def _shown(ctx: CheckContext, cap: int) -> dict[str, Any]:
     """The target's ``tool_schema`` answer under ``search_max_queries = cap``, its shape checked."""
     await ctx.configure(search_max_queries=cap)
     call = ctx.target.start_call("tool_schema", {"tool": WS})
-    value = expect_success(await call.outcome(CALL_TIMEOUT), f"tool_schema (searchMaxQueries={cap})")
     what = f"tool_schema (searchMaxQueries={cap})"
+    value = expect_success(await call.outcome(CALL_TIMEOUT), what)
     require(isinstance(value.get("input_schema"), dict), f"{what}: input_schema is not an object")
     require(isinstance(value.get("description"), str), f"{what}: description is not a string")
     require(value.get("guidance") is None or isinstance(value["guidance"], str),
