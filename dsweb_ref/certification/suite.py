@@ -53,7 +53,7 @@ from .model import CheckResult, Outcome, Report, TargetInfo
 from .offload import Worker
 from .profiles import find_profile, profile_verdicts
 from .sandbox import ProxyTraps
-from .targets import Hello, Target, TargetConfig, TargetError
+from .targets import CallStalled, Hello, Target, TargetConfig, TargetError, frame_place
 
 __all__ = [
     "CHECK_TIMEOUT", "TargetFactory", "UnknownCheckError", "default_jobs", "run_suite", "select_checks", "select_ids"
@@ -612,16 +612,32 @@ async def _run_protocol(
         await asyncio.wait_for(spec.run(context), limit)
     except CheckFailed as exc:
         return Outcome.FAILED, exc.reason, dict(exc.details)
+    except CallStalled as exc:  # whose wait it was: the emulator's account tells a hung server from a hung client
+        return Outcome.ERROR, f"target error: {exc}; {emulator_account(emu)}", {}
     except TargetError as exc:
         return Outcome.ERROR, f"target error: {exc}", {}
     except TimeoutError:
-        return Outcome.ERROR, f"check did not finish within {limit:g}s", {}
+        return Outcome.ERROR, f"check did not finish within {limit:g}s; {emulator_account(emu)}", {}
     except Exception as exc:  # a bug in a check or a target must not stop the suite
         return Outcome.ERROR, f"check raised {exc!r}", {}
     finally:
         emu.faults.release_gates()
         await loop.run_in_executor(shared.executor, emu.stop)
     return Outcome.PASSED, "", dict(context.notes)  # e.g. a timing claim met only "late under load"
+
+
+def emulator_account(emu: Emulator) -> str:
+    """The emulator's side of a call that did not answer: its unanswered requests (route, age, whether an
+    answer was started), its open connections, and where its server thread is."""
+    now = time.monotonic()
+    waiting = [r for r in emu.log.records() if not r.done]
+    said = [f"{r.route or r.path} {now - r.started:.1f}s {'answering' if r.status is not None else 'unanswered'}"
+            for r in waiting[:4]]
+    frames = emu.server_frames()
+    ours = [f for f in frames if "/emulator/" in f.f_code.co_filename.replace("\\", "/")]
+    where = " > ".join(frame_place(f) for f in [*ours[-1:], *frames[-1:]] if f is not None) or "not running"
+    return (f"the emulator: {len(waiting)} request(s) in progress{(' (' + ', '.join(said) + ')') if said else ''}, "
+            f"{emu.log.connections_open} connection(s) open, its thread at {where}")
 
 
 def _combine(runs: list[tuple[SearchProtocol, _Run]]) -> _Run:

@@ -31,7 +31,7 @@ import time
 import weakref
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import asdict, dataclass, fields
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import httpx
@@ -92,6 +92,10 @@ ADAPTER_ENV: tuple[str, ...] = tuple(
 
 class TargetError(Exception):
     """The target could not be driven: it crashed, timed out or broke the protocol (-> Outcome.ERROR)."""
+
+
+class CallStalled(TargetError):
+    """A call did not answer within its liveness bound (given once more on a busy machine)."""
 
 
 class AdapterCommandError(ValueError):
@@ -345,17 +349,36 @@ def _await_chain(task: asyncio.Task[Any]) -> list[Any]:
     return frames
 
 
+def frame_place(frame: Any) -> str:
+    """``file:line function`` of a frame; the file named within its package (the standard library's by
+    its name alone)."""
+    path = PurePath(frame.f_code.co_filename).as_posix()
+    for marker in ("dsweb_ref/", "site-packages/"):
+        if marker in path:
+            path = path.rsplit(marker, 1)[-1]
+            break
+    else:
+        path = PurePath(path).name
+    return f"{path}:{frame.f_lineno} {frame.f_code.co_name}"
+
+
+def _package(place: str) -> str:
+    return place.split("/", 1)[0] if "/" in place.split(":", 1)[0] else "(stdlib)"
+
+
 def _stuck_tasks() -> str:
-    """Where the loop's pending tasks wait (each task's innermost frame in the implementation's code):
-    what the report can say about an in-process call that never answered (the call's own task awaits
-    its siblings' tasks, so every task is looked at)."""
+    """Where the loop's pending tasks wait (each task's innermost frame in the implementation's code,
+    then the innermost frame of all, in a library it called): what the report can say about an in-process
+    call that never answered (the call's own task awaits its siblings' tasks, so every task is looked at)."""
     places: list[str] = []
     for task in asyncio.all_tasks():
-        frames = [f for f in _await_chain(task) if _implementation(f.f_code.co_filename)]
-        if frames:
-            f = frames[-1]
-            name = f.f_code.co_filename.rsplit("dsweb_ref/", 1)[-1]
-            places.append(f"{name}:{f.f_lineno} {f.f_code.co_name}")
+        chain = _await_chain(task)
+        ours = [i for i, f in enumerate(chain) if _implementation(f.f_code.co_filename)]
+        if ours:
+            # Below it, the library code it awaits (a pool, a read, a lock): each package's innermost frame.
+            below = [frame_place(f) for f in chain[ours[-1] + 1:]]
+            inner = [p for i, p in enumerate(below) if i + 1 == len(below) or _package(below[i + 1]) != _package(p)]
+            places.append(" > ".join([frame_place(chain[ours[-1]]), *inner[-3:]]))
     shown = sorted(set(places))[:_STUCK_TASKS]
     return "tasks waiting at: " + ("; ".join(shown) if shown else "none of the project's code")
 
@@ -384,7 +407,7 @@ class _TaskCall:
         try:
             await patiently(answered, limit)
         except TimeoutError as late:
-            raise TargetError(f"the call did not answer within {late.args[0]:g}s; {_stuck_tasks()}") from None
+            raise CallStalled(f"the call did not answer within {late.args[0]:g}s; {_stuck_tasks()}") from None
         if self._task.cancelled():
             return CallOutcome(
                 cancelled=True, error_code="WEB_ABORTED", answered_at=self._answered_at, at_answer=self._at_answer
@@ -848,7 +871,7 @@ class AdapterTarget:
             return await (patiently(answer, limit) if patient else answer(limit))
         except TimeoutError as exc:
             allowed = exc.args[0] if exc.args else limit
-            raise TargetError(f"adapter did not answer request {request_id} within {allowed:g}s"
+            raise CallStalled(f"adapter did not answer request {request_id} within {allowed:g}s"
                               + self._last_said()) from None
 
     async def request(

@@ -11,9 +11,10 @@ import asyncio
 import ipaddress
 import logging
 import socket
+import sys
 import threading
 from collections.abc import Iterable
-from types import TracebackType
+from types import FrameType, TracebackType
 from typing import TYPE_CHECKING, Any, Self
 
 from .auth import Credentials
@@ -238,6 +239,17 @@ class Emulator:
     @staticmethod
     def gate(name: str = "gate") -> Gate:
         return Gate(name)
+
+    def server_frames(self) -> list[FrameType]:
+        """The server thread's stack now, innermost last (empty when it does not run): where it is when a
+        request goes unanswered (an idle server waits in its selector)."""
+        thread = self._thread
+        frame = sys._current_frames().get(thread.ident) if thread is not None and thread.ident else None
+        frames: list[FrameType] = []
+        while frame is not None:
+            frames.append(frame)
+            frame = frame.f_back
+        return frames[::-1]
 
     def wait_until_idle(self, timeout: float = 5.0) -> None:
         """Wait until no request is in flight; TimeoutError otherwise."""

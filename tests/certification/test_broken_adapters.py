@@ -107,7 +107,10 @@ def test_adapter_that_never_answers_a_call_is_bounded() -> None:
     assert report.results[0].outcome is Outcome.ERROR
     assert "did not answer" in report.results[0].reason
     # catches: a silent call reported with nothing of what the adapter said (its stderr) to tell why
-    assert report.results[0].reason.endswith("stderr tail: stuck in web_search"), report.results[0].reason
+    reason = report.results[0].reason
+    assert "; stderr tail: stuck in web_search; " in reason, reason
+    # the emulator's account: it was never asked, so the wait was the adapter's own
+    assert "; the emulator: 0 request(s) in progress, 0 connection(s) open, its thread at " in reason, reason
 
 
 def test_a_closed_adapter_s_process_group_is_never_signalled_again(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -12,15 +12,33 @@ target aborted before the emulator read it took the next case's fault."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import dataclasses
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+import httpx
 import pytest
 
-from dsweb_ref.certification import calibration
+from dsweb_ref.certification import calibration, checks
 from dsweb_ref.certification.checks import batch
 from dsweb_ref.certification.checks._base import CheckFailed
-from dsweb_ref.certification.targets import AdapterTarget, TargetError, _Arrival, _TaskCall
+from dsweb_ref.certification.model import Outcome
+from dsweb_ref.certification.sandbox import ProxyTraps
+from dsweb_ref.certification.suite import _run_protocol, _Shared, emulator_account
+from dsweb_ref.certification.targets import (
+    AdapterTarget,
+    CallStalled,
+    TargetConfig,
+    TargetError,
+    _Arrival,
+    _TaskCall,
+    reference_target,
+)
+from dsweb_ref.emulator import Emulator, Gate, Hold
+from dsweb_ref.emulator.server import DEFAULT_API_KEY
 from dsweb_ref.providers._client_pool import close_in_full
 from dsweb_ref.tools import ToolResult
 
@@ -220,3 +238,96 @@ def test_patiently_gives_a_bound_once_more_only_when_busy(
     with pytest.raises(TimeoutError) as caught:
         asyncio.run(calibration.patiently(wait, 1.0))
     assert given == waits and caught.value.args[0] == sum(waits)
+
+
+# --- what a stalled call's report says about the emulator (the server's side of the wait) -------------
+
+
+def _post_search(emu: Emulator) -> threading.Thread:
+    def send() -> None:
+        with contextlib.suppress(httpx.HTTPError):
+            httpx.post(emu.tools_base + "/search", json={"query": "stall"}, timeout=30,
+                       headers={"authorization": f"Bearer {DEFAULT_API_KEY}"})
+
+    sender = threading.Thread(target=send, daemon=True)
+    sender.start()
+    return sender
+
+
+def test_the_emulator_account_names_a_request_it_holds_and_an_idle_server() -> None:
+    gate = Gate("stall")
+    with Emulator() as emu:
+        emu.inject("search", Hold(gate, timeout=30))
+        sender = _post_search(emu)
+        gate.wait_held(1)
+        account = emulator_account(emu)
+        gate.release()
+        sender.join(10)
+    assert account.startswith("the emulator: 1 request(s) in progress (search ")
+    assert "s unanswered), 1 connection(s) open" in account
+    # Parked on its loop, the server thread itself waits in its selector: the server is not stuck.
+    assert "emulator/server.py" in account and "selectors.py" in account
+
+
+def test_the_emulator_account_names_where_a_blocked_server_thread_is() -> None:
+    with Emulator() as emu:
+        with emu.log._cond:  # the server's next log write blocks: its thread stuck in the emulator's code
+            sender = _post_search(emu)
+            deadline = time.monotonic() + 10
+            while "emulator/log.py" not in (account := emulator_account(emu)) and time.monotonic() < deadline:
+                time.sleep(0.01)  # polling for the stack only: no ordering event exists inside a held lock
+        sender.join(10)
+    assert "its thread at emulator/log.py" in account and "threading.py" in account
+
+
+def test_a_stalled_call_in_a_check_reports_the_emulator_account() -> None:
+    async def stalled(ctx: Any) -> None:
+        raise CallStalled("the call did not answer within 20s; tasks waiting at: somewhere")
+
+    async def scenario() -> tuple[Any, str]:
+        spec = dataclasses.replace(next(s for s in checks.all_checks() if s.check.id == "search.text.snippets"),
+                                   run=stalled)
+        shared = _Shared(ProxyTraps(), ThreadPoolExecutor(max_workers=2))
+        target = reference_target()
+        try:
+            outcome, reason, _ = await _run_protocol(spec, target, await target.hello(), "api", 10.0, shared)
+        finally:
+            await target.close()
+            shared.proxies.close()
+            shared.executor.shutdown()
+        return outcome, reason
+
+    outcome, reason = asyncio.run(scenario())
+    assert outcome is Outcome.ERROR
+    assert reason.startswith("target error: the call did not answer within 20s; tasks waiting at: somewhere; "
+                             "the emulator: 0 request(s) in progress, 0 connection(s) open, its thread at ")
+
+
+def test_a_stalled_reference_call_names_the_library_wait_below_the_implementation() -> None:
+    """An answer the emulator holds: the report reads "waiting for the server's answer" (httpcore's read),
+    not "waiting for a pooled connection", and the emulator's account shows it holds the request."""
+    gate = Gate("held")
+
+    async def scenario() -> tuple[str, str]:
+        with Emulator() as emu:
+            emu.inject("search", Hold(gate, timeout=30))
+            target = reference_target()
+            await target.configure(TargetConfig(messages_base=emu.messages_base, tools_base=emu.tools_base,
+                                                api_key=DEFAULT_API_KEY, provider="api", openai_base=emu.openai_base))
+            call = target.start_call("web_search", {"arguments": {"queries": ["held"]}})
+            await asyncio.get_running_loop().run_in_executor(None, gate.wait_held, 1)
+            try:
+                await call.outcome(0.05)
+                message = ""
+            except CallStalled as exc:
+                message = str(exc)
+            account = emulator_account(emu)
+            gate.release()
+            await call.outcome(10)
+            await target.close()
+        return message, account
+
+    message, account = asyncio.run(scenario())
+    assert "providers/_client_pool.py:142 handle_async_request > httpcore/_backends/anyio.py" in message
+    assert " read > " in message
+    assert "(search " in account and "unanswered" in account
