@@ -401,8 +401,17 @@ def encode_line(message: dict[str, Any]) -> bytes:
     return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
 
 
+# JSON values one response line may hold: far above any answer (a fetched page is one string), and what
+# bounds the memory parsing a line costs (a 64 MiB line of "[]," would take over a gigabyte).
+MAX_LINE_VALUES = 1_000_000
+
+
 def decode_line(line: bytes) -> dict[str, Any]:
     """One response line as a dict with an int ``id``; ProtocolError otherwise."""
+    from ..providers._deepseek_http import too_many_values  # here: adapters import this module, not httpx
+
+    if too_many_values(line, MAX_LINE_VALUES):
+        raise ProtocolError(f"adapter wrote a line of more than {MAX_LINE_VALUES:,} JSON values: {line[:200]!r}")
     try:
         message = json.loads(line.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:

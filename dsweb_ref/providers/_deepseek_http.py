@@ -44,6 +44,7 @@ __all__ = [
     "retry_after",
     "scrub_prefix",
     "scrub_secrets",
+    "too_many_values",
     "unprocessable",
     "usable_base_url",
 ]
@@ -175,6 +176,9 @@ def _too_many_values(body: bytes, limit: int) -> bool:
             if count > limit // 2:
                 return True
     return False
+
+
+too_many_values = _too_many_values  # for the suite's reading of adapter lines: the same bound, the same count
 
 
 def _replace_surrogates(value: object) -> object:

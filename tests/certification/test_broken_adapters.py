@@ -12,11 +12,13 @@ import subprocess
 import sys
 import threading
 import time
+import tracemalloc
 from pathlib import Path
 
 import pytest
 
 import dsweb_ref.certification.targets as targets
+from dsweb_ref.certification.adapter_protocol import ProtocolError, decode_line
 from dsweb_ref.certification.model import Outcome
 from dsweb_ref.certification.targets import AdapterTarget
 
@@ -60,6 +62,31 @@ def test_adapter_that_writes_json_nested_too_deeply_gives_an_error_at_once() -> 
     assert result.outcome is Outcome.ERROR
     assert "nested too deeply" in result.reason, result.reason
     assert time.monotonic() - started < 10
+
+
+def test_adapter_that_writes_a_line_of_too_many_values_gives_an_error_at_once() -> None:
+    # catches: a line parsed whatever it holds (a 64 MiB line of "[]," took over a gigabyte to parse)
+    crowded = "print('{\"id\": 2, \"result\": [' + '[],' * 1_000_001 + '[]]}', flush=True)"
+    target = script(f"import sys; sys.stdin.readline(); {HELLO}; sys.stdin.readline(); {crowded}; sys.stdin.read()")
+    report = run(target, only=["search.single.passthrough"])
+    (result,) = report.results
+    assert result.outcome is Outcome.ERROR
+    assert "more than 1,000,000 JSON values" in result.reason, result.reason
+
+
+def test_a_line_of_too_many_values_is_refused_before_it_is_parsed() -> None:
+    # catches: the bound counted after parsing (the memory already spent), or counting commas inside strings
+    crowded = b'{"id": 1, "result": [' + b"[]," * 1_000_001 + b"[]]}"
+    tracemalloc.start()
+    try:
+        with pytest.raises(ProtocolError, match="more than 1,000,000 JSON values"):
+            decode_line(crowded)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 2 * len(crowded), peak  # parsed, its lists alone would take over 50 MB
+    text = b'{"id": 1, "result": {"text": "' + b"a," * 2_000_000 + b'"}}'
+    assert decode_line(text)["result"]["text"].count(",") == 2_000_000  # commas in a string are not values
 
 
 def test_silent_adapter_times_out_instead_of_hanging_and_leaves_no_noise(caplog: pytest.LogCaptureFixture) -> None:
