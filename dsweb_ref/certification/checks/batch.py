@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ...emulator import Burst, Fault, Flush, Gate, Hold, Pad, RequestLog, Status
+from ...emulator import Burst, Fault, Flush, Gate, Hold, Pad, RequestLog, RequestRecord, Status
 from ..calibration import patiently
 from ..cases import Case
 from ..targets import CallOutcome, PendingCall, TargetError
@@ -146,14 +146,17 @@ async def batch_concurrent(ctx: CheckContext) -> None:
 async def answered(ctx: CheckContext, count: int, what: str) -> None:
     """Wait until the emulator has sent ``count`` answers (a liveness bound, see :func:`patiently`)."""
 
+    def done(records: list[RequestRecord]) -> int:
+        return sum(1 for r in records if r.done)
+
     def enough(log: RequestLog) -> bool:
-        return sum(1 for r in log.records() if r.done) >= count
+        return done(log.records()) >= count
 
     try:
         await patiently(lambda bound: ctx.blocking(ctx.emu.log.wait_until, enough, bound, what), HELD_BOUND)
     except TimeoutError as exc:  # the target's doing (its searches never came), so a failure, not an error
-        done = sum(1 for r in ctx.records() if r.done)
-        raise CheckFailed(f"{what}: {done} of {count} upstream searches answered (waited {exc.args[0]:g}s)") from None
+        raise CheckFailed(f"{what}: {done(ctx.records())} of {count} upstream searches answered "
+                          f"(waited {exc.args[0]:g}s)") from None
 
 
 def _marker(index: int) -> str:
