@@ -194,6 +194,8 @@ ALL_OR_NOTHING = (
     "settle, discards successful results, and returns the first failure.' The first failure in time is the "
     "provider's own (WEB_PROVIDER_ERROR), not the cancellation it caused in a sibling, wherever it sits in "
     "the array and whatever the siblings did first; when two fail at the same instant, either one, alone. "
+    "Returned means the failure itself: where the target, asked that query alone, fails with a message "
+    "naming the provider's own error text, the batch's message names it too (wording around it is free). "
     "'A successful provider result is discarded if another query fails': the failure's message lists none of "
     "the sources the successful searches found. Every request of a case is parked (or answered) before the "
     "failure is let out, so none is still on its way when the target aborts its siblings.",
@@ -205,6 +207,7 @@ async def all_or_nothing(ctx: CheckContext) -> None:
         queries = QUERIES[: case["queries"]]
         failing: tuple[int, ...] = case["failing"]
         mode = case["siblings"]
+        alone = [await _alone_names_its_error(ctx, queries[i], case["status"], i) for i in failing]
         ctx.fresh()
         held, late = ctx.emu.gate("siblings"), ctx.emu.gate("failing")
         siblings = len(queries) - len(failing)
@@ -231,9 +234,21 @@ async def all_or_nothing(ctx: CheckContext) -> None:
         markers = [i for i in failing if _marker(i) in outcome.error_message]
         require(len(markers) <= 1, f"{case.name}: one failure must be reported, the message names {len(markers)}",
                 message=outcome.error_message[:500])
+        require(markers or not all(alone), f"{case.name}: the batch's failure is not the failing search's own: "
+                f"asked alone, that query failed naming {_marker(failing[0])!r}, the batch's message does not",
+                message=outcome.error_message[:500], catches=case.catches)
         if case.params.get("unlisted"):
             _require_unlisted(ctx, outcome, queries, case.name)
         await ctx.settle()
+
+
+async def _alone_names_its_error(ctx: CheckContext, query: str, status: int, index: int) -> bool:
+    """Whether the target, asked ``query`` alone under the case's failure, says the provider's error text."""
+    ctx.fresh()
+    ctx.emu.inject(ctx.search_route, _marked(status, index), when=query_match(ctx.search_route, query))
+    outcome = await ctx.search([query])
+    await ctx.settle()
+    return outcome.error_code is not None and _marker(index) in outcome.error_message
 
 
 def _require_unlisted(ctx: CheckContext, outcome: CallOutcome, queries: list[str], what: str) -> None:
