@@ -24,6 +24,7 @@ import asyncio
 import functools
 import ssl
 import threading
+import weakref
 from collections import OrderedDict
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -197,21 +198,35 @@ class _Entry:
     retired: bool = False
 
 
+async def _guard(
+    clients: weakref.ref[_LoopClients], forget: weakref.WeakMethod[Callable[[_LoopClients], None]]
+) -> AsyncGenerator[None, None]:
+    """See :class:`_LoopClients`: closes the clients at the loop's shutdown while their pool lives."""
+    try:
+        yield
+    finally:
+        alive, forgetting = clients(), forget()
+        if alive is not None:
+            if forgetting is not None:
+                forgetting(alive)
+            await alive.close_all()
+
+
 class _LoopClients:
     """The clients of one event loop. ``guard`` is an async generator started on that loop, so
-    the loop's shutdown (``shutdown_asyncgens``) runs its ``finally`` and closes every client."""
+    the loop's shutdown (``shutdown_asyncgens``) runs its ``finally`` and closes every client.
+
+    The guard holds the clients and the pool only weakly. A pool dropped without ``aclose`` (a
+    runtime replaced) is then freed at once, its sockets closed by their finalisers, and the guard's
+    late ``finally`` (the loop runs it after the generator is finalised) finds nothing to close. Holding
+    them strongly, it closed the dead connections afterwards, and the close removed the loop's reader of
+    the descriptor number: by then the number could belong to a live connection, whose answer was never
+    read (its request waited for its deadline although the server had answered)."""
 
     def __init__(self, forget: Callable[[_LoopClients], None]) -> None:
         self.entries: OrderedDict[ClientKey, _Entry] = OrderedDict()
         self.retired: list[_Entry] = []
-        self.guard = self._guard(forget)
-
-    async def _guard(self, forget: Callable[[_LoopClients], None]) -> AsyncGenerator[None, None]:
-        try:
-            yield
-        finally:
-            forget(self)
-            await self.close_all()
+        self.guard = _guard(weakref.ref(self), weakref.WeakMethod(forget))
 
     async def close_all(self) -> None:
         entries = [*self.entries.values(), *self.retired]

@@ -8,6 +8,7 @@ Ordering comes from emulator gates, never from sleeps.
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import ssl
 import time
@@ -20,8 +21,9 @@ import pytest
 from pool_state import stray
 
 from dsweb_ref import CallContext, FetchRequest, SearchRequest, WebError, WebErrorCode
-from dsweb_ref.emulator import Emulator, Hold, Redirect, SlowBody
+from dsweb_ref.emulator import Emulator, Gate, Hold, Redirect, SlowBody
 from dsweb_ref.emulator.fixtures import EmulatorFactory
+from dsweb_ref.emulator.server import DEFAULT_API_KEY
 from dsweb_ref.providers import _client_pool
 from dsweb_ref.providers.deepseek_fetch_api import DeepSeekFetchApi
 from dsweb_ref.providers.deepseek_official import DeepSeekMessagesSearch
@@ -385,3 +387,89 @@ def test_a_cancel_between_getting_a_new_connection_and_dialling_it_strands_nothi
 
     asyncio.run(scenario())
     assert [r.status for r in emulator.log.for_route("search")] == [200, 200]  # the cancelled one never went out
+
+
+class _GatedClient:
+    """A pool entry's client whose close waits for ``gate``, then records that it was closed."""
+
+    def __init__(self, gate: asyncio.Event | None, closed: list[str], name: str) -> None:
+        self.gate, self.closed, self.name = gate, closed, name
+
+    async def aclose(self) -> None:
+        if self.gate is not None:
+            await self.gate.wait()
+        self.closed.append(self.name)
+
+
+def _socket_fd(pool: _client_pool.ClientPool) -> int:
+    (clients,) = pool._loops.values()
+    entry = next(e for e in clients.entries.values() if e.network is not None)
+    (connection,) = _client_pool._connections(entry.network.inner)
+    transport = connection._connection._network_stream._stream._transport  # type: ignore[attr-defined]
+    return int(transport.get_extra_info("socket").fileno())
+
+
+def test_a_dropped_pool_never_closes_its_dead_connections_later(emulator: Emulator) -> None:
+    """A pool dropped without aclose (certify's configure replaces a runtime so): the collector closes its
+    sockets, freeing their descriptor numbers. The guard's close, run later on the loop, used to close the
+    dead connections again, and that close removed the loop's reader of the number, which a new connection
+    had taken meanwhile: the new request waited for its deadline although the server had answered
+    (a CI run's "did not answer within 20s" in search.text.snippets). Ordered by gates and a trace event."""
+    url = emulator.tools_base + "/search"
+    headers = {"authorization": f"Bearer {DEFAULT_API_KEY}"}
+    key = _client_pool.ClientKey(url, "key", 3.0)
+    held = Gate("new request")
+    emulator.inject("search", Hold(held, timeout=30), times=None, when=lambda body: body.get("query") == "new")
+
+    async def scenario() -> tuple[int, int, list[str], int | str]:
+        old = _client_pool.ClientPool()
+        async with old.lease(key) as client:
+            assert (await client.post(url, json={"query": "old"}, headers=headers)).status_code == 200
+        dead_fd = _socket_fd(old)
+        (clients,) = old._loops.values()
+        gate, closed = asyncio.Event(), []
+        # Before the real client: the guard's close waits at the gate; after it, a close is recorded.
+        for name, where_first in (("first", True), ("last", False)):
+            fake = _client_pool._Entry(_GatedClient(gate if where_first else None, closed, name), None)  # type: ignore[arg-type]
+            clients.entries[_client_pool.ClientKey(name, "key", 1.0)] = fake
+            clients.entries.move_to_end(_client_pool.ClientKey(name, "key", 1.0), last=not where_first)
+        del old, clients, client, fake
+        gc.collect()
+        await asyncio.sleep(0)  # the finaliser's close task is created on this loop now
+        guard_closes = [t for t in asyncio.all_tasks() if "aclose" in repr(t.get_coro())]
+
+        reading = asyncio.Event()
+
+        async def trace(event: str, info: object) -> None:
+            if event == "http11.receive_response_headers.started":
+                reading.set()
+
+        new = _client_pool.ClientPool()
+
+        async def call() -> int:
+            async with new.lease(key) as client:
+                response = await client.post(url, json={"query": "new"}, headers=headers, extensions={"trace": trace})
+                return response.status_code
+
+        task = asyncio.ensure_future(call())
+        await reading.wait()
+        await asyncio.to_thread(held.wait_held, 1)
+        new_fd = _socket_fd(new)
+        gate.set()  # the dropped pool's close, if it still makes one, runs now, while the new one reads
+        await asyncio.gather(*guard_closes)
+        held.release()
+        try:
+            status: int | str = await task
+        except httpx.HTTPError as exc:
+            status = type(exc).__name__
+        await new.aclose()
+        return dead_fd, new_fd, closed, status
+
+    gc.disable()
+    try:
+        dead_fd, new_fd, closed, status = asyncio.run(scenario())
+    finally:
+        gc.enable()
+    assert new_fd == dead_fd  # the scenario itself: the new connection took the dead one's number
+    assert status == 200  # before: ReadTimeout, the answer unread
+    assert closed == []  # the dead pool's clients were left to their finalisers
