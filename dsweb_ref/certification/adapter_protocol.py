@@ -3,8 +3,9 @@
 An *adapter* is a program the suite starts (``dsweb certify --adapter "CMD ARGS"``; the command string
 is split with POSIX shell rules, no shell runs it). It wraps the implementation under test and speaks
 **JSON lines**: one UTF-8 JSON object per line, ``\\n``-terminated, on its stdin (suite -> adapter) and
-its stdout (adapter -> suite). Nothing else may be written to stdout; stderr is free for logs (the
-suite keeps its tail for error reports, with key-looking values redacted).
+its stdout (adapter -> suite). A response line holds at most 64 MiB and :data:`MAX_LINE_VALUES` JSON
+values. Nothing else may be written to stdout; stderr is free for logs (the suite keeps its tail for
+error reports, with key-looking values redacted).
 
 The adapter starts with a minimal environment: ``PATH``, ``HOME``, locale, temp-directory and
 Python path variables (``PYTHONPATH``, ``VIRTUAL_ENV``) only, plus what ``--adapter-env NAME[=VALUE]``
