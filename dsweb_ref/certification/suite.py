@@ -629,15 +629,18 @@ async def _run_protocol(
 def emulator_account(emu: Emulator) -> str:
     """The emulator's side of a call that did not answer: its unanswered requests (route, age, whether an
     answer was started), its open connections, and where its server thread is."""
-    now = time.monotonic()
-    waiting = [r for r in emu.log.records() if not r.done]
-    said = [f"{r.route or r.path} {now - r.started:.1f}s {'answering' if r.status is not None else 'unanswered'}"
-            for r in waiting[:4]]
     frames = emu.server_frames()
     ours = [f for f in frames if "/emulator/" in f.f_code.co_filename.replace("\\", "/")]
-    where = " > ".join(frame_place(f) for f in [*ours[-1:], *frames[-1:]] if f is not None) or "not running"
+    where = " > ".join(frame_place(f) for f in [*ours[-1:], *frames[-1:]]) or "not running"
+    seen = emu.log.glance()
+    if seen is None:
+        return f"the emulator: its request log stayed locked, its thread at {where}"
+    waiting, connections = seen
+    now = time.monotonic()
+    said = [f"{r.route or r.path} {now - r.started:.1f}s {'answering' if r.status is not None else 'unanswered'}"
+            for r in waiting[:4]]
     return (f"the emulator: {len(waiting)} request(s) in progress{(' (' + ', '.join(said) + ')') if said else ''}, "
-            f"{emu.log.connections_open} connection(s) open, its thread at {where}")
+            f"{connections} connection(s) open, its thread at {where}")
 
 
 def _combine(runs: list[tuple[SearchProtocol, _Run]]) -> _Run:

@@ -367,8 +367,8 @@ def _package(place: str) -> str:
 
 
 def _stuck_tasks() -> str:
-    """Where the loop's pending tasks wait (each task's innermost frame in the implementation's code,
-    then the innermost frame of all, in a library it called): what the report can say about an in-process
+    """Where the loop's pending tasks wait (each task's innermost frame in the implementation's code, then
+    below it the innermost frame of each library it awaits): what the report can say about an in-process
     call that never answered (the call's own task awaits its siblings' tasks, so every task is looked at)."""
     places: list[str] = []
     for task in asyncio.all_tasks():

@@ -169,6 +169,17 @@ class RequestLog:
         """Requests that reached the redirect trap: a client followed a Location it should not have."""
         return self.for_route("trap")
 
+    def glance(self, timeout: float = 1.0) -> tuple[list[RequestRecord], int] | None:
+        """(unfinished requests, open connections), or None when the lock stays held ``timeout`` seconds:
+        a report on a stuck server must not get stuck itself."""
+        if not self._cond.acquire(timeout=timeout):
+            return None
+        try:
+            unfinished = [_view(e) for e in self._records.values() if isinstance(e, _Draft)]
+            return unfinished, len(self._connections)
+        finally:
+            self._cond.release()
+
     @property
     def in_flight(self) -> int:
         with self._cond:
