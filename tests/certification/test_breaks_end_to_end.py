@@ -155,6 +155,8 @@ SEED_002_BREAKS: dict[str, tuple[str, str, str]] = {
     # Ranges read too wide (public neighbours refused) or too narrow (their far end let through).
     "ssrf-ranges-too-wide": ("ssrf", "ssrf.resolve.public_fetched", "after-10 (11.0.0.7): a public address was"),
     "ssrf-ranges-too-narrow": ("ssrf", "ssrf.resolve.special_ranges", "loopback-other (127.8.9.10)"),
+    # Found by an outside hunt (a hand list of ranges): certified before the documentation and multicast rows.
+    "ssrf-documentation-open": ("ssrf", "ssrf.resolve.special_ranges", "documentation-1 (192.0.2.5)"),
     "ssrf-v6-low-bits": ("ssrf", "ssrf.resolve.public_fetched", "ipv6-low-bits-private (2606:4700::a00:7)"),
     # Found by the mutation run of the http fetcher (issue 24): each was certified before its row.
     "ssrf-hops-one-short": ("ssrf", "ssrf.caps.redirects", "at-cap: a same-origin chain of 3 redirects (the cap)"),

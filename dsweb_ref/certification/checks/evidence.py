@@ -396,6 +396,15 @@ LOCAL = (
          {"query": "Documents/budget-2026.xlsx totals", "leak": "budget-2026"}),
     Case("desktop-backslash", "Desktop/Documents paths recognised with / only, or not at all: a Windows-style "
          "Desktop\\ path sent", {"query": "Desktop\\notes.txt", "leak": "notes.txt"}),
+    # Found by an outside hunt (local paths as /home/, /Users/, ~/ and Desktop/Documents only): each sent.
+    Case("root-home", "home folders taken for /home/ and /Users/ only: root's home folder (/root/...) sent",
+         {"query": "/root/salary-2026.xlsx totals", "leak": "salary-2026"}),
+    Case("home-backslash", "the home folder recognised as ~/ only: a Windows-style ~\\ path sent",
+         {"query": "~\\notes-kept.txt", "leak": "notes-kept"}),
+    Case("dot-relative", "./ paths (a file in the working folder) sent", {"query": "./minutes-q3.docx summary",
+                                                                        "leak": "minutes-q3"}),
+    Case("downloads-relative", "user folders taken for Desktop/Documents only: a Downloads/ file sent",
+         {"query": "Downloads/payslip-march.pdf", "leak": "payslip-march"}),
     Case("file-url-upper", "file: matched case-sensitively: FILE: sent",
          {"query": "FILE:///srv/reports/cv.pdf", "leak": "cv.pdf"}),
     Case("marked-name", "names the caller marked local sent",

@@ -179,6 +179,18 @@ SPECIAL = (
          {"address": "240.0.0.1"}),
     Case("broadcast", "a hand list of the ranges tested above, without the broadcast address 255.255.255.255",
          {"address": "255.255.255.255"}),
+    # Documentation and multicast space: never a public host. A hand list of the ranges above lets these
+    # through, and Python's is_global calls 224.0.0.0/4 and ff00::/8 'global'.
+    Case("documentation-1", "a hand list without the documentation range 192.0.2.0/24 (TEST-NET-1)",
+         {"address": "192.0.2.5"}),
+    Case("documentation-2", "a hand list without 198.51.100.0/24 (TEST-NET-2)", {"address": "198.51.100.7"}),
+    Case("documentation-3", "a hand list without 203.0.113.0/24 (TEST-NET-3)", {"address": "203.0.113.7"}),
+    Case("ipv6-documentation", "a hand list without the IPv6 documentation prefix 2001:db8::/32",
+         {"address": "2001:db8::7"}),
+    Case("multicast", "is_global alone or a hand list: the multicast 224.0.0.0/4 ('global' to Python) left open",
+         {"address": "224.0.0.1"}),
+    Case("ipv6-multicast", "is_global alone or a hand list: IPv6 multicast ff00::/8 left open",
+         {"address": "ff02::1"}),
 )
 # Special-purpose addresses written as the URL's host: the literal itself must pass host/IP validation,
 # not only the answers of a name.
