@@ -298,6 +298,10 @@ CITES = (
          "result .../notice?id=4471, another resource, which no search returned",
          {"queries": ("harbour pilot notice", "harbour tug notice"),
           "exact": ("https://harbour.example.com/notice?id=4471", "https://tug-desk.example.net/notice?id=4472")}),
+    Case("path-case", "the result URL 'canonicalised' (path lower-cased, trailing slash dropped): a line cites "
+         ".../notices/pilot-fees for the result .../Notices/Pilot-Fees/, another resource",
+         {"queries": ("harbour pilot fees notice", "harbour tug fees notice"),
+          "exact": ("https://harbour.example.com/Notices/Pilot-Fees/", "https://tug-desk.example.net/Tug/Fees/")}),
 )
 
 
