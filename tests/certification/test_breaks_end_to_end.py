@@ -74,6 +74,10 @@ BREAKS: dict[str, tuple[set[str], str | tuple[str, ...]]] = {
     "url-normalise-dedup": ({"search.differential.merge"}, "sources"),
     "generic-failure": ({"search.differential.failure"}, "the first failure in time, with its own code"),
     "generic-failure-message": ({"search.batch.all_or_nothing"}, "the batch's failure is not the failing search's own"),
+    # Found by an outside hunt of the providers (seed 001): each certified before its row.
+    "localization-single-only": ({"search.api.localization"}, "a batch of two queries: localization"),
+    "localization-on-fetch": ({"search.api.localization"}, "the Fetch API request carries localization"),
+    "fetch-status-passthrough": ({"fetch.api.mapping"}, "HTTP 203 with a page: status_code=203"),
     "text-drops-answers": ({"search.differential.merge"}, "the text does not show the answer"),
     "batch-drops-snippets": ({"search.text.snippets"}, "a merged batch: snippets of the value not shown"),
     "text-drops-hostless": ({"search.text.agrees"}, "URLs without a usual host: sources of the value missing"),

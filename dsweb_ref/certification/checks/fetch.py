@@ -32,6 +32,12 @@ MAPPING = (
          {"url": "https://docs.example.test/install", "content": "# Install\n\nRun:\n\n    pip install dsweb\n"
           "    dsweb certify  --only fetch.api.mapping\n\n\n\nThen read the report.\n"}),
 )
+# Another 2xx of the Fetch API: a success reported as HTTP 200, or refused (whether the provider counts it a
+# success is open); never the API's own status passed through as the page's.
+OTHER_SUCCESS = (
+    Case("HTTP 203 with a page", "the Fetch API's own status passed through as the page's (the API supplies no "
+         "target status)", {"status": 203}),
+)
 # Seed 001 keeps "bounded tool output" but fixes no bound, so a page this long may be shown whole or cut;
 # what the row holds is the flag's honesty and that the page's start is what is shown.
 BOUNDS = (
@@ -99,6 +105,8 @@ FAILURES = (
     "successful response'; 'The shared fetch result and its consumers stay unchanged', so the body kind is the "
     "closed union html|text and Markdown is text, the Markdown as the API sent it (no heading added, whitespace "
     "kept; only its edges may be trimmed), and a body returned whole is not flagged truncated; "
+    "'The API supplies neither a final redirected URL nor a target HTTP status': another 2xx of the API is a "
+    "success reported as 200, or refused, never passed through as the page's status; "
     "'every non-success status is a retrieval failure rather than a specific target diagnosis' "
     "(WEB_PROVIDER_ERROR, 408 and 504 included, never a timeout of the page), as is a success whose body holds "
     "no Markdown text (the provider tests cover 'malformed responses'): never an empty page; and 'The provider has "
@@ -107,7 +115,7 @@ FAILURES = (
     "bound fixed: a long page is a success showing its start, and when neither the text nor the value holds it "
     "whole, truncated is true; any bound is accepted, but a text showing a page of a million characters whole "
     "has none.",
-    cases=MAPPING + BOUNDS + FAILURES,
+    cases=MAPPING + OTHER_SUCCESS + BOUNDS + FAILURES,
 )
 async def fetch_mapping(ctx: CheckContext) -> None:
     for case in MAPPING:
@@ -127,6 +135,15 @@ async def fetch_mapping(ctx: CheckContext) -> None:
                 f"{case.name}: body differs from the Fetch API Markdown")
         require(value.get("truncated") is False,
                 f"{case.name}: truncated={value.get('truncated')!r} although the whole Markdown was returned")
+    for case in OTHER_SUCCESS:
+        ctx.fresh()
+        answer = json.dumps({"title": "T", "content": "# Notes\n\nKept as sent.\n"}).encode()
+        ctx.emu.inject("fetch", Malformed(body=answer, status=case["status"]))
+        outcome = await ctx.fetch(PAGE)
+        if outcome.ok and outcome.value is not None:
+            got = outcome.value.get("status_code")
+            require(got == 200, f"{case.name}: status_code={got!r}: the API's own status passed through, where "
+                    "the provider reports HTTP 200 for a successful response", catches=case.catches)
     for case in BOUNDS:
         ctx.fresh()
         page = long_page(case["chars"])

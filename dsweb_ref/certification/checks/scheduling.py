@@ -41,7 +41,7 @@ from typing import Any
 from ..._exceptions import WebError
 from ...emulator import Delay, Hold, RateLimited, Redirect, RequestRecord, Status
 from ...emulator.faults import Fault
-from ..adapter_protocol import CAP_LOCALIZATION, CAP_PACING, CAP_RETRY
+from ..adapter_protocol import CAP_FETCH_API, CAP_LOCALIZATION, CAP_PACING, CAP_RETRY
 from ..calibration import ATTEMPTS, LATE_UNDER_LOAD, LagSampler, Load, Timed, judge_timed, patiently, round_trip
 from ..cases import Case
 from ..targets import CallOutcome, PendingCall, TargetError
@@ -66,6 +66,7 @@ __all__ = ["OPT_IN_CHECKS", "SCHEDULING_CAPABILITIES"]
 WS, API = "web_search", "search-api"
 SCHEDULING_CAPABILITIES = (CAP_RETRY, CAP_PACING, CAP_LOCALIZATION)
 QUERY = "search api"
+FETCHED = "https://docs.example.test/api/search"  # a corpus page of the emulator's Fetch API
 BATCH = ["search api", "rate limits", "markdown", "coffee"]
 AT_ONCE = 0.3  # seconds a cancelled call may take to answer "cancelled" on a quiet machine
 INTO_THE_WAIT = 0.3  # seconds after the 429 is answered before cancelling the retry wait
@@ -954,6 +955,11 @@ LOCALIZATION_CASES = (
     Case("a zoned IPv6", "forwarding an interface-scoped address", {"value": "fe80::1%eth0", "ok": False}),
     Case("spaces around an IPv4 literal", "forwarding the text with its spaces (refusing it, or sending the "
          "address without them, are both fine)", {"value": " 203.0.113.7 ", "ok": None}),
+    # From an outside hunt: each certified before its row.
+    Case("a batch of two queries", "the searches of a batch sent without the address (only a one-query call "
+         "carries it)", {"value": "203.0.113.7", "ok": True, "queries": [QUERY, "search api pricing"]}),
+    Case("a web_fetch while it is set", "the address added to the Fetch API request too (Fetch sends a URL; a "
+         "target without the Fetch API skips the row)", {"value": "203.0.113.7", "ok": True, "fetch": True}),
 )
 # Issue 12: a bad localization is WEB_CONFIG_INVALID (the deployment's setting) or WEB_INVALID_ARGUMENTS.
 
@@ -1003,7 +1009,8 @@ async def _either(ctx: CheckContext, value: str, what: str, catches: str) -> Non
     provider="api",
     rule="Seed 001: define a bounded localization input before forwarding it; API localization is an IP "
     "address, not an inferred city or UI language. Issue 12: omitted when unset; anything else is "
-    "WEB_CONFIG_INVALID or WEB_INVALID_ARGUMENTS, never forwarded.",
+    "WEB_CONFIG_INVALID or WEB_INVALID_ARGUMENTS, never forwarded. The provider contract is single-query, so "
+    "every search of a batch sends it as a one-query call does; and 'Fetch sends a URL': never on a Fetch request.",
     cases=LOCALIZATION_CASES,
 )
 async def localization(ctx: CheckContext) -> None:
@@ -1017,9 +1024,19 @@ async def localization(ctx: CheckContext) -> None:
             await _refused(ctx, value, case.name, case.catches)
             continue
         await ctx.configure_opt_in(localization=value)
-        expect_success(await ctx.search([QUERY]), case.name)
+        if case.params.get("fetch"):
+            if {"web_fetch", CAP_FETCH_API} <= ctx.hello.capabilities:
+                expect_success(await ctx.fetch(FETCHED), case.name)
+                bodies = [r.json for r in ctx.records("fetch") if isinstance(r.json, dict)]
+                sent = [b["localization"] for b in bodies if "localization" in b]
+                require(bodies and not sent, f"{case.name}: the Fetch API request carries localization {sent!r}",
+                        catches=case.catches)
+            continue
+        queries = case.params.get("queries", [QUERY])
+        expect_success(await ctx.search(queries), case.name)
         bodies = [r.json for r in ctx.records("search") if isinstance(r.json, dict)]
-        require(bodies, f"{case.name}: no Search API request")
+        require(len(bodies) >= len(queries), f"{case.name}: {len(bodies)} Search API request(s) for {len(queries)} "
+                "queries")
         if value is None:  # issue 12: omitted when unset (not null, not blank)
             sent = [b["localization"] for b in bodies if "localization" in b]
             require(not sent, f"{case.name}: localization {sent!r} was sent", catches=case.catches)
