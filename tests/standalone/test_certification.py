@@ -35,6 +35,9 @@ BREAKS: dict[str, tuple[str, str]] = {
     # found by red-teaming: each was certified before the row named in its fragment
     "standalone-bound-chars": ("standalone.result.bounded", "[cjk-summary] the result is"),
     "standalone-cited-sources-only": ("standalone.sources.filtered", "0 sources kept of 8"),
+    # found by an outside hunt: each was certified before its row
+    "standalone-sources-by-host": ("standalone.sources.filtered", "[same-site-pages] 1 sources kept of 3"),
+    "standalone-truncated-summary-only": ("standalone.result.bounded", "[eight-long-sources-short-summary] the result"),
     "standalone-any-search-call": ("standalone.prose.error", "[responses-search-in-progress]"),
     "standalone-failure-as-summary": ("standalone.prose.error", "[http-500]: expected a WEB_* error"),
     "standalone-leak-responses-reasoning": ("standalone.reasoning.withheld", "[responses] the result contains"),

@@ -356,6 +356,12 @@ BOUND_CASES = (
          {"protocol": "messages", "fault": Malformed(body=_messages_body(
              [_result_block([_item(u, f"Title {i} " + "t" * 2_000) for i, u in enumerate(LONG_URLS)]),
               {"type": "text", "text": "s" * 30_000}]))}),  # a summary any bound must cut: truncated is due
+    # From an outside hunt: sources dropped to fit, the short summary whole, and no truncated flag.
+    Case("eight-long-sources-short-summary", "truncated set only when the summary is cut, so sources dropped to "
+         "fit the bound go unflagged (the eight sources alone are 32 000 bytes; the summary is 16)",
+         {"protocol": "messages", "fault": Malformed(body=_messages_body(
+             [_result_block([_item(u, f"Title {i} " + "t" * 2_000) for i, u in enumerate(LONG_URLS)]),
+              {"type": "text", "text": "A short summary."}]))}),
     # The same answers asked for as a stream (configure standalone_stream; a target may answer plainly).
     Case("huge-messages-summary-streamed", "losing a streamed answer's text deltas (a text block read from its "
          "content_block_start alone), so the huge summary is never cut",
@@ -399,7 +405,8 @@ async def result_bounded(ctx: CheckContext) -> None:
         size = len((outcome.text or "").encode("utf-8"))
         require(size <= MAX_RESULT_BYTES, f"[{case.name}] the result is {size} encoded bytes, over 24000")
         if text is None:
-            require(value.get("truncated") is True, f"[{case.name}] the summary was cut but truncated is not true")
+            require(value.get("truncated") is True, f"[{case.name}] the result had to be cut but truncated is not "
+                    "true", catches=case.catches)
             continue
         lost = len(value["summary"]) < len(text) or len(value["sources"]) < 1
         require(value.get("truncated") is not True or lost,
@@ -655,6 +662,9 @@ FILTER_CASES = (
     Case("responses-two-searches", "reading only the first completed web_search_call of an answer whose model "
          "searched twice, so the second call's sources are lost",
          {"urls": VALID[4:8], "keep": 4, "protocol": "responses", "searches": 2}),
+    # From an outside hunt: distinct sources are distinct URLs, not distinct sites.
+    Case("same-site-pages", "sources deduplicated by host ('eight distinct sites'), so three pages of one site "
+         "leave one source", {"urls": [f"https://s0.example.test/page-{i}" for i in range(3)], "keep": 3}),
 )
 
 
