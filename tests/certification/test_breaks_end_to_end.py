@@ -166,6 +166,8 @@ SEED_002_BREAKS: dict[str, tuple[str, str, str]] = {
     "ssrf-hops-one-short": ("ssrf", "ssrf.caps.redirects", "at-cap: a same-origin chain of 3 redirects (the cap)"),
     "ssrf-char-cut-unmarked": ("ssrf", "ssrf.caps.body", "text-past-char-cap: a page of 150000 bytes"),
     "ssrf-length-required": ("ssrf", "ssrf.caps.body", "within-cap-undeclared: a page of 256 bytes"),
+    # Found by an outside hunt: certified before the multibyte row.
+    "ssrf-cap-in-characters": ("ssrf", "ssrf.caps.body", "multibyte-over-cap: 768 bytes of the page came back"),
     "evidence-no-query-floor": ("evidence", "evidence.diversity", "kept no source of its own"),
     "evidence-hosts-not-domains": ("evidence", "evidence.diversity", "subdomains: 8 of 8 pages from harbour-news"),
     # Found by the mutation run of tools/_evidence_rank.py (issue 24): certified before its row.

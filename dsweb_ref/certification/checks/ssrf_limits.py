@@ -130,6 +130,14 @@ AT_CAP_CASE = Case("at-cap", "the cap read as 'fewer than': a page of exactly th
                    {"bytes": AT_CAP, "content_length": True, "cap": AT_CAP})
 
 
+# From an outside hunt: the cap read in characters of the decoded text (3 bytes each here) let a page of three
+# times the cap through whole. The cap is bytes: such a page comes back cut to them (and says so) or refused.
+WIDE_CHARS = "搜" * AT_CAP
+MULTIBYTE_CASE = Case("multibyte-over-cap", f"the cap counted in characters: {AT_CAP} three-byte characters "
+                      f"({3 * AT_CAP} bytes) returned whole, not marked cut",
+                      {"bytes": 3 * AT_CAP, "content_length": True, "cap": AT_CAP})
+
+
 UNDECLARED_CASE = Case("within-cap-undeclared", "a page without Content-Length (HTTP/1.0: the body ends when the "
                        "connection closes) under the cap refused, or its end lost",
                        {"bytes": AT_CAP, "content_length": False, "cap": AT_CAP})
@@ -188,6 +196,10 @@ def _at_cap_gzip(handler: _Handler) -> None:
     _in_pieces(handler, [packed[:-8], packed[-8:]], {"Content-Encoding": "gzip", "Content-Length": str(len(packed))})
 
 
+def _multibyte(handler: _Handler) -> None:
+    handler._send(WIDE_CHARS.encode("utf-8"))
+
+
 def _at_cap(handler: _Handler) -> None:
     handler._send(b"a" * (AT_CAP - len(LAST)) + LAST)
 
@@ -213,11 +225,12 @@ def _long(size: int) -> Any:
     "cap (configure fetch_max_bytes) holds for the decoded body, whatever the server declares or "
     "compresses. Cutting and refusing are both accepted; nothing past the cap may come back, and a page cut "
     "says so (truncated true: the web_fetch value schema sets it when anything was cut). A page of exactly "
-    "the cap is within it: it comes back whole, not marked cut, with or without a Content-Length. A page within "
+    "the cap is within it: it comes back whole, not marked cut, with or without a Content-Length. The cap counts "
+    "bytes, not characters: a page of three-byte characters is cut to the cap's bytes. A page within "
     "the cap whose text is long comes back (cut to a character cap of the fetcher's own, if it has one, and then "
     "marked cut; left whole, not marked cut). A page cut is cut to its first bytes, whatever reads its bytes "
     "arrive in; a compressed page of exactly the cap comes back whole however its compressed bytes are split.",
-    cases=(*BODY_CASES, AT_CAP_CASE, UNDECLARED_CASE, *LONG_CASES, *PIECE_CASES),
+    cases=(*BODY_CASES, AT_CAP_CASE, UNDECLARED_CASE, MULTIBYTE_CASE, *LONG_CASES, *PIECE_CASES),
 )
 async def body_cap(ctx: CheckContext) -> None:
     with _network() as net:
@@ -225,6 +238,7 @@ async def body_cap(ctx: CheckContext) -> None:
             net.pages.special[f"/big/{name}"] = serve
         net.pages.special["/big/at-cap"] = _at_cap
         net.pages.special["/big/within-cap-undeclared"] = _undeclared
+        net.pages.special["/big/multibyte-over-cap"] = _multibyte
         net.pages.special["/big/over-cap-in-pieces"] = _over_in_pieces
         net.pages.special["/big/at-cap-gzip"] = _at_cap_gzip
         for case in LONG_CASES:
@@ -274,6 +288,15 @@ async def body_cap(ctx: CheckContext) -> None:
             require(LAST.decode() in (outcome.text or ""), f"{what} lost its last bytes", catches=case.catches)
             require((outcome.value or {}).get("truncated") is False, f"{what} is marked cut (truncated is not false)",
                     catches=case.catches)
+        case = MULTIBYTE_CASE
+        outcome = await ctx.fetch(f"http://caps.ssrf.test:{net.port}/big/{case.name}")
+        if outcome.ok:
+            content = str(((outcome.value or {}).get("body") or {}).get("content", ""))
+            size = len(content.rstrip("\ufffd").encode("utf-8"))  # a character the cut split may be shown as U+FFFD
+            require(size <= AT_CAP, f"{case.name}: {size} bytes of the page came back for a {AT_CAP}-byte cap (its "
+                    f"{content.count('搜')} characters counted instead)", catches=case.catches)
+            require((outcome.value or {}).get("truncated") is True, f"{case.name}: the page was cut to the cap but "
+                    "truncated is not true", catches=case.catches)
         await ctx.configure(provider="messages", test_network=test_network, fetch_max_bytes=LONG_CAP)
         for case in LONG_CASES:
             outcome = await ctx.fetch(f"http://caps.ssrf.test:{net.port}/big/{case.name}")
