@@ -148,6 +148,14 @@ THAI_PARAGRAPH = replace(
     "ค่าโดยสารเรือเฟอร์รี่ไปเกาะช้างสำหรับผู้ใหญ่ราคา 120 บาทต่อเที่ยว",
     fact="120 บาท",
 )
+# One Thai sentence of 214 characters (642 UTF-8 bytes): shorter than any passage bound in characters, longer
+# than one in bytes. The fare stands at its end.
+THAI_SENTENCE = replace(
+    THAI_PARAGRAPH,
+    match="ท่าเรือแหลมงอบเปิดให้บริการทุกวันตั้งแต่เช้าจนถึงค่ำและมีร้านอาหารกับร้านกาแฟหลายแห่งรอบท่าเรือสำหรับ"
+    "นักท่องเที่ยวที่รอขึ้นเรือไปเกาะช้างโดยค่าโดยสารเรือเฟอร์รี่ไปเกาะช้างสำหรับผู้ใหญ่คือหนึ่งร้อยยี่สิบบาทต่อเที่ยว",
+    fact="หนึ่งร้อยยี่สิบบาท",
+)
 
 
 def _page(texts: _Texts, fillers: int) -> str:
@@ -221,6 +229,12 @@ PASSAGES = (
         "is cut off",
         {"fillers": 40, "texts": "thai-paragraph"},
     ),
+    Case(
+        "thai-long-sentence",
+        "a passage bounded in UTF-8 bytes (a Go-style len): a Thai sentence of 214 characters (642 bytes) cut to "
+        "about 120, the fare at its end lost and the cut character shown as U+FFFD",
+        {"fillers": 40, "texts": "thai-sentence"},
+    ),
 )
 _TEXTS = {
     "english": ENGLISH,
@@ -233,6 +247,7 @@ _TEXTS = {
     "list-item": LIST_ITEM,
     "run-on": RUN_ON,
     "thai-paragraph": THAI_PARAGRAPH,
+    "thai-sentence": THAI_SENTENCE,
 }
 
 # A batch of two queries, one result each: the harbour office's page answers the first query and also
@@ -269,7 +284,8 @@ OWN_QUERY = (
     rule="Seed 002: a page fetched successfully is not sent to the model whole; code reduces it to short "
     "text matching the query; the search snippet is the fallback only when the page cannot be fetched "
     "or has no usable passage; the results of a batch come back separated by query (each query's passages "
-    "match that query).",
+    "match that query). A passage is the page's own text: a cut never splits a character (no U+FFFD the page "
+    "does not hold).",
     cases=(*PASSAGES, *OWN_QUERY),
 )
 async def passages(ctx: CheckContext) -> None:
@@ -303,6 +319,13 @@ async def passages(ctx: CheckContext) -> None:
         require(
             len(shown) <= len(page) // 4,
             f"{case.name}: {len(shown)} characters of evidence from a {len(page)}-character page",
+            catches=case.catches,
+        )
+        # From an outside hunt: a passage cut at a byte count inside a character shows U+FFFD, no page's text.
+        require(
+            "\ufffd" not in shown and "\ufffd" not in (outcome.text or ""),
+            f"{case.name}: the evidence shows U+FFFD, which the page does not hold (a cut inside a character)",
+            evidence=cited,
             catches=case.catches,
         )
     for case in OWN_QUERY:
