@@ -205,6 +205,11 @@ RETRY_CASES = (
     Case("503, then success", "retrying 429 but not 5xx", {"fault": Status(503)}),
     Case("503, Retry-After 1 s, then success", "reading Retry-After on a 429 only (a 503 may send one too)",
          {"fault": Status(503, headers={"Retry-After": "1"}), "wait": 1}),
+    # From an outside hunt: Retry-After read on 429 and 503 only (the statuses HTTP defines it for).
+    Case("408, Retry-After 1 s, then success", "reading Retry-After on 429 and 503 only (a 408 may send one too)",
+         {"fault": Status(408, headers={"Retry-After": "1"}), "wait": 1}),
+    Case("500, Retry-After 1 s, then success", "reading Retry-After on 429 and 503 only (any 5xx may send one)",
+         {"fault": Status(500, headers={"Retry-After": "1"}), "wait": 1}),
     Case("500, then success", "retrying only 503 among the 5xx (Service Unavailable taken for the one transient "
          "status)", {"fault": Status(500)}),
     Case("501, then success", "retrying only the usual transient 5xx (500, 502, 503 and 504, a urllib3-style "
@@ -241,8 +246,8 @@ _AT_ONCE_CATCHES = frozenset(c.catches for c in RETRY_CASES if "judges" in c.par
     seed="001",
     requires=(WS, API, CAP_RETRY),
     provider="api",
-    rule="Seed 001: the guide recommends waiting before retrying 408, 429 and 5xx. Retry-After, when sent, "
-    "is the wait (seconds or an HTTP date); retries are bounded. Every 5xx is retried, not only 500, 502, 503 "
+    rule="Seed 001: the guide recommends waiting before retrying 408, 429 and 5xx. Retry-After, when sent "
+    "(on any of them), is the wait (seconds or an HTTP date); retries are bounded. Every 5xx is retried, not only 500, 502, 503 "
     "and 504. Each of 408, 429 and 5xx waits before its retries: one retried at once while the others back off "
     "fails, judged on the longest of that status's waits without Retry-After.",
     cases=RETRY_CASES,
