@@ -247,9 +247,9 @@ _AT_ONCE_CATCHES = frozenset(c.catches for c in RETRY_CASES if "judges" in c.par
     requires=(WS, API, CAP_RETRY),
     provider="api",
     rule="Seed 001: the guide recommends waiting before retrying 408, 429 and 5xx. Retry-After, when sent "
-    "(on any of them), is the wait (seconds or an HTTP date); retries are bounded. Every 5xx is retried, not only 500, 502, 503 "
-    "and 504. Each of 408, 429 and 5xx waits before its retries: one retried at once while the others back off "
-    "fails, judged on the longest of that status's waits without Retry-After.",
+    "(on any of them), is the wait (seconds or an HTTP date); retries are bounded. Every 5xx is retried, not "
+    "only 500, 502, 503 and 504. Each of 408, 429 and 5xx waits before its retries: one retried at once while "
+    "the others back off fails, judged on the longest of that status's waits without Retry-After.",
     cases=RETRY_CASES,
     slot="quiet",  # measures the waits between attempts
 )
