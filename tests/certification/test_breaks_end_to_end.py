@@ -76,6 +76,7 @@ BREAKS: dict[str, tuple[set[str], str | tuple[str, ...]]] = {
     "generic-failure-message": ({"search.batch.all_or_nothing"}, "the batch's failure is not the failing search's own"),
     # Found by an outside hunt of the providers (seed 001): each certified before its row.
     "localization-single-only": ({"search.api.localization"}, "a batch of two queries: localization"),
+    "summary-total-before-cap": ({"search.api.summary.budget"}, "the total over the sources the cap keeps"),
     "retry-after-429-503-only": ({"search.api.retry.waits"}, "408, Retry-After 1 s, then success"),
     "localization-on-fetch": ({"search.api.localization"}, "the Fetch API request carries localization"),
     "fetch-status-passthrough": ({"fetch.api.mapping"}, "HTTP 203 with a page: status_code=203"),

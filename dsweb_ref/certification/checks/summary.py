@@ -109,8 +109,9 @@ async def snippet_default(ctx: CheckContext) -> None:
 Spec = list[Any]  # (kind, length[, tag]): see case_summary
 
 
-def _case(name: str, catches: str, per: int, total: int, queries: dict[str, list[Spec]]) -> Case:
-    return Case(name, catches, {"per": per, "total": total, "queries": queries})
+def _case(name: str, catches: str, per: int, total: int, queries: dict[str, list[Spec]], cap: int = 8) -> Case:
+    """``cap``: searchMaxResults; below the sources served, the budgets bind the sources the cap keeps."""
+    return Case(name, catches, {"per": per, "total": total, "queries": queries, **({"cap": cap} if cap != 8 else {})})
 
 
 def _one(summary: Spec) -> dict[str, list[Spec]]:
@@ -153,6 +154,12 @@ BUDGET_CASES = (
           "truncated", 1000, 1800, {"used up": [["words", 900, f"v{i}x"] for i in range(3)]}),
     _case("a per-source budget of 400", "the configured per-source budget ignored (the default 1,000 applied)",
           400, WIDE, _one(["words", 600, "w"])),
+    # From an outside hunt: the total spent over every source the searches returned, before searchMaxResults
+    # cut them, so the sources the cap keeps get less than the budgets allow.
+    _case("the total over the sources the cap keeps", "the total budget spent before the searchMaxResults cap (in "
+          "query order): the second query's kept source shows nothing", 1000, 1800,
+          {"capped q1": [["words", 900, f"x{i}x"] for i in range(3)],
+           "capped q2": [["words", 900, f"y{i}x"] for i in range(3)]}, cap=2),
 )
 
 
@@ -228,14 +235,16 @@ def _within_budgets(name: str, per: int, total: int, shown: dict[str, str], serv
     "and matching Session records; returned summaries measured 1,000-2,300 characters. Budgets count "
     "characters (code points) and are the configured ones (configure search_summary_max_chars and "
     "search_summary_total_chars); a cut ends in a visible marker and sets truncated; the value keeps snippet "
-    "and summary as served and records the summary the model saw.",
+    "and summary as served and records the summary the model saw. They are output budgets: they bind the "
+    "sources the model is shown, after seed 000's searchMaxResults cap, not the ones it dropped.",
     cases=BUDGET_CASES,
 )
 async def summary_budget(ctx: CheckContext) -> None:
     for case in BUDGET_CASES:
         per, total, queries = case["per"], case["total"], case["queries"]
+        cap = case.params.get("cap", 8)
         ctx.fresh()
-        await ctx.configure(search_max_results=8)
+        await ctx.configure(search_max_results=cap)
         await ctx.configure_opt_in(search_model_text="summary", search_summary_max_chars=per,
                                    search_summary_total_chars=total)
         served: dict[str, dict[str, str]] = {}
@@ -247,7 +256,12 @@ async def summary_budget(ctx: CheckContext) -> None:
         value = expect_success(outcome, case.name)
         text = outcome.text or ""
         sources = [s for s in value.get("sources", []) if isinstance(s, dict)]
-        require(sorted(str(s.get("url")) for s in sources) == sorted(served), f"{case.name}: sources changed")
+        urls = sorted(str(s.get("url")) for s in sources)
+        urls_served = list(served)
+        if cap < len(served):  # which sources the cap keeps is search.merge's to judge; the budgets bind those
+            require(len(urls) == cap and set(urls) <= set(served), f"{case.name}: sources changed")
+            served = {url: served[url] for url in urls}
+        require(urls == sorted(served), f"{case.name}: sources changed")
         shown: dict[str, str] = {}
         cuts = 0
         for source in sources:
@@ -265,8 +279,10 @@ async def summary_budget(ctx: CheckContext) -> None:
         want = _expected_total(per, total, _summary_lengths(served))
         require(used >= want - cuts * CUT_SLACK,
                 f"{case.name}: {used} summary characters shown where the budgets allow {want}", catches=case.catches)
-        require(value.get("truncated") is (cuts > 0),
-                f"{case.name}: truncated={value.get('truncated')!r} with {cuts} summaries cut", catches=case.catches)
+        capped = cap < len(urls_served)  # the merge's own cut (seed 000) sets truncated too
+        require(value.get("truncated") is (cuts > 0 or capped),
+                f"{case.name}: truncated={value.get('truncated')!r} with {cuts} summaries cut"
+                + (" and sources cut by searchMaxResults" if capped else ""), catches=case.catches)
     await ctx.configure_opt_in()
 
 
