@@ -66,8 +66,9 @@ PROFILES: tuple[Profile, ...] = (
     Profile(
         "seed-001-fetch-api",
         "001",
-        "fetch through the DeepSeek Fetch API: mapping onto the shared fetch result, failures, redirects",
-        requires=("web_fetch", "fetch-api"),
+        "fetch through the DeepSeek Fetch API: mapping onto the shared fetch result, failures, redirects, "
+        "cancellation",
+        requires=("web_fetch", "fetch-api", "cancel"),
         protocol="api",
     ),
     *(

@@ -4,9 +4,22 @@ from __future__ import annotations
 
 import json
 
-from ...emulator import Malformed, RateLimited, Status
+from ...emulator import Hold, Malformed, RateLimited, Status
 from ..cases import Case
-from ._base import PROVIDER_ERROR, CheckContext, check, expect_error, expect_schema, expect_success, require
+from ..targets import CallStalled
+from ._base import (
+    ABORTED,
+    CALL_TIMEOUT,
+    PROVIDER_ERROR,
+    CheckContext,
+    CheckFailed,
+    check,
+    expect_error,
+    expect_schema,
+    expect_success,
+    require,
+)
+from .batch import answer_probe, require_quiescent, wait_held
 from .outcomes import REDIRECT_STATUSES, redirect_fault
 from .search import only_record, require_tools_api_headers
 
@@ -256,3 +269,48 @@ async def fetch_redirect(ctx: CheckContext) -> None:
 async def fetch_value_schema(ctx: CheckContext) -> None:
     value = expect_success(await ctx.fetch(PAGE), f"fetch {PAGE}")
     expect_schema(value, "web_fetch.output", f"fetch {PAGE}")
+
+
+# Seed 001 keeps the Harness's cancellation for both new providers; seed 000's cancel rule (the call answers
+# only once its upstream request is closed) is search.cancel.quiescence's for web_search.
+FETCH_CANCEL = (
+    Case("a Fetch API request held by the server", "a cancel answered at once while the Fetch request runs on "
+         "(shielded from it), or a cancel swallowed and the page returned once the server answers", {}),
+)
+CANCEL_BOUND = 10.0  # seconds a cancelled web_fetch may take to answer (a liveness bound, see patiently)
+
+
+@check(
+    "fetch.cancel.quiescence",
+    "Cancelling an in-flight web_fetch answers cancelled, after its Fetch API request is closed",
+    seed="001",
+    requires=(WF, FAPI, "cancel"),
+    provider="api",
+    rule="Seed 001: the Harness 'retains cancellation' for the new providers, and seed 000 fixes what a cancel "
+    "is (caller cancellation propagates to the provider; the call answers after quiescence): a web_fetch "
+    "cancelled while its Fetch API request is in flight answers cancelled (or WEB_ABORTED) with no value, and "
+    "only once that request is closed. A cancel ignored until the page arrives is not a cancel.",
+    cases=FETCH_CANCEL,
+)
+async def fetch_cancel(ctx: CheckContext) -> None:
+    for case in FETCH_CANCEL:
+        gate = ctx.emu.gate("fetch cancel")
+        ctx.fresh()
+        ctx.emu.inject("fetch", Hold(gate, timeout=30))
+        call = ctx.target.start_call("web_fetch", {"arguments": {"url": PAGE}}, answer_probe(ctx))
+        try:
+            await wait_held(ctx, gate, 1, case.name, catches=case.catches)
+            await call.cancel()
+            try:
+                outcome = await call.outcome(CANCEL_BOUND)
+            except CallStalled:
+                gate.release()  # the page may now come back: what the target did with the cancel
+                late = await call.outcome(CALL_TIMEOUT)
+                raise CheckFailed(f"{case.name}: the cancelled fetch did not answer within {CANCEL_BOUND:g}s; once "
+                                  f"the server answered, it answered {late.brief()}", catches=case.catches) from None
+            require(outcome.cancelled or outcome.error_code == ABORTED, f"{case.name}: a cancelled fetch must answer "
+                    f"cancelled or WEB_ABORTED, got {outcome.brief()}", catches=case.catches)
+            require(outcome.value is None, f"{case.name}: a cancelled fetch must carry no value")
+            await require_quiescent(ctx, outcome, f"{case.name} cancelled")
+        finally:
+            gate.release()
