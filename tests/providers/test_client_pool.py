@@ -435,8 +435,9 @@ def test_a_dropped_pool_never_closes_its_dead_connections_later(emulator: Emulat
             clients.entries.move_to_end(_client_pool.ClientKey(name, "key", 1.0), last=not where_first)
         del old, clients, client, fake
         gc.collect()
-        await asyncio.sleep(0)  # the finaliser's close task is created on this loop now
-        guard_closes = [t for t in asyncio.all_tasks() if "aclose" in repr(t.get_coro())]
+        await asyncio.sleep(0)  # the finaliser's close task (the guard's aclose) is created on this loop now
+        guard_closes = [t for t in asyncio.all_tasks() if type(t.get_coro()).__name__ == "async_generator_athrow"]
+        assert len(guard_closes) == 1
 
         reading = asyncio.Event()
 
