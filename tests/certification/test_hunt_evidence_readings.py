@@ -185,7 +185,7 @@ _FOLDERS = r"\b(?:desktop|documents|downloads)[\\/]"
     ("wrong", "rows"),
     [
         # catches: evidence-local-no-desktop (relative Desktop/Documents paths not recognised)
-        (_RIGHT.replace(_FOLDERS, "(?!)"), {"documents-relative", "desktop-backslash"}),
+        (_RIGHT.replace(_FOLDERS, "(?!)"), {"documents-relative", "desktop-backslash", "downloads-relative"}),
         # catches: Desktop/Documents paths recognised with a forward slash only
         (_RIGHT.replace(_FOLDERS, r"\b(?:desktop|documents|downloads)/"), {"desktop-backslash"}),
     ],

@@ -191,14 +191,16 @@ def test_only_the_ascii_space_ignored_fails_exactly_the_tab_row(monkeypatch: pyt
     assert failing_rows(evidence, "RETRIES", RETRY, monkeypatch) == {"tab-inside"}
 
 
-def test_absolute_paths_local_only_under_home_fail_exactly_the_macos_row(monkeypatch: pytest.MonkeyPatch) -> None:
-    # catches: local-posix-home-only (/Users/somchai/budget-2026.xlsx sent to the search engine)
+def test_absolute_paths_local_only_under_home_fail_exactly_the_macos_and_root_rows(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # catches: local-posix-home-only (/Users/somchai/budget-2026.xlsx and /root/salary-2026.xlsx sent)
     folders = "(?:home|users|etc|var|tmp|mnt|media|opt|root|private|volumes|srv|data)"
     right = _evidence_guard._LOCAL_PATH.pattern
     assert right.count(folders) == 1
     wrong = re.compile(right.replace(folders, "home"), _evidence_guard._LOCAL_PATH.flags)
     monkeypatch.setattr(_evidence_guard, "_LOCAL_PATH", wrong)
-    assert failing_rows(evidence, "LOCAL", LOCAL, monkeypatch) == {"macos-path"}
+    assert failing_rows(evidence, "LOCAL", LOCAL, monkeypatch) == {"macos-path", "root-home"}
 
 
 def _numbered_in_groups(text: str) -> str:

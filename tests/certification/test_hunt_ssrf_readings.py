@@ -99,14 +99,16 @@ def test_ipv4_judged_by_is_global_without_metadata_fails_the_192_0_0_rows(monkey
 
 def test_a_hand_list_of_the_tested_ranges_fails_the_rows_outside_it(monkeypatch: pytest.MonkeyPatch) -> None:
     # catches: a hand-written IPv4 list of exactly the tested ranges, plus the metadata table
-    # (metadata-table-only-v4-ranges-rfc1918): 192.0.0.0/24, 240.0.0.0/4 and 255.255.255.255 left open
+    # (metadata-table-only-v4-ranges-rfc1918): 192.0.0.0/24, 240.0.0.0/4, 255.255.255.255, the documentation
+    # ranges and multicast left open
     tested = {"0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16", "172.16.0.0/12",
               "192.168.0.0/16", "198.18.0.0/15"}
     monkeypatch.setattr(addresses, "_V4_BLOCKED", tuple(
         (net, why) for net, why in addresses._V4_BLOCKED if net in {IPv4Network(n) for n in tested}))
     patch_reading(addresses, "_v4_reason", "if not address.is_global or address.is_multicast or address.is_reserved:",
                   "if False:", monkeypatch)
-    assert _special_rows(monkeypatch) == {"ipv4-dummy", "reserved-240", "broadcast"}
+    assert _special_rows(monkeypatch) == {"ipv4-dummy", "reserved-240", "broadcast", "documentation-1",
+                                          "documentation-2", "documentation-3", "multicast"}
 
 
 # --- ssrf.resolve.rebinding, ssrf.redirect.private: later connections and retries ------------------------------

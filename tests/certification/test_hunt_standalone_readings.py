@@ -56,10 +56,11 @@ def _summary_only_bound(summary: str, sources: list[dict[str, str]], truncated: 
     return standalone_search._encode(summary, sources, truncated).decode("utf-8")
 
 
-def test_a_bound_on_the_summary_alone_fails_exactly_the_long_sources_row(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_bound_on_the_summary_alone_fails_exactly_the_long_sources_rows(monkeypatch: pytest.MonkeyPatch) -> None:
     # catches: the 24 000-byte bound applied to the summary alone, the sources never measured
     monkeypatch.setattr(standalone_search, "encode_result", _summary_only_bound)
-    assert _failing("standalone.result.bounded", monkeypatch) == {"eight-long-sources"}
+    assert _failing("standalone.result.bounded", monkeypatch) == {"eight-long-sources",
+                                                                   "eight-long-sources-short-summary"}
 
 
 def test_http_read_as_a_prefix_fails_exactly_the_look_alike_schemes_row(monkeypatch: pytest.MonkeyPatch) -> None:

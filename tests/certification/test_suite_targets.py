@@ -72,6 +72,7 @@ def test_undeclared_capabilities_are_skipped_never_passed_and_withhold_their_pro
         "fetch.api.wire",
         "fetch.redirect.not_followed",
         "fetch.value.schema",
+        "fetch.cancel.quiescence",
         "search.api.fail_fast",
         "search.api.base_unavailable",
         "search.api.base_shapes",
@@ -104,7 +105,7 @@ def test_undeclared_capabilities_are_skipped_never_passed_and_withhold_their_pro
     assert verdicts["seed-000-web-search"].missing == ("cancel",)
     assert "search.cancel.quiescence" in verdicts["seed-000-web-search"].not_passed
     assert verdicts["seed-001-search-api"].missing == ("search-api",)
-    assert verdicts["seed-001-fetch-api"].missing == ("fetch-api",)
+    assert verdicts["seed-001-fetch-api"].missing == ("fetch-api", "cancel")
     assert "capability not declared: cancel" in verdicts["seed-000-web-search"].explain()
 
 
