@@ -3,9 +3,9 @@
 An *adapter* is a program the suite starts (``dsweb certify --adapter "CMD ARGS"``; the command string
 is split with POSIX shell rules, no shell runs it). It wraps the implementation under test and speaks
 **JSON lines**: one UTF-8 JSON object per line, ``\\n``-terminated, on its stdin (suite -> adapter) and
-its stdout (adapter -> suite). A response line holds at most 64 MiB and :data:`MAX_LINE_VALUES` JSON
-values. Nothing else may be written to stdout; stderr is free for logs (the suite keeps its tail for
-error reports, with key-looking values redacted).
+its stdout (adapter -> suite). A response line holds at most 64 MiB and :data:`MAX_LINE_VALUES` brackets,
+braces and commas outside strings. Nothing else may be written to stdout; stderr is free for logs (the
+suite keeps its tail for error reports, with key-looking values redacted).
 
 The adapter starts with a minimal environment: ``PATH``, ``HOME``, locale, temp-directory and
 Python path variables (``PYTHONPATH``, ``VIRTUAL_ENV``) only, plus what ``--adapter-env NAME[=VALUE]``
@@ -278,7 +278,7 @@ it. The report names every profile and why one was not certified.
   or ``messages-search``
 - ``seed-001-search-api``: ``web_search``, ``search-api``
 - ``seed-001-messages``: ``web_search``, ``messages-search``
-- ``seed-001-fetch-api``: ``web_fetch``, ``fetch-api``
+- ``seed-001-fetch-api``: ``web_fetch``, ``fetch-api``, ``cancel``
 - ``seed-001-retry``, ``seed-001-pacing``, ``seed-001-localization``, ``seed-001-summary-budget``,
   ``seed-001-quality-metadata`` (opt-in): ``web_search``, ``search-api`` and that capability
 - ``seed-002-evidence``: ``web_search``, ``search-api``, ``fetch-api``, ``evidence-search``
@@ -402,8 +402,9 @@ def encode_line(message: dict[str, Any]) -> bytes:
     return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
 
 
-# JSON values one response line may hold: far above any answer (a fetched page is one string), and what
-# bounds the memory parsing a line costs (a 64 MiB line of "[]," would take over a gigabyte).
+# Brackets, braces and commas outside strings one response line may hold (each JSON value but the first needs
+# one): far above any answer (a fetched page is one string), and what bounds the memory parsing a line costs
+# (a 64 MiB line of "[]," would take over a gigabyte).
 MAX_LINE_VALUES = 1_000_000
 
 
@@ -411,8 +412,9 @@ def decode_line(line: bytes) -> dict[str, Any]:
     """One response line as a dict with an int ``id``; ProtocolError otherwise."""
     from ..providers._deepseek_http import too_many_values  # here: adapters import this module, not httpx
 
-    if too_many_values(line, MAX_LINE_VALUES):
-        raise ProtocolError(f"adapter wrote a line of more than {MAX_LINE_VALUES:,} JSON values: {line[:200]!r}")
+    if too_many_values(line, 2 * MAX_LINE_VALUES):  # its bound is on half the limit: containers and separators
+        raise ProtocolError(f"adapter wrote a line of more than {MAX_LINE_VALUES:,} JSON containers and separators "
+                            f"(outside strings): {line[:200]!r}")
     try:
         message = json.loads(line.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:

@@ -631,7 +631,8 @@ def emulator_account(emu: Emulator) -> str:
     answer was started), its open connections, and where its server thread is."""
     frames = emu.server_frames()
     ours = [f for f in frames if "/emulator/" in f.f_code.co_filename.replace("\\", "/")]
-    where = " > ".join(frame_place(f) for f in [*ours[-1:], *frames[-1:]]) or "not running"
+    shown = [*ours[-1:], *(f for f in frames[-1:] if f not in ours[-1:])]  # the innermost may be the emulator's
+    where = " > ".join(frame_place(f) for f in shown) or "not running"
     seen = emu.log.glance()
     if seen is None:
         return f"the emulator: its request log stayed locked, its thread at {where}"

@@ -217,8 +217,9 @@ class _LoopClients:
     the loop's shutdown (``shutdown_asyncgens``) runs its ``finally`` and closes every client.
 
     The guard holds the clients and the pool only weakly. A pool dropped without ``aclose`` (a
-    runtime replaced) is then freed at once, its sockets closed by their finalisers, and the guard's
-    late ``finally`` (the loop runs it after the generator is finalised) finds nothing to close. Holding
+    runtime replaced) is then freed at once, its plain sockets closed by their finalisers (a TLS
+    connection stays with the loop, which keeps reading it, until its server closes it), and the
+    guard's late ``finally`` (the loop runs it after the generator is finalised) finds nothing to close. Holding
     them strongly, it closed the dead connections afterwards, and the close removed the loop's reader of
     the descriptor number: by then the number could belong to a live connection, whose answer was never
     read (its request waited for its deadline although the server had answered)."""

@@ -61,7 +61,7 @@ BREAKS = {
     "evidence-local-few-forms": ("evidence.local_refused", "posix-path: a search was sent"),
     "evidence-local-home-only": ("evidence.local_refused", "root-home: a search was sent"),
     "evidence-url-canonical": ("evidence.lines_cite_results", "path-case: value cites"),
-    "evidence-byte-cut": ("evidence.passages", "thai-long-sentence: the page's query-matching passage"),
+    "evidence-byte-cut": ("evidence.passages", "thai-long-sentence: the evidence shows U+FFFD"),
     "evidence-retry-last-only": ("evidence.retry_refused", "earlier: the repeated query was searched again"),
     "evidence-retry-single-only": ("evidence.retry_refused", "in-a-batch: the repeated query was searched again"),
     "evidence-unsafe-snippets": ("evidence.unsafe_dropped", "loopback: http://127.0.0.1/harbour-fees is cited"),

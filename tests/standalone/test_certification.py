@@ -37,7 +37,7 @@ BREAKS: dict[str, tuple[str, str]] = {
     "standalone-cited-sources-only": ("standalone.sources.filtered", "0 sources kept of 8"),
     # found by an outside hunt: each was certified before its row
     "standalone-sources-by-host": ("standalone.sources.filtered", "[same-site-pages] 1 sources kept of 3"),
-    "standalone-truncated-summary-only": ("standalone.result.bounded", "[eight-long-sources-short-summary] the result"),
+    "standalone-truncated-summary-only": ("standalone.result.bounded", "each alone is kept) but truncated"),
     "standalone-any-search-call": ("standalone.prose.error", "[responses-search-in-progress]"),
     "standalone-failure-as-summary": ("standalone.prose.error", "[http-500]: expected a WEB_* error"),
     "standalone-leak-responses-reasoning": ("standalone.reasoning.withheld", "[responses] the result contains"),

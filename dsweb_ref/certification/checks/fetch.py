@@ -299,7 +299,7 @@ async def fetch_cancel(ctx: CheckContext) -> None:
         ctx.emu.inject("fetch", Hold(gate, timeout=30))
         call = ctx.target.start_call("web_fetch", {"arguments": {"url": PAGE}}, answer_probe(ctx))
         try:
-            await wait_held(ctx, gate, 1, case.name, catches=case.catches)
+            await wait_held(ctx, gate, 1, case.name, noun="fetches", catches=case.catches)
             await call.cancel()
             try:
                 outcome = await call.outcome(CANCEL_BOUND)
@@ -310,7 +310,7 @@ async def fetch_cancel(ctx: CheckContext) -> None:
                                   f"the server answered, it answered {late.brief()}", catches=case.catches) from None
             require(outcome.cancelled or outcome.error_code == ABORTED, f"{case.name}: a cancelled fetch must answer "
                     f"cancelled or WEB_ABORTED, got {outcome.brief()}", catches=case.catches)
-            require(outcome.value is None, f"{case.name}: a cancelled fetch must carry no value")
+            require(outcome.value is None, f"{case.name}: a cancelled fetch must carry no value", catches=case.catches)
             await require_quiescent(ctx, outcome, f"{case.name} cancelled")
         finally:
             gate.release()

@@ -356,12 +356,14 @@ BOUND_CASES = (
          {"protocol": "messages", "fault": Malformed(body=_messages_body(
              [_result_block([_item(u, f"Title {i} " + "t" * 2_000) for i, u in enumerate(LONG_URLS)]),
               {"type": "text", "text": "s" * 30_000}]))}),  # a summary any bound must cut: truncated is due
-    # From an outside hunt: sources dropped to fit, the short summary whole, and no truncated flag.
+    # From an outside hunt: sources dropped to fit, the short summary whole, and no truncated flag. A target
+    # whose own URL limit refuses these 2 024-character URLs drops them as sources, not as a cut: the row then
+    # holds only for a target that keeps such a URL when it fits (asked first, alone).
     Case("eight-long-sources-short-summary", "truncated set only when the summary is cut, so sources dropped to "
          "fit the bound go unflagged (the eight sources alone are 32 000 bytes; the summary is 16)",
          {"protocol": "messages", "fault": Malformed(body=_messages_body(
              [_result_block([_item(u, f"Title {i} " + "t" * 2_000) for i, u in enumerate(LONG_URLS)]),
-              {"type": "text", "text": "A short summary."}]))}),
+              {"type": "text", "text": "A short summary."}])), "if_kept": LONG_URLS[0]}),
     # The same answers asked for as a stream (configure standalone_stream; a target may answer plainly).
     Case("huge-messages-summary-streamed", "losing a streamed answer's text deltas (a text block read from its "
          "content_block_start alone), so the huge summary is never cut",
@@ -380,6 +382,13 @@ BOUND_CASES = (
 )
 
 
+async def _keeps_url(ctx: CheckContext, url: str) -> bool:
+    """Whether the target keeps ``url`` as a source when it is the only one and the result fits."""
+    answer = _messages_body([_result_block([_item(url, "Title")]), {"type": "text", "text": "Short."}])
+    sources = _visible(await _faulted(ctx, "messages", Malformed(body=answer)), "[a long URL alone]")["sources"]
+    return any(isinstance(s, dict) and s.get("url") == url for s in sources)
+
+
 def _whole_fault(text: str) -> Fault:
     """A completed search with one result whose answer text is ``text`` (streamed when asked)."""
     return AsAnswer(_messages_body([_result_block([_item("https://a.example.test/")]), {"type": "text", "text": text}]))
@@ -392,8 +401,9 @@ def _whole_fault(text: str) -> Fault:
     requires=(SA,),
     provider="messages",
     rule="Seed 003: the encoded result is at most 24 000 bytes, so the generic tool-output limit never cuts the "
-    "JSON; a cut result carries the optional truncated flag, and a result that lost nothing does not claim a cut "
-    "(the summary's own bound is open).",
+    "JSON; a cut result carries the optional truncated flag (sources dropped to fit are a cut too, where the "
+    "target keeps each of them alone), and a result that lost nothing does not claim a cut (the summary's own "
+    "bound is open).",
     cases=BOUND_CASES,
 )
 async def result_bounded(ctx: CheckContext) -> None:
@@ -404,6 +414,12 @@ async def result_bounded(ctx: CheckContext) -> None:
         value = _visible(outcome, f"[{case.name}]")
         size = len((outcome.text or "").encode("utf-8"))
         require(size <= MAX_RESULT_BYTES, f"[{case.name}] the result is {size} encoded bytes, over 24000")
+        kept_alone = case.params.get("if_kept")
+        if kept_alone is not None:
+            if len(value["sources"]) < len(LONG_URLS) and await _keeps_url(ctx, kept_alone):
+                require(value.get("truncated") is True, f"[{case.name}] {len(value['sources'])} of 8 sources kept "
+                        "(each alone is kept) but truncated is not true", catches=case.catches)
+            continue
         if text is None:
             require(value.get("truncated") is True, f"[{case.name}] the result had to be cut but truncated is not "
                     "true", catches=case.catches)
