@@ -49,6 +49,7 @@ BREAKS = {
     "lost-failure-race": "search.batch.race",
     "retry-ignores-retry-after": "search.api.retry.waits",
     "retry-at-once": "search.api.retry.waits",
+    "retry-after-429-503-only": "search.api.retry.waits",  # Retry-After on 408 and 500 too
     "retry-cancel-late": "search.api.retry.cancel",
     "retry-past-deadline": "search.api.retry.deadline",
     "retry-deadline-per-attempt": "search.api.retry.deadline",
