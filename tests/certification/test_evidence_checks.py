@@ -170,6 +170,9 @@ READINGS: dict[str, tuple[Callable[[str], str], str]] = {
     "hosts": (str.lower, "subdomains"),
     "last-two-labels": (lambda h: ".".join(h.split(".")[-2:]), "co-uk"),
     "icann-only": (lambda h: ICANN.privatesuffix(h) or h, "github-io"),
+    # from an outside hunt: a host's absolute form (trailing dot) looked up as written finds no suffix
+    "absolute-form": (lambda h, right=_evidence_rank.registrable_domain: h.lower() if h.endswith(".") else right(h),
+                      "absolute-names"),
 }
 
 

@@ -175,6 +175,15 @@ DIVERSITY = (
         )},
     ),
     Case(
+        "absolute-names",
+        "a host in its absolute form (a trailing dot) looked up as written: no public suffix found, so www., "
+        "news., docs. ... of one site, each written with its final dot, taken as six sites",
+        {"results": _crowded(
+            [[f"{s}.harbour-news.co.uk." for s in _SUBS]] * 2,
+            [["quaywatch.com", "portnotes.org"], ["harbourlog.net", "tidewire.com"]],
+        )},
+    ),
+    Case(
         "letter-case",
         "hosts compared without case folding: one host in six spellings taken as six sites",
         {"results": _crowded([_CASE] * 2, [["quaywatch.com", "portnotes.org"], ["harbourlog.net", "tidewire.com"]])},
