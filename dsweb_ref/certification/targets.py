@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import itertools
 import json
 import os
 import shlex
@@ -349,21 +350,23 @@ def _await_chain(task: asyncio.Task[Any]) -> list[Any]:
     return frames
 
 
-def frame_place(frame: Any) -> str:
-    """``file:line function`` of a frame; the file named within its package (the standard library's by
-    its name alone)."""
+def _file_of(frame: Any) -> str:
+    """A frame's file named within its package (the standard library's by its name alone)."""
     path = PurePath(frame.f_code.co_filename).as_posix()
     for marker in ("dsweb_ref/", "site-packages/"):
         if marker in path:
-            path = path.rsplit(marker, 1)[-1]
-            break
-    else:
-        path = PurePath(path).name
-    return f"{path}:{frame.f_lineno} {frame.f_code.co_name}"
+            return path.rsplit(marker, 1)[-1]
+    return PurePath(path).name
 
 
-def _package(place: str) -> str:
-    return place.split("/", 1)[0] if "/" in place.split(":", 1)[0] else "(stdlib)"
+def frame_place(frame: Any) -> str:
+    """``file:line function`` of a frame (its file as :func:`_file_of` names it)."""
+    return f"{_file_of(frame)}:{frame.f_lineno} {frame.f_code.co_name}"
+
+
+def _package(frame: Any) -> str:
+    file = _file_of(frame)
+    return file.split("/", 1)[0] if "/" in file else "(stdlib)"
 
 
 def _stuck_tasks() -> str:
@@ -376,9 +379,8 @@ def _stuck_tasks() -> str:
         ours = [i for i, f in enumerate(chain) if _implementation(f.f_code.co_filename)]
         if ours:
             # Below it, the library code it awaits (a pool, a read, a lock): each package's innermost frame.
-            below = [frame_place(f) for f in chain[ours[-1] + 1:]]
-            inner = [p for i, p in enumerate(below) if i + 1 == len(below) or _package(below[i + 1]) != _package(p)]
-            places.append(" > ".join([frame_place(chain[ours[-1]]), *inner[-3:]]))
+            inner = [[*group][-1] for _, group in itertools.groupby(chain[ours[-1] + 1:], key=_package)]
+            places.append(" > ".join(frame_place(f) for f in (chain[ours[-1]], *inner[-3:])))
     shown = sorted(set(places))[:_STUCK_TASKS]
     return "tasks waiting at: " + ("; ".join(shown) if shown else "none of the project's code")
 
