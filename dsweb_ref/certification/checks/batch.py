@@ -25,7 +25,7 @@ from typing import Any
 from ...emulator import Burst, Fault, Flush, Gate, Hold, Pad, RequestLog, RequestRecord, Status
 from ..calibration import patiently
 from ..cases import Case
-from ..targets import CallOutcome, PendingCall, TargetError
+from ..targets import CallOutcome, CallStalled, PendingCall, TargetError
 from ._base import (
     ABORTED,
     CALL_TIMEOUT,
@@ -321,18 +321,32 @@ async def cancel_quiescence(ctx: CheckContext) -> None:
         ctx.fresh()
         ctx.emu.inject(ctx.search_route, Hold(gate, timeout=30), times=count)
         call = ctx.start_search(QUERIES[:count], probe=answer_probe(ctx))
+        await require_cancelled(ctx, call, gate, count, case.name, catches=case.catches)
+
+
+async def require_cancelled(ctx: CheckContext, call: PendingCall, gate: Gate, count: int, what: str, *,
+                            limit: float = CALL_TIMEOUT, noun: str = "searches", catches: str = "") -> None:
+    """Cancel ``call`` once ``count`` of its upstream requests are parked at ``gate`` (started with
+    :func:`answer_probe`): it answers cancelled (or WEB_ABORTED) within ``limit``, with no value, and only once
+    every upstream request is closed. A call still silent then is failed with what it answers once the gate
+    lets its requests through (a cancel ignored until the answer came). The gate is released in the end."""
+    try:
+        await wait_held(ctx, gate, count, what, noun=noun, catches=catches)
+        await call.cancel()
         try:
-            await wait_held(ctx, gate, count, f"{case.name}")
-            await call.cancel()
-            outcome = await call.outcome(CALL_TIMEOUT)
-            require(
-                outcome.cancelled or outcome.error_code == ABORTED,
-                f"{case.name}: a cancelled call must answer cancelled or WEB_ABORTED, got {outcome.brief()}",
-            )
-            require(outcome.value is None, f"{case.name}: a cancelled call must carry no value")
-            await require_quiescent(ctx, outcome, f"{case.name} cancelled")
-        finally:
+            outcome = await call.outcome(limit)
+        except CallStalled:
             gate.release()
+            late = await call.outcome(CALL_TIMEOUT)
+            raise CheckFailed(f"{what}: the cancelled call did not answer within {limit:g}s; once the server "
+                              f"answered, it answered {late.brief()}", catches=catches) from None
+        require(outcome.cancelled or outcome.error_code == ABORTED,
+                f"{what}: a cancelled call must answer cancelled or WEB_ABORTED, got {outcome.brief()}",
+                catches=catches)
+        require(outcome.value is None, f"{what}: a cancelled call must carry no value", catches=catches)
+        await require_quiescent(ctx, outcome, f"{what} cancelled")
+    finally:
+        gate.release()
 
 
 # The lost-failure row. A batch that records completions in done-callbacks but wakes from

@@ -6,20 +6,16 @@ import json
 
 from ...emulator import Hold, Malformed, RateLimited, Status
 from ..cases import Case
-from ..targets import CallStalled
 from ._base import (
-    ABORTED,
-    CALL_TIMEOUT,
     PROVIDER_ERROR,
     CheckContext,
-    CheckFailed,
     check,
     expect_error,
     expect_schema,
     expect_success,
     require,
 )
-from .batch import answer_probe, require_quiescent, wait_held
+from .batch import answer_probe, require_cancelled
 from .outcomes import REDIRECT_STATUSES, redirect_fault
 from .search import only_record, require_tools_api_headers
 
@@ -298,19 +294,5 @@ async def fetch_cancel(ctx: CheckContext) -> None:
         ctx.fresh()
         ctx.emu.inject("fetch", Hold(gate, timeout=30))
         call = ctx.target.start_call("web_fetch", {"arguments": {"url": PAGE}}, answer_probe(ctx))
-        try:
-            await wait_held(ctx, gate, 1, case.name, noun="fetches", catches=case.catches)
-            await call.cancel()
-            try:
-                outcome = await call.outcome(CANCEL_BOUND)
-            except CallStalled:
-                gate.release()  # the page may now come back: what the target did with the cancel
-                late = await call.outcome(CALL_TIMEOUT)
-                raise CheckFailed(f"{case.name}: the cancelled fetch did not answer within {CANCEL_BOUND:g}s; once "
-                                  f"the server answered, it answered {late.brief()}", catches=case.catches) from None
-            require(outcome.cancelled or outcome.error_code == ABORTED, f"{case.name}: a cancelled fetch must answer "
-                    f"cancelled or WEB_ABORTED, got {outcome.brief()}", catches=case.catches)
-            require(outcome.value is None, f"{case.name}: a cancelled fetch must carry no value", catches=case.catches)
-            await require_quiescent(ctx, outcome, f"{case.name} cancelled")
-        finally:
-            gate.release()
+        await require_cancelled(ctx, call, gate, 1, case.name, limit=CANCEL_BOUND, noun="fetches",
+                                catches=case.catches)
