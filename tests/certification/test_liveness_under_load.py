@@ -285,24 +285,39 @@ def test_the_emulator_account_names_where_a_blocked_server_thread_is() -> None:
     assert elsewhere.startswith("the emulator: its request log stayed locked, its thread at emulator/log.py")
 
 
-def test_a_stalled_call_in_a_check_reports_the_emulator_account() -> None:
-    async def stalled(ctx: Any) -> None:
-        raise CallStalled("the call did not answer within 20s; tasks waiting at: somewhere")
+def _run_stubbed(run: Any, limit: float = 10.0) -> tuple[Any, str]:
+    """One protocol run of a check whose body is ``run``, against the reference and a fresh emulator."""
 
     async def scenario() -> tuple[Any, str]:
         spec = dataclasses.replace(next(s for s in checks.all_checks() if s.check.id == "search.text.snippets"),
-                                   run=stalled)
+                                   run=run)
         shared = _Shared(ProxyTraps(), ThreadPoolExecutor(max_workers=2))
         target = reference_target()
         try:
-            outcome, reason, _ = await _run_protocol(spec, target, await target.hello(), "api", 10.0, shared)
+            outcome, reason, _ = await _run_protocol(spec, target, await target.hello(), "api", limit, shared)
         finally:
             await target.close()
             shared.proxies.close()
             shared.executor.shutdown()
         return outcome, reason
 
-    outcome, reason = asyncio.run(scenario())
+    return asyncio.run(scenario())
+
+
+def test_a_check_past_its_limit_reports_the_emulator_account() -> None:
+    async def never(ctx: Any) -> None:
+        await asyncio.Event().wait()
+
+    outcome, reason = _run_stubbed(never, limit=0.05)
+    assert outcome is Outcome.ERROR
+    assert reason.startswith("check did not finish within 0.05s; the emulator: 0 request(s) in progress, ")
+
+
+def test_a_stalled_call_in_a_check_reports_the_emulator_account() -> None:
+    async def stalled(ctx: Any) -> None:
+        raise CallStalled("the call did not answer within 20s; tasks waiting at: somewhere")
+
+    outcome, reason = _run_stubbed(stalled)
     assert outcome is Outcome.ERROR
     assert reason.startswith("target error: the call did not answer within 20s; tasks waiting at: somewhere; "
                              "the emulator: 0 request(s) in progress, 0 connection(s) open, its thread at ")
