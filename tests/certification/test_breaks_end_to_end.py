@@ -78,6 +78,11 @@ BREAKS: dict[str, tuple[set[str], str | tuple[str, ...]]] = {
     "localization-single-only": ({"search.api.localization"}, "a batch of two queries: localization"),
     "summary-total-before-cap": ({"search.api.summary.budget"}, "the total over the sources the cap keeps"),
     "retry-after-429-503-only": ({"search.api.retry.waits"}, "408, Retry-After 1 s, then success"),
+    # Found by an outside hunt of seeds 000/001 (session of 2026-12-05): each certified before its row.
+    "messages-max-uses-split": ({"search.messages.wire"}, "a batch, max_uses 5"),
+    "messages-prompt-when-off": ({"search.messages.wire"}, "sendOriginalQuestion is off"),
+    "ori-omitted-when-query": ({"search.api.ori_question"}, "the prompt is the query"),
+    "query-limit-utf16": ({"search.api.wire"}, "100 astral characters"),
     "localization-on-fetch": ({"search.api.localization"}, "the Fetch API request carries localization"),
     "fetch-status-passthrough": ({"fetch.api.mapping"}, "HTTP 203 with a page: status_code=203"),
     "fetch-cancel-shielded": ({"fetch.cancel.quiescence"}, "upstream request(s) were still open"),

@@ -23,12 +23,14 @@ from ._readings import failing_rows, patch_reading
 
 WIRE, ORI, COUNT, MAPPING = "search.api.wire", "search.api.ori_question", "search.api.count", "search.api.mapping"
 CJK = "128 CJK characters"
+ASTRAL = "100 astral characters"
 OVER = "over 128 characters"
 NFKC = "full-width and compatibility characters"
 WIRE_BATCH = "a batch of three"
 OFF_BATCH = "sendOriginalQuestion off, a batch"
 MERGED = "a batch, count below cap"
 UNTITLED = "no title, a site_name"
+PROMPT_IS_QUERY = "the prompt is the query"
 
 # True inside the searches of a batch (set around web_search's batch runner, which its tasks inherit).
 IN_BATCH: ContextVar[bool] = ContextVar("in_batch", default=False)
@@ -51,8 +53,9 @@ def _mark_batches(monkeypatch: pytest.MonkeyPatch, *modules: Any) -> None:
 
 
 def test_the_reference_passes_the_new_rows(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert not {CJK, OVER, NFKC, WIRE_BATCH} & failing_rows(search, "API_WIRE", WIRE, monkeypatch)
+    assert not {CJK, ASTRAL, OVER, NFKC, WIRE_BATCH} & failing_rows(search, "API_WIRE", WIRE, monkeypatch)
     assert OFF_BATCH not in failing_rows(search, "OMITTED", ORI, monkeypatch)
+    assert PROMPT_IS_QUERY not in failing_rows(search, "ORI_CASES", ORI, monkeypatch)
     assert MERGED not in failing_rows(search, "COUNT", COUNT, monkeypatch)
     assert UNTITLED not in failing_rows(mapping, "API_CASES", MAPPING, monkeypatch)
 
@@ -68,7 +71,31 @@ def test_queries_over_128_bytes_refused_fail_exactly_the_cjk_row(monkeypatch: py
     # catches: the limit counted in UTF-8 bytes (Go len, Buffer.byteLength) and enforced by the client
     patch_reading(DeepSeekSearchApi, "search", "if not isinstance(request.query, str):",
                   'if not isinstance(request.query, str) or len(request.query.encode("utf-8")) > 128:', monkeypatch)
-    assert failing_rows(search, "API_WIRE", WIRE, monkeypatch) == {CJK}  # refusing over 128 characters is open
+    # refusing over 128 characters is open; 100 astral characters are 400 bytes
+    assert failing_rows(search, "API_WIRE", WIRE, monkeypatch) == {CJK, ASTRAL}
+
+
+def test_queries_over_128_utf16_units_refused_fail_exactly_the_astral_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: the limit counted as JavaScript's String.length (UTF-16 units) and enforced by the client; the
+    # CJK row's characters are one unit each, so only astral characters tell the two apart
+    patch_reading(DeepSeekSearchApi, "search", "if not isinstance(request.query, str):",
+                  'if not isinstance(request.query, str) or len(request.query.encode("utf-16-le")) > 256:',
+                  monkeypatch)
+    assert failing_rows(search, "API_WIRE", WIRE, monkeypatch) == {ASTRAL}
+
+
+def test_ori_question_omitted_when_it_repeats_the_query_fails_exactly_its_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: ori_question left out when the collapsed prompt is the query itself (any case)
+    right = deepseek_search_api.original_question
+
+    def unless_query(prompt: str | None, query: str | None = None) -> str | None:
+        value = right(prompt)
+        return None if value is not None and value.casefold() == (query or "").casefold() else value
+
+    monkeypatch.setattr(deepseek_search_api, "original_question", unless_query)  # before: the patch reads globals
+    patch_reading(DeepSeekSearchApi, "search", "original_question(ctx.latest_prompt)",
+                  "original_question(ctx.latest_prompt, request.query)", monkeypatch)
+    assert failing_rows(search, "ORI_CASES", ORI, monkeypatch) == {PROMPT_IS_QUERY}
 
 
 def test_an_nfkc_normalised_query_fails_exactly_the_compatibility_row(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -6,6 +6,7 @@ the settings passed through ``configure`` decide.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -94,6 +95,13 @@ MESSAGES_WIRE = (
     Case("a base without /v1", "/v1 inserted into a Messages base whose path does not end in it (a route "
          "prefix inferred, as a client that appends the SDK's /v1/messages to the base does)",
          {"model": "deepseek-v4-flash", "max_tokens": 4096, "max_uses": 5, "base": "/anthropic"}),
+    Case("a batch, max_uses 5", "maxUses read as the whole call's budget and split between the searches of a "
+         "batch (each request sent max_uses 2)",
+         {"model": "deepseek-v4-flash", "max_tokens": 4096, "max_uses": 5, "queries": ["markdown", "coffee"]}),
+    Case("a prompt, sendOriginalQuestion off", "the user's latest prompt added to the Messages request, with the "
+         "setting that keeps it from the search service ignored",
+         {"model": "deepseek-v4-flash", "max_tokens": 4096, "max_uses": 5, "off": True,
+          "prompt": "which zebraquartz tincture did my aunt mention?"}),
 )
 
 
@@ -110,37 +118,62 @@ MESSAGES_WIRE = (
     "request carries the key (Authorization: Bearer or x-api-key) and a JSON Content-Type; other headers "
     "are the implementation's choice. 'Messages keeps https://api.deepseek.com/anthropic/v1 and appends "
     "/messages'; prefixes 'are never inferred from the hostname, so another deployment enters its complete "
-    "base': the request goes to exactly the configured base plus /messages, also under a base without /v1.",
+    "base': the request goes to exactly the configured base plus /messages, also under a base without /v1. "
+    "maxUses bounds each search, not the call: 'a model-backed provider with its own maxUses can permit up to "
+    "searchMaxQueries × maxUses native searches' (seed 000), so every request of a batch carries max_uses as "
+    "configured. Seed 001 names Search API mode as the one that 'also sends up to 128 characters of the user's "
+    "prompt to the search service ... unless sendOriginalQuestion is off': with it off, no Messages request "
+    "carries the prompt (with it on, whether a Messages request carries it is left open).",
     cases=MESSAGES_WIRE,
 )
 async def messages_wire(ctx: CheckContext) -> None:
-    query = "deepseek search api"
     for case in MESSAGES_WIRE:
         prefix: str | None = case.params.get("base")
         base = ctx.emu.messages_base if prefix is None else ctx.emu.base_url + prefix
         await ctx.configure(model=case["model"], max_tokens=case["max_tokens"], max_uses=case["max_uses"],
-                            messages_base=base)
+                            messages_base=base, send_original_question=not case.params.get("off"))
         ctx.emu.log.clear()
-        expect_success(await ctx.search([query]), f"{case.name}: Messages search")
-        record = only_record(ctx, "messages", case.name)
-        want = urlsplit(base).path + "/messages"
-        require(record.path == want, f"{case.name}: the request went to {record.path}, expected {want}: the "
-                "configured Messages base is complete and only /messages is appended", path=record.path)
-        body: Any = record.json
-        require(isinstance(body, dict), f"{case.name}: the body is not a JSON object")
-        require(sorted(body) == MESSAGES_KEYS, f"{case.name}: body keys {sorted(body)}, expected {MESSAGES_KEYS}")
-        tool = {"type": "web_search_20250305", "name": "web_search", "max_uses": case["max_uses"]}
-        require(body["tools"] == [tool], f"{case.name}: tools {body['tools']!r}, expected [{tool!r}]")
-        require(body["model"] == case["model"], f"{case.name}: model {body['model']!r}, expected {case['model']!r}")
-        require(body["max_tokens"] == case["max_tokens"],
-                f"{case.name}: max_tokens {body['max_tokens']!r}, expected {case['max_tokens']}")
-        messages = body["messages"]
-        require(isinstance(messages, list) and len(messages) == 1 and messages[0].get("role") == "user"
-                and query in str(messages[0].get("content")),
-                f"{case.name}: messages must be one user message carrying the query", messages=messages)
-        require(record.credential == "api_key", f"{case.name}: the key was not presented (saw {record.credential})")
-        require(media_type(record) == "application/json",
-                f"{case.name}: Content-Type {record.header('content-type')!r}")
+        queries: list[str] = case.params.get("queries", ["deepseek search api"])
+        prompt: str | None = case.params.get("prompt")
+        expect_success(await ctx.search(queries, prompt), f"{case.name}: Messages search")
+        records = each_record(ctx, "messages", case.name, len(queries))
+        carried = sorted(q for r in records for q in queries if q in _user_text(r.json))
+        require(carried == sorted(queries), f"{case.name}: each request must be one user message carrying one "
+                "query of the call", carried=carried, expected=sorted(queries))
+        for record in records:
+            _require_messages_request(case, base, record)
+            if prompt is not None:  # only with sendOriginalQuestion off (the row)
+                require(_PROMPT_MARK not in json.dumps(record.json, ensure_ascii=False),
+                        f"{case.name}: the request carries the user's prompt although sendOriginalQuestion is "
+                        "off", catches=case.catches)
+
+
+_PROMPT_MARK = "zebraquartz"  # a word of the off row's prompt that no query holds
+
+
+def _user_text(body: Any) -> str:
+    """The one user message's content, as text ("" when the body has no such message)."""
+    messages = body.get("messages") if isinstance(body, dict) else None
+    if not (isinstance(messages, list) and len(messages) == 1 and isinstance(messages[0], dict)
+            and messages[0].get("role") == "user"):
+        return ""
+    return json.dumps(messages[0].get("content"), ensure_ascii=False)
+
+
+def _require_messages_request(case: Case, base: str, record: RequestRecord) -> None:
+    want = urlsplit(base).path + "/messages"
+    require(record.path == want, f"{case.name}: the request went to {record.path}, expected {want}: the "
+            "configured Messages base is complete and only /messages is appended", path=record.path)
+    body: Any = record.json
+    require(isinstance(body, dict), f"{case.name}: the body is not a JSON object")
+    require(sorted(body) == MESSAGES_KEYS, f"{case.name}: body keys {sorted(body)}, expected {MESSAGES_KEYS}")
+    tool = {"type": "web_search_20250305", "name": "web_search", "max_uses": case["max_uses"]}
+    require(body["tools"] == [tool], f"{case.name}: tools {body['tools']!r}, expected [{tool!r}]")
+    require(body["model"] == case["model"], f"{case.name}: model {body['model']!r}, expected {case['model']!r}")
+    require(body["max_tokens"] == case["max_tokens"],
+            f"{case.name}: max_tokens {body['max_tokens']!r}, expected {case['max_tokens']}")
+    require(record.credential == "api_key", f"{case.name}: the key was not presented (saw {record.credential})")
+    require(media_type(record) == "application/json", f"{case.name}: Content-Type {record.header('content-type')!r}")
 
 
 # Whitespace classes both JavaScript's \s and Python's str.split() count as whitespace.
@@ -160,6 +193,9 @@ ORI_CASES = (
          {"prompt": "a" * 127 + "e\u0301" + " more words"}),
     Case("a batch of two queries", "the prompt sent with a one-query call only, not with each search of a batch",
          {"prompt": "which   of these\tdiffer?", "queries": ["markdown", "coffee"]}),
+    Case("the prompt is the query", "ori_question omitted when it would repeat the query (a question searched as "
+         "typed), though the seed omits it only without a prompt or with the setting off",
+         {"prompt": "What is Markdown?", "queries": ["What is Markdown?"]}),
 )
 OMITTED = (
     Case("blank prompt", "a blank ori_question sent (the API rejects it)", {"prompt": "  \n\t" + UNICODE_SPACES}),
@@ -331,6 +367,8 @@ API_WIRE = (
          {"query": "cookie jar", "prompt": None, "keys": KEYS, "cookie": True}),
     Case("128 CJK characters", "the query length counted in UTF-8 bytes (384 here): refused or cut at 128 bytes",
          {"query": "深度求索搜索接口" * 16, "prompt": None, "keys": KEYS}),
+    Case("100 astral characters", "the query length counted in UTF-16 units, as JavaScript's length does (200 "
+         "here): refused or cut at 128 units", {"query": "😀" * 60 + "𠀀" * 40, "prompt": None, "keys": KEYS}),
     # The service enforces the limit (the emulator answers 400): any outcome, and a request, if one is sent,
     # carries the query whole. Refusing it before sending is left open: the seed puts the check on the service
     # but does not forbid a client the same check.
@@ -359,9 +397,9 @@ _COOKIE_ANSWER = Status(200, body=b'{"results": []}', headers={"Set-Cookie": "se
     "Content-Length or Transfer-Encoding, Connection) the header set is exactly {Authorization: Bearer "
     "<key>, Content-Type: application/json}, and the body key set exactly those fields, on every request "
     "of a batch too. 'The service enforces the 1–128 Unicode-character query constraint': a query is sent "
-    "as given, never normalised or cut, and one of 128 characters is sent whatever its length in bytes; the "
-    "answer to one over 128 characters is the service's, so any outcome is accepted for it (a refusal before "
-    "sending too), but a request carries it whole.",
+    "as given, never normalised or cut, and one of up to 128 characters (code points) is sent whatever its "
+    "length in bytes or UTF-16 units; the answer to one over 128 characters is the service's, so any outcome "
+    "is accepted for it (a refusal before sending too), but a request carries it whole.",
     cases=API_WIRE,
 )
 async def api_wire(ctx: CheckContext) -> None:
