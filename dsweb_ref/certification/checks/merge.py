@@ -51,6 +51,10 @@ ROUND_ROBIN = (
                       "rr two": [row(SHARED, "from two"), *_urls(B[0])]}}),
     Case("first query answers last", "sources ordered by completion time instead of query position",
          {"answers": {"rr one": _urls(*A[:2]), "rr two": _urls(*B[:2])}, "late": "rr one"}),
+    # Rank 1 gives A1 (the second query's A1 is a duplicate), rank 2 gives A2 then B1.
+    Case("a duplicate at the same rank", "a duplicate not using up its query's turn: that query's next source "
+         "taken in its place, ahead of the first query's next rank (A1, B1, A2)",
+         {"answers": {"rr one": _urls(A[0], A[1]), "rr two": _urls(A[0], B[0])}}),
 )
 
 
@@ -111,6 +115,10 @@ DEDUP = (
                       "dd two": _urls("https://x.example.test/doc", "https://x.example.test/doc#usage")}}),
     Case("duplicate inside one query's list", "dedup across queries only, not within one result",
          {"answers": {"dd one": [*_urls(A[0], A[1]), *_urls(A[0])], "dd two": _urls(B[0])}}),
+    Case("first occurrence without snippet or date", "duplicates merged field by field: what the first "
+         "occurrence lacks filled from a later one",
+         {"answers": {"dd one": [row(SHARED, "from one"), *_urls(A[0])],
+                      "dd two": [*_urls(B[0]), row(SHARED, "from two", "snippet two", "2026-02-02")]}}),
 )
 
 

@@ -47,6 +47,10 @@ SHAPES: dict[str, dict[str, bytes]] = {
                "messages": _messages_result([{"type": "web_search_result", "title": "No URL"}])},
     "url-not-text": {"search": b'{"results": [{"url": 7, "title": "Number"}]}',
                      "messages": _messages_result([{"type": "web_search_result", "url": 7, "title": "Number"}])},
+    # An answer given without searching: no results list at all; in Messages, prose and no search result block.
+    "no-search": {"search": b'{"answer": "Markdown is a markup language."}',
+                  "messages": json.dumps({"type": "message", "role": "assistant", "content": [
+                      {"type": "text", "text": "Markdown is a markup language."}]}).encode()},
 }
 
 FAILURES = (
@@ -71,6 +75,8 @@ FAILURES = (
          {"fault": "non-objects"}),
     Case("a result without url", "a result with no url skipped, leaving an empty search", {"fault": "no-url"}),
     Case("a result whose url is not text", "a non-text url skipped or turned into text", {"fault": "url-not-text"}),
+    Case("200 answered without searching", "an answer holding no search result at all (in Messages, prose "
+         "only) read as a search that found nothing", {"fault": "no-search"}),
     Case("HTTP 503 with an answer body", "the body read as an answer before the status is looked at",
          {"fault": "503-answer"}, family=ORDER),
     Case("HTTP 404 with an answer body", "only 5xx looked at before the body is read as an answer",
@@ -110,7 +116,8 @@ def failure_fault(name: str, route: str) -> Fault:
     rule="Seed 001: the provider has 'no shared rate scheduler, automatic retries, or fallback'; every "
     "non-success status is a failure ('every non-success status is a retrieval failure'), as is a body "
     "the provider cannot read: a 200 that is no search answer ({}, an error envelope, null results, results "
-    "that are not objects, a result without a text url) is a failure too, since 'Empty results is "
+    "that are not objects, a result without a text url, an answer given without searching: in Messages, "
+    "prose and no web_search_tool_result) is a failure too, since 'Empty results is "
     "successful' speaks of an empty results list, not a missing one. The status decides first: a failure "
     "status fails even when its body is a valid answer. Each becomes WEB_PROVIDER_ERROR with "
     "no value after exactly one upstream "
