@@ -86,6 +86,11 @@ BREAKS: dict[str, tuple[set[str], str | tuple[str, ...]]] = {
     "rr-dup-skips-turn": ({"search.merge.round_robin", "search.differential.merge"}, "a duplicate at the same rank"),
     "dedup-fills-fields": ({"search.merge.dedup", "search.differential.merge"}, "first occurrence without snippet"),
     "messages-prose-is-empty": ({"errors.codes"}, "200 answered without searching"),
+    # Found by an outside hunt of seeds 001/003 (same session).
+    "api-model-call": ({"search.api.wire", "fetch.api.wire"}, "direct retrieval makes none"),
+    "need-content-in-summary": ({"search.api.summary.budget"}, "in summary mode"),
+    "fetch-content-before-status": ({"fetch.api.mapping"}, "with a page body"),
+    "fetch-empty-is-failure": ({"fetch.api.mapping"}, "a page whose Markdown is empty"),
     "localization-on-fetch": ({"search.api.localization"}, "the Fetch API request carries localization"),
     "fetch-status-passthrough": ({"fetch.api.mapping"}, "HTTP 203 with a page: status_code=203"),
     "fetch-cancel-shielded": ({"fetch.cancel.quiescence"}, "upstream request(s) were still open"),

@@ -19,6 +19,7 @@ from ._readings import failing_rows, patch_reading
 
 CHECK = "fetch.api.mapping"
 NO_HEADING = "a page whose Markdown has no heading"
+EMPTY = "a page whose Markdown is empty"
 SPACES = "a page with an indented code block and blank lines"
 S408, S502, S503, S504 = "HTTP 408", "HTTP 502", "HTTP 503", "HTTP 504"
 MILLION = "a page of 1,000,000 characters"
@@ -82,7 +83,8 @@ def test_a_title_heading_added_fails_exactly_the_no_heading_row(monkeypatch: pyt
         monkeypatch,
     )
     _only("MAPPING", monkeypatch)
-    assert failing_rows(fetch, "MAPPING", CHECK, monkeypatch) == {NO_HEADING}
+    # an empty page gets the heading too
+    assert failing_rows(fetch, "MAPPING", CHECK, monkeypatch) == {NO_HEADING, EMPTY}
 
 
 def test_whitespace_folded_fails_exactly_the_code_block_row(monkeypatch: pytest.MonkeyPatch) -> None:

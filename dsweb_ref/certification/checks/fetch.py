@@ -17,7 +17,7 @@ from ._base import (
 )
 from .batch import answer_probe, require_cancelled
 from .outcomes import REDIRECT_STATUSES, redirect_fault
-from .search import only_record, require_tools_api_headers
+from .search import only_record, require_no_model_request, require_tools_api_headers
 
 WF, FAPI = "web_fetch", "fetch-api"
 PAGE = "https://docs.example.test/api/search"
@@ -36,6 +36,9 @@ MAPPING = (
          "Markdown has none (the body is the Markdown, not a page rebuilt from its title)",
          {"url": "https://notes.example.test/changelog", "content": "Release notes for 2026-10, no heading here.\n\n"
           "- Fetch keeps the requested URL.\n- Search keeps service order.\n"}),
+    Case("a page whose Markdown is empty", "a 200 with empty Markdown refused as a failure (the API answers 404 "
+         "when no Markdown can be extracted, so its 200 is a success: an empty page)",
+         {"url": "https://blank.example.test/", "content": ""}),
     Case("a page with an indented code block and blank lines", "the Markdown's whitespace normalised (runs of "
          "spaces or blank lines folded), which turns an indented code block into a paragraph",
          {"url": "https://docs.example.test/install", "content": "# Install\n\nRun:\n\n    pip install dsweb\n"
@@ -101,7 +104,13 @@ FAILURES = (
     Case("content that is not text", "a non-text content carried as the body or turned into text",
          {"url": PAGE, "fault": b'{"title": "T", "content": {"markdown": "# T"}}'}),
     Case("a JSON array", "a body of the wrong shape taken as a page", {"url": PAGE, "fault": b'["# T"]'}),
+    # A failure status whose body still reads as a page: the status decides first.
+    Case("HTTP 404 with a page body", "the body read as the page before the status is looked at",
+         {"url": PAGE, "fault": (404,)}),
+    Case("HTTP 500 with a page body", "only 4xx looked at before the body is read as the page",
+         {"url": PAGE, "fault": (500,)}),
 )
+PAGE_ANSWER = json.dumps({"title": "T", "content": "# Cached page\n\nServed with a failure status.\n"}).encode()
 
 
 @check(
@@ -117,7 +126,8 @@ FAILURES = (
     "'The API supplies neither a final redirected URL nor a target HTTP status': another 2xx of the API is a "
     "success reported as 200, or refused, never passed through as the page's status; "
     "'every non-success status is a retrieval failure rather than a specific target diagnosis' "
-    "(WEB_PROVIDER_ERROR, 408 and 504 included, never a timeout of the page), as is a success whose body holds "
+    "(WEB_PROVIDER_ERROR, 408 and 504 included, never a timeout of the page, even when its body reads as a "
+    "page), as is a success whose body holds "
     "no Markdown text (the provider tests cover 'malformed responses'): never an empty page; and 'The provider has "
     "no shared rate scheduler, automatic retries, or fallback', so with the opt-in retries off a failure is one "
     "request, 502, 503 and 504 too. Harness 'retains ... bounded tool output' with no "
@@ -185,6 +195,8 @@ async def fetch_mapping(ctx: CheckContext) -> None:
             ctx.emu.inject("fetch", Status(case["fault"]))
         elif isinstance(case["fault"], bytes):
             ctx.emu.inject("fetch", Malformed(body=case["fault"]))
+        elif isinstance(case["fault"], tuple):
+            ctx.emu.inject("fetch", Status(case["fault"][0], body=PAGE_ANSWER))
         outcome = await ctx.fetch(case["url"])
         await ctx.settle()
         expect_error(outcome, f"{case.name}: fetch {case['url']}", PROVIDER_ERROR)
@@ -212,7 +224,8 @@ WIRE = (
     provider="api",
     rule="Seed 001: 'Fetch sends a URL', and Search and Fetch 'requests send only the documented authorization "
     "and JSON content type'. The body is exactly {url: <the requested URL, unchanged>} and, beyond HTTP "
-    "framing, the headers exactly Authorization: Bearer <key> and Content-Type: application/json.",
+    "framing, the headers exactly Authorization: Bearer <key> and Content-Type: application/json. 'Fetch sends a "
+    "URL and returns Markdown without an extra Harness summarization request': no Messages or Responses request.",
     cases=WIRE,
 )
 async def fetch_wire(ctx: CheckContext) -> None:
@@ -223,6 +236,7 @@ async def fetch_wire(ctx: CheckContext) -> None:
         require_tools_api_headers(record, case.name)
         require(record.json == {"url": case["url"]},
                 f"{case.name}: body {record.json!r}, expected exactly {{'url': {case['url']!r}}}")
+        require_no_model_request(ctx, case.name)
 
 
 REDIRECTS = tuple(

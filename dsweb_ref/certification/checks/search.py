@@ -399,7 +399,8 @@ _COOKIE_ANSWER = Status(200, body=b'{"results": []}', headers={"Set-Cookie": "se
     "of a batch too. 'The service enforces the 1–128 Unicode-character query constraint': a query is sent "
     "as given, never normalised or cut, and one of up to 128 characters (code points) is sent whatever its "
     "length in bytes or UTF-16 units; the answer to one over 128 characters is the service's, so any outcome "
-    "is accepted for it (a refusal before sending too), but a request carries it whole.",
+    "is accepted for it (a refusal before sending too), but a request carries it whole. 'Direct retrieval emits "
+    "no auxiliary model-request event because Harness makes no such request': no Messages or Responses request.",
     cases=API_WIRE,
 )
 async def api_wire(ctx: CheckContext) -> None:
@@ -424,6 +425,15 @@ async def api_wire(ctx: CheckContext) -> None:
         sent = sorted(str(record.json["query"]) for record in records)
         require(sent == sorted(queries), f"{case.name}: queries {sent!r}, expected them unchanged",
                 expected=sorted(queries))
+        require_no_model_request(ctx, case.name)
+
+
+def require_no_model_request(ctx: CheckContext, what: str) -> None:
+    """Seed 001: 'Direct retrieval emits no auxiliary model-request event because Harness makes no such
+    request': a Search or Fetch API call sends nothing to a Messages or Responses endpoint."""
+    models = [str(r.path) for route in ("messages", "responses") for r in ctx.records(route)]
+    require(not models, f"{what}: the call also sent a model request ({', '.join(models)}); direct retrieval makes "
+            "none", paths=models)
 
 
 PASSTHROUGH = (

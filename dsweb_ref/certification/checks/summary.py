@@ -236,7 +236,9 @@ def _within_budgets(name: str, per: int, total: int, shown: dict[str, str], serv
     "characters (code points) and are the configured ones (configure search_summary_max_chars and "
     "search_summary_total_chars); a cut ends in a visible marker and sets truncated; the value keeps snippet "
     "and summary as served and records the summary the model saw. They are output budgets: they bind the "
-    "sources the model is shown, after seed 000's searchMaxResults cap, not the ones it dropped.",
+    "sources the model is shown, after seed 000's searchMaxResults cap, not the ones it dropped. Summary "
+    "mode changes what is shown, not what is asked: 'Direct Search sends query, count, need_content: false' in "
+    "it too.",
     cases=BUDGET_CASES,
 )
 async def summary_budget(ctx: CheckContext) -> None:
@@ -254,6 +256,10 @@ async def summary_budget(ctx: CheckContext) -> None:
             script(ctx, query, rows)
         outcome = await ctx.search(list(queries))
         value = expect_success(outcome, case.name)
+        content_asked = [r.json.get("need_content") for r in ctx.records("search") if isinstance(r.json, dict)]
+        require(content_asked and all(asked is False for asked in content_asked),
+                f"{case.name}: need_content={content_asked!r} in summary mode; Direct Search sends need_content: "
+                "false (the summary is a field of its own, not the page content)")
         text = outcome.text or ""
         sources = [s for s in value.get("sources", []) if isinstance(s, dict)]
         urls = sorted(str(s.get("url")) for s in sources)
