@@ -54,6 +54,10 @@ BREAKS: dict[str, tuple[str, str]] = {
     "standalone-no-content-type": ("standalone.request.isolated", "expected application/json"),
     # seed 003's usage (capability standalone-usage): owned by the search's model, not the conversation's
     "standalone-usage-main-model": ("standalone.usage.reported", "[messages] model='deepseek-v4-pro'"),
+    # found by an outside hunt of seeds 001/003 (session of 2026-12-05): each certified before its row
+    "standalone-scheme-case-sensitive": ("standalone.sources.filtered", "[upper-case-schemes] 0 sources kept of 2"),
+    "standalone-sources-page-age": ("standalone.sources.filtered", "sources carry ['page_age']"),
+    "standalone-http-requests-from-searches": ("standalone.usage.reported", "[messages-two-searches] http_requests=2"),
 }
 # Readings seed 003 leaves open: each must stay certified.
 VARIANTS = ("standalone-open-fields",)

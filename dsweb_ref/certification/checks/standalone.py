@@ -681,6 +681,10 @@ FILTER_CASES = (
     # From an outside hunt: distinct sources are distinct URLs, not distinct sites.
     Case("same-site-pages", "sources deduplicated by host ('eight distinct sites'), so three pages of one site "
          "leave one source", {"urls": [f"https://s0.example.test/page-{i}" for i in range(3)], "keep": 3}),
+
+    Case("upper-case-schemes", "the scheme compared case-sensitively ('starts with https://'), so HTTPS: and Http: "
+         "sources are dropped (schemes are case-insensitive)",
+         {"urls": ["HTTPS://S0.example.test/page", "Http://s1.example.test/page"], "keep": 2}),
 )
 
 
@@ -724,9 +728,10 @@ def _searched_many(protocol: str, urls: list[str], searches: int) -> bytes:
     requires=(SA,),
     provider="messages",
     rule="Seed 003: at most eight distinct HTTP(S) sources are kept: the structured results of every search the "
-    "answer completed pass but for that cap, duplicates and other schemes (which eight is open). An answer with a "
-    "result entry that is not an object may fail as an ordinary tool error instead; a search that succeeds keeps "
-    "the others.",
+    "answer completed pass but for that cap, duplicates and other schemes (which eight is open; a scheme is "
+    "matched without regard to case, as URL schemes are). A source is 'title and URL' (标题和 URL): no other "
+    "key. An answer with a result entry that is not an object may fail as an ordinary tool error instead; a "
+    "search that succeeds keeps the others.",
     cases=FILTER_CASES,
 )
 async def sources_filtered(ctx: CheckContext) -> None:
@@ -741,9 +746,11 @@ async def sources_filtered(ctx: CheckContext) -> None:
             continue
         value = _visible(outcome, f"[{case.name}]")
         got = [s.get("url") for s in value["sources"]]
+        extra = sorted({key for s in value["sources"] for key in s} - {"title", "url"})
+        require(not extra, f"[{case.name}] sources carry {extra}; a source is its title and URL", keys=extra)
         require(len(got) <= 8, f"[{case.name}] {len(got)} sources, at most 8 allowed")
         require(len(set(got)) == len(got), f"[{case.name}] duplicate source URLs {got!r}")
-        require(all(isinstance(u, str) and u.startswith(("http://", "https://")) for u in got),
+        require(all(isinstance(u, str) and u.lower().startswith(("http://", "https://")) for u in got),
                 f"[{case.name}] a non-HTTP(S) source was kept: {got!r}")
         require(set(got) <= set(urls), f"[{case.name}] a source not in the search results: {got!r}")
         require(len(got) == case["keep"], f"[{case.name}] {len(got)} sources kept of {case['keep']} distinct "

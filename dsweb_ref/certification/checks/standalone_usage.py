@@ -41,11 +41,11 @@ TOKENS = {"input_tokens": 1_234, "output_tokens": 567}
 OTHER_MODEL = "deepseek-v4-flash-0917-served"  # what an answer may say it was, beside the model asked for
 
 
-def _messages(model: str = STANDALONE_MODEL) -> bytes:
-    body = json.loads(_messages_body([_result_block([_item("https://u.example.test/")]),
-                                      {"type": "text", "text": "Usage answer."}]))
+def _messages(model: str = STANDALONE_MODEL, searches: int = 1) -> bytes:
+    blocks = [_result_block([_item(f"https://u{n}.example.test/")]) for n in range(searches)]
+    body = json.loads(_messages_body([*blocks, {"type": "text", "text": "Usage answer."}]))
     body["model"] = model
-    body["usage"] = {**TOKENS, "server_tool_use": {"web_search_requests": 1, "web_fetch_requests": 0}}
+    body["usage"] = {**TOKENS, "server_tool_use": {"web_search_requests": searches, "web_fetch_requests": 0}}
     return json.dumps(body).encode()
 
 
@@ -82,6 +82,9 @@ USAGE_CASES = (
          "is 1) or message_delta's (here it counts output tokens only, so the input count is lost)",
          {"protocol": "messages", "stream": True,
           "fault": _own_stream("messages", _messages(), _closing_counts_output_only)}),
+    Case("messages-two-searches", "the answer's count of searches (server_tool_use.web_search_requests: 2) "
+         "reported as the HTTP request count, where the search sent one request",
+         {"protocol": "messages", "fault": AsAnswer(_messages(searches=2))}),
     Case("responses-streamed", "a streamed Responses answer's usage read from its opening event (null there) "
          "instead of response.completed", {"protocol": "responses", "stream": True, "fault": AsAnswer(_responses())}),
 )
@@ -110,7 +113,8 @@ def _problems(usage: Any) -> list[str]:
     "source' and 'usage belongs to the connection and model actually designated', not the main conversation's. "
     "The value's usage names source web-search, the connection, the model the request named (deepseek-v4-flash, "
     "whatever model the answer claims), the answer's input and output tokens (a stream's opening and closing "
-    "counts together) and one HTTP request. More keys are accepted.",
+    "counts together) and one HTTP request (the search's own request, however many searches the model ran "
+    "inside it: seed 003 says each search adds one model request). More keys are accepted.",
     cases=USAGE_CASES,
 )
 async def usage_reported(ctx: CheckContext) -> None:
