@@ -199,6 +199,7 @@ def test_a_target_that_always_streams_passes_the_reasoning_rows(monkeypatch: pyt
 
 LONG_QUERY_ROW = "messages-long-query"
 LONGER_QUERY_ROW = "messages-query-of-1700-characters"
+LONGEST_QUERY_ROW = "messages-query-of-3400-characters"
 
 
 def test_the_reference_passes_the_long_query_row(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -213,14 +214,14 @@ def test_a_query_cut_to_a_short_limit_fails_exactly_the_long_query_row(
     patch_reading(standalone_search, "parse_query", "    return query\n", f"    return query[:{limit}]\n",
                   monkeypatch)
     assert failing_rows(standalone, "REQUEST_CASES", "standalone.request.isolated", monkeypatch) == {
-        LONG_QUERY_ROW, LONGER_QUERY_ROW}
+        LONG_QUERY_ROW, LONGER_QUERY_ROW, LONGEST_QUERY_ROW}
 
 
 def test_a_long_query_refused_as_a_tool_error_stays_certified(monkeypatch: pytest.MonkeyPatch) -> None:
     # open: a target's own bound on the query, answered as a tool error before any request
     patch_reading(standalone_search, "parse_query", "MAX_QUERY_BYTES:", "256:", monkeypatch)
     failing = failing_rows(standalone, "REQUEST_CASES", "standalone.request.isolated", monkeypatch)
-    assert not {LONG_QUERY_ROW, LONGER_QUERY_ROW} & failing
+    assert not {LONG_QUERY_ROW, LONGER_QUERY_ROW, LONGEST_QUERY_ROW} & failing
 
 
 # -- hunt_e: account and model selection (standalone.resolve.table) ------------------------------------------
@@ -362,15 +363,18 @@ def test_an_empty_allow_list_read_as_none_fails_exactly_its_row(monkeypatch: pyt
 # -- hunt_e: the request (standalone.request.isolated) and an error status (standalone.prose.error) ----------
 
 EARLIER_ROW = "messages-no-earlier-answer"
+COOKIE_ROW = "messages-no-earlier-cookie"
 PROSE = "standalone.prose.error"
 STATUS_500, STATUS_400 = "http-500-with-an-answer-body", "http-400-with-an-answer-body"
 STATUS_ROWS = {STATUS_500, STATUS_400}
 
 
+# The reading remembers across calls, so the cookie row (which runs after the earlier-answer row) sees the kumquat
+# answer in its second request too: a process that carries one search's answer into every later search.
 @pytest.mark.parametrize(("carried", "rows"), [
-    ("sources", {EARLIER_ROW}),
+    ("sources", {EARLIER_ROW, COOKIE_ROW}),
     # the emulator's own summary quotes its query, so the messages row sees the first query in the second request
-    ("summary", {EARLIER_ROW, "messages"}),
+    ("summary", {EARLIER_ROW, "messages", COOKIE_ROW}),
 ])
 def test_an_earlier_answer_in_the_next_request_fails_exactly_the_earlier_answer_row(
     carried: str, rows: set[str], monkeypatch: pytest.MonkeyPatch
@@ -393,7 +397,13 @@ def test_an_earlier_answer_in_the_next_request_fails_exactly_the_earlier_answer_
 def test_a_query_cut_at_1000_characters_fails_exactly_the_1700_character_row(monkeypatch: pytest.MonkeyPatch) -> None:
     # catches: the query cut silently to 1 000 characters (longer than the other long-query row's queries)
     patch_reading(standalone_search, "parse_query", "    return query\n", "    return query[:1000]\n", monkeypatch)
-    assert _failing("standalone.request.isolated", monkeypatch) == {LONGER_QUERY_ROW}
+    assert _failing("standalone.request.isolated", monkeypatch) == {LONGER_QUERY_ROW, LONGEST_QUERY_ROW}
+
+
+def test_a_query_cut_at_2000_characters_fails_exactly_the_3400_character_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: the query cut silently to 2 000 characters (an outside hunt's reading)
+    patch_reading(standalone_search, "parse_query", "    return query\n", "    return query[:2000]\n", monkeypatch)
+    assert _failing("standalone.request.isolated", monkeypatch) == {LONGEST_QUERY_ROW}
 
 
 def test_a_1700_character_query_refused_at_a_target_bound_stays_certified(monkeypatch: pytest.MonkeyPatch) -> None:

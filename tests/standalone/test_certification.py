@@ -58,6 +58,8 @@ BREAKS: dict[str, tuple[str, str]] = {
     "standalone-scheme-case-sensitive": ("standalone.sources.filtered", "[upper-case-schemes] 0 sources kept of 2"),
     "standalone-sources-page-age": ("standalone.sources.filtered", "sources carry ['page_age']"),
     "standalone-http-requests-from-searches": ("standalone.usage.reported", "[messages-two-searches] http_requests=2"),
+    "standalone-shared-cookie-jar": ("standalone.request.isolated", "[messages-no-earlier-cookie] the second search"),
+    "standalone-query-cut-2000": ("standalone.request.isolated", "[messages-query-of-3400-characters] the user"),
 }
 # Readings seed 003 leaves open: each must stay certified.
 VARIANTS = ("standalone-open-fields",)

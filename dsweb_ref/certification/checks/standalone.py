@@ -183,6 +183,9 @@ LONG_QUERIES = ((f"first standalone topic {_CONTEXT}" * 2).strip(), (f"second st
 # about 1 700 characters each, under the 4 096 bytes the reference takes (a target's own bound is open)
 LONGER_QUERIES = ((f"first standalone topic {_CONTEXT}" * 8).strip(),
                   (f"second standalone topic {_CONTEXT}" * 8).strip())
+# about 3 400 characters each, still under the reference's 4 096 bytes
+LONGEST_QUERIES = ((f"first standalone topic {_CONTEXT}" * 16).strip(),
+                   (f"second standalone topic {_CONTEXT}" * 16).strip())
 # The first search's own answer in the earlier-answer row: nothing of it (the source's host, its title, the
 # summary) may ride along in the second search's request, whatever wording a target puts around the query.
 _EARLIER_SOURCE = ("https://kumquat-ledger.example.test/invoices", "Kumquat ledger invoice archive")
@@ -203,11 +206,18 @@ REQUEST_CASES = (
          {"protocol": "messages", "queries": LONG_QUERIES}),
     Case("messages-query-of-1700-characters", "the query cut silently at a longer limit (1 000 characters), still "
          "losing the context the caller wrote into it", {"protocol": "messages", "queries": LONGER_QUERIES}),
+    Case("messages-query-of-3400-characters", "the query cut silently at a still longer limit (2 000 "
+         "characters)", {"protocol": "messages", "queries": LONGEST_QUERIES}),
     # seed 003: "搜索服务不会读取对话、附件、工作区或其他搜索的历史" - an earlier search's answer is such history
     Case("messages-no-earlier-answer", "carrying an earlier search's answer into the next search's request (its "
          "source URLs as 'already found', its titles or its summary)",
          {"protocol": "messages", "earlier": AsAnswer(_messages_body(
              [_result_block([_item(*_EARLIER_SOURCE)]), {"type": "text", "text": _EARLIER_SUMMARY}]))}),
+    Case("messages-no-earlier-cookie", "one client kept for every search, so a cookie an earlier search's answer "
+         "set rides along with the next search (another search's state)",
+         {"protocol": "messages", "cookie": True, "earlier": Status(200, body=_messages_body(
+             [_result_block([_item("https://c.example.test/")]), {"type": "text", "text": "Cookie answer."}]),
+             headers={"Set-Cookie": "session=earlier-search; Path=/"})}),
 )
 # Responses request fields that would bring a search what seed 003 keeps from it: the history of a server-side
 # conversation (which every search naming it shares), or a stored prompt's own instructions and messages.
@@ -321,6 +331,10 @@ async def request_isolated(ctx: CheckContext) -> None:
             require(not problems, f"[{case.name}] {'; '.join(problems)}", body=body, catches=case.catches)
         require(queries[0] not in json.dumps(bodies[1], ensure_ascii=False),
                 f"[{case.name}] the second search carries the first one's query")
+        if case.params.get("cookie"):
+            sent = records[1].header("cookie")
+            require(sent is None, f"[{case.name}] the second search sent Cookie {sent!r}, set by the first one's "
+                    "answer", catches=case.catches)
         if earlier is not None:
             second = json.dumps(bodies[1], ensure_ascii=False)
             carried = [what for what, piece in EARLIER_PIECES.items() if piece in second]
