@@ -91,6 +91,7 @@ BREAKS: dict[str, tuple[set[str], str | tuple[str, ...]]] = {
     "need-content-in-summary": ({"search.api.summary.budget"}, "in summary mode"),
     "fetch-content-before-status": ({"fetch.api.mapping"}, "with a page body"),
     "fetch-empty-is-failure": ({"fetch.api.mapping"}, "a page whose Markdown is empty"),
+    "fetch-error-echo": ({"fetch.api.mapping"}, "HTTP 401 quoting the key: the failure shows"),
     "localization-on-fetch": ({"search.api.localization"}, "the Fetch API request carries localization"),
     "fetch-status-passthrough": ({"fetch.api.mapping"}, "HTTP 203 with a page: status_code=203"),
     "fetch-cancel-shielded": ({"fetch.cancel.quiescence"}, "upstream request(s) were still open"),

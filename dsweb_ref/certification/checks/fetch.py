@@ -16,7 +16,7 @@ from ._base import (
     require,
 )
 from .batch import answer_probe, require_cancelled
-from .outcomes import REDIRECT_STATUSES, redirect_fault
+from .outcomes import REDIRECT_STATUSES, _leaks, redirect_fault
 from .search import only_record, require_no_model_request, require_tools_api_headers
 
 WF, FAPI = "web_fetch", "fetch-api"
@@ -109,6 +109,9 @@ FAILURES = (
          {"url": PAGE, "fault": (404,)}),
     Case("HTTP 500 with a page body", "only 4xx looked at before the body is read as the page",
          {"url": PAGE, "fault": (500,)}),
+    # The secret-echo rule of errors.codes and errors.secret_echo, for the Fetch API: its errors quote keys too.
+    Case("HTTP 401 quoting the key", "the Fetch API's error text quoted unscrubbed, the key it echoes included",
+         {"url": PAGE, "fault": "401-echo"}),
 )
 PAGE_ANSWER = json.dumps({"title": "T", "content": "# Cached page\n\nServed with a failure status.\n"}).encode()
 
@@ -128,7 +131,9 @@ PAGE_ANSWER = json.dumps({"title": "T", "content": "# Cached page\n\nServed with
     "'every non-success status is a retrieval failure rather than a specific target diagnosis' "
     "(WEB_PROVIDER_ERROR, 408 and 504 included, never a timeout of the page, even when its body reads as a "
     "page), as is a success whose body holds "
-    "no Markdown text (the provider tests cover 'malformed responses'): never an empty page; and 'The provider has "
+    "no Markdown text (the provider tests cover 'malformed responses'): never an empty page, and never one "
+    "showing the key an error body echoes (the project's no-secret rule, as errors.secret_echo holds it for "
+    "search); and 'The provider has "
     "no shared rate scheduler, automatic retries, or fallback', so with the opt-in retries off a failure is one "
     "request, 502, 503 and 504 too. Harness 'retains ... bounded tool output' with no "
     "bound fixed: a long page is a success showing its start, and when neither the text nor the value holds it "
@@ -189,6 +194,10 @@ async def fetch_mapping(ctx: CheckContext) -> None:
             ctx.emu.inject("fetch", RateLimited(retry_after=1))
         elif case["fault"] == "401":
             ctx.emu.inject("fetch", Status(401))
+        elif case["fault"] == "401-echo":
+            echo = {"error": {"message": f"Authentication Fails, Your api key: {ctx.config.api_key} is invalid",
+                              "type": "authentication_error"}}
+            ctx.emu.inject("fetch", Status(401, body=json.dumps(echo).encode()))
         elif case["fault"] == "truncated":
             ctx.emu.inject("fetch", Malformed(body=b'{"title": "T", "content": "# T'))
         elif isinstance(case["fault"], int):
@@ -200,6 +209,8 @@ async def fetch_mapping(ctx: CheckContext) -> None:
         outcome = await ctx.fetch(case["url"])
         await ctx.settle()
         expect_error(outcome, f"{case.name}: fetch {case['url']}", PROVIDER_ERROR)
+        shown = _leaks(outcome, ctx.config.api_key)
+        require(shown is None, f"{case.name}: the failure shows {shown}", catches=case.catches)
         sent = len(ctx.records("fetch"))
         require(sent == 1, f"{case.name}: {sent} Fetch API requests; a failure must not be retried silently")
 
