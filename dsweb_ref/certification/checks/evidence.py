@@ -21,7 +21,7 @@ from ..targets import CallOutcome, PendingCall
 from ._base import CALL_TIMEOUT, CheckContext, check, expect_error, expect_schema, expect_success, require
 from ._script import row, script
 from .batch import wait_held
-from .search import ori_accepted
+from .search import MODEL_ROUTES, ori_accepted
 
 REQUIRES = ("web_search", "search-api", "fetch-api", "evidence-search")  # the evidence tool is a web_search
 _ANY_SOURCE = re.compile(r"\(source: (\S+)\)$")  # any scheme: what a line cites, valid or not
@@ -241,7 +241,6 @@ NO_MODEL = (
         {"query": "zzqx unknowable"},
     ),
 )
-MODELS = {"messages", "responses"}  # the emulator's model APIs (its other routes retrieve: search, fetch, pages)
 
 
 @check(
@@ -261,7 +260,7 @@ async def no_model_call(ctx: CheckContext) -> None:
         await ctx.settle()
         routes = sorted({str(r.route) for r in ctx.records()})
         require(not ctx.records("messages"), f"evidence call ({case.name}) sent a Messages request", routes=routes)
-        models = sorted(set(routes) & MODELS)
+        models = sorted(set(routes) & set(MODEL_ROUTES))
         require(not models, f"evidence call ({case.name}) sent a model request ({', '.join(models)})", routes=routes)
         require(ctx.records("search"), f"evidence call ({case.name}) sent no Search API request", routes=routes)
 

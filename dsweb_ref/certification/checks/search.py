@@ -101,7 +101,7 @@ MESSAGES_WIRE = (
     Case("a prompt, sendOriginalQuestion off", "the user's latest prompt added to the Messages request, with the "
          "setting that keeps it from the search service ignored",
          {"model": "deepseek-v4-flash", "max_tokens": 4096, "max_uses": 5, "off": True,
-          "prompt": "which zebraquartz tincture did my aunt mention?"}),
+          "prompt": "which zebraquartz tincture did my aunt mention?", "mark": "zebraquartz"}),
 )
 
 
@@ -142,13 +142,10 @@ async def messages_wire(ctx: CheckContext) -> None:
                 "query of the call", carried=carried, expected=sorted(queries))
         for record in records:
             _require_messages_request(case, base, record)
-            if prompt is not None:  # only with sendOriginalQuestion off (the row)
-                require(_PROMPT_MARK not in json.dumps(record.json, ensure_ascii=False),
+            if prompt is not None:  # only with sendOriginalQuestion off (the row); its mark is in no query
+                require(case["mark"] not in json.dumps(record.json, ensure_ascii=False),
                         f"{case.name}: the request carries the user's prompt although sendOriginalQuestion is "
                         "off", catches=case.catches)
-
-
-_PROMPT_MARK = "zebraquartz"  # a word of the off row's prompt that no query holds
 
 
 def _user_text(body: Any) -> str:
@@ -425,13 +422,18 @@ async def api_wire(ctx: CheckContext) -> None:
         sent = sorted(str(record.json["query"]) for record in records)
         require(sent == sorted(queries), f"{case.name}: queries {sent!r}, expected them unchanged",
                 expected=sorted(queries))
-        require_no_model_request(ctx, case.name)
+        await require_no_model_request(ctx, case.name)
 
 
-def require_no_model_request(ctx: CheckContext, what: str) -> None:
+MODEL_ROUTES = ("messages", "responses")  # the emulator's model APIs (its other routes retrieve)
+
+
+async def require_no_model_request(ctx: CheckContext, what: str) -> None:
     """Seed 001: 'Direct retrieval emits no auxiliary model-request event because Harness makes no such
-    request': a Search or Fetch API call sends nothing to a Messages or Responses endpoint."""
-    models = [str(r.path) for route in ("messages", "responses") for r in ctx.records(route)]
+    request': a Search or Fetch API call sends nothing to a Messages or Responses endpoint, also not while
+    or after it answers (the emulator is let go idle first, so a request still in flight is seen)."""
+    await ctx.settle()
+    models = [str(r.path) for route in MODEL_ROUTES for r in ctx.records(route)]
     require(not models, f"{what}: the call also sent a model request ({', '.join(models)}); direct retrieval makes "
             "none", paths=models)
 
