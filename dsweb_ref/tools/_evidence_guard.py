@@ -105,13 +105,27 @@ class EvidenceContext:
 
 def refuse_local(queries: Sequence[str], local_names: Iterable[str]) -> None:
     """Raise ``WEB_INVALID_ARGUMENTS`` when a query names something local."""
-    names = [n for n in (normalized_query(name) for name in local_names) if n]
+    names = _names(local_names)
     for index, query in enumerate(queries):
-        if _LOCAL_PATH.search(query):
-            raise _local(index, "a local file path or file: URL")
-        folded = normalized_query(query)
-        if any(name in folded for name in names):
-            raise _local(index, "a name the caller marked as a local document")
+        what = _local_kind(query, names)
+        if what:
+            raise _local(index, what)
+
+
+def names_local(text: str, local_names: Iterable[str]) -> bool:
+    """Whether ``text`` (the user's prompt) names something local, as a refused query would."""
+    return bool(_local_kind(text, _names(local_names)))
+
+
+def _names(local_names: Iterable[str]) -> list[str]:
+    return [n for n in (normalized_query(name) for name in local_names) if n]
+
+
+def _local_kind(text: str, names: Sequence[str]) -> str:
+    if _LOCAL_PATH.search(text):
+        return "a local file path or file: URL"
+    folded = normalized_query(text)
+    return "a name the caller marked as a local document" if any(name in folded for name in names) else ""
 
 
 def _local(index: int, what: str) -> WebError:

@@ -31,6 +31,7 @@ nearly as well as the first), each at most ``passage_chars``; the whole text at 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
 import math
 import unicodedata
@@ -46,7 +47,7 @@ from .._service import WebService
 from .._types import FetchRequest, SearchRequest, SearchResult
 from .._validate import is_int_at_least
 from ..netguard import DEFAULT_POLICY, AddressPolicy, check_url
-from ._evidence_guard import EvidenceContext, normalized_query, refuse_local, refuse_repeats
+from ._evidence_guard import EvidenceContext, names_local, normalized_query, refuse_local, refuse_repeats
 from ._evidence_passages import Choice, PageUnits, choose
 from ._evidence_rank import Candidate, rank, select_pages
 from ._evidence_text import clean_text, snippet_matches, topic_of
@@ -257,6 +258,10 @@ class EvidenceSearchTool:
         refuse_local(queries, context.local_names)  # before any search: nothing local leaves
         refuse_repeats(queries, context)
         ctx = ctx or CallContext()
+        if ctx.latest_prompt and names_local(ctx.latest_prompt, context.local_names):
+            # The prompt goes with each search as ori_question (seed 001); one naming a user's file must not
+            # (seed 002: no file name reaches a search engine), so it goes without one.
+            ctx = dataclasses.replace(ctx, latest_prompt=None)
         searches_end, fetches_end, deadline = cfg.stage_ends(asyncio.get_running_loop().time())
         state = [_Query(q) for q in queries]
 
