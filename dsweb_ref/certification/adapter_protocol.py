@@ -98,7 +98,7 @@ Methods
           "max_uses": 5,                   # Messages web_search server tool max_uses
           "timeout_s": 30.0,               # one deadline per upstream request (both protocols) and per web_fetch
           "fetch_max_bytes": 5000000,      # web_fetch's own fetcher: the decoded body cap, in bytes
-          "fetch_max_redirects": 5,        # web_fetch's own fetcher: redirect hops it may follow
+          "fetch_max_redirects": 5,        # web_fetch's own fetcher: redirect hops it may follow (0: none)
           "openai_base": "http://127.0.0.1:PORT/v1",  # POST {openai_base}/responses (seed 003)
           "scripted_base": "",             # provider "scripted": POST {scripted_base}/search (else "")
           "retries": 0,                    # retry: how many retries of 408/429/5xx a search may make

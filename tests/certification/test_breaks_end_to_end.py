@@ -122,6 +122,19 @@ BREAKS: dict[str, tuple[set[str], str | tuple[str, ...]]] = {
                        ("500, then success", "500, Retry-After 1 s, then success: expected a result")),
     "retry-deadline-per-attempt": ({"search.api.retry.deadline"},
                                    "503 (Retry-After 0) after 2.1 s, then a stalled retry"),
+    # Found by an outside hunt of seeds 000/001 (session of 2026-12-05, the second): each certified before its row.
+    "retry-5xx-registered": ({"search.api.retry.waits"}, "599, then success"),
+    "retry-after-unreadable-at-once": ({"search.api.retry.waits"}, "an unreadable Retry-After every time"),
+    "retry-after-capped": ({"search.api.retry.waits"}, "429, Retry-After 12 s: retried"),
+    "retry-after-cut-to-deadline": ({"search.api.retry.deadline"}, "3 s deadline: no retry: retried"),
+    "summary-exhausted-snippet": ({"search.api.summary.budget"}, "where the total budget left no room"),
+    # Found by an outside hunt of web_fetch (session of 2026-12-05, the second): each certified before its row.
+    "fetch-400-invalid-url": ({"fetch.api.mapping"}, "HTTP 400: fetch"),
+    "fetch-result-url-normalised": ({"fetch.api.mapping"}, "a URL in its own spelling: url="),
+    "fetch-html-sniffed": ({"fetch.api.mapping"}, "Markdown that opens with HTML: body kind 'html'"),
+    "fetch-lines-stripped": ({"fetch.api.mapping"}, "Markdown with hard line breaks: body differs"),
+    # The scrubber's reading views (what the mutation run of _secrets.py showed no row reached).
+    "scrub-as-written-only": ({"errors.secret_echo"}, "with a zero-width space between its characters"),
     "localization-untrimmed": ({"search.api.localization"}, "spaces around an IPv4 literal"),
     "localization-refused-late": ({"search.api.localization"}, "refused at the call with WEB_PROVIDER_ERROR"),
     "pacing-by-default": ({"search.api.fail_fast"}, "four queries at once: the starts spread over"),
@@ -188,6 +201,12 @@ SEED_002_BREAKS: dict[str, tuple[str, str, str]] = {
     "ssrf-length-required": ("ssrf", "ssrf.caps.body", "within-cap-undeclared: a page of 256 bytes"),
     # Found by an outside hunt: certified before the multibyte row.
     "ssrf-cap-in-characters": ("ssrf", "ssrf.caps.body", "multibyte-over-cap: 768 bytes of the page came back"),
+    # Found by an outside hunt of web_fetch (session of 2026-12-05): each certified before its row.
+    "ssrf-other-3xx-unchecked": ("ssrf", "ssrf.redirect.private", "300-literal: a connection reached"),
+    "ssrf-refresh-unchecked": ("ssrf", "ssrf.redirect.private", "refresh-header: a connection reached"),
+    "ssrf-zero-hops-default": ("ssrf", "ssrf.caps.redirects", "zero-hops: 2 requests"),
+    "ssrf-look-ahead-kept": ("ssrf", "ssrf.caps.body", "one-past-cap: all 257 bytes"),
+    "ssrf-head-preflight": ("ssrf", "ssrf.resolve.special_ranges", "file-path (10.0.0.7): a connection reached"),
     "evidence-no-query-floor": ("evidence", "evidence.diversity", "kept no source of its own"),
     "evidence-hosts-not-domains": ("evidence", "evidence.diversity", "subdomains: 8 of 8 pages from harbour-news"),
     # Found by the mutation run of tools/_evidence_rank.py (issue 24): certified before its row.

@@ -159,7 +159,24 @@ def test_cited_urls_without_their_query_string_fail_exactly_the_query_string_row
         return right(state)
 
     monkeypatch.setattr(evidence_search, "_value", stripped)
-    assert failing_rows(evidence, "CITES", CITES, monkeypatch) == {"query-string"}
+    # The tracking-parameters row's URLs carry a query string too.
+    assert failing_rows(evidence, "CITES", CITES, monkeypatch) == {"query-string", "tracking-parameters"}
+
+
+def test_tracking_parameters_stripped_fail_exactly_the_tracking_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: utm_*, gclid and fbclid dropped from a cited URL (an outside hunt): another string than returned
+    right = evidence_search._value
+
+    def untracked(state: Sequence[Any]) -> dict[str, Any]:
+        for q in state:
+            for line in q.evidence:
+                parts = urlsplit(line["url"])
+                kept = "&".join(p for p in parts.query.split("&") if not p.startswith(("utm_", "gclid=")))
+                line["url"] = urlunsplit((parts.scheme, parts.netloc, parts.path, kept, ""))
+        return right(state)
+
+    monkeypatch.setattr(evidence_search, "_value", untracked)
+    assert failing_rows(evidence, "CITES", CITES, monkeypatch) == {"tracking-parameters"}
 
 
 def test_empty_queries_remembered_only_when_the_whole_call_found_nothing_fail_exactly_the_batch_row(

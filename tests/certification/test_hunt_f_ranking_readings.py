@@ -7,13 +7,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
 
 from dsweb_ref.certification.checks import evidence_diversity, evidence_relevance
 from dsweb_ref.certification.targets import reference_target
-from dsweb_ref.tools import _evidence_rank, _evidence_text, evidence_search
+from dsweb_ref.tools import _evidence_passages, _evidence_rank, _evidence_text, evidence_search
 from dsweb_ref.tools._evidence_rank import Candidate
 
 from ._readings import failing_rows
@@ -48,8 +49,21 @@ def test_the_engine_order_kept_fails_every_ranking_row(monkeypatch: pytest.Monke
     # missed by it too)
     monkeypatch.setattr(evidence_search, "rank", lambda query, candidates: list(candidates))
     assert failing_rows(evidence_relevance, "RANKING", RANKING, monkeypatch) == {
-        "engine-last", "engine-first", "thai-words",
+        "engine-last", "engine-first", "near-misses", "thai-words",
     }  # fmt: skip
+
+
+def test_a_gate_on_shared_words_over_the_engine_order_fails_exactly_the_near_miss_row(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # catches: results sharing half the query's words first, in the engine's order, with no score (an outside hunt)
+    def gated(query: str, candidates: Any) -> list[Any]:
+        wanted = _evidence_passages.content_tokens(_evidence_text.tokenize(query))
+        need = max(1, (len(wanted) + 1) // 2)
+        return sorted(candidates, key=lambda c: len(wanted & set(_evidence_text.tokenize(c.text))) < need)
+
+    monkeypatch.setattr(evidence_search, "rank", gated)
+    assert failing_rows(evidence_relevance, "RANKING", RANKING, monkeypatch) == {"near-misses"}
 
 
 def test_thai_ranked_by_whole_runs_fails_exactly_the_thai_row(monkeypatch: pytest.MonkeyPatch) -> None:

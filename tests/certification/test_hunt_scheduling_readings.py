@@ -23,6 +23,8 @@ from .conftest import outcomes, reference_variant, run
 WAITS, NEVER, RETRY_CANCEL = "search.api.retry.waits", "search.api.retry.never", "search.api.retry.cancel"
 RATE, PACING_CANCEL = "search.api.pacing.rate", "search.api.pacing.cancel"
 EVERY_5XX = "501, then success"
+REGISTERED_5XX = "599, then success"
+UNREADABLE = "503 with an unreadable Retry-After every time: a wait before each retry"
 AT_ONCE_408 = "408 every time: a wait before each retry"
 AT_ONCE_429 = "429 without Retry-After every time: a wait before each retry"
 AT_ONCE_5XX = "502 every time: a wait before each retry"
@@ -53,7 +55,14 @@ def test_the_reference_passes_the_new_rows(table: str, check: str, monkeypatch: 
 def test_retrying_only_the_usual_5xx_fails_exactly_the_501_row(monkeypatch: pytest.MonkeyPatch) -> None:
     # catches: a urllib3-style force-list (500, 502, 503, 504) instead of every 5xx
     patch_reading(_scheduler, "retryable", "or 500 <= status <= 599", "or status in (500, 502, 503, 504)", monkeypatch)
-    assert failing_rows(scheduling, "RETRY_CASES", WAITS, monkeypatch) == {EVERY_5XX}
+    assert failing_rows(scheduling, "RETRY_CASES", WAITS, monkeypatch) == {EVERY_5XX, REGISTERED_5XX}
+
+
+def test_retrying_only_the_registered_5xx_fails_exactly_the_599_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: only the statuses HTTP registers (500-508, 510, 511) taken for the class (an outside hunt)
+    patch_reading(_scheduler, "retryable", "or 500 <= status <= 599",
+                  "or 500 <= status <= 511 and status != 509", monkeypatch)  # fmt: skip
+    assert failing_rows(scheduling, "RETRY_CASES", WAITS, monkeypatch) == {REGISTERED_5XX}
 
 
 @pytest.mark.parametrize(
@@ -70,7 +79,8 @@ def test_one_status_retried_at_once_fails_exactly_its_row(
     # catches: one status of the guide's list retried at once (the second-longest of all waits hid it)
     wrong = f"wait = (0.0 if {at_once} else self.backoff(retry, policy.max_wait_s)) if asked is None else asked"
     patch_reading(_scheduler.AccountScheduler, "run", BACKOFF, wrong, monkeypatch)
-    assert failing_rows(scheduling, "RETRY_CASES", WAITS, monkeypatch) == {row}
+    also = {UNREADABLE} if row == AT_ONCE_5XX else set()  # that row's 503 names no wait either
+    assert failing_rows(scheduling, "RETRY_CASES", WAITS, monkeypatch) == {row, *also}
 
 
 def test_a_retry_after_a_retry_after_sent_unpaced_fails_exactly_its_row(monkeypatch: pytest.MonkeyPatch) -> None:

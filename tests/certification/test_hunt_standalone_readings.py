@@ -74,7 +74,9 @@ def test_the_raw_list_cut_before_the_filter_fails_exactly_the_copies_row(monkeyp
     # catches: the backend's list cut to its first eight entries, then deduped and filtered
     patch_reading(standalone_search, "bound_sources", "for source in sources:",
                   "for source in sources[:MAX_SOURCES]:", monkeypatch)
-    assert _failing("standalone.sources.filtered", monkeypatch) == {"eight-copies-then-five-distinct"}
+    # the eight other-scheme entries ahead of the three HTTP(S) ones are a raw list cut too
+    assert _failing("standalone.sources.filtered", monkeypatch) == {"eight-copies-then-five-distinct",
+                                                                   "eight-other-schemes-then-three"}
 
 
 def test_only_the_first_result_block_fails_exactly_the_messages_two_searches_row(
@@ -84,7 +86,9 @@ def test_only_the_first_result_block_fails_exactly_the_messages_two_searches_row
     patch_reading(standalone_messages, "read_answer", "searched = True\n            for item in items:",
                   "first = not searched\n            searched = True\n            for item in items if first else []:",
                   monkeypatch)
-    assert _failing("standalone.sources.filtered", monkeypatch) == {"messages-two-searches"}
+    # the second search's own URL is lost in the one-URL row too
+    assert _failing("standalone.sources.filtered", monkeypatch) == {"messages-two-searches",
+                                                                   "messages-two-searches-one-url"}
 
 
 def test_only_the_first_search_call_fails_exactly_the_responses_two_searches_row(
@@ -134,7 +138,7 @@ def _following(statuses: tuple[int, ...], path: str = "") -> Any:
 def test_a_302_followed_as_a_get_fails_exactly_the_messages_302_row(monkeypatch: pytest.MonkeyPatch) -> None:
     # catches: 301/302/303 followed (as a GET) on either backend, only 307/308 refused
     monkeypatch.setattr(_standalone, "post", _following((301, 302, 303)))
-    assert _failing("standalone.redirect.not_followed", monkeypatch) == {"messages-302"}
+    assert _failing("standalone.redirect.not_followed", monkeypatch) == {"messages-302", "responses-301"}
 
 
 def test_a_responses_backend_following_redirects_fails_exactly_the_responses_row(
@@ -142,7 +146,7 @@ def test_a_responses_backend_following_redirects_fails_exactly_the_responses_row
 ) -> None:
     # catches: the Responses search backend follows redirects (the Messages one refuses them)
     monkeypatch.setattr(_standalone, "post", _following((301, 302, 303, 307, 308), "/responses"))
-    assert _failing("standalone.redirect.not_followed", monkeypatch) == {"responses-307"}
+    assert _failing("standalone.redirect.not_followed", monkeypatch) == {"responses-307", "responses-301"}
 
 
 _STORE = '"store": False,'
@@ -155,7 +159,7 @@ def test_a_server_side_history_or_stored_prompt_fails_exactly_the_responses_row(
     # catches: a Responses search request naming a conversation (with store: true) or a stored prompt
     patch_reading(standalone_responses.ResponsesStandaloneSearch, "standalone_search", _STORE,
                   f'"store": True, {field},', monkeypatch)
-    assert _failing("standalone.request.isolated", monkeypatch) == {"responses"}
+    assert _failing("standalone.request.isolated", monkeypatch) == {"responses", "responses-streamed"}
 
 
 def test_storing_the_answer_alone_stays_certified(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -373,8 +377,9 @@ STATUS_ROWS = {STATUS_500, STATUS_400}
 # answer in its second request too: a process that carries one search's answer into every later search.
 @pytest.mark.parametrize(("carried", "rows"), [
     ("sources", {EARLIER_ROW, COOKIE_ROW}),
-    # the emulator's own summary quotes its query, so the messages row sees the first query in the second request
-    ("summary", {EARLIER_ROW, "messages", COOKIE_ROW}),
+    # the emulator's own summary quotes its query, so the messages rows (plain and streamed) see the first query
+    # in the second request
+    ("summary", {EARLIER_ROW, "messages", COOKIE_ROW, "messages-streamed"}),
 ])
 def test_an_earlier_answer_in_the_next_request_fails_exactly_the_earlier_answer_row(
     carried: str, rows: set[str], monkeypatch: pytest.MonkeyPatch

@@ -198,6 +198,16 @@ def _forms_scrubber(forms: set[str]) -> Any:
                 literal.append("".join(f"\\u{ord(c):04x}" for c in secret))
             if "pct-entities" in forms:  # as the row writes it: a reference first, then %XX, in turn
                 literal.append("".join(f"%{ord(c):02X}" if i % 2 else f"&#{ord(c)};" for i, c in enumerate(secret)))
+            if "zero-width" in forms:
+                literal.append("\u200b".join(secret))
+            if "spaced" in forms:
+                literal.append(" ".join(secret))
+            if "reversed" in forms:
+                literal.append(secret[::-1])
+            if "look-alike" in forms:
+                literal.append(secret.translate(echo_checks.LOOK_ALIKE))
+            if "full-width" in forms:
+                literal.append("".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in secret))
             for form in literal:
                 text = text.replace(form, placeholder)
             anycase = {"any-case": secret, "pct-any": upper, "pct-twice": upper.replace("%", "%25"),
@@ -212,7 +222,7 @@ def _forms_scrubber(forms: set[str]) -> Any:
 
 ALL_FORMS = {"raw", "any-case", "b64-0", "b64-1", "b64-2", "pct-upper", "pct-any", "pct-twice", "pct-mixed",
              "entities", "hex", "hex-any-case", "x-escapes", "json-escapes", "entities-hex", "entities-loose",
-             "pct-entities"}
+             "pct-entities", "zero-width", "spaced", "reversed", "look-alike", "full-width"}
 # the encoded echo row that alone catches each wrong reading of "in any encoding" (the first to fail)
 ENCODED_READINGS = {
     "a base64 dump of the request, the key at byte 0 of a group": ALL_FORMS - {"b64-0", "b64-1", "b64-2"},
@@ -231,6 +241,11 @@ ENCODED_READINGS = {
     "an HTML error page quoting the key as hex character references": ALL_FORMS - {"entities-hex"},
     "an HTML error page quoting the key as zero-padded references without semicolons": ALL_FORMS - {"entities-loose"},
     "the key with its characters alternately percent-encoded and character references": ALL_FORMS - {"pct-entities"},
+    "the key with a zero-width space between its characters": ALL_FORMS - {"zero-width"},
+    "the key spelled out with spaces between its characters": ALL_FORMS - {"spaced"},
+    "the key written backwards": ALL_FORMS - {"reversed"},
+    "the key with Cyrillic look-alike letters": ALL_FORMS - {"look-alike"},
+    "the key in full-width letters": ALL_FORMS - {"full-width"},
 }
 
 
@@ -242,7 +257,7 @@ def test_each_encoded_echo_row_catches_the_scrubber_that_misses_its_form(
     monkeypatch.setattr(_deepseek_http, "scrub_text", _forms_scrubber(ENCODED_READINGS[row]))
     (result,) = run(_target(), ["errors.secret_echo"]).results
     assert result.outcome is Outcome.FAILED, result.reason
-    assert result.reason.startswith(f"[Search API] {row}: the failure shows characters"), result.reason
+    assert result.reason.startswith(f"[Search API] {row}: the failure shows "), result.reason
     assert "dsweb-emul" not in result.reason  # the judge names where the piece starts, never the piece
 
 

@@ -30,6 +30,10 @@ def rows(no_header_wait: float, overshoot: float) -> list[Any]:
         if "judges" in case.params:
             continue
         fault = case["fault"]
+        if "beyond" in case.params:  # a Retry-After past the target's cap: its retries end after one request
+            out.append(scheduling._Row(case, CallOutcome(error_code="WEB_PROVIDER_ERROR"), [record(0.0, 0.1)],
+                                       fault, None))
+            continue
         asked = 1 if fault in ("seconds", "date") or "wait" in case.params else None
         fault = RateLimited(retry_after=1) if fault in ("seconds", "date") else fault
         wait = asked + overshoot if asked else no_header_wait

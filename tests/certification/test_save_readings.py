@@ -115,10 +115,24 @@ def _after_the_header(user: str, value: str) -> str:
 
 READINGS: dict[str, tuple[Saver, set[str]]] = {
     # every comment is lost, the one a U+2028 continues too
-    "re-rendered from parsed values": (_rerendered, {"comments-kept", "line-separator-in-a-comment"}),
-    "only known fields saved": (_known_only, {"unknown-keys-kept"}),
+    # every comment is lost, the one after the field's value and a commented-out field too
+    "re-rendered from parsed values": (_rerendered, {"comments-kept", "line-separator-in-a-comment",
+                                                     "field-comment-kept", "field-elsewhere-kept"}),
+    "only known fields saved": (_known_only, {"unknown-keys-kept", "field-elsewhere-kept"}),
+    # (a second field beside a commented-out one and a profile's, and one more beside the commented field)
     "a second field added": (
-        _rewritten(lambda u: FIELD in u and not u.startswith(FIELD), _after_the_header), {"existing-field-replaced"}),
+        _rewritten(lambda u: FIELD in u and not u.startswith(FIELD), _after_the_header),
+        {"existing-field-replaced", "field-comment-kept", "field-elsewhere-kept"}),
+    # catches: a pattern over the file rewrites every line naming the field (an outside hunt)
+    "every line naming the field rewritten": (
+        _rewritten(lambda u: FIELD in u, lambda u, v: re.sub(rf'({FIELD}\s*=\s*)"[^"\n]*"',
+                                                              lambda m: m[1] + _line(v).split("= ", 1)[1].strip(), u)),
+        {"field-elsewhere-kept"}),
+    # catches: the field's line written anew, the comment after its value lost (an outside hunt)
+    "the field's line written anew": (
+        lambda user, project, value: {**(saved := reference_save(user, project, value)), "user": re.sub(
+            rf'^({FIELD}\s*=\s*"[^"\n]*")[ \t]*#.*$', r"\1", saved["user"], flags=re.M)},
+        {"field-comment-kept"}),
     "appended at the end, no [agent] table": (_rewritten(lambda u: "[agent]" not in u, _appended), {"no-agent-table"}),
     "appended at the end, after the table that follows [agent]": (
         _rewritten(lambda u: "[agent]" in u and FIELD not in u and u.endswith("\n"), _appended),

@@ -59,6 +59,17 @@ BREAKS: dict[str, tuple[str, str]] = {
     "standalone-sources-page-age": ("standalone.sources.filtered", "sources carry ['page_age']"),
     "standalone-http-requests-from-searches": ("standalone.usage.reported", "[messages-two-searches] http_requests=2"),
     "standalone-shared-cookie-jar": ("standalone.request.isolated", "[messages-no-earlier-cookie] the second search"),
+    # An outside hunt of seed 003 (session of 2026-12-05, the second): each certified before its row.
+    "standalone-cap-before-filter": ("standalone.sources.filtered", "[eight-other-schemes-then-three] 0 sources"),
+    "standalone-dedupe-without-query": ("standalone.sources.filtered", "[query-string-pages] 1 sources kept of 3"),
+    "standalone-sources-per-search": ("standalone.sources.filtered", "[messages-two-searches-of-sixteen] 16 sources"),
+    "standalone-follow-permanent": ("standalone.redirect.not_followed", "[messages-308] the redirect's Location"),
+    "standalone-stream-budget": ("standalone.request.isolated", "[messages-streamed] max_tokens is 4096"),
+    "standalone-leak-streamed-reasoning": ("standalone.reasoning.withheld", "[responses-streamed] the result contains"),
+    "standalone-save-every-occurrence": ("standalone.save.keeps_rest", "field-elsewhere-kept: "),
+    "standalone-save-line-replaced": ("standalone.save.keeps_rest", "field-comment-kept: comments lost"),
+    "standalone-off-needs-key": ("standalone.resolve.table", "explicit-off-on-current-without-credentials"),
+    "standalone-title-key-dropped": ("standalone.sources.filtered", "sources without a title"),
     "standalone-query-cut-2000": ("standalone.request.isolated", "[messages-query-of-3400-characters] the user"),
 }
 # Readings seed 003 leaves open: each must stay certified.

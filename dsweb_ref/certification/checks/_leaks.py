@@ -4,8 +4,12 @@ Written apart from the reference's scrubber (``dsweb_ref._secrets``) on purpose:
 scrubber's own finder would be wrong exactly where the scrubber is, and a mutant of it would pass. So
 this one decodes the text the ways an upstream echo encodes (percent, HTML entities, JSON ``\\uXXXX``
 escapes, hex, base64 at every alignment in either alphabet; each once or twice over) and looks for any
-``PIECE``-character piece of the secret, in any case, in each reading. Linear in the text: plain
-character-class runs only, and two rounds of decoding read a few dozen times the text at most.
+``PIECE``-character piece of the secret, in any case, in each reading. The text as shown and each
+reading of one decoding are also read as a person would: without invisible characters, with
+compatibility forms (full-width letters) and common Cyrillic look-alikes taken for Latin letters,
+backwards, and as letters and digits only (a key spelled out with spaces or dashes between its
+characters). Linear in the text: plain character-class runs only, and two rounds of decoding read a
+few dozen times the text at most.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import base64
 import binascii
 import html
 import re
+import unicodedata
 from collections.abc import Iterator
 from urllib.parse import unquote
 
@@ -74,13 +79,39 @@ def _readings(text: str) -> Iterator[tuple[str, str]]:
             yield f"{how}, then {then}", twice
 
 
+# Cyrillic letters drawn like Latin ones (a few common ones; the reference keeps a table of its own).
+_LOOK_ALIKE = str.maketrans("\u0430\u0435\u043e\u0440\u0441\u0443\u0445\u043a\u0456\u0455", "aeopcyxkis")
+_NOT_ALNUM = re.compile(r"[^0-9a-z]+")
+
+
+def _as_read(text: str) -> str:
+    """``text`` as a reader sees it: invisible characters (format, combining, controls) gone, compatibility
+    forms and look-alikes as the Latin letters they show."""
+    if not text.isascii():
+        text = unicodedata.normalize("NFKD", text).translate(_LOOK_ALIKE)
+    return "".join(c for c in text if unicodedata.category(c) not in ("Cf", "Mn", "Me", "Cc") or c.isspace())
+
+
+def _pieces(secret: str) -> dict[str, int]:
+    return {secret[i : i + PIECE]: i for i in range(max(1, len(secret) - PIECE + 1))}
+
+
 def leak(text: str, secret: str) -> str | None:
     """How ``text`` shows ``secret`` (where in it the piece starts, and the encoding), or ``None``. The
     piece itself is never quoted: the answer lands in reports."""
-    pieces = {secret[i : i + PIECE].casefold(): i for i in range(max(1, len(secret) - PIECE + 1))}
+    pieces = _pieces(secret.casefold())
     for how, reading in _readings(text):
         folded = reading.casefold()
         at = next((i for piece, i in pieces.items() if piece in folded), None)
         if at is not None:
             return f"characters {at + 1}-{at + PIECE} of the credential{' ' + how if how else ''}"
+    compact = _pieces(_NOT_ALNUM.sub("", secret.casefold()))
+    for how, reading in [("", text), *_decodings(text)]:
+        seen = _as_read(reading).casefold()
+        for view, shown, table in (("as read", seen, pieces), ("backwards", seen[::-1], pieces),
+                                   ("spelled out", _NOT_ALNUM.sub("", seen), compact),
+                                   ("spelled out backwards", _NOT_ALNUM.sub("", seen[::-1]), compact)):
+            at = next((i for piece, i in table.items() if piece in shown), None)
+            if at is not None:
+                return f"a {PIECE}-character piece of the credential {view}{', ' + how if how else ''}"
     return None

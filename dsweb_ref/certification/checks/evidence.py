@@ -301,7 +301,25 @@ CITES = (
          ".../notices/pilot-fees for the result .../Notices/Pilot-Fees/, another resource",
          {"queries": ("harbour pilot fees notice", "harbour tug fees notice"),
           "exact": ("https://harbour.example.com/Notices/Pilot-Fees/", "https://tug-desk.example.net/Tug/Fees/")}),
+    # From an outside hunt: tracking parameters are part of the URL the search returned.
+    Case("tracking-parameters", "tracking parameters (utm_*, gclid) stripped from the cited URL: a line cites "
+         "another string than the result's URL as returned",
+         {"queries": ("harbour pilot bulletin", "harbour tug bulletin"),
+          "exact": ("https://harbour.example.com/bulletin?id=7&utm_source=feed&utm_medium=rss",
+                    "https://tug-desk.example.net/bulletin?gclid=Cj0KCQ&id=8")}),
+    # From an outside hunt: a URL printed once for a run of lines from one page ("same source" after it).
+    Case("two-lines-one-page", "a page's second evidence line shown without its URL (the URL printed once for a run "
+         "of lines from the same page)", {"queries": ("harbour pilot fees per tonne",), "two_lines": True}),
 )
+# two-lines-one-page: one page answering its query in two places far apart, so it may give two evidence lines
+# (how many lines a page gives is open: with one, the row judges nothing more than the others).
+TWO_LINES_URL = "https://harbour-dues.example.org/pilot-fees"
+TWO_LINES_PAGE = "\n\n".join([
+    "# Harbour pilot fees",
+    "Harbour pilot fees per tonne are 40 baht for vessels under 80 metres.",
+    *(f"Note {i}: the museum garden hosts a flower show with music, crafts and food stalls." for i in range(30)),
+    "Harbour pilot fees per tonne are 55 baht for vessels over 80 metres.",
+])
 
 
 def _long_results(ctx: CheckContext, query: str) -> None:
@@ -334,6 +352,11 @@ async def lines_cite_results(ctx: CheckContext) -> None:
         if case.params.get("long"):
             for query in case["queries"]:
                 _long_results(ctx, query)
+        if case.params.get("two_lines"):
+            query = case["queries"][0]
+            snippet = "Harbour pilot fees per tonne, by vessel length."  # a snippet-only pipeline still cites it
+            script(ctx, query, [row(TWO_LINES_URL, "Harbour pilot fees", snippet)])
+            serve_page(ctx, TWO_LINES_URL, "Harbour pilot fees", TWO_LINES_PAGE)
         for query, url in zip(case["queries"], case.params.get("exact", ()), strict=False):
             script(ctx, query, [row(url, query.title(), f"{query.capitalize()} of the port office.")])
             page = f"# {query.title()}\n\n{query.capitalize()}: boarding moves to berth 4."
@@ -376,6 +399,11 @@ async def _cites(ctx: CheckContext, case: Case) -> dict[str, Any]:
     for region, url in regions:
         require(url in region, f"{case.name}: an evidence line carries no source URL (expected {url[:120]}): "
                 f"{region.strip()[:200]!r}", catches=case.catches)
+    # Every line its own URL: a URL shown fewer times than the lines it gave (one URL over a run of lines).
+    for url in {u for _region, u in regions}:
+        shown = sum(1 for _region, u in regions if u == url)
+        require(text.count(url) >= shown, f"{case.name}: {shown} evidence lines from {url[:120]} but the URL is "
+                f"shown {text.count(url)} time(s): not every line carries it", catches=case.catches)
     for shown in _URL.findall(text):
         require(shown.rstrip(".,;:") in returned, f"{case.name}: the text cites {shown[:200]}, which no search "
                 "returned", catches=case.catches)
@@ -416,6 +444,15 @@ LOCAL = (
          {"query": "Q3\u200bBoard Minutes agenda", "leak": "minutes"}),
     Case("unrelated", "control: the marked names matched the wrong way round, or any marked name refusing every "
          "query: a query naming nothing local refused", {"query": "harbour ferry timetable", "control": True}),
+    # From an outside hunt: the user's prompt goes with each search as ori_question (seed 001), so a prompt
+    # naming a local file sends its name beside a harmless query.
+    Case("prompt-names-file", "only the queries checked for local names: the user's prompt, which names a file of "
+         "theirs, sent as ori_question beside a harmless query",
+         {"query": "gold price today", "prompt": "Compare ~/Documents/budget-2026.xlsx with today's gold price",
+          "leak": "budget-2026"}),
+    Case("prompt-marked-name", "the prompt checked for paths only: a name the caller marked local sent in it",
+         {"query": "harbour news today", "prompt": "Summarise the Q3 Board Minutes and today's harbour news",
+          "leak": "minutes"}),
 )
 
 
@@ -428,7 +465,9 @@ LOCAL = (
     rule="Seed 002: web_search is not a fallback for the knowledge base or Desktop/Documents; user file "
     "names and contents are never sent to a search engine to 'try instead' (a path into the user's home "
     "folder is one, /home/ on Linux as /Users/ on macOS). Refusing the whole batch "
-    "(any WEB_* error) or answering its other queries are both accepted.",
+    "(any WEB_* error) or answering its other queries are both accepted. The user's prompt, which seed 001 "
+    "sends beside each query as ori_question, is text sent to the search engine too: one naming a local file "
+    "or a marked name never goes (the search may go without it, or the call be refused).",
     cases=LOCAL,
 )
 async def local_refused(ctx: CheckContext) -> None:
@@ -442,6 +481,16 @@ async def local_refused(ctx: CheckContext) -> None:
             require(outcome.error_code is None and case["query"] in sent,
                     f"{case.name}: {case['query']!r} names nothing local but was refused or not searched",
                     catches=case.catches, answer=outcome.brief())
+            continue
+        if "prompt" in case.params:  # a harmless query; no request may carry the prompt's local name
+            outcome = await _evidence(ctx, case["query"], context, case["prompt"])
+            await ctx.settle()
+            bodies = [json.dumps(r.json, ensure_ascii=False) for r in ctx.records("search") if r.json is not None]
+            leaked = [b for b in bodies if case["leak"] in b.casefold()]
+            require(not leaked, f"{case.name}: {len(leaked)} search request(s) carried the prompt's local name "
+                    f"{case['leak']!r}", catches=case.catches)
+            if not outcome.ok:
+                expect_error(outcome, case.name)
             continue
         outcome = await _evidence(ctx, ["rate limits", case["query"]], context)
         await ctx.settle()
@@ -473,6 +522,9 @@ RETRIES = (
         "separator), a BOM or a soft hyphen taken for a change",
         {"again": "<U+FEFF>zzqx<U+200B> unkno<U+00AD>wable"},  # <U+XXXX>: that character, written visibly here
     ),
+    # From an outside hunt: compared without compatibility normalisation (NFKC), full-width letters differ.
+    Case("full-width", "queries compared without compatibility normalisation (NFKC): the same query in full-width "
+         "letters taken for a new one", {"again": "ｚｚｑｘ ｕｎｋｎｏｗａｂｌｅ"}),
     Case(
         "less-specific",
         "a less specific retry (its words all in the query that found nothing) taken for a new query",
@@ -508,6 +560,11 @@ RETRIES = (
     ),
     Case("reordered-second", "only the first attempt's words remembered: the second attempt's words, reordered, "
          "taken for a new query", {"again": "unfindable qqzx", "between": "qqzx unfindable"}),
+    # From an outside hunt: a retry memory of the last few dead ends only ("not again right away").
+    Case("after-six-others", "only the last few queries that found nothing remembered (a window): the first fired "
+         "again after six other queries of the conversation found nothing",
+         {"again": "zzqx unknowable", "between": ["qqzx unfindable", "vvqz nowhere", "wwxy absent", "yyqz missing",
+                                                  "xxkv unseen", "kkqj unheard"]}),
     Case(
         "question-name",
         "a name the user's question gives taken for an invented fact, or names compared without the question's words",
@@ -539,6 +596,10 @@ RETRIES = (
         {"again": "zzqx unknowable 2031", "question": "What is zzqx unknowable?",
          "between": "qqzx unfindable vvqz wwxy"},
     ),
+    # From an outside hunt: the conversation's earlier queries counted as its evidence.
+    Case("failed-query-fact", "an earlier query that found nothing taken for evidence: a retry adding the number "
+         "that query asked about (no call found it) accepted",
+         {"again": "zzqx unknowable 2031", "question": "What is zzqx unknowable?", "between": "qqzx 2031"}),
     Case(
         "question-fact-with-evidence",
         "the question and earlier evidence run together: a year the question ends with (no punctuation after it) "
@@ -626,10 +687,10 @@ async def retry_refused(ctx: CheckContext) -> None:
             serve_page(ctx, ROSTER_URL, asked[0].title(), f"# {asked[0].title()}\n\n{ROSTER_FACT}")
         first = await _evidence(ctx, asked, context)
         require("[needs_retry]" in (first.text or ""), f"{case.name}: no [needs_retry] for a query that found nothing")
-        if "between" in case.params:
-            other_first = await _evidence(ctx, case["between"], context)
-            between = case["between"]
-            require("[needs_retry]" in (other_first.text or ""), f"{case.name}: no [needs_retry] for {between!r}")
+        between = case.params.get("between", [])
+        for other in [between] if isinstance(between, str) else between:  # other dead ends, one call each
+            other_first = await _evidence(ctx, other, context)
+            require("[needs_retry]" in (other_first.text or ""), f"{case.name}: no [needs_retry] for {other!r}")
         await ctx.settle()
         searches = len(ctx.records("search"))
         again = await _evidence(ctx, _spelled(case["again"]), context)

@@ -21,7 +21,7 @@ each row enforces only, for one page:
   evidence, though it holds the query's words: that is the boilerplate the seed names;
 * neighbouring blocks (list items, headings, paragraphs) unrelated to the query do not ride along with
   the matching one, though none of them ends in sentence punctuation;
-* a page answered with an error status (404) is no page "fetched successfully": its error text, though it
+* a page answered with an error status (404, 403, 500) is no page "fetched successfully": its error text, though it
   holds the query's words, is never cited (the snippet may stand in, or the query says it found nothing).
 """
 
@@ -89,6 +89,13 @@ FURNITURE = {
     "role-dialog": ('<div role="dialog" aria-modal="true" class="newsletter-modal">', "</div>",
                     "<p>Harbour pilot boarding alerts: harbour pilot boarding times from 06:00 by email, Gullwick "
                     "newsletter.</p>"),
+    # From an outside hunt: text the page never shows, and furniture named by its class.
+    "hidden": ("<div hidden>", "</div>",
+               "<p>Harbour pilot boarding archive: harbour pilot boarding moved to 06:00 in Ravensclough.</p>"),
+    "display-none": ('<div style="display: none">', "</div>",
+                     "<p>Harbour pilot boarding draft: harbour pilot boarding from 06:00, Thistlecombe wharf.</p>"),
+    "sidebar-class": ('<div class="sidebar">', "</div>",
+                      "<h2>More</h2><p>Harbour pilot boarding in spring: Hollowmere guide, pilot boarding 06:00.</p>"),
 }  # fmt: skip
 MARKERS = {
     "script": "Wexcombe",
@@ -101,6 +108,9 @@ MARKERS = {
     "cookie-consent": "Gorsemoor",
     "dialog": "Pennytarn",
     "role-dialog": "Gullwick",
+    "hidden": "Ravensclough",
+    "display-none": "Thistlecombe",
+    "sidebar-class": "Hollowmere",
 }
 
 
@@ -179,6 +189,12 @@ FURNITURE_CATCHES = {
     "dialog": "a pop-up read as content: a survey in an open <dialog>, holding the query's words, taken for a passage",
     "role-dialog": 'dialogs judged by tag name only: a newsletter pop-up marked role="dialog" aria-modal="true" on a '
     "div, holding the query's words, taken for a passage",
+    "hidden": "furniture judged by tags, roles and names only: an element with the hidden attribute (never shown "
+    "on the page), holding the query's words, taken for a passage",
+    "display-none": "only the hidden attribute taken for hidden: an element styled display: none, holding the "
+    "query's words, taken for a passage",
+    "sidebar-class": 'furniture judged by tags and roles only: a sidebar marked by its class (div class="sidebar"), '
+    "holding the query's words, taken for a passage",
 }
 HTML = (
     Case("markup", "the page's HTML read as text: a tag, an attribute or a character reference (&amp;) shown in "
@@ -225,19 +241,34 @@ PRIVATE = (
     Case("private-host", "the pipeline's own page fetch left unguarded while web_fetch is guarded: the result "
          "URL checked as text only, or the address it resolves to never judged, or judged and not the one dialled",
          {"host": PRIVATE_HOST}),
+    # From an outside hunt of page fetching: the pipeline's own fetch guarded at its validation stage only.
+    Case("rebound-host", "the pipeline validating a result's name at its validation stage, then fetching the page "
+         "through a fresh lookup (whose later answer, private, is dialled)",
+         {"host": "harbour-rebound.example.org", "lookups": [[PUBLIC], [PRIVATE_ANSWER]]}),
+    Case("redirect-to-private", "the pipeline's page fetch following a redirect unchecked (only the result URL "
+         "validated): a public page redirecting to a private address", {"host": HOST,
+                                                                         "redirect": f"http://{PRIVATE_ANSWER}/"}),
 )
 # A page answered with an error status is no page fetched successfully (seed 002: only such a page is cut into
 # passages; one that could not be fetched leaves the snippet as the fallback, or nothing). Its HTML error
 # page holds the query's words and a word (Quarrendon) no other text has.
-ERROR_PAGE = _page(
-    "Not found",
-    "<h1>404 Not Found</h1><p>Harbour pilot boarding: the harbour pilot boarding page you asked for was removed at "
-    "06:00; ask the Quarrendon desk.</p>",
-)
+def _error_page(status: str) -> str:
+    return _page(
+        status,
+        f"<h1>{status}</h1><p>Harbour pilot boarding: the harbour pilot boarding page you asked for is not shown "
+        "at 06:00; ask the Quarrendon desk.</p>",
+    )
+
+
 ERROR_STATUS = (
     Case("error-404", "the HTTP status of the pipeline's own fetch ignored: a 404 page's text (the query's words, "
          "'ask the Quarrendon desk') cut into passages and cited as evidence",
-         {"status": 404, "page": ERROR_PAGE, "absent": ("Quarrendon",)}),
+         {"status": 404, "page": _error_page("404 Not Found"), "absent": ("Quarrendon",)}),
+    # From an outside hunt: only the statuses that say the page is gone taken for a failed fetch.
+    Case("error-403", "only 'not found' statuses (404, 410) taken for a failed fetch: a 403 login wall's text cut "
+         "into passages and cited", {"status": 403, "page": _error_page("403 Forbidden"), "absent": ("Quarrendon",)}),
+    Case("error-500", "only client errors taken for a failed fetch: a 500 error page's text cut into passages and "
+         "cited", {"status": 500, "page": _error_page("500 Internal Server Error"), "absent": ("Quarrendon",)}),
 )  # fmt: skip
 
 
@@ -278,14 +309,15 @@ def _cited(value: Mapping[str, Any], url: str) -> list[str]:
     "source URL; a page that cannot be fetched leaves the snippet as the fallback. Checked on HTML pages the "
     "pipeline fetches itself (Messages search, the test network). And "
     "'a URL to be fetched must pass host/IP validation every time; the connection is bound to the public IP "
-    "that passed': a result whose host resolves only to a private address is never dialled there (whether "
-    "its snippet is still cited is open).",
+    "that passed': a result whose host resolves only to a private address, or later to one, or whose page "
+    "redirects to one, is never dialled there (whether its snippet is still cited is open).",
     cases=(*HTML, *ERROR_STATUS, *PRIVATE),
     profiles=("seed-002-evidence-html",),
 )
 async def html_page(ctx: CheckContext) -> None:
     with _network() as net:
-        private_hosts = {c["host"]: [[PRIVATE_ANSWER]] for c in PRIVATE}
+        private_hosts = {c["host"]: c.params.get("lookups", [[PRIVATE_ANSWER]]) for c in PRIVATE
+                         if "redirect" not in c.params}
         await ctx.configure(provider="messages", test_network=net.config(
             {HOST: [[PUBLIC]], **private_hosts}, [PRIVATE_ANSWER]))
         for case in HTML:
@@ -339,10 +371,12 @@ async def html_page(ctx: CheckContext) -> None:
             ctx.fresh()
             before = net.trap.connections()
             url = f"http://{case['host']}/{case.name}"
+            if "redirect" in case.params:
+                net.pages.redirects[f"/{case.name}"] = (302, case["redirect"])
             script(ctx, QUERY, [row(url, "Harbour office notices", SNIPPET)])
             outcome = await _evidence(ctx, QUERY, {"id": f"html-{case.name}", "local_names": []})
             require(net.trap.connections() == before, f"{case.name}: the pipeline's page fetch of {url} reached "
-                    f"the private address {PRIVATE_ANSWER} its host resolves to", catches=case.catches)
+                    f"the private address {PRIVATE_ANSWER}", catches=case.catches)
             if not outcome.ok:  # a refusal is the pipeline's to make; a WEB_* code, never a crash
                 require(str(outcome.error_code).startswith("WEB_"), f"{case.name}: failed without a WEB_* code "
                         f"({outcome.error_code!r})", catches=case.catches)

@@ -172,6 +172,12 @@ PASSAGES = (
         {"fillers": 40, "texts": "english"},
     ),
     Case(
+        "snippet-beside-page",
+        "the search snippet shown beside the page's passage, or in its place when it holds a value of its own: a "
+        "matching snippet (Brackenholt quay at 05:30) cited although the page had a matching passage",
+        {"fillers": 16, "texts": "snippet-matching", "never": "Brackenholt"},
+    ),
+    Case(
         "short-page",
         "the whole page, or every paragraph of it, sent as evidence (its unrelated opening included)",
         {"fillers": 16, "texts": "english"},
@@ -237,8 +243,12 @@ PASSAGES = (
         {"fillers": 40, "texts": "thai-sentence", "any_cut": True},
     ),
 )
+# A snippet that matches the query and names another quay and time (an engine's stale excerpt): the page has
+# its passage, so the snippet is no fallback and Brackenholt never reaches the evidence.
+SNIPPET_MATCHING = replace(ENGLISH, snippet="Harbour pilot boarding moved to the Brackenholt quay at 05:30.")
 _TEXTS = {
     "english": ENGLISH,
+    "snippet-matching": SNIPPET_MATCHING,
     "thai": THAI,
     "chinese": CHINESE,
     "chinese-apart": CHINESE_APART,
@@ -320,6 +330,14 @@ async def passages(ctx: CheckContext) -> None:
         require(
             len(shown) <= len(page) // 4,
             f"{case.name}: {len(shown)} characters of evidence from a {len(page)}-character page",
+            catches=case.catches,
+        )
+        never = case.params.get("never")
+        require(
+            not never or (never not in (outcome.text or "") and never not in shown),
+            f"{case.name}: the search snippet ({never!r}) reached the evidence although the page had a matching "
+            "passage",
+            evidence=cited,
             catches=case.catches,
         )
         # From an outside hunt: a passage cut at a byte count inside a character shows U+FFFD, no page's text.

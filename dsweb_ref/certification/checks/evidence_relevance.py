@@ -142,6 +142,17 @@ REVIEWS = (
     ),
 )
 
+# A longer model number that begins with the asked one (X50 against X5): another model.
+ORION_X50 = "https://veltra-phones.example.com/orion-x50"
+X50_RESULTS = (
+    (
+        ORION_X50,
+        "Veltra Orion X50 launch",
+        "Veltra Orion X50 launch details.",
+        "# Veltra Orion X50 launch\n\nThe Veltra Orion X50 launched at a price of $899 in March 2026.\n",
+    ),
+)
+
 DESIGNATORS = (
     Case(
         "absent-model",
@@ -153,6 +164,13 @@ DESIGNATORS = (
         "present-model",
         "the neighbouring model cited next to the asked one because the two share every other word",
         {"query": "Veltra Orion X5 launch price", "cite": X5, "never": (X4,), "results": PHONES},
+    ),
+    # From an outside hunt: a designator taken as named by any longer one that contains it.
+    Case(
+        "model-number-prefix",
+        "a model number taken as named by a longer one that contains it: the Orion X50 page cited for the Orion "
+        "X5, instead of [needs_retry]",
+        {"query": "Veltra Orion X5 launch price", "cite": None, "never": (ORION_X50,), "results": X50_RESULTS},
     ),
     Case(
         "model-and-year",
@@ -321,6 +339,14 @@ TABLES = (
         {"query": "Lumen Bay ferry bicycle fare", "label": "Bicycle", "value": "3.00",
          "snippet": "Lumen Bay ferry fares and timetable for the Gull Island crossing."},
     ),
+    # From an outside hunt: a row's values kept with its label but not their column headers.
+    Case(
+        "column-header",
+        "a row's values joined without their column headers ('Adult — $12.50; $22.00'): which fare is the return "
+        "fare is lost",
+        {"query": "Lumen Bay ferry adult return fare", "label": "Adult", "value": "22.00", "column": "Return",
+         "snippet": "Lumen Bay ferry fares and timetable for the Gull Island crossing."},
+    ),
 )
 
 
@@ -331,7 +357,8 @@ TABLES = (
     requires=REQUIRES,
     provider="api",
     rule="Seed 002: code reduces a fetched page to the short text that matches the query, so the passage "
-    "must still carry the fact: a table value without the row it belongs to is no usable passage.",
+    "must still carry the fact: a table value without the row it belongs to, or without the column that says "
+    "what it is, is no usable passage.",
     cases=TABLES,
 )
 async def table_rows(ctx: CheckContext) -> None:
@@ -346,8 +373,9 @@ async def table_rows(ctx: CheckContext) -> None:
         value = expect_success(outcome, case.name)
         await ctx.settle()
         cited = _cited(value)
-        together = [text for url, text in cited if case["label"] in text and case["value"] in text]
-        require(together, f"{case.name}: no evidence line holds both {case['label']!r} and {case['value']!r}",
+        wanted = [case["label"], case["value"], *([case["column"]] if "column" in case.params else [])]
+        together = [text for url, text in cited if all(w in text for w in wanted)]
+        require(together, f"{case.name}: no evidence line holds {' and '.join(map(repr, wanted))}",
                 evidence=cited, catches=case.catches)  # fmt: skip
 
 
@@ -383,6 +411,17 @@ def _english(query: str, topic: str, weak_count: int, at: int | None = None) -> 
     return query, _results(query, topic, weak_count, at), weak_count if at is None else at, page, FESTIVAL_PAGE
 
 
+def _near_misses(query: str, topic: str, miss: str, count: int) -> tuple[Any, ...]:
+    """Like :func:`_english`, but every other result shares all of the query's words but its last (``miss``
+    in its place), and the relevant result is listed last: a gate on shared words lets them all through."""
+    kept = " ".join(query.split()[:-1])
+    near = [row(f"https://{topic}-notes{i}.com/{miss}", f"{kept.title()} {miss} {i}",
+                f"{kept.capitalize()} {miss} notes, part {i}.") for i in range(count)]  # fmt: skip
+    best = row(f"https://{topic}-guide.org/", f"{query.title()} guide", f"How {query} works, step by step.")
+    page = f"# {query}\n\n{query.capitalize()} is booked through the port office.\n"
+    return query, [*near, best], count, page, FESTIVAL_PAGE
+
+
 # Weak Thai results share one word with the query (ราคา, price: of beach rooms and market food).
 _BEACH = [
     row(f"https://beach-news{i}.co.th/market", f"ราคาห้องพักริมทะเล {i}", f"ราคาห้องพักและตลาดนัดริมหาด ตอนที่ {i}")
@@ -410,6 +449,14 @@ RANKING = (
         "(its last result read first) never reads the relevant result the engine listed first, nor the engine's "
         "own order one it listed in the middle",
         {"queries": (_english(PILOT, "pilot", 6, 0), _english(TUGS, "tug", 7, 4))},
+    ),
+    # From an outside hunt: a gate on shared words over the engine's order, with no score inside it.
+    Case(
+        "near-misses",
+        "a relevance gate (half the query's words shared) in front of the engine's order, with no score ordering "
+        "what passes it: every result sharing all words but one passes, so the full match the engine listed last "
+        "is never read",
+        {"queries": (_near_misses(PILOT, "pilot", "roster", 3), _near_misses(TUGS, "tug", "fleet", 7))},
     ),
     Case(
         "thai-words",

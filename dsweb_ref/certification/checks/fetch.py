@@ -43,6 +43,18 @@ MAPPING = (
          "spaces or blank lines folded), which turns an indented code block into a paragraph",
          {"url": "https://docs.example.test/install", "content": "# Install\n\nRun:\n\n    pip install dsweb\n"
           "    dsweb certify  --only fetch.api.mapping\n\n\n\nThen read the report.\n"}),
+    # From an outside hunt of web_fetch: the URL and the Markdown are kept as they are, whatever their spelling.
+    Case("a URL in its own spelling", "the requested URL normalised in the result (scheme and host lower-cased, "
+         "escapes re-encoded, the fragment dropped)", {"url": "HTTPS://Docs.Example.TEST/api/search?q=a%20b#results",
+                                                        "content": "# Search\n\nResults of the query.\n"}),
+    Case("Markdown that opens with HTML", "Markdown sniffed as HTML when it opens with a tag (a README's centred "
+         "logo), so it is labelled html or converted, the HTML inside its code block too",
+         {"url": "https://code.example.test/readme", "content": '<p align="center"><img src="logo.png"></p>\n\n'
+          "# Kestrel\n\nBold text is written so:\n\n```html\n<b>bold</b>\n```\n"}),
+    Case("Markdown with hard line breaks", "each line's trailing spaces stripped, so Markdown's hard line breaks "
+         "(two spaces at a line's end) are lost", {"url": "https://notes.example.test/address",
+                                                  "content": "# Address\n\n12 Marrowgate Quay  \nLumen Bay  \n"
+                                                  "Gull Island\n"}),
 )
 # Another 2xx of the Fetch API: a success reported as HTTP 200, or refused (whether the provider counts it a
 # success is open); never the API's own status passed through as the page's.
@@ -94,6 +106,9 @@ FAILURES = (
     Case("HTTP 401", "a rejected key rendered as a page", {"url": PAGE, "fault": "401"}),
     Case("HTTP 408", "a 408 read as the page timing out (WEB_FETCH_TIMEOUT), or retried silently",
          {"url": PAGE, "fault": 408}),
+    # From an outside hunt: a refused request read as the caller's invalid URL.
+    Case("HTTP 400", "a 400 read as the caller's invalid URL (WEB_INVALID_URL), a specific target diagnosis, "
+         "instead of a retrieval failure", {"url": PAGE, "fault": 400}),
     Case("HTTP 502", "a gateway error retried silently", {"url": PAGE, "fault": 502}),
     Case("HTTP 503", "an unavailable service retried silently", {"url": PAGE, "fault": 503}),
     Case("HTTP 504", "a gateway timeout retried silently, or read as the page timing out (WEB_FETCH_TIMEOUT)",

@@ -287,6 +287,19 @@ SECRET_ECHOES = (
          "only the canonical &#NN; form scrubbed (HTML reads &#0100 as the same character)",
          {"status": 401, "encode": ("entities-loose", "key="),
           "body": {"error": {"message": "<p>invalid {encoded}</p>"}}}),
+    # From the secret-echo hunt's hostile endpoint: forms a reader (or a model) reads through.
+    *(Case(f"the key {shown}", catches,
+           {"status": 401, "encode": (how, "key "), "body": {"error": {"message": "invalid {encoded}"}}})
+      for how, shown, catches in (
+          ("zero-width", "with a zero-width space between its characters",
+           "invisible characters inside the key taken for a break in it: the key shown with them"),
+          ("spaced", "spelled out with spaces between its characters",
+           "separators between the key's characters taken for a break in it"),
+          ("reversed", "written backwards", "only forward forms of the key looked for"),
+          ("look-alike", "with Cyrillic look-alike letters", "look-alike letters (Cyrillic е, о, а, к, у) taken "
+           "for other characters: the key shown as it reads"),
+          ("full-width", "in full-width letters", "compatibility forms (full-width letters) not folded to ASCII"),
+      )),
     Case("the key with its characters alternately percent-encoded and character references",
          "each encoding looked for only over the whole key, not mixed per character",
          {"status": 401, "encode": ("percent-entities", "key="),
@@ -300,6 +313,7 @@ SECRET_ECHOES = (
       for shown, text in FOREIGN_CREDENTIALS),
 )
 ENCODED = "{encoded}"  # where the encoded key goes in an echo body
+LOOK_ALIKE = str.maketrans("eoaky", "\u0435\u043e\u0430\u043a\u0443")  # Cyrillic letters drawn as these
 
 
 def _encoded(how: str, text: str) -> str:
@@ -320,6 +334,11 @@ def _encoded(how: str, text: str) -> str:
         "entities-hex": "".join(f"&#x{ord(c):x};" for c in text),
         "entities-loose": "".join(f"&#{ord(c):04d}" for c in text),
         "percent-entities": "".join(f"%{ord(c):02X}" if i % 2 else f"&#{ord(c)};" for i, c in enumerate(text)),
+        "zero-width": "\u200b".join(text),
+        "spaced": " ".join(text),
+        "reversed": text[::-1],
+        "look-alike": text.translate(LOOK_ALIKE),
+        "full-width": "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in text),
     }
     return json.dumps(forms[how])[1:-1]  # as it stands inside a JSON string of the echo body
 
@@ -351,7 +370,8 @@ def _echo_fault(case: Case, key: str) -> Status:
     "echoes the key still fails with WEB_PROVIDER_ERROR, and neither the key (as written or in another case; "
     "percent-encoded whole, in part or twice; base64 at any alignment; hex in either case or as \\x escapes; "
     "HTML character references, decimal or hex, padded or without semicolons; JSON escapes; encodings mixed "
-    "per character) nor any 10-character piece of it appears in the text, message or value, also when "
+    "per character; with invisible characters or spaces between its characters, backwards, in look-alike or "
+    "full-width letters) nor any 10-character piece of it appears in the text, message or value, also when "
     "the upstream echoes only a part of the key (its start, its end, a middle part encoded; in the error text "
     "or the Retry-After) and when other credential-shaped text comes first (a bearer token, Basic credentials, "
     "key fields, sk-/JWT/GitHub/AWS shapes). Whether and how much of the upstream message is quoted (a part "

@@ -214,6 +214,9 @@ RETRY_CASES = (
          "status)", {"fault": Status(500)}),
     Case("501, then success", "retrying only the usual transient 5xx (500, 502, 503 and 504, a urllib3-style "
          "force-list) instead of every 5xx", {"fault": Status(501)}),
+    # From an outside hunt: only the 5xx statuses HTTP registers (500-508, 510, 511) taken for the class.
+    Case("599, then success", "retrying only the registered 5xx statuses (500-508, 510, 511) instead of the "
+         "whole class", {"fault": Status(599)}),
     Case("408, then success", "retrying 429/5xx but not 408", {"fault": Status(408)}),
     Case("503 every time", "retrying without bound, or more often than the configured retries",
          {"fault": Status(503), "times": None}),
@@ -221,7 +224,7 @@ RETRY_CASES = (
          "says to wait before retrying); judged on the second-longest of the waits without the header (four "
          "rows, and the two waits of '503 every time')",
          {"judges": ("429 without Retry-After, then success", "503, then success", "500, then success",
-                     "408, then success", "503 every time")}),
+                     "599, then success", "408, then success", "503 every time")}),
     # One status retried at once while the others wait: each row judges its status family on the longest of
     # its waits without Retry-After (its own and those of the rows above of the same status). Judged after
     # the row above, whose reason a target retrying every status at once keeps.
@@ -232,6 +235,15 @@ RETRY_CASES = (
                                         "family": (429, 429)}),
     Case("502 every time: a wait before each retry", "retrying 5xx at once while 408 and 429 back off",
          {"fault": Status(502), "times": None, "family": (500, 599)}),
+    # From an outside hunt: a Retry-After that reads as neither delay-seconds nor an HTTP date names no wait,
+    # so the guide's "wait before retrying" still holds; judged on the longest of its own four waits.
+    Case("503 with an unreadable Retry-After every time: a wait before each retry",
+         "an unreadable Retry-After ('soon') read as 0: retried at once instead of backing off",
+         {"fault": Status(503, headers={"Retry-After": "soon"}), "times": None, "calls": 2, "own": True}),
+    # From an outside hunt: a Retry-After longer than the target's own cap (10 s in the reference) cut to the
+    # cap. Ending the retries there is open (the reference does); a retry before the time named is not.
+    Case("429, Retry-After 12 s", "a Retry-After longer than the target's own cap cut to the cap: the retry sent "
+         "before the time the server named", {"fault": RateLimited(retry_after=12), "beyond": 12}),
 )
 
 
@@ -249,8 +261,11 @@ _AT_ONCE_CATCHES = frozenset(c.catches for c in RETRY_CASES if "judges" in c.par
     rule="Seed 001: the guide recommends waiting before retrying 408, 429 and 5xx; the seeds do not name "
     "Retry-After, and issue 12's protocol settles it: Retry-After, when sent on any of them, is the wait "
     "(seconds or an HTTP date); retries are bounded. Every 5xx is retried, not "
-    "only 500, 502, 503 and 504. Each of 408, 429 and 5xx waits before its retries: one retried at once while "
-    "the others back off fails, judged on the longest of that status's waits without Retry-After.",
+    "only 500, 502, 503 and 504 nor only the statuses HTTP registers. Each of 408, 429 and 5xx waits before its "
+    "retries: one retried at once while the others back off fails, judged on the longest of that status's waits "
+    "without Retry-After; a Retry-After that is neither seconds nor a date names no wait, so it backs off too. A "
+    "retry never comes before the time a Retry-After names: one longer than the target's own cap ends the "
+    "retries or is waited out, never cut to the cap (which of the two is open).",
     cases=RETRY_CASES,
     slot="quiet",  # measures the waits between attempts
 )
@@ -301,6 +316,8 @@ def _start_order(case: Case) -> int:
     after another (408, 5xx, 429), so no single busy moment of the target reaches all three families."""
     fault = case["fault"]
     status = None if isinstance(fault, str) else _status_without_header(fault)
+    if "own" in case.params:  # a header that names no wait: among the 5xx, staggered
+        return 2
     if status is None:
         return 0
     return 1 if status == 408 else 3 if status == 429 else 2
@@ -402,6 +419,10 @@ def _retry_problems(rows: list[_Row], load: Load) -> tuple[list[tuple[str, str]]
             judged_wait = judged[-1]
             claim = f"every retry of HTTP {low}" if low == high else f"every retry of HTTP {low}-{high}"
             which = f"the longest of its {len(judged)} waits"
+        elif "own" in case.params and waits.get(case.name):
+            judged = sorted(waits[case.name])
+            judged_wait = judged[-1]
+            claim, which = "every retry", f"the longest of its {len(judged)} waits"
         else:
             continue
         if judged_wait < AT_ONCE_RETRY + turnaround:
@@ -426,6 +447,14 @@ def _status_without_header(fault: Fault) -> int | None:
 def _judge_retry(row: _Row, slack: float, waits: dict[str, list[float]]) -> None:
     case, records = row.case, row.records
     require(records, f"{case.name}: no Search API request reached the emulator")
+    if "beyond" in case.params:  # ending the retries or waiting the whole time are both right
+        require(len(records) <= 1 + RETRIES, f"{case.name}: {len(records)} requests for {RETRIES} retries")
+        first = records[0]
+        early = [r.started - first.finished for r in records[1:] if first.finished is not None
+                 and r.started < first.finished + case["beyond"] - slack]
+        require(not early, f"{case.name}: retried {early[0]:.3f} s after a Retry-After of {case['beyond']} s" if early
+                else "")
+        return
     if case.params.get("times", 1) is None:
         expect_error(row.outcome, case.name, PROVIDER_ERROR)
         require(2 <= len(records) <= 1 + RETRIES, f"{case.name}: {len(records)} requests for {RETRIES} "
@@ -456,6 +485,10 @@ DEADLINE_CASES = (
     Case("Retry-After 5 s against a 3 s deadline",
          "waiting out a Retry-After longer than the operation has left (no cap, no deadline over the retries)",
          {"fault": RateLimited(retry_after=5), "times": 1}),
+    # From an outside hunt: the wait cut to what the deadline leaves, so the retry still fits in it.
+    Case("Retry-After 5 s against a 3 s deadline: no retry", "a Retry-After cut short to fit the deadline: the "
+         "retry sent before the time the server named", {"fault": RateLimited(retry_after=5), "times": 1,
+                                                        "no_retry": True}),
     # The retry stalls, so a target that gives each attempt a fresh deadline waits that whole deadline
     # again: answered 5.1 s after the call, 1.7 s past the one deadline and its slack (with a 2 s deadline
     # and the 503 at 1.4 s it was 1.0 s, which the load measured beside other timing checks could
@@ -475,8 +508,9 @@ DEADLINE_CASES = (
     requires=(WS, API, CAP_RETRY),
     provider="api",
     rule="Seed 001 asks for bounded retry ownership; issue 12 bounds it: Retry-After honoured and capped, "
-    "the whole operation inside its one deadline (timeout_s). Left open: whether a Retry-After past the "
-    "cap or the deadline ends the retries or is cut short, and the answer (the last failure or a timeout). The "
+    "the whole operation inside its one deadline (timeout_s). A Retry-After past the deadline ends the "
+    "retries: the retry is never sent before the time it names. Left open: whether the call then answers at "
+    "once or when the deadline ends, and the answer (the last failure or a timeout). The "
     "stalled-retry row proves something only when the target retried: a run without the retry is re-run (at most "
     "3 runs, each once the previous run's requests have landed, with queries of its own) and, if no run retries, "
     "the check passes with a note.",
@@ -521,6 +555,13 @@ async def _deadline_rows(ctx: CheckContext, run: int) -> list[Timed]:
         what = (f"{case.name}: answered {took:.2f} s after the call began, past its {DEADLINE:g} s deadline" if shown
                 else f"{case.name}: the target made no retry (answered {took:.2f} s after the call began)")
         timed.append(Timed(what, took, DEADLINE + DEADLINE_SLACK, case.catches, shown=shown))
+        if "no_retry" in case.params:  # no load makes a correct target retry before the time named
+            sent = [r for r in ctx.records("search") if query_match("search", query)(r.json)]
+            asked = case["fault"].retry_after
+            early = [r.started - sent[0].finished for r in sent[1:]
+                     if sent[0].finished is not None and r.started < sent[0].finished + asked - CLOCK_SLACK]
+            require(not early, f"{case.name}: retried {early[0]:.2f} s after a Retry-After of {asked} s" if early
+                    else "", catches=case.catches)
     return timed
 
 

@@ -170,6 +170,9 @@ SPECIAL = (
          "'global' (only ::1 in it refused)", {"address": "::a00:7"}),
     # IPv4 space that is not public beyond the ranges above: a guard built from Python's is_global alone, or
     # from a hand list of exactly the ranges tested above, lets these through.
+    # From an outside hunt: a file-like path probed first (a HEAD for its size) by a client that skips validation.
+    Case("file-path", "a file-like URL (.pdf) probed first, a HEAD for its size, by a client that skips the "
+         "address check (the probe is a fetch too)", {"address": "10.0.0.7", "path": "/annual-report.pdf"}),
     Case("oracle-metadata", "IPv4 judged by is_global (and multicast/reserved) with no metadata table: Oracle "
          "Cloud's metadata address 192.0.0.192 is 'global' on Python 3.11.7 and other releases before CPython's "
          "2024 is_global fix", {"address": "192.0.0.192"}),
@@ -225,7 +228,7 @@ async def special_ranges(ctx: CheckContext) -> None:
         hosts = [(c, f"{c.name}.ssrf.test") for c in SPECIAL]
         hosts += [(c, f"[{c['address']}]" if ":" in c["address"] else c["address"]) for c in SPECIAL_LITERALS]
         for case, host in hosts:
-            url = f"http://{host}:{net.port}/"
+            url = f"http://{host}:{net.port}{case.params.get('path', '/')}"
             await _fetch_expecting_refusal(ctx, net, url, f"{case.name} ({case['address']})")
 
 
@@ -433,6 +436,16 @@ REDIRECTS = (
         for status in REDIRECT_STATUSES
         for kind, why in (("literal", "target IP not validated"), ("name", "target name's answers not validated"))
     ),
+    # From an outside hunt of web_fetch: validation tied to the five usual statuses while any 3xx with a
+    # Location is followed. Following these after validation, or answering them as they are, are both right.
+    *(
+        Case(f"{status}-literal", f"{status} with a Location followed unchecked (validation tied to 301, 302, 303, "
+             "307 and 308 only)", {"status": status, "kind": "literal", "any_answer": True})
+        for status in (300, 305, 306)
+    ),
+    # A page that names another URL to load (a Refresh header, an HTML meta refresh): loading it is a fetch too.
+    Case("refresh-header", "a Refresh header (or meta refresh) followed by a client that skips validation ('not a "
+         "redirect')", {"status": 200, "kind": "refresh", "any_answer": True}),
     Case(
         "second-hop",
         "only the first redirect validated: a public hop, then a hop to a private literal followed unchecked",
@@ -488,6 +501,18 @@ async def redirect_private(ctx: CheckContext) -> None:
                   "invalid": "http://[::1/", "zone-id": f"http://[fe80::1%25\u00e9]:{net.port}/"}
         for case in REDIRECTS:
             path = f"/r/{case.name}"
+            if case.params.get("any_answer"):  # the 3xx (or the page) may come back as it is
+                if case["kind"] == "refresh":
+                    net.pages.special[path] = _refreshing(f"http://10.0.0.9:{net.port}/")
+                else:
+                    net.pages.redirects[path] = (case["status"], inside[case["kind"]])
+                url = f"http://start.ssrf.test:{net.port}{path}"
+                outcome = await ctx.fetch(url)
+                require(net.trap.connections() == 0, f"{case.name}: a connection reached a non-public address",
+                        url=url, catches=case.catches)
+                if not outcome.ok:
+                    expect_error(outcome, case.name)
+                continue
             net.pages.redirects[path] = (case["status"], inside[case["kind"]])
             if case["kind"] == "second-hop":  # first a public hop on the same host, then the private one
                 net.pages.redirects[path] = (case["status"], f"/r/{case.name}/next")
@@ -510,6 +535,16 @@ async def redirect_private(ctx: CheckContext) -> None:
         if not outcome.ok:
             require((outcome.error_code or "").startswith("WEB_"),
                     f"no-location: error code {outcome.error_code!r} is not a WEB_* code", catches=NO_LOCATION.catches)
+
+
+def _refreshing(target: str) -> Callable[[_Handler], None]:
+    """A page that asks to load ``target``: in a Refresh header and an HTML meta refresh."""
+    page = f'<html><head><meta http-equiv="refresh" content="0; url={target}"></head><body>{PAGE_TEXT}</body></html>'
+
+    def answer(handler: _Handler) -> None:
+        handler._send(page.encode(), headers={"Content-Type": "text/html", "Refresh": f"0; url={target}"})
+
+    return answer
 
 
 def _no_location(handler: _Handler) -> None:

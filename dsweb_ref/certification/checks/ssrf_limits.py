@@ -197,6 +197,21 @@ def _at_cap_gzip(handler: _Handler) -> None:
     _in_pieces(handler, [packed[:-8], packed[-8:]], {"Content-Encoding": "gzip", "Content-Length": str(len(packed))})
 
 
+# From an outside hunt: the byte read past the cap (to learn the page goes on) kept, so cap + 1 bytes came back
+# (the slack a cut notice gets hid it). Its last byte stands right after the cap's last, so it shows alone.
+PAST_BYTE = "~"
+ONE_PAST_CASE = Case("one-past-cap", f"the look-ahead byte kept: a page of {AT_CAP} + 1 bytes without "
+                     "Content-Length comes back whole (its last byte past the cap) or not marked cut",
+                     {"bytes": AT_CAP + 1, "content_length": False, "cap": AT_CAP})
+
+
+PAST_CASES = (ONE_PAST_CASE,)
+
+
+def _one_past(handler: _Handler) -> None:
+    handler._send(b"a" * AT_CAP + PAST_BYTE.encode(), declared=False)
+
+
 def _multibyte(handler: _Handler) -> None:
     handler._send(WIDE_CHARS.encode("utf-8"))
 
@@ -231,7 +246,7 @@ def _long(size: int) -> Any:
     "the cap whose text is long comes back (cut to a character cap of the fetcher's own, if it has one, and then "
     "marked cut; left whole, not marked cut). A page cut is cut to its first bytes, whatever reads its bytes "
     "arrive in; a compressed page of exactly the cap comes back whole however its compressed bytes are split.",
-    cases=(*BODY_CASES, AT_CAP_CASE, UNDECLARED_CASE, MULTIBYTE_CASE, *LONG_CASES, *PIECE_CASES),
+    cases=(*BODY_CASES, AT_CAP_CASE, UNDECLARED_CASE, *PAST_CASES, MULTIBYTE_CASE, *LONG_CASES, *PIECE_CASES),
 )
 async def body_cap(ctx: CheckContext) -> None:
     with _network() as net:
@@ -240,6 +255,7 @@ async def body_cap(ctx: CheckContext) -> None:
         net.pages.special["/big/at-cap"] = _at_cap
         net.pages.special["/big/within-cap-undeclared"] = _undeclared
         net.pages.special["/big/multibyte-over-cap"] = _multibyte
+        net.pages.special["/big/one-past-cap"] = _one_past
         net.pages.special["/big/over-cap-in-pieces"] = _over_in_pieces
         net.pages.special["/big/at-cap-gzip"] = _at_cap_gzip
         for case in LONG_CASES:
@@ -289,6 +305,17 @@ async def body_cap(ctx: CheckContext) -> None:
             require(LAST.decode() in (outcome.text or ""), f"{what} lost its last bytes", catches=case.catches)
             require((outcome.value or {}).get("truncated") is False, f"{what} is marked cut (truncated is not false)",
                     catches=case.catches)
+        for case in PAST_CASES:
+            outcome = await ctx.fetch(f"http://caps.ssrf.test:{net.port}/big/{case.name}")
+            if not outcome.ok:
+                expect_error(outcome, case.name)
+                continue
+            content = str(((outcome.value or {}).get("body") or {}).get("content", ""))
+            page = "a" * AT_CAP + PAST_BYTE
+            require(page not in content and page not in (outcome.text or ""), f"{case.name}: all {AT_CAP + 1} bytes "
+                    f"of the page came back for a {AT_CAP}-byte cap", catches=case.catches)
+            require((outcome.value or {}).get("truncated") is True, f"{case.name}: the page was cut to the cap but "
+                    "truncated is not true", catches=case.catches)
         case = MULTIBYTE_CASE
         outcome = await ctx.fetch(f"http://caps.ssrf.test:{net.port}/big/{case.name}")
         if outcome.ok:
@@ -335,6 +362,10 @@ HOP_CONTROL = Case("one-hop", "control: one same-origin redirect to a page follo
                    "cap must be), or every redirect refused (seed-open)", {"path": f"/exact/{HOP_CAP - 1}"})
 AT_HOP_CAP = Case("at-cap", f"the hop cap read as 'fewer than' (or hops counted from 1, or twice): a same-origin "
                   f"chain of exactly {HOP_CAP} redirects refused", {"path": "/exact/0"})
+# From an outside hunt: a cap of 0 taken for 'unset' (a falsy value replaced by the default), so redirects
+# are followed although the deployment allows none.
+ZERO_HOPS = Case("zero-hops", "a configured cap of 0 read as unset (the default cap applied): a redirect followed "
+                 "to its page although no hop is allowed", {"path": f"/exact/{HOP_CAP - 1}"})
 
 
 @check(
@@ -344,11 +375,11 @@ AT_HOP_CAP = Case("at-cap", f"the hop cap read as 'fewer than' (or hops counted 
     requires=REQUIRES,
     provider="messages",
     rule="Seed 002: every redirect is validated again, and seed 001 keeps the HTTP fetcher's resource "
-    "limits: at most configure fetch_max_redirects hops are followed; the fetch then ends with a "
+    "limits: at most configure fetch_max_redirects hops are followed (0: none); the fetch then ends with a "
     "WEB_* error (or any answer but the page behind the last hop). A chain of exactly that many hops is "
     "within the cap: a fetcher that followed one same-origin redirect to its page must follow it to its page "
     "(no seed makes a fetcher follow redirects, so one that refused that control may refuse the chain).",
-    cases=(*HOP_CASES, HOP_CONTROL, AT_HOP_CAP),
+    cases=(*HOP_CASES, HOP_CONTROL, AT_HOP_CAP, ZERO_HOPS),
 )
 async def redirect_cap(ctx: CheckContext) -> None:
     with _network() as net:
@@ -386,6 +417,15 @@ async def redirect_cap(ctx: CheckContext) -> None:
                 continue
             require(loaded, f"{case.name}: a same-origin chain of {HOP_CAP} redirects (the cap) did not end at its "
                     f"page: {outcome.brief()}", catches=case.catches)
+        await ctx.configure(provider="messages", test_network=test_network, fetch_max_redirects=0)
+        net.pages.served.clear()
+        outcome = await ctx.fetch(origin + ZERO_HOPS["path"])
+        requests = len(net.pages.served)
+        require(requests <= 1 and PAGE_TEXT not in (outcome.text or ""), f"{ZERO_HOPS.name}: {requests} requests, "
+                "and the page behind the redirect came back" if requests > 1 else f"{ZERO_HOPS.name}: the page "
+                "behind the redirect came back for a cap of 0 redirects", catches=ZERO_HOPS.catches)
+        if not outcome.ok:
+            expect_error(outcome, ZERO_HOPS.name)
 
 
 # --- one deadline -------------------------------------------------------------------------------------

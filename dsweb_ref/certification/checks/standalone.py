@@ -218,6 +218,11 @@ REQUEST_CASES = (
          {"protocol": "messages", "cookie": True, "earlier": Status(200, body=_messages_body(
              [_result_block([_item("https://c.example.test/")]), {"type": "text", "text": "Cookie answer."}]),
              headers={"Set-Cookie": "session=earlier-search; Path=/"})}),
+    # Streaming is open, but a streamed request is one search request too (from an outside hunt: the budget
+    # halved on the streaming path, where no row looked).
+    Case("messages-streamed", "the same on a streamed Messages request (another budget, tools or history where the "
+         "target streams)", {"protocol": "messages", "stream": True}),
+    Case("responses-streamed", "the same on a streamed Responses request", {"protocol": "responses", "stream": True}),
 )
 # Responses request fields that would bring a search what seed 003 keeps from it: the history of a server-side
 # conversation (which every search naming it shares), or a stored prompt's own instructions and messages.
@@ -304,6 +309,7 @@ def _request_problems(protocol: str, body: Any, query: str) -> list[str]:
 )
 async def request_isolated(ctx: CheckContext) -> None:
     for case in REQUEST_CASES:
+        await _streaming(ctx, case)
         protocol = case["protocol"]
         queries: tuple[str, str] = case.params.get("queries", ("first standalone topic", "second standalone topic"))
         ctx.emu.log.clear()
@@ -700,11 +706,28 @@ FILTER_CASES = (
     Case("upper-case-schemes", "the scheme compared case-sensitively ('starts with https://'), so HTTPS: and Https: "
          "sources are dropped (schemes are case-insensitive)",
          {"urls": ["HTTPS://S0.example.test/page", "Https://s1.example.test/page"], "keep": 2}),
+    # From an outside hunt (seed 003): the eight are counted after every filter, over the whole answer.
+    Case("eight-other-schemes-then-three", "the cap of eight applied before the scheme filter, so eight ftp: and "
+         "javascript: entries leave none of the three HTTP(S) sources after them",
+         {"urls": [f"ftp://f{i}.example.test/" for i in range(4)] + [f"javascript:void({i})" for i in range(4)]
+          + VALID[:3], "keep": 3}),
+    Case("query-string-pages", "URLs deduplicated without their query string, so item?id=1, 2 and 3 (three pages) "
+         "leave one source", {"urls": [f"https://s0.example.test/item?id={i}" for i in (1, 2, 3)], "keep": 3}),
+    Case("messages-two-searches-of-sixteen", "the cap of eight applied per search, so two searches of eight "
+         "distinct results each keep sixteen",
+         {"urls": [f"https://m{i}.example.test/page" for i in range(16)], "keep": 8, "searches": 2}),
+    Case("messages-two-searches-one-url", "duplicates removed within each search only, so a URL both searches "
+         "found is listed twice", {"urls": [VALID[0], VALID[1], VALID[0], VALID[2]], "keep": 3, "searches": 2}),
+    Case("untitled-results", "a source without a title written as its URL alone (no title key; seed 003's source "
+         "is a title and a URL, an empty title included)", {"urls": VALID[:2], "keep": 2, "untitled": True}),
 )
 
 
-def _filter_body(protocol: str, urls: list[str], junk: bool = False, pending: bool = False, searches: int = 1
-                 ) -> bytes:
+UNTITLED = next(c.catches for c in FILTER_CASES if c.name == "untitled-results")
+
+
+def _filter_body(protocol: str, urls: list[str], junk: bool = False, pending: bool = False, searches: int = 1,
+                 untitled: bool = False) -> bytes:
     """A completed search whose structured results are ``urls``, with a summary citing none of them; with
     ``junk``, a result list entry that is not an object comes first (Messages); with ``pending``, a
     web_search_call still in progress comes before the completed one (Responses). With ``searches`` above
@@ -712,7 +735,7 @@ def _filter_body(protocol: str, urls: list[str], junk: bool = False, pending: bo
     if searches > 1:
         return _searched_many(protocol, urls, searches)
     if protocol == "messages":
-        items: list[Any] = [_item(u) for u in urls]
+        items: list[Any] = [{k: v for k, v in _item(u).items() if not (untitled and k == "title")} for u in urls]
         return _messages_body([_result_block(["not a result", *items] if junk else items),
                                {"type": "text", "text": "Summary."}])
     calls = [_search_call("in_progress")] if pending else []
@@ -745,7 +768,8 @@ def _searched_many(protocol: str, urls: list[str], searches: int) -> bytes:
     rule="Seed 003: at most eight distinct HTTP(S) sources are kept: the structured results of every search the "
     "answer completed pass but for that cap, duplicates and other schemes (which eight is open; a scheme is "
     "matched without regard to case, as URL schemes are). A source is 'title and URL' (标题和 URL): no other "
-    "key. An answer with a result entry that is not an object may fail as an ordinary tool error instead; a "
+    "key, and both always (a result without a title gives an empty one). An answer with a result entry that is "
+    "not an object may fail as an ordinary tool error instead; a "
     "search that succeeds keeps the others.",
     cases=FILTER_CASES,
 )
@@ -754,7 +778,7 @@ async def sources_filtered(ctx: CheckContext) -> None:
         urls: list[str] = case["urls"]
         protocol = case.params.get("protocol", "messages")
         body = _filter_body(protocol, urls, bool(case.params.get("junk")), bool(case.params.get("pending")),
-                            int(case.params.get("searches", 1)))
+                            int(case.params.get("searches", 1)), bool(case.params.get("untitled")))
         outcome = await _faulted(ctx, protocol, Malformed(body=body))
         if case.params.get("junk") and not outcome.ok:
             expect_error(outcome, f"[{case.name}]")  # the whole search refused: a tool error
@@ -763,6 +787,9 @@ async def sources_filtered(ctx: CheckContext) -> None:
         got = [s.get("url") for s in value["sources"]]
         extra = sorted({key for s in value["sources"] for key in s} - {"title", "url"})
         require(not extra, f"[{case.name}] sources carry {extra}; a source is its title and URL", keys=extra)
+        untitled = [s.get("url") for s in value["sources"] if not isinstance(s.get("title"), str)]
+        require(not untitled, f"[{case.name}] sources without a title {untitled[:3]!r}; a source is its title and URL "
+                "(an empty title when the result had none)", catches=UNTITLED)
         require(len(got) <= 8, f"[{case.name}] {len(got)} sources, at most 8 allowed")
         require(len(set(got)) == len(got), f"[{case.name}] duplicate source URLs {got!r}")
         require(all(isinstance(u, str) and u.lower().startswith(("http://", "https://")) for u in got),
@@ -850,6 +877,11 @@ REDIRECT_CASES = (
          "only the method-keeping 307/308", {"protocol": "messages", "status": 302}),
     Case("responses-307", "following redirects on the Responses search backend (only Messages refusing them)",
          {"protocol": "responses", "status": 307}),
+    # From an outside hunt: a permanent redirect taken for a moved endpoint and followed.
+    Case("messages-308", "following a permanent redirect (308, 301: the endpoint 'moved') while refusing the "
+         "temporary ones", {"protocol": "messages", "status": 308}),
+    Case("responses-301", "the same on Responses (a 301 followed as the new address)",
+         {"protocol": "responses", "status": 301}),
 )
 
 
@@ -912,17 +944,22 @@ def _told(body: bytes) -> Any:
 
 REASONING_SUMMARY = "Private chain of thought about the query"
 REASONING_SECRET = "gAAAAB-opaque-reasoning-blob-0123456789"
+# A Responses answer with a reasoning item (its summary and encrypted content) before the search and the message.
+REASONING_ANSWER = _responses_body([
+    {"id": "rs_cert", "type": "reasoning", "encrypted_content": REASONING_SECRET,
+     "summary": [{"type": "summary_text", "text": REASONING_SUMMARY}]},
+    {"id": "ws_cert", "type": "web_search_call", "status": "completed",
+     "action": {"type": "search", "query": "q", "sources": [{"type": "url", "url": VALID[0]}]}},
+    {"id": "msg_cert", "type": "message", "role": "assistant", "status": "completed",
+     "content": [{"type": "output_text", "text": "Summary.", "annotations": []}]}])
 REASONING_CASES = (
     Case("messages", "a thinking block (or its signature) joining the summary", {"protocol": "messages"}),
     Case("responses", "a Responses reasoning item's summary or encrypted content joining the result",
-         {"protocol": "responses", "body": _responses_body([
-             {"id": "rs_cert", "type": "reasoning", "encrypted_content": REASONING_SECRET,
-              "summary": [{"type": "summary_text", "text": REASONING_SUMMARY}]},
-             {"id": "ws_cert", "type": "web_search_call", "status": "completed",
-              "action": {"type": "search", "query": "q", "sources": [{"type": "url", "url": VALID[0]}]}},
-             {"id": "msg_cert", "type": "message", "role": "assistant", "status": "completed",
-              "content": [{"type": "output_text", "text": "Summary.", "annotations": []}]}])}),
+         {"protocol": "responses", "body": REASONING_ANSWER}),
     # Streaming is open: a target asked for a stream must withhold the reasoning its events tell too.
+    Case("responses-streamed", "reading a streamed Responses answer's reasoning item (its summary text events) as "
+         "answer text, so the search model's reasoning joins the summary",
+         {"protocol": "responses", "stream": True, "body": REASONING_ANSWER}),
     Case("messages-streamed", "reading a streamed answer's thinking deltas (or its thinking block) as answer text, "
          "so the search model's reasoning joins the summary",
          {"protocol": "messages", "stream": True, "body": _messages_body([
@@ -1067,6 +1104,11 @@ RESOLUTION_CASES = (
          {"current": "nokey", "accounts": [_acct("nokey", key="UNSET_KEY"), _acct("main")]}, _OFFICIAL),
     _row("explicit-off-on-search-capable-current-blocks-fallback", "falling back after search was switched off",
          {"current": "main", "accounts": [_acct("main", web_search=False), _acct("second")]},
+         ("none", "explicit_off")),
+    # From an outside hunt: the off switch read as binding only a current account that could search now.
+    _row("explicit-off-on-current-without-credentials-blocks-fallback", "letting an explicit off bind only a "
+         "configured current account: one whose key is unset falls back though it switched search off",
+         {"current": "main", "accounts": [_acct("main", key="UNSET_KEY", web_search=False), _acct("second")]},
          ("none", "explicit_off")),
     _row("explicit-off-on-non-capable-current-still-falls-back", "treating off on a custom chat account as global",
          {"current": "plain", "accounts": [_acct("plain", base_url="https://other.example.test/v1", key="OTHER_KEY",

@@ -1,7 +1,8 @@
 """Seed 003: saving the assigned search model into the user's configuration, and a project file's override.
 
 Enforced: the save sets ``web_search_model`` to the chosen value and keeps the rest of the configuration
-(every other key and table, and every comment: "保存仅更新该字段，保留其余配置内容"; the old generic
+(every other key and table, and every comment, the one after the field's value and a commented-out field
+too: "保存仅更新该字段，保留其余配置内容"; the old generic
 save "may lose the field, comments or unknown fields"); a missing file or ``[agent]`` table is created;
 the model part may hold ``/``; ``auto`` is a value that can be saved; the user's file is saved even when
 a project ``reasonix.toml`` sets the field, and the answer then shows the project's value as the one in
@@ -68,6 +69,14 @@ SAVE_CASES = (
     _case("line-separator-in-a-comment", "ending lines at Unicode line separators (U+2028 may stand in a comment) "
           "when placing the field after the [agent] header",
           "[agent] # the agent\u2028still the comment\nmodel = \"deepseek-v4-pro\"\n", "search-conn/deepseek-v4-flash"),
+    # From an outside hunt: the field rewritten by a pattern over the file, or its line written anew.
+    _case("field-elsewhere-kept", "rewriting every web_search_model line (a commented-out one, another table's) "
+          "instead of the one field", "[agent]\nweb_search_model = \"old-conn/old-model\"\n"
+          "# web_search_model = \"spare-conn/spare-model\"\n\n[profiles.work]\n"
+          "web_search_model = \"work-conn/work-model\"\n", "new-conn/deepseek-v4-flash"),
+    _case("field-comment-kept", "writing the field's whole line anew, so the comment after its value is lost",
+          "[agent]\nweb_search_model = \"old-conn/old-model\"  # chosen for the Thai docs\n",
+          "new-conn/deepseek-v4-flash"),
     _case("missing-file-created", "failing, or saving nothing, when the user has no configuration file yet",
           None, "search-conn/deepseek-v4-flash"),
     _case("model-with-slashes", "refusing a model name that holds / (seed 003: it may), or splitting at the last /",
@@ -115,9 +124,17 @@ def _without_field(document: dict[str, Any]) -> dict[str, Any]:
 
 
 def _comments(text: str) -> list[str]:
-    """The comment of each line that has one and does not set the field (a ``#`` inside a string is rare
-    in these cases, and they hold none)."""
-    return [line[line.index("#"):].strip() for line in text.splitlines() if "#" in line and FIELD not in line]
+    """The comment of each line that has one: a whole comment line (a commented-out field too), or what
+    follows ``#`` after a line's last quote (a ``#`` inside a string is rare in these cases, and the field's
+    value holds none), the field's own line included: its comment is not the field's value."""
+    found = []
+    for line in text.splitlines():
+        at = line.find("#", line.rfind('"') + 1 if FIELD in line else 0)
+        if line.lstrip().startswith("#"):
+            found.append(line.strip())
+        elif at >= 0:
+            found.append(line[at:].strip())
+    return found
 
 
 def save_problems(case: Case, ok: bool, error_code: str | None, value: Any) -> list[str]:
