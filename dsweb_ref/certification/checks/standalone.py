@@ -718,8 +718,9 @@ FILTER_CASES = (
          {"urls": [f"https://m{i}.example.test/page" for i in range(16)], "keep": 8, "searches": 2}),
     Case("messages-two-searches-one-url", "duplicates removed within each search only, so a URL both searches "
          "found is listed twice", {"urls": [VALID[0], VALID[1], VALID[0], VALID[2]], "keep": 3, "searches": 2}),
-    Case("untitled-results", "a source without a title written as its URL alone (no title key; seed 003's source "
-         "is a title and a URL, an empty title included)", {"urls": VALID[:2], "keep": 2, "untitled": True}),
+    Case("untitled-results", "a source whose result has an empty title written as its URL alone (no title key; "
+         "seed 003's source is a title and a URL, an empty title included)",
+         {"urls": VALID[:2], "keep": 2, "untitled": True}),
 )
 
 
@@ -735,7 +736,8 @@ def _filter_body(protocol: str, urls: list[str], junk: bool = False, pending: bo
     if searches > 1:
         return _searched_many(protocol, urls, searches)
     if protocol == "messages":
-        items: list[Any] = [{k: v for k, v in _item(u).items() if not (untitled and k == "title")} for u in urls]
+        # an untitled result has an empty title (the official SDK's strict types require the field)
+        items: list[Any] = [_item(u, "" if untitled else "t") for u in urls]
         return _messages_body([_result_block(["not a result", *items] if junk else items),
                                {"type": "text", "text": "Summary."}])
     calls = [_search_call("in_progress")] if pending else []
