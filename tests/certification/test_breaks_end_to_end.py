@@ -207,6 +207,7 @@ SEED_002_BREAKS: dict[str, tuple[str, str, str]] = {
     "ssrf-zero-hops-default": ("ssrf", "ssrf.caps.redirects", "zero-hops: 2 requests"),
     "ssrf-look-ahead-kept": ("ssrf", "ssrf.caps.body", "one-past-cap: all 257 bytes"),
     "ssrf-head-preflight": ("ssrf", "ssrf.resolve.special_ranges", "file-path (10.0.0.7): a connection reached"),
+    "ssrf-other-port-trusted": ("ssrf", "ssrf.redirect.private", "other-port-rebound: the hop's new lookup answer"),
     "evidence-no-query-floor": ("evidence", "evidence.diversity", "kept no source of its own"),
     "evidence-hosts-not-domains": ("evidence", "evidence.diversity", "subdomains: 8 of 8 pages from harbour-news"),
     # Found by the mutation run of tools/_evidence_rank.py (issue 24): certified before its row.

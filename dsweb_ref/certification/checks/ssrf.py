@@ -469,6 +469,10 @@ REBOUND_HOPS = (
     Case("same-host-rebound", "a same-origin redirect hop connected by a fresh lookup that is not checked (the "
          "origin was validated already), or a name's earlier verdict trusted for the hop's connection",
          {"status": 302, "lookups": [[PUBLIC], ["10.0.0.7"]]}),
+    # From an outside hunt: the same host on another port taken for 'already validated'.
+    Case("other-port-rebound", "a redirect to the same host on another port trusted as already validated: its new "
+         "connection dialled by a fresh lookup that is not checked",
+         {"status": 302, "lookups": [[PUBLIC], ["10.0.0.7"]], "port": 8081}),
 )
 # A redirect without a Location has no target: answering with the redirect itself, or refusing it, are both
 # open; a refusal is a WEB_* error.
@@ -520,7 +524,10 @@ async def redirect_private(ctx: CheckContext) -> None:
             await _fetch_expecting_refusal(ctx, net, f"http://start.ssrf.test:{net.port}{path}", case.name)
         for case in REBOUND_HOPS:
             path, later = f"/r/{case.name}", _later(case)
-            net.pages.redirects[path] = (case["status"], f"{path}/next")  # same origin: followed
+            hop = f"{path}/next"  # same origin, or the same host on another port (the test network ignores ports)
+            if "port" in case.params:
+                hop = f"http://{case.name}.ssrf.test:{case['port']}{hop}"
+            net.pages.redirects[path] = (case["status"], hop)
             url = f"http://{case.name}.ssrf.test:{net.port}{path}"
             outcome = await ctx.fetch(url)
             require(net.trap.connections() == 0, f"{case.name}: the hop's new lookup answer {later} was dialled",
