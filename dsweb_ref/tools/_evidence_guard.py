@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from .._exceptions import WebError, WebErrorCode
 
-__all__ = ["EvidenceContext", "normalized_query", "refuse_local", "refuse_repeats"]
+__all__ = ["EvidenceContext", "names_local", "normalized_query", "refuse_local", "refuse_repeats"]
 
 # Bounded input (queries are length-capped); each alternative is a linear scan.
 _LOCAL_PATH = re.compile(
@@ -31,8 +31,8 @@ _LOCAL_PATH = re.compile(
     \bfile:                                  # file: URLs, any spelling of the slashes
     | (?<![A-Za-z0-9])[A-Za-z]:[\\/]         # C:\\ or C:/ drive paths
     | \\\\[^\\\s]+\\                         # \\\\server\\share UNC paths
-    | (?:^|[\s"'(\[])(?:~|\.{1,2})[\\/]      # ~/ ./ ../ relative and home paths
-    | (?:^|[\s"'(\[])/(?:home|users|etc|var|tmp|mnt|media|opt|root|private|volumes|srv|data)/
+    | (?<![A-Za-z0-9_.~/\\:])(?:~|\.{1,2})[\\/]  # ~/ ./ ../ relative and home paths (after Thai or CJK too)
+    | (?<![A-Za-z0-9_.~/\\:])/(?:home|users|etc|var|tmp|mnt|media|opt|root|private|volumes|srv|data)/
     | \b(?:desktop|documents|downloads)[\\/]  # Desktop/ Documents/ Downloads/
     """,
     re.IGNORECASE | re.VERBOSE,

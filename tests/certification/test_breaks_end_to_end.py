@@ -127,7 +127,6 @@ BREAKS: dict[str, tuple[set[str], str | tuple[str, ...]]] = {
     "retry-after-unreadable-at-once": ({"search.api.retry.waits"}, "an unreadable Retry-After every time"),
     "retry-after-capped": ({"search.api.retry.waits"}, "429, Retry-After 12 s: retried"),
     "retry-after-cut-to-deadline": ({"search.api.retry.deadline"}, "3 s deadline: no retry: retried"),
-    "summary-exhausted-snippet": ({"search.api.summary.budget"}, "where the total budget left no room"),
     # Found by an outside hunt of web_fetch (session of 2026-12-05, the second): each certified before its row.
     "fetch-400-invalid-url": ({"fetch.api.mapping"}, "HTTP 400: fetch"),
     "fetch-result-url-normalised": ({"fetch.api.mapping"}, "a URL in its own spelling: url="),

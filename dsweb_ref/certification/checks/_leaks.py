@@ -7,9 +7,9 @@ escapes, hex, base64 at every alignment in either alphabet; each once or twice o
 ``PIECE``-character piece of the secret, in any case, in each reading. The text as shown and each
 reading of one decoding are also read as a person would: without invisible characters, with
 compatibility forms (full-width letters) and common Cyrillic look-alikes taken for Latin letters,
-backwards, and as letters and digits only (a key spelled out with spaces or dashes between its
-characters). Linear in the text: plain character-class runs only, and two rounds of decoding read a
-few dozen times the text at most.
+backwards, and, where single letters or digits stand apart in a run, as those letters and digits only
+(a key spelled out with spaces or dashes between its characters). Linear in the text: plain
+character-class runs only, and two rounds of decoding read a few dozen times the text at most.
 """
 
 from __future__ import annotations
@@ -82,6 +82,9 @@ def _readings(text: str) -> Iterator[tuple[str, str]]:
 # Cyrillic letters drawn like Latin ones (a few common ones; the reference keeps a table of its own).
 _LOOK_ALIKE = str.maketrans("\u0430\u0435\u043e\u0440\u0441\u0443\u0445\u043a\u0456\u0455", "aeopcyxkis")
 _NOT_ALNUM = re.compile(r"[^0-9a-z]+")
+# A run of single letters or digits with separators between them ("d s w e b", "d-s-w-e-b"): a key spelled out.
+# The classes are disjoint, so the match is linear; ordinary words (two letters in a row) never form one.
+_SPELLED = re.compile(rf"(?:[0-9a-z][^0-9a-z]{{1,3}}){{{PIECE - 1},}}[0-9a-z]")
 
 
 def _as_read(text: str) -> str:
@@ -105,12 +108,14 @@ def leak(text: str, secret: str) -> str | None:
         at = next((i for piece, i in pieces.items() if piece in folded), None)
         if at is not None:
             return f"characters {at + 1}-{at + PIECE} of the credential{' ' + how if how else ''}"
-    compact = _pieces(_NOT_ALNUM.sub("", secret.casefold()))
+    compacted = _NOT_ALNUM.sub("", secret.casefold())
+    compact = _pieces(compacted) if len(compacted) >= PIECE else {}  # a short one would match everywhere
     for how, reading in [("", text), *_decodings(text)]:
         seen = _as_read(reading).casefold()
-        for view, shown, table in (("as read", seen, pieces), ("backwards", seen[::-1], pieces),
-                                   ("spelled out", _NOT_ALNUM.sub("", seen), compact),
-                                   ("spelled out backwards", _NOT_ALNUM.sub("", seen[::-1]), compact)):
+        spelled = " ".join(_NOT_ALNUM.sub("", run) for run in _SPELLED.findall(seen))
+        views = (("as read", seen, pieces), ("backwards", seen[::-1], pieces),
+                 ("spelled out", spelled, compact), ("spelled out backwards", spelled[::-1], compact))
+        for view, shown, table in views:
             at = next((i for piece, i in table.items() if piece in shown), None)
             if at is not None:
                 return f"a {PIECE}-character piece of the credential {view}{', ' + how if how else ''}"

@@ -89,13 +89,9 @@ FURNITURE = {
     "role-dialog": ('<div role="dialog" aria-modal="true" class="newsletter-modal">', "</div>",
                     "<p>Harbour pilot boarding alerts: harbour pilot boarding times from 06:00 by email, Gullwick "
                     "newsletter.</p>"),
-    # From an outside hunt: text the page never shows, and furniture named by its class.
+    # From an outside hunt: text the page never shows (HTML's hidden attribute).
     "hidden": ("<div hidden>", "</div>",
                "<p>Harbour pilot boarding archive: harbour pilot boarding moved to 06:00 in Ravensclough.</p>"),
-    "display-none": ('<div style="display: none">', "</div>",
-                     "<p>Harbour pilot boarding draft: harbour pilot boarding from 06:00, Thistlecombe wharf.</p>"),
-    "sidebar-class": ('<div class="sidebar">', "</div>",
-                      "<h2>More</h2><p>Harbour pilot boarding in spring: Hollowmere guide, pilot boarding 06:00.</p>"),
 }  # fmt: skip
 MARKERS = {
     "script": "Wexcombe",
@@ -109,8 +105,6 @@ MARKERS = {
     "dialog": "Pennytarn",
     "role-dialog": "Gullwick",
     "hidden": "Ravensclough",
-    "display-none": "Thistlecombe",
-    "sidebar-class": "Hollowmere",
 }
 
 
@@ -191,10 +185,6 @@ FURNITURE_CATCHES = {
     "div, holding the query's words, taken for a passage",
     "hidden": "furniture judged by tags, roles and names only: an element with the hidden attribute (never shown "
     "on the page), holding the query's words, taken for a passage",
-    "display-none": "only the hidden attribute taken for hidden: an element styled display: none, holding the "
-    "query's words, taken for a passage",
-    "sidebar-class": 'furniture judged by tags and roles only: a sidebar marked by its class (div class="sidebar"), '
-    "holding the query's words, taken for a passage",
 }
 HTML = (
     Case("markup", "the page's HTML read as text: a tag, an attribute or a character reference (&amp;) shown in "

@@ -531,7 +531,7 @@ async def redirect_private(ctx: CheckContext) -> None:
             url = f"http://{case.name}.ssrf.test:{net.port}{path}"
             outcome = await ctx.fetch(url)
             require(net.trap.connections() == 0, f"{case.name}: the hop's new lookup answer {later} was dialled",
-                    url=url)
+                    url=url, catches=case.catches)
             if outcome.ok:
                 require(PAGE_TEXT in (outcome.text or ""), f"{case.name}: a success that is not the page served")
             else:

@@ -417,7 +417,9 @@ async def redirect_cap(ctx: CheckContext) -> None:
                 continue
             require(loaded, f"{case.name}: a same-origin chain of {HOP_CAP} redirects (the cap) did not end at its "
                     f"page: {outcome.brief()}", catches=case.catches)
-        await ctx.configure(provider="messages", test_network=test_network, fetch_max_redirects=0)
+        if not await ctx.configure_if_accepted(provider="messages", test_network=test_network, fetch_max_redirects=0):
+            ctx.note("ssrf.caps.redirects", {"zero-hops": "fetch_max_redirects 0 refused at configure: not judged"})
+            return
         net.pages.served.clear()
         outcome = await ctx.fetch(origin + ZERO_HOPS["path"])
         requests = len(net.pages.served)
