@@ -224,7 +224,7 @@ def test_the_letter_case_row_catches_hosts_compared_as_the_provider_spelled_them
 # row that catches it (every other row still refused).
 _RIGHT = _evidence_guard._LOCAL_PATH.pattern
 LOCAL_READINGS = {
-    "posix-path": _RIGHT.replace(r"""| (?:^|[\s"'(\[])/(?:home|""", r"| (?!)(?:home|"),
+    "posix-path": _RIGHT.replace(r"""| (?<![A-Za-z0-9_.~/\\:])/(?:home|""", r"| (?!)(?:home|"),
     "drive-forward-slash": _RIGHT.replace(r"[A-Za-z]:[\\/]", r"[A-Za-z]:\\"),
     "unc-path": _RIGHT.replace(r"| \\\\[^\\\s]+\\", r"| (?!)"),
     "file-url-upper": _RIGHT.replace(r"\bfile:", r"\b(?-i:file):"),
