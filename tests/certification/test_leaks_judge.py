@@ -72,6 +72,38 @@ def test_the_judge_finds_nothing_in_text_without_the_secret(text: str) -> None:
     assert leak(text, SECRET) is None
 
 
+READ = [
+    # catches: invisible characters between the key's characters taken for a break in it
+    pytest.param("key " + "\u200b".join(SECRET), "as read", id="zero-width"),
+    pytest.param("key " + SECRET.translate(str.maketrans("eoa", "\u0435\u043e\u0430")), "as read",
+                 id="cyrillic-look-alikes"),  # catches: look-alike letters read as other characters
+    pytest.param("".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in SECRET), "as read",
+                 id="full-width"),  # catches: compatibility forms not folded
+    pytest.param(f"key {SECRET[::-1]}", "backwards", id="backwards"),  # catches: forward forms only
+    pytest.param("key " + " ".join(SECRET), "spelled out", id="spelled-out"),  # catches: separators read as a break
+    pytest.param("key " + " ".join(SECRET)[::-1], "spelled out backwards", id="spelled-out-backwards"),
+]
+
+
+@pytest.mark.parametrize(("text", "how"), READ)
+def test_the_judge_reads_the_text_as_a_reader_does(text: str, how: str) -> None:
+    found = leak(text, SECRET)
+    assert found is not None and found.endswith(f"credential {how}"), found
+
+
+@pytest.mark.parametrize(("text", "secret"), [
+    # catches: the letters-and-digits view taken over whole prose (the key's words stand in ordinary text)
+    ("WEB_PROVIDER_ERROR: the emulator key was rejected (401)", SECRET),
+    ("upstream dsweb emulator returned 401", SECRET),
+    ("a b c d e f g h i j k l m n o p", SECRET),  # single letters set apart, but not the key's
+    # catches: a secret with fewer than ten letters and digits compacted to a piece that matches anything
+    ("error: missing field", "--!!--"),
+    ("tok en: ab 12", "ab-12"),
+])
+def test_the_judge_finds_no_spelled_out_key_in_ordinary_text(text: str, secret: str) -> None:
+    assert leak(text, secret) is None
+
+
 def test_the_judge_is_linear_on_a_long_base64_like_text() -> None:
     text = "A" * 200_000 + "%" * 50_000 + "&#" * 50_000
     start = time.process_time()

@@ -567,3 +567,18 @@ def test_each_failure_row_catches_the_reading_it_names(reading: str) -> None:
     fetcher, check_id, reason = FAILURE_READINGS[reading]
     (result,) = run(fetch_only_target(fetcher), only=[check_id]).results
     assert result.outcome.value == "failed" and result.reason.startswith(reason), result.reason
+
+
+def test_a_target_refusing_a_redirect_cap_of_0_is_not_failed_by_the_zero_hops_row() -> None:
+    # catches: the zero-hops row failing the whole check of a target that refuses fetch_max_redirects 0 at
+    # configure (the protocol allows 0, but no seed makes a target accept it)
+    inner = fetch_only_target(HttpFetchProvider)
+
+    def build(config: TargetConfig) -> ToolPair:
+        if config.fetch_max_redirects == 0:
+            raise WebError(WebErrorCode.CONFIG_INVALID, "fetch_max_redirects must be at least 1")
+        return inner._build(config)
+
+    (result,) = run(InProcessTarget(build, name="no-zero", version="0"), only=["ssrf.caps.redirects"]).results
+    assert result.outcome.value == "passed", result.reason
+    assert "zero-hops" in str(result.details.get("ssrf.caps.redirects")), result.details

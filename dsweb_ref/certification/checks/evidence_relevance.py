@@ -400,15 +400,23 @@ def _results(query: str, topic: str, weak_count: int, at: int | None = None) -> 
             f"Festival programme and {head} market stalls, part {i}.")
         for i in range(weak_count)
     ]  # fmt: skip
-    best = row(f"https://{topic}-guide.org/", f"{query.title()} guide", f"How {query} works, step by step.")
-    weak.insert(weak_count if at is None else at, best)
+    weak.insert(weak_count if at is None else at, _best(query, topic))
     return weak
+
+
+def _best(query: str, topic: str) -> dict[str, str]:
+    """The relevant result: its title and snippet name every word of ``query``."""
+    return row(f"https://{topic}-guide.org/", f"{query.title()} guide", f"How {query} works, step by step.")
+
+
+def _guide_page(query: str) -> str:
+    return f"# {query}\n\n{query.capitalize()} is booked through the port office.\n"
 
 
 def _english(query: str, topic: str, weak_count: int, at: int | None = None) -> tuple[Any, ...]:
     """(query, the engine's results, the relevant result's index, its page, the weak results' page)."""
-    page = f"# {query}\n\n{query.capitalize()} is booked through the port office.\n"
-    return query, _results(query, topic, weak_count, at), weak_count if at is None else at, page, FESTIVAL_PAGE
+    at_index = weak_count if at is None else at
+    return query, _results(query, topic, weak_count, at), at_index, _guide_page(query), FESTIVAL_PAGE
 
 
 def _near_misses(query: str, topic: str, miss: str, count: int) -> tuple[Any, ...]:
@@ -417,9 +425,7 @@ def _near_misses(query: str, topic: str, miss: str, count: int) -> tuple[Any, ..
     kept = " ".join(query.split()[:-1])
     near = [row(f"https://{topic}-notes{i}.com/{miss}", f"{kept.title()} {miss} {i}",
                 f"{kept.capitalize()} {miss} notes, part {i}.") for i in range(count)]  # fmt: skip
-    best = row(f"https://{topic}-guide.org/", f"{query.title()} guide", f"How {query} works, step by step.")
-    page = f"# {query}\n\n{query.capitalize()} is booked through the port office.\n"
-    return query, [*near, best], count, page, FESTIVAL_PAGE
+    return query, [*near, _best(query, topic)], count, _guide_page(query), FESTIVAL_PAGE
 
 
 # Weak Thai results share one word with the query (ราคา, price: of beach rooms and market food).

@@ -448,12 +448,11 @@ def _judge_retry(row: _Row, slack: float, waits: dict[str, list[float]]) -> None
     case, records = row.case, row.records
     require(records, f"{case.name}: no Search API request reached the emulator")
     if "beyond" in case.params:  # ending the retries or waiting the whole time are both right
-        require(len(records) <= 1 + RETRIES, f"{case.name}: {len(records)} requests for {RETRIES} retries")
-        first = records[0]
-        early = [r.started - first.finished for r in records[1:] if first.finished is not None
-                 and r.started < first.finished + case["beyond"] - slack]
+        require(len(records) <= 1 + RETRIES, f"{case.name}: {len(records)} requests for {RETRIES} retries",
+                catches=case.catches)
+        early = _early_retries(records, case["beyond"], slack)
         require(not early, f"{case.name}: retried {early[0]:.3f} s after a Retry-After of {case['beyond']} s" if early
-                else "")
+                else "", catches=case.catches)
         return
     if case.params.get("times", 1) is None:
         expect_error(row.outcome, case.name, PROVIDER_ERROR)
@@ -474,6 +473,15 @@ def _judge_retry(row: _Row, slack: float, waits: dict[str, list[float]]) -> None
     if row.not_before is not None:
         require(second.started >= row.not_before - slack,
                 f"{case.name}: retried {row.not_before - second.started:.3f} s before the Retry-After date")
+
+
+def _early_retries(records: list[RequestRecord], asked: float, slack: float) -> list[float]:
+    """Seconds after the first request was answered at which each later one started, for those that started
+    before a Retry-After of ``asked`` seconds had passed."""
+    first = records[0]
+    if first.finished is None:
+        return []
+    return [r.started - first.finished for r in records[1:] if r.started < first.finished + asked - slack]
 
 
 def _gaps(records: list[RequestRecord]) -> list[float]:
@@ -558,8 +566,7 @@ async def _deadline_rows(ctx: CheckContext, run: int) -> list[Timed]:
         if "no_retry" in case.params:  # no load makes a correct target retry before the time named
             sent = [r for r in ctx.records("search") if query_match("search", query)(r.json)]
             asked = case["fault"].retry_after
-            early = [r.started - sent[0].finished for r in sent[1:]
-                     if sent[0].finished is not None and r.started < sent[0].finished + asked - CLOCK_SLACK]
+            early = _early_retries(sent, asked, CLOCK_SLACK)
             require(not early, f"{case.name}: retried {early[0]:.2f} s after a Retry-After of {asked} s" if early
                     else "", catches=case.catches)
     return timed

@@ -129,10 +129,8 @@ def _comments(text: str) -> list[str]:
     value holds none), the field's own line included: its comment is not the field's value."""
     found = []
     for line in text.splitlines():
-        at = line.find("#", line.rfind('"') + 1 if FIELD in line else 0)
-        if line.lstrip().startswith("#"):
-            found.append(line.strip())
-        elif at >= 0:
+        at = 0 if line.lstrip().startswith("#") else line.find("#", line.rfind('"') + 1 if FIELD in line else 0)
+        if at >= 0:
             found.append(line[at:].strip())
     return found
 
