@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -145,3 +146,23 @@ def test_inferring_a_localization_fails_the_localization_check() -> None:
         return settings.updated({"deepseek_api.localization": "198.51.100.1"})  # "the user's address"
 
     assert _failed(["search.api.localization"], inferred) == {"search.api.localization"}
+
+
+def test_a_late_look_at_a_paced_call_is_run_again_not_failed(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: search.api.pacing.cancel failing a correct pacer as "all queries sent at once" because the
+    # check's own look at the log came after every slot (a stalled runner, fresh-clone CI of 1c1f266). The
+    # look is made late by ordering: it starts only once all four paced queries have reached the emulator.
+    from dsweb_ref.certification.calibration import NOT_SHOWN
+    from dsweb_ref.certification.checks import scheduling
+
+    right = scheduling._landed
+
+    async def late(ctx: Any, quiet: float = scheduling.BURST_QUIET) -> int:
+        await ctx.blocking(lambda: ctx.emu.log.wait_for(len(scheduling.BATCH), 10.0, route="search"))
+        return await right(ctx, quiet)
+
+    monkeypatch.setattr(scheduling, "_landed", late)
+    monkeypatch.setattr(scheduling, "PACING_CANCEL_CASES", scheduling.PACING_CANCEL_CASES[:1])
+    (result,) = run(_target(), ["search.api.pacing.cancel"]).results
+    assert result.outcome is Outcome.PASSED, result.reason
+    assert NOT_SHOWN in str(result.details), result.details
