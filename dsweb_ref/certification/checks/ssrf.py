@@ -194,6 +194,11 @@ SPECIAL = (
          {"address": "224.0.0.1"}),
     Case("ipv6-multicast", "is_global alone or a hand list: IPv6 multicast ff00::/8 left open",
          {"address": "ff02::1"}),
+    # From an outside hunt: with the switch off, a page the local fetch refused asked of the Fetch API
+    # instead (its base and key are configured): the service then reaches the address for the tool.
+    Case("handed-on", "a URL the local fetch refused handed to the configured Fetch API instead (seed 001: "
+         "with the switch off web_fetch is the local HTTP fetch, and the provider has no fallback)",
+         {"address": "169.254.169.254", "path": "/latest/meta-data/", "handed_on": True}),
 )
 # Special-purpose addresses written as the URL's host: the literal itself must pass host/IP validation,
 # not only the answers of a name.
@@ -217,7 +222,9 @@ SPECIAL_LITERALS = (
     requires=REQUIRES,
     provider="messages",
     rule="Seed 002: a URL is fetched only after its host's address passed validation, so a search result "
-    "can never lead the tool to localhost or a private network.",
+    "can never lead the tool to localhost or a private network. Seed 001: with the switch off web_fetch is the "
+    "local HTTP fetch with its own access policy, and the provider has no fallback, so a URL it refused is not "
+    "asked of the Fetch API instead.",
     cases=(*SPECIAL, *SPECIAL_LITERALS),
 )
 async def special_ranges(ctx: CheckContext) -> None:
@@ -229,7 +236,12 @@ async def special_ranges(ctx: CheckContext) -> None:
         hosts += [(c, f"[{c['address']}]" if ":" in c["address"] else c["address"]) for c in SPECIAL_LITERALS]
         for case, host in hosts:
             url = f"http://{host}:{net.port}{case.params.get('path', '/')}"
+            before = len(ctx.records("fetch"))
             await _fetch_expecting_refusal(ctx, net, url, f"{case.name} ({case['address']})")
+            if case.params.get("handed_on"):
+                sent = len(ctx.records("fetch")) - before
+                require(sent == 0, f"{case.name}: the refused URL was sent to the Fetch API (requests: {sent}); with "
+                        "the switch off web_fetch is the local HTTP fetch alone")
 
 
 # Public addresses just outside a special range: the pages a fetcher is for. Seed 002 refuses only what
@@ -387,6 +399,10 @@ REBINDING = (
          "looks it up again and dials the new answer unchecked", {"lookups": [[PUBLIC], ["10.0.0.7"]], "fetches": 2}),
     Case("dead-then-private", "every validated answer refusing the connection, the name looked up again and the "
          "new answer dialled unchecked", {"lookups": [[PUBLIC_DEAD], ["10.0.0.7"]]}),
+    # From an outside hunt: the validated server accepts the connection, then closes it without an answer (a
+    # stale keep-alive looks the same); the retry went out through a fresh client that looked the name up again.
+    Case("dropped-then-private", "a connection the validated server dropped without an answer retried by a fresh "
+         "lookup whose answer is dialled unchecked", {"lookups": [[PUBLIC], ["10.0.0.7"]], "path": "/dropped"}),
 )
 
 
@@ -412,16 +428,17 @@ def _later(case: Case) -> str:
     rule="Seed 002: host/IP validation happens every time and the connection is bound to the public IP that "
     "passed it, so a destination whose IP changes after the first check is never reached: not by the "
     "connection that was validated, nor by a later fetch of the same name, nor by a retry after the validated "
-    "address refused the connection.",
+    "address refused the connection or dropped it without an answer.",
     cases=REBINDING,
 )
 async def rebinding(ctx: CheckContext) -> None:
     with _network() as net:
         resolve, private = _lookups(REBINDING)
+        net.pages.special["/dropped"] = lambda handler: None  # the connection closes with no answer
         await ctx.configure(provider="messages", test_network=net.config(resolve, private))
         for case in REBINDING:
             later = _later(case)
-            url = f"http://{case.name}.ssrf.test:{net.port}/"
+            url = f"http://{case.name}.ssrf.test:{net.port}{case.params.get('path', '/')}"
             for _ in range(case.params.get("fetches", 1)):
                 outcome = await ctx.fetch(url)
                 require(net.trap.connections() == 0, f"{case.name}: a later lookup's answer {later} was dialled",

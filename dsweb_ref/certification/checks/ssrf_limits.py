@@ -92,16 +92,20 @@ def _big(declared: bool) -> Any:
     return serve
 
 
+def _packed(encoding: str) -> bytes:
+    """BOMB bytes of "a" and the marker, compressed (a few KiB)."""
+    if encoding == "gzip":
+        packer = zlib.compressobj(9, zlib.DEFLATED, 31)  # gzip framing
+    else:
+        packer = zlib.compressobj(9)  # HTTP "deflate" is zlib-wrapped
+    chunk = b"a" * (1024 * 1024)
+    body = b"".join(packer.compress(chunk) for _ in range(BOMB // len(chunk)))
+    return body + packer.compress(MARKER) + packer.flush()
+
+
 def _bomb(encoding: str) -> Any:
     def serve(handler: _Handler) -> None:
-        if encoding == "gzip":
-            packer = zlib.compressobj(9, zlib.DEFLATED, 31)  # gzip framing
-        else:
-            packer = zlib.compressobj(9)  # HTTP "deflate" is zlib-wrapped
-        chunk = b"a" * (1024 * 1024)
-        body = b"".join(packer.compress(chunk) for _ in range(BOMB // len(chunk)))
-        body += packer.compress(MARKER) + packer.flush()
-        handler._send(body, headers={"Content-Encoding": encoding})
+        handler._send(_packed(encoding), headers={"Content-Encoding": encoding})
 
     return serve
 
@@ -119,9 +123,19 @@ BODY_CASES = (
         {"bytes": BOMB, "content_encoding": "gzip"},
     ),
     Case("deflate-bomb", "the same through Content-Encoding deflate", {"bytes": BOMB, "content_encoding": "deflate"}),
+    # From an outside hunt: HTTP allows a list of codings (applied in order); a fetcher that decodes the outer
+    # one under the cap and then inflates the inner ones whole reads the cap off the wire, not off the page.
+    Case("stacked-bomb", "stacked codings (gzip, gzip) decoded with only the outer one under the cap: the inner "
+         "16 MiB inflated whole", {"bytes": BOMB, "content_encoding": "gzip, gzip"}),
 )
+
+
+def _stacked_bomb(handler: _Handler) -> None:
+    handler._send(gzip.compress(_packed("gzip")), headers={"Content-Encoding": "gzip, gzip"})
+
+
 _BODY_SERVERS = {"declared": _big(True), "undeclared": _big(False), "gzip-bomb": _bomb("gzip"),
-                 "deflate-bomb": _bomb("deflate")}
+                 "deflate-bomb": _bomb("deflate"), "stacked-bomb": _stacked_bomb}
 # A page of exactly the cap is within it: whole, and not marked cut. Its own tiny cap, so no tool's
 # output budget cuts it first (no seed fixes one; red-teaming tried 1,000 characters).
 AT_CAP = 256
@@ -239,7 +253,8 @@ def _long(size: int) -> Any:
     provider="messages",
     rule="Seed 002: a fetched page is bounded (and seed 001 keeps the HTTP fetcher's resource limits); the "
     "cap (configure fetch_max_bytes) holds for the decoded body, whatever the server declares or "
-    "compresses. Cutting and refusing are both accepted; nothing past the cap may come back, and a page cut "
+    "compresses (one coding or a list of them). Cutting and refusing are both accepted; nothing past the cap "
+    "may come back, and a page cut "
     "says so (truncated true: the web_fetch value schema sets it when anything was cut). A page of exactly "
     "the cap is within it: it comes back whole, not marked cut, with or without a Content-Length. The cap counts "
     "bytes, not characters: a page of three-byte characters is cut to the cap's bytes. A page within "
