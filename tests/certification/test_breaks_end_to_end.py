@@ -23,6 +23,11 @@ from .conftest import EXAMPLE_ADAPTER, ROOT, adapter_command, dsweb_certify, jso
 # mode -> the checks it must fail, and a fragment of the failing reason.
 BREAKS: dict[str, tuple[set[str], str | tuple[str, ...]]] = {
     "thinking-enabled": ({"search.messages.thinking_disabled"}, "thinking="),
+    "thinking-with-prompt": ({"search.messages.thinking_disabled"}, "with the latest prompt: "),
+    "retry-extra-header": ({"search.api.retry.wire"}, "a retried request's headers: request 2"),
+    "retry-body-rebuilt": ({"search.api.retry.wire"}, "a retried request's body: request 2"),
+    "paced-default-headers": ({"search.api.pacing.wire"}, "paced requests: request 1"),
+    "ori-truncated-flag": ({"search.api.wire"}, "a prompt over 128 characters: body keys"),
     "max-uses-fixed": ({"search.messages.wire"}, "max_uses"),
     "no-ori-cut": ({"search.api.ori_question"}, "collapsed prompt"),
     "ori-cut-utf16": ({"search.api.ori_question"}, "astral character at the limit"),

@@ -50,10 +50,12 @@ def test_reference_with_the_scheduler_passes_every_scheduling_check() -> None:
         "search.api.localization": Outcome.PASSED,
         "search.api.pacing.cancel": Outcome.PASSED,
         "search.api.pacing.rate": Outcome.PASSED,
+        "search.api.pacing.wire": Outcome.PASSED,
         "search.api.retry.cancel": Outcome.PASSED,
         "search.api.retry.deadline": Outcome.PASSED,
         "search.api.retry.never": Outcome.PASSED,
         "search.api.retry.waits": Outcome.PASSED,
+        "search.api.retry.wire": Outcome.PASSED,
     }, [(r.check.id, r.reason) for r in report.results]
 
 

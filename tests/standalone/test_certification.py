@@ -71,6 +71,11 @@ BREAKS: dict[str, tuple[str, str]] = {
     "standalone-off-needs-key": ("standalone.resolve.table", "explicit-off-on-current-without-credentials"),
     "standalone-title-key-dropped": ("standalone.sources.filtered", "sources without a title"),
     "standalone-query-cut-2000": ("standalone.request.isolated", "[messages-query-of-3400-characters] the user"),
+    # An outside hunt of seeds 002/003 (session of 2026-12-05, the third): each certified before its row.
+    "standalone-user-location": ("standalone.request.isolated", "[messages] the search tool carries user_location"),
+    "standalone-mcp-servers": ("standalone.request.isolated", "[messages] mcp_servers is set"),
+    "standalone-answer-schema": ("standalone.request.isolated", "[responses] text.format asks"),
+    "standalone-query-cut-3600": ("standalone.request.isolated", "[messages-query-of-4090-bytes] the user message"),
 }
 # Readings seed 003 leaves open: each must stay certified.
 VARIANTS = ("standalone-open-fields",)

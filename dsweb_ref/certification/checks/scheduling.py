@@ -1130,5 +1130,7 @@ OPT_IN_CHECKS = frozenset(
         "search.api.pacing.rate",
         "search.api.pacing.cancel",
         "search.api.localization",
+        "search.api.retry.wire",  # these two live beside search.api.wire (search.py)
+        "search.api.pacing.wire",
     }
 )

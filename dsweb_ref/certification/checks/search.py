@@ -11,9 +11,10 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ...emulator import RequestRecord, Status
+from ..adapter_protocol import CAP_PACING, CAP_RETRY
 from ..cases import Case
 from ._base import REFUSED_SETTING_CODES, CheckContext, check, expect_success, require
-from ._oracle import expected_merge, observed, source_urls
+from ._oracle import expected_merge, observed, query_match, source_urls
 
 WS, MSG, API = "web_search", "messages-search", "search-api"
 # Headers HTTP/1.1 itself needs to carry a request; everything else a client adds is its choice.
@@ -54,6 +55,9 @@ def require_tools_api_headers(record: RequestRecord, what: str) -> None:
 THINKING = (
     Case("one query", "thinking left at the DeepSeek default (enabled) or tool_choice sent", {"queries": ["markdown"]}),
     Case("a batch", "the fix applied to the first request only", {"queries": ["markdown", "coffee"]}),
+    # From an outside hunt: the user's prompt taken as a reason to let the model think about the question.
+    Case("with the latest prompt", "thinking disabled only for calls without the user's prompt (a prompt, sent "
+         "with sendOriginalQuestion on, turns thinking on)", {"queries": ["markdown"], "prompt": "what is markdown?"}),
 )
 
 
@@ -64,22 +68,24 @@ THINKING = (
     requires=(WS, MSG),
     provider="messages",
     rule="Seed 001: 'The retained Messages path explicitly sends thinking: { type: 'disabled' } ... "
-    "tool_choice remains omitted.' Every Messages request carries exactly that thinking object and no tool_choice.",
+    "tool_choice remains omitted.' Every Messages request carries exactly that thinking object and no tool_choice, "
+    "a call that carries the user's latest prompt too.",
     cases=THINKING,
 )
 async def thinking_disabled(ctx: CheckContext) -> None:
     for case in THINKING:
         ctx.emu.log.clear()
-        expect_success(await ctx.search(case["queries"]), f"Messages search {case['queries']}")
+        outcome = await ctx.search(case["queries"], case.params.get("prompt"))
+        expect_success(outcome, f"{case.name}: Messages search {case['queries']}")
         bodies = [r.json for r in ctx.records("messages")]
         require(len(bodies) == len(case["queries"]), f"{case.name}: {len(bodies)} Messages requests")
         for body in bodies:
             require(isinstance(body, dict), "Messages request body is not a JSON object")
             require(
                 body.get("thinking") == {"type": "disabled"},
-                f"Messages body has thinking={body.get('thinking')!r}, expected {{'type': 'disabled'}}",
+                f"{case.name}: Messages body has thinking={body.get('thinking')!r}, expected {{'type': 'disabled'}}",
             )
-            require("tool_choice" not in body, "Messages body carries tool_choice; it must be omitted")
+            require("tool_choice" not in body, f"{case.name}: Messages body carries tool_choice; it must be omitted")
 
 
 MESSAGES_KEYS = ["max_tokens", "messages", "model", "thinking", "tools"]
@@ -354,6 +360,10 @@ API_WIRE = (
     Case("with a prompt", "extra headers (User-Agent, Accept, ...) or extra body keys (localization, ...)",
          {"query": "markdown", "prompt": "what is markdown", "keys": sorted([*KEYS, "ori_question"])}),
     Case("without a prompt", "ori_question sent empty or null", {"query": "coffee", "prompt": None, "keys": KEYS}),
+    # From an outside hunt: a prompt cut to 128 characters announced in a body key of its own.
+    Case("a prompt over 128 characters", "a cut prompt flagged in an undocumented body key (ori_question_truncated)",
+         {"query": "markdown", "prompt": "why does the search api cut my question " * 4,
+          "keys": sorted([*KEYS, "ori_question"])}),
     Case("operators", "search operators rewritten or escaped",
          {"query": 'site:docs.example.test "search api" -legacy lang:en after:2025-01-01', "prompt": None,
           "keys": KEYS}),
@@ -423,6 +433,74 @@ async def api_wire(ctx: CheckContext) -> None:
         require(sent == sorted(queries), f"{case.name}: queries {sent!r}, expected them unchanged",
                 expected=sorted(queries))
         await require_no_model_request(ctx, case.name)
+
+
+# From an outside hunt: the wire rules kept on first, unpaced requests only. A retry rebuilt with a header of
+# its own or a body from the settings, and a paced path through a client that keeps its default headers, were
+# certified: no check looked at a retried or paced request's wire.
+SCHEDULED_WIRE = (
+    Case("a retried request's headers", "a retry that carries a header of its own (an attempt counter, an "
+         "idempotency key)", {"retries": 2, "judge": "headers"}),
+    Case("a retried request's body", "a retry whose body is rebuilt from the settings (count 10, not lowered to "
+         "searchMaxResults 8) or otherwise differs from the first attempt's", {"retries": 2, "judge": "body"}),
+    Case("paced requests", "paced requests sent through a client that keeps its default headers (User-Agent, "
+         "Accept, Accept-Encoding) or adds body keys", {"pacing_qps": 5.0, "judge": "headers"}),
+)
+SCHEDULED_QUERIES = ["search api", "rate limit"]
+
+
+def _scheduled_check(capability: str, ctx_key: str, name: str, title: str) -> None:
+    cases = tuple(c for c in SCHEDULED_WIRE if ctx_key in c.params)
+
+    @check(
+        name,
+        title,
+        seed="001",
+        requires=(WS, API, capability),
+        provider="api",
+        rule="Seed 001: 'requests send only the documented authorization and JSON content type', and 'Direct "
+        "Search sends query, count, need_content: false, and ori_question', with count 'the configured value "
+        "... unless the request's result bound is smaller'. Retries and pacing change when a request is sent, "
+        "not what it is: a retry is the same request again (its headers exactly Authorization and "
+        "Content-Type, its body the first attempt's), and a paced request carries exactly those two headers "
+        "and the documented body keys.",
+        cases=cases,
+    )
+    async def scheduled_wire(ctx: CheckContext) -> None:
+        await ctx.configure(count=10, search_max_results=8)
+        for case in cases:
+            await ctx.configure_opt_in(**{ctx_key: case[ctx_key]})
+            ctx.fresh()
+            if ctx_key == "retries":  # each query answered 503 once (asking for no wait), then normally
+                for query in SCHEDULED_QUERIES:
+                    fault = Status(503, headers={"Retry-After": "0"})
+                    ctx.emu.inject("search", fault, when=query_match("search", query))
+            expect_success(await ctx.search(SCHEDULED_QUERIES), f"{case.name}: search")
+            await ctx.settle()
+            records = ctx.records("search")
+            for query in SCHEDULED_QUERIES:
+                sent = [r for r in records if isinstance(r.json, dict) and r.json.get("query") == query]
+                want = 2 if ctx_key == "retries" else 1
+                require(len(sent) == want, f"{case.name}: {len(sent)} requests for {query!r}, expected {want}")
+                for i, record in enumerate(sent):
+                    what = f"{case.name}: request {i + 1} for {query!r}"
+                    if case["judge"] == "headers":
+                        require_tools_api_headers(record, what)
+                        require(sorted(record.json) == KEYS, f"{what}: body keys {sorted(record.json)}, "
+                                f"expected {KEYS}", catches=case.catches)
+                    else:
+                        require(record.json == sent[0].json and record.json.get("count") == 8,
+                                f"{what}: body {record.json!r}, expected the first attempt's (count 8)",
+                                catches=case.catches)
+
+    scheduled_wire.__name__ = name.rsplit(".", 1)[-1] + "_wire"
+
+
+_scheduled_check(CAP_RETRY, "retries", "search.api.retry.wire",
+                 "With retries on, a retried Search API request is the first one again: the same headers and body")
+_scheduled_check(CAP_PACING, "pacing_qps", "search.api.pacing.wire",
+                 "With pacing on, paced Search API requests carry only Authorization and Content-Type and the "
+                 "documented body fields")
 
 
 MODEL_ROUTES = ("messages", "responses")  # the emulator's model APIs (its other routes retrieve)

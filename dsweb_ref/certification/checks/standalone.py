@@ -186,6 +186,9 @@ LONGER_QUERIES = ((f"first standalone topic {_CONTEXT}" * 8).strip(),
 # about 3 400 characters each, still under the reference's 4 096 bytes
 LONGEST_QUERIES = ((f"first standalone topic {_CONTEXT}" * 16).strip(),
                    (f"second standalone topic {_CONTEXT}" * 16).strip())
+# 4 090 bytes each (ASCII), ending in the words a cut loses first
+BOUND_QUERIES = tuple(f"{topic} standalone topic {_CONTEXT * 22}"[:4070].rstrip() + " ENDS IN BANGKOK NOW"
+                      for topic in ("first", "second"))
 # The first search's own answer in the earlier-answer row: nothing of it (the source's host, its title, the
 # summary) may ride along in the second search's request, whatever wording a target puts around the query.
 _EARLIER_SOURCE = ("https://kumquat-ledger.example.test/invoices", "Kumquat ledger invoice archive")
@@ -195,10 +198,12 @@ EARLIER_PIECES = {"its source's URL": "kumquat-ledger.example.test", "its source
 REQUEST_CASES = (
     Case("messages", "extra messages, history or client tools, a system instruction, a second content part, "
          "another web_search tool version, a budget other than 8192, or a body sent without the key or a JSON "
-         "Content-Type on Messages", {"protocol": "messages"}),
+         "Content-Type on Messages; from an outside hunt, the tool's user_location (the caller's place, not in the "
+         "query) or an MCP server (mcp_servers) beside it", {"protocol": "messages"}),
     Case("responses", "the same on Responses (instructions, a second input item or part, another tool type such "
          "as web_search_preview, max_output_tokens, previous_response_id, a server-side conversation or a stored "
-         "prompt, no key or JSON Content-Type)", {"protocol": "responses"}),
+         "prompt, no key or JSON Content-Type); from an outside hunt, the tool's user_location, or a text.format "
+         "schema whose descriptions instruct the model", {"protocol": "responses"}),
     # seed 003: "搜索请求只携带查询，因此应将必要背景写入查询" - the query carries the context, so it goes whole;
     # whether a target refuses a query longer than its own bound (a tool error, no request) is open.
     Case("messages-long-query", "the query cut to a short limit (the Search API's 128 characters carried over, "
@@ -208,6 +213,10 @@ REQUEST_CASES = (
          "losing the context the caller wrote into it", {"protocol": "messages", "queries": LONGER_QUERIES}),
     Case("messages-query-of-3400-characters", "the query cut silently at a still longer limit (2 000 "
          "characters)", {"protocol": "messages", "queries": LONGEST_QUERIES}),
+    # From an outside hunt: a cut at 3 600 characters. The reference takes 4 096 bytes; a query just under that
+    # leaves no silent cut below it unseen.
+    Case("messages-query-of-4090-bytes", "the query cut silently anywhere below the reference's 4 096 bytes "
+         "(3 600 characters): its last words lost", {"protocol": "messages", "queries": BOUND_QUERIES}),
     # seed 003: "搜索服务不会读取对话、附件、工作区或其他搜索的历史" - an earlier search's answer is such history
     Case("messages-no-earlier-answer", "carrying an earlier search's answer into the next search's request (its "
          "source URLs as 'already found', its titles or its summary)",
@@ -247,7 +256,13 @@ def _tool_problem(protocol: str, tools: Any) -> str | None:
     native = NATIVE_TOOL[protocol]
     if any(tools[0].get(k) != v for k, v in native.items()):
         return f"the tool must be the backend's native {native!r}, got {tools[0]!r}"[:200]
+    if tools[0].get("user_location") not in (None, {}):  # from an outside hunt: the caller's place as a tool option
+        return "the search tool carries user_location (background the search needs goes into the query)"
     return None
+
+
+# Messages fields that hand the search model tools of another kind (seed 003: no local tools for it).
+TOOL_FIELDS = ("mcp_servers",)
 
 
 def _request_problems(protocol: str, body: Any, query: str) -> list[str]:
@@ -267,6 +282,8 @@ def _request_problems(protocol: str, body: Any, query: str) -> list[str]:
             problems.append("the user message carries more than one piece of text (only the query goes)")
         if body.get("system") not in (None, "", []):
             problems.append("a system instruction is sent (the request carries only the query and the tool)")
+        problems += [f"{field} is set (the search model gets no tools but the native search)" for field in TOOL_FIELDS
+                     if body.get(field) not in (None, [], {})]
         if budget != 8192:
             problems.append(f"max_tokens is {budget!r}, expected 8192")
     else:
@@ -278,6 +295,10 @@ def _request_problems(protocol: str, body: Any, query: str) -> list[str]:
             problems.append("the user input carries more than one piece of text (only the query goes)")
         if body.get("instructions") not in (None, ""):
             problems.append("instructions are sent (the request carries only the query and the tool)")
+        text = body.get("text")
+        shape = text.get("format") if isinstance(text, dict) else None
+        if shape not in (None, {"type": "text"}):  # from an outside hunt: instructions in a schema's descriptions
+            problems.append("text.format asks for a structured answer (a schema is an instruction besides the query)")
         if budget != 8192:
             problems.append(f"max_output_tokens is {budget!r}, expected 8192")
         if body.get("previous_response_id") is not None:
@@ -302,7 +323,10 @@ def _request_problems(protocol: str, body: Any, query: str) -> list[str]:
     "previous_response_id, server-side conversation or stored prompt, and nothing of an earlier search's answer: "
     "its sources or summary; storing the answer is open); the query carries the needed context, so it goes whole "
     "(a target may refuse one longer than its own bound as a tool error, never cut it silently); the output "
-    "budget is 8192 tokens; the search uses the account's own endpoint and credentials (so the request presents "
+    "budget is 8192 tokens; the search tool "
+    "carries no user_location (the caller's place is background, which goes into the query), and no other tools "
+    "ride along (Messages mcp_servers) nor an answer schema (Responses text.format other than plain text); the "
+    "search uses the account's own endpoint and credentials (so the request presents "
     "the configured key, as Authorization: Bearer or x-api-key, with the JSON Content-Type the backend's API "
     "takes; other headers are free).",
     cases=REQUEST_CASES,
