@@ -110,6 +110,10 @@ BREAKS = {
     "evidence-fetch-re-resolve": ("evidence.html_page", "rebound-host: the pipeline's page fetch"),
     "evidence-fetch-redirect-unchecked": ("evidence.html_page", "redirect-to-private: the pipeline's page fetch"),
     "evidence-prompt-local-sent": ("evidence.local_refused", "prompt-names-file: 1 search request(s) carried"),
+    # An outside hunt of seeds 002/003 (session of 2026-12-05, the third): each certified before its row.
+    "evidence-diversity-first": ("evidence.own_ranking", "relevant-behind-its-site: the relevant result"),
+    "evidence-rank-batch-words": ("evidence.own_ranking", "other-query-words: the relevant result"),
+    "evidence-batch-dedupe": ("evidence.diversity", "one-page-two-queries: query 'harbour pilot boarding fee'"),
 }
 
 

@@ -33,7 +33,9 @@ def test_the_reference_passes_the_checks_with_the_new_rows() -> None:
     ]
 
 
-def test_the_engine_order_reversed_fails_exactly_the_engine_first_row(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_engine_order_reversed_fails_the_engine_first_and_behind_its_site_rows(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     # catches: rank-reverse-engine ("do not trust the engine" as its order reversed, no relevance score)
     assert evidence_search.rank is _evidence_rank.rank
 
@@ -41,7 +43,9 @@ def test_the_engine_order_reversed_fails_exactly_the_engine_first_row(monkeypatc
         return sorted(candidates, key=lambda c: -c.rank)
 
     monkeypatch.setattr(evidence_search, "rank", reversed_engine)
-    assert failing_rows(evidence_relevance, "RANKING", RANKING, monkeypatch) == {"engine-first"}
+    # (the relevant result behind two pages of its own site sits in the middle: reversed, it is read last)
+    rows = failing_rows(evidence_relevance, "RANKING", RANKING, monkeypatch)
+    assert rows == {"engine-first", "relevant-behind-its-site"}
 
 
 def test_the_engine_order_kept_fails_every_ranking_row(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -49,11 +53,11 @@ def test_the_engine_order_kept_fails_every_ranking_row(monkeypatch: pytest.Monke
     # missed by it too)
     monkeypatch.setattr(evidence_search, "rank", lambda query, candidates: list(candidates))
     assert failing_rows(evidence_relevance, "RANKING", RANKING, monkeypatch) == {
-        "engine-last", "engine-first", "near-misses", "thai-words",
+        "engine-last", "engine-first", "near-misses", "relevant-behind-its-site", "other-query-words", "thai-words",
     }  # fmt: skip
 
 
-def test_a_gate_on_shared_words_over_the_engine_order_fails_exactly_the_near_miss_row(
+def test_a_gate_on_shared_words_over_the_engine_order_fails_the_near_miss_and_other_query_rows(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # catches: results sharing half the query's words first, in the engine's order, with no score (an outside hunt)
@@ -63,7 +67,45 @@ def test_a_gate_on_shared_words_over_the_engine_order_fails_exactly_the_near_mis
         return sorted(candidates, key=lambda c: len(wanted & set(_evidence_text.tokenize(c.text))) < need)
 
     monkeypatch.setattr(evidence_search, "rank", gated)
-    assert failing_rows(evidence_relevance, "RANKING", RANKING, monkeypatch) == {"near-misses"}
+    # (the other query's decoys share two of this query's words: they pass the gate, listed first)
+    assert failing_rows(evidence_relevance, "RANKING", RANKING, monkeypatch) == {"near-misses", "other-query-words"}
+
+
+def test_the_share_applied_before_the_ranking_fails_exactly_the_behind_its_site_row(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # catches: n01 of the hunt of the third session of 2026-12-05 (seed 002 ranks, then picks diverse sources)
+    right = evidence_search.rank
+
+    def share_first(query: str, candidates: Sequence[Candidate]) -> list[Candidate]:
+        kept, later, count = [], [], dict[str, int]()
+        for c in candidates:
+            site = _evidence_rank.registrable_domain(c.host)
+            count[site] = count.get(site, 0) + 1
+            (kept if count[site] <= 2 else later).append(c)
+        return right(query, kept) + right(query, later)
+
+    monkeypatch.setattr(evidence_search, "rank", share_first)
+    assert failing_rows(evidence_relevance, "RANKING", RANKING, monkeypatch) == {"relevant-behind-its-site"}
+
+
+def test_ranking_against_the_whole_batch_fails_exactly_the_other_query_words_row(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # catches: n03 of the same hunt (a result is relevant to its own query, not to the batch)
+    right_rank, right_parse = evidence_search.rank, evidence_search.parse_evidence_queries
+    batch: list[str] = []
+
+    def parse(arguments: object, settings: Any) -> list[str]:
+        batch[:] = right_parse(arguments, settings)
+        return list(batch)
+
+    def batch_words(query: str, candidates: Sequence[Candidate]) -> list[Candidate]:
+        return right_rank(" ".join(_evidence_text.topic_of(q) for q in batch), candidates)
+
+    monkeypatch.setattr(evidence_search, "parse_evidence_queries", parse)
+    monkeypatch.setattr(evidence_search, "rank", batch_words)
+    assert failing_rows(evidence_relevance, "RANKING", RANKING, monkeypatch) == {"other-query-words"}
 
 
 def test_thai_ranked_by_whole_runs_fails_exactly_the_thai_row(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -118,6 +118,18 @@ _SHARED_SITE = {
 }
 
 
+# From an outside hunt: two queries whose only usable result is one page that answers both (the rest share none
+# of their words). Dropping a URL an earlier query of the batch returned leaves the second query with nothing.
+_BOARDING = "https://pilotage.org/boarding"
+_ONE_PAGE = {
+    query: [row(_BOARDING, "Harbour pilot boarding time and fee",
+                "Harbour pilot boarding time is 06:00 and the harbour pilot boarding fee is 40 dollars."),
+            *(row(f"https://festival-news{i}.com/{n}", f"Festival news {i}", f"Music and food stalls, part {i}.")
+              for i in range(3))]
+    for n, query in enumerate(("harbour pilot boarding time", "harbour pilot boarding fee"))
+}
+
+
 def _crowded(crowd: Sequence[Sequence[str]], others: Sequence[Sequence[str]]) -> dict[str, list[Row]]:
     topics = ("quay opening hours", "quay fish market")
     return {t: _spread(t, c, o) for t, c, o in zip(topics, crowd, others, strict=True)}
@@ -216,6 +228,12 @@ DIVERSITY = (
         "the per-domain share counted per query, not per call: four queries whose best results share one site "
         "each take two of its pages, filling the page bound while the other sites' results go unread",
         {"results": _SHARED_SITE},
+    ),
+    Case(
+        "one-page-two-queries",
+        "a URL an earlier query of the batch returned dropped from the later queries' results (deduplicated across "
+        "the batch before ranking): the second query's only usable result is gone, so it keeps no source",
+        {"results": _ONE_PAGE},
     ),
     Case(
         "http-and-https",

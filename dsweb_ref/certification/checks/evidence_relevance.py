@@ -436,6 +436,36 @@ _BEACH = [
 _THAI = (KOH_CHANG, [*_BEACH, row(KOH_CHANG_URL, "ตั๋วเรือไปเกาะช้าง", "ราคาตั๋วเรือเฟอร์รี่ไปเกาะช้าง ผู้ใหญ่และเด็ก")],
          7, KOH_CHANG_PAGE, BEACH_PAGE)  # fmt: skip
 
+def _behind_its_site(query: str, topic: str) -> tuple[Any, ...]:
+    """Like :func:`_english`, but the relevant result comes third, behind two weak pages of its own site (the
+    other weak results on sites of their own): a per-domain share applied to the engine's list before the
+    ranking pushes it to the back."""
+    site = f"https://{topic}-times.com"
+    weak = [row(f"{site}/n{i}", f"Harbour festival news {i}", f"Festival programme and market stalls, part {i}.")
+            for i in range(2)]  # fmt: skip
+    best = row(f"{site}/{query.replace(' ', '-')}", f"{query.title()} guide", f"How {query} works, step by step.")
+    rest = _results(query, topic, 5)[:5]
+    return query, [*weak, best, *rest], 2, _guide_page(query), FESTIVAL_PAGE
+
+
+FERRY_FARES = "Lumen Bay ferry adult return fares"
+LIGHTHOUSE = "Gull Island lighthouse hours"
+
+
+def _other_query_words() -> tuple[Any, ...]:
+    """The second query of a batch whose decoys carry the first query's words (and two of its own): ranked
+    against the whole batch's words, the decoys fill its pages and the relevant result, last, is never read."""
+    titles = ("Lumen Bay ferry", "Adult return fares", "Lumen adult fares", "Bay ferry return")
+    decoys = [row(f"https://ferry-trips{i}.net/", title, f"On the Gull Island crossing, part {i}.")
+              for i, title in enumerate(titles)]  # fmt: skip
+    weak = [row(f"https://gull-news{i}.com/festival", "Gull Island lighthouse", f"Festival news, part {i}.")
+            for i in range(3)]  # fmt: skip
+    best = row("https://gull-lighthouse.org/hours", "Gull Island lighthouse hours",
+               "Gull Island lighthouse opening hours, daily.")
+    page = "# Gull Island lighthouse\n\nGull Island lighthouse hours are 9 to 5 daily.\n"
+    return LIGHTHOUSE, [*decoys, *weak, best], 7, page, FESTIVAL_PAGE
+
+
 # 4 + 8 results for 8 pages: the engine's order reads the first query's relevant result (4th) but
 # never the second's (8th); a pipeline ranking its own reads both first. 7 + 8 results: four pages a
 # query, so the engine's order reversed never reads the first query's relevant result (1st), nor the
@@ -463,6 +493,19 @@ RANKING = (
         "what passes it: every result sharing all words but one passes, so the full match the engine listed last "
         "is never read",
         {"queries": (_near_misses(PILOT, "pilot", "roster", 3), _near_misses(TUGS, "tug", "fleet", 7))},
+    ),
+    # From an outside hunt: two more orders that pass for the pipeline's own.
+    Case(
+        "relevant-behind-its-site",
+        "the per-domain share applied to the engine's list before the ranking (a site's third result and later sent "
+        "to the back): the relevant result, listed behind two weak pages of its own site, is never read",
+        {"queries": (_behind_its_site(PILOT, "pilot"), _english(TUGS, "tug", 7))},
+    ),
+    Case(
+        "other-query-words",
+        "each query's results ranked against the words of the whole batch: the second query's decoys, which "
+        "carry the first query's words, fill its pages and its relevant result is never read",
+        {"queries": (_english(FERRY_FARES, "ferry", 7), _other_query_words())},
     ),
     Case(
         "thai-words",
