@@ -299,6 +299,12 @@ SECRET_ECHOES = (
           ("look-alike", "with Cyrillic look-alike letters", "look-alike letters (Cyrillic е, о, а, к, у) taken "
            "for other characters: the key shown as it reads"),
           ("full-width", "in full-width letters", "compatibility forms (full-width letters) not folded to ASCII"),
+          ("json-zero-width", "in a quoted JSON dump, with escaped zero-width spaces (\\u200b) between its characters",
+           "JSON escapes of invisible characters read as text: the key between them taken for broken"),
+          ("utf-16", "as UTF-16 text read as bytes (a NUL after each character)",
+           "control characters inside the key taken for a break in it"),
+          ("hex-reversed", "reversed, then in hexadecimal", "hex looked for in the key's forward order only"),
+          ("base64-twice", "base64-encoded twice", "base64 decoded one level only"),
       )),
     Case("the key with its characters alternately percent-encoded and character references",
          "each encoding looked for only over the whole key, not mixed per character",
@@ -339,6 +345,10 @@ def _encoded(how: str, text: str) -> str:
         "reversed": text[::-1],
         "look-alike": text.translate(LOOK_ALIKE),
         "full-width": "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in text),
+        "json-zero-width": "\\u200b".join(text),
+        "utf-16": "\x00".join(text),
+        "hex-reversed": data[::-1].hex(),
+        "base64-twice": base64.b64encode(base64.b64encode(data)).decode("ascii"),
     }
     return json.dumps(forms[how])[1:-1]  # as it stands inside a JSON string of the echo body
 
