@@ -231,7 +231,7 @@ def _echo(how: str, part: str) -> str:
         return part
     if how == "reversed":
         return part[::-1]
-    return str(json.loads(f'"{outcomes._encoded(how, part)}"'))  # the echo rows' encodings, unwrapped
+    return str(json.loads(f'"{outcomes.encoded(how, part)}"'))  # the echo rows' encodings, unwrapped
 
 
 @settings(max_examples=300, deadline=None)

@@ -322,7 +322,7 @@ ENCODED = "{encoded}"  # where the encoded key goes in an echo body
 LOOK_ALIKE = str.maketrans("eoaky", "\u0435\u043e\u0430\u043a\u0443")  # Cyrillic letters drawn as these
 
 
-def _encoded(how: str, text: str) -> str:
+def encoded(how: str, text: str) -> str:
     data = text.encode()
     once = "".join(f"%{b:02X}" for b in data)
     forms = {
@@ -364,7 +364,7 @@ def _echo_fault(case: Case, key: str) -> Status:
     body = json.dumps(case["body"]).replace(KEY, key)
     if "encode" in case.params:
         how, prefix = case["encode"]
-        body = body.replace(ENCODED, _encoded(how, prefix + key))
+        body = body.replace(ENCODED, encoded(how, prefix + key))
     headers = {k: v.replace(KEY, key) for k, v in case.params.get("headers", {}).items()}
     return Status(case["status"], body=body.encode(), headers=headers)
 

@@ -36,6 +36,7 @@ from ..targets import CallOutcome
 from ._base import CALL_TIMEOUT, CheckContext, CheckFailed, check, expect_error, require
 from ._fakes import CREDENTIAL_SHAPES
 from ._leaks import leak
+from .outcomes import encoded
 
 __all__ = ["RESOLUTION_CASES", "resolution_observed"]
 
@@ -484,6 +485,7 @@ _STRING_INDEXED: Event = ("content_block_start", {"type": "content_block_start",
 _STREAMED = {"messages": _messages_body([_result_block([_item("https://a.example.test/")]),
                                          {"type": "text", "text": "Partial answer."}]),
              "responses": _responses_body(_SEARCHED)}
+DISGUISES = ("zero-width", "utf-16", "json-zero-width", "full-width", "look-alike", "spaced", "reversed")
 PROSE_CASES = (
     Case("messages-prose", "accepting a Messages answer without any web_search_tool_result",
          {"protocol": "messages"}),
@@ -523,6 +525,12 @@ PROSE_CASES = (
          "holds other credential-shaped text (Bearer and Basic credentials, key fields, sk-/JWT/GitHub/AWS shapes, "
          "and prose such as 'Bearer authentication')", {"protocol": "messages", "secret": True, "status": 401,
                                                          "message": CREDENTIAL_SHAPES}),
+    # The scrubber's folded and compact views, reached from the standalone path too (from the mutation run of
+    # _secrets.py: a scrubber that raises on such text crashed this tool, which has no service guard around it).
+    Case("http-401-quoting-the-key-in-disguise", "crashing on, or quoting the key from, an upstream error that "
+         "writes it with invisible characters (zero-width spaces, NULs, JSON escapes of them), in full-width or "
+         "look-alike letters, spelled out or backwards", {"protocol": "messages", "secret": True, "status": 401,
+                                                          "forms": DISGUISES}),
     Case("client-tool-call", "crashing when the search model calls a client tool it was never given (no search "
          "completed)", {"protocol": "messages", "body": _messages_body(
              [{"type": "tool_use", "id": "toolu_cert", "name": "read_file", "input": {"path": "notes.txt"}}])}),
@@ -606,6 +614,8 @@ def _prose_fault(case: Case, key: str) -> Fault:
     status = case.params.get("status")
     if status is not None:
         message = case.params.get("message", "bad request: {key}").format(key=key)
+        if "forms" in case.params:  # the key written each of these ways (as errors.secret_echo writes it)
+            message = "invalid key: " + " | ".join(json.loads(f'"{encoded(how, key)}"') for how in case["forms"])
         echo = {"type": "error", "error": {"type": "authentication_error", "message": message}}
         return Status(status, body=json.dumps(echo).encode())
     answer = case.params.get("body")
