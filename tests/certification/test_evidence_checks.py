@@ -113,7 +113,6 @@ BREAKS = {
     # An outside hunt of seeds 002/003 (session of 2026-12-05, the third): each certified before its row.
     "evidence-diversity-first": ("evidence.own_ranking", "relevant-behind-its-site: the relevant result"),
     "evidence-rank-batch-words": ("evidence.own_ranking", "other-query-words: the relevant result"),
-    "evidence-best-only": ("evidence.own_ranking", "two-relevant-last: "),
     "evidence-batch-dedupe": ("evidence.diversity", "one-page-two-queries: query 'harbour pilot boarding fee'"),
 }
 

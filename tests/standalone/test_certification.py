@@ -75,7 +75,13 @@ BREAKS: dict[str, tuple[str, str]] = {
     "standalone-user-location": ("standalone.request.isolated", "[messages] the search tool carries user_location"),
     "standalone-mcp-servers": ("standalone.request.isolated", "[messages] mcp_servers is set"),
     "standalone-answer-schema": ("standalone.request.isolated", "[responses] text.format asks"),
-    "standalone-query-cut-3600": ("standalone.request.isolated", "[messages-query-of-4090-bytes] the user message"),
+    "standalone-query-cut-3600": ("standalone.request.isolated", "[messages-query-of-4089-bytes] the user message"),
+    "standalone-cut-replace": ("standalone.result.bounded", "[cjk-cut-inside-a-character] the summary holds U+FFFD"),
+    "standalone-reasoning-content": ("standalone.reasoning.withheld", "[responses] the result contains"),
+    "standalone-usage-reasoning-excluded": ("standalone.usage.reported", "[responses-reasoning-tokens] output_tokens"),
+    "standalone-official-override-custom": ("standalone.resolve.table", "official-derived-responses-request-url"),
+    "standalone-save-version-bumped": ("standalone.save.keeps_rest", "old-config-version-kept: the rest"),
+    "standalone-save-enables-connection": ("standalone.save.keeps_rest", "chosen-connection-untouched: the rest"),
 }
 # Readings seed 003 leaves open: each must stay certified.
 VARIANTS = ("standalone-open-fields",)

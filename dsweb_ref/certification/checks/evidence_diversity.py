@@ -264,7 +264,9 @@ def _used(ctx: CheckContext, value: dict[str, Any], foreign: frozenset[str] = fr
     requires=REQUIRES,
     provider="api",
     rule="Seed 002: the pipeline picks sources with good relevance that do not crowd into one domain "
-    "without need, and a batch of queries keeps at least one source per query when it has a usable one.",
+    "without need, and a batch of queries keeps at least one source per query when it has a usable one; results "
+    "come back grouped by query, so a page two queries both found is each one's source (fetching it once, and "
+    "listing it once in the call-wide sources, stay open).",
     cases=DIVERSITY,
 )
 async def diversity(ctx: CheckContext) -> None:

@@ -448,12 +448,6 @@ def _behind_its_site(query: str, topic: str) -> tuple[Any, ...]:
     return query, [*weak, best, *rest], 2, _guide_page(query), FESTIVAL_PAGE
 
 
-def _two_relevant(query: str, topic: str) -> tuple[Any, ...]:
-    """Six weak results, then two relevant ones on sites of their own (the second listed last)."""
-    second = row(f"https://{topic}-rates.net/", f"{query.title()} rates", f"{query.capitalize()} rates by the hour.")
-    return query, [*_results(query, topic, 6), second], 6, _guide_page(query), FESTIVAL_PAGE
-
-
 FERRY_FARES = "Lumen Bay ferry adult return fares"
 LIGHTHOUSE = "Gull Island lighthouse hours"
 
@@ -514,12 +508,6 @@ RANKING = (
         {"queries": (_english(FERRY_FARES, "ferry", 7), _other_query_words())},
     ),
     Case(
-        "two-relevant-last",
-        "only the best-scored result moved up, the rest left in the engine's order: of two relevant results "
-        "listed last, the second is never read while weak ones are",
-        {"queries": (_english(PILOT, "pilot", 3), _two_relevant(TUGS, "tug")), "every_relevant": TUGS},
-    ),
-    Case(
         "thai-words",
         "Thai queries and results ranked by whole space-separated runs of letters (Thai not cut into words): "
         "every result of a Thai query scores nothing and the engine's order passes through, so the relevant "
@@ -538,8 +526,7 @@ RANKING = (
     rule="Seed 002: the system does not trust the search engine's ranking alone; it picks sources whose "
     "relevance is good (code-only relevance ranking after URL validation, before fetching). Where the "
     "engine lists the relevant result (first, last or in between), in English or in Thai, is not what "
-    "decides whether it is read, nor is a weak result read while a relevant one of the same query is not; which "
-    "signals score relevance and how ties are ordered are left open.",
+    "decides whether it is read; which signals score relevance and how ties are ordered are left open.",
     cases=RANKING,
 )
 async def own_ranking(ctx: CheckContext) -> None:
@@ -562,10 +549,3 @@ async def own_ranking(ctx: CheckContext) -> None:
                     catches=case.catches, fetched=sorted(str(u) for u in fetched))  # fmt: skip
             require(url in cited, f"{case.name}: the relevant result for {query!r} ({url}) is not cited",
                     catches=case.catches)  # fmt: skip
-        if "every_relevant" in case.params:  # a weak page read while a relevant one is not: no ranking of its own
-            _, rows, *_ = next(q for q in case["queries"] if q[0] == case["every_relevant"])
-            relevant = [r["url"] for r in rows if "festival" not in r["url"]]
-            weak = sorted(r["url"] for r in rows if "festival" in r["url"] and r["url"] in fetched)
-            unread = [url for url in relevant if url not in fetched]
-            require(not (weak and unread), f"{case.name}: {unread[0] if unread else ''} (relevant) was never read, "
-                    f"while {len(weak)} weak result(s) of the same query were", catches=case.catches)

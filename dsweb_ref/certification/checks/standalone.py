@@ -187,9 +187,9 @@ LONGER_QUERIES = ((f"first standalone topic {_CONTEXT}" * 8).strip(),
 # about 3 400 characters each, still under the reference's 4 096 bytes
 LONGEST_QUERIES = ((f"first standalone topic {_CONTEXT}" * 16).strip(),
                    (f"second standalone topic {_CONTEXT}" * 16).strip())
-# 4 090 bytes each (ASCII), ending in the words a cut loses first
+# 4 089 bytes each (ASCII), ending in the words a cut loses first
 BOUND_QUERIES = tuple(f"{topic} standalone topic {_CONTEXT * 22}"[:4070].rstrip() + " ENDS IN BANGKOK NOW"
-                      for topic in ("first", "second"))
+                      for topic in ("first", "later"))  # topics of one length: both queries of one byte count
 # The first search's own answer in the earlier-answer row: nothing of it (the source's host, its title, the
 # summary) may ride along in the second search's request, whatever wording a target puts around the query.
 _EARLIER_SOURCE = ("https://kumquat-ledger.example.test/invoices", "Kumquat ledger invoice archive")
@@ -216,7 +216,7 @@ REQUEST_CASES = (
          "characters)", {"protocol": "messages", "queries": LONGEST_QUERIES}),
     # From an outside hunt: a cut at 3 600 characters. The reference takes 4 096 bytes; a query just under that
     # leaves no silent cut below it unseen.
-    Case("messages-query-of-4090-bytes", "the query cut silently anywhere below the reference's 4 096 bytes "
+    Case("messages-query-of-4089-bytes", "the query cut silently anywhere below the reference's 4 096 bytes "
          "(3 600 characters): its last words lost", {"protocol": "messages", "queries": BOUND_QUERIES}),
     # seed 003: "搜索服务不会读取对话、附件、工作区或其他搜索的历史" - an earlier search's answer is such history
     Case("messages-no-earlier-answer", "carrying an earlier search's answer into the next search's request (its "
@@ -257,11 +257,14 @@ def _tool_problem(protocol: str, tools: Any) -> str | None:
     native = NATIVE_TOOL[protocol]
     if any(tools[0].get(k) != v for k, v in native.items()):
         return f"the tool must be the backend's native {native!r}, got {tools[0]!r}"[:200]
-    if tools[0].get("user_location") not in (None, {}):  # from an outside hunt: the caller's place as a tool option
+    place = tools[0].get("user_location")
+    if isinstance(place, dict) and any(place.get(k) for k in PLACE_FIELDS):  # from an outside hunt: the caller's place
         return "the search tool carries user_location (background the search needs goes into the query)"
     return None
 
 
+# What makes a user_location tell a place (an empty or type-only one tells none).
+PLACE_FIELDS = ("city", "region", "country", "timezone")
 # Messages fields that hand the search model tools of another kind (seed 003: no local tools for it).
 TOOL_FIELDS = ("mcp_servers",)
 
@@ -388,8 +391,8 @@ BOUND_CASES = (
     Case("cjk-summary", "counting characters of the JSON text instead of its UTF-8 bytes (12 000 CJK characters "
          "are 36 000 bytes)", {"protocol": "messages", "fault": Malformed(body=_messages_body(
              [_result_block([_item("https://a.example.test/")]), {"type": "text", "text": "搜" * 12_000}]))}),
-    Case("cjk-cut-inside-a-character", "cutting the summary's bytes inside a character, or failing on it (one ASCII "
-         "letter first puts every 3-byte character off the grid of a byte limit)",
+    Case("cjk-cut-inside-a-character", "cutting the summary's bytes inside a character (a U+FFFD left at the cut), "
+         "or failing on it (one ASCII letter first puts every 3-byte character off the grid of a byte limit)",
          {"protocol": "messages", "fault": Malformed(body=_messages_body(
              [_result_block([_item("https://a.example.test/")]), {"type": "text", "text": "a" + "搜" * 12_000}]))}),
     # Nothing needs cutting here: truncated must not claim a cut (it may be left out).
@@ -459,6 +462,9 @@ async def result_bounded(ctx: CheckContext) -> None:
         value = _visible(outcome, f"[{case.name}]")
         size = len((outcome.text or "").encode("utf-8"))
         require(size <= MAX_RESULT_BYTES, f"[{case.name}] the result is {size} encoded bytes, over 24000")
+        # From an outside hunt: bytes cut inside a character and decoded with replacement (no answer here has one)
+        require("\ufffd" not in str(value.get("summary", "")), f"[{case.name}] the summary holds U+FFFD: a character "
+                "was cut inside its bytes and replaced", catches=case.catches)
         kept_alone = case.params.get("if_kept")
         if kept_alone is not None:
             if len(value["sources"]) < len(LONG_URLS) and await _keeps_url(ctx, kept_alone):
@@ -982,17 +988,19 @@ def _told(body: bytes) -> Any:
 REASONING_SUMMARY = "Private chain of thought about the query"
 REASONING_SECRET = "gAAAAB-opaque-reasoning-blob-0123456789"
 # A Responses answer with a reasoning item (its summary and encrypted content) before the search and the message.
+REASONING_TEXT = "Raw reasoning text of the search model"
 REASONING_ANSWER = _responses_body([
     {"id": "rs_cert", "type": "reasoning", "encrypted_content": REASONING_SECRET,
-     "summary": [{"type": "summary_text", "text": REASONING_SUMMARY}]},
+     "summary": [{"type": "summary_text", "text": REASONING_SUMMARY}],
+     "content": [{"type": "reasoning_text", "text": REASONING_TEXT}]},
     {"id": "ws_cert", "type": "web_search_call", "status": "completed",
      "action": {"type": "search", "query": "q", "sources": [{"type": "url", "url": VALID[0]}]}},
     {"id": "msg_cert", "type": "message", "role": "assistant", "status": "completed",
      "content": [{"type": "output_text", "text": "Summary.", "annotations": []}]}])
 REASONING_CASES = (
     Case("messages", "a thinking block (or its signature) joining the summary", {"protocol": "messages"}),
-    Case("responses", "a Responses reasoning item's summary or encrypted content joining the result",
-         {"protocol": "responses", "body": REASONING_ANSWER}),
+    Case("responses", "a Responses reasoning item's summary, encrypted content or (from an outside hunt) its "
+         "reasoning_text content joining the result", {"protocol": "responses", "body": REASONING_ANSWER}),
     # Streaming is open: a target asked for a stream must withhold the reasoning its events tell too.
     Case("responses-streamed", "reading a streamed Responses answer's reasoning item (its summary text events) as "
          "answer text, so the search model's reasoning joins the summary",
@@ -1030,7 +1038,7 @@ async def reasoning_withheld(ctx: CheckContext) -> None:
             fault = AsAnswer(body) if case.params.get("stream") else Malformed(body=body)
             outcome = await _faulted(ctx, case["protocol"], fault)
             _visible(outcome, f"[{case.name}] search")
-            hidden = [REASONING_SUMMARY, REASONING_SECRET]
+            hidden = [REASONING_SUMMARY, REASONING_SECRET, REASONING_TEXT]
         leaked = [h[:40] for h in hidden if h in (outcome.text or "")]
         require(not leaked, f"[{case.name}] the result contains reasoning or encrypted content: {leaked!r}",
                 catches=case.catches)
@@ -1104,6 +1112,15 @@ RESOLUTION_CASES = (
          _OFFICIAL),
     _row("official-derived-request-url-is-still-official", "treating an override equal to the derived route as custom",
          {"current": "main", "accounts": [_acct("main", request_url="https://api.deepseek.com/chat/completions/")]},
+         _OFFICIAL),
+    # From an outside hunt: the override equal to the derived route recognised for Chat Completions only.
+    _row("official-derived-responses-request-url-is-still-official", "treating a Responses account's override "
+         "equal to its derived route as custom (only the Chat Completions route recognised)",
+         {"current": "main", "accounts": [_acct("main", "responses", request_url="https://api.deepseek.com/responses")]},
+         _OFFICIAL),
+    _row("official-derived-messages-request-url-is-still-official", "the same for a Messages account's override",
+         {"current": "main", "accounts": [_acct("main", "messages", "https://api.deepseek.com/anthropic",
+                                                request_url="https://api.deepseek.com/anthropic/v1/messages")]},
          _OFFICIAL),
     _row("custom-request-url-is-never-converted", "converting a custom request URL into the official search route",
          {"current": "main", "accounts": [_acct("main", request_url="https://api.deepseek.com/custom/chat")]},

@@ -49,11 +49,12 @@ def _messages(model: str = STANDALONE_MODEL, searches: int = 1) -> bytes:
     return json.dumps(body).encode()
 
 
-def _responses(model: str = STANDALONE_MODEL) -> bytes:
+def _responses(model: str = STANDALONE_MODEL, reasoning: int = 0) -> bytes:
     body = json.loads(_responses_body([_search_call(urls=("https://u.example.test/",)),
                                        _answer([_text("Usage answer.")])]))
     body["model"] = model
-    body["usage"] = {**body["usage"], **TOKENS, "total_tokens": sum(TOKENS.values())}
+    body["usage"] = {**body["usage"], **TOKENS, "total_tokens": sum(TOKENS.values()),
+                     "output_tokens_details": {"reasoning_tokens": reasoning}}
     return json.dumps(body).encode()
 
 
@@ -76,6 +77,10 @@ USAGE_CASES = (
          {"protocol": "responses", "fault": AsAnswer(_responses())}),
     Case("messages-answer-names-another-model", "the model the answer claims taken for the one the search was set "
          "to use", {"protocol": "messages", "fault": AsAnswer(_messages(OTHER_MODEL))}),
+    # From an outside hunt: output_tokens already holds the reasoning tokens, which are billed output.
+    Case("responses-reasoning-tokens", "the reasoning tokens taken out of the output count (they are part of "
+         "output_tokens, and billed as output)",
+         {"protocol": "responses", "fault": AsAnswer(_responses(reasoning=300))}),
     Case("responses-answer-names-another-model", "the same over Responses",
          {"protocol": "responses", "fault": AsAnswer(_responses(OTHER_MODEL))}),
     Case("messages-streamed", "a streamed answer's usage read from one event: message_start's (its output count "
