@@ -442,8 +442,18 @@ LOCAL = (
          {"query": "Q3 board minutes decisions", "leak": "minutes"}),
     Case("zero-width-name", "a zero-width space (U+200B, Thai's word separator) inside a marked name hiding it",
          {"query": "Q3\u200bBoard Minutes agenda", "leak": "minutes"}),
+    # From an outside hunt (the third session of 2026-12-05): each sent.
+    Case("home-path-after-a-word", "the query normalised (its spaces taken out) before the path rules run: a ~/ "
+         "path after a word, outside Documents, sent", {"query": "summary of ~/plans-2026.txt", "leak": "plans-2026"}),
+    Case("full-width-name", "marked names compared without compatibility normalisation (NFKC): the name with "
+         "full-width characters sent", {"query": "\uff31\uff13 Board Minutes decisions", "leak": "minutes"}),
+    Case("glued-name", "a marked name matched as a run of separate words only: the same name written as one file "
+         "name sent", {"query": "Q3BoardMinutes.pdf decisions", "leak": "q3boardminutes"}),
     Case("unrelated", "control: the marked names matched the wrong way round, or any marked name refusing every "
          "query: a query naming nothing local refused", {"query": "harbour ferry timetable", "control": True}),
+    Case("path-without-marked-names", "paths looked for only in a conversation whose caller marked local names: "
+         "a path sent where none are marked", {"query": "/home/somchai/budget-2026.xlsx totals",
+                                              "leak": "budget-2026", "names": []}),
     # From an outside hunt: the user's prompt goes with each search as ori_question (seed 001), so a prompt
     # naming a local file sends its name beside a harmless query.
     Case("prompt-names-file", "only the queries checked for local names: the user's prompt, which names a file of "
@@ -453,6 +463,13 @@ LOCAL = (
     Case("prompt-marked-name", "the prompt checked for paths only: a name the caller marked local sent in it",
          {"query": "harbour news today", "prompt": "Summarise the Q3 Board Minutes and today's harbour news",
           "leak": "minutes"}),
+    Case("prompt-without-marked-names", "the prompt checked only where the caller marked local names: its path sent "
+         "where none are marked", {"query": "gold price today", "names": [], "leak": "budget-2026",
+                                   "prompt": "Compare ~/Documents/budget-2026.xlsx with today's gold price"}),
+    Case("prompt-padded", "the prompt checked on its first 128 characters as written, before the whitespace collapse "
+         "that decides what is sent: a path after a run of spaces sent", {
+             "query": "silver price today", "leak": "budget-2026",  # a query new to the conversation (no repeat)
+             "prompt": "Compare" + " " * 130 + "~/Documents/budget-2026.xlsx with today's silver price"}),
 )
 
 
@@ -467,12 +484,17 @@ LOCAL = (
     "folder is one, /home/ on Linux as /Users/ on macOS). Refusing the whole batch "
     "(any WEB_* error) or answering its other queries are both accepted. The user's prompt, which seed 001 "
     "sends beside each query as ori_question, is text sent to the search engine too: one naming a local file "
-    "or a marked name never goes (the search may go without it, or the call be refused).",
+    "or a marked name never goes (the search may go without it, or the call be refused). Paths are local whether or "
+    "not the caller marked any names, and a marked name is the same name in full-width characters or written "
+    "as one word.",
     cases=LOCAL,
 )
 async def local_refused(ctx: CheckContext) -> None:
-    context = {"id": "conversation-local", "local_names": ["Q3 Board Minutes"]}
     for case in LOCAL:
+        # A conversation keeps what its first call marked local: a row with other names is another conversation.
+        names = case.params.get("names")
+        context = ({"id": "conversation-local", "local_names": ["Q3 Board Minutes"]} if names is None
+                   else {"id": f"conversation-{case.name}", "local_names": names})
         ctx.fresh()
         if case.params.get("control"):
             outcome = await _evidence(ctx, case["query"], context)
