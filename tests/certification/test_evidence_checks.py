@@ -114,6 +114,9 @@ BREAKS = {
     "evidence-diversity-first": ("evidence.own_ranking", "relevant-behind-its-site: the relevant result"),
     "evidence-rank-batch-words": ("evidence.own_ranking", "other-query-words: the relevant result"),
     "evidence-batch-dedupe": ("evidence.diversity", "one-page-two-queries: query 'harbour pilot boarding fee'"),
+    "evidence-fact-substring": ("evidence.retry_refused", "fact-inside-a-number: the repeated query"),
+    "evidence-table-empty-cells-first": ("evidence.table_rows", "empty-cell: no evidence line holds 'Pet'"),
+    "evidence-table-header-kept": ("evidence.table_rows", "second-table: no evidence line holds 'Gull Island'"),
     "evidence-local-path-normalised": ("evidence.local_refused", "home-path-after-a-word: a search was sent"),
     "evidence-local-names-no-nfkc": ("evidence.local_refused", "full-width-name: a search was sent"),
     "evidence-local-name-words": ("evidence.local_refused", "glued-name: a search was sent"),
@@ -471,9 +474,10 @@ ROW_READINGS: dict[str, tuple[Any, str, str, str, str, str | tuple[str, ...]]] =
     ),
     "short-row-raises": (
         _evidence_units, "_row_text", '" | ".join(c for c in cells if c)',
-        # the page fails whole, so the column-header row (on the same page) loses its fact too
+        # the page fails whole, so the other rows on the same page (column-header, empty-cell, second-table) lose
+        # their facts too
         '" | ".join(cells[i] for i in range(len(header)) if cells[i])', "evidence.table_rows",
-        ("page-row", "column-header"),
+        ("page-row", "column-header", "empty-cell", "second-table"),
     ),
     # Survivors of tools/evidence_search.py: the text cut at its bound by character count (never by leaving
     # whole lines out), and a failed search's error read as an object, so a batch with one failed search

@@ -611,6 +611,13 @@ RETRIES = (
         "invented 12,031 taken for plain words",
         {"again": "zzqx unknowable 12,031", "question": "What is zzqx unknowable?"},
     ),
+    # From an outside hunt: a fact counted as known when it stands inside a longer number of the question.
+    Case(
+        "fact-inside-a-number",
+        "an added fact taken for known when the question holds it only inside another number (2031 in catalogue "
+        "120315): an invented year accepted",
+        {"again": "zzqx unknowable 2031", "question": "What is zzqx unknowable, catalogue 120315?"},
+    ),
     Case(
         "invented-after-other",
         "the retry measured against the longest earlier attempt instead of the one it extends: an invented number "

@@ -320,6 +320,9 @@ FERRY_PAGE = (
     "Adult and child fares changed in March.\n\n"
     "| Ticket | One way | Return |\n| --- | --- | --- |\n| Adult | $12.50 | $22.00 |\n"
     "| Child | $6.00 | $10.50 |\n| Bicycle | $3.00 |\n"  # no return fare for a bicycle: a row shorter than its header
+    "| Pet |  | $4.00 |\n"  # return only: an empty cell keeps its column
+    "\nTimetable to Gull Island:\n\n| Route | Departs | Arrives |\n| --- | --- | --- |\n"
+    "| Gull Island | 07:00 | 07:40 |\n"  # a second table, with its own header
 )
 # What the engine shows for the page: the first row's snippet holds its fare too (engines show such
 # snippets); the second's holds none, so only the page's own row can carry the fact.
@@ -345,6 +348,21 @@ TABLES = (
         "a row's values joined without their column headers ('Adult — $12.50; $22.00'): which fare is the return "
         "fare is lost",
         {"query": "Lumen Bay ferry adult return fare", "label": "Adult", "value": "22.00", "column": "Return",
+         "snippet": "Lumen Bay ferry fares and timetable for the Gull Island crossing."},
+    ),
+    # From an outside hunt (the third session of 2026-12-05): values put under another column's header.
+    Case(
+        "empty-cell",
+        "a row's empty cells dropped before its values are paired with the column headers: the pet's return fare "
+        "shown as its one-way fare",
+        {"query": "Lumen Bay ferry pet return fare", "label": "Pet", "value": "4.00", "column": "Return",
+         "snippet": "Lumen Bay ferry fares and timetable for the Gull Island crossing."},
+    ),
+    Case(
+        "second-table",
+        "a page's first table header kept for the tables after it (not reset where a table ends): the timetable's "
+        "times shown under the fare columns",
+        {"query": "Gull Island ferry timetable departs", "label": "Gull Island", "value": "07:00", "column": "Departs",
          "snippet": "Lumen Bay ferry fares and timetable for the Gull Island crossing."},
     ),
 )
