@@ -146,6 +146,17 @@ TH_NO_HEADER_PAGE = _page(
         "<table><tr><th>Adult fare</th><td>$12.50</td></tr><tr><th>Child fare</th><td>$6.00</td></tr></table>",
     ),
 )
+# From an outside hunt: a second table without a header row, after one with a header.
+TWO_TABLES_PAGE = _page(
+    "Lumen Bay ferry",
+    _article(
+        "<p>The Lumen Bay ferry crosses to Gull Island in forty minutes.</p>",
+        "<table><thead><tr><th>Ticket</th><th>One way</th><th>Return</th></tr></thead><tbody>"
+        "<tr><td>Adult</td><td>$12.50</td><td>$22.00</td></tr></tbody></table>",
+        "<p>Timetable to Gull Island:</p>",
+        "<table><tr><td>Gull Island</td><td>07:00</td><td>07:40</td></tr></table>",
+    ),
+)
 DL_PAGE = _page(
     "Harbour pilotage",
     _article(
@@ -200,6 +211,10 @@ HTML = (
     Case("th-first-row-header", "a row holding any header cell taken for the table's header row: in a table "
          "without one, the first row (Adult fare) becomes the header and its fare is lost",
          {"query": "Lumen Bay ferry adult fare", "fact": "12.50", "label": "Adult"}),
+    Case("second-table-no-header", "a page's first table header kept for a later table that has none: the "
+         "timetable's times shown as fares (One way, Return)",
+         {"query": "Gull Island ferry times", "fact": "07:00", "label": "Gull Island",
+          "not_beside": ("One way", "Return")}),
     Case("dl-pair", "a definition list split into terms and descriptions: the description answering the query "
          "(Kestrel buoy) reaches the evidence without its term (Pilot boarding point), or not at all",
          {"query": "harbour pilot boarding point", "fact": "Kestrel buoy", "label": "boarding point"}),
@@ -216,6 +231,7 @@ PAGES = {
     "format-characters": HYPHENATED_PAGE,
     "th-row-label": TH_ROWS_PAGE,
     "th-first-row-header": TH_NO_HEADER_PAGE,
+    "second-table-no-header": TWO_TABLES_PAGE,
     "dl-pair": DL_PAGE,
     "list-items": LIST_PAGE,
     "blocks": BLOCKS_PAGE,
@@ -328,6 +344,9 @@ async def html_page(ctx: CheckContext) -> None:
             want = f"both {label!r} and {fact!r}" if label else repr(fact)
             require(lines, f"{case.name}: no evidence line citing {url} holds {want}", evidence=cited,
                     catches=case.catches)  # fmt: skip
+            for word in case.params.get("not_beside", ()):  # another table's column put over the fact
+                require(not any(word in t for t in lines), f"{case.name}: {word!r} labels the fact {fact!r}",
+                        evidence=lines, catches=case.catches)
             shown = "\n".join([outcome.text or "", *cited])
             for marker in case.params.get("absent", ()):
                 require(marker not in shown, f"{case.name}: {marker!r} reached the evidence", evidence=cited,
