@@ -204,6 +204,7 @@ def test_a_target_that_always_streams_passes_the_reasoning_rows(monkeypatch: pyt
 LONG_QUERY_ROW = "messages-long-query"
 LONGER_QUERY_ROW = "messages-query-of-1700-characters"
 LONGEST_QUERY_ROW = "messages-query-of-3400-characters"
+BOUND_QUERY_ROW = "messages-query-of-4089-bytes"  # any silent cut below the reference's bound fails it too
 
 
 def test_the_reference_passes_the_long_query_row(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -218,7 +219,7 @@ def test_a_query_cut_to_a_short_limit_fails_exactly_the_long_query_row(
     patch_reading(standalone_search, "parse_query", "    return query\n", f"    return query[:{limit}]\n",
                   monkeypatch)
     assert failing_rows(standalone, "REQUEST_CASES", "standalone.request.isolated", monkeypatch) == {
-        LONG_QUERY_ROW, LONGER_QUERY_ROW, LONGEST_QUERY_ROW}
+        LONG_QUERY_ROW, LONGER_QUERY_ROW, LONGEST_QUERY_ROW, BOUND_QUERY_ROW}
 
 
 def test_a_long_query_refused_as_a_tool_error_stays_certified(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -315,7 +316,8 @@ def test_v1_granted_to_the_messages_base_fails_exactly_its_row(monkeypatch: pyte
 def test_responses_official_only_at_v1_fails_exactly_the_bare_host_row(monkeypatch: pytest.MonkeyPatch) -> None:
     # catches: the official Responses account recognised only at /v1, the bare host taken for a third party
     monkeypatch.setitem(standalone_accounts._OFFICIAL, "responses", (("/v1",), "/responses"))
-    assert _resolve_failing(monkeypatch) == {RESPONSES_BARE}
+    # (the derived-override row's Responses account is at the bare host too)
+    assert _resolve_failing(monkeypatch) == {RESPONSES_BARE, "official-derived-responses-request-url-is-still-official"}
 
 
 def test_v1_for_chat_completions_alone_stays_certified(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -402,13 +404,14 @@ def test_an_earlier_answer_in_the_next_request_fails_exactly_the_earlier_answer_
 def test_a_query_cut_at_1000_characters_fails_exactly_the_1700_character_row(monkeypatch: pytest.MonkeyPatch) -> None:
     # catches: the query cut silently to 1 000 characters (longer than the other long-query row's queries)
     patch_reading(standalone_search, "parse_query", "    return query\n", "    return query[:1000]\n", monkeypatch)
-    assert _failing("standalone.request.isolated", monkeypatch) == {LONGER_QUERY_ROW, LONGEST_QUERY_ROW}
+    assert _failing("standalone.request.isolated", monkeypatch) == {LONGER_QUERY_ROW, LONGEST_QUERY_ROW,
+                                                                     BOUND_QUERY_ROW}
 
 
 def test_a_query_cut_at_2000_characters_fails_exactly_the_3400_character_row(monkeypatch: pytest.MonkeyPatch) -> None:
     # catches: the query cut silently to 2 000 characters (an outside hunt's reading)
     patch_reading(standalone_search, "parse_query", "    return query\n", "    return query[:2000]\n", monkeypatch)
-    assert _failing("standalone.request.isolated", monkeypatch) == {LONGEST_QUERY_ROW}
+    assert _failing("standalone.request.isolated", monkeypatch) == {LONGEST_QUERY_ROW, BOUND_QUERY_ROW}
 
 
 def test_a_1700_character_query_refused_at_a_target_bound_stays_certified(monkeypatch: pytest.MonkeyPatch) -> None:

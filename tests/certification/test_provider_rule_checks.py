@@ -208,6 +208,14 @@ def _forms_scrubber(forms: set[str]) -> Any:
                 literal.append(secret.translate(echo_checks.LOOK_ALIKE))
             if "full-width" in forms:
                 literal.append("".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in secret))
+            if "json-zero-width" in forms:  # escapes the upstream wrote as text (a quoted JSON dump)
+                literal.append("\\u200b".join(secret))
+            if "utf-16" in forms:
+                literal.append("\x00".join(secret))
+            if "hex-reversed" in forms:
+                literal.append(data[::-1].hex())
+            if "base64-twice" in forms:  # as the row writes it: the message's "key " and the key, twice over
+                literal.append(base64.b64encode(base64.b64encode(b"key " + data)).decode())
             for form in literal:
                 text = text.replace(form, placeholder)
             anycase = {"any-case": secret, "pct-any": upper, "pct-twice": upper.replace("%", "%25"),
@@ -222,7 +230,8 @@ def _forms_scrubber(forms: set[str]) -> Any:
 
 ALL_FORMS = {"raw", "any-case", "b64-0", "b64-1", "b64-2", "pct-upper", "pct-any", "pct-twice", "pct-mixed",
              "entities", "hex", "hex-any-case", "x-escapes", "json-escapes", "entities-hex", "entities-loose",
-             "pct-entities", "zero-width", "spaced", "reversed", "look-alike", "full-width"}
+             "pct-entities", "zero-width", "spaced", "reversed", "look-alike", "full-width", "json-zero-width",
+             "utf-16", "hex-reversed", "base64-twice"}
 # the encoded echo row that alone catches each wrong reading of "in any encoding" (the first to fail)
 ENCODED_READINGS = {
     "a base64 dump of the request, the key at byte 0 of a group": ALL_FORMS - {"b64-0", "b64-1", "b64-2"},
@@ -246,6 +255,11 @@ ENCODED_READINGS = {
     "the key written backwards": ALL_FORMS - {"reversed"},
     "the key with Cyrillic look-alike letters": ALL_FORMS - {"look-alike"},
     "the key in full-width letters": ALL_FORMS - {"full-width"},
+    "the key in a quoted JSON dump, with escaped zero-width spaces (\\u200b) between its characters":
+        ALL_FORMS - {"json-zero-width"},
+    "the key as UTF-16 text read as bytes (a NUL after each character)": ALL_FORMS - {"utf-16"},
+    "the key reversed, then in hexadecimal": ALL_FORMS - {"hex-reversed"},
+    "the key base64-encoded twice": ALL_FORMS - {"base64-twice"},
 }
 
 

@@ -517,13 +517,13 @@ RANKING = (
         "relevant-behind-its-site",
         "the per-domain share applied to the engine's list before the ranking (a site's third result and later sent "
         "to the back): the relevant result, listed behind two weak pages of its own site, is never read",
-        {"queries": (_behind_its_site(PILOT, "pilot"), _english(TUGS, "tug", 7))},
+        {"queries": (_english(TUGS, "tug", 3), _behind_its_site(PILOT, "pilot"))},
     ),
     Case(
         "other-query-words",
         "each query's results ranked against the words of the whole batch: the second query's decoys, which "
         "carry the first query's words, fill its pages and its relevant result is never read",
-        {"queries": (_english(FERRY_FARES, "ferry", 7), _other_query_words())},
+        {"queries": (_english(FERRY_FARES, "ferry", 3), _other_query_words())},
     ),
     Case(
         "thai-words",
