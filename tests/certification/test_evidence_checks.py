@@ -117,7 +117,7 @@ BREAKS = {
     "evidence-fact-substring": ("evidence.retry_refused", "fact-inside-a-number: the repeated query"),
     "evidence-table-empty-cells-first": ("evidence.table_rows", "empty-cell: no evidence line holds 'Pet'"),
     "evidence-table-header-kept": ("evidence.table_rows", "second-table: no evidence line holds 'Gull Island'"),
-    "evidence-html-header-kept": ("evidence.html_page", "second-table-no-header: 'One way' labels the fact"),
+    "evidence-html-header-kept": ("evidence.html_page", "second-table-no-header: another table's column labels"),
     "evidence-local-path-normalised": ("evidence.local_refused", "home-path-after-a-word: a search was sent"),
     "evidence-local-names-no-nfkc": ("evidence.local_refused", "full-width-name: a search was sent"),
     "evidence-local-name-words": ("evidence.local_refused", "glued-name: a search was sent"),

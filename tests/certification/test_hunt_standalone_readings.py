@@ -316,8 +316,7 @@ def test_v1_granted_to_the_messages_base_fails_exactly_its_row(monkeypatch: pyte
 def test_responses_official_only_at_v1_fails_exactly_the_bare_host_row(monkeypatch: pytest.MonkeyPatch) -> None:
     # catches: the official Responses account recognised only at /v1, the bare host taken for a third party
     monkeypatch.setitem(standalone_accounts._OFFICIAL, "responses", (("/v1",), "/responses"))
-    # (the derived-override row's Responses account is at the bare host too)
-    assert _resolve_failing(monkeypatch) == {RESPONSES_BARE, "official-derived-responses-request-url-is-still-official"}
+    assert _resolve_failing(monkeypatch) == {RESPONSES_BARE}
 
 
 def test_v1_for_chat_completions_alone_stays_certified(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -118,9 +118,9 @@ READINGS: dict[str, tuple[Saver, set[str]]] = {
     # every comment is lost, the one after the field's value and a commented-out field too
     "re-rendered from parsed values": (_rerendered, {"comments-kept", "line-separator-in-a-comment",
                                                      "field-comment-kept", "field-elsewhere-kept"}),
-    # (the chosen connection's [[accounts]] table and config_version are unknown to it too)
+    # (the chosen connection's [[accounts]] table is unknown to it too)
     "only known fields saved": (_known_only, {"unknown-keys-kept", "field-elsewhere-kept",
-                                              "chosen-connection-untouched", "old-config-version-kept"}),
+                                              "chosen-connection-untouched"}),
     # (a second field beside a commented-out one and a profile's, and one more beside the commented field)
     "a second field added": (
         _rewritten(lambda u: FIELD in u and not u.startswith(FIELD), _after_the_header),
@@ -140,11 +140,6 @@ READINGS: dict[str, tuple[Saver, set[str]]] = {
     "appended at the end, after the table that follows [agent]": (
         _rewritten(lambda u: "[agent]" in u and FIELD not in u and u.endswith("\n"), _appended),
         {"agent-table-then-another", "chosen-connection-untouched"}),
-    # catches: the save also migrates the file's version (an outside hunt)
-    "config_version raised": (
-        lambda user, project, value: {**(saved := reference_save(user, project, value)), "user": re.sub(
-            r"(?m)^(config_version\s*=\s*)[0-8]\b", r"\g<1>9", saved["user"])},
-        {"old-config-version-kept"}),
     # catches: the save also turns the chosen connection's own search on (an outside hunt)
     "the chosen connection's search switched on": (
         lambda user, project, value: {**(saved := reference_save(user, project, value)), "user": saved["user"].replace(

@@ -79,8 +79,6 @@ BREAKS: dict[str, tuple[str, str]] = {
     "standalone-cut-replace": ("standalone.result.bounded", "[cjk-cut-inside-a-character] the summary holds U+FFFD"),
     "standalone-reasoning-content": ("standalone.reasoning.withheld", "[responses] the result contains"),
     "standalone-usage-reasoning-excluded": ("standalone.usage.reported", "[responses-reasoning-tokens] output_tokens"),
-    "standalone-official-override-custom": ("standalone.resolve.table", "official-derived-responses-request-url"),
-    "standalone-save-version-bumped": ("standalone.save.keeps_rest", "old-config-version-kept: the rest"),
     "standalone-save-enables-connection": ("standalone.save.keeps_rest", "chosen-connection-untouched: the rest"),
 }
 # Readings seed 003 leaves open: each must stay certified.

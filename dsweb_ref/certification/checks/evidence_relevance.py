@@ -362,7 +362,7 @@ TABLES = (
         "second-table",
         "a page's first table header kept for the tables after it (not reset where a table ends): the timetable's "
         "times shown under the fare columns",
-        {"query": "Gull Island ferry timetable departs", "label": "Gull Island", "value": "07:00", "column": "Departs",
+        {"query": "Gull Island ferry departs arrives", "label": "Gull Island", "value": "07:00", "column": "Departs",
          "snippet": "Lumen Bay ferry fares and timetable for the Gull Island crossing."},
     ),
 )

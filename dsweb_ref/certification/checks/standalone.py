@@ -1113,15 +1113,6 @@ RESOLUTION_CASES = (
     _row("official-derived-request-url-is-still-official", "treating an override equal to the derived route as custom",
          {"current": "main", "accounts": [_acct("main", request_url="https://api.deepseek.com/chat/completions/")]},
          _OFFICIAL),
-    # From an outside hunt: the override equal to the derived route recognised for Chat Completions only.
-    _row("official-derived-responses-request-url-is-still-official", "treating a Responses account's override "
-         "equal to its derived route as custom (only the Chat Completions route recognised)",
-         {"current": "main", "accounts": [_acct("main", "responses", request_url="https://api.deepseek.com/responses")]},
-         _OFFICIAL),
-    _row("official-derived-messages-request-url-is-still-official", "the same for a Messages account's override",
-         {"current": "main", "accounts": [_acct("main", "messages", "https://api.deepseek.com/anthropic",
-                                                request_url="https://api.deepseek.com/anthropic/v1/messages")]},
-         _OFFICIAL),
     _row("custom-request-url-is-never-converted", "converting a custom request URL into the official search route",
          {"current": "main", "accounts": [_acct("main", request_url="https://api.deepseek.com/custom/chat")]},
          ("none", "no_search_account")),

@@ -48,9 +48,7 @@ SAVE_CASES = (
           "config_version = 9\n[plugins.weather]\nurl = \"https://weather.example.test\"\n\n"
           "[agent]\nfuture_flag = true\nnested = { a = 1, b = [1, 2] }\n",
           "search-conn/deepseek-v4-flash"),
-    # From an outside hunt: a save that also migrates the version, or also edits the chosen connection.
-    _case("old-config-version-kept", "raising config_version (seed 003: the new field needs no version migration)",
-          "config_version = 7\n[agent]\nmodel = \"deepseek-v4-pro\"\n", "search-conn/deepseek-v4-flash"),
+    # From an outside hunt: a save that also edits the chosen connection.
     _case("chosen-connection-untouched", "also editing the chosen connection (its web_search switch turned on)",
           "[agent]\nmodel = \"deepseek-v4-pro\"\n\n[[accounts]]\nname = \"search-conn\"\nprotocol = \"messages\"\n"
           "base_url = \"https://relay.example.test/anthropic\"\nweb_search = false\n", "search-conn/deepseek-v4-flash"),
