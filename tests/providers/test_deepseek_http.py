@@ -231,7 +231,7 @@ def _echo(how: str, part: str) -> str:
         return part
     if how == "reversed":
         return part[::-1]
-    return str(json.loads(f'"{outcomes.encoded(how, part)}"'))  # the echo rows' encodings, unwrapped
+    return outcomes.encoded_text(how, part)  # the echo rows' encodings, as the parsed message reads
 
 
 @settings(max_examples=300, deadline=None)

@@ -323,6 +323,12 @@ LOOK_ALIKE = str.maketrans("eoaky", "\u0435\u043e\u0430\u043a\u0443")  # Cyrilli
 
 
 def encoded(how: str, text: str) -> str:
+    """``text`` written the ``how`` way, as it stands inside a JSON string of the echo body."""
+    return json.dumps(encoded_text(how, text))[1:-1]
+
+
+def encoded_text(how: str, text: str) -> str:
+    """``text`` written the ``how`` way (see SECRET_ECHOES), as the upstream's message reads once parsed."""
     data = text.encode()
     once = "".join(f"%{b:02X}" for b in data)
     forms = {
@@ -350,7 +356,7 @@ def encoded(how: str, text: str) -> str:
         "hex-reversed": data[::-1].hex(),
         "base64-twice": base64.b64encode(base64.b64encode(data)).decode("ascii"),
     }
-    return json.dumps(forms[how])[1:-1]  # as it stands inside a JSON string of the echo body
+    return forms[how]
 
 
 def _leaks(outcome: CallOutcome, secret: str) -> str | None:

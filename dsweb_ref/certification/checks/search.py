@@ -478,9 +478,9 @@ def _scheduled_check(capability: str, ctx_key: str, name: str, title: str) -> No
             expect_success(await ctx.search(SCHEDULED_QUERIES), f"{case.name}: search")
             await ctx.settle()
             records = ctx.records("search")
+            want = 2 if ctx_key == "retries" else 1  # the first attempt and its one retry, or the paced request
             for query in SCHEDULED_QUERIES:
                 sent = [r for r in records if isinstance(r.json, dict) and r.json.get("query") == query]
-                want = 2 if ctx_key == "retries" else 1
                 require(len(sent) == want, f"{case.name}: {len(sent)} requests for {query!r}, expected {want}")
                 for i, record in enumerate(sent):
                     what = f"{case.name}: request {i + 1} for {query!r}"
@@ -493,8 +493,6 @@ def _scheduled_check(capability: str, ctx_key: str, name: str, title: str) -> No
                                 "expected 8 (count 10 lowered to searchMaxResults 8)", catches=case.catches)
                         require(record.json == sent[0].json, f"{what}: body {record.json!r}, expected the first "
                                 f"attempt's {sent[0].json!r}", catches=case.catches)
-
-    scheduled_wire.__name__ = name.rsplit(".", 1)[-1] + "_wire"
 
 
 _scheduled_check(CAP_RETRY, "retries", "search.api.retry.wire",

@@ -36,7 +36,7 @@ from ..targets import CallOutcome
 from ._base import CALL_TIMEOUT, CheckContext, CheckFailed, check, expect_error, require
 from ._fakes import CREDENTIAL_SHAPES
 from ._leaks import leak
-from .outcomes import encoded
+from .outcomes import encoded_text
 
 __all__ = ["RESOLUTION_CASES", "resolution_observed"]
 
@@ -621,7 +621,7 @@ def _prose_fault(case: Case, key: str) -> Fault:
     if status is not None:
         message = case.params.get("message", "bad request: {key}").format(key=key)
         if "forms" in case.params:  # the key written each of these ways (as errors.secret_echo writes it)
-            message = "invalid key: " + " | ".join(json.loads(f'"{encoded(how, key)}"') for how in case["forms"])
+            message = "invalid key: " + " | ".join(encoded_text(how, key) for how in case["forms"])
         echo = {"type": "error", "error": {"type": "authentication_error", "message": message}}
         return Status(status, body=json.dumps(echo).encode())
     answer = case.params.get("body")
