@@ -251,7 +251,9 @@ class _Units(HTMLParser):
             self._push(tag, is_furniture(tag, attrs))
 
     def _push(self, tag: str, furniture: bool) -> None:
-        if furniture and not self._skipping and self._cell is None:
+        # Block furniture ends the text before it; inline furniture (a hidden span) is skipped
+        # inside its sentence, which a browser shows whole.
+        if furniture and tag not in _INLINE and not self._skipping and self._cell is None:
             self._flush()
         self._open.append((tag, furniture))
         self._skipping += furniture

@@ -156,3 +156,18 @@ def test_thai_sara_am_is_found_in_the_compared_form_of_a_page() -> None:
 
     # NFKC splits SARA AM; tokens are folded back whole, so the page text must be too.
     assert fold("น้ำ") in plain("ตลาดน้ำ น้ำแข็ง") and "ทองคำ" in plain("ราคาทองคำวันนี้")
+
+
+@pytest.mark.parametrize(
+    "hidden",
+    [
+        '<span style="display:none">Advertisement fare $99.</span>',
+        '<span class="sr-only">(opens in a new tab) Fare $99.</span>',
+        '<a href="/share" class="share">Share this. Fare $99.</a>',
+    ],
+)
+def test_inline_furniture_is_skipped_inside_its_sentence(hidden: str) -> None:
+    # catches: inline furniture that ends the text before it, cutting one sentence into two units
+    # (the passage chosen for "fare" would lose "for adults on weekdays").
+    text = units_of(f"<main><p>The ferry fare is $12 {hidden}for adults on weekdays.</p><p>End.</p></main>")
+    assert text == ["The ferry fare is $12 for adults on weekdays.", "End."]
