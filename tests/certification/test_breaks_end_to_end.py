@@ -99,6 +99,9 @@ BREAKS: dict[str, tuple[set[str], str | tuple[str, ...]]] = {
     "fetch-error-echo": ({"fetch.api.mapping"}, "HTTP 401 quoting the key: the failure shows"),
     "localization-on-fetch": ({"search.api.localization"}, "the Fetch API request carries localization"),
     "fetch-status-passthrough": ({"fetch.api.mapping"}, "HTTP 203 with a page: status_code=203"),
+    # Found by the mutation run of the providers' JSON reader (session of 2026-12-05, fourth).
+    "api-lone-surrogate-kept": ({"search.api.mapping"}, "carries the lone surrogate(s) U+D800, U+DC00"),
+    "api-surrogate-pair-broken": ({"search.api.mapping"}, "a surrogate pair escaped in the title: sources"),
     "fetch-cancel-shielded": ({"fetch.cancel.quiescence"}, "upstream request(s) were still open"),
     "fetch-cancel-ignored": ({"fetch.cancel.quiescence"}, "once the server answered, it answered success"),
     "text-drops-answers": ({"search.differential.merge"}, "the text does not show the answer"),

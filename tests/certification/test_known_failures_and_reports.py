@@ -126,6 +126,24 @@ def test_no_secret_reaches_any_report(tmp_path: Path) -> None:
         assert REDACTED in text, path.name
 
 
+def test_a_lone_surrogate_in_a_targets_text_is_written_as_its_escape_in_every_report(tmp_path: Path) -> None:
+    # A target that hands on a lone surrogate fails search.api.mapping with it in the evidence; UTF-8 has
+    # no form for it, so writing the reports crashed (issue 24: a verdict must always reach its report).
+    secret = "sk-live-0123456789abcdef"
+    broken = report_of(
+        CheckResult(A, Outcome.FAILED, "title 'Caf\ud800 menu'",
+                    {"value": {"title": "Caf\ud800 menu", "key\udc00": ["tail \udc00 end"]},
+                     "echo": "\ud800".join(secret)}),
+        description="adapter \udfff",
+    )
+    write_reports(broken, secrets=[secret], report_dir=tmp_path)
+    for path in tmp_path.iterdir():
+        text = path.read_bytes().decode("utf-8")  # strict: every report is UTF-8
+        assert "\\ud800" in text.replace("\\\\", "\\") and secret not in text, path.name
+    data = json.loads((tmp_path / "report.json").read_text())
+    assert data["checks"][0]["reason"] == "title 'Caf\\ud800 menu'"
+
+
 def test_an_error_is_not_masked_by_a_known_failure_entry(tmp_path: Path) -> None:
     path = tmp_path / "known.yaml"
     path.write_text("known_failures:\n  - id: search.a\n    reason: runs sequentially\n")

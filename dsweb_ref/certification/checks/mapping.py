@@ -65,6 +65,39 @@ WRONG_TYPES = Case(
     {"results": [{"url": "https://m.example.test/t", "title": 7, "snippet": ["s"], "date": {"y": 2026}}]},
 )
 
+# The service's JSON may escape a lone surrogate (\ud800): valid JSON, but no Unicode text. It never
+# reaches a source or the model (replaced, dropped, or the answer refused as malformed), while a
+# surrogate pair, one astral character, is text like any other.
+LONE = Case(
+    "a lone surrogate escaped in the title and snippet", "a lone surrogate carried into a source or the "
+    "model-visible text, which then is no Unicode text (a model API refuses it or the encoder crashes); "
+    "the text cut at the bad character",
+    # the answer as served: ASCII JSON text with the escapes, so the catalogue can print the row
+    {"answer": json.dumps({"results": [_result("https://m.example.test/lone", "Caf\ud800 menu", "tail \udc00 end",
+                                                "sum", None, 1.0)]})},
+)
+PAIR = Case(
+    "a surrogate pair escaped in the title", "every surrogate escape treated as broken: the astral character "
+    "replaced or dropped, or the answer refused",
+    {"results": [_result("https://m.example.test/pair", "Menu \U0001f600 today", "s", "sum", None, 1.0)],
+     "expected": [("https://m.example.test/pair", "Menu \U0001f600 today", "s", None)]},
+)
+
+
+def _lone_surrogates(value: object) -> list[str]:
+    """The lone surrogates in every string of ``value`` (keys included)."""
+    found: list[str] = []
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            found += [f"U+{ord(c):04X}" for c in node if "\ud800" <= c <= "\udfff"]
+        elif isinstance(node, dict):
+            stack += [*node.keys(), *node.values()]
+        elif isinstance(node, list):
+            stack += node
+    return found
+
 
 def _same(got: list[tuple[Any, ...]], expected: Expected) -> bool:
     """Equal, where the seed leaves an absent field's spelling open (absent, null or empty)."""
@@ -95,8 +128,11 @@ async def _answer(ctx: CheckContext, body: bytes) -> CallOutcome:
     "null, and the order is the service's. An untitled result's title is never its site_name (in the source "
     "or the model-visible text, which shows no site_name); what stands in for it is open. The shared source's "
     "fields are text: a title, snippet or date served as something else never reaches a source as is "
-    "(dropped, made text, or the answer refused).",
-    cases=(*API_CASES, WRONG_TYPES),
+    "(dropped, made text, or the answer refused). Returned text 'remains external, untrusted data': a lone "
+    "surrogate the JSON escapes is no text and never reaches a source or the model (what stands in for it, "
+    "or dropping the field, is open; the text around it is kept; refusing the answer as malformed is right "
+    "too), while an escaped surrogate pair is one character, kept.",
+    cases=(*API_CASES, WRONG_TYPES, LONE, PAIR),
 )
 async def api_mapping(ctx: CheckContext) -> None:
     for case in API_CASES:
@@ -120,6 +156,30 @@ async def api_mapping(ctx: CheckContext) -> None:
     require(len(got) == 1 and got[0][0] == "https://m.example.test/t", f"{WRONG_TYPES.name}: sources {got}")
     require(all(field is None or isinstance(field, str) for field in got[0][1:]),
             f"{WRONG_TYPES.name}: source fields {got[0][1:]!r} are not text")
+    await _surrogates(ctx)
+
+
+async def _surrogates(ctx: CheckContext) -> None:
+    # json.dumps escapes a lone surrogate as \udxxx and an astral character as its pair, as a service would.
+    outcome = await _answer(ctx, LONE["answer"].encode())
+    if outcome.error_code is not None:
+        expect_error(outcome, LONE.name, PROVIDER_ERROR)
+    else:
+        value = expect_success(outcome, LONE.name)
+        require([row[0] for row in value_sources(value)] == ["https://m.example.test/lone"],
+                f"{LONE.name}: sources {value_sources(value)}")
+        lone = _lone_surrogates([value, outcome.text])
+        require(not lone, f"{LONE.name}: the value or the model-visible text carries the lone surrogate(s) "
+                f"{', '.join(sorted(set(lone)))}", value=value)
+        # What stands in for the bad character (U+FFFD, "?", nothing, a visible escape) is open, and so is
+        # dropping the field; the text around it is kept.
+        _url, title, snippet, _date = value_sources(value)[0]
+        for got, head, tail in ((title, "Caf", " menu"), (snippet, "tail ", " end")):
+            require(got is None or (got.startswith(head) and got.endswith(tail)),
+                    f"{LONE.name}: {got!r} lost the text around its lone surrogate ({head!r} … {tail!r})")
+    outcome = await _answer(ctx, json.dumps({"results": PAIR["results"]}).encode())
+    got = value_sources(expect_success(outcome, PAIR.name))
+    require(_same(got, PAIR["expected"]), f"{PAIR.name}: sources {got}, expected {PAIR['expected']}")
 
 
 def _cited(text: str, citations: Sequence[tuple[str, str]]) -> dict[str, Any]:
