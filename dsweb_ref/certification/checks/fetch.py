@@ -64,6 +64,9 @@ OTHER_SUCCESS = (
 )
 # Seed 001 keeps "bounded tool output" but fixes no bound, so a page this long may be shown whole or cut;
 # what the row holds is the flag's honesty and that the page's start is what is shown.
+# A page longer than this may be cut by a target's own output bound in every row (a clean-room target bounding
+# pages at 100,000 characters was failed by the 100,000-comma row before).
+LONG = 10_000
 BOUNDS = (
     Case("a page of 250,000 characters",
          "a page cut for the output bound but flagged whole (truncated false), a cut that keeps something "
@@ -170,8 +173,12 @@ async def fetch_mapping(ctx: CheckContext) -> None:
         body = value.get("body") or {}
         kind = body.get("kind")
         require(kind == "text", f"{case.name}: body kind {kind!r}, expected text (the closed union is html|text)")
-        require(str(body.get("content", "")).strip() == upstream.strip(),
-                f"{case.name}: body differs from the Fetch API Markdown")
+        content = str(body.get("content", ""))
+        if len(upstream) > LONG and content.strip() != upstream.strip() and value.get("truncated") is True:
+            # a long page under the target's own output bound (any bound is accepted, as for BOUNDS): its start
+            require(content[:200] == upstream[:200], f"{case.name}: a cut body that does not start with the page")
+            continue
+        require(content.strip() == upstream.strip(), f"{case.name}: body differs from the Fetch API Markdown")
         require(value.get("truncated") is False,
                 f"{case.name}: truncated={value.get('truncated')!r} although the whole Markdown was returned")
     for case in OTHER_SUCCESS:

@@ -37,10 +37,12 @@ PROXY_CASES = (
         "HTTPS_PROXY / https_proxy (or ALL_PROXY) honoured: a CONNECT tunnel the proxy would dial",
         {"scheme": "https", "path": "/", "loads": False},
     ),
+    # No seed makes a fetcher follow redirects (ssrf.caps.redirects): one that refuses the hop with a WEB_*
+    # error made no request a proxy could carry, so only a hop that went through the trap fails here.
     Case(
         "redirect-hop",
         "proxies ignored for the first request but honoured by a client made for a redirect hop",
-        {"scheme": "http", "path": "/proxy/hop", "loads": True},
+        {"scheme": "http", "path": "/proxy/hop", "loads": True, "refusable": True},
     ),
 )
 
@@ -52,7 +54,9 @@ PROXY_CASES = (
     requires=REQUIRES,
     provider="messages",
     rule="Seed 002: the connection is bound to the public IP that passed validation; a proxy from the "
-    "environment would resolve and connect on the fetcher's behalf, so it is never used.",
+    "environment would resolve and connect on the fetcher's behalf, so it is never used. The plain page "
+    "loads directly; a redirect hop loads directly or, since no seed makes a fetcher follow redirects, is "
+    "refused with a WEB_* error.",
     cases=PROXY_CASES,
     # It counts connections to the run-wide proxy traps before and after each fetch: a neighbour's fetch
     # through a proxy would be counted as this check's.
@@ -71,7 +75,9 @@ async def proxies_ignored(ctx: CheckContext) -> None:
             outcome = await ctx.fetch(f"{case['scheme']}://proxy.ssrf.test:{net.port}{case['path']}")
             used = sorted(name for name, count in traps.connections().items() if count > before[name])
             require(not used, f"{case.name}: the fetch went through the proxy named by {', '.join(used)}", used=used)
-            if case["loads"]:
+            if case.params.get("refusable") and outcome.error_code is not None:
+                expect_error(outcome, f"{case.name}: the redirect refused")
+            elif case["loads"]:
                 loaded = outcome.ok and PAGE_TEXT in (outcome.text or "")
                 require(loaded, f"{case.name}: the public test page was not fetched directly: {outcome.brief()}")
 
@@ -538,8 +544,10 @@ _SLOW_SERVERS = {"silent": _silent, "drip-body": _drip_body, "drip-headers": _dr
     seed="002",
     requires=REQUIRES,
     provider="messages",
-    rule="Seed 002: the selected pages are fetched under one deadline (configure timeout_s covers the "
-    "whole fetch, every read and every redirect hop included). No seed fixes the error code, so any WEB_* error "
+    rule="Seed 002: the fetcher reaches only validated addresses, and seed 001's HTTP provider 'retains its own "
+    "... resource limits'; a deadline is one. No seed fixes its value or shape, so the adapter protocol does: "
+    "configure's timeout_s covers the whole "
+    "fetch, every read and every redirect hop included. No seed fixes the error code, so any WEB_* error "
     "is accepted; it must come before the server ends its answer and within the deadline plus a quiet "
     f"margin of {MARGIN:g} s. Timing is judged against this run's load (certification/calibration.py): an "
     "answer later than that, but by no more than the suite's measured loop lag and the target's no-op round "

@@ -1083,8 +1083,10 @@ RESOLUTION_CASES = (
     _row("current-official-chat-searches-via-official-messages",
          "sending the search to the chat URL instead of the official Anthropic-compatible base",
          {"current": "main", "accounts": [_acct("main")]}, _OFFICIAL),
+    # No trailing "/" in these rows: seed 003 matches the official addresses "exactly" (精确匹配), and whether
+    # "/v1/" is "/v1" is left open (a clean-room target reading it literally was failed here before).
     _row("official-chat-with-v1-is-official", "accepting only the bare host for Chat Completions",
-         {"current": "main", "accounts": [_acct("main", base_url="https://api.deepseek.com/v1/")]}, _OFFICIAL),
+         {"current": "main", "accounts": [_acct("main", base_url="https://api.deepseek.com/v1")]}, _OFFICIAL),
     # seed 003: "精确匹配的官方 Messages、Responses 及 Chat Completions 地址（后者可带 /v1）" grants /v1 to "the
     # latter": Chat Completions alone read literally, Responses and Chat Completions as the reference reads it.
     # So /v1 on Responses is open: official (the official Messages base) or another address (a third-party
@@ -1095,9 +1097,10 @@ RESOLUTION_CASES = (
          "base; not official: a third party that did not opt in searches nothing)",
          {"current": "main", "accounts": [_acct("main", "responses", "https://API.deepseek.com/v1")]}, _OFFICIAL,
          also=(("none", "no_search_account"),)),
-    _row("official-responses-bare-host-is-official", "recognising the official Responses account only at /v1 (or "
-         "matching the host's letter case), so the bare official host is taken for a third-party address",
-         {"current": "main", "accounts": [_acct("main", "responses", "https://API.deepseek.com")]}, _OFFICIAL),
+    # The host as written here: whether "exactly" folds the host's letter case is left open too.
+    _row("official-responses-bare-host-is-official", "recognising the official Responses account only at /v1, so "
+         "the bare official host is taken for a third-party address",
+         {"current": "main", "accounts": [_acct("main", "responses", "https://api.deepseek.com")]}, _OFFICIAL),
     _row("official-messages-base-with-v1-is-not-official", "granting the /v1 of Chat Completions to the Messages "
          "base too, so https://api.deepseek.com/anthropic/v1 is taken for the exact official Messages address",
          {"current": "main", "accounts": [_acct("main", "messages", "https://api.deepseek.com/anthropic/v1")]},
@@ -1111,7 +1114,7 @@ RESOLUTION_CASES = (
          {"current": "main", "accounts": [_acct("main", "messages", "https://api.deepseek.com/anthropic")]},
          _OFFICIAL),
     _row("official-derived-request-url-is-still-official", "treating an override equal to the derived route as custom",
-         {"current": "main", "accounts": [_acct("main", request_url="https://api.deepseek.com/chat/completions/")]},
+         {"current": "main", "accounts": [_acct("main", request_url="https://api.deepseek.com/chat/completions")]},
          _OFFICIAL),
     _row("custom-request-url-is-never-converted", "converting a custom request URL into the official search route",
          {"current": "main", "accounts": [_acct("main", request_url="https://api.deepseek.com/custom/chat")]},
