@@ -82,7 +82,7 @@ BREAKS: dict[str, tuple[str, str]] = {
     "standalone-save-enables-connection": ("standalone.save.keeps_rest", "chosen-connection-untouched: the rest"),
 }
 # Readings seed 003 leaves open: each must stay certified.
-VARIANTS = ("standalone-open-fields",)
+VARIANTS = ("standalone-open-fields", "standalone-url-case-folded")
 STANDALONE = sorted(i for i in REGISTRY if i.startswith("standalone."))
 
 

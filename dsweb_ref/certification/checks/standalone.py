@@ -801,6 +801,17 @@ def _searched_many(protocol: str, urls: list[str], searches: int) -> bytes:
     return _responses_body([*calls, _answer([_text("Summary.")])])
 
 
+def _url_key(url: object) -> object:
+    """``url`` with its scheme and host (not its user info, path or query) in lower case."""
+    if not isinstance(url, str) or "://" not in url:
+        return url
+    scheme, rest = url.split("://", 1)
+    cut = min((i for i in (rest.find(c) for c in "/?#") if i >= 0), default=len(rest))
+    authority, tail = rest[:cut], rest[cut:]
+    user, at, host = authority.rpartition("@")
+    return f"{scheme.lower()}://{user}{at}{host.lower()}{tail}"
+
+
 @check(
     "standalone.sources.filtered",
     "at most eight distinct HTTP(S) sources, all from the search's structured results",
@@ -809,7 +820,8 @@ def _searched_many(protocol: str, urls: list[str], searches: int) -> bytes:
     provider="messages",
     rule="Seed 003: at most eight distinct HTTP(S) sources are kept: the structured results of every search the "
     "answer completed pass but for that cap, duplicates and other schemes (which eight is open; a scheme is "
-    "matched without regard to case, as URL schemes are). A source is 'title and URL' (标题和 URL): no other "
+    "matched without regard to case, as URL schemes are, and a URL whose scheme and host are written in lower "
+    "case is the same source). A source is 'title and URL' (标题和 URL): no other "
     "key, and both always (a result without a title gives an empty one). An answer with a result entry that is "
     "not an object may fail as an ordinary tool error instead; a "
     "search that succeeds keeps the others.",
@@ -826,7 +838,10 @@ async def sources_filtered(ctx: CheckContext) -> None:
             expect_error(outcome, f"[{case.name}]")  # the whole search refused: a tool error
             continue
         value = _visible(outcome, f"[{case.name}]")
-        got = [s.get("url") for s in value["sources"]]
+        # A URL's scheme and host are case-insensitive (RFC 3986): writing them in lower case is no other
+        # source (a clean-room target that did so was failed before), so URLs are compared that way.
+        got = [_url_key(s.get("url")) for s in value["sources"]]
+        urls = [str(_url_key(u)) for u in urls]
         extra = sorted({key for s in value["sources"] for key in s} - {"title", "url"})
         require(not extra, f"[{case.name}] sources carry {extra}; a source is its title and URL", keys=extra)
         # Messages results always carry a title (an empty one too); a Responses source may have none to keep.
