@@ -323,7 +323,7 @@ def _needles(secret: str) -> tuple[str, ...]:
     bytes), ``0x``/``\\x``/``&#x`` prefixed hex, octal and decimal bytes, ``\\u``, ``\\U`` and
     ``\\u{}`` escapes, base64 (any alignment, either alphabet, any case), base64 of base64, base32,
     base85 and ASCII85, uuencode, each of the byte forms of the reversed secret too."""
-    data = secret.encode("utf-8")
+    data = _utf8(secret)
     points = [ord(c) for c in secret]
     raw = [secret, secret[::-1], _rot13(secret), _rot13(secret[::-1])]
     halves = [h for h in (secret[0::2], secret[1::2]) if len(_compact(_fold(h))) >= _MIN_HALF]
@@ -364,10 +364,20 @@ _UU = str.maketrans(
 )
 
 
+def _utf8(text: str) -> bytes:
+    """``text`` as UTF-8 bytes, where a secret may hold a lone surrogate: an environment value that was
+    not UTF-8 (Python keeps each such byte as U+DC80-U+DCFF) gives back its bytes; any other surrogate
+    is encoded as it stands, so no secret makes the scrub raise."""
+    try:
+        return text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogatepass")
+
+
 def _char_forms(char: str) -> str:
     code = ord(char)
     forms = [re.escape(char)]  # any case: the pattern ignores case
-    forms.append("".join(f"%(?:25){{0,2}}{b:02x}" for b in char.encode("utf-8")))  # %XX up to three levels
+    forms.append("".join(f"%(?:25){{0,2}}{b:02x}" for b in _utf8(char)))  # %XX up to three levels
     forms += [f"&#0*{code};?", f"&#x0*{code:x};?", f"\\\\u{code:04x}"]
     if code < 0x100:
         forms.append(f"\\\\x{code:02x}")
@@ -392,7 +402,7 @@ def _base64_cores_of(data: bytes) -> list[str]:
 
 
 def _base64_cores(secret: str) -> list[str]:
-    return _base64_cores_of(secret.encode("utf-8"))
+    return _base64_cores_of(_utf8(secret))
 
 
 def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -490,7 +500,7 @@ def _any_of(cores: Iterable[str]) -> re.Pattern[str]:
 def _forms(secret: str) -> SecretForms:
     per_char = "".join(_char_forms(c) for c in secret)
     backwards = "".join(_char_forms(c) for c in reversed(secret))
-    hexed = re.escape(secret.encode("utf-8").hex())
+    hexed = re.escape(_utf8(secret).hex())
     loose = re.compile(f"{per_char}|{backwards}|{hexed}", re.IGNORECASE)
     return SecretForms(loose, _any_of(_base64_cores(secret)), _needles(secret))
 
@@ -518,7 +528,7 @@ def _piece_forms(secret: str) -> SecretForms:
     """Every ``PIECE``-character piece of ``secret`` in the forms :class:`SecretForms` reads."""
     starts = range(len(secret) - PIECE + 1)
     runs = [secret[i : i + PIECE] for i in starts] + [secret[::-1][i : i + PIECE] for i in starts]
-    data = secret.encode("utf-8")
+    data = _utf8(secret)
     hexed = [re.escape(data[i : i + PIECE].hex()) for i in range(len(data) - PIECE + 1)]
     loose = re.compile("|".join(dict.fromkeys(["".join(map(_char_forms, run)) for run in runs] + hexed)), re.I)
     return SecretForms(loose, _any_of([core for run in runs[: len(starts)] for core in _base64_cores(run)]))

@@ -131,9 +131,10 @@ def _prepared(secrets: Iterable[str]) -> Sequence[str]:
 
 
 def _scrub_text(text: str, secrets: Sequence[str]) -> str:
-    # A target's text may hold a lone surrogate (a check fails it for that), which no report can encode:
-    # it is shown as its escape first, so the scrub reads the text the report will hold.
-    text = _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    # A target's text may hold a lone surrogate (a check fails it for that), which no report can encode,
+    # or a control character XML forbids (an ANSI colour code): each is shown as its escape, first, so the
+    # scrub reads the text the report will hold.
+    text = _UNWRITABLE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
     # An endpoint may echo a key back encoded (base64, %XX, swapped case, escapes, reversed, ...). The
     # encoded forms need a few characters to be told apart from text, so a shorter given credential is
     # replaced as it stands (its base64 core would be empty and match everywhere).
@@ -143,7 +144,7 @@ def _scrub_text(text: str, secrets: Sequence[str]) -> str:
     return shared_scrub(text, [s for s in secrets if len(s) >= _MIN_SECRET] if short else secrets, REDACTED)
 
 
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_UNWRITABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
 def scrub_text(text: str, secrets: Iterable[str] = ()) -> str:

@@ -148,6 +148,12 @@ _INLINE = frozenset(
     {"a", "abbr", "b", "bdi", "bdo", "cite", "code", "data", "dfn", "em", "i", "kbd", "mark", "q", "s", "samp",
      "small", "span", "strong", "sub", "sup", "time", "u", "var", "font", "label"}
 )  # fmt: skip
+# Elements that sit inside a line of text (an icon, a button, a form field): like inline markup they
+# never end the sentence around them; what they hold is furniture or no text at all.
+_INLINE_LEVEL = _INLINE | frozenset(
+    {"img", "svg", "button", "input", "select", "textarea", "canvas", "object", "embed", "iframe", "picture",
+     "video", "audio", "wbr", "meter", "progress", "output"}
+)  # fmt: skip
 _HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 _END_SEARCH = 64  # how far down the open-element stack an end tag may close; keeps bad markup linear
 
@@ -238,7 +244,7 @@ class _Units(HTMLParser):
             self._header, self._in_thead = [], False
         elif tag == "thead":
             self._in_thead = True
-        elif tag not in _INLINE and self._cell is None:
+        elif tag not in _INLINE_LEVEL and self._cell is None:
             self._flush()
             if tag in ("ul", "ol", "dl", "p", "div", "section", "article", "main", "blockquote", "pre"):
                 self._block += 1
@@ -251,9 +257,9 @@ class _Units(HTMLParser):
             self._push(tag, is_furniture(tag, attrs))
 
     def _push(self, tag: str, furniture: bool) -> None:
-        # Block furniture ends the text before it; inline furniture (a hidden span) is skipped
-        # inside its sentence, which a browser shows whole.
-        if furniture and tag not in _INLINE and not self._skipping and self._cell is None:
+        # Block furniture ends the text before it; inline furniture (a hidden span, an icon) is
+        # skipped inside its sentence, which a browser shows whole.
+        if furniture and tag not in _INLINE_LEVEL and not self._skipping and self._cell is None:
             self._flush()
         self._open.append((tag, furniture))
         self._skipping += furniture
@@ -279,7 +285,7 @@ class _Units(HTMLParser):
             self._end_row()
             self._header = []
             self._block += 1
-        elif tag not in _INLINE and self._cell is None:
+        elif tag not in _INLINE_LEVEL and self._cell is None:
             self._flush()
             self._kind = "text"
 

@@ -142,6 +142,33 @@ def test_a_lone_surrogate_in_a_targets_text_is_written_as_its_escape_in_every_re
         assert "\\ud800" in text.replace("\\\\", "\\") and secret not in text, path.name
     data = json.loads((tmp_path / "report.json").read_text())
     assert data["checks"][0]["reason"] == "title 'Caf\\ud800 menu'"
+    echo = data["checks"][0]["details"]["echo"]  # the key between the escapes is still found and hidden
+    assert REDACTED in echo and secret not in echo.replace("\\ud800", "")
+
+
+def test_control_characters_a_target_writes_keep_the_junit_report_well_formed(tmp_path: Path) -> None:
+    # XML 1.0 has no form for most C0 controls or U+FFFE/U+FFFF: a target's ANSI-coloured error made the
+    # JUnit file unreadable to every CI system.
+    hostile = "\x1b[31mred\x1b[0m \x00 \x0b \ufffe end"
+    write_reports(report_of(CheckResult(A, Outcome.FAILED, hostile, {"text": hostile})), report_dir=tmp_path)
+    root = ET.fromstring((tmp_path / "junit.xml").read_bytes())
+    assert "\\u001b[31mred" in ET.tostring(root, encoding="unicode")
+    assert json.loads((tmp_path / "report.json").read_text())["checks"][0]["reason"].endswith("\\ufffe end")
+
+
+def test_a_key_variable_that_is_not_utf8_is_still_hidden_and_every_report_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Python keeps an environment value's non-UTF-8 bytes as lone surrogates (U+DC80-U+DCFF); the scrub
+    # encoded each secret as UTF-8 and raised, so no report was written at all.
+    secret = "sk-\udcff\udcfeabcdefghijklmnop"
+    monkeypatch.setenv("FOO_API_KEY", secret)
+    shown = scrub_text(f"401 for {secret}")
+    assert REDACTED in shown and "abcdefghijklmnop" not in shown
+    write_reports(report_of(CheckResult(A, Outcome.FAILED, f"401 for {secret}", {"key": secret})), report_dir=tmp_path)
+    for path in tmp_path.iterdir():
+        text = path.read_bytes().decode("utf-8")
+        assert "abcdefghijklmnop" not in text, path.name
 
 
 def test_an_error_is_not_masked_by_a_known_failure_entry(tmp_path: Path) -> None:

@@ -164,6 +164,9 @@ def test_thai_sara_am_is_found_in_the_compared_form_of_a_page() -> None:
         '<span style="display:none">Advertisement fare $99.</span>',
         '<span class="sr-only">(opens in a new tab) Fare $99.</span>',
         '<a href="/share" class="share">Share this. Fare $99.</a>',
+        '<svg viewBox="0 0 8 8"><title>Euro icon. Fare $99.</title><path d="M0 0"/></svg>',
+        '<img src="/euro.png" alt="">',
+        '<button type="button">Convert. Fare $99.</button>',
     ],
 )
 def test_inline_furniture_is_skipped_inside_its_sentence(hidden: str) -> None:

@@ -128,10 +128,10 @@ async def _answer(ctx: CheckContext, body: bytes) -> CallOutcome:
     "null, and the order is the service's. An untitled result's title is never its site_name (in the source "
     "or the model-visible text, which shows no site_name); what stands in for it is open. The shared source's "
     "fields are text: a title, snippet or date served as something else never reaches a source as is "
-    "(dropped, made text, or the answer refused). Returned text 'remains external, untrusted data': a lone "
-    "surrogate the JSON escapes is no text and never reaches a source or the model (what stands in for it, "
-    "or dropping the field, is open; the text around it is kept; refusing the answer as malformed is right "
-    "too), while an escaped surrogate pair is one character, kept.",
+    "(dropped, made text, or the answer refused). A lone surrogate the JSON escapes is no text: like the "
+    "'malformed responses' the seed's provider tests cover, it never reaches a source or the model (what "
+    "stands in for it, or dropping the field, is open; a field is not cut there; refusing the answer is "
+    "right too), while an escaped surrogate pair is one character, kept.",
     cases=(*API_CASES, WRONG_TYPES, LONE, PAIR),
 )
 async def api_mapping(ctx: CheckContext) -> None:
@@ -172,11 +172,11 @@ async def _surrogates(ctx: CheckContext) -> None:
         require(not lone, f"{LONE.name}: the value or the model-visible text carries the lone surrogate(s) "
                 f"{', '.join(sorted(set(lone)))}", value=value)
         # What stands in for the bad character (U+FFFD, "?", nothing, a visible escape) is open, and so is
-        # dropping the field; the text around it is kept.
+        # dropping the field (absent, empty, or an untitled source's stand-in); only a field cut there fails.
         _url, title, snippet, _date = value_sources(value)[0]
-        for got, head, tail in ((title, "Caf", " menu"), (snippet, "tail ", " end")):
-            require(got is None or (got.startswith(head) and got.endswith(tail)),
-                    f"{LONE.name}: {got!r} lost the text around its lone surrogate ({head!r} … {tail!r})")
+        for got, head, tail in ((title, "Caf", " menu"), (snippet, "tail", " end")):
+            require(not got or not got.startswith(head) or got.endswith(tail),
+                    f"{LONE.name}: {got!r} was cut at its lone surrogate ({head!r} … {tail!r} served)")
     outcome = await _answer(ctx, json.dumps({"results": PAIR["results"]}).encode())
     got = value_sources(expect_success(outcome, PAIR.name))
     require(_same(got, PAIR["expected"]), f"{PAIR.name}: sources {got}, expected {PAIR['expected']}")

@@ -1112,7 +1112,8 @@ RESOLUTION_CASES = (
          "base; not official: a third party that did not opt in searches nothing)",
          {"current": "main", "accounts": [_acct("main", "responses", "https://API.deepseek.com/v1")]}, _OFFICIAL,
          also=(("none", "no_search_account"),)),
-    # The host as written here: whether "exactly" folds the host's letter case is left open too.
+    # The host in lower case here, so the row tests only the bare host; no row makes a target fold the host's
+    # letter case before comparing (the row below folds nothing but the host).
     _row("official-responses-bare-host-is-official", "recognising the official Responses account only at /v1, so "
          "the bare official host is taken for a third-party address",
          {"current": "main", "accounts": [_acct("main", "responses", "https://api.deepseek.com")]}, _OFFICIAL),
