@@ -111,7 +111,9 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
                         help=f"--adapter: seconds from starting the adapter to its hello answer (default "
                         f"{HELLO_TIMEOUT:g}); answer hello before heavy imports")
     p.add_argument("--known-failures", metavar="FILE", help="YAML list of check ids known to fail, with reasons")
-    p.add_argument("--only", nargs="+", metavar="ID", help="run only these check ids (or id prefixes)")
+    p.add_argument(
+        "--only", nargs="+", action="extend", metavar="ID", help="run only these check ids (or id prefixes); repeatable"
+    )
     p.add_argument("--profile", action="append", default=[], metavar="NAME",
                    help="certify this profile (repeatable): run its checks; exit 1 unless it is certified")
     p.add_argument("--list", action="store_true", help="list the checks (implementation and endpoint) and exit; "

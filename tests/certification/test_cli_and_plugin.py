@@ -42,6 +42,14 @@ def test_certify_with_no_target_passes_offline(tmp_path: Path, capsys: pytest.Ca
     assert "profile seed-001-retry: certified" in out and "profile seed-001-localization: certified" in out
 
 
+def test_only_given_twice_runs_the_checks_of_both(tmp_path: Path) -> None:
+    # A clean-room user wrote `--only A --only B` (as --profile is given) and silently ran B alone.
+    path = tmp_path / "r.json"
+    code = dsweb_certify("--only", "search.outcome.empty", "--only", "search.api.count", "--json", str(path))
+    assert code == 0 and json_outcomes(json_report(path)) == {
+        "search.outcome.empty": "passed", "search.api.count": "passed"}
+
+
 def test_certify_profile_withheld_for_a_missing_capability_exits_1(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
