@@ -104,7 +104,7 @@ BREAKS = {
     "evidence-strip-tracking": ("evidence.lines_cite_results", "tracking-parameters: value cites"),
     "evidence-table-no-columns": ("evidence.table_rows", "column-header: no evidence line holds 'Adult'"),
     "evidence-retry-no-nfkc": ("evidence.retry_refused", "full-width: the dead end was searched again as"),
-    "evidence-retry-failed-as-evidence": ("evidence.retry_refused", "failed-query-fact: the dead end was searched again as"),
+    "evidence-retry-failed-as-evidence": ("evidence.retry_refused", "failed-query-fact: the dead end was searched"),
     "evidence-furniture-tags-only": ("evidence.html_page", "hidden: no evidence line citing"),
     "evidence-rank-gated": ("evidence.own_ranking", "near-misses: the relevant result for"),
     "evidence-fetch-re-resolve": ("evidence.html_page", "rebound-host: the pipeline's page fetch"),

@@ -733,8 +733,9 @@ async def retry_refused(ctx: CheckContext) -> None:
         repeated = [q for q in later if _same(q, "zzqx unknowable")]
         require(not repeated, f"{case.name}: the repeated query was searched again", catches=case.catches)
         if isinstance(case["again"], str):  # a batch may answer its new queries (seed 002 forbids only the repeat)
-            require(not later, f"{case.name}: the dead end was searched again as {(later or [''])[0]!r}, which is no real "
-                    "retry", catches=case.catches)
+            searched = (later or [""])[0]
+            require(not later, f"{case.name}: the dead end was searched again as {searched!r}, which is no real retry",
+                    catches=case.catches)
             expect_error(again, f"{case.name}: repeated query {case['again']!r}")
         other = await _evidence(ctx, "zzqx unknowable", {"id": f"other-{case.name}", "local_names": []})
         require(other.error_code is None, f"{case.name}: another conversation's retry memory was shared")
