@@ -25,8 +25,8 @@ CONSTANT_READINGS: dict[str, tuple[str, Any, str]] = {
        for tag in ("script", "style", "nav", "header", "footer", "aside")},
     "navigation-role-kept": ("_DROP_ROLES", U._DROP_ROLES - {"navigation"}, "role-navigation"),
     "consent-names-kept": ("_CONSENT", re.compile("(?!)"), "cookie-consent"),
-    "list-items-inline": ("_INLINE", U._INLINE | {"ul", "li"}, "list-items"),
-    "blocks-inline": ("_INLINE", U._INLINE | {"div", "h2"}, "blocks"),
+    "list-items-inline": ("_INLINE_LEVEL", U._INLINE_LEVEL | {"ul", "li"}, "list-items"),
+    "blocks-inline": ("_INLINE_LEVEL", U._INLINE_LEVEL | {"div", "h2"}, "blocks"),
 }  # fmt: skip
 # A function of the page reader with one text changed: reading -> (function, right, wrong, the row).
 FUNCTION_READINGS: dict[str, tuple[str, str, str, str]] = {
@@ -41,8 +41,8 @@ FUNCTION_READINGS: dict[str, tuple[str, str, str, str]] = {
         "printable", '("" if unicodedata.category(c) == "Cf" else " ")', '" "', "format-characters"
     ),
     "block-end-tags-ignored": (
-        "handle_endtag", "elif tag not in _INLINE and self._cell is None:",
-        "elif tag not in _INLINE and self._cell is not None:", "blocks",
+        "handle_endtag", "elif tag not in _INLINE_LEVEL and self._cell is None:",
+        "elif tag not in _INLINE_LEVEL and self._cell is not None:", "blocks",
     ),
     "row-label-dropped": (
         "_row_text", 'return f"{label} — " + "; ".join(parts) if label else "; ".join(parts)',
