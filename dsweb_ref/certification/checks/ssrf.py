@@ -87,6 +87,10 @@ class _Pages(ThreadingHTTPServer):
 
 @dataclass
 class _Net:
+    """The page server and the trap. The URLs the checks fetch name no port: the test network dials each
+    address's own loopback port whatever the URL says, so a fetcher that allows only the usual ports (a
+    choice no seed rules out) is judged like any other."""
+
     pages: _Pages
     trap: ConnectionTrap
 
@@ -235,7 +239,7 @@ async def special_ranges(ctx: CheckContext) -> None:
         hosts = [(c, f"{c.name}.ssrf.test") for c in SPECIAL]
         hosts += [(c, f"[{c['address']}]" if ":" in c["address"] else c["address"]) for c in SPECIAL_LITERALS]
         for case, host in hosts:
-            url = f"http://{host}:{net.port}{case.params.get('path', '/')}"
+            url = f"http://{host}{case.params.get('path', '/')}"
             before = len(ctx.records("fetch"))
             await _fetch_expecting_refusal(ctx, net, url, f"{case.name} ({case['address']})")
             if case.params.get("handed_on"):
@@ -309,7 +313,7 @@ async def public_fetched(ctx: CheckContext) -> None:
         refusable = False  # the last control was refused: so may the rows after it be (seed-open)
         for case in (*PUBLIC_ROWS, *PUBLIC_LITERALS):
             what = f"{case.name} ({case['address']})"
-            url = f"http://{host[case.name]}:{net.port}/{case.name}"
+            url = f"http://{host[case.name]}/{case.name}"
             outcome = await ctx.fetch(url)
             require(not outcome.cancelled, f"{what}: the call reported cancelled")
             if case in (IPV6_CONTROL, LITERAL_CONTROL):
@@ -380,7 +384,7 @@ async def mixed_answers(ctx: CheckContext) -> None:
         resolve = {f"{c.name}.ssrf.test": [list(c["answers"])] for c in MIXED}
         await ctx.configure(provider="messages", test_network=net.config(resolve, private))
         for case in MIXED:
-            outcome = await ctx.fetch(f"http://{case.name}.ssrf.test:{net.port}/")
+            outcome = await ctx.fetch(f"http://{case.name}.ssrf.test/")
             require(net.trap.connections() == 0, f"{case.name}: a connection reached a non-public answer")
             require(not outcome.ok or PAGE_TEXT in (outcome.text or ""), f"{case.name}: unexpected page")
             if not outcome.ok:
@@ -438,7 +442,7 @@ async def rebinding(ctx: CheckContext) -> None:
         await ctx.configure(provider="messages", test_network=net.config(resolve, private))
         for case in REBINDING:
             later = _later(case)
-            url = f"http://{case.name}.ssrf.test:{net.port}{case.params.get('path', '/')}"
+            url = f"http://{case.name}.ssrf.test{case.params.get('path', '/')}"
             for _ in range(case.params.get("fetches", 1)):
                 outcome = await ctx.fetch(url)
                 require(net.trap.connections() == 0, f"{case.name}: a later lookup's answer {later} was dialled",
@@ -517,17 +521,17 @@ async def redirect_private(ctx: CheckContext) -> None:
         resolve |= rebound
         private = ["10.0.0.8", "10.0.0.9", "fe80::1", *rebound_private]
         await ctx.configure(provider="messages", test_network=net.config(resolve, private))
-        inside = {"literal": f"http://10.0.0.9:{net.port}/", "name": f"http://inside.ssrf.test:{net.port}/",
-                  "second-hop": f"http://10.0.0.9:{net.port}/", "scheme-relative": f"//10.0.0.9:{net.port}/",
-                  "invalid": "http://[::1/", "zone-id": f"http://[fe80::1%25\u00e9]:{net.port}/"}
+        inside = {"literal": "http://10.0.0.9/", "name": "http://inside.ssrf.test/",
+                  "second-hop": "http://10.0.0.9/", "scheme-relative": "//10.0.0.9/",
+                  "invalid": "http://[::1/", "zone-id": "http://[fe80::1%25\u00e9]/"}
         for case in REDIRECTS:
             path = f"/r/{case.name}"
             if case.params.get("any_answer"):  # the 3xx (or the page) may come back as it is
                 if case["kind"] == "refresh":
-                    net.pages.special[path] = _refreshing(f"http://10.0.0.9:{net.port}/")
+                    net.pages.special[path] = _refreshing("http://10.0.0.9/")
                 else:
                     net.pages.redirects[path] = (case["status"], inside[case["kind"]])
-                url = f"http://start.ssrf.test:{net.port}{path}"
+                url = f"http://start.ssrf.test{path}"
                 outcome = await ctx.fetch(url)
                 require(net.trap.connections() == 0, f"{case.name}: a connection reached a non-public address",
                         url=url, catches=case.catches)
@@ -538,14 +542,14 @@ async def redirect_private(ctx: CheckContext) -> None:
             if case["kind"] == "second-hop":  # first a public hop on the same host, then the private one
                 net.pages.redirects[path] = (case["status"], f"/r/{case.name}/next")
                 net.pages.redirects[f"{path}/next"] = (case["status"], inside[case["kind"]])
-            await _fetch_expecting_refusal(ctx, net, f"http://start.ssrf.test:{net.port}{path}", case.name)
+            await _fetch_expecting_refusal(ctx, net, f"http://start.ssrf.test{path}", case.name)
         for case in REBOUND_HOPS:
             path, later = f"/r/{case.name}", _later(case)
             hop = f"{path}/next"  # same origin, or the same host on another port (the test network ignores ports)
             if "port" in case.params:
                 hop = f"http://{case.name}.ssrf.test:{case['port']}{hop}"
             net.pages.redirects[path] = (case["status"], hop)
-            url = f"http://{case.name}.ssrf.test:{net.port}{path}"
+            url = f"http://{case.name}.ssrf.test{path}"
             outcome = await ctx.fetch(url)
             require(net.trap.connections() == 0, f"{case.name}: the hop's new lookup answer {later} was dialled",
                     url=url, catches=case.catches)
@@ -554,7 +558,7 @@ async def redirect_private(ctx: CheckContext) -> None:
             else:
                 expect_error(outcome, case.name)
         net.pages.special["/r/no-location"] = _no_location
-        outcome = await ctx.fetch(f"http://start.ssrf.test:{net.port}/r/no-location")
+        outcome = await ctx.fetch("http://start.ssrf.test/r/no-location")
         require(not outcome.cancelled, "no-location: the call reported cancelled")
         if not outcome.ok:
             require((outcome.error_code or "").startswith("WEB_"),
@@ -582,52 +586,52 @@ def _no_location(handler: _Handler) -> None:
 # code) or fetched from the public host it names is left open, so each row accepts either.
 ODD_URLS = (
     Case("backslash-userinfo", "the guard reads the URL as a browser does (a backslash ends the host) while the "
-         "client connects to the host after the '@' (10.0.0.9)", {"url": "http://{pub}:{port}\\@10.0.0.9:{port}/"}),
+         "client connects to the host after the '@' (10.0.0.9)", {"url": "http://{pub}\\@10.0.0.9/"}),
     Case("credentials-private", "a URL with credentials judged by its userinfo: the private host after the '@' "
-         "dialled", {"url": "http://user:secret@10.0.0.9:{port}/"}),
+         "dialled", {"url": "http://user:secret@10.0.0.9/"}),
     Case("soft-hyphen-in-literal", "invisible characters dropped after the host check: 10.0.0.\u00ad9 judged as a "
-         "name, then dialled as 10.0.0.9", {"url": "http://10.0.0.\u00ad9:{port}/"}),
+         "name, then dialled as 10.0.0.9", {"url": "http://10.0.0.\u00ad9/"}),
     Case("zone-id-non-ascii", "a non-ASCII IPv6 zone id that crashes the guard (no WEB_* error) or is dropped "
-         "so fe80::1 is dialled", {"url": "http://[fe80::1%25\u00e9]:{port}/"}),
+         "so fe80::1 is dialled", {"url": "http://[fe80::1%25\u00e9]/"}),
     Case("backslash-path", "a URL refused for its backslash without a WEB_* error code",
-         {"url": "http://{pub}:{port}/a\\b"}),
+         {"url": "http://{pub}/a\\b"}),
     Case("credentials-public", "a URL refused for its credentials without a WEB_* error code",
-         {"url": "http://user:secret@{pub}:{port}/"}),
+         {"url": "http://user:secret@{pub}/"}),
     Case("zero-width-space", "a URL refused for an invisible format character (Cf) without a WEB_* error code",
-         {"url": "http://{pub}:{port}/a\u200bb"}),
+         {"url": "http://{pub}/a\u200bb"}),
     Case("no-break-space", "a URL refused for a space character (Zs) without a WEB_* error code",
-         {"url": "http://{pub}:{port}/a\u00a0b"}),
+         {"url": "http://{pub}/a\u00a0b"}),
     Case("line-separator", "a URL refused for a line separator (Zl) without a WEB_* error code",
-         {"url": "http://{pub}:{port}/a\u2028b"}),
+         {"url": "http://{pub}/a\u2028b"}),
     Case("paragraph-separator", "a URL refused for a paragraph separator (Zp) without a WEB_* error code",
-         {"url": "http://{pub}:{port}/a\u2029b"}),
+         {"url": "http://{pub}/a\u2029b"}),
     Case("control-character", "a URL refused for a control character (Cc) without a WEB_* error code",
-         {"url": "http://{pub}:{port}/a\u0001b"}),
+         {"url": "http://{pub}/a\u0001b"}),
     Case("over-long", "a URL refused for its length (10,000 characters) without a WEB_* error code",
-         {"url": "http://{pub}:{port}/" + "a" * 10_000}),
+         {"url": "http://{pub}/" + "a" * 10_000}),
     Case("port-zero", "a URL refused for port 0 without a WEB_* error code", {"url": "http://{pub}:0/"}),
     Case("port-65536", "a URL refused for a port above 65535 without a WEB_* error code",
          {"url": "http://{pub}:65536/"}),
     Case("port-not-a-number", "a URL the parser cannot read (port '8o') refused without a WEB_* error code",
          {"url": "http://{pub}:8o/"}),
     Case("ftp-scheme", "a scheme other than http(s) refused without a WEB_* error code",
-         {"url": "ftp://{pub}:{port}/"}),
+         {"url": "ftp://{pub}/"}),
     # Hosts the reference refuses before any lookup. The test network resolves each the way getaddrinfo
     # would (a numeric spelling as its address) or to a private address, so a guard that lets the name
     # through must catch the answer; a refusal must still carry a WEB_* code.
     Case("localhost", "the name localhost dialled unchecked, or refused without a WEB_* error code",
-         {"url": "http://localhost:{port}/", "resolve": ("localhost", "127.0.0.1")}),
+         {"url": "http://localhost/", "resolve": ("localhost", "127.0.0.1")}),
     Case("hex-host", "a numeric spelling (0x7f.1 is 127.0.0.1) taken for a name and dialled unchecked, or "
-         "refused without a WEB_* error code", {"url": "http://0x7f.1:{port}/", "resolve": ("0x7f.1", "127.0.0.1")}),
+         "refused without a WEB_* error code", {"url": "http://0x7f.1/", "resolve": ("0x7f.1", "127.0.0.1")}),
     Case("single-label", "a single-label name refused without a WEB_* error code (or dialled unchecked)",
-         {"url": "http://intranet:{port}/", "resolve": ("intranet", "10.0.0.9")}),
+         {"url": "http://intranet/", "resolve": ("intranet", "10.0.0.9")}),
     Case("numeric-last-label", "a host whose last label is numeric refused without a WEB_* error code (or "
-         "dialled unchecked)", {"url": "http://pub.ssrf.9:{port}/", "resolve": ("pub.ssrf.9", "10.0.0.9")}),
+         "dialled unchecked)", {"url": "http://pub.ssrf.9/", "resolve": ("pub.ssrf.9", "10.0.0.9")}),
     Case("invalid-label", "a host label starting with a hyphen refused without a WEB_* error code",
-         {"url": "http://-pub.ssrf.test:{port}/", "resolve": ("-pub.ssrf.test", PUBLIC)}),
+         {"url": "http://-pub.ssrf.test/", "resolve": ("-pub.ssrf.test", PUBLIC)}),
     Case("percent-in-host", "a percent sign in the host refused without a WEB_* error code",
-         {"url": "http://pub%2Essrf.test:{port}/"}),
-    Case("no-host", "a URL without a host refused without a WEB_* error code", {"url": "http://:{port}/"}),
+         {"url": "http://pub%2Essrf.test/"}),
+    Case("no-host", "a URL without a host refused without a WEB_* error code", {"url": "http://:8080/"}),
 )
 ODD_PRIVATE = ("10.0.0.9", "fe80::1", "127.0.0.1")
 
@@ -651,7 +655,7 @@ async def odd_text(ctx: CheckContext) -> None:
         config = net.config(resolve, list(ODD_PRIVATE))
         await ctx.configure(provider="messages", test_network=config)
         for case in ODD_URLS:
-            url = case["url"].format(pub="pub.ssrf.test", port=net.port)
+            url = case["url"].format(pub="pub.ssrf.test")
             outcome = await ctx.fetch(url)
             shown = f"{case.name} ({url[:80]!r})"
             require(net.trap.connections() == 0, f"{shown}: a connection reached a non-public address", url=url)

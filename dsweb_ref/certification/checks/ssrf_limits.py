@@ -67,12 +67,12 @@ async def proxies_ignored(ctx: CheckContext) -> None:
     require(traps is not None, "the suite started the target without its proxy traps")
     assert traps is not None
     with _network() as net:
-        url = f"http://proxy.ssrf.test:{net.port}"
+        url = "http://proxy.ssrf.test"
         net.pages.redirects["/proxy/hop"] = (302, f"{url}/")
         await ctx.configure(provider="messages", test_network=net.config({"proxy.ssrf.test": [[PUBLIC]]}, []))
         for case in PROXY_CASES:
             before = traps.connections()
-            outcome = await ctx.fetch(f"{case['scheme']}://proxy.ssrf.test:{net.port}{case['path']}")
+            outcome = await ctx.fetch(f"{case['scheme']}://proxy.ssrf.test{case['path']}")
             used = sorted(name for name, count in traps.connections().items() if count > before[name])
             require(not used, f"{case.name}: the fetch went through the proxy named by {', '.join(used)}", used=used)
             if case.params.get("refusable") and outcome.error_code is not None:
@@ -284,7 +284,7 @@ async def body_cap(ctx: CheckContext) -> None:
         test_network = net.config({"caps.ssrf.test": [[PUBLIC]]}, [])
         await ctx.configure(provider="messages", test_network=test_network, fetch_max_bytes=BODY_CAP)
         for case in BODY_CASES:
-            outcome = await ctx.fetch(f"http://caps.ssrf.test:{net.port}/big/{case.name}")
+            outcome = await ctx.fetch(f"http://caps.ssrf.test/big/{case.name}")
             if not outcome.ok:
                 expect_error(outcome, case.name)
                 continue
@@ -301,7 +301,7 @@ async def body_cap(ctx: CheckContext) -> None:
                         f"{case.name}: the page was cut to the cap but truncated is not true")
         if OVER_IN_PIECES in PIECE_CASES:
             case = OVER_IN_PIECES
-            outcome = await ctx.fetch(f"http://caps.ssrf.test:{net.port}/big/{case.name}")
+            outcome = await ctx.fetch(f"http://caps.ssrf.test/big/{case.name}")
             if not outcome.ok:
                 expect_error(outcome, case.name)
             else:
@@ -318,7 +318,7 @@ async def body_cap(ctx: CheckContext) -> None:
                   *(((AT_CAP_GZIP, f"at-cap-gzip: a gzip page of exactly the {AT_CAP}-byte cap, its trailer in a "
                      "later read"),) if AT_CAP_GZIP in PIECE_CASES else ()))
         for case, what in within:
-            outcome = await ctx.fetch(f"http://caps.ssrf.test:{net.port}/big/{case.name}")
+            outcome = await ctx.fetch(f"http://caps.ssrf.test/big/{case.name}")
             text = outcome.text or ""
             if case is AT_CAP_GZIP and outcome.ok and LAST.decode() not in text and "a" * 64 not in text:
                 continue  # the gzip bytes were not inflated at all: ssrf.body.decoded's to judge, not the cap's
@@ -327,7 +327,7 @@ async def body_cap(ctx: CheckContext) -> None:
             require((outcome.value or {}).get("truncated") is False, f"{what} is marked cut (truncated is not false)",
                     catches=case.catches)
         for case in PAST_CASES:
-            outcome = await ctx.fetch(f"http://caps.ssrf.test:{net.port}/big/{case.name}")
+            outcome = await ctx.fetch(f"http://caps.ssrf.test/big/{case.name}")
             if not outcome.ok:
                 expect_error(outcome, case.name)
                 continue
@@ -338,7 +338,7 @@ async def body_cap(ctx: CheckContext) -> None:
             require((outcome.value or {}).get("truncated") is True, f"{case.name}: the page was cut to the cap but "
                     "truncated is not true", catches=case.catches)
         case = MULTIBYTE_CASE
-        outcome = await ctx.fetch(f"http://caps.ssrf.test:{net.port}/big/{case.name}")
+        outcome = await ctx.fetch(f"http://caps.ssrf.test/big/{case.name}")
         if outcome.ok:
             content = str(((outcome.value or {}).get("body") or {}).get("content", ""))
             # A character the cut split may show as U+FFFD, and a short cut notice may stand in the content.
@@ -349,7 +349,7 @@ async def body_cap(ctx: CheckContext) -> None:
                     "truncated is not true", catches=case.catches)
         await ctx.configure(provider="messages", test_network=test_network, fetch_max_bytes=LONG_CAP)
         for case in LONG_CASES:
-            outcome = await ctx.fetch(f"http://caps.ssrf.test:{net.port}/big/{case.name}")
+            outcome = await ctx.fetch(f"http://caps.ssrf.test/big/{case.name}")
             what = f"{case.name}: a page of {case['bytes']} bytes within the {LONG_CAP}-byte cap"
             require(outcome.ok, f"{what} was refused ({outcome.error_code})", catches=case.catches)
             whole = LAST.decode() in (outcome.text or "")
@@ -404,7 +404,7 @@ ZERO_HOPS = Case("zero-hops", "a configured cap of 0 read as unset (the default 
 )
 async def redirect_cap(ctx: CheckContext) -> None:
     with _network() as net:
-        origin = f"http://hops.ssrf.test:{net.port}"
+        origin = "http://hops.ssrf.test"
         for n in range(CHAIN):
             net.pages.redirects[f"/hop/{n}"] = (302, f"{origin}/hop/{n + 1}")
             net.pages.redirects[f"/hop307/{n}"] = (307 + n % 2, f"{origin}/hop307/{n + 1}")
@@ -584,7 +584,7 @@ async def _deadline_rows(ctx: CheckContext, net: Any) -> list[Timed]:
     calls = [
         ctx.target.start_call(
             "web_fetch",
-            {"arguments": {"url": f"http://slow.ssrf.test:{net.port}/slow/{case.name}"}},
+            {"arguments": {"url": f"http://slow.ssrf.test/slow/{case.name}"}},
             # Read the moment the answer arrives: had the server already ended its answer?
             probe=functools.partial(_ended, net.pages, _last_path(case.name)),
         )
