@@ -239,7 +239,10 @@ async def special_ranges(ctx: CheckContext) -> None:
         hosts = [(c, f"{c.name}.ssrf.test") for c in SPECIAL]
         hosts += [(c, f"[{c['address']}]" if ":" in c["address"] else c["address"]) for c in SPECIAL_LITERALS]
         for case, host in hosts:
-            url = f"http://{host}{case.params.get('path', '/')}"
+            # A literal names the usual port: a guard that takes the netloc (port included) for the host
+            # cannot parse "10.0.0.9:80" as an address, and must not get past for it.
+            port = ":80" if case in SPECIAL_LITERALS else ""
+            url = f"http://{host}{port}{case.params.get('path', '/')}"
             before = len(ctx.records("fetch"))
             await _fetch_expecting_refusal(ctx, net, url, f"{case.name} ({case['address']})")
             if case.params.get("handed_on"):
@@ -586,7 +589,7 @@ def _no_location(handler: _Handler) -> None:
 # code) or fetched from the public host it names is left open, so each row accepts either.
 ODD_URLS = (
     Case("backslash-userinfo", "the guard reads the URL as a browser does (a backslash ends the host) while the "
-         "client connects to the host after the '@' (10.0.0.9)", {"url": "http://{pub}\\@10.0.0.9/"}),
+         "client connects to the host after the '@' (10.0.0.9)", {"url": "http://{pub}:80\\@10.0.0.9:80/"}),
     Case("credentials-private", "a URL with credentials judged by its userinfo: the private host after the '@' "
          "dialled", {"url": "http://user:secret@10.0.0.9/"}),
     Case("soft-hyphen-in-literal", "invisible characters dropped after the host check: 10.0.0.\u00ad9 judged as a "
