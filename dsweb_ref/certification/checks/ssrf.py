@@ -87,9 +87,9 @@ class _Pages(ThreadingHTTPServer):
 
 @dataclass
 class _Net:
-    """The page server and the trap. The URLs the checks fetch name no port: the test network dials each
-    address's own loopback port whatever the URL says, so a fetcher that allows only the usual ports (a
-    choice no seed rules out) is judged like any other."""
+    """The page server and the trap. The URLs the checks fetch name no port or the usual one: the test
+    network dials each address's own loopback port whatever the URL says, so a fetcher that allows only
+    the usual ports (a choice no seed rules out) is judged like any other."""
 
     pages: _Pages
     trap: ConnectionTrap
