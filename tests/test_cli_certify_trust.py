@@ -426,3 +426,22 @@ def test_a_slow_starting_adapter_is_refused_by_the_deadline_and_certified_with_a
     allowed = dsweb(tmp_path, "certify", "--adapter", slow, "--adapter-start-timeout", "60", *only)
     assert allowed.returncode == 0, allowed.stdout + allowed.stderr
     assert "PASS   search.merge.dedup" in allowed.stdout
+
+
+def test_explain_full_prints_every_case_param_whole_and_full_alone_is_a_usage_error(tmp_path: Path) -> None:
+    from dsweb_ref.certification.catalogue import PARAMS_WIDTH, entries
+
+    entry = next(e for e in entries() if e.id == "search.api.mapping")
+    longest = max((c for c in entry.cases if c.params), key=lambda c: len(json.dumps(c.params, ensure_ascii=False)))
+    cut = dsweb(tmp_path, "certify", "--explain", "search.api.mapping")
+    whole = dsweb(tmp_path, "certify", "--explain", "search.api.mapping", "--full")
+    assert cut.returncode == 0 and whole.returncode == 0
+    shown_cut = [line.split("params:  ", 1)[1] for line in cut.stdout.splitlines() if "params:  " in line]
+    shown = [line.split("params:  ", 1)[1] for line in whole.stdout.splitlines() if "params:  " in line]
+    assert max(len(s) for s in shown_cut) == PARAMS_WIDTH and any(s.endswith("…") for s in shown_cut)
+    assert max(len(s) for s in shown) > PARAMS_WIDTH and not any(s.endswith("…") for s in shown)
+    # each value is printed as its JSON: the longest case's every value is there in full
+    line = shown[[c.name for c in entry.cases if c.params].index(longest.name)]
+    assert all(json.dumps(v, ensure_ascii=False) in line for v in longest.params.values())
+    alone = dsweb(tmp_path, "certify", "--full")
+    assert alone.returncode == EXIT_USAGE and "--full goes with --explain" in alone.stderr

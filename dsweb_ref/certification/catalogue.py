@@ -160,9 +160,9 @@ def _find(check_id: str) -> Entry:
     raise UnknownCheck(f"no check with id {check_id!r} and none near it (dsweb certify --list shows them)")
 
 
-def _params(params: Mapping[str, Any]) -> str:
+def _params(params: Mapping[str, Any], *, whole: bool = False) -> str:
     text = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False, default=repr)}" for k, v in params.items())
-    return text if len(text) <= PARAMS_WIDTH else text[: PARAMS_WIDTH - 1] + "…"
+    return text if whole or len(text) <= PARAMS_WIDTH else text[: PARAMS_WIDTH - 1] + "…"
 
 
 def doc_link(check_id: str) -> str:
@@ -170,8 +170,8 @@ def doc_link(check_id: str) -> str:
     return f"{Path(__file__).resolve().parent.parent / 'docs' / 'checks.md'}#{check_id}"
 
 
-def explain(check_id: str) -> str:
-    """The whole entry for ``check_id`` as terminal text."""
+def explain(check_id: str, *, full: bool = False) -> str:
+    """The whole entry for ``check_id`` as terminal text; ``full`` prints each case's params uncut."""
     e = _find(check_id)
     lines = [
         f"{e.id}  ({e.kind} check)",
@@ -195,7 +195,7 @@ def explain(check_id: str) -> str:
             lines.append(f"  - {case.name}")
             lines.append(f"      catches: {case.misreading}")
             if case.params:
-                lines.append(f"      params:  {_params(case.params)}")
+                lines.append(f"      params:  {_params(case.params, whole=full)}")
     return "\n".join(lines) + "\n"
 
 

@@ -42,7 +42,7 @@ def show_catalogue(args: argparse.Namespace) -> int | None:
 
     if args.explain is not None:
         try:
-            text = explain(args.explain)
+            text = explain(args.explain, full=args.full)
         except UnknownCheck as exc:
             print(f"dsweb certify: {exc.args[0]}", file=sys.stderr)
             return 2

@@ -119,6 +119,8 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     p.add_argument("--list", action="store_true", help="list the checks (implementation and endpoint) and exit; "
                    "with --markdown [FILE], the whole catalogue (rules and case tables) as Markdown")
     p.add_argument("--explain", metavar="ID", help="print a check's rule, seed, capabilities, profiles and case table")
+    p.add_argument("--full", action="store_true", help="with --explain: print each case's params whole (cut to "
+                   "one line otherwise)")
     p.add_argument("--seed", type=int, metavar="N",
                    help="seed of the generated scenarios of the search.differential checks (default: fixed; "
                    "a failure names the seed that replays it)")
@@ -370,6 +372,8 @@ def _run(args: argparse.Namespace) -> int:
         return _list()
     if args.markdown == "-":
         return _usage("--markdown needs a FILE (a bare --markdown goes with --list)")
+    if args.full:
+        return _usage("--full goes with --explain ID")
     problem = _target_problem(args)
     if problem is not None:
         return _usage(problem)
