@@ -18,6 +18,14 @@ Killers: ``--unit`` runs the unit tests (``tests/`` minus the certification, emu
 which drive whole runs); the default runs ``scripts/mutation/test_certification_suite.py``, one test per
 certification check against the in-process reference: the suite alone, not the unit tests.
 
+mutmut imports the package once, unmutated, and forks every mutant's run from that process, so a function
+that runs only while a module is imported (a table built at module level) is never run mutated: its mutants
+all "survive", whatever they break. After the run, the functions that run at import are found (a fresh
+process imports every module with mutmut's call recording on), and each survivor of one of them is run
+again in a fresh process whose mutant is active from the start; that run's exit code replaces mutmut's (a
+collection error counts as an error, 3). The killer must first pass that way with no mutant, or no verdict
+is replaced. The reruns are kept in the scratch copy (``import_time.json``) for ``--reuse``.
+
 Prints every surviving mutant (``mutmut show`` diff unless ``--brief``), then, overall and per module,
 ``raw_kill_rate`` (killed / every mutant with a verdict: no judgement at all), ``strict_score`` (killed /
 mutants that are neither program-equivalent nor seed-open: survivors judged out of reach count as
@@ -695,6 +703,60 @@ def generate(work: Path, modules: tuple[str, ...]) -> None:
     subprocess.run([sys.executable, "-c", _GENERATE, *files], cwd=work, check=True)
 
 
+# mutmut imports the package once, before any mutant is active, and forks each mutant's run from there: a
+# function that runs only while a module is imported (a table built at module level) is never run mutated,
+# and its mutants all "survive". Those are run again, each in a fresh process whose mutant is active from
+# the start, so the import itself runs it.
+_IMPORT_HITS = """
+import importlib, json, os, pkgutil, sys
+import mutmut.mutation.trampoline as trampoline
+hits = set()
+trampoline.record_trampoline_hit = lambda name, caller=None: hits.add(name)
+os.environ["MUTANT_UNDER_TEST"] = "stats"
+import dsweb_ref
+for info in pkgutil.walk_packages(dsweb_ref.__path__, "dsweb_ref."):
+    if info.name.endswith(".__main__"):  # runs the command line
+        continue
+    try:
+        importlib.import_module(info.name)
+    except Exception as exc:  # a module that cannot import here runs nothing we could count
+        print(f"not imported: {info.name}: {exc!r}", file=sys.stderr)
+print(json.dumps(sorted(hits)))
+"""
+RECHECKED = "import_time.json"  # the reruns' exit codes, kept beside the run for --reuse
+
+
+def import_time_functions(work: Path) -> set[str]:
+    """The mutated functions (``module.x_name`` as mutmut records them) that run while the package imports."""
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    done = subprocess.run([sys.executable, "-c", _IMPORT_HITS], cwd=work / "mutants", env=env,
+                          capture_output=True, text=True, check=True)
+    return set(json.loads(done.stdout))
+
+
+def _killer(work: Path, tests: list[str], mutant: str, env: dict[str, str]) -> int:
+    args = ["-x", "-q", "-p", "no:xdist", "-p", "no:cacheprovider", "-p", "no:randomly", *tests]
+    return subprocess.run([sys.executable, "-m", "pytest", *args], cwd=work / "mutants",
+                          env={**env, "MUTANT_UNDER_TEST": mutant}, capture_output=True, check=False).returncode
+
+
+def recheck_import_time(work: Path, codes: dict[str, int | None], tests: list[str],
+                        env: dict[str, str]) -> dict[str, int]:
+    """Run each survivor of a function that runs at import again, mutated from the process's start; its
+    exit code replaces mutmut's. The killer must pass unmutated in the same way first, or nothing changes."""
+    hits = import_time_functions(work)
+    names = [n for n, c in codes.items() if (c == 0 or c in NO_TESTS) and n.rsplit("__mutmut_", 1)[0] in hits]
+    if not names:
+        return {}
+    baseline = _killer(work, tests, "", env)
+    if baseline != 0:
+        print(f"import-time recheck skipped: the killer exits {baseline} with no mutant", file=sys.stderr)
+        return {}
+    # With the killer passing unmutated, a collection error (pytest's 2) is the mutant breaking an import:
+    # an error, as mutmut counts a test run that errors (3).
+    return {name: 3 if code == 2 else code for name in names for code in [_killer(work, tests, name, env)]}
+
+
 KILLED = (1, 3, 24, 36, 37, 152, 255, -24)  # tests failed or errored, timed out, or mypy caught it
 NO_TESTS = (5, 33)  # no killer test reaches the mutated function: a gap, counted as survived
 TIMEOUTS = (24, 36, 152, -24)  # killed by a timeout: on a loaded machine possibly the machine, not the mutant
@@ -939,6 +1001,18 @@ def main() -> int:
             return 2
 
     codes = exit_codes(work)
+    rechecked_path = work / RECHECKED
+    if not args.reuse:
+        killer_tests = UNIT_TESTS if args.unit else CERT_TESTS
+        env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "DSWEB_PRISTINE_ROOT": str(work)}
+        chosen_codes = codes if not drawn.exists() else {
+            n: codes.get(n) for n in json.loads(drawn.read_text(encoding="utf-8"))["names"]}
+        rechecked_path.write_text(json.dumps(recheck_import_time(work, chosen_codes, killer_tests, env)),
+                                  encoding="utf-8")
+    rechecked: dict[str, int] = {}
+    if rechecked_path.exists():
+        rechecked = json.loads(rechecked_path.read_text(encoding="utf-8"))
+    codes.update(rechecked)
     mutants = read_mutants(work)
     sample = json.loads(drawn.read_text(encoding="utf-8")) if drawn.exists() else None
     if sample is not None:
@@ -971,6 +1045,10 @@ def main() -> int:
         print(f"raw_kill_rate {summary.raw_kill_rate:.3f}  (killed / every mutant, no judgement)")
         print(f"strict_score {summary.strict_score:.3f}  (out-of-reach survivors counted as survived)")
         print(f"mutation_score {summary.score:.3f}  (every judged survivor left out)")
+    if rechecked:
+        print(f"import-time recheck: {len(rechecked)} survivors of functions that run at import run again, mutated "
+              f"from the start; {sum(c in KILLED for c in rechecked.values())} killed: "
+              + ", ".join(f"{n} ({c})" for n, c in sorted(rechecked.items())))
     timed_out = sorted(n for n in summary.killed if codes[n] in TIMEOUTS)
     if timed_out:
         print(f"{len(timed_out)} killed by timeout (rerun them on a quiet machine: "

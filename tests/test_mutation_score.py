@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import shutil
 import sys
 import tomllib
@@ -672,3 +673,32 @@ def test_the_certification_scope_holds_every_seed_002_and_003_module() -> None:
         package / "providers" / "http_fetch.py", package / "_secrets.py",
     }
     assert seed_modules - scope == set()
+
+
+def test_a_survivor_of_a_function_run_only_at_import_is_run_again_mutated_from_the_start(tmp_path: Path) -> None:
+    """mutmut forks each mutant's run from a process that imported the package unmutated, so a function run
+    only at import (a module-level table) is never run mutated and all its mutants "survive"."""
+    package = tmp_path / "dsweb_ref"
+    package.mkdir()
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    (package / "m.py").write_text("def _double(x):\n    return x * 2\n\n\nTABLE = _double(3)\n\n\n"
+                                  "def f(q):\n    return q + TABLE\n", encoding="utf-8")
+    (tmp_path / "pyproject.toml").write_text('[tool.mutmut]\nsource_paths = ["dsweb_ref"]\n', encoding="utf-8")
+    script.generate(tmp_path, ("dsweb_ref/m.py",))
+    killer = tmp_path / "mutants" / "killer"
+    killer.mkdir()
+    (killer / "test_k.py").write_text("from dsweb_ref.m import f\n\n\ndef test_f():\n    assert f(1) == 7\n",
+                                      encoding="utf-8")
+    mutants = script.read_mutants(tmp_path)
+    assert script.import_time_functions(tmp_path) == {"dsweb_ref.m.x__double"}
+    at_import = {n for n in mutants if ".x__double__mutmut_" in n}
+    assert at_import and at_import != set(mutants)
+    codes: dict[str, int | None] = dict.fromkeys(mutants, 0)  # as mutmut reports them: every one "survived"
+    # The installed package's pytest plugins would import this tiny package's missing modules.
+    killer_args = ["-p", "no:dsweb_emulator", "-p", "no:dsweb_certify", "killer/test_k.py"]
+    again = script.recheck_import_time(tmp_path, codes, killer_args, dict(os.environ))
+    assert set(again) == at_import  # f runs during the tests: mutmut's own verdict on its mutants stands
+    assert all(code in script.KILLED for code in again.values()), again
+    # A killer that fails unmutated proves nothing: no verdict is replaced.
+    (killer / "test_k.py").write_text("def test_f():\n    assert False\n", encoding="utf-8")
+    assert script.recheck_import_time(tmp_path, codes, killer_args, dict(os.environ)) == {}
