@@ -237,6 +237,23 @@ def test_the_certification_killer_empties_the_reference_s_caches_before_each_che
     assert "_fresh_caches" in vars(conftest)  # the autouse fixture that calls it before every check
 
 
+def test_the_certification_killer_starts_the_evidence_warm_up_again_before_each_check() -> None:
+    """The warm-up starts once per process: begun by the clean run mutmut forks each mutant from, a mutant
+    of it (a thread started without its future, so every call waits out its fetch stage) never ran."""
+    from dsweb_ref.tools import _evidence_units
+
+    conftest = _load(ROOT / "scripts" / "mutation" / "conftest.py", "mutation_conftest_warm_under_test")
+    first = _evidence_units.warm_up()
+    assert _evidence_units.warm_up() is first  # once per process, as the killer finds it after the clean run
+    first.result(timeout=60)
+    conftest.forget_warm_up()
+    again = _evidence_units.warm_up()
+    assert again is not first
+    again.result(timeout=60)
+    fixture = vars(conftest)["_fresh_caches"]
+    assert "forget_warm_up" in fixture.__wrapped__.__code__.co_names  # called before every check
+
+
 def test_a_function_wildcard_covers_only_mutants_no_check_reaches(tmp_path: Path) -> None:
     mutants = _mutants(tmp_path)
     listing = tmp_path / "equivalent.txt"

@@ -10,7 +10,8 @@ mutant of the merge would change the expected value along with the actual one an
 Every module-level cache of the mutated scope is emptied before each check: mutmut links a mutant to the
 checks that ran its function, and a cached function runs only for the first check that calls it (the
 secret scrubber's encoded forms of a key, say), so without this the later checks that could reject
-its mutants are never run against them, and a value cached by the unmutated code hides the mutant.
+its mutants are never run against them, and a value cached by the unmutated code hides the mutant. The
+evidence warm-up, a once-per-process start, is forgotten before each check for the same reason.
 """
 
 from __future__ import annotations
@@ -77,9 +78,19 @@ def clear_caches() -> int:
     return cleared
 
 
+def forget_warm_up() -> None:
+    """The evidence warm-up runs once per process (``_evidence_units._WARM``): started by the unmutated
+    clean run mutmut forks every mutant from, it would never run a mutant of its own. Forgotten, the next
+    evidence tool built starts it again, mutated."""
+    units = sys.modules.get("dsweb_ref.tools._evidence_units")
+    if units is not None:
+        units._WARM = None
+
+
 @pytest.fixture(autouse=True)
 def _fresh_caches() -> None:
     clear_caches()
+    forget_warm_up()
 
 
 def pytest_configure(config: pytest.Config) -> None:
