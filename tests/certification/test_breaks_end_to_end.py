@@ -324,6 +324,12 @@ OPEN_VARIANTS = {
     "opaque-errors": "search.batch.all_or_nothing",
     # a fetcher that follows no redirect (a clean-room one failed ssrf.proxy.ignored's redirect-hop row before)
     "ssrf-no-redirects": "ssrf",
+    # one that answers each redirect with the redirect itself (a clean-room Node fetcher failed two rows before)
+    "ssrf-redirect-returned": "ssrf",
+    # a Messages answer's repeated URL kept twice (a clean-room Node target failed the repeats row before)
+    "messages-repeats-kept": "search.messages search.text search.merge search.value errors.codes",
+    # a blank query searched, for the service to refuse (a clean-room Node target failed four rows before)
+    "blank-queries-searched": "search.validation",
     # a fetcher that allows only the usual ports (the ssrf pages' URLs carried loopback ports before)
     "ssrf-usual-ports-only": "ssrf evidence.html_page",
     # the protocol's other answer to a cancel (pacing.cancel and retry.cancel failed it before)

@@ -47,13 +47,20 @@ async def _call(ctx: CheckContext, arguments: Any) -> Any:
     return await call.outcome(30.0)
 
 
-# Whitespace in every class both JavaScript's trim() and Python's str.strip() remove.
+# Blank items are strings: refusing them before any request, or searching them (the service 'enforces the
+# 1-128 Unicode-character query constraint', seed 001) are both open. Either way the call ends as a WEB_*
+# error or a result, never a crash; a refusal as invalid arguments sends nothing. Whitespace in every class
+# both JavaScript's trim() and Python's str.strip() remove.
 ARGUMENTS = (
-    Case("blank item among valid ones", "only the first item checked", {"arguments": {"queries": ["markdown", "   "]}}),
-    Case("empty string", "an empty query sent upstream", {"arguments": {"queries": [""]}}),
-    Case("tabs and newlines", "only spaces counted as blank", {"arguments": {"queries": ["\t\r\n\v\f"]}}),
-    Case("Unicode spaces", "only ASCII whitespace counted as blank",
-         {"arguments": {"queries": ["markdown", "\u00a0\u2003\u3000\u2028\u2029\u202f\u205f\u1680"]}}),
+    Case("blank item among valid ones", "a blank item crashing the call, or refused as invalid arguments after "
+         "its siblings were sent", {"arguments": {"queries": ["markdown", "   "]}, "blank": True}),
+    Case("empty string", "an empty query crashing the call, or refused as invalid arguments after a request",
+         {"arguments": {"queries": [""]}, "blank": True}),
+    Case("tabs and newlines", "control whitespace crashing the call (a header or log line built from it)",
+         {"arguments": {"queries": ["\t\r\n\v\f"]}, "blank": True}),
+    Case("Unicode spaces", "Unicode whitespace crashing the call, or refused as invalid arguments after a request",
+         {"arguments": {"queries": ["markdown", "\u00a0\u2003\u3000\u2028\u2029\u202f\u205f\u1680"]},
+          "blank": True}),
     Case("number item", "a non-string coerced to text", {"arguments": {"queries": ["markdown", 7]}}),
     Case("null item", "a null item skipped", {"arguments": {"queries": [None, "markdown"]}}),
     Case("nested array item", "a nested array flattened", {"arguments": {"queries": [["markdown"]]}}),
@@ -65,19 +72,26 @@ ARGUMENTS = (
 
 @check(
     "search.validation.arguments",
-    "A blank, non-string or missing queries item, or the legacy query argument, is refused before any request",
+    "A non-string or missing queries item, or the legacy query argument, is refused before any request",
     seed="000",
     requires=(WS,),
     rule="Seed 000: 'web_search accepts one required queries string array' (accepting both query and "
-    "queries was rejected), validated 'before any provider call starts'. A missing array, a non-string item "
-    "or a blank item (empty after removing whitespace of any Unicode class) is WEB_INVALID_ARGUMENTS with "
-    "no upstream request.",
+    "queries was rejected), validated 'before any provider call starts'. A missing array or a non-string item "
+    "is WEB_INVALID_ARGUMENTS with no upstream request. A blank item (empty after removing whitespace of any "
+    "Unicode class) is a string: refusing it as WEB_INVALID_ARGUMENTS before any request, or searching it as "
+    "any query (seed 001: the service 'enforces the 1–128 Unicode-character query constraint'), are both open; "
+    "the call ends as a WEB_* error or a result.",
     cases=ARGUMENTS,
 )
 async def arguments(ctx: CheckContext) -> None:
     for case in ARGUMENTS:
         ctx.emu.log.clear()
         outcome = await _call(ctx, case["arguments"])
+        if case.params.get("blank") and outcome.error_code != INVALID_ARGUMENTS:
+            await ctx.settle()
+            if not outcome.ok:  # searched: whatever the search gave, as a coded failure
+                expect_error(outcome, case.name)
+            continue
         expect_error(outcome, case.name, INVALID_ARGUMENTS)
         require(not ctx.records(), f"{case.name}: {len(ctx.records())} upstream request(s) sent before rejection")
 
