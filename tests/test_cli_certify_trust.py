@@ -445,3 +445,15 @@ def test_explain_full_prints_every_case_param_whole_and_full_alone_is_a_usage_er
     assert all(json.dumps(v, ensure_ascii=False) in line for v in longest.params.values())
     alone = dsweb(tmp_path, "certify", "--full")
     assert alone.returncode == EXIT_USAGE and "--full goes with --explain" in alone.stderr
+
+
+def test_list_names_every_profile_with_the_capabilities_it_needs(tmp_path: Path) -> None:
+    """A newcomer could find the --profile names only in the docs or an --explain line."""
+    from dsweb_ref.certification.profiles import PROFILES
+
+    listed = dsweb(tmp_path, "certify", "--list")
+    assert listed.returncode == 0
+    section = listed.stdout.split("\nprofiles (--profile NAME", 1)[1].splitlines()[1:]
+    assert [line.split()[0] for line in section] == [p.name for p in PROFILES]
+    for line, profile in zip(section, PROFILES, strict=True):
+        assert all(c in line for c in profile.requires) and profile.description in line

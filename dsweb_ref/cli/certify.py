@@ -31,7 +31,7 @@ from ..certification.checks.differential import seeded
 from ..certification.forkserver import forking
 from ..certification.known_failures import KnownFailures, KnownFailuresError, load_known_failures
 from ..certification.model import Check, CheckResult, Report, TargetInfo
-from ..certification.profiles import UnknownProfileError, find_profile, profile_verdicts
+from ..certification.profiles import PROFILES, UnknownProfileError, find_profile, profile_verdicts
 from ..certification.report import (
     ReportError,
     RunSecrets,
@@ -115,7 +115,8 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         "--only", nargs="+", action="extend", metavar="ID", help="run only these check ids (or id prefixes); repeatable"
     )
     p.add_argument("--profile", action="append", default=[], metavar="NAME",
-                   help="certify this profile (repeatable): run its checks; exit 1 unless it is certified")
+                   help="certify this profile (repeatable): run its checks; exit 1 unless it is certified; "
+                   "--list names the profiles")
     p.add_argument("--list", action="store_true", help="list the checks (implementation and endpoint) and exit; "
                    "with --markdown [FILE], the whole catalogue (rules and case tables) as Markdown")
     p.add_argument("--explain", metavar="ID", help="print a check's rule, seed, capabilities, profiles and case table")
@@ -173,6 +174,11 @@ def _list() -> int:
     print("endpoint checks (--base, --messages-base/--tools-base, --cassettes):")
     for c in endpoint_checks():
         print(f"  {c.id:<36} seed {c.seed}  [{c.capability}]  {c.description}")
+    print("profiles (--profile NAME; certified when every capability named is declared and each of its checks passes):")
+    for profile in PROFILES:
+        needs = [*profile.requires, *([" or ".join(profile.requires_any)] if profile.requires_any else [])]
+        opt = ", opt-in" if profile.opt_in else ""
+        print(f"  {profile.name:<36} seed {profile.seed}  [{', '.join(needs)}{opt}]  {profile.description}")
     return 0
 
 
