@@ -22,9 +22,11 @@ mutmut imports the package once, unmutated, and forks every mutant's run from th
 that runs only while a module is imported (a table built at module level) is never run mutated: its mutants
 all "survive", whatever they break. After the run, the functions that run at import are found (a fresh
 process imports every module with mutmut's call recording on), and each survivor of one of them is run
-again in a fresh process whose mutant is active from the start; that run's exit code replaces mutmut's (a
-collection error counts as an error, 3). The killer must first pass that way with no mutant, or no verdict
-is replaced. The reruns are kept in the scratch copy (``import_time.json``) for ``--reuse``.
+again in a fresh process whose mutant is active from the start. Only a kill replaces mutmut's verdict (a
+collection error counts as an error, 3), and only when the tests that failed pass again unmutated, so a
+flaky check kills nothing; a timeout is reported as one (TIMEOUTS); any other exit leaves mutmut's verdict.
+The killer must first pass that way with no mutant, or no verdict is replaced; a probe that fails says so
+and changes nothing. The reruns are kept in the scratch copy (``import_time.json``) for ``--reuse``.
 
 Prints every surviving mutant (``mutmut show`` diff unless ``--brief``), then, overall and per module,
 ``raw_kill_rate`` (killed / every mutant with a verdict: no judgement at all), ``strict_score`` (killed /
@@ -707,6 +709,7 @@ def generate(work: Path, modules: tuple[str, ...]) -> None:
 # function that runs only while a module is imported (a table built at module level) is never run mutated,
 # and its mutants all "survive". Those are run again, each in a fresh process whose mutant is active from
 # the start, so the import itself runs it.
+_HITS_MARK = "import-time functions: "
 _IMPORT_HITS = """
 import importlib, json, os, pkgutil, sys
 import mutmut.mutation.trampoline as trampoline
@@ -714,47 +717,82 @@ hits = set()
 trampoline.record_trampoline_hit = lambda name, caller=None: hits.add(name)
 os.environ["MUTANT_UNDER_TEST"] = "stats"
 import dsweb_ref
-for info in pkgutil.walk_packages(dsweb_ref.__path__, "dsweb_ref."):
+def failed(name):
+    print(f"not imported: {name}: {sys.exc_info()[1]!r}", file=sys.stderr)
+for info in pkgutil.walk_packages(dsweb_ref.__path__, "dsweb_ref.", onerror=failed):
     if info.name.endswith(".__main__"):  # runs the command line
         continue
     try:
         importlib.import_module(info.name)
-    except Exception as exc:  # a module that cannot import here runs nothing we could count
-        print(f"not imported: {info.name}: {exc!r}", file=sys.stderr)
-print(json.dumps(sorted(hits)))
-"""
+    except Exception:  # a module that cannot import here runs nothing we could count: said, not hidden
+        failed(info.name)
+print(MARK + json.dumps(sorted(hits)))
+""".replace("MARK", repr(_HITS_MARK))
 RECHECKED = "import_time.json"  # the reruns' exit codes, kept beside the run for --reuse
+RECHECK_TIMEOUT_S = 1800  # one whole killer run; pytest-timeout bounds each test, not imports or collection
+TIMED_OUT = 36  # mutmut's code for a mutant its timeout killed (see TIMEOUTS)
 
 
 def import_time_functions(work: Path) -> set[str]:
-    """The mutated functions (``module.x_name`` as mutmut records them) that run while the package imports."""
+    """The mutated functions (``module.x_name`` as mutmut records them) that run while the package imports;
+    empty, with a warning, when the probe fails (the run's verdicts then stand as mutmut gave them)."""
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
-    done = subprocess.run([sys.executable, "-c", _IMPORT_HITS], cwd=work / "mutants", env=env,
-                          capture_output=True, text=True, check=True)
-    return set(json.loads(done.stdout))
+    try:
+        done = subprocess.run([sys.executable, "-c", _IMPORT_HITS], cwd=work / "mutants", env=env,
+                              capture_output=True, text=True, check=False, timeout=600)
+    except subprocess.TimeoutExpired:
+        print("import-time recheck skipped: the import probe did not end in 600 s", file=sys.stderr)
+        return set()
+    for line in done.stderr.splitlines():
+        if line.startswith("not imported:"):
+            print(f"import-time probe: {line}", file=sys.stderr)
+    found = [line for line in done.stdout.splitlines() if line.startswith(_HITS_MARK)]
+    if done.returncode != 0 or not found:
+        print(f"import-time recheck skipped: the import probe exited {done.returncode}", file=sys.stderr)
+        return set()
+    return set(json.loads(found[-1][len(_HITS_MARK):]))
 
 
-def _killer(work: Path, tests: list[str], mutant: str, env: dict[str, str]) -> int:
-    args = ["-x", "-q", "-p", "no:xdist", "-p", "no:cacheprovider", "-p", "no:randomly", *tests]
-    return subprocess.run([sys.executable, "-m", "pytest", *args], cwd=work / "mutants",
-                          env={**env, "MUTANT_UNDER_TEST": mutant}, capture_output=True, check=False).returncode
+def _killer(work: Path, tests: list[str], mutant: str, env: dict[str, str]) -> tuple[int, list[str]]:
+    """The killer's exit code with ``mutant`` active from the process's start, and the tests that failed."""
+    args = ["-x", "-q", "-rfE", "-p", "no:xdist", "-p", "no:cacheprovider", "-p", "no:randomly", *tests]
+    try:
+        done = subprocess.run([sys.executable, "-m", "pytest", *args], cwd=work / "mutants",
+                              env={**env, "MUTANT_UNDER_TEST": mutant}, capture_output=True, text=True,
+                              check=False, timeout=RECHECK_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        return TIMED_OUT, []
+    if "+ Timeout +" in done.stdout:  # pytest-timeout ended a test: the machine or the mutant
+        return TIMED_OUT, []
+    failed = [line.split()[1] for line in done.stdout.splitlines() if line.startswith(("FAILED ", "ERROR "))]
+    return done.returncode, failed
 
 
 def recheck_import_time(work: Path, codes: dict[str, int | None], tests: list[str],
                         env: dict[str, str]) -> dict[str, int]:
-    """Run each survivor of a function that runs at import again, mutated from the process's start; its
-    exit code replaces mutmut's. The killer must pass unmutated in the same way first, or nothing changes."""
+    """Run each survivor of a function that runs at import again, mutated from the process's start. Only a
+    kill replaces mutmut's verdict, and only when the tests that failed pass again unmutated (a flaky check
+    kills nothing); a timeout is reported as one (TIMEOUTS). The killer must pass unmutated first."""
     hits = import_time_functions(work)
     names = [n for n, c in codes.items() if (c == 0 or c in NO_TESTS) and n.rsplit("__mutmut_", 1)[0] in hits]
     if not names:
         return {}
-    baseline = _killer(work, tests, "", env)
+    baseline, _ = _killer(work, tests, "", env)
     if baseline != 0:
         print(f"import-time recheck skipped: the killer exits {baseline} with no mutant", file=sys.stderr)
         return {}
-    # With the killer passing unmutated, a collection error (pytest's 2) is the mutant breaking an import:
-    # an error, as mutmut counts a test run that errors (3).
-    return {name: 3 if code == 2 else code for name in names for code in [_killer(work, tests, name, env)]}
+    options = [a for a in tests if a.startswith("-") or not (work / "mutants" / a).exists()]  # not the paths
+    verdicts: dict[str, int] = {}
+    for name in names:
+        code, failed = _killer(work, tests, name, env)
+        # With the killer passing unmutated, a collection error (pytest's 2) is the mutant breaking an
+        # import: an error, as mutmut counts a test run that errors (3).
+        code = 3 if code == 2 else code
+        if code == TIMED_OUT:
+            verdicts[name] = code
+        elif code in (1, 3) and failed and _killer(work, [*options, *failed], "", env)[0] == 0:
+            verdicts[name] = code
+    return verdicts
 
 
 KILLED = (1, 3, 24, 36, 37, 152, 255, -24)  # tests failed or errored, timed out, or mypy caught it

@@ -719,3 +719,12 @@ def test_a_survivor_of_a_function_run_only_at_import_is_run_again_mutated_from_t
     # A killer that fails unmutated proves nothing: no verdict is replaced.
     (killer / "test_k.py").write_text("def test_f():\n    assert False\n", encoding="utf-8")
     assert script.recheck_import_time(tmp_path, codes, killer_args, dict(os.environ)) == {}
+    # Nor does one that passes the baseline, then fails whatever is active (flaky, or the machine): a failing
+    # test must pass again unmutated before its failure counts as a kill.
+    runs = tmp_path / "runs.txt"
+    (killer / "test_k.py").write_text(
+        f"from pathlib import Path\n\n\ndef test_f():\n    p = Path({str(runs)!r})\n"
+        "    n = int(p.read_text()) + 1 if p.exists() else 1\n    p.write_text(str(n))\n    assert n == 1\n",
+        encoding="utf-8")
+    assert script.recheck_import_time(tmp_path, codes, killer_args, dict(os.environ)) == {}
+    assert int(runs.read_text(encoding="utf-8")) == 1 + 2 * len(at_import)  # baseline, then mutant and confirm
