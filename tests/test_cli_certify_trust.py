@@ -445,6 +445,8 @@ def test_explain_full_prints_every_case_param_whole_and_full_alone_is_a_usage_er
     assert all(json.dumps(v, ensure_ascii=False) in line for v in longest.params.values())
     alone = dsweb(tmp_path, "certify", "--full")
     assert alone.returncode == EXIT_USAGE and "--full goes with --explain" in alone.stderr
+    listed = dsweb(tmp_path, "certify", "--list", "--full")  # not silently ignored
+    assert listed.returncode == EXIT_USAGE and "--full goes with --explain" in listed.stderr
 
 
 def test_list_names_every_profile_with_the_capabilities_it_needs(tmp_path: Path) -> None:

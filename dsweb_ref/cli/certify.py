@@ -372,14 +372,14 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    if args.full and args.explain is None:
+        return _usage("--full goes with --explain ID")
     if (shown := show_catalogue(args)) is not None:
         return shown
     if args.list:
         return _list()
     if args.markdown == "-":
         return _usage("--markdown needs a FILE (a bare --markdown goes with --list)")
-    if args.full:
-        return _usage("--full goes with --explain ID")
     problem = _target_problem(args)
     if problem is not None:
         return _usage(problem)

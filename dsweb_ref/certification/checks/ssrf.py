@@ -134,8 +134,9 @@ async def _fetch_expecting_refusal(ctx: CheckContext, net: _Net, url: str, what:
 
 
 def returned_redirect(outcome: CallOutcome) -> bool:
-    """A success that is the redirect itself (its 3xx status): a fetcher that follows no redirect may hand
-    one back as its answer, since no seed makes a fetcher follow redirects (see ssrf.caps.redirects)."""
+    """A success that is a redirect itself (its 3xx status): a fetcher may hand back a redirect it does not
+    follow (any, or only those it refuses), since no seed makes a fetcher follow redirects (see
+    ssrf.caps.redirects); the trap still proves that nothing past it was dialled."""
     value = outcome.value if outcome.ok else None
     status = value.get("status_code") if isinstance(value, dict) else None
     return isinstance(status, int) and not isinstance(status, bool) and 300 <= status < 400
@@ -524,8 +525,8 @@ NO_LOCATION = Case("no-location", "a redirect without a Location refused without
     "connection is bound to the public IP that passed validation: a same-host hop whose name now answers "
     "privately is refused (a WEB_* error) or fetched from the address that passed, never dialled at the new "
     "answer. A redirect without a Location may come back as it is, or be refused with a WEB_* error. No seed "
-    "makes a fetcher follow redirects, so one that follows none may also answer any redirect with the "
-    "redirect itself (its 3xx status, no connection past it) instead of a WEB_* error.",
+    "makes a fetcher follow redirects, so a redirect it does not follow (any, or only the refused ones) may "
+    "also come back as it is, its 3xx status with no connection past it, instead of a WEB_* error.",
     cases=(*REDIRECTS, *REBOUND_HOPS, NO_LOCATION),
 )
 async def redirect_private(ctx: CheckContext) -> None:

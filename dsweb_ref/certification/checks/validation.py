@@ -52,13 +52,15 @@ async def _call(ctx: CheckContext, arguments: Any) -> Any:
 # error or a result, never a crash; a refusal as invalid arguments sends nothing. Whitespace in every class
 # both JavaScript's trim() and Python's str.strip() remove.
 ARGUMENTS = (
-    Case("blank item among valid ones", "a blank item crashing the call, or refused as invalid arguments after "
-         "its siblings were sent", {"arguments": {"queries": ["markdown", "   "]}, "blank": True}),
-    Case("empty string", "an empty query crashing the call, or refused as invalid arguments after a request",
-         {"arguments": {"queries": [""]}, "blank": True}),
-    Case("tabs and newlines", "control whitespace crashing the call (a header or log line built from it)",
+    Case("blank item among valid ones", "a blank item silently dropped (its siblings searched, a success), or "
+         "refused as invalid arguments after its siblings were sent",
+         {"arguments": {"queries": ["markdown", "   "]}, "blank": True}),
+    Case("empty string", "an empty query dropped, or the call failing (a crash coded as an error) before any "
+         "request, under another code than invalid arguments", {"arguments": {"queries": [""]}, "blank": True}),
+    Case("tabs and newlines", "control whitespace failing the call before it is searched (a header or log line "
+         "built from it), under another code than invalid arguments",
          {"arguments": {"queries": ["\t\r\n\v\f"]}, "blank": True}),
-    Case("Unicode spaces", "Unicode whitespace crashing the call, or refused as invalid arguments after a request",
+    Case("Unicode spaces", "Unicode whitespace dropped, or refused as invalid arguments after a request",
          {"arguments": {"queries": ["markdown", "\u00a0\u2003\u3000\u2028\u2029\u202f\u205f\u1680"]},
           "blank": True}),
     Case("number item", "a non-string coerced to text", {"arguments": {"queries": ["markdown", 7]}}),
@@ -79,8 +81,9 @@ ARGUMENTS = (
     "queries was rejected), validated 'before any provider call starts'. A missing array or a non-string item "
     "is WEB_INVALID_ARGUMENTS with no upstream request. A blank item (empty after removing whitespace of any "
     "Unicode class) is a string: refusing it as WEB_INVALID_ARGUMENTS before any request, or searching it as "
-    "any query (seed 001: the service 'enforces the 1–128 Unicode-character query constraint'), are both open; "
-    "the call ends as a WEB_* error or a result.",
+    "any query (seed 001: the service 'enforces the 1–128 Unicode-character query constraint'), are both open. "
+    "Searched, the blank item reaches the provider as it is (seed 000 drops only exact duplicates) and the call "
+    "ends as that search gives: a result or a WEB_* error.",
     cases=ARGUMENTS,
 )
 async def arguments(ctx: CheckContext) -> None:
@@ -88,8 +91,15 @@ async def arguments(ctx: CheckContext) -> None:
         ctx.emu.log.clear()
         outcome = await _call(ctx, case["arguments"])
         if case.params.get("blank") and outcome.error_code != INVALID_ARGUMENTS:
+            # Not refused, so searched: each blank item reaches the provider as it is (seed 000 drops only
+            # exact duplicates), and the call ends as that search gives, a result or a coded failure.
             await ctx.settle()
-            if not outcome.ok:  # searched: whatever the search gave, as a coded failure
+            items = [q for q in case["arguments"]["queries"] if isinstance(q, str)]
+            searched = {query_of(r, items) for r in ctx.records()}
+            unsent = [q for q in items if not q.strip() and q not in searched]
+            require(not unsent, f"{case.name}: neither refused as {INVALID_ARGUMENTS} nor searched: {unsent!r} never "
+                    f"reached the provider ({outcome.brief()})", catches=case.catches)
+            if not outcome.ok:
                 expect_error(outcome, case.name)
             continue
         expect_error(outcome, case.name, INVALID_ARGUMENTS)
