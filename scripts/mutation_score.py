@@ -22,9 +22,10 @@ mutmut imports the package once, unmutated, and forks every mutant's run from th
 that runs only while a module is imported (a table built at module level) is never run mutated: its mutants
 all "survive", whatever they break. After the run, the functions that run at import are found (a fresh
 process imports every module with mutmut's call recording on), and each survivor of one of them is run
-again in a fresh process whose mutant is active from the start. Only a kill replaces mutmut's verdict (a
-collection error counts as an error, 3), and only when the tests that failed pass again unmutated, so a
-flaky check kills nothing; a timeout is reported as one (TIMEOUTS); any other exit leaves mutmut's verdict.
+again in a fresh process whose mutant is active from the start. Only a kill replaces mutmut's verdict, and
+only a proven one: the tests that failed pass again unmutated (so a flaky check kills nothing), or, when no
+test ran (collection or the killer's conftest died: an error, 3), the mutant's own module fails to import
+with it active. A timeout is reported as one (TIMEOUTS); any other exit leaves mutmut's verdict.
 The killer must first pass that way with no mutant, or no verdict is replaced; a probe that fails says so
 and changes nothing. The reruns are kept in the scratch copy (``import_time.json``) for ``--reuse``.
 
@@ -785,14 +786,27 @@ def recheck_import_time(work: Path, codes: dict[str, int | None], tests: list[st
     verdicts: dict[str, int] = {}
     for name in names:
         code, failed = _killer(work, tests, name, env)
-        # With the killer passing unmutated, a collection error (pytest's 2) is the mutant breaking an
-        # import: an error, as mutmut counts a test run that errors (3).
-        code = 3 if code == 2 else code
         if code == TIMED_OUT:
             verdicts[name] = code
-        elif code in (1, 3) and failed and _killer(work, [*options, *failed], "", env)[0] == 0:
+        elif code == 1 and failed and _killer(work, [*options, *failed], "", env)[0] == 0:
             verdicts[name] = code
+        elif code in (2, 3, 4) and not failed and _breaks_import(work, name, env):
+            # No test ran: collection or a conftest died. It is the mutant's doing when its own module no
+            # longer imports with it active (an error, as mutmut counts a test run that errors).
+            verdicts[name] = 3
+        elif code == 2 and failed and _killer(work, [*options, *failed], "", env)[0] == 0:
+            verdicts[name] = 3  # a collection error the unmutated copy does not have
     return verdicts
+
+
+def _breaks_import(work: Path, name: str, env: dict[str, str]) -> bool:
+    """Whether importing the mutant's own module fails with the mutant active from the start."""
+    try:
+        done = subprocess.run([sys.executable, "-c", f"import {module_of(name)}"], cwd=work / "mutants",
+                              env={**env, "MUTANT_UNDER_TEST": name}, capture_output=True, check=False, timeout=600)
+    except subprocess.TimeoutExpired:
+        return False
+    return done.returncode != 0
 
 
 KILLED = (1, 3, 24, 36, 37, 152, 255, -24)  # tests failed or errored, timed out, or mypy caught it

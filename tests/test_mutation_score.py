@@ -728,3 +728,29 @@ def test_a_survivor_of_a_function_run_only_at_import_is_run_again_mutated_from_t
         encoding="utf-8")
     assert script.recheck_import_time(tmp_path, codes, killer_args, dict(os.environ)) == {}
     assert int(runs.read_text(encoding="utf-8")) == 1 + 2 * len(at_import)  # baseline, then mutant and confirm
+
+
+def test_an_import_time_mutant_that_stops_the_killer_before_any_test_is_killed_only_if_its_module_breaks(
+        tmp_path: Path) -> None:
+    """No test ran (the killer's conftest died importing the package), so no failed test can be rerun
+    unmutated: the kill stands only when the mutant's own module fails to import with it active."""
+    package = tmp_path / "dsweb_ref"
+    package.mkdir()
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    (package / "m.py").write_text("def _make(n):\n    return list(range(n))\n\n\nROWS = _make(3)\n\n\n"
+                                  "def f():\n    return len(ROWS)\n", encoding="utf-8")
+    (tmp_path / "pyproject.toml").write_text('[tool.mutmut]\nsource_paths = ["dsweb_ref"]\n', encoding="utf-8")
+    script.generate(tmp_path, ("dsweb_ref/m.py",))
+    killer = tmp_path / "mutants" / "killer"
+    killer.mkdir()
+    (killer / "conftest.py").write_text("import dsweb_ref.m  # noqa: F401\n", encoding="utf-8")
+    (killer / "test_k.py").write_text("from dsweb_ref.m import f\n\n\ndef test_f():\n    assert f() == 3\n",
+                                      encoding="utf-8")
+    mutants = script.read_mutants(tmp_path)
+    breaking = {n for n, m in mutants.items() if "range(None)" in m.change or "list(None)" in m.change}
+    assert breaking, {m.change for m in mutants.values()}
+    killer_args = ["-p", "no:dsweb_emulator", "-p", "no:dsweb_certify", "killer/test_k.py"]
+    again = script.recheck_import_time(tmp_path, dict.fromkeys(breaking, 0), killer_args, dict(os.environ))
+    assert again == dict.fromkeys(breaking, 3)
+    assert all(script._breaks_import(tmp_path, n, dict(os.environ)) for n in breaking)
+    assert not script._breaks_import(tmp_path, "dsweb_ref.m.x_f__mutmut_1", dict(os.environ))
