@@ -48,9 +48,9 @@ async def _call(ctx: CheckContext, arguments: Any) -> Any:
 
 
 # Blank items are strings: refusing them before any request, or searching them (the service 'enforces the
-# 1-128 Unicode-character query constraint', seed 001) are both open. Either way the call ends as a WEB_*
-# error or a result, never a crash; a refusal as invalid arguments sends nothing. Whitespace in every class
-# both JavaScript's trim() and Python's str.strip() remove.
+# 1-128 Unicode-character query constraint', seed 001) are both open. A refusal as invalid arguments sends
+# nothing; searched, each blank item reaches the provider as it is, and the call ends as a WEB_* error or a
+# result. Whitespace in every class both JavaScript's trim() and Python's str.strip() remove.
 ARGUMENTS = (
     Case("blank item among valid ones", "a blank item silently dropped (its siblings searched, a success), or "
          "refused as invalid arguments after its siblings were sent",
