@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 
 from ..._exceptions import WebError
 from ...emulator import CutBody, Fault, Malformed, RateLimited, Status, ToolError
@@ -82,7 +83,14 @@ FAILURES = (
     Case("HTTP 404 with an answer body", "only 5xx looked at before the body is read as an answer",
          {"fault": "404-answer"}, family=ORDER),
     Case("body cut mid-transfer", "a broken transfer retried or answered with no results", {"fault": "cut"}),
+    # A JSON-escaped lone surrogate is no Unicode text: quoted into the failure, the model-visible text would
+    # hold one (a model API refuses it, a UTF-8 encoder crashes). Replaced, dropped or not quoted are all right.
+    Case("HTTP 500 whose message holds a lone surrogate", "the upstream message quoted with its lone surrogate, "
+         "so the failure the model sees is no Unicode text", {"fault": "500-lone-surrogate", "unicode": True}),
 )
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def failure_fault(name: str, route: str) -> Fault:
@@ -100,6 +108,9 @@ def failure_fault(name: str, route: str) -> Fault:
         "html": Malformed(body=b"<html><body>not json</body></html>", content_type="text/html"),
         "shape": Malformed(body=WRONG_SHAPE[route]),
         "cut": CutBody(),
+        # json.dumps escapes the lone surrogate as \\ud800, as a service's JSON encoder would.
+        "500-lone-surrogate": Status(500, body=json.dumps({"error": {"message": "overloaded near caf\ud800 shard",
+                                                                    "type": "server_error"}}).encode()),
     }
     if name in SHAPES:
         return Malformed(body=SHAPES[name][route])
@@ -121,7 +132,9 @@ def failure_fault(name: str, route: str) -> Fault:
     "successful' speaks of an empty results list, not a missing one. The status decides first: a failure "
     "status fails even when its body is a valid answer. Each becomes WEB_PROVIDER_ERROR with "
     "no value after exactly one upstream "
-    "request, and the message never carries the credential.",
+    "request, and the message never carries the credential. A message quoted from the upstream stays Unicode "
+    "text: a lone surrogate its JSON escapes (seed 001's 'malformed responses') is replaced, dropped or not "
+    "quoted, never handed to the model.",
     cases=FAILURES,
 )
 async def error_codes(ctx: CheckContext) -> None:
@@ -134,6 +147,10 @@ async def error_codes(ctx: CheckContext) -> None:
         expect_error(outcome, case.name, PROVIDER_ERROR)
         sent = len(ctx.records(route))
         require(sent == 1, f"{case.name}: {sent} upstream requests; a failure must not be retried silently")
+        if case.params.get("unicode"):
+            shown = f"{outcome.text or ''}{outcome.error_message}"
+            require(not _LONE_SURROGATE.search(shown), f"{case.name}: the failure holds a lone surrogate, so it "
+                    f"is no Unicode text: {shown[:160]!a}")
     key = ctx.config.api_key
     await ctx.configure(api_key="dsweb-wrong-key-0000")
     outcome = await ctx.search([QUERY])
