@@ -706,10 +706,7 @@ def generate(work: Path, modules: tuple[str, ...]) -> None:
     subprocess.run([sys.executable, "-c", _GENERATE, *files], cwd=work, check=True)
 
 
-# mutmut imports the package once, before any mutant is active, and forks each mutant's run from there: a
-# function that runs only while a module is imported (a table built at module level) is never run mutated,
-# and its mutants all "survive". Those are run again, each in a fresh process whose mutant is active from
-# the start, so the import itself runs it.
+# The import-time recheck (see the module docstring).
 _HITS_MARK = "import-time functions: "
 _IMPORT_HITS = """
 import importlib, json, os, pkgutil, sys
@@ -786,16 +783,13 @@ def recheck_import_time(work: Path, codes: dict[str, int | None], tests: list[st
     verdicts: dict[str, int] = {}
     for name in names:
         code, failed = _killer(work, tests, name, env)
+        # pytest's 2 (a collection error) counts as an error, as mutmut counts a test run that errors (3).
         if code == TIMED_OUT:
             verdicts[name] = code
-        elif code == 1 and failed and _killer(work, [*options, *failed], "", env)[0] == 0:
-            verdicts[name] = code
+        elif code in (1, 2) and failed and _killer(work, [*options, *failed], "", env)[0] == 0:
+            verdicts[name] = 1 if code == 1 else 3  # what failed passes unmutated: the mutant's doing
         elif code in (2, 3, 4) and not failed and _breaks_import(work, name, env):
-            # No test ran: collection or a conftest died. It is the mutant's doing when its own module no
-            # longer imports with it active (an error, as mutmut counts a test run that errors).
-            verdicts[name] = 3
-        elif code == 2 and failed and _killer(work, [*options, *failed], "", env)[0] == 0:
-            verdicts[name] = 3  # a collection error the unmutated copy does not have
+            verdicts[name] = 3  # no test ran (collection or a conftest died) and its own module no longer imports
     return verdicts
 
 
@@ -1033,6 +1027,8 @@ def main() -> int:
               f"{len(summary.stale)} stale")
         return 3 if report_failures(judgements, summary) else 0
     drawn = work / "sample.json"
+    # The killer's conftest loads the certification oracle from the unmutated copy (see its docstring).
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "DSWEB_PRISTINE_ROOT": str(work)}
     if not args.reuse:
         prepare(work, modules, UNIT_TESTS if args.unit else CERT_TESTS)
         chosen: list[str] = []
@@ -1044,8 +1040,6 @@ def main() -> int:
             drawn.write_text(json.dumps({"size": args.sample, "seed": args.seed, "scope": len(everyone),
                                          "names": chosen}, ensure_ascii=False, indent=1), encoding="utf-8")
             print(f"sample: {len(chosen)} of {len(everyone)} mutants, seed {args.seed}", flush=True)
-        # The killer's conftest loads the certification oracle from the unmutated copy (see its docstring).
-        env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "DSWEB_PRISTINE_ROOT": str(work)}
         run = [sys.executable, "-m", "mutmut", "run", "--max-children", str(args.max_children), *chosen]
         done = subprocess.run(run, cwd=work, env=env, check=False)
         if done.returncode != 0:
@@ -1053,18 +1047,6 @@ def main() -> int:
             return 2
 
     codes = exit_codes(work)
-    rechecked_path = work / RECHECKED
-    if not args.reuse:
-        killer_tests = UNIT_TESTS if args.unit else CERT_TESTS
-        env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "DSWEB_PRISTINE_ROOT": str(work)}
-        chosen_codes = codes if not drawn.exists() else {
-            n: codes.get(n) for n in json.loads(drawn.read_text(encoding="utf-8"))["names"]}
-        rechecked_path.write_text(json.dumps(recheck_import_time(work, chosen_codes, killer_tests, env)),
-                                  encoding="utf-8")
-    rechecked: dict[str, int] = {}
-    if rechecked_path.exists():
-        rechecked = json.loads(rechecked_path.read_text(encoding="utf-8"))
-    codes.update(rechecked)
     mutants = read_mutants(work)
     sample = json.loads(drawn.read_text(encoding="utf-8")) if drawn.exists() else None
     if sample is not None:
@@ -1074,6 +1056,14 @@ def main() -> int:
                   f"{len(set(mutants) ^ set(codes))} names differ", file=sys.stderr)
             return 2
         codes = {n: codes[n] for n in sample["names"]}
+    rechecked_path = work / RECHECKED
+    rechecked: dict[str, int] = {}
+    if not args.reuse:
+        rechecked = recheck_import_time(work, codes, UNIT_TESTS if args.unit else CERT_TESTS, env)
+        rechecked_path.write_text(json.dumps(rechecked), encoding="utf-8")
+    elif rechecked_path.exists():
+        rechecked = json.loads(rechecked_path.read_text(encoding="utf-8"))
+    codes.update(rechecked)
     summary = summarise(codes, judgements, mutants, unit=args.unit, sampled=sample is not None)
     for name in summary.real:
         print(f"survived: {name}" + (" (no killer test reaches it)" if codes[name] in NO_TESTS else ""))
@@ -1098,8 +1088,8 @@ def main() -> int:
         print(f"strict_score {summary.strict_score:.3f}  (out-of-reach survivors counted as survived)")
         print(f"mutation_score {summary.score:.3f}  (every judged survivor left out)")
     if rechecked:
-        print(f"import-time recheck: {len(rechecked)} survivors of functions that run at import run again, mutated "
-              f"from the start; {sum(c in KILLED for c in rechecked.values())} killed: "
+        print(f"import-time recheck: {len(rechecked)} survivors of functions that run at import were killed, run "
+              f"mutated from the process's start ({sum(c in TIMEOUTS for c in rechecked.values())} by a timeout): "
               + ", ".join(f"{n} ({c})" for n, c in sorted(rechecked.items())))
     timed_out = sorted(n for n in summary.killed if codes[n] in TIMEOUTS)
     if timed_out:

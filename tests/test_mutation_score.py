@@ -692,33 +692,42 @@ def test_the_certification_scope_holds_every_seed_002_and_003_module() -> None:
     assert seed_modules - scope == set()
 
 
+# The installed package's pytest plugins would import a tiny package's missing modules.
+TINY_KILLER = ["-p", "no:dsweb_emulator", "-p", "no:dsweb_certify", "killer/test_k.py"]
+
+
+def _tiny_mutated_package(root: Path, module: str, killer_test: str) -> Path:
+    """A one-module ``dsweb_ref`` under ``root``, its mutants generated as a run would, and a killer test
+    (``killer/test_k.py`` under ``mutants/``, as TINY_KILLER names it); returns the killer's folder."""
+    package = root / "dsweb_ref"
+    package.mkdir()
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    (package / "m.py").write_text(module, encoding="utf-8")
+    (root / "pyproject.toml").write_text('[tool.mutmut]\nsource_paths = ["dsweb_ref"]\n', encoding="utf-8")
+    script.generate(root, ("dsweb_ref/m.py",))
+    killer = root / "mutants" / "killer"
+    killer.mkdir()
+    (killer / "test_k.py").write_text(killer_test, encoding="utf-8")
+    return killer
+
+
 def test_a_survivor_of_a_function_run_only_at_import_is_run_again_mutated_from_the_start(tmp_path: Path) -> None:
     """mutmut forks each mutant's run from a process that imported the package unmutated, so a function run
     only at import (a module-level table) is never run mutated and all its mutants "survive"."""
-    package = tmp_path / "dsweb_ref"
-    package.mkdir()
-    (package / "__init__.py").write_text("", encoding="utf-8")
-    (package / "m.py").write_text("def _double(x):\n    return x * 2\n\n\nTABLE = _double(3)\n\n\n"
-                                  "def f(q):\n    return q + TABLE\n", encoding="utf-8")
-    (tmp_path / "pyproject.toml").write_text('[tool.mutmut]\nsource_paths = ["dsweb_ref"]\n', encoding="utf-8")
-    script.generate(tmp_path, ("dsweb_ref/m.py",))
-    killer = tmp_path / "mutants" / "killer"
-    killer.mkdir()
-    (killer / "test_k.py").write_text("from dsweb_ref.m import f\n\n\ndef test_f():\n    assert f(1) == 7\n",
-                                      encoding="utf-8")
+    killer = _tiny_mutated_package(
+        tmp_path, "def _double(x):\n    return x * 2\n\n\nTABLE = _double(3)\n\n\ndef f(q):\n    return q + TABLE\n",
+        "from dsweb_ref.m import f\n\n\ndef test_f():\n    assert f(1) == 7\n")
     mutants = script.read_mutants(tmp_path)
     assert script.import_time_functions(tmp_path) == {"dsweb_ref.m.x__double"}
     at_import = {n for n in mutants if ".x__double__mutmut_" in n}
     assert at_import and at_import != set(mutants)
     codes: dict[str, int | None] = dict.fromkeys(mutants, 0)  # as mutmut reports them: every one "survived"
-    # The installed package's pytest plugins would import this tiny package's missing modules.
-    killer_args = ["-p", "no:dsweb_emulator", "-p", "no:dsweb_certify", "killer/test_k.py"]
-    again = script.recheck_import_time(tmp_path, codes, killer_args, dict(os.environ))
+    again = script.recheck_import_time(tmp_path, codes, TINY_KILLER, dict(os.environ))
     assert set(again) == at_import  # f runs during the tests: mutmut's own verdict on its mutants stands
     assert all(code in script.KILLED for code in again.values()), again
     # A killer that fails unmutated proves nothing: no verdict is replaced.
     (killer / "test_k.py").write_text("def test_f():\n    assert False\n", encoding="utf-8")
-    assert script.recheck_import_time(tmp_path, codes, killer_args, dict(os.environ)) == {}
+    assert script.recheck_import_time(tmp_path, codes, TINY_KILLER, dict(os.environ)) == {}
     # Nor does one that passes the baseline, then fails whatever is active (flaky, or the machine): a failing
     # test must pass again unmutated before its failure counts as a kill.
     runs = tmp_path / "runs.txt"
@@ -726,7 +735,7 @@ def test_a_survivor_of_a_function_run_only_at_import_is_run_again_mutated_from_t
         f"from pathlib import Path\n\n\ndef test_f():\n    p = Path({str(runs)!r})\n"
         "    n = int(p.read_text()) + 1 if p.exists() else 1\n    p.write_text(str(n))\n    assert n == 1\n",
         encoding="utf-8")
-    assert script.recheck_import_time(tmp_path, codes, killer_args, dict(os.environ)) == {}
+    assert script.recheck_import_time(tmp_path, codes, TINY_KILLER, dict(os.environ)) == {}
     assert int(runs.read_text(encoding="utf-8")) == 1 + 2 * len(at_import)  # baseline, then mutant and confirm
 
 
@@ -734,23 +743,14 @@ def test_an_import_time_mutant_that_stops_the_killer_before_any_test_is_killed_o
         tmp_path: Path) -> None:
     """No test ran (the killer's conftest died importing the package), so no failed test can be rerun
     unmutated: the kill stands only when the mutant's own module fails to import with it active."""
-    package = tmp_path / "dsweb_ref"
-    package.mkdir()
-    (package / "__init__.py").write_text("", encoding="utf-8")
-    (package / "m.py").write_text("def _make(n):\n    return list(range(n))\n\n\nROWS = _make(3)\n\n\n"
-                                  "def f():\n    return len(ROWS)\n", encoding="utf-8")
-    (tmp_path / "pyproject.toml").write_text('[tool.mutmut]\nsource_paths = ["dsweb_ref"]\n', encoding="utf-8")
-    script.generate(tmp_path, ("dsweb_ref/m.py",))
-    killer = tmp_path / "mutants" / "killer"
-    killer.mkdir()
+    killer = _tiny_mutated_package(
+        tmp_path, "def _make(n):\n    return list(range(n))\n\n\nROWS = _make(3)\n\n\ndef f():\n    return len(ROWS)\n",
+        "from dsweb_ref.m import f\n\n\ndef test_f():\n    assert f() == 3\n")
     (killer / "conftest.py").write_text("import dsweb_ref.m  # noqa: F401\n", encoding="utf-8")
-    (killer / "test_k.py").write_text("from dsweb_ref.m import f\n\n\ndef test_f():\n    assert f() == 3\n",
-                                      encoding="utf-8")
     mutants = script.read_mutants(tmp_path)
     breaking = {n for n, m in mutants.items() if "range(None)" in m.change or "list(None)" in m.change}
     assert breaking, {m.change for m in mutants.values()}
-    killer_args = ["-p", "no:dsweb_emulator", "-p", "no:dsweb_certify", "killer/test_k.py"]
-    again = script.recheck_import_time(tmp_path, dict.fromkeys(breaking, 0), killer_args, dict(os.environ))
+    again = script.recheck_import_time(tmp_path, dict.fromkeys(breaking, 0), TINY_KILLER, dict(os.environ))
     assert again == dict.fromkeys(breaking, 3)
     assert all(script._breaks_import(tmp_path, n, dict(os.environ)) for n in breaking)
     assert not script._breaks_import(tmp_path, "dsweb_ref.m.x_f__mutmut_1", dict(os.environ))

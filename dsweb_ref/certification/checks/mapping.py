@@ -140,7 +140,7 @@ async def api_mapping(ctx: CheckContext) -> None:
                     f"site_name {site_name!r}", text=outcome.text)
             got = [(*row[:1], None, *row[2:]) for row in got]
         if case.params.get("repeat_open"):  # one answer repeating a URL: kept once or twice is open (seed 000
-            got = [row for i, row in enumerate(got) if row[0] not in [r[0] for r in got[:i]]]  # dedups batches)
+            got = _first_per_url(got)  # dedups batches only)
         require(_same(got, case["expected"]), f"{case.name}: sources {got}, expected {case['expected']}")
     outcome = await _answer(ctx, json.dumps({"results": WRONG_TYPES["results"]}).encode())
     if outcome.error_code is not None:  # refusing the malformed answer is a right reading too
@@ -151,6 +151,15 @@ async def api_mapping(ctx: CheckContext) -> None:
     require(all(field is None or isinstance(field, str) for field in got[0][1:]),
             f"{WRONG_TYPES.name}: source fields {got[0][1:]!r} are not text")
     await _surrogates(ctx)
+
+
+def _first_per_url(rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    """Source rows with each URL's first row only: where keeping a repeat is open, the first is compared."""
+    kept: list[tuple[Any, ...]] = []
+    for row in rows:  # compared, not hashed: a target's URL may be any JSON value
+        if all(row[0] != k[0] for k in kept):
+            kept.append(row)
+    return kept
 
 
 async def _surrogates(ctx: CheckContext) -> None:
@@ -293,7 +302,7 @@ async def messages_mapping(ctx: CheckContext) -> None:
         value = expect_success(outcome, case.name)
         got = value_sources(value)
         if case.params.get("repeat_open"):  # a repeated URL kept once or twice: the first is compared
-            got = [row for i, row in enumerate(got) if row[0] not in [r[0] for r in got[:i]]]
+            got = _first_per_url(got)
         require(_same(got, case["expected"]), f"{case.name}: sources {got}, expected {case['expected']}")
         require(not value.get("content"), f"{case.name}: the model's prose became answer content")
 

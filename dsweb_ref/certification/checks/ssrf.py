@@ -127,10 +127,14 @@ def _network() -> Iterator[_Net]:
         trap.close()
 
 
-async def _fetch_expecting_refusal(ctx: CheckContext, net: _Net, url: str, what: str) -> None:
+async def _fetch_expecting_refusal(ctx: CheckContext, net: _Net, url: str, what: str, *,
+                                   redirect_back: bool = False, **details: Any) -> None:
+    """No connection to a non-public address, and a WEB_* error; with ``redirect_back``, a redirect handed
+    back as it is (see returned_redirect) instead of the error is accepted too."""
     outcome = await ctx.fetch(url)
-    require(net.trap.connections() == 0, f"{what}: a connection reached a non-public address", url=url)
-    expect_error(outcome, what)
+    require(net.trap.connections() == 0, f"{what}: a connection reached a non-public address", url=url, **details)
+    if not (redirect_back and returned_redirect(outcome)):
+        expect_error(outcome, what)
 
 
 def returned_redirect(outcome: CallOutcome) -> bool:
@@ -557,12 +561,8 @@ async def redirect_private(ctx: CheckContext) -> None:
             if case["kind"] == "second-hop":  # first a public hop on the same host, then the private one
                 net.pages.redirects[path] = (case["status"], f"/r/{case.name}/next")
                 net.pages.redirects[f"{path}/next"] = (case["status"], inside[case["kind"]])
-            url = f"http://start.ssrf.test{path}"
-            outcome = await ctx.fetch(url)
-            require(net.trap.connections() == 0, f"{case.name}: a connection reached a non-public address",
-                    url=url, catches=case.catches)
-            if not returned_redirect(outcome):  # a fetcher that follows no redirect may answer with it
-                expect_error(outcome, case.name)
+            await _fetch_expecting_refusal(ctx, net, f"http://start.ssrf.test{path}", case.name, redirect_back=True,
+                                           catches=case.catches)
         for case in REBOUND_HOPS:
             path, later = f"/r/{case.name}", _later(case)
             hop = f"{path}/next"  # same origin, or the same host on another port (the test network ignores ports)
