@@ -230,6 +230,12 @@ class Emulator:
     def credentials(self) -> Credentials:
         return self._state.credentials
 
+    def accept_api_key(self, key: str) -> None:
+        """Accept ``key`` too from now on: a check that configures a key of another shape. The request log
+        scrubs it as it scrubs every credential presented (the scrubber remembers each one it meets)."""
+        held = self._state.credentials  # swapped whole: the server loop reads one set or the other
+        self._state.credentials = Credentials.of(held.api_keys | {key}, held.account_tokens)
+
     def inject(
         self, route: RouteName, fault: Fault, *, times: int | None = 1, when: BodyMatch | None = None
     ) -> FaultRule:

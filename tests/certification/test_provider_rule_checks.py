@@ -214,8 +214,12 @@ def _forms_scrubber(forms: set[str]) -> Any:
                 literal.append("\x00".join(secret))
             if "hex-reversed" in forms:
                 literal.append(data[::-1].hex())
-            if "base64-twice" in forms:  # as the row writes it: the message's "key " and the key, twice over
-                literal.append(base64.b64encode(base64.b64encode(b"key " + data)).decode())
+            twice = (("base64-twice", b"key "), ("base64-twice-1", b"auth "), ("base64-twice-2", b"token="))
+            for form, prefix in twice:
+                if form in forms:  # as the rows write it: the prefix and the key, twice over
+                    literal.append(base64.b64encode(base64.b64encode(prefix + data)).decode())
+            if "c-bytes" in forms:
+                literal.append(", ".join(f"0x{b:02x}" for b in data))
             for form in literal:
                 text = text.replace(form, placeholder)
             anycase = {"any-case": secret, "pct-any": upper, "pct-twice": upper.replace("%", "%25"),
@@ -231,7 +235,7 @@ def _forms_scrubber(forms: set[str]) -> Any:
 ALL_FORMS = {"raw", "any-case", "b64-0", "b64-1", "b64-2", "pct-upper", "pct-any", "pct-twice", "pct-mixed",
              "entities", "hex", "hex-any-case", "x-escapes", "json-escapes", "entities-hex", "entities-loose",
              "pct-entities", "zero-width", "spaced", "reversed", "look-alike", "full-width", "json-zero-width",
-             "utf-16", "hex-reversed", "base64-twice"}
+             "utf-16", "hex-reversed", "base64-twice", "base64-twice-1", "base64-twice-2", "c-bytes"}
 # the encoded echo row that alone catches each wrong reading of "in any encoding" (the first to fail)
 ENCODED_READINGS = {
     "a base64 dump of the request, the key at byte 0 of a group": ALL_FORMS - {"b64-0", "b64-1", "b64-2"},
@@ -260,6 +264,9 @@ ENCODED_READINGS = {
     "the key as UTF-16 text read as bytes (a NUL after each character)": ALL_FORMS - {"utf-16"},
     "the key reversed, then in hexadecimal": ALL_FORMS - {"hex-reversed"},
     "the key base64-encoded twice": ALL_FORMS - {"base64-twice"},
+    "the key base64-encoded twice, its inner encoding at byte 1 of an outer group": ALL_FORMS - {"base64-twice-1"},
+    "the key base64-encoded twice, its inner encoding at byte 2 of an outer group": ALL_FORMS - {"base64-twice-2"},
+    "a C byte array of the key (0x before each byte)": ALL_FORMS - {"c-bytes"},
 }
 
 

@@ -49,6 +49,19 @@ def test_account_token_is_accepted(emulator: Emulator, emulator_account_token: s
     assert emulator.log.records()[-1].credential == "account_token"
 
 
+def test_a_key_accepted_later_is_accepted_from_then_on_and_kept_out_of_the_log(
+    emulator: Emulator, emulator_api_key: str
+) -> None:
+    later = "dsweb-later-key-4242"
+    headers = {"Authorization": f"Bearer {later}"}
+    assert httpx.post(emulator.tools_base + "/search", json={"query": "x"}, headers=headers).status_code == 401
+    emulator.accept_api_key(later)
+    assert httpx.post(emulator.tools_base + "/search", json={"query": "x"}, headers=headers).status_code == 200
+    assert emulator.credentials.api_keys == {emulator_api_key, later}  # the first key still holds
+    record = emulator.log.records()[-1]
+    assert record.credential == "api_key" and later not in repr(record)
+
+
 def test_non_bearer_scheme_is_rejected(emulator: Emulator, emulator_api_key: str) -> None:
     response = httpx.post(
         emulator.tools_base + "/search", json={"query": "x"}, headers={"Authorization": f"Basic {emulator_api_key}"}

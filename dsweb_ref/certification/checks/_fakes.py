@@ -8,9 +8,10 @@ matches every credential rule the reference knows. Every value says ``fake`` or 
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 
-__all__ = ["CREDENTIAL_SHAPES", "FOREIGN_CREDENTIALS"]
+__all__ = ["CREDENTIAL_SHAPES", "FOREIGN_CREDENTIALS", "HEX_SHAPED_KEY"]
 
 
 def _b64url(value: object) -> str:
@@ -41,3 +42,8 @@ CREDENTIAL_SHAPES = (
     + "; ".join(text.replace("{", "{{").replace("}", "}}") for _shown, text in FOREIGN_CREDENTIALS)
     + "; the key sent was {key}"
 )
+
+# A key of the usual shape (sk- and 32 lower-case hex digits) for rows that configure one: its body fits a
+# pattern of plain codes ([a-z0-9_]), which the emulator's own key (with hyphens) never does. Hex cannot
+# say "fake", so it is the hash of a phrase that does.
+HEX_SHAPED_KEY = "s" + "k-" + hashlib.sha256(b"dsweb fake placeholder key").hexdigest()[:32]

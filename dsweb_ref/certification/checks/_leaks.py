@@ -3,8 +3,9 @@
 Written apart from the reference's scrubber (``dsweb_ref._secrets``) on purpose: a judge that called the
 scrubber's own finder would be wrong exactly where the scrubber is, and a mutant of it would pass. So
 this one decodes the text the ways an upstream echo encodes (percent, HTML entities, JSON ``\\uXXXX``
-escapes, hex, base64 at every alignment in either alphabet; each once or twice over) and looks for any
-``PIECE``-character piece of the secret, in any case, in each reading. The text as shown and each
+escapes, hex plain or with ``\\x`` or ``0x`` before each byte, base64 at every alignment in either
+alphabet; each once or twice over) and looks for any ``PIECE``-character piece of the secret, in any
+case, in each reading. The text as shown and each
 reading of one decoding are also read as a person would: without invisible characters, with
 compatibility forms (full-width letters) and common Cyrillic look-alikes taken for Latin letters,
 backwards, and, where single letters or digits stand apart in a run, as those letters and digits only
@@ -27,6 +28,8 @@ __all__ = ["PIECE", "json_unescaped", "leak"]
 PIECE = 10  # characters of a secret that count as showing it
 _BASE64_RUN = re.compile(r"[A-Za-z0-9+/_-]{12,}")
 _HEX_RUN = re.compile(r"(?:[0-9a-fA-F]{2}){8,}")
+_C_BYTES = re.compile(r"(?:0[xX][0-9a-fA-F]{2}[ ,]{0,2}){8,}")  # separators from a disjoint class: linear
+_C_BYTE = re.compile(r"0[xX]([0-9a-fA-F]{2})")
 _JSON_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
 _URL_SAFE = str.maketrans("-_", "+/")
 
@@ -46,8 +49,11 @@ def _base64_readings(text: str) -> Iterator[str]:
 
 def _hex_readings(text: str) -> Iterator[str]:
     """Every run of hex digit pairs (``\\x`` and spaces between bytes dropped first), decoded from
-    each of its two starting offsets."""
-    for run in _HEX_RUN.findall(text.replace("\\x", "").replace(" ", "")):
+    each of its two starting offsets; then every run of ``0x``-prefixed bytes (a C byte array: ``{0x64,
+    0x73, ...}``). The second pass is its own: dropping ``0x`` from a plain run would eat a digit."""
+    runs = _HEX_RUN.findall(text.replace("\\x", "").replace(" ", ""))
+    runs += ["".join(_C_BYTE.findall(run)) for run in _C_BYTES.findall(text)]
+    for run in runs:
         for start in range(2):
             body = run[start:]
             yield bytes.fromhex(body[: len(body) - len(body) % 2]).decode("latin-1")

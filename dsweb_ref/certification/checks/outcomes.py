@@ -13,7 +13,7 @@ from ...emulator import CutBody, Fault, Malformed, RateLimited, Status, ToolErro
 from ..cases import ORDER, Case
 from ..targets import CallOutcome, TargetError
 from ._base import PROVIDER_ERROR, CheckContext, check, expect_error, expect_success, require
-from ._fakes import FOREIGN_CREDENTIALS
+from ._fakes import FOREIGN_CREDENTIALS, HEX_SHAPED_KEY
 from ._leaks import leak
 from ._oracle import query_match
 from ._script import answer_body, row, script
@@ -228,6 +228,7 @@ async def empty_results(ctx: CheckContext) -> None:
 # --- the credential never reaches what the model or a report sees ---------------------------------
 
 KEY = "{key}"  # stands for the configured credential in the tables below
+KEY_BODY = "{key body}"  # the configured key after its "sk-"
 SECRET_ECHOES = (
     Case("401 quoting the key in error.message", "an upstream message quoted as is (the guide's 401 names the key)",
          {"status": 401, "body": {"error": {"message": f"Authentication Fails, Your api key: {KEY} is invalid",
@@ -260,6 +261,10 @@ SECRET_ECHOES = (
          "parts of the key looked for only as written, not encoded",
          {"status": 401, "part": (5, 17), "encode": ("percent", "/v1/tools/search?key="),
           "body": {"error": {"message": "bad key: {encoded}"}}}),
+    Case("a base64 dump quoting 12 characters from the middle of the key",
+         "parts of the key looked for as written and percent-encoded, but base64 looked for only over the whole key",
+         {"status": 401, "part": (5, 17), "encode": ("base64", "key="),
+          "body": {"error": {"message": "bad request: {encoded}"}}}),
     Case("429 whose Retry-After header is the key's first 14 characters",
          "the Retry-After hint scrubbed of the whole key only, though the error text is scrubbed of its parts",
          {"status": 429, "part": (0, 14), "body": {"error": {"message": "slow down"}},
@@ -294,6 +299,9 @@ SECRET_ECHOES = (
           "body": {"error": {"message": "dump {encoded}"}}}),
     Case("a byte dump of the request as backslash-x escapes", "\\xXX escapes of the key not scrubbed",
          {"status": 401, "encode": ("x-escapes", "key="), "body": {"error": {"message": "raw {encoded}"}}}),
+    Case("a C byte array of the key (0x before each byte)", "bytes written 0xHH each not taken for hex: only "
+         "plain and \\x-escaped hex of the key scrubbed",
+         {"status": 401, "encode": ("c-bytes", ""), "body": {"error": {"message": "key bytes {{encoded}}"}}}),
     Case("a message quoting the key as JSON unicode escapes", "JSON \\uXXXX escapes of the key not scrubbed",
          {"status": 401, "encode": ("json-escapes", "key="), "body": {"error": {"message": "invalid {encoded}"}}}),
     Case("an HTML error page quoting the key as hex character references",
@@ -323,6 +331,12 @@ SECRET_ECHOES = (
           ("hex-reversed", "reversed, then in hexadecimal", "hex looked for in the key's forward order only"),
           ("base64-twice", "base64-encoded twice", "base64 decoded one level only"),
       )),
+    # The key's base64 core starts at a different character of the inner text after each prefix, so the outer
+    # encoding holds it at each of the three byte offsets of a group ("key " gives 0 above).
+    *(Case(f"the key base64-encoded twice, its inner encoding at byte {offset} of an outer group",
+           "base64 of base64 looked for at one alignment of the inner text only",
+           {"status": 401, "encode": ("base64-twice", prefix), "body": {"error": {"message": "invalid {encoded}"}}})
+      for offset, prefix in ((1, "auth "), (2, "token="))),
     Case("the key with its characters alternately percent-encoded and character references",
          "each encoding looked for only over the whole key, not mixed per character",
          {"status": 401, "encode": ("percent-entities", "key="),
@@ -359,6 +373,7 @@ def encoded_text(how: str, text: str) -> str:
         "hex": data.hex(),
         "hex-upper": data.hex().upper(),
         "x-escapes": "".join(f"\\x{b:02x}" for b in data),
+        "c-bytes": ", ".join(f"0x{b:02x}" for b in data),
         "json-escapes": "".join(f"\\u{ord(c):04x}" for c in text),
         "entities-hex": "".join(f"&#x{ord(c):x};" for c in text),
         "entities-loose": "".join(f"&#{ord(c):04d}" for c in text),
@@ -401,13 +416,14 @@ def _echo_fault(case: Case, key: str) -> Status:
     "non-success status is a retrieval failure; the project's rule that no secret lands in any log or "
     "report, in any encoding, then decides what the failure may show. An error body or Retry-After that "
     "echoes the key still fails with WEB_PROVIDER_ERROR, and neither the key (as written or in another case; "
-    "percent-encoded whole, in part or twice; base64 at any alignment; hex in either case or as \\x escapes; "
-    "HTML character references, decimal or hex, padded or without semicolons; JSON escapes; encodings mixed "
-    "per character; with invisible characters or spaces between its characters, backwards, in look-alike or "
-    "full-width letters; with JSON-escaped zero-width spaces or UTF-16 NULs between its characters; reversed, then "
-    "in hex; base64-encoded twice) nor any 10-character piece of it appears in the text, message or value, also when "
-    "the upstream echoes only a part of the key (its start, its end, a middle part encoded; in the error text "
-    "or the Retry-After) and when other credential-shaped text comes first (a bearer token, Basic credentials, "
+    "percent-encoded whole, in part or twice; base64 at any alignment; hex in either case, as \\x escapes or as a "
+    "C byte array (0x before each byte); HTML character references, decimal or hex, padded or without "
+    "semicolons; JSON escapes; encodings mixed per character; with invisible characters or spaces between its "
+    "characters, backwards, in look-alike or full-width letters; with JSON-escaped zero-width spaces or UTF-16 "
+    "NULs between its characters; reversed, then in hex; base64-encoded twice, at any alignment) nor any "
+    "10-character piece of it appears in the text, message or value, also when the upstream echoes only a part "
+    "of the key (its start, its end, a middle part percent- or base64-encoded; in the error text or the "
+    "Retry-After) and when other credential-shaped text comes first (a bearer token, Basic credentials, "
     "key fields, sk-/JWT/GitHub/AWS shapes). Whether and how much of the upstream message is quoted (a part "
     "shorter than 10 characters included), and whether such other credential-shaped text is redacted, stays "
     "open.",
@@ -432,6 +448,10 @@ TOOL_ERRORS = (
     Case("an unknown code", "only the documented codes taken for a failure",
          {"code": "Upstream <b>exploded</b> at 07:00"}),
     Case("a code quoting the key", "the error code quoted without scrubbing", {"code": f"invalid key {KEY}"}),
+    # Last: it configures another key. A code is plain ([a-z0-9_]) where the key's body is too.
+    Case("a code that is the body of a key of the usual shape",
+         "a code that looks plain named as is, unscrubbed: the body of an sk- key of hex digits fits that look",
+         {"code": KEY_BODY, "key": "sk- and 32 hex digits"}),
 )
 
 
@@ -445,14 +465,20 @@ TOOL_ERRORS = (
     "cover 'malformed responses'. A web_search_tool_result whose content is a web_search_tool_result_error "
     "(any error_code) holds no sources: the search did not run, so it fails with WEB_PROVIDER_ERROR after "
     "exactly one request (not the success with no sources that 'Empty results is successful' gives a search "
-    "that ran), and the failure never shows the credential.",
+    "that ran), and the failure never shows the credential, also when the code is the body of a key of the "
+    "usual shape (sk- and hex digits), which looks like a plain code.",
     cases=TOOL_ERRORS,
 )
 async def messages_tool_error(ctx: CheckContext) -> None:
     key = ctx.config.api_key
     for case in TOOL_ERRORS:
         ctx.fresh()
-        ctx.emu.inject("messages", ToolError(case["code"].replace(KEY, key)), when=query_match("messages", QUERY))
+        if "key" in case.params:
+            key = HEX_SHAPED_KEY
+            ctx.emu.accept_api_key(key)
+            await ctx.configure(api_key=key)
+        code = case["code"].replace(KEY, key).replace(KEY_BODY, key.removeprefix("sk-"))
+        ctx.emu.inject("messages", ToolError(code), when=query_match("messages", QUERY))
         outcome = await ctx.search([QUERY])
         await ctx.settle()
         expect_error(outcome, case.name, PROVIDER_ERROR)

@@ -1,0 +1,94 @@
+"""Rows found by the mutation harness, where a key an upstream echoes went unjudged. errors.secret_echo: three
+wrong scrubbers that every other row let pass, each a change of one line in the reference's scrubber
+(``dsweb_ref._secrets``), each failing exactly the rows that name it; the judge (``checks/_leaks.py``) reads
+the forms they echo too (a C byte array, ``0x`` before each byte, is hex to it). search.messages.tool_error:
+an in-band error code that is the body of a key of the usual shape (sk- and hex digits) looks like a plain
+code, and a tool that names plain codes as they are showed it."""
+
+from __future__ import annotations
+
+import pytest
+
+from dsweb_ref import _secrets
+from dsweb_ref.certification.checks import outcomes
+from dsweb_ref.certification.checks._fakes import HEX_SHAPED_KEY
+from dsweb_ref.certification.checks._leaks import leak
+from dsweb_ref.providers import deepseek_official
+
+from ._readings import failing_rows, patch_reading
+
+CHECK = "errors.secret_echo"
+PIECE_B64 = "a base64 dump quoting 12 characters from the middle of the key"
+C_BYTES = "a C byte array of the key (0x before each byte)"
+TWICE = {f"the key base64-encoded twice, its inner encoding at byte {n} of an outer group" for n in (1, 2)}
+KEY = "dsweb-emulator-key-0001"
+
+
+@pytest.fixture(autouse=True)
+def _fresh_forms() -> object:
+    """The scrubber caches each secret's forms: a patched builder must not meet forms built before it."""
+    _secrets._forms.cache_clear()
+    _secrets._piece_forms.cache_clear()
+    yield
+    _secrets._forms.cache_clear()
+    _secrets._piece_forms.cache_clear()
+
+
+def test_the_rows_exist_and_the_reference_passes_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    names = {case.name for case in outcomes.SECRET_ECHOES}
+    assert {PIECE_B64, C_BYTES, *TWICE} <= names
+    assert not {PIECE_B64, C_BYTES, *TWICE} & failing_rows(outcomes, "SECRET_ECHOES", CHECK, monkeypatch)
+
+
+def test_the_judge_reads_a_c_byte_array_as_hex_and_nothing_else_there() -> None:
+    array = "{" + ", ".join(f"0x{b:02x}" for b in KEY.encode()) + "}"
+    assert (leak(array, KEY) or "").startswith("characters 1-10 of the credential")
+    assert (leak(array, KEY) or "").endswith("in hex")
+    assert leak(array.replace(", ", ""), KEY) is not None  # no separator between the bytes
+    assert leak("0x30, 0x31, 0x32, 0x33, 0x34, 0x35, 0x36, 0x37, 0x38, 0x39", KEY) is None  # other bytes
+    assert leak("{" + ", ".join(f"0x{b:02x}" for b in KEY.encode()[:9]) + "}", KEY) is None  # 9 characters
+
+
+# (the wrong reading, one line of the reference changed: function, right text, wrong text; the rows it fails)
+READINGS = {
+    "pieces of the key looked for raw and percent-encoded, base64 only over the whole key (the compact needles "
+    "find that one), because no base64 pattern is ever built":
+        ("_any_of", "if ordered else _NEVER", "if ordered and False else _NEVER", {PIECE_B64}),
+    "the outer encoding's core taken from its first group, which mixes in the bytes before it, so base64 of "
+    "base64 is found only where the inner text starts a group":
+        ("_groups", "first = -(-shift // size)", "first = -(+shift // size)", TWICE),
+    "hex of the key looked for plain, \\x-escaped and x-prefixed, but not 0x-prefixed":
+        ("_needles", """"".join(f"0x{b:02x}" for b in chunk)""", """"XXXX".join(f"0x{b:02x}" for b in chunk)""",
+         {C_BYTES}),
+}
+
+
+@pytest.mark.parametrize("catches", sorted(READINGS))
+def test_each_scrubber_reading_fails_exactly_the_rows_that_name_it(
+    catches: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    function, right, wrong, rows = READINGS[catches]
+    patch_reading(_secrets, function, right, wrong, monkeypatch)
+    assert failing_rows(outcomes, "SECRET_ECHOES", CHECK, monkeypatch) == rows
+
+TOOL_ERROR = "search.messages.tool_error"
+KEY_BODY_CODE = "a code that is the body of a key of the usual shape"
+
+
+def test_the_hex_shaped_key_is_of_the_usual_shape_and_its_body_looks_like_a_plain_code() -> None:
+    assert HEX_SHAPED_KEY.startswith("sk-") and len(HEX_SHAPED_KEY) == 35
+    assert deepseek_official._ERROR_CODE.fullmatch(HEX_SHAPED_KEY.removeprefix("sk-"))
+
+
+def test_the_reference_passes_the_key_body_code_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert KEY_BODY_CODE in {case.name for case in outcomes.TOOL_ERRORS}
+    assert not failing_rows(outcomes, "TOOL_ERRORS", TOOL_ERROR, monkeypatch)
+
+
+def test_a_plain_looking_code_named_unscrubbed_fails_exactly_the_key_body_code_row(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # catches: a code that fits the plain-code pattern named as is, the scrub consulted only for other codes
+    patch_reading(deepseek_official, "_tool_error", "_ERROR_CODE.fullmatch(code) and scrub_secrets",
+                  "_ERROR_CODE.fullmatch(code) or scrub_secrets", monkeypatch)
+    assert failing_rows(outcomes, "TOOL_ERRORS", TOOL_ERROR, monkeypatch) == {KEY_BODY_CODE}
