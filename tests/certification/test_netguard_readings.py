@@ -67,10 +67,26 @@ def test_every_label_row_has_a_reading() -> None:
 def test_a_corrupt_body_refused_without_a_web_code_fails_its_row(monkeypatch: pytest.MonkeyPatch) -> None:
     patch_reading(body._Inflater, "feed", 'WebErrorCode.PROVIDER_ERROR, f"could not decode',
                   '"DECODE_FAILED", f"could not decode', monkeypatch)
+    # the deflate stream that breaks later is refused too: there as well a refusal must carry a WEB_* code
+    labels, pieces = ssrf_body.LABEL_ROWS, ssrf_body.PIECE_ROWS
+    monkeypatch.setattr(ssrf_body, "LABEL_ROWS", tuple(c for c in labels if c.name != "corrupt-gzip"))
+    assert failing_rows(ssrf_body, "PIECE_ROWS", DECODED, monkeypatch) == {"deflate-broken-later"}
+    monkeypatch.setattr(ssrf_body, "LABEL_ROWS", labels)
+    monkeypatch.setattr(ssrf_body, "PIECE_ROWS", tuple(c for c in pieces if c.name != "deflate-broken-later"))
     fails_exactly(ssrf_body, "LABEL_ROWS", DECODED, "corrupt-gzip", monkeypatch)
 
 
 # --- ssrf.body.decoded: bodies in pieces -----------------------------------------------------------------
+
+
+def test_the_raw_deflate_fallback_kept_past_the_first_read_fails_the_broken_later_row(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Raw deflate is a fallback for a body's start only: a decoder that keeps it armed decodes a later read
+    afresh when the stream breaks there, and shows words the page stores only as bytes ("smuggled")."""
+    patch_reading(body._Inflater, "feed", "    self._started = True\n    if self._inflater.eof",
+                  "    self._started = None\n    if self._inflater.eof", monkeypatch)
+    fails_exactly(ssrf_body, "PIECE_ROWS", DECODED, "deflate-broken-later", monkeypatch)
 
 
 def test_a_gzip_body_read_only_to_its_first_member_fails_the_members_row(monkeypatch: pytest.MonkeyPatch) -> None:

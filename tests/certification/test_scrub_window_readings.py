@@ -6,7 +6,8 @@ the reference itself. The wrong reading is made in the reference and must fail e
 Since then the scrubber also finds any 10-character piece of the key (test_key_part_readings.py), which
 hides a split key on its own; the window's trim stays as a second guard (it also hides shorter pieces). So
 the row names the reading of a scrubber that finds whole keys only: with that, keeping the cut window whole
-adds exactly this row to the rows that fail."""
+adds exactly this row to the rows that fail, besides the row of a split key in a form whose pieces no scrubber
+reading looks for (reversed, then hex), which catches the window kept whole on its own."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from ._readings import failing_rows, patch_reading
 
 CHECK = "errors.secret_echo"
 ROW = "the key after 4,580 spaces"
+CUT_HEX = "the key reversed and in hex after 4,576 spaces"
 
 
 def _whole_keys_only(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -35,9 +37,10 @@ def test_the_row_passes_a_scrubber_of_whole_keys_that_trims_the_window(monkeypat
     assert ROW not in failing_rows(outcomes, "SECRET_ECHOES", CHECK, monkeypatch)
 
 
-def test_a_window_that_keeps_a_split_key_adds_exactly_the_row(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_window_that_keeps_a_split_key_adds_exactly_the_split_key_rows(monkeypatch: pytest.MonkeyPatch) -> None:
     # catches: the cut window shown whole once scrubbed of whole keys (the reference before this row)
     _whole_keys_only(monkeypatch)
     before = failing_rows(outcomes, "SECRET_ECHOES", CHECK, monkeypatch)
     patch_reading(_deepseek_http, "scrub_prefix", "window[: max(0,", "window[: max(len(window),", monkeypatch)
-    assert failing_rows(outcomes, "SECRET_ECHOES", CHECK, monkeypatch) - before == {ROW}
+    # the reversed hex row catches it with the pieces scrubbed too (test_secret_echo_encodings.py)
+    assert failing_rows(outcomes, "SECRET_ECHOES", CHECK, monkeypatch) - before == {ROW, CUT_HEX}

@@ -13,13 +13,14 @@ from dsweb_ref import _secrets
 from dsweb_ref.certification.checks import outcomes
 from dsweb_ref.certification.checks._fakes import HEX_SHAPED_KEY
 from dsweb_ref.certification.checks._leaks import leak
-from dsweb_ref.providers import deepseek_official
+from dsweb_ref.providers import _deepseek_http, deepseek_official
 
 from ._readings import failing_rows, patch_reading
 
 CHECK = "errors.secret_echo"
 PIECE_B64 = "a base64 dump quoting 12 characters from the middle of the key"
 C_BYTES = "a C byte array of the key (0x before each byte)"
+CUT_HEX = "the key reversed and in hex after 4,576 spaces"
 TWICE = {f"the key base64-encoded twice, its inner encoding at byte {n} of an outer group" for n in (1, 2)}
 KEY = "dsweb-emulator-key-0001"
 
@@ -36,8 +37,8 @@ def _fresh_forms() -> object:
 
 def test_the_rows_exist_and_the_reference_passes_them(monkeypatch: pytest.MonkeyPatch) -> None:
     names = {case.name for case in outcomes.SECRET_ECHOES}
-    assert {PIECE_B64, C_BYTES, *TWICE} <= names
-    assert not {PIECE_B64, C_BYTES, *TWICE} & failing_rows(outcomes, "SECRET_ECHOES", CHECK, monkeypatch)
+    assert {PIECE_B64, C_BYTES, CUT_HEX, *TWICE} <= names
+    assert not {PIECE_B64, C_BYTES, CUT_HEX, *TWICE} & failing_rows(outcomes, "SECRET_ECHOES", CHECK, monkeypatch)
 
 
 def test_the_judge_reads_a_c_byte_array_as_hex_and_nothing_else_there() -> None:
@@ -49,17 +50,21 @@ def test_the_judge_reads_a_c_byte_array_as_hex_and_nothing_else_there() -> None:
     assert leak("{" + ", ".join(f"0x{b:02x}" for b in KEY.encode()[:9]) + "}", KEY) is None  # 9 characters
 
 
-# (the wrong reading, one line of the reference changed: function, right text, wrong text; the rows it fails)
+# (the wrong reading: one line of the reference changed, in owner.function, right text to wrong; the rows it fails)
 READINGS = {
     "pieces of the key looked for raw and percent-encoded, base64 only over the whole key (the compact needles "
     "find that one), because no base64 pattern is ever built":
-        ("_any_of", "if ordered else _NEVER", "if ordered and False else _NEVER", {PIECE_B64}),
+        (_secrets, "_any_of", "if ordered else _NEVER", "if ordered and False else _NEVER", {PIECE_B64}),
     "the outer encoding's core taken from its first group, which mixes in the bytes before it, so base64 of "
     "base64 is found only where the inner text starts a group":
-        ("_groups", "first = -(-shift // size)", "first = -(+shift // size)", TWICE),
+        (_secrets, "_groups", "first = -(-shift // size)", "first = -(+shift // size)", TWICE),
     "hex of the key looked for plain, \\x-escaped and x-prefixed, but not 0x-prefixed":
-        ("_needles", """"".join(f"0x{b:02x}" for b in chunk)""", """"XXXX".join(f"0x{b:02x}" for b in chunk)""",
-         {C_BYTES}),
+        (_secrets, "_needles", """"".join(f"0x{b:02x}" for b in chunk)""",
+         """"XXXX".join(f"0x{b:02x}" for b in chunk)""", {C_BYTES}),
+    "the window's last word kept when the cut splits it, though the scrubber cannot recognise a part of the key "
+    "in every form":
+        (_deepseek_http, "scrub_prefix", "len(window) - _ENCODED_PER_BYTE", "len(window) + _ENCODED_PER_BYTE",
+         {CUT_HEX}),
 }
 
 
@@ -67,8 +72,8 @@ READINGS = {
 def test_each_scrubber_reading_fails_exactly_the_rows_that_name_it(
     catches: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    function, right, wrong, rows = READINGS[catches]
-    patch_reading(_secrets, function, right, wrong, monkeypatch)
+    owner, function, right, wrong, rows = READINGS[catches]
+    patch_reading(owner, function, right, wrong, monkeypatch, deepseek_official)  # it imports scrub_prefix
     assert failing_rows(outcomes, "SECRET_ECHOES", CHECK, monkeypatch) == rows
 
 TOOL_ERROR = "search.messages.tool_error"

@@ -247,6 +247,10 @@ SECRET_ECHOES = (
     Case("the key after 4,580 spaces", "the text cut to a window whose end splits the key, then its whitespace "
          "collapsed: the piece the scrubber cannot recognise moves to the front and shows",
          {"status": 401, "body": {"error": {"message": " " * 4580 + KEY + " rejected"}}}),
+    Case("the key reversed and in hex after 4,576 spaces", "the window's split last word kept whole: the part of "
+         "the key it holds is in a form looked for only over the whole key (reversed, then hex), so it shows once "
+         "the spaces before it collapse", {"status": 401, "encode": ("hex-reversed", ""),
+                                          "body": {"error": {"message": " " * 4576 + "{encoded} rejected"}}}),
     Case("429 whose Retry-After header is the key", "a Retry-After hint quoted without scrubbing",
          {"status": 429, "body": {"error": {"message": "slow down"}}, "headers": {"Retry-After": KEY}}),
     # An upstream may echo a part of the key (a prefix it logged, a key cut by its own limit): "part"

@@ -12,6 +12,7 @@ bytes, mojibake or undecodable bytes smuggled into the text.
 from __future__ import annotations
 
 import gzip
+import struct
 import zlib
 from collections.abc import Callable
 
@@ -27,6 +28,14 @@ WORDS = "decoded page text"  # ASCII words every row's page carries
 def _raw_deflate(data: bytes) -> bytes:
     packer = zlib.compressobj(wbits=-zlib.MAX_WBITS)
     return packer.compress(data) + packer.flush()
+
+
+def _broken_later() -> tuple[bytes, bytes]:
+    """A zlib stream in two reads: a stored block (not the last) of "decoded page ", raw deflate of "smuggled"
+    and " zebra", split where the raw deflate starts; then a block of the reserved type 3, so the stream breaks."""
+    stored = b"decoded page " + _raw_deflate(b"smuggled") + b" zebra"
+    head = b"x\x01\x00" + struct.pack("<HH", len(stored), 0xFFFF ^ len(stored))
+    return head + stored[:13], stored[13:] + b"\x07"
 
 
 # name, what it catches, the Content-Encoding sent, the coding the request must list for it (the body
@@ -113,6 +122,14 @@ PIECE_ROWS = (
          "member's text lost without a word", {"coding": "gzip", "needs": "gzip", "type": "text/plain; charset=utf-8",
                                               "text": f"{WORDS} from two members", "refusal": True,
                                               "members": WORDS}),
+    # A deflate stream that breaks in its second read (a stored block, then a reserved block type): raw deflate
+    # is a fallback for a body's start only. The stored bytes that open the second read are themselves a raw
+    # deflate stream of "smuggled", so a decoder that starts that read afresh shows a word the page never held.
+    Case("deflate-broken-later", "a deflate body whose stream breaks in a later read decoded from that read afresh "
+         "as raw deflate (the raw fallback taken mid-stream): bytes the page stores inflated into words it does not "
+         "hold, and the rest of the page lost", {"coding": "deflate", "needs": "deflate",
+                                                 "type": "text/plain; charset=utf-8", "text": "decoded page zebra",
+                                                 "refusal": True, "pieces": _broken_later()}),
 )
 
 
@@ -161,7 +178,9 @@ def _serve(case: Case) -> Callable[[_Handler], None]:
         needs = case.params.get("needs")
         pieces = [body]
         if coding is not None and needs is not None and _listed(handler.headers.get("Accept-Encoding", ""), needs):
-            if "members" in case.params:  # the first member's 8-byte trailer comes with the second member
+            if "pieces" in case.params:  # the row's own bytes, one write each
+                pieces = list(case["pieces"])
+            elif "members" in case.params:  # the first member's 8-byte trailer comes with the second member
                 first = gzip.compress(case["members"].encode())
                 pieces = [first[:-8], first[-8:] + gzip.compress(body[len(case["members"]):])]
             elif needs == "gzip":
@@ -208,7 +227,9 @@ def _serve(case: Case) -> Callable[[_Handler], None]:
     "WEB_* error. An HTML page comes back "
     "(seed 002 reads passages out of fetched web pages), its value following the web_fetch output schema (seed 001: "
     "the shared fetch result stays unchanged). A coding the fetcher asked "
-    "for comes back decoded whatever reads its bytes arrive in, a gzip body of two members (RFC 1952) to its end.",
+    "for comes back decoded whatever reads its bytes arrive in, a gzip body of two members (RFC 1952) to its end; "
+    "a deflate stream that breaks in a later read may be refused, but a success shows the page's own words, "
+    "never that read decoded afresh.",
     cases=(*ROWS, *REPLY_ROWS, *LABEL_ROWS, *PIECE_ROWS),
 )
 async def decoded(ctx: CheckContext) -> None:
