@@ -232,7 +232,9 @@ class Emulator:
 
     def accept_api_key(self, key: str) -> None:
         """Accept ``key`` too from now on: a check that configures a key of another shape. The request log
-        scrubs it as it scrubs every credential presented (the scrubber remembers each one it meets)."""
+        scrubs it from requests as it does every credential presented (the scrubber remembers each one it
+        meets, whole); a response body that quotes a part of it (an in-band error a check injects) is logged
+        as sent, in memory only."""
         held = self._state.credentials  # swapped whole: the server loop reads one set or the other
         self._state.credentials = Credentials.of(held.api_keys | {key}, held.account_tokens)
 

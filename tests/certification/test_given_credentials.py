@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from dsweb_ref.certification.checks._fakes import HEX_SHAPED_KEY, WRONG_KEY
 from dsweb_ref.certification.report import given_credentials, run_secrets, scrub_text
 from dsweb_ref.cli.record import main as record_main
 
@@ -88,6 +89,17 @@ def test_given_credentials_takes_credential_named_values_only(
     env: dict[str, str], argv: list[str], want: list[str]
 ) -> None:
     assert given_credentials(env, argv) == want
+
+
+def test_the_keys_checks_configure_are_redacted_from_a_reason_even_in_part() -> None:
+    # search.messages.tool_error configures a key of the sk- shape and makes the upstream echo its body; a
+    # target may quote that in a reason ("error code '…' is not a WEB_* code"); errors.codes configures a
+    # rejected key the same way
+    secrets = run_secrets()
+    body = HEX_SHAPED_KEY.removeprefix("sk-")
+    for text in (f"error code {body!r} is not a WEB_* code", f"401 for {WRONG_KEY} here"):
+        shown = scrub_text(text, secrets)
+        assert body[:10] not in shown and WRONG_KEY[:10] not in shown and "[REDACTED]" in shown, shown
 
 
 def test_a_short_given_key_is_redacted_and_leaves_other_text_whole() -> None:

@@ -7,11 +7,14 @@ from __future__ import annotations
 import pytest
 
 from dsweb_ref import netguard
+from dsweb_ref._exceptions import WebError
 from dsweb_ref.certification.checks import ssrf, ssrf_body, ssrf_limits
+from dsweb_ref.certification.targets import reference_target
 from dsweb_ref.netguard import body, resolve, transport
 from dsweb_ref.providers import http_fetch
 
 from ._readings import failing_rows, fails_exactly, patch_reading
+from .conftest import run
 
 DECODED = "ssrf.body.decoded"
 CAPS = "ssrf.caps.body"
@@ -64,7 +67,7 @@ def test_every_label_row_has_a_reading() -> None:
     assert set(LABEL_READINGS) | {"corrupt-gzip"} == {case.name for case in ssrf_body.LABEL_ROWS}
 
 
-def test_a_corrupt_body_refused_without_a_web_code_fails_its_row(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_corrupt_body_refused_without_a_web_code_fails_its_two_refusal_rows(monkeypatch: pytest.MonkeyPatch) -> None:
     patch_reading(body._Inflater, "feed", 'WebErrorCode.PROVIDER_ERROR, f"could not decode',
                   '"DECODE_FAILED", f"could not decode', monkeypatch)
     # the deflate stream that breaks later is refused too: there as well a refusal must carry a WEB_* code
@@ -87,6 +90,34 @@ def test_the_raw_deflate_fallback_kept_past_the_first_read_fails_the_broken_late
     patch_reading(body._Inflater, "feed", "    self._started = True\n    if self._inflater.eof",
                   "    self._started = None\n    if self._inflater.eof", monkeypatch)
     fails_exactly(ssrf_body, "PIECE_ROWS", DECODED, "deflate-broken-later", monkeypatch)
+
+
+def test_a_decoder_that_keeps_the_bytes_before_a_later_break_passes_the_broken_later_row(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A right reading the row must accept: zlib and Go hand over what a read decoded before the stream broke
+    (Python's decompressobj keeps none of it), and the page then ends there. The page's words all come
+    before, and the bytes after them are not decoded afresh, so no word is invented."""
+    feed = body._Inflater.feed
+
+    def keep_until_broken(self: body._Inflater, data: bytes, limit: int) -> tuple[bytes, bytes]:
+        if not self._started or self._encoding != "deflate":
+            return feed(self, data, limit)
+        kept = b""
+        for i in range(len(data)):  # a byte at a time, so a break loses no byte decoded before it
+            try:
+                out, _ = feed(self, data[i : i + 1], limit - len(kept))
+            except WebError:
+                self.finished = True
+                break
+            kept += out
+        return kept, b""
+
+    monkeypatch.setattr(body._Inflater, "feed", keep_until_broken)
+    rows = ssrf_body.PIECE_ROWS
+    monkeypatch.setattr(ssrf_body, "PIECE_ROWS", tuple(c for c in rows if c.name == "deflate-broken-later"))
+    (result,) = run(reference_target(), only=[DECODED]).results
+    assert result.outcome.value == "passed", result.reason
 
 
 def test_a_gzip_body_read_only_to_its_first_member_fails_the_members_row(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -13,9 +13,12 @@ from dsweb_ref import _secrets
 from dsweb_ref.certification.checks import outcomes
 from dsweb_ref.certification.checks._fakes import HEX_SHAPED_KEY
 from dsweb_ref.certification.checks._leaks import leak
+from dsweb_ref.certification.targets import reference_target
+from dsweb_ref.emulator import Emulator
 from dsweb_ref.providers import _deepseek_http, deepseek_official
 
 from ._readings import failing_rows, patch_reading
+from .conftest import run
 
 CHECK = "errors.secret_echo"
 PIECE_B64 = "a base64 dump quoting 12 characters from the middle of the key"
@@ -46,6 +49,8 @@ def test_the_judge_reads_a_c_byte_array_as_hex_and_nothing_else_there() -> None:
     assert (leak(array, KEY) or "").startswith("characters 1-10 of the credential")
     assert (leak(array, KEY) or "").endswith("in hex")
     assert leak(array.replace(", ", ""), KEY) is not None  # no separator between the bytes
+    assert leak(array.replace(", ", ",\n    "), KEY) is not None  # one byte a line, indented
+    assert leak(array.replace(", ", " ; "), KEY) is not None
     assert leak("0x30, 0x31, 0x32, 0x33, 0x34, 0x35, 0x36, 0x37, 0x38, 0x39", KEY) is None  # other bytes
     assert leak("{" + ", ".join(f"0x{b:02x}" for b in KEY.encode()[:9]) + "}", KEY) is None  # 9 characters
 
@@ -97,3 +102,15 @@ def test_a_plain_looking_code_named_unscrubbed_fails_exactly_the_key_body_code_r
     patch_reading(deepseek_official, "_tool_error", "_ERROR_CODE.fullmatch(code) and scrub_secrets",
                   "_ERROR_CODE.fullmatch(code) or scrub_secrets", monkeypatch)
     assert failing_rows(outcomes, "TOOL_ERRORS", TOOL_ERROR, monkeypatch) == {KEY_BODY_CODE}
+
+
+def test_the_key_body_code_row_fails_when_the_request_never_meets_the_in_band_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # a key the emulator refuses gets a 401: still WEB_PROVIDER_ERROR after one request, with no leak, so
+    # without the row's look at the request it would pass having tested nothing
+    monkeypatch.setattr(Emulator, "accept_api_key", lambda self, key: None)
+    monkeypatch.setattr(outcomes, "TOOL_ERRORS", tuple(c for c in outcomes.TOOL_ERRORS if c.name == KEY_BODY_CODE))
+    (result,) = run(reference_target(), only=[TOOL_ERROR]).results
+    assert result.outcome.value == "failed", result.reason
+    assert "never met the in-band error (its credential: invalid)" in result.reason, result.reason

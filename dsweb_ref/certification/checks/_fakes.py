@@ -2,7 +2,8 @@
 
 Built from parts when imported, so no line of the repository holds anything a secret scan (the
 project's own ``SECRET_RULES`` or any other) takes for a credential, while the text the checks send
-matches every credential rule the reference knows. Every value says ``fake`` or ``placeholder``.
+matches every credential rule the reference knows. Every value says ``fake`` or ``placeholder``, but for
+the keys checks configure (:data:`HEX_SHAPED_KEY`, :data:`WRONG_KEY`), which reports scrub as given secrets.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import base64
 import hashlib
 import json
 
-__all__ = ["CREDENTIAL_SHAPES", "FOREIGN_CREDENTIALS", "HEX_SHAPED_KEY"]
+__all__ = ["CREDENTIAL_SHAPES", "FOREIGN_CREDENTIALS", "HEX_SHAPED_KEY", "WRONG_KEY"]
 
 
 def _b64url(value: object) -> str:
@@ -47,3 +48,6 @@ CREDENTIAL_SHAPES = (
 # pattern of plain codes ([a-z0-9_]), which the emulator's own key (with hyphens) never does. Hex cannot
 # say "fake", so it is the hash of a phrase that does.
 HEX_SHAPED_KEY = "s" + "k-" + hashlib.sha256(b"dsweb fake placeholder key").hexdigest()[:32]
+
+# A key the emulator never accepts: errors.codes configures it for the rejected-credential case.
+WRONG_KEY = "dsweb-wrong-key-0000"

@@ -13,7 +13,7 @@ from ...emulator import CutBody, Fault, Malformed, RateLimited, Status, ToolErro
 from ..cases import ORDER, Case
 from ..targets import CallOutcome, TargetError
 from ._base import PROVIDER_ERROR, CheckContext, check, expect_error, expect_success, require
-from ._fakes import FOREIGN_CREDENTIALS, HEX_SHAPED_KEY
+from ._fakes import FOREIGN_CREDENTIALS, HEX_SHAPED_KEY, WRONG_KEY
 from ._leaks import leak
 from ._oracle import query_match
 from ._script import answer_body, row, script
@@ -152,10 +152,10 @@ async def error_codes(ctx: CheckContext) -> None:
             require(not _LONE_SURROGATE.search(shown), f"{case.name}: the failure holds a lone surrogate, so it "
                     f"is no Unicode text: {shown[:160]!a}")
     key = ctx.config.api_key
-    await ctx.configure(api_key="dsweb-wrong-key-0000")
+    await ctx.configure(api_key=WRONG_KEY)
     outcome = await ctx.search([QUERY])
     expect_error(outcome, "a rejected credential", PROVIDER_ERROR)
-    for secret in (key, "dsweb-wrong-key-0000"):
+    for secret in (key, WRONG_KEY):
         require(secret not in (outcome.text or ""), "the error text reveals the credential")
 
 
@@ -452,7 +452,8 @@ TOOL_ERRORS = (
     Case("an unknown code", "only the documented codes taken for a failure",
          {"code": "Upstream <b>exploded</b> at 07:00"}),
     Case("a code quoting the key", "the error code quoted without scrubbing", {"code": f"invalid key {KEY}"}),
-    # Last: it configures another key. A code is plain ([a-z0-9_]) where the key's body is too.
+    # It configures another key, which stays configured for any row after it. Its body is a plain code
+    # ([a-z0-9_]), which the emulator's own key (with hyphens) never is.
     Case("a code that is the body of a key of the usual shape",
          "a code that looks plain named as is, unscrubbed: the body of an sk- key of hex digits fits that look",
          {"code": KEY_BODY, "key": "sk- and 32 hex digits"}),
@@ -486,8 +487,12 @@ async def messages_tool_error(ctx: CheckContext) -> None:
         outcome = await ctx.search([QUERY])
         await ctx.settle()
         expect_error(outcome, case.name, PROVIDER_ERROR)
-        sent = len(ctx.records("messages"))
-        require(sent == 1, f"{case.name}: {sent} upstream requests; a failure must not be retried silently")
+        records = ctx.records("messages")
+        require(len(records) == 1, f"{case.name}: {len(records)} upstream requests; a failure must not be retried "
+                "silently")
+        require(records[0].credential == "api_key" and records[0].fault is not None, f"{case.name}: the request "
+                f"never met the in-band error (its credential: {records[0].credential}); the key configured for the "
+                "case must be the one sent")
         leak = _leaks(outcome, key)
         require(leak is None, f"{case.name}: the failure shows {leak}")
 
