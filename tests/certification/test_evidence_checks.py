@@ -16,7 +16,14 @@ from publicsuffixlist import PublicSuffixList
 
 from dsweb_ref import WebError
 from dsweb_ref.certification import targets
-from dsweb_ref.certification.checks import REGISTRY, evidence, evidence_diversity, evidence_passages, evidence_relevance
+from dsweb_ref.certification.checks import (
+    REGISTRY,
+    evidence,
+    evidence_diversity,
+    evidence_html,
+    evidence_passages,
+    evidence_relevance,
+)
 from dsweb_ref.certification.targets import InProcessTarget, TargetConfig, ToolPair, reference_target
 from dsweb_ref.netguard import DEFAULT_POLICY, check_url
 from dsweb_ref.tools import (
@@ -487,9 +494,17 @@ ROW_READINGS: dict[str, tuple[Any, str, str, str, str, str | tuple[str, ...]]] =
                           "evidence.lines_cite_results", "long-urls"),
     "search-error-misread": (evidence_search, "_tried", "clean_text(t['search_error'], 200)",
                              "clean_text(t['search_error'].text, 200)", "evidence.diversity", "failed-search"),
+    # Survivors of the seed-1 mutation draw: the names of a query checked against the pages read even when none
+    # was (max() of nothing raises, so the query loses its snippets too); and furniture judged by a role
+    # attribute's presence, not its value (test_a_row_outside_any_table_... below: a header never set).
+    "names-checked-with-no-page-read": (_evidence_passages, "choose", "if kept and names:", "if kept or names:",
+                                        "evidence.diversity", "named-queries"),
+    "any-role-is-furniture": (_evidence_units, "is_furniture", 'if name == "role" and any(',
+                              'if name == "role" or any(', "evidence.html_page", "content-roles"),
 }  # fmt: skip
 _TABLES = {
     "evidence.diversity": (evidence_diversity, "DIVERSITY"),
+    "evidence.html_page": (evidence_html, "HTML"),
     "evidence.passages": (evidence_passages, "PASSAGES"),
     "evidence.designators": (evidence_relevance, "DESIGNATORS"),
     "evidence.table_rows": (evidence_relevance, "TABLES"),
@@ -504,6 +519,22 @@ def test_each_text_and_passage_row_catches_the_reading_it_names(reading: str, mo
                   _evidence_text, _evidence_passages, _evidence_rank, evidence_search)  # fmt: skip
     module, table = _TABLES[check_id]
     assert failing_rows(module, table, check_id, monkeypatch) == (set(row) if isinstance(row, tuple) else {row})
+
+
+def test_a_row_outside_any_table_read_against_a_header_never_set_fails_exactly_the_stray_row_row(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A survivor of the seed-1 mutation draw: the parser's table header starts unset, not empty, so a table
+    row before any table raises and the page counts as unread (a wrapper: __init__ calls super(), which a
+    re-compiled copy of it cannot)."""
+    init = _evidence_units._Units.__init__
+
+    def header_unset(self: Any) -> None:
+        init(self)
+        self._header = None
+
+    monkeypatch.setattr(_evidence_units._Units, "__init__", header_unset)
+    assert failing_rows(evidence_html, "HTML", "evidence.html_page", monkeypatch) == {"stray-table-row"}
 
 
 def test_the_unsafe_check_catches_dropped_results_outside_the_output_schema(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -148,6 +148,10 @@ RESPONSES_STREAM_READINGS: dict[str, tuple[str, str, str, str, str]] = {
     "items-counted-from-one": (
         "read_events", "[items[i] for i in sorted(items)]", "[items[i] for i in range(1, len(items) + 1)]",
         "standalone.prose.error", "responses-stream-final-without-output"),
+    "any-index-but-a-bool-taken": (
+        "read_events", "if isinstance(index, int) and not isinstance(index, bool):",
+        "if isinstance(index, int) or not isinstance(index, bool):",
+        "standalone.prose.error", "responses-stream-output-index-not-an-integer"),
 }
 # The same for the endpoint both backends share (providers/_standalone.py).
 ENDPOINT_STREAM_READINGS: dict[str, tuple[str, str, str, str, str]] = {
@@ -170,7 +174,9 @@ MODULES = {"responses": (standalone_responses, READINGS), "tool": (standalone_se
 
 # A plain row whose answer a streamed row asks for as a stream: the stream reader hands the answer it rebuilt
 # to the plain reader, so a wrong plain reading fails both (and nothing else).
-STREAMED_TWINS = {"responses-failed-status": "responses-failed-status-streamed"}
+STREAMED_TWINS = {"responses-failed-status": "responses-failed-status-streamed",
+                  # Both read their items from output_item.done events (the final event lists none).
+                  "responses-stream-final-without-output": "responses-stream-output-index-not-an-integer"}
 
 
 @pytest.mark.parametrize(("module", "reading"), [(m, r) for m, (_, table) in MODULES.items() for r in sorted(table)])

@@ -130,6 +130,16 @@ _ONE_PAGE = {
 }
 
 
+# Two queries naming a place (capitalised words), each with usable results on sites of its own, none of whose
+# pages can be read (the Fetch API answers 404): the snippets are all that is left. The URLs are lower-cased
+# (their paths come from the topic): a target that changes a path's case fails evidence.lines_cite_results.
+_NAMED = {
+    topic: [{**r, "url": r["url"].lower()} for r in _rows(topic, [f"{site}{i}.{tld}" for i in range(3)], True)]
+    for topic, site, tld in (("Lumen Bay ferry timetable", "lumenferry", "org"),
+                             ("Gull Island lighthouse tours", "gulltours", "net"))
+}
+
+
 def _crowded(crowd: Sequence[Sequence[str]], others: Sequence[Sequence[str]]) -> dict[str, list[Row]]:
     topics = ("quay opening hours", "quay fish market")
     return {t: _spread(t, c, o) for t, c, o in zip(topics, crowd, others, strict=True)}
@@ -234,6 +244,13 @@ DIVERSITY = (
         "a URL an earlier query of the batch returned dropped from the later queries' results (deduplicated across "
         "the batch before ranking): the second query's only usable result is gone, so it keeps no source",
         {"results": _ONE_PAGE},
+    ),
+    Case(
+        "named-queries",
+        "a query naming a place or person (capitalised words) keeps no source when none of its pages could be "
+        "read: the check of the names against the pages read fails on none (an empty max, caught) and the snippet "
+        "fallback is never reached",
+        {"results": _NAMED},
     ),
     Case(
         "http-and-https",

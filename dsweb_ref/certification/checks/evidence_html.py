@@ -180,6 +180,19 @@ BLOCKS_PAGE = _page(
     "Harbour pilot boarding from the outer anchorage</div><div>Lighthouse keepers' picnic by the dunes</div></main>",
 )
 
+# The article marked with landmark roles that name content, not furniture (a role's value decides, not its presence).
+ROLES_PAGE = _page(
+    "Harbour pilot boarding",
+    '<div role="main"><article role="article">\n<h1>Pilotage</h1>\n' + OPENING + "\n" + MATCH + "\n</article></div>",
+)
+
+# A table row standing outside any table (stray <tr>/<td> tags, as CMS fragments leave them; a browser drops the
+# tags and shows their text) before the article's matching paragraph: the page is still read.
+STRAY_ROW_PAGE = _page(
+    "Harbour pilot boarding",
+    _article(OPENING, "<tr><td>Tide at the bar</td><td>4.2 m</td></tr>", MATCH),
+)
+
 FURNITURE_CATCHES = {
     "script": "script text read as page text (a parser that strips tags but keeps their contents): a script "
     "holding the query's words taken for a passage",
@@ -202,6 +215,11 @@ HTML = (
          "the passage", {"fact": FACT, "absent": ("<strong", "</", "href=", "&amp;")}),
     *(Case(kind, FURNITURE_CATCHES[kind],
            {"furniture": FURNITURE[kind][0], "fact": FACT, "absent": (MARKERS[kind],)}) for kind in FURNITURE),
+    Case("content-roles", 'furniture judged by the presence of a role attribute, not its value: the article marked '
+         'role="main" and role="article" dropped, so the page\'s fact never reaches the evidence', {"fact": FACT}),
+    Case("stray-table-row", "markup read as well-formed only: a table row outside any table (no header state yet) "
+         "crashes the page's reading, so the page counts as unread and its fact never reaches the evidence",
+         {"fact": FACT}),
     Case("format-characters", "format characters kept, or read as spaces: soft hyphens (&shy;) and a zero-width "
          "space inside the fact's words make 'outer anchorage' into 'out er an chor age' (or hide the match)",
          {"fact": FACT}),
@@ -228,6 +246,8 @@ HTML = (
 PAGES = {
     "markup": MARKUP_PAGE,
     **{kind: _with_furniture(kind) for kind in FURNITURE},
+    "content-roles": ROLES_PAGE,
+    "stray-table-row": STRAY_ROW_PAGE,
     "format-characters": HYPHENATED_PAGE,
     "th-row-label": TH_ROWS_PAGE,
     "th-first-row-header": TH_NO_HEADER_PAGE,

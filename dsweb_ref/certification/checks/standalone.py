@@ -176,6 +176,15 @@ def _final_without_output(events: list[Event]) -> list[Event]:
     return [*events[:-1], (name, {**data, "response": {**data["response"], "output": []}})]
 
 
+def _odd_output_index(events: list[Event]) -> list[Event]:
+    """A Responses stream whose final event lists no output, with one more response.output_item.done before it
+    whose output_index is a string ("2"), beside the integer-indexed ones."""
+    stray = ("response.output_item.done", {"type": "response.output_item.done", "output_index": "2",
+                                           "item": _answer([_text("Odd.")])})
+    told = _final_without_output(events)
+    return [(name, {**data, "sequence_number": n}) for n, (name, data) in enumerate([*told[:-1], stray, told[-1]])]
+
+
 # -- the request ----------------------------------------------------------------------------------
 
 _CONTEXT = ("for a customer in Lisbon who already uses the standard plan, who asked in Portuguese about invoices "
@@ -607,6 +616,11 @@ PROSE_CASES = (
          "in response.output_item.done events; reading them or refusing the answer is open)",
          {"protocol": "responses", "stream": True, "answered": True,
           "fault": _own_stream("responses", _STREAMED["responses"], _final_without_output)}),
+    Case("responses-stream-output-index-not-an-integer", "crashing on a response.output_item.done whose "
+         "output_index is not an integer (a string beside the integer ones; the final event lists no output, so "
+         "the items are read from these events, or the answer refused)",
+         {"protocol": "responses", "stream": True, "answered": True,
+          "fault": _own_stream("responses", _STREAMED["responses"], _odd_output_index)}),
     Case("arguments-without-a-query", "crashing on a call without a query (or failing it with no WEB_* code)",
          {"protocol": "messages", "arguments": {}, "answered": True}),
     Case("arguments-with-another-property", "crashing on a call with a property beside the query (or failing it "
