@@ -521,7 +521,7 @@ def test_each_text_and_passage_row_catches_the_reading_it_names(reading: str, mo
     assert failing_rows(module, table, check_id, monkeypatch) == (set(row) if isinstance(row, tuple) else {row})
 
 
-def test_a_row_outside_any_table_read_against_a_header_never_set_fails_exactly_the_stray_row_row(
+def test_a_row_outside_any_table_read_against_a_header_never_set_fails_exactly_the_stray_table_row_row(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A survivor of the seed-1 mutation draw: the parser's table header starts unset, not empty, so a table

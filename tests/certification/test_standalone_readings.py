@@ -172,11 +172,12 @@ MODULES = {"responses": (standalone_responses, READINGS), "tool": (standalone_se
            "endpoint-stream": (_standalone.StandaloneEndpoint, ENDPOINT_STREAM_READINGS)}
 
 
-# A plain row whose answer a streamed row asks for as a stream: the stream reader hands the answer it rebuilt
-# to the plain reader, so a wrong plain reading fails both (and nothing else).
-STREAMED_TWINS = {"responses-failed-status": "responses-failed-status-streamed",
-                  # Both read their items from output_item.done events (the final event lists none).
-                  "responses-stream-final-without-output": "responses-stream-output-index-not-an-integer"}
+# Another row a reading of this row also fails (and nothing else). A plain row whose answer a streamed row asks
+# for as a stream: the stream reader hands the answer it rebuilt to the plain reader, so a wrong plain reading
+# fails both. And two streamed rows that both read their items from output_item.done events (the final event
+# lists none), so a wrong reading of those items fails both.
+ALSO_FAILED = {"responses-failed-status": "responses-failed-status-streamed",
+               "responses-stream-final-without-output": "responses-stream-output-index-not-an-integer"}
 
 
 @pytest.mark.parametrize(("module", "reading"), [(m, r) for m, (_, table) in MODULES.items() for r in sorted(table)])
@@ -184,7 +185,7 @@ def test_each_row_catches_the_reading_it_names(module: str, reading: str, monkey
     target, table = MODULES[module]
     function, right, wrong, check, row = table[reading]
     patch_reading(target, function, right, wrong, monkeypatch)
-    assert _failing_rows(check, monkeypatch) == {row, *([STREAMED_TWINS[row]] if row in STREAMED_TWINS else [])}
+    assert _failing_rows(check, monkeypatch) == {row, *([ALSO_FAILED[row]] if row in ALSO_FAILED else [])}
 
 
 def test_the_reference_passes_every_row_of_the_checks_read_here(monkeypatch: pytest.MonkeyPatch) -> None:

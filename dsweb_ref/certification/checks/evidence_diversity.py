@@ -131,11 +131,12 @@ _ONE_PAGE = {
 
 
 # Two queries naming a place (capitalised words), each with usable results on sites of its own, none of whose
-# pages can be read (the Fetch API answers 404): the snippets are all that is left. The URLs are lower-cased
-# (their paths come from the topic): a target that changes a path's case fails evidence.lines_cite_results.
+# pages can be read (the Fetch API answers 404): the snippets are all that is left. The URLs (whose paths come
+# from the topic) are lower-cased so that a target changing a path's case fails evidence.lines_cite_results
+# ('path-case'), not this row.
 _NAMED = {
-    topic: [{**r, "url": r["url"].lower()} for r in _rows(topic, [f"{site}{i}.{tld}" for i in range(3)], True)]
-    for topic, site, tld in (("Lumen Bay ferry timetable", "lumenferry", "org"),
+    topic: [{**r, "url": r["url"].lower()} for r in _rows(topic, [f"{name}{i}.{tld}" for i in range(3)], True)]
+    for topic, name, tld in (("Lumen Bay ferry timetable", "lumenferry", "org"),
                              ("Gull Island lighthouse tours", "gulltours", "net"))
 }
 
@@ -247,9 +248,8 @@ DIVERSITY = (
     ),
     Case(
         "named-queries",
-        "a query naming a place or person (capitalised words) keeps no source when none of its pages could be "
-        "read: the check of the names against the pages read fails on none (an empty max, caught) and the snippet "
-        "fallback is never reached",
+        "a query's names (a place in capitalised words) checked against the pages read even when none was read: "
+        "with no page to name them the query keeps no source, and its snippets are never tried",
         {"results": _NAMED},
     ),
     Case(

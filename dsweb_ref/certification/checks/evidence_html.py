@@ -180,7 +180,8 @@ BLOCKS_PAGE = _page(
     "Harbour pilot boarding from the outer anchorage</div><div>Lighthouse keepers' picnic by the dunes</div></main>",
 )
 
-# The article marked with landmark roles that name content, not furniture (a role's value decides, not its presence).
+# The article marked with roles that name content (main, article), not furniture: a role's value decides, not
+# its presence.
 ROLES_PAGE = _page(
     "Harbour pilot boarding",
     '<div role="main"><article role="article">\n<h1>Pilotage</h1>\n' + OPENING + "\n" + MATCH + "\n</article></div>",
