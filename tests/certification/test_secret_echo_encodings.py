@@ -1,9 +1,9 @@
-"""Rows found by the mutation harness, where a key an upstream echoes went unjudged. errors.secret_echo: three
+"""Rows found by the mutation harness, where a key an upstream echoes went unjudged. errors.secret_echo: four
 wrong scrubbers that every other row let pass, each a change of one line in the reference's scrubber
-(``dsweb_ref._secrets``), each failing exactly the rows that name it; the judge (``checks/_leaks.py``) reads
-the forms they echo too (a C byte array, ``0x`` before each byte, is hex to it). search.messages.tool_error:
-an in-band error code that is the body of a key of the usual shape (sk- and hex digits) looks like a plain
-code, and a tool that names plain codes as they are showed it."""
+(``dsweb_ref._secrets``) or its quoting window (``scrub_prefix``), each failing exactly the rows that name
+it; the judge (``checks/_leaks.py``) reads the forms they echo too (a C byte array, ``0x`` before each byte,
+is hex to it). search.messages.tool_error: an in-band error code that is the body of a key of the usual
+shape (sk- and hex digits) looks like a plain code, and a tool that names plain codes as they are showed it."""
 
 from __future__ import annotations
 
