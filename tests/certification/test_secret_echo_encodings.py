@@ -15,6 +15,7 @@ from dsweb_ref.certification.checks._fakes import HEX_SHAPED_KEY
 from dsweb_ref.certification.checks._leaks import leak
 from dsweb_ref.certification.targets import reference_target
 from dsweb_ref.emulator import Emulator
+from dsweb_ref.emulator.server import DEFAULT_API_KEY
 from dsweb_ref.providers import _deepseek_http, deepseek_official
 
 from ._readings import failing_rows, patch_reading
@@ -25,7 +26,7 @@ PIECE_B64 = "a base64 dump quoting 12 characters from the middle of the key"
 C_BYTES = "a C byte array of the key (0x before each byte)"
 CUT_HEX = "the key reversed and in hex after 4,576 spaces"
 TWICE = {f"the key base64-encoded twice, its inner encoding at byte {n} of an outer group" for n in (1, 2)}
-KEY = "dsweb-emulator-key-0001"
+KEY = DEFAULT_API_KEY  # the key every check configures first
 
 
 @pytest.fixture(autouse=True)
