@@ -9,6 +9,7 @@ as "late under load", and a re-run of `search.api.pacing.cancel` was fed the pre
 from __future__ import annotations
 
 import re
+import time
 from typing import Any
 
 import pytest
@@ -16,6 +17,7 @@ import pytest
 from dsweb_ref.certification import calibration
 from dsweb_ref.certification.checks import scheduling
 from dsweb_ref.certification.targets import reference_target
+from dsweb_ref.emulator.log import RequestLog
 
 from .conftest import adapter, run
 
@@ -50,6 +52,26 @@ def test_a_break_late_by_a_known_amount_fails_whatever_load_is_measured(
     (result,) = run(adapter("--break", mode), only=[check]).results
     assert result.outcome.value == "failed", result.reason
     assert reason in result.reason and "late in all 3 runs" in result.reason
+
+
+def test_the_retry_wait_is_counted_from_the_429_request_not_from_its_stamped_end(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # catches: the wait's end counted from when the 429's answer was stamped finished (or from when the
+    # check learnt of it). A loaded emulator thread stamps it after the target has read the answer, so the
+    # late answer came "before" that end, was not seen as the wrong reading, and the load excused it: a CI
+    # run passed the break. Here every answer's finish is stamped 0.1 s after it was sent.
+    beside_load(monkeypatch, STALL_LOAD)
+    finish = RequestLog.finish
+
+    def stamped_late(self: RequestLog, seq: int, **changes: Any) -> None:
+        time.sleep(0.1)  # blocks the emulator's loop, as a descheduled thread would, after the answer went out
+        finish(self, seq, **changes)
+
+    monkeypatch.setattr(RequestLog, "finish", stamped_late)
+    (result,) = run(adapter("--break", "retry-cancel-late"), only=["search.api.retry.cancel"]).results
+    assert result.outcome.value == "failed", result.details
+    assert "answered only once the Retry-After wait had ended" in result.reason, result.reason
 
 
 @pytest.mark.parametrize(("checks", "load"), [(("search.api.pacing.cancel", "search.api.fail_fast"), BESIDE_LOAD),
