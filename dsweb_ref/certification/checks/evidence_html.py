@@ -194,6 +194,13 @@ STRAY_ROW_PAGE = _page(
     _article(OPENING, "<tr><td>Tide at the bar</td><td>4.2 m</td></tr>", MATCH),
 )
 
+# A line break inside a table cell (a value on two lines, as CMS tables write them) before the matching
+# paragraph: the page is still read.
+BR_CELL_PAGE = _page(
+    "Harbour pilot boarding",
+    _article(OPENING, "<table><tr><td>Tide at the bar</td><td>4.2 m<br>at high water</td></tr></table>", MATCH),
+)
+
 FURNITURE_CATCHES = {
     "script": "script text read as page text (a parser that strips tags but keeps their contents): a script "
     "holding the query's words taken for a passage",
@@ -221,6 +228,9 @@ HTML = (
     Case("stray-table-row", "markup read as well-formed only: a table row outside any table (no header state yet) "
          "crashes the page's reading, so the page counts as unread and its fact never reaches the evidence",
          {"fact": FACT}),
+    Case("cell-line-break", "a line break (<br>) inside a table cell breaking the page's reading (the break "
+         "kept as a non-text value in the cell), so the page counts as unread and its fact never reaches the "
+         "evidence", {"fact": FACT}),
     Case("format-characters", "format characters kept, or read as spaces: soft hyphens (&shy;) and a zero-width "
          "space inside the fact's words make 'outer anchorage' into 'out er an chor age' (or hide the match)",
          {"fact": FACT}),
@@ -249,6 +259,7 @@ PAGES = {
     **{kind: _with_furniture(kind) for kind in FURNITURE},
     "content-roles": ROLES_PAGE,
     "stray-table-row": STRAY_ROW_PAGE,
+    "cell-line-break": BR_CELL_PAGE,
     "format-characters": HYPHENATED_PAGE,
     "th-row-label": TH_ROWS_PAGE,
     "th-first-row-header": TH_NO_HEADER_PAGE,

@@ -158,6 +158,11 @@ THAI_SENTENCE = replace(
     fact="หนึ่งร้อยยี่สิบบาท",
 )
 
+# A Thai sentence ending in a full stop: "น." (นาฬิกา, o'clock) after a time is how Thai writes it. The fact is
+# in the paragraph's last (here: only) sentence, so a segmenter that ends a sentence at punctuation must still
+# hand over the sentence the final stop closes.
+THAI_FULL_STOP = replace(THAI, match="ราคาทองคำวันนี้ที่เยาวราชปรับขึ้นสองร้อยบาทเมื่อเวลา 09.30 น.")
+
 
 def _page(texts: _Texts, fillers: int) -> str:
     filler = [texts.filler.format(i=i) for i in range(fillers + 1)]
@@ -187,6 +192,12 @@ PASSAGES = (
         "Thai matched by whole space-separated runs (Thai has no spaces between words): the matching paragraph "
         "never found, the snippet or the page's opening sent instead",
         {"fillers": 40, "texts": "thai"},
+    ),
+    Case(
+        "thai-full-stop",
+        "a Thai sentence cut that does not hand over a sentence ended by punctuation: a paragraph ending in 'น.' "
+        "(a time, 09.30 น.) loses its last sentence, here the whole matching paragraph",
+        {"fillers": 40, "texts": "thai-full-stop"},
     ),
     Case(
         "chinese-page",
@@ -250,6 +261,7 @@ _TEXTS = {
     "english": ENGLISH,
     "snippet-matching": SNIPPET_MATCHING,
     "thai": THAI,
+    "thai-full-stop": THAI_FULL_STOP,
     "chinese": CHINESE,
     "chinese-apart": CHINESE_APART,
     "stop-words": STOP_WORDS,
