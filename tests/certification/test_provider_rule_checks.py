@@ -204,6 +204,8 @@ def _forms_scrubber(forms: set[str]) -> Any:
                 literal.append(" ".join(secret))
             if "reversed" in forms:
                 literal.append(secret[::-1])
+            if "spaced-reversed" in forms:
+                literal.append(" ".join(secret[::-1]))
             if "look-alike" in forms:
                 literal.append(secret.translate(echo_checks.LOOK_ALIKE))
             if "full-width" in forms:
@@ -234,7 +236,8 @@ def _forms_scrubber(forms: set[str]) -> Any:
 
 ALL_FORMS = {"raw", "any-case", "b64-0", "b64-1", "b64-2", "pct-upper", "pct-any", "pct-twice", "pct-mixed",
              "entities", "hex", "hex-any-case", "x-escapes", "json-escapes", "entities-hex", "entities-loose",
-             "pct-entities", "zero-width", "spaced", "reversed", "look-alike", "full-width", "json-zero-width",
+             "pct-entities", "zero-width", "spaced", "reversed", "spaced-reversed", "look-alike", "full-width",
+             "json-zero-width",
              "utf-16", "hex-reversed", "base64-twice", "base64-twice-1", "base64-twice-2", "c-bytes"}
 # the encoded echo row that alone catches each wrong reading of "in any encoding" (the first to fail)
 ENCODED_READINGS = {
@@ -257,6 +260,7 @@ ENCODED_READINGS = {
     "the key with a zero-width space between its characters": ALL_FORMS - {"zero-width"},
     "the key spelled out with spaces between its characters": ALL_FORMS - {"spaced"},
     "the key written backwards": ALL_FORMS - {"reversed"},
+    "the key spelled out backwards": ALL_FORMS - {"spaced-reversed"},
     "the key with Cyrillic look-alike letters": ALL_FORMS - {"look-alike"},
     "the key in full-width letters": ALL_FORMS - {"full-width"},
     "the key in a quoted JSON dump, with escaped zero-width spaces (\\u200b) between its characters":

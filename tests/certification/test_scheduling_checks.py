@@ -18,6 +18,7 @@ from dsweb_ref.certification.targets import InProcessTarget, TargetConfig, refer
 from dsweb_ref.providers import _scheduler, deepseek_search_api
 from dsweb_ref.settings import Settings
 
+from ._readings import patch_reading
 from .conftest import failed_checks, outcomes, reference_variant, run
 
 SCHEDULING = ["search.api.retry", "search.api.pacing", "search.api.localization"]
@@ -101,6 +102,19 @@ def test_retrying_402_fails_only_the_never_check(monkeypatch: pytest.MonkeyPatch
     wrong = _scheduler.retryable
     monkeypatch.setattr(_scheduler, "retryable", lambda status: status == 402 or wrong(status))
     assert _failed(["search.api.retry.waits", "search.api.retry.never"]) == {"search.api.retry.never"}
+
+
+def test_retries_counted_with_the_first_attempt_fail_the_one_retry_row_of_the_wire_check(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A survivor of the seed-2 mutation draw: configure's retries read as attempts in all, so retries 1
+    retries nothing. The retries-2 rows before it pass that reading (one 503, then success, takes one retry),
+    so the reason names the row that allows one retry."""
+    patch_reading(_scheduler.AccountScheduler, "run", "if retry >= policy.retries or",
+                  "if retry + 1 >= policy.retries or", monkeypatch)
+    (result,) = run(_target(), ["search.api.retry.wire"]).results
+    assert result.outcome is Outcome.FAILED
+    assert result.reason.startswith("a retried request with one retry allowed: search:"), result.reason
 
 
 def test_declaring_pacing_without_pacing_fails_the_pacing_checks() -> None:

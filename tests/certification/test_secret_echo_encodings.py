@@ -1,4 +1,4 @@
-"""Rows found by the mutation harness, where a key an upstream echoes went unjudged. errors.secret_echo: four
+"""Rows found by the mutation harness, where a key an upstream echoes went unjudged. errors.secret_echo: six
 wrong scrubbers that every other row let pass, each a change of one line in the reference's scrubber
 (``dsweb_ref._secrets``) or its quoting window (``scrub_prefix``), each failing exactly the rows that name
 it; the judge (``checks/_leaks.py``) reads the forms they echo too (a C byte array, ``0x`` before each byte,
@@ -26,6 +26,8 @@ PIECE_B64 = "a base64 dump quoting 12 characters from the middle of the key"
 C_BYTES = "a C byte array of the key (0x before each byte)"
 CUT_HEX = "the key reversed and in hex after 4,576 spaces"
 TWICE = {f"the key base64-encoded twice, its inner encoding at byte {n} of an outer group" for n in (1, 2)}
+SPELLED_BACKWARDS = "the key spelled out backwards"
+TOUCHING = "the key spelled out three times, the last two run together"
 KEY = DEFAULT_API_KEY  # the key every check configures first
 
 
@@ -41,8 +43,9 @@ def _fresh_forms() -> object:
 
 def test_the_rows_exist_and_the_reference_passes_them(monkeypatch: pytest.MonkeyPatch) -> None:
     names = {case.name for case in outcomes.SECRET_ECHOES}
-    assert {PIECE_B64, C_BYTES, CUT_HEX, *TWICE} <= names
-    assert not {PIECE_B64, C_BYTES, CUT_HEX, *TWICE} & failing_rows(outcomes, "SECRET_ECHOES", CHECK, monkeypatch)
+    rows = {PIECE_B64, C_BYTES, CUT_HEX, SPELLED_BACKWARDS, TOUCHING, *TWICE}
+    assert rows <= names
+    assert not rows & failing_rows(outcomes, "SECRET_ECHOES", CHECK, monkeypatch)
 
 
 def test_the_judge_reads_a_c_byte_array_as_hex_and_nothing_else_there() -> None:
@@ -71,6 +74,11 @@ READINGS = {
     "in every form":
         (_deepseek_http, "scrub_prefix", "len(window) - _ENCODED_PER_BYTE", "len(window) + _ENCODED_PER_BYTE",
          {CUT_HEX}),
+    # From the seed-2 draw:
+    "the reversed key looked for only as written whole, its spelled-out (compact) form forward only":
+        (_secrets, "_needles", "raw = [secret, secret[::-1],", "raw = [secret, secret[::+1],", {SPELLED_BACKWARDS}),
+    "matches that touch merged into the slot before the last, so the earlier match stays shown":
+        (_secrets, "_merge", "merged[-1] = (merged[-1][0],", "merged[-2] = (merged[-1][0],", {TOUCHING}),
 }
 
 

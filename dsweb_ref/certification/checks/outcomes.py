@@ -325,6 +325,9 @@ SECRET_ECHOES = (
           ("spaced", "spelled out with spaces between its characters",
            "separators between the key's characters taken for a break in it"),
           ("reversed", "written backwards", "only forward forms of the key looked for"),
+          # From the seed-2 mutation draw: the two forms above at once.
+          ("spaced-reversed", "spelled out backwards", "spelled-out forms looked for forward only (backwards only "
+           "as written whole)"),
           ("look-alike", "with Cyrillic look-alike letters", "look-alike letters (Cyrillic е, о, а, к, у) taken "
            "for other characters: the key shown as it reads"),
           ("full-width", "in full-width letters", "compatibility forms (full-width letters) not folded to ASCII"),
@@ -341,6 +344,11 @@ SECRET_ECHOES = (
            "base64 of base64 looked for at one alignment of the inner text only",
            {"status": 401, "encode": ("base64-twice", prefix), "body": {"error": {"message": "invalid {encoded}"}}})
       for offset, prefix in ((1, "auth "), (2, "token="))),
+    # From the seed-2 mutation draw: matches that touch merged into one span (the last two copies here).
+    Case("the key spelled out three times, the last two run together", "matches of the key that touch merged "
+         "wrongly: an earlier match left unredacted, or the scrubber raising",
+         {"status": 401, "encode": ("spaced", ""),
+          "body": {"error": {"message": "invalid {encoded}; retried with {encoded}{encoded}"}}}),
     Case("the key with its characters alternately percent-encoded and character references",
          "each encoding looked for only over the whole key, not mixed per character",
          {"status": 401, "encode": ("percent-entities", "key="),
@@ -391,6 +399,7 @@ def encoded_text(how: str, text: str) -> str:
         "utf-16": "\x00".join(text),
         "hex-reversed": data[::-1].hex(),
         "base64-twice": base64.b64encode(base64.b64encode(data)).decode("ascii"),
+        "spaced-reversed": " ".join(text)[::-1],
     }
     return forms[how]
 

@@ -443,6 +443,10 @@ SCHEDULED_WIRE = (
          "idempotency key)", {"retries": 2, "judge": "headers"}),
     Case("a retried request's body", "a retry whose body is rebuilt from the settings (count 10, not lowered to "
          "searchMaxResults 8) or otherwise differs from the first attempt's", {"retries": 2, "judge": "body"}),
+    # From a mutation survivor: with retries 2 and one failure, a target counting the first attempt in still
+    # retried once. Retries 1 must retry too.
+    Case("a retried request with one retry allowed", "the configured retries counted with the first attempt "
+         "(retries 1 read as one attempt in all, so nothing is retried)", {"retries": 1, "judge": "body"}),
     Case("paced requests", "paced requests sent through a client that keeps its default headers (User-Agent, "
          "Accept, Accept-Encoding) or adds body keys", {"pacing_qps": 5.0, "judge": "headers"}),
 )
@@ -463,7 +467,8 @@ def _scheduled_check(capability: str, ctx_key: str, name: str, title: str) -> No
         "... unless the request's result bound is smaller'. Retries and pacing change when a request is sent, "
         "not what it is: a retry is the same request again (its headers exactly Authorization and "
         "Content-Type, its body the first attempt's), and a paced request carries exactly those two headers "
-        "and the documented body keys.",
+        "and the documented body keys. Configure's retries counts the requests after the first attempt: "
+        "retries 1 is one retry.",
         cases=cases,
     )
     async def scheduled_wire(ctx: CheckContext) -> None:

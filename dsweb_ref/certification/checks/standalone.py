@@ -27,7 +27,7 @@ import json
 from typing import Any
 
 from ..._exceptions import WebErrorCode
-from ...emulator import AsAnswer, Fault, HugeSummary, Malformed, ProseOnly, Redirect, Status
+from ...emulator import AsAnswer, CutBody, Fault, HugeSummary, Malformed, ProseOnly, Redirect, Status
 from ...emulator.faults import RouteName
 from ...emulator.responses import responses_events
 from ...emulator.streaming import Event, messages_events, render_sse
@@ -522,6 +522,12 @@ PROSE_CASES = (
          {"protocol": "messages", "fault": Status(500, body=_STREAMED["messages"])}),
     Case("http-400-with-an-answer-body", "the same for a refused request (4xx) whose body reads as an answer",
          {"protocol": "messages", "fault": Status(400, body=_STREAMED["messages"])}),
+    # From a mutation survivor: the streamed twin, the status ignored once the body is an event stream.
+    Case("http-500-with-an-answer-stream", "reading a streamed request's event stream as the answer whatever its "
+         "HTTP status (a 500 whose body is a complete answer told as events)",
+         {"protocol": "messages", "stream": True, "fault": Status(
+             500, body=render_sse(messages_events(json.loads(_STREAMED["messages"]))),
+             content_type="text/event-stream")}),
     Case("started-not-completed", "counting a server_tool_use (a started search) as a completed one",
          {"protocol": "messages", "body": _messages_body(
              [{"type": "server_tool_use", "id": "srvtoolu_cert", "name": "web_search", "input": {"query": "q"}},
@@ -540,6 +546,11 @@ PROSE_CASES = (
          "holds other credential-shaped text (Bearer and Basic credentials, key fields, sk-/JWT/GitHub/AWS shapes, "
          "and prose such as 'Bearer authentication')", {"protocol": "messages", "secret": True, "status": 401,
                                                          "message": CREDENTIAL_SHAPES}),
+    # From the seed-2 mutation draw: errors.secret_echo's 4,580-spaces row on the path with no service guard (a
+    # trim of the window's split last word that raised was turned into WEB_PROVIDER_ERROR there, not here).
+    Case("http-401-quoting-the-key-after-4580-spaces", "crashing on an upstream error longer than the window the "
+         "scrubber reads, whose cut splits the key", {"protocol": "messages", "secret": True, "status": 401,
+                                                      "message": " " * 4580 + "{key} rejected"}),
     # The scrubber's folded and compact views, reached from the standalone path too (from the mutation run of
     # _secrets.py: a scrubber that raises on such text crashed this tool, which has no service guard around it).
     Case("http-401-quoting-the-key-in-disguise", "crashing on, or quoting the key from, an upstream error that "
@@ -601,6 +612,10 @@ PROSE_CASES = (
          "streamed request with plain JSON and the connection breaks mid-body",
          {"protocol": "messages", "stream": True,
           "fault": AsAnswer(_STREAMED["messages"], "cut", ignores_stream=True)}),
+    # From a mutation survivor: the standalone tool has no seam turning a crash into WEB_PROVIDER_ERROR.
+    Case("messages-body-cut", "crashing when the connection breaks mid-body on a plain request (a transport "
+         "error let out raw; a retry that gets the whole answer is fine)",
+         {"protocol": "messages", "answered": True, "fault": CutBody()}),
     # Hostile streams around a complete answer: reading or refusing what is odd in them is open, a crash is not.
     Case("messages-stream-index-not-an-integer", "crashing on a content block whose index is not an integer "
          "(a string beside the integer ones)", {"protocol": "messages", "stream": True, "answered": True,
