@@ -74,6 +74,27 @@ def test_the_retry_wait_is_counted_from_the_429_request_not_from_its_stamped_end
     assert "answered only once the Retry-After wait had ended" in result.reason, result.reason
 
 
+def test_a_run_whose_cancel_a_stall_held_back_excuses_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: a stall of the check's loop between the 429 and the cancel in one run (the cancel then went out
+    # less than WAIT_END_GAP before the wait's end, so the wrong reading was not recognised, and the stall's
+    # allowance excused its late answer: one such run passed the break). Found by a read-only review.
+    beside_load(monkeypatch, STALL_LOAD)
+    cancel, stalled = scheduling._cancel_at_once, []
+
+    async def held_back(ctx: Any, call: Any, what: str, catches: str = "") -> Any:
+        if not stalled:
+            stalled.append(what)
+            time.sleep(0.8)  # noqa: ASYNC251 - blocks the check's loop on purpose, as a descheduled process would
+        return await cancel(ctx, call, what, catches)
+
+    monkeypatch.setattr(scheduling, "_cancel_at_once", held_back)
+    (result,) = run(adapter("--break", "retry-cancel-late"), only=["search.api.retry.cancel"]).results
+    assert result.outcome.value == "failed", result.details
+    assert "answered only once the Retry-After wait had ended" in result.reason, result.reason
+    assert "every run that showed it (2)" in result.reason, result.reason
+    assert result.details["attempts"][0]["not_shown"], result.details["attempts"][0]
+
+
 @pytest.mark.parametrize(("checks", "load"), [(("search.api.pacing.cancel", "search.api.fail_fast"), BESIDE_LOAD),
                                               (("ssrf.deadline", "search.api.retry.cancel"), STALL_LOAD)])
 def test_a_correct_target_still_certifies_beside_the_same_load(

@@ -73,6 +73,9 @@ INTO_THE_WAIT = 0.3  # seconds after the 429 is answered before cancelling the r
 # A cancelled call that answers only once its Retry-After wait has ended is the wrong reading itself, not a
 # slow machine, when the cancel went out at least this long before that end: no load excuses it.
 WAIT_END_GAP = 1.0
+# An answer this soon after the wait's end came as the wait ended (the wrong reading answers then, plus the
+# way back through an adapter); a right one answering then, after a late cancel, would be a coincidence.
+AT_THE_END = 0.25
 CLOCK_SLACK = 0.02  # seconds: the emulator stamps a request a moment after the client sent it
 WINDOW_SLACK = 0.05  # seconds of transport jitter a pacer's one-second windows are allowed
 RETRIES = 2  # the retries the retry checks allow
@@ -710,7 +713,9 @@ RETRY_CANCEL_CASES = (
     "nothing in flight. Both claims of the wait row are timed (the answer within 0.3 s of the cancel; no request "
     "stamped more than 0.02 s after the answer) and judged against the run's measured load (at most 0.2 s of it "
     "for a late request, none for an answer that came only once the wait had ended although the cancel went "
-    f"out {WAIT_END_GAP:g} s or more before that end: the wrong reading itself): re-run while late, each re-run "
+    f"out {WAIT_END_GAP:g} s or more before that end: the wrong reading itself; a run whose cancel a stall held "
+    f"back past that point and whose answer came as the wait ended shows neither reading and excuses nothing): "
+    "re-run while late, each re-run "
     "once the previous run's requests have landed and with a "
     "query of its own, failed only when every run was late beyond its load. Seed 000's 'the call does not return "
     "until sibling cancellation reaches quiescence' holds for every upstream request of the call, a retry too: "
@@ -774,10 +779,18 @@ async def _retry_cancel_run(ctx: CheckContext, case: Case, n: int) -> list[Timed
     # its own send.
     wait_end = first.started + case["retry_after"]
     cancelled_at = outcome.answered_at - timed.took
-    if outcome.answered_at >= wait_end - CLOCK_SLACK and cancelled_at <= wait_end - WAIT_END_GAP:
+    at_the_end = outcome.answered_at >= wait_end - CLOCK_SLACK
+    if at_the_end and cancelled_at <= wait_end - WAIT_END_GAP:
         timed = dataclasses.replace(timed, cap=0.0, catches=case.catches,
                                     what=f"{case.name}: the cancelled call answered only once the Retry-After wait "
                                     f"had ended ({timed.took:.2f} s after the cancel)")
+    elif at_the_end and outcome.answered_at <= wait_end + AT_THE_END and timed.excess > 0:
+        # A stall held the cancel back until shortly before the wait's end, and the answer came as the wait
+        # ended: the run cannot tell the wrong reading from a slow machine. It shows neither, so the load that
+        # stall measured excuses nothing (one such run let the wrong reading pass as late under load).
+        timed = dataclasses.replace(timed, shown=False,
+                                    what=f"{case.name}: the cancel went out {wait_end - cancelled_at:.2f} s before "
+                                    "the Retry-After wait's end (a stall), and the call answered as it ended")
     sent = await _no_request_after(ctx, outcome.answered_at, answered + case["retry_after"] + 0.3, case.name,
                                    case.catches)
     return [timed, sent]
