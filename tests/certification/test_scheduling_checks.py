@@ -5,6 +5,7 @@ exactly the check made for it, and a target declaring none of them still fails f
 from __future__ import annotations
 
 import asyncio
+import contextvars
 from collections.abc import Callable
 from typing import Any
 
@@ -17,6 +18,7 @@ from dsweb_ref.certification.model import Outcome
 from dsweb_ref.certification.targets import InProcessTarget, TargetConfig, reference_settings
 from dsweb_ref.providers import _scheduler, deepseek_search_api
 from dsweb_ref.settings import Settings
+from dsweb_ref.tools import web_search
 
 from ._readings import patch_reading
 from .conftest import failed_checks, outcomes, reference_variant, run
@@ -115,6 +117,32 @@ def test_retries_counted_with_the_first_attempt_fail_the_one_retry_row_of_the_wi
     (result,) = run(_target(), ["search.api.retry.wire"]).results
     assert result.outcome is Outcome.FAILED
     assert result.reason.startswith("a retried request with one retry allowed: search:"), result.reason
+
+
+def test_a_retry_budget_shared_by_a_batch_passes_every_retry_check(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Open (no seed decides whether retries count per search or per batch): a batch whose searches share
+    configure's retries. The one-retry row sends one query, so such a target still retries it (catches: a
+    two-query row, which failed it: the first query took the one retry, the second failed the batch)."""
+    budget: contextvars.ContextVar[list[int]] = contextvars.ContextVar("budget")
+    batch = web_search.run_all_or_nothing
+
+    async def shared(coros: Any) -> Any:
+        budget.set([0])  # the batch's searches are tasks made here: they share this list
+        return await batch(coros)
+
+    def take(allowed: int) -> bool:
+        spent = budget.get(None)
+        if spent is None:  # a one-query call is its own batch (the tool runs it without a batch)
+            spent = [0]
+            budget.set(spent)
+        spent[0] += 1
+        return spent[0] <= allowed
+
+    monkeypatch.setattr(web_search, "run_all_or_nothing", shared)
+    monkeypatch.setattr(_scheduler, "_take", take, raising=False)
+    patch_reading(_scheduler.AccountScheduler, "run", "if retry >= policy.retries or not retryable(reply.status):",
+                  "if not retryable(reply.status) or not _take(policy.retries):", monkeypatch)
+    assert _failed(["search.api.retry"]) == set()
 
 
 def test_declaring_pacing_without_pacing_fails_the_pacing_checks() -> None:

@@ -548,9 +548,9 @@ PROSE_CASES = (
                                                          "message": CREDENTIAL_SHAPES}),
     # From the seed-2 mutation draw: errors.secret_echo's 4,580-spaces row on the path with no service guard (a
     # trim of the window's split last word that raised was turned into WEB_PROVIDER_ERROR there, not here).
-    Case("http-401-quoting-the-key-after-4580-spaces", "crashing on an upstream error longer than the window the "
-         "scrubber reads, whose cut splits the key", {"protocol": "messages", "secret": True, "status": 401,
-                                                      "message": " " * 4580 + "{key} rejected"}),
+    Case("http-401-quoting-the-key-after-4580-spaces", "crashing on, or quoting the key from, an upstream error "
+         "longer than the window the scrubber reads, whose cut splits the key",
+         {"protocol": "messages", "secret": True, "status": 401, "message": " " * 4580 + "{key} rejected"}),
     # The scrubber's folded and compact views, reached from the standalone path too (from the mutation run of
     # _secrets.py: a scrubber that raises on such text crashed this tool, which has no service guard around it).
     Case("http-401-quoting-the-key-in-disguise", "crashing on, or quoting the key from, an upstream error that "
@@ -614,7 +614,7 @@ PROSE_CASES = (
           "fault": AsAnswer(_STREAMED["messages"], "cut", ignores_stream=True)}),
     # From a mutation survivor: the standalone tool has no seam turning a crash into WEB_PROVIDER_ERROR.
     Case("messages-body-cut", "crashing when the connection breaks mid-body on a plain request (a transport "
-         "error let out raw; a retry that gets the whole answer is fine)",
+         "error let out raw)",
          {"protocol": "messages", "answered": True, "fault": CutBody()}),
     # Hostile streams around a complete answer: reading or refusing what is odd in them is open, a crash is not.
     Case("messages-stream-index-not-an-integer", "crashing on a content block whose index is not an integer "
