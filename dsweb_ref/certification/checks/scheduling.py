@@ -714,7 +714,7 @@ RETRY_CANCEL_CASES = (
     "stamped more than 0.02 s after the answer) and judged against the run's measured load (at most 0.2 s of it "
     "for a late request, none for an answer that came only once the wait had ended although the cancel went "
     f"out {WAIT_END_GAP:g} s or more before that end: the wrong reading itself; a run whose cancel a stall held "
-    f"back past that point and whose answer came as the wait ended shows neither reading and excuses nothing): "
+    "back past that point and whose answer came as the wait ended shows neither reading and excuses nothing): "
     "re-run while late, each re-run "
     "once the previous run's requests have landed and with a "
     "query of its own, failed only when every run was late beyond its load. Seed 000's 'the call does not return "
