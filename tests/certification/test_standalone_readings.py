@@ -159,6 +159,10 @@ ENDPOINT_STREAM_READINGS: dict[str, tuple[str, str, str, str, str]] = {
         "_exchange", 'raise WebError(WebErrorCode.PROVIDER_ERROR, f"{self.label} response was cut off")',
         'raise RuntimeError(f"{self.label} response was cut off")',
         "standalone.prose.error", "messages-stream-answered-plainly-and-cut"),
+    # A survivor of the seed-3 draw: the refusal of a JSON answer that is not an object built without its reason.
+    "non-object-refusal-crashes": (
+        "_exchange", 'raise unprocessable(self.label, "expected a JSON object")', "raise unprocessable(self.label)",
+        "standalone.prose.error", "answer-not-an-object"),
     # A survivor of the seed-2 draw: an event-stream body read as the answer whatever the HTTP status.
     "event-stream-read-whatever-the-status": (
         "_exchange", "if partial is not None and 200 <= reply.status < 300 and _is_event_stream(reply.headers):",

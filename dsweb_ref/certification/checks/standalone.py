@@ -564,6 +564,9 @@ PROSE_CASES = (
          {"protocol": "messages", "body": _messages_body("From memory.")}),
     Case("block-not-an-object", "crashing on a content block that is not an object",
          {"protocol": "messages", "body": _messages_body(["From memory."])}),
+    # From the seed-3 mutation draw: the endpoint's own refusal of a body that is JSON but not an object crashed.
+    Case("answer-not-an-object", "crashing on a success answer that is JSON but not an object (a list)",
+         {"protocol": "messages", "body": b'["From memory."]'}),
     Case("text-not-a-string", "crashing on a text block whose text is not a string",
          {"protocol": "messages", "body": _messages_body([{"type": "text", "text": 42}])}),
     Case("result-neither-list-nor-error", "crashing on a web_search_tool_result holding neither a result list "
