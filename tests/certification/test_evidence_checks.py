@@ -463,7 +463,8 @@ ROW_READINGS: dict[str, tuple[Any, str, str, str, str, str | tuple[str, ...]]] =
     ),
     "first-designator-only": (
         _evidence_passages, "designators", "seen.setdefault((mark.family, mark.value), mark)",
-        "seen.setdefault(None, mark)", "evidence.designators", "model-and-year",
+        "seen.setdefault(None, mark)", "evidence.designators",
+        ("model-and-year", "year-first"),  # the year-first row's one model is lost behind its year too
     ),
     "version-with-next-word": (
         _evidence_passages, "_marks", "words[index - 1]))", "words[index + 1]))", "evidence.designators",
@@ -510,6 +511,15 @@ ROW_READINGS: dict[str, tuple[Any, str, str, str, str, str | tuple[str, ...]]] =
                                   "evidence.passages", "thai-full-stop"),
     "line-break-in-a-cell-not-text": (_evidence_units._Units, "handle_starttag", 'self._cell.append(" ")',
                                       "self._cell.append(None)", "evidence.html_page", "cell-line-break"),
+    # Survivors of the seed-3 draw: a word's designators read only up to the first year (the model after it
+    # lost), and an element's attributes read only up to the first one without a value.
+    "designators-up-to-a-year": (_evidence_passages, "_marks",
+                                 'out.append(Designator("year", str(year), ""))\n            continue',
+                                 'out.append(Designator("year", str(year), ""))\n            break',
+                                 "evidence.designators", "year-first"),
+    "attributes-up-to-a-valueless-one": (_evidence_units, "is_furniture", "if not value:\n            continue",
+                                         "if not value:\n            break", "evidence.html_page",
+                                         "valueless-attribute"),
 }  # fmt: skip
 _TABLES = {
     "evidence.diversity": (evidence_diversity, "DIVERSITY"),

@@ -89,6 +89,10 @@ FURNITURE = {
     "role-dialog": ('<div role="dialog" aria-modal="true" class="newsletter-modal">', "</div>",
                     "<p>Harbour pilot boarding alerts: harbour pilot boarding times from 06:00 by email, Gullwick "
                     "newsletter.</p>"),
+    # From the seed-3 mutation draw: a valueless attribute before the one that names the furniture.
+    "valueless-attribute": ('<div data-nosnippet id="cookie-consent">', "</div>",
+                            "<p>We use cookies on harbour pilot boarding pages: Thornwick analytics and 12 partners. "
+                            "Accept harbour pilot boarding cookies?</p>"),
     # From an outside hunt: text the page never shows (HTML's hidden attribute).
     "hidden": ("<div hidden>", "</div>",
                "<p>Harbour pilot boarding archive: harbour pilot boarding moved to 06:00 in Ravensclough.</p>"),
@@ -105,6 +109,7 @@ MARKERS = {
     "dialog": "Pennytarn",
     "role-dialog": "Gullwick",
     "hidden": "Ravensclough",
+    "valueless-attribute": "Thornwick",
 }
 
 
@@ -215,6 +220,8 @@ FURNITURE_CATCHES = {
     "dialog": "a pop-up read as content: a survey in an open <dialog>, holding the query's words, taken for a passage",
     "role-dialog": 'dialogs judged by tag name only: a newsletter pop-up marked role="dialog" aria-modal="true" on a '
     "div, holding the query's words, taken for a passage",
+    "valueless-attribute": "an element's attributes read only up to the first one without a value "
+    "(data-nosnippet): the cookie banner's id after it never seen, its notice taken for a passage",
     "hidden": "furniture judged by tags, roles and names only: an element with the hidden attribute (never shown "
     "on the page), holding the query's words, taken for a passage",
 }

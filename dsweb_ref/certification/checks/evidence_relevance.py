@@ -153,6 +153,18 @@ X50_RESULTS = (
     ),
 )
 
+# From the seed-3 mutation draw: the query's year before its model number.
+REVIEW_X4_2026 = "https://phone-reviews.example.net/orion-x4-2026"
+X4_REVIEWS = (
+    (
+        REVIEW_X4_2026,
+        "Veltra Orion X4 review",
+        "Veltra Orion X4 review.",
+        "# Veltra Orion X4 review\n\nOur 2026 review of the Veltra Orion X4: the battery lasts two days and the "
+        "camera is sharp.\n",
+    ),
+)
+
 DESIGNATORS = (
     Case(
         "absent-model",
@@ -198,6 +210,12 @@ DESIGNATORS = (
         "names no calendar): [needs_retry] is accepted instead",
         {"query": "เทศกาลโคมไฟเชียงดาว 2569", "cite": LANTERNS_2026, "or_retry": True, "never": (LANTERNS_2025,),
          "results": LANTERNS},
+    ),
+    Case(
+        "year-first",
+        "designators read only up to the query's first year: for 2026 Veltra Orion X5 the model is lost and the "
+        "2026 review of the Orion X4 cited, instead of [needs_retry]",
+        {"query": "2026 Veltra Orion X5 review", "cite": None, "never": (REVIEW_X4_2026,), "results": X4_REVIEWS},
     ),
     Case(
         "similar-name",
