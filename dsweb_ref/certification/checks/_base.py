@@ -172,8 +172,9 @@ class CheckContext:
         await self.blocking(self.emu.wait_until_idle, limit)
 
 
-def expect_success(outcome: CallOutcome, what: str) -> dict[str, Any]:
-    require(outcome.ok and outcome.value is not None, f"{what}: expected a result, got {outcome.brief()}")
+def expect_success(outcome: CallOutcome, what: str, catches: str = "") -> dict[str, Any]:
+    require(outcome.ok and outcome.value is not None, f"{what}: expected a result, got {outcome.brief()}",
+            **({"catches": catches} if catches else {}))
     assert outcome.value is not None
     return outcome.value
 

@@ -483,9 +483,7 @@ def _scheduled_check(capability: str, ctx_key: str, name: str, title: str) -> No
                 for query in queries:
                     fault = Status(503, headers={"Retry-After": "0"})
                     ctx.emu.inject("search", fault, when=query_match("search", query))
-            outcome = await ctx.search(queries)
-            require(outcome.ok and outcome.value is not None, f"{case.name}: search: expected a result, got "
-                    f"{outcome.brief()}", catches=case.catches)
+            expect_success(await ctx.search(queries), f"{case.name}: search", case.catches)
             await ctx.settle()
             records = ctx.records("search")
             want = 2 if ctx_key == "retries" else 1  # the first attempt and its one retry, or the paced request
