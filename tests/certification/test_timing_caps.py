@@ -118,7 +118,7 @@ def test_each_cancel_rerun_sees_only_queries_of_its_own(
     async def keep(ctx: Any, answered_at: float, until: float, what: str, catches: str) -> Any:
         timed = await judge(ctx, answered_at, until, what, catches)
         records = ctx.records("search")
-        seen.append((what, {r.json["query"] for r in records}))
+        seen.append((what, {r.json["query"] for r in records if isinstance(r.json, dict)}))
         return timed
 
     monkeypatch.setattr(scheduling, "_no_request_after", keep)
@@ -140,7 +140,7 @@ def test_the_retry_row_of_pacing_cancel_keeps_apart_from_the_first_row(monkeypat
 
     async def keep(ctx: Any, answered_at: float, until: float, what: str, catches: str) -> Any:
         timed = await judge(ctx, answered_at, until, what, catches)
-        seen.append((what, {r.json["query"] for r in ctx.records("search")}))
+        seen.append((what, {r.json["query"] for r in ctx.records("search") if isinstance(r.json, dict)}))
         return timed
 
     monkeypatch.setattr(scheduling, "_no_request_after", keep)
@@ -161,12 +161,12 @@ def test_the_in_flight_row_of_retry_cancel_keeps_apart_from_the_wait_row(monkeyp
 
     async def keep(ctx: Any, answered_at: float, until: float, what: str, catches: str) -> Any:
         timed = await judge(ctx, answered_at, until, what, catches)
-        seen["wait"] |= {r.json["query"] for r in ctx.records("search")}
+        seen["wait"] |= {r.json["query"] for r in ctx.records("search") if isinstance(r.json, dict)}
         return timed
 
     async def keep_quiescent(ctx: Any, outcome: Any, what: str) -> None:
         await quiescent(ctx, outcome, what)
-        seen["in flight"] |= {r.json["query"] for r in ctx.records("search")}
+        seen["in flight"] |= {r.json["query"] for r in ctx.records("search") if isinstance(r.json, dict)}
 
     monkeypatch.setattr(scheduling, "_no_request_after", keep)
     monkeypatch.setattr(scheduling, "require_quiescent", keep_quiescent)
@@ -185,7 +185,7 @@ def test_each_deadline_run_sends_queries_of_its_own(monkeypatch: pytest.MonkeyPa
 
     async def keep(ctx: Any, n: int) -> Any:
         timed = await rows(ctx, n)
-        runs.append({r.json["query"] for r in ctx.records("search")})
+        runs.append({r.json["query"] for r in ctx.records("search") if isinstance(r.json, dict)})
         return timed
 
     monkeypatch.setattr(scheduling, "_deadline_rows", keep)
