@@ -25,7 +25,8 @@ from ._readings import failing_rows, patch_reading
 SPECIAL = "ssrf.resolve.special_ranges"
 REBINDING = "ssrf.resolve.rebinding"
 REDIRECT = "ssrf.redirect.private"
-LITERAL_ROWS = {"literal-private", "literal-ipv6-loopback", "literal-cgnat", "literal-nat64-loopback"}
+LITERAL_ROWS = {"literal-private", "literal-ipv6-loopback", "literal-ipv6-unspecified", "literal-cgnat",
+                "literal-nat64-loopback"}
 V4_ROWS = {"oracle-metadata", "ipv4-dummy", "reserved-240", "broadcast"}
 FLAGS = "host.is_private or host.is_loopback or host.is_link_local or host.is_unspecified"
 

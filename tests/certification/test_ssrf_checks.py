@@ -353,6 +353,7 @@ RANGE_READINGS = {
     "mapped-metadata": ("ssrf.resolve.special_ranges", "::ffff:a9fe:a9fe/128"),
     "translated-private": ("ssrf.resolve.special_ranges", "::ffff:0:0:0/96"),
     "compatible-private": ("ssrf.resolve.special_ranges", "::a00:0/104"),
+    "ipv6-unspecified": ("ssrf.resolve.special_ranges", "::/128"),
     "after-10": (PUBLIC, "10.0.0.0/7"),
     "before-127": (PUBLIC, "126.0.0.0/7"),
     "before-172-16": (PUBLIC, "172.0.0.0/11"),

@@ -156,6 +156,9 @@ SPECIAL = (
     Case("unspecified", "0.0.0.0 (dials this host) left open", {"address": "0.0.0.0"}),
     Case("benchmark", "198.18/15 left open", {"address": "198.18.0.5"}),
     Case("ipv6-loopback", "IPv6 not checked at all", {"address": "::1"}),
+    # From an outside hunt: a hand list of IPv6 ranges without ::/128, which dials this host as 0.0.0.0 does.
+    Case("ipv6-unspecified", "a hand list of IPv6 ranges without the unspecified address :: (dials this host, "
+         "as 0.0.0.0 does)", {"address": "::"}),
     Case("ula", "fc00::/7 left open", {"address": "fd12:3456::7"}),
     Case("ipv6-link-local", "fe80::/10 left open", {"address": "fe80::7"}),
     Case("mapped-metadata", "IPv4-mapped IPv6 judged without unwrapping", {"address": "::ffff:169.254.169.254"}),
@@ -224,6 +227,8 @@ SPECIAL_LITERALS = (
     Case("literal-private", "an IP-literal host never judged (only the answers of names checked): "
          "http://10.0.0.9/ dialled", {"address": "10.0.0.9"}),
     Case("literal-ipv6-loopback", "an IP-literal host never judged: http://[::1]/ dialled", {"address": "::1"}),
+    Case("literal-ipv6-unspecified", "IP-literal hosts judged by a hand list of IPv6 ranges without ::, so "
+         "http://[::]/ (this host) dialled", {"address": "::"}),
     Case("literal-cgnat", "IP-literal hosts judged by Python's is_private/is_loopback/is_link_local/"
          "is_unspecified alone (100.64/10 is none of them), or never judged", {"address": "100.64.0.9"}),
     Case("literal-nat64-loopback", "IP-literal hosts judged by Python's is_private/is_loopback/is_link_local/"
