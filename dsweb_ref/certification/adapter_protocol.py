@@ -217,9 +217,10 @@ Methods
     follows ``schemas/evidence_search.output.schema.json``.
 
 ``standalone_search`` -> ``{"text": str, "value": object}``
-    Params ``{"arguments": {"query": str}, "protocol": "messages" | "responses"}``: one call of the
-    standalone web_search (seed 003) as the model made it, arguments unvalidated. The search is one
-    model request with model ``deepseek-v4-flash`` and the configured key to
+    Params ``{"arguments": {"query": str}, "protocol": "messages" | "responses", "latest_prompt"?: str |
+    null}``: one call of the standalone web_search (seed 003) as the model made it, arguments unvalidated;
+    ``latest_prompt``, when sent, is the conversation's latest human prompt, which the search never carries.
+    The search is one model request with model ``deepseek-v4-flash`` and the configured key to
     ``POST {messages_base}/messages`` (``web_search_20250305`` tool) or ``POST
     {openai_base}/responses`` (``web_search`` tool), carrying only the query: no system prompt or
     ``instructions``, one user message with one text part. ``text`` is the model-visible JSON

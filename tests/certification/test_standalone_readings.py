@@ -13,11 +13,12 @@ import pytest
 from dsweb_ref import _secrets
 from dsweb_ref.certification.checks import standalone
 from dsweb_ref.certification.checks._base import CheckFailed
-from dsweb_ref.certification.targets import CallOutcome
+from dsweb_ref.certification.targets import CallOutcome, reference_target
 from dsweb_ref.providers import _deepseek_http, _standalone, standalone_messages, standalone_responses
 from dsweb_ref.tools import standalone_search
 
 from ._readings import failing_rows, patch_reading
+from .conftest import run
 
 _FAILED_CALL = """            if status == "failed":
                 failure = failure or "the native web search failed"
@@ -30,6 +31,14 @@ _ITEM_CHECK = """        if not isinstance(raw, dict):
             raise unprocessable(label, f"output[{i}] is not an object")
 """
 _PART_CHECK = 'if part.get("type") != "output_text" or not isinstance(part.get("text"), str):'
+_JSON_TEXT_READ = """    try:
+        shaped = json.loads(answer.summary)
+    except ValueError:
+        shaped = None
+    if isinstance(shaped, dict) and isinstance(shaped.get("sources"), list):
+        answer = replace(answer, summary=str(shaped.get("summary", "")), sources=tuple(
+            StandaloneSource(str(s.get("url")), str(s.get("title", ""))) for s in shaped["sources"]))
+"""
 
 # reading -> (function of standalone_responses, its line(s), the wrong line(s), check, the row that catches it)
 READINGS: dict[str, tuple[str, str, str, str, str]] = {
@@ -66,7 +75,8 @@ READINGS: dict[str, tuple[str, str, str, str, str]] = {
         "standalone.sources.filtered", "responses-call-after-an-unfinished-one"),
 }
 CASES = {"standalone.prose.error": "PROSE_CASES", "standalone.sources.titled": "TITLE_CASES",
-         "standalone.sources.filtered": "FILTER_CASES", "standalone.result.bounded": "BOUND_CASES"}
+         "standalone.sources.filtered": "FILTER_CASES", "standalone.result.bounded": "BOUND_CASES",
+         "standalone.request.isolated": "REQUEST_CASES", "standalone.sources.structured_only": "NO_SOURCE_CASES"}
 
 # The same for tools/standalone_search.py: reading -> (its function, line(s), wrong line(s), check, row).
 TOOL_READINGS: dict[str, tuple[str, str, str, str, str]] = {
@@ -89,6 +99,20 @@ TOOL_READINGS: dict[str, tuple[str, str, str, str, str]] = {
     "other-property-crashes": (
         "parse_query", 'raise _invalid(f"invalid arguments: unknown property', 'raise TypeError(f"unknown property',
         "standalone.prose.error", "arguments-with-another-property"),
+}
+
+
+# The same for StandaloneSearchTool's own methods.
+TOOL_RUN_READINGS: dict[str, tuple[str, str, str, str, str]] = {
+    # From an outside hunt: seed 001's ori_question habit, the user's latest prompt sent along with the query.
+    "latest-prompt-carried": (
+        "run", "ctx = ctx or CallContext()\n", "ctx = ctx or CallContext()\n"
+        '    query = f"{query}\\n(The user asked: {ctx.latest_prompt})" if ctx.latest_prompt else query\n',
+        "standalone.request.isolated", "messages-no-prompt"),
+    # From an outside hunt: the search model's JSON-shaped text taken for the result.
+    "json-shaped-text-taken-for-the-result": (
+        "run", "    summary, cut = _cut_bytes(", _JSON_TEXT_READ + "    summary, cut = _cut_bytes(",
+        "standalone.sources.structured_only", "messages-json-shaped-text"),
 }
 
 
@@ -189,6 +213,7 @@ def _failing_rows(check: str, monkeypatch: pytest.MonkeyPatch) -> set[str]:
 
 
 MODULES = {"responses": (standalone_responses, READINGS), "tool": (standalone_search, TOOL_READINGS),
+           "tool-run": (standalone_search.StandaloneSearchTool, TOOL_RUN_READINGS),
            "messages-stream": (standalone_messages, MESSAGES_STREAM_READINGS),
            "responses-stream": (standalone_responses, RESPONSES_STREAM_READINGS),
            "endpoint-stream": (_standalone.StandaloneEndpoint, ENDPOINT_STREAM_READINGS),
@@ -235,3 +260,15 @@ def test_a_model_visible_text_nested_too_deeply_fails_the_check_rather_than_erro
     # catches: json's RecursionError let out of the check (an error outcome, not the failure it is)
     with pytest.raises(CheckFailed, match="not JSON"):
         standalone._visible(CallOutcome(text="[" * 100_000, value={}), "a search")
+
+
+def test_a_result_with_a_key_besides_the_seeds_three_fails_the_result_bound_check(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # catches: the model-visible result carrying more than summary, sources and truncated (here the model's name)
+    patch_reading(standalone_search, "_encode", 'value: dict[str, Any] = {"summary": summary, "sources": sources}',
+                  'value: dict[str, Any] = {"summary": summary, "sources": sources, "model": "deepseek-v4-flash"}',
+                  monkeypatch)
+    (result,) = run(reference_target(), only=["standalone.result.bounded"]).results
+    assert result.outcome.value == "failed", result.reason
+    assert "the result carries ['model'] besides summary, sources and truncated" in result.reason

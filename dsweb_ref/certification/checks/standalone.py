@@ -46,8 +46,11 @@ MAX_RESULT_BYTES = 24_000
 ROUTES = {"messages": "messages", "responses": "responses"}
 
 
-async def _search(ctx: CheckContext, query: str, protocol: str = "messages") -> CallOutcome:
-    call = ctx.target.start_call("standalone_search", {"arguments": {"query": query}, "protocol": protocol})
+async def _search(ctx: CheckContext, query: str, protocol: str = "messages", prompt: str | None = None) -> CallOutcome:
+    params: dict[str, Any] = {"arguments": {"query": query}, "protocol": protocol}
+    if prompt is not None:  # the conversation's latest human prompt, which the search must not carry
+        params["latest_prompt"] = prompt
+    call = ctx.target.start_call("standalone_search", params)
     return await call.outcome(CALL_TIMEOUT)
 
 
@@ -205,6 +208,9 @@ _EARLIER_SOURCE = ("https://kumquat-ledger.example.test/invoices", "Kumquat ledg
 _EARLIER_SUMMARY = "The kumquat ledger lists every invoice issued before the price change."
 EARLIER_PIECES = {"its source's URL": "kumquat-ledger.example.test", "its source's title": _EARLIER_SOURCE[1],
                   "its summary": _EARLIER_SUMMARY}
+# The conversation's latest human prompt (protocol field latest_prompt): its marker must reach no request.
+_PROMPT_MARKER = "quokka-7781"
+_PROMPT = f"Compare ~/budget.xlsx with what the web says about gold, account {_PROMPT_MARKER}."
 REQUEST_CASES = (
     Case("messages", "extra messages, history or client tools, a system instruction, a second content part, "
          "another web_search tool version, a budget other than 8192, or a body sent without the key or a JSON "
@@ -232,6 +238,10 @@ REQUEST_CASES = (
          "source URLs as 'already found', its titles or its summary)",
          {"protocol": "messages", "earlier": AsAnswer(_messages_body(
              [_result_block([_item(*_EARLIER_SOURCE)]), {"type": "text", "text": _EARLIER_SUMMARY}]))}),
+    # From an outside hunt: seed 001's ori_question habit carried over, the user's prompt sent as background.
+    Case("messages-no-prompt", "the conversation's latest human prompt carried along with the query (seed 001's "
+         "ori_question habit: 'the user asked: ...'), so the search reads the conversation",
+         {"protocol": "messages", "prompt": _PROMPT}),
     Case("messages-no-earlier-cookie", "one client kept for every search, so a cookie an earlier search's answer "
          "set rides along with the next search (another search's state)",
          {"protocol": "messages", "cookie": True, "earlier": Status(200, body=_messages_body(
@@ -333,10 +343,10 @@ def _request_problems(protocol: str, body: Any, query: str) -> list[str]:
     rule="Seed 003: every search sends a separate model request containing only the query and the search "
     "backend's native search tool (so no system prompt or instructions, no other message or content part, and "
     "the tool version the backend documents) and reads no conversation or other searches' history (so no "
-    "previous_response_id, server-side conversation or stored prompt, and nothing of an earlier search's answer: "
-    "its sources or summary; storing the answer is open); the query carries the needed context, so it goes whole "
-    "(a target may refuse one longer than its own bound as a tool error, never cut it silently); the output "
-    "budget is 8192 tokens; the search tool "
+    "previous_response_id, server-side conversation or stored prompt, nothing of the conversation's latest human "
+    "prompt, and nothing of an earlier search's answer: its sources or summary; storing the answer is open); "
+    "the query carries the needed context, so it goes whole (a target may refuse one longer than its own bound "
+    "as a tool error, never cut it silently); the output budget is 8192 tokens; the search tool "
     "carries no user_location (the caller's place is background, which goes into the query), and no other tools "
     "ride along (Messages mcp_servers) nor an answer schema (Responses text.format other than plain text); the "
     "search uses the account's own endpoint and credentials (so the request presents "
@@ -353,7 +363,7 @@ async def request_isolated(ctx: CheckContext) -> None:
         earlier: Fault | None = case.params.get("earlier")
         if earlier is not None:  # the first search's answer (the request after it must carry none of it)
             ctx.emu.inject("responses" if protocol == "responses" else "messages", earlier, times=1)
-        outcomes = [await _search(ctx, query, protocol) for query in queries]
+        outcomes = [await _search(ctx, query, protocol, case.params.get("prompt")) for query in queries]
         if "queries" in case.params and not any(o.ok for o in outcomes) and not ctx.records(ROUTES[protocol]):
             for outcome in outcomes:  # refused as longer than the target's own bound: open, as a tool error
                 expect_error(outcome, f"[{case.name}] a query of {len(queries[0])} characters refused")
@@ -378,6 +388,11 @@ async def request_isolated(ctx: CheckContext) -> None:
             sent = records[1].header("cookie")
             require(sent is None, f"[{case.name}] the second search sent Cookie {sent!r}, set by the first one's "
                     "answer", catches=case.catches)
+        if case.params.get("prompt"):
+            carried = [body for body in bodies if _PROMPT_MARKER in json.dumps(body, ensure_ascii=False)]
+            require(not carried, f"[{case.name}] {len(carried)} of the searches carry the conversation's latest "
+                    f"prompt ({_PROMPT_MARKER!r}); the request carries only the query",
+                    body=carried[0] if carried else None, catches=case.catches)
         if earlier is not None:
             second = json.dumps(bodies[1], ensure_ascii=False)
             carried = [what for what, piece in EARLIER_PIECES.items() if piece in second]
@@ -451,6 +466,10 @@ def _whole_fault(text: str) -> Fault:
     return AsAnswer(_messages_body([_result_block([_item("https://a.example.test/")]), {"type": "text", "text": text}]))
 
 
+# seed 003: "summary、sources（标题和 URL）以及可选的 truncated 标记" - the result's keys
+RESULT_KEYS = ("summary", "sources", "truncated")
+
+
 @check(
     "standalone.result.bounded",
     "the model-visible JSON is at most 24 000 encoded bytes, valid, with truncated set when cut",
@@ -460,7 +479,7 @@ def _whole_fault(text: str) -> Fault:
     rule="Seed 003: the encoded result is at most 24 000 bytes, so the generic tool-output limit never cuts the "
     "JSON; a cut result carries the optional truncated flag (sources dropped to fit are a cut too, where the "
     "target keeps each of them alone), and a result that lost nothing does not claim a cut (the summary's own "
-    "bound is open).",
+    "bound is open). The result is summary, sources and the optional truncated flag: no other key.",
     cases=BOUND_CASES,
 )
 async def result_bounded(ctx: CheckContext) -> None:
@@ -471,6 +490,9 @@ async def result_bounded(ctx: CheckContext) -> None:
         value = _visible(outcome, f"[{case.name}]")
         size = len((outcome.text or "").encode("utf-8"))
         require(size <= MAX_RESULT_BYTES, f"[{case.name}] the result is {size} encoded bytes, over 24000")
+        # From an outside hunt: the seed's result is summary, sources and the optional flag; nothing else rides
+        other = sorted(str(k) for k in value if k not in RESULT_KEYS)
+        require(not other, f"[{case.name}] the result carries {other} besides summary, sources and truncated")
         # From an outside hunt: bytes cut inside a character and decoded with replacement (no answer here has one)
         require("\ufffd" not in str(value.get("summary", "")), f"[{case.name}] the summary holds U+FFFD: a character "
                 "was cut inside its bytes and replaced", catches=case.catches)
@@ -703,6 +725,8 @@ async def prose_error(ctx: CheckContext) -> None:
 # -- no structured sources ------------------------------------------------------------------------
 
 PROSE_URLS = "See https://prose.example.test/a and [docs](http://md.example.test/b)."
+# A search model's text shaped like the tool's own result: text, whatever its shape, is no structured source.
+JSON_TEXT = json.dumps({"summary": "Gold is up.", "sources": [{"title": "Gold", "url": "https://shaped.example.test/"}]})
 NO_SOURCE_CASES = (
     Case("messages-empty-results", "harvesting URLs from the summary when the result list is empty",
          {"protocol": "messages", "body": _messages_body([_result_block([]), {"type": "text", "text": PROSE_URLS}])}),
@@ -712,6 +736,10 @@ NO_SOURCE_CASES = (
               "action": {"type": "search", "query": "q"}},
              {"id": "msg_cert", "type": "message", "role": "assistant", "status": "completed",
               "content": [{"type": "output_text", "text": PROSE_URLS, "annotations": []}]}])}),
+    # From an outside hunt: the answer text parsed as the result when it is JSON of the result's shape.
+    Case("messages-json-shaped-text", "the search model's text taken for the result when it is JSON shaped like "
+         "one ({summary, sources}): its sources are made up by the model, not structured results",
+         {"protocol": "messages", "body": _messages_body([_result_block([]), {"type": "text", "text": JSON_TEXT}])}),
 )
 
 
@@ -728,7 +756,8 @@ NO_SOURCE_CASES = (
 async def structured_only(ctx: CheckContext) -> None:
     for case in NO_SOURCE_CASES:
         value = _visible(await _faulted(ctx, case["protocol"], Malformed(body=case["body"])), f"[{case.name}]")
-        require(value["sources"] == [], f"[{case.name}] sources {value['sources']!r}, expected []")
+        require(value["sources"] == [], f"[{case.name}] sources {value['sources']!r}, expected []",
+                catches=case.catches)
 
 
 # -- the source filter ----------------------------------------------------------------------------
