@@ -417,6 +417,22 @@ def test_each_special_host_row_catches_the_host_taken_for_a_public_name(
 # survivors of tools/_evidence_text.py, _evidence_passages.py and _evidence_units.py made rows), each the
 # reference's function with one change, and the one row of its check that catches it (the check's other rows
 # pass it). Where the function was imported by name, the importers get the wrong one too.
+# render_evidence's two ways of leaving whole lines out: from the longest groups down to one line a query, then
+# a query's last line from the last query back.
+_LAST_LINES_LEFT_OUT = """    for i in reversed(range(len(bodies))):
+        if len(_join(heads, bodies) + note) <= max_chars:
+            break
+        if bodies[i] and not groups[i]["needs_retry"]:
+            bodies[i] = [LEFT_OUT]
+            cut = True
+"""
+_WHOLE_LINES_LEFT_OUT = """    while len(_join(heads, bodies) + note) > max_chars and any(len(b) > 1 for b in bodies):
+        longest = max(range(len(bodies)), key=lambda i: (len(bodies[i]), -i))
+        bodies[longest].pop()
+        cut = True
+    # One line a query can still be too long (URLs of up to 2,048 characters): a query's last line goes
+    # whole, from the last query back, since a cut inside a line would leave it without its URL.
+""" + _LAST_LINES_LEFT_OUT
 ROW_READINGS: dict[str, tuple[Any, str, str, str, str, str | tuple[str, ...]]] = {
     # The floor of one source per query against the per-domain share (page selection).
     "no-floor-pass": (
@@ -491,8 +507,12 @@ ROW_READINGS: dict[str, tuple[Any, str, str, str, str, str | tuple[str, ...]]] =
     # Survivors of tools/evidence_search.py: the text cut at its bound by character count (never by leaving
     # whole lines out), and a failed search's error read as an object, so a batch with one failed search
     # raises instead of answering (or failing with a WEB_* error).
-    "text-cut-mid-line": (evidence_search, "render_evidence", "and any(len(b) > 1 for b in bodies)", "and False",
-                          "evidence.lines_cite_results", "long-urls"),
+    # (With four queries, even one line each is over the bound: the text cut there too.)
+    "text-cut-mid-line": (evidence_search, "render_evidence", _WHOLE_LINES_LEFT_OUT, "",
+                          "evidence.lines_cite_results", ("long-urls", "long-urls-four-queries")),
+    # From an outside hunt: lines left out only down to one a query, then the text cut at its bound.
+    "cut-below-one-line-a-query": (evidence_search, "render_evidence", _LAST_LINES_LEFT_OUT, "",
+                                   "evidence.lines_cite_results", "long-urls-four-queries"),
     "search-error-misread": (evidence_search, "_tried", "clean_text(t['search_error'], 200)",
                              "clean_text(t['search_error'].text, 200)", "evidence.diversity", "failed-search"),
     # Survivors of the seed-1 mutation draw: the names of a query checked against the pages read even when none

@@ -285,7 +285,8 @@ def _regions(text: str, items: list[tuple[str, str]]) -> list[tuple[str, str]]:
 
 _URL = re.compile(r"https?://[^\s<>\"'()\[\]]+")
 # Long result URLs (within the reference's 2,048): three queries with two cited pages each pass the reference's
-# 8,000-character text, so lines must be left out whole, never cut inside a passage's URL.
+# 8,000-character text, so lines must be left out whole, never cut inside a passage's URL; with four queries, even
+# one line each does.
 _LONG_PATH = "records/" + "harbour-dues-archive-" * 90
 CITES = (
     Case("batch", "evidence lines shown without their source URL, or sources listed that gave no evidence",
@@ -293,6 +294,11 @@ CITES = (
     Case("long-urls", "a text over its bound cut at a character count, inside an evidence line's URL, instead of "
          "leaving whole lines out: the last line shown cites a URL no search returned",
          {"queries": ("harbour pilot fees", "harbour berth fees", "harbour crane fees"), "long": True}),
+    # From an outside hunt: four queries whose one line each is still over the bound together.
+    Case("long-urls-four-queries", "lines left out only down to one a query, then the text cut at a character "
+         "count: with four queries one line each is still too long, and the last line shown cites a URL cut short",
+         {"queries": ("harbour pilot fees", "harbour berth fees", "harbour crane fees", "harbour tug fees"),
+          "long": True}),
     Case("query-string", "the result URL 'canonicalised' without its query string: a line cites .../notice for the "
          "result .../notice?id=4471, another resource, which no search returned",
          {"queries": ("harbour pilot notice", "harbour tug notice"),
