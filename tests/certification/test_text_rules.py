@@ -1,11 +1,18 @@
-"""The text rules of search.text.agrees and the differential checks, on their own."""
+"""The text rules of search.text.agrees and the differential checks, on their own; and the cap-zero row."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
+from dsweb_ref import settings
+from dsweb_ref.certification.checks import text, validation
 from dsweb_ref.certification.checks.text import shown_whole
 from dsweb_ref.certification.scenarios import Expected, _answers_shown
+from dsweb_ref.tools import _render, web_search
+
+from ._readings import failing_rows, patch_reading
 
 URL = "https://a.example.test/1"
 
@@ -32,3 +39,47 @@ def test_a_single_answer_must_be_shown() -> None:
     want = Expected(value={"content": "the answer", "sources": [], "truncated": False}, single=True)
     assert _answers_shown("the answer\n\nSources: ...", want) == []
     assert _answers_shown("Sources: ...", want) == ["the text does not show the provider's answer 'the answer'"]
+
+
+# search.text.agrees's ranking row, end to end: a text re-sorted on the way to the model fails exactly that row;
+# a text laying each query's sources out together (query by query, the second query first) still passes.
+_LINES = "lines = (_source_line(s, m) for s, m in zip(result.sources, shown, strict=True))"
+_NEWEST_FIRST = ("pairs = sorted(zip(result.sources, shown, strict=True), key=lambda p: p[0].published_at or '', "
+                 "reverse=True)\n        lines = (_source_line(s, m) for s, m in pairs)")
+_QUERY_BY_QUERY_BACKWARDS = ("pairs = sorted(zip(result.sources, shown, strict=True), key=lambda p: "
+                             "p[0].url.startswith('https://b.example.test/'), reverse=True)\n"
+                             "        lines = (_source_line(s, m) for s, m in pairs)")
+
+
+def test_a_text_sorted_newest_first_fails_exactly_the_ranking_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: the value merged round-robin, the text's sources re-sorted newest first
+    patch_reading(_render, "render_search", _LINES, _NEWEST_FIRST, monkeypatch, web_search)
+    assert failing_rows(text, "AGREES", "search.text.agrees", monkeypatch) == {"a newer source ranked lower"}
+
+
+def test_a_text_keeping_each_querys_ranking_in_another_layout_passes(monkeypatch: pytest.MonkeyPatch) -> None:
+    patch_reading(_render, "render_search", _LINES, _QUERY_BY_QUERY_BACKWARDS, monkeypatch, web_search)
+    assert failing_rows(text, "AGREES", "search.text.agrees", monkeypatch) == set()
+
+
+# search.validation.query_cap's cap-zero row: a cap of 0 read as "no cap" fails exactly that row.
+def _cap_zero_taken(monkeypatch: pytest.MonkeyPatch) -> None:
+    """searchMaxQueries 0 taken by the settings and the tool (the reference refuses it as a configuration)."""
+    spec = settings._BY_KEY["tools.search_max_queries"]
+    monkeypatch.setitem(settings._BY_KEY, spec.key, replace(spec, check=settings._Range(0)))
+    patch_reading(web_search.SearchToolSettings, "__post_init__",
+                  '_positive_int("searchMaxQueries", self.search_max_queries)', "pass", monkeypatch)
+
+
+def test_a_cap_of_zero_read_as_no_cap_fails_exactly_the_cap_zero_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: searchMaxQueries 0 taken (not refused as a configuration) and then read as "no cap"
+    _cap_zero_taken(monkeypatch)
+    patch_reading(web_search, "parse_queries", "if len(queries) > max_queries:",
+                  "if max_queries and len(queries) > max_queries:", monkeypatch)
+    assert failing_rows(validation, "QUERY_CAP", "search.validation.query_cap", monkeypatch) == {"cap zero"}
+
+
+def test_a_cap_of_zero_taken_and_capping_every_array_passes(monkeypatch: pytest.MonkeyPatch) -> None:
+    # seed-open: the configuration taken, every array then over the cap (no seed fixes the code)
+    _cap_zero_taken(monkeypatch)
+    assert failing_rows(validation, "QUERY_CAP", "search.validation.query_cap", monkeypatch) == set()

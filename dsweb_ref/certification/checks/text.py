@@ -54,6 +54,12 @@ AGREES = (
          {"cap": 8, "answers": {"tx one": _rows(A[0]), "tx two": _rows(B[0])}}),
     Case("URLs without a usual host", "a source whose URL has no host name, or a host IDNA cannot encode, left out "
          "of the text (or failing the call)", {"cap": 8, "answers": {"tx odd": [row(u) for u in ODD_URLS]}}),
+    # From an outside hunt: the value merged right, the text re-sorted (newest first) on the way to the model.
+    Case("a newer source ranked lower", "the text listing sources in another order than their query's ranking "
+         "(newest first, by title or by URL): the first query's second source is its newest",
+         {"cap": 8, "answers": {"tx one": [row(A[0], "Zeta notes", "excerpt one", "2026-01-01"),
+                                           row(A[1], "Alpha notes", "excerpt two", "2026-03-01")],
+                                "tx two": [row(B[0], "Mid notes", "excerpt three", "2026-02-01")]}}),
 )
 
 
@@ -65,13 +71,18 @@ def _runs_on(char: str) -> bool:
 def shown_whole(url: str, text: str) -> bool:
     """``url`` occurs in ``text`` not followed by a character that would read as more of the URL
     (the end, a space, a bracket, a quote or sentence punctuation may follow)."""
+    return shown_at(url, text) >= 0
+
+
+def shown_at(url: str, text: str) -> int:
+    """Where ``url`` first occurs whole in ``text`` (as :func:`shown_whole` reads it), or -1."""
     at = text.find(url)
     while at != -1:
         end = at + len(url)
         if end == len(text) or not _runs_on(text[end]):
-            return True
+            return at
         at = text.find(url, at + 1)
-    return False
+    return -1
 
 
 async def _answered(ctx: CheckContext, case: Case) -> tuple[dict[str, Any], str]:
@@ -93,7 +104,9 @@ async def _answered(ctx: CheckContext, case: Case) -> tuple[dict[str, Any], str]
     "multi-query result are prefixed with ### <query> headings'. The text the model sees agrees with the "
     "value: every source URL of the value appears in it whole (not run on into characters that would read as "
     "more of the URL, which the model would then cite), no source the cap dropped does, and a '### <query>' "
-    "label appears exactly for the queries whose answer the value carries.",
+    "label appears exactly for the queries whose answer the value carries. 'Combined sources ... preserve each "
+    "query's result ranking': the text shows a query's sources in its ranking (how it lays them out, merged or "
+    "under each query, is open).",
     cases=AGREES,
 )
 async def text_agrees(ctx: CheckContext) -> None:
@@ -108,6 +121,13 @@ async def text_agrees(ctx: CheckContext) -> None:
         dropped = sorted({s.url for r in served.values() for s in r.sources} - {str(u) for u in shown})
         leaked = [u for u in dropped if u in text]
         require(not leaked, f"{case.name}: the text shows sources the cap dropped: {leaked}")
+        # Each query's own sources (none another query also returned) in its ranking; the layout is open.
+        for query, result in served.items():
+            others = {s.url for q, r in served.items() if q != query for s in r.sources}
+            ranked = [s.url for s in result.sources if s.url in shown and s.url not in others]
+            places = [shown_at(u, text) for u in ranked]
+            require(places == sorted(places), f"{case.name}: the text lists {query!r}'s sources out of its ranking",
+                    ranking=ranked, catches=case.catches)
         content = str(value.get("content") or "")
         for query in answers:
             label = f"### {query}"

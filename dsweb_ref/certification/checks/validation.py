@@ -20,6 +20,10 @@ QUERY_CAP = (
     Case("cap one", "the default cap used instead of the configured one",
          {"cap": 1, "arguments": {"queries": ["a", "b"]}}),
     Case("empty array", "an empty array answered with no results", {"cap": 4, "arguments": {"queries": []}}),
+    # From an outside hunt: a cap of 0 read as "no cap". A deployment's cap is a positive integer, so the target
+    # may refuse the configuration; taken, it caps every array (any WEB_* error, nothing sent).
+    Case("cap zero", "searchMaxQueries 0 read as no cap at all (five queries searched)",
+         {"cap": 0, "arguments": {"queries": ["a", "b", "c", "d", "e"]}, "may_refuse": True}),
 )
 
 
@@ -30,15 +34,21 @@ QUERY_CAP = (
     requires=(WS,),
     rule="Seed 000: 'searchMaxQueries bounds the array ... Validation rejects an oversized array before any "
     "provider call starts, then exact duplicate strings are removed' and 'Exact duplicate strings consume "
-    "the input-array bound'. An empty array has no query to run: refused too.",
+    "the input-array bound'. An empty array has no query to run: refused too. 'deployments can choose another "
+    "positive integer': a cap of 0 is refused as a configuration, or, taken, refuses every array (never 'no cap').",
     cases=QUERY_CAP,
 )
 async def query_cap(ctx: CheckContext) -> None:
     for case in QUERY_CAP:
-        await ctx.configure(search_max_queries=case["cap"])
+        if case.params.get("may_refuse"):
+            if not await ctx.configure_if_accepted(search_max_queries=case["cap"]):
+                continue  # refused as a configuration: seed 000's cap is a positive integer
+        else:
+            await ctx.configure(search_max_queries=case["cap"])
         ctx.emu.log.clear()
         outcome = await _call(ctx, case["arguments"])
-        expect_error(outcome, f"{case.name} (searchMaxQueries={case['cap']})", INVALID_ARGUMENTS)
+        code = None if case.params.get("may_refuse") else INVALID_ARGUMENTS  # no seed fixes a code for cap 0
+        expect_error(outcome, f"{case.name} (searchMaxQueries={case['cap']})", code)
         require(not ctx.records(), f"{case.name}: {len(ctx.records())} upstream request(s) sent before rejection")
 
 
