@@ -1,12 +1,16 @@
 """Issue 24 item 5: the row added for survivors of the mutation run over web_fetch's rendering
-(dsweb_ref/tools/_fetch_render.py). Each test bends the reference into the wrong reading the row names and
-asserts that exactly that row of its check fails."""
+(dsweb_ref/tools/_fetch_render.py), and fetch.api.wire's address rows. Each test bends the reference into
+the wrong reading the row names and asserts that exactly that row of its check fails."""
 
 from __future__ import annotations
 
+import ipaddress
+
+import httpx
 import pytest
 
 from dsweb_ref.certification.checks import fetch
+from dsweb_ref.providers import deepseek_fetch_api
 from dsweb_ref.tools import _fetch_render, web_fetch
 
 from ._readings import failing_rows, patch_reading
@@ -58,3 +62,23 @@ def test_each_wrong_cut_fails_its_rows(right: str, wrong: str, rows: set[str], m
     _bounds_only(monkeypatch)
     patch_reading(_fetch_render, "render_fetch", right, wrong, monkeypatch, web_fetch)
     assert failing_rows(fetch, "BOUNDS", CHECK, monkeypatch) == rows
+
+
+# fetch.api.wire's address rows (from an outside hunt): the HTTP fetcher's public-address policy kept on the
+# Fetch API path refuses a private or loopback URL before any request; seed 001 delegates that policy.
+_LOCAL_POLICY = '''raise WebError(WebErrorCode.INVALID_URL, "url must be a non-empty string")
+    host = httpx.URL(request.url).host
+    if host == "localhost" or (host[:1].isdigit() and not ipaddress.ip_address(host).is_global):
+        raise WebError(WebErrorCode.BLOCKED_URL, "not a public address")'''
+
+
+def test_a_local_address_policy_on_the_fetch_api_path_fails_exactly_the_address_rows(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # catches: the HTTP provider's public-address validation applied before the Fetch API
+    monkeypatch.setattr(deepseek_fetch_api, "ipaddress", ipaddress, raising=False)  # the reading's own imports
+    monkeypatch.setattr(deepseek_fetch_api, "httpx", httpx, raising=False)
+    patch_reading(deepseek_fetch_api.DeepSeekFetchApi, "fetch",
+                  'raise WebError(WebErrorCode.INVALID_URL, "url must be a non-empty string")', _LOCAL_POLICY,
+                  monkeypatch)
+    assert failing_rows(fetch, "WIRE", "fetch.api.wire", monkeypatch) == {"a private address", "localhost"}

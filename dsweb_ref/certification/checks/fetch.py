@@ -244,6 +244,12 @@ WIRE = (
          {"url": "https://docs.example.test/api/search?q=a%20b&lang=zh#results"}),
     Case("non-ASCII host and path", "the host IDNA-encoded or the path percent-encoded",
          {"url": "https://bücher.example.test/über"}),
+    # From an outside hunt: the HTTP fetcher's address policy kept in front of the Fetch API, which the seed
+    # hands the target access policy to (the service fetches; it decides what it may reach).
+    Case("a private address", "the local fetcher's public-address policy applied on the Fetch API path, so a "
+         "private address is refused before any request (seed 001 delegates target access policy to the service)",
+         {"url": "https://10.0.0.5/admin"}),
+    Case("localhost", "the same for a loopback name", {"url": "https://localhost/status"}),
 )
 
 
@@ -256,7 +262,9 @@ WIRE = (
     rule="Seed 001: 'Fetch sends a URL', and Search and Fetch 'requests send only the documented authorization "
     "and JSON content type'. The body is exactly {url: <the requested URL, unchanged>} and, beyond HTTP "
     "framing, the headers exactly Authorization: Bearer <key> and Content-Type: application/json. 'Fetch sends a "
-    "URL and returns Markdown without an extra Harness summarization request': no Messages or Responses request.",
+    "URL and returns Markdown without an extra Harness summarization request': no Messages or Responses request. "
+    "'Selecting DeepSeek delegates page retrieval and target access policy to that service': a private or "
+    "loopback address is sent as any other URL (the HTTP provider's own address policy stays with it).",
     cases=WIRE,
 )
 async def fetch_wire(ctx: CheckContext) -> None:
