@@ -145,3 +145,18 @@ def test_a_target_that_paces_but_never_retries_passes_the_pacing_checks() -> Non
     caps = tuple(c for c in CAPABILITIES if c != "retry")
     report = run(reference_variant("no-retries", tweak=never_retries, capabilities=caps), only=[RATE, PACING_CANCEL])
     assert outcomes(report) == {RATE: Outcome.PASSED, PACING_CANCEL: Outcome.PASSED}, report.results
+
+
+FETCH_NEVER = {"fetch 404", "fetch 403", "fetch 402"}
+
+
+def test_the_fetch_api_rows_pass_the_reference(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(scheduling, "NEVER_CASES", tuple(c for c in scheduling.NEVER_CASES if c.name in FETCH_NEVER))
+    assert failing_rows(scheduling, "NEVER_CASES", NEVER, monkeypatch) == set()
+
+
+def test_retrying_the_fetch_apis_other_4xx_fails_exactly_the_fetch_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: every Fetch API failure taken for a transient one (an outside hunt: its 403 and 404 retried)
+    patch_reading(_scheduler.AccountScheduler, "run", "if retry >= policy.retries or not retryable(reply.status):",
+                  'if retry >= policy.retries or not (retryable(reply.status) or api == "fetch"):', monkeypatch)
+    assert failing_rows(scheduling, "NEVER_CASES", NEVER, monkeypatch) == FETCH_NEVER

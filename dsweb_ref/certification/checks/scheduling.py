@@ -591,6 +591,13 @@ NEVER_CASES = (
          {"fault": scripted("search", QUERY, [])}),
     Case("307 redirect", "retrying a redirect (Temporary Redirect read as a transient failure) instead of rejecting it",
          {"fault": Redirect(307)}),
+    # From an outside hunt: the same rule on the Fetch API, whose 404 (no usable page) and 403 (crawler policy) a
+    # target retried as transient. Whether a target retries the Fetch API at all is open; these never.
+    *(Case(f"fetch {status}", catches, {"status": status, "fetch": True}) for status, catches in (
+        (404, "retrying a Fetch API 404 (no usable page content: the same URL gives the same answer)"),
+        (403, "retrying a Fetch API 403 (crawler-policy rejection) as transient"),
+        (402, "retrying a Fetch API 402 (funding first)"),
+    )),
 )
 
 
@@ -606,13 +613,20 @@ NEVER_CASES = (
     "and 429 of the 4xx are). Nor is what the guide does not list: 'Empty results is successful', and the "
     "harness rejects redirects of the API request: an empty answer and a 3xx are one request each (that the "
     "first is a success and the second an error whose Location is never visited is search.outcome.empty's and "
-    "search.redirect.not_followed's to judge).",
+    "search.redirect.not_followed's to judge). The same holds on the Fetch API for a target that serves web_fetch "
+    "through it ('Fetch 403 means crawler-policy rejection, while 404 means no usable page content'): whether "
+    "Fetch API requests are retried at all is open, but never these.",
     cases=NEVER_CASES,
     slot="quiet",  # a bounded window proves no retry was sent
 )
 async def retry_never(ctx: CheckContext) -> None:
     await ctx.configure_opt_in(retries=RETRIES)
+    fetches = {"web_fetch", CAP_FETCH_API} <= ctx.hello.capabilities
     for case in NEVER_CASES:
+        if case.params.get("fetch"):
+            if fetches:
+                await _fetch_not_retried(ctx, case)
+            continue
         what = f"HTTP {case.name}" if "status" in case.params else case.name
         fault = Status(case["status"]) if "status" in case.params else case["fault"]
         outcome, records = await _answer(ctx, fault, what, None)
@@ -621,6 +635,15 @@ async def retry_never(ctx: CheckContext) -> None:
         # The empty and redirect rows judge the retry alone: one defect, one check (an empty answer taken for
         # an error, or a redirect followed, fails search.outcome.empty or search.redirect.not_followed).
         require(len(records) == 1, f"{what}: {len(records)} requests, expected one", catches=case.catches)
+
+
+async def _fetch_not_retried(ctx: CheckContext, case: Case) -> None:
+    what = f"HTTP {case['status']} from the Fetch API"
+    outcome = await ctx.under_fault("fetch", Status(case["status"]), lambda: ctx.fetch(FETCHED))
+    await ctx.settle()
+    expect_error(outcome, what)  # which WEB_* code is fetch.api.mapping's to judge
+    sent = len(ctx.records("fetch"))
+    require(sent == 1, f"{what}: {sent} Fetch API requests, expected one", catches=case.catches)
 
 
 async def _no_request_after(
