@@ -53,27 +53,8 @@ def test_the_engine_order_kept_fails_every_ranking_row(monkeypatch: pytest.Monke
     # missed by it too)
     monkeypatch.setattr(evidence_search, "rank", lambda query, candidates: list(candidates))
     assert failing_rows(evidence_relevance, "RANKING", RANKING, monkeypatch) == {
-        "engine-last", "engine-first", "near-misses", "relevant-behind-its-site", "other-query-words",
-        "thirty-two-results", "thai-words",
+        "engine-last", "engine-first", "near-misses", "relevant-behind-its-site", "other-query-words", "thai-words",
     }  # fmt: skip
-
-
-@pytest.mark.parametrize("ranking", ["own", "engine"])
-def test_every_result_fetched_fails_exactly_the_thirty_two_results_row(
-    ranking: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # catches: no page selection (every usable result fetched), with the pipeline's own ranking or the engine's
-    # order: read whole, the engine's order still reads every relevant result, so only the bound shows it
-    right = evidence_search.select_pages
-    assert right is _evidence_rank.select_pages
-
-    def every_page(ranked: Any, *, max_pages: int, max_per_domain: int) -> list[Candidate]:
-        return right(ranked, max_pages=10**6, max_per_domain=10**6)
-
-    monkeypatch.setattr(evidence_search, "select_pages", every_page)
-    if ranking == "engine":
-        monkeypatch.setattr(evidence_search, "rank", lambda query, candidates: list(candidates))
-    assert failing_rows(evidence_relevance, "RANKING", RANKING, monkeypatch) == {"thirty-two-results"}
 
 
 def test_a_gate_on_shared_words_over_the_engine_order_fails_the_near_miss_and_other_query_rows(
