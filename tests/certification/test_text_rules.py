@@ -44,17 +44,26 @@ def test_a_single_answer_must_be_shown() -> None:
 # search.text.agrees's ranking row, end to end: a text re-sorted on the way to the model fails exactly that row;
 # a text laying each query's sources out together (query by query, the second query first) still passes.
 _LINES = "lines = (_source_line(s, m) for s, m in zip(result.sources, shown, strict=True))"
-_NEWEST_FIRST = ("pairs = sorted(zip(result.sources, shown, strict=True), key=lambda p: p[0].published_at or '', "
-                 "reverse=True)\n        lines = (_source_line(s, m) for s, m in pairs)")
+# The text's sources re-sorted: newest first, by title, by URL.
+_SORTED = {
+    "newest-first": "key=lambda p: p[0].published_at or '', reverse=True",
+    "by-title": "key=lambda p: p[0].title or ''",
+    "by-url": "key=lambda p: p[0].url",
+}
 _QUERY_BY_QUERY_BACKWARDS = ("pairs = sorted(zip(result.sources, shown, strict=True), key=lambda p: "
                              "p[0].url.startswith('https://b.example.test/'), reverse=True)\n"
                              "        lines = (_source_line(s, m) for s, m in pairs)")
 
 
-def test_a_text_sorted_newest_first_fails_exactly_the_ranking_row(monkeypatch: pytest.MonkeyPatch) -> None:
-    # catches: the value merged round-robin, the text's sources re-sorted newest first
-    patch_reading(_render, "render_search", _LINES, _NEWEST_FIRST, monkeypatch, web_search)
-    assert failing_rows(text, "AGREES", "search.text.agrees", monkeypatch) == {"a newer source ranked lower"}
+@pytest.mark.parametrize("order", sorted(_SORTED))
+def test_a_text_sorted_another_way_fails_the_ranking_row(order: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: the value merged round-robin, the text's sources re-sorted (newest first, by title or by URL)
+    wrong = (f"pairs = sorted(zip(result.sources, shown, strict=True), {_SORTED[order]})\n"
+             "        lines = (_source_line(s, m) for s, m in pairs)")
+    patch_reading(_render, "render_search", _LINES, wrong, monkeypatch, web_search)
+    rows = failing_rows(text, "AGREES", "search.text.agrees", monkeypatch)
+    # (sorted by URL, the odd URLs' row fails too: '/relative/path' sorts before the others of its query)
+    assert rows == {"a newer source ranked lower", *(["URLs without a usual host"] if order == "by-url" else [])}
 
 
 def test_a_text_keeping_each_querys_ranking_in_another_layout_passes(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -55,10 +55,11 @@ AGREES = (
     Case("URLs without a usual host", "a source whose URL has no host name, or a host IDNA cannot encode, left out "
          "of the text (or failing the call)", {"cap": 8, "answers": {"tx odd": [row(u) for u in ODD_URLS]}}),
     # From an outside hunt: the value merged right, the text re-sorted (newest first) on the way to the model.
+    # The first query's second source comes first by date (newest), by title and by URL alike.
     Case("a newer source ranked lower", "the text listing sources in another order than their query's ranking "
          "(newest first, by title or by URL): the first query's second source is its newest",
-         {"cap": 8, "answers": {"tx one": [row(A[0], "Zeta notes", "excerpt one", "2026-01-01"),
-                                           row(A[1], "Alpha notes", "excerpt two", "2026-03-01")],
+         {"cap": 8, "answers": {"tx one": [row(A[1], "Zeta notes", "excerpt one", "2026-01-01"),
+                                           row(A[0], "Alpha notes", "excerpt two", "2026-03-01")],
                                 "tx two": [row(B[0], "Mid notes", "excerpt three", "2026-02-01")]}}),
 )
 
