@@ -466,10 +466,6 @@ def _whole_fault(text: str) -> Fault:
     return AsAnswer(_messages_body([_result_block([_item("https://a.example.test/")]), {"type": "text", "text": text}]))
 
 
-# seed 003: "summary、sources（标题和 URL）以及可选的 truncated 标记" - the result's keys
-RESULT_KEYS = ("summary", "sources", "truncated")
-
-
 @check(
     "standalone.result.bounded",
     "the model-visible JSON is at most 24 000 encoded bytes, valid, with truncated set when cut",
@@ -479,7 +475,7 @@ RESULT_KEYS = ("summary", "sources", "truncated")
     rule="Seed 003: the encoded result is at most 24 000 bytes, so the generic tool-output limit never cuts the "
     "JSON; a cut result carries the optional truncated flag (sources dropped to fit are a cut too, where the "
     "target keeps each of them alone), and a result that lost nothing does not claim a cut (the summary's own "
-    "bound is open). The result is summary, sources and the optional truncated flag: no other key.",
+    "bound is open).",
     cases=BOUND_CASES,
 )
 async def result_bounded(ctx: CheckContext) -> None:
@@ -490,9 +486,6 @@ async def result_bounded(ctx: CheckContext) -> None:
         value = _visible(outcome, f"[{case.name}]")
         size = len((outcome.text or "").encode("utf-8"))
         require(size <= MAX_RESULT_BYTES, f"[{case.name}] the result is {size} encoded bytes, over 24000")
-        # From an outside hunt: the seed's result is summary, sources and the optional flag; nothing else rides
-        other = sorted(str(k) for k in value if k not in RESULT_KEYS)
-        require(not other, f"[{case.name}] the result carries {other} besides summary, sources and truncated")
         # From an outside hunt: bytes cut inside a character and decoded with replacement (no answer here has one)
         require("\ufffd" not in str(value.get("summary", "")), f"[{case.name}] the summary holds U+FFFD: a character "
                 "was cut inside its bytes and replaced", catches=case.catches)
