@@ -439,7 +439,7 @@ LEFT_OUT = "(its evidence lines were left out to keep the result short)"
 def render_evidence(value: Mapping[str, Any], max_chars: int) -> str:
     """The model-visible text: evidence lines grouped by query, each ending with its source URL.
     Lines beyond ``max_chars`` are left out whole, from the longest groups first (then, if one line a
-    query is still too long, from the last query back); a cut is said."""
+    query is still too long, the longest of those lines first); a cut is said."""
     groups: Sequence[Mapping[str, Any]] = value["queries"]
     heads: list[str] = []
     bodies: list[list[str]] = []
@@ -462,13 +462,15 @@ def render_evidence(value: Mapping[str, Any], max_chars: int) -> str:
         bodies[longest].pop()
         cut = True
     # One line a query can still be too long (URLs of up to 2,048 characters): a query's last line goes
-    # whole, from the last query back, since a cut inside a line would leave it without its URL.
-    for i in reversed(range(len(bodies))):
-        if len(_join(heads, bodies) + note) <= max_chars:
+    # whole, the longest first (the later query's on a tie), since a cut inside a line would leave it
+    # without its URL.
+    while len(_join(heads, bodies) + note) > max_chars:
+        shown = [i for i, body in enumerate(bodies) if body and body != [LEFT_OUT] and not groups[i]["needs_retry"]]
+        if not shown:
             break
-        if bodies[i] and not groups[i]["needs_retry"]:
-            bodies[i] = [LEFT_OUT]
-            cut = True
+        longest = max(shown, key=lambda i: (len(bodies[i][0]), i))
+        bodies[longest] = [LEFT_OUT]
+        cut = True
     text = _join(heads, bodies) + (note if cut else "")
     return text if len(text) <= max_chars else text[: max_chars - 1] + "…"
 

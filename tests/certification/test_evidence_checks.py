@@ -418,20 +418,22 @@ def test_each_special_host_row_catches_the_host_taken_for_a_public_name(
 # reference's function with one change, and the one row of its check that catches it (the check's other rows
 # pass it). Where the function was imported by name, the importers get the wrong one too.
 # render_evidence's two ways of leaving whole lines out: from the longest groups down to one line a query, then
-# a query's last line from the last query back.
-_LAST_LINES_LEFT_OUT = """    for i in reversed(range(len(bodies))):
-        if len(_join(heads, bodies) + note) <= max_chars:
+# a query's last line, the longest first.
+_LAST_LINES_LEFT_OUT = """    while len(_join(heads, bodies) + note) > max_chars:
+        shown = [i for i, body in enumerate(bodies) if body and body != [LEFT_OUT] and not groups[i]["needs_retry"]]
+        if not shown:
             break
-        if bodies[i] and not groups[i]["needs_retry"]:
-            bodies[i] = [LEFT_OUT]
-            cut = True
+        longest = max(shown, key=lambda i: (len(bodies[i][0]), i))
+        bodies[longest] = [LEFT_OUT]
+        cut = True
 """
 _WHOLE_LINES_LEFT_OUT = """    while len(_join(heads, bodies) + note) > max_chars and any(len(b) > 1 for b in bodies):
         longest = max(range(len(bodies)), key=lambda i: (len(bodies[i]), -i))
         bodies[longest].pop()
         cut = True
     # One line a query can still be too long (URLs of up to 2,048 characters): a query's last line goes
-    # whole, from the last query back, since a cut inside a line would leave it without its URL.
+    # whole, the longest first (the later query's on a tie), since a cut inside a line would leave it
+    # without its URL.
 """ + _LAST_LINES_LEFT_OUT
 ROW_READINGS: dict[str, tuple[Any, str, str, str, str, str | tuple[str, ...]]] = {
     # The floor of one source per query against the per-domain share (page selection).
@@ -589,3 +591,13 @@ def test_the_unsafe_check_catches_dropped_results_outside_the_output_schema(monk
     monkeypatch.setattr(evidence_search.EvidenceSearchTool, "_candidates", misnamed)
     (result,) = run(reference_target(), only=["evidence.unsafe_dropped"]).results
     assert result.outcome.value == "failed" and "does not follow evidence_search.output" in result.reason, result.reason
+
+
+def test_a_target_whose_own_url_limit_refuses_the_long_urls_passes_the_long_rows(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # seed-open: a URL limit of the target's own (here 1,024 characters) refuses the long rows' results, which
+    # leaves their queries [needs_retry]: no line shown is no line cut
+    patch_reading(evidence_search.EvidenceSearchTool, "_candidates", "max_length=cfg.max_url_length",
+                  "max_length=1024", monkeypatch)
+    assert failing_rows(evidence, "CITES", "evidence.lines_cite_results", monkeypatch) == set()

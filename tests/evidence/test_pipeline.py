@@ -9,7 +9,7 @@ import pytest
 
 from dsweb_ref import FetchBody, FetchResult, WebError, WebErrorCode
 from dsweb_ref.tools._evidence_text import topic_of
-from dsweb_ref.tools.evidence_search import EvidenceSearchTool, EvidenceSettings
+from dsweb_ref.tools.evidence_search import LEFT_OUT, EvidenceSearchTool, EvidenceSettings, render_evidence
 
 from ._fakes import TableFetch, TableSearch, evidence_tool, html, src
 
@@ -145,6 +145,22 @@ def test_a_batch_is_grouped_by_query_and_every_line_carries_its_url() -> None:
     )
     assert result.value is not None
     assert result.value["sources"] == [{"url": a, "title": "Revenue"}, {"url": b, "title": "Margin"}]
+
+
+def _group(query: str, url: str, text: str = "Harbour fees are 12 baht.") -> dict[str, object]:
+    return {"query": query, "needs_retry": False, "evidence": [{"text": text, "url": url}]}
+
+
+def test_one_line_a_query_still_over_the_bound_goes_whole_the_longest_first() -> None:
+    # catches: the text cut at a character count inside the last line's URL (an outside hunt), or the lines
+    # left out from the last query back, dropping a short line where the long one alone was enough
+    long_url, short_url = "https://a.example/" + "p" * 2030, "https://b.example/x"
+    text = render_evidence({"queries": [_group("q0", long_url), _group("q1", short_url)]}, 2000)
+    assert long_url not in text and f"(source: {short_url})" in text
+    assert f"Query 1: q0\n{LEFT_OUT}" in text and text.endswith("left out to keep the result short.)")
+    urls = [f"https://q{i}.example/" + "p" * 2020 for i in range(4)]
+    text = render_evidence({"queries": [_group(f"q{i}", u) for i, u in enumerate(urls)]}, 8000)
+    assert len(text) <= 8000 and all(f"(source: {u})" in text for u in urls[:3]) and urls[3] not in text
 
 
 def test_the_text_is_bounded_and_a_cut_is_said() -> None:

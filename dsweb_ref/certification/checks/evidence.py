@@ -401,7 +401,10 @@ async def _cites(ctx: CheckContext, case: Case) -> dict[str, Any]:
             "evidence", catches=case.catches)
     text = outcome.text or ""
     regions = _regions(text, items)
-    require(regions, f"{case.name}: the evidence text shows none of the value's evidence passages", text=text[:2000])
+    # A long row may show no line at all: a target's own URL limit (refusing these URLs) or a text bound too small
+    # for one of them is open; what it judges is that no line is cut inside its URL.
+    require(regions or case.params.get("long"), f"{case.name}: the evidence text shows none of the value's evidence "
+            "passages", text=text[:2000])
     for region, url in regions:
         require(url in region, f"{case.name}: an evidence line carries no source URL (expected {url[:120]}): "
                 f"{region.strip()[:200]!r}", catches=case.catches)
