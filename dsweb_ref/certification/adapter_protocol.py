@@ -74,7 +74,8 @@ Methods
     - ``standalone-usage`` - ``standalone_search``'s ``value`` carries the search's ``usage`` (seed 003, below)
     - ``scripted-search`` - web_search over the emulator's conformance search route (``provider: "scripted"``,
       see "Conformance search route" below); enables the ``search.differential.*`` checks
-    - ``retry`` - Search API retries of 408, 429 and 5xx as ``configure`` ``retries`` allows (seed 001)
+    - ``retry`` - Search API retries of 408, 429 and 5xx as ``configure`` ``retries`` allows (seed 001); a
+      Fetch API request may be retried on those too, never on another 4xx
     - ``pacing`` - Search API requests paced to ``configure`` ``pacing_qps`` (seed 001)
     - ``localization`` - ``configure`` ``localization`` forwarded to the Search API (seed 001)
     - ``summary-budget`` - Search API summaries shown to the model under the ``configure`` budgets (seed 001)
@@ -89,7 +90,7 @@ Methods
           "tools_base": "http://127.0.0.1:PORT/v1/tools",         # POST {tools_base}/search, /fetch
           "api_key": "...",                # an emulator test key: send as Authorization: Bearer
           "provider": "messages" | "api" | "scripted",  # "api" = the new Web Search API switch: Search+Fetch APIs
-          "search_max_queries": 4,         # searchMaxQueries
+          "search_max_queries": 4,         # searchMaxQueries (0 may come: refuse it, never read "no cap")
           "search_max_results": 8,         # searchMaxResults (also the Search API count bound)
           "send_original_question": true,  # sendOriginalQuestion
           "count": 10,                     # Search API count setting; send min(count, search_max_results)
