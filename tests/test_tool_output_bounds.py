@@ -22,7 +22,7 @@ from dsweb_ref import (
 from dsweb_ref.runtime import build_runtime
 from dsweb_ref.settings import Settings
 from dsweb_ref.tools import SearchToolSettings, WebFetchTool, WebSearchTool, render_search
-from dsweb_ref.tools._render import CITE_REMINDER, MAX_DATE_CHARS, MAX_URL_CHARS, OUTPUT_CUT_NOTE
+from dsweb_ref.tools._render import ANSWER_CUT_NOTE, CITE_REMINDER, MAX_DATE_CHARS, MAX_URL_CHARS, OUTPUT_CUT_NOTE
 
 HUGE = 1_400_000
 
@@ -56,6 +56,15 @@ def test_eight_hostile_sources_stay_under_the_default_bound() -> None:
     assert out.text.endswith("\n\n" + OUTPUT_CUT_NOTE.format(limit=20_000) + "\n\n" + CITE_REMINDER)
     # The structured value keeps the provider's strings whole.
     assert out.value is not None and len(out.value["sources"][0]["url"]) > HUGE
+
+
+def test_a_huge_answer_is_cut_before_its_sources() -> None:
+    # catches: the answer filling the bound and the sources after it cut with it (an outside hunt): the text
+    # then ended 'Cite the relevant URLs above' with no URL above
+    result = SearchResult(sources=(Source(url="https://a.test/1", title="A"),), content="word " * HUGE)
+    text = render_search(result, 20_000)
+    assert len(text) <= 20_000 and "- [A](https://a.test/1)" in text and text.endswith(CITE_REMINDER)
+    assert ANSWER_CUT_NOTE.format(limit=20_000) in text and text.startswith("word word")
 
 
 def test_a_url_and_a_date_are_cut_per_field_with_a_marker() -> None:

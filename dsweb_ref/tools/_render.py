@@ -7,7 +7,7 @@ from urllib.parse import urlsplit
 
 from .._types import SearchResult, Source
 
-__all__ = ["CITE_REMINDER", "NO_RESULTS", "OUTPUT_CUT_NOTE", "render_search", "source_label"]
+__all__ = ["ANSWER_CUT_NOTE", "CITE_REMINDER", "NO_RESULTS", "OUTPUT_CUT_NOTE", "render_search", "source_label"]
 
 NO_RESULTS = "No results found."
 CITE_REMINDER = "Cite the relevant URLs above as markdown links in your answer."
@@ -64,6 +64,7 @@ def _source_line(source: Source, summary: str | None = None) -> str:
 
 
 OUTPUT_CUT_NOTE = "(Output cut at {limit} characters: later text and sources were left out.)"
+ANSWER_CUT_NOTE = "(Answer cut to keep the output within {limit} characters: its later text was left out.)"
 
 
 def render_search(
@@ -71,30 +72,42 @@ def render_search(
     max_chars: int = DEFAULT_MAX_OUTPUT_CHARS,
     summaries: Sequence[str | None] | None = None,
 ) -> str:
-    """The model-visible text, never longer than ``max_chars``. Past the bound the text is cut at
-    a line end, and a note saying so comes before the citation reminder. ``summaries`` (summary
+    """The model-visible text, never longer than ``max_chars``. Past the bound the provider's answer is
+    cut first (at a line end, with a note), so the sources stay whole; if they alone are past it, the
+    whole text is cut at a line end, and a note saying so comes before the citation reminder. ``summaries`` (summary
     mode, one per source) replaces a source's snippet where it is not None."""
-    parts: list[str] = []
-    if result.content:
-        parts.append(result.content[: max_chars + 1])  # never more than could be shown
+    content = result.content[: max_chars + 1] if result.content else ""  # never more than could be shown
+    rest: list[str] = []
     if result.sources:
         shown = summaries if summaries is not None else [None] * len(result.sources)
         lines = (_source_line(s, m) for s, m in zip(result.sources, shown, strict=True))
-        parts.append("Sources:\n" + "\n".join(lines))
-    elif not result.content:
-        parts.append(NO_RESULTS)
+        rest.append("Sources:\n" + "\n".join(lines))
+    elif not content:
+        rest.append(NO_RESULTS)
     if result.truncated:
-        parts.append(f"(Showing the first {len(result.sources)} sources. Refine the query for more.)")
-    parts.append(CITE_REMINDER)
+        rest.append(f"(Showing the first {len(result.sources)} sources. Refine the query for more.)")
+    rest.append(CITE_REMINDER)
+    parts = [content, *rest] if content else rest
     text = "\n\n".join(parts)
     if len(text) <= max_chars:
         return text
+    if content:
+        # A long answer is cut before the sources are: they are what the model cites.
+        kept = "\n\n".join([ANSWER_CUT_NOTE.format(limit=max_chars), *rest])
+        room = max_chars - len(kept) - 2
+        if room > 0:
+            return _cut_at_line_end(content, room) + "\n\n" + kept
     end = "\n\n" + OUTPUT_CUT_NOTE.format(limit=max_chars) + "\n\n" + CITE_REMINDER
     room = max_chars - len(end)
     if room <= 0:
         return end.strip()[:max_chars]
+    return _cut_at_line_end(text, room) + end
+
+
+def _cut_at_line_end(text: str, room: int) -> str:
+    """``text`` cut to ``room`` characters, at a line end unless that would drop most of the room."""
     head = text[:room]
     line_end = head.rfind("\n")
-    if line_end > room // 2:  # keep whole lines unless that would drop most of the room
+    if line_end > room // 2:
         head = head[:line_end]
-    return head.rstrip() + end
+    return head.rstrip()

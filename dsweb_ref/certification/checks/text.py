@@ -242,7 +242,8 @@ BOUNDED_ANSWERS = (
     f"(seed 001: 'bounded tool output'). Any bound is accepted; a text of {HUGE:,} characters or more, "
     "echoing the answers whole, is not bounded. 'searchMaxResults bounds only the combined sources returned "
     "to the caller', so a short answer whose sources overflow the cap is still returned (in the value's "
-    "content or the text).",
+    "content or the text). What a bound cuts first, the answers or the sources after them, is open (the "
+    "reference cuts the answers).",
     cases=BOUNDED_ANSWERS,
 )
 async def text_bounded_answers(ctx: CheckContext) -> None:
