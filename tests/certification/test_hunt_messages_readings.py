@@ -71,3 +71,19 @@ def test_v1_inserted_into_the_messages_base_fails_exactly_the_base_without_v1_ro
     patch_reading(deepseek_official.DeepSeekMessagesSearch, "search", 'url = f"{base}/messages"',
                   "url = f\"{base.removesuffix('/v1')}/v1/messages\"", monkeypatch)
     assert failing_rows(search, "MESSAGES_WIRE", WIRE, monkeypatch) == {NO_V1}
+
+
+@pytest.mark.parametrize("extra", ['"stream": False', '"temperature": 0', '"metadata": {"user_id": "u-1"}'])
+def test_another_documented_messages_field_passes_the_wire_check(extra: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # seed-open (an outside hunt found the exact key set failing an explicit "stream": false): seed 001 fixes
+    # thinking and the omitted tool_choice, not the rest of the Messages body
+    patch_reading(deepseek_official.DeepSeekMessagesSearch, "search", '"thinking": {"type": "disabled"},',
+                  f'"thinking": {{"type": "disabled"}}, {extra},', monkeypatch)
+    assert failing_rows(search, "MESSAGES_WIRE", WIRE, monkeypatch) == set()
+
+
+def test_a_body_without_the_thinking_object_fails_the_wire_check(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: a body key of the five missing (thinking also fails search.messages.thinking_disabled)
+    patch_reading(deepseek_official.DeepSeekMessagesSearch, "search", '"thinking": {"type": "disabled"},', "",
+                  monkeypatch)
+    assert failing_rows(search, "MESSAGES_WIRE", WIRE, monkeypatch) == {c.name for c in search.MESSAGES_WIRE}
