@@ -26,6 +26,9 @@ _SPACES = re.compile(r"\s+")
 _THAI = re.compile("[\u0e00-\u0e7f]")
 # A sentence ends at . ! ? (or their full-width forms) followed by space and a capital, digit or quote.
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+(?=[\"'“‘(\[A-Z0-9\u0e00-\u0e7f])")
+# Chinese and Japanese end sentences in 。！？ with no space after (a closing quote or bracket may follow): the
+# cut goes after them, before the next character that is neither a space nor a closer.
+_CJK_END = re.compile(r"(?<=[。！？])(?=[^\s”’」』）)\]])|(?<=[。！？][”’」』）)\]])(?=\S)")
 _MAX_UNITS = 3000  # per page: what ranking reads of one page
 _MAX_UNIT_CHARS = 2000  # one unit: several passages long, yet bounded
 _MAX_SEGMENT = 4000  # characters handed to the Thai segmenter at once
@@ -81,13 +84,13 @@ def sentences(text: str) -> list[str]:
     if not text:
         return []
     if not _THAI.search(text):
-        return [s.strip() for s in _SENTENCE_END.split(text) if s.strip()]
+        return [c.strip() for s in _SENTENCE_END.split(text) for c in _CJK_END.split(s) if c.strip()]
     out: list[str] = []
     for start in range(0, len(text), _MAX_SEGMENT):
         with _SEGMENTER:
             cut = _crf_sentences(text[start : start + _MAX_SEGMENT])
         out.extend(s.strip() for s in cut)
-    return [s for piece in out if piece for s in _SENTENCE_END.split(piece) if s.strip()]
+    return [c for piece in out if piece for s in _SENTENCE_END.split(piece) for c in _CJK_END.split(s) if c.strip()]
 
 
 def _crf_sentences(text: str) -> list[str]:

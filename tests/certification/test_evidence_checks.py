@@ -533,6 +533,12 @@ ROW_READINGS: dict[str, tuple[Any, str, str, str, str, str | tuple[str, ...]]] =
                                   "evidence.passages", "thai-full-stop"),
     "line-break-in-a-cell-not-text": (_evidence_units._Units, "handle_starttag", 'self._cell.append(" ")',
                                       "self._cell.append(None)", "evidence.html_page", "cell-line-break"),
+    # From an outside hunt: sentences cut only where a space follows the full stop, so a Chinese paragraph (。 with
+    # nothing after it) stays one unit and its last sentence's fact is cut off.
+    "cjk-sentences-uncut": (_evidence_units, "sentences",
+                            "return [c.strip() for s in _SENTENCE_END.split(text) for c in _CJK_END.split(s) if "
+                            "c.strip()]", "return [s.strip() for s in _SENTENCE_END.split(text) if s.strip()]",
+                            "evidence.passages", "chinese-long-paragraph"),
     # Survivors of the seed-3 draw: a word's designators read only up to the first year (the model after it
     # lost), and an element's attributes read only up to the first one without a value.
     "designators-up-to-a-year": (_evidence_passages, "_marks",

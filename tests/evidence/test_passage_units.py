@@ -10,7 +10,7 @@ import pytest
 
 from dsweb_ref import FetchBody
 from dsweb_ref.tools._evidence_passages import PageUnits, choose, designators
-from dsweb_ref.tools._evidence_units import page_units
+from dsweb_ref.tools._evidence_units import page_units, sentences
 
 from ._fakes import TableFetch, TableSearch, evidence_tool, html, src
 
@@ -174,3 +174,13 @@ def test_inline_furniture_is_skipped_inside_its_sentence(hidden: str) -> None:
     # (the passage chosen for "fare" would lose "for adults on weekdays").
     text = units_of(f"<main><p>The ferry fare is $12 {hidden}for adults on weekdays.</p><p>End.</p></main>")
     assert text == ["The ferry fare is $12 for adults on weekdays.", "End."]
+
+
+def test_chinese_and_japanese_sentences_are_cut_with_no_space_after_their_full_stop() -> None:
+    # catches: sentences cut only where a space follows the full stop (an outside hunt): a Chinese paragraph was
+    # one unit, its last sentence's fact past the passage bound; a closing quote stays with its sentence
+    assert sentences("他说：“好。”然后走了。明天见！Hello. World") == [
+        "他说：“好。”", "然后走了。", "明天见！", "Hello.", "World"]
+    assert sentences("東京タワーは1958年に完成した電波塔です。展望台から東京の景色を楽しめます。") == [
+        "東京タワーは1958年に完成した電波塔です。", "展望台から東京の景色を楽しめます。"]
+    assert sentences("价格。」") == ["价格。」"]  # nothing after the closer: no empty piece

@@ -148,6 +148,30 @@ THAI_PARAGRAPH = replace(
     "ค่าโดยสารเรือเฟอร์รี่ไปเกาะช้างสำหรับผู้ใหญ่ราคา 120 บาทต่อเที่ยว",
     fact="120 บาท",
 )
+# From an outside hunt: the same for Chinese, whose sentences end in 。 with no space after it. A paragraph of
+# 13 sentences (448 characters) whose last one holds the fare asked for; the others (hours, parking, tickets)
+# are unrelated.
+CHINESE_PARAGRAPH = replace(
+    CHINESE,
+    query="上海港渡轮票价",
+    heading="# 上海港客运码头",
+    title="上海港客运码头",
+    snippet="码头信息",
+    match="上海港客运码头每天早上六点开门，晚上十点关门，码头周围有很多餐馆和咖啡店。"
+    "游客可以把车停在码头前面的停车场，节假日期间乘客很多，建议至少提前半小时到达。"
+    "工作人员会在登船前检查每位乘客的船票和身份证件，携带宠物的乘客必须把宠物放进笼子里。"
+    "洗手间和母婴室位于候船大厅的左侧，大厅里还有免费的无线网络和手机充电站。"
+    "在台风季节，班次可能会在没有提前通知的情况下取消，请随时关注码头的公告。"
+    "码头附近的老街有许多传统小吃，比如生煎包和小笼包，很多游客在等船的时候去品尝。"
+    "码头的售票窗口每天早上五点半开始售票，也可以通过手机应用提前购票。"
+    "候船大厅里有一家书店，出售地图、明信片和当地的旅游指南。"
+    "夜间的最后一班船通常在晚上九点半出发，错过末班船的乘客需要在附近过夜。"
+    "码头东侧新建了一座观景平台，天气晴朗的时候可以看到远处的灯塔和往来的货轮。"
+    "每年春天码头会举办一次海鲜节，附近的渔民会带来新鲜的鱼虾和螃蟹出售。"
+    "码头管理处提醒乘客保管好随身物品，遗失物品可以到服务台登记领取。"
+    "上海港渡轮票价：成人每人二十五元人民币。",
+    fact="二十五元",
+)
 # One Thai sentence of 212 characters (634 UTF-8 bytes; one ASCII digit puts the three-byte characters off the
 # grid of a byte count), longer than the reference's passage bound in bytes. No seed fixes a passage length, so
 # the row holds only that a cut keeps whole characters.
@@ -248,6 +272,13 @@ PASSAGES = (
         {"fillers": 40, "texts": "thai-paragraph"},
     ),
     Case(
+        "chinese-long-paragraph",
+        "sentences cut only at punctuation followed by a space (as in English): a 448-character Chinese paragraph, "
+        "whose sentences end in 。 with nothing after it, is one unit; its passage is the paragraph's unrelated "
+        "opening and the fare (二十五元) in its last sentence is cut off",
+        {"fillers": 40, "texts": "chinese-paragraph"},
+    ),
+    Case(
         "thai-long-sentence",
         "a passage bounded in UTF-8 bytes (a Go-style len): a Thai sentence of 212 characters (634 bytes) cut "
         "inside a character, shown as U+FFFD (how much of the sentence a passage keeps is open)",
@@ -270,6 +301,7 @@ _TEXTS = {
     "list-item": LIST_ITEM,
     "run-on": RUN_ON,
     "thai-paragraph": THAI_PARAGRAPH,
+    "chinese-paragraph": CHINESE_PARAGRAPH,
     "thai-sentence": THAI_SENTENCE,
 }
 
