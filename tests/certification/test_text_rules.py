@@ -92,3 +92,19 @@ def test_a_cap_of_zero_taken_and_capping_every_array_passes(monkeypatch: pytest.
     # seed-open: the configuration taken, every array then over the cap (no seed fixes the code)
     _cap_zero_taken(monkeypatch)
     assert failing_rows(validation, "QUERY_CAP", "search.validation.query_cap", monkeypatch) == set()
+
+
+# search.text.snippets's order rule: snippets shifted by one source, either way, fail every row with two of them.
+@pytest.mark.parametrize("shift", ["snippets[1:] + snippets[:1]", "snippets[-1:] + snippets[:-1]"])
+def test_snippets_shifted_by_one_source_fail_the_rows_with_two_snippets(
+    shift: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # catches: a zip off by one, each line given its neighbour's snippet (an outside hunt)
+    wrong = ("snippets = [s.snippet for s in result.sources]\n"
+             f"        moved = [replace(s, snippet=x) for s, x in zip(result.sources, {shift}, strict=True)]\n"
+             "        lines = (_source_line(s, m) for s, m in zip(moved, shown, strict=True))")
+    monkeypatch.setattr(_render, "replace", replace, raising=False)  # the reading's own import
+    patch_reading(_render, "render_search", _LINES, wrong, monkeypatch, web_search)
+    # (every row with two snippets or more shows them out of order)
+    assert failing_rows(text, "SNIPPETS", "search.text.snippets", monkeypatch) == {
+        "one query", "a merged batch", "non-ASCII excerpts", "snippets on their own sources"}

@@ -153,7 +153,14 @@ SNIPPETS = (
          {"cap": 8, "answers": {"sn one": _snippets("sd", "数据检索 résumé naïve", "emoji 🔎 excerpt")}}),
     Case("some sources without a snippet", "another source's snippet shown in place of a missing one",
          {"cap": 8, "answers": {"sn one": _snippets("se", None, "only the second has one", None)}}),
+    # From an outside hunt: each line given the next source's snippet (the last the first's). With a source
+    # between them that has none, a shift either way loses a snippet or shows the two out of order (every row
+    # with two snippets shows the order too).
+    Case("snippets on their own sources", "snippets shifted by one source (each shown with its neighbour, a "
+         "zip off by one): the first source's excerpt shown after the third's",
+         {"cap": 8, "answers": {"sn one": _snippets("sf", "alpha excerpt", None, "gamma excerpt")}}),
 )
+SHIFTED = SNIPPETS[-1].catches
 
 
 @check(
@@ -163,8 +170,9 @@ SNIPPETS = (
     requires=(WS,),
     rule="Seed 001: the provider maps 'URL, title, snippet, and nullable date into shared sources' and 'the "
     "current tool gives the same short excerpt to the model and search card'. Each short snippet of the value's "
-    "sources (one line, single spaces) appears verbatim in the text the model sees; where and how it is framed "
-    "is free, and a long snippet may be shortened (how is open).",
+    "sources (one line, single spaces) appears verbatim in the text the model sees, and the snippets come in the "
+    "order of their sources (each beside its own); where and how each is framed is free, and a long snippet "
+    "may be shortened (how is open).",
     cases=SNIPPETS,
 )
 async def text_snippets(ctx: CheckContext) -> None:
@@ -174,6 +182,10 @@ async def text_snippets(ctx: CheckContext) -> None:
         snippets = [s.get("snippet") for s in value.get("sources", []) if isinstance(s, dict)]
         missing = [x for x in snippets if isinstance(x, str) and x and x not in text]
         require(not missing, f"{case.name}: snippets of the value not shown in the text: {missing}")
+        # Each with its own source, wherever the layout puts it: in the order of the sources.
+        places = [text.find(x) for x in snippets if isinstance(x, str) and x]
+        require(places == sorted(places), f"{case.name}: the text shows the snippets in another order than their "
+                "sources: a snippet beside another source", snippets=snippets, catches=SHIFTED)
 
 
 HUGE = 300_000  # characters per field: far above any bound a model-visible text would keep
