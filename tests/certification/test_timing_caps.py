@@ -8,16 +8,20 @@ as "late under load", and a re-run of `search.api.pacing.cancel` was fed the pre
 
 from __future__ import annotations
 
+import asyncio
 import re
 import time
 from typing import Any
 
+import httpx
 import pytest
 
 from dsweb_ref.certification import calibration
 from dsweb_ref.certification.checks import scheduling
 from dsweb_ref.certification.targets import reference_target
 from dsweb_ref.emulator.log import RequestLog
+from dsweb_ref.providers import _scheduler
+from dsweb_ref.providers._deepseek_http import Reply
 
 from .conftest import adapter, run
 
@@ -219,3 +223,50 @@ def test_a_cancel_sent_past_the_retrys_slot_shows_nothing_rather_than_failing(
     (result,) = run(reference_target(), only=["search.api.pacing.cancel"]).results
     assert result.outcome.value == "passed", result.reason
     assert calibration.NOT_SHOWN in str(result.details), result.details
+
+
+def _slot_wait_reading(mode: str) -> Any:
+    """AccountScheduler.run whose retry's slot wait misreads a cancel (the review's wrong targets): the retry
+    goes at its slot and answers (shielded), goes and then the cancel is honoured (sent-then-cancelled), or
+    the cancel is swallowed into an empty success with no retry sent (empty)."""
+
+    async def run(self: Any, api: str, policy: Any, timeout_s: float, send: Any, label: str) -> Any:
+        deadline = self._clock.now() + timeout_s
+        ticket = await self._slot(api, policy.qps, deadline) if policy.pacing else None
+        reply = await self._send(send, deadline - self._clock.now(), api, ticket)
+        if policy.retries < 1 or not _scheduler.retryable(reply.status):
+            return reply
+
+        async def slot_and_send() -> Any:
+            return await self._send(send, deadline - self._clock.now(), api,
+                                    await self._slot(api, policy.qps, deadline))
+
+        if mode == "empty":
+            try:
+                return await slot_and_send()
+            except asyncio.CancelledError:
+                return Reply(200, httpx.Headers({"content-type": "application/json"}), b'{"results": []}')
+        task = asyncio.ensure_future(slot_and_send())
+        try:
+            return await asyncio.shield(task)
+        except asyncio.CancelledError:
+            answer = await task
+            if mode == "shielded":
+                return answer
+            raise
+
+    return run
+
+
+@pytest.mark.parametrize("mode", ["empty", "shielded", "sent-then-cancelled"])
+def test_a_slot_wait_that_misreads_the_cancel_fails_the_retry_row_whatever_the_load(
+    mode: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # catches (review of ea08926): a cancel swallowed into a success with no retry sent was read as "not shown";
+    # a retry sent after the cancel, then the call answering cancelled, was excused by a loaded run
+    monkeypatch.setattr(_scheduler.AccountScheduler, "run", _slot_wait_reading(mode))
+    monkeypatch.setattr(scheduling, "PACING_CANCEL_CASES",
+                        tuple(c for c in scheduling.PACING_CANCEL_CASES if "retry" in c.params))
+    monkeypatch.setattr(calibration.Load, "allowance", property(lambda self: 2.0))  # a heavily loaded run
+    (result,) = run(reference_target(), only=["search.api.pacing.cancel"]).results
+    assert result.outcome.value == "failed", (result.reason, result.details)
