@@ -67,6 +67,15 @@ def test_a_huge_answer_is_cut_before_its_sources() -> None:
     assert ANSWER_CUT_NOTE.format(limit=20_000) in text and text.startswith("word word")
 
 
+def test_sources_that_alone_fill_the_bound_leave_the_answer_out() -> None:
+    # catches (review): the whole-text cut keeping the answer, which comes first, and dropping every source
+    sources = tuple(Source(url=f"https://a.test/{i}", title=f"title {i}") for i in range(8))
+    listed = render_search(SearchResult(sources=sources), 10**6)
+    result = SearchResult(sources=sources, content="\n".join(f"answer line {i}" for i in range(100)))
+    text = render_search(result, len(listed) + 20)
+    assert len(text) <= len(listed) + 20 and "answer line" not in text and "https://a.test/0" in text
+
+
 def test_a_url_and_a_date_are_cut_per_field_with_a_marker() -> None:
     source = Source(url="https://a.test/" + "u" * 5000, title="T", published_at="2026-" + "9" * 500)
     text = render_search(SearchResult(sources=(source,)), 100_000)

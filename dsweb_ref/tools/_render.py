@@ -74,8 +74,8 @@ def render_search(
 ) -> str:
     """The model-visible text, never longer than ``max_chars``. Past the bound the provider's answer is
     cut first (at a line end, with a note), so the sources stay whole; if they alone are past it, the
-    whole text is cut at a line end, and a note saying so comes before the citation reminder. ``summaries`` (summary
-    mode, one per source) replaces a source's snippet where it is not None."""
+    answer is left out and the sources are cut at a line end, a note saying so before the citation
+    reminder. ``summaries`` (summary mode, one per source) replaces a source's snippet where it is not None."""
     content = result.content[: max_chars + 1] if result.content else ""  # never more than could be shown
     rest: list[str] = []
     if result.sources:
@@ -92,11 +92,13 @@ def render_search(
     if len(text) <= max_chars:
         return text
     if content:
-        # A long answer is cut before the sources are: they are what the model cites.
+        # A long answer is cut before the sources are: they are what the model cites. If they alone fill
+        # the bound, the answer is left out and the sources are cut as below.
         kept = "\n\n".join([ANSWER_CUT_NOTE.format(limit=max_chars), *rest])
         room = max_chars - len(kept) - 2
         if room > 0:
             return _cut_at_line_end(content, room) + "\n\n" + kept
+        text = "\n\n".join(rest)
     end = "\n\n" + OUTPUT_CUT_NOTE.format(limit=max_chars) + "\n\n" + CITE_REMINDER
     room = max_chars - len(end)
     if room <= 0:
