@@ -25,7 +25,6 @@ CONSTANT_READINGS: dict[str, tuple[str, Any, str | tuple[str, ...]]] = {
        for tag in ("script", "style", "nav", "header", "footer", "aside")},
     "navigation-role-kept": ("_DROP_ROLES", U._DROP_ROLES - {"navigation"}, "role-navigation"),
     "complementary-role-kept": ("_DROP_ROLES", U._DROP_ROLES - {"complementary"}, "role-complementary"),
-    "inline-style-ignored": ("_HIDDEN_STYLE", re.compile("(?!)"), "display-none"),
     # the valueless-attribute banner is named by its id too: a reader blind to consent names keeps it as well
     "consent-names-kept": ("_CONSENT", re.compile("(?!)"), ("cookie-consent", "valueless-attribute")),
     "list-items-inline": ("_INLINE_LEVEL", U._INLINE_LEVEL | {"ul", "li"}, "list-items"),

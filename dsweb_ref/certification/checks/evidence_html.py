@@ -96,9 +96,7 @@ FURNITURE = {
     # From an outside hunt: text the page never shows (HTML's hidden attribute).
     "hidden": ("<div hidden>", "</div>",
                "<p>Harbour pilot boarding archive: harbour pilot boarding moved to 06:00 in Ravensclough.</p>"),
-    # From an outside hunt: the same text hidden by an inline style, and the aside's ARIA landmark on a div.
-    "display-none": ('<div style="display: none">', "</div>",
-                     "<p>Harbour pilot boarding notice: harbour pilot boarding moved to 06:00 in Larkspire.</p>"),
+    # From an outside hunt: the aside's ARIA landmark role on a div.
     "role-complementary": ('<div role="complementary">', "</div>",
                            "<h2>Related</h2><p>Harbour pilot boarding elsewhere: Wrenbury guide, harbour pilot "
                            "boarding at 06:00.</p>"),
@@ -116,7 +114,6 @@ MARKERS = {
     "role-dialog": "Gullwick",
     "hidden": "Ravensclough",
     "valueless-attribute": "Thornwick",
-    "display-none": "Larkspire",
     "role-complementary": "Wrenbury",
 }
 
@@ -232,8 +229,6 @@ FURNITURE_CATCHES = {
     "(data-nosnippet): the cookie banner's id after it never seen, its notice taken for a passage",
     "hidden": "furniture judged by tags, roles and names only: an element with the hidden attribute (never shown "
     "on the page), holding the query's words, taken for a passage",
-    "display-none": "the hidden attribute honoured but not an inline style: an element styled display: none (never "
-    "shown on the page), holding the query's words, taken for a passage",
     "role-complementary": 'landmark roles partly known (navigation and dialog only): related links marked '
     'role="complementary" on a div, the aside\'s role, taken for a passage',
 }
