@@ -94,9 +94,10 @@ def test_a_cap_of_zero_taken_and_capping_every_array_passes(monkeypatch: pytest.
     assert failing_rows(validation, "QUERY_CAP", "search.validation.query_cap", monkeypatch) == set()
 
 
-# search.text.snippets's order rule: snippets shifted by one source, either way, fail every row with two of them.
+# search.text.snippets's order rule: snippets shifted by one source, either way, fail every row with two of them
+# for one query; a layout under each query passes (the rule reads each query's own snippets).
 @pytest.mark.parametrize("shift", ["snippets[1:] + snippets[:1]", "snippets[-1:] + snippets[:-1]"])
-def test_snippets_shifted_by_one_source_fail_the_rows_with_two_snippets(
+def test_snippets_shifted_by_one_source_fail_the_rows_with_two_snippets_of_a_query(
     shift: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # catches: a zip off by one, each line given its neighbour's snippet (an outside hunt)
@@ -105,6 +106,14 @@ def test_snippets_shifted_by_one_source_fail_the_rows_with_two_snippets(
              "        lines = (_source_line(s, m) for s, m in zip(moved, shown, strict=True))")
     monkeypatch.setattr(_render, "replace", replace, raising=False)  # the reading's own import
     patch_reading(_render, "render_search", _LINES, wrong, monkeypatch, web_search)
-    # (every row with two snippets or more shows them out of order)
+    # (every row with two snippets of one query shows them out of order; the merged batch has one a query)
     assert failing_rows(text, "SNIPPETS", "search.text.snippets", monkeypatch) == {
-        "one query", "a merged batch", "non-ASCII excerpts", "snippets on their own sources"}
+        "one query", "non-ASCII excerpts", "snippets on their own sources"}
+
+
+def test_snippets_laid_out_under_each_query_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    # seed-open (review): the value merged round-robin, the text listing the second query's sources first
+    by_host = ("pairs = sorted(zip(result.sources, shown, strict=True), key=lambda p: p[0].url.split('/')[2], "
+               "reverse=True)\n        lines = (_source_line(s, m) for s, m in pairs)")  # stable: ranks kept
+    patch_reading(_render, "render_search", _LINES, by_host, monkeypatch, web_search)
+    assert failing_rows(text, "SNIPPETS", "search.text.snippets", monkeypatch) == set()

@@ -154,8 +154,8 @@ SNIPPETS = (
     Case("some sources without a snippet", "another source's snippet shown in place of a missing one",
          {"cap": 8, "answers": {"sn one": _snippets("se", None, "only the second has one", None)}}),
     # From an outside hunt: each line given the next source's snippet (the last the first's). With a source
-    # between them that has none, a shift either way loses a snippet or shows the two out of order (every row
-    # with two snippets shows the order too).
+    # between them that has none, a shift either way loses a snippet or shows the two out of order (a row with
+    # two snippets of one query shows the order too).
     Case("snippets on their own sources", "snippets shifted by one source (each shown with its neighbour, a "
          "zip off by one): the first source's excerpt shown after the third's",
          {"cap": 8, "answers": {"sn one": _snippets("sf", "alpha excerpt", None, "gamma excerpt")}}),
@@ -170,9 +170,9 @@ SHIFTED = SNIPPETS[-1].catches
     requires=(WS,),
     rule="Seed 001: the provider maps 'URL, title, snippet, and nullable date into shared sources' and 'the "
     "current tool gives the same short excerpt to the model and search card'. Each short snippet of the value's "
-    "sources (one line, single spaces) appears verbatim in the text the model sees, and the snippets come in the "
-    "order of their sources (each beside its own); where and how each is framed is free, and a long snippet "
-    "may be shortened (how is open).",
+    "sources (one line, single spaces) appears verbatim in the text the model sees, and a query's snippets come "
+    "in its ranking (a shift to a neighbouring source shows as another order); where and how each is framed is "
+    "free, and a long snippet may be shortened (how is open).",
     cases=SNIPPETS,
 )
 async def text_snippets(ctx: CheckContext) -> None:
@@ -182,10 +182,15 @@ async def text_snippets(ctx: CheckContext) -> None:
         snippets = [s.get("snippet") for s in value.get("sources", []) if isinstance(s, dict)]
         missing = [x for x in snippets if isinstance(x, str) and x and x not in text]
         require(not missing, f"{case.name}: snippets of the value not shown in the text: {missing}")
-        # Each with its own source, wherever the layout puts it: in the order of the sources.
-        places = [text.find(x) for x in snippets if isinstance(x, str) and x]
-        require(places == sorted(places), f"{case.name}: the text shows the snippets in another order than their "
-                "sources: a snippet beside another source", snippets=snippets, catches=SHIFTED)
+        # Each with its own source: a query's own snippets (on no other query's sources) in its ranking, wherever
+        # the layout puts them (merged or under each query, as in search.text.agrees).
+        served = observed(ctx.records(ctx.search_route), list(case["answers"]))
+        for query, result in served.items():
+            others = {s.url for q, r in served.items() if q != query for s in r.sources}
+            own = [s.snippet for s in result.sources if s.url not in others and s.snippet and s.snippet in text]
+            places = [text.find(x) for x in own]
+            require(places == sorted(places), f"{case.name}: the text shows {query!r}'s snippets out of its ranking: "
+                    "a snippet beside another source", snippets=own, catches=SHIFTED)
 
 
 HUGE = 300_000  # characters per field: far above any bound a model-visible text would keep
