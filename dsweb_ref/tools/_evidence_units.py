@@ -26,9 +26,10 @@ _SPACES = re.compile(r"\s+")
 _THAI = re.compile("[\u0e00-\u0e7f]")
 # A sentence ends at . ! ? (or their full-width forms) followed by space and a capital, digit or quote.
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+(?=[\"'“‘(\[A-Z0-9\u0e00-\u0e7f])")
-# Chinese and Japanese end sentences in 。！？ with no space after (a closing quote or bracket may follow): the
-# cut goes after them, before the next character that is neither a space nor a closer.
-_CJK_END = re.compile(r"(?<=[。！？])(?=[^\s”’」』）)\]])|(?<=[。！？][”’」』）)\]])(?=\S)")
+# Chinese and Japanese end sentences in 。！？ with no space after: a run of them and the closing quotes or
+# brackets after it end the sentence, which is cut before the next character that is neither. Linear: a match
+# starts only at a run's first mark, and its quantifiers are possessive (no backtracking into a long run).
+_CJK_END = re.compile(r"(?<![。！？])[。！？]++[”’」』）)\]》】〉]*+(?=[^\s”’」』）)\]》】〉])")
 _MAX_UNITS = 3000  # per page: what ranking reads of one page
 _MAX_UNIT_CHARS = 2000  # one unit: several passages long, yet bounded
 _MAX_SEGMENT = 4000  # characters handed to the Thai segmenter at once
@@ -84,13 +85,19 @@ def sentences(text: str) -> list[str]:
     if not text:
         return []
     if not _THAI.search(text):
-        return [c.strip() for s in _SENTENCE_END.split(text) for c in _CJK_END.split(s) if c.strip()]
+        return [c.strip() for s in _SENTENCE_END.split(text) for c in _cjk_split(s) if c.strip()]
     out: list[str] = []
     for start in range(0, len(text), _MAX_SEGMENT):
         with _SEGMENTER:
             cut = _crf_sentences(text[start : start + _MAX_SEGMENT])
         out.extend(s.strip() for s in cut)
-    return [c for piece in out if piece for s in _SENTENCE_END.split(piece) for c in _CJK_END.split(s) if c.strip()]
+    return [c for piece in out if piece for s in _SENTENCE_END.split(piece) for c in _cjk_split(s) if c.strip()]
+
+
+def _cjk_split(text: str) -> list[str]:
+    """``text`` cut after each run of Chinese or Japanese end marks (and its closers) that text follows."""
+    cuts = [m.end() for m in _CJK_END.finditer(text)]
+    return [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
 
 
 def _crf_sentences(text: str) -> list[str]:
