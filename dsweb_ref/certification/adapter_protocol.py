@@ -125,11 +125,11 @@ Methods
     <api_key>`` and ``Content-Type: application/json``; a Search body is exactly ``query``, ``count``,
     ``need_content: false`` and, with a usable prompt, ``ori_question``; a Fetch body is exactly
     ``{"url": <the URL unchanged>}``. A Messages request presents the key (``Authorization: Bearer``
-    or ``x-api-key``) with a JSON Content-Type (other headers are free), and its body is exactly
+    or ``x-api-key``) with a JSON Content-Type (other headers are free), and its body carries
     ``model``, ``max_tokens``, ``messages`` (one user message carrying the query), ``thinking:
     {"type": "disabled"}`` and ``tools: [{"type": "web_search_20250305", "name": "web_search",
-    "max_uses": <max_uses>}]``. No request is retried (unless ``retries`` allows it, below) and no
-    redirect (any 3xx) is followed.
+    "max_uses": <max_uses>}]``, and no ``tool_choice`` (other Messages fields are open). No request is
+    retried (unless ``retries`` allows it, below) and no redirect (any 3xx) is followed.
 
     ``retries``, ``pacing_qps`` and ``localization`` are seed 001's opt-in scheduling; their defaults
     are the fail-fast behaviour every target keeps (one request per query, nothing paced, no

@@ -90,7 +90,7 @@ async def thinking_disabled(ctx: CheckContext) -> None:
 
 MESSAGES_KEYS = ["max_tokens", "messages", "model", "thinking", "tools"]
 MESSAGES_WIRE = (
-    Case("defaults", "a server tool of another version, name or shape; a body key of the five missing",
+    Case("defaults", "a server tool of another version, name or shape; one of the five body keys left out",
          {"model": "deepseek-v4-flash", "max_tokens": 4096, "max_uses": 5}),
     Case("max_uses 1, another model", "max_uses or the model hard-coded instead of taken from the settings",
          {"model": "deepseek-v4-pro", "max_tokens": 2048, "max_uses": 1}),
