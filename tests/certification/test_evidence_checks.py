@@ -536,7 +536,7 @@ ROW_READINGS: dict[str, tuple[Any, str, str, str, str, str | tuple[str, ...]]] =
     # From an outside hunt: sentences cut only where a space follows the full stop, so a Chinese paragraph (。 with
     # nothing after it) stays one unit and its last sentence's fact is cut off.
     "cjk-sentences-uncut": (_evidence_units, "sentences",
-                            "return [c.strip() for s in _SENTENCE_END.split(text) for c in _CJK_END.split(s) if "
+                            "return [c.strip() for s in _SENTENCE_END.split(text) for c in _cjk_split(s) if "
                             "c.strip()]", "return [s.strip() for s in _SENTENCE_END.split(text) if s.strip()]",
                             "evidence.passages", "chinese-long-paragraph"),
     # Survivors of the seed-3 draw: a word's designators read only up to the first year (the model after it
