@@ -10,10 +10,11 @@ from dataclasses import replace
 
 import pytest
 
-from dsweb_ref import _secrets
+from dsweb_ref import _secrets, netguard
 from dsweb_ref.certification.checks import standalone
 from dsweb_ref.certification.checks._base import CheckFailed
 from dsweb_ref.certification.targets import CallOutcome
+from dsweb_ref.netguard import body
 from dsweb_ref.providers import _deepseek_http, _standalone, standalone_messages, standalone_responses
 from dsweb_ref.tools import standalone_search
 
@@ -201,6 +202,11 @@ HTTP_READINGS: dict[str, tuple[str, str, str, str, str]] = {
         "standalone.prose.error", "messages-body-cut"),
     # Also of the seed-2 draw: the trim of the quoting window's split last word computed as a float, so the
     # slice raises (errors.secret_echo's 4,580-spaces row meets it behind the seam, which hides the crash).
+    # Of the seed-4 draw: the window's bound compared one off, so an error exactly as long as the window reads the
+    # character after it.
+    "window-bound-one-off": (
+        "scrub_prefix", "if len(text) <= limit:", "if len(text) < limit:",
+        "standalone.prose.error", "http-401-message-as-long-as-the-scrub-window"),
     "split-word-trim-raises": (
         "scrub_prefix", "len(window) - _ENCODED_PER_BYTE * longest", "len(window) - _ENCODED_PER_BYTE / longest",
         "standalone.prose.error", "http-401-quoting-the-key-after-4580-spaces"),
@@ -211,12 +217,19 @@ def _failing_rows(check: str, monkeypatch: pytest.MonkeyPatch) -> set[str]:
     return failing_rows(standalone, CASES[check], check, monkeypatch)
 
 
+# The body reader under every fetch and DeepSeek endpoint (netguard/body.py), of the seed-4 draw: a gzip stream
+# followed by other bytes returned as bytes(None), which raises.
+BODY_READINGS: dict[str, tuple[str, str, str, str, str]] = {
+    "trailing-bytes-raise": (
+        "read_capped", "return bytes(body), False  # trailing bytes", "return bytes(None), False  # trailing bytes",
+        "standalone.prose.error", "gzip-answer-with-trailing-bytes"),
+}
 MODULES = {"responses": (standalone_responses, READINGS), "tool": (standalone_search, TOOL_READINGS),
            "tool-run": (standalone_search.StandaloneSearchTool, TOOL_RUN_READINGS),
            "messages-stream": (standalone_messages, MESSAGES_STREAM_READINGS),
            "responses-stream": (standalone_responses, RESPONSES_STREAM_READINGS),
            "endpoint-stream": (_standalone.StandaloneEndpoint, ENDPOINT_STREAM_READINGS),
-           "http": (_deepseek_http, HTTP_READINGS)}
+           "http": (_deepseek_http, HTTP_READINGS), "body": (body, BODY_READINGS)}
 
 
 # Another row a reading of this row also fails (and nothing else). A plain row whose answer a streamed row asks
@@ -231,7 +244,7 @@ ALSO_FAILED = {"responses-failed-status": "responses-failed-status-streamed",
 def test_each_row_catches_the_reading_it_names(module: str, reading: str, monkeypatch: pytest.MonkeyPatch) -> None:
     target, table = MODULES[module]
     function, right, wrong, check, row = table[reading]
-    patch_reading(target, function, right, wrong, monkeypatch)
+    patch_reading(target, function, right, wrong, monkeypatch, *([_deepseek_http, netguard] if target is body else []))
     assert _failing_rows(check, monkeypatch) == {row, *([ALSO_FAILED[row]] if row in ALSO_FAILED else [])}
 
 

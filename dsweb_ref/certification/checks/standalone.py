@@ -23,6 +23,7 @@ event, is cut off, or reports an ``error`` event completed nothing and is a tool
 
 from __future__ import annotations
 
+import gzip
 import json
 from typing import Any
 
@@ -634,6 +635,15 @@ PROSE_CASES = (
     Case("messages-body-cut", "crashing when the connection breaks mid-body on a plain request (a transport "
          "error let out raw)",
          {"protocol": "messages", "answered": True, "fault": CutBody()}),
+    # Two survivors of the seed-4 draw, crashes the other tools' service guard hides: an upstream error exactly as
+    # long as the window the scrubber reads (the reference's 500 shown + 4,096 characters), and a gzip answer
+    # followed by bytes that are no further gzip member (reading or refusing it is open, a crash is not).
+    Case("http-401-message-as-long-as-the-scrub-window", "crashing on an upstream error of 4,596 characters with no "
+         "space at its end (a bound compared one off: the character after the window read)",
+         {"protocol": "messages", "status": 401, "message": "x" * 4596}),
+    Case("gzip-answer-with-trailing-bytes", "crashing on a gzip-encoded answer followed by bytes that are no "
+         "further gzip member", {"protocol": "messages", "answered": True, "fault": Status(
+             200, body=gzip.compress(_STREAMED["messages"]) + b"\r\n", headers={"Content-Encoding": "gzip"})}),
     # Hostile streams around a complete answer: reading or refusing what is odd in them is open, a crash is not.
     Case("messages-stream-index-not-an-integer", "crashing on a content block whose index is not an integer "
          "(a string beside the integer ones)", {"protocol": "messages", "stream": True, "answered": True,
