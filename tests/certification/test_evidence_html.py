@@ -25,8 +25,10 @@ CONSTANT_READINGS: dict[str, tuple[str, Any, str | tuple[str, ...]]] = {
        for tag in ("script", "style", "nav", "header", "footer", "aside")},
     "navigation-role-kept": ("_DROP_ROLES", U._DROP_ROLES - {"navigation"}, "role-navigation"),
     "complementary-role-kept": ("_DROP_ROLES", U._DROP_ROLES - {"complementary"}, "role-complementary"),
-    # the valueless-attribute banner is named by its id too: a reader blind to consent names keeps it as well
-    "consent-names-kept": ("_CONSENT", re.compile("(?!)"), ("cookie-consent", "valueless-attribute")),
+    # the valueless-attribute and nested banners are named by their id too: a reader blind to consent names keeps
+    # them as well
+    "consent-names-kept": ("_CONSENT", re.compile("(?!)"), ("cookie-consent", "valueless-attribute",
+                                                           "nested-furniture")),
     "list-items-inline": ("_INLINE_LEVEL", U._INLINE_LEVEL | {"ul", "li"}, "list-items"),
     "blocks-inline": ("_INLINE_LEVEL", U._INLINE_LEVEL | {"div", "h2"}, "blocks"),
 }  # fmt: skip
@@ -53,6 +55,16 @@ FUNCTION_READINGS: dict[str, tuple[str, str, str, str]] = {
     "any-header-cell-makes-the-header": (
         "_end_row", "all(head for _, head in cells)", "any(head for _, head in cells)", "th-first-row-header"
     ),
+    # Survivors of the seed-4 draw.
+    "text-nodes-joined-with-junk": ("_flush", '_SPACES.sub(" ", "".join(self._text))',
+                                    '_SPACES.sub(" ", "XXXX".join(self._text))', "inline-split-fact"),
+    "end-tag-search-one-too-deep": ("handle_endtag", "min(len(self._open), _END_SEARCH) + 1)",
+                                    "min(len(self._open), _END_SEARCH) + 2)", "stray-end-tag"),
+    "furniture-children-untagged": ("handle_starttag", "            self._push(tag, is_furniture(tag, attrs))\n"
+                                    "        return", "            self._push(None, is_furniture(tag, attrs))"
+                                    "\n        return", "nested-furniture"),
+    "unlabelled-row-raises": ("_row_text", 'if label else "; ".join(parts)', 'if label else "; ".join(None)',
+                              "unlabelled-row"),
     "terms-as-items": ("_kind_of", 'if tag == "dt":\n        return "term"', 'if tag == "dt":\n        return "item"',
                        "dl-pair"),
 }  # fmt: skip

@@ -266,6 +266,16 @@ HTML = (
     Case("blocks", "headings, paragraphs and divisions read as inline text, or a block's text not ended at its end "
          "tag: the matching text comes with the unrelated heading, paragraph or division beside it",
          {"fact": FACT, "absent": ("flower", "choir", "picnic")}),
+    # Four survivors of the seed-4 mutation draw: ordinary markup the page reader must take in its stride.
+    Case("inline-split-fact", "text nodes around inline markup joined with something other than nothing: "
+         "'from the <a>outer</a> anchorage' cited with junk between its words", {"fact": FACT}),
+    Case("stray-end-tag", "an end tag with no open element (</span>) crashing the page's reading, so the page "
+         "counts as unread and its fact never reaches the evidence", {"fact": FACT}),
+    Case("nested-furniture", "an element nested in furniture that repeats the furniture's tag (a div in the "
+         "cookie banner div) ending the furniture early: the banner's later text taken for a passage",
+         {"fact": FACT, "absent": ("Hollowmere",)}),
+    Case("unlabelled-row", "a table row whose first cell (its label) is empty under a header row crashing the "
+         "page's reading, so its fact never reaches the evidence", {"fact": FACT}),
 )  # fmt: skip
 # Each row's page, by the row's name.
 PAGES = {
@@ -281,6 +291,15 @@ PAGES = {
     "dl-pair": DL_PAGE,
     "list-items": LIST_PAGE,
     "blocks": BLOCKS_PAGE,
+    "inline-split-fact": _page("Harbour pilot boarding", _article(
+        OPENING, '<p>Harbour pilot boarding starts at 06:00 from the <a href="/a">outer</a> anchorage.</p>')),
+    "stray-end-tag": _page("Harbour pilot boarding", _article(OPENING, "</span>", MATCH)),
+    "nested-furniture": _page("Harbour pilot boarding", '<div id="cookie-consent"><div class="text"><p>We use '
+                              "cookies.</p></div><p>Accept harbour pilot boarding cookies at 06:00, Hollowmere "
+                              "partners.</p></div>\n" + _article(OPENING, MATCH)),
+    "unlabelled-row": _page("Harbour pilot boarding", _article(
+        OPENING, "<table><thead><tr><th>Tide</th><th>Height</th></tr></thead><tr><td>Bar</td><td>4.2 m</td></tr>"
+        "<tr><td></td><td>4.6 m at springs</td></tr></table>", MATCH)),
 }
 
 
