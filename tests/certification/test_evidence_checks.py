@@ -3,6 +3,7 @@ mode of the example adapter fails exactly its check."""
 
 from __future__ import annotations
 
+import inspect
 import re
 from collections.abc import Callable
 from dataclasses import replace
@@ -417,24 +418,13 @@ def test_each_special_host_row_catches_the_host_taken_for_a_public_name(
 # survivors of tools/_evidence_text.py, _evidence_passages.py and _evidence_units.py made rows), each the
 # reference's function with one change, and the one row of its check that catches it (the check's other rows
 # pass it). Where the function was imported by name, the importers get the wrong one too.
-# render_evidence's two ways of leaving whole lines out: from the longest groups down to one line a query, then
-# a query's last line, the longest first.
-_LAST_LINES_LEFT_OUT = """    while len(_join(heads, bodies) + note) > max_chars:
-        shown = [i for i, body in enumerate(bodies) if body and body != [LEFT_OUT] and not groups[i]["needs_retry"]]
-        if not shown:
-            break
-        longest = max(shown, key=lambda i: (len(bodies[i][0]), i))
-        bodies[longest] = [LEFT_OUT]
-        cut = True
-"""
-_WHOLE_LINES_LEFT_OUT = """    while len(_join(heads, bodies) + note) > max_chars and any(len(b) > 1 for b in bodies):
-        longest = max(range(len(bodies)), key=lambda i: (len(bodies[i]), -i))
-        bodies[longest].pop()
-        cut = True
-    # One line a query can still be too long (URLs of up to 2,048 characters): a query's last line goes
-    # whole, the longest first (the later query's on a tie), since a cut inside a line would leave it
-    # without its URL.
-""" + _LAST_LINES_LEFT_OUT
+# render_evidence's two ways of leaving whole lines out, taken from its source (each reading deletes them): from
+# the longest groups down to one line a query, then a query's last line, the longest first.
+_RENDER = inspect.getsource(evidence_search.render_evidence)
+_LAST_LINES_LEFT_OUT = _RENDER[_RENDER.index("    while len(_join(heads, bodies) + note) > max_chars:\n"):
+                               _RENDER.index("    text = _join(heads, bodies)")]
+_WHOLE_LINES_LEFT_OUT = _RENDER[_RENDER.index("    while len(_join(heads, bodies) + note) > max_chars and"):
+                                _RENDER.index("    text = _join(heads, bodies)")]
 ROW_READINGS: dict[str, tuple[Any, str, str, str, str, str | tuple[str, ...]]] = {
     # The floor of one source per query against the per-domain share (page selection).
     "no-floor-pass": (

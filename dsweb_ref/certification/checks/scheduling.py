@@ -703,16 +703,30 @@ def _own(query: str, n: int) -> str:
 async def _cancel_at_once(
     ctx: CheckContext, call: PendingCall, what: str, catches: str = ""
 ) -> tuple[CallOutcome, Timed]:
-    cancelled_at = time.monotonic()
-    await call.cancel()
-    outcome = await call.outcome(CALL_TIMEOUT)
-    took = outcome.answered_at - cancelled_at
+    outcome, timed, _acked = await _cancel(call, what, catches)
     # The protocol lets a cancelled call answer {"cancelled": true} or WEB_ABORTED (a clean-room target's
     # WEB_ABORTED failed here before, while the other cancel checks accepted it).
-    require(outcome.cancelled or outcome.error_code == ABORTED,
-            f"{what}: the call answered {outcome.brief()} instead of cancelled (or WEB_ABORTED)", catches=catches)
+    require(_was_cancelled(outcome), _not_cancelled(what, outcome), catches=catches)
+    return outcome, timed
+
+
+async def _cancel(call: PendingCall, what: str, catches: str) -> tuple[CallOutcome, Timed, float]:
+    """Cancel ``call``: its answer, the claim that it answered at once, and when the cancel was acknowledged."""
+    cancelled_at = time.monotonic()
+    await call.cancel()
+    acked = time.monotonic()  # the adapter answers a cancel at once: from here on the target knows
+    outcome = await call.outcome(CALL_TIMEOUT)
+    took = outcome.answered_at - cancelled_at
     return outcome, Timed(f"{what}: the cancelled call answered {took:.2f} s later, not at once", took, AT_ONCE,
-                          catches)
+                          catches), acked
+
+
+def _was_cancelled(outcome: CallOutcome) -> bool:
+    return outcome.cancelled or outcome.error_code == ABORTED
+
+
+def _not_cancelled(what: str, outcome: CallOutcome) -> str:
+    return f"{what}: the call answered {outcome.brief()} instead of cancelled (or WEB_ABORTED)"
 
 
 RETRY_CANCEL_CASES = (
@@ -1064,21 +1078,16 @@ async def _cancel_before_the_slot(
     late). An answer other than cancelled needs a retry that went out before the acknowledgement (a loaded
     runner held the check's cancel back past the slot): that run shows nothing and is run again; with no
     retry sent at all it fails. CI of 08614ba failed a right target here, its cancel sent past the slot."""
-    cancelled_at = time.monotonic()
-    await call.cancel()
-    acked = time.monotonic()  # the adapter answers a cancel at once: from here on the target knows
-    outcome = await call.outcome(CALL_TIMEOUT)
-    took = outcome.answered_at - cancelled_at
-    claims = [Timed(f"{what}: the cancelled call answered {took:.2f} s later, not at once", took, AT_ONCE, catches)]
+    outcome, timed, acked = await _cancel(call, what, catches)
+    claims = [timed]
     retries = sorted(ctx.records("search"), key=lambda r: r.started)[1:]  # after the 429 (the log is per run)
     lag = max((r.started - acked for r in retries), default=0.0)
     if lag > CLOCK_SLACK:
         claims.append(Timed(f"{what}: the retry was sent {lag:.2f} s after the cancel, and the call answered "
                             f"{outcome.brief()}", lag, CLOCK_SLACK, catches, cap=AFTER_CAP))
-    if outcome.cancelled or outcome.error_code == ABORTED:
+    if _was_cancelled(outcome):
         return outcome, claims
-    require(outcome.ok and bool(retries), f"{what}: the call answered {outcome.brief()} instead of cancelled (or "
-            "WEB_ABORTED)", catches=catches)
+    require(outcome.ok and bool(retries), _not_cancelled(what, outcome), catches=catches)
     if lag <= CLOCK_SLACK:  # a success from a retry sent before the target had the cancel
         return outcome, [Timed(f"{what}: the retry went out before the cancel (the check's cancel came late)",
                                0.0, 1.0, catches, shown=False)]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..._types import SearchResult, Source
 from ...emulator.scripted import Script, scripted_base
 from ..cases import Case
 from ._base import CheckContext, check, expect_schema, expect_success, require
@@ -86,6 +87,14 @@ def shown_at(url: str, text: str) -> int:
     return -1
 
 
+def own_sources(served: dict[str, SearchResult]) -> dict[str, list[Source]]:
+    """Each query's sources that no other query returned, in its ranking (a shared one sits where the merge
+    put it first, so it says nothing of the others' order)."""
+    urls = {query: {s.url for s in result.sources} for query, result in served.items()}
+    return {query: [s for s in result.sources if not any(s.url in u for q, u in urls.items() if q != query)]
+            for query, result in served.items()}
+
+
 async def _answered(ctx: CheckContext, case: Case) -> tuple[dict[str, Any], str]:
     """Script each query's rows, search them all with the case's cap: (value, text)."""
     await ctx.configure(search_max_results=case["cap"])
@@ -122,10 +131,9 @@ async def text_agrees(ctx: CheckContext) -> None:
         dropped = sorted({s.url for r in served.values() for s in r.sources} - {str(u) for u in shown})
         leaked = [u for u in dropped if u in text]
         require(not leaked, f"{case.name}: the text shows sources the cap dropped: {leaked}")
-        # Each query's own sources (none another query also returned) in its ranking; the layout is open.
-        for query, result in served.items():
-            others = {s.url for q, r in served.items() if q != query for s in r.sources}
-            ranked = [s.url for s in result.sources if s.url in shown and s.url not in others]
+        # Each query's own sources in its ranking; the layout is open.
+        for query, own in own_sources(served).items():
+            ranked = [s.url for s in own if s.url in shown]
             places = [shown_at(u, text) for u in ranked]
             require(places == sorted(places), f"{case.name}: the text lists {query!r}'s sources out of its ranking",
                     ranking=ranked, catches=case.catches)
@@ -185,12 +193,11 @@ async def text_snippets(ctx: CheckContext) -> None:
         # Each with its own source: a query's own snippets (on no other query's sources) in its ranking, wherever
         # the layout puts them (merged or under each query, as in search.text.agrees).
         served = observed(ctx.records(ctx.search_route), list(case["answers"]))
-        for query, result in served.items():
-            others = {s.url for q, r in served.items() if q != query for s in r.sources}
-            own = [s.snippet for s in result.sources if s.url not in others and s.snippet and s.snippet in text]
-            places = [text.find(x) for x in own]
+        for query, own in own_sources(served).items():
+            shown_snippets = [s.snippet for s in own if s.snippet and s.snippet in text]
+            places = [text.find(x) for x in shown_snippets]
             require(places == sorted(places), f"{case.name}: the text shows {query!r}'s snippets out of its ranking: "
-                    "a snippet beside another source", snippets=own, catches=SHIFTED)
+                    "a snippet beside another source", snippets=shown_snippets, catches=SHIFTED)
 
 
 HUGE = 300_000  # characters per field: far above any bound a model-visible text would keep
