@@ -39,8 +39,11 @@ def query_of(record: RequestRecord, queries: Sequence[str]) -> str | None:
 
 def _prompt_query(text: str, queries: Sequence[str]) -> str | None:
     # A Messages prompt wraps the query in prose; the longest query it ends with is the one (exactly,
-    # so " coffee " and "coffee" stay apart; then ignoring the prompt's own trailing whitespace).
+    # so " coffee " and "coffee" stay apart; then ignoring the prompt's own trailing whitespace); else,
+    # as the wording around it is open (quoted, an instruction after it), the longest query it holds.
     matches = [q for q in queries if text.endswith(q)] or [q for q in queries if text.strip().endswith(q)]
+    if not matches:
+        matches = [q for q in queries if q.strip() and q in text]
     return max(matches, key=len) if matches else None
 
 

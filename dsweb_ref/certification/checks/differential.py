@@ -166,7 +166,8 @@ _FAILURE_CASES = (
     rule=(
         "Seed 000: exact duplicate queries are removed keeping first positions; several distinct queries are "
         "merged taking one source per rank from every query in query order, deduplicated by exact URL (first "
-        "wins) and capped at searchMaxResults; truncated is set when a query's result was truncated or a unique "
+        "wins; a merge that compares scheme and host without letter case, one URL by RFC 3986, is accepted too) "
+        "and capped at searchMaxResults; truncated is set when a query's result was truncated or a unique "
         "source was dropped by the cap; answers are labelled '### <query>' 'so the model can tell which answer came "
         "from which search' (the text shows each answer under its label); a one-item array returns the "
         "provider's result unchanged, without multi-query formatting."

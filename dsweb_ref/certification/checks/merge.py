@@ -128,7 +128,8 @@ DEDUP = (
     seed="000",
     requires=(WS,),
     rule="Seed 000: the tool 'deduplicates sources by URL' over the merged list: the exact URL string is the "
-    "key (no case folding, no trailing-slash normalisation, no fragment dropped), the first occurrence in merge "
+    "key (no case folding of the path, no trailing-slash normalisation, no fragment dropped; a scheme and host "
+    "compared without letter case is open, as RFC 3986 makes them one URL), the first occurrence in merge "
     "order is kept with its own fields, and duplicates inside one query's list go too.",
     cases=DEDUP,
 )
