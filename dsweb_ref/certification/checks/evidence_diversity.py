@@ -3,7 +3,8 @@
 Seed 002 decides: the pipeline does not trust the search engine's ranking alone; it picks sources
 with good relevance that do not crowd into one domain without need; it fetches a bounded number of
 pages; and a batch of four queries can keep at least one source per query when that is fitting.
-It fixes neither the page bound nor a per-domain number, so the check enforces only:
+It fixes neither the page bound, the results read per query, nor a per-domain number, so the check
+enforces only:
 
 * every query of a batch whose search returned a usable result (a valid public URL whose title and
   snippet carry the query's words) keeps at least one evidence line citing one of its own results,
@@ -11,17 +12,20 @@ It fixes neither the page bound nor a per-domain number, so the check enforces o
   tool fails the batch if one query fails);
 * one registrable domain (Public Suffix List: ``news.bbc.co.uk`` and ``BBC.co.uk`` are one site,
   ``alice.github.io`` and ``bob.github.io`` two) holds more than half of the pages a call used
-  (fetched or cited, two or more) only when every other registrable domain with a usable result
+  (fetched or cited, two or more) only when every other registrable domain the searches returned
   got a page too; a domain whose pages are on http:// and https:// is still one domain, so it takes no
   more pages than it does with all its pages on https:// (the same call made again to compare).
 
 The Fetch API knows none of the scripted pages (it answers 404), so evidence comes from snippets,
-which seed 002 allows as the fallback; what is judged is which results the call picked.
+which seed 002 allows as the fallback; what is judged is which results the call picked. The scripted
+Search API answers honour each request's ``count`` (seed 001), and the crowded rows' shorter answers
+keep their other sites, so a target reading fewer results a query is judged on what it asked for.
 """
 
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -29,8 +33,8 @@ from urllib.parse import urlsplit
 from ...emulator import Status
 from ..cases import Case
 from ._base import CheckContext, check, expect_error, expect_success, require
-from ._oracle import query_match
-from ._script import Row, row, script
+from ._oracle import query_match, query_of
+from ._script import Listing, Row, first, row, script_listing
 from .evidence import REQUIRES, _evidence
 
 if TYPE_CHECKING:
@@ -141,6 +145,19 @@ _NAMED = {
 }
 
 
+def kept_last(rows: Sequence[Row], kept: int) -> Listing:
+    """The engine's answer to a request for ``count`` results: the first ``count``, but a shorter answer keeps
+    the last ``kept`` rows (the results on sites other than the crowded one) and leaves out the crowd's weakest
+    instead, so a target asking for fewer results still sees the sites whose share the row judges."""
+
+    def listing(count: int) -> Sequence[Row]:
+        if count >= len(rows) or not kept:
+            return rows[:count]
+        return [*rows[: max(count - kept, 0)], *rows[len(rows) - kept :]][:count]
+
+    return listing
+
+
 def _crowded(crowd: Sequence[Sequence[str]], others: Sequence[Sequence[str]]) -> dict[str, list[Row]]:
     topics = ("quay opening hours", "quay fish market")
     return {t: _spread(t, c, o) for t, c, o in zip(topics, crowd, others, strict=True)}
@@ -195,7 +212,7 @@ DIVERSITY = (
         {"results": _crowded(
             [[f"{s}.harbour-news.co.uk" for s in _SUBS]] * 2,
             [["quaywatch.com", "portnotes.org"], ["harbourlog.net", "tidewire.com"]],
-        )},
+        ), "kept_last": 2},
     ),
     Case(
         "absolute-names",
@@ -204,12 +221,13 @@ DIVERSITY = (
         {"results": _crowded(
             [[f"{s}.harbour-news.co.uk." for s in _SUBS]] * 2,
             [["quaywatch.com", "portnotes.org"], ["harbourlog.net", "tidewire.com"]],
-        )},
+        ), "kept_last": 2},
     ),
     Case(
         "letter-case",
         "hosts compared without case folding: one host in six spellings taken as six sites",
-        {"results": _crowded([_CASE] * 2, [["quaywatch.com", "portnotes.org"], ["harbourlog.net", "tidewire.com"]])},
+        {"results": _crowded([_CASE] * 2, [["quaywatch.com", "portnotes.org"], ["harbourlog.net", "tidewire.com"]]),
+         "kept_last": 2},
     ),
     Case(
         "co-uk",
@@ -217,7 +235,7 @@ DIVERSITY = (
         {"results": _crowded(
             [["harbour-news.co.uk"] * 6] * 2,
             [["quaywatch.co.uk", "portnotes.co.uk"], ["harbourlog.co.uk", "tidewire.co.uk"]],
-        )},
+        ), "kept_last": 2},
     ),
     Case(
         "failed-search",
@@ -232,7 +250,7 @@ DIVERSITY = (
         {"results": _crowded(
             [["alice.github.io"] * 6] * 2,
             [["bob.github.io", "carol.github.io"], ["dave.github.io", "erin.github.io"]],
-        )},
+        ), "kept_last": 2},
     ),
     Case(
         "shared-site",
@@ -256,22 +274,27 @@ DIVERSITY = (
         "http-and-https",
         "the per-domain share keyed by scheme and domain (the 'schemeful site'): http:// and https:// pages of one "
         "domain counted as two sources, so the domain takes twice the pages it takes when its pages share one scheme",
-        {"results": _schemes(mixed=True), "one_scheme": _schemes(mixed=False), "site": _NEWS},
+        {"results": _schemes(mixed=True), "one_scheme": _schemes(mixed=False), "site": _NEWS, "kept_last": 3},
     ),
 )
 
 
-def _used(ctx: CheckContext, value: dict[str, Any], foreign: frozenset[str] = frozenset()) -> list[str]:
-    """The pages the call used: sent to the Fetch API or cited, each once. A fetch of a ``foreign`` page (a
-    result of an earlier case only) is not this call's: a case whose batch failed can leave fetches the target
-    aborted before the emulator read them, which it then reads during this case."""
+def _fetched(ctx: CheckContext, foreign: frozenset[str] = frozenset()) -> list[str]:
+    """The pages the call sent to the Fetch API, each once. A fetch of a ``foreign`` page (a result of an earlier
+    case only) is not this call's: a case whose batch failed can leave fetches the target aborted before the
+    emulator read them, which it then reads during this case."""
     fetched = []
     for record in ctx.records("fetch"):
         url = record.json.get("url") if isinstance(record.json, dict) else None
         if isinstance(url, str) and _same_page(url) not in foreign:
             fetched.append(url)
+    return list(dict.fromkeys(fetched))
+
+
+def _used(ctx: CheckContext, value: dict[str, Any], foreign: frozenset[str] = frozenset()) -> list[str]:
+    """The pages the call used: sent to the Fetch API (not ``foreign``, see :func:`_fetched`) or cited, each once."""
     cited = [e.get("url") for g in value.get("queries", []) for e in g.get("evidence", []) if isinstance(e, dict)]
-    return list(dict.fromkeys(u for u in (*fetched, *cited) if isinstance(u, str)))
+    return list(dict.fromkeys(u for u in (*_fetched(ctx, foreign), *cited) if isinstance(u, str)))
 
 
 @check(
@@ -294,8 +317,7 @@ async def diversity(ctx: CheckContext) -> None:
         offered = {_same_page(r["url"]) for rows in results.values() for r in rows}
         foreign = frozenset(earlier - offered)
         earlier |= offered
-        for query, rows in results.items():
-            script(ctx, query, rows)
+        _script_case(ctx, case, results)
         failing: tuple[str, ...] = case.params.get("failing", ())
         for query in failing:
             ctx.emu.inject(ctx.search_route, Status(500), times=None, when=query_match(ctx.search_route, query))
@@ -307,15 +329,18 @@ async def diversity(ctx: CheckContext) -> None:
         value = expect_success(outcome, case.name)
         await ctx.settle()
         groups = {g.get("query"): g for g in value.get("queries", []) if isinstance(g, dict)}
+        cites = {
+            query: [e.get("url") for e in groups.get(query, {}).get("evidence", []) if isinstance(e, dict)]
+            for query in results
+        }
         for query, rows in results.items():
             own = {_same_page(r["url"]) for r in rows}
-            cited = [e.get("url") for e in groups.get(query, {}).get("evidence", []) if isinstance(e, dict)]
-            mine = own & {_same_page(u) for u in cited if isinstance(u, str)}
-            require(mine, f"{case.name}: query {query!r} kept no source of its own", cited=cited)
+            mine = own & {_same_page(u) for u in cites[query] if isinstance(u, str)}
+            require(mine, f"{case.name}: query {query!r} kept no source of its own", cited=cites[query])
         used = _used(ctx, value, foreign)
         counts = _per_site(used)
         top, most = max(counts.items(), key=lambda kv: kv[1], default=("", 0))
-        left = sorted({site(r["url"]) for rows in results.values() for r in rows} - set(counts))
+        left = sorted(_served_sites(ctx, list(results)) - set(counts))
         require(
             not (most >= 2 and 2 * most > len(used) and left),
             f"{case.name}: {most} of {len(used)} pages from {top} while {', '.join(left)} got none",
@@ -323,6 +348,30 @@ async def diversity(ctx: CheckContext) -> None:
         )
         if "one_scheme" in case.params:  # the same call, the domain's pages all on https://: no fewer of them
             await _same_share(ctx, case, counts.get(case["site"], 0), used)
+
+
+def _script_case(ctx: CheckContext, case: Case, results: dict[str, list[Row]]) -> None:
+    """Each query's scripted answer, honouring the request's count (a crowded row's shorter answer keeps its
+    other sites)."""
+    kept = int(case.params.get("kept_last", 0))
+    for query, rows in results.items():
+        script_listing(ctx, query, kept_last(rows, kept) if kept else first(rows))
+
+
+def _served_sites(ctx: CheckContext, queries: Sequence[str]) -> set[str]:
+    """The sites of the results the Search API answered the call's queries with (what the target asked for)."""
+    sites = set()
+    for record in ctx.records("search"):
+        if record.status != 200 or query_of(record, queries) is None:
+            continue
+        try:
+            data = json.loads(record.response_body)
+        except ValueError:
+            continue
+        for result in data.get("results", []) if isinstance(data, dict) else []:
+            if isinstance(result, dict) and isinstance(result.get("url"), str):
+                sites.add(site(result["url"]))
+    return sites
 
 
 def _per_site(used: Sequence[str]) -> dict[str, int]:
@@ -338,8 +387,7 @@ async def _same_share(ctx: CheckContext, case: Case, mixed: int, used: Sequence[
     is the target's own; only its being the same is judged.)"""
     ctx.fresh()
     results: dict[str, list[Row]] = case["one_scheme"]
-    for query, rows in results.items():
-        script(ctx, query, rows)
+    _script_case(ctx, case, results)
     outcome = await _evidence(ctx, list(results), {"id": f"{case.name}-one-scheme", "local_names": []})
     value = expect_success(outcome, f"{case.name} (one scheme)")
     await ctx.settle()
