@@ -7,19 +7,23 @@ It fixes neither the page bound, the results read per query, nor a per-domain nu
 enforces only:
 
 * every query of a batch whose search returned a usable result (a valid public URL whose title and
-  snippet carry the query's words) keeps at least one evidence line citing one of its own results,
-  also when another query's search failed (or the call fails with a ``WEB_*`` error: seed 001 says the
-  tool fails the batch if one query fails);
+  snippet carry the query's words) keeps at least one source of its own: an evidence line citing one
+  of its results, or one of its results picked for reading (sent to the Fetch API); also when another
+  query's search failed (or the call fails with a ``WEB_*`` error: seed 001 says the tool fails the
+  batch if one query fails). Where a row is about the snippet fallback itself (a page two queries both
+  found; queries naming a place), a call that takes snippets as evidence at all must give each such
+  query a line of its own;
 * one registrable domain (Public Suffix List: ``news.bbc.co.uk`` and ``BBC.co.uk`` are one site,
   ``alice.github.io`` and ``bob.github.io`` two) holds more than half of the pages a call used
   (fetched or cited, two or more) only when every other registrable domain the searches returned
   got a page too; a domain whose pages are on http:// and https:// is still one domain, so it takes no
   more pages than it does with all its pages on https:// (the same call made again to compare).
 
-The Fetch API knows none of the scripted pages (it answers 404), so evidence comes from snippets,
-which seed 002 allows as the fallback; what is judged is which results the call picked. The scripted
-Search API answers honour each request's ``count`` (seed 001), and the crowded rows' shorter answers
-keep their other sites, so a target reading fewer results a query is judged on what it asked for.
+The Fetch API knows none of the scripted pages (it answers 404), so evidence can come only from
+snippets, which seed 002 allows, not requires, as the fallback ("by policy"); what is judged is which
+results the call picked. The scripted Search API answers honour each request's ``count`` (seed 001), and
+the crowded rows' shorter answers keep their other sites, so a target reading fewer results a query is
+judged on what it asked for.
 """
 
 from __future__ import annotations
@@ -137,11 +141,13 @@ _ONE_PAGE = {
 # Two queries naming a place (capitalised words), each with usable results on sites of its own, none of whose
 # pages can be read (the Fetch API answers 404): the snippets are all that is left. The URLs (whose paths come
 # from the topic) are lower-cased so that a target changing a path's case fails evidence.lines_cite_results
-# ('path-case'), not this row.
+# ('path-case'), not this row. A third query names no place: a snippet it cites shows the call's fallback, which
+# seed 002 leaves to the target's policy (a target with none cites nothing here, and keeps its sources by reading).
 _NAMED = {
     topic: [{**r, "url": r["url"].lower()} for r in _rows(topic, [f"{name}{i}.{tld}" for i in range(3)], True)]
     for topic, name, tld in (("Lumen Bay ferry timetable", "lumenferry", "org"),
-                             ("Gull Island lighthouse tours", "gulltours", "net"))
+                             ("Gull Island lighthouse tours", "gulltours", "net"),
+                             ("quay water taxi fares", "watertaxi", "org"))
 }
 
 
@@ -261,14 +267,16 @@ DIVERSITY = (
     Case(
         "one-page-two-queries",
         "a URL an earlier query of the batch returned dropped from the later queries' results (deduplicated across "
-        "the batch before ranking): the second query's only usable result is gone, so it keeps no source",
-        {"results": _ONE_PAGE},
+        "the batch before ranking): the second query's only usable result is gone, so it keeps no source (cites "
+        "none, though the call cites the page's snippet for the first)",
+        {"results": _ONE_PAGE, "snippets": True},
     ),
     Case(
         "named-queries",
         "a query's names (a place in capitalised words) checked against the pages read even when none was read: "
-        "with no page to name them the query keeps no source, and its snippets are never tried",
-        {"results": _NAMED},
+        "with no page to name them the query keeps no source, and its snippets are never tried (though the call "
+        "cites a snippet for the query that names no place)",
+        {"results": _NAMED, "snippets": True},
     ),
     Case(
         "http-and-https",
@@ -306,7 +314,8 @@ def _used(ctx: CheckContext, value: dict[str, Any], foreign: frozenset[str] = fr
     rule="Seed 002: the pipeline picks sources with good relevance that do not crowd into one domain "
     "without need, and a batch of queries keeps at least one source per query when it has a usable one; results "
     "come back grouped by query, so a page two queries both found is each one's source (fetching it once, and "
-    "listing it once in the call-wide sources, stay open).",
+    "listing it once in the call-wide sources, stay open). A query's source is a page picked for reading or a "
+    "result its evidence cites: whether a snippet stands in for a page that cannot be read is the target's policy.",
     cases=DIVERSITY,
 )
 async def diversity(ctx: CheckContext) -> None:
@@ -333,10 +342,16 @@ async def diversity(ctx: CheckContext) -> None:
             query: [e.get("url") for e in groups.get(query, {}).get("evidence", []) if isinstance(e, dict)]
             for query in results
         }
+        fetched = {_same_page(u) for u in _fetched(ctx, foreign)}
+        # Seed 002 leaves the snippet fallback to the target's policy: a row about the fallback judges citations
+        # only when the call takes snippets as evidence at all (no page here can be read).
+        by_citation = bool(case.params.get("snippets")) and any(cites.values())
         for query, rows in results.items():
             own = {_same_page(r["url"]) for r in rows}
-            mine = own & {_same_page(u) for u in cites[query] if isinstance(u, str)}
-            require(mine, f"{case.name}: query {query!r} kept no source of its own", cited=cites[query])
+            cited = {_same_page(u) for u in cites[query] if isinstance(u, str)}
+            mine = own & (cited if by_citation else cited | fetched)
+            require(mine, f"{case.name}: query {query!r} kept no source of its own", cited=cites[query],
+                    fetched=sorted(own & fetched))  # fmt: skip
         used = _used(ctx, value, foreign)
         counts = _per_site(used)
         top, most = max(counts.items(), key=lambda kv: kv[1], default=("", 0))
