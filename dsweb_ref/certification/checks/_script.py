@@ -8,16 +8,19 @@ by case or a trailing slash, huge fields) instead of relying on what the corpus 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ...emulator import Fault, Status
 from ._base import CheckContext, CheckFailed
 from ._oracle import query_match
 
-__all__ = ["Row", "answer_body", "row", "script", "value_sources"]
+__all__ = ["MAX_COUNT", "Listing", "Row", "answer_body", "first", "row", "script", "script_listing", "value_sources"]
 
 Row = Mapping[str, str]  # {"url", and optionally "title", "snippet", "date"}
+Listing = Callable[[int], Sequence[Row]]  # a Search API request's count -> what the engine answers it
+SERVICE_COUNT = 10  # the Search API's count when a request sends none (seed 001: "the service's 10")
+MAX_COUNT = 50  # the largest count the Search API takes (seed 001: "from 1 to 50")
 
 
 def row(url: str, title: str | None = None, snippet: str | None = None, date: str | None = None) -> dict[str, str]:
@@ -93,6 +96,62 @@ def script(ctx: CheckContext, query: str, rows: Sequence[Row], *, times: int | N
     """The next ``times`` upstream searches for ``query`` answer ``rows``."""
     route = ctx.search_route
     ctx.emu.inject(route, scripted(route, query, rows), times=times, when=query_match(route, query))
+
+
+def first(rows: Sequence[Row]) -> Listing:
+    """The real Search API's listing: the first ``count`` of ``rows``."""
+    return lambda count: rows[:count]
+
+
+def _count(body: Any) -> int:
+    """The count a Search API request asks for: the service's 10 when it sends none; one the service would
+    refuse (not an integer from 1 to 50) gets the whole listing, as :func:`script` answers any request."""
+    count = body.get("count", SERVICE_COUNT) if isinstance(body, dict) else SERVICE_COUNT
+    if count is None:
+        return SERVICE_COUNT
+    return count if isinstance(count, int) and not isinstance(count, bool) and 1 <= count <= MAX_COUNT else MAX_COUNT
+
+
+class _Uses:
+    """The uses the rules of one scripted query share: whichever answers a request uses one."""
+
+    def __init__(self, times: int | None) -> None:
+        self.left = times
+
+    def take(self) -> bool:
+        if self.left is None:
+            return True
+        if self.left <= 0:
+            return False
+        self.left -= 1
+        return True
+
+
+def script_listing(ctx: CheckContext, query: str, listing: Listing, *, times: int | None = 1) -> None:
+    """Like :func:`script`, but a Search API answer honours the request's ``count`` as the service does (seed
+    001: the tool sends its limit as ``count``, which bounds the results): ``listing(count)`` is what the engine
+    answers a request for ``count`` results (:func:`first` for the service's own cut). A target reading fewer
+    results per query than the reference (seed 002 only bounds them) then gets an answer it asked for. On the
+    Messages route, which sends no count, the answer is ``listing(MAX_COUNT)``."""
+    route = ctx.search_route
+    match = query_match(route, query)
+    if route != "search":
+        ctx.emu.inject(route, scripted(route, query, listing(MAX_COUNT)), times=times, when=match)
+        return
+    counts: dict[tuple[tuple[tuple[str, str], ...], ...], list[int]] = {}
+    answers: dict[tuple[tuple[tuple[str, str], ...], ...], Sequence[Row]] = {}
+    for count in range(1, MAX_COUNT + 1):
+        rows = listing(count)
+        key = tuple(tuple(sorted(r.items())) for r in rows)
+        counts.setdefault(key, []).append(count)
+        answers.setdefault(key, rows)
+    uses = _Uses(times)  # one rule per distinct answer; the rules share the query's uses
+    for key, asked in counts.items():
+
+        def when(body: Any, asked: frozenset[int] = frozenset(asked)) -> bool:
+            return match(body) and _count(body) in asked and uses.take()  # taken only by the rule that answers
+
+        ctx.emu.inject(route, scripted(route, query, answers[key]), times=None, when=when)
 
 
 def value_sources(value: Mapping[str, Any]) -> list[tuple[Any, ...]]:

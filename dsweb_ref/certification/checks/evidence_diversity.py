@@ -3,25 +3,35 @@
 Seed 002 decides: the pipeline does not trust the search engine's ranking alone; it picks sources
 with good relevance that do not crowd into one domain without need; it fetches a bounded number of
 pages; and a batch of four queries can keep at least one source per query when that is fitting.
-It fixes neither the page bound nor a per-domain number, so the check enforces only:
+It fixes neither the page bound, the results read per query, nor a per-domain number, so the check
+enforces only:
 
 * every query of a batch whose search returned a usable result (a valid public URL whose title and
-  snippet carry the query's words) keeps at least one evidence line citing one of its own results,
-  also when another query's search failed (or the call fails with a ``WEB_*`` error: seed 001 says the
-  tool fails the batch if one query fails);
+  snippet carry the query's words) keeps at least one source of its own: an evidence line citing one
+  of its results, or one of its results picked for reading (sent to the Fetch API); also when another
+  query's search failed (or the call fails with a ``WEB_*`` error: seed 001 says the tool fails the
+  batch if one query fails). Where a row is about the snippet fallback itself (a page two queries both
+  found; queries naming a place), a call that takes snippets as evidence at all must give each such
+  query a line of its own;
 * one registrable domain (Public Suffix List: ``news.bbc.co.uk`` and ``BBC.co.uk`` are one site,
   ``alice.github.io`` and ``bob.github.io`` two) holds more than half of the pages a call used
-  (fetched or cited, two or more) only when every other registrable domain with a usable result
-  got a page too; a domain whose pages are on http:// and https:// is still one domain, so it takes no
-  more pages than it does with all its pages on https:// (the same call made again to compare).
+  (fetched or cited, two or more) only when every other registrable domain the searches returned
+  got a page too; each query's own page on that domain (one a query: its floor) is left out of that
+  count, since the floor of one source per query is the need that may crowd a small page bound; a
+  domain whose pages are on http:// and https:// is still one domain, so it takes no more pages than it
+  does with all its pages on https:// (the same call made again to compare).
 
-The Fetch API knows none of the scripted pages (it answers 404), so evidence comes from snippets,
-which seed 002 allows as the fallback; what is judged is which results the call picked.
+The Fetch API knows none of the scripted pages (it answers 404), so evidence can come only from
+snippets, which seed 002 allows, not requires, as the fallback ("by policy"); what is judged is which
+results the call picked. The scripted Search API answers honour each request's ``count`` (seed 001), and
+the crowded rows' shorter answers keep their other sites, so a target reading fewer results a query is
+judged on what it asked for.
 """
 
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -29,8 +39,8 @@ from urllib.parse import urlsplit
 from ...emulator import Status
 from ..cases import Case
 from ._base import CheckContext, check, expect_error, expect_success, require
-from ._oracle import query_match
-from ._script import Row, row, script
+from ._oracle import query_match, query_of
+from ._script import Listing, Row, first, row, script_listing
 from .evidence import REQUIRES, _evidence
 
 if TYPE_CHECKING:
@@ -133,12 +143,27 @@ _ONE_PAGE = {
 # Two queries naming a place (capitalised words), each with usable results on sites of its own, none of whose
 # pages can be read (the Fetch API answers 404): the snippets are all that is left. The URLs (whose paths come
 # from the topic) are lower-cased so that a target changing a path's case fails evidence.lines_cite_results
-# ('path-case'), not this row.
+# ('path-case'), not this row. A third query names no place: a snippet it cites shows the call's fallback, which
+# seed 002 leaves to the target's policy (a target with none cites nothing here, and keeps its sources by reading).
 _NAMED = {
     topic: [{**r, "url": r["url"].lower()} for r in _rows(topic, [f"{name}{i}.{tld}" for i in range(3)], True)]
     for topic, name, tld in (("Lumen Bay ferry timetable", "lumenferry", "org"),
-                             ("Gull Island lighthouse tours", "gulltours", "net"))
+                             ("Gull Island lighthouse tours", "gulltours", "net"),
+                             ("quay water taxi fares", "watertaxi", "org"))
 }
+
+
+def kept_last(rows: Sequence[Row], kept: int) -> Listing:
+    """The engine's answer to a request for ``count`` results: the first ``count``, but a shorter answer keeps
+    the last ``kept`` rows (the results on sites other than the crowded one) and leaves out the crowd's weakest
+    instead, so a target asking for fewer results still sees the sites whose share the row judges."""
+
+    def listing(count: int) -> Sequence[Row]:
+        if count >= len(rows) or not kept:
+            return rows[:count]
+        return [*rows[: max(count - kept, 0)], *rows[len(rows) - kept :]][:count]
+
+    return listing
 
 
 def _crowded(crowd: Sequence[Sequence[str]], others: Sequence[Sequence[str]]) -> dict[str, list[Row]]:
@@ -195,7 +220,7 @@ DIVERSITY = (
         {"results": _crowded(
             [[f"{s}.harbour-news.co.uk" for s in _SUBS]] * 2,
             [["quaywatch.com", "portnotes.org"], ["harbourlog.net", "tidewire.com"]],
-        )},
+        ), "kept_last": 2},
     ),
     Case(
         "absolute-names",
@@ -204,12 +229,13 @@ DIVERSITY = (
         {"results": _crowded(
             [[f"{s}.harbour-news.co.uk." for s in _SUBS]] * 2,
             [["quaywatch.com", "portnotes.org"], ["harbourlog.net", "tidewire.com"]],
-        )},
+        ), "kept_last": 2},
     ),
     Case(
         "letter-case",
         "hosts compared without case folding: one host in six spellings taken as six sites",
-        {"results": _crowded([_CASE] * 2, [["quaywatch.com", "portnotes.org"], ["harbourlog.net", "tidewire.com"]])},
+        {"results": _crowded([_CASE] * 2, [["quaywatch.com", "portnotes.org"], ["harbourlog.net", "tidewire.com"]]),
+         "kept_last": 2},
     ),
     Case(
         "co-uk",
@@ -217,7 +243,7 @@ DIVERSITY = (
         {"results": _crowded(
             [["harbour-news.co.uk"] * 6] * 2,
             [["quaywatch.co.uk", "portnotes.co.uk"], ["harbourlog.co.uk", "tidewire.co.uk"]],
-        )},
+        ), "kept_last": 2},
     ),
     Case(
         "failed-search",
@@ -232,7 +258,7 @@ DIVERSITY = (
         {"results": _crowded(
             [["alice.github.io"] * 6] * 2,
             [["bob.github.io", "carol.github.io"], ["dave.github.io", "erin.github.io"]],
-        )},
+        ), "kept_last": 2},
     ),
     Case(
         "shared-site",
@@ -243,35 +269,42 @@ DIVERSITY = (
     Case(
         "one-page-two-queries",
         "a URL an earlier query of the batch returned dropped from the later queries' results (deduplicated across "
-        "the batch before ranking): the second query's only usable result is gone, so it keeps no source",
-        {"results": _ONE_PAGE},
+        "the batch before ranking): the second query's only usable result is gone, so it keeps no source (cites "
+        "none, though the call cites the page's snippet for the first)",
+        {"results": _ONE_PAGE, "snippets": True},
     ),
     Case(
         "named-queries",
         "a query's names (a place in capitalised words) checked against the pages read even when none was read: "
-        "with no page to name them the query keeps no source, and its snippets are never tried",
-        {"results": _NAMED},
+        "with no page to name them the query keeps no source, and its snippets are never tried (though the call "
+        "cites a snippet for the query that names no place)",
+        {"results": _NAMED, "snippets": True},
     ),
     Case(
         "http-and-https",
         "the per-domain share keyed by scheme and domain (the 'schemeful site'): http:// and https:// pages of one "
         "domain counted as two sources, so the domain takes twice the pages it takes when its pages share one scheme",
-        {"results": _schemes(mixed=True), "one_scheme": _schemes(mixed=False), "site": _NEWS},
+        {"results": _schemes(mixed=True), "one_scheme": _schemes(mixed=False), "site": _NEWS, "kept_last": 3},
     ),
 )
 
 
-def _used(ctx: CheckContext, value: dict[str, Any], foreign: frozenset[str] = frozenset()) -> list[str]:
-    """The pages the call used: sent to the Fetch API or cited, each once. A fetch of a ``foreign`` page (a
-    result of an earlier case only) is not this call's: a case whose batch failed can leave fetches the target
-    aborted before the emulator read them, which it then reads during this case."""
+def _fetched(ctx: CheckContext, foreign: frozenset[str] = frozenset()) -> list[str]:
+    """The pages the call sent to the Fetch API, each once. A fetch of a ``foreign`` page (a result of an earlier
+    case only) is not this call's: a case whose batch failed can leave fetches the target aborted before the
+    emulator read them, which it then reads during this case."""
     fetched = []
     for record in ctx.records("fetch"):
         url = record.json.get("url") if isinstance(record.json, dict) else None
         if isinstance(url, str) and _same_page(url) not in foreign:
             fetched.append(url)
+    return list(dict.fromkeys(fetched))
+
+
+def _used(ctx: CheckContext, value: dict[str, Any], foreign: frozenset[str] = frozenset()) -> list[str]:
+    """The pages the call used: sent to the Fetch API (not ``foreign``, see :func:`_fetched`) or cited, each once."""
     cited = [e.get("url") for g in value.get("queries", []) for e in g.get("evidence", []) if isinstance(e, dict)]
-    return list(dict.fromkeys(u for u in (*fetched, *cited) if isinstance(u, str)))
+    return list(dict.fromkeys(u for u in (*_fetched(ctx, foreign), *cited) if isinstance(u, str)))
 
 
 @check(
@@ -283,7 +316,8 @@ def _used(ctx: CheckContext, value: dict[str, Any], foreign: frozenset[str] = fr
     rule="Seed 002: the pipeline picks sources with good relevance that do not crowd into one domain "
     "without need, and a batch of queries keeps at least one source per query when it has a usable one; results "
     "come back grouped by query, so a page two queries both found is each one's source (fetching it once, and "
-    "listing it once in the call-wide sources, stay open).",
+    "listing it once in the call-wide sources, stay open). A query's source is a page picked for reading or a "
+    "result its evidence cites: whether a snippet stands in for a page that cannot be read is the target's policy.",
     cases=DIVERSITY,
 )
 async def diversity(ctx: CheckContext) -> None:
@@ -294,8 +328,7 @@ async def diversity(ctx: CheckContext) -> None:
         offered = {_same_page(r["url"]) for rows in results.values() for r in rows}
         foreign = frozenset(earlier - offered)
         earlier |= offered
-        for query, rows in results.items():
-            script(ctx, query, rows)
+        _script_case(ctx, case, results)
         failing: tuple[str, ...] = case.params.get("failing", ())
         for query in failing:
             ctx.emu.inject(ctx.search_route, Status(500), times=None, when=query_match(ctx.search_route, query))
@@ -307,22 +340,75 @@ async def diversity(ctx: CheckContext) -> None:
         value = expect_success(outcome, case.name)
         await ctx.settle()
         groups = {g.get("query"): g for g in value.get("queries", []) if isinstance(g, dict)}
+        cites = {
+            query: [e.get("url") for e in groups.get(query, {}).get("evidence", []) if isinstance(e, dict)]
+            for query in results
+        }
+        fetched = {_same_page(u) for u in _fetched(ctx, foreign)}
+        # Seed 002 leaves the snippet fallback to the target's policy: a row about the fallback judges citations
+        # only when the call takes snippets as evidence at all (no page here can be read).
+        by_citation = bool(case.params.get("snippets")) and any(cites.values())
         for query, rows in results.items():
             own = {_same_page(r["url"]) for r in rows}
-            cited = [e.get("url") for e in groups.get(query, {}).get("evidence", []) if isinstance(e, dict)]
-            mine = own & {_same_page(u) for u in cited if isinstance(u, str)}
-            require(mine, f"{case.name}: query {query!r} kept no source of its own", cited=cited)
+            cited = {_same_page(u) for u in cites[query] if isinstance(u, str)}
+            mine = own & (cited if by_citation else cited | fetched)
+            require(mine, f"{case.name}: query {query!r} kept no source of its own", cited=cites[query],
+                    fetched=sorted(own & fetched))  # fmt: skip
         used = _used(ctx, value, foreign)
         counts = _per_site(used)
         top, most = max(counts.items(), key=lambda kv: kv[1], default=("", 0))
-        left = sorted({site(r["url"]) for rows in results.values() for r in rows} - set(counts))
+        floors = _floors(results, [u for u in used if site(u) == top])
+        left = sorted(_served_sites(ctx, list(results)) - set(counts))
+        rest, pages = most - floors, len(used) - floors  # the pages beyond the floors
         require(
-            not (most >= 2 and 2 * most > len(used) and left),
-            f"{case.name}: {most} of {len(used)} pages from {top} while {', '.join(left)} got none",
+            not (most >= 2 and rest >= 1 and 2 * rest > pages and left),
+            f"{case.name}: {most} of {len(used)} pages from {top} ({floors} of them its queries' floors) while "
+            f"{', '.join(left)} got none",
             used=used,
         )
         if "one_scheme" in case.params:  # the same call, the domain's pages all on https://: no fewer of them
             await _same_share(ctx, case, counts.get(case["site"], 0), used)
+
+
+def _script_case(ctx: CheckContext, case: Case, results: dict[str, list[Row]]) -> None:
+    """Each query's scripted answer, honouring the request's count (a crowded row's shorter answer keeps its
+    other sites)."""
+    kept = int(case.params.get("kept_last", 0))
+    for query, rows in results.items():
+        script_listing(ctx, query, kept_last(rows, kept) if kept else first(rows))
+
+
+def _served_sites(ctx: CheckContext, queries: Sequence[str]) -> set[str]:
+    """The sites of the results the Search API answered the call's queries with (what the target asked for)."""
+    sites = set()
+    for record in ctx.records("search"):
+        if record.status != 200 or query_of(record, queries) is None:
+            continue
+        try:
+            data = json.loads(record.response_body)
+        except ValueError:
+            continue
+        for result in data.get("results", []) if isinstance(data, dict) else []:
+            if isinstance(result, dict) and isinstance(result.get("url"), str):
+                sites.add(site(result["url"]))
+    return sites
+
+
+def _floors(results: dict[str, list[Row]], pages: Sequence[str]) -> int:
+    """How many of ``pages`` can be floors: each a result of a different query (a matching of queries to pages).
+    Seed 002 keeps a source per query, so a query's own page on the crowded domain may be its floor."""
+    owners = {query: {_same_page(r["url"]) for r in rows} for query, rows in results.items()}
+    floor_of: dict[str, str] = {}  # page -> the query it is the floor of
+
+    def place(query: str, seen: set[str]) -> bool:
+        for page in (p for p in map(_same_page, pages) if p in owners[query] and p not in seen):
+            seen.add(page)
+            if page not in floor_of or place(floor_of[page], seen):
+                floor_of[page] = query
+                return True
+        return False
+
+    return sum(place(query, set()) for query in owners)
 
 
 def _per_site(used: Sequence[str]) -> dict[str, int]:
@@ -338,8 +424,7 @@ async def _same_share(ctx: CheckContext, case: Case, mixed: int, used: Sequence[
     is the target's own; only its being the same is judged.)"""
     ctx.fresh()
     results: dict[str, list[Row]] = case["one_scheme"]
-    for query, rows in results.items():
-        script(ctx, query, rows)
+    _script_case(ctx, case, results)
     outcome = await _evidence(ctx, list(results), {"id": f"{case.name}-one-scheme", "local_names": []})
     value = expect_success(outcome, f"{case.name} (one scheme)")
     await ctx.settle()

@@ -21,16 +21,19 @@ the checks accept any of them and enforce only:
 * ``evidence.own_ranking``: when a batch has more results than pages are read, the pages read are
   the pipeline's own pick: a relevant result is read and cited wherever the engine listed it (last,
   first or in between; no order fixed in advance, such as the engine's reversed, reads them all), and
-  in a Thai query too, whose words no space separates.
+  in a Thai query too, whose words no space separates. The scripted answers honour each request's
+  ``count`` (seed 001), the relevant result kept in a shorter answer at its place or last, so a target
+  reading fewer results a query (seed 002 fixes no number) is judged on what it asked for.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from ..cases import Case
 from ._base import CheckContext, check, expect_success, require
-from ._script import row, script
+from ._script import Listing, Row, row, script, script_listing
 from .evidence import REQUIRES, _evidence, serve_page
 
 X5 = "https://veltra-phones.example.com/orion-x5"
@@ -489,10 +492,12 @@ LIGHTHOUSE = "Gull Island lighthouse hours"
 
 
 def _other_query_words() -> tuple[Any, ...]:
-    """The second query of a batch whose decoys carry the first query's words (and two of its own): ranked
-    against the whole batch's words, the decoys fill its pages and the relevant result, last, is never read."""
+    """The second query of a batch whose decoys carry the first query's words (and three of its own, all but
+    "hours"): ranked against the whole batch's words, the decoys fill its pages and the relevant result, last, is
+    never read. (Sharing "lighthouse" keeps it so in a shorter answer too: with only the relevant result and a
+    weak one naming the lighthouse, the word would weigh enough to lift it above the decoys.)"""
     titles = ("Lumen Bay ferry", "Adult return fares", "Lumen adult fares", "Bay ferry return")
-    decoys = [row(f"https://ferry-trips{i}.net/", title, f"On the Gull Island crossing, part {i}.")
+    decoys = [row(f"https://ferry-trips{i}.net/", title, f"On the Gull Island lighthouse crossing, part {i}.")
               for i, title in enumerate(titles)]  # fmt: skip
     weak = [row(f"https://gull-news{i}.com/festival", "Gull Island lighthouse", f"Festival news, part {i}.")
             for i in range(3)]  # fmt: skip
@@ -553,6 +558,20 @@ RANKING = (
 )
 
 
+def listed_at(rows: Sequence[Row], at: int) -> Listing:
+    """The engine's answer to a request for ``count`` results: ``rows`` cut to ``count``, the relevant result
+    (``rows[at]``) still among them, at its place or, when that is cut, last. A target reading fewer results a
+    query (seed 002 only bounds them; seed 001's Search API returns ``count``) still gets the relevant one where
+    the engine's order puts it: last (engine-last), first, or in between."""
+    best, others = rows[at], [r for i, r in enumerate(rows) if i != at]
+
+    def listing(count: int) -> Sequence[Row]:
+        place = min(at, count - 1)
+        return [*others[:place], best, *others[place:]][:count]
+
+    return listing
+
+
 @check(
     "evidence.own_ranking",
     "With more results than pages read, the pages read are the pipeline's own pick, not the engine's order",
@@ -570,7 +589,7 @@ async def own_ranking(ctx: CheckContext) -> None:
         ctx.fresh()
         best: dict[str, str] = {}
         for query, rows, at, page, weak_page in case["queries"]:
-            script(ctx, query, rows)
+            script_listing(ctx, query, listed_at(rows, at))
             best[query] = rows[at]["url"]
             for result in rows:
                 _serve(ctx, result["url"], page if result is rows[at] else weak_page)
