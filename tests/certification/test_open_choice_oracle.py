@@ -27,14 +27,36 @@ PROMPT_CHECKS = ("search.validation.dedup", "search.single", "search.merge", "se
                  "search.messages", "search.outcome", "evidence.html_page")
 
 
-def test_a_messages_prompt_holding_the_query_in_quotes_is_certified(monkeypatch: pytest.MonkeyPatch) -> None:
+WORDINGS = {
+    "quoted, an instruction after": "'Search the web for \"' + request.query + '\", then list the sources you found.'",
+    "on the first line, an instruction below": "request.query + '\\n\\nSearch the web for this query.'",
+    # The wording holds a word that is also a query of the call ("markdown"): still one query a request.
+    "quoted, a query word in the wording": "'Search the web for \"' + request.query + '\" and list the sources as a "
+    "markdown list.'",
+    "in corner brackets": "'\u8bf7\u641c\u7d22\u300c' + request.query + '\u300d\u5e76\u5217\u51fa\u6765\u6e90\u3002'",
+}
+
+
+@pytest.mark.parametrize("wording", sorted(WORDINGS))
+def test_a_messages_prompt_holding_the_query_delimited_is_certified(
+    wording: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     patch_reading(deepseek_official.DeepSeekMessagesSearch, "search", "PROMPT_PREFIX + request.query",
-                  "'Search the web for \"' + request.query + '\", then list the sources you found.'", monkeypatch)
+                  WORDINGS[wording], monkeypatch)
     report = run(reference_target(), only=list(PROMPT_CHECKS))
     messages = {s.check.id for s in all_checks() if s.check.id.startswith(PROMPT_CHECKS)}
     assert len(report.results) == len(messages)
     failed = {k: v.value for k, v in outcomes(report).items() if v.value not in ("passed", "skipped")}
     assert failed == {}, [(r.check.id, r.reason) for r in report.results if r.check.id in failed]
+
+
+def test_a_messages_prompt_that_adds_words_to_the_query_still_fails(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Seed 001: 'Queries pass through unchanged'. Words added after the query (no quotes, no line end between)
+    # make another query, which no delimited reading takes for the one asked.
+    patch_reading(deepseek_official.DeepSeekMessagesSearch, "search", "PROMPT_PREFIX + request.query",
+                  "PROMPT_PREFIX + request.query + ' 2026'", monkeypatch)
+    report = run(reference_target(), only=["search.single.passthrough", "search.validation.dedup"])
+    assert {r.outcome.value for r in report.results} == {"failed"}, [(r.check.id, r.reason) for r in report.results]
 
 
 class _FoldedSeen(set[str]):

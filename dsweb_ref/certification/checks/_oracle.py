@@ -37,13 +37,20 @@ def query_of(record: RequestRecord, queries: Sequence[str]) -> str | None:
     return _prompt_query(_messages_text(body), queries)
 
 
+_QUOTES = (('"', '"'), ("'", "'"), ("\u201c", "\u201d"), ("\u300c", "\u300d"), ("\u00ab", "\u00bb"), ("`", "`"))
+
+
 def _prompt_query(text: str, queries: Sequence[str]) -> str | None:
     # A Messages prompt wraps the query in prose; the longest query it ends with is the one (exactly,
-    # so " coffee " and "coffee" stay apart; then ignoring the prompt's own trailing whitespace); else,
-    # as the wording around it is open (quoted, an instruction after it), the longest query it holds.
+    # so " coffee " and "coffee" stay apart; then ignoring the prompt's own trailing whitespace). The wording
+    # is open, so a query in quotes, or on the prompt's first line with an instruction below, is found too;
+    # only where the quotes or the line end delimit it, so "coffee" is never found inside "coffee beans" or
+    # in the prose of another query's prompt.
     matches = [q for q in queries if text.endswith(q)] or [q for q in queries if text.strip().endswith(q)]
     if not matches:
-        matches = [q for q in queries if q.strip() and q in text]
+        matches = [q for q in queries if any(f"{a}{q}{b}" in text for a, b in _QUOTES)]
+    if not matches:
+        matches = [q for q in queries if text.startswith(q + "\n")]
     return max(matches, key=len) if matches else None
 
 
