@@ -312,3 +312,19 @@ def test_a_batch_deduplicated_before_ranking_with_no_fallback_fails_the_one_page
     no_snippet_fallback(monkeypatch)
     deduplicated_across_the_batch(monkeypatch)
     assert "one-page-two-queries" in failing_rows(evidence_diversity, "DIVERSITY", DIVERSITY, monkeypatch)
+
+
+def test_a_ranking_row_whose_every_offered_result_was_read_is_noted_not_judged(monkeypatch: pytest.MonkeyPatch) -> None:
+    # at two results a query every result is read, so an order (the engine's reversed) cannot leave the relevant
+    # one unread: the rows that cannot show the ranking say so instead of passing silently
+    settings(monkeypatch, results_per_query=2)
+    monkeypatch.setattr(evidence_search, "rank", lambda query, candidates: sorted(candidates, key=lambda c: -c.rank))
+    report = run(reference_target(), only=[RANKING])
+    (result,) = report.results
+    assert result.outcome.value == "passed", result.reason
+    assert "engine-first" in result.details.get("not judged", {}), result.details
+
+
+def test_the_reference_s_ranking_rows_are_all_judged() -> None:
+    (result,) = run(reference_target(), only=[RANKING]).results
+    assert result.outcome.value == "passed" and "not judged" not in result.details, result.details
