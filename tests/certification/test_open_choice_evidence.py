@@ -259,3 +259,72 @@ def test_a_batch_deduplicated_before_ranking_fails_exactly_the_one_page_row(
     settings(monkeypatch, results_per_query=count)
     deduplicated_across_the_batch(monkeypatch)
     assert failing_rows(evidence_diversity, "DIVERSITY", DIVERSITY, monkeypatch) == {"one-page-two-queries"}
+
+
+# From a review: false passes of the floor rows while their pages all answered 404 (a fetch was the only proof a
+# query kept its source, which cannot tell a page dropped from a page that could not be read). The floor rows and
+# one-page-two-queries now serve readable pages, so each query must cite one of its own, fallback or not.
+
+
+def capped_lines(monkeypatch: pytest.MonkeyPatch, cap: int = 3) -> None:
+    """The call keeps at most ``cap`` evidence lines, filled in query order: later queries lose their lines and
+    sources (the pages it read for them stay fetched)."""
+    run_call = evidence_search.EvidenceSearchTool.run
+
+    async def capped(self: Any, *args: Any, **kwargs: Any) -> Any:
+        value = await run_call(self, *args, **kwargs)
+        left = cap
+        for group in value["queries"]:
+            group["evidence"] = group["evidence"][: max(left, 0)]
+            left -= len(group["evidence"])
+            group["needs_retry"] = not group["evidence"]
+        kept = {e["url"] for g in value["queries"] for e in g["evidence"]}
+        value["sources"] = [s for s in value["sources"] if s["url"] in kept]
+        value["needs_retry"] = all(g["needs_retry"] for g in value["queries"])
+        return value
+
+    monkeypatch.setattr(evidence_search.EvidenceSearchTool, "run", capped)
+
+
+@pytest.mark.parametrize("fallback", [True, False], ids=["snippet-fallback", "no-fallback"])
+@pytest.mark.parametrize("count", [8, 5])
+def test_evidence_lines_capped_in_query_order_fail_the_floor_rows(
+    fallback: bool, count: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # catches: a call-wide cap of three lines filled query after query. The pages it read for the later queries
+    # no longer count as their sources: those pages could be read, so a query that kept one cites it.
+    settings(monkeypatch, results_per_query=count)
+    if not fallback:
+        no_snippet_fallback(monkeypatch)
+    capped_lines(monkeypatch)
+    failing = failing_rows(evidence_diversity, "DIVERSITY", DIVERSITY, monkeypatch)
+    assert {"only-source", "full-site", "taken-top"} <= failing, failing
+
+
+@pytest.mark.parametrize("pages", [8, 4])
+@pytest.mark.parametrize("count", [8, 5])
+def test_a_batch_deduplicated_before_ranking_with_no_fallback_fails_the_one_page_row(
+    count: int, pages: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # catches: one-page-two-queries' reading with no snippet fallback: the shared page can be read, so each query
+    # must cite it; the second, its only usable result dropped, cites nothing
+    settings(monkeypatch, results_per_query=count, max_pages=pages)
+    no_snippet_fallback(monkeypatch)
+    deduplicated_across_the_batch(monkeypatch)
+    assert "one-page-two-queries" in failing_rows(evidence_diversity, "DIVERSITY", DIVERSITY, monkeypatch)
+
+
+def test_a_ranking_row_whose_every_offered_result_was_read_is_noted_not_judged(monkeypatch: pytest.MonkeyPatch) -> None:
+    # at two results a query every result is read, so an order (the engine's reversed) cannot leave the relevant
+    # one unread: the rows that cannot show the ranking say so instead of passing silently
+    settings(monkeypatch, results_per_query=2)
+    monkeypatch.setattr(evidence_search, "rank", lambda query, candidates: sorted(candidates, key=lambda c: -c.rank))
+    report = run(reference_target(), only=[RANKING])
+    (result,) = report.results
+    assert result.outcome.value == "passed", result.reason
+    assert "engine-first" in result.details.get("not judged", {}), result.details
+
+
+def test_the_reference_s_ranking_rows_are_all_judged() -> None:
+    (result,) = run(reference_target(), only=[RANKING]).results
+    assert result.outcome.value == "passed" and "not judged" not in result.details, result.details

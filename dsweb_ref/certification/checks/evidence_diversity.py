@@ -8,11 +8,13 @@ enforces only:
 
 * every query of a batch whose search returned a usable result (a valid public URL whose title and
   snippet carry the query's words) keeps at least one source of its own: an evidence line citing one
-  of its results, or one of its results picked for reading (sent to the Fetch API); also when another
-  query's search failed (or the call fails with a ``WEB_*`` error: seed 001 says the tool fails the
-  batch if one query fails). Where a row is about the snippet fallback itself (a page two queries both
-  found; queries naming a place), a call that takes snippets as evidence at all must give each such
-  query a line of its own;
+  of its results, or, where none of its results can be read, one of them picked for reading (sent to the
+  Fetch API); also when another query's search failed (or the call fails with a ``WEB_*`` error: seed 001
+  says the tool fails the batch if one query fails). The floor rows (only-source, full-site, taken-top,
+  failed-search) and the page two queries both found serve readable pages with a passage answering the
+  query, so there each query must cite one (a fetch alone cannot tell a page dropped from one that could not
+  be read). Where a row is about the snippet fallback itself (queries naming a place, whose pages answer
+  404), a call that takes snippets as evidence at all must give each such query a line of its own;
 * one registrable domain (Public Suffix List: ``news.bbc.co.uk`` and ``BBC.co.uk`` are one site,
   ``alice.github.io`` and ``bob.github.io`` two) holds more than half of the pages a call used
   (fetched or cited, two or more) only when every other registrable domain the searches returned
@@ -21,7 +23,7 @@ enforces only:
   domain whose pages are on http:// and https:// is still one domain, so it takes no more pages than it
   does with all its pages on https:// (the same call made again to compare).
 
-The Fetch API knows none of the scripted pages (it answers 404), so evidence can come only from
+The Fetch API knows none of the other rows' pages (it answers 404), so their evidence can come only from
 snippets, which seed 002 allows, not requires, as the fallback ("by policy"); what is judged is which
 results the call picked. The scripted Search API answers honour each request's ``count`` (seed 001), and
 the crowded rows' shorter answers keep their other sites, so a target reading fewer results a query is
@@ -41,7 +43,7 @@ from ..cases import Case
 from ._base import CheckContext, check, expect_error, expect_success, require
 from ._oracle import query_match, query_of
 from ._script import Listing, Row, first, row, script_listing
-from .evidence import REQUIRES, _evidence
+from .evidence import REQUIRES, _evidence, serve_page
 
 if TYPE_CHECKING:
     from publicsuffixlist import PublicSuffixList
@@ -77,6 +79,19 @@ def _rows(topic: str, hosts: Sequence[str], strong: bool) -> list[Row]:
 
 def _spread(topic: str, crowd: Sequence[str], others: Sequence[str]) -> list[Row]:
     return [*_rows(topic, crowd, True), *_rows(topic, others, False)]
+
+
+def _page(row_: Row, query: str) -> str:
+    """A readable page for a result of ``query``: a passage naming every word of the query."""
+    url, title = row_["url"], row_.get("title", query)
+    return f"# {title}\n\n{query.capitalize()}: the details are on {url}, checked this week.\n"
+
+
+def _readable(results: dict[str, list[Row]]) -> dict[str, str]:
+    """Every result of ``results`` served as a readable page with a passage answering its query: each query then
+    has lines of its own, so it keeps its source by citing one (a fetch alone cannot tell a page dropped from a
+    page that could not be read)."""
+    return {r["url"]: _page(r, query) for query, rows in results.items() for r in rows}
 
 
 _ONLY_SOURCE = {
@@ -131,6 +146,9 @@ _SHARED_SITE = {
 # From an outside hunt: two queries whose only usable result is one page that answers both (the rest share none
 # of their words). Dropping a URL an earlier query of the batch returned leaves the second query with nothing.
 _BOARDING = "https://pilotage.org/boarding"
+# The page can be read, so each query must cite it, with or without a snippet fallback.
+_BOARDING_PAGE = ("# Harbour pilot boarding\n\nHarbour pilot boarding time is 06:00 daily.\n\n"
+                  "The harbour pilot boarding fee is 40 dollars a call.\n")
 _ONE_PAGE = {
     query: [row(_BOARDING, "Harbour pilot boarding time and fee",
                 "Harbour pilot boarding time is 06:00 and the harbour pilot boarding fee is 40 dollars."),
@@ -200,19 +218,19 @@ DIVERSITY = (
         "only-source",
         "pages picked by one global order with no floor per query: a query whose only usable result "
         "ranks below the others' keeps no source",
-        {"results": _ONLY_SOURCE},
+        {"results": _ONLY_SOURCE, "pages": _readable(_ONLY_SOURCE)},
     ),
     Case(
         "full-site",
         "the per-domain share applied before the floor of one source per query: a query whose only usable "
         "result is on a site the other queries already filled keeps no source",
-        {"results": _FULL_SITE},
+        {"results": _FULL_SITE, "pages": _readable(_FULL_SITE)},
     ),
     Case(
         "taken-top",
         "the pass that gives each query a source stops at a query whose best page another query already "
         "took: the queries after it lose their floor to the site's share",
-        {"results": _TAKEN},
+        {"results": _TAKEN, "pages": _readable(_TAKEN)},
     ),
     Case(
         "subdomains",
@@ -250,7 +268,7 @@ DIVERSITY = (
         "one search of the batch failing (the engine answers 500) crashing the call (no WEB_* error), or costing "
         "the other queries their sources when the call succeeds (seed 001 lets the batch fail with a WEB_* error)",
         {"results": {q: rows for q, rows in _ONLY_SOURCE.items() if q != "harbour lighthouse history"},
-         "failing": ("harbour lighthouse history",)},
+         "failing": ("harbour lighthouse history",), "pages": _readable(_ONLY_SOURCE)},
     ),
     Case(
         "github-io",
@@ -270,8 +288,8 @@ DIVERSITY = (
         "one-page-two-queries",
         "a URL an earlier query of the batch returned dropped from the later queries' results (deduplicated across "
         "the batch before ranking): the second query's only usable result is gone, so it keeps no source (cites "
-        "none, though the call cites the page's snippet for the first)",
-        {"results": _ONE_PAGE, "snippets": True},
+        "none, though the call cites the readable page for the first)",
+        {"results": _ONE_PAGE, "pages": {_BOARDING: _BOARDING_PAGE}},
     ),
     Case(
         "named-queries",
@@ -329,6 +347,9 @@ async def diversity(ctx: CheckContext) -> None:
         foreign = frozenset(earlier - offered)
         earlier |= offered
         _script_case(ctx, case, results)
+        served: dict[str, str] = case.params.get("pages", {})
+        for url, content in served.items():
+            serve_page(ctx, url, urlsplit(url).path.strip("/") or url, content)
         failing: tuple[str, ...] = case.params.get("failing", ())
         for query in failing:
             ctx.emu.inject(ctx.search_route, Status(500), times=None, when=query_match(ctx.search_route, query))
@@ -345,13 +366,17 @@ async def diversity(ctx: CheckContext) -> None:
             for query in results
         }
         fetched = {_same_page(u) for u in _fetched(ctx, foreign)}
-        # Seed 002 leaves the snippet fallback to the target's policy: a row about the fallback judges citations
-        # only when the call takes snippets as evidence at all (no page here can be read).
+        # Seed 002 leaves the snippet fallback to the target's policy: where none of a query's pages can be read, a
+        # row about the fallback judges citations only when the call takes snippets as evidence at all, and any
+        # other row takes a page picked for reading as the query's source. A query with a readable page of its own
+        # (with a passage answering it) must cite one: a fetch alone cannot tell a page dropped from a page the
+        # target could not read.
         by_citation = bool(case.params.get("snippets")) and any(cites.values())
+        readable = {_same_page(u) for u in served}
         for query, rows in results.items():
             own = {_same_page(r["url"]) for r in rows}
             cited = {_same_page(u) for u in cites[query] if isinstance(u, str)}
-            mine = own & (cited if by_citation else cited | fetched)
+            mine = own & (cited if by_citation or own & readable else cited | fetched)
             require(mine, f"{case.name}: query {query!r} kept no source of its own", cited=cites[query],
                     fetched=sorted(own & fetched))  # fmt: skip
         used = _used(ctx, value, foreign)
