@@ -10,16 +10,22 @@ from typing import Any
 import pytest
 
 from dsweb_ref.certification.checks import scheduling
+from dsweb_ref.certification.checks import summary as summary_checks
 from dsweb_ref.certification.checks._base import CheckFailed
 from dsweb_ref.certification.targets import reference_target
 from dsweb_ref.providers import _scheduler
+from dsweb_ref.tools import _summary
+from dsweb_ref.tools import web_search as web_search_tool
 
-from ._readings import patch_reading
+from ._readings import failing_rows, patch_reading
 from .conftest import run
 from .test_retry_waits_judge import QUIET, Ctx, record, run_check, scripted
 from .test_retry_waits_judge import rows as judge_rows
 
 WAITS = "search.api.retry.waits"
+BUDGET = "search.api.summary.budget"
+TOTAL_BINDING = "total binding, per-source not"
+CUT = "excerpt, cut = cut_to(summary, min(per_source, left))"
 CEILING = "ceiling = min(cap, BACKOFF_FIRST_S * 2.0**retry)"
 
 
@@ -85,3 +91,32 @@ def test_inconclusive_at_once_runs_are_run_again_up_to_five_runs(
         run_check(ctx)
         assert "verdict" not in ctx.notes[-1] if runs[-1] == "met" else ctx.notes[-1]["verdict"]
     assert made == runs and len(made) <= scheduling.AT_ONCE_ATTEMPTS
+
+
+# -- B1: a summary the total has no room for left out whole (seed 001: "per-source and total output budgets") ---
+
+
+def test_a_summary_the_total_has_no_room_for_may_be_left_out_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Budgets are limits: a summary whose share no longer fits what the total has left may be left out
+    instead of cut to a fragment. It failed "total binding, per-source not" ("1800 summary characters shown
+    where the budgets allow 2000")."""
+    whole_or_nothing = ("excerpt, cut = cut_to(summary, min(per_source, left) if min(per_source, len(summary)) <= left "
+                        "else 0)")
+    patch_reading(_summary, "budget_summaries", CUT, whole_or_nothing, monkeypatch, web_search_tool)
+    assert failing_rows(summary_checks, "BUDGET_CASES", BUDGET, monkeypatch) == set()
+
+
+@pytest.mark.parametrize(
+    ("wrong", "rows"),
+    [
+        # catches: every summary cut at half what its budgets allow (each shown, none left out whole)
+        ("excerpt, cut = cut_to(summary, min(per_source, left) // 2)", {TOTAL_BINDING}),
+        # catches: a summary left out although the total had room for it (only the first summary shown)
+        ("excerpt, cut = cut_to(summary, min(per_source, left) if left == total else 0)", {TOTAL_BINDING}),
+    ],
+)
+def test_a_summary_left_out_or_cut_short_while_the_total_has_room_still_fails(
+    wrong: str, rows: set[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    patch_reading(_summary, "budget_summaries", CUT, wrong, monkeypatch, web_search_tool)
+    assert rows <= failing_rows(summary_checks, "BUDGET_CASES", BUDGET, monkeypatch)
