@@ -5,20 +5,22 @@ readings those rows catch stay caught (their own reading tests and break modes, 
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from dsweb_ref.certification.checks import scheduling
+from dsweb_ref.certification.checks import mapping, scheduling
 from dsweb_ref.certification.checks import summary as summary_checks
 from dsweb_ref.certification.checks._base import CheckFailed
 from dsweb_ref.certification.targets import reference_target
-from dsweb_ref.providers import _scheduler
+from dsweb_ref.providers import _scheduler, deepseek_official
 from dsweb_ref.tools import _summary
 from dsweb_ref.tools import web_search as web_search_tool
 
-from ._readings import failing_rows, patch_reading
-from .conftest import run
+from ._readings import failing_rows, fails_exactly, patch_reading
+from .conftest import adapter_command, run
+from .test_breaks_end_to_end import certify_json
 from .test_retry_waits_judge import QUIET, Ctx, record, run_check, scripted
 from .test_retry_waits_judge import rows as judge_rows
 
@@ -26,6 +28,8 @@ WAITS = "search.api.retry.waits"
 BUDGET = "search.api.summary.budget"
 TOTAL_BINDING = "total binding, per-source not"
 CUT = "excerpt, cut = cut_to(summary, min(per_source, left))"
+MAPPING = "search.messages.mapping"
+FIRST_WINS = "if url and cited and url not in snippets:"
 CEILING = "ceiling = min(cap, BACKOFF_FIRST_S * 2.0**retry)"
 
 
@@ -120,3 +124,51 @@ def test_a_summary_left_out_or_cut_short_while_the_total_has_room_still_fails(
 ) -> None:
     patch_reading(_summary, "budget_summaries", CUT, wrong, monkeypatch, web_search_tool)
     assert rows <= failing_rows(summary_checks, "BUDGET_CASES", BUDGET, monkeypatch)
+
+
+# -- M2/M3: which excerpt of a URL cited several times (seed 001: "extracts sources and citation excerpts") ---
+
+
+@pytest.mark.parametrize(
+    "which",
+    [
+        "if url and cited:",  # the last excerpt wins
+        "if url and cited and (url not in snippets or len(cited) > len(snippets[url])):",  # the longest
+    ],
+    ids=["last", "longest"],
+)
+def test_another_excerpt_of_a_url_cited_twice_is_certified(which: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The seed does not say which excerpt: the last (or longest) failed "first citation per URL" ("sources
+    [(..., 'second excerpt', ...)], expected [(..., 'first excerpt', ...)]")."""
+    patch_reading(deepseek_official, "_citations", FIRST_WINS, which, monkeypatch)
+    assert failing_rows(mapping, "MESSAGES_CASES", MAPPING, monkeypatch) == set()
+
+
+def test_the_last_citation_variant_of_the_example_adapter_is_certified(tmp_path: Path) -> None:
+    """The example adapter's last-citation-wins was a break mode; the seeds allow it, so it is a variant."""
+    code, _, got = certify_json(tmp_path, "--adapter", adapter_command("--variant", "last-citation-wins"),
+                                "--only", "search.messages")
+    assert code == 0 and got and set(got.values()) == {"passed"}, got
+
+
+@pytest.mark.parametrize(
+    ("wrong", "row"),
+    [
+        # catches: the excerpts of a URL cited twice joined into one snippet (not one excerpt as cited)
+        ("if url and cited:\n                snippets[url] = snippets[url] + ' ' + cited if url in snippets else cited"
+         "\n            if False:", "a URL cited twice"),
+        # catches: an empty cited_text taken as the URL's excerpt, hiding the next one
+        ("if url and citation.get('cited_text') is not None and url not in snippets:", "empty first excerpt"),
+    ],
+    ids=["joined", "empty"],
+)
+def test_an_excerpt_not_as_cited_fails_exactly_its_row(wrong: str, row: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    patch_reading(deepseek_official, "_citations", FIRST_WINS, wrong, monkeypatch)
+    fails_exactly(mapping, "MESSAGES_CASES", MAPPING, row, monkeypatch)
+
+
+def test_another_urls_excerpt_for_an_uncited_result_fails_exactly_its_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: a result no citation names given another URL's excerpt
+    patch_reading(deepseek_official, "map_sources", "snippet=snippets.get(url),",
+                  "snippet=snippets.get(url) or next(iter(snippets.values()), None),", monkeypatch)
+    fails_exactly(mapping, "MESSAGES_CASES", MAPPING, "uncited result", monkeypatch)
