@@ -4,19 +4,23 @@ readings those rows catch stay caught (their own reading tests and break modes, 
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from dsweb_ref.certification.checks import mapping, scheduling
+from dsweb_ref import SearchResult
+from dsweb_ref.certification.checks import mapping, scheduling, text
 from dsweb_ref.certification.checks import summary as summary_checks
 from dsweb_ref.certification.checks._base import CheckFailed
+from dsweb_ref.certification.scenarios import Scenario, answer_labels, compare, expect
 from dsweb_ref.certification.targets import reference_target
 from dsweb_ref.providers import _scheduler, deepseek_official
-from dsweb_ref.tools import _summary
+from dsweb_ref.tools import ToolResult, _render, _summary
 from dsweb_ref.tools import web_search as web_search_tool
+from dsweb_ref.tools._result import visible
 
 from ._readings import failing_rows, fails_exactly, patch_reading
 from .conftest import adapter_command, run
@@ -172,3 +176,116 @@ def test_another_urls_excerpt_for_an_uncited_result_fails_exactly_its_row(monkey
     patch_reading(deepseek_official, "map_sources", "snippet=snippets.get(url),",
                   "snippet=snippets.get(url) or next(iter(snippets.values()), None),", monkeypatch)
     fails_exactly(mapping, "MESSAGES_CASES", MAPPING, "uncited result", monkeypatch)
+
+
+# -- A6: a batch's sources under '### <query>' headings (seed 000 labels answers so; the layout is open) ------
+
+AGREES, DIFFERENTIAL = "search.text.agrees", "search.differential.merge"
+MERGE = "return merge_results(queries, results, cap)"
+# Each call's merge with the per-query results it came from (present sees only the merge).
+_GROUPS: ContextVar[tuple[SearchResult, list[str], list[SearchResult]] | None] = ContextVar("groups", default=None)
+
+
+def _keep_groups(queries: list[str], results: list[SearchResult], merged: SearchResult) -> SearchResult:
+    _GROUPS.set((merged, list(queries), list(results)))
+    return merged
+
+
+def _grouped(monkeypatch: pytest.MonkeyPatch, *, placeholder: str = "", answers_first: bool = False) -> None:
+    """The reference, but a batch's text lays each query's shown sources out under its '### <query>' heading,
+    with its answer (if any) between: the layout A6 of the outside hunt. ``placeholder``: shown under the
+    heading of a query without an answer (wrong: a label without an answer); ``answers_first``: every answer
+    under the first query's heading (wrong: an answer under another query's label)."""
+    monkeypatch.setattr(web_search_tool, "_keep_groups", _keep_groups, raising=False)
+    patch_reading(web_search_tool.WebSearchTool, "run", MERGE,
+                  "return _keep_groups(queries, results, merge_results(queries, results, cap))", monkeypatch)
+    right = web_search_tool.WebSearchTool.present
+
+    def present(self: web_search_tool.WebSearchTool, result: SearchResult) -> ToolResult:
+        groups = _GROUPS.get()
+        if groups is None or groups[0] is not result or self.settings.model_text != "snippet":
+            return right(self, result)
+        _, queries, results = groups
+        shown, listed = {s.url for s in result.sources}, set()
+        said = [r.content for r in results if r.content]
+        blocks = []
+        for n, (query, own) in enumerate(zip(queries, results, strict=True)):
+            lines = []
+            for source in own.sources:
+                if source.url in shown and source.url not in listed:
+                    listed.add(source.url)
+                    lines.append(_render._source_line(source))
+            answer = ("\n\n".join(said) if n == 0 else "") if answers_first else own.content or placeholder
+            if lines or answer:
+                blocks.append("\n\n".join([f"### {visible(query)}", *filter(None, [answer, "\n".join(lines)])]))
+        if result.truncated:
+            blocks.append(f"(Showing the first {len(result.sources)} sources. Refine the query for more.)")
+        blocks.append(_render.CITE_REMINDER)
+        return ToolResult(text="\n\n".join(blocks), value=result.to_json())
+
+    monkeypatch.setattr(web_search_tool.WebSearchTool, "present", present)
+
+
+def test_a_batch_whose_sources_stand_under_query_headings_is_certified(monkeypatch: pytest.MonkeyPatch) -> None:
+    """It failed search.text.agrees ("the text adds the label '### tx one'") and search.differential.merge
+    ("the text labels answers ['ALPHA', 'beta release'], expected []")."""
+    _grouped(monkeypatch)
+    assert failing_rows(text, "AGREES", AGREES, monkeypatch) == set()
+    report = run(reference_target(), only=[DIFFERENTIAL, "search.text.snippets", "search.single.passthrough"])
+    assert {r.check.id: r.outcome.value for r in report.results} == {
+        DIFFERENTIAL: "passed", "search.text.snippets": "passed", "search.single.passthrough": "passed"
+    }, [r.reason for r in report.results]
+
+
+def test_a_label_over_something_else_than_its_sources_still_fails(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: a batch's query without an answer labelled as if it had one (its heading over '(no answer)')
+    _grouped(monkeypatch, placeholder="(no answer)")
+    assert "a batch without answers" in failing_rows(text, "AGREES", AGREES, monkeypatch)
+    (result,) = run(reference_target(), only=[DIFFERENTIAL]).results
+    assert result.outcome.value == "failed" and "the text labels answers" in result.reason, result.reason
+
+
+def test_an_answer_under_another_querys_heading_still_fails(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: every answer under the first query's heading (the model cannot tell which search gave which)
+    _grouped(monkeypatch, answers_first=True)
+    (result,) = run(reference_target(), only=[DIFFERENTIAL]).results
+    assert result.outcome.value == "failed" and "under its label" in result.reason, result.reason
+
+
+TWO = Scenario(("one", "two"), (("one", {"sources": [{"url": "https://a.test/1"}], "truncated": False,
+                                         "content": "answer one"}),
+                                ("two", {"sources": [{"url": "https://b.test/1"}], "truncated": False})),
+               ("one", "two"), 8, 2)
+ONE = Scenario(("one",), (("one", {"sources": [{"url": "https://a.test/1"}], "truncated": False}),), ("one",), 8, 1)
+
+
+@pytest.mark.parametrize(
+    ("scenario", "shown", "problem"),
+    [
+        # the layouts the seed leaves open: merged after the answers, or each query's sources under its heading
+        (TWO, "### one\n\nanswer one\n\nSources:\n- [a](https://a.test/1)\n- [b](https://b.test/1)\n\nCite.", ""),
+        (TWO, "### one\n\nanswer one\n\n- [a](https://a.test/1)\n\n### two\n\n- [b](https://b.test/1)\n\nCite.", ""),
+        (TWO, "### one\n- [a](https://a.test/1)\n\nanswer one\n### two\n- [b](https://b.test/1)\n(Showing 2.)", ""),
+        # catches: a query without an answer labelled over something else than its own sources
+        (TWO, "### one\n\nanswer one\n\n### two\n\n(no answer)\n\n- [b](https://b.test/1)", "labels answers"),
+        (TWO, "### one\n\nanswer one\n\n### two\n\n- [a](https://a.test/1)\n- [b](https://b.test/1)", "labels"),
+        # catches: an answer unlabelled, or under another query's heading
+        (TWO, "answer one\n\n- [a](https://a.test/1)\n- [b](https://b.test/1)", "under its label"),
+        (TWO, "### two\n\nanswer one\n\n- [b](https://b.test/1)\n\n### one\n\n- [a](https://a.test/1)",
+         "under its label"),
+        # catches: a one-query result given batch formatting (any heading, over its sources alone too)
+        (ONE, "### one\n\n- [a](https://a.test/1)", "labels answers ['one'], expected []"),
+    ],
+)
+def test_a_heading_labels_an_answer_when_more_than_its_own_sources_stand_under_it(
+    scenario: Scenario, shown: str, problem: str
+) -> None:
+    want = expect(scenario)
+    problems = compare(scenario, want, True, want.value, shown, None)
+    assert (problem in " ".join(problems) if problem else problems == []), problems
+
+
+def test_the_closing_lines_and_a_heading_over_nothing_label_no_answer() -> None:
+    sources = {"one": ["https://a.test/1"], "two": ["https://b.test/1"], "three": []}
+    shown = "### one\n\nanswer\n\n- [a](https://a.test/1)\n\n### two\n- [b](https://b.test/1)\n\n### three\n\nCite."
+    assert answer_labels(shown, sources, ["answer"]) == ["one"]
