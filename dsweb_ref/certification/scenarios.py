@@ -21,7 +21,10 @@ from .._types import SearchResult, Source
 from ..emulator.scripted import Failure, Script
 from ..tools import merge_results
 
-__all__ = ["FAILURE_CODES", "Expected", "Scenario", "compare", "expect", "generate", "shrink_candidates"]
+__all__ = [
+    "FAILURE_CODES", "Expected", "Scenario", "answer_labels", "compare", "expect", "generate", "shown_at",
+    "shrink_candidates",
+]
 
 # Codes a scripted failure carries: distinct codes make "which failure was reported" visible.
 FAILURE_CODES = ("WEB_PROVIDER_ERROR", "WEB_PROVIDER_UNAVAILABLE", "WEB_PROVIDER_CREDENTIAL_MISSING")
@@ -225,6 +228,53 @@ def _label_lines(text: str) -> list[str]:
     return sorted(line[4:].strip() for line in text.split("\n") if line.startswith("### "))
 
 
+def _runs_on(char: str) -> bool:
+    # A letter, digit, non-ASCII character or URL punctuation right after a URL reads as part of it.
+    return char.isalnum() or ord(char) > 127 or char in "/-_~%#&=+@$"
+
+
+def shown_at(url: str, text: str) -> int:
+    """Where ``url`` first occurs whole in ``text`` (not followed by a character that would read as more of
+    the URL: the end, a space, a bracket, a quote or sentence punctuation may follow), or -1."""
+    at = text.find(url)
+    while at != -1:
+        end = at + len(url)
+        if end == len(text) or not _runs_on(text[end]):
+            return at
+        at = text.find(url, at + 1)
+    return -1
+
+
+def answer_labels(text: str, sources: Mapping[str, Sequence[str]], answers: Sequence[str]) -> list[str]:
+    """The queries whose '### <query>' line in a batch's ``text`` labels an answer (sorted): something other
+    than blank lines and that query's own source lines (lines showing a URL of ``sources[query]``, keyed by
+    the stripped query) stands under it, before the next '### ' line. Seed 000 prefixes answers with these
+    headings but does not reserve them for answers, and lays the sources out as the text likes (merged or
+    under each query): a heading over its query's own sources alone labels no answer. The text's closing
+    lines (after its last line showing a source or a line of one of the ``answers``: a note, a reminder to
+    cite) stand under no heading."""
+    lines = text.split("\n")
+    every = [url for urls in sources.values() for url in urls]
+    said = {line.strip() for answer in answers for line in answer.split("\n") if line.strip()}
+
+    def shows(line: str, urls: Sequence[str]) -> bool:
+        return any(shown_at(url, line) >= 0 for url in urls)
+
+    end = max((n + 1 for n, line in enumerate(lines) if line.strip() in said or shows(line, every)), default=0)
+    labels = []
+    for n, line in enumerate(lines):
+        if not line.startswith("### "):
+            continue
+        query = line[4:].strip()
+        for under in lines[n + 1 : end]:
+            if under.startswith("### "):
+                break
+            if under.strip() and not shows(under, sources.get(query, ())):
+                labels.append(query)
+                break
+    return sorted(labels)
+
+
 def compare(s: Scenario, want: Expected, ok: bool, value: Any, text: str | None, error_code: str | None) -> list[str]:
     """How an answer differs from the oracle; empty when it agrees on everything seed 000 decides."""
     if want.error_code is not None:
@@ -248,12 +298,19 @@ def compare(s: Scenario, want: Expected, ok: bool, value: Any, text: str | None,
     if value.get("truncated") is not expected["truncated"]:
         problems.append(f"truncated={value.get('truncated')!r}, expected {expected['truncated']}")
     problems += _content_problems(value.get("content"), want)
-    labels = _label_lines(text or "")
+    # Each answer under its own label first (a label shown without its answer says so), then no label beside:
+    # one query's result carries none, a batch's '### <query>' lines over that query's own sources alone are
+    # no answer labels (see answer_labels).
+    problems += _answers_shown(text or "", want)
+    if want.single:
+        labels = _label_lines(text or "")
+    else:
+        served = {q.strip(): [str(src.get("url")) for src in a["sources"]] for q, a in s.answers
+                  if not isinstance(a, Failure)}
+        labels = answer_labels(text or "", served, [answer for _, answer in want.labelled])
     expected_labels = sorted(q.strip() for q, _ in want.labelled)
     if labels != expected_labels:
         problems.append(f"the text labels answers {labels}, expected {expected_labels}")
-    else:
-        problems += _answers_shown(text or "", want)
     return problems
 
 

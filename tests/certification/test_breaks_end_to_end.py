@@ -36,7 +36,7 @@ BREAKS: dict[str, tuple[set[str], str | tuple[str, ...]]] = {
     "batch-no-prompt": ({"search.api.ori_question"}, "a batch of two queries"),
     "body-extra-key": ({"search.api.wire"}, "body keys"),
     "snippet-from-summary": ({"search.api.mapping"}, "snippet beside a long summary"),
-    "last-citation-wins": ({"search.messages.mapping"}, "first citation per URL"),
+    "citation-excerpts-joined": ({"search.messages.mapping"}, "a URL cited twice"),
     "extra-header": ({"search.api.wire", "fetch.api.wire"}, "expected exactly authorization and content-type"),
     "early-answer": ({"search.batch.quiescence"}, "still open"),
     "early-answer-subtle": ({"search.batch.quiescence"}, "not closed when the answer arrived"),

@@ -66,4 +66,6 @@ def test_an_at_once_target_busy_with_each_failure_is_still_caught(monkeypatch: p
     assert "came at once" in result.reason
     waits = [b.started - a.finished for row in runs[0] if scheduling._start_order(row.case)
              for a, b in itertools.pairwise(row.records)]
-    assert max(waits) < scheduling.AT_ONCE_RETRY  # each failure was worked through alone
+    # each failure was worked through alone (started together, the twelfth retry came about 0.3 s after its
+    # answer; the bar for at once is now under 50 ms, so it is no measure of this)
+    assert max(waits) < 0.1

@@ -169,7 +169,8 @@ _FAILURE_CASES = (
         "wins; a merge that compares scheme and host without letter case, one URL by RFC 3986, is accepted too) "
         "and capped at searchMaxResults; truncated is set when a query's result was truncated or a unique "
         "source was dropped by the cap; answers are labelled '### <query>' 'so the model can tell which answer came "
-        "from which search' (the text shows each answer under its label); a one-item array returns the "
+        "from which search' (the text shows each answer under its label, and a '### <query>' line over that "
+        "query's own sources alone labels no answer: the layout is open); a one-item array returns the "
         "provider's result unchanged, without multi-query formatting."
     ),
     cases=_MERGE_CASES,

@@ -10,7 +10,8 @@ A target declaring ``summary-budget`` honours the ``configure`` keys ``search_mo
 ``search_summary_max_chars`` and ``search_summary_total_chars`` (adapter protocol). Characters are
 Unicode code points. What the seed leaves open is accepted: the marker's text and place, trimming a
 space left at the cut or backing off to a word (up to ``CUT_SLACK`` characters per cut), which
-sources get the total first, and whether whitespace is folded (the summaries here are
+sources get the total first, whether a summary the total has no room for is cut to what is left or
+left out whole, and whether whitespace is folded (the summaries here are
 single-spaced, so folding changes nothing). A summary that fits while the total does not bind is
 never cut. Each case scripts the Search API's
 answer through the emulator's ordinary ``Status(200, body=...)`` fault.
@@ -235,7 +236,9 @@ def _within_budgets(name: str, per: int, total: int, shown: dict[str, str], serv
     "and matching Session records; returned summaries measured 1,000-2,300 characters. Budgets count "
     "characters (code points) and are the configured ones (configure search_summary_max_chars and "
     "search_summary_total_chars); a cut ends in a visible marker and sets truncated; the value keeps snippet "
-    "and summary as served and records the summary the model saw. They are output "
+    "and summary as served and records the summary the model saw. A summary the total has no room left for "
+    "(after the summaries shown) may be cut to what is left or left out whole: seed 001 asks for budgets, "
+    "limits, not that the total be spent on a fragment. They are output "
     "budgets: they bind the sources the model is shown, after seed 000's searchMaxResults cap, not the ones it "
     "dropped. Summary mode changes what is shown, not what is asked: 'Direct Search sends query, count, "
     "need_content: false' in it too.",
@@ -282,7 +285,12 @@ async def summary_budget(ctx: CheckContext) -> None:
         require(used <= total, f"{case.name}: {used} summary characters shown over the call, total budget {total}",
                 catches=case.catches)
         _within_budgets(case.name, per, total, shown, served)
-        want = _expected_total(per, total, _summary_lengths(served))
+        # A summary the total has no room for is cut to what is left or left out whole (which is open): one
+        # shown empty whose per-source share is more than the total has left after every summary shown does
+        # not count towards what the budgets allow.
+        left_out = {url for url, excerpt in shown.items()
+                    if not excerpt and min(per, len(served[url]["summary"])) > total - used}
+        want = _expected_total(per, total, _summary_lengths({u: r for u, r in served.items() if u not in left_out}))
         require(used >= want - cuts * CUT_SLACK,
                 f"{case.name}: {used} summary characters shown where the budgets allow {want}", catches=case.catches)
         capped = cap < len(urls_served)  # the merge's own cut (seed 000) sets truncated too

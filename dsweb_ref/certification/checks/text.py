@@ -8,6 +8,7 @@ from typing import Any
 from ..._types import SearchResult, Source
 from ...emulator.scripted import Script, scripted_base
 from ..cases import Case
+from ..scenarios import answer_labels, shown_at
 from ._base import CheckContext, check, expect_schema, expect_success, require
 from ._oracle import observed
 from ._script import row, script
@@ -65,26 +66,10 @@ AGREES = (
 )
 
 
-def _runs_on(char: str) -> bool:
-    # A letter, digit, non-ASCII character or URL punctuation right after a URL reads as part of it.
-    return char.isalnum() or ord(char) > 127 or char in "/-_~%#&=+@$"
-
-
 def shown_whole(url: str, text: str) -> bool:
     """``url`` occurs in ``text`` not followed by a character that would read as more of the URL
     (the end, a space, a bracket, a quote or sentence punctuation may follow)."""
     return shown_at(url, text) >= 0
-
-
-def shown_at(url: str, text: str) -> int:
-    """Where ``url`` first occurs whole in ``text`` (as :func:`shown_whole` reads it), or -1."""
-    at = text.find(url)
-    while at != -1:
-        end = at + len(url)
-        if end == len(text) or not _runs_on(text[end]):
-            return at
-        at = text.find(url, at + 1)
-    return -1
 
 
 def own_sources(served: dict[str, SearchResult]) -> dict[str, list[Source]]:
@@ -114,7 +99,8 @@ async def _answered(ctx: CheckContext, case: Case) -> tuple[dict[str, Any], str]
     "multi-query result are prefixed with ### <query> headings'. The text the model sees agrees with the "
     "value: every source URL of the value appears in it whole (not run on into characters that would read as "
     "more of the URL, which the model would then cite), no source the cap dropped does, and a '### <query>' "
-    "label appears exactly for the queries whose answer the value carries. 'Combined sources ... preserve each "
+    "label appears exactly for the queries whose answer the value carries (in a batch, a '### <query>' line over "
+    "that query's own sources alone is no answer label). 'Combined sources ... preserve each "
     "query's result ranking': the text shows a query's sources in its ranking (how it lays them out, merged or "
     "under each query, is open).",
     cases=AGREES,
@@ -138,9 +124,15 @@ async def text_agrees(ctx: CheckContext) -> None:
             require(places == sorted(places), f"{case.name}: the text lists {query!r}'s sources out of its ranking",
                     ranking=ranked, catches=case.catches)
         content = str(value.get("content") or "")
+        # A batch's '### <query>' line over that query's own sources alone labels no answer (the layout is open);
+        # one query's text carries no such line at all.
+        said = [line for line in content.split("\n") if not line.startswith("### ")]
+        labelled = answer_labels(text, {q.strip(): [s.url for s in r.sources] for q, r in served.items()},
+                                 ["\n".join(said)])
         for query in answers:
             label = f"### {query}"
-            require((label in content) == (label in text),
+            shows = label in text if len(answers) == 1 else query.strip() in labelled
+            require((label in content) == shows,
                     f"{case.name}: the text {'lacks' if label in content else 'adds'} the label {label!r}")
 
 
