@@ -55,6 +55,15 @@ MAPPING = (
          "(two spaces at a line's end) are lost", {"url": "https://notes.example.test/address",
                                                   "content": "# Address\n\n12 Marrowgate Quay  \nLumen Bay  \n"
                                                   "Gull Island\n"}),
+    # From an outside hunt: fields of the API's success body beyond the Markdown. The API supplies neither a final
+    # URL nor a target status, so a body that names one (a field of its own, or a future one) changes neither.
+    Case("a body that names another URL", "a url (or final_url) field of the API's answer taken for the page's "
+         "final URL, where the provider keeps the requested URL",
+         {"url": "https://docs.example.test/moved", "content": "# T",
+          "extra": {"url": "https://elsewhere.example.test/", "final_url": "https://elsewhere.example.test/"}}),
+    Case("a body that names a status", "a status_code (or status) field of the API's answer passed through as the "
+         "page's status, where the provider reports HTTP 200 for a successful response",
+         {"url": "https://docs.example.test/gone", "content": "# T", "extra": {"status_code": 404, "status": 404}}),
 )
 # Another 2xx of the Fetch API: a success reported as HTTP 200, or refused (whether the provider counts it a
 # success is open); never the API's own status passed through as the page's.
@@ -145,7 +154,8 @@ PAGE_ANSWER = json.dumps({"title": "T", "content": "# Cached page\n\nServed with
     "closed union html|text and Markdown is text, the Markdown as the API sent it (no heading added, whitespace "
     "kept; only its edges may be trimmed), and a body returned whole is not flagged truncated; "
     "'The API supplies neither a final redirected URL nor a target HTTP status': another 2xx of the API is a "
-    "success reported as 200, or refused, never passed through as the page's status; "
+    "success reported as 200, or refused, never passed through as the page's status, and a url or status field "
+    "in a success body changes neither the requested URL nor the 200; "
     "'every non-success status is a retrieval failure rather than a specific target diagnosis' "
     "(WEB_PROVIDER_ERROR, 408 and 504 included, never a timeout of the page, even when its body reads as a "
     "page), as is a success whose body holds "
@@ -164,7 +174,8 @@ async def fetch_mapping(ctx: CheckContext) -> None:
         url = case["url"]
         ctx.fresh()
         if "content" in case.params:  # a scripted page: the Fetch API's success body as the guide shapes it
-            ctx.emu.inject("fetch", Malformed(body=json.dumps({"title": "T", "content": case["content"]}).encode()))
+            answer = {"title": "T", "content": case["content"], **case.params.get("extra", {})}
+            ctx.emu.inject("fetch", Malformed(body=json.dumps(answer).encode()))
         value = expect_success(await ctx.fetch(url), f"{case.name}: fetch {url}")
         record = only_record(ctx, "fetch", case.name)
         upstream = json.loads(record.response_body)["content"]
