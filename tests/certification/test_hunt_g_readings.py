@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import pytest
 
-from dsweb_ref.certification.checks import fetch
-from dsweb_ref.providers import deepseek_fetch_api
+from dsweb_ref.certification.checks import deployment, fetch
+from dsweb_ref.providers import _deepseek_http, _standalone, deepseek_fetch_api, scripted
 
 from ._readings import failing_rows, fails_exactly, patch_reading
 
-MAPPING = "fetch.api.mapping"
+MAPPING, SHAPES = "fetch.api.mapping", "search.api.base_shapes"
 OTHER_URL, OTHER_STATUS = "a body that names another URL", "a body that names a status"
+BARE, ENDS_IN_SEARCH = "a bare origin", "a prefix that ends in /search"
+BASE_RETURN = 'return text.rstrip("/")'  # the last line of usable_base_url: the base as entered
 
 
 def _only(module: object, keep: str, tables: tuple[str, ...], monkeypatch: pytest.MonkeyPatch) -> None:
@@ -49,3 +51,24 @@ def test_a_status_field_passed_through_fails_exactly_its_row(monkeypatch: pytest
                   'and 100 <= data["status_code"] <= 599 else 200,', monkeypatch)
     _only(fetch, "MAPPING", FETCH_TABLES, monkeypatch)
     fails_exactly(fetch, "MAPPING", MAPPING, OTHER_STATUS, monkeypatch)
+
+
+def test_the_reference_passes_the_base_shape_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert {BARE, ENDS_IN_SEARCH} <= {case.name for case in deployment.SHAPES}
+    assert failing_rows(deployment, "SHAPES", SHAPES, monkeypatch) == set()
+
+
+def _base_reading(wrong: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    patch_reading(_deepseek_http, "usable_base_url", BASE_RETURN, wrong, monkeypatch, scripted, _standalone)
+
+
+def test_a_bare_origin_completed_with_v1_tools_fails_exactly_its_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: a base with no path completed with the public /v1/tools (a route prefix inferred)
+    _base_reading('return text.rstrip("/") + ("/v1/tools" if url.path in ("", "/") else "")', monkeypatch)
+    fails_exactly(deployment, "SHAPES", SHAPES, BARE, monkeypatch)
+
+
+def test_a_trailing_route_stripped_from_the_base_fails_exactly_its_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: a trailing /search or /fetch stripped from the base (taken for a whole endpoint entered)
+    _base_reading('return re.sub(r"/(search|fetch)$", "", text.rstrip("/"))', monkeypatch)
+    fails_exactly(deployment, "SHAPES", SHAPES, ENDS_IN_SEARCH, monkeypatch)
