@@ -10,11 +10,13 @@ import pytest
 
 from dsweb_ref.certification.checks import deployment, fetch
 from dsweb_ref.providers import _deepseek_http, _standalone, deepseek_fetch_api, scripted
+from dsweb_ref.tools import web_fetch
 
 from ._readings import failing_rows, fails_exactly, patch_reading
 
 MAPPING, SHAPES = "fetch.api.mapping", "search.api.base_shapes"
 OTHER_URL, OTHER_STATUS = "a body that names another URL", "a body that names a status"
+FALLBACK_404, FALLBACK_500 = (case.name for case in fetch.FALLBACK)
 BARE, ENDS_IN_SEARCH = "a bare origin", "a prefix that ends in /search"
 BASE_RETURN = 'return text.rstrip("/")'  # the last line of usable_base_url: the base as entered
 
@@ -26,13 +28,42 @@ def _only(module: object, keep: str, tables: tuple[str, ...], monkeypatch: pytes
             monkeypatch.setattr(module, table, ())
 
 
-FETCH_TABLES = ("MAPPING", "OTHER_SUCCESS", "BOUNDS", "FAILURES")
+FETCH_TABLES = ("MAPPING", "OTHER_SUCCESS", "BOUNDS", "FAILURES", "FALLBACK")
 
 
 def test_the_reference_passes_the_fetch_mapping_rows(monkeypatch: pytest.MonkeyPatch) -> None:
     _only(fetch, "MAPPING", FETCH_TABLES, monkeypatch)
     assert {OTHER_URL, OTHER_STATUS} <= {case.name for case in fetch.MAPPING}
     assert failing_rows(fetch, "MAPPING", MAPPING, monkeypatch) == set()
+
+
+def test_the_reference_passes_the_fallback_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+    _only(fetch, "FALLBACK", FETCH_TABLES, monkeypatch)
+    assert failing_rows(fetch, "FALLBACK", MAPPING, monkeypatch) == set()
+
+
+# web_fetch falling back to the local fetcher when the Fetch API fails the page (the hunt's patch, as written).
+FALLBACK = """try:
+        result = await self.web.fetch(FetchRequest(url), ctx or CallContext())
+    except WebError as first:
+        local = self.web._fetch._providers.get("http")
+        if local is None or first.code != WebErrorCode.PROVIDER_ERROR:
+            raise
+        try:
+            result = await local.fetch(FetchRequest(url), ctx or CallContext())
+        except WebError:
+            raise first from None"""
+
+
+def test_a_fetch_api_failure_handed_to_the_local_fetcher_fails_exactly_the_fallback_rows(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # catches: a Fetch API failure (WEB_PROVIDER_ERROR) retried by the local HTTP fetcher. Only FALLBACK runs: there
+    # the test network keeps the local fetches on loopback (elsewhere they would look names up for real).
+    right = "result = await self.web.fetch(FetchRequest(url), ctx or CallContext())"
+    patch_reading(web_fetch.WebFetchTool, "run", right, FALLBACK, monkeypatch)
+    _only(fetch, "FALLBACK", FETCH_TABLES, monkeypatch)
+    assert failing_rows(fetch, "FALLBACK", MAPPING, monkeypatch) == {FALLBACK_404, FALLBACK_500}
 
 
 def test_a_url_field_taken_for_the_final_url_fails_exactly_its_row(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -18,6 +18,7 @@ from ._base import (
 from .batch import answer_probe, require_cancelled
 from .outcomes import REDIRECT_STATUSES, _leaks, redirect_fault
 from .search import only_record, require_no_model_request, require_tools_api_headers
+from .ssrf import PUBLIC, _network
 
 WF, FAPI = "web_fetch", "fetch-api"
 PAGE = "https://docs.example.test/api/search"
@@ -140,6 +141,19 @@ FAILURES = (
     Case("HTTP 401 quoting the key", "the Fetch API's error text quoted unscrubbed, the key it echoes included",
          {"url": PAGE, "fault": "401-echo"}),
 )
+# From an outside hunt: a Fetch API failure handed to the local HTTP fetcher, which then reads the page itself.
+# Only a target with ssrf-test-mode can show it without traffic leaving loopback: the test network resolves the
+# page's host to a public address dialled to a suite page server that serves the page, so a fallback finds it
+# there. Without ssrf-test-mode these rows prove nothing and are passed over.
+READABLE = "readable.example.test"
+FALLBACK = (
+    Case("HTTP 404 for a page the local fetcher could read", "a Fetch API failure retried by the local HTTP "
+         "fetcher (a fallback), which reads the page itself and returns it",
+         {"url": f"http://{READABLE}/harbour-notices", "fault": 404}),
+    Case("HTTP 500 for a page the local fetcher could read", "the same fallback kept for the service's own errors "
+         "(a 5xx taken for 'the service is down, fetch it here')",
+         {"url": f"http://{READABLE}/harbour-tides", "fault": 500}),
+)
 PAGE_ANSWER = json.dumps({"title": "T", "content": "# Cached page\n\nServed with a failure status.\n"}).encode()
 
 
@@ -163,11 +177,12 @@ PAGE_ANSWER = json.dumps({"title": "T", "content": "# Cached page\n\nServed with
     "showing the key an error body echoes (the project's no-secret rule, as errors.secret_echo holds it for "
     "search); and 'The provider has "
     "no shared rate scheduler, automatic retries, or fallback', so with the opt-in retries off a failure is one "
-    "request, 502, 503 and 504 too. Harness 'retains ... bounded tool output' with no "
-    "bound fixed: a long page is a success showing its start, and when neither the text nor the value holds it "
-    "whole, truncated is true; any bound is accepted, but a text showing a page of a million characters whole "
-    "has none.",
-    cases=MAPPING + OTHER_SUCCESS + BOUNDS + FAILURES,
+    "request, 502, 503 and 504 too, and it is never handed to the local HTTP fetcher (with ssrf-test-mode, a page "
+    "the test network serves is never asked for after the Fetch API failed it). Harness 'retains ... bounded tool "
+    "output' with no bound fixed: a long page is a success showing its start, and when neither the text nor the "
+    "value holds it whole, truncated is true; any bound is accepted, but a text showing a page of a million "
+    "characters whole has none.",
+    cases=MAPPING + OTHER_SUCCESS + BOUNDS + FAILURES + FALLBACK,
 )
 async def fetch_mapping(ctx: CheckContext) -> None:
     for case in MAPPING:
@@ -244,6 +259,29 @@ async def fetch_mapping(ctx: CheckContext) -> None:
         require(shown is None, f"{case.name}: the failure shows {shown}", catches=case.catches)
         sent = len(ctx.records("fetch"))
         require(sent == 1, f"{case.name}: {sent} Fetch API requests; a failure must not be retried silently")
+    if FALLBACK and "ssrf-test-mode" in ctx.hello.capabilities:
+        await _no_fallback(ctx)
+
+
+async def _no_fallback(ctx: CheckContext) -> None:
+    """Each FALLBACK row: the Fetch API fails a page the test network serves; nothing may ask the page server."""
+    with _network() as net:
+        await ctx.configure(test_network=net.config({READABLE: [[PUBLIC]]}, []))
+        try:
+            for case in FALLBACK:
+                ctx.fresh()
+                ctx.emu.inject("fetch", Status(case["fault"]))
+                outcome = await ctx.fetch(case["url"])
+                await ctx.settle()
+                asked = list(net.pages.served)
+                require(not asked, f"{case.name}: after the Fetch API answered HTTP {case['fault']}, the page was "
+                        f"fetched locally ({len(asked)} request(s) to the page's host): the provider has no fallback",
+                        catches=case.catches)
+                expect_error(outcome, f"{case.name}: fetch {case['url']}", PROVIDER_ERROR)
+                sent = len(ctx.records("fetch"))
+                require(sent == 1, f"{case.name}: {sent} Fetch API requests; a failure must not be retried silently")
+        finally:
+            await ctx.configure(test_network=None)
 
 
 WIRE = (
