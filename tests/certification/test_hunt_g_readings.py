@@ -6,15 +6,18 @@ reference and must fail exactly the rows that name it; the reference passes them
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
-from dsweb_ref.certification.checks import deployment, fetch
-from dsweb_ref.providers import _deepseek_http, _standalone, deepseek_fetch_api, scripted
+from dsweb_ref.certification import targets
+from dsweb_ref.certification.checks import deployment, fetch, ssrf
+from dsweb_ref.providers import _deepseek_http, _standalone, deepseek_fetch_api, http_fetch, scripted
 from dsweb_ref.tools import web_fetch
 
 from ._readings import failing_rows, fails_exactly, patch_reading
 
-MAPPING, SHAPES = "fetch.api.mapping", "search.api.base_shapes"
+MAPPING, SHAPES, PUBLIC = "fetch.api.mapping", "search.api.base_shapes", "ssrf.resolve.public_fetched"
 OTHER_URL, OTHER_STATUS = "a body that names another URL", "a body that names a status"
 FALLBACK_404, FALLBACK_500 = (case.name for case in fetch.FALLBACK)
 BARE, ENDS_IN_SEARCH = "a bare origin", "a prefix that ends in /search"
@@ -103,3 +106,36 @@ def test_a_trailing_route_stripped_from_the_base_fails_exactly_its_row(monkeypat
     # catches: a trailing /search or /fetch stripped from the base (taken for a whole endpoint entered)
     _base_reading('return re.sub(r"/(search|fetch)$", "", text.rstrip("/"))', monkeypatch)
     fails_exactly(deployment, "SHAPES", SHAPES, ENDS_IN_SEARCH, monkeypatch)
+
+
+def test_the_reference_passes_the_credential_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert failing_rows(ssrf, "CREDENTIALS", PUBLIC, monkeypatch) == set()
+
+
+def test_the_api_key_sent_with_page_fetches_fails_exactly_the_credential_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: one client configuration for every provider, the key too: the local HTTP fetcher sends
+    # Authorization: Bearer <the DeepSeek key> to every page host
+    shared: dict[str, str] = {}
+    build = targets.build_runtime
+
+    def keyed(*args: Any, environ: Any = None, **kwargs: Any) -> Any:
+        shared.update(environ or {})  # the runtime's credential environment, as the page fetcher sees it
+        return build(*args, environ=environ, **kwargs)
+
+    monkeypatch.setattr(targets, "build_runtime", keyed)
+    monkeypatch.setattr(http_fetch, "_SHARED_ENV", shared, raising=False)
+    right, key = '"Accept-Encoding": "gzip, deflate"}', f"_SHARED_ENV.get({targets.KEY_ENV!r})"
+    patch_reading(http_fetch.HttpFetchProvider, "_follow", right,
+                  f'{right}\n    if {key}:\n        headers["Authorization"] = "Bearer " + {key}', monkeypatch)
+    fails_exactly(ssrf, "CREDENTIALS", PUBLIC, "no-credential", monkeypatch)
+
+
+def test_the_credential_judge_reads_the_key_in_any_header_and_needs_no_key() -> None:
+    key = "dsweb-fake-placeholder-key-0001"
+    plain = [("Host", "no-credential.ssrf.test"), ("User-Agent", "dsweb_ref"), ("Accept", "*/*")]
+    assert ssrf.credential_shown(plain, key) is None
+    assert ssrf.credential_shown(plain, "") is None  # a target configured without a key: nothing to find
+    assert ssrf.credential_shown([*plain, ("authorization", "Bearer x")], "") == "an authorization header"
+    assert ssrf.credential_shown([*plain, ("X-Api-Key", key.upper())], key) is not None
+    encoded = __import__("base64").b64encode(key.encode()).decode()
+    assert "base64" in str(ssrf.credential_shown([*plain, ("Cookie", f"k={encoded}")], key))
