@@ -10,14 +10,18 @@ from typing import Any
 
 import pytest
 
+from dsweb_ref import WebErrorCode
 from dsweb_ref.certification import targets
-from dsweb_ref.certification.checks import deployment, fetch, ssrf
+from dsweb_ref.certification.checks import deployment, evidence_html, fetch, ssrf
+from dsweb_ref.certification.targets import reference_target
 from dsweb_ref.providers import _deepseek_http, _standalone, deepseek_fetch_api, http_fetch, scripted
-from dsweb_ref.tools import web_fetch
+from dsweb_ref.tools import evidence_search, web_fetch
 
 from ._readings import failing_rows, fails_exactly, patch_reading
+from .conftest import run
 
 MAPPING, SHAPES, PUBLIC = "fetch.api.mapping", "search.api.base_shapes", "ssrf.resolve.public_fetched"
+HTML_PAGE = "evidence.html_page"
 OTHER_URL, OTHER_STATUS = "a body that names another URL", "a body that names a status"
 FALLBACK_404, FALLBACK_500 = (case.name for case in fetch.FALLBACK)
 BARE, ENDS_IN_SEARCH = "a bare origin", "a prefix that ends in /search"
@@ -139,3 +143,20 @@ def test_the_credential_judge_reads_the_key_in_any_header_and_needs_no_key() -> 
     assert ssrf.credential_shown([*plain, ("X-Api-Key", key.upper())], key) is not None
     encoded = __import__("base64").b64encode(key.encode()).decode()
     assert "base64" in str(ssrf.credential_shown([*plain, ("Cookie", f"k={encoded}")], key))
+
+
+def test_the_reference_passes_the_refused_snippet_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert failing_rows(evidence_html, "REFUSED", HTML_PAGE, monkeypatch) == set()
+
+
+def test_a_refused_fetch_counted_as_a_load_failure_fails_exactly_the_refused_snippet_rows(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # catches: _REFUSED = {WEB_INVALID_URL}: a redirect to a private address (or a host resolving privately) is an
+    # ordinary load failure, so the snippet fallback cites the result and lists it among the sources
+    monkeypatch.setattr(evidence_search, "_REFUSED", frozenset({WebErrorCode.INVALID_URL}))
+    rows = {case.name for case in evidence_html.REFUSED}
+    assert failing_rows(evidence_html, "REFUSED", HTML_PAGE, monkeypatch) == rows
+    monkeypatch.setattr(evidence_html, "REFUSED", ())  # the check's other rows still pass it
+    (result,) = run(reference_target(), only=[HTML_PAGE]).results
+    assert result.outcome.value == "passed", result.reason
