@@ -189,8 +189,8 @@ async def fetch_mapping(ctx: CheckContext) -> None:
         url = case["url"]
         ctx.fresh()
         if "content" in case.params:  # a scripted page: the Fetch API's success body as the guide shapes it
-            answer = {"title": "T", "content": case["content"], **case.params.get("extra", {})}
-            ctx.emu.inject("fetch", Malformed(body=json.dumps(answer).encode()))
+            served = {"title": "T", "content": case["content"], **case.params.get("extra", {})}
+            ctx.emu.inject("fetch", Malformed(body=json.dumps(served).encode()))
         value = expect_success(await ctx.fetch(url), f"{case.name}: fetch {url}")
         record = only_record(ctx, "fetch", case.name)
         upstream = json.loads(record.response_body)["content"]
