@@ -33,8 +33,9 @@ __all__ = ["DEFAULT_ACCOUNT_TOKEN", "DEFAULT_API_KEY", "OTHER_TOOLS_PREFIXES", "
 DEFAULT_API_KEY = "dsweb-emulator-key-0001"
 DEFAULT_ACCOUNT_TOKEN = "dsweb-emulator-account-0001"
 # Other deployments of the Search/Fetch APIs, served beside the public /v1/tools: a gateway's own prefix
-# without /v1, and the verified development shape (a prefix before /v1). Each is a complete base.
-OTHER_TOOLS_PREFIXES = ("/deepseek/tools", "/api/v1/tools")
+# without /v1, the verified development shape (a prefix before /v1), a gateway serving the routes at its
+# bare origin (the empty prefix), and a gateway prefix that itself ends in /search. Each is a complete base.
+OTHER_TOOLS_PREFIXES = ("/deepseek/tools", "/api/v1/tools", "", "/gw/search")
 
 
 def quiet_cut_notes() -> None:
@@ -81,9 +82,9 @@ class Emulator:
         if not allow_non_loopback and not is_loopback(host):
             raise ValueError(f"refusing to serve on non-loopback host {host!r} (pass allow_non_loopback=True)")
         others = tuple(other_tools_prefixes)
-        for prefix in (tools_prefix, *others):
-            if prefix is not None and (not prefix.startswith("/") or prefix.endswith("/")):
-                raise ValueError("tools_prefix must start with '/' and not end with '/'")
+        for prefix in (tools_prefix, *others):  # "" is the bare origin: the routes at /search and /fetch
+            if prefix and (not prefix.startswith("/") or prefix.endswith("/")):
+                raise ValueError("tools_prefix must be empty, or start with '/' and not end with '/'")
         self.host = host
         self._requested_port = port
         self._startup_timeout = startup_timeout

@@ -167,6 +167,11 @@ ALSO_FAILED = {
     "evidence-snippet-only": {"evidence.designators", "evidence.table_rows", "evidence.html_page"},
     # ... and the Corvan page opens with the Pixel 8's sentence, which the sentence-per-model row refuses.
     "evidence-page-lead": {"evidence.html_page", "evidence.designators"},
+    # A result refused when its page is fetched falls back to its snippet over HTML pages too (a redirect to a
+    # private address, a host resolving privately: evidence.html_page's refused-snippet rows) ...
+    "evidence-unsafe-snippets": {"evidence.html_page"},
+    # ... and every ranked result listed as a source lists such a refused result too.
+    "evidence-cite-candidates": {"evidence.html_page"},
     # A row label dropped from Markdown and HTML tables alike (the one row reader serves both).
     "evidence-table-cells": {"evidence.html_page"},
     # Thai read as whole space-separated runs ranks too: the relevant Thai result is never read (thai-words).

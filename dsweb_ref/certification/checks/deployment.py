@@ -22,6 +22,13 @@ SHAPES = (
          "inserted into a base that has none)", {"prefix": "/deepseek/tools"}),
     Case("a prefix before /v1 (the development shape)", "the base's path replaced by the public /v1/tools, "
          "or the route joined as an absolute path that drops the prefix", {"prefix": "/api/v1/tools"}),
+    # From an outside hunt: a base completed or trimmed by the client. The seed's base is complete: only /search or
+    # /fetch is appended, whatever the base's path is (none at all, or one that ends in a route's name).
+    Case("a bare origin", "a base with no path completed with the public /v1/tools (a prefix inferred), so the "
+         "request goes to /v1/tools/search instead of /search", {"prefix": ""}),
+    Case("a prefix that ends in /search", "a trailing /search or /fetch stripped from the base (taken for a full "
+         "endpoint entered by mistake), so the request goes to /gw/search instead of /gw/search/search",
+         {"prefix": "/gw/search"}),
     Case("another deployment's request", "a base other than the public one given more than the documented "
          "request: a query string, or a header beyond authorization and content-type", {"prefix": "/deepseek/tools"},
          family=CARRY),
@@ -48,7 +55,9 @@ def _require_path(ctx: CheckContext, route: str, prefix: str, what: str) -> None
     "development /api/v1/tools differ). Under a gateway prefix without /v1 and under a prefix before /v1, a "
     "web_search (and, with fetch-api, a web_fetch) succeeds with exactly one request to that base plus "
     "/search (or /fetch), with no query string and only the documented authorization and JSON content type "
-    "headers: never a fixed path on the base's origin. A trailing slash on the "
+    "headers: never a fixed path on the base's origin. The same holds for a bare origin (the request path is "
+    "exactly /search: no prefix is inferred) and for a prefix that itself ends in /search (nothing is stripped: "
+    "/gw/search/search). A trailing slash on the "
     "base is not tried (the seed does not say how one joins).",
     cases=SHAPES,
 )

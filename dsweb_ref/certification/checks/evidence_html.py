@@ -34,7 +34,7 @@ from typing import Any
 from ..cases import Case
 from ._base import CheckContext, check, expect_success, require
 from ._script import row, script
-from .evidence import _evidence
+from .evidence import _ANY_SOURCE, _evidence
 from .ssrf import PUBLIC, _Handler, _network
 
 REQUIRES = ("web_search", "messages-search", "ssrf-test-mode", "evidence-search")
@@ -320,6 +320,18 @@ PRIVATE = (
          "validated): a public page redirecting to a private address", {"host": HOST,
                                                                          "redirect": f"http://{PRIVATE_ANSWER}/"}),
 )
+# From an outside hunt: a fetch refused by validation (a redirect to a private address, a host that resolves
+# privately) counted as an ordinary load failure, so the snippet fallback cites the result. Seed 002 puts
+# 'URL/IP/redirect validation' before ranking as the pipeline's filter, and code attaches 'filtered source links':
+# a result that failed it is no evidence, its snippet included, though this snippet matches the query.
+REFUSED_SNIPPET = "Harbour pilot boarding starts at 06:00 from the Kittiwake anchorage, the harbour office says."
+REFUSED = (
+    Case("private-redirect-snippet", "a redirect to a private address counted as an ordinary load failure (only "
+         "invalid URLs taken for refusals), so the result's snippet, which matches the query, is cited as evidence "
+         "and its URL listed among the sources", {"host": HOST, "redirect": f"http://{PRIVATE_ANSWER}/"}),
+    Case("private-host-snippet", "a host that resolves privately counted as an ordinary load failure, so the "
+         "result's matching snippet is cited and its URL listed among the sources", {"host": PRIVATE_HOST}),
+)
 # A page answered with an error status is no page fetched successfully (seed 002: only such a page is cut into
 # passages; one that could not be fetched leaves the snippet as the fallback, or nothing). Its HTML error
 # page holds the query's words and a word (Quarrendon) no other text has.
@@ -381,13 +393,16 @@ def _cited(value: Mapping[str, Any], url: str) -> list[str]:
     "pipeline fetches itself (Messages search, the test network). And "
     "'a URL to be fetched must pass host/IP validation every time; the connection is bound to the public IP "
     "that passed': a result whose host resolves only to a private address, or later to one, or whose page "
-    "redirects to one, is never dialled there (whether its snippet is still cited is open).",
-    cases=(*HTML, *ERROR_STATUS, *PRIVATE),
+    "redirects to one, is never dialled there. Such a result failed the pipeline's 'URL/IP/redirect validation', "
+    "and code attaches 'filtered source links': its snippet is no fallback (that is for a page that could not be "
+    "fetched, not for a result validation refused), so even a snippet matching the query is neither cited nor "
+    "listed in the sources.",
+    cases=(*HTML, *ERROR_STATUS, *PRIVATE, *REFUSED),
     profiles=("seed-002-evidence-html",),
 )
 async def html_page(ctx: CheckContext) -> None:
     with _network() as net:
-        private_hosts = {c["host"]: c.params.get("lookups", [[PRIVATE_ANSWER]]) for c in PRIVATE
+        private_hosts = {c["host"]: c.params.get("lookups", [[PRIVATE_ANSWER]]) for c in (*PRIVATE, *REFUSED)
                          if "redirect" not in c.params}
         await ctx.configure(provider="messages", test_network=net.config(
             {HOST: [[PUBLIC]], **private_hosts}, [PRIVATE_ANSWER]))
@@ -455,3 +470,21 @@ async def html_page(ctx: CheckContext) -> None:
             if not outcome.ok:  # a refusal is the pipeline's to make; a WEB_* code, never a crash
                 require(str(outcome.error_code).startswith("WEB_"), f"{case.name}: failed without a WEB_* code "
                         f"({outcome.error_code!r})", catches=case.catches)
+        for case in REFUSED:  # what is cited; whether the private address was dialled is PRIVATE's to judge
+            ctx.fresh()
+            url = f"http://{case['host']}/{case.name}"
+            if "redirect" in case.params:
+                net.pages.redirects[f"/{case.name}"] = (302, case["redirect"])
+            script(ctx, QUERY, [row(url, "Harbour pilot boarding", REFUSED_SNIPPET)])
+            outcome = await _evidence(ctx, QUERY, {"id": f"html-{case.name}", "local_names": []})
+            if not outcome.ok:  # a refusal is the pipeline's to make; a WEB_* code, never a crash
+                require(str(outcome.error_code).startswith("WEB_"), f"{case.name}: failed without a WEB_* code "
+                        f"({outcome.error_code!r})")
+                continue
+            value = outcome.value or {}
+            sources = [s.get("url") for s in value.get("sources", []) if isinstance(s, dict)]
+            lines = [m.group(1) for m in map(_ANY_SOURCE.search, (outcome.text or "").splitlines()) if m is not None]
+            require(not _cited(value, url) and url not in lines, f"{case.name}: {url}, refused by validation, is "
+                    "cited as evidence (its snippet taken for a fallback)", catches=case.catches)
+            require(url not in sources, f"{case.name}: {url}, refused by validation, is listed among the sources",
+                    catches=case.catches)

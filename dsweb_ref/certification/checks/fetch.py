@@ -18,6 +18,7 @@ from ._base import (
 from .batch import answer_probe, require_cancelled
 from .outcomes import REDIRECT_STATUSES, _leaks, redirect_fault
 from .search import only_record, require_no_model_request, require_tools_api_headers
+from .ssrf import PUBLIC, _network
 
 WF, FAPI = "web_fetch", "fetch-api"
 PAGE = "https://docs.example.test/api/search"
@@ -55,6 +56,15 @@ MAPPING = (
          "(two spaces at a line's end) are lost", {"url": "https://notes.example.test/address",
                                                   "content": "# Address\n\n12 Marrowgate Quay  \nLumen Bay  \n"
                                                   "Gull Island\n"}),
+    # From an outside hunt: fields of the API's success body beyond the Markdown. The API supplies neither a final
+    # URL nor a target status, so a body that names one (a field of its own, or a future one) changes neither.
+    Case("a body that names another URL", "a url (or final_url) field of the API's answer taken for the page's "
+         "final URL, where the provider keeps the requested URL",
+         {"url": "https://docs.example.test/moved", "content": "# T",
+          "extra": {"url": "https://elsewhere.example.test/", "final_url": "https://elsewhere.example.test/"}}),
+    Case("a body that names a status", "a status_code (or status) field of the API's answer passed through as the "
+         "page's status, where the provider reports HTTP 200 for a successful response",
+         {"url": "https://docs.example.test/gone", "content": "# T", "extra": {"status_code": 404, "status": 404}}),
 )
 # Another 2xx of the Fetch API: a success reported as HTTP 200, or refused (whether the provider counts it a
 # success is open); never the API's own status passed through as the page's.
@@ -131,6 +141,19 @@ FAILURES = (
     Case("HTTP 401 quoting the key", "the Fetch API's error text quoted unscrubbed, the key it echoes included",
          {"url": PAGE, "fault": "401-echo"}),
 )
+# From an outside hunt: a Fetch API failure handed to the local HTTP fetcher, which then reads the page itself.
+# Only a target with ssrf-test-mode can show it without traffic leaving loopback: the test network resolves the
+# page's host to a public address dialled to a suite page server that serves the page, so a fallback finds it
+# there. Without ssrf-test-mode these rows prove nothing and are passed over.
+READABLE = "readable.example.test"
+FALLBACK = (
+    Case("HTTP 404 for a page the local fetcher could read", "a Fetch API failure retried by the local HTTP "
+         "fetcher (a fallback), which reads the page itself and returns it",
+         {"url": f"http://{READABLE}/harbour-notices", "fault": 404}),
+    Case("HTTP 500 for a page the local fetcher could read", "the same fallback kept for the service's own errors "
+         "(a 5xx taken for 'the service is down, fetch it here')",
+         {"url": f"http://{READABLE}/harbour-tides", "fault": 500}),
+)
 PAGE_ANSWER = json.dumps({"title": "T", "content": "# Cached page\n\nServed with a failure status.\n"}).encode()
 
 
@@ -145,7 +168,8 @@ PAGE_ANSWER = json.dumps({"title": "T", "content": "# Cached page\n\nServed with
     "closed union html|text and Markdown is text, the Markdown as the API sent it (no heading added, whitespace "
     "kept; only its edges may be trimmed), and a body returned whole is not flagged truncated; "
     "'The API supplies neither a final redirected URL nor a target HTTP status': another 2xx of the API is a "
-    "success reported as 200, or refused, never passed through as the page's status; "
+    "success reported as 200, or refused, never passed through as the page's status, and a url or status field "
+    "in a success body changes neither the requested URL nor the 200; "
     "'every non-success status is a retrieval failure rather than a specific target diagnosis' "
     "(WEB_PROVIDER_ERROR, 408 and 504 included, never a timeout of the page, even when its body reads as a "
     "page), as is a success whose body holds "
@@ -153,18 +177,20 @@ PAGE_ANSWER = json.dumps({"title": "T", "content": "# Cached page\n\nServed with
     "showing the key an error body echoes (the project's no-secret rule, as errors.secret_echo holds it for "
     "search); and 'The provider has "
     "no shared rate scheduler, automatic retries, or fallback', so with the opt-in retries off a failure is one "
-    "request, 502, 503 and 504 too. Harness 'retains ... bounded tool output' with no "
-    "bound fixed: a long page is a success showing its start, and when neither the text nor the value holds it "
-    "whole, truncated is true; any bound is accepted, but a text showing a page of a million characters whole "
-    "has none.",
-    cases=MAPPING + OTHER_SUCCESS + BOUNDS + FAILURES,
+    "request, 502, 503 and 504 too, and it is never handed to the local HTTP fetcher (with ssrf-test-mode, a page "
+    "the test network serves is never asked for after the Fetch API failed it). Harness 'retains ... bounded tool "
+    "output' with no bound fixed: a long page is a success showing its start, and when neither the text nor the "
+    "value holds it whole, truncated is true; any bound is accepted, but a text showing a page of a million "
+    "characters whole has none.",
+    cases=MAPPING + OTHER_SUCCESS + BOUNDS + FAILURES + FALLBACK,
 )
 async def fetch_mapping(ctx: CheckContext) -> None:
     for case in MAPPING:
         url = case["url"]
         ctx.fresh()
         if "content" in case.params:  # a scripted page: the Fetch API's success body as the guide shapes it
-            ctx.emu.inject("fetch", Malformed(body=json.dumps({"title": "T", "content": case["content"]}).encode()))
+            served = {"title": "T", "content": case["content"], **case.params.get("extra", {})}
+            ctx.emu.inject("fetch", Malformed(body=json.dumps(served).encode()))
         value = expect_success(await ctx.fetch(url), f"{case.name}: fetch {url}")
         record = only_record(ctx, "fetch", case.name)
         upstream = json.loads(record.response_body)["content"]
@@ -233,6 +259,29 @@ async def fetch_mapping(ctx: CheckContext) -> None:
         require(shown is None, f"{case.name}: the failure shows {shown}", catches=case.catches)
         sent = len(ctx.records("fetch"))
         require(sent == 1, f"{case.name}: {sent} Fetch API requests; a failure must not be retried silently")
+    if FALLBACK and "ssrf-test-mode" in ctx.hello.capabilities:
+        await _no_fallback(ctx)
+
+
+async def _no_fallback(ctx: CheckContext) -> None:
+    """Each FALLBACK row: the Fetch API fails a page the test network serves; nothing may ask the page server."""
+    with _network() as net:
+        await ctx.configure(test_network=net.config({READABLE: [[PUBLIC]]}, []))
+        try:
+            for case in FALLBACK:
+                ctx.fresh()
+                ctx.emu.inject("fetch", Status(case["fault"]))
+                outcome = await ctx.fetch(case["url"])
+                await ctx.settle()
+                asked = list(net.pages.served)
+                require(not asked, f"{case.name}: after the Fetch API answered HTTP {case['fault']}, the page was "
+                        f"fetched locally ({len(asked)} request(s) to the page's host): the provider has no fallback",
+                        catches=case.catches)
+                expect_error(outcome, f"{case.name}: fetch {case['url']}", PROVIDER_ERROR)
+                sent = len(ctx.records("fetch"))
+                require(sent == 1, f"{case.name}: {sent} Fetch API requests; a failure must not be retried silently")
+        finally:
+            await ctx.configure(test_network=None)
 
 
 WIRE = (

@@ -24,6 +24,7 @@ from ..cases import Case
 from ..sandbox import ConnectionTrap
 from ..targets import CallOutcome
 from ._base import CheckContext, check, expect_error, require
+from ._leaks import leak
 
 REQUIRES = ("web_fetch", "ssrf-test-mode")
 PUBLIC = "93.184.215.14"  # dialled to the page server
@@ -38,6 +39,7 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         path = self.path.split("?", 1)[0]
         self.server.served.append(path)
+        self.server.headers.append((path, list(self.headers.items())))
         try:
             self._answer(path)
         finally:
@@ -81,6 +83,7 @@ class _Pages(ThreadingHTTPServer):
         self.redirects: dict[str, tuple[int, str]] = {}
         self.special: dict[str, Callable[[_Handler], None]] = {}
         self.served: list[str] = []  # request paths, in arrival order
+        self.headers: list[tuple[str, list[tuple[str, str]]]] = []  # each request's path and header lines, likewise
         self.finished: set[str] = set()  # paths whose handler has ended its answer
         self.stop = threading.Event()  # set when the check ends: slow handlers end at once
         super().__init__(("127.0.0.1", 0), _Handler)
@@ -308,6 +311,29 @@ PUBLIC_LITERALS = (
     Case("literal-255", "an octet of 255 before the last read as out of range", {"address": "93.184.255.14"}),
 )
 
+# From an outside hunt: the DeepSeek API key sent on page fetches too (one client configuration for every
+# provider). The key is the API's credential, which seed 001 sends as the documented authorization of API
+# requests; a page host is no configured endpoint. So no page request carries the key in any form, nor an
+# Authorization header at all: the URL names no credentials, so such a header could only carry the key, perhaps
+# in a form no judge reads back (a target configured without a key is judged on the header alone).
+CREDENTIALS = (
+    Case("no-credential", "the configured API key sent with page fetches (an Authorization: Bearer header, or the "
+         "key in another header in any encoding): the credential leaves for a page host", {"address": PUBLIC}),
+)
+_AUTHORIZATION = ("authorization", "proxy-authorization")
+
+
+def credential_shown(headers: Iterable[tuple[str, str]], key: str) -> str | None:
+    """How a page request's ``headers`` carry a credential (an authorization header, or ``key`` in any header in
+    any encoding the leak judge reads), or None. Never quotes the value: the answer lands in reports."""
+    for name, value in headers:
+        if name.strip().lower() in _AUTHORIZATION:
+            return f"an {name.strip()} header"
+        shown = leak(f"{name}: {value}", key) if key else None
+        if shown is not None:
+            return f"{shown} in its {name.strip()} header"
+    return None
+
 
 @check(
     "ssrf.resolve.public_fetched",
@@ -323,12 +349,15 @@ PUBLIC_LITERALS = (
     "holds for a public IPv4 address written as the URL's host: no seed says a URL may name its host by "
     "address, so a fetcher that refuses the literal control may refuse every literal; one that fetched it "
     "must read the others as the addresses they are. A page fetched names the URL it was fetched from "
-    "(seed 002: every evidence line keeps its source URL; seed 001: the fetch result keeps the requested URL).",
-    cases=(*PUBLIC_ROWS, *PUBLIC_LITERALS),
+    "(seed 002: every evidence line keeps its source URL; seed 001: the fetch result keeps the requested URL). "
+    "Seed 001: 'requests send only the documented authorization', and the key is the API's: no page request "
+    "carries the configured key in any header, in any encoding, nor an Authorization header (the URLs name no "
+    "credentials).",
+    cases=(*PUBLIC_ROWS, *PUBLIC_LITERALS, *CREDENTIALS),
 )
 async def public_fetched(ctx: CheckContext) -> None:
     with _network() as net:
-        resolve = {f"{c.name}.ssrf.test": [[c["address"]]] for c in PUBLIC_ROWS}
+        resolve = {f"{c.name}.ssrf.test": [[c["address"]]] for c in (*PUBLIC_ROWS, *CREDENTIALS)}
         config = net.config(resolve, [], [c["address"] for c in (*PUBLIC_ROWS, *PUBLIC_LITERALS)])
         await ctx.configure(provider="messages", test_network=config)
         host = {c.name: f"{c.name}.ssrf.test" for c in PUBLIC_ROWS} | {c.name: c["address"] for c in PUBLIC_LITERALS}
@@ -350,6 +379,14 @@ async def public_fetched(ctx: CheckContext) -> None:
             shown = (outcome.value or {}).get("url")
             require(isinstance(shown, str) and _same_url(shown, url), f"{what}: the result names {shown!r}, not the "
                     "URL fetched", catches=URL_KEPT)
+        for case in CREDENTIALS:  # its own page, then every page request of the check
+            outcome = await ctx.fetch(f"http://{case.name}.ssrf.test/{case.name}")
+            require(f"/{case.name}" in net.pages.served, f"{case.name}: the page server never saw the request "
+                    f"({outcome.brief()})")
+            for path, headers in list(net.pages.headers):
+                carried = credential_shown(headers, ctx.config.api_key)
+                require(carried is None, f"{case.name}: the page request for {path} carried {carried}",
+                        catches=case.catches)
 
 
 # Seed 002 keeps every evidence line's source URL, and seed 001 the fetch result's requested URL: a success
