@@ -166,8 +166,9 @@ def expect(s: Scenario) -> Expected:
     return Expected(value=merged.to_json(), labelled=labelled, folded=None if folded == merged else folded.to_json())
 
 
-def _url_key(url: str) -> str:
-    """``url`` with its scheme and host in lower case (their letter case carries no meaning); the rest as is."""
+def url_key(url: str) -> str:
+    """``url`` with its scheme and host (not its user info, path or query) in lower case: their letter case
+    carries no meaning (RFC 3986 6.2.2.1), so two URLs with one key are one URL."""
     scheme, sep, rest = url.partition("://")
     if not sep:
         return url
@@ -177,11 +178,11 @@ def _url_key(url: str) -> str:
 
 
 def _merge_folded(queries: Sequence[str], results: Sequence[SearchResult], cap: int) -> SearchResult:
-    """The reference merge with URLs keyed by :func:`_url_key`: each source kept as its first occurrence spells it."""
+    """The reference merge with URLs keyed by :func:`url_key`: each source kept as its first occurrence spells it."""
     spelled: dict[int, Source] = {}
     keyed = []
     for result in results:
-        sources = tuple(replace(source, url=_url_key(source.url)) for source in result.sources)
+        sources = tuple(replace(source, url=url_key(source.url)) for source in result.sources)
         spelled.update((id(new), old) for new, old in zip(sources, result.sources, strict=True))
         keyed.append(replace(result, sources=sources))
     merged = merge_results(queries, keyed, cap)

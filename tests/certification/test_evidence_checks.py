@@ -234,9 +234,8 @@ def test_each_diversity_row_catches_the_reading_it_names(reading: str, monkeypat
     assert outcomes[row] == "failed" and outcomes["only-source"] == "passed"
 
 
-def test_the_letter_case_row_catches_hosts_compared_as_the_provider_spelled_them(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def hosts_as_spelled(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The reading the letter-case row catches: hosts compared as the provider spelled them (no case folding)."""
     candidates = evidence_search.EvidenceSearchTool._candidates
 
     def as_spelled(self: Any, index: int, q: Any, answer: Any) -> list[Any]:
@@ -245,6 +244,12 @@ def test_the_letter_case_row_catches_hosts_compared_as_the_provider_spelled_them
 
     monkeypatch.setattr(evidence_search.EvidenceSearchTool, "_candidates", as_spelled)
     monkeypatch.setattr(_evidence_rank, "registrable_domain", lambda host: host)
+
+
+def test_the_letter_case_row_catches_hosts_compared_as_the_provider_spelled_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    hosts_as_spelled(monkeypatch)
     row = next(c for c in evidence_diversity.DIVERSITY if c.name == "letter-case")
     monkeypatch.setattr(evidence_diversity, "DIVERSITY", (row,))
     (result,) = run(reference_target(), only=["evidence.diversity"]).results

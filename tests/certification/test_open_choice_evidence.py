@@ -18,9 +18,7 @@ tests) and with the open choice made (below).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Any
-from urllib.parse import urlsplit
 
 import pytest
 
@@ -179,14 +177,7 @@ def test_hosts_compared_as_spelled_fail_the_letter_case_row_with_an_open_bound(
     bound: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     settings(monkeypatch, **BOUNDS[bound])
-    candidates = evidence_search.EvidenceSearchTool._candidates
-
-    def as_spelled(self: Any, index: int, q: Any, answer: Any) -> list[Any]:
-        spelled = {s.url.lower(): urlsplit(s.url).netloc for s in answer.sources}
-        return [replace(c, host=spelled.get(c.url.lower(), c.host)) for c in candidates(self, index, q, answer)]
-
-    monkeypatch.setattr(evidence_search.EvidenceSearchTool, "_candidates", as_spelled)
-    monkeypatch.setattr(_evidence_rank, "registrable_domain", lambda host: host)
+    test_evidence_checks.hosts_as_spelled(monkeypatch)
     assert "letter-case" in failing_rows(evidence_diversity, "DIVERSITY", DIVERSITY, monkeypatch)
 
 

@@ -14,7 +14,7 @@ import pytest
 
 from dsweb_ref.certification import scenarios
 from dsweb_ref.certification.checks import all_checks
-from dsweb_ref.certification.scenarios import _url_key
+from dsweb_ref.certification.scenarios import url_key
 from dsweb_ref.certification.targets import reference_target
 from dsweb_ref.providers import deepseek_official
 from dsweb_ref.tools import _merge, web_search
@@ -62,7 +62,7 @@ def test_a_messages_prompt_that_adds_words_to_the_query_still_fails(monkeypatch:
 class _FoldedSeen(set[str]):
     """A merge's set of URLs seen, keyed by ``fold`` (the one change each variant below makes)."""
 
-    fold = staticmethod(_url_key)
+    fold = staticmethod(url_key)
 
     def __contains__(self, url: object) -> bool:
         return isinstance(url, str) and super().__contains__(self.fold(url))
@@ -103,4 +103,4 @@ def test_a_merge_that_folds_the_whole_url_still_fails(monkeypatch: pytest.Monkey
     ("no-scheme/Path", "no-scheme/Path"),
 ])
 def test_only_scheme_and_host_lose_their_case(url: str, key: str) -> None:
-    assert _url_key(url) == key
+    assert url_key(url) == key

@@ -33,6 +33,7 @@ from ...emulator.faults import RouteName
 from ...emulator.responses import responses_events
 from ...emulator.streaming import Event, messages_events, render_sse
 from ..cases import Case
+from ..scenarios import url_key
 from ..targets import CallOutcome
 from ._base import CALL_TIMEOUT, CheckContext, CheckFailed, check, expect_error, require
 from ._fakes import CREDENTIAL_SHAPES
@@ -866,14 +867,8 @@ def _searched_many(protocol: str, urls: list[str], searches: int) -> bytes:
 
 
 def _url_key(url: object) -> object:
-    """``url`` with its scheme and host (not its user info, path or query) in lower case."""
-    if not isinstance(url, str) or "://" not in url:
-        return url
-    scheme, rest = url.split("://", 1)
-    cut = min((i for i in (rest.find(c) for c in "/?#") if i >= 0), default=len(rest))
-    authority, tail = rest[:cut], rest[cut:]
-    user, at, host = authority.rpartition("@")
-    return f"{scheme.lower()}://{user}{at}{host.lower()}{tail}"
+    """``url`` with its scheme and host in lower case (:func:`url_key`); anything else as it is."""
+    return url_key(url) if isinstance(url, str) else url
 
 
 @check(
