@@ -34,6 +34,7 @@ from .conftest import run
 
 RANKING = "evidence.own_ranking"
 DIVERSITY = "evidence.diversity"
+CROWDED_FOUR = {"subdomains", "absolute-names", "letter-case", "co-uk", "github-io"}  # the crowded rows of four queries
 FEWER = 6  # results a query, the hunter's variant: below the reference's 8 and the rows' longest answers
 
 
@@ -217,13 +218,15 @@ def one_order(ranked: Sequence[Sequence[Candidate]], *, max_pages: int, max_per_
 def test_one_order_with_no_floor_still_fails_the_only_source_row(
     fallback: bool, count: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # catches: pages picked by one global order (its failed-search twin loses the floor the same way); a query
-    # that keeps its source by a page picked for reading must have had one picked, fallback or not
+    # catches: pages picked by one global order (its failed-search twin and the four-query crowded rows lose a
+    # query's floor the same way); a query that keeps its source by a page picked for reading must have had one
+    # picked, fallback or not
     monkeypatch.setattr(evidence_search, "select_pages", one_order)
     settings(monkeypatch, results_per_query=count)
     if not fallback:
         no_snippet_fallback(monkeypatch)
-    assert failing_rows(evidence_diversity, "DIVERSITY", DIVERSITY, monkeypatch) == {"only-source", "failed-search"}
+    assert failing_rows(evidence_diversity, "DIVERSITY", DIVERSITY, monkeypatch) == {"only-source", "failed-search",
+                                                                                      *CROWDED_FOUR}  # fmt: skip
 
 
 def deduplicated_across_the_batch(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -319,3 +322,59 @@ def test_a_ranking_row_whose_every_offered_result_was_read_is_noted_not_judged(m
 def test_the_reference_s_ranking_rows_are_all_judged() -> None:
     (result,) = run(reference_target(), only=[RANKING]).results
     assert result.outcome.value == "passed" and "not judged" not in result.details, result.details
+
+
+# From a review: the crowded rows passed silently when a target read four results a query or fewer (two queries
+# offered no more pages than a bound of eight reads, so no reading of the share could crowd). Those rows now have
+# four queries and keep two of the crowd in a shorter answer; where every offered result was used they say so.
+
+FEW = (3, 4)  # results a query: below the rows' other open-bound tests (5-7)
+
+
+@pytest.mark.parametrize("reading", sorted(test_evidence_checks.READINGS))
+@pytest.mark.parametrize("count", FEW)
+def test_each_domain_reading_fails_its_row_at_three_or_four_results_a_query(
+    count: int, reading: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # catches: hosts counted apart, absolute names looked up as written, the last two labels, ICANN suffixes only,
+    # in a target that reads few results a query
+    settings(monkeypatch, results_per_query=count)
+    test_evidence_checks.test_each_diversity_row_catches_the_reading_it_names(reading, monkeypatch)
+
+
+@pytest.mark.parametrize("count", FEW)
+def test_hosts_as_spelled_and_the_share_per_query_fail_their_rows_at_few_results(
+    count: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings(monkeypatch, results_per_query=count)
+    test_evidence_checks.hosts_as_spelled(monkeypatch)
+    assert "letter-case" in failing_rows(evidence_diversity, "DIVERSITY", DIVERSITY, monkeypatch)
+    monkeypatch.undo()
+    settings(monkeypatch, results_per_query=count)
+    monkeypatch.setattr(evidence_search, "select_pages", test_hunt_evidence_readings._share_per_query)
+    assert "shared-site" in failing_rows(evidence_diversity, "DIVERSITY", DIVERSITY, monkeypatch)
+
+
+def test_a_crowded_row_whose_every_offered_result_was_used_is_noted_not_judged(monkeypatch: pytest.MonkeyPatch) -> None:
+    # at two results a query four queries offer eight pages, all read: hosts counted apart cannot crowd a domain
+    # while another goes unused, so the crowded rows say they judged nothing instead of passing silently
+    settings(monkeypatch, results_per_query=2)
+    test_evidence_checks.hosts_as_spelled(monkeypatch)
+    (result,) = run(reference_target(), only=[DIVERSITY]).results
+    assert result.outcome.value == "passed", result.reason
+    noted = set(result.details.get("not judged", {}))
+    assert {"subdomains", "letter-case", "co-uk", "github-io", "shared-site"} <= noted, result.details
+
+
+def test_the_reference_s_diversity_rows_are_all_judged() -> None:
+    (result,) = run(reference_target(), only=[DIVERSITY]).results
+    assert result.outcome.value == "passed" and "not judged" not in result.details, result.details
+
+
+def test_a_shorter_crowded_answer_keeps_two_of_the_crowd_before_its_other_sites() -> None:
+    crowd = [row(f"https://c{i}.news.example.com/") for i in range(6)]
+    others = [row("https://a.example.org/"), row("https://b.example.net/")]
+    listing = evidence_diversity.kept_last([*crowd, *others], 2)
+    assert list(listing(3)) == [*crowd[:2], others[1]]  # catches: one of the crowd only (all floors)
+    assert list(listing(4)) == [*crowd[:2], *others]
+    assert list(listing(2)) == [crowd[0], others[1]] and list(listing(1)) == [crowd[0]]

@@ -27,7 +27,9 @@ The Fetch API knows none of the other rows' pages (it answers 404), so their evi
 snippets, which seed 002 allows, not requires, as the fallback ("by policy"); what is judged is which
 results the call picked. The scripted Search API answers honour each request's ``count`` (seed 001), and
 the crowded rows' shorter answers keep their other sites, so a target reading fewer results a query is
-judged on what it asked for.
+judged on what it asked for. Those rows have four queries, so three results a query offer more pages than a
+page bound of eight reads; where a target used every result it asked for, the row notes that the share was
+not judged.
 """
 
 from __future__ import annotations
@@ -179,14 +181,29 @@ def kept_last(rows: Sequence[Row], kept: int) -> Listing:
     def listing(count: int) -> Sequence[Row]:
         if count >= len(rows) or not kept:
             return rows[:count]
-        return [*rows[: max(count - kept, 0)], *rows[len(rows) - kept :]][:count]
+        # two of the crowd first where the answer has room for one other site: a crowd of one result a query
+        # is all floors, which no reading of the share can crowd
+        keep = min(kept, max(count - 2, 1)) if count > 1 else 0
+        return [*rows[: count - keep], *rows[len(rows) - keep :]]
 
     return listing
 
 
-def _crowded(crowd: Sequence[Sequence[str]], others: Sequence[Sequence[str]]) -> dict[str, list[Row]]:
-    topics = ("quay opening hours", "quay fish market")
-    return {t: _spread(t, c, o) for t, c, o in zip(topics, crowd, others, strict=True)}
+_QUAY = ("quay opening hours", "quay fish market", "quay boat repairs", "quay night parking")
+
+
+def _crowded(crowd: Sequence[str], others: Sequence[Sequence[str]]) -> dict[str, list[Row]]:
+    """A query a list of ``others``, each led by ``crowd``'s hosts, turned two places further on for each query:
+    four queries of three results (two of the crowd's hosts and one other site) offer twelve pages, more than
+    a page bound of eight reads, and a reading that counts the crowd's hosts apart finds two new ones a query."""
+    pairs = enumerate(zip(_QUAY, others, strict=True))
+    return {t: _spread(t, [*crowd[2 * i :], *crowd[: 2 * i]], o) for i, (t, o) in pairs}
+
+
+def _other_sites(*tlds: str) -> list[list[str]]:
+    names = ("quaywatch", "portnotes", "harbourlog", "tidewire", "dockline", "pierpost", "moorings", "seawall")
+    return [[f"{names[2 * i]}.{tlds[2 * i % len(tlds)]}", f"{names[2 * i + 1]}.{tlds[(2 * i + 1) % len(tlds)]}"]
+            for i in range(4)]  # fmt: skip
 
 
 # Two queries whose four best results each are pages of one domain, the rest on sites of their own. The
@@ -203,7 +220,7 @@ def _on_news(url: str) -> bool:
 
 def _schemes(mixed: bool) -> dict[str, list[Row]]:
     others = (("quaywatch.org", "portnotes.net", "tidewire.org"), ("harbourlog.net", "fishquay.org", "marketpier.net"))
-    results = _crowded([[_NEWS] * 4] * 2, others)
+    results = {t: _spread(t, [_NEWS] * 4, o) for t, o in zip(_QUAY[:2], others, strict=True)}
     return {
         topic: [
             {**r, "url": "http" + r["url"].removeprefix("https")} if mixed and _on_news(r["url"]) and i % 2 else r
@@ -235,33 +252,25 @@ DIVERSITY = (
     Case(
         "subdomains",
         "hosts counted instead of registrable domains: www., news., docs. ... of one site taken as six sites",
-        {"results": _crowded(
-            [[f"{s}.harbour-news.co.uk" for s in _SUBS]] * 2,
-            [["quaywatch.com", "portnotes.org"], ["harbourlog.net", "tidewire.com"]],
-        ), "kept_last": 2},
+        {"results": _crowded([f"{s}.harbour-news.co.uk" for s in _SUBS], _other_sites("com", "org", "net")),
+         "kept_last": 2},
     ),
     Case(
         "absolute-names",
         "a host in its absolute form (a trailing dot) looked up as written: no public suffix found, so www., "
         "news., docs. ... of one site, each written with its final dot, taken as six sites",
-        {"results": _crowded(
-            [[f"{s}.harbour-news.co.uk." for s in _SUBS]] * 2,
-            [["quaywatch.com", "portnotes.org"], ["harbourlog.net", "tidewire.com"]],
-        ), "kept_last": 2},
+        {"results": _crowded([f"{s}.harbour-news.co.uk." for s in _SUBS], _other_sites("com", "org", "net")),
+         "kept_last": 2},
     ),
     Case(
         "letter-case",
         "hosts compared without case folding: one host in six spellings taken as six sites",
-        {"results": _crowded([_CASE] * 2, [["quaywatch.com", "portnotes.org"], ["harbourlog.net", "tidewire.com"]]),
-         "kept_last": 2},
+        {"results": _crowded(_CASE, _other_sites("com", "org", "net")), "kept_last": 2},
     ),
     Case(
         "co-uk",
         "the last two labels taken as the site: every *.co.uk site lumped into 'co.uk'",
-        {"results": _crowded(
-            [["harbour-news.co.uk"] * 6] * 2,
-            [["quaywatch.co.uk", "portnotes.co.uk"], ["harbourlog.co.uk", "tidewire.co.uk"]],
-        ), "kept_last": 2},
+        {"results": _crowded(["harbour-news.co.uk"] * 6, _other_sites("co.uk")), "kept_last": 2},
     ),
     Case(
         "failed-search",
@@ -273,16 +282,13 @@ DIVERSITY = (
     Case(
         "github-io",
         "private suffixes left out of the list: every *.github.io site lumped into 'github.io'",
-        {"results": _crowded(
-            [["alice.github.io"] * 6] * 2,
-            [["bob.github.io", "carol.github.io"], ["dave.github.io", "erin.github.io"]],
-        ), "kept_last": 2},
+        {"results": _crowded(["alice.github.io"] * 6, _other_sites("github.io")), "kept_last": 2},
     ),
     Case(
         "shared-site",
         "the per-domain share counted per query, not per call: four queries whose best results share one site "
         "each take two of its pages, filling the page bound while the other sites' results go unread",
-        {"results": _SHARED_SITE},
+        {"results": _SHARED_SITE, "kept_last": 1},
     ),
     Case(
         "one-page-two-queries",
@@ -340,6 +346,7 @@ def _used(ctx: CheckContext, value: dict[str, Any], foreign: frozenset[str] = fr
 )
 async def diversity(ctx: CheckContext) -> None:
     earlier: set[str] = set()  # the pages earlier cases' searches offered
+    not_judged: dict[str, str] = {}
     for case in DIVERSITY:
         ctx.fresh()
         results: dict[str, list[Row]] = case["results"]
@@ -383,7 +390,13 @@ async def diversity(ctx: CheckContext) -> None:
         counts = _per_site(used)
         top, most = max(counts.items(), key=lambda kv: kv[1], default=("", 0))
         floors = _floors(results, [u for u in used if site(u) == top])
-        left = sorted(_served_sites(ctx, list(results)) - set(counts))
+        answered = _answered(ctx, list(results))
+        left = sorted({site(u) for u in answered} - set(counts))
+        if case.params.get("kept_last") and answered and answered <= {_same_page(u) for u in used}:  # a crowded row
+            # every result the target asked for was used: no pick can crowd a domain while another goes unused, so
+            # the row cannot show the share it exists for (its few results a query are the target's choice)
+            not_judged[case.name] = "every result offered was used: the domain share not judged"
+            ctx.note("not judged", not_judged)
         rest, pages = most - floors, len(used) - floors  # the pages beyond the floors
         require(
             not (most >= 2 and rest >= 1 and 2 * rest > pages and left),
@@ -403,9 +416,9 @@ def _script_case(ctx: CheckContext, case: Case, results: dict[str, list[Row]]) -
         script_listing(ctx, query, kept_last(rows, kept) if kept else first(rows))
 
 
-def _served_sites(ctx: CheckContext, queries: Sequence[str]) -> set[str]:
-    """The sites of the results the Search API answered the call's queries with (what the target asked for)."""
-    sites = set()
+def _answered(ctx: CheckContext, queries: Sequence[str]) -> set[str]:
+    """The result URLs the Search API answered the call's queries with (what the target asked for)."""
+    urls = set()
     for record in ctx.records("search"):
         if record.status != 200 or query_of(record, queries) is None:
             continue
@@ -415,8 +428,8 @@ def _served_sites(ctx: CheckContext, queries: Sequence[str]) -> set[str]:
             continue
         for result in data.get("results", []) if isinstance(data, dict) else []:
             if isinstance(result, dict) and isinstance(result.get("url"), str):
-                sites.add(site(result["url"]))
-    return sites
+                urls.add(_same_page(result["url"]))
+    return urls
 
 
 def _floors(results: dict[str, list[Row]], pages: Sequence[str]) -> int:
