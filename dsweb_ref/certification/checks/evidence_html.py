@@ -16,9 +16,11 @@ each row enforces only, for one page:
   ``evidence.table_rows`` does for Markdown), as the page's text: no tag, attribute or character
   reference, no format character splitting its words;
 * text that is page furniture by its markup (``script``, ``style``, ``nav``, the site ``header``,
-  ``footer``, ``aside``, an element with ``role="navigation"``, a cookie consent banner named by its id, a
-  pop-up: an open ``dialog`` or a ``role="dialog"`` ``aria-modal`` newsletter box) never reaches the
-  evidence, though it holds the query's words: that is the boilerplate the seed names;
+  ``footer``, ``aside``, an element with ``role="navigation"``, ``role="banner"`` or ``role="contentinfo"``, a
+  cookie consent banner named by its id, a pop-up: an open ``dialog`` or a ``role="dialog"`` ``aria-modal``
+  newsletter box), or text a browser never shows (the ``hidden`` attribute, ``style="display:none"``, the
+  contents of a ``template``), never reaches the evidence, though it holds the query's words: that is the
+  boilerplate the seed names;
 * neighbouring blocks (list items, headings, paragraphs) unrelated to the query do not ride along with
   the matching one, though none of them ends in sentence punctuation;
 * a page answered with an error status (404, 403, 500) is no page "fetched successfully": its error text, though it
@@ -100,6 +102,21 @@ FURNITURE = {
     "role-complementary": ('<div role="complementary">', "</div>",
                            "<h2>Related</h2><p>Harbour pilot boarding elsewhere: Wrenbury guide, harbour pilot "
                            "boarding at 06:00.</p>"),
+    # From an outside hunt (seed 002: code cuts a fetched page down to short text matching the query, so that
+    # boilerplate and unrelated text do not mix in). The header's and the footer's ARIA landmark roles on a div,
+    # at the body's top level where each is the page's one banner or contentinfo.
+    "role-banner": ('<div role="banner">', "</div>",
+                    '<a href="/">Harbour pilot boarding service</a> <span>Harbour pilot boarding desk open 06:00 '
+                    "Kelderby</span>"),
+    "role-contentinfo": ('<div role="contentinfo">', "</div>",
+                         "<p>Harbour pilot boarding office, 3 Ashcombe Wharf. Harbour pilot boarding enquiries "
+                         "06:00-22:00.</p>"),
+    # Text the page never shows: the hidden attribute spelled in CSS, in its plainest form (inline, no spaces,
+    # lower case), and markup a template keeps for scripts to copy, never rendered where it stands.
+    "display-none": ('<div style="display:none">', "</div>",
+                     "<p>Harbour pilot boarding notice: harbour pilot boarding moved to 06:00 at Brindlecote.</p>"),
+    "template": ("<template>", "</template>",
+                 "<p>Harbour pilot boarding slot: harbour pilot boarding booked for 06:00, Mossgrave form.</p>"),
 }  # fmt: skip
 MARKERS = {
     "script": "Wexcombe",
@@ -115,6 +132,10 @@ MARKERS = {
     "hidden": "Ravensclough",
     "valueless-attribute": "Thornwick",
     "role-complementary": "Wrenbury",
+    "role-banner": "Kelderby",
+    "role-contentinfo": "Ashcombe",
+    "display-none": "Brindlecote",
+    "template": "Mossgrave",
 }
 
 
@@ -231,6 +252,14 @@ FURNITURE_CATCHES = {
     "on the page), holding the query's words, taken for a passage",
     "role-complementary": 'landmark roles partly known (navigation and dialog only): related links marked '
     'role="complementary" on a div, the aside\'s role, taken for a passage',
+    "role-banner": 'landmark roles partly known (the header element known, not its role): the site header marked '
+    'role="banner" on a div, holding the query\'s words, taken for a passage',
+    "role-contentinfo": 'landmark roles partly known (the footer element known, not its role): the footer marked '
+    'role="contentinfo" on a div, its contact line holding the query\'s words, taken for a passage',
+    "display-none": 'hidden state judged by the hidden attribute only: an element styled display:none (never shown '
+    "on the page, the hidden attribute spelled in CSS), holding the query's words, taken for a passage",
+    "template": "the contents of a <template> (markup kept for scripts, never rendered) read as content: its "
+    "form text, holding the query's words, taken for a passage",
 }
 HTML = (
     Case("markup", "the page's HTML read as text: a tag, an attribute or a character reference (&amp;) shown in "
