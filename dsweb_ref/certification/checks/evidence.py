@@ -17,6 +17,7 @@ from typing import Any
 
 from ...emulator import Hold, Status
 from ..cases import ORDER, Case
+from ..scenarios import url_key
 from ..targets import CallOutcome, PendingCall
 from ._base import CALL_TIMEOUT, CheckContext, check, expect_error, expect_schema, expect_success, require
 from ._script import row, script
@@ -313,6 +314,12 @@ CITES = (
          {"queries": ("harbour pilot bulletin", "harbour tug bulletin"),
           "exact": ("https://harbour.example.com/bulletin?id=7&utm_source=feed&utm_medium=rss",
                     "https://tug-desk.example.net/bulletin?gclid=Cj0KCQ&id=8")}),
+    # From an outside hunt (J): escapes of reserved characters name other resources (RFC 3986 2.2, 6.2.2.2).
+    Case("percent-escapes", "cited URLs percent-decoded ('readable'): a line cites .../pilot/2026?id=a&b (another "
+         "path, two parameters) for the result .../pilot%2F2026?id=a%26b",
+         {"queries": ("harbour pilot circular", "harbour tug circular"),
+          "exact": ("https://harbour.example.com/circulars/pilot%2F2026?id=a%26b",
+                    "https://tug-desk.example.net/%7Etugs/circular%2fq3?ref=tug%26pilot")}),
     # From an outside hunt: a URL printed once for a run of lines from one page ("same source" after it).
     Case("two-lines-one-page", "a page's second evidence line shown without its URL (the URL printed once for a run "
          "of lines from the same page)", {"queries": ("harbour pilot fees per tonne",), "two_lines": True}),
@@ -340,6 +347,23 @@ def _long_results(ctx: CheckContext, query: str) -> None:
     script(ctx, query, rows)
 
 
+_ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
+_UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+
+def same_resource(url: str) -> str:
+    """``url`` as RFC 3986 6.2.2 normalises it without changing the resource it names: scheme and host in lower
+    case, the fragment (never sent to the server) dropped, escapes of unreserved characters decoded (%7E is ~) and
+    the others' hex digits in upper case (%2f is %2F). An escaped reserved character (%2F, %26) stays escaped:
+    decoding it names another resource."""
+
+    def escape(match: re.Match[str]) -> str:
+        char = chr(int(match.group(1), 16))
+        return char if char in _UNRESERVED else match.group(0).upper()
+
+    return _ESCAPE.sub(escape, url_key(url.partition("#")[0]))
+
+
 @check(
     "evidence.lines_cite_results",
     "Every evidence line shown carries the URL of the search result it came from",
@@ -348,8 +372,11 @@ def _long_results(ctx: CheckContext, query: str) -> None:
     provider="api",
     rule="Seed 002: every evidence line keeps its source URL, so code (not the model) can attach the "
     "filtered source links to the answer: the value's sources are exactly the URLs that gave evidence, each the "
-    "result's URL as the search returned it (its query string too). The line's layout is left open: the URL "
-    "may stand before or after the passage, on its line or the next.",
+    "result's URL as the search returned it (its query string too, and its escaped reserved characters such as "
+    "%2F and %26 kept escaped: decoded, the URL names another resource). Only what RFC 3986 6.2.2 calls the same "
+    "URL may differ: scheme and host case, escapes' hex case, escaped unreserved characters decoded, and the "
+    "fragment. The line's layout is left open: the URL may stand before or after the passage, on its line or the "
+    "next.",
     cases=CITES,
 )
 async def lines_cite_results(ctx: CheckContext) -> None:
@@ -371,7 +398,8 @@ async def lines_cite_results(ctx: CheckContext) -> None:
         for query, url in zip(case["queries"], case.params.get("exact", ()), strict=False):
             group = next((g for g in value.get("queries", []) if isinstance(g, dict) and g.get("query") == query), {})
             cited = [e.get("url") for e in group.get("evidence", []) if isinstance(e, dict)]
-            require(url in cited, f"{case.name}: query {query!r} does not cite its result {url} as returned",
+            require(same_resource(url) in {same_resource(c) for c in cited if isinstance(c, str)},
+                    f"{case.name}: query {query!r} does not cite its result {url} as returned",
                     catches=case.catches, cited=cited)  # fmt: skip
 
 
@@ -390,8 +418,10 @@ async def _cites(ctx: CheckContext, case: Case) -> dict[str, Any]:
         for e in g.get("evidence", [])
         if isinstance(e, dict)
     ]
+    returned = {same_resource(url) for url in returned}  # compared as RFC 3986 6.2.2 compares URLs
     for _passage, url in items:
-        require(url in returned, f"{case.name}: value cites {url!r}, which no search returned", catches=case.catches)
+        require(same_resource(url) in returned, f"{case.name}: value cites {url!r}, which no search returned",
+                catches=case.catches)
     # The value's sources are the links code appends to the answer: exactly those that gave evidence.
     listed = {str(s.get("url")) for s in value.get("sources", []) if isinstance(s, dict)}
     gave = {url for _passage, url in items}
@@ -414,8 +444,8 @@ async def _cites(ctx: CheckContext, case: Case) -> dict[str, Any]:
         require(text.count(url) >= shown, f"{case.name}: {shown} evidence lines from {url[:120]} but the URL is "
                 f"shown {text.count(url)} time(s): not every line carries it", catches=case.catches)
     for shown in _URL.findall(text):
-        require(shown.rstrip(".,;:") in returned, f"{case.name}: the text cites {shown[:200]}, which no search "
-                "returned", catches=case.catches)
+        require(same_resource(shown.rstrip(".,;:")) in returned, f"{case.name}: the text cites {shown[:200]}, which "
+                "no search returned", catches=case.catches)
     return value
 
 
@@ -658,6 +688,10 @@ RETRIES = (
         "other query found evidence fired again",
         {"again": "zzqx unknowable", "first": ["harbour pilot roster", "zzqx unknowable"]},
     ),
+    # From an outside hunt (J): the retry memory cleared by progress ("the agent has moved on").
+    Case("after-evidence", "the retry memory cleared once a call finds evidence: the query that said [needs_retry] "
+         "fired again after a call in between (another query) found evidence",
+         {"again": "zzqx unknowable", "found_between": "harbour pilot roster"}),
     Case(
         "tab-inside",
         "only the ordinary space (U+0020) ignored when queries are compared: a tab put inside a word (a change of "
@@ -697,6 +731,20 @@ async def _found(ctx: CheckContext, query: str, context: dict[str, Any], what: s
     require("2031" in lines, f"{what}: the earlier call's evidence does not show its page's fact", evidence=lines[:500])
 
 
+def _roster(ctx: CheckContext, query: str) -> None:
+    """``query`` finds one result, whose page states ROSTER_FACT."""
+    script(ctx, query, [row(ROSTER_URL, query.title(), f"{query.capitalize()}.")])
+    serve_page(ctx, ROSTER_URL, query.title(), f"# {query.title()}\n\n{ROSTER_FACT}")
+
+
+async def _roster_found(ctx: CheckContext, query: str, context: dict[str, Any], what: str) -> None:
+    """A call of the conversation that finds evidence (ROSTER_FACT's page) for ``query``."""
+    _roster(ctx, query)
+    value = expect_success(await _evidence(ctx, query, context), f"{what}: the call in between")
+    lines = [e for g in value.get("queries", []) if isinstance(g, dict) for e in g.get("evidence", [])]
+    require(lines, f"{what}: the call in between ({query!r}) found no evidence", text=str(value)[:500])
+
+
 @check(
     "evidence.retry_refused",
     "After [needs_retry], the same query (ignoring case and spacing) is refused in the same conversation",
@@ -705,8 +753,9 @@ async def _found(ctx: CheckContext, query: str, context: dict[str, Any], what: s
     provider="api",
     rule="Seed 002: after [needs_retry] the agent must make the query more specific (subject, place, time); "
     "firing the same query again (also one that said [needs_retry] inside a batch whose other queries found "
-    "evidence), or changing only whitespace (any whitespace character, a tab as well as a space; invisible "
-    "separators included), is not a retry, nor is a less specific one or the same words in another order, and "
+    "evidence, and after a later call found evidence: progress elsewhere does not make it new), or changing only "
+    "whitespace (any whitespace character, a tab as well as a space; invisible separators included), is not a "
+    "retry, nor is a less specific one or the same words in another order, and "
     "adding facts that had no evidence before is no good retry. Adding the subject, place or time the user's "
     "question gives, a plain word, or a fact earlier evidence of the conversation showed is the retry the seed "
     "asks for.",
@@ -721,14 +770,15 @@ async def retry_refused(ctx: CheckContext) -> None:
             await _found(ctx, case["evidence"], context, case.name)
         asked = case.params.get("first", "zzqx unknowable")
         if isinstance(asked, list):  # a batch whose other query finds evidence: one result, its page answering
-            script(ctx, asked[0], [row(ROSTER_URL, asked[0].title(), f"{asked[0].capitalize()}.")])
-            serve_page(ctx, ROSTER_URL, asked[0].title(), f"# {asked[0].title()}\n\n{ROSTER_FACT}")
+            _roster(ctx, asked[0])
         first = await _evidence(ctx, asked, context)
         require("[needs_retry]" in (first.text or ""), f"{case.name}: no [needs_retry] for a query that found nothing")
         between = case.params.get("between", [])
         for other in [between] if isinstance(between, str) else between:  # other dead ends, one call each
             other_first = await _evidence(ctx, other, context)
             require("[needs_retry]" in (other_first.text or ""), f"{case.name}: no [needs_retry] for {other!r}")
+        if "found_between" in case.params:  # a call in between finds evidence: no reason to forget the dead end
+            await _roster_found(ctx, case["found_between"], context, case.name)
         await ctx.settle()
         searches = len(ctx.records("search"))
         again = await _evidence(ctx, _spelled(case["again"]), context)
@@ -787,6 +837,41 @@ NON_PUBLIC = (
     Case("rfc1918-172", "RFC 1918 read as 10.0.0.0/8 only: 172.16.0.0/12 kept", {"url": "http://172.20.0.5/harbour"}),
     Case("rfc1918-192-168", "RFC 1918 read as 10.0.0.0/8 only: 192.168.0.0/16 kept",
          {"url": "http://192.168.1.20/harbour-fees"}),
+)
+# From an outside hunt (J): names that can only mean this machine or a private network, refused by name (the
+# pipeline hands result URLs to the Fetch API, so no lookup of its own judges them): the metadata server's name
+# (169.254.169.254 on the cloud's own network), .internal (set aside for private use: never a public name) and
+# .local (mDNS: the local link), each also in its absolute form (one final dot: the same name).
+INTERNAL_NAMES = (
+    Case("localhost-absolute", "blocked names compared with the host as written, its final dot kept: "
+         "harbour.localhost. (the absolute form of a .localhost name, loopback) taken for a public name",
+         {"url": "http://harbour.localhost./fees"}),
+    Case("metadata-name-absolute", "blocked names compared with the host as written (its final dot kept), or the "
+         "metadata name not blocked at all: metadata.google.internal. (the cloud metadata server) kept",
+         {"url": "http://metadata.google.internal./computeMetadata/v1/instance/"}),
+    Case("metadata-name", "only localhost blocked by name: metadata.google.internal, the name of the cloud metadata "
+         "server (169.254.169.254 on the cloud's private network), kept",
+         {"url": "http://metadata.google.internal/computeMetadata/v1/"}),
+    Case("internal-name", "only localhost blocked by name: a .internal host (the top-level name set aside for "
+         "private networks, never a public name) kept", {"url": "http://billing.corp.internal/harbour-fees"}),
+    Case("local-name", "only localhost blocked by name: a .local host (mDNS, a name on the local link only) kept",
+         {"url": "http://printer.local/harbour-fees"}),
+)
+# From an outside hunt (J): IPv6 literals that carry a loopback or private IPv4 address (a translator or relay
+# delivers to it), and site-local fec0::/10 (IPv6's old private-network space), all 'global' to Python 3.11's
+# is_global: each judged as the IPv4 address it carries, or refused as private.
+WRAPPED = (
+    Case("nat64-loopback", "literals judged by Python's is_global (and the metadata table): NAT64 of loopback "
+         "[64:ff9b::7f00:1] is 'global', kept", {"url": "http://[64:ff9b::7f00:1]/harbour-fees"}),
+    Case("local-use-nat64", "the same: local-use NAT64 (64:ff9b:1::/48) of 10.0.0.7 kept",
+         {"url": "http://[64:ff9b:1::a00:7]/harbour-fees"}),
+    Case("6to4-private", "the same: 6to4 of 10.0.0.7 [2002:a00:7::1] kept", {"url": "http://[2002:a00:7::1]/harbour"}),
+    Case("translated-private", "the same: the IPv4-translated form ::ffff:0:0:0/96 of 10.0.0.7 kept",
+         {"url": "http://[::ffff:0:a00:7]/harbour-fees"}),
+    Case("compatible-private", "the same: the IPv4-compatible form ::/96 of 10.0.0.7 [::a00:7] kept",
+         {"url": "http://[::a00:7]/harbour-fees"}),
+    Case("site-local", "the same: site-local [fec0::7] (fec0::/10, IPv6's former private-network space) kept",
+         {"url": "http://[fec0::7]/harbour-fees"}),
 )
 # Search results whose URL a guard may refuse or keep (seed 002 fixes no URL syntax), but whose
 # validation must not raise: one hostile result is dropped or kept, never the end of the whole call.
@@ -851,34 +936,41 @@ def _spread(ctx: CheckContext, topics: tuple[str, ...], rows: Sequence[Case]) ->
     provider="api",
     rule="Seed 002: every URL passes host/IP validation before it is fetched and connections go to validated "
     "public IPs only, so a search result never leads the tool to localhost or a private network (IPv4 or "
-    "IPv6 literals alike; the shared CGNAT space and cloud metadata addresses are no public IPs either); code "
+    "IPv6 literals alike; the shared CGNAT space and cloud metadata addresses are no public IPs either, and an IPv6 "
+    "literal carrying a loopback or private IPv4 address (NAT64, 6to4, IPv4-translated or -compatible) is that "
+    "address; site-local fec0::/10 is private too). Names that only ever mean this machine or a private network are "
+    "refused as well, in their absolute form (a final dot) too: localhost and .localhost, the cloud metadata server's "
+    "name (metadata.google.internal), .internal (set aside for private use) and .local (the local link's mDNS); code "
     "attaches only the filtered source links, so a result that failed validation is no evidence either (its "
     "snippet is no fallback), and a query left with no evidence says [needs_retry]. Validation filters the "
     "results: a malformed URL (no seed fixes URL syntax) may be dropped or kept, but it never ends the whole call. "
     "Validation comes before ranking and source selection ('URL/IP/redirect validation -> code-only relevance "
     "ranking -> source diversity selection -> fetch selected pages'), so a query whose unsafe results match best "
     "still keeps a source among its safe ones (a batch keeps at least one source per query when fitting).",
-    cases=(*UNSAFE, *NON_PUBLIC, *MALFORMED, ONLY_UNSAFE, *VALIDATE_FIRST),
+    cases=(*UNSAFE, *NON_PUBLIC, *INTERNAL_NAMES, *WRAPPED, *MALFORMED, ONLY_UNSAFE, *VALIDATE_FIRST),
 )
 async def unsafe_dropped(ctx: CheckContext) -> None:
     # The reference reads 8 results per query, so the rows are spread over queries of 8 (a tool reading
-    # fewer leaves some unseen, which fails nothing); the malformed ones in a second call.
+    # fewer leaves some unseen, which fails nothing); the malformed ones in a second call, the internal names
+    # and wrapped literals in a third.
     queries = _spread(ctx, ("mooring", "pilot"), [*UNSAFE, SAFE_ROW])
     queries += _spread(ctx, ("dock",), NON_PUBLIC)  # four queries in all with ``only``: seed 002's cap
     only = ONLY_UNSAFE["query"]  # every result unsafe: no evidence, so the text must say [needs_retry]
     script(ctx, only, [row(url, f"{only} {i}", f"All about {only}.") for i, url in enumerate(ONLY_UNSAFE["urls"])])
     malformed = _spread(ctx, ("berth", "crane"), MALFORMED)
     expect_success(await _evidence(ctx, malformed, {"id": "malformed", "local_names": []}), "malformed results")
+    # The internal names and wrapped literals in a call of their own (the main one has seed 002's four queries).
+    named = _spread(ctx, ("quay",), INTERNAL_NAMES) + _spread(ctx, ("slip",), WRAPPED)
+    named_outcome = await _evidence(ctx, named, {"id": "unsafe-named", "local_names": []})
+    named_value = expect_success(named_outcome, "internal names and wrapped literals")
     outcome = await _evidence(ctx, [*queries, only], {"id": "unsafe", "local_names": []})
     value = expect_success(outcome, "evidence call")
     # The adapter protocol's evidence_search value follows the shipped schema, its dropped results too.
     expect_schema(value, "evidence_search.output", "evidence call with dropped results")
     await ctx.settle()
     fetched = {r.json.get("url") for r in ctx.records("fetch") if isinstance(r.json, dict)}
-    cited = {e.get("url") for g in value.get("queries", []) for e in g.get("evidence", []) if isinstance(e, dict)}
-    cited |= {s.get("url") for s in value.get("sources", []) if isinstance(s, dict)}
-    cited |= {m.group(1) for m in map(_ANY_SOURCE.search, (outcome.text or "").splitlines()) if m is not None}
-    for case in (*UNSAFE, *NON_PUBLIC):
+    cited = _cited(outcome, value) | _cited(named_outcome, named_value)
+    for case in (*UNSAFE, *NON_PUBLIC, *INTERNAL_NAMES, *WRAPPED):
         url = case["url"]
         require(url not in fetched, f"{case.name}: {url} was sent to the Fetch API", catches=case.catches)
         require(url not in cited, f"{case.name}: {url} is cited as evidence", catches=case.catches)
@@ -889,6 +981,14 @@ async def unsafe_dropped(ctx: CheckContext) -> None:
     for case in VALIDATE_FIRST:
         ctx.fresh()
         await _validated_first(ctx, case)
+
+
+def _cited(outcome: CallOutcome, value: dict[str, Any]) -> set[Any]:
+    """Every URL an evidence call cites: its evidence lines', its sources' and those its text shows."""
+    cited = {e.get("url") for g in value.get("queries", []) for e in g.get("evidence", []) if isinstance(e, dict)}
+    cited |= {s.get("url") for s in value.get("sources", []) if isinstance(s, dict)}
+    cited |= {m.group(1) for m in map(_ANY_SOURCE.search, (outcome.text or "").splitlines()) if m is not None}
+    return cited
 
 
 async def _validated_first(ctx: CheckContext, case: Case) -> None:

@@ -1,0 +1,189 @@
+"""An outside hunt (J) over seed 002's evidence pipeline: wrong readings dsweb certify passed. Blocked names compared
+with the host as written (harbour.localhost., with its final dot, taken for a public name); only localhost blocked
+by name (the cloud metadata server's name, .internal and .local kept); result literals judged by Python's is_global
+(IPv6 wrapping a loopback or private IPv4 address, and site-local, kept); the retry memory cleared once a call finds
+evidence; cited URLs percent-decoded (%2F and %26 decoded: other resources). Each wrong reading is made in the
+reference and must fail exactly the rows that name it; variants the seed leaves open stay certified."""
+
+from __future__ import annotations
+
+import re
+
+import httpx
+import pytest
+
+from dsweb_ref import WebError, WebErrorCode
+from dsweb_ref.certification.checks import evidence
+from dsweb_ref.certification.targets import reference_target
+from dsweb_ref.netguard import DEFAULT_POLICY, AddressPolicy, check_url, hosts, resolve, urls
+from dsweb_ref.netguard.addresses import METADATA_ADDRESSES, IPAddress
+from dsweb_ref.tools import evidence_search
+
+from ._readings import fails_exactly, patch_reading
+from .conftest import run
+
+UNSAFE = "evidence.unsafe_dropped"
+RETRY = "evidence.retry_refused"
+CITES = "evidence.lines_cite_results"
+ABSOLUTE_ROWS = {"localhost-absolute", "metadata-name-absolute"}
+NAME_ROWS = {"metadata-name", "internal-name", "local-name"}
+WRAPPED_ROWS = {c.name for c in evidence.WRAPPED}
+AFTER_EVIDENCE = "after-evidence"
+PERCENT_ESCAPES = "percent-escapes"
+NEW_ROWS = {
+    UNSAFE: (("INTERNAL_NAMES", ABSOLUTE_ROWS | NAME_ROWS), ("WRAPPED", WRAPPED_ROWS)),
+    RETRY: (("RETRIES", {AFTER_EVIDENCE}),),
+    CITES: (("CITES", {PERCENT_ESCAPES}),),
+}
+BLOCKED_NAME_TEST = "if name in BLOCKED_NAMES or name.endswith(BLOCKED_NAME_SUFFIXES):"
+
+
+def _passes(check_id: str) -> None:
+    (result,) = run(reference_target(), only=[check_id]).results
+    assert result.outcome.value == "passed", result.reason
+
+
+def _fails_just(table: str, check_id: str, rows: set[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each of ``rows`` alone fails the reference as it is now (its reason names it), and the check with ``table``
+    without them passes (every other table of the check whole)."""
+    cases = getattr(evidence, table)
+    assert rows <= {c.name for c in cases}
+    for case in cases:
+        if case.name in rows:
+            monkeypatch.setattr(evidence, table, (case,))
+            (result,) = run(reference_target(), only=[check_id]).results
+            assert result.outcome.value == "failed" and result.reason.startswith(f"{case.name}: "), result.reason
+    monkeypatch.setattr(evidence, table, tuple(c for c in cases if c.name not in rows))
+    _passes(check_id)
+    monkeypatch.setattr(evidence, table, cases)
+
+
+def test_the_reference_passes_the_checks_with_the_new_rows() -> None:
+    for check_id, tables in NEW_ROWS.items():
+        for table, rows in tables:
+            assert rows <= {c.name for c in getattr(evidence, table)}, (check_id, table)
+    report = run(reference_target(), only=sorted(NEW_ROWS))
+    assert {r.check.id: r.outcome.value for r in report.results} == dict.fromkeys(NEW_ROWS, "passed"), [
+        r.reason for r in report.results
+    ]
+
+
+def test_every_new_unsafe_row_is_refused_by_the_reference_validation_and_read() -> None:
+    for case in (*evidence.INTERNAL_NAMES, *evidence.WRAPPED):
+        with pytest.raises(WebError) as refused:
+            check_url(case["url"], max_length=2048, policy=DEFAULT_POLICY)
+        assert refused.value.code == WebErrorCode.BLOCKED_URL, (case.name, refused.value.message)
+    # One query of each table: none cut by the results a query reads.
+    assert max(len(evidence.INTERNAL_NAMES), len(evidence.WRAPPED)) <= evidence.RESULTS_SEEN
+
+
+def test_blocked_names_compared_as_written_fail_exactly_the_absolute_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: the host as written (final dot kept) compared with the blocked names: harbour.localhost. and
+    # metadata.google.internal. handed to the Fetch API and cited
+    wrong = "if host.lower() in BLOCKED_NAMES or host.lower().endswith(BLOCKED_NAME_SUFFIXES):"
+    patch_reading(hosts, "parse_host", BLOCKED_NAME_TEST, wrong, monkeypatch, urls, resolve)
+    _fails_just("INTERNAL_NAMES", UNSAFE, ABSOLUTE_ROWS, monkeypatch)
+
+
+def test_only_localhost_blocked_by_name_fails_exactly_the_metadata_internal_and_local_rows(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # catches: metadata.google.internal, .internal and .local names kept (the metadata name in its absolute form
+    # too: its row names both readings)
+    wrong = 'if name == "localhost" or name.endswith(".localhost"):'
+    patch_reading(hosts, "parse_host", BLOCKED_NAME_TEST, wrong, monkeypatch, urls, resolve)
+    _fails_just("INTERNAL_NAMES", UNSAFE, NAME_ROWS | {"metadata-name-absolute"}, monkeypatch)
+
+
+class _GlobalOnly(AddressPolicy):
+    """The hunt's policy: a literal is public when Python calls it global and it is no metadata address."""
+
+    def blocked_reason(self, address: IPAddress) -> str | None:
+        return None if address.is_global and address not in METADATA_ADDRESSES else "not a global address"
+
+
+def test_literals_judged_by_is_global_fail_exactly_the_wrapped_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: result URLs checked with an is_global policy (plus the metadata table): NAT64, 6to4,
+    # IPv4-translated and -compatible forms of loopback or 10.0.0.7, and site-local fec0::/10, are 'global'
+    right = evidence_search.check_url
+
+    def global_only(raw: str, *, max_length: int, policy: AddressPolicy) -> httpx.URL:
+        return right(raw, max_length=max_length, policy=_GlobalOnly())
+
+    monkeypatch.setattr(evidence_search, "check_url", global_only)
+    _fails_just("WRAPPED", UNSAFE, WRAPPED_ROWS, monkeypatch)
+
+
+def test_a_pipeline_refusing_more_stays_certified(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Seed-open: a guard stricter than the reference (every IPv6 literal and every absolute-form name refused)
+    keeps the tool out of localhost and private networks too."""
+    right = evidence_search.check_url
+
+    def stricter(raw: str, *, max_length: int, policy: AddressPolicy) -> httpx.URL:
+        url = right(raw, max_length=max_length, policy=policy)
+        if ":" in url.host or url.host.endswith("."):
+            raise WebError(WebErrorCode.BLOCKED_URL, "IPv6 literals and absolute names are not fetched")
+        return url
+
+    monkeypatch.setattr(evidence_search, "check_url", stricter)
+    _passes(UNSAFE)
+
+
+def test_names_no_row_decides_may_be_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Seed-open: no row decides .localdomain or .arpa names, so a guard that keeps them stays certified."""
+    monkeypatch.setattr(hosts, "BLOCKED_NAME_SUFFIXES", (".localhost", ".local", ".internal"))
+    _passes(UNSAFE)
+
+
+def test_retry_memory_cleared_by_evidence_fails_exactly_the_after_evidence_row(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # catches: any call that finds evidence clears the dead ends ("the agent has moved on"): zzqx unknowable
+    # searched again after harbour pilot roster found evidence
+    right = "context.remember_empty(q.text for q in state"
+    wrong = ("if any(q.evidence for q in state):\n        context.exhausted.clear()\n        context.attempts.clear()"
+             f"\n    {right}")  # fmt: skip
+    patch_reading(evidence_search.EvidenceSearchTool, "run", right, wrong, monkeypatch)
+    fails_exactly(evidence, "RETRIES", RETRY, AFTER_EVIDENCE, monkeypatch)
+
+
+CANDIDATE = "out.append(Candidate(index, position, canonical,"
+
+
+def test_cited_urls_percent_decoded_fail_exactly_the_percent_escapes_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: canonical = urllib.parse.unquote(canonical): ?id=a%26b cited (and fetched) as ?id=a&b, /a%2Fb as /a/b
+    wrong = 'out.append(Candidate(index, position, __import__("urllib.parse").parse.unquote(canonical),'
+    patch_reading(evidence_search.EvidenceSearchTool, "_candidates", CANDIDATE, wrong, monkeypatch)
+    fails_exactly(evidence, "CITES", CITES, PERCENT_ESCAPES, monkeypatch)
+
+
+_UNRESERVED = set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+
+def _rfc3986(url: str) -> str:
+    """RFC 3986 6.2.2.1-2: escapes of unreserved characters decoded, the others' hex digits in upper case."""
+
+    def escape(match: re.Match[str]) -> str:
+        char = chr(int(match.group(0)[1:], 16))
+        return char if char in _UNRESERVED else match.group(0).upper()
+
+    return re.sub(r"%[0-9a-fA-F]{2}", escape, url)
+
+
+def test_urls_normalised_as_rfc_3986_allows_pass_the_citation_check(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Seed-open: %7E cited as ~ and %2f as %2F (the same URL by RFC 3986 6.2.2) is still the result's URL."""
+    assert _rfc3986("https://h.example/%7Ea%2fb?x=%41%26") == "https://h.example/~a%2Fb?x=A%26"
+    row = next(c for c in evidence.CITES if c.name == PERCENT_ESCAPES)
+    assert any(_rfc3986(url) != url for url in row["exact"])  # the variant changes what the row cites
+    monkeypatch.setattr(evidence_search, "_rfc3986", _rfc3986, raising=False)
+    wrong = "out.append(Candidate(index, position, _rfc3986(canonical),"
+    patch_reading(evidence_search.EvidenceSearchTool, "_candidates", CANDIDATE, wrong, monkeypatch)
+    _passes(CITES)
+
+
+def test_the_citation_key_keeps_reserved_escapes() -> None:
+    key = evidence.same_resource
+    spelled = "HTTPS://Harbour.Example.com/%7etugs/a%2fb?id=a%26b#top"
+    assert key(spelled) == "https://harbour.example.com/~tugs/a%2Fb?id=a%26b"
+    assert key("https://harbour.example.com/a%2Fb") != key("https://harbour.example.com/a/b")
+    assert key("https://harbour.example.com/?id=a%26b") != key("https://harbour.example.com/?id=a&b")
