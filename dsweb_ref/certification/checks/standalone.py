@@ -406,6 +406,8 @@ async def request_isolated(ctx: CheckContext) -> None:
 
 # 2 024 characters each: long, yet under the 2 048 the reference keeps (a target's own URL limit is open)
 LONG_URLS = [f"https://l{i}.example.test/" + "p" * 2_000 for i in range(8)]
+THAI_URLS = [f"https://th{i}.example.test/news/gold-price" for i in range(8)]
+THAI_TITLE = ("ราคาทองคำวันนี้" * 44)[:650]  # 650 characters of 3 UTF-8 bytes: under the 2 048 the reference keeps
 BOUND_CASES = (
     Case("huge-messages-summary", "no bound on the encoded result (Messages answer of 60 000 characters)",
          {"protocol": "messages", "fault": HugeSummary(60_000)}),
@@ -438,6 +440,17 @@ BOUND_CASES = (
          {"protocol": "messages", "fault": Malformed(body=_messages_body(
              [_result_block([_item(u, f"Title {i} " + "t" * 2_000) for i, u in enumerate(LONG_URLS)]),
               {"type": "text", "text": "A short summary."}])), "if_kept": LONG_URLS[0]}),
+    # From an outside hunt: the bound counted in characters passed the rows above, since the summary's own byte bound
+    # (12 000 bytes in the reference) kept a CJK summary inside it and the long sources are ASCII. Here eight Thai
+    # titles (1 950 bytes, 650 characters each) join a summary any bound must cut (36 000 bytes): with a full
+    # 12 000-byte summary the JSON is about 9 700 characters but 28 100 bytes. Seed 003 bounds the encoded result
+    # in bytes ("24000 字节"); whether sources are dropped or the summary cut further is open, and truncated is due.
+    Case("cjk-summary-thai-titles", "counting the encoded result's characters instead of its UTF-8 bytes once the "
+         "summary is cut to its own bound (a 12 000-byte CJK summary and eight 3-byte-per-character Thai titles are "
+         "under 24 000 characters, over 24 000 bytes)",
+         {"protocol": "messages", "fault": Malformed(body=_messages_body(
+             [_result_block([_item(u, THAI_TITLE) for u in THAI_URLS]),
+              {"type": "text", "text": "搜" * 12_000}]))}),
     # The same answers asked for as a stream (configure standalone_stream; a target may answer plainly).
     Case("huge-messages-summary-streamed", "losing a streamed answer's text deltas (a text block read from its "
          "content_block_start alone), so the huge summary is never cut",
