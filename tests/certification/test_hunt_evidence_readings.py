@@ -66,6 +66,9 @@ def _judged_by(
         return right(raw, max_length=max_length, policy=Wrong())
 
     monkeypatch.setattr(evidence_search, "check_url", wrong_check)
+    # Hunt J's wrapped literals (site-local, and IPv6 forms this unwrapping leaves out) fail a rule that judges
+    # IPv6 by its own flags too: their own tests judge them (test_hunt_j_evidence_readings.py).
+    monkeypatch.setattr(evidence, "WRAPPED", ())
 
 
 def _in(*networks: str) -> Callable[[IPv4Address], bool]:

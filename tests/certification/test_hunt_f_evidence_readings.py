@@ -159,8 +159,9 @@ def test_cited_urls_without_their_query_string_fail_exactly_the_query_string_row
         return right(state)
 
     monkeypatch.setattr(evidence_search, "_value", stripped)
-    # The tracking-parameters row's URLs carry a query string too.
-    assert failing_rows(evidence, "CITES", CITES, monkeypatch) == {"query-string", "tracking-parameters"}
+    # The tracking-parameters and percent-escapes rows' URLs carry a query string too.
+    assert failing_rows(evidence, "CITES", CITES, monkeypatch) == {"query-string", "tracking-parameters",
+                                                                  "percent-escapes"}
 
 
 def test_tracking_parameters_stripped_fail_exactly_the_tracking_row(monkeypatch: pytest.MonkeyPatch) -> None:
