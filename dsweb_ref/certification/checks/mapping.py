@@ -274,8 +274,9 @@ MESSAGES_CASES = (
                        ("https://c.example.test/two", "Two", "excerpt two", None)]}),
     # From an outside hunt (H). count is Direct Search's body field (seed 001: 'Direct Search sends query, count,
     # ...'), and seed 000 bounds the sources returned by searchMaxResults (20 here). The decision: no source is
-    # lost silently, so four sources, or fewer with truncated true. Whether a Messages provider may leave any
-    # out at all (a bound of its own, signalled) no seed sentence decides: it 'extracts sources'.
+    # lost silently, so four sources, or fewer with truncated true (the value's flag for sources left out, as
+    # search.merge.truncation reads seed 000's cap). Whether a Messages provider may leave any out at all (a
+    # bound of its own, signalled) no seed sentence decides: it 'extracts sources'.
     Case("count below the answer's sources", "the Search API count setting applied to Messages sources: count 2 "
          "cuts the answer's four sources to two, with truncated false (sources lost silently)",
          {"results": [_hit(f"https://c.example.test/n{i}", f"N{i}") for i in range(1, 5)], "citations": [],
