@@ -101,11 +101,11 @@ def _same(got: list[tuple[Any, ...]], expected: Expected) -> bool:
     return all(tuple(g or None for g in row) == tuple(want) for row, want in pairs)
 
 
-async def _answer(ctx: CheckContext, body: bytes) -> CallOutcome:
-    """One search for QUERY answered with ``body``."""
+async def _answer(ctx: CheckContext, body: bytes, **settings: Any) -> CallOutcome:
+    """One search for QUERY answered with ``body``, under searchMaxResults 20 and ``settings``."""
     route = ctx.search_route
     ctx.fresh()
-    await ctx.configure(search_max_results=20)
+    await ctx.configure(search_max_results=20, **settings)
     ctx.emu.inject(route, Status(200, body=body), when=query_match(route, QUERY))
     return await ctx.search([QUERY])
 
@@ -272,6 +272,16 @@ MESSAGES_CASES = (
           "more_citations": [("https://c.example.test/two", "excerpt two")],
           "expected": [("https://c.example.test/one", "One", "excerpt one", None),
                        ("https://c.example.test/two", "Two", "excerpt two", None)]}),
+    # From an outside hunt (H). count is Direct Search's body field (seed 001: 'Direct Search sends query, count,
+    # ...'), and seed 000 bounds the sources returned by searchMaxResults (20 here). The decision: no source is
+    # lost silently, so four sources, or fewer with truncated true (the value's flag for sources left out, as
+    # search.merge.truncation reads seed 000's cap). Whether a Messages provider may leave any out at all (a
+    # bound of its own, signalled) no seed sentence decides: it 'extracts sources'.
+    Case("count below the answer's sources", "the Search API count setting applied to Messages sources: count 2 "
+         "cuts the answer's four sources to two, with truncated false (sources lost silently)",
+         {"results": [_hit(f"https://c.example.test/n{i}", f"N{i}") for i in range(1, 5)], "citations": [],
+          "count": 2, "cut_signalled": True,
+          "expected": [(f"https://c.example.test/n{i}", f"N{i}", None, None) for i in range(1, 5)]}),
 )
 # Rows marked may_refuse script an answer the official SDK's types reject (a result block whose content
 # is null, an item type it does not know): refusing it as malformed (WEB_PROVIDER_ERROR) is a right
@@ -293,13 +303,19 @@ MESSAGES_CASES = (
     "one excerpt as cited, never another URL's nor one made up; which one when several cite the URL (the "
     "first, the last, the longest) is open, since the seed says only that Harness 'extracts sources and "
     "citation excerpts'. No answer content. An answer the official SDK's types "
-    "reject (a result block with null content, an unknown item type) may instead be refused as malformed.",
+    "reject (a result block with null content, an unknown item type) may instead be refused as malformed. "
+    "count is Direct Search's ('Direct Search sends query, count, need_content: false, and ori_question'), and "
+    "'searchMaxResults bounds only the combined sources returned to the caller' (seed 000): with count "
+    "configured below the answer's sources, within searchMaxResults, no source is lost silently: every one is "
+    "returned, or those returned are some of them in order and the value is truncated (whether a Messages "
+    "provider may leave sources out so is open).",
     cases=MESSAGES_CASES,
 )
 async def messages_mapping(ctx: CheckContext) -> None:
+    count = ctx.config.count
     for case in MESSAGES_CASES:
         body = _messages(case.params)
-        outcome = await _answer(ctx, body)
+        outcome = await _answer(ctx, body, count=case.params.get("count", count))
         if case.params.get("may_refuse") and outcome.error_code is not None:
             expect_error(outcome, case.name, PROVIDER_ERROR)
             continue
@@ -308,8 +324,21 @@ async def messages_mapping(ctx: CheckContext) -> None:
         if case.params.get("repeat_open"):  # a repeated URL kept once or twice: the first is compared
             got = _first_per_url(got)
         got = _any_excerpt(got, [*case["citations"], *case.params.get("more_citations", ())])
-        require(_same(got, case["expected"]), f"{case.name}: sources {got}, expected {case['expected']}")
+        if case.params.get("cut_signalled") and not _same(got, case["expected"]):
+            require(len(got) < len(case["expected"]) and _in_order(got, case["expected"]),
+                    f"{case.name}: sources {got}, expected {case['expected']} or some of them in order")
+            require(value.get("truncated") is True, f"{case.name}: {len(got)} of the answer's "
+                    f"{len(case['expected'])} sources returned with truncated={value.get('truncated')!r} "
+                    "(count is a Direct Search setting; a source left out must be signalled)", sources=got)
+        else:
+            require(_same(got, case["expected"]), f"{case.name}: sources {got}, expected {case['expected']}")
         require(not value.get("content"), f"{case.name}: the model's prose became answer content")
+
+
+def _in_order(got: list[tuple[Any, ...]], expected: Expected) -> bool:
+    """Each row of ``got`` one of ``expected``'s (as :func:`_same` compares them), in ``expected``'s order."""
+    rest = iter(expected)
+    return all(any(_same([row], [want]) for want in rest) for row in got)
 
 
 def _any_excerpt(got: list[tuple[Any, ...]], citations: Sequence[tuple[str, str]]) -> list[tuple[Any, ...]]:

@@ -108,6 +108,18 @@ MESSAGES_WIRE = (
          "setting that keeps it from the search service ignored",
          {"model": "deepseek-v4-flash", "max_tokens": 4096, "max_uses": 5, "off": True,
           "prompt": "which zebraquartz tincture did my aunt mention?", "mark": "zebraquartz"}),
+    # From an outside hunt (H): searchMaxResults, the source cap, taken for a bound on native searches too.
+    Case("searchMaxResults below max_uses", "max_uses lowered to the request's result bound (searchMaxResults 3 "
+         "read as a limit on native searches, so max_uses 3 is sent instead of 5)",
+         {"model": "deepseek-v4-flash", "max_tokens": 4096, "max_uses": 5, "cap": 3}),
+    # From an outside hunt (H): the Direct Search service's 1-128 character constraint carried over to Messages.
+    # About 200 characters: over 128, and under any other bound a seed names for a query (none for web_search).
+    Case("a query over 128 characters", "the Direct Search service's 1-128 character query constraint applied to "
+         "Messages search (the query refused before sending, or cut to 128 characters)",
+         {"model": "deepseek-v4-flash", "max_tokens": 4096, "max_uses": 5, "answered": True,
+          "queries": ["markdown tables and fenced code blocks: how do GitHub, GitLab and CommonMark differ when a "
+                      "table cell holds a pipe character, a footnote or inline HTML, and which renderer keeps the "
+                      "column alignment row"]}),
 )
 
 
@@ -130,19 +142,27 @@ MESSAGES_WIRE = (
     "searchMaxQueries × maxUses native searches' (seed 000), so every request of a batch carries max_uses as "
     "configured. Seed 001 names Search API mode as the one that 'also sends up to 128 characters of the user's "
     "prompt to the search service ... unless sendOriginalQuestion is off': with it off, no Messages request "
-    "carries the prompt (with it on, whether a Messages request carries it is left open).",
+    "carries the prompt (with it on, whether a Messages request carries it is left open). searchMaxQueries and "
+    "maxUses 'are independently configurable' and 'searchMaxResults bounds only the combined sources returned "
+    "to the caller' (seed 000): max_uses is sent as configured under a searchMaxResults below it. 'The service "
+    "enforces the 1–128 Unicode-character query constraint' is said of Direct Search (seed 001), and 'Messages "
+    "remains the default ... so existing users keep working search': a Messages query over 128 characters is "
+    "searched, carried whole in the prompt, and its sources returned.",
     cases=MESSAGES_WIRE,
 )
 async def messages_wire(ctx: CheckContext) -> None:
+    default_cap = ctx.config.search_max_results
     for case in MESSAGES_WIRE:
         prefix: str | None = case.params.get("base")
         base = ctx.emu.messages_base if prefix is None else ctx.emu.base_url + prefix
+        cap: int = case.params.get("cap", default_cap)
         await ctx.configure(model=case["model"], max_tokens=case["max_tokens"], max_uses=case["max_uses"],
-                            messages_base=base, send_original_question=not case.params.get("off"))
+                            messages_base=base, send_original_question=not case.params.get("off"),
+                            search_max_results=cap)
         ctx.emu.log.clear()
         queries: list[str] = case.params.get("queries", ["deepseek search api"])
         prompt: str | None = case.params.get("prompt")
-        expect_success(await ctx.search(queries, prompt), f"{case.name}: Messages search")
+        value = expect_success(await ctx.search(queries, prompt), f"{case.name}: Messages search")
         records = each_record(ctx, "messages", case.name, len(queries))
         for record in records:
             _require_messages_request(case, base, record)
@@ -155,6 +175,11 @@ async def messages_wire(ctx: CheckContext) -> None:
         carried = sorted(q for r in records if _user_text(r.json) for q in [query_of(r, queries)] if q is not None)
         require(carried == sorted(queries), f"{case.name}: each request must be one user message carrying one "
                 "query of the call", carried=carried, expected=sorted(queries))
+        if case.params.get("answered"):  # the search's own sources come back, not an empty or other result
+            want = [s.url for s in expected_merge(records, queries, cap).sources]
+            got = source_urls(value)
+            require(bool(want) and got == want, f"{case.name}: sources differ from the Messages answer's",
+                    got=got, expected=want)
 
 
 def _user_text(body: Any) -> str:
