@@ -52,7 +52,8 @@ BY_SCORE = """m = merge_results(queries, results, cap)
 def test_a_batch_sorted_by_rerank_score_fails_exactly_the_scores_row(monkeypatch: pytest.MonkeyPatch) -> None:
     # catches: the service's rerank_score taken for a rank, so the second query's sources displace the first's.
     # Only over the Search API: a Messages answer carries no score, and the stable sort leaves the merge as it is.
-    # No other check fails it: search.api.mapping sorts one query, which web_search passes through unsorted.
+    # No other check fails it (the hunt's full certify run passed it): search.api.mapping's scored row is one
+    # query, which web_search returns without the merge, and the other merge checks' answers carry no score.
     patch_reading(web_search.WebSearchTool, "run", "return merge_results(queries, results, cap)", BY_SCORE,
                   monkeypatch)
     assert failing_rows(merge, "ROUND_ROBIN", ROUND_ROBIN, monkeypatch) == {SCORES}
