@@ -31,9 +31,12 @@ FAILURE_CODES = ("WEB_PROVIDER_ERROR", "WEB_PROVIDER_UNAVAILABLE", "WEB_PROVIDER
 _STATUSES = (400, 401, 402, 403, 404, 429, 500, 502, 503)
 # Distinct queries that a case-folding, accent-stripping or whitespace-collapsing dedup would merge.
 _QUERIES = ("alpha", "Alpha", "ALPHA", "beta release", "beta  release", "café", "cafe", "数据 检索", "gamma-1")
-# URLs that differ only by case, a trailing slash, a trailing space, escaping or the query string.
+# URLs that differ only by case, a trailing slash, a trailing space, escaping, the query string, the scheme
+# (http, https) or a leading "www.": seed 000 dedups by URL, and each of these is another URL.
 _URLS = (
     "https://a.example.test/page",
+    "http://a.example.test/page",
+    "https://www.a.example.test/page",
     "https://a.example.test/page/",
     "https://A.example.test/page",
     "https://a.example.test/Page",

@@ -29,6 +29,12 @@ C = [f"https://c.example.test/{i}" for i in range(1, 6)]
 SHARED = "https://shared.example.test/page"
 
 
+def _scored(url: str, score: float, authority: int) -> dict[str, Any]:
+    """A result carrying the Search API's assessment of it (rerank_score, authority); a Messages answer drops them."""
+    (listed,) = _urls(url)
+    return {**listed, "rerank_score": score, "authority": authority}
+
+
 async def run_scripted(ctx: CheckContext, answers: dict[str, Sequence[Row]], cap: int) -> tuple[dict[str, Any], Any]:
     """Configure the cap, script every query's answer, search, and return (value, expected)."""
     await ctx.configure(search_max_results=cap)
@@ -55,6 +61,14 @@ ROUND_ROBIN = (
     Case("a duplicate at the same rank", "a duplicate not using up its query's turn: that query's next source "
          "taken in its place, ahead of the first query's next rank (A1, B1, A2)",
          {"answers": {"rr one": _urls(A[0], A[1]), "rr two": _urls(A[0], B[0])}}),
+    # Scores and authority rise down each list and from the first query to the second, so a sort by either, in
+    # either direction, moves a source. The Messages route has no place for them: there the row is an uneven
+    # round-robin like any other.
+    Case("scores rising down the lists and across queries", "the merged sources re-sorted by the service's "
+         "rerank_score or authority, so the second query's sources displace the first's",
+         {"answers": {"rr one": [_scored(A[0], 0.1, -1), _scored(A[1], 0.2, 0)],
+                      "rr two": [_scored(B[0], 0.5, 1), _scored(B[1], 0.6, 2), _scored(B[2], 0.7, 3),
+                                 _scored(B[3], 0.8, 4)]}}),
 )
 
 
@@ -65,7 +79,9 @@ ROUND_ROBIN = (
     requires=(WS,),
     rule="Seed 000: the tool 'takes one source at each rank from every query before advancing to the next "
     "rank, then caps the combined list'; results are placed by query position, and every field of a source "
-    "(title, snippet, date) travels with it.",
+    "(title, snippet, date) travels with it. Seed 001: the provider 'preserves service order', and rerank_score "
+    "and authority 'describe service assessments': a score a Search API result carries is no rank, and never "
+    "re-orders the merge.",
     cases=ROUND_ROBIN,
 )
 async def round_robin(ctx: CheckContext) -> None:
@@ -119,6 +135,12 @@ DEDUP = (
          "occurrence lacks filled from a later one",
          {"answers": {"dd one": [row(SHARED, "from one"), *_urls(A[0])],
                       "dd two": [*_urls(B[0]), row(SHARED, "from two", "snippet two", "2026-02-02")]}}),
+    Case("URLs differing only by scheme (http, https)", "http:// and https:// taken for one URL (the scheme "
+         "left out of the dedup key)",
+         {"answers": {"dd one": _urls("http://x.example.test/p"), "dd two": _urls("https://x.example.test/p", B[0])}}),
+    Case("URLs differing only by a leading www.", "a host with and without a leading 'www.' taken for one URL",
+         {"answers": {"dd one": _urls("https://www.x.example.test/p"),
+                      "dd two": _urls("https://x.example.test/p", B[0])}}),
 )
 
 
@@ -128,8 +150,9 @@ DEDUP = (
     seed="000",
     requires=(WS,),
     rule="Seed 000: the tool 'deduplicates sources by URL' over the merged list: the exact URL string is the "
-    "key (no case folding of the path, no trailing-slash normalisation, no fragment dropped; a scheme and host "
-    "compared without letter case is open, as RFC 3986 makes them one URL), the first occurrence in merge "
+    "key (no case folding of the path, no trailing-slash normalisation, no fragment dropped; http and https, or "
+    "a host with and without 'www.', are two URLs; a scheme and host compared without letter case is open, as "
+    "RFC 3986 makes them one URL), the first occurrence in merge "
     "order is kept with its own fields, and duplicates inside one query's list go too.",
     cases=DEDUP,
 )
