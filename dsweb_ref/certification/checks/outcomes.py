@@ -269,6 +269,19 @@ SECRET_ECHOES = (
          "parts of the key looked for as written and percent-encoded, but base64 looked for only over the whole key",
          {"status": 401, "part": (5, 17), "encode": ("base64", "key="),
           "body": {"error": {"message": "bad request: {encoded}"}}}),
+    # From the seed-5 mutation draw: a part of the key has no whole-key form to fall back on, so marks that
+    # a reader reads through (a zero-width space, an accent, an enclosing keycap on each character) must be
+    # read through for the parts too.
+    *(Case(f"12 characters from the middle of the key {shown}", catches,
+           {"status": 401, "part": (5, 17), "encode": (how, ""), "body": {"error": {"message": "bad key {encoded}"}}})
+      for how, shown, catches in (
+          ("zero-width", "with a zero-width space between its characters",
+           "format characters (Cf) read through only in whole-key forms: a part of the key shown with them"),
+          ("combining", "with a combining accent on each character",
+           "combining marks (Mn) not read through: a part of the key shown with an accent on each character"),
+          ("enclosing", "with an enclosing keycap mark on each character",
+           "enclosing marks (Me) not read through: a part of the key shown with a keycap round each character"),
+      )),
     Case("429 whose Retry-After header is the key's first 14 characters",
          "the Retry-After hint scrubbed of the whole key only, though the error text is scrubbed of its parts",
          {"status": 429, "part": (0, 14), "body": {"error": {"message": "slow down"}},
@@ -400,6 +413,8 @@ def encoded_text(how: str, text: str) -> str:
         "hex-reversed": data[::-1].hex(),
         "base64-twice": base64.b64encode(base64.b64encode(data)).decode("ascii"),
         "spaced-reversed": " ".join(text)[::-1],
+        "combining": "".join(c + "\u0301" for c in text),
+        "enclosing": "".join(c + "\u20e3" for c in text),
     }
     return forms[how]
 
@@ -432,7 +447,8 @@ def _echo_fault(case: Case, key: str) -> Status:
     "percent-encoded whole, in part or twice; base64 at any alignment; hex in either case, as \\x escapes or as a "
     "C byte array (0x before each byte); HTML character references, decimal or hex, padded or without "
     "semicolons; JSON escapes; encodings mixed per character; with invisible characters or spaces between its "
-    "characters, backwards, in look-alike or full-width letters; with JSON-escaped zero-width spaces or UTF-16 "
+    "characters (also in a part of it), with a combining or enclosing mark on each character of a part, "
+    "backwards, in look-alike or full-width letters; with JSON-escaped zero-width spaces or UTF-16 "
     "NULs between its characters; reversed, then in hex; base64-encoded twice, at any alignment) nor any "
     "10-character piece of it appears in the text, message or value, also when the upstream echoes only a part "
     "of the key (its start, its end, a middle part percent- or base64-encoded; in the error text or the "
