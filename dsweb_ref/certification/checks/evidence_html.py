@@ -274,6 +274,10 @@ HTML = (
     Case("cell-line-break", "a line break (<br>) inside a table cell breaking the page's reading (the break "
          "kept as a non-text value in the cell), so the page counts as unread and its fact never reaches the "
          "evidence", {"fact": FACT}),
+    # From the seed-5 mutation draw: the cell-line-break row's break sits beside the fact, not inside it.
+    Case("cell-line-break-inside-fact", "a line break (<br>) inside a table cell read as text (something other than "
+         "white space put where the break stands): the fact's words on either side of it, 'the Kittiwake', "
+         "cited with junk between them", {"fact": "the Kittiwake anchorage"}),
     Case("format-characters", "format characters kept, or read as spaces: soft hyphens (&shy;) and a zero-width "
          "space inside the fact's words make 'outer anchorage' into 'out er an chor age' (or hide the match)",
          {"fact": FACT}),
@@ -313,6 +317,11 @@ PAGES = {
     "content-roles": ROLES_PAGE,
     "stray-table-row": STRAY_ROW_PAGE,
     "cell-line-break": BR_CELL_PAGE,
+    # The break between two of the fact's words, a newline after it (so a reader that drops the break, rather
+    # than reading it as a space, still keeps the words apart).
+    "cell-line-break-inside-fact": _page("Harbour pilot boarding", _article(
+        OPENING, "<table><tr><td>Harbour pilot boarding</td><td>06:00 from the<br>\nKittiwake anchorage</td></tr>"
+        "</table>")),
     "format-characters": HYPHENATED_PAGE,
     "th-row-label": TH_ROWS_PAGE,
     "th-first-row-header": TH_NO_HEADER_PAGE,
@@ -353,6 +362,7 @@ PRIVATE = (
 # privately) counted as an ordinary load failure, so the snippet fallback cites the result. Seed 002 puts
 # 'URL/IP/redirect validation' before ranking as the pipeline's filter, and code attaches 'filtered source links':
 # a result that failed it is no evidence, its snippet included, though this snippet matches the query.
+BESIDE_HOST = "harbour-notices.example.net"  # a second public host: its page beside the refused result
 REFUSED_SNIPPET = "Harbour pilot boarding starts at 06:00 from the Kittiwake anchorage, the harbour office says."
 REFUSED = (
     Case("private-redirect-snippet", "a redirect to a private address counted as an ordinary load failure (only "
@@ -360,6 +370,13 @@ REFUSED = (
          "and its URL listed among the sources", {"host": HOST, "redirect": f"http://{PRIVATE_ANSWER}/"}),
     Case("private-host-snippet", "a host that resolves privately counted as an ordinary load failure, so the "
          "result's matching snippet is cited and its URL listed among the sources", {"host": PRIVATE_HOST}),
+)
+# From the seed-5 mutation draw: validation is a filter stage of the pipeline (search, then URL/IP/redirect
+# validation, then ranking, fetching and passages): a result it refuses drops out, the others go on.
+BESIDE_REFUSED = (
+    Case("private-redirect-beside-page", "a result refused by validation at its page fetch (a redirect to a "
+         "private address) failing the whole call, or its query: the other result's page, which holds the query's "
+         "fact, never cited", {"host": HOST, "redirect": f"http://{PRIVATE_ANSWER}/", "beside": BESIDE_HOST}),
 )
 # A page answered with an error status is no page fetched successfully (seed 002: only such a page is cut into
 # passages; one that could not be fetched leaves the snippet as the fallback, or nothing). Its HTML error
@@ -425,8 +442,10 @@ def _cited(value: Mapping[str, Any], url: str) -> list[str]:
     "redirects to one, is never dialled there. Such a result failed the pipeline's 'URL/IP/redirect validation', "
     "and code attaches 'filtered source links': its snippet is no fallback (that is for a page that could not be "
     "fetched, not for a result validation refused), so even a snippet matching the query is neither cited nor "
-    "listed in the sources.",
-    cases=(*HTML, *ERROR_STATUS, *PRIVATE, *REFUSED),
+    "listed in the sources. Validation is a stage of the pipeline ('URL/IP/redirect validation' between the "
+    "search and the ranking): a result it refuses drops out and the others go on, so a page beside it that was "
+    "fetched successfully still yields its query-matching text.",
+    cases=(*HTML, *ERROR_STATUS, *PRIVATE, *REFUSED, *BESIDE_REFUSED),
     profiles=("seed-002-evidence-html",),
 )
 async def html_page(ctx: CheckContext) -> None:
@@ -434,7 +453,7 @@ async def html_page(ctx: CheckContext) -> None:
         private_hosts = {c["host"]: c.params.get("lookups", [[PRIVATE_ANSWER]]) for c in (*PRIVATE, *REFUSED)
                          if "redirect" not in c.params}
         await ctx.configure(provider="messages", test_network=net.config(
-            {HOST: [[PUBLIC]], **private_hosts}, [PRIVATE_ANSWER]))
+            {HOST: [[PUBLIC]], BESIDE_HOST: [[PUBLIC]], **private_hosts}, [PRIVATE_ANSWER]))
         for case in HTML:
             ctx.fresh()
             query = case.params.get("query", QUERY)
@@ -499,14 +518,26 @@ async def html_page(ctx: CheckContext) -> None:
             if not outcome.ok:  # a refusal is the pipeline's to make; a WEB_* code, never a crash
                 require(str(outcome.error_code).startswith("WEB_"), f"{case.name}: failed without a WEB_* code "
                         f"({outcome.error_code!r})", catches=case.catches)
-        for case in REFUSED:  # what is cited; whether the private address was dialled is PRIVATE's to judge
+        # What is cited; whether the private address was dialled is PRIVATE's to judge.
+        for case in (*REFUSED, *BESIDE_REFUSED):
             ctx.fresh()
             url = f"http://{case['host']}/{case.name}"
             if "redirect" in case.params:
                 net.pages.redirects[f"/{case.name}"] = (302, case["redirect"])
-            script(ctx, QUERY, [row(url, "Harbour pilot boarding", REFUSED_SNIPPET)])
+            rows = [row(url, "Harbour pilot boarding", REFUSED_SNIPPET)]
+            beside = f"http://{case['beside']}/{case.name}-page" if "beside" in case.params else None
+            if beside is not None:
+                page = _page("Harbour notices", _article(OPENING, MATCH))
+                net.pages.special[f"/{case.name}-page"] = _serve_html(page)
+                rows.append(row(beside, "Harbour notices", SNIPPET))
+            script(ctx, QUERY, rows)
             outcome = await _evidence(ctx, QUERY, {"id": f"html-{case.name}", "local_names": []})
-            if not outcome.ok:  # a refusal is the pipeline's to make; a WEB_* code, never a crash
+            if beside is not None:  # the other result's page was fetched successfully: its fact is evidence
+                value = expect_success(outcome, case.name, case.catches)
+                cited = [t for t in _cited(value, beside) if FACT in " ".join(t.split())]
+                require(cited, f"{case.name}: no evidence line citing {beside} holds {FACT!r}, beside a result "
+                        "refused by validation", evidence=_cited(value, beside), catches=case.catches)
+            elif not outcome.ok:  # a refusal is the pipeline's to make; a WEB_* code, never a crash
                 require(str(outcome.error_code).startswith("WEB_"), f"{case.name}: failed without a WEB_* code "
                         f"({outcome.error_code!r})")
                 continue

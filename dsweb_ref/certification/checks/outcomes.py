@@ -360,6 +360,19 @@ SECRET_ECHOES = (
            f"a scrubber that, once it finds {shown}, redacts credential shapes only and leaves the key",
            {"status": 401, "body": {"error": {"message": f"the request carried {text}; key {KEY} rejected"}}})
       for shown, text in FOREIGN_CREDENTIALS),
+    # From the seed-5 mutation draw: a part of the key has no whole-key form to fall back on, so marks that a
+    # reader reads through (a zero-width space, an accent, an enclosing keycap on each character) must be read
+    # through for the parts too. Last, so the first failure a break meets before them is unchanged.
+    *(Case(f"12 characters from the middle of the key {shown}", catches,
+           {"status": 401, "part": (5, 17), "encode": (how, ""), "body": {"error": {"message": "bad key {encoded}"}}})
+      for how, shown, catches in (
+          ("zero-width", "with a zero-width space between its characters",
+           "format characters (Cf) read through only in whole-key forms: a part of the key shown with them"),
+          ("combining", "with a combining accent on each character",
+           "combining marks (Mn) not read through: a part of the key shown with an accent on each character"),
+          ("enclosing", "with an enclosing keycap mark on each character",
+           "enclosing marks (Me) not read through: a part of the key shown with a keycap round each character"),
+      )),
 )
 ENCODED = "{encoded}"  # where the encoded key goes in an echo body
 LOOK_ALIKE = str.maketrans("eoaky", "\u0435\u043e\u0430\u043a\u0443")  # Cyrillic letters drawn as these
@@ -400,6 +413,8 @@ def encoded_text(how: str, text: str) -> str:
         "hex-reversed": data[::-1].hex(),
         "base64-twice": base64.b64encode(base64.b64encode(data)).decode("ascii"),
         "spaced-reversed": " ".join(text)[::-1],
+        "combining": "".join(c + "\u0301" for c in text),
+        "enclosing": "".join(c + "\u20e3" for c in text),
     }
     return forms[how]
 
@@ -432,7 +447,8 @@ def _echo_fault(case: Case, key: str) -> Status:
     "percent-encoded whole, in part or twice; base64 at any alignment; hex in either case, as \\x escapes or as a "
     "C byte array (0x before each byte); HTML character references, decimal or hex, padded or without "
     "semicolons; JSON escapes; encodings mixed per character; with invisible characters or spaces between its "
-    "characters, backwards, in look-alike or full-width letters; with JSON-escaped zero-width spaces or UTF-16 "
+    "characters (also in a part of it), with a combining or enclosing mark on each character of a part, "
+    "backwards, in look-alike or full-width letters; with JSON-escaped zero-width spaces or UTF-16 "
     "NULs between its characters; reversed, then in hex; base64-encoded twice, at any alignment) nor any "
     "10-character piece of it appears in the text, message or value, also when the upstream echoes only a part "
     "of the key (its start, its end, a middle part percent- or base64-encoded; in the error text or the "
