@@ -1,7 +1,8 @@
 """Survivors of the seed-5 mutation draw (``scripts/mutation_score.py --sample 400 --seed 5``): wrong readings of
 seeds 001 and 002 that no certification row rejected. A part of the key echoed with an enclosing mark on each
 character read as text, so the part shows; a result that validation refused at its page fetch failing the whole
-evidence call (the refused URL dropped from its record); a line break inside a table cell read as text. Each
+evidence call (the refused URL dropped from its record); a line break inside a table cell read as text; the
+model-visible text's second cut (sources cut once the answer is left out) breaking the call. Each
 mutant's change is made in the reference and must fail exactly the row that names it; the reference passes them."""
 
 from __future__ import annotations
@@ -9,9 +10,9 @@ from __future__ import annotations
 import pytest
 
 from dsweb_ref import _secrets
-from dsweb_ref.certification.checks import evidence_html, outcomes
+from dsweb_ref.certification.checks import evidence_html, outcomes, text
 from dsweb_ref.tools import _evidence_units as U
-from dsweb_ref.tools import evidence_search
+from dsweb_ref.tools import _render, evidence_search, web_search
 
 from . import test_key_part_readings
 from ._readings import failing_rows, fails_exactly, patch_reading
@@ -109,3 +110,15 @@ def test_a_cell_line_break_dropped_passes(monkeypatch: pytest.MonkeyPatch) -> No
     patch_reading(U._Units, "handle_starttag", BR, "pass", monkeypatch)
     _html_only("HTML", (BR_INSIDE,), monkeypatch)
     assert failing_rows(evidence_html, "HTML", HTML_PAGE, monkeypatch) == set()
+
+
+BESIDE_SOURCES = "an answer beside sources that alone fill the text"
+
+
+def test_the_text_s_second_cut_breaking_the_call_fails_exactly_the_long_sources_row(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # catches: render_search's text lost (None) where the answer is left out, so cutting the sources raises; the
+    # other rows' sources never fill the bound alone. The reference passes the table (test_text_rules).
+    patch_reading(_render, "render_search", 'text = "\\n\\n".join(rest)', "text = None", monkeypatch, web_search)
+    assert failing_rows(text, "BOUNDED_ANSWERS", "search.text.bounded_answers", monkeypatch) == {BESIDE_SOURCES}

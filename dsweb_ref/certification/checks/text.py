@@ -229,6 +229,7 @@ def _lines(total: int, width: int = 79) -> str:
 
 SOURCE = {"url": "https://answers.example.test/1", "title": "T", "snippet": "s"}
 OVER_CAP_ANSWER = "The provider answered over the source cap."
+BESIDE_ANSWER = "The provider answered beside long sources."
 BOUNDED_ANSWERS = (
     Case("one huge single-line answer", "a provider answer passed to the model whole",
          {"answers": {"huge line": {"content": "a" * HUGE, "sources": [SOURCE], "truncated": False}}}),
@@ -243,6 +244,14 @@ BOUNDED_ANSWERS = (
              "content": OVER_CAP_ANSWER, "truncated": False,
              "sources": [{"url": f"https://answers.example.test/over/{i}", "title": f"T{i}"} for i in range(10)]}},
              "kept": OVER_CAP_ANSWER}),
+    # Eight sources whose lines (each field at the reference's display bound or a little past it) fill a text
+    # bound of 20,000 characters on their own: the answer beside them is still a result.
+    Case("an answer beside sources that alone fill the text", "the bound's second cut (the sources cut once the "
+         "answer is left out) breaking the call when an answer stands beside them", {"answers": {"long sources": {
+             "content": BESIDE_ANSWER, "truncated": False,
+             "sources": [{"url": f"https://answers.example.test/long/{i}/" + "p" * 1_990, "title": "T" * 300,
+                          "snippet": "s" * 800, "published_at": "2026-01-0" + str(i + 1)} for i in range(8)]}},
+             "kept": BESIDE_ANSWER}),
 )
 
 
