@@ -47,6 +47,19 @@ def test_a_messages_query_over_128_characters_refused_fails_exactly_its_row(monk
     fails_exactly(search, "MESSAGES_WIRE", WIRE, LONG_QUERY, monkeypatch)
 
 
+@pytest.mark.parametrize("bound", [129, 200])
+def test_a_messages_query_bound_of_the_target_s_own_above_128_passes_the_row(
+    bound: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # seed-open: no seed bounds a Messages query; a target's own bound above the service's 128 passes the row, whose
+    # query is one character past 128 (a review found a 202-character query failing a bound of 200)
+    assert len(search.LONG_MESSAGES_QUERY) == 129
+    patch_reading(SEARCH, "search", STRING_CHECK,
+                  STRING_CHECK + f"\n    if len(request.query) > {bound}:\n"
+                  '        raise WebError(WebErrorCode.INVALID_ARGUMENTS, "query too long")', monkeypatch)
+    assert failing_rows(search, "MESSAGES_WIRE", WIRE, monkeypatch) == set()
+
+
 def test_a_messages_query_cut_to_128_characters_fails_exactly_its_row(monkeypatch: pytest.MonkeyPatch) -> None:
     # catches: the same constraint met by cutting the query before it is sent
     patch_reading(SEARCH, "search", PROMPT, "PROMPT_PREFIX + request.query[:128]", monkeypatch)

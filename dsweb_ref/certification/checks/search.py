@@ -89,6 +89,8 @@ async def thinking_disabled(ctx: CheckContext) -> None:
 
 
 MESSAGES_KEYS = ["max_tokens", "messages", "model", "thinking", "tools"]
+LONG_MESSAGES_QUERY = ("markdown tables and fenced code blocks: how do GitHub, GitLab and CommonMark differ when a "
+                       "table cell holds a pipe character now?")  # 129 characters
 MESSAGES_WIRE = (
     Case("defaults", "a server tool of another version, name or shape; one of the five body keys left out",
          {"model": "deepseek-v4-flash", "max_tokens": 4096, "max_uses": 5}),
@@ -113,13 +115,12 @@ MESSAGES_WIRE = (
          "read as a limit on native searches, so max_uses 3 is sent instead of 5)",
          {"model": "deepseek-v4-flash", "max_tokens": 4096, "max_uses": 5, "cap": 3}),
     # From an outside hunt (H): the Direct Search service's 1-128 character constraint carried over to Messages.
-    # About 200 characters: over 128, and under any other bound a seed names for a query (none for web_search).
+    # 129 characters, one past the service's bound: no seed bounds a Messages (or web_search) query, so a target
+    # with a bound of its own above 128 passes whatever it is (a review: a 202-character query failed one of 200).
     Case("a query over 128 characters", "the Direct Search service's 1-128 character query constraint applied to "
          "Messages search (the query refused before sending, or cut to 128 characters)",
          {"model": "deepseek-v4-flash", "max_tokens": 4096, "max_uses": 5, "answered": True,
-          "queries": ["markdown tables and fenced code blocks: how do GitHub, GitLab and CommonMark differ when a "
-                      "table cell holds a pipe character, a footnote or inline HTML, and which renderer keeps the "
-                      "column alignment row"]}),
+          "queries": [LONG_MESSAGES_QUERY]}),
 )
 
 
