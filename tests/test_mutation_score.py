@@ -201,24 +201,24 @@ def test_the_certification_killer_judges_with_an_unmutated_oracle(monkeypatch: p
     from dsweb_ref.tools import merge_results
 
     kept = {(m, a): getattr(m, a) for m in (scenarios, _oracle, outcomes)
-            for a in ("merge_results", "map_results", "encoded_secret_found") if hasattr(m, a)}
+            for a in ("map_results", "map_sources", "encoded_secret_found") if hasattr(m, a)}
     for (module, attr), value in kept.items():
         monkeypatch.setattr(module, attr, value)  # restored after the test
     monkeypatch.setenv("DSWEB_PRISTINE_ROOT", str(ROOT))
     conftest = _load(ROOT / "scripts" / "mutation" / "conftest.py", "mutation_conftest_under_test")
     pinned = conftest.pin_oracles()
-    assert "dsweb_ref.certification.scenarios.merge_results" in pinned
     assert "dsweb_ref.certification.checks._oracle.map_results" in pinned
+    # the merge oracle is seed 000 restated in certification/seed_merge.py (not mutated): nothing to pin
+    assert not [p for p in pinned if p.endswith(".merge_results")]
     # the secret judge is written apart from the scrubber (_secrets): nothing of it needs pinning, and a
     # mutant of _secrets cannot blind it
     from dsweb_ref.certification.checks import _leaks
 
     assert outcomes.leak is _leaks.leak and not [p for p in pinned if ".outcomes." in p or "._leaks." in p]
     assert not [v for v in vars(_leaks).values() if getattr(v, "__module__", "").startswith("dsweb_ref._secrets")]
-    assert scenarios.merge_results is not merge_results
-    assert scenarios.merge_results.__module__ == "dsweb_ref.tools._merge__pristine"
+    assert scenarios.round_robin.__module__ == _oracle.round_robin.__module__ == "dsweb_ref.certification.seed_merge"
     results = [SearchResult(sources=(Source("https://a.test/"),), content="x"), SearchResult(truncated=True)]
-    assert scenarios.merge_results(["p", "q"], results, 1) == merge_results(["p", "q"], results, 1)
+    assert scenarios.round_robin(["p", "q"], results, 1) == merge_results(["p", "q"], results, 1)
 
 
 def test_the_certification_killer_empties_the_reference_s_caches_before_each_check() -> None:

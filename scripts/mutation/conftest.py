@@ -1,7 +1,8 @@
 """Keep the certification suite's oracle out of the mutation.
 
-Some checks compute their expected value with the reference's own pure functions (the merge, the
-Search API and Messages result mappings): the specification, executable. A mutant stands for a wrong
+Some checks compute their expected value with the reference's own pure functions (the Search API and
+Messages result mappings; the merge is restated apart, in certification/seed_merge.py): the specification,
+executable. A mutant stands for a wrong
 *implementation*, not a wrong specification, so every such function a check module (or the scenario
 oracle) imported from a mutated module (``_MUTATED``) is replaced by the same function loaded from the
 unmutated source (``DSWEB_PRISTINE_ROOT``, set by ``scripts/mutation_score.py``). Without this, a

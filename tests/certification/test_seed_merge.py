@@ -1,6 +1,7 @@
 """The oracles' merge is seed 000's, restated apart from the reference (certification/seed_merge.py). An outside
 hunt edited the reference merge in place and saw three wrong merges certified: the expected values were computed
-by the very function under test. A mutation run changes a function the same way, wherever it is bound."""
+by the very function under test. (The mutation harness pinned the oracle to a pristine copy of the module; a hunt
+or a reading made in place had no such pin.)"""
 
 from __future__ import annotations
 
@@ -37,7 +38,7 @@ def test_a_url_keyed_merge_keeps_the_first_spelling() -> None:
 
 
 def everywhere(right: str, wrong: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """``merge_results`` with ``right`` replaced by ``wrong`` in every module that bound it, as a mutant is."""
+    """``merge_results`` with ``right`` replaced by ``wrong`` in every module that bound it, as an edit in place is."""
     original = _merge.merge_results
     source = textwrap.dedent(inspect.getsource(original))
     assert source.count(right) == 1, right
