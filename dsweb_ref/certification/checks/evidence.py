@@ -845,7 +845,7 @@ NON_PUBLIC = (
 INTERNAL_NAMES = (
     Case("localhost-absolute", "blocked names compared with the host as written, its final dot kept: "
          "harbour.localhost. (the absolute form of a .localhost name, loopback) taken for a public name",
-         {"url": "http://harbour.localhost./fees"}),
+         {"url": "http://harbour.localhost./dues"}),
     Case("metadata-name-absolute", "blocked names compared with the host as written (its final dot kept), or the "
          "metadata name not blocked at all: metadata.google.internal. (the cloud metadata server) kept",
          {"url": "http://metadata.google.internal./computeMetadata/v1/instance/"}),
@@ -856,6 +856,19 @@ INTERNAL_NAMES = (
          "private networks, never a public name) kept", {"url": "http://billing.corp.internal/harbour-fees"}),
     Case("local-name", "only localhost blocked by name: a .local host (mDNS, a name on the local link only) kept",
          {"url": "http://printer.local/harbour-fees"}),
+    # From a review of hunt J's rows: names compared as written (letter case kept, as a Go url.Hostname() gives
+    # them), and an IPv4 address in absolute form read as a name.
+    Case("upper-case-localhost", "blocked names compared with the host as written, its letter case kept: "
+         "Harbour.LOCALHOST (a .localhost name, loopback) taken for a public name",
+         {"url": "http://Harbour.LOCALHOST/berths"}),
+    Case("upper-case-metadata-absolute", "blocked names compared as written, letter case and final dot kept: "
+         "Metadata.Google.Internal. (the cloud metadata server) kept",
+         {"url": "http://Metadata.Google.Internal./computeMetadata/v1/project/"}),
+    Case("loopback-absolute", "an IPv4 address with a final dot taken for a name (no address check, and its "
+         "numeric last label excused by the dot): 127.0.0.1. (URL parsers read loopback) kept",
+         {"url": "http://127.0.0.1./harbour-dues"}),
+    Case("private-absolute", "the same: 10.0.0.5. (a private address in absolute form) kept",
+         {"url": "http://10.0.0.5./harbour-dues"}),
 )
 # From an outside hunt (J): IPv6 literals that carry a loopback or private IPv4 address (a translator or relay
 # delivers to it), and site-local fec0::/10 (IPv6's old private-network space), all 'global' to Python 3.11's
@@ -960,7 +973,7 @@ async def unsafe_dropped(ctx: CheckContext) -> None:
     malformed = _spread(ctx, ("berth", "crane"), MALFORMED)
     expect_success(await _evidence(ctx, malformed, {"id": "malformed", "local_names": []}), "malformed results")
     # The internal names and wrapped literals in a call of their own (the main one has seed 002's four queries).
-    named = _spread(ctx, ("quay",), INTERNAL_NAMES) + _spread(ctx, ("slip",), WRAPPED)
+    named = _spread(ctx, ("quay", "wharf"), INTERNAL_NAMES) + _spread(ctx, ("slip",), WRAPPED)
     named_outcome = await _evidence(ctx, named, {"id": "unsafe-named", "local_names": []})
     named_value = expect_success(named_outcome, "internal names and wrapped literals")
     outcome = await _evidence(ctx, [*queries, only], {"id": "unsafe", "local_names": []})
@@ -970,10 +983,15 @@ async def unsafe_dropped(ctx: CheckContext) -> None:
     await ctx.settle()
     fetched = {r.json.get("url") for r in ctx.records("fetch") if isinstance(r.json, dict)}
     cited = _cited(outcome, value) | _cited(named_outcome, named_value)
+    # compared as one host: a fetch of the name without its final dot, or in other letter case, reaches it as well
+    # (each row's URL is one of its own that way: a test keeps them apart)
+    fetched_hosts = {_one_host(u) for u in fetched if isinstance(u, str)}
+    cited_hosts = {_one_host(u) for u in cited if isinstance(u, str)}
     for case in (*UNSAFE, *NON_PUBLIC, *INTERNAL_NAMES, *WRAPPED):
         url = case["url"]
-        require(url not in fetched, f"{case.name}: {url} was sent to the Fetch API", catches=case.catches)
-        require(url not in cited, f"{case.name}: {url} is cited as evidence", catches=case.catches)
+        require(_one_host(url) not in fetched_hosts, f"{case.name}: {url} was sent to the Fetch API",
+                catches=case.catches)
+        require(_one_host(url) not in cited_hosts, f"{case.name}: {url} is cited as evidence", catches=case.catches)
     for url in ONLY_UNSAFE["urls"]:
         require(url not in fetched | cited, f"only-unsafe: {url} was fetched or cited")
     require("[needs_retry]" in (outcome.text or ""), "only-unsafe: a query whose every result was unsafe got no "
@@ -981,6 +999,16 @@ async def unsafe_dropped(ctx: CheckContext) -> None:
     for case in VALIDATE_FIRST:
         ctx.fresh()
         await _validated_first(ctx, case)
+
+
+def _one_host(url: str) -> str:
+    """``url`` as :func:`same_resource` spells it, its host's final dot dropped (the absolute form of one name)."""
+    key = same_resource(url)
+    scheme, sep, rest = key.partition("://")
+    cut = min((i for i in map(rest.find, "/?#") if i >= 0), default=len(rest))
+    user, at, host = rest[:cut].rpartition("@")
+    name, colon, port = host.rpartition(":") if not host.endswith("]") and ":" in host else (host, "", "")
+    return f"{scheme}{sep}{user}{at}{name.removesuffix('.')}{colon}{port}{rest[cut:]}" if sep else key
 
 
 def _cited(outcome: CallOutcome, value: dict[str, Any]) -> set[Any]:
