@@ -122,3 +122,16 @@ def test_the_text_s_second_cut_breaking_the_call_fails_exactly_the_long_sources_
     # other rows' sources never fill the bound alone. The reference passes the table (test_text_rules).
     patch_reading(_render, "render_search", 'text = "\\n\\n".join(rest)', "text = None", monkeypatch, web_search)
     assert failing_rows(text, "BOUNDED_ANSWERS", "search.text.bounded_answers", monkeypatch) == {BESIDE_SOURCES}
+
+
+TERM_AFTER_LIST = "term-after-list"
+
+
+def test_a_definition_term_kept_past_its_list_fails_exactly_the_term_after_list_row(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # catches: _flush pairing any text with the last term seen (or instead of and): the paragraph after the list
+    # becomes "Quillmoor moorings: Harbour pilot boarding starts ..."
+    patch_reading(U._Units, "_flush", 'if self._kind == "desc" and self._term is not None:',
+                  'if self._kind == "desc" or self._term is not None:', monkeypatch)
+    assert failing_rows(evidence_html, "HTML", HTML_PAGE, monkeypatch) == {TERM_AFTER_LIST}

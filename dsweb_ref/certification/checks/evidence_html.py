@@ -309,6 +309,10 @@ HTML = (
          {"fact": FACT, "absent": ("Hollowmere",)}),
     Case("unlabelled-row", "a table row whose first cell (its label) is empty under a header row crashing the "
          "page's reading, so its fact never reaches the evidence", {"fact": FACT}),
+    # From the seed-5 mutation draw: a definition list's last term left standing after the list.
+    Case("term-after-list", "a definition list's term kept once the list has ended: the paragraph after it read "
+         "as that term's description, the unrelated term (Quillmoor moorings) put before the matching text",
+         {"fact": FACT, "absent": ("Quillmoor",)}),
 )  # fmt: skip
 # Each row's page, by the row's name.
 PAGES = {
@@ -338,6 +342,8 @@ PAGES = {
     "unlabelled-row": _page("Harbour pilot boarding", _article(
         OPENING, "<table><thead><tr><th>Tide</th><th>Height</th></tr></thead><tr><td>Bar</td><td>4.2 m</td></tr>"
         "<tr><td></td><td>4.6 m at springs</td></tr></table>", MATCH)),
+    "term-after-list": _page("Harbour pilot boarding", _article(
+        OPENING, "<dl><dt>Quillmoor moorings</dt><dd>Closed for dredging until spring.</dd></dl>", MATCH)),
 }
 
 
