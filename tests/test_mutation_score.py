@@ -216,9 +216,10 @@ def test_the_certification_killer_judges_with_an_unmutated_oracle(monkeypatch: p
 
     assert outcomes.leak is _leaks.leak and not [p for p in pinned if ".outcomes." in p or "._leaks." in p]
     assert not [v for v in vars(_leaks).values() if getattr(v, "__module__", "").startswith("dsweb_ref._secrets")]
-    assert scenarios.round_robin.__module__ == _oracle.round_robin.__module__ == "dsweb_ref.certification.seed_merge"
+    restated = "dsweb_ref.certification.seed_merge"
+    assert scenarios.merge_by_seed.__module__ == _oracle.merge_by_seed.__module__ == restated
     results = [SearchResult(sources=(Source("https://a.test/"),), content="x"), SearchResult(truncated=True)]
-    assert scenarios.round_robin(["p", "q"], results, 1) == merge_results(["p", "q"], results, 1)
+    assert scenarios.merge_by_seed(["p", "q"], results, 1) == merge_results(["p", "q"], results, 1)
 
 
 def test_the_certification_killer_empties_the_reference_s_caches_before_each_check() -> None:

@@ -4,9 +4,9 @@ A :class:`Scenario` is one ``web_search`` call over the emulator's conformance s
 ``queries`` argument (exact duplicates included), per distinct query its scripted answer (a seam
 result or a failure), the order in which answers complete, and the two caps. :func:`generate`
 draws them from a seed, so a failure is replayed by its seed; :func:`expect` is the oracle: the
-merge restated from seed 000 (:func:`~dsweb_ref.certification.seed_merge.round_robin`) for several distinct queries, the
-provider's result unchanged for one, and the first failure in completion order when any fails
-(seed 000). :func:`compare` says how an answer differs from the oracle, judging only what seed 000
+merge restated from seed 000 (:func:`~dsweb_ref.certification.seed_merge.merge_by_seed`) for several
+distinct queries, the provider's result unchanged for one, and the first failure in completion order when
+any fails (seed 000). :func:`compare` says how an answer differs from the oracle, judging only what seed 000
 decides; :func:`shrink_candidates` lists smaller scenarios for the check to try.
 """
 
@@ -19,7 +19,7 @@ from typing import Any
 
 from .._types import SearchResult, Source
 from ..emulator.scripted import Failure, Script
-from .seed_merge import round_robin
+from .seed_merge import merge_by_seed
 
 __all__ = [
     "FAILURE_CODES", "Expected", "Scenario", "answer_labels", "compare", "expect", "generate", "shown_at",
@@ -163,7 +163,7 @@ def expect(s: Scenario) -> Expected:
     results = [_seam(a) for a in answers.values() if not isinstance(a, Failure)]
     if len(results) == 1:
         return Expected(value=results[0].to_json(), single=True)
-    merged = round_robin(s.distinct, results, s.cap)
+    merged = merge_by_seed(s.distinct, results, s.cap)
     folded = _merge_folded(s.distinct, results, s.cap)
     labelled = tuple((q, r.content) for q, r in zip(s.distinct, results, strict=True) if r.content)
     return Expected(value=merged.to_json(), labelled=labelled, folded=None if folded == merged else folded.to_json())
@@ -182,7 +182,7 @@ def url_key(url: str) -> str:
 
 def _merge_folded(queries: Sequence[str], results: Sequence[SearchResult], cap: int) -> SearchResult:
     """The merge with URLs keyed by :func:`url_key`: each source kept as its first occurrence spells it."""
-    return round_robin(queries, results, cap, key=url_key)
+    return merge_by_seed(queries, results, cap, key=url_key)
 
 
 def _fields(sources: object) -> list[tuple[object, ...]] | None:

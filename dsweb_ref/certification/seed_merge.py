@@ -3,8 +3,9 @@
 An expected value computed by the code under test moves with it: a wrong merge made in the reference (a mutant,
 or an in-place reading a hunt tries) agreed with itself, and an outside hunt saw three such merges certified.
 Seed 000: rank r of every query, in query order, before rank r+1; a URL kept once, as its first occurrence;
-the combined sources capped at searchMaxResults, ``truncated`` when the cap dropped a source or any query's
-own result was truncated; each provider answer under a ``### <query>`` label."""
+the combined sources capped at searchMaxResults; each provider answer labelled with its query. As the checks
+read the rest: ``truncated`` when the cap dropped a source or any query's own result was truncated, and the
+label a ``### <query>`` line."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from itertools import zip_longest
 
 from .._types import SearchResult, Source
 
-__all__ = ["round_robin"]
+__all__ = ["merge_by_seed"]
 
 
 def _printable(query: str) -> str:
@@ -21,7 +22,7 @@ def _printable(query: str) -> str:
     return "".join("\ufffd" if "\ud800" <= ch <= "\udfff" else ch for ch in query)
 
 
-def round_robin(
+def merge_by_seed(
     queries: Sequence[str], results: Sequence[SearchResult], cap: int, key: Callable[[str], str] = str
 ) -> SearchResult:
     """``queries``' ``results`` merged; two URLs with one ``key`` are one URL (the first spelling kept)."""

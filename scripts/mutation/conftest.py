@@ -6,7 +6,7 @@ executable. A mutant stands for a wrong
 *implementation*, not a wrong specification, so every such function a check module (or the scenario
 oracle) imported from a mutated module (``_MUTATED``) is replaced by the same function loaded from the
 unmutated source (``DSWEB_PRISTINE_ROOT``, set by ``scripts/mutation_score.py``). Without this, a
-mutant of the merge would change the expected value along with the actual one and always survive.
+mutant of a mapping would change the expected value along with the actual one and always survive.
 
 Every module-level cache of the mutated scope is emptied before each check: mutmut links a mutant to the
 checks that ran its function, and a cached function runs only for the first check that calls it (the

@@ -32,7 +32,8 @@ def test_the_reference_passes_the_new_rows(monkeypatch: pytest.MonkeyPatch) -> N
 
 
 def test_max_uses_lowered_to_the_result_bound_fails_exactly_its_row(monkeypatch: pytest.MonkeyPatch) -> None:
-    # catches: max_uses sent as min(maxUses, searchMaxResults) (seed 000: the two are independently configurable)
+    # catches: max_uses sent as min(maxUses, searchMaxResults) (seed 000: "searchMaxResults bounds only the combined
+    # sources returned to the caller")
     patch_reading(SEARCH, "search", '"max_uses": conf.max_uses}',
                   '"max_uses": min(conf.max_uses, request.max_results or conf.max_uses)}', monkeypatch)
     fails_exactly(search, "MESSAGES_WIRE", WIRE, CAP_BELOW_MAX_USES, monkeypatch)

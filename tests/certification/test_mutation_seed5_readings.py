@@ -40,7 +40,7 @@ TABLES = {t: getattr(evidence_html, t) for t in ("HTML", "ERROR_STATUS", "PRIVAT
 
 
 def _html_only(table: str, names: tuple[str, ...], monkeypatch: pytest.MonkeyPatch) -> None:
-    """evidence.html_page runs four tables; only ``names`` of ``table`` are kept, the others emptied."""
+    """evidence.html_page runs five tables; only ``names`` of ``table`` are kept, the others emptied."""
     for other in TABLES:
         if other != table:
             monkeypatch.setattr(evidence_html, other, ())
@@ -131,7 +131,7 @@ def test_a_definition_term_kept_past_its_list_fails_exactly_the_term_after_list_
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # catches: _flush pairing any text with the last term seen (or instead of and): the paragraph after the list
-    # becomes "Quillmoor moorings: Harbour pilot boarding starts ..."
+    # becomes "Fernhollow moorings: Harbour pilot boarding starts ..."
     patch_reading(U._Units, "_flush", 'if self._kind == "desc" and self._term is not None:',
                   'if self._kind == "desc" or self._term is not None:', monkeypatch)
     assert failing_rows(evidence_html, "HTML", HTML_PAGE, monkeypatch) == {TERM_AFTER_LIST}

@@ -14,7 +14,7 @@ import pytest
 
 from dsweb_ref._types import SearchResult, Source
 from dsweb_ref.certification import scenarios
-from dsweb_ref.certification.seed_merge import round_robin
+from dsweb_ref.certification.seed_merge import merge_by_seed
 from dsweb_ref.certification.targets import reference_target
 from dsweb_ref.tools import _merge
 
@@ -28,12 +28,12 @@ MERGE_CHECKS = ["search.merge.round_robin", "search.merge.dedup", "search.merge.
 def test_the_restated_merge_agrees_with_the_reference_on_generated_scenarios(seed: int) -> None:
     for s in scenarios.generate(seed, 40, failing=False):
         results = [scenarios._seam(a) for _, a in s.answers]
-        assert round_robin(s.distinct, results, s.cap) == _merge.merge_results(s.distinct, results, s.cap), s
+        assert merge_by_seed(s.distinct, results, s.cap) == _merge.merge_results(s.distinct, results, s.cap), s
 
 
 def test_a_url_keyed_merge_keeps_the_first_spelling() -> None:
     first, second = Source(url="HTTPS://A.example.test/p"), Source(url="https://a.example.test/p")
-    merged = round_robin(["a", "b"], [SearchResult((first,)), SearchResult((second,))], 8, key=scenarios.url_key)
+    merged = merge_by_seed(["a", "b"], [SearchResult((first,)), SearchResult((second,))], 8, key=scenarios.url_key)
     assert merged.sources == (first,) and not merged.truncated
 
 

@@ -1,6 +1,7 @@
 """Expected values computed from what the emulator actually answered, so merge checks do not depend
 on corpus details: per-query answers are read back from the request log and merged by seed 000's
-merge restated apart from the reference (:func:`~dsweb_ref.certification.seed_merge.round_robin`). The mapping of
+merge restated apart from the reference (:func:`~dsweb_ref.certification.seed_merge.merge_by_seed`). The
+mapping of
 a provider body to sources is still the reference's (``map_results``, ``map_sources``)."""
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from ..._types import SearchResult
 from ...emulator import RequestRecord
 from ...providers.deepseek_official import map_sources
 from ...providers.deepseek_search_api import map_results
-from ..seed_merge import round_robin
+from ..seed_merge import merge_by_seed
 from ._base import CheckFailed
 
 __all__ = ["expected_merge", "observed", "query_match", "query_of", "source_tuples", "source_urls"]
@@ -93,7 +94,7 @@ def expected_merge(records: Sequence[RequestRecord], queries: Sequence[str], cap
         raise CheckFailed(f"no successful upstream request seen for queries {missing}")
     if len(distinct) == 1:
         return answers[distinct[0]]
-    return round_robin(distinct, [answers[q] for q in distinct], cap)
+    return merge_by_seed(distinct, [answers[q] for q in distinct], cap)
 
 
 def source_tuples(result: SearchResult) -> list[tuple[Any, ...]]:

@@ -351,11 +351,11 @@ _ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
 _UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
 
-def same_resource(url: str) -> str:
-    """``url`` as RFC 3986 6.2.2 normalises it without changing the resource it names: scheme and host in lower
-    case, the fragment (never sent to the server) dropped, escapes of unreserved characters decoded (%7E is ~) and
-    the others' hex digits in upper case (%2f is %2F). An escaped reserved character (%2F, %26) stays escaped:
-    decoding it names another resource."""
+def resource_key(url: str) -> str:
+    """``url`` keyed as RFC 3986 6.2.2.1-6.2.2.2 normalise it without changing the resource it names: scheme and
+    host in lower case, escapes of unreserved characters decoded (%7E is ~) and the others' hex digits in upper
+    case (%2f is %2F); the fragment, never sent to the server, dropped. An escaped reserved character (%2F, %26)
+    stays escaped: decoding it names another resource. (Dot segments are not removed.)"""
 
     def escape(match: re.Match[str]) -> str:
         char = chr(int(match.group(1), 16))
@@ -398,7 +398,7 @@ async def lines_cite_results(ctx: CheckContext) -> None:
         for query, url in zip(case["queries"], case.params.get("exact", ()), strict=False):
             group = next((g for g in value.get("queries", []) if isinstance(g, dict) and g.get("query") == query), {})
             cited = [e.get("url") for e in group.get("evidence", []) if isinstance(e, dict)]
-            require(same_resource(url) in {same_resource(c) for c in cited if isinstance(c, str)},
+            require(resource_key(url) in {resource_key(c) for c in cited if isinstance(c, str)},
                     f"{case.name}: query {query!r} does not cite its result {url} as returned",
                     catches=case.catches, cited=cited)  # fmt: skip
 
@@ -418,9 +418,9 @@ async def _cites(ctx: CheckContext, case: Case) -> dict[str, Any]:
         for e in g.get("evidence", [])
         if isinstance(e, dict)
     ]
-    returned = {same_resource(url) for url in returned}  # compared as RFC 3986 6.2.2 compares URLs
+    returned = {resource_key(url) for url in returned}  # compared as RFC 3986 6.2.2 compares URLs
     for _passage, url in items:
-        require(same_resource(url) in returned, f"{case.name}: value cites {url!r}, which no search returned",
+        require(resource_key(url) in returned, f"{case.name}: value cites {url!r}, which no search returned",
                 catches=case.catches)
     # The value's sources are the links code appends to the answer: exactly those that gave evidence.
     listed = {str(s.get("url")) for s in value.get("sources", []) if isinstance(s, dict)}
@@ -444,7 +444,7 @@ async def _cites(ctx: CheckContext, case: Case) -> dict[str, Any]:
         require(text.count(url) >= shown, f"{case.name}: {shown} evidence lines from {url[:120]} but the URL is "
                 f"shown {text.count(url)} time(s): not every line carries it", catches=case.catches)
     for shown in _URL.findall(text):
-        require(same_resource(shown.rstrip(".,;:")) in returned, f"{case.name}: the text cites {shown[:200]}, which "
+        require(resource_key(shown.rstrip(".,;:")) in returned, f"{case.name}: the text cites {shown[:200]}, which "
                 "no search returned", catches=case.catches)
     return value
 
@@ -964,8 +964,8 @@ def _spread(ctx: CheckContext, topics: tuple[str, ...], rows: Sequence[Case]) ->
 )
 async def unsafe_dropped(ctx: CheckContext) -> None:
     # The reference reads 8 results per query, so the rows are spread over queries of 8 (a tool reading
-    # fewer leaves some unseen, which fails nothing); the malformed ones in a second call, the internal names
-    # and wrapped literals in a third.
+    # fewer leaves some unseen, which fails nothing); the malformed ones, and the internal names with the wrapped
+    # literals, in calls of their own.
     queries = _spread(ctx, ("mooring", "pilot"), [*UNSAFE, SAFE_ROW])
     queries += _spread(ctx, ("dock",), NON_PUBLIC)  # four queries in all with ``only``: seed 002's cap
     only = ONLY_UNSAFE["query"]  # every result unsafe: no evidence, so the text must say [needs_retry]
@@ -985,13 +985,13 @@ async def unsafe_dropped(ctx: CheckContext) -> None:
     cited = _cited(outcome, value) | _cited(named_outcome, named_value)
     # compared as one host: a fetch of the name without its final dot, or in other letter case, reaches it as well
     # (each row's URL is one of its own that way: a test keeps them apart)
-    fetched_hosts = {_one_host(u) for u in fetched if isinstance(u, str)}
-    cited_hosts = {_one_host(u) for u in cited if isinstance(u, str)}
+    fetched_keys = {_host_folded(u) for u in fetched if isinstance(u, str)}
+    cited_keys = {_host_folded(u) for u in cited if isinstance(u, str)}
     for case in (*UNSAFE, *NON_PUBLIC, *INTERNAL_NAMES, *WRAPPED):
         url = case["url"]
-        require(_one_host(url) not in fetched_hosts, f"{case.name}: {url} was sent to the Fetch API",
+        require(_host_folded(url) not in fetched_keys, f"{case.name}: {url} was sent to the Fetch API",
                 catches=case.catches)
-        require(_one_host(url) not in cited_hosts, f"{case.name}: {url} is cited as evidence", catches=case.catches)
+        require(_host_folded(url) not in cited_keys, f"{case.name}: {url} is cited as evidence", catches=case.catches)
     for url in ONLY_UNSAFE["urls"]:
         require(url not in fetched | cited, f"only-unsafe: {url} was fetched or cited")
     require("[needs_retry]" in (outcome.text or ""), "only-unsafe: a query whose every result was unsafe got no "
@@ -1001,9 +1001,9 @@ async def unsafe_dropped(ctx: CheckContext) -> None:
         await _validated_first(ctx, case)
 
 
-def _one_host(url: str) -> str:
-    """``url`` as :func:`same_resource` spells it, its host's final dot dropped (the absolute form of one name)."""
-    key = same_resource(url)
+def _host_folded(url: str) -> str:
+    """``url`` as :func:`resource_key` spells it, its host's final dot dropped (the absolute form of one name)."""
+    key = resource_key(url)
     scheme, sep, rest = key.partition("://")
     cut = min((i for i in map(rest.find, "/?#") if i >= 0), default=len(rest))
     user, at, host = rest[:cut].rpartition("@")

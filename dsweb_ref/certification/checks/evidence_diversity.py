@@ -26,10 +26,10 @@ enforces only:
 The Fetch API knows none of the other rows' pages (it answers 404), so their evidence can come only from
 snippets, which seed 002 allows, not requires, as the fallback ("by policy"); what is judged is which
 results the call picked. The scripted Search API answers honour each request's ``count`` (seed 001), and
-the crowded rows' shorter answers keep their other sites, so a target reading fewer results a query is
-judged on what it asked for. Those rows have four queries, so three results a query offer more pages than a
-page bound of eight reads; where a target used every result it asked for, the row notes that the share was
-not judged.
+the crowded rows' shorter answers keep two of the crowd and then other sites, so a target reading fewer
+results a query is judged on what it asked for. Those rows have four queries, so three results a query
+offer more pages than a page bound of eight reads; where a target used every result it asked for, the row
+notes that the share was not judged.
 """
 
 from __future__ import annotations
@@ -175,8 +175,9 @@ _NAMED = {
 
 def kept_last(rows: Sequence[Row], kept: int) -> Listing:
     """The engine's answer to a request for ``count`` results: the first ``count``, but a shorter answer keeps
-    the last ``kept`` rows (the results on sites other than the crowded one) and leaves out the crowd's weakest
-    instead, so a target asking for fewer results still sees the sites whose share the row judges."""
+    up to ``kept`` of the last rows (the results on sites other than the crowded one), after two of the crowd
+    where it has room for both and one other, and leaves out the crowd's weakest instead, so a target asking
+    for fewer results still sees the sites whose share the row judges."""
 
     def listing(count: int) -> Sequence[Row]:
         if count >= len(rows) or not kept:
@@ -193,9 +194,10 @@ _QUAY = ("quay opening hours", "quay fish market", "quay boat repairs", "quay ni
 
 
 def _crowded(crowd: Sequence[str], others: Sequence[Sequence[str]]) -> dict[str, list[Row]]:
-    """A query a list of ``others``, each led by ``crowd``'s hosts, turned two places further on for each query:
-    four queries of three results (two of the crowd's hosts and one other site) offer twelve pages, more than
-    a page bound of eight reads, and a reading that counts the crowd's hosts apart finds two new ones a query."""
+    """Four queries, each answered by ``crowd``'s hosts (turned two places further on for each query) and then
+    its own ``others``: at three results a query (two of the crowd's hosts and one other site) they offer twelve
+    pages, more than a page bound of eight reads, and a reading that counts the crowd's hosts apart finds new
+    ones for every query but the last (six hosts: the fourth query's two are the first's)."""
     pairs = enumerate(zip(_QUAY, others, strict=True))
     return {t: _spread(t, [*crowd[2 * i :], *crowd[: 2 * i]], o) for i, (t, o) in pairs}
 

@@ -311,8 +311,8 @@ HTML = (
          "page's reading, so its fact never reaches the evidence", {"fact": FACT}),
     # From the seed-5 mutation draw: a definition list's last term left standing after the list.
     Case("term-after-list", "a definition list's term kept once the list has ended: the paragraph after it read "
-         "as that term's description, the unrelated term (Quillmoor moorings) put before the matching text",
-         {"fact": FACT, "absent": ("Quillmoor",)}),
+         "as that term's description, the unrelated term (Fernhollow moorings) put before the matching text",
+         {"fact": FACT, "absent": ("Fernhollow",)}),
 )  # fmt: skip
 # Each row's page, by the row's name.
 PAGES = {
@@ -343,7 +343,7 @@ PAGES = {
         OPENING, "<table><thead><tr><th>Tide</th><th>Height</th></tr></thead><tr><td>Bar</td><td>4.2 m</td></tr>"
         "<tr><td></td><td>4.6 m at springs</td></tr></table>", MATCH)),
     "term-after-list": _page("Harbour pilot boarding", _article(
-        OPENING, "<dl><dt>Quillmoor moorings</dt><dd>Closed for dredging until spring.</dd></dl>", MATCH)),
+        OPENING, "<dl><dt>Fernhollow moorings</dt><dd>Closed for dredging until spring.</dd></dl>", MATCH)),
 }
 
 

@@ -143,9 +143,9 @@ MESSAGES_WIRE = (
     "searchMaxQueries × maxUses native searches' (seed 000), so every request of a batch carries max_uses as "
     "configured. Seed 001 names Search API mode as the one that 'also sends up to 128 characters of the user's "
     "prompt to the search service ... unless sendOriginalQuestion is off': with it off, no Messages request "
-    "carries the prompt (with it on, whether a Messages request carries it is left open). searchMaxQueries and "
-    "maxUses 'are independently configurable' and 'searchMaxResults bounds only the combined sources returned "
-    "to the caller' (seed 000): max_uses is sent as configured under a searchMaxResults below it. 'The service "
+    "carries the prompt (with it on, whether a Messages request carries it is left open). 'searchMaxResults "
+    "bounds only the combined sources returned to the caller' (seed 000): max_uses is sent as configured under a "
+    "searchMaxResults below it. 'The service "
     "enforces the 1–128 Unicode-character query constraint' is said of Direct Search (seed 001), and 'Messages "
     "remains the default ... so existing users keep working search': a Messages query over 128 characters is "
     "searched, carried whole in the prompt, and its sources returned.",
