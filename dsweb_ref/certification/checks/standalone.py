@@ -408,6 +408,17 @@ async def request_isolated(ctx: CheckContext) -> None:
 LONG_URLS = [f"https://l{i}.example.test/" + "p" * 2_000 for i in range(8)]
 THAI_URLS = [f"https://th{i}.example.test/news/gold-price" for i in range(8)]
 THAI_TITLE = ("ราคาทองคำวันนี้" * 44)[:650]  # 650 characters of 3 UTF-8 bytes: under the 2 048 the reference keeps
+EDGE_SOURCES = [(f"https://edge{i}.example.test/report", f"Title {i} " + "t" * 1_450) for i in range(8)]
+
+
+def _edge_summary() -> str:
+    """The ASCII summary that makes EDGE_SOURCES' compact JSON result exactly one byte over the bound."""
+    sources = [{"title": t, "url": u} for u, t in EDGE_SOURCES]
+    empty = json.dumps({"summary": "", "sources": sources}, ensure_ascii=False, separators=(",", ":"))
+    return "x" * (MAX_RESULT_BYTES + 1 - len(empty.encode("utf-8")))
+
+
+EDGE_SUMMARY = _edge_summary()  # 11 871 bytes: under the reference's own 12 000-byte summary bound
 BOUND_CASES = (
     Case("huge-messages-summary", "no bound on the encoded result (Messages answer of 60 000 characters)",
          {"protocol": "messages", "fault": HugeSummary(60_000)}),
@@ -451,6 +462,16 @@ BOUND_CASES = (
          {"protocol": "messages", "fault": Malformed(body=_messages_body(
              [_result_block([_item(u, THAI_TITLE) for u in THAI_URLS]),
               {"type": "text", "text": "搜" * 12_000}]))}),
+    # From an outside hunt (K): a bound off by one (<= 24 001) passed every row above, none of whose results
+    # lands on 24 001 bytes. Seed 003: "编码后的结果最多 24000 字节" (the encoded result is at most 24 000 bytes).
+    # Here the whole summary and sources encode (compact, as the reference does) to exactly 24 001 bytes; only the
+    # size is required: how a target gets under it (summary, titles or sources cut) and its truncated are left to
+    # the rows above.
+    Case("result-of-24001-bytes", "the bound off by one (a result of 24 001 bytes let through: <= 24 001, or < "
+         "24 002, where seed 003 says at most 24 000)",
+         {"protocol": "messages", "size_only": True, "fault": Malformed(body=_messages_body(
+             [_result_block([_item(u, t) for u, t in EDGE_SOURCES]),
+              {"type": "text", "text": EDGE_SUMMARY}]))}),
     # The same answers asked for as a stream (configure standalone_stream; a target may answer plainly).
     Case("huge-messages-summary-streamed", "losing a streamed answer's text deltas (a text block read from its "
          "content_block_start alone), so the huge summary is never cut",
@@ -504,6 +525,8 @@ async def result_bounded(ctx: CheckContext) -> None:
         # From an outside hunt: bytes cut inside a character and decoded with replacement (no answer here has one)
         require("\ufffd" not in str(value.get("summary", "")), f"[{case.name}] the summary holds U+FFFD: a character "
                 "was cut inside its bytes and replaced", catches=case.catches)
+        if case.params.get("size_only"):
+            continue
         kept_alone = case.params.get("if_kept")
         if kept_alone is not None:
             if len(value["sources"]) < len(LONG_URLS) and await _keeps_url(ctx, kept_alone):
