@@ -62,7 +62,8 @@ def test_a_bound_on_the_summary_alone_fails_exactly_the_long_sources_rows(monkey
     monkeypatch.setattr(standalone_search, "encode_result", _summary_only_bound)
     assert _failing("standalone.result.bounded", monkeypatch) == {"eight-long-sources",
                                                                    "eight-long-sources-short-summary",
-                                                                   "cjk-summary-thai-titles"}
+                                                                   "cjk-summary-thai-titles",
+                                                                   "result-of-24001-bytes"}
 
 
 def test_http_read_as_a_prefix_fails_exactly_the_look_alike_schemes_row(monkeypatch: pytest.MonkeyPatch) -> None:
