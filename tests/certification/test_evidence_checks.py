@@ -532,7 +532,8 @@ ROW_READINGS: dict[str, tuple[Any, str, str, str, str, str | tuple[str, ...]]] =
                                   'endswith(("!", ".", "?")):\n            labels[i] = "P"',
                                   "evidence.passages", "thai-full-stop"),
     "line-break-in-a-cell-not-text": (_evidence_units._Units, "handle_starttag", 'self._cell.append(" ")',
-                                      "self._cell.append(None)", "evidence.html_page", "cell-line-break"),
+                                      "self._cell.append(None)", "evidence.html_page",
+                                      ("cell-line-break", "cell-line-break-inside-fact")),  # both pages crash
     # From an outside hunt: sentences cut only where a space follows the full stop, so a Chinese paragraph (。 with
     # nothing after it) stays one unit and its last sentence's fact is cut off.
     "cjk-sentences-uncut": (_evidence_units, "sentences",
