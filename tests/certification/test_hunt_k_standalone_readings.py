@@ -12,6 +12,7 @@ from dsweb_ref.certification.checks import standalone
 from dsweb_ref.tools import standalone_search
 
 from ._readings import failing_rows, patch_reading
+from .test_hunt_j_standalone_readings import _sources_first
 
 BOUNDED, TABLE = "standalone.result.bounded", "BOUND_CASES"
 EDGE = "result-of-24001-bytes"
@@ -48,18 +49,6 @@ def test_a_summary_cut_to_24001_bytes_fails_the_row_too(monkeypatch: pytest.Monk
     patch_reading(standalone_search, "encode_result", PREFIX,
                   "if len(_encode(summary[:middle], kept, True)) < limit + 2:", monkeypatch)
     assert failing_rows(standalone, TABLE, BOUNDED, monkeypatch) == {"eight-long-sources", EDGE}
-
-
-REFERENCE_ENCODE = standalone_search.encode_result
-
-
-def _sources_first(summary: str, sources: list[dict[str, str]], truncated: bool = False,
-                   limit: int = standalone_search.MAX_RESULT_BYTES) -> str:
-    """Sources dropped from the end while the summary is whole and the result over the bound, then the summary cut."""
-    kept = list(sources)
-    while kept and len(standalone_search._encode(summary, kept, True)) > limit:
-        kept.pop()
-    return REFERENCE_ENCODE(summary, kept, truncated or len(kept) < len(sources), limit)
 
 
 @pytest.mark.parametrize("variant", ["sources dropped first", "a stricter bound", "titles cut to 300 bytes",

@@ -17,7 +17,9 @@ from ...providers.deepseek_search_api import map_results
 from ..seed_merge import merge_by_seed
 from ._base import CheckFailed
 
-__all__ = ["expected_merge", "observed", "query_match", "query_of", "source_tuples", "source_urls"]
+__all__ = [
+    "expected_merge", "observed", "offered_urls", "query_match", "query_of", "source_tuples", "source_urls",
+]
 
 
 def _messages_text(body: Any) -> str:
@@ -82,6 +84,23 @@ def observed(
         cut = cap is not None and len(sources) > cap
         out[query] = SearchResult(sources=sources[:cap] if cut else sources, truncated=cut)
     return out
+
+
+def offered_urls(records: Sequence[RequestRecord], queries: Sequence[str]) -> dict[str, set[str]]:
+    """The result URLs the Search API answered each of ``queries`` with (what the target asked for)."""
+    offered: dict[str, set[str]] = {}
+    for record in records:
+        query = query_of(record, queries)
+        if record.status != 200 or query is None:
+            continue
+        try:
+            data = json.loads(record.response_body)
+        except ValueError:
+            continue
+        results = data.get("results", []) if isinstance(data, dict) else []
+        urls = {r["url"] for r in results if isinstance(r, dict) and isinstance(r.get("url"), str)}
+        offered.setdefault(query, set()).update(urls)
+    return offered
 
 
 def expected_merge(records: Sequence[RequestRecord], queries: Sequence[str], cap: int) -> SearchResult:

@@ -715,7 +715,8 @@ def _same(a: str, b: str) -> bool:
 
 DUES_URL = "https://harbour-dues.example.org/zzqx"
 DUES_FACT = "Zzqx harbour dues rise to 40 baht per tonne in 2031, the port authority says."
-# batch-needs-retry: the batch's other query finds this (so the call as a whole found evidence).
+# batch-needs-retry: the batch's other query finds this (so the call as a whole found evidence); after-evidence:
+# the call between the two asks finds it.
 ROSTER_URL = "https://pilot-roster.example.org/week"
 ROSTER_FACT = "The harbour pilot roster for this week lists four pilots on the night watch."
 

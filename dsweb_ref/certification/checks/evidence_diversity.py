@@ -35,7 +35,6 @@ notes that the share was not judged.
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -43,7 +42,7 @@ from urllib.parse import urlsplit
 from ...emulator import Status
 from ..cases import Case
 from ._base import CheckContext, check, expect_error, expect_success, require
-from ._oracle import query_match, query_of
+from ._oracle import offered_urls, query_match
 from ._script import Listing, Row, first, row, script_listing
 from .evidence import REQUIRES, _evidence, serve_page
 
@@ -392,7 +391,8 @@ async def diversity(ctx: CheckContext) -> None:
         counts = _per_site(used)
         top, most = max(counts.items(), key=lambda kv: kv[1], default=("", 0))
         floors = _floors(results, [u for u in used if site(u) == top])
-        answered = _answered(ctx, list(results))
+        asked = offered_urls(ctx.records("search"), list(results))
+        answered = {_same_page(u) for urls in asked.values() for u in urls}
         left = sorted({site(u) for u in answered} - set(counts))
         if case.params.get("kept_last") and answered and answered <= {_same_page(u) for u in used}:  # a crowded row
             # every result the target asked for was used: no pick can crowd a domain while another goes unused, so
@@ -416,22 +416,6 @@ def _script_case(ctx: CheckContext, case: Case, results: dict[str, list[Row]]) -
     kept = int(case.params.get("kept_last", 0))
     for query, rows in results.items():
         script_listing(ctx, query, kept_last(rows, kept) if kept else first(rows))
-
-
-def _answered(ctx: CheckContext, queries: Sequence[str]) -> set[str]:
-    """The result URLs the Search API answered the call's queries with (what the target asked for)."""
-    urls = set()
-    for record in ctx.records("search"):
-        if record.status != 200 or query_of(record, queries) is None:
-            continue
-        try:
-            data = json.loads(record.response_body)
-        except ValueError:
-            continue
-        for result in data.get("results", []) if isinstance(data, dict) else []:
-            if isinstance(result, dict) and isinstance(result.get("url"), str):
-                urls.add(_same_page(result["url"]))
-    return urls
 
 
 def _floors(results: dict[str, list[Row]], pages: Sequence[str]) -> int:

@@ -28,13 +28,12 @@ the checks accept any of them and enforce only:
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
 from ..cases import Case
 from ._base import CheckContext, check, expect_success, require
-from ._oracle import query_of
+from ._oracle import offered_urls
 from ._script import Listing, Row, row, script, script_listing
 from .evidence import REQUIRES, _evidence, serve_page
 
@@ -602,7 +601,7 @@ async def own_ranking(ctx: CheckContext) -> None:
         await ctx.settle()
         fetched = {r.json.get("url") for r in ctx.records("fetch") if isinstance(r.json, dict)}
         cited = {url for url, _ in _cited(value)}
-        offered = _offered(ctx, queries)
+        offered = offered_urls(ctx.records("search"), queries)
         if offered and all(urls and urls <= fetched for urls in offered.values()):
             # every result the target was offered was read: no order can leave the relevant one unread, so the
             # row cannot show the ranking it exists for (its few results a query are the target's choice)
@@ -613,20 +612,3 @@ async def own_ranking(ctx: CheckContext) -> None:
                     catches=case.catches, fetched=sorted(str(u) for u in fetched))  # fmt: skip
             require(url in cited, f"{case.name}: the relevant result for {query!r} ({url}) is not cited",
                     catches=case.catches)  # fmt: skip
-
-
-def _offered(ctx: CheckContext, queries: Sequence[str]) -> dict[str, set[str]]:
-    """The result URLs the Search API answered each of ``queries`` with (what the target asked for)."""
-    offered: dict[str, set[str]] = {}
-    for record in ctx.records("search"):
-        query = query_of(record, queries)
-        if record.status != 200 or query is None:
-            continue
-        try:
-            data = json.loads(record.response_body)
-        except ValueError:
-            continue
-        results = data.get("results", []) if isinstance(data, dict) else []
-        urls = {r["url"] for r in results if isinstance(r, dict) and isinstance(r.get("url"), str)}
-        offered.setdefault(query, set()).update(urls)
-    return offered
