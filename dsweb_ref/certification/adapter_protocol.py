@@ -81,6 +81,9 @@ Methods
     - ``summary-budget`` - Search API summaries shown to the model under the ``configure`` budgets (seed 001)
     - ``quality-metadata`` - each Search API source keeps ``summary``, ``site_name``, ``rerank_score`` and
       ``authority`` in its ``metadata`` exactly as served, with no cutoff (seed 001)
+    - ``account-route`` - with ``configure`` ``auth: "account"``, every DeepSeek request (Search, Fetch,
+      Messages) carries ``account_token`` where it would carry ``api_key``; with ``"api_key"``, the key
+      (seed 001: a Session on the DeepSeek account route sends its account token instead)
 
 ``configure`` -> ``{}``
     Sent before each check (repeatedly; each replaces the previous configuration). Params::
@@ -90,6 +93,8 @@ Methods
           "tools_base": "http://127.0.0.1:PORT/v1/tools",         # POST {tools_base}/search, /fetch
           "api_key": "...",                # an emulator test key: send as Authorization: Bearer
           "provider": "messages" | "api" | "scripted",  # "api" = the new Web Search API switch: Search+Fetch APIs
+          "auth": "api_key" | "account",   # account-route: "account" sends account_token instead of api_key
+          "account_token": "",             # account-route: the emulator's account token ("" when none is given)
           "search_max_queries": 4,         # searchMaxQueries (0 may come: refuse it, never read "no cap")
           "search_max_results": 8,         # searchMaxResults (also the Search API count bound)
           "send_original_question": true,  # sendOriginalQuestion
@@ -283,6 +288,7 @@ it. The report names every profile and why one was not certified.
 - ``seed-001-fetch-api``: ``web_fetch``, ``fetch-api``, ``cancel``
 - ``seed-001-retry``, ``seed-001-pacing``, ``seed-001-localization``, ``seed-001-summary-budget``,
   ``seed-001-quality-metadata`` (opt-in): ``web_search``, ``search-api`` and that capability
+- ``seed-001-account-route`` (opt-in): ``web_search``, ``search-api``, ``account-route``
 - ``seed-002-evidence``: ``web_search``, ``search-api``, ``fetch-api``, ``evidence-search``
 - ``seed-002-evidence-html``: ``web_search``, ``messages-search``, ``ssrf-test-mode``, ``evidence-search``
 - ``ssrf``: ``web_fetch``, ``ssrf-test-mode``
@@ -328,6 +334,7 @@ HELLO_TIMEOUT = 20.0  # seconds from starting the adapter to its hello answer (-
 
 __all__ = [
     "CAPABILITIES",
+    "CAP_ACCOUNT_ROUTE",
     "CAP_CANCEL",
     "CAP_EVIDENCE_SEARCH",
     "CAP_FETCH_API",
@@ -373,6 +380,8 @@ CAP_LOCALIZATION: Final = "localization"
 CAP_SUMMARY_BUDGET: Final = "summary-budget"
 CAP_QUALITY_METADATA: Final = "quality-metadata"
 CAP_TOOL_SCHEMA: Final = "tool-schema"
+# seed 001: a Session on the DeepSeek account route sends its account token instead of the API key
+CAP_ACCOUNT_ROUTE: Final = "account-route"
 CAPABILITIES: Final = (
     CAP_WEB_SEARCH,
     CAP_WEB_FETCH,
@@ -393,6 +402,7 @@ CAPABILITIES: Final = (
     CAP_SUMMARY_BUDGET,
     CAP_QUALITY_METADATA,
     CAP_TOOL_SCHEMA,
+    CAP_ACCOUNT_ROUTE,
 )
 
 

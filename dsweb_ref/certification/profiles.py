@@ -89,6 +89,15 @@ PROFILES: tuple[Profile, ...] = (
         )
     ),
     Profile(
+        "seed-001-account-route",
+        "001",
+        "the DeepSeek account route: its account token sent instead of the API key, to every DeepSeek route",
+        requires=("web_search", "search-api", "account-route"),
+        protocol="api",
+        # a target whose host has no DeepSeek account sessions has no such route: not certifying it is no shortfall
+        opt_in=True,
+    ),
+    Profile(
         "seed-002-evidence",
         "002",
         "the code-only evidence pipeline: no model call, cited lines, local and retry refusals, relevance",

@@ -69,6 +69,7 @@ __all__ = [
     "TargetError",
     "ToolPair",
     "adapter_environment",
+    "reference_environ",
     "reference_settings",
     "reference_target",
     "scheduling_overrides",
@@ -162,6 +163,9 @@ class TargetConfig:
     tools_base: str
     api_key: str
     provider: Literal["messages", "api", "scripted"] = "api"
+    # Seed 001's account route (capability account-route): "account" sends the account token instead of the key.
+    auth: Literal["api_key", "account"] = "api_key"
+    account_token: str = ""  # the emulator's account token; sent only on the account route
     search_max_queries: int = 4
     search_max_results: int = 8
     send_original_question: bool = True
@@ -541,6 +545,7 @@ def reference_settings(config: TargetConfig) -> Settings:
         timeout_s=config.timeout_s,
         new_api=config.provider == "api",
         overrides={
+            "credentials.auth": config.auth,
             "tools.search_max_queries": config.search_max_queries,
             "tools.search_max_results": config.search_max_results,
             "deepseek_api.send_original_question": config.send_original_question,
@@ -557,6 +562,11 @@ def reference_settings(config: TargetConfig) -> Settings:
             **scheduling_overrides(config),
         },
     )
+
+
+def reference_environ(config: TargetConfig) -> dict[str, str]:
+    """The private credential mapping for a ``configure``: the key and, when given, the account token."""
+    return credential_environ(config.api_key, config.account_token or None)
 
 
 def scheduling_overrides(config: TargetConfig) -> dict[str, object]:
@@ -630,7 +640,7 @@ def _build_reference(config: TargetConfig, scripted: httpx.AsyncBaseTransport | 
     http = None
     if network is not None:  # the shipped strict policy; only resolution and the final dial are the suite's
         http = HttpFetchProvider(http_fetch_config(settings), resolver=network.resolver(), dialer=network.dialer())
-    runtime = build_runtime(lambda: settings, environ=credential_environ(config.api_key), http_fetch=http)
+    runtime = build_runtime(lambda: settings, environ=reference_environ(config), http_fetch=http)
     return ToolPair(
         search=runtime.search_tool(),
         fetch=runtime.fetch_tool(),

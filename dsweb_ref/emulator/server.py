@@ -239,6 +239,11 @@ class Emulator:
         held = self._state.credentials  # swapped whole: the server loop reads one set or the other
         self._state.credentials = Credentials.of(held.api_keys | {key}, held.account_tokens)
 
+    def accept_account_token(self, token: str) -> None:
+        """Accept ``token`` as an account token from now on (a check of the account route)."""
+        held = self._state.credentials
+        self._state.credentials = Credentials.of(held.api_keys, held.account_tokens | {token})
+
     def inject(
         self, route: RouteName, fault: Fault, *, times: int | None = 1, when: BodyMatch | None = None
     ) -> FaultRule:

@@ -32,6 +32,10 @@ BREAKS: dict[str, tuple[set[str], str | tuple[str, ...]]] = {
     "no-ori-cut": ({"search.api.ori_question"}, "collapsed prompt"),
     "ori-cut-utf16": ({"search.api.ori_question"}, "astral character at the limit"),
     "count-is-max-results": ({"search.api.count"}, "count below cap"),
+    # seed 001's account route: the token instead of the key, to every DeepSeek route, and only on that route
+    "account-route-ignored": ({"search.api.account_route"}, "the account route, Search API: the search request"),
+    "account-token-preferred": ({"search.api.account_route"}, "the API-key route beside a token"),
+    "account-route-messages-key": ({"search.api.account_route"}, "the account route, Messages search"),
     "batch-count-uncapped": ({"search.api.count"}, "a batch, cap below count"),
     "batch-no-prompt": ({"search.api.ori_question"}, "a batch of two queries"),
     "body-extra-key": ({"search.api.wire"}, "body keys"),

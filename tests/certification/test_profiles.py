@@ -32,7 +32,7 @@ MEMBERS = {
     "e.evidence_html": ("seed-002-evidence-html",),
     "f.guard": ("ssrf",),
     "g.opt_in": ("seed-001-retry", "seed-001-pacing", "seed-001-localization", "seed-001-summary-budget",
-                "seed-001-quality-metadata"),
+                "seed-001-quality-metadata", "seed-001-account-route"),
 }
 
 

@@ -77,6 +77,7 @@ def test_undeclared_capabilities_are_skipped_never_passed_and_withhold_their_pro
         "search.api.base_unavailable",
         "search.api.base_shapes",
         "search.api.metadata",  # quality-metadata is declared, but it needs search-api
+        "search.api.account_route",  # account-route likewise
         *OPT_IN_CHECKS,  # declared, but they need search-api
         *SUMMARY_CHECKS,
         # the seed 002 evidence checks run over the Search and Fetch APIs

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from . import (  # noqa: F401  (registration side effect)
     batch,
+    credentials,
     deployment,
     differential,
     evidence,

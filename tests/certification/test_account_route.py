@@ -1,0 +1,70 @@
+"""search.api.account_route (seed 001: 'A Session on the DeepSeek account route sends its account token
+instead, as Messages search does'): the reference passes every row, and each wrong reading of which
+credential goes where, made in the reference, fails exactly the rows that name it."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from dsweb_ref.certification.checks import credentials
+from dsweb_ref.certification.profiles import find_profile
+from dsweb_ref.providers import _deepseek_http
+from dsweb_ref.providers._deepseek_http import SettingsBoundProvider, resolve_credential
+from dsweb_ref.providers.deepseek_fetch_api import DeepSeekFetchApi
+from dsweb_ref.providers.deepseek_official import DeepSeekMessagesSearch
+from dsweb_ref.settings import Settings
+
+from ._readings import failing_rows, fails_exactly, patch_reading
+
+CHECK = "search.api.account_route"
+SEARCH, FETCH, MESSAGES, KEY_ROUTE = (c.name for c in credentials.CASES)
+
+
+def _key_always(self: SettingsBoundProvider, snapshot: Settings) -> str:
+    """The credential as if the route were the key's, whatever it is."""
+    creds = replace(snapshot.credentials, auth="api_key")
+    return resolve_credential(creds, self._environ if self._environ is not None else {}, self.label)
+
+
+def test_the_rows_are_the_four_named() -> None:
+    assert [c["route"] for c in credentials.CASES] == ["search", "fetch", "messages", "search"]
+    assert [c["auth"] for c in credentials.CASES] == ["account", "account", "account", "api_key"]
+
+
+def test_the_reference_passes_every_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert failing_rows(credentials, "CASES", CHECK, monkeypatch) == set()
+
+
+def test_the_key_sent_whatever_the_route_fails_the_three_account_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: the API key sent whatever the route (a target that never learnt the account route)
+    patch_reading(_deepseek_http, "resolve_credential", "name = creds.env_name", "name = creds.api_key_env",
+                  monkeypatch)
+    assert failing_rows(credentials, "CASES", CHECK, monkeypatch) == {SEARCH, FETCH, MESSAGES}
+
+
+def test_the_fetch_api_given_the_key_fails_exactly_its_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: the account token sent to the Search API only
+    monkeypatch.setattr(DeepSeekFetchApi, "_credential", _key_always)
+    fails_exactly(credentials, "CASES", CHECK, FETCH, monkeypatch)
+
+
+def test_messages_search_given_the_key_fails_exactly_its_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: the account token sent to the new APIs only, Messages search still given the key
+    monkeypatch.setattr(DeepSeekMessagesSearch, "_credential", _key_always)
+    fails_exactly(credentials, "CASES", CHECK, MESSAGES, monkeypatch)
+
+
+def test_the_token_preferred_when_at_hand_fails_exactly_the_key_route_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: the account token sent whenever one is configured, whatever the route
+    patch_reading(_deepseek_http, "resolve_credential", "name = creds.env_name",
+                  "name = creds.account_token_env if environ.get(creds.account_token_env) else creds.env_name",
+                  monkeypatch)
+    fails_exactly(credentials, "CASES", CHECK, KEY_ROUTE, monkeypatch)
+
+
+def test_the_account_route_is_an_opt_in_profile_of_seed_001() -> None:
+    profile = find_profile("seed-001-account-route")
+    assert profile.seed == "001" and profile.opt_in
+    assert "account-route" in profile.requires
