@@ -9,10 +9,14 @@ token by value (both are masked there), and where it travelled.
 
 from __future__ import annotations
 
-from ...emulator import DEFAULT_ACCOUNT_TOKEN
+import json
+
+from ...emulator import DEFAULT_ACCOUNT_TOKEN, Status
 from ...emulator.log import RequestRecord
 from ..cases import SCOPE, Case
-from ._base import CheckContext, check, expect_success, require
+from ..targets import CallOutcome
+from ._base import PROVIDER_ERROR, CheckContext, check, expect_error, expect_success, require
+from ._leaks import leak
 from .search import only_record
 
 WS, API, ROUTE = "web_search", "search-api", "account-route"
@@ -27,6 +31,9 @@ CASES = (
     Case("the account route, Messages search", "the account token sent to the new APIs only, Messages search "
          "still given the key (the seed: 'as Messages search does')",
          {"auth": "account", "route": "messages", "provider": "messages"}, family=SCOPE),
+    Case("the account route, an error quoting the token", "the API key scrubbed from what the model sees, the "
+         "account token an upstream error quotes (percent-encoded) shown",
+         {"auth": "account", "route": "search", "provider": "api", "echo": True}, family=SCOPE),
     Case("the API-key route beside a token", "the account token preferred whenever one is at hand, whatever the "
          "route", {"auth": "api_key", "route": "search", "provider": "api"}),
 )
@@ -44,6 +51,19 @@ def _require_credential(record: RequestRecord, case: Case) -> None:
             f"{case.name}: the credential travelled in {record.credential_source}, expected {' or '.join(sources)}")
 
 
+# Percent-encoded whole: plain, the token is credential-shaped text that a scrubber may hide by its shape alone,
+# whichever credential it was told about; encoded, only scrubbing the token itself hides it.
+_QUOTED = "".join(f"%{b:02X}" for b in DEFAULT_ACCOUNT_TOKEN.encode())
+_ECHO = Status(401, body=json.dumps({"error": {"message": f"token {_QUOTED} is not valid here",
+                                                 "type": "authentication_error"}}).encode())
+
+
+def _require_scrubbed(case: Case, outcome: CallOutcome) -> None:
+    expect_error(outcome, case.name, PROVIDER_ERROR)
+    shown = leak(f"{outcome.text or ''}\n{outcome.error_message}\n{json.dumps(outcome.value)}", DEFAULT_ACCOUNT_TOKEN)
+    require(shown is None, f"{case.name}: the failure shows the account token ({shown})")
+
+
 @check(
     "search.api.account_route",
     "On the account route every DeepSeek request carries the account token; on the key route, the key",
@@ -56,7 +76,9 @@ def _require_credential(record: RequestRecord, case: Case) -> None:
     "token, a web_search on the account route sends the Search API request with Authorization: Bearer <account "
     "token>, a web_fetch (with fetch-api) sends the Fetch API request so too, and a Messages search (with "
     "messages-search) carries the account token where it carries a key (Authorization: Bearer or x-api-key). On "
-    "the API-key route the key is sent although a token is at hand. What a target does on the account route with "
+    "the API-key route the key is sent although a token is at hand. An upstream error quoting the account token on "
+    "the account route fails with WEB_PROVIDER_ERROR and never shows it (the project's rule that no secret reaches "
+    "the model, as errors.secret_echo holds for the key). What a target does on the account route with "
     "no token configured is not tried: the seed does not say.",
     cases=CASES,
 )
@@ -69,6 +91,9 @@ async def account_route(ctx: CheckContext) -> None:
             continue
         await ctx.configure(provider=case["provider"], auth=case["auth"], account_token=DEFAULT_ACCOUNT_TOKEN)
         ctx.fresh()
+        if case.params.get("echo"):
+            _require_scrubbed(case, await ctx.under_fault("search", _ECHO, lambda: ctx.search([QUERY])))
+            continue
         if case["route"] == "fetch":
             expect_success(await ctx.fetch(PAGE), f"{case.name}: web_fetch", case.catches)
         else:
