@@ -174,10 +174,10 @@ def test_no_cap_of_four_fails_exactly_the_five_query_row(monkeypatch: pytest.Mon
 
 
 def test_a_cap_of_three_fails_exactly_the_four_query_row(monkeypatch: pytest.MonkeyPatch) -> None:
-    # catches: a cap below seed 002's four (a batch of four refused)
+    # catches: a cap below seed 002's four (a batch of four refused); the retry-marker row's batch is four too
     right = "if len(queries) > settings.max_queries:"
     patch_reading(evidence_search, "parse_evidence_queries", right, "if len(queries) > 3:", monkeypatch)
-    assert failing_rows(evidence, "BATCH", BATCH, monkeypatch) == {"four-queries"}
+    assert failing_rows(evidence, "BATCH", BATCH, monkeypatch) == {"four-queries", "cut-keeps-retry-marker"}
 
 
 _RIGHT = _evidence_guard._LOCAL_PATH.pattern

@@ -63,7 +63,8 @@ def test_the_judge_reads_a_c_byte_array_as_hex_and_nothing_else_there() -> None:
 READINGS = {
     "pieces of the key looked for raw and percent-encoded, base64 only over the whole key (the compact needles "
     "find that one), because no base64 pattern is ever built":
-        (_secrets, "_any_of", "if ordered else _NEVER", "if ordered and False else _NEVER", {PIECE_B64}),
+        (_secrets, "_any_of", "if ordered else _NEVER", "if ordered and False else _NEVER",
+         {PIECE_B64, "a key of six characters, base64-encoded"}),  # a short key's base64 is too short for a needle
     "the outer encoding's core taken from its first group, which mixes in the bytes before it, so base64 of "
     "base64 is found only where the inner text starts a group":
         (_secrets, "_groups", "first = -(-shift // size)", "first = -(+shift // size)", TWICE),

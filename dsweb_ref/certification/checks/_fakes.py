@@ -49,5 +49,11 @@ CREDENTIAL_SHAPES = (
 # say "fake", so it is the hash of a phrase that does.
 HEX_SHAPED_KEY = "s" + "k-" + hashlib.sha256(b"dsweb fake placeholder key").hexdigest()[:32]
 
+# Keys of unusual lengths for errors.secret_echo's rows that configure one (from the seed-5 mutation draw): six
+# characters, whose base64 is eight characters long, and 67 (sk- and 64 hex digits), whose base64 of base64 is long
+# enough that a scrubber covering part of it shows more than ten characters of the rest.
+SHORT_KEY = "s" + "k-" + hashlib.sha256(b"dsweb fake short key").hexdigest()[:3]
+LONG_KEY = "s" + "k-" + hashlib.sha256(b"dsweb fake long key").hexdigest()
+
 # A key the emulator never accepts: errors.codes configures it for the rejected-credential case.
 WRONG_KEY = "dsweb-wrong-key-0000"

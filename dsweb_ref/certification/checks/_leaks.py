@@ -2,7 +2,7 @@
 
 Written apart from the reference's scrubber (``dsweb_ref._secrets``) on purpose: a judge that called the
 scrubber's own finder would be wrong exactly where the scrubber is, and a mutant of it would pass. So
-this one decodes the text the ways an upstream echo encodes (percent, HTML entities, JSON ``\\uXXXX``
+this one decodes the text the ways an upstream echo encodes (percent, ``%uXXXX``, HTML entities, JSON ``\\uXXXX``
 escapes, hex plain or with ``\\x`` or ``0x`` before each byte, base64 at every alignment in either
 alphabet; each once or twice over) and looks for any ``PIECE``-character piece of the secret, in any
 case, in each reading. The text as shown and each
@@ -31,6 +31,7 @@ _HEX_RUN = re.compile(r"(?:[0-9a-fA-F]{2}){8,}")
 _C_BYTES = re.compile(r"(?:0[xX][0-9a-fA-F]{2}[\s,;]{0,8}){8,}")  # separators never start a byte: linear
 _C_BYTE = re.compile(r"0[xX]([0-9a-fA-F]{2})")
 _JSON_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
+_PERCENT_U = re.compile(r"%u([0-9a-fA-F]{4})")  # escape() writes a character past U+00FF so; some logs write all
 _URL_SAFE = str.maketrans("-_", "+/")
 
 
@@ -69,6 +70,7 @@ def _decodings(text: str) -> Iterator[tuple[str, str]]:
     yield "percent-encoded", unquote(text)
     yield "as HTML entities", html.unescape(text)
     yield "as JSON escapes", json_unescaped(text)
+    yield "as %u escapes", _PERCENT_U.sub(lambda m: chr(int(m[1], 16)), text)
     for decoded in _hex_readings(text):
         yield "in hex", decoded
     for decoded in _base64_readings(text):

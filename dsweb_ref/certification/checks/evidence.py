@@ -63,6 +63,12 @@ BATCH = (
          "separated by query (no query named or numbered above its lines)", {"text": "grouped"}),
     Case("cut-keeps-every-query", "a text over its bound cut by leaving lines out from its end: the batch's last "
          "query loses its lines and its heading, so nothing of it is returned", {"text": "cut"}),
+    # From the seed-5 mutation draw: a query that found nothing, then three whose one line each is long (a URL of
+    # 2,048 characters, a passage near 360), so the text is over the reference's 8,000 characters with one line a
+    # query left.
+    Case("cut-keeps-retry-marker", "lines left out alike from every query once each is down to one, the first "
+         "query's first: the [needs_retry] line of the query that found nothing goes, so the text no longer tells "
+         "the agent to search again", {"text": "retry"}),
 )
 MAX_QUERIES = 4  # seed 002's cap on the queries of one call
 # grouped-text: the first query has two pages (two lines), so numbered lines of a flat list are no groups; no
@@ -77,6 +83,10 @@ GROUPED_PAGES = {
               "The Lumen Bay ferry adult fare is twelve dollars one way, children travel free."),),
 }  # fmt: skip
 CUT_QUERIES = ("harbour pilot fees", "harbour berth fees", "harbour crane fees")  # with lines_cite_results' long URLs
+# cut-keeps-retry-marker: long queries (their headings count too), the first answered with no result at all.
+_SEASON = ("for vessels over eighty metres entering the northern channel at night in the winter season under the "
+           "harbour board tariff")
+RETRY_QUERIES = tuple(f"harbour {what} fees {_SEASON}" for what in ("tug", "pilot", "berth", "crane"))
 
 
 @check(
@@ -93,7 +103,9 @@ CUT_QUERIES = ("harbour pilot fees", "harbour berth fees", "harbour crane fees")
     "sends at most four searches (refusing it, with any WEB_* error, is what the reference does; the seed "
     "fixes no error code). The model-visible text keeps each query's evidence lines under that query (named by "
     "its text or its number, in any layout), and every query of the batch stays in it (named, or one of its "
-    "lines shown) however the text is cut: the seed fixes no bound on the text, nor what a cut leaves out.",
+    "lines shown) however the text is cut; a query whose search found nothing keeps its [needs_retry] there too "
+    "('if the result shows [needs_retry], the agent must make the query more specific'). The seed fixes no bound "
+    "on the text, nor which evidence lines a cut leaves out.",
     cases=BATCH,
 )
 async def batch(ctx: CheckContext) -> None:
@@ -145,7 +157,8 @@ def _under(marks: Sequence[tuple[int, int]], at: int, index: int) -> bool:
 
 async def _batch_text(ctx: CheckContext, case: Case) -> None:
     """The text of a batch returns the results separated by query (seed 002): each shown evidence line
-    stands under its own query's name (grouped-text), and no query vanishes from a cut text (cut)."""
+    stands under its own query's name (grouped-text), no query vanishes from a cut text (cut), and a query
+    that found nothing keeps its [needs_retry] in a cut text (retry)."""
     if case["text"] == "grouped":
         queries: Sequence[str] = tuple(GROUPED_PAGES)
         for query, pages in GROUPED_PAGES.items():
@@ -153,6 +166,11 @@ async def _batch_text(ctx: CheckContext, case: Case) -> None:
             script(ctx, query, [row(url, "Port office notes", f"About {query}.") for url, _passage in pages])
             for url, passage in pages:
                 serve_page(ctx, url, "Port office notes", f"# Port office notes\n\n{passage}")
+    elif case["text"] == "retry":
+        queries = RETRY_QUERIES
+        script(ctx, queries[0], [])  # the search finds nothing: the query must say [needs_retry]
+        for query in queries[1:]:
+            _longest_result(ctx, query)
     else:
         queries = CUT_QUERIES
         for query in queries:
@@ -160,6 +178,10 @@ async def _batch_text(ctx: CheckContext, case: Case) -> None:
     outcome = await _evidence(ctx, list(queries), {"id": f"batch-{case.name}", "local_names": []})
     value = expect_success(outcome, f"{case.name}: a {len(queries)}-query evidence call")
     text = outcome.text or ""
+    if case["text"] == "retry":  # that every query stays named is the cut row's to judge
+        require("[needs_retry]" in text, f"{case.name}: query 1 ({queries[0]!r}) found nothing, but the text says "
+                "no [needs_retry]", catches=case.catches, text_start=text[:600])
+        return
     groups = {" ".join(str(g.get("query", "")).split()).casefold(): g for g in value.get("queries", [])
               if isinstance(g, dict)}  # fmt: skip
     words, numbers = _marks(text, queries)
@@ -300,6 +322,11 @@ CITES = (
          "count: with four queries one line each is still too long, and the last line shown cites a URL cut short",
          {"queries": ("harbour pilot fees", "harbour berth fees", "harbour crane fees", "harbour tug fees"),
           "long": True}),
+    # From the seed-5 mutation draw: results that give the ranking no words at all. Reading their pages or saying
+    # [needs_retry] are both the target's choice (seed 002 ranks by relevance and fixes no floor); crashing is not.
+    Case("bare-results", "relevance scores left unset when no result of a query has a word to score (no title, no "
+         "snippet): the ranking raises and the call fails or crashes instead of answering",
+         {"queries": ("harbour pilot boarding time",), "bare": ("https://harbour-office.example.org/boarding",)}),
     Case("query-string", "the result URL 'canonicalised' without its query string: a line cites .../notice for the "
          "result .../notice?id=4471, another resource, which no search returned",
          {"queries": ("harbour pilot notice", "harbour tug notice"),
@@ -333,6 +360,19 @@ TWO_LINES_PAGE = "\n\n".join([
     *(f"Note {i}: the museum garden hosts a flower show with music, crafts and food stalls." for i in range(30)),
     "Harbour pilot fees per tonne are 55 baht for vessels over 80 metres.",
 ])
+
+
+def _longest_result(ctx: CheckContext, query: str) -> None:
+    """One result for ``query`` whose URL is 2,048 characters long (the reference's bound), its page a paragraph of
+    some 360 characters that answers it."""
+    topic = "-".join(query.split()[:3])
+    head = f"https://{topic}.example.org/records/"
+    url = head + ("harbour-dues-archive-" * 100)[: 2048 - len(head)]
+    page = (f"# {query.title()}\n\n{query.capitalize()} are fifty baht per tonne, payable at the port office before "
+            "boarding, with a surcharge of ten per cent for vessels arriving without notice, a refund for bookings "
+            "cancelled six hours ahead, and no charge for lifeboats.")
+    script(ctx, query, [row(url, query.title(), f"About {query}.")])
+    serve_page(ctx, url, query.title(), page)
 
 
 def _long_results(ctx: CheckContext, query: str) -> None:
@@ -390,6 +430,9 @@ async def lines_cite_results(ctx: CheckContext) -> None:
             snippet = "Harbour pilot fees per tonne, by vessel length."  # a snippet-only pipeline still cites it
             script(ctx, query, [row(TWO_LINES_URL, "Harbour pilot fees", snippet)])
             serve_page(ctx, TWO_LINES_URL, "Harbour pilot fees", TWO_LINES_PAGE)
+        for query, url in zip(case["queries"], case.params.get("bare", ()), strict=False):
+            script(ctx, query, [row(url, "", "")])  # a title and a snippet, both empty
+            serve_page(ctx, url, "", f"# Notices\n\n{query.capitalize()} is 06:00 at the outer anchorage.")
         for query, url in zip(case["queries"], case.params.get("exact", ()), strict=False):
             script(ctx, query, [row(url, query.title(), f"{query.capitalize()} of the port office.")])
             page = f"# {query.title()}\n\n{query.capitalize()}: boarding moves to berth 4."
@@ -432,9 +475,10 @@ async def _cites(ctx: CheckContext, case: Case) -> dict[str, Any]:
     text = outcome.text or ""
     regions = _regions(text, items)
     # A long row may show no line at all: a target's own URL limit (refusing these URLs) or a text bound too small
-    # for one of them is open; what it judges is that no line is cut inside its URL.
-    require(regions or case.params.get("long"), f"{case.name}: the evidence text shows none of the value's evidence "
-            "passages", text=text[:2000])
+    # for one of them is open; what it judges is that no line is cut inside its URL. A bare row may too (its results
+    # offer no relevance to rank by, so leaving them unread is open).
+    require(regions or case.params.get("long") or case.params.get("bare"), f"{case.name}: the evidence text shows "
+            "none of the value's evidence passages", text=text[:2000])
     for region, url in regions:
         require(url in region, f"{case.name}: an evidence line carries no source URL (expected {url[:120]}): "
                 f"{region.strip()[:200]!r}", catches=case.catches)

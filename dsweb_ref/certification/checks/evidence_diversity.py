@@ -21,7 +21,8 @@ enforces only:
   got a page too; each query's own page on that domain (one a query: its floor) is left out of that
   count, since the floor of one source per query is the need that may crowd a small page bound; a
   domain whose pages are on http:// and https:// is still one domain, so it takes no more pages than it
-  does with all its pages on https:// (the same call made again to compare).
+  does with all its pages on https:// (the same call made again to compare); so is a host written with and
+  without its final dot (an IP address too, which is a site of its own).
 
 The Fetch API knows none of the other rows' pages (it answers 404), so their evidence can come only from
 snippets, which seed 002 allows, not requires, as the fallback ("by policy"); what is judged is which
@@ -35,6 +36,7 @@ notes that the share was not judged.
 from __future__ import annotations
 
 import functools
+import ipaddress
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -58,9 +60,13 @@ def _psl() -> PublicSuffixList:
 
 
 def site(url: str) -> str:
-    """The registrable domain of ``url``'s host, case-folded."""
+    """The registrable domain of ``url``'s host, case-folded; an IP address is a site of its own."""
     host = (urlsplit(url).hostname or "").rstrip(".").lower()
-    return _psl().privatesuffix(host) or host
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return _psl().privatesuffix(host) or host
+    return host
 
 
 def _same_page(url: str) -> str:
@@ -231,6 +237,24 @@ def _schemes(mixed: bool) -> dict[str, list[Row]]:
     }
 
 
+# From the seed-5 mutation draw: the same two queries, the crowded site a public IPv4 address, its pages' host
+# written alternately in the absolute form (a final dot, as DNS allows) and without it, or all without it (the same
+# call again, to compare): one host either way. A public suffix lookup does not know an address's final dot.
+_ADDRESS = "93.184.215.14"
+
+
+def _absolute(mixed: bool) -> dict[str, list[Row]]:
+    others = (("quaywatch.org", "portnotes.net", "tidewire.org"), ("harbourlog.net", "fishquay.org", "marketpier.net"))
+    results = {t: _spread(t, [_ADDRESS] * 4, o) for t, o in zip(_QUAY[:2], others, strict=True)}
+    return {
+        topic: [
+            {**r, "url": r["url"].replace(f"//{_ADDRESS}/", f"//{_ADDRESS}./")} if mixed and i % 2 else r
+            for i, r in enumerate(rows)
+        ]
+        for topic, rows in results.items()
+    }
+
+
 DIVERSITY = (
     Case(
         "only-source",
@@ -310,6 +334,14 @@ DIVERSITY = (
         "the per-domain share keyed by scheme and domain (the 'schemeful site'): http:// and https:// pages of one "
         "domain counted as two sources, so the domain takes twice the pages it takes when its pages share one scheme",
         {"results": _schemes(mixed=True), "one_scheme": _schemes(mixed=False), "site": _NEWS, "kept_last": 3},
+    ),
+    Case(
+        "absolute-address",
+        "the final dot stripped only where a public suffix is looked up: an IP address written with its final dot "
+        "taken for another site than the same address without it, so the address takes twice the pages it takes "
+        "when its pages are written one way",
+        {"results": _absolute(mixed=True), "one_scheme": _absolute(mixed=False), "site": _ADDRESS, "kept_last": 3,
+         "spelled": ("its host written with and without a final dot", "none written with it")},
     ),
 )
 
@@ -443,9 +475,9 @@ def _per_site(used: Sequence[str]) -> dict[str, int]:
 
 
 async def _same_share(ctx: CheckContext, case: Case, mixed: int, used: Sequence[str]) -> None:
-    """A domain is one source whatever the scheme of its pages: the call with them on http:// and https://
-    takes no more of its pages than the same call with them all on https://. (The bound of a domain's share
-    is the target's own; only its being the same is judged.)"""
+    """A domain is one source whatever the scheme of its pages (or the spelling of its host): the call with them
+    on http:// and https:// takes no more of its pages than the same call with them all on https://. (The bound
+    of a domain's share is the target's own; only its being the same is judged.)"""
     ctx.fresh()
     results: dict[str, list[Row]] = case["one_scheme"]
     _script_case(ctx, case, results)
@@ -453,9 +485,9 @@ async def _same_share(ctx: CheckContext, case: Case, mixed: int, used: Sequence[
     value = expect_success(outcome, f"{case.name} (one scheme)")
     await ctx.settle()
     same = _per_site(_used(ctx, value)).get(case["site"], 0)
+    spelled, one_way = case.params.get("spelled", ("its pages on http:// and https://", "them all on https://"))
     require(
         mixed <= same,
-        f"{case.name}: {mixed} pages from {case['site']} with its pages on http:// and https://, {same} with "
-        "them all on https://",
+        f"{case.name}: {mixed} pages from {case['site']} with {spelled}, {same} with {one_way}",
         used=list(used),
     )

@@ -13,7 +13,7 @@ from ...emulator import CutBody, Fault, Malformed, RateLimited, Status, ToolErro
 from ..cases import ORDER, Case
 from ..targets import CallOutcome, TargetError
 from ._base import PROVIDER_ERROR, CheckContext, check, expect_error, expect_success, require
-from ._fakes import FOREIGN_CREDENTIALS, HEX_SHAPED_KEY, WRONG_KEY
+from ._fakes import FOREIGN_CREDENTIALS, HEX_SHAPED_KEY, LONG_KEY, SHORT_KEY, WRONG_KEY
 from ._leaks import leak
 from ._oracle import query_match
 from ._script import answer_body, row, script
@@ -373,7 +373,21 @@ SECRET_ECHOES = (
           ("enclosing", "with an enclosing keycap mark on each character",
            "enclosing marks (Me) not read through: a part of the key shown with a keycap round each character"),
       )),
+    # From the seed-5 mutation draw: an encoding no row had, and keys of other lengths (``key``: the row configures
+    # that key, then the configured one again). Last, for the same reason as the rows above.
+    Case("the key as %uXXXX escapes", "%uXXXX escapes of the key (JavaScript's escape(), some gateways' logs) looked "
+         "for only backslashed: the key shown that way",
+         {"status": 401, "encode": ("percent-u", "key="), "body": {"error": {"message": "invalid {encoded}"}}}),
+    Case("a key of six characters, base64-encoded", "base64 looked for only where it is longer than eight "
+         "characters: the eight that encode a six-character key, whole, shown",
+         {"status": 401, "key": "short", "encode": ("base64", "token="),
+          "body": {"error": {"message": "bad request: {encoded}"}}}),
+    Case("a key of 67 characters, base64-encoded twice", "base64 of base64 looked for as if base64 took four "
+         "bytes of the inner text at a time: each outer form covers three quarters of the inner text, and the rest "
+         "of a long key shows", {"status": 401, "key": "long", "encode": ("base64-twice", "key "),
+                                 "body": {"error": {"message": "invalid {encoded}"}}}),
 )
+ROW_KEYS = {"short": SHORT_KEY, "long": LONG_KEY}  # the keys rows configure by name
 ENCODED = "{encoded}"  # where the encoded key goes in an echo body
 LOOK_ALIKE = str.maketrans("eoaky", "\u0435\u043e\u0430\u043a\u0443")  # Cyrillic letters drawn as these
 
@@ -415,6 +429,7 @@ def encoded_text(how: str, text: str) -> str:
         "spaced-reversed": " ".join(text)[::-1],
         "combining": "".join(c + "\u0301" for c in text),
         "enclosing": "".join(c + "\u20e3" for c in text),
+        "percent-u": "".join(f"%u{ord(c):04X}" for c in text),
     }
     return forms[how]
 
@@ -446,11 +461,12 @@ def _echo_fault(case: Case, key: str) -> Status:
     "echoes the key still fails with WEB_PROVIDER_ERROR, and neither the key (as written or in another case; "
     "percent-encoded whole, in part or twice; base64 at any alignment; hex in either case, as \\x escapes or as a "
     "C byte array (0x before each byte); HTML character references, decimal or hex, padded or without "
-    "semicolons; JSON escapes; encodings mixed per character; with invisible characters or spaces between its "
-    "characters (also in a part of it), with a combining or enclosing mark on each character of a part, "
+    "semicolons; JSON or %uXXXX escapes; encodings mixed per character; with invisible characters or spaces "
+    "between its characters (also in a part of it), with a combining or enclosing mark on each character of a part, "
     "backwards, in look-alike or full-width letters; with JSON-escaped zero-width spaces or UTF-16 "
     "NULs between its characters; reversed, then in hex; base64-encoded twice, at any alignment) nor any "
-    "10-character piece of it appears in the text, message or value, also when the upstream echoes only a part "
+    "10-character piece of it appears in the text, message or value, also for a key of six characters or of 67, "
+    "and when the upstream echoes only a part "
     "of the key (its start, its end, a middle part percent- or base64-encoded; in the error text or the "
     "Retry-After) and when other credential-shaped text comes first (a bearer token, Basic credentials, "
     "key fields, sk-/JWT/GitHub/AWS shapes). Whether and how much of the upstream message is quoted (a part "
@@ -459,11 +475,17 @@ def _echo_fault(case: Case, key: str) -> Status:
     cases=SECRET_ECHOES,
 )
 async def secret_echo(ctx: CheckContext) -> None:
-    route, key = ctx.search_route, ctx.config.api_key
+    route, configured = ctx.search_route, ctx.config.api_key
     for case in SECRET_ECHOES:
         ctx.fresh()
+        key = ROW_KEYS.get(case.params.get("key", ""), configured)
+        if key != configured:
+            ctx.emu.accept_api_key(key)
+            await ctx.configure(api_key=key)
         ctx.emu.inject(route, _echo_fault(case, key), when=query_match(route, QUERY))
         outcome = await ctx.search([QUERY])
+        if key != configured:
+            await ctx.configure(api_key=configured)
         expect_error(outcome, case.name, PROVIDER_ERROR)
         leak = _leaks(outcome, key)
         require(leak is None, f"{case.name}: the failure shows {leak}")
