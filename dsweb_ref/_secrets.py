@@ -257,8 +257,10 @@ _LOOKALIKES = str.maketrans(
 )
 
 
-_JSON_U = re.compile(r"\\u([0-9A-Fa-f]{4})")
-_FOLD_TOKEN = re.compile(r"\\u[0-9A-Fa-f]{4}|[\s\S]")
+# A run of backslashes before the escape counts as one: a JSON dump quoted inside JSON reads \\u0064. Matched
+# only from a run's first backslash (the lookbehind), so a long run is scanned once, not once per backslash.
+_JSON_U = re.compile(r"(?<!\\)\\+u([0-9A-Fa-f]{4})")
+_FOLD_TOKEN = re.compile(r"(?<!\\)\\+u[0-9A-Fa-f]{4}|[\s\S]")
 
 
 def _fold(text: str) -> str:
@@ -283,7 +285,7 @@ def _fold_map(text: str) -> tuple[str, list[int], list[int]]:
     starts: list[int] = []
     ends: list[int] = []
     for token in _FOLD_TOKEN.finditer(text):
-        char = token[0] if len(token[0]) == 1 else chr(int(token[0][2:], 16))
+        char = token[0] if len(token[0]) == 1 else chr(int(token[0][-4:], 16))
         for part in char if char.isascii() else unicodedata.normalize("NFKD", char).translate(_LOOKALIKES):
             if not _invisible(part):
                 chars.append(part)

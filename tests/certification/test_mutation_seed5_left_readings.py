@@ -196,3 +196,22 @@ def test_quoting_no_upstream_words_passes_the_new_echo_rows(monkeypatch: pytest.
     monkeypatch.setattr(_deepseek_http, "error_detail", lambda body, secrets=(): None)
     _keep(outcomes, "SECRET_ECHOES", (PERCENT_U, SHORT, LONG), monkeypatch)
     assert failing_rows(outcomes, "SECRET_ECHOES", ECHO, monkeypatch) == set()
+
+
+# The gap this helper found in the reference itself (fixed in _secrets._JSON_U and _FOLD_TOKEN): \\uXXXX escapes.
+TWICE = "a message quoting the key as JSON unicode escapes escaped again"
+
+
+def test_unicode_escapes_read_only_after_one_backslash_fail_exactly_the_escaped_again_row(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # catches: the scrubber as it was, decoding \uXXXX only after a single backslash
+    monkeypatch.setattr(_secrets, "_JSON_U", re.compile(r"\\u([0-9A-Fa-f]{4})"))
+    monkeypatch.setattr(_secrets, "_FOLD_TOKEN", re.compile(r"\\u[0-9A-Fa-f]{4}|[\s\S]"))
+    _echo_fails_exactly(TWICE, monkeypatch)
+
+
+def test_a_long_run_of_backslashes_is_folded_in_linear_time() -> None:
+    # The lookbehind starts a match only at a run's first backslash: a run read once, not once per backslash.
+    assert _secrets._fold("\\" * 200_000 + "x") == "\\" * 200_000 + "x"
+    assert _secrets._fold("\\\\\\u0064\\\\u0073") == "ds"

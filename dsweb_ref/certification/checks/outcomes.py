@@ -308,6 +308,12 @@ SECRET_ECHOES = (
          {"status": 401, "encode": ("c-bytes", ""), "body": {"error": {"message": "key bytes {{encoded}}"}}}),
     Case("a message quoting the key as JSON unicode escapes", "JSON \\uXXXX escapes of the key not scrubbed",
          {"status": 401, "encode": ("json-escapes", "key="), "body": {"error": {"message": "invalid {encoded}"}}}),
+    # Found by the seed-5 leftovers' helper: a scrubber that decodes \uXXXX only after one backslash drops the key's
+    # t, r and n with the "\t", "\r" and "\n" it then sees, so the rest of the form matches nothing.
+    Case("a message quoting the key as JSON unicode escapes escaped again",
+         "only singly escaped \\uXXXX read: the key as \\\\uXXXX (a JSON dump quoted inside JSON) shown",
+         {"status": 401, "encode": ("json-escapes-twice", "key="),
+          "body": {"error": {"message": "invalid {encoded}"}}}),
     Case("an HTML error page quoting the key as hex character references",
          "only decimal character references (&#NN;) scrubbed, not hex ones (&#xHH;)",
          {"status": 401, "encode": ("entities-hex", "key="),
@@ -414,6 +420,7 @@ def encoded_text(how: str, text: str) -> str:
         "x-escapes": "".join(f"\\x{b:02x}" for b in data),
         "c-bytes": ", ".join(f"0x{b:02x}" for b in data),
         "json-escapes": "".join(f"\\u{ord(c):04x}" for c in text),
+        "json-escapes-twice": "".join(f"\\\\u{ord(c):04x}" for c in text),
         "entities-hex": "".join(f"&#x{ord(c):x};" for c in text),
         "entities-loose": "".join(f"&#{ord(c):04d}" for c in text),
         "percent-entities": "".join(f"%{ord(c):02X}" if i % 2 else f"&#{ord(c)};" for i, c in enumerate(text)),
