@@ -373,6 +373,16 @@ SECRET_ECHOES = (
           ("enclosing", "with an enclosing keycap mark on each character",
            "enclosing marks (Me) not read through: a part of the key shown with a keycap round each character"),
       )),
+    # From the seed-6 mutation draw: JSON escapes inside a quoted dump (an inner message JSON-encoded with
+    # ensure_ascii, then quoted), which a reader reads through. Last, like the rows above, for the same reason.
+    Case("the key in full-width letters in a quoted JSON dump (each letter a \\uXXXX escape)",
+         "JSON \\uXXXX escapes dropped instead of decoded before full-width letters are folded: a key written "
+         "wholly in such escapes read as no text at all, so it shows",
+         {"status": 401, "encode": ("json-full-width", "key "), "body": {"error": {"message": "invalid {encoded}"}}}),
+    Case("the key spelled out in a quoted JSON dump, a line-break escape (\\n) in place of one of its spaces",
+         "JSON line-break escapes (\\n) read through when the key is looked for but kept when its place in the "
+         "text is worked out: the key found, then left as it was",
+         {"status": 401, "encode": ("spaced-json-break", ""), "body": {"error": {"message": "invalid {encoded}"}}}),
 )
 ENCODED = "{encoded}"  # where the encoded key goes in an echo body
 LOOK_ALIKE = str.maketrans("eoaky", "\u0435\u043e\u0430\u043a\u0443")  # Cyrillic letters drawn as these
@@ -415,6 +425,8 @@ def encoded_text(how: str, text: str) -> str:
         "spaced-reversed": " ".join(text)[::-1],
         "combining": "".join(c + "\u0301" for c in text),
         "enclosing": "".join(c + "\u20e3" for c in text),
+        "json-full-width": "".join(f"\\u{ord(c) + 0xFEE0:04x}" if "!" <= c <= "~" else c for c in text),
+        "spaced-json-break": " ".join(text[: len(text) // 2]) + "\\n" + " ".join(text[len(text) // 2 :]),
     }
     return forms[how]
 
@@ -449,7 +461,8 @@ def _echo_fault(case: Case, key: str) -> Status:
     "semicolons; JSON escapes; encodings mixed per character; with invisible characters or spaces between its "
     "characters (also in a part of it), with a combining or enclosing mark on each character of a part, "
     "backwards, in look-alike or full-width letters; with JSON-escaped zero-width spaces or UTF-16 "
-    "NULs between its characters; reversed, then in hex; base64-encoded twice, at any alignment) nor any "
+    "NULs between its characters; in full-width letters written as JSON escapes; spelled out across a JSON "
+    "line-break escape; reversed, then in hex; base64-encoded twice, at any alignment) nor any "
     "10-character piece of it appears in the text, message or value, also when the upstream echoes only a part "
     "of the key (its start, its end, a middle part percent- or base64-encoded; in the error text or the "
     "Retry-After) and when other credential-shaped text comes first (a bearer token, Basic credentials, "
