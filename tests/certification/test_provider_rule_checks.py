@@ -222,6 +222,15 @@ def _forms_scrubber(forms: set[str]) -> Any:
                     literal.append(base64.b64encode(base64.b64encode(prefix + data)).decode())
             if "c-bytes" in forms:
                 literal.append(", ".join(f"0x{b:02x}" for b in data))
+            if "json-full-width" in forms:  # escapes the upstream wrote as text, of full-width letters
+                literal.append("".join(f"\\u{ord(c) + 0xFEE0:04x}" for c in secret))
+            if "spaced-json-break" in forms:  # spelled out, one space a line-break escape written as text
+                half = len(secret) // 2
+                literal.append(" ".join(secret[:half]) + "\\n" + " ".join(secret[half:]))
+            if "percent-u" in forms:
+                literal.append("".join(f"%u{ord(c):04X}" for c in secret))
+            if "json-escapes-twice" in forms:  # JSON escapes escaped again (a JSON dump quoted inside JSON)
+                literal.append("".join(f"\\\\u{ord(c):04x}" for c in secret))
             for form in literal:
                 text = text.replace(form, placeholder)
             anycase = {"any-case": secret, "pct-any": upper, "pct-twice": upper.replace("%", "%25"),
@@ -238,7 +247,8 @@ ALL_FORMS = {"raw", "any-case", "b64-0", "b64-1", "b64-2", "pct-upper", "pct-any
              "entities", "hex", "hex-any-case", "x-escapes", "json-escapes", "entities-hex", "entities-loose",
              "pct-entities", "zero-width", "spaced", "reversed", "spaced-reversed", "look-alike", "full-width",
              "json-zero-width",
-             "utf-16", "hex-reversed", "base64-twice", "base64-twice-1", "base64-twice-2", "c-bytes"}
+             "utf-16", "hex-reversed", "base64-twice", "base64-twice-1", "base64-twice-2", "c-bytes",
+             "json-full-width", "spaced-json-break", "json-escapes-twice", "percent-u"}
 # the encoded echo row that alone catches each wrong reading of "in any encoding" (the first to fail)
 ENCODED_READINGS = {
     "a base64 dump of the request, the key at byte 0 of a group": ALL_FORMS - {"b64-0", "b64-1", "b64-2"},
@@ -271,6 +281,12 @@ ENCODED_READINGS = {
     "the key base64-encoded twice, its inner encoding at byte 1 of an outer group": ALL_FORMS - {"base64-twice-1"},
     "the key base64-encoded twice, its inner encoding at byte 2 of an outer group": ALL_FORMS - {"base64-twice-2"},
     "a C byte array of the key (0x before each byte)": ALL_FORMS - {"c-bytes"},
+    "the key in full-width letters in a quoted JSON dump (each letter a \\uXXXX escape)":
+        ALL_FORMS - {"json-full-width"},
+    "the key spelled out in a quoted JSON dump, a line-break escape (\\n) in place of one of its spaces":
+        ALL_FORMS - {"spaced-json-break"},
+    "the key as %uXXXX escapes": ALL_FORMS - {"percent-u"},
+    "a message quoting the key as JSON unicode escapes escaped again": ALL_FORMS - {"json-escapes-twice"},
 }
 
 

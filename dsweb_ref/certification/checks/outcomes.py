@@ -308,12 +308,6 @@ SECRET_ECHOES = (
          {"status": 401, "encode": ("c-bytes", ""), "body": {"error": {"message": "key bytes {{encoded}}"}}}),
     Case("a message quoting the key as JSON unicode escapes", "JSON \\uXXXX escapes of the key not scrubbed",
          {"status": 401, "encode": ("json-escapes", "key="), "body": {"error": {"message": "invalid {encoded}"}}}),
-    # Found by the seed-5 leftovers' helper: a scrubber that decodes \uXXXX only after one backslash drops the key's
-    # t, r and n with the "\t", "\r" and "\n" it then sees, so the rest of the form matches nothing.
-    Case("a message quoting the key as JSON unicode escapes escaped again",
-         "only singly escaped \\uXXXX read: the key as \\\\uXXXX (a JSON dump quoted inside JSON) shown",
-         {"status": 401, "encode": ("json-escapes-twice", "key="),
-          "body": {"error": {"message": "invalid {encoded}"}}}),
     Case("an HTML error page quoting the key as hex character references",
          "only decimal character references (&#NN;) scrubbed, not hex ones (&#xHH;)",
          {"status": 401, "encode": ("entities-hex", "key="),
@@ -392,6 +386,22 @@ SECRET_ECHOES = (
          "bytes of the inner text at a time: each outer form covers three quarters of the inner text, and the rest "
          "of a long key shows", {"status": 401, "key": "long", "encode": ("base64-twice", "key "),
                                  "body": {"error": {"message": "invalid {encoded}"}}}),
+    # From the seed-6 mutation draw: JSON escapes inside a quoted dump (an inner message JSON-encoded with
+    # ensure_ascii, then quoted), which a reader reads through. Last, like the rows above, for the same reason.
+    Case("the key in full-width letters in a quoted JSON dump (each letter a \\uXXXX escape)",
+         "JSON \\uXXXX escapes dropped instead of decoded before full-width letters are folded: a key written "
+         "wholly in such escapes read as no text at all, so it shows",
+         {"status": 401, "encode": ("json-full-width", "key "), "body": {"error": {"message": "invalid {encoded}"}}}),
+    Case("the key spelled out in a quoted JSON dump, a line-break escape (\\n) in place of one of its spaces",
+         "JSON line-break escapes (\\n) read through when the key is looked for but kept when its place in the "
+         "text is worked out: the key found, then left as it was",
+         {"status": 401, "encode": ("spaced-json-break", ""), "body": {"error": {"message": "invalid {encoded}"}}}),
+    # Found by the seed-5 leftovers' helper (last, for the same reason): a scrubber that decodes \uXXXX only after
+    # one backslash drops the key's t, r and n with the "\t", "\r", "\n" it then sees, so the rest matches nothing.
+    Case("a message quoting the key as JSON unicode escapes escaped again",
+         "only singly escaped \\uXXXX read: the key as \\\\uXXXX (a JSON dump quoted inside JSON) shown",
+         {"status": 401, "encode": ("json-escapes-twice", "key="),
+          "body": {"error": {"message": "invalid {encoded}"}}}),
 )
 ROW_KEYS = {"short": SHORT_KEY, "long": LONG_KEY}  # the keys rows configure by name
 ENCODED = "{encoded}"  # where the encoded key goes in an echo body
@@ -437,6 +447,8 @@ def encoded_text(how: str, text: str) -> str:
         "combining": "".join(c + "\u0301" for c in text),
         "enclosing": "".join(c + "\u20e3" for c in text),
         "percent-u": "".join(f"%u{ord(c):04X}" for c in text),
+        "json-full-width": "".join(f"\\u{ord(c) + 0xFEE0:04x}" if "!" <= c <= "~" else c for c in text),
+        "spaced-json-break": " ".join(text[: len(text) // 2]) + "\\n" + " ".join(text[len(text) // 2 :]),
     }
     return forms[how]
 
@@ -471,9 +483,10 @@ def _echo_fault(case: Case, key: str) -> Status:
     "semicolons; JSON or %uXXXX escapes; encodings mixed per character; with invisible characters or spaces "
     "between its characters (also in a part of it), with a combining or enclosing mark on each character of a part, "
     "backwards, in look-alike or full-width letters; with JSON-escaped zero-width spaces or UTF-16 "
-    "NULs between its characters; reversed, then in hex; base64-encoded twice, at any alignment) nor any "
-    "10-character piece of it appears in the text, message or value, also for a key of six characters or of 67, "
-    "and when the upstream echoes only a part "
+    "NULs between its characters; in full-width letters written as JSON escapes; spelled out across a JSON "
+    "line-break escape; JSON escapes escaped again; reversed, then in hex; base64-encoded twice, at any alignment) "
+    "nor any 10-character piece of it appears in the text, message or value, also for a key of six characters or of "
+    "67, and when the upstream echoes only a part "
     "of the key (its start, its end, a middle part percent- or base64-encoded; in the error text or the "
     "Retry-After) and when other credential-shaped text comes first (a bearer token, Basic credentials, "
     "key fields, sk-/JWT/GitHub/AWS shapes). Whether and how much of the upstream message is quoted (a part "
