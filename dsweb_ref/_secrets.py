@@ -239,6 +239,14 @@ _COMPACT_DROP = re.compile(r"[^A-Za-z0-9\\]+|\\[nrt]?")  # all but ASCII letters
 _COMPACT_KEEP = re.compile(r"\\[nrt]|[A-Za-z0-9]+")  # the same view, run by run (for mapping back)
 
 
+# A run of single letters or digits with visible ASCII separators between them ("d s w e b", "d-s-w-e-b"): a
+# part of a key spelled out. The classes are disjoint, so the match is linear; ordinary words (two letters in a
+# row) never form one. Whole runs only (no letter or digit just outside), so a word beside the run keeps its
+# letters. Backslashes and invisible characters are no separators here: the folded view reads those forms.
+_SEP = r"[\s!-/:-@\[\]-`{-~]"
+_SPELLED = re.compile(rf"(?<![0-9A-Za-z])(?:[0-9A-Za-z]{_SEP}{{1,3}}){{9,}}[0-9A-Za-z](?![0-9A-Za-z])")
+
+
 def _invisible(char: str) -> bool:
     """A character that does not show: a format character (Cf: zero-width space, soft hyphen, BOM,
     word joiner...), a combining mark (Mn, Me), or a control other than whitespace (Cc: the NULs of
@@ -437,6 +445,7 @@ class SecretForms:
     loose: re.Pattern[str]  # case-insensitive forms
     exact: re.Pattern[str]  # base64 (case matters)
     needles: tuple[str, ...] = ()  # compact, lower-case forms of the whole secret
+    spelled: tuple[str, ...] = ()  # compact, lower-case pieces looked for in spelled-out runs only (_SPELLED)
 
     @classmethod
     def of(cls, secret: str) -> SecretForms:
@@ -453,8 +462,18 @@ class SecretForms:
             return True
         if self.needles:
             compact = _compact(folded)
-            return any(needle in compact for needle in self.needles)
-        return False
+            if any(needle in compact for needle in self.needles):
+                return True
+        return bool(self.spelled) and bool(self._spelled_runs(folded))
+
+    def _spelled_runs(self, view: str) -> list[tuple[int, int]]:
+        """The spans of ``view``'s spelled-out runs that hold a piece (:attr:`spelled`)."""
+        spans = []
+        for match in _SPELLED.finditer(view):
+            letters = _compact(match[0])
+            if any(piece in letters for piece in self.spelled):
+                spans.append(match.span())
+        return spans
 
     def redact(self, text: str, placeholder: str) -> str:
         text = self.exact.sub(placeholder, self.loose.sub(placeholder, text))
@@ -468,6 +487,10 @@ class SecretForms:
             compact = _compact(folded)
             if any(needle in compact for needle in self.needles):
                 text = self._redact_compact(text, placeholder)
+        if self.spelled and self._spelled_runs(folded):  # mapped back only once a run holds a piece
+            view, starts, ends = _fold_map(text)
+            spans = self._spelled_runs(view)
+            text = _replace_spans(text, [(starts[a], ends[b - 1]) for a, b in spans], placeholder)
         return text
 
     def _redact_compact(self, text: str, placeholder: str) -> str:
@@ -533,7 +556,13 @@ def _piece_forms(secret: str) -> SecretForms:
     data = _utf8(secret)
     hexed = [re.escape(data[i : i + PIECE].hex()) for i in range(len(data) - PIECE + 1)]
     loose = re.compile("|".join(dict.fromkeys(["".join(map(_char_forms, run)) for run in runs] + hexed)), re.I)
-    return SecretForms(loose, _any_of([core for run in runs[: len(starts)] for core in _base64_cores(run)]))
+    # A part spelled out ("d s w e b - e m u l a t"): each PIECE letters and digits of the secret, forwards and
+    # backwards, looked for in runs of single characters only. The compact view of the whole text would also find
+    # a piece in ordinary words ("the dsweb emulator"), which must stay.
+    compact = _compact(_fold(secret))
+    spelled = [c[i : i + PIECE] for c in (compact, compact[::-1]) for i in range(len(c) - PIECE + 1)]
+    exact = _any_of([core for run in runs[: len(starts)] for core in _base64_cores(run)])
+    return SecretForms(loose, exact, spelled=tuple(dict.fromkeys(spelled)))
 
 
 def piece_found(text: str, secrets: Iterable[str]) -> bool:

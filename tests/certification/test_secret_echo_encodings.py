@@ -7,6 +7,8 @@ shape (sk- and hex digits) looks like a plain code, and a tool that names plain 
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from dsweb_ref import _secrets
@@ -89,7 +91,28 @@ def test_each_scrubber_reading_fails_exactly_the_rows_that_name_it(
 ) -> None:
     owner, function, right, wrong, rows = READINGS[catches]
     patch_reading(owner, function, right, wrong, monkeypatch, deepseek_official)  # it imports scrub_prefix
+    if rows & {SPELLED_BACKWARDS, TOUCHING}:
+        # The pieces' spelled-out layer (_secrets._SPELLED) also redacts these whole-key forms, so the reading of the
+        # whole-key layer shows only with it off; the row of a spelled-out part, which needs that layer, fails too.
+        monkeypatch.setattr(_secrets, "_SPELLED", re.compile(r"(?!)"))
+        rows = rows | {SPELLED_PART}
     assert failing_rows(outcomes, "SECRET_ECHOES", CHECK, monkeypatch) == rows
+
+SPELLED_PART = "12 characters from the middle of the key spelled out with spaces between its characters"
+
+
+def test_the_reference_passes_the_spelled_part_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(outcomes, "SECRET_ECHOES", tuple(c for c in outcomes.SECRET_ECHOES if c.name == SPELLED_PART))
+    assert failing_rows(outcomes, "SECRET_ECHOES", CHECK, monkeypatch) == set()
+
+
+def test_spelled_out_forms_looked_for_only_of_the_whole_key_fail_exactly_the_spelled_part_row(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # catches: the scrubber before the pieces' spelled-out layer: a part spelled out with spaces shown
+    monkeypatch.setattr(_secrets, "_SPELLED", re.compile(r"(?!)"))
+    assert failing_rows(outcomes, "SECRET_ECHOES", CHECK, monkeypatch) == {SPELLED_PART}
+
 
 TOOL_ERROR = "search.messages.tool_error"
 KEY_BODY_CODE = "a code that is the body of a key of the usual shape"

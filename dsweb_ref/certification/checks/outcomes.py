@@ -372,6 +372,9 @@ SECRET_ECHOES = (
            "combining marks (Mn) not read through: a part of the key shown with an accent on each character"),
           ("enclosing", "with an enclosing keycap mark on each character",
            "enclosing marks (Me) not read through: a part of the key shown with a keycap round each character"),
+          # Found by two helpers of the seed-5/6 draws: the reference scrubbed a part spelled out only as a whole key.
+          ("spaced", "spelled out with spaces between its characters",
+           "spelled-out forms looked for only of the whole key: a part of it spelled out shown"),
       )),
     # From the seed-5 mutation draw: an encoding no row had, and keys of other lengths (``key``: the row configures
     # that key, then the configured one again). Last, for the same reason as the rows above.
