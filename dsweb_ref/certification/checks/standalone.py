@@ -3,16 +3,19 @@
 Only what seed 003 decides is enforced: one model request per search with only the query and the
 native search tool (no system prompt or ``instructions``, no second message or content part, the
 tool version the backend documents: ``web_search_20250305`` on Messages, ``web_search`` on
-Responses), the 8192-token output budget, at most eight distinct HTTP(S) sources, a source keeps a
-title the answer gave its URL, an encoded result of at most 24 000 bytes, prose without a
+Responses), the 8192-token output budget, searches in flight at once sharing nothing (each request
+its own query, each result its own answer), at most eight distinct HTTP(S) sources, a source keeps a
+title the answer gave its URL, an encoded result of at most 24 000 bytes whose summary carries a
+short answer's text whole, prose without a
 completed native search (or a failed response or search call) is a tool error, a completed search
 without structured sources gives no sources, no redirects, no reasoning or encrypted content in
 the result, and the selection rules (broker and extension models bring no search credential;
 connection-access limits apply).
 Left open (accepted either way): the wording around the query inside its one user message, which
-eight sources are kept, which of several titles a URL gets, the summary's own bound, request
-fields that carry no content (``include``, ``tool_choice``, ``thinking``, ``max_uses``, ``store``), streaming
-or not. Usage is certified apart (capability ``standalone-usage``, :mod:`.standalone_usage`).
+eight sources are kept, which of several titles a URL gets, the summary's own bound, the words
+around the answer in the summary and which of several text blocks make it up, request fields that
+carry no content (``include``, ``tool_choice``, ``thinking``, ``max_uses``, ``store``), streaming or not,
+whether two searches run at once. Usage is certified apart (capability ``standalone-usage``, :mod:`.standalone_usage`).
 
 Rows marked ``stream`` configure ``standalone_stream``: the emulator tells their answer as server-sent
 events to a target that asks for a stream and as the same JSON to one that does not, so a target
@@ -23,15 +26,17 @@ event, is cut off, or reports an ``error`` event completed nothing and is a tool
 
 from __future__ import annotations
 
+import asyncio
 import gzip
 import json
 from typing import Any
 
 from ..._exceptions import WebErrorCode
-from ...emulator import AsAnswer, CutBody, Fault, HugeSummary, Malformed, ProseOnly, Redirect, Status
+from ...emulator import AsAnswer, CutBody, Fault, Gate, Hold, HugeSummary, Malformed, ProseOnly, Redirect, Status
 from ...emulator.faults import RouteName
 from ...emulator.responses import responses_events
 from ...emulator.streaming import Event, messages_events, render_sse
+from ..calibration import patiently
 from ..cases import Case
 from ..scenarios import url_key
 from ..targets import CallOutcome
@@ -249,6 +254,15 @@ REQUEST_CASES = (
          {"protocol": "messages", "cookie": True, "earlier": Status(200, body=_messages_body(
              [_result_block([_item("https://c.example.test/")]), {"type": "text", "text": "Cookie answer."}]),
              headers={"Set-Cookie": "session=earlier-search; Path=/"})}),
+    # seed 003: "并发搜索使用独立的 provider 实例" (concurrent searches use separate provider instances); with
+    # "不会读取...其他搜索的历史", two searches in flight at once share nothing: the second is answered first.
+    Case("messages-concurrent", "provider state shared by searches in flight at once: one message list both "
+         "queries join (a request carrying the other search's query), or one answer holder or source list (a "
+         "search answered with the other's summary or sources, which landed first)",
+         {"protocol": "messages", "concurrent": True}),
+    Case("responses-concurrent", "the same on Responses", {"protocol": "responses", "concurrent": True}),
+    Case("messages-concurrent-streamed", "the same on streamed answers, or one text buffer both streams fill (a "
+         "search's summary holding the other's text)", {"protocol": "messages", "concurrent": True, "stream": True}),
     # Streaming is open, but a streamed request is one search request too (from an outside hunt: the budget
     # halved on the streaming path, where no row looked).
     Case("messages-streamed", "the same on a streamed Messages request (another budget, tools or history where the "
@@ -347,6 +361,9 @@ def _request_problems(protocol: str, body: Any, query: str) -> list[str]:
     "the tool version the backend documents) and reads no conversation or other searches' history (so no "
     "previous_response_id, server-side conversation or stored prompt, nothing of the conversation's latest human "
     "prompt, and nothing of an earlier search's answer: its sources or summary; storing the answer is open); "
+    "concurrent searches use separate provider instances, so two searches in flight at once share nothing (each "
+    "request carries its own query alone, each result none of the other's answer: its text or sources; whether a "
+    "target runs two searches at once is open); "
     "the query carries the needed context, so it goes whole (a target may refuse one longer than its own bound "
     "as a tool error, never cut it silently); the output budget is 8192 tokens; the search tool "
     "carries no user_location (the caller's place is background, which goes into the query), and no other tools "
@@ -359,6 +376,9 @@ def _request_problems(protocol: str, body: Any, query: str) -> list[str]:
 async def request_isolated(ctx: CheckContext) -> None:
     for case in REQUEST_CASES:
         await _streaming(ctx, case)
+        if case.params.get("concurrent"):
+            await _concurrent(ctx, case)
+            continue
         protocol = case["protocol"]
         queries: tuple[str, str] = case.params.get("queries", ("first standalone topic", "second standalone topic"))
         ctx.emu.log.clear()
@@ -402,6 +422,81 @@ async def request_isolated(ctx: CheckContext) -> None:
                     f"({', '.join(carried)})", body=bodies[1], catches=case.catches)
 
 
+# Two searches started together: their queries and the answers each is scripted to get (its text, its sources).
+CONCURRENT = (("concurrent search alpha: gold closing price", "Gold closed at 2,431 USD on Tuesday.",
+               ("https://gold.example.test/close", "https://metals.example.test/gold")),
+              ("concurrent search beta: silver closing price", "Silver closed at 28.90 USD on Wednesday.",
+               ("https://silver.example.test/close", "https://metals.example.test/silver")))
+IN_FLIGHT_BOUND = 5.0  # seconds for both searches to reach the emulator (a liveness bound, see patiently)
+
+
+def _concurrent_answer(protocol: str, text: str, urls: tuple[str, ...]) -> AsAnswer:
+    if protocol == "responses":
+        return AsAnswer(_responses_body([_search_call(urls=urls), _answer([_text(text)])]))
+    return AsAnswer(_messages_body([_result_block([_item(u, f"Title of {u}") for u in urls]),
+                                    {"type": "text", "text": text}]))
+
+
+async def _in_flight(ctx: CheckContext, gates: list[Gate]) -> bool:
+    """Whether a request is parked at each of ``gates`` at once (within a liveness bound)."""
+    try:
+        for gate in gates:
+            async def parked(bound: float, gate: Gate = gate) -> None:
+                await ctx.blocking(gate.wait_held, 1, bound)
+
+            await patiently(parked, IN_FLIGHT_BOUND)
+    except TimeoutError:
+        return False
+    return True
+
+
+async def _concurrent(ctx: CheckContext, case: Case) -> None:
+    """Two searches started together, each answer held until both are in flight; the second is answered first.
+    A target that runs searches one at a time (whether they run at once is its own) is checked one after the
+    other: its answers are released as its requests come."""
+    protocol = case["protocol"]
+    route: RouteName = "responses" if protocol == "responses" else "messages"
+    ctx.fresh()
+    gates = [ctx.emu.gate(f"{case.name} {n}") for n in ("first", "second")]
+    for gate, (query, text, urls) in zip(gates, CONCURRENT, strict=True):
+        ctx.emu.inject(route, Hold(gate, timeout=30, then=_concurrent_answer(protocol, text, urls)),
+                       when=lambda body, query=query: query in json.dumps(body, ensure_ascii=False))
+    calls = [ctx.target.start_call("standalone_search", {"arguments": {"query": query}, "protocol": protocol})
+             for query, _, _ in CONCURRENT]
+    outcomes = [asyncio.ensure_future(call.outcome(CALL_TIMEOUT)) for call in calls]
+    try:
+        together = await _in_flight(ctx, gates)
+        ctx.note(f"{case.name}: in flight at once", together)
+        gates[1].release()
+        if together:  # the second's answer lands before the first is released, if the target lets it
+            await asyncio.wait({outcomes[1]}, timeout=IN_FLIGHT_BOUND)
+        gates[0].release()
+        done = [await outcome for outcome in outcomes]
+    finally:
+        for gate in gates:
+            gate.release()
+    queries = [query for query, _, _ in CONCURRENT]
+    bodies = [json.dumps(r.json, ensure_ascii=False) for r in ctx.records(route)]
+    require(len(bodies) == 2, f"[{case.name}] expected one request per search, saw {len(bodies)}")
+    for body in bodies:
+        carried = [query for query in queries if query in body]
+        require(len(carried) == 1, f"[{case.name}] a search request carries {len(carried)} of the two concurrent "
+                "queries (each carries only its own)", body=body, catches=case.catches)
+    # Nothing of the other's answer, and something of its own (whether the summary carries all of the answer and
+    # which sources are kept are result.bounded's and sources.filtered's business).
+    for outcome, (query, text, urls), (_, other, others) in zip(done, CONCURRENT, CONCURRENT[::-1], strict=True):
+        value = _visible(outcome, f"[{case.name}] search {query!r}")
+        summary = " ".join(str(value["summary"]).split())
+        got = {_url_key(s.get("url")) for s in value["sources"]}
+        shown = f"summary {value['summary'][:160]!r}, sources {sorted(map(str, got))!r}"
+        theirs = [what for what, hit in (("text", other in summary), ("sources", got & {_url_key(u) for u in others}))
+                  if hit]
+        require(not theirs, f"[{case.name}] the search {query!r} was answered with the other search's "
+                f"{' and '.join(theirs)}: {shown}", catches=case.catches)
+        require(text in summary or bool(got & {_url_key(u) for u in urls}), f"[{case.name}] the search {query!r} "
+                f"was answered with neither its own text nor its own sources: {shown}", catches=case.catches)
+
+
 # -- the result bound -----------------------------------------------------------------------------
 
 # 2 024 characters each: long, yet under the 2 048 the reference keeps (a target's own URL limit is open)
@@ -419,6 +514,14 @@ def _edge_summary() -> str:
 
 
 EDGE_SUMMARY = _edge_summary()  # 11 871 bytes: under the reference's own 12 000-byte summary bound
+# Seed 003: the main conversation receives "summary, sources (title and URL) and an optional truncated flag", the
+# summary being the search model's generated answer ("生成的总结"). A short answer needs no cut, so its text
+# reaches the summary whole (the words a target puts around it are open).
+ANSWER_TEXT = "Gold closed at 2,431 USD on Tuesday."
+ANSWERED = {"messages": _messages_body([_result_block([_item("https://a.example.test/")]),
+                                        {"type": "text", "text": ANSWER_TEXT}]),
+            "responses": _responses_body([_search_call(urls=("https://a.example.test/",)),
+                                          _answer([_text(ANSWER_TEXT)])])}
 BOUND_CASES = (
     Case("huge-messages-summary", "no bound on the encoded result (Messages answer of 60 000 characters)",
          {"protocol": "messages", "fault": HugeSummary(60_000)}),
@@ -437,6 +540,19 @@ BOUND_CASES = (
     # Nothing needs cutting here: truncated must not claim a cut (it may be left out).
     Case("summary-of-12000-bytes", "setting truncated on a summary shown whole at a bound's edge (a cut at < "
          "instead of <= 12 000 bytes)", {"protocol": "messages", "text": "x" * 12_000}),
+    # From an audit: a summary left empty with truncated set (or a placeholder) passed every row above.
+    Case("messages-answer-in-the-summary", "a summary that does not carry the search model's answer: left empty "
+         "(truncated set to excuse it) or a placeholder such as 'see the sources'",
+         {"protocol": "messages", "fault": AsAnswer(ANSWERED["messages"]), "answer": ANSWER_TEXT}),
+    Case("responses-answer-in-the-summary", "the same on Responses, or the summary read from the top-level "
+         "output_text, a field only the SDKs compute (a Responses answer on the wire has none: an empty summary)",
+         {"protocol": "responses", "fault": AsAnswer(ANSWERED["responses"]), "answer": ANSWER_TEXT}),
+    Case("messages-answer-in-the-summary-streamed", "the same on a streamed answer, or its text deltas not read "
+         "(the summary left empty)",
+         {"protocol": "messages", "fault": AsAnswer(ANSWERED["messages"]), "answer": ANSWER_TEXT, "stream": True}),
+    Case("responses-answer-in-the-summary-streamed", "the same on a streamed Responses answer (the summary read "
+         "from output_text, or from an event that carries no text)",
+         {"protocol": "responses", "fault": AsAnswer(ANSWERED["responses"]), "answer": ANSWER_TEXT, "stream": True}),
     # seed 003: "编码后的结果最多 24000 字节" - the whole encoded result, its sources included
     Case("eight-long-sources", "bounding the summary alone and never measuring the sources (eight sources whose "
          "URLs and titles are 2 000 characters each are 32 000 bytes on their own)",
@@ -504,14 +620,17 @@ def _whole_fault(text: str) -> Fault:
 
 @check(
     "standalone.result.bounded",
-    "the model-visible JSON is at most 24 000 encoded bytes, valid, with truncated set when cut",
+    "the model-visible JSON is at most 24 000 encoded bytes, valid, with truncated set when cut and the answer's "
+    "text in its summary when not",
     seed="003",
     requires=(SA,),
     provider="messages",
     rule="Seed 003: the encoded result is at most 24 000 bytes, so the generic tool-output limit never cuts the "
     "JSON; a cut result carries the optional truncated flag (sources dropped to fit are a cut too, where the "
     "target keeps each of them alone), and a result that lost nothing does not claim a cut (the summary's own "
-    "bound is open).",
+    "bound is open). The summary is the search model's generated answer: a short answer, needing no cut, reaches "
+    "the summary whole and unflagged, whatever words a target puts around it (which of several text blocks make "
+    "up the summary is open; streamed or not, the same answer).",
     cases=BOUND_CASES,
 )
 async def result_bounded(ctx: CheckContext) -> None:
@@ -525,6 +644,13 @@ async def result_bounded(ctx: CheckContext) -> None:
         # From an outside hunt: bytes cut inside a character and decoded with replacement (no answer here has one)
         require("\ufffd" not in str(value.get("summary", "")), f"[{case.name}] the summary holds U+FFFD: a character "
                 "was cut inside its bytes and replaced", catches=case.catches)
+        answer = case.params.get("answer")
+        if answer is not None:  # compared with whitespace collapsed: any words around the answer are open
+            said, shown = " ".join(answer.split()), " ".join(str(value["summary"]).split())
+            require(said in shown and value.get("truncated") is not True, f"[{case.name}] the summary "
+                    f"{value['summary'][:120]!r} (truncated {value.get('truncated')!r}) does not carry the answer's "
+                    f"text {answer!r} whole", catches=case.catches)
+            continue
         if case.params.get("size_only"):
             continue
         kept_alone = case.params.get("if_kept")
