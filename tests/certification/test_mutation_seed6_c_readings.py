@@ -150,9 +150,9 @@ def test_the_unparseable_page_read_passes(monkeypatch: pytest.MonkeyPatch) -> No
 def test_a_refusal_s_unprintable_location_crashing_fails_exactly_its_refused_row(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # catches: the mutant's ord(None) in _printable: the refusal of a redirect whose Location holds a no-break
-    # space raises TypeError while it is put into words, the seam codes it WEB_PROVIDER_ERROR, and the pipeline
-    # takes the page for an ordinary load failure whose snippet stands in
+    # catches: the mutant's ord(None) in _printable: the refusal of a redirect to a private address whose Location
+    # holds a private-use character raises TypeError while it is put into words, the seam codes it
+    # WEB_PROVIDER_ERROR, and the pipeline takes the page for an ordinary load failure whose snippet stands in
     patch_reading(http_fetch, "_printable", 'f"\\\\u{ord(c):04x}"', 'f"\\\\u{ord(None):04x}"', monkeypatch)
     _html_only("REFUSED", tuple(c.name for c in TABLES["REFUSED"]), monkeypatch)
     fails_exactly(evidence_html, "REFUSED", HTML_PAGE, UNPRINTABLE_LOCATION, monkeypatch)
