@@ -14,7 +14,9 @@ each row enforces only, for one page:
 * the page's query-matching fact reaches the evidence citing the page (with its row label or its
   definition term where the page gives the fact in a table row or a definition list, as
   ``evidence.table_rows`` does for Markdown), as the page's text: no tag, attribute or character
-  reference, no format character splitting its words;
+  reference, no format character splitting its words, no markup breaking a word (a table cell's
+  ``pilot<wbr>boarding<wbr>@...`` is one address), and no word the page does not hold (an unprintable icon
+  glyph shown, dropped or read as a space, never as text of its own);
 * text that is page furniture by its markup (``script``, ``style``, ``nav``, the site ``header``,
   ``footer``, ``aside``, an element with ``role="navigation"``, ``role="banner"`` or ``role="contentinfo"``, a
   cookie consent banner named by its id, a pop-up: an open ``dialog`` or a ``role="dialog"`` ``aria-modal``
@@ -24,7 +26,9 @@ each row enforces only, for one page:
 * neighbouring blocks (list items, headings, paragraphs) unrelated to the query do not ride along with
   the matching one, though none of them ends in sentence punctuation;
 * a page answered with an error status (404, 403, 500) is no page "fetched successfully": its error text, though it
-  holds the query's words, is never cited (the snippet may stand in, or the query says it found nothing).
+  holds the query's words, is never cited (the snippet may stand in, or the query says it found nothing);
+* a page its reader cannot parse is read or counted unread (the snippet may stand in): it never fails the call,
+  and the page of another result beside it still yields its query-matching text.
 """
 
 from __future__ import annotations
@@ -313,6 +317,18 @@ HTML = (
     Case("term-after-list", "a definition list's term kept once the list has ended: the paragraph after it read "
          "as that term's description, the unrelated term (Fernhollow moorings) put before the matching text",
          {"fact": FACT, "absent": ("Fernhollow",)}),
+    # From the seed-6 mutation draw: a passage is the page's own text, whatever markup or characters sit in it.
+    Case("private-use-glyph", "an unprintable character read as a placeholder: a private-use icon glyph (U+F017, "
+         "as icon fonts put one in the text) between a passage's words shown as words the page does not hold",
+         {"fact": FACT, "own_words": True}),
+    Case("inline-split-cell", "markup inside a table cell read as a break between words: the word-break "
+         "opportunities (<wbr>) of a long email address read as spaces, so 'pilotboarding@harbour-office.example.org' "
+         "is cited split", {"query": "harbour pilot boarding email",
+                            "fact": "pilotboarding@harbour-office.example.org"}),
+    Case("unparseable-declaration", "a page the reader cannot parse (a CDATA marked section opened with a space "
+         "after its bracket, which Python's html.parser rejects) failing the whole call, or crashing it, instead of "
+         "counting as unread: the other result's page, which holds the query's fact, never cited",
+         {"fact": FACT, "beside": True}),
 )  # fmt: skip
 # Each row's page, by the row's name.
 PAGES = {
@@ -344,7 +360,26 @@ PAGES = {
         "<tr><td></td><td>4.6 m at springs</td></tr></table>", MATCH)),
     "term-after-list": _page("Harbour pilot boarding", _article(
         OPENING, "<dl><dt>Fernhollow moorings</dt><dd>Closed for dredging until spring.</dd></dl>", MATCH)),
+    # An icon font's glyph (private use, not printable) between two words of the matching sentence: shown, dropped
+    # or read as a space, the passage keeps to the page's words.
+    "private-use-glyph": _page("Harbour pilot boarding", _article(
+        OPENING, "<p>Harbour pilot boarding starts at 06:00 \uf017 from the outer anchorage, for vessels over 80 "
+        "metres.</p>")),
+    # Long email addresses in a narrow table, with word-break opportunities (<wbr>) where a line may wrap: a browser
+    # shows each address whole, with no space.
+    "inline-split-cell": _page("Harbour office contacts", _article(
+        "<p>The harbour office answers pilot requests around the clock.</p>",
+        "<table><thead><tr><th>Desk</th><th>Phone</th><th>Email</th></tr></thead><tbody>"
+        "<tr><td>Pilot boarding</td><td>+44 1632 960 118</td>"
+        "<td>pilot<wbr>boarding<wbr>@harbour-office.example.org</td></tr>"
+        "<tr><td>Tug hire</td><td>+44 1632 960 119</td><td>tug<wbr>hire<wbr>@harbour-office.example.org</td></tr>"
+        "</tbody></table>")),
+    # Reading this page or counting it unread are both right; the other result's page (BESIDE_PAGE) is read either
+    # way. It holds no fact of its own, so a reader that parses it leaves the other page's passage the only one.
+    "unparseable-declaration": _page("Harbour archive", _article(
+        OPENING, "<p>Older harbour notices were kept as <![ CDATA[ archive ]]> blocks.</p>")),
 }
+BESIDE_PAGE = _page("Harbour notices", _article(OPENING, MATCH))
 
 
 # The pipeline's own fetches are SSRF-guarded like web_fetch's (seed 002: every URL it fetches passes host/IP
@@ -376,6 +411,16 @@ REFUSED = (
          "and its URL listed among the sources", {"host": HOST, "redirect": f"http://{PRIVATE_ANSWER}/"}),
     Case("private-host-snippet", "a host that resolves privately counted as an ordinary load failure, so the "
          "result's matching snippet is cited and its URL listed among the sources", {"host": PRIVATE_HOST}),
+    # From the seed-6 mutation draw: refusals of odd redirect targets are refusals too. An unprintable character in
+    # the Location of a redirect to a private address (U+E000, private use, sent as its UTF-8 bytes: the test server
+    # writes header text as Latin-1), and a Location no parser reads.
+    Case("private-redirect-unprintable-snippet", "a refused redirect whose Location holds an unprintable character "
+         "(a private-use one) crashing while its refusal is put into words, so the refusal becomes an ordinary load "
+         "failure and the result's matching snippet is cited and listed among the sources",
+         {"host": HOST, "redirect": f"http://{PRIVATE_ANSWER}/" + "\ue000notices".encode().decode("latin-1")}),
+    Case("invalid-location-snippet", "a redirect whose Location no parser reads ('http://[::1/') counted as an "
+         "ordinary load failure (the client's own parse error taken for a broken page), so the result's matching "
+         "snippet is cited and listed among the sources", {"host": HOST, "redirect": "http://[::1/"}),
 )
 # From the seed-5 mutation draw: validation is a filter stage of the pipeline (search, then URL/IP/redirect
 # validation, then ranking, fetching and passages): a result it refuses drops out, the others go on.
@@ -441,11 +486,14 @@ def _cited(value: Mapping[str, Any], url: str) -> list[str]:
     provider="messages",
     rule="Seed 002: a page fetched successfully is not sent to the model whole; code reduces it to short text "
     "matching the query, so that boilerplate and unrelated text do not mix in; every evidence line keeps its "
-    "source URL; a page that cannot be fetched leaves the snippet as the fallback. Checked on HTML pages the "
+    "source URL; a page that cannot be fetched, or has no usable passage, leaves the snippet as the fallback: a "
+    "page its reader cannot parse counts as unread, it never fails the call. A passage is the page's own text: "
+    "no word the page does not hold, no break inside a word the page shows whole. Checked on HTML pages the "
     "pipeline fetches itself (Messages search, the test network). And "
     "'a URL to be fetched must pass host/IP validation every time; the connection is bound to the public IP "
     "that passed': a result whose host resolves only to a private address, or later to one, or whose page "
-    "redirects to one, is never dialled there. Such a result failed the pipeline's 'URL/IP/redirect validation', "
+    "redirects to one, is never dialled there. Such a result, and one whose page redirects to a URL no parser "
+    "reads, failed the pipeline's 'URL/IP/redirect validation', "
     "and code attaches 'filtered source links': its snippet is no fallback (that is for a page that could not be "
     "fetched, not for a result validation refused), so even a snippet matching the query is neither cited nor "
     "listed in the sources. Validation is a stage of the pipeline ('URL/IP/redirect validation' between the "
@@ -468,7 +516,13 @@ async def html_page(ctx: CheckContext) -> None:
             page = PAGES[case.name]
             net.pages.special[path] = _serve_html(page)
             title = _TITLE.search(page)
-            script(ctx, query, [row(url, title.group(1) if title else "", SNIPPET)])
+            rows = [row(url, title.group(1) if title else "", SNIPPET)]
+            if case.params.get("beside"):  # the fact is on a second result's page, the row's page beside it
+                url = f"http://{BESIDE_HOST}{path}-page"
+                net.pages.special[f"{path}-page"] = _serve_html(BESIDE_PAGE)
+                rows.append(row(url, "Harbour notices", SNIPPET))
+                page = BESIDE_PAGE
+            script(ctx, query, rows)
             outcome = await _evidence(ctx, query, {"id": f"html-{case.name}", "local_names": []})
             value = expect_success(outcome, case.name)
             cited = _cited(value, url)
@@ -482,6 +536,11 @@ async def html_page(ctx: CheckContext) -> None:
                 wrong = [t for t in lines if re.search(case["mislabelled"], t)]
                 require(not wrong, f"{case.name}: another table's column labels the fact {fact!r}",
                         evidence=wrong, catches=case.catches)
+            if case.params.get("own_words"):  # a passage is the page's text: no word the page does not hold
+                words = set(re.findall(r"\w+", page.casefold()))
+                foreign = sorted({w for t in cited for w in re.findall(r"\w+", t.casefold())} - words)
+                require(not foreign, f"{case.name}: the evidence citing {url} holds words the page does not: "
+                        f"{', '.join(foreign[:5])}", evidence=cited, catches=case.catches)
             shown = "\n".join([outcome.text or "", *cited])
             for marker in case.params.get("absent", ()):
                 require(marker not in shown, f"{case.name}: {marker!r} reached the evidence", evidence=cited,

@@ -832,6 +832,10 @@ PROSE_CASES = (
     Case("arguments-with-another-property", "crashing on a call with a property beside the query (or failing it "
          "with no WEB_* code)", {"protocol": "messages", "arguments": {"query": "search api", "page": 2},
                                  "answered": True}),
+    # From the seed-6 mutation draw: an account whose URL no HTTP request can go to (an ftp: base, on loopback so
+    # that nothing could leave the machine) cannot be searched; that failure is a tool error like any other.
+    Case("responses-unusable-url", "crashing on a search whose account URL is not an http(s) URL (an ftp: Responses "
+         "base) instead of failing it as a tool error", {"protocol": "responses", "base": "ftp://127.0.0.1:9/v1"}),
 )
 
 
@@ -862,7 +866,8 @@ def _prose_fault(case: Case, key: str) -> Fault:
     "completed nothing, and a malformed answer is no completed search either), and, by the project's rule that "
     "no secret lands in any log or report, a tool error never shows the credential, whatever the upstream "
     "quoted. Whether and how much of the upstream's error is quoted stays open. A call without a query or with "
-    "another property may be refused or searched, but is answered as a result or an ordinary tool error. "
+    "another property may be refused or searched, but is answered as a result or an ordinary tool error; so is a "
+    "search whose account URL is not an http(s) URL (or its configuration is refused). "
     "Streaming is open: a streamed answer that ends before its final event, is cut off or reports an error "
     "event is no completed answer either.",
     cases=PROSE_CASES,
@@ -871,6 +876,16 @@ async def prose_error(ctx: CheckContext) -> None:
     key = ctx.config.api_key
     for case in PROSE_CASES:
         await _streaming(ctx, case)
+        if "base" in case.params:  # refusing the configuration is right too: nothing can run on it
+            kept = ctx.config.openai_base
+            if await ctx.configure_if_accepted(openai_base=case["base"]):
+                ctx.fresh()
+                try:
+                    outcome = await _search(ctx, "search api", case["protocol"])
+                finally:
+                    await ctx.configure(openai_base=kept)
+                expect_error(outcome, f"[{case.name}]")
+            continue
         if case.params.get("answered"):  # a result or a WEB_* tool error, never a crash
             if "fault" in case.params:
                 outcome = await _faulted(ctx, case["protocol"], case["fault"])
