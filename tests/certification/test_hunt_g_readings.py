@@ -155,8 +155,7 @@ def test_a_refused_fetch_counted_as_a_load_failure_fails_exactly_the_refused_sni
     # catches: _REFUSED = {WEB_INVALID_URL}: a redirect to a private address (or a host resolving privately) is an
     # ordinary load failure, so the snippet fallback cites the result and lists it among the sources
     monkeypatch.setattr(evidence_search, "_REFUSED", frozenset({WebErrorCode.INVALID_URL}))
-    # A Location no parser reads is refused as WEB_INVALID_URL, which this reading still takes for a refusal.
-    rows = {case.name for case in evidence_html.REFUSED} - {"invalid-location-snippet"}
+    rows = {case.name for case in evidence_html.REFUSED}
     assert failing_rows(evidence_html, "REFUSED", HTML_PAGE, monkeypatch) == rows
     monkeypatch.setattr(evidence_html, "REFUSED", ())  # the check's other rows still pass it
     (result,) = run(reference_target(), only=[HTML_PAGE]).results

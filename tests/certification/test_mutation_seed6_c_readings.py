@@ -25,10 +25,10 @@ from .conftest import run
 
 HTML_PAGE, PROSE = "evidence.html_page", "standalone.prose.error"
 GLYPH, INLINE_CELL, UNPARSEABLE = "private-use-glyph", "inline-split-cell", "unparseable-declaration"
-UNPRINTABLE_LOCATION, INVALID_LOCATION = "private-redirect-unprintable-snippet", "invalid-location-snippet"
+UNPRINTABLE_LOCATION = "private-redirect-unprintable-snippet"
 UNUSABLE_URL = "responses-unusable-url"
 NEW_HTML = (GLYPH, INLINE_CELL, UNPARSEABLE)
-NEW_REFUSED = (UNPRINTABLE_LOCATION, INVALID_LOCATION)
+NEW_REFUSED = (UNPRINTABLE_LOCATION,)
 
 # The tables as the module defines them: a test may narrow one after emptying it.
 TABLES = {t: getattr(evidence_html, t) for t in ("HTML", "ERROR_STATUS", "PRIVATE", "REFUSED", "BESIDE_REFUSED")}
@@ -156,18 +156,6 @@ def test_a_refusal_s_unprintable_location_crashing_fails_exactly_its_refused_row
     patch_reading(http_fetch, "_printable", 'f"\\\\u{ord(c):04x}"', 'f"\\\\u{ord(None):04x}"', monkeypatch)
     _html_only("REFUSED", tuple(c.name for c in TABLES["REFUSED"]), monkeypatch)
     fails_exactly(evidence_html, "REFUSED", HTML_PAGE, UNPRINTABLE_LOCATION, monkeypatch)
-
-
-def test_an_unreadable_location_refused_without_its_code_fails_exactly_its_refused_row(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    # catches: the mutant's WebError without WEB_INVALID_URL for a Location the client cannot parse (a TypeError,
-    # coded WEB_PROVIDER_ERROR by the seam): the refusal becomes an ordinary load failure whose snippet is cited
-    right = 'WebErrorCode.INVALID_URL, f"redirect to an invalid URL refused: {exc}", cause=exc'
-    patch_reading(http_fetch.HttpFetchProvider, "_follow", right, right.removeprefix("WebErrorCode.INVALID_URL, "),
-                  monkeypatch)
-    _html_only("REFUSED", tuple(c.name for c in TABLES["REFUSED"]), monkeypatch)
-    fails_exactly(evidence_html, "REFUSED", HTML_PAGE, INVALID_LOCATION, monkeypatch)
 
 
 def test_an_unusable_account_url_crashing_the_search_fails_exactly_its_row(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -65,7 +65,10 @@ def test_an_empty_summary_flagged_truncated_fails_exactly_the_answer_rows(monkey
     patch_reading(StandaloneSearchTool, "run", RESULT,
                   'return encode_result("", bound_sources(answer.sources), bool(answer.summary)), answer.usage',
                   monkeypatch)
-    assert failing_rows(standalone, BOUND_TABLE, BOUNDED, monkeypatch) == ANSWER_ROWS
+    # and the two rows whose answer fits the bound: an empty summary holds not even the answer's start, so its
+    # truncated flag excuses nothing (a cut answer keeps its start)
+    assert failing_rows(standalone, BOUND_TABLE, BOUNDED, monkeypatch) == ANSWER_ROWS | {
+        "summary-of-12000-bytes", "summary-of-11900-bytes-streamed"}
 
 
 def test_a_placeholder_summary_fails_exactly_the_answer_rows(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -200,3 +203,13 @@ def test_readings_seed_003_leaves_open_pass_the_concurrent_rows(variant: str, mo
     _only(REQUEST_TABLE, CONCURRENT_ROWS, monkeypatch)
     assert failing_rows(standalone, REQUEST_TABLE, ISOLATED, monkeypatch) == set()
 
+
+
+def test_words_around_the_answer_cut_at_the_bound_pass_every_bound_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # open (a review's false failure, fixed): words around the answer, the summary then cut at the target's bound
+    # and flagged; whole is judged by the answer's text, not by the summary's length
+    right = "summary, cut = _cut_bytes(clean_text(answer.summary), MAX_SUMMARY_BYTES)"
+    wrapped = ('summary, cut = _cut_bytes("Answer from the search model:\\n\\n" + clean_text(answer.summary) '
+               '+ "\\n\\n(see sources)", MAX_SUMMARY_BYTES)')
+    patch_reading(StandaloneSearchTool, "run", right, wrapped, monkeypatch)
+    assert failing_rows(standalone, BOUND_TABLE, BOUNDED, monkeypatch) == set()

@@ -81,7 +81,7 @@ BREAKS: dict[str, tuple[str, str]] = {
     "standalone-usage-reasoning-excluded": ("standalone.usage.reported", "[responses-reasoning-tokens] output_tokens"),
     "standalone-save-enables-connection": ("standalone.save.keeps_rest", "chosen-connection-untouched: the rest"),
     # An audit of seed 003 (the summary's content) and its concurrent searches: each certified before its row.
-    "standalone-empty-summary": ("standalone.result.bounded", "[messages-answer-in-the-summary] the summary ''"),
+    "standalone-empty-summary": ("standalone.result.bounded", "[summary-of-12000-bytes] truncated is true"),
     "standalone-queries-in-flight": ("standalone.request.isolated", "[messages-concurrent] a search request carries"),
 }
 # Readings seed 003 leaves open: each must stay certified.
