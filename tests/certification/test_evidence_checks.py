@@ -56,6 +56,7 @@ EVIDENCE_CHECKS = {
     "evidence.own_ranking",
     "evidence.html_page",
     "evidence.ori_question",
+    "evidence.api_wire",
 }
 BREAKS = {
     "evidence-model-call": ("evidence.no_model_call", "sent a Messages request"),
@@ -141,7 +142,7 @@ def test_the_reference_passes_every_evidence_check_in_process() -> None:
 
 
 # Seed 001 decisions the evidence pipeline keeps as every Search API consumer does.
-FROM_SEED_001 = {"evidence.ori_question"}
+FROM_SEED_001 = {"evidence.ori_question", "evidence.api_wire"}
 
 
 def test_evidence_checks_cite_the_seed_they_enforce() -> None:
