@@ -56,6 +56,7 @@ EVIDENCE_CHECKS = {
     "evidence.own_ranking",
     "evidence.html_page",
     "evidence.ori_question",
+    "evidence.api_wire",
 }
 BREAKS = {
     "evidence-model-call": ("evidence.no_model_call", "sent a Messages request"),
@@ -132,6 +133,13 @@ BREAKS = {
     "evidence-local-checked-with-names": ("evidence.local_refused", "path-without-marked-names: a search was sent"),
     "evidence-prompt-checked-with-names": ("evidence.local_refused", "prompt-without-marked-names: 1 search"),
     "evidence-prompt-raw-cut": ("evidence.local_refused", "prompt-padded: 1 search request(s)"),
+    # An audit of which requests seed 001's rules apply to: the pipeline's own Search and Fetch API requests
+    # (web_search and web_fetch stay right in each).
+    "evidence-client-defaults": ("evidence.api_wire", "search headers: the search request for"),
+    "evidence-need-content": ("evidence.api_wire", "search body: the search request for"),
+    "evidence-count-own-bound": ("evidence.api_wire", "search count: the search request for"),
+    "evidence-api-redirects-followed": ("evidence.api_wire", "search redirect: HTTP 300 on the pipeline's Search"),
+    "evidence-key-not-token": ("evidence.api_wire", "the account route: the search request for"),
 }
 
 
@@ -141,7 +149,7 @@ def test_the_reference_passes_every_evidence_check_in_process() -> None:
 
 
 # Seed 001 decisions the evidence pipeline keeps as every Search API consumer does.
-FROM_SEED_001 = {"evidence.ori_question"}
+FROM_SEED_001 = {"evidence.ori_question", "evidence.api_wire"}
 
 
 def test_evidence_checks_cite_the_seed_they_enforce() -> None:

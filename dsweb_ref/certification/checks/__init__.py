@@ -13,6 +13,7 @@ from . import (  # noqa: F401  (registration side effect)
     evidence_html,
     evidence_passages,
     evidence_relevance,
+    evidence_wire,
     fetch,
     mapping,
     merge,
