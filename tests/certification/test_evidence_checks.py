@@ -132,6 +132,10 @@ BREAKS = {
     "evidence-local-checked-with-names": ("evidence.local_refused", "path-without-marked-names: a search was sent"),
     "evidence-prompt-checked-with-names": ("evidence.local_refused", "prompt-without-marked-names: 1 search"),
     "evidence-prompt-raw-cut": ("evidence.local_refused", "prompt-padded: 1 search request(s)"),
+    # An audit of seed 002: a page bound, [needs_retry] per query of a batch and a deterministic pipeline.
+    "evidence-every-result-read": ("evidence.diversity", "many-results: 180 Fetch API requests"),
+    "evidence-retry-said-once": ("evidence.batch", "needs-retry-per-query: [needs_retry] does not stand"),
+    "evidence-completion-order": ("evidence.batch", "completion-order: the same call returned another text"),
 }
 
 
