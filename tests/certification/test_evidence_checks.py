@@ -140,6 +140,10 @@ BREAKS = {
     "evidence-count-own-bound": ("evidence.api_wire", "search count: the search request for"),
     "evidence-api-redirects-followed": ("evidence.api_wire", "search redirect: HTTP 300 on the pipeline's Search"),
     "evidence-key-not-token": ("evidence.api_wire", "the account route: the search request for"),
+    # An audit of seed 002: a page bound, [needs_retry] per query of a batch and a deterministic pipeline.
+    "evidence-every-result-read": ("evidence.diversity", "many-results: 180 Fetch API requests"),
+    "evidence-retry-said-once": ("evidence.batch", "needs-retry-per-query: [needs_retry] does not stand"),
+    "evidence-completion-order": ("evidence.batch", "completion-order: the same call returned another text"),
 }
 
 

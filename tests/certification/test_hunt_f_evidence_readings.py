@@ -89,7 +89,9 @@ def _flat(value: Mapping[str, Any], max_chars: int) -> str:
 def test_a_flat_evidence_text_fails_exactly_the_grouped_row(monkeypatch: pytest.MonkeyPatch) -> None:
     # catches: text-flat-lines (no query named above its lines; seed 002 returns the results separated by query)
     monkeypatch.setattr(evidence_search, "render_evidence", _flat)
-    assert failing_rows(evidence, "BATCH", BATCH, monkeypatch) == {"grouped-text"}
+    # ... and, with no group, the [needs_retry] of the batch's query that found nothing in none of its own (a row
+    # added by an audit of seed 002)
+    assert failing_rows(evidence, "BATCH", BATCH, monkeypatch) == {"grouped-text", "needs-retry-per-query"}
 
 
 def _cut_from_the_end(value: Mapping[str, Any], max_chars: int) -> str:
@@ -249,4 +251,7 @@ def test_a_flat_list_that_shows_each_line_title_still_fails_the_grouped_row(monk
                          for group in value["queries"] for line in group["evidence"])
 
     monkeypatch.setattr(evidence_search, "render_evidence", flat_titled)
-    assert failing_rows(evidence, "BATCH", BATCH, monkeypatch) == {"grouped-text", "cut-keeps-retry-marker"}
+    # (the flat list shows no [needs_retry] at all: the audit's needs-retry-per-query row fails it too, as does the
+    # seed-5 row whose [needs_retry] line must survive the cut)
+    assert failing_rows(evidence, "BATCH", BATCH, monkeypatch) == {
+        "grouped-text", "cut-keeps-retry-marker", "needs-retry-per-query"}

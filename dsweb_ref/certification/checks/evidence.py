@@ -1,8 +1,9 @@
 """Evidence pipeline checks (seed 002) over the emulator's Search and Fetch APIs.
 
 Seed 002 decides: the pipeline calls no language model (no classifier, no summarizer); a call runs
-the searches of its 2-4 queries concurrently and never more than four; every evidence line keeps its
-source URL; after ``[needs_retry]`` the same query (changed only in
+the searches of its 2-4 queries concurrently and never more than four, and returns the same result
+however they answer (deterministic code), each query's results (its ``[needs_retry]`` too) in its own
+group; every evidence line keeps its source URL; after ``[needs_retry]`` the same query (changed only in
 spacing or case) must not be fired again; and web search is no fallback for local documents, whose
 names or contents must never be sent to a search engine. It fixes no error code for the refusals,
 so any ``WEB_*`` error is accepted there.
@@ -10,18 +11,21 @@ so any ``WEB_*`` error is accepted there.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Sequence
 from typing import Any
 
-from ...emulator import Hold, Status
+from ...emulator import Hold, RequestLog, Status
+from ..calibration import patiently
 from ..cases import ORDER, Case
 from ..scenarios import url_key
 from ..targets import CallOutcome, PendingCall
 from ._base import CALL_TIMEOUT, CheckContext, check, expect_error, expect_schema, expect_success, require
-from ._script import row, script
-from .batch import wait_held
+from ._oracle import query_match
+from ._script import row, script, scripted
+from .batch import HELD_BOUND, wait_held
 from .search import MODEL_ROUTES, ori_accepted
 
 REQUIRES = ("web_search", "search-api", "fetch-api", "evidence-search")  # the evidence tool is a web_search
@@ -69,6 +73,12 @@ BATCH = (
     Case("cut-keeps-retry-marker", "lines left out alike from every query once each is down to one, the first "
          "query's first: the [needs_retry] line of the query that found nothing goes, so the text no longer tells "
          "the agent to search again", {"text": "retry"}),
+    Case("needs-retry-per-query", "[needs_retry] said for the call, not for the query that found nothing: one marker "
+         "outside every query's group (above or below them), or the marker on every query of the batch, those with "
+         "evidence too (in the text, or in the value's needs_retry)", {"text": "retry-per-query"}),
+    Case("completion-order", "groups, or the pages picked, in the order the searches and pages answered, or ties "
+         "broken at random: the same call, answered in another order, returns another text or value",
+         {"order": True}),
 )
 MAX_QUERIES = 4  # seed 002's cap on the queries of one call
 # grouped-text: the first query has two pages (two lines), so numbered lines of a flat list are no groups; no
@@ -87,6 +97,26 @@ CUT_QUERIES = ("harbour pilot fees", "harbour berth fees", "harbour crane fees")
 _SEASON = ("for vessels over eighty metres entering the northern channel at night in the winter season under the "
            "harbour board tariff")
 RETRY_QUERIES = tuple(f"harbour {what} fees {_SEASON}" for what in ("tug", "pilot", "berth", "crane"))
+# needs-retry-per-query: the middle query finds nothing (its search answers no result), the others a page each, so
+# a marker above or below every group falls in no group or in another query's. Its words stand nowhere else.
+_NOTHING = "zzqx quay permit office"
+PER_QUERY_QUERIES = (_PILOT, _NOTHING, _FERRY)
+NEEDS_RETRY = "[needs_retry]"
+# completion-order: three queries with four results each, every page readable (twelve pages, more than a bound of
+# eight reads, so a pick can differ); the call made twice, the first query's search and pages answered before the
+# others' in one run and after them in the other.
+ORDER_PAGES = {
+    "harbour pilot boarding time": ("pilot-office", "Harbour pilot boarding time is at dawn, at the anchorage."),
+    "lumen bay ferry adult fare": ("lumen-ferries", "The Lumen Bay ferry adult fare is twelve dollars one way."),
+    "gull island lighthouse hours": ("gull-lighthouse", "Gull Island lighthouse hours are nine to five, daily."),
+}  # fmt: skip
+ORDER_RESULTS = 4
+
+
+def order_urls(query: str) -> list[str]:
+    """The result URLs of ``query`` in completion-order, each on a site of its own."""
+    name = ORDER_PAGES[query][0]
+    return [f"https://{name}-{tld}.example.org/notes" for tld in ("north", "south", "east", "west")[:ORDER_RESULTS]]
 
 
 @check(
@@ -103,16 +133,26 @@ RETRY_QUERIES = tuple(f"harbour {what} fees {_SEASON}" for what in ("tug", "pilo
     "sends at most four searches (refusing it, with any WEB_* error, is what the reference does; the seed "
     "fixes no error code). The model-visible text keeps each query's evidence lines under that query (named by "
     "its text or its number, in any layout), and every query of the batch stays in it (named, or one of its "
-    "lines shown) however the text is cut; a query whose search found nothing keeps its [needs_retry] there too "
-    "('if the result shows [needs_retry], the agent must make the query more specific'). The seed fixes no bound "
-    "on the text, nor which evidence lines a cut leaves out.",
+    "lines shown) however the text is cut, and a query whose search found nothing keeps its [needs_retry] there too: "
+    "the seed fixes no bound on the text, nor which evidence lines a cut leaves out. 'If the "
+    "result shows [needs_retry] the agent must make the query more specific': a query of a batch that found nothing "
+    "says [needs_retry] inside its own group, and a query that found evidence does not (the value's needs_retry "
+    "likewise: per query, and for the call only when no query found evidence). The pipeline is 'a deterministic "
+    "code pipeline': the same call, its searches and pages answered in another order, returns the same text and "
+    "value (any layout, any order of its own).",
     cases=BATCH,
 )
 async def batch(ctx: CheckContext) -> None:
     for case in BATCH:
         ctx.fresh()
+        if case.params.get("text") == "retry-per-query":
+            await _retry_per_query(ctx, case)
+            continue
         if "text" in case.params:
             await _batch_text(ctx, case)
+            continue
+        if case.params.get("order"):
+            await _completion_order(ctx, case)
             continue
         queries = list(BATCH_QUERIES[: case["queries"]])
         context = {"id": f"batch-{case.name}", "local_names": []}
@@ -204,6 +244,116 @@ async def _batch_text(ctx: CheckContext, case: Case) -> None:
     _at, index, query = next((a, i, q) for a, i, q in placed if not _under(words, a, i))
     require(False, f"{case.name}: an evidence line of query {index + 1} ({query!r}) does not stand under that "
             "query (the text names no query, or another, above it)", catches=case.catches, text=text[:2000])
+
+
+def _owner(marks: Sequence[tuple[int, int]], at: int) -> int | None:
+    """The index of the query whose group holds position ``at``: the last one named above it (None: above all)."""
+    above = [i for mark, i in marks if mark < at]
+    return above[-1] if above else None
+
+
+async def _retry_per_query(ctx: CheckContext, case: Case) -> None:
+    """A batch whose middle query found nothing: [needs_retry] stands in that query's group (named by its words or
+    by its number, as the other rows find groups) and in no other query's group."""
+    queries = PER_QUERY_QUERIES
+    for query in (_PILOT, _FERRY):
+        pages = GROUPED_PAGES[query]
+        script(ctx, query, [row(url, "Port office notes", f"About {query}.") for url, _passage in pages])
+        for url, passage in pages:
+            serve_page(ctx, url, "Port office notes", f"# Port office notes\n\n{passage}")
+    script(ctx, _NOTHING, [])  # the engine found nothing for it
+    outcome = await _evidence(ctx, list(queries), {"id": f"batch-{case.name}", "local_names": []})
+    value = expect_success(outcome, f"{case.name}: a {len(queries)}-query evidence call")
+    text = outcome.text or ""
+    at = [m.start() for m in re.finditer(re.escape(NEEDS_RETRY), text)]
+    dead = queries.index(_NOTHING)
+    layouts = []
+    for marks in _marks(text, queries):
+        owners = [_owner(marks, a) for a in at]
+        layouts.append(owners)
+        if dead in owners and not set(owners) - {dead, None}:
+            break
+    else:
+        require(False, f"{case.name}: [needs_retry] does not stand in the group of query {dead + 1} ({_NOTHING!r}) "
+                "alone, the one query that found nothing (by the queries named by words, then by number, the "
+                f"markers fall in the groups of {layouts})", catches=case.catches, text=text[:2000])  # fmt: skip
+    # The value's schema gives each query its needs_retry, and the call's 'when no query found usable evidence'.
+    groups = {" ".join(str(g.get("query", "")).split()).casefold(): g for g in value.get("queries", [])
+              if isinstance(g, dict)}  # fmt: skip
+    for index, query in enumerate(queries):
+        said = groups.get(query.casefold(), {}).get("needs_retry")
+        require(said is (index == dead), f"{case.name}: the value's needs_retry of query {index + 1} ({query!r}) is "
+                f"{said!r}", catches=case.catches)  # fmt: skip
+    require(value.get("needs_retry") is False, f"{case.name}: the value's needs_retry for the call is "
+            f"{value.get('needs_retry')!r}, though two of its queries found evidence", catches=case.catches)
+
+
+async def _answered(ctx: CheckContext, route: str, field: str, groups: Sequence[set[str]], what: str) -> None:
+    """Until the emulator has answered, for each of ``groups``, a ``route`` request whose body's ``field`` is in
+    it, and holds none of them unanswered: a liveness bound. When it runs out (a target that never asks for one
+    of them) the row goes on: the order is then not shown, and the runs are still compared."""
+
+    def enough(log: RequestLog) -> bool:
+        records = [r for r in log.records() if r.route == route and isinstance(r.json, dict)]
+        for keys in groups:
+            mine = [r for r in records if r.json.get(field) in keys]
+            if not mine or not all(r.done for r in mine):
+                return False
+        return True
+
+    try:
+        await patiently(lambda bound: ctx.blocking(ctx.emu.log.wait_until, enough, bound, what), HELD_BOUND)
+    except TimeoutError:
+        ctx.note("order not shown", what)
+
+
+async def _completion_order(ctx: CheckContext, case: Case) -> None:
+    """The same call twice, its answers alike: in the first run the first query's search and pages are answered
+    while the others' are held at gates, in the second they are held until the others' are answered. Both runs
+    must return the same text and value (seed 002's pipeline is deterministic code)."""
+    queries = list(ORDER_PAGES)
+    route = ctx.search_route
+    runs: list[tuple[str, dict[str, Any]]] = []
+    for run, lead_first in enumerate((True, False), 1):
+        ctx.fresh()
+        searches, pages = ctx.emu.gate(f"{case.name}-searches-{run}"), ctx.emu.gate(f"{case.name}-pages-{run}")
+        held = set(queries[1:]) if lead_first else {queries[0]}
+        for query, (_name, passage) in ORDER_PAGES.items():
+            urls = frozenset(order_urls(query))
+            found = scripted(route, query, [row(url, query.title(), f"About {query}.") for url in order_urls(query)])
+            body = {"title": query.title(), "content": f"# {query.title()}\n\n{passage}"}
+            page = Status(200, body=json.dumps(body).encode())
+            mine = functools.partial(_fetch_of, urls)
+            if query in held:
+                ctx.emu.inject(route, Hold(searches, timeout=30, then=found), when=query_match(route, query))
+                ctx.emu.inject("fetch", Hold(pages, timeout=30, then=page), times=ORDER_RESULTS, when=mine)
+            else:
+                ctx.emu.inject(route, found, when=query_match(route, query))
+            ctx.emu.inject("fetch", page, times=None, when=mine)
+        call = _start(ctx, queries, {"id": f"{case.name}-{run}", "local_names": []})
+        free = [q for q in queries if q not in held]
+        try:  # the free queries' searches answered first, then their pages, each before the held ones go on
+            await _answered(ctx, route, "query", [{q} for q in free], f"{case.name}: the free searches of run {run}")
+            searches.release()
+            await _answered(ctx, "fetch", "url", [set(order_urls(q)) for q in free],
+                            f"{case.name}: the free pages of run {run}")  # fmt: skip
+        finally:
+            searches.release()
+            pages.release()
+        outcome = await call.outcome(CALL_TIMEOUT)
+        value = expect_success(outcome, f"{case.name}: run {run}")
+        runs.append((outcome.text or "", value))
+    (text_1, value_1), (text_2, value_2) = runs
+    at = next((i for i, (a, b) in enumerate(zip(text_1, text_2, strict=False)) if a != b), len(text_1))
+    near = slice(max(0, at - 200), at + 300)
+    require(text_1 == text_2, f"{case.name}: the same call returned another text when its first query was answered "
+            f"last (from character {at} on)", catches=case.catches, first=text_1[near], second=text_2[near])
+    require(value_1 == value_2, f"{case.name}: the same call returned another value when its first query was "
+            "answered last", catches=case.catches, first=value_1, second=value_2)
+
+
+def _fetch_of(urls: frozenset[str], body: Any) -> bool:
+    return isinstance(body, dict) and body.get("url") in urls
 
 
 # The prompt has whitespace runs to collapse and is longer than the API's 128-character limit.

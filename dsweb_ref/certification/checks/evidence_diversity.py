@@ -31,12 +31,21 @@ the crowded rows' shorter answers keep two of the crowd and then other sites, so
 results a query is judged on what it asked for. Those rows have four queries, so three results a query
 offer more pages than a page bound of eight reads; where a target used every result it asked for, the row
 notes that the share was not judged.
+
+The page bound itself (seed 002: "normally it selects evidence pages, bounded", and its stages "source diversity
+selection -> fetch selected pages") is judged by one row whose engine lists 45 results a query, far more than any
+page bound reads, whatever count a request asks for (an engine may answer more than the count; seed 000's tool cuts
+such an answer to its cap): the call sends fewer Fetch API requests than the results the engine offered. How many
+pages, and how many results a query it asks for and keeps, stay the target's own: a target that keeps only its
+count reads at most four times its count, which is a bound, so only a pipeline that keeps every result (asking for
+them all, or not cutting an answer to its count) and reads every one fails.
 """
 
 from __future__ import annotations
 
 import functools
 import ipaddress
+import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -45,7 +54,7 @@ from ...emulator import Status
 from ..cases import Case
 from ._base import CheckContext, check, expect_error, expect_success, require
 from ._oracle import offered_urls, query_match
-from ._script import Listing, Row, first, row, script_listing
+from ._script import Listing, Row, first, row, script, script_listing
 from .evidence import REQUIRES, _evidence, serve_page
 
 if TYPE_CHECKING:
@@ -255,6 +264,19 @@ def _absolute(mixed: bool) -> dict[str, list[Row]]:
     }
 
 
+# The page bound (a table row of its own kind): four queries whose engine lists 45 usable results each, on sites of
+# their own, whatever count a request asks for, each page small and answering its query.
+MANY_QUERIES = ("harbour pilot fees", "harbour berth fees", "harbour crane fees", "harbour tug fees")
+MANY_RESULTS = 45  # results the engine lists a query: more than any plausible page bound reads of four queries
+
+
+def many_results(query: str, count: int) -> list[Row]:
+    """``count`` usable results for ``query``, each on a registrable domain of its own."""
+    topic = query.split()[1]
+    return [row(f"https://{topic}-desk{i}.com/fees", f"{query.title()}, notice {i}",
+                f"{query.capitalize()} set by the port office, notice {i}.") for i in range(count)]  # fmt: skip
+
+
 DIVERSITY = (
     Case(
         "only-source",
@@ -343,6 +365,13 @@ DIVERSITY = (
         {"results": _absolute(mixed=True), "one_scheme": _absolute(mixed=False), "site": _ADDRESS, "kept_last": 3,
          "spelled": ("its host written with and without a final dot", "none written with it")},
     ),
+    Case(
+        "many-results",
+        "no page bound (or one far above what the engine offers) in a pipeline that keeps every result (asking for "
+        "the Search API's most, 50, or keeping an answer longer than its count): four queries of 45 results each "
+        "read all 180 pages instead of a bounded pick",
+        {"queries": MANY_QUERIES, "each": MANY_RESULTS},
+    ),
 )
 
 
@@ -374,7 +403,10 @@ def _used(ctx: CheckContext, value: dict[str, Any], foreign: frozenset[str] = fr
     "without need, and a batch of queries keeps at least one source per query when it has a usable one; results "
     "come back grouped by query, so a page two queries both found is each one's source (fetching it once, and "
     "listing it once in the call-wide sources, stay open). A query's source is a page picked for reading or a "
-    "result its evidence cites: whether a snippet stands in for a page that cannot be read is the target's policy.",
+    "result its evidence cites: whether a snippet stands in for a page that cannot be read is the target's policy. "
+    "It 'normally selects evidence pages, bounded' ('source diversity selection -> fetch selected pages'): a call "
+    "whose searches offer far more results than any page bound reads fetches fewer pages than it was offered (the "
+    "bound, and the results a query it asks for, are the target's own).",
     cases=DIVERSITY,
 )
 async def diversity(ctx: CheckContext) -> None:
@@ -382,6 +414,9 @@ async def diversity(ctx: CheckContext) -> None:
     not_judged: dict[str, str] = {}
     for case in DIVERSITY:
         ctx.fresh()
+        if "each" in case.params:  # the page bound
+            earlier |= await _bounded(ctx, case)
+            continue
         results: dict[str, list[Row]] = case["results"]
         offered = {_same_page(r["url"]) for rows in results.values() for r in rows}
         foreign = frozenset(earlier - offered)
@@ -440,6 +475,33 @@ async def diversity(ctx: CheckContext) -> None:
         )
         if "one_scheme" in case.params:  # the same call, the domain's pages all on https://: no fewer of them
             await _same_share(ctx, case, counts.get(case["site"], 0), used)
+
+
+async def _bounded(ctx: CheckContext, case: Case) -> set[str]:
+    """Seed 002 fetches the pages it selected, a bounded number: a call offered far more results than any page
+    bound reads sends fewer Fetch API requests than the results it was offered. Every result is usable and its
+    page readable, so nothing but the bound leaves one unread. Returns the pages the engine offered."""
+    queries: tuple[str, ...] = case["queries"]
+    for query in queries:
+        results = many_results(query, case["each"])
+        # The whole list whatever count the request asks for: the target's count leaves the offer as large.
+        script(ctx, query, results)
+        urls = frozenset(r["url"] for r in results)
+        page = {"title": query.title(), "content": f"# {query.title()}\n\n{query.capitalize()} are set by the port "
+                "office each spring and paid at the harbour desk.\n"}  # fmt: skip
+        ctx.emu.inject("fetch", Status(200, body=json.dumps(page).encode()), times=None,
+                       when=lambda body, urls=urls: isinstance(body, dict) and body.get("url") in urls)  # fmt: skip
+    outcome = await _evidence(ctx, list(queries), {"id": case.name, "local_names": []})
+    expect_success(outcome, case.name)
+    await ctx.settle()
+    offered = {_same_page(u) for urls in offered_urls(ctx.records("search"), list(queries)).values() for u in urls}
+    # Every request counts (a page fetched twice is read twice); a late fetch of an earlier case's page does not.
+    fetches = [u for u in (r.json.get("url") for r in ctx.records("fetch") if isinstance(r.json, dict))
+               if isinstance(u, str) and _same_page(u) in offered]  # fmt: skip
+    require(offered, f"{case.name}: the searches offered no result", catches=case.catches)
+    require(len(fetches) < len(offered), f"{case.name}: {len(fetches)} Fetch API requests for the {len(offered)} "
+            "results the searches offered: every result read, no bounded pick of pages", catches=case.catches)
+    return offered
 
 
 def _script_case(ctx: CheckContext, case: Case, results: dict[str, list[Row]]) -> None:
