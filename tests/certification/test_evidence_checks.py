@@ -138,7 +138,7 @@ BREAKS = {
     "evidence-client-defaults": ("evidence.api_wire", "search headers: the search request for"),
     "evidence-need-content": ("evidence.api_wire", "search body: the search request for"),
     "evidence-count-own-bound": ("evidence.api_wire", "search count: the search request for"),
-    "evidence-api-redirects-followed": ("evidence.api_wire", "search redirect: HTTP 300 on the pipeline's Search"),
+    "evidence-api-redirects-followed": ("evidence.api_wire", "search redirect: HTTP 302 on the pipeline's Search"),
     "evidence-key-not-token": ("evidence.api_wire", "the account route: the search request for"),
     # An audit of seed 002: a page bound, [needs_retry] per query of a batch and a deterministic pipeline.
     "evidence-every-result-read": ("evidence.diversity", "many-results: 180 Fetch API requests"),

@@ -45,6 +45,9 @@ SEARCH_KEYS = frozenset({"query", "count", "need_content"})  # always sent (sear
 OPTIONAL_KEYS = frozenset({"ori_question"})  # sent with a usable prompt: evidence.ori_question's to judge
 # What a redirect answer offers: a search answer, or a page, holding a word no other text of the row has.
 MARKER = "Quarrendon"
+# Which requests the rule reaches is this check's question; the statuses one by one are search.redirect.not_followed's
+# and fetch.redirect.not_followed's: one that changes the method and one that keeps it stand for the rest.
+PIPELINE_REDIRECTS = tuple(s for s in REDIRECT_STATUSES if s in (302, 307))
 REDIRECTED_QUERY = "harbour crane permit office"
 REDIRECTED_PAGE = "https://crane-permits.example.net/office"
 REDIRECTED_TEXT = f"The harbour crane permit office is the {MARKER} desk, open from 07:00."
@@ -163,7 +166,7 @@ def _failed_or_answered(outcome: CallOutcome, what: str, case: Case) -> None:
 
 async def _redirect(ctx: CheckContext, case: Case) -> None:
     route = "search" if case["judge"] == "search-redirect" else "fetch"
-    for status in REDIRECT_STATUSES:
+    for status in PIPELINE_REDIRECTS:
         ctx.fresh()
         what = f"{case.name}: HTTP {status} on the pipeline's {route.capitalize()} request"
         if route == "search":
@@ -230,7 +233,7 @@ RUN: Mapping[str, Callable[[CheckContext, Case], Awaitable[None]]] = {
     "Authorization: Bearer <key> and Content-Type: application/json; a Search body of query, count and "
     "need_content false (ori_question with a prompt, evidence.ori_question's to judge), count an integer no "
     "larger than the configured count (the pipeline's own result bound may be smaller); a Fetch body of exactly "
-    "{url}. A 3xx of a pipeline Search or Fetch request is a failure: its Location is never requested and its "
+    "{url}. A 3xx (a 302 and a 307) of a pipeline Search or Fetch request is a failure: its Location is never requested and its "
     "body is no answer, so the call answers a WEB_* error, or without what the 3xx offered (the query's "
     "[needs_retry], the page's snippet as seed 002's fallback). With account-route and auth 'account', every "
     "pipeline request carries the account token as Authorization: Bearer (the row is skipped without it). The "
