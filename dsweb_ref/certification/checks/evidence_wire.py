@@ -224,19 +224,21 @@ RUN: Mapping[str, Callable[[CheckContext, Case], Awaitable[None]]] = {
     seed="001",
     requires=REQUIRES,
     provider="api",
-    rule="Seed 001: 'requests send only the documented authorization and JSON content type'; 'Direct Search sends "
-    "query, count, need_content: false, and ori_question', count 'the configured value ... unless the request's "
-    "result bound is smaller'; 'Fetch sends a URL'; 'Harness rejects redirects of the API request'; 'A Session on "
-    "the DeepSeek account route sends its account token instead'. The evidence pipeline (seed 002) searches and "
-    "fetches through these APIs ('parallel search', 'fetch selected pages': a call whose results match its "
-    "queries sends both), so every one of its requests keeps them: beyond HTTP framing exactly "
-    "Authorization: Bearer <key> and Content-Type: application/json; a Search body of query, count and "
-    "need_content false (ori_question with a prompt, evidence.ori_question's to judge), count an integer no "
-    "larger than the configured count (the pipeline's own result bound may be smaller); a Fetch body of exactly "
-    "{url}. A 3xx (a 302 and a 307) of a pipeline Search or Fetch request is a failure: its Location is never requested and its "
-    "body is no answer, so the call answers a WEB_* error, or without what the 3xx offered (the query's "
-    "[needs_retry], the page's snippet as seed 002's fallback). With account-route and auth 'account', every "
-    "pipeline request carries the account token as Authorization: Bearer (the row is skipped without it). The "
+    rule="Seed 001: 'requests send only the documented authorization and JSON content type'; 'Direct Search "
+    "sends query, count, need_content: false, and ori_question', count 'the configured value ... unless "
+    "the request's result bound is smaller'; 'Fetch sends a URL'; 'Harness rejects redirects of the API "
+    "request'; 'A Session on the DeepSeek account route sends its account token instead'. The evidence "
+    "pipeline (seed 002) searches and fetches through these APIs ('parallel search', 'fetch selected "
+    "pages': a call whose results match its queries sends both), so every one of its requests keeps them:"
+    " beyond HTTP framing exactly Authorization: Bearer <key> and Content-Type: application/json; a "
+    "Search body of query, count and need_content false (ori_question with a prompt, "
+    "evidence.ori_question's to judge), count an integer no larger than the configured count (the "
+    "pipeline's own result bound may be smaller); a Fetch body of exactly {url}. A 3xx (a 302 and a 307) "
+    "of a pipeline Search or Fetch request is a failure: its Location is never requested and its body is "
+    "no answer, so the call answers a WEB_* error, or without what the 3xx offered (the query's "
+    "[needs_retry], the page's snippet as seed 002's fallback). With account-route and auth 'account', "
+    "every pipeline request carries the account token as Authorization: Bearer (the row is skipped "
+    "without it). The "
     "pipeline's result bound, how it writes its queries and which pages it fetches are its own.",
     cases=WIRE,
 )
