@@ -110,11 +110,7 @@ async def _wire(ctx: CheckContext, case: Case) -> None:
     if "count" in case.params:
         await ctx.configure(count=case["count"])
     try:
-        ctx.fresh()
-        _serve_pages(ctx)
-        outcome = await _evidence(ctx, list(PAGES), {"id": f"wire-{case.name}", "local_names": []}, PROMPT)
-        expect_success(outcome, f"{case.name}: a two-query evidence call", case.catches)
-        await ctx.settle()
+        await _two_query_call(ctx, case)
     finally:
         if ctx.config.count != configured:
             await ctx.configure(count=configured)
@@ -193,15 +189,20 @@ async def _redirect(ctx: CheckContext, case: Case) -> None:
         _failed_or_answered(outcome, what, case)
 
 
+async def _two_query_call(ctx: CheckContext, case: Case) -> None:
+    """The batch of two queries with the latest prompt, afresh, every request it sends settled."""
+    ctx.fresh()
+    _serve_pages(ctx)
+    outcome = await _evidence(ctx, list(PAGES), {"id": f"wire-{case.name}", "local_names": []}, PROMPT)
+    expect_success(outcome, f"{case.name}: a two-query evidence call", case.catches)
+    await ctx.settle()
+
+
 async def _account(ctx: CheckContext, case: Case) -> None:
     ctx.emu.accept_account_token(DEFAULT_ACCOUNT_TOKEN)
     await ctx.configure(auth="account", account_token=DEFAULT_ACCOUNT_TOKEN)
     try:
-        ctx.fresh()
-        _serve_pages(ctx)
-        outcome = await _evidence(ctx, list(PAGES), {"id": f"wire-{case.name}", "local_names": []}, PROMPT)
-        expect_success(outcome, f"{case.name}: a two-query evidence call", case.catches)
-        await ctx.settle()
+        await _two_query_call(ctx, case)
         for route in ("search", "fetch"):
             for record in _sent(ctx, route, case):
                 shown = {"account_token": "the account token", "api_key": "the API key"}
