@@ -38,6 +38,7 @@ BREAKS: dict[str, tuple[set[str], str | tuple[str, ...]]] = {
     "account-route-messages-key": ({"search.api.account_route"}, "the account route, Messages search"),
     "batch-count-uncapped": ({"search.api.count"}, "a batch, cap below count"),
     "batch-no-prompt": ({"search.api.ori_question"}, "a batch of two queries"),
+    "model-ori-question": ({"search.api.ori_question"}, "ori_question among the arguments"),
     "body-extra-key": ({"search.api.wire"}, "body keys"),
     "snippet-from-summary": ({"search.api.mapping"}, "snippet beside a long summary"),
     "citation-excerpts-joined": ({"search.messages.mapping"}, "a URL cited twice"),

@@ -12,8 +12,9 @@ from urllib.parse import urlsplit
 
 from ...emulator import RequestRecord, Status
 from ..adapter_protocol import CAP_PACING, CAP_RETRY
-from ..cases import Case
-from ._base import REFUSED_SETTING_CODES, CheckContext, check, expect_success, require
+from ..cases import CARRY, Case
+from ..targets import CallOutcome
+from ._base import CALL_TIMEOUT, INVALID_ARGUMENTS, REFUSED_SETTING_CODES, CheckContext, check, expect_success, require
 from ._oracle import expected_merge, observed, query_match, query_of, source_urls
 
 WS, MSG, API = "web_search", "messages-search", "search-api"
@@ -51,6 +52,29 @@ def require_tools_api_headers(record: RequestRecord, what: str) -> None:
             f"{what}: the key must travel as Authorization: Bearer (saw {record.credential})")
     require(media_type(record) == "application/json", f"{what}: Content-Type {record.header('content-type')!r}")
 
+
+
+# Seed 000 keeps the bounds deployment-owned ('a deployment-owned bound keeps the model schema focused on search
+# input') and seed 001 rejects 'Let the model supply ori_question as a tool argument': a model argument beside
+# queries that names a provider control is refused (an unknown argument, before any request) or ignored, never
+# forwarded. Rows carrying one set "extra" (the argument keys added to the call's queries).
+async def search_with_extra(
+    ctx: CheckContext, case: Case, queries: list[str], prompt: str | None
+) -> CallOutcome | None:
+    """The call's outcome with ``case``'s extra arguments added (a plain search without them); None when the
+    target refused them as invalid arguments before any request."""
+    extra: dict[str, Any] = case.params.get("extra", {})
+    if not extra:
+        return await ctx.search(queries, prompt)
+    params = {"arguments": {"queries": queries, **extra}, "latest_prompt": prompt}
+    outcome = await ctx.target.start_call("web_search", params).outcome(CALL_TIMEOUT)
+    if outcome.error_code != INVALID_ARGUMENTS:
+        return outcome
+    await ctx.settle()
+    sent = len(ctx.records())
+    require(not sent, f"{case.name}: refused as {INVALID_ARGUMENTS} after {sent} request(s); an unknown argument "
+            "is refused before any request", catches=case.catches)
+    return None
 
 THINKING = (
     Case("one query", "thinking left at the DeepSeek default (enabled) or tool_choice sent", {"queries": ["markdown"]}),
@@ -121,6 +145,11 @@ MESSAGES_WIRE = (
          "Messages search (the query refused before sending, or cut to 128 characters)",
          {"model": "deepseek-v4-flash", "max_tokens": 4096, "max_uses": 5, "answered": True,
           "queries": [LONG_MESSAGES_QUERY]}),
+    # An audit of the seeds' decisions: maxUses is the provider's setting, so a max_uses the model adds beside
+    # queries is refused (before any request) or ignored.
+    Case("max_uses among the arguments", "a model-supplied max_uses argument forwarded into the server tool (20 "
+         "sent) in place of the configured maxUses",
+         {"model": "deepseek-v4-flash", "max_tokens": 4096, "max_uses": 5, "extra": {"max_uses": 20}}, CARRY),
 )
 
 
@@ -148,7 +177,9 @@ MESSAGES_WIRE = (
     "searchMaxResults below it. 'The service "
     "enforces the 1–128 Unicode-character query constraint' is said of Direct Search (seed 001), and 'Messages "
     "remains the default ... so existing users keep working search': a Messages query over 128 characters is "
-    "searched, carried whole in the prompt, and its sources returned.",
+    "searched, carried whole in the prompt, and its sources returned. maxUses is the deployment's (seed 000: "
+    "'a deployment-owned bound keeps the model schema focused on search input'): a max_uses argument the model "
+    "adds beside queries is refused as WEB_INVALID_ARGUMENTS before any request, or ignored; never sent.",
     cases=MESSAGES_WIRE,
 )
 async def messages_wire(ctx: CheckContext) -> None:
@@ -163,7 +194,10 @@ async def messages_wire(ctx: CheckContext) -> None:
         ctx.emu.log.clear()
         queries: list[str] = case.params.get("queries", ["deepseek search api"])
         prompt: str | None = case.params.get("prompt")
-        value = expect_success(await ctx.search(queries, prompt), f"{case.name}: Messages search")
+        outcome = await search_with_extra(ctx, case, queries, prompt)
+        if outcome is None:  # the model's extra argument refused before any request
+            continue
+        value = expect_success(outcome, f"{case.name}: Messages search")
         records = each_record(ctx, "messages", case.name, len(queries))
         for record in records:
             _require_messages_request(case, base, record)
@@ -202,7 +236,8 @@ def _require_messages_request(case: Case, base: str, record: RequestRecord) -> N
     missing = [k for k in MESSAGES_KEYS if k not in body]
     require(not missing, f"{case.name}: body keys {sorted(body)} lack {missing}")
     tool = {"type": "web_search_20250305", "name": "web_search", "max_uses": case["max_uses"]}
-    require(body["tools"] == [tool], f"{case.name}: tools {body['tools']!r}, expected [{tool!r}]")
+    require(body["tools"] == [tool], f"{case.name}: tools {body['tools']!r}, expected [{tool!r}]",
+            catches=case.catches)
     require(body["model"] == case["model"], f"{case.name}: model {body['model']!r}, expected {case['model']!r}")
     require(body["max_tokens"] == case["max_tokens"],
             f"{case.name}: max_tokens {body['max_tokens']!r}, expected {case['max_tokens']}")
@@ -230,6 +265,10 @@ ORI_CASES = (
     Case("the prompt is the query", "ori_question omitted when it would repeat the query (a question searched as "
          "typed), though the seed omits it only without a prompt or with the setting off",
          {"prompt": "What is Markdown?", "queries": ["What is Markdown?"]}),
+    # An audit of the seeds' decisions: seed 001 rejects 'Let the model supply ori_question as a tool argument'.
+    Case("ori_question among the arguments", "a model-supplied ori_question argument forwarded into the Search API "
+         "request in place of the user's latest prompt",
+         {"prompt": "what is markdown used for", "extra": {"ori_question": "a paraphrase the model wrote"}}, CARRY),
 )
 OMITTED = (
     Case("blank prompt", "a blank ori_question sent (the API rejects it)", {"prompt": "  \n\t" + UNICODE_SPACES}),
@@ -262,7 +301,9 @@ def ori_accepted(prompt: str) -> set[str]:
     rule="Seed 001: 'ori_question is the text of the initiating Session's latest human prompt with whitespace "
     "collapsed and cut to the API's 128-character limit. The API rejects blank or longer values, so a search "
     "without such a prompt omits the field, and sendOriginalQuestion: false disables it.' Characters are "
-    "Unicode code points; the seed does not say whether a space left at the cut is kept, so both are accepted.",
+    "Unicode code points; the seed does not say whether a space left at the cut is kept, so both are accepted. "
+    "The model never supplies it: 'Let the model supply ori_question as a tool argument' was rejected, so an "
+    "ori_question argument beside queries is refused as WEB_INVALID_ARGUMENTS before any request, or ignored.",
     cases=ORI_CASES + OMITTED,
 )
 async def ori_question(ctx: CheckContext) -> None:
@@ -270,12 +311,15 @@ async def ori_question(ctx: CheckContext) -> None:
         ctx.emu.log.clear()
         prompt: str = case["prompt"]
         queries: list[str] = case.params.get("queries", ["markdown"])
-        expect_success(await ctx.search(queries, prompt), f"{case.name}: search")
+        outcome = await search_with_extra(ctx, case, queries, prompt)
+        if outcome is None:  # the model's extra argument refused before any request
+            continue
+        expect_success(outcome, f"{case.name}: search")
         accepted = ori_accepted(prompt)
         for record in each_record(ctx, "search", case.name, len(queries)):
             sent = record.json.get("ori_question")
             require(sent in accepted, f"{case.name}: ori_question differs from the collapsed prompt cut at 128 "
-                    f"code points", sent=sent, accepted=sorted(accepted))
+                    f"code points", sent=sent, accepted=sorted(accepted), catches=case.catches)
     for case in OMITTED:
         off = case.params.get("off")
         if off is True:
@@ -320,6 +364,11 @@ COUNT = (
     Case("count 51", "the configured count bounded by the cap alone, not by 1-50: 51 sent when the cap allows it",
          {"count": 51, "cap": 60, "hostile": True}),
     Case("count 0", "the lower bound unchecked: a count of 0 sent", {"count": 0, "cap": 8, "hostile": True}),
+    # An audit of the seeds' decisions: count is the deployment's setting, so a count the model adds beside
+    # queries is refused (before any request) or ignored.
+    Case("count among the arguments", "a model-supplied count argument forwarded into the Search API request (50 "
+         "sent) in place of min(configured count, searchMaxResults)",
+         {"count": 10, "cap": 8, "sent": 8, "extra": {"count": 50}}, CARRY),
 )
 
 
@@ -356,7 +405,10 @@ async def _hostile_count(ctx: CheckContext, case: Case) -> None:
     "is no number (a JSON string, true) is refused (at configure, or WEB_CONFIG_INVALID / WEB_INVALID_ARGUMENTS "
     "at the call, before any request) or sent as an integer from 1 to 50 within the cap, never as given. "
     "The count bounds each request only: a batch's merge 'caps the combined list to searchMaxResults' (seed "
-    "000), so it holds more than count sources when more distinct ones were found and the cap allows.",
+    "000), so it holds more than count sources when more distinct ones were found and the cap allows. count is "
+    "the deployment's ('a deployment-owned bound keeps the model schema focused on search input', seed 000): a "
+    "count argument the model adds beside queries is refused as WEB_INVALID_ARGUMENTS before any request, or "
+    "ignored.",
     cases=COUNT,
 )
 async def api_count(ctx: CheckContext) -> None:
@@ -367,7 +419,10 @@ async def api_count(ctx: CheckContext) -> None:
         await ctx.configure(count=case["count"], search_max_results=case["cap"])
         ctx.emu.log.clear()
         queries: list[str] = case.params.get("queries", ["markdown"])
-        value = expect_success(await ctx.search(queries), f"{case.name}: search")
+        outcome = await search_with_extra(ctx, case, queries, None)
+        if outcome is None:  # the model's extra argument refused before any request
+            continue
+        value = expect_success(outcome, f"{case.name}: search")
         records = each_record(ctx, "search", case.name, len(queries))
         if case.params.get("merged"):
             # More than count, not exactly the cap: how many of the rest are kept (duplicates, the cap itself)
@@ -381,7 +436,7 @@ async def api_count(ctx: CheckContext) -> None:
             body = record.json
             require(body.get("count") == case["sent"],
                     f"{case.name}: count={body.get('count')!r} with count={case['count']}, "
-                    f"searchMaxResults={case['cap']}; expected {case['sent']}", body=body)
+                    f"searchMaxResults={case['cap']}; expected {case['sent']}", body=body, catches=case.catches)
             require(body.get("need_content") is False, f"{case.name}: need_content must be sent as false",
                     body=body)
 
