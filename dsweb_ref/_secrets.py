@@ -25,7 +25,9 @@ or library plausibly produces, plus those the secret-leak hunts listed, each in 
   the characters of a form are gone, so a key spelled out, dashed, or cut into ordered fragments is
   still one run). A match in a view redacts the span it came from in the original text.
 * any 10 characters of a secret (:data:`PIECE`), raw or in the per-character forms, in the first two
-  views.
+  views; and any 10 of its letters and digits spelled out (single characters with visible separators
+  between them, ``d s w e b - e m u l``), looked for only in such runs so ordinary words stay;
+* JSON ``\\uXXXX`` escapes escaped again (``\\\\u0064``): a run of backslashes before one counts as one.
 
 The compact view only takes needles of :data:`MIN_COMPACT` characters or more, and the halves of a
 secret (every other character) only from 12: shorter ones occur in ordinary text. Ordinary words are
@@ -244,7 +246,7 @@ _COMPACT_KEEP = re.compile(r"\\[nrt]|[A-Za-z0-9]+")  # the same view, run by run
 # row) never form one. Whole runs only (no letter or digit just outside), so a word beside the run keeps its
 # letters. Backslashes and invisible characters are no separators here: the folded view reads those forms.
 _SEP = r"[\s!-/:-@\[\]-`{-~]"
-_SPELLED = re.compile(rf"(?<![0-9A-Za-z])(?:[0-9A-Za-z]{_SEP}{{1,3}}){{9,}}[0-9A-Za-z](?![0-9A-Za-z])")
+_SPELLED = re.compile(rf"(?<![0-9A-Za-z])(?:[0-9A-Za-z]{_SEP}{{1,3}}){{9,}}[0-9A-Za-z](?![0-9A-Za-z])")  # 10: PIECE
 
 
 def _invisible(char: str) -> bool:
