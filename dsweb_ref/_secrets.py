@@ -241,14 +241,6 @@ _COMPACT_DROP = re.compile(r"[^A-Za-z0-9\\]+|\\[nrt]?")  # all but ASCII letters
 _COMPACT_KEEP = re.compile(r"\\[nrt]|[A-Za-z0-9]+")  # the same view, run by run (for mapping back)
 
 
-# A run of single letters or digits with visible ASCII separators between them ("d s w e b", "d-s-w-e-b"): a
-# part of a key spelled out. The classes are disjoint, so the match is linear; ordinary words (two letters in a
-# row) never form one. Whole runs only (no letter or digit just outside), so a word beside the run keeps its
-# letters. Backslashes and invisible characters are no separators here: the folded view reads those forms.
-_SEP = r"[\s!-/:-@\[\]-`{-~]"
-_SPELLED = re.compile(rf"(?<![0-9A-Za-z])(?:[0-9A-Za-z]{_SEP}{{1,3}}){{9,}}[0-9A-Za-z](?![0-9A-Za-z])")  # 10: PIECE
-
-
 def _invisible(char: str) -> bool:
     """A character that does not show: a format character (Cf: zero-width space, soft hyphen, BOM,
     word joiner...), a combining mark (Mn, Me), or a control other than whitespace (Cc: the NULs of
@@ -548,6 +540,12 @@ def redact_encoded(text: str, secrets: Iterable[str], placeholder: str) -> str:
 # An upstream may also echo part of a credential: a prefix it logged, a key cut by its own limit, a
 # Retry-After that quotes what it read. A part long enough to narrow the key down is a leak too.
 PIECE = 10  # characters of a secret that count as showing it (the certification's judge counts the same)
+# A run of at least PIECE single letters or digits with visible ASCII separators between them ("d s w e b",
+# "d-s-w-e-b"): a part of a key spelled out. The classes are disjoint, so the match is linear; ordinary words (two
+# letters in a row) never form one. Whole runs only (no letter or digit just outside), so a word beside the run
+# keeps its letters. Backslashes and invisible characters are no separators here: the folded view reads those.
+_SEP = r"[\s!-/:-@\[\]-`{-~]"
+_SPELLED = re.compile(rf"(?<![0-9A-Za-z])(?:[0-9A-Za-z]{_SEP}{{1,3}}){{{PIECE - 1},}}[0-9A-Za-z](?![0-9A-Za-z])")
 
 
 @functools.lru_cache(maxsize=64)

@@ -146,6 +146,13 @@ class CheckContext:
     async def search(self, queries: list[str], latest_prompt: str | None = None) -> CallOutcome:
         return await self.start_search(queries, latest_prompt).outcome(CALL_TIMEOUT)
 
+    async def search_arguments(
+        self, arguments: object, latest_prompt: str | None = None, limit: float = CALL_TIMEOUT
+    ) -> CallOutcome:
+        """web_search given ``arguments`` whole, as a model may write them (any keys, valid or not)."""
+        params = {"arguments": arguments, "latest_prompt": latest_prompt}
+        return await self.target.start_call("web_search", params).outcome(limit)
+
     async def fetch(self, url: str) -> CallOutcome:
         call = self.target.start_call("web_fetch", {"arguments": {"url": url}})
         return await call.outcome(CALL_TIMEOUT)

@@ -14,7 +14,7 @@ from ...emulator import RequestRecord, Status
 from ..adapter_protocol import CAP_PACING, CAP_RETRY
 from ..cases import CARRY, Case
 from ..targets import CallOutcome
-from ._base import CALL_TIMEOUT, INVALID_ARGUMENTS, REFUSED_SETTING_CODES, CheckContext, check, expect_success, require
+from ._base import INVALID_ARGUMENTS, REFUSED_SETTING_CODES, CheckContext, check, expect_success, require
 from ._oracle import expected_merge, observed, query_match, query_of, source_urls
 
 WS, MSG, API = "web_search", "messages-search", "search-api"
@@ -66,8 +66,7 @@ async def search_with_extra(
     extra: dict[str, Any] = case.params.get("extra", {})
     if not extra:
         return await ctx.search(queries, prompt)
-    params = {"arguments": {"queries": queries, **extra}, "latest_prompt": prompt}
-    outcome = await ctx.target.start_call("web_search", params).outcome(CALL_TIMEOUT)
+    outcome = await ctx.search_arguments({"queries": queries, **extra}, prompt)
     if outcome.error_code != INVALID_ARGUMENTS:
         return outcome
     await ctx.settle()

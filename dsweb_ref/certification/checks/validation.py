@@ -53,8 +53,7 @@ async def query_cap(ctx: CheckContext) -> None:
 
 
 async def _call(ctx: CheckContext, arguments: Any) -> Any:
-    call = ctx.target.start_call("web_search", {"arguments": arguments, "latest_prompt": None})
-    return await call.outcome(30.0)
+    return await ctx.search_arguments(arguments, limit=30.0)
 
 
 # Blank items are strings: refusing them before any request, or searching them (the service 'enforces the
