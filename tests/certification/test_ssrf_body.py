@@ -17,6 +17,7 @@ import pytest
 
 from dsweb_ref import FetchBody, FetchResult, WebError, WebErrorCode
 from dsweb_ref.certification.checks import REGISTRY
+from dsweb_ref.certification.checks import ssrf_body
 from dsweb_ref.certification.checks.ssrf_body import REPLY_ROWS, ROWS, _listed
 from dsweb_ref.certification.targets import (
     InProcessTarget,
@@ -27,6 +28,8 @@ from dsweb_ref.certification.targets import (
 )
 from dsweb_ref.netguard import decode_text, pick_charset, read_capped
 from dsweb_ref.providers.http_fetch import HttpFetchProvider
+from dsweb_ref.tools import web_fetch as web_fetch_module
+from dsweb_ref.tools._result import ToolResult, error_result
 
 from ._profile_breaks import assert_break_fails_exactly
 from .conftest import run
@@ -308,14 +311,42 @@ REPLY_READINGS: dict[str, type[HttpFetchProvider]] = {
 }
 
 
+# Readings made in the tool rather than the fetcher: the tool turns a fetcher's raw exception into a
+# WEB_* error, so a tool that cannot answer an error text past its cap is the wrong reading itself.
+TOOL_READINGS = {"nul-status-line"}
+
+
 def test_every_reply_row_has_a_reading() -> None:
-    assert set(REPLY_READINGS) == {case.name for case in REPLY_ROWS} and all(case.catches for case in REPLY_ROWS)
+    assert set(REPLY_READINGS) | TOOL_READINGS == {case.name for case in REPLY_ROWS}
+    assert all(case.catches for case in REPLY_ROWS)
 
 
 @pytest.mark.parametrize("row", sorted(REPLY_READINGS))
 def test_each_reply_row_catches_the_reading_it_names(row: str) -> None:
     (result,) = run(fetch_only_target(REPLY_READINGS[row]), only=[CHECK]).results
     assert result.outcome.value == "failed" and result.reason.startswith(f"{row}: "), result.reason
+
+
+def test_an_error_text_past_the_output_cap_raised_instead_of_answered_fails_the_nul_status_line_row(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Found by an audit of the mutation score's out-of-reach judgements: the parser quotes a status line
+    of 95,000 NUL bytes (4 characters each), so the error text runs past web_fetch's 200,000-character
+    cap. catches: a tool whose error path cannot cut such a text (it raises; no WEB_* error comes back)."""
+
+    def uncut(error: WebError, max_chars: int | None = None) -> ToolResult:
+        if max_chars is not None and len(error.message) > max_chars:
+            raise ValueError("error text over the output cap")  # wrong: the call fails without a code
+        return error_result(error, max_chars)
+
+    monkeypatch.setattr(web_fetch_module, "error_result", uncut)
+    (result,) = run(fetch_only_target(HttpFetchProvider), only=[CHECK]).results
+    # A raise is a target error (the run stops there), so the row's name is not in the reason...
+    assert result.outcome.value == "error" and "raised instead of returning an error result" in result.reason
+    # ...but without the row the same target passes: the row alone catches it.
+    monkeypatch.setattr(ssrf_body, "REPLY_ROWS", tuple(c for c in REPLY_ROWS if c.name != "nul-status-line"))
+    (result,) = run(fetch_only_target(HttpFetchProvider), only=[CHECK]).results
+    assert result.outcome.value == "passed", result.reason
 
 
 BODY_BREAKS = {"ssrf-coding-ignored": "gzip: the page's text did not come back",

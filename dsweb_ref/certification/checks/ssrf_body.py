@@ -78,6 +78,9 @@ REPLY_ROWS = (
          {"type": "text/plain; charset=utf-8", "text": WORDS, "refusal": True, "no_status_line": True}),
     Case("status-999", "a reply whose status is outside 100-599 failing without a WEB_* error code",
          {"type": "text/plain; charset=utf-8", "text": WORDS, "refusal": True, "status": 999}),
+    Case("nul-status-line", "a status line of 95,000 NUL bytes (an error text quoting it runs past any output cap) "
+         "failing without a WEB_* error code", {"type": "text/plain; charset=utf-8", "text": WORDS, "refusal": True,
+                                                "nul_line": 95_000}),
     Case("one-byte", "a page of one byte (Content-Length: 1) taken for an empty one",
          {"type": "text/plain; charset=utf-8", "text": "Z", "refusal": False}),
     Case("empty", "an empty page (Content-Length: 0) shown with text it does not have",
@@ -170,6 +173,9 @@ def _serve(case: Case) -> Callable[[_Handler], None]:
     def serve(handler: _Handler) -> None:
         if case.params.get("no_status_line"):  # the page's words alone, then the connection closes
             handler.wfile.write(_body(case) + b"\r\n")
+            return
+        if "nul_line" in case.params:
+            handler.wfile.write(b"HTTP/1.0 200 " + b"\x00" * case["nul_line"] + b"\r\nContent-Length: 2\r\n\r\nok")
             return
         if "status" in case.params:
             body = _body(case)
