@@ -59,7 +59,13 @@ def test_a_model_ori_question_forwarded_fails_exactly_its_row(monkeypatch: pytes
     _arguments_seen_by_providers(monkeypatch)
     patch_reading(deepseek_search_api.DeepSeekSearchApi, "search", "original_question(ctx.latest_prompt)",
                   'original_question(_model_arguments.get({}).get("ori_question", ctx.latest_prompt))', monkeypatch)
+    omitted = search.OMITTED
+    monkeypatch.setattr(search, "OMITTED", ())
     fails_exactly(search, "ORI_CASES", ORI, ORI_ROW, monkeypatch)
+    # without a prompt too: the row added for hunt L's reading that uses the argument only there
+    monkeypatch.setattr(search, "ORI_CASES", ())
+    monkeypatch.setattr(search, "OMITTED", omitted)
+    assert failing_rows(search, "OMITTED", ORI, monkeypatch) == {"ori_question among the arguments, no prompt"}
 
 
 def test_a_model_count_forwarded_fails_exactly_its_row(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -67,7 +73,8 @@ def test_a_model_count_forwarded_fails_exactly_its_row(monkeypatch: pytest.Monke
     _arguments_seen_by_providers(monkeypatch)
     patch_reading(deepseek_search_api.DeepSeekSearchApi, "search", '"count": count,',
                   '"count": _model_arguments.get({}).get("count", count),', monkeypatch)
-    fails_exactly(search, "COUNT", COUNT, COUNT_ROW, monkeypatch)
+    # a smaller count forwarded too (3): the row added for hunt L's reading that honours only those
+    assert failing_rows(search, "COUNT", COUNT, monkeypatch) == {COUNT_ROW, "a smaller count among the arguments"}
 
 
 def test_a_model_max_uses_forwarded_fails_exactly_its_row(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -75,7 +82,9 @@ def test_a_model_max_uses_forwarded_fails_exactly_its_row(monkeypatch: pytest.Mo
     _arguments_seen_by_providers(monkeypatch)
     patch_reading(deepseek_official.DeepSeekMessagesSearch, "search", '"max_uses": conf.max_uses}',
                   '"max_uses": _model_arguments.get({}).get("max_uses", conf.max_uses)}', monkeypatch)
-    fails_exactly(search, "MESSAGES_WIRE", WIRE, MAX_USES_ROW, monkeypatch)
+    # a smaller max_uses forwarded too (1): the row added for hunt L's reading that honours only those
+    assert failing_rows(search, "MESSAGES_WIRE", WIRE, monkeypatch) == {MAX_USES_ROW,
+                                                                          "a smaller max_uses among the arguments"}
 
 
 def test_refusing_unknown_arguments_is_certified(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -92,4 +101,5 @@ def test_refusing_unknown_arguments_is_certified(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(web_search, "parse_queries", strict)
     for check, table in TABLES:
         assert failing_rows(search, table, check, monkeypatch) == set(), check
-    assert set(refused) == {"ori_question", "count", "max_uses"}  # each row's call was refused, not skipped
+    # each row's call was refused, not skipped
+    assert set(refused) == {"ori_question", "count", "max_uses", "max_results"}

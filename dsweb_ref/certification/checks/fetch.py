@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from ...emulator import Hold, Malformed, RateLimited, Status
-from ..cases import Case
+from ..cases import CARRY, Case
+from ..targets import CallOutcome
 from ._base import (
+    CALL_TIMEOUT,
+    INVALID_ARGUMENTS,
     PROVIDER_ERROR,
     CheckContext,
     check,
@@ -94,6 +98,12 @@ BOUNDS = (
          "no bound at all: the Fetch API's Markdown passed to the model whole, whatever its size (any bound "
          "below the page's million characters is accepted)",
          {"url": PAGE, "chars": 1_000_000, "bounded": True}),
+    # From an outside hunt (L): the rows above call web_fetch with the url alone, so a max_length argument (as
+    # the MCP fetch server takes one) that lifts the bound was certified. The bound is Harness's, not the model's.
+    Case("a page of 1,000,000 characters, max_length among the arguments",
+         "a model-supplied max_length argument honoured as the output bound, so a model asking for 10,000,000 "
+         "characters is shown the whole page",
+         {"url": PAGE, "chars": 1_000_000, "bounded": True, "extra": {"max_length": 10_000_000}}, CARRY),
 )
 
 
@@ -181,7 +191,8 @@ PAGE_ANSWER = json.dumps({"title": "T", "content": "# Cached page\n\nServed with
     "the test network serves is never asked for after the Fetch API failed it). Harness 'retains ... bounded tool "
     "output' with no bound fixed: a long page is a success showing its start, and when neither the text nor the "
     "value holds it whole, truncated is true; any bound is accepted, but a text showing a page of a million "
-    "characters whole has none.",
+    "characters whole has none. The bound is Harness's: a max_length argument the model adds beside url is "
+    "refused as WEB_INVALID_ARGUMENTS before any request, or leaves the bound in force.",
     cases=MAPPING + OTHER_SUCCESS + BOUNDS + FAILURES + FALLBACK,
 )
 async def fetch_mapping(ctx: CheckContext) -> None:
@@ -220,7 +231,10 @@ async def fetch_mapping(ctx: CheckContext) -> None:
         ctx.fresh()
         page = long_page(case["chars"])
         ctx.emu.inject("fetch", Malformed(body=json.dumps({"title": "T", "content": page}).encode()))
-        outcome = await ctx.fetch(case["url"])
+        found = await fetch_with_extra(ctx, case)
+        if found is None:  # the model's extra argument refused before any request
+            continue
+        outcome = found
         value = expect_success(outcome, f"{case.name}: fetch {case['url']}")
         content, text = str((value.get("body") or {}).get("content", "")), outcome.text or ""
         require(page[:200] in text and content[:200] == page[:200],
@@ -235,7 +249,7 @@ async def fetch_mapping(ctx: CheckContext) -> None:
                     f"{len(text)} and the value {len(content)} of the page's {len(page)} characters")
         if case.params.get("bounded"):
             require(len(text) < len(page), f"{case.name}: the text is {len(text):,} characters: the page was shown "
-                    f"whole, with no bound on the tool's output", length=len(text))
+                    f"whole, with no bound on the tool's output", length=len(text), catches=case.catches)
     for case in FAILURES:
         ctx.fresh()
         if case["fault"] == "429":
@@ -261,6 +275,23 @@ async def fetch_mapping(ctx: CheckContext) -> None:
         require(sent == 1, f"{case.name}: {sent} Fetch API requests; a failure must not be retried silently")
     if FALLBACK and "ssrf-test-mode" in ctx.hello.capabilities:
         await _no_fallback(ctx)
+
+
+async def fetch_with_extra(ctx: CheckContext, case: Case) -> CallOutcome | None:
+    """web_fetch of ``case``'s url with its extra arguments added (a plain fetch without them); None when the
+    target refused them as invalid arguments before any request (as search_with_extra for web_search)."""
+    extra: dict[str, Any] = case.params.get("extra", {})
+    if not extra:
+        return await ctx.fetch(case["url"])
+    call = ctx.target.start_call("web_fetch", {"arguments": {"url": case["url"], **extra}})
+    outcome = await call.outcome(CALL_TIMEOUT)
+    if outcome.error_code != INVALID_ARGUMENTS:
+        return outcome
+    await ctx.settle()
+    sent = len(ctx.records())
+    require(not sent, f"{case.name}: refused as {INVALID_ARGUMENTS} after {sent} request(s); an unknown argument "
+            "is refused before any request", catches=case.catches)
+    return None
 
 
 async def _no_fallback(ctx: CheckContext) -> None:

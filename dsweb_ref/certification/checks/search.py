@@ -149,6 +149,11 @@ MESSAGES_WIRE = (
     Case("max_uses among the arguments", "a model-supplied max_uses argument forwarded into the server tool (20 "
          "sent) in place of the configured maxUses",
          {"model": "deepseek-v4-flash", "max_tokens": 4096, "max_uses": 5, "extra": {"max_uses": 20}}, CARRY),
+    # From an outside hunt (L): the row above tries a larger value only, so a model's max_uses honoured when it
+    # lowers the budget was certified. The budget is the deployment's either way.
+    Case("a smaller max_uses among the arguments", "a model-supplied max_uses honoured when below the configured "
+         "maxUses (1 sent in place of 5: the model narrowing the deployment's budget)",
+         {"model": "deepseek-v4-flash", "max_tokens": 4096, "max_uses": 5, "extra": {"max_uses": 1}}, CARRY),
 )
 
 
@@ -178,7 +183,8 @@ MESSAGES_WIRE = (
     "remains the default ... so existing users keep working search': a Messages query over 128 characters is "
     "searched, carried whole in the prompt, and its sources returned. maxUses is the deployment's (seed 000: "
     "'a deployment-owned bound keeps the model schema focused on search input'): a max_uses argument the model "
-    "adds beside queries is refused as WEB_INVALID_ARGUMENTS before any request, or ignored; never sent.",
+    "adds beside queries is refused as WEB_INVALID_ARGUMENTS before any request, or ignored; never sent, a "
+    "smaller one than the configured maxUses neither.",
     cases=MESSAGES_WIRE,
 )
 async def messages_wire(ctx: CheckContext) -> None:
@@ -280,6 +286,11 @@ OMITTED = (
     # request), or read as off. Never as on.
     Case("sendOriginalQuestion as the string \"false\"", "any non-empty value taken as on, so the prompt is sent "
          "although the user wrote false", {"prompt": "a real question", "off": "false"}),
+    # From an outside hunt (L): "ori_question among the arguments" always has a prompt, so a model's ori_question
+    # used only where the Session has none (a fallback) was certified. Without a prompt the field is omitted.
+    Case("ori_question among the arguments, no prompt", "a model-supplied ori_question argument sent when the "
+         "Session has no prompt (the model's paraphrase as a fallback where the field is to be omitted)",
+         {"prompt": None, "extra": {"ori_question": "a paraphrase the model wrote"}}, CARRY),
 )
 
 
@@ -302,7 +313,8 @@ def ori_accepted(prompt: str) -> set[str]:
     "without such a prompt omits the field, and sendOriginalQuestion: false disables it.' Characters are "
     "Unicode code points; the seed does not say whether a space left at the cut is kept, so both are accepted. "
     "The model never supplies it: 'Let the model supply ori_question as a tool argument' was rejected, so an "
-    "ori_question argument beside queries is refused as WEB_INVALID_ARGUMENTS before any request, or ignored.",
+    "ori_question argument beside queries is refused as WEB_INVALID_ARGUMENTS before any request, or ignored: "
+    "without a prompt the field is still omitted.",
     cases=ORI_CASES + OMITTED,
 )
 async def ori_question(ctx: CheckContext) -> None:
@@ -321,13 +333,18 @@ async def ori_question(ctx: CheckContext) -> None:
                     f"code points", sent=sent, accepted=sorted(accepted), catches=case.catches)
     for case in OMITTED:
         off = case.params.get("off")
-        if off is True:
+        if off is None:  # on, whatever a row before left: a row after the off rows must not pass for them
+            await ctx.configure(send_original_question=True)
+        elif off is True:
             await ctx.configure(send_original_question=False)
-        elif off is not None and not await ctx.configure_if_accepted(send_original_question=off):
+        elif not await ctx.configure_if_accepted(send_original_question=off):
             continue
         ctx.emu.log.clear()
         searched: list[str] = case.params.get("queries", ["coffee"])
-        outcome = await ctx.search(searched, case["prompt"])
+        found = await search_with_extra(ctx, case, searched, case["prompt"])
+        if found is None:  # the model's extra argument refused before any request
+            continue
+        outcome = found
         if off not in (None, True) and not outcome.ok:
             require(outcome.error_code in REFUSED_SETTING_CODES and not ctx.records("search"),
                     f"{case.name}: refused with {outcome.error_code} after {len(ctx.records('search'))} requests; "
@@ -336,7 +353,8 @@ async def ori_question(ctx: CheckContext) -> None:
         expect_success(outcome, f"{case.name}: search")
         for record in each_record(ctx, "search", case.name, len(searched)):
             body = record.json
-            require("ori_question" not in body, f"{case.name}: ori_question must be omitted", body=body)
+            require("ori_question" not in body, f"{case.name}: ori_question must be omitted", body=body,
+                    catches=case.catches)
 
 
 COUNT = (
@@ -368,6 +386,18 @@ COUNT = (
     Case("count among the arguments", "a model-supplied count argument forwarded into the Search API request (50 "
          "sent) in place of min(configured count, searchMaxResults)",
          {"count": 10, "cap": 8, "sent": 8, "extra": {"count": 50}}, CARRY),
+    # From an outside hunt (L): the row above tries 50 only, so a model's count honoured when it lowers the
+    # request, or the bound read under another name, was certified. "answered": the value holds the answer's
+    # sources (seed 000: one query returns the provider's result), so a count sent right but a value cut to the
+    # model's number is caught too; the query has ten results, so eight come back.
+    Case("a smaller count among the arguments", "a model-supplied count honoured when below the deployment's (3 "
+         "sent, or the value cut to 3 sources, in place of min(configured count 10, searchMaxResults 8) = 8)",
+         {"count": 10, "cap": 8, "sent": 8, "extra": {"count": 3}, "answered": True, "queries": ["search api"]},
+         CARRY),
+    Case("max_results among the arguments", "a model-supplied max_results argument read as the request's result "
+         "bound (2 sent, or the value cut to 2 sources, in place of 8)",
+         {"count": 10, "cap": 8, "sent": 8, "extra": {"max_results": 2}, "answered": True,
+          "queries": ["search api"]}, CARRY),
 )
 
 
@@ -406,8 +436,9 @@ async def _hostile_count(ctx: CheckContext, case: Case) -> None:
     "The count bounds each request only: a batch's merge 'caps the combined list to searchMaxResults' (seed "
     "000), so it holds more than count sources when more distinct ones were found and the cap allows. count is "
     "the deployment's ('a deployment-owned bound keeps the model schema focused on search input', seed 000): a "
-    "count argument the model adds beside queries is refused as WEB_INVALID_ARGUMENTS before any request, or "
-    "ignored.",
+    "count or max_results argument the model adds beside queries, larger or smaller, is refused as "
+    "WEB_INVALID_ARGUMENTS before any request, or ignored ('the tool always sends its limit'), and the one query's "
+    "value holds the answer's sources.",
     cases=COUNT,
 )
 async def api_count(ctx: CheckContext) -> None:
@@ -438,6 +469,11 @@ async def api_count(ctx: CheckContext) -> None:
                     f"searchMaxResults={case['cap']}; expected {case['sent']}", body=body, catches=case.catches)
             require(body.get("need_content") is False, f"{case.name}: need_content must be sent as false",
                     body=body)
+        if case.params.get("answered"):  # one query: the provider's result, not cut to the model's number
+            want = [s.url for s in expected_merge(records, queries, case["cap"]).sources]
+            got = source_urls(value)
+            require(got == want, f"{case.name}: the value holds {len(got)} sources of the answer's {len(want)}",
+                    got=got, expected=want, catches=case.catches)
 
 
 KEYS = ["count", "need_content", "query"]
@@ -472,6 +508,18 @@ API_WIRE = (
     # No prompt: whether a batch sends ori_question is search.api.ori_question's business.
     Case("a batch of three", "the header or body-key rules kept on one-query calls only (a batch adds an Accept "
          "header or a body key)", {"queries": ["markdown", "coffee", "rate limit"], "prompt": None, "keys": KEYS}),
+    # From an outside hunt (L): arguments the model adds beside queries that name body fields. A row each where a
+    # reading forwards that one key, so the failing row says which leaked; then other keys at once (the seed's
+    # operators and response fields as argument names), for readings no row names a key of.
+    Case("localization among the arguments", "a model-supplied localization argument sent as the body's "
+         "localization (none is configured)",
+         {"query": "markdown", "prompt": None, "keys": KEYS, "extra": {"localization": "203.0.113.9"}}, CARRY),
+    Case("need_content among the arguments", "a model-supplied need_content: true sent in place of false",
+         {"query": "markdown", "prompt": None, "keys": KEYS, "extra": {"need_content": True}}, CARRY),
+    Case("several other keys among the arguments", "an argument beside queries that names a search operator or an "
+         "API field (site, language, date, summary) folded into the query or sent as a body key",
+         {"query": "markdown", "prompt": None, "keys": KEYS,
+          "extra": {"site": "docs.example.test", "language": "zh", "date": "2026-01-01", "summary": True}}, CARRY),
 )
 # An empty search answer that also sets a cookie for the emulator's host, every path.
 _COOKIE_ANSWER = Status(200, body=b'{"results": []}', headers={"Set-Cookie": "session=dsweb-wire-row; Path=/"})
@@ -492,7 +540,11 @@ _COOKIE_ANSWER = Status(200, body=b'{"results": []}', headers={"Set-Cookie": "se
     "as given, never normalised or cut, and one of up to 128 characters (code points) is sent whatever its "
     "length in bytes or UTF-16 units; the answer to one over 128 characters is the service's, so any outcome "
     "is accepted for it (a refusal before sending too), but a request carries it whole. 'Direct retrieval emits "
-    "no auxiliary model-request event because Harness makes no such request': no Messages or Responses request.",
+    "no auxiliary model-request event because Harness makes no such request': no Messages or Responses request. "
+    "need_content is false on every request. The body is the deployment's, not the model's (seed 000: 'a "
+    "deployment-owned bound keeps the model schema focused on search input'): an argument the model adds beside "
+    "queries (localization, need_content, a site or language) is refused as WEB_INVALID_ARGUMENTS before any "
+    "request, or ignored, so the body and the query stay as above.",
     cases=API_WIRE,
 )
 async def api_wire(ctx: CheckContext) -> None:
@@ -502,7 +554,10 @@ async def api_wire(ctx: CheckContext) -> None:
             expect_success(await ctx.search(["set a cookie"]), f"{case.name}: the search answered with a cookie")
         ctx.emu.log.clear()
         queries: list[str] = case.params.get("queries") or [case["query"]]
-        outcome = await ctx.search(queries, case["prompt"])
+        found = await search_with_extra(ctx, case, queries, case["prompt"])
+        if found is None:  # the model's extra argument refused before any request
+            continue
+        outcome = found
         if not case.params.get("any_outcome"):
             expect_success(outcome, f"{case.name}: search")
         if case.params.get("any_outcome") and not outcome.ok and not ctx.records("search"):
@@ -513,10 +568,12 @@ async def api_wire(ctx: CheckContext) -> None:
             body = record.json
             require(isinstance(body, dict) and sorted(body) == case["keys"],
                     f"{case.name}: body keys {sorted(body) if isinstance(body, dict) else body!r}, "
-                    f"expected {case['keys']}")
+                    f"expected {case['keys']}", body=body, catches=case.catches)
+            require(body["need_content"] is False, f"{case.name}: need_content={body['need_content']!r}, "
+                    "expected false", body=body, catches=case.catches)
         sent = sorted(str(record.json["query"]) for record in records)
         require(sent == sorted(queries), f"{case.name}: queries {sent!r}, expected them unchanged",
-                expected=sorted(queries))
+                expected=sorted(queries), catches=case.catches)
         await require_no_model_request(ctx, case.name)
 
 

@@ -63,6 +63,13 @@ AGREES = (
          {"cap": 8, "answers": {"tx one": [row(A[1], "Zeta notes", "excerpt one", "2026-01-01"),
                                            row(A[0], "Alpha notes", "excerpt two", "2026-03-01")],
                                 "tx two": [row(B[0], "Mid notes", "excerpt three", "2026-02-01")]}}),
+    # From an outside hunt (L): no row's URL carried a percent-escape, so a text showing each URL decoded was
+    # certified. Decoded, a%2Fb?q=c%26d reads as another path and query, and the space of 'résumé v2' ends the
+    # Markdown link the model cites: the URL is shown as the value holds it, byte for byte.
+    Case("percent-escaped URLs", "source URLs percent-decoded in the text (a%2Fb?q=c%26d shown as a/b?q=c&d, "
+         "r%C3%A9sum%C3%A9%20v2 as 'résumé v2')",
+         {"cap": 8, "answers": {"tx escaped": _rows("https://a.example.test/a%2Fb?q=c%26d",
+                                                    "https://a.example.test/r%C3%A9sum%C3%A9%20v2")}}),
 )
 
 
@@ -97,12 +104,12 @@ async def _answered(ctx: CheckContext, case: Case) -> tuple[dict[str, Any], str]
     requires=(WS,),
     rule="Seed 000: 'Combined sources remain bounded by searchMaxResults' and 'Provider answers in a "
     "multi-query result are prefixed with ### <query> headings'. The text the model sees agrees with the "
-    "value: every source URL of the value appears in it whole (not run on into characters that would read as "
-    "more of the URL, which the model would then cite), no source the cap dropped does, and a '### <query>' "
-    "label appears exactly for the queries whose answer the value carries (in a batch, a '### <query>' line over "
-    "that query's own sources alone is no answer label). 'Combined sources ... preserve each "
-    "query's result ranking': the text shows a query's sources in its ranking (how it lays them out, merged or "
-    "under each query, is open).",
+    "value: every source URL of the value appears in it whole, as the value spells it (not decoded, and not run "
+    "on into characters that would read as more of the URL, which the model would then cite), no source the cap "
+    "dropped does, and a '### <query>' label appears exactly for the queries whose answer the value carries (in a "
+    "batch, a '### <query>' line over that query's own sources alone is no answer label). 'Combined sources ... "
+    "preserve each query's result ranking': the text shows a query's sources in its ranking (how it lays them "
+    "out, merged or under each query, is open).",
     cases=AGREES,
 )
 async def text_agrees(ctx: CheckContext) -> None:
@@ -112,7 +119,7 @@ async def text_agrees(ctx: CheckContext) -> None:
         shown = [s.get("url") for s in value.get("sources", []) if isinstance(s, dict)]
         missing = [u for u in shown if not shown_whole(str(u), text)]
         require(not missing, f"{case.name}: sources of the value missing from the text (or only run on into "
-                f"other characters): {missing}")
+                f"other characters): {missing}", catches=case.catches)
         served = observed(ctx.records(ctx.search_route), list(answers))
         dropped = sorted({s.url for r in served.values() for s in r.sources} - {str(u) for u in shown})
         leaked = [u for u in dropped if u in text]

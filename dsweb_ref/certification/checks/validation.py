@@ -24,6 +24,10 @@ QUERY_CAP = (
     # may refuse the configuration; taken, it caps every array (any WEB_* error, nothing sent).
     Case("cap zero", "searchMaxQueries 0 read as no cap at all (five queries searched)",
          {"cap": 0, "arguments": {"queries": ["a", "b", "c", "d", "e"]}, "may_refuse": True}),
+    # From an outside hunt (L): five queries are over the default four too, so a cap of 0 silently replaced by
+    # the default passed the row above. Two queries fit four: taken, a cap of 0 still refuses them.
+    Case("cap zero, two queries", "searchMaxQueries 0 silently read as the default four (two queries searched)",
+         {"cap": 0, "arguments": {"queries": ["a", "b"]}, "may_refuse": True}),
 )
 
 
@@ -35,7 +39,8 @@ QUERY_CAP = (
     rule="Seed 000: 'searchMaxQueries bounds the array ... Validation rejects an oversized array before any "
     "provider call starts, then exact duplicate strings are removed' and 'Exact duplicate strings consume "
     "the input-array bound'. An empty array has no query to run: refused too. 'deployments can choose another "
-    "positive integer': a cap of 0 is refused as a configuration, or, taken, refuses every array (never 'no cap').",
+    "positive integer': a cap of 0 is refused as a configuration, or, taken, refuses every array (never 'no cap', "
+    "never the default four).",
     cases=QUERY_CAP,
 )
 async def query_cap(ctx: CheckContext) -> None:
@@ -48,6 +53,9 @@ async def query_cap(ctx: CheckContext) -> None:
         ctx.emu.log.clear()
         outcome = await _call(ctx, case["arguments"])
         code = None if case.params.get("may_refuse") else INVALID_ARGUMENTS  # no seed fixes a code for cap 0
+        if case.params.get("may_refuse"):  # a cap of 0 taken refuses any array: a search means another cap, or none
+            require(not outcome.ok, f"{case.name}: searchMaxQueries 0 was taken and the array searched: expected a "
+                    f"refusal, got {outcome.brief()}", catches=case.catches)
         expect_error(outcome, f"{case.name} (searchMaxQueries={case['cap']})", code)
         require(not ctx.records(), f"{case.name}: {len(ctx.records())} upstream request(s) sent before rejection")
 
