@@ -58,6 +58,17 @@ class Credentials:
             return "account_token"
         return "invalid"
 
+    def found_in(self, text: str) -> tuple[CredentialKind, ...]:
+        """The kinds of configured credential ``text`` holds anywhere in it (api_key first): what a request
+        carries besides the one credential :func:`authenticate` reads. Values shorter than the scrubber's
+        bound are left out, as they would also match innocent text."""
+        kinds: list[CredentialKind] = []
+        if any(len(key) >= _MIN_SCRUB and key in text for key in self.api_keys):
+            kinds.append("api_key")
+        if any(len(token) >= _MIN_SCRUB and token in text for token in self.account_tokens):
+            kinds.append("account_token")
+        return tuple(kinds)
+
 
 @dataclass(frozen=True, slots=True)
 class AuthResult:
