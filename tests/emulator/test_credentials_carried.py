@@ -7,6 +7,7 @@ from __future__ import annotations
 import httpx
 
 from dsweb_ref.emulator import Emulator
+from dsweb_ref.emulator.auth import Credentials
 
 from ._support import messages_body
 
@@ -39,3 +40,10 @@ def test_a_token_in_another_header_the_url_and_the_body_is_recorded(
 def test_a_request_without_credentials_carries_none(emulator: Emulator) -> None:
     httpx.post(emulator.tools_base + "/search", json={"query": "coffee"})
     assert emulator.log.records()[-1].carried == ()
+
+
+def test_a_credential_inside_a_longer_one_counts_only_where_it_stands_alone() -> None:
+    held = Credentials.of(["key-1234"], ["token-key-1234"])
+    assert held.found_in("Bearer token-key-1234") == ("account_token",)
+    assert held.found_in("token-key-1234 and key-1234") == ("api_key", "account_token")
+    assert held.found_in("abc") == ()

@@ -225,8 +225,8 @@ async def _account(ctx: CheckContext, case: Case) -> None:
 
 
 def _plain(query: str) -> str:
-    """A query as the seeds tell queries apart: seed 002 lets the pipeline trim its queries, and a query changed
-    only in whitespace is no changed query ("changing only whitespace ... is no good retry")."""
+    """A query as the seeds tell queries apart: seed 002 lets the pipeline trim its queries, and says a retry that
+    changes only whitespace is no good retry (the same query fired again)."""
     return " ".join(query.split())
 
 
