@@ -58,6 +58,20 @@ class Credentials:
             return "account_token"
         return "invalid"
 
+    def found_in(self, text: str) -> tuple[CredentialKind, ...]:
+        """The kinds of configured credential ``text`` holds anywhere in it (api_key first): what a request
+        carries besides the one credential :func:`authenticate` reads. Longest first, each found one taken out,
+        so a credential inside another is not counted where only the longer one is; values shorter than the
+        scrubber's bound are left out, as they would also match innocent text."""
+        pairs: list[tuple[str, CredentialKind]] = [(key, "api_key") for key in self.api_keys]
+        pairs += [(token, "account_token") for token in self.account_tokens]
+        found: set[CredentialKind] = set()
+        for secret, kind in sorted(pairs, key=lambda pair: -len(pair[0])):
+            if len(secret) >= _MIN_SCRUB and secret in text:
+                found.add(kind)
+                text = text.replace(secret, "\0")
+        return tuple(kind for kind in ("api_key", "account_token") if kind in found)
+
 
 @dataclass(frozen=True, slots=True)
 class AuthResult:

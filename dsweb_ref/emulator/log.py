@@ -35,6 +35,9 @@ class RequestRecord:
     credential: str  # "api_key" | "account_token" | "invalid" | "missing" | "not_required"
     credential_source: str | None  # "authorization" | "x-api-key" | None
     started: float
+    # Every place a configured credential appears, whichever header the route reads: (where, kind), where a
+    # header's lower-case name, "url" (path and query) or "body", kind "api_key" or "account_token".
+    carried: tuple[tuple[str, str], ...] = ()
     body: bytes = b""
     json: Any = None  # the parsed body, or None when absent or not JSON
     fault: str | None = None

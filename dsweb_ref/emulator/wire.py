@@ -206,6 +206,9 @@ class Wire:
             if auth.presented:
                 state.scrubber.remember(auth.presented)
         scrub = state.scrubber
+        held = state.credentials  # one set for the whole request, as accept_* swaps it whole
+        url = f"{scope['path']}?{scope.get('query_string', b'').decode('latin-1')}"
+        carried = tuple((where, kind) for where, value in (*headers, ("url", url)) for kind in held.found_in(value))
         client = scope.get("client")
         seq = state.log.begin(
             method=scope["method"],
@@ -216,13 +219,15 @@ class Wire:
             headers=tuple((name, scrub.text(mask_header(name, value))) for name, value in headers),
             credential=auth.kind if auth else "not_required",
             credential_source=auth.source if auth else None,
+            carried=carried,
         )
         exchange = Exchange(seq, scrub, route)
         try:
             body = await self._read_body(receive, exchange)
             if body is None:
                 return
-            state.log.update(seq, body=scrub.bytes(body))
+            carried += tuple(("body", kind) for kind in held.found_in(body.decode("utf-8", "replace")))
+            state.log.update(seq, body=scrub.bytes(body), carried=carried)
             watcher = asyncio.ensure_future(self._watch_disconnect(receive, exchange))
             try:
                 await self._serve(scope, body, route, auth, exchange, send)

@@ -4,9 +4,10 @@ The evidence pipeline (method ``evidence_search``) searches and fetches through 
 requests are Search and Fetch API requests like web_search's and web_fetch's: only the documented authorization
 and JSON content type; a Search body of query, count, need_content false (and ori_question); count the configured
 value unless the request's result bound is smaller; a Fetch body of the URL; no redirect of the API request
-followed; on the account route the account token. The web_search path is held to these by search.api.wire,
-search.api.count, fetch.api.wire, search.redirect.not_followed, fetch.redirect.not_followed and
-search.api.account_route; this check reads the same on the pipeline's requests.
+followed; on the account route the account token (and the API key nowhere); a failed search not sent again
+unchanged (retries off). The web_search path is held to these by search.api.wire, search.api.count, fetch.api.wire,
+search.redirect.not_followed, fetch.redirect.not_followed, search.api.account_route, errors.codes and
+search.api.retry.never; this check reads the same on the pipeline's requests.
 
 What the seeds leave open is accepted: the pipeline's own result bound (its count may be below the configured
 one), how it writes its queries (seed 002 lets it drop duplicates and trim them), whether it sends ori_question
@@ -20,13 +21,14 @@ import json
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-from ...emulator import DEFAULT_ACCOUNT_TOKEN
+from ...emulator import DEFAULT_ACCOUNT_TOKEN, Status
 from ...emulator.log import RequestRecord
 from ..cases import SCOPE, Case
 from ..targets import CallOutcome
 from ._base import CheckContext, CheckFailed, check, expect_success, require
 from ._oracle import query_match
 from ._script import answer_body, row, script
+from .credentials import require_tools_api_request
 from .evidence import REQUIRES, _evidence, serve_page
 from .outcomes import REDIRECT_STATUSES, redirect_fault
 from .search import require_tools_api_headers
@@ -51,6 +53,7 @@ PIPELINE_REDIRECTS = tuple(s for s in REDIRECT_STATUSES if s in (302, 307))
 REDIRECTED_QUERY = "harbour crane permit office"
 REDIRECTED_PAGE = "https://crane-permits.example.net/office"
 REDIRECTED_TEXT = f"The harbour crane permit office is the {MARKER} desk, open from 07:00."
+FAILED_QUERY = "harbour tug booking desk"  # the query whose Search requests fail in the failed-search rows
 
 WIRE = (
     Case("search headers", "a second HTTP client for the pipeline's searches that adds its default headers "
@@ -73,7 +76,17 @@ WIRE = (
     Case("fetch redirect", "the same for its page fetches: a 3xx of a Fetch request followed to its Location, or "
          "the 3xx body read as the page", {"judge": "fetch-redirect"}, family=SCOPE),
     Case("the account route", "the pipeline's own client given the API key whatever the route (the account token "
-         "honoured by web_search and web_fetch only)", {"judge": "account"}, family=SCOPE),
+         "honoured by web_search and web_fetch only), or given it beside the token (in x-api-key, so either works)",
+         {"judge": "account"}, family=SCOPE),
+    # From an outside hunt (hunt L): errors.codes and search.api.retry.never count the requests of web_search's and
+    # web_fetch's failures only, so a pipeline that sent a failed search once more, unchanged, certified.
+    Case("a search answered 402", "the pipeline's own retry of a failed search, retries off: a 402 (funding "
+         "first, never a retry) sent again unchanged", {"judge": "failed-search", "status": 402}, family=SCOPE),
+    Case("a search answered 400", "a rejected search (other 4xx need a changed request) sent again unchanged by "
+         "the pipeline", {"judge": "failed-search", "status": 400}, family=SCOPE),
+    Case("a search answered 503", "a transient failure retried by the pipeline with retries off (web_search fails "
+         "fast, the pipeline waits the 5xx out and sends it again)", {"judge": "failed-search", "status": 503},
+         family=SCOPE),
 )
 
 
@@ -205,17 +218,39 @@ async def _account(ctx: CheckContext, case: Case) -> None:
         await _two_query_call(ctx, case)
         for route in ("search", "fetch"):
             for record in _sent(ctx, route, case):
-                shown = {"account_token": "the account token", "api_key": "the API key"}
-                require(record.credential == "account_token" and record.credential_source == "authorization",
-                        f"{case.name}: {_what(record)} carried {shown.get(record.credential, record.credential)} "
-                        f"in {record.credential_source}, expected the account token as Authorization: Bearer",
-                        catches=case.catches)
+                # search.api.account_route's rule: the whole request read, not only what Authorization carries.
+                require_tools_api_request(record, "account_token", f"{case.name}: {_what(record)}", case.catches)
     finally:
         await ctx.configure(auth="api_key", account_token="")
 
 
+def _plain(query: str) -> str:
+    """A query as the seeds tell queries apart: seed 002 lets the pipeline trim its queries, and says a retry that
+    changes only whitespace is no good retry (the same query fired again)."""
+    return " ".join(query.split())
+
+
+async def _failed_search(ctx: CheckContext, case: Case) -> None:
+    """A batch of two queries, one whose every Search request is answered ``status``: each query is sent once."""
+    ctx.fresh()
+    _serve_pages(ctx)
+    ctx.emu.inject("search", Status(case["status"]), times=None, when=query_match("search", FAILED_QUERY))
+    queries = [FAILED_QUERY, next(iter(PAGES))]
+    await _evidence(ctx, queries, {"id": f"wire-{case.name}", "local_names": []})
+    await ctx.settle()
+    sent = [_plain(r.json["query"]) for r in ctx.records("search")
+            if isinstance(r.json, dict) and isinstance(r.json.get("query"), str)]
+    for query in queries:
+        times = sent.count(_plain(query))
+        # The other query may go unsent: seed 001's tool fails the batch if one query fails.
+        least = 1 if query == FAILED_QUERY else 0
+        require(least <= times <= 1, f"{case.name}: {times} Search API requests for {query!r}, expected "
+                f"{'exactly one' if least else 'at most one'} (retries off; seed 002: never the same query again)",
+                sent=sent, catches=case.catches)
+
+
 RUN: Mapping[str, Callable[[CheckContext, Case], Awaitable[None]]] = {
-    "search-redirect": _redirect, "fetch-redirect": _redirect, "account": _account,
+    "search-redirect": _redirect, "fetch-redirect": _redirect, "account": _account, "failed-search": _failed_search,
 }
 
 
@@ -238,8 +273,12 @@ RUN: Mapping[str, Callable[[CheckContext, Case], Awaitable[None]]] = {
     "of a pipeline Search or Fetch request is a failure: its Location is never requested and its body is "
     "no answer, so the call answers a WEB_* error, or without what the 3xx offered (the query's "
     "[needs_retry], the page's snippet as seed 002's fallback). With account-route and auth 'account', "
-    "every pipeline request carries the account token as Authorization: Bearer (the row is skipped "
-    "without it). The "
+    "every pipeline request carries the account token as Authorization: Bearer, beside Content-Type alone, and "
+    "the API key appears nowhere in it (the row is skipped without account-route). 'The provider has no shared "
+    "rate scheduler, automatic retries, or fallback'; '402 requires funding first, and other 4xx require a changed "
+    "request'; seed 002: a retry changes the query, never the same query again: with retries off, a query whose "
+    "Search request is answered 402, 400 or 503 is sent exactly once (compared with whitespace "
+    "ignored; a changed query may follow, and the batch's other query may go unsent). The "
     "pipeline's result bound, how it writes its queries and which pages it fetches are its own.",
     cases=WIRE,
 )
