@@ -418,6 +418,16 @@ def _run(args: argparse.Namespace) -> int:
                 raise UnknownCheckError(f"{kind} check ids do not apply to this target: {', '.join(misplaced)}")
             if unknown:
                 raise UnknownCheckError(f"unknown check ids: {', '.join(unknown)}")
+            if args.profile and not is_endpoint:
+                # --profile narrows the catalogue before --only picks from it: an id outside every named
+                # profile would select nothing, so it is a usage error here, not a traceback later.
+                in_profiles = [s.check.id for s in select_checks(None, args.profile)]
+                outside = [o for o in args.only if select_ids(in_profiles, [o])[1]]
+                if outside:
+                    raise UnknownCheckError(
+                        f"check ids not in the profiles {', '.join(args.profile)}: {', '.join(outside)} "
+                        "(drop --profile, or name a profile that holds them: dsweb certify --list)"
+                    )
         check_report_paths(
             junit=args.junit,
             json_path=args.json_path,

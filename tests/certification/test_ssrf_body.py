@@ -16,8 +16,7 @@ import httpx
 import pytest
 
 from dsweb_ref import FetchBody, FetchResult, WebError, WebErrorCode
-from dsweb_ref.certification.checks import REGISTRY
-from dsweb_ref.certification.checks import ssrf_body
+from dsweb_ref.certification.checks import REGISTRY, ssrf_body
 from dsweb_ref.certification.checks.ssrf_body import REPLY_ROWS, ROWS, _listed
 from dsweb_ref.certification.targets import (
     InProcessTarget,
