@@ -7,6 +7,7 @@ fail exactly the row that names it; the reference passes the rows, and a right r
 
 from __future__ import annotations
 
+import base64
 import re
 from collections.abc import Iterator
 
@@ -15,7 +16,9 @@ import pytest
 from dsweb_ref import _secrets
 from dsweb_ref.certification.cases import Case
 from dsweb_ref.certification.checks import outcomes, standalone
+from dsweb_ref.certification.checks._leaks import leak
 from dsweb_ref.certification.targets import reference_target
+from dsweb_ref.emulator.server import DEFAULT_API_KEY
 from dsweb_ref.netguard import body
 from dsweb_ref.providers import _deepseek_http, _standalone
 
@@ -70,6 +73,15 @@ ECHO_ROW = r"\[(?:Search API|Messages)\] (.*?): the failure shows"  # errors.sec
 
 
 # -- errors.secret_echo: the key's base85 ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("before", ["", "k", "ke", "key"])
+def test_the_judge_reads_the_key_in_base85_at_each_byte_of_a_group(before: str) -> None:
+    # catches: a judge that reads no base85 (the row's wrong scrubber then passed), or reads it at one alignment only
+    text = "bad request: " + base64.b85encode(f"{before}{DEFAULT_API_KEY}\r\n".encode()).decode()
+    assert (leak(text, DEFAULT_API_KEY) or "").endswith("base85-encoded")
+    assert leak("bad request: " + base64.b85encode(b"some other header line, long enough\r\n").decode(),
+                DEFAULT_API_KEY) is None
 
 
 @pytest.mark.usefixtures("fresh_forms")
