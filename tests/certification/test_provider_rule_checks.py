@@ -231,6 +231,8 @@ def _forms_scrubber(forms: set[str]) -> Any:
                 literal.append("".join(f"%u{ord(c):04X}" for c in secret))
             if "json-escapes-twice" in forms:  # JSON escapes escaped again (a JSON dump quoted inside JSON)
                 literal.append("".join(f"\\\\u{ord(c):04x}" for c in secret))
+            if "base85-line" in forms:  # as the row writes it: its prefix, the key and a line break, in base85
+                literal.append(base64.b85encode(b"Bearer " + data + b"\r\n").decode())
             for form in literal:
                 text = text.replace(form, placeholder)
             anycase = {"any-case": secret, "pct-any": upper, "pct-twice": upper.replace("%", "%25"),
@@ -248,7 +250,7 @@ ALL_FORMS = {"raw", "any-case", "b64-0", "b64-1", "b64-2", "pct-upper", "pct-any
              "pct-entities", "zero-width", "spaced", "reversed", "spaced-reversed", "look-alike", "full-width",
              "json-zero-width",
              "utf-16", "hex-reversed", "base64-twice", "base64-twice-1", "base64-twice-2", "c-bytes",
-             "json-full-width", "spaced-json-break", "json-escapes-twice", "percent-u"}
+             "json-full-width", "spaced-json-break", "json-escapes-twice", "percent-u", "base85-line"}
 # the encoded echo row that alone catches each wrong reading of "in any encoding" (the first to fail)
 ENCODED_READINGS = {
     "a base64 dump of the request, the key at byte 0 of a group": ALL_FORMS - {"b64-0", "b64-1", "b64-2"},
@@ -287,6 +289,7 @@ ENCODED_READINGS = {
         ALL_FORMS - {"spaced-json-break"},
     "the key as %uXXXX escapes": ALL_FORMS - {"percent-u"},
     "a message quoting the key as JSON unicode escapes escaped again": ALL_FORMS - {"json-escapes-twice"},
+    "a base85 dump of the key's header line, the key at byte 3 of a group": ALL_FORMS - {"base85-line"},
 }
 
 

@@ -28,6 +28,7 @@ PIECE_B64 = "a base64 dump quoting 12 characters from the middle of the key"
 C_BYTES = "a C byte array of the key (0x before each byte)"
 CUT_HEX = "the key reversed and in hex after 4,576 spaces"
 TWICE = {f"the key base64-encoded twice, its inner encoding at byte {n} of an outer group" for n in (1, 2)}
+BASE85 = "a base85 dump of the key's header line, the key at byte 3 of a group"
 SPELLED_BACKWARDS = "the key spelled out backwards"
 TOUCHING = "the key spelled out three times, the last two run together"
 KEY = DEFAULT_API_KEY  # the key every check configures first
@@ -68,8 +69,8 @@ READINGS = {
         (_secrets, "_any_of", "if ordered else _NEVER", "if ordered and False else _NEVER",
          {PIECE_B64, "a key of six characters, base64-encoded"}),  # a short key's base64 is too short for a needle
     "the outer encoding's core taken from its first group, which mixes in the bytes before it, so base64 of "
-    "base64 is found only where the inner text starts a group":
-        (_secrets, "_groups", "first = -(-shift // size)", "first = -(+shift // size)", TWICE),
+    "base64 is found only where the inner text starts a group":  # base85's cores come from _groups too
+        (_secrets, "_groups", "first = -(-shift // size)", "first = -(+shift // size)", TWICE | {BASE85}),
     "hex of the key looked for plain, \\x-escaped and x-prefixed, but not 0x-prefixed":
         (_secrets, "_needles", """"".join(f"0x{b:02x}" for b in chunk)""",
          """"XXXX".join(f"0x{b:02x}" for b in chunk)""", {C_BYTES}),

@@ -4,8 +4,8 @@ Written apart from the reference's scrubber (``dsweb_ref._secrets``) on purpose:
 scrubber's own finder would be wrong exactly where the scrubber is, and a mutant of it would pass. So
 this one decodes the text the ways an upstream echo encodes (percent, ``%uXXXX``, HTML entities, JSON ``\\uXXXX``
 escapes, hex plain or with ``\\x`` or ``0x`` before each byte, base64 at every alignment in either
-alphabet; each once or twice over) and looks for any ``PIECE``-character piece of the secret, in any
-case, in each reading. The text as shown and each
+alphabet, each once or twice over; base85 in RFC 1924's alphabet at every alignment, once) and looks for any
+``PIECE``-character piece of the secret, in any case, in each reading. The text as shown and each
 reading of one decoding are also read as a person would: without invisible characters, with
 compatibility forms (full-width letters) and common Cyrillic look-alikes taken for Latin letters,
 backwards, and, where single letters or digits stand apart in a run, as those letters and digits only
@@ -27,6 +27,8 @@ __all__ = ["PIECE", "json_unescaped", "leak"]
 
 PIECE = 10  # characters of a secret that count as showing it
 _BASE64_RUN = re.compile(r"[A-Za-z0-9+/_-]{12,}")
+# RFC 1924's alphabet: what git's binary patches and Python's b85encode write.
+_BASE85_RUN = re.compile(r"[0-9A-Za-z!#$%&()*+;<=>?@^_`{|}~-]{12,}")
 _HEX_RUN = re.compile(r"(?:[0-9a-fA-F]{2}){8,}")
 _C_BYTES = re.compile(r"(?:0[xX][0-9a-fA-F]{2}[\s,;]{0,8}){8,}")  # separators never start a byte: linear
 _C_BYTE = re.compile(r"0[xX]([0-9a-fA-F]{2})")
@@ -45,6 +47,17 @@ def _base64_readings(text: str) -> Iterator[str]:
             try:
                 yield base64.b64decode(body, validate=True).decode("latin-1")
             except (binascii.Error, ValueError):
+                continue
+
+
+def _base85_readings(text: str) -> Iterator[str]:
+    """Every run of base85 characters decoded from each of its five starting offsets (a last group cut short
+    decodes as b85decode pads it)."""
+    for run in _BASE85_RUN.findall(text):
+        for start in range(5):
+            try:
+                yield base64.b85decode(run[start:]).decode("latin-1")
+            except ValueError:  # a group over 2**32
                 continue
 
 
@@ -79,12 +92,16 @@ def _decodings(text: str) -> Iterator[tuple[str, str]]:
 
 def _readings(text: str) -> Iterator[tuple[str, str]]:
     """``text`` as shown, decoded once, and decoded twice (an encoding of an encoding: %25XX, base64 of a
-    percent form, ...). Each step is linear in what it reads and yields a few times as much."""
+    percent form, ...); base85 once, of the text as shown. Each step is linear in what it reads and yields
+    a few times as much."""
     yield "", text
     for how, once in _decodings(text):
         yield how, once
         for then, twice in _decodings(once):
             yield f"{how}, then {then}", twice
+    # Nearly any text is a base85 run: decoding each of its five readings again would cost more than all the rest.
+    for once in _base85_readings(text):
+        yield "base85-encoded", once
 
 
 # Cyrillic letters drawn like Latin ones (a few common ones; the reference keeps a table of its own).

@@ -405,6 +405,14 @@ SECRET_ECHOES = (
          "only singly escaped \\uXXXX read: the key as \\\\uXXXX (a JSON dump quoted inside JSON) shown",
          {"status": 401, "encode": ("json-escapes-twice", "key="),
           "body": {"error": {"message": "invalid {encoded}"}}}),
+    # From the seed-7 mutation draw (last, for the same reason): base85 read with a wrong group width still found a
+    # key that ends the encoded text, so the dump goes on past the key (its line break) and the key starts at byte 3
+    # of a group, where a reader that slices base85 six characters a group misses it.
+    Case("a base85 dump of the key's header line, the key at byte 3 of a group",
+         "base85 (RFC 1924's alphabet, as git's binary patches and Python's b85encode write it) of the key not "
+         "scrubbed, or looked for a wrong number of characters a group: the key shown",
+         {"status": 401, "encode": ("base85-line", "Bearer "),
+          "body": {"error": {"message": "bad request: {encoded}"}}}),
 )
 ROW_KEYS = {"short": SHORT_KEY, "long": LONG_KEY}  # the keys rows configure by name
 ENCODED = "{encoded}"  # where the encoded key goes in an echo body
@@ -445,6 +453,7 @@ def encoded_text(how: str, text: str) -> str:
         "json-zero-width": "\\u200b".join(text),
         "utf-16": "\x00".join(text),
         "hex-reversed": data[::-1].hex(),
+        "base85-line": base64.b85encode(data + b"\r\n").decode("ascii"),  # a header line, its line break included
         "base64-twice": base64.b64encode(base64.b64encode(data)).decode("ascii"),
         "spaced-reversed": " ".join(text)[::-1],
         "combining": "".join(c + "\u0301" for c in text),
@@ -487,7 +496,8 @@ def _echo_fault(case: Case, key: str) -> Status:
     "between its characters (also in a part of it), with a combining or enclosing mark on each character of a part, "
     "backwards, in look-alike or full-width letters; with JSON-escaped zero-width spaces or UTF-16 "
     "NULs between its characters; in full-width letters written as JSON escapes; spelled out across a JSON "
-    "line-break escape; JSON escapes escaped again; reversed, then in hex; base64-encoded twice, at any alignment) "
+    "line-break escape; JSON escapes escaped again; reversed, then in hex; base64-encoded twice, at any alignment; "
+    "base85 in RFC 1924's alphabet) "
     "nor any 10-character piece of it appears in the text, message or value, also for a key of six characters or of "
     "67, and when the upstream echoes only a part "
     "of the key (its start, its end, a middle part percent- or base64-encoded; in the error text or the "

@@ -1,0 +1,157 @@
+"""Survivors of the seed-7 mutation draw (``scripts/mutation_score.py --sample 400 --seed 7``) in the secret scrubber,
+the seam and netguard that no certification row rejected: the key's base85 read a wrong number of characters a group
+(the judge read no base85 at all), and two crashes the other tools' service guard turns into WEB_PROVIDER_ERROR but
+the standalone search, which has no such guard, lets out: the scrubber raising on a part of the key spelled out, and
+the body reader raising on the second member of a gzip answer. Each mutant's change is made in the reference and must
+fail exactly the row that names it; the reference passes the rows, and a right reading beside each passes too."""
+
+from __future__ import annotations
+
+import base64
+import re
+from collections.abc import Iterator
+
+import pytest
+
+from dsweb_ref import _secrets
+from dsweb_ref.certification.cases import Case
+from dsweb_ref.certification.checks import outcomes, standalone
+from dsweb_ref.certification.checks._leaks import leak
+from dsweb_ref.certification.targets import reference_target
+from dsweb_ref.emulator.server import DEFAULT_API_KEY
+from dsweb_ref.netguard import body
+from dsweb_ref.providers import _deepseek_http, _standalone
+
+from ._readings import failing_rows, patch_reading
+from .conftest import run
+
+ECHO, PROSE = "errors.secret_echo", "standalone.prose.error"
+BASE85 = "a base85 dump of the key's header line, the key at byte 3 of a group"
+SPELLED_PART, TWO_MEMBERS = "http-401-spelling-out-part-of-the-key", "gzip-answer-of-two-members"
+NEXT_MEMBER = "self._inflater = zlib.decompressobj(self._wbits)"  # a fresh decoder for the next gzip member
+
+
+@pytest.fixture
+def fresh_forms() -> Iterator[None]:
+    """The scrubber keeps each key's patterns (lru_cache): a reading of the code that builds them must build them
+    anew, and must not leave its own behind for the tests after it."""
+    _secrets._forms.cache_clear()
+    _secrets._piece_forms.cache_clear()
+    yield
+    _secrets._forms.cache_clear()
+    _secrets._piece_forms.cache_clear()
+
+
+def _keep(module: object, table: str, names: tuple[str, ...], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(module, table, tuple(c for c in getattr(module, table) if c.name in names))
+    assert {c.name for c in getattr(module, table)} == set(names)
+
+
+def _fails_exactly(
+    module: object, table: str, check: str, row: str, shown: str | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``row`` alone fails ``check`` and the table without it passes: :func:`fails_exactly` for a check whose reason
+    names a row otherwise (``shown`` picks the names out of it). ``shown`` None: the row's reading crashes the
+    tool, which ends the check with an error that names no row."""
+    cases = getattr(module, table)
+
+    def outcome(kept: tuple[Case, ...]) -> tuple[str, str]:
+        monkeypatch.setattr(module, table, kept)
+        (result,) = run(reference_target(), only=[check]).results
+        return result.outcome.value, result.reason
+
+    value, reason = outcome(tuple(c for c in cases if c.name == row))
+    if shown is None:
+        assert value == "error" and "the tool raised instead of returning an error result" in reason, reason
+    else:
+        assert value == "failed" and set(re.findall(shown, reason)) == {row}, reason
+    value, reason = outcome(tuple(c for c in cases if c.name != row))
+    assert value == "passed", reason
+
+
+ECHO_ROW = r"\[(?:Search API|Messages)\] (.*?): the failure shows"  # errors.secret_echo names the route first
+
+
+# -- errors.secret_echo: the key's base85 ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("before", ["", "k", "ke", "key"])
+def test_the_judge_reads_the_key_in_base85_at_each_byte_of_a_group(before: str) -> None:
+    # catches: a judge that reads no base85 (the row's wrong scrubber then passed), or reads it at one alignment only
+    text = "bad request: " + base64.b85encode(f"{before}{DEFAULT_API_KEY}\r\n".encode()).decode()
+    assert (leak(text, DEFAULT_API_KEY) or "").endswith("base85-encoded")
+    assert leak("bad request: " + base64.b85encode(b"some other header line, long enough\r\n").decode(),
+                DEFAULT_API_KEY) is None
+
+
+@pytest.mark.usefixtures("fresh_forms")
+def test_the_reference_passes_the_base85_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    _keep(outcomes, "SECRET_ECHOES", (BASE85,), monkeypatch)
+    assert failing_rows(outcomes, "SECRET_ECHOES", ECHO, monkeypatch) == set()
+
+
+@pytest.mark.usefixtures("fresh_forms")
+def test_base85_read_six_characters_a_group_fails_exactly_the_base85_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: the mutant's _groups(chunk, base64.b85encode, 4, 6): each base85 needle is cut at six characters a
+    # group, so it starts a character late and runs into the group after the key's last bytes; that still finds a
+    # key that ends the encoded text, not this one, which a line break follows and which starts at byte 3 of a group
+    right = "forms += _groups(chunk, base64.b85encode, 4, 5)"
+    patch_reading(_secrets, "_needles", right, right.replace("4, 5)", "4, 6)"), monkeypatch)
+    _fails_exactly(outcomes, "SECRET_ECHOES", ECHO, BASE85, ECHO_ROW, monkeypatch)
+
+
+@pytest.mark.usefixtures("fresh_forms")
+def test_quoting_no_upstream_words_passes_the_base85_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Right by the rule: a target that never quotes what the upstream said (the Node adapter's way).
+    monkeypatch.setattr(_deepseek_http, "error_detail", lambda body, secrets=(): None)
+    _keep(outcomes, "SECRET_ECHOES", (BASE85,), monkeypatch)
+    assert failing_rows(outcomes, "SECRET_ECHOES", ECHO, monkeypatch) == set()
+
+
+# -- standalone.prose.error: a part of the key spelled out, a gzip answer of two members ----------------------------
+
+
+@pytest.mark.usefixtures("fresh_forms")
+def test_the_reference_passes_the_new_prose_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+    _keep(standalone, "PROSE_CASES", (SPELLED_PART, TWO_MEMBERS), monkeypatch)
+    assert failing_rows(standalone, "PROSE_CASES", PROSE, monkeypatch) == set()
+
+
+@pytest.mark.usefixtures("fresh_forms")
+def test_a_scrubber_raising_on_a_spelled_out_part_fails_exactly_its_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: the mutant's _replace_spans(text, placeholder) where a spelled-out run holds a piece of the key: a
+    # TypeError, which the seam's guard turns into WEB_PROVIDER_ERROR for web_search (errors.secret_echo's spelled
+    # part row passes it) but which crashes the standalone search
+    # (the line is also the folded view's, above it: the spelled-out runs' own is the one after their spans)
+    spans = "_replace_spans(text, [(starts[a], ends[b - 1]) for a, b in spans], placeholder)"
+    right = f"spans = self._spelled_runs(view)\n        text = {spans}"
+    patch_reading(_secrets.SecretForms, "redact", right, right.replace(spans, "_replace_spans(text, placeholder)"),
+                  monkeypatch)
+    _fails_exactly(standalone, "PROSE_CASES", PROSE, SPELLED_PART, None, monkeypatch)
+
+
+@pytest.mark.usefixtures("fresh_forms")
+def test_quoting_no_upstream_words_passes_the_spelled_part_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Right by the rule: the tool error quotes nothing the upstream said, so no part of the key.
+    monkeypatch.setattr(_standalone, "error_detail", lambda body, secrets=(): None)
+    _keep(standalone, "PROSE_CASES", (SPELLED_PART,), monkeypatch)
+    assert failing_rows(standalone, "PROSE_CASES", PROSE, monkeypatch) == set()
+
+
+def test_a_decoder_for_the_next_member_built_wrong_fails_exactly_the_two_member_row(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # catches: the mutant's zlib.decompressobj(None) for the second gzip member: a TypeError, which the seam's guard
+    # turns into WEB_PROVIDER_ERROR for web_fetch and web_search (ssrf.body.decoded's gzip-members row accepts that
+    # refusal) but which crashes the standalone search
+    patch_reading(body._Inflater, "feed", NEXT_MEMBER, "self._inflater = zlib.decompressobj(None)", monkeypatch)
+    _fails_exactly(standalone, "PROSE_CASES", PROSE, TWO_MEMBERS, None, monkeypatch)
+
+
+def test_refusing_a_second_gzip_member_passes_the_two_member_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Right by the rule: a reader that refuses a gzip body of more than one member (some clients' decoders stop
+    # after the first) fails the search as an ordinary tool error.
+    refuse = 'raise WebError(WebErrorCode.PROVIDER_ERROR, "a gzip body of more than one member")'
+    patch_reading(body._Inflater, "feed", NEXT_MEMBER, refuse, monkeypatch)
+    _keep(standalone, "PROSE_CASES", (TWO_MEMBERS,), monkeypatch)
+    assert failing_rows(standalone, "PROSE_CASES", PROSE, monkeypatch) == set()
