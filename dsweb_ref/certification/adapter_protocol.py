@@ -72,6 +72,8 @@ Methods
     - ``standalone-save`` - saving its assigned search model into the user's configuration (seed 003,
       ``standalone_save``)
     - ``standalone-usage`` - ``standalone_search``'s ``value`` carries the search's ``usage`` (seed 003, below)
+    - ``standalone-tools`` - the main model's tool list for a configuration (seed 003, ``standalone_tools``)
+    - ``evidence-cite`` - the source links code attaches to an answer (seed 002, ``evidence_cite``)
     - ``scripted-search`` - web_search over the emulator's conformance search route (``provider: "scripted"``,
       see "Conformance search route" below); enables the ``search.differential.*`` checks
     - ``retry`` - Search API retries of 408, 429 and 5xx as ``configure`` ``retries`` allows (seed 001); a
@@ -251,6 +253,29 @@ Methods
     false``: no fallback), ``no_search_account`` (no configured, search-enabled account); for
     ``invalid`` any non-empty reason is accepted. A malformed document is an error ``WEB_CONFIG_INVALID``.
 
+``standalone_tools`` -> ``{"text": str, "value": {"tools": [tool, ...]}}``
+    Params ``{"document": object, "environ_set": [str, ...]}`` (as for ``standalone_resolve``): the Chat
+    Completions ``tools`` array the main model would be given by a runtime assembled for that configuration,
+    in order. Each tool is an ordinary function tool ``{"type": "function", "function": {"name": str,
+    "description": str, "parameters": object}}``; the standalone search, when the selection registers it, is
+    the one named ``web_search``, whose ``parameters`` is a JSON Schema object with a string property
+    ``query``. Seed 003: switching only between two valid search models (automatic included) leaves the
+    array unchanged; when the selection registers no search (offline mode, an allow-list without
+    ``web_search``, an explicit off, an unusable assigned model) no ``web_search`` is listed. The other
+    tools, the descriptions' wording and the schema beyond ``query`` are the implementation's; ``text`` is
+    free. A malformed document is an error ``WEB_CONFIG_INVALID``.
+
+``evidence_cite`` -> ``{"text": str, "value": object}``
+    Params ``{"answer": str, "values": [value, ...]}``: ``answer`` is the text the agent layer wrote and
+    ``values`` the ``evidence_search`` values of the conversation's calls (each following
+    ``schemas/evidence_search.output.schema.json``). ``text`` is the answer with the source links code
+    attaches after it (seed 002): the answer first (trailing whitespace may go), then a link to each URL of
+    the values' ``sources``, once each, and no link to a URL the values name only elsewhere (a result the
+    pipeline refused or left out, ``tried.dropped`` and ``tried.rejected``, or one written in a title): a
+    title's brackets or a URL's parentheses never change a link's target. Any Markdown form is accepted:
+    ``[title](url)`` (with ``<url>``, ``\\)`` or ``%29`` for a parenthesis), ``<url>`` or a bare URL, in any
+    list or none; ``value`` is free.
+
 ``standalone_save`` -> ``{"text": str, "value": {"user": str, "effective": str | null, "overridden_by": ...}}``
     Params ``{"user": str | null, "project": str | null, "value": str}``: save ``value`` as the assigned
     search model (``[agent] web_search_model``, seed 003) into the user's configuration file whose text is
@@ -295,6 +320,8 @@ it. The report names every profile and why one was not certified.
 - ``seed-003-standalone``: ``standalone-search``, ``standalone-resolve``
 - ``seed-003-settings-save``: ``standalone-save``
 - ``seed-003-usage``: ``standalone-search``, ``standalone-usage``
+- ``seed-003-tool-list``: ``standalone-tools``
+- ``seed-002-citations``: ``evidence-cite``
 
 Conformance search route
 ------------------------
@@ -336,6 +363,7 @@ __all__ = [
     "CAPABILITIES",
     "CAP_ACCOUNT_ROUTE",
     "CAP_CANCEL",
+    "CAP_EVIDENCE_CITE",
     "CAP_EVIDENCE_SEARCH",
     "CAP_FETCH_API",
     "CAP_LOCALIZATION",
@@ -349,6 +377,7 @@ __all__ = [
     "CAP_STANDALONE_RESOLVE",
     "CAP_STANDALONE_SAVE",
     "CAP_STANDALONE_SEARCH",
+    "CAP_STANDALONE_TOOLS",
     "CAP_STANDALONE_USAGE",
     "CAP_SUMMARY_BUDGET",
     "CAP_TOOL_SCHEMA",
@@ -373,6 +402,8 @@ CAP_STANDALONE_SEARCH: Final = "standalone-search"
 CAP_STANDALONE_RESOLVE: Final = "standalone-resolve"
 CAP_STANDALONE_SAVE: Final = "standalone-save"
 CAP_STANDALONE_USAGE: Final = "standalone-usage"
+CAP_STANDALONE_TOOLS: Final = "standalone-tools"
+CAP_EVIDENCE_CITE: Final = "evidence-cite"
 CAP_SCRIPTED_SEARCH: Final = "scripted-search"
 CAP_RETRY: Final = "retry"
 CAP_PACING: Final = "pacing"
@@ -395,6 +426,8 @@ CAPABILITIES: Final = (
     CAP_STANDALONE_RESOLVE,
     CAP_STANDALONE_SAVE,
     CAP_STANDALONE_USAGE,
+    CAP_STANDALONE_TOOLS,
+    CAP_EVIDENCE_CITE,
     CAP_SCRIPTED_SEARCH,
     CAP_RETRY,
     CAP_PACING,

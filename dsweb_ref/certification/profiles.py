@@ -113,6 +113,12 @@ PROFILES: tuple[Profile, ...] = (
         protocol="messages",
     ),
     Profile(
+        "seed-002-citations",
+        "002",
+        "the source links code attaches to an answer: each source once, after the answer, nothing refused linked",
+        requires=("evidence-cite",),
+    ),
+    Profile(
         "ssrf",
         "002",
         "fetching untrusted URLs: no special-purpose address reached, on any answer, redirect or re-lookup",
@@ -135,6 +141,12 @@ PROFILES: tuple[Profile, ...] = (
         "003",
         "the standalone search's usage: tokens and HTTP requests under web-search, owned by its connection and model",
         requires=("standalone-search", "standalone-usage"),
+    ),
+    Profile(
+        "seed-003-tool-list",
+        "003",
+        "the main model's tools: web_search an ordinary function tool, unchanged across valid search models",
+        requires=("standalone-tools",),
     ),
 )
 

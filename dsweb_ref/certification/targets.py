@@ -30,7 +30,7 @@ import sys
 import tempfile
 import time
 import weakref
-from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any, Literal, Protocol
@@ -43,7 +43,7 @@ from .._version import __version__
 from ..providers._client_pool import tls_context
 from ..providers.http_fetch import HttpFetchProvider
 from ..replay._bases import KEY_ENV, credential_environ, settings_for_bases
-from ..runtime import build_runtime, http_fetch_config, scripted_runtime, standalone_search_tool
+from ..runtime import build_runtime, http_fetch_config, main_model_tools, scripted_runtime, standalone_search_tool
 from ..settings import Settings
 from ..standalone_accounts import Resolution, SearchRoute, resolve
 from ..standalone_config import save_search_model
@@ -81,7 +81,7 @@ __all__ = [
 
 Method = Literal[
     "web_search", "web_fetch", "standalone_search", "standalone_resolve", "standalone_save", "evidence_search",
-    "tool_schema",
+    "tool_schema", "standalone_tools", "evidence_cite",
 ]
 STANDALONE_MODEL = "deepseek-v4-flash"  # the model a standalone search names on the emulator
 Probe = Callable[[], Any]  # run the moment a call's answer arrives; its result is CallOutcome.at_answer
@@ -265,6 +265,7 @@ class _Tool(Protocol):
 
 Resolver = Callable[[dict[str, Any], list[str]], dict[str, Any]]
 Saver = Callable[[str | None, str | None, str], dict[str, Any]]  # user file text, project file text, value
+Citer = Callable[[str, list[dict[str, Any]]], str]  # answer, evidence values -> the answer with its source links
 
 
 class _EvidenceTool(Protocol):
@@ -301,6 +302,10 @@ class ToolPair:
     resolver: Resolver | None = None
     # Seed 003: saving the assigned search model (user file text or None, project text or None, value).
     saver: Saver | None = None
+    # Seed 003: the main model's tools array for a configuration (same arguments and answer shape as resolver).
+    tools: Resolver | None = None
+    # Seed 002: the answer with the source links code attaches to it.
+    citer: Citer | None = None
 
 
 def _answered(compute: Callable[[], dict[str, Any]]) -> ToolResult:
@@ -330,6 +335,17 @@ async def _described(tool: Any, params: dict[str, Any]) -> ToolResult:
 
 async def _resolved(resolver: Resolver, params: dict[str, Any]) -> ToolResult:
     return _answered(lambda: resolver(params.get("document"), list(params.get("environ_set") or [])))  # type: ignore[arg-type]
+
+
+async def _cited(citer: Citer, params: dict[str, Any]) -> ToolResult:
+    answer, values = params.get("answer"), params.get("values")
+    if not isinstance(answer, str) or not isinstance(values, list) or not all(isinstance(v, dict) for v in values):
+        return error_result(WebError(WebErrorCode.INVALID_ARGUMENTS, "evidence_cite: answer, values"))
+    try:
+        text = citer(answer, values)
+    except WebError as error:
+        return error_result(error)
+    return ToolResult(text=text, value={})
 
 
 _STUCK_TASKS = 12  # tasks named where an in-process call hangs (report text, bounded)
@@ -492,6 +508,14 @@ class InProcessTarget:
             if self._tools.resolver is None:
                 raise TargetError("this target has no standalone_resolve")
             return _TaskCall(_resolved(self._tools.resolver, params), probe)
+        if method == "standalone_tools":
+            if self._tools.tools is None:
+                raise TargetError("this target has no standalone_tools")
+            return _TaskCall(_resolved(self._tools.tools, params), probe)
+        if method == "evidence_cite":
+            if self._tools.citer is None:
+                raise TargetError("this target has no evidence_cite")
+            return _TaskCall(_cited(self._tools.citer, params), probe)
         if method == "tool_schema":
             if not hasattr(self._tools.search, "input_schema"):
                 raise TargetError("this target's web_search tool has no input_schema")
@@ -598,6 +622,20 @@ def reference_resolve(document: dict[str, Any], environ_set: list[str]) -> dict[
     return resolve(document, {name: "set" for name in environ_set}).to_json()
 
 
+def reference_tools(document: dict[str, Any], environ_set: list[str], others: Sequence[Any] = ()) -> dict[str, Any]:
+    """``standalone_tools`` of the reference: the main model's tools for a runtime assembled from ``document``
+    (the standalone ``web_search`` when the selection registers it, then ``others``); nothing is sent."""
+    environ = {name: "set" for name in environ_set}
+    return {"tools": main_model_tools(resolve(document, environ), others, environ=environ)}
+
+
+def reference_cite(answer: str, values: list[dict[str, Any]]) -> str:
+    """``evidence_cite`` of the reference: the agent layer's helper that appends the source links."""
+    from ..tools import evidence_search  # the evidence stack loads only when a check needs it
+
+    return evidence_search.append_citations(answer, values)
+
+
 def reference_save(user: str | None, project: str | None, value: str) -> dict[str, Any]:
     """``standalone_save`` of the reference: the texts as files in a scratch folder (None: no such file),
     saved with :func:`~dsweb_ref.standalone_config.save_search_model`; the user file's text after it."""
@@ -641,13 +679,16 @@ def _build_reference(config: TargetConfig, scripted: httpx.AsyncBaseTransport | 
     if network is not None:  # the shipped strict policy; only resolution and the final dial are the suite's
         http = HttpFetchProvider(http_fetch_config(settings), resolver=network.resolver(), dialer=network.dialer())
     runtime = build_runtime(lambda: settings, environ=reference_environ(config), http_fetch=http)
+    fetch = runtime.fetch_tool()
     return ToolPair(
         search=runtime.search_tool(),
-        fetch=runtime.fetch_tool(),
+        fetch=fetch,
         evidence=_BuiltOnFirstCall(runtime.evidence_tool),
         standalone=lambda protocol: reference_standalone(config, protocol),
         resolver=reference_resolve,
         saver=reference_save,
+        tools=lambda document, environ_set: reference_tools(document, environ_set, [fetch]),
+        citer=reference_cite,
     )
 
 

@@ -233,6 +233,8 @@ SEED_002_BREAKS: dict[str, tuple[str, str, str]] = {
     "evidence-hosts-not-domains": ("evidence", "evidence.diversity", "subdomains: 8 of 8 pages from harbour-news"),
     # Found by the mutation run of tools/_evidence_rank.py (issue 24): certified before its row.
     "evidence-share-before-floor": ("evidence", "evidence.diversity", "full-site: query 'pier crane history' kept no"),
+    # Seed 002's citations (capability evidence-cite): titles and URLs pasted into [title](url) as they are.
+    "evidence-cite-raw-markdown": ("citations", "citations.appended", "brackets-in-a-title: a link points to"),
 }
 
 

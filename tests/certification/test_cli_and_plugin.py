@@ -181,7 +181,8 @@ def test_adapter_declaring_nothing_certifies_nothing_and_exits_1(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = tmp_path / "r.json"
-    tools = ("web_search", "web_fetch", "standalone-search", "standalone-resolve", "standalone-save")
+    tools = ("web_search", "web_fetch", "standalone-search", "standalone-resolve", "standalone-save",
+             "standalone-tools", "evidence-cite")
     command = adapter_command(*(arg for tool in tools for arg in ("--without", tool)))
     assert dsweb_certify("--adapter", command, "--json", str(path)) == 1
     captured = capsys.readouterr()

@@ -83,6 +83,8 @@ BREAKS: dict[str, tuple[str, str]] = {
     # An audit of seed 003 (the summary's content) and its concurrent searches: each certified before its row.
     "standalone-empty-summary": ("standalone.result.bounded", "[summary-of-12000-bytes] truncated is true"),
     "standalone-queries-in-flight": ("standalone.request.isolated", "[messages-concurrent] a search request carries"),
+    # The main model's tool list (capability standalone-tools): the search model named in web_search's definition.
+    "standalone-tools-model-named": ("standalone.tools.listed", "another-model-on-the-same-connection: the tools"),
 }
 # Readings seed 003 leaves open: each must stay certified.
 VARIANTS = ("standalone-open-fields", "standalone-url-case-folded")
@@ -134,7 +136,7 @@ def test_reference_adapter_passes_the_standalone_checks(tmp_path: Path) -> None:
 
 def test_an_adapter_without_the_capabilities_is_skipped_not_passed(tmp_path: Path) -> None:
     command = adapter_command("--without", "standalone-search", "--without", "standalone-resolve",
-                              "--without", "standalone-save")
+                              "--without", "standalone-save", "--without", "standalone-tools")
     _, _, got = _certify(tmp_path, "--adapter", command, "--only", "standalone")
     assert set(got.values()) == {"skipped"}
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from . import (  # noqa: F401  (registration side effect)
     batch,
+    citations,
     credentials,
     deployment,
     differential,
@@ -25,6 +26,7 @@ from . import (  # noqa: F401  (registration side effect)
     ssrf_limits,
     standalone,
     standalone_save,
+    standalone_tools,
     standalone_usage,
     summary,
     text,
