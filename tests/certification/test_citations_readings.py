@@ -62,19 +62,20 @@ def test_links_missing_or_before_the_answer_fail_every_row(cite: Any, monkeypatc
 
 
 # catches: only one call's sources linked (the first evidence value)
-def test_one_value_only_fails_exactly_the_once_row(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_one_value_only_fails_exactly_the_each_source_row(monkeypatch: pytest.MonkeyPatch) -> None:
     patch_reading(OWNER, "append_citations", "else list(evidence)", "else list(evidence)[:1]", monkeypatch)
     fails_exactly(citations, TABLE, CHECK, ONCE, monkeypatch)
 
 
-# catches: a link per occurrence: a source two calls found linked twice
-def test_a_link_per_occurrence_fails_exactly_the_once_row(monkeypatch: pytest.MonkeyPatch) -> None:
+# Accepted: a link per occurrence (a source two calls found linked twice). Seed 002 attaches the "filtered"
+# source links; it does not say a source stands once, so a row demanding it would be a false failure.
+def test_a_link_per_occurrence_passes(monkeypatch: pytest.MonkeyPatch) -> None:
     def per_occurrence(answer: str, values: Iterable[Mapping[str, Any]]) -> str:
         return answer.rstrip() + "\n\nSources:\n" + "\n".join(
             RIGHT_CITE("", {"sources": [source]}).split("\n")[-1] for v in values for source in v["sources"])
 
     _replaced(per_occurrence, monkeypatch)
-    fails_exactly(citations, TABLE, CHECK, ONCE, monkeypatch)
+    assert failing_rows(citations, TABLE, CHECK, monkeypatch) == set()
 
 
 # catches: every URL the value names linked: the results the pipeline refused or read and left out too
@@ -163,7 +164,7 @@ def test_the_raw_forms_fail_those_rows() -> None:
     raw = _source_lines(BRACKETS, lambda url, title: f"- [{title}]({url})")
     assert any("only a source's title names" in p for p in cite_problems(_row(BRACKETS), True, "success", raw))
     raw = _source_lines(PARENTHESES, lambda url, title: f"- [{title}]({url})")
-    assert any("linked 0 times" in p for p in cite_problems(_row(PARENTHESES), True, "success", raw))
+    assert any("is not linked" in p for p in cite_problems(_row(PARENTHESES), True, "success", raw))
 
 
 def test_the_link_reader_agrees_with_a_commonmark_parser() -> None:

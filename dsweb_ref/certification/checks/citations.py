@@ -5,8 +5,9 @@ values of the conversation's calls): "ผลลัพธ์ทุก evidence li
 คำตอบเป็นภาษาไทย แล้วโค้ดแนบ filtered source links ท้ายคำตอบ" (every evidence line keeps its source URL; the agent
 layer may write the answer in Thai, then code attaches the filtered source links at the end of the answer,
 instead of hoping the 2B model remembers and types every URL right). So the answer comes first, as written; after
-it stands a link to each source URL of the values (the sources that gave evidence), once each, whichever call
-found it; a URL the values name only as a result the pipeline refused or left out is not linked; and a title's
+it stands a link to each source URL of the values (the sources that gave evidence), whichever call found it
+(a source two calls found may be linked once or twice: the seed filters links, it does not say how often one
+stands); a URL the values name only as a result the pipeline refused or left out is not linked; and a title's
 brackets or a URL's parentheses never change where a link points (no link is written to a URL a title spells out).
 
 Left open (accepted either way): the Markdown form (``[title](url)`` with the parenthesis written ``%29``, ``\\)``
@@ -217,8 +218,8 @@ CITE_CASES = (
           "(its Markdown escaped or rewritten)",
           "ค่านำร่องของท่าเรือ Harbour Bay คือ **50 บาท**ต่อตัน และค่าจอดเรือคิด_รายชั่วโมง_\n\n",
           [evidence_value("harbour pilot fees", [(_PILOT, "Pilot fees"), (_BERTH, "Berth dues")])]),
-    _case("each-source-linked-once",
-          "a link per occurrence (a source two calls found linked twice), or only one call's sources linked",
+    _case("each-source-linked",
+          "only one call's sources linked (a source the second call alone found left without a link)",
           "ค่าโดยสารเรือเฟอร์รี่ผู้ใหญ่คือ 12 ดอลลาร์",
           [evidence_value("harbour pilot fees", [(_PILOT, "Pilot fees"), (_FERRY, "Ferry fares")]),
            evidence_value("lumen bay ferry fare", [(_FERRY, "Ferry fares"), (_BERTH, "Berth dues")])]),
@@ -228,14 +229,14 @@ CITE_CASES = (
           [evidence_value("harbour pilot fees", [(_PILOT, "Pilot fees")], dropped=("http://10.0.0.5/harbour-fees",),
                           rejected=("https://veltra-phones.example.com/x2-fees",))]),
     _case("brackets-in-a-title",
-          "a title pasted into [title](url) as it is: its ] ends the link text early and the rest links where the "
+          "a title pasted into an inline Markdown link as it is: its ] ends the link text early and the rest links where the "
           "title says",
           "ค่าธรรมเนียมท่าเรือปี 2569",
           [evidence_value("harbour dues", [(_PILOT, f"Harbour dues]({_INJECTED}) [archive"),
                                            (_FERRY, "[PDF] Ferry fares 2026")])],
           in_titles=(_INJECTED,)),
     _case("parentheses-in-a-url",
-          "a URL pasted into [title](url) as it is: an unbalanced ) ends the link early, so it points elsewhere",
+          "a URL pasted into an inline Markdown link as it is: an unbalanced ) ends the link early, so it points elsewhere",
           "ค่าธรรมเนียมท่าเรือปี 2569",
           [evidence_value("harbour dues", [("https://harbour.example.org/dues)2026", "Dues"),
                                            ("https://harbour.example.org/wiki/Pilot_(maritime)", "Pilot")])]),
@@ -255,8 +256,8 @@ def cite_problems(case: Case, ok: bool, brief: str, text: str | None) -> list[st
     problems = []
     for url in sources:
         count = links.count(link_key(url))
-        if count != 1:
-            problems.append(f"{url} is linked {count} times after the answer, expected once")
+        if not count:  # a source two calls found may be linked twice: the seed says "filtered", not "once"
+            problems.append(f"{url} is not linked after the answer")
     elsewhere = [str(item["url"]) for v in case["values"] for q in v["queries"]
                  for item in (*q["tried"]["dropped"], *q["tried"].get("rejected", ()))]
     for url in elsewhere:
@@ -272,15 +273,16 @@ def cite_problems(case: Case, ok: bool, brief: str, text: str | None) -> list[st
 
 @check(
     "citations.appended",
-    "code attaches each filtered source link once after the answer; a title or URL never bends a link",
+    "code attaches each filtered source link after the answer; a title or URL never bends a link",
     seed="002",
     requires=(CITE,),
     provider="messages",
     rule="Seed 002: every evidence line keeps its source URL; the agent layer may write the answer (in Thai), then "
     "code attaches the filtered source links at the end of the answer instead of hoping a small model remembers "
     "and types every URL right. The answer comes first, as written (its trailing whitespace may go); after it, "
-    "each source URL of the evidence values (the sources that gave evidence) is linked once, whichever call found "
-    "it; a URL the values name only as a result the pipeline refused or left out is not linked; a title's "
+    "each source URL of the evidence values (the sources that gave evidence) is linked, whichever call found "
+    "it (once or, for a source two calls found, twice: the seed does not say); a URL the values name only as a "
+    "result the pipeline refused or left out is not linked; a title's "
     "brackets and a URL's parentheses never change where a link points (no link is written to a URL a title "
     "spells out). Any Markdown form "
     "(an inline link, an autolink, a bare URL, a reference definition; a list or none) is accepted.",
