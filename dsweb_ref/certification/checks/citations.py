@@ -229,14 +229,15 @@ CITE_CASES = (
           [evidence_value("harbour pilot fees", [(_PILOT, "Pilot fees")], dropped=("http://10.0.0.5/harbour-fees",),
                           rejected=("https://veltra-phones.example.com/x2-fees",))]),
     _case("brackets-in-a-title",
-          "a title pasted into an inline Markdown link as it is: its ] ends the link text early and the rest links where the "
-          "title says",
+          "a title pasted into an inline Markdown link as it is: its ] ends the link text early and the rest "
+          "links where the title says",
           "ค่าธรรมเนียมท่าเรือปี 2569",
           [evidence_value("harbour dues", [(_PILOT, f"Harbour dues]({_INJECTED}) [archive"),
                                            (_FERRY, "[PDF] Ferry fares 2026")])],
           in_titles=(_INJECTED,)),
     _case("parentheses-in-a-url",
-          "a URL pasted into an inline Markdown link as it is: an unbalanced ) ends the link early, so it points elsewhere",
+          "a URL pasted into an inline Markdown link as it is: an unbalanced ) ends the link early, so it points "
+          "elsewhere",
           "ค่าธรรมเนียมท่าเรือปี 2569",
           [evidence_value("harbour dues", [("https://harbour.example.org/dues)2026", "Dues"),
                                            ("https://harbour.example.org/wiki/Pilot_(maritime)", "Pilot")])]),
