@@ -19,7 +19,9 @@ from typing import Any
 
 import pytest
 
-from dsweb_ref.certification.checks import standalone
+from dsweb_ref.certification import suite
+from dsweb_ref.certification.checks import REGISTRY, standalone
+from dsweb_ref.certification.targets import reference_target
 from dsweb_ref.providers import _standalone
 from dsweb_ref.providers.standalone_messages import PROMPT_PREFIX, MessagesStandaloneSearch
 from dsweb_ref.providers.standalone_responses import ResponsesStandaloneSearch
@@ -27,13 +29,16 @@ from dsweb_ref.tools import standalone_search
 from dsweb_ref.tools.standalone_search import StandaloneSearchTool
 
 from ._readings import failing_rows, patch_reading
+from .conftest import run
 
 ISOLATED, REQUESTS = "standalone.request.isolated", "REQUEST_CASES"
 FILTERED, FILTERS = "standalone.sources.filtered", "FILTER_CASES"
+DEADLINE, LIMITS = "standalone.deadline.enforced", "DEADLINE_CASES"
 MESSAGES_FILTERS = "messages-search-filters-among-the-arguments"
 RESPONSES_FILTERS = "responses-search-filters-among-the-arguments"
 MESSAGES_DATE, RESPONSES_DATE = "messages", "responses"  # the plain rows judge the date too
 PATH_CASE = "path-case-pages"
+HELD_ROWS = {"messages-answer-held-95s", "responses-answer-held-95s"}
 NEW_REQUEST_ROWS = {MESSAGES_FILTERS, RESPONSES_FILTERS, MESSAGES_DATE, RESPONSES_DATE}  # and the plain ones
 
 # The arguments a search was called with, for the readings that forward them into its request.
@@ -186,3 +191,70 @@ def test_sources_deduplicated_with_scheme_and_host_folded_pass_the_filter_rows(m
               "else url\n        if url is None or key in seen:\n            continue\n        seen.add(key)")
     patch_reading(standalone_search, "bound_sources", DEDUPE, folded, monkeypatch)
     assert failing_rows(standalone, FILTERS, FILTERED, monkeypatch) == set()
+
+
+# -- A12: the 90-second limit, scaled down ----------------------------------------------------------
+
+LIMIT, HOLD = 3.0, 6.0  # the seed's 90 s and the emulator's 95 s hold, scaled
+TIMER = "deadline = asyncio.timeout(self.timeout_s)"
+
+
+def _scaled(monkeypatch: pytest.MonkeyPatch, reference_limit: float | str) -> None:
+    """The check with a LIMIT-second limit and an answer held HOLD seconds; the reference limited to
+    ``reference_limit`` seconds (its 90 s scaled, or a wrong reading of it; an expression, as text)."""
+    monkeypatch.setattr(standalone, "SEARCH_LIMIT", LIMIT)
+    monkeypatch.setattr(standalone, "HELD", HOLD)
+    monkeypatch.setattr(standalone, "EARLY_SLACK", 0.5)
+    patch_reading(StandaloneSearchTool, "_answer", TIMER, f"deadline = asyncio.timeout({reference_limit})",
+                  monkeypatch)
+
+
+def test_the_reference_limit_passes_the_held_answer_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+    _scaled(monkeypatch, LIMIT)
+    assert failing_rows(standalone, LIMITS, DEADLINE, monkeypatch) == set()
+    (result,) = run(reference_target(), only=[DEADLINE]).results  # both rows at once, as the check runs them
+    assert result.outcome.value == "passed", result.reason
+
+
+def test_no_limit_in_time_fails_the_held_answer_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: SEARCH_TIMEOUT_S = 900.0 (a limit past the hold's end: the held answer taken)
+    _scaled(monkeypatch, 300 * LIMIT)
+    assert failing_rows(standalone, LIMITS, DEADLINE, monkeypatch) == HELD_ROWS
+
+
+def test_a_limit_on_one_backend_only_fails_the_other_backends_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: the limit applied to Messages searches alone (a Responses search held past it still answered)
+    _scaled(monkeypatch, f'{LIMIT!r} if self.backend.provider_id == "standalone-messages" else {300 * LIMIT!r}')
+    assert failing_rows(standalone, LIMITS, DEADLINE, monkeypatch) == {"responses-answer-held-95s"}
+
+
+def test_a_limit_far_below_the_seeds_fails_the_held_answer_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: SEARCH_TIMEOUT_S = 9.0 (a search failed while still within its time)
+    _scaled(monkeypatch, LIMIT / 10)
+    assert failing_rows(standalone, LIMITS, DEADLINE, monkeypatch) == HELD_ROWS
+
+
+def test_the_held_answer_rows_run_together() -> None:
+    # one wait for both backends: the row count does not multiply the 95 s
+    assert {c.name for c in standalone.DEADLINE_CASES} == HELD_ROWS
+    assert {c["protocol"] for c in standalone.DEADLINE_CASES} == {"messages", "responses"}
+
+
+def test_the_limit_check_is_scaled_from_the_seeds_90_seconds() -> None:
+    # the real constants: seed 003's 90 s, an answer held past it, and the reference's own limit
+    assert (standalone.SEARCH_LIMIT, standalone.HELD) == (90.0, 95.0)
+    assert standalone_search.SEARCH_TIMEOUT_S == 90.0
+    assert REGISTRY[DEADLINE].limit(suite.CHECK_TIMEOUT) > standalone.HELD + 30.0  # the call's own bound fits
+
+
+def test_the_limit_check_runs_only_when_asked_for_by_name() -> None:
+    # a default run (or one of the standalone family) would wait 95 s every time
+    def ids(only: list[str] | None = None, profiles: list[str] | None = None) -> set[str]:
+        return {s.check.id for s in suite.select_checks(only, profiles)}
+
+    assert DEADLINE not in ids() and DEADLINE not in ids(["standalone"])
+    assert ISOLATED in ids(["standalone"])
+    assert ids([DEADLINE]) == {DEADLINE} and ids(["standalone.deadline"]) == {DEADLINE}
+    assert ids(profiles=["seed-003-deadline"]) == {DEADLINE}
+    assert DEADLINE in ids(["standalone", DEADLINE])
+    assert REGISTRY[DEADLINE].profiles == ("seed-003-deadline",)

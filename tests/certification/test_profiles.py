@@ -28,6 +28,7 @@ MEMBERS = {
     "d.standalone": ("seed-003-standalone",),
     "d.save": ("seed-003-settings-save",),
     "d.usage": ("seed-003-usage",),
+    "d.deadline": ("seed-003-deadline",),
     "e.evidence": ("seed-002-evidence",),
     "e.evidence_html": ("seed-002-evidence-html",),
     "f.guard": ("ssrf",),
