@@ -318,6 +318,9 @@ it. The report names every profile and why one was not certified.
 - ``seed-002-evidence-html``: ``web_search``, ``messages-search``, ``ssrf-test-mode``, ``evidence-search``
 - ``ssrf``: ``web_fetch``, ``ssrf-test-mode``
 - ``seed-003-standalone``: ``standalone-search``, ``standalone-resolve``
+- ``seed-003-deadline`` (opt-in, run only when named: ``--profile seed-003-deadline``): ``standalone-search``;
+  one search whose answer the emulator holds for about 95 s, which must fail as a tool error at the
+  90-second limit (not before it, and not answer after it)
 - ``seed-003-settings-save``: ``standalone-save``
 - ``seed-003-usage``: ``standalone-search``, ``standalone-usage``
 - ``seed-003-tool-list``: ``standalone-tools``

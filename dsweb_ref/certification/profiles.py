@@ -6,6 +6,8 @@ that runs over every declared search protocol counts, for a protocol's own profi
 that protocol. A target is certified for a profile only when it declares every required
 capability and every check of the profile ran and passed (a skipped, failed, errored or known
 failure check, or one left out with ``--only``, withholds it). The verdict names every profile.
+The checks of a profile marked ``on_request`` run only when the run names the profile or the check's
+whole id (a default run leaves them out).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import Literal
 
 from .model import CheckResult, Outcome, ProfileVerdict
 
-__all__ = ["PROFILES", "Profile", "UnknownProfileError", "find_profile", "profile_verdicts"]
+__all__ = ["PROFILES", "Profile", "UnknownProfileError", "find_profile", "on_request", "profile_verdicts"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +30,9 @@ class Profile:
     requires_any: tuple[str, ...] = ()  # at least one must be declared (when not empty)
     protocol: Literal["api", "messages"] | None = None  # which run of an any-protocol check counts
     opt_in: bool = False  # a capability beyond what the seed ships (not certifying it is no shortfall)
+    # Its checks run only when asked for by name (``--profile NAME``, or a check's whole id in ``--only``): each
+    # waits out a long limit, which every default run would otherwise pay for.
+    on_request: bool = False
 
     def missing(self, capabilities: Iterable[str]) -> list[str]:
         declared = set(capabilities)
@@ -131,6 +136,15 @@ PROFILES: tuple[Profile, ...] = (
         requires=("standalone-search", "standalone-resolve"),
     ),
     Profile(
+        "seed-003-deadline",
+        "003",
+        "the standalone search's 90-second limit per search, waited out (about 95 s; run only when named)",
+        requires=("standalone-search",),
+        # not run by default, so a run that does not name it shows no shortfall for it
+        opt_in=True,
+        on_request=True,
+    ),
+    Profile(
         "seed-003-settings-save",
         "003",
         "saving the assigned search model: only that field changes, a project file's value is shown in effect",
@@ -161,6 +175,14 @@ def find_profile(name: str) -> Profile:
             return profile
     known = ", ".join(p.name for p in PROFILES)
     raise UnknownProfileError(f"unknown profile {name!r} (known: {known})")
+
+
+def on_request(names: Iterable[str]) -> bool:
+    """Whether a check of the profiles ``names`` runs only when asked for by name: each of them is a known profile
+    on request."""
+    known = {profile.name: profile for profile in PROFILES}
+    wanted = [known.get(name) for name in names]
+    return bool(wanted) and all(profile is not None and profile.on_request for profile in wanted)
 
 
 def _passed_for(result: CheckResult, profile: Profile) -> bool:

@@ -51,7 +51,7 @@ from .checks._base import PROTOCOL_LABELS, SearchProtocol, Slot
 from .known_failures import KnownFailures
 from .model import CheckResult, Outcome, Report, TargetInfo
 from .offload import Worker
-from .profiles import find_profile, profile_verdicts
+from .profiles import find_profile, on_request, profile_verdicts
 from .sandbox import ProxyTraps
 from .targets import CallStalled, Hello, Target, TargetConfig, TargetError, frame_place
 
@@ -72,21 +72,34 @@ def _selects(check_id: str, wanted: str) -> bool:
     return check_id == wanted or check_id.startswith(wanted.rstrip(".") + ".")
 
 
+def _on_request(check_id: str) -> bool:
+    """Whether ``check_id`` is a check of profiles run only on request (an endpoint check id never is)."""
+    spec = checks.REGISTRY.get(check_id)
+    return spec is not None and on_request(spec.profiles)
+
+
 def select_ids(ids: Sequence[str], only: Sequence[str]) -> tuple[list[str], list[str]]:
     """The ``ids`` that equal or start with one of ``only`` (``search.merge``), in ``ids`` order, and
-    the entries of ``only`` that select nothing."""
-    chosen = [i for i in ids if any(_selects(i, o) for o in only)]
+    the entries of ``only`` that select nothing. A check run on request (:func:`_on_request`) is chosen only by
+    an entry that selects no other kind of check: its whole id, or a prefix of such checks alone."""
+    flagged = {i for i in ids if _on_request(i)}
+    asked = [o for o in only if all(i in flagged for i in ids if _selects(i, o))]
+    chosen = [i for i in ids if any(_selects(i, o) for o in (asked if i in flagged else only))]
     unknown = [o for o in only if not any(_selects(i, o) for i in ids)]
     return chosen, unknown
 
 
 def select_checks(only: Sequence[str] | None = None, profiles: Sequence[str] | None = None) -> list[CheckSpec]:
     """All checks, or those whose id equals or starts with one of ``only`` (``search.merge``); with
-    ``profiles``, only the checks of those profiles (UnknownProfileError for an unknown name)."""
+    ``profiles``, only the checks of those profiles (UnknownProfileError for an unknown name). A check of
+    profiles run on request (:func:`~.profiles.on_request`) is chosen only by one of them named in ``profiles``
+    or as :func:`select_ids` says (by its whole id, for one), never by a run that names nothing."""
     specs = checks.all_checks()  # looked up at call time, so a patched catalogue is seen and then undone
     if profiles:
         names = {find_profile(name).name for name in profiles}
         specs = [s for s in specs if names & set(s.profiles)]
+    elif not only:
+        specs = [s for s in specs if not on_request(s.profiles)]
     if not only:
         return specs
     chosen, unknown = select_ids([s.check.id for s in specs], only)
@@ -500,7 +513,7 @@ def _worker_deadline(remote: list[int], specs: list[CheckSpec], limit: float, wi
     """Seconds a worker may take for ``remote``, each check's runs (one per search protocol) each within
     ``limit``, plus a minute to start: one after another, or with at least ``width`` at once (the bulk's
     worker runs ``jobs``, the others all) as long as a fair share of their sum and the longest one."""
-    costs = [limit * (2 if specs[i].provider == "any" else 1) for i in remote]
+    costs = [specs[i].limit(limit) * (2 if specs[i].provider == "any" else 1) for i in remote]
     if width <= 1:
         return sum(costs) + 60.0
     return sum(costs) / width + max(costs, default=0.0) + 60.0
@@ -596,6 +609,7 @@ async def _run_protocol(
     spec: CheckSpec, target: Target, hello: Hello, provider: SearchProtocol, limit: float, shared: _Shared
 ) -> _Run:
     """One run of ``spec`` over one search protocol, against a fresh emulator."""
+    limit = spec.limit(limit)
     emu = Emulator(api_keys=(DEFAULT_API_KEY,))
     loop = asyncio.get_running_loop()
     try:

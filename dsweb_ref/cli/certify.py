@@ -169,7 +169,7 @@ def endpoint_checks() -> list[Check]:
 
 def _list() -> int:
     print("implementation checks (default target, --adapter):")
-    for spec in select_checks(None):
+    for spec in check_catalogue.all_checks():
         print(f"  {spec.check.id:<36} seed {spec.check.seed}  [{', '.join(spec.requires)}]  {spec.check.description}")
     print("endpoint checks (--base, --messages-base/--tools-base, --cassettes):")
     for c in endpoint_checks():
@@ -177,7 +177,7 @@ def _list() -> int:
     print("profiles (--profile NAME; certified when every capability named is declared and each of its checks passes):")
     for profile in PROFILES:
         needs = [*profile.requires, *([" or ".join(profile.requires_any)] if profile.requires_any else [])]
-        opt = ", opt-in" if profile.opt_in else ""
+        opt = (", opt-in" if profile.opt_in else "") + (", on request" if profile.on_request else "")
         print(f"  {profile.name:<36} seed {profile.seed}  [{', '.join(needs)}{opt}]  {profile.description}")
     return 0
 
@@ -394,7 +394,7 @@ def _run(args: argparse.Namespace) -> int:
         return _usage(str(exc))
     if args.profile and is_endpoint:
         return _usage("--profile certifies an implementation; it does not apply to an endpoint")
-    implementation_ids = [s.check.id for s in select_checks(None)]
+    implementation_ids = [s.check.id for s in check_catalogue.all_checks()]  # those run on request too
 
     def endpoint_ids() -> list[str]:  # loads the endpoint catalogue (probes, cassettes): only when asked
         return [c.id for c in endpoint_checks()]

@@ -217,6 +217,13 @@ class CheckSpec:
     profiles: tuple[str, ...] = ()
     slot: Slot = "shared"  # who it may run beside (see Slot); a mark needs a comment saying why
     process: Process = "suite"  # where it may run (see Process); "own" needs a comment saying why
+    # Seconds one run of the check may take, where that is more than the run's limit (a check that waits out a
+    # long deadline); None: the run's limit.
+    time_limit: float | None = None
+
+    def limit(self, run_limit: float) -> float:
+        """Seconds one run of the check may take in a run whose limit per check is ``run_limit``."""
+        return max(run_limit, self.time_limit or 0.0)
 
     def missing(self, capabilities: frozenset[str]) -> list[str]:
         missing = [c for c in self.requires if c not in capabilities]
@@ -281,11 +288,13 @@ def check(
     profiles: tuple[str, ...] | None = None,
     slot: Slot = "shared",
     process: Process = "suite",
+    time_limit: float | None = None,
 ) -> Callable[[Callable[[CheckContext], Awaitable[None]]], Callable[[CheckContext], Awaitable[None]]]:
     """Register a check under a stable id (ids are never reused for another meaning). ``rule`` restates the
     seed decision it enforces (default: the function's docstring); ``cases`` is its case table;
     ``profiles`` the profiles it belongs to (default: :func:`default_profiles`); ``slot`` who it may run
-    beside (:data:`Slot`); ``process`` where it may run (:data:`Process`)."""
+    beside (:data:`Slot`); ``process`` where it may run (:data:`Process`); ``time_limit`` the seconds it may
+    take, where that is more than a run's limit per check."""
     if process == "own" and slot != "shared":
         raise ValueError(f"{check_id}: only a shared check may run in a process of its own")
 
@@ -297,7 +306,7 @@ def check(
         member = default_profiles(seed, requires, provider) if profiles is None else tuple(profiles)
         spec = CheckSpec(
             Check(check_id, description, seed, capability), requires, provider, fn, text, tuple(cases), member, slot,
-            process,
+            process, time_limit,
         )
         REGISTRY[check_id] = spec
         return fn

@@ -29,14 +29,29 @@ from __future__ import annotations
 import asyncio
 import gzip
 import json
+import re
+import time
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from ..._exceptions import WebErrorCode
-from ...emulator import AsAnswer, CutBody, Fault, Gate, Hold, HugeSummary, Malformed, ProseOnly, Redirect, Status
+from ...emulator import (
+    AsAnswer,
+    CutBody,
+    Delay,
+    Fault,
+    Gate,
+    Hold,
+    HugeSummary,
+    Malformed,
+    ProseOnly,
+    Redirect,
+    Status,
+)
 from ...emulator.faults import RouteName
 from ...emulator.responses import responses_events
 from ...emulator.streaming import Event, messages_events, render_sse
-from ..calibration import patiently
+from ..calibration import LAG_FACTOR, LATE_UNDER_LOAD, LagSampler, patiently
 from ..cases import Case
 from ..scenarios import url_key
 from ..targets import CallOutcome
@@ -53,8 +68,10 @@ MAX_RESULT_BYTES = 24_000
 ROUTES = {"messages": "messages", "responses": "responses"}
 
 
-async def _search(ctx: CheckContext, query: str, protocol: str = "messages", prompt: str | None = None) -> CallOutcome:
-    params: dict[str, Any] = {"arguments": {"query": query}, "protocol": protocol}
+async def _search(ctx: CheckContext, query: str, protocol: str = "messages", prompt: str | None = None,
+                  extra: dict[str, Any] | None = None) -> CallOutcome:
+    """One standalone search of ``query``; ``extra``: arguments the model wrote beside it."""
+    params: dict[str, Any] = {"arguments": {"query": query, **(extra or {})}, "protocol": protocol}
     if prompt is not None:  # the conversation's latest human prompt, which the search must not carry
         params["latest_prompt"] = prompt
     call = ctx.target.start_call("standalone_search", params)
@@ -218,15 +235,45 @@ EARLIER_PIECES = {"its source's URL": "kumquat-ledger.example.test", "its source
 # The conversation's latest human prompt (protocol field latest_prompt): its marker must reach no request.
 _PROMPT_MARKER = "quokka-7781"
 _PROMPT = f"Compare ~/budget.xlsx with what the web says about gold, account {_PROMPT_MARKER}."
+# Search filters a model may write beside the query (the native tools' own fields), each value a marker that no
+# request may carry: allowed_domains, blocked_domains and user_location (Messages), filters (Responses).
+FILTER_MARKERS = {"allowed_domains": "allowed-only.example.test", "blocked_domains": "blocked-only.example.test",
+                  "user_location": "Reykjavik", "filters": "filtered-only.example.test"}
+MODEL_FILTERS: dict[str, Any] = {
+    "allowed_domains": [FILTER_MARKERS["allowed_domains"]], "blocked_domains": [FILTER_MARKERS["blocked_domains"]],
+    "user_location": {"type": "approximate", "city": FILTER_MARKERS["user_location"], "country": "IS"},
+    "filters": {"allowed_domains": [FILTER_MARKERS["filters"]]}}
+_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+           "November", "December")
+
+
+def todays_dates(now: datetime | None = None) -> list[str]:
+    """Today's date (UTC, and a day either side for a target in another time zone) as a request's text may write
+    it: ISO, with slashes, in Chinese, and in English with the month's name (whole or cut to three letters)."""
+    now = now or datetime.now(UTC)
+    written: list[str] = []
+    for day in (now.date() + timedelta(days=shift) for shift in (-1, 0, 1)):
+        y, m, d, month = day.year, day.month, day.day, _MONTHS[day.month - 1]
+        written += [f"{y}-{m:02}-{d:02}", f"{y}/{m:02}/{d:02}", f"{y}/{m}/{d}", f"{y}年{m}月{d}日",
+                    f"{m:02}/{d:02}/{y}", f"{d:02}/{m:02}/{y}"]
+        for name in (month, month[:3]):
+            written += [f"{name} {d}, {y}", f"{d} {name} {y}"]
+    return written
+
+
+# "dated" rows: from an outside hunt (L), seed 003's "搜索请求只携带查询，因此应将必要背景写入查询" - background the
+# search needs is the caller's to write into the query; a date the tool adds itself is background the query lacks.
 REQUEST_CASES = (
     Case("messages", "extra messages, history or client tools, a system instruction, a second content part, "
          "another web_search tool version, a budget other than 8192, or a body sent without the key or a JSON "
          "Content-Type on Messages; from an outside hunt, the tool's user_location (the caller's place, not in the "
-         "query) or an MCP server (mcp_servers) beside it", {"protocol": "messages"}),
+         "query) or an MCP server (mcp_servers) beside it, or today's date added beside the query ('Today is "
+         "2026-10-16.')", {"protocol": "messages", "dated": True}),
     Case("responses", "the same on Responses (instructions, a second input item or part, another tool type such "
          "as web_search_preview, max_output_tokens, previous_response_id, a server-side conversation or a stored "
-         "prompt, no key or JSON Content-Type); from an outside hunt, the tool's user_location, or a text.format "
-         "schema whose descriptions instruct the model", {"protocol": "responses"}),
+         "prompt, no key or JSON Content-Type); from an outside hunt, the tool's user_location, a text.format "
+         "schema whose descriptions instruct the model, or today's date beside the query",
+         {"protocol": "responses", "dated": True}),
     # seed 003: "搜索请求只携带查询，因此应将必要背景写入查询" - the query carries the context, so it goes whole;
     # whether a target refuses a query longer than its own bound (a tool error, no request) is open.
     Case("messages-long-query", "the query cut to a short limit (the Search API's 128 characters carried over, "
@@ -268,6 +315,13 @@ REQUEST_CASES = (
     Case("messages-streamed", "the same on a streamed Messages request (another budget, tools or history where the "
          "target streams)", {"protocol": "messages", "stream": True}),
     Case("responses-streamed", "the same on a streamed Responses request", {"protocol": "responses", "stream": True}),
+    # From an outside hunt (L): seed 003's request holds "only the query and the backend's native search tool", so
+    # search filters the model wrote beside the query (the native tool's own field names) are refused or left out.
+    Case("messages-search-filters-among-the-arguments", "a model-supplied allowed_domains, blocked_domains, "
+         "user_location or filters argument forwarded into the request (onto the native tool, or into the query's "
+         "text as site: terms) instead of refused or left out", {"protocol": "messages", "extra": MODEL_FILTERS}),
+    Case("responses-search-filters-among-the-arguments", "the same on Responses (the tool's filters.allowed_domains "
+         "or user_location)", {"protocol": "responses", "extra": MODEL_FILTERS}),
 )
 # Responses request fields that would bring a search what seed 003 keeps from it: the history of a server-side
 # conversation (which every search naming it shares), or a stored prompt's own instructions and messages.
@@ -360,7 +414,9 @@ def _request_problems(protocol: str, body: Any, query: str) -> list[str]:
     "backend's native search tool (so no system prompt or instructions, no other message or content part, and "
     "the tool version the backend documents) and reads no conversation or other searches' history (so no "
     "previous_response_id, server-side conversation or stored prompt, nothing of the conversation's latest human "
-    "prompt, and nothing of an earlier search's answer: its sources or summary; storing the answer is open); "
+    "prompt, nothing of an earlier search's answer: its sources or summary, and no date the tool adds itself; "
+    "storing the answer is open); search filters the model wrote beside the query (allowed_domains, "
+    "blocked_domains, user_location, filters) are refused as a tool error or left out, never sent; "
     "concurrent searches use separate provider instances, so two searches in flight at once share nothing (each "
     "request carries its own query alone, each result none of the other's answer: its text or sources; whether a "
     "target runs two searches at once is open); "
@@ -385,7 +441,18 @@ async def request_isolated(ctx: CheckContext) -> None:
         earlier: Fault | None = case.params.get("earlier")
         if earlier is not None:  # the first search's answer (the request after it must carry none of it)
             ctx.emu.inject("responses" if protocol == "responses" else "messages", earlier, times=1)
-        outcomes = [await _search(ctx, query, protocol, case.params.get("prompt")) for query in queries]
+        extra: dict[str, Any] | None = case.params.get("extra")
+        outcomes = [await _search(ctx, query, protocol, case.params.get("prompt"), extra) for query in queries]
+        if extra is not None:  # refused, or searched as the query alone: never a filter of the model's sent
+            told = [json.dumps(r.json, ensure_ascii=False) for r in ctx.records(ROUTES[protocol])]
+            carried = [key for key, marker in FILTER_MARKERS.items() if any(marker in body for body in told)]
+            require(not carried, f"[{case.name}] the search request carries the model's {', '.join(carried)} "
+                    "(the request holds only the query and the native search tool)", catches=case.catches)
+            if not all(outcome.ok for outcome in outcomes):
+                for outcome in outcomes:
+                    if not outcome.ok:
+                        expect_error(outcome, f"[{case.name}] a search with filters among its arguments")
+                continue
         if "queries" in case.params and not any(o.ok for o in outcomes) and not ctx.records(ROUTES[protocol]):
             for outcome in outcomes:  # refused as longer than the target's own bound: open, as a tool error
                 expect_error(outcome, f"[{case.name}] a query of {len(queries[0])} characters refused")
@@ -415,6 +482,13 @@ async def request_isolated(ctx: CheckContext) -> None:
             require(not carried, f"[{case.name}] {len(carried)} of the searches carry the conversation's latest "
                     f"prompt ({_PROMPT_MARKER!r}); the request carries only the query",
                     body=carried[0] if carried else None, catches=case.catches)
+        if case.params.get("dated"):  # the user's text but the query (json.dumps leaves a date as written)
+            for body, query in zip(bodies, queries, strict=True):
+                said = json.dumps(body.get("messages" if protocol == "messages" else "input"), ensure_ascii=False)
+                outside = said.replace(query, "")
+                dated = [d for d in todays_dates() if re.search(rf"(?<!\d){re.escape(d)}(?!\d)", outside, re.I)]
+                require(not dated, f"[{case.name}] the search request carries today's date {dated[:1]!r} beside "
+                        "the query (background goes into the query)", body=body, catches=case.catches)
         if earlier is not None:
             second = json.dumps(bodies[1], ensure_ascii=False)
             carried = [what for what, piece in EARLIER_PIECES.items() if piece in second]
@@ -1013,6 +1087,11 @@ FILTER_CASES = (
           + VALID[:3], "keep": 3}),
     Case("query-string-pages", "URLs deduplicated without their query string, so item?id=1, 2 and 3 (three pages) "
          "leave one source", {"urls": [f"https://s0.example.test/item?id={i}" for i in (1, 2, 3)], "keep": 3}),
+    # From an outside hunt (L): a URL's path is case-sensitive (RFC 3986 6.2.2.1: only the scheme and host are not),
+    # so /Page and /page are two pages, two of seed 003's "不重复的 HTTP(S) 来源" (non-duplicate sources).
+    Case("path-case-pages", "sources deduplicated on the whole URL lower-cased, so /Page and /page (two pages: a "
+         "path's letter case is part of it) leave one source",
+         {"urls": ["https://s0.example.test/Page", "https://s0.example.test/page"], "keep": 2}),
     Case("messages-two-searches-of-sixteen", "the cap of eight applied per search, so two searches of eight "
          "distinct results each keep sixteen",
          {"urls": [f"https://m{i}.example.test/page" for i in range(16)], "keep": 8, "searches": 2}),
@@ -1075,10 +1154,10 @@ def _url_key(url: object) -> object:
     rule="Seed 003: at most eight distinct HTTP(S) sources are kept: the structured results of every search the "
     "answer completed pass but for that cap, duplicates and other schemes (which eight is open; a scheme is "
     "matched without regard to case, as URL schemes are, and a URL whose scheme and host are written in lower "
-    "case is the same source). A source is 'title and URL' (标题和 URL): no other "
-    "key, and both always (a result without a title gives an empty one). An answer with a result entry that is "
-    "not an object may fail as an ordinary tool error instead; a "
-    "search that succeeds keeps the others.",
+    "case is the same source, but one whose path differs only in letter case is another). A source is 'title and "
+    "URL' (标题和 URL): no other key, and both always (a result without a title gives an empty one). An answer "
+    "with a result entry that is not an object may fail as an ordinary tool error instead; a search that succeeds "
+    "keeps the others.",
     cases=FILTER_CASES,
 )
 async def sources_filtered(ctx: CheckContext) -> None:
@@ -1213,6 +1292,73 @@ async def redirect_not_followed(ctx: CheckContext) -> None:
         require(not ctx.emu.log.trap_hits(), f"[{case.name}] the redirect's Location was visited",
                 catches=case.catches)
         expect_error(outcome, f"[{case.name}] search redirected with {case['status']}")
+
+
+# -- the 90-second limit --------------------------------------------------------------------------
+
+# Seed 003: "每次搜索限时 90 秒" (each search is limited to 90 seconds). The emulator holds the answer HELD seconds
+# after the request arrives, then answers with a completed search: a target whose limit fired has failed the call
+# by then, one with none (or a longer one) takes that answer.
+SEARCH_LIMIT = 90.0
+HELD = 95.0
+# Below the limit: a timer's own granularity. Load only ever makes an answer later (the target's clock starts after
+# the suite's), so an error this much before 90 s is early on any machine.
+EARLY_SLACK = 1.0
+# The rows run at once (two searches in flight, each held on its own backend): one wait for both.
+DEADLINE_CASES = (
+    Case("messages-answer-held-95s", "no limit on a search (an answer held 95 s still taken), a limit longer than "
+         "the hold (900 s), or one far shorter than 90 s (9 s, or an HTTP client's default read timeout), failing a "
+         "search still within its time", {"protocol": "messages", "query": "gold price held past the limit"}),
+    Case("responses-answer-held-95s", "the same on Responses (a limit applied on one backend only)",
+         {"protocol": "responses", "query": "silver price held past the limit"}),
+)
+
+
+@check(
+    "standalone.deadline.enforced",
+    "a search whose answer is held past 90 s fails as a tool error at the limit, not before it",
+    seed="003",
+    requires=(SA,),
+    provider="messages",
+    # About 95 s of waiting: only when asked for (a default run would pay for it every time).
+    profiles=("seed-003-deadline",),
+    time_limit=HELD + 60.0,  # over the run's limit per check
+    rule="Seed 003: each search is limited to 90 seconds. A search whose answer the backend holds for 95 s fails "
+    "as an ordinary tool error, not before the 90 s have passed (a second's slack), and never answers with the held "
+    "answer, on either backend (two searches at once). A limit between 90 s and the hold's end is not told from a "
+    "90 s one on a loaded machine (accepted), nor is a limit on each wait for the backend's answer told from one on "
+    "the whole search (the held answer sends nothing until its end). Timing: an early error is early on any "
+    "machine (load only delays an answer); the held answer is judged taken past the limit unless the suite's loop "
+    "stalled long enough to hide a limit that fired (then the case passes with a note).",
+    cases=DEADLINE_CASES,
+)
+async def deadline_enforced(ctx: CheckContext) -> None:
+    ctx.fresh()
+    routes: list[RouteName] = ["responses" if c["protocol"] == "responses" else "messages" for c in DEADLINE_CASES]
+    for route in routes:
+        ctx.emu.inject(route, Delay(HELD), times=1)
+    async with LagSampler() as lag:
+        began = time.monotonic()
+        calls = [ctx.target.start_call("standalone_search", {"arguments": {"query": case["query"]},
+                                                             "protocol": case["protocol"]})
+                 for case in DEADLINE_CASES]
+        outcomes = await asyncio.gather(*(call.outcome(HELD + 30.0) for call in calls))
+    for case, route, outcome in zip(DEADLINE_CASES, routes, outcomes, strict=True):
+        took = outcome.answered_at - began
+        sent = len(ctx.records(route))
+        ctx.note(f"{case.name}: answered after (s)", round(took, 2))
+        if outcome.ok:
+            # A limit that fired at 90 s loses to the held answer only if this machine stalled past the hold's end.
+            if LAG_FACTOR * lag.worst >= HELD - SEARCH_LIMIT:
+                ctx.note(case.name, f"{LATE_UNDER_LOAD}: answered after {took:.1f}s, the suite's loop stalled "
+                         f"{lag.worst:.1f}s")
+                continue
+            raise CheckFailed(f"[{case.name}] the search answered after {took:.1f}s with the answer the backend held "
+                              f"{HELD:g}s: it ran past the 90-second limit", catches=case.catches)
+        expect_error(outcome, f"[{case.name}] a search whose answer was held {HELD:g}s")
+        require(took >= SEARCH_LIMIT - EARLY_SLACK, f"[{case.name}] the search failed after {took:.1f}s ({sent} "
+                f"request(s) sent), before the 90-second limit; its answer was due after {HELD:g}s",
+                catches=case.catches)
 
 
 # -- reasoning and encrypted content ---------------------------------------------------------------
