@@ -573,7 +573,8 @@ def _piece_forms(secret: str) -> SecretForms:
 # breaks the per-character patterns above, and the compact view takes whole secrets only (a piece's letters would
 # match ordinary words there), so such a run is read on its own: found by one pattern, decoded, and searched for
 # the pieces. The separators are ASCII whitespace and punctuation that start no form (not "%", "&" or a backslash)
-# and each repeat is possessive, so a run is read once: linear.
+# and each unbounded repeat is possessive, so a run is read once: linear. (A C array, "0x64, 0x73", is not read
+# here yet: see the module docstring.)
 _DUMP_FORM = (
     r"\\x(?P<byte>[0-9a-f]{2})|%(?:25){0,2}(?:u(?P<pu>[0-9a-f]{4})|(?P<pc>[0-9a-f]{2}))"
     r"|&#(?:x0*+(?P<ex>[0-9a-f]{1,6})|0*+(?P<ed>[0-9]{1,7}));?+|\\u(?P<ju>[0-9a-f]{4})|(?P<bare>(?:[0-9a-f]{2})++)"
