@@ -26,7 +26,9 @@ or library plausibly produces, plus those the secret-leak hunts listed, each in 
   still one run). A match in a view redacts the span it came from in the original text.
 * any 10 characters of a secret (:data:`PIECE`), raw or in the per-character forms, in the first two
   views; and any 10 of its letters and digits spelled out (single characters with visible separators
-  between them, ``d s w e b - e m u l``), looked for only in such runs so ordinary words stay;
+  between them, ``d s w e b - e m u l``), looked for only in such runs so ordinary words stay; and any 10
+  written a byte or an escape at a time with separators between them (a hex dump ``64 73 77 ...``,
+  ``%64 %73``, ``&#100; &#115;``), read by decoding such runs (:func:`_dump_spans`);
 * JSON ``\\uXXXX`` escapes escaped again (``\\\\u0064``): a run of backslashes before one counts as one.
 
 The compact view only takes needles of :data:`MIN_COMPACT` characters or more, and the halves of a
@@ -42,7 +44,8 @@ any other way than the two halves, a permutation); compressed forms inside text 
 of zlib: no needle exists, the bytes depend on the context; a compressed *body* is decompressed by
 the cassette scanner, :mod:`dsweb_ref.replay.cassettes`); encryption, XOR, arbitrary alphabets and
 confusables beyond the common Cyrillic/Greek letters. A secret shorter than 10 characters has no
-pieces and few compact needles: ``dsweb record`` refuses to record with one.
+pieces and few compact needles: ``dsweb record`` refuses to record with one. Not yet covered: a part of a
+secret written as a C byte array (``0x64, 0x73, ...``): a whole one is found (compact view), a part is not.
 
 Neutral on purpose: the providers import it, and they must not import ``certification`` or ``tools``.
 """
@@ -565,18 +568,68 @@ def _piece_forms(secret: str) -> SecretForms:
     return SecretForms(loose, exact, spelled=tuple(dict.fromkeys(spelled)))
 
 
+# A part written a byte or an escape at a time with separators between them: a hex dump ("64 73 77 ...", "6473
+# 7765 ..."), "\x64 \x73", "%64 %73", "&#100; &#115;", "\u0064 \u0073". Each separator
+# breaks the per-character patterns above, and the compact view takes whole secrets only (a piece's letters would
+# match ordinary words there), so such a run is read on its own: found by one pattern, decoded, and searched for
+# the pieces. The separators are ASCII whitespace and punctuation that start no form (not "%", "&" or a backslash)
+# and each unbounded repeat is possessive, so a run is read once: linear. (A C array, "0x64, 0x73", is not read
+# here yet: see the module docstring.)
+_DUMP_FORM = (
+    r"\\x(?P<byte>[0-9a-f]{2})|%(?:25){0,2}(?:u(?P<pu>[0-9a-f]{4})|(?P<pc>[0-9a-f]{2}))"
+    r"|&#(?:x0*+(?P<ex>[0-9a-f]{1,6})|0*+(?P<ed>[0-9]{1,7}));?+|\\u(?P<ju>[0-9a-f]{4})|(?P<bare>(?:[0-9a-f]{2})++)"
+)
+_DUMP_SEP = r"[\s!-$'-/:-@\[\]-`{-~]++"
+_DUMP_PLAIN = re.sub(r"\(\?P<\w+>", "(?:", _DUMP_FORM)  # the run's pattern repeats the form: no named groups
+# A run starts at a word's start only, so a long hex word is read once, not once from each of its characters.
+_DUMP_RUN = re.compile(rf"(?<![0-9a-z])(?:{_DUMP_PLAIN})(?:{_DUMP_SEP}(?:{_DUMP_PLAIN}))++", re.I)
+_DUMP_ONE = re.compile(_DUMP_FORM, re.I)
+
+
+def _dump_chars(run: str, start: int) -> tuple[str, list[tuple[int, int]]]:
+    """The characters a dump run decodes to (lower case, one for one), and the span in the text each comes from."""
+    chars: list[str] = []
+    spans: list[tuple[int, int]] = []
+    for form in _DUMP_ONE.finditer(run):
+        bare, code = form["bare"], form["byte"] or form["pc"] or form["pu"] or form["ex"] or form["ju"]
+        if bare is not None:
+            decoded = bytes.fromhex(bare).decode("latin-1")
+        else:
+            decoded = chr(min(int(code, 16) if code else int(form["ed"]), 0x10FFFF))
+        chars += [c.lower() if len(c.lower()) == 1 else c for c in decoded]  # "İ".lower() is two characters
+        spans += [(start + form.start(), start + form.end())] * len(decoded)
+    return "".join(chars), spans
+
+
+def _dump_spans(text: str, secret: str) -> list[tuple[int, int]]:
+    """The spans of ``text`` that write a ``PIECE``-character piece of ``secret``, forwards or backwards, a byte
+    or an escape at a time with separators between them (see ``_DUMP_RUN``)."""
+    wholes = {secret.lower(), _utf8(secret).decode("latin-1").lower()}  # code points, and UTF-8 bytes
+    pieces = {w[i : i + PIECE] for whole in wholes for w in (whole, whole[::-1]) for i in range(len(w) - PIECE + 1)}
+    found: list[tuple[int, int]] = []
+    for run in _DUMP_RUN.finditer(text):
+        decoded, spans = _dump_chars(run[0], run.start())
+        for piece in pieces:
+            at = decoded.find(piece)
+            while at >= 0:
+                found.append((spans[at][0], spans[at + PIECE - 1][1]))
+                at = decoded.find(piece, at + 1)
+    return found
+
+
 def piece_found(text: str, secrets: Iterable[str]) -> bool:
     """Whether any ``PIECE``-character piece of ``secrets`` is in ``text``, raw or encoded."""
-    return any(_piece_forms(s).found(text) for s in secrets if len(s) >= PIECE)
+    return any(_piece_forms(s).found(text) or bool(_dump_spans(text, s)) for s in secrets if len(s) >= PIECE)
 
 
 def redact_pieces(text: str, secrets: Iterable[str], placeholder: str) -> str:
     """``text`` with every ``PIECE``-character piece of ``secrets`` replaced by ``placeholder``, raw or
-    encoded as :class:`SecretForms` reads. A longer part loses a piece per match, so what is left of it
-    between placeholders is shorter than a piece. Linear, at about a microsecond per character and
-    secret: a few times the cost of :func:`redact_encoded`."""
+    encoded as :class:`SecretForms` reads or written a byte or escape at a time (:func:`_dump_spans`). A longer
+    part loses a piece per match, so what is left of it between placeholders is shorter than a piece. Linear,
+    at about a microsecond per character and secret: a few times the cost of :func:`redact_encoded`."""
     for secret in sorted({s for s in secrets if len(s) >= PIECE}, key=lambda s: (-len(s), s)):  # a fixed order
         text = _piece_forms(secret).redact(text, placeholder)
+        text = _replace_spans(text, _dump_spans(text, secret), placeholder)
     return text
 
 

@@ -85,19 +85,20 @@ def scrub_prefix(text: str, shown: int, secrets: Iterable[str] = ()) -> str:
     caller), whitespace collapsed and scrubbed as :func:`scrub_secrets` does. Only the first
     ``shown`` + 4096 characters are read; a longer text ends in "..." so a cut still shows.
 
-    When that cut splits a word, the window loses its last characters, as many as the longest
+    When the text goes on past that cut, the window loses its last characters, as many as the longest
     encoded form of a secret could take: the cut may have split a secret, which the scrubber cannot
     recognise in part, and collapsing a long run of whitespace before it would bring that piece into
-    what is shown (4,580 spaces and then the key showed 16 of its characters)."""
+    what is shown (4,580 spaces and then the key showed 16 of its characters). A cut between two words
+    may split one too: a form of a secret can hold whitespace (a C byte array of it, "0x64, 0x73, ...",
+    after 4,537 spaces showed its first ten bytes when only a cut inside a word was trimmed)."""
     hidden = tuple(secrets)
     limit = shown + _SCRUB_MARGIN
     head = text[:limit]
     window = scrub_secrets(" ".join(head.split()), hidden)
     if len(text) <= limit:
         return window
-    if head[-1:] and not head[-1].isspace() and not text[limit].isspace():
-        longest = max((len(s.encode()) for s in hidden), default=0)
-        window = window[: max(0, len(window) - _ENCODED_PER_BYTE * longest)]
+    longest = max((len(s.encode()) for s in hidden), default=0)
+    window = window[: max(0, len(window) - _ENCODED_PER_BYTE * longest)]
     return window + "..."
 
 

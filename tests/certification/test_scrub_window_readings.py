@@ -22,6 +22,7 @@ from ._readings import failing_rows, patch_reading
 CHECK = "errors.secret_echo"
 ROW = "the key after 4,580 spaces"
 CUT_HEX = "the key reversed and in hex after 4,576 spaces"
+C_ARRAY = "a C byte array of the key after 4,537 spaces"  # the seed-7 draw's row (test_mutation_seed7_b_readings)
 
 
 def _whole_keys_only(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -42,5 +43,6 @@ def test_a_window_that_keeps_a_split_key_adds_exactly_the_split_key_rows(monkeyp
     _whole_keys_only(monkeypatch)
     before = failing_rows(outcomes, "SECRET_ECHOES", CHECK, monkeypatch)
     patch_reading(_deepseek_http, "scrub_prefix", "window[: max(0,", "window[: max(len(window),", monkeypatch)
-    # the reversed hex row catches it with the pieces scrubbed too (test_secret_echo_encodings.py)
-    assert failing_rows(outcomes, "SECRET_ECHOES", CHECK, monkeypatch) - before == {ROW, CUT_HEX}
+    # the reversed hex row catches it with the pieces scrubbed too (test_secret_echo_encodings.py), and so does the
+    # row of a C byte array split between two bytes, whose parts no layer reads
+    assert failing_rows(outcomes, "SECRET_ECHOES", CHECK, monkeypatch) - before == {ROW, CUT_HEX, C_ARRAY}

@@ -27,6 +27,7 @@ CHECK = "errors.secret_echo"
 PIECE_B64 = "a base64 dump quoting 12 characters from the middle of the key"
 C_BYTES = "a C byte array of the key (0x before each byte)"
 CUT_HEX = "the key reversed and in hex after 4,576 spaces"
+C_ARRAY_CUT = "a C byte array of the key after 4,537 spaces"  # the seed-7 draw's row (test_mutation_seed7_b_readings)
 TWICE = {f"the key base64-encoded twice, its inner encoding at byte {n} of an outer group" for n in (1, 2)}
 BASE85 = "a base85 dump of the key's header line, the key at byte 3 of a group"
 SPELLED_BACKWARDS = "the key spelled out backwards"
@@ -77,7 +78,7 @@ READINGS = {
     "the window's last word kept when the cut splits it, though the scrubber cannot recognise a part of the key "
     "in every form":
         (_deepseek_http, "scrub_prefix", "len(window) - _ENCODED_PER_BYTE", "len(window) + _ENCODED_PER_BYTE",
-         {CUT_HEX}),
+         {CUT_HEX, C_ARRAY_CUT}),
     # From the seed-2 draw:
     "the reversed key looked for only as written whole, its spelled-out (compact) form forward only":
         (_secrets, "_needles", "raw = [secret, secret[::-1],", "raw = [secret, secret[::+1],", {SPELLED_BACKWARDS}),

@@ -413,6 +413,23 @@ SECRET_ECHOES = (
          "scrubbed, or looked for a wrong number of characters a group: the key shown",
          {"status": 401, "encode": ("base85-line", "Bearer "),
           "body": {"error": {"message": "bad request: {encoded}"}}}),
+    # From the seed-7 mutation draw (last, like the rows above): a part of the key written a byte or an escape at a
+    # time with separators between them, as a hex dump or a log of escapes shows it. Each separator breaks the
+    # per-character forms, and the compact view reads whole keys only, so the reference showed these 12 characters.
+    *(Case(f"12 characters from the middle of the key {shown}", catches,
+           {"status": 401, "part": (5, 17), "encode": (how, ""), "body": {"error": {"message": "dump: {encoded}"}}})
+      for how, shown, catches in (
+          ("hex-spaced", "in a hex dump (a space between bytes)",
+           "parts of the key looked for in hex only where the bytes run together: a dump's part shown"),
+          ("percent-spaced", "percent-encoded, a space between characters",
+           "parts of the key looked for percent-encoded only where the escapes run together: a part shown"),
+      )),
+    # From the seed-7 mutation draw: the window's trim (scrub_prefix) read the cut as splitting a secret only when
+    # it split a word, but a form of the key can hold whitespace; cut at a separator, a C array of the key (whose
+    # parts no reading looks for) showed its first ten bytes once the spaces before it collapsed.
+    Case("a C byte array of the key after 4,537 spaces", "the window cut back only when its end splits a word: a "
+         "byte array of the key cut between two bytes shows its first ten once the spaces before it collapse",
+         {"status": 401, "encode": ("c-bytes", ""), "body": {"error": {"message": " " * 4537 + "{encoded} rejected"}}}),
 )
 ROW_KEYS = {"short": SHORT_KEY, "long": LONG_KEY}  # the keys rows configure by name
 ENCODED = "{encoded}"  # where the encoded key goes in an echo body
@@ -461,6 +478,8 @@ def encoded_text(how: str, text: str) -> str:
         "percent-u": "".join(f"%u{ord(c):04X}" for c in text),
         "json-full-width": "".join(f"\\u{ord(c) + 0xFEE0:04x}" if "!" <= c <= "~" else c for c in text),
         "spaced-json-break": " ".join(text[: len(text) // 2]) + "\\n" + " ".join(text[len(text) // 2 :]),
+        "hex-spaced": " ".join(f"{b:02x}" for b in data),
+        "percent-spaced": " ".join(f"%{b:02X}" for b in data),
     }
     return forms[how]
 
@@ -500,8 +519,10 @@ def _echo_fault(case: Case, key: str) -> Status:
     "base85 in RFC 1924's alphabet) "
     "nor any 10-character piece of it appears in the text, message or value, also for a key of six characters or of "
     "67, and when the upstream echoes only a part "
-    "of the key (its start, its end, a middle part percent- or base64-encoded; in the error text or the "
-    "Retry-After) and when other credential-shaped text comes first (a bearer token, Basic credentials, "
+    "of the key (its start, its end, a middle part percent- or base64-encoded, or written a byte or an escape at a "
+    "time with spaces between them; in the error text or the Retry-After), when a C byte array of the key follows "
+    "4,537 spaces (a window a target cuts there may end between two bytes), "
+    "and when other credential-shaped text comes first (a bearer token, Basic credentials, "
     "key fields, sk-/JWT/GitHub/AWS shapes). Whether and how much of the upstream message is quoted (a part "
     "shorter than 10 characters included), and whether such other credential-shaped text is redacted, stays "
     "open.",

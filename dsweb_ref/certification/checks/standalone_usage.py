@@ -4,7 +4,8 @@ Enforced (capability ``standalone-usage``: the call's ``value`` carries ``usage`
 tokens its model request used and its HTTP request count under the ``web-search`` source ("搜索 token 用量和
 HTTP 请求次数单独以 `web-search` 来源上报"), owned by the connection and model the search was set to use
 ("查询和搜索用量归属实际指定的连接及模型"): the model the request named, never one the answer claims; the
-tokens as the answer counted them, a streamed answer's opening and closing counts read together.
+tokens as the answer counted them, a streamed answer's opening and closing counts read together; a count below
+zero (no request used it) never reported as it stands, since the usage is counted into the task's ("计入任务用量").
 
 Left open (accepted either way): more keys beside these (the reference adds ``web_search_requests``), how
 the connection is named, and the usage of a search that failed (a tool error carries no value here).
@@ -41,19 +42,23 @@ TOKENS = {"input_tokens": 1_234, "output_tokens": 567}
 OTHER_MODEL = "deepseek-v4-flash-0917-served"  # what an answer may say it was, beside the model asked for
 
 
-def _messages(model: str = STANDALONE_MODEL, searches: int = 1) -> bytes:
+# The counts of an answer that no request can have used: an input count below zero.
+NEGATIVE = {**TOKENS, "input_tokens": -TOKENS["input_tokens"]}
+
+
+def _messages(model: str = STANDALONE_MODEL, searches: int = 1, tokens: dict[str, int] = TOKENS) -> bytes:
     blocks = [_result_block([_item(f"https://u{n}.example.test/")]) for n in range(searches)]
     body = json.loads(_messages_body([*blocks, {"type": "text", "text": "Usage answer."}]))
     body["model"] = model
-    body["usage"] = {**TOKENS, "server_tool_use": {"web_search_requests": searches, "web_fetch_requests": 0}}
+    body["usage"] = {**tokens, "server_tool_use": {"web_search_requests": searches, "web_fetch_requests": 0}}
     return json.dumps(body).encode()
 
 
-def _responses(model: str = STANDALONE_MODEL, reasoning: int = 0) -> bytes:
+def _responses(model: str = STANDALONE_MODEL, reasoning: int = 0, tokens: dict[str, int] = TOKENS) -> bytes:
     body = json.loads(_responses_body([_search_call(urls=("https://u.example.test/",)),
                                        _answer([_text("Usage answer.")])]))
     body["model"] = model
-    body["usage"] = {**body["usage"], **TOKENS, "total_tokens": sum(TOKENS.values()),
+    body["usage"] = {**body["usage"], **tokens, "total_tokens": sum(tokens.values()),
                      "output_tokens_details": {"reasoning_tokens": reasoning}}
     return json.dumps(body).encode()
 
@@ -92,18 +97,36 @@ USAGE_CASES = (
          {"protocol": "messages", "fault": AsAnswer(_messages(searches=2))}),
     Case("responses-streamed", "a streamed Responses answer's usage read from its opening event (null there) "
          "instead of response.completed", {"protocol": "responses", "stream": True, "fault": AsAnswer(_responses())}),
+    # From the seed-7 mutation draw: a count below zero is no count of tokens a request used; reported as it
+    # stands, the search takes tokens off the task's usage ('计入任务用量' at the account's price). Any count of
+    # zero or more, null, leaving it out, or failing the call (seed 003 leaves a failed search's usage open) is right.
+    Case("messages-negative-input-count", "an answer's input_tokens below zero (-1234) reported as it stands, so the "
+         "search takes tokens off the task's usage", {"protocol": "messages", "fault": AsAnswer(_messages(
+             tokens=NEGATIVE)), "unknown": ("input_tokens",)}),
+    Case("responses-negative-input-count", "the same over Responses",
+         {"protocol": "responses", "fault": AsAnswer(_responses(tokens=NEGATIVE)), "unknown": ("input_tokens",)}),
 )
 
 
-def _problems(usage: Any) -> list[str]:
+def _count(value: Any) -> bool:
+    """Whether ``value`` can stand for a token count the answer did not give: none, or an integer of zero or more."""
+    return value is None or (isinstance(value, int) and not isinstance(value, bool) and value >= 0)
+
+
+def _problems(usage: Any, unknown: tuple[str, ...] = ()) -> list[str]:
+    """What ``usage`` gets wrong; ``unknown`` are the counts the answer gave as no count (judged by ``_count``)."""
     if not isinstance(usage, dict):
         return [f"value.usage is {type(usage).__name__}, expected an object"]
     want: dict[str, Any] = {"source": "web-search", "model": STANDALONE_MODEL, **TOKENS, "http_requests": 1}
+    for key in unknown:
+        del want[key]
     apart = usage.get("reasoning_tokens")  # reasoning tokens reported beside the output count: counted with it
     if isinstance(apart, int) and not isinstance(apart, bool) and isinstance(usage.get("output_tokens"), int):
         usage = {**usage, "output_tokens": usage["output_tokens"] + apart}
     problems = [f"{key}={usage.get(key)!r}, expected {value!r}" for key, value in want.items()
                 if usage.get(key) != value or isinstance(usage.get(key), bool)]
+    problems += [f"{key}={usage.get(key)!r}, expected no count or one of zero or more (the answer's is below zero)"
+                 for key in unknown if not _count(usage.get(key))]
     connection = usage.get("connection")
     if not isinstance(connection, str) or not connection.strip():
         problems.append(f"connection={connection!r}, expected the name of the connection the search used")
@@ -122,7 +145,9 @@ def _problems(usage: Any) -> list[str]:
     "The value's usage names source web-search, the connection, the model the request named (deepseek-v4-flash, "
     "whatever model the answer claims), the answer's input and output tokens (a stream's opening and closing "
     "counts together) and one HTTP request (the search's own request, however many searches the model ran "
-    "inside it: seed 003 says each search adds one model request). More keys are accepted.",
+    "inside it: seed 003 says each search adds one model request). More keys are accepted. The usage is "
+    "'counted into the task's usage at the account's price', so a count the answer gives below zero, which no "
+    "request can have used, is never reported as it stands: none, a count of zero or more, or a failed call.",
     cases=USAGE_CASES,
 )
 async def usage_reported(ctx: CheckContext) -> None:
@@ -130,7 +155,10 @@ async def usage_reported(ctx: CheckContext) -> None:
         await _streaming(ctx, case)
         fault: Fault = case["fault"]
         outcome = await _faulted(ctx, case["protocol"], fault)
+        unknown: tuple[str, ...] = case.params.get("unknown", ())
+        if unknown and outcome.error_code is not None:
+            continue  # the answer refused as a failure: it reports no count at all
         _visible(outcome, f"[{case.name}]")
         value = outcome.value if isinstance(outcome.value, dict) else {}
-        problems = _problems(value.get("usage"))
+        problems = _problems(value.get("usage"), unknown)
         require(not problems, f"[{case.name}] {'; '.join(problems)}", usage=value.get("usage"), catches=case.catches)
