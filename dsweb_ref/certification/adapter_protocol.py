@@ -121,17 +121,20 @@ Methods
         }
 
     Every key is a deployment setting a check relies on; use each as given. Unknown keys must be
-    ignored. A target declaring ``shipped-defaults`` may also get ``"defaults": true`` with only some of these
-    keys (the bases, ``api_key`` and the setting a check is about): every setting absent from that
-    configure keeps the target's own shipped default, what a deployment that wrote no such setting gets
-    (not the value above, nor the previous configure's); an absent ``provider`` means no search selection
-    was written. Without the capability, and without ``"defaults"``, configure carries every key. ``tools_base`` is a complete base: some checks hand over another deployment's
+    ignored. ``tools_base`` is a complete base: some checks hand over another deployment's
     (``http://127.0.0.1:PORT/deepseek/tools``, ``.../api/v1/tools``), and the request must go to exactly
     that base plus ``/search`` or ``/fetch``, never to a fixed ``/v1/tools`` path on its host.
     ``messages_base`` is complete too: the request goes to exactly it plus ``/messages``, with no
     ``/v1`` added (an SDK that appends ``/v1/messages`` to its own base must be given a path instead). A Search
     API answer of 200 that is no search answer (no ``results`` list, an error envelope, a result that is
     not an object or has no text ``url``) is a failure, not an empty search.
+
+    A target declaring ``shipped-defaults`` may also get ``"defaults": true`` with only some of these keys
+    (the bases, ``api_key`` and the setting a check is about): every setting absent from that configure
+    keeps the target's own shipped default, what a deployment that wrote no such setting gets (not the
+    value above, nor the previous configure's); an absent ``provider`` means no search selection was
+    written. Seeds 000 and 001 decide some of those defaults (searchMaxQueries 4, searchMaxResults 8, count
+    10, sendOriginalQuestion on, the new-API switch off). Without ``"defaults"``, configure carries every key.
 
     On the wire the checks expect (seed 001): Search and Fetch requests carry, beyond HTTP framing
     (Host, Content-Length or Transfer-Encoding, Connection), only ``Authorization: Bearer

@@ -61,51 +61,60 @@ async def _configure(ctx: CheckContext, **given: Any) -> None:
     requires=(WS, API, MSG, CAP_SHIPPED_DEFAULTS),
     provider="api",
     profiles=("shipped-defaults",),
-    rule="Seeds 000 and 001 decide the shipped defaults: searchMaxQueries 'defaults to four' (seed 000: four "
-    "distinct queries are searched, five refused before any request); 'count is the configured value from 1 to "
-    "50, defaulting to the service's 10, unless the request's result bound is smaller; the tool always sends its "
-    "limit, 8 by default' (seed 001: count 8 sent, and 10 under a searchMaxResults of 20 the check gives); Search "
-    "API mode 'sends up to 128 characters of the user's prompt ... unless sendOriginalQuestion is off' (on by "
-    "default: a search with a prompt carries ori_question); the new-API switch 'defaults off' and 'off restores "
-    "Messages search', 'the shipped selection' (with no provider written, web_search goes through Messages, "
-    "never /search). Each row's configure carries \"defaults\": true with the bases, the key and only the setting "
-    "the row names (the Search API rows the provider); every other setting is the target's own.",
+    rule="Seed 000: searchMaxQueries 'defaults to four' (four distinct queries are searched, five refused "
+    "before any request). Seed 001: 'count is the configured value from 1 to 50, defaulting to the service's 10, "
+    "unless the request's result bound is smaller; the tool always sends its limit, 8 by default' (count 8 is "
+    "sent, and 10 under a searchMaxResults of 20 the check gives); Search API mode 'sends up to 128 characters of "
+    "the user's prompt ... unless sendOriginalQuestion is off' (on by default: a search with a prompt carries "
+    "ori_question); the new-API switch 'defaults off' and 'off restores Messages search', 'the shipped "
+    "selection' (with no provider written, web_search goes through Messages, never /search). Each row's "
+    "configure carries \"defaults\": true with the bases, the key and only the setting the row names (the "
+    "Search API rows the provider); every other setting is the target's own.",
     cases=CASES,
 )
 async def shipped(ctx: CheckContext) -> None:
-    for case in QUERY_CAP:
-        await _configure(ctx, provider="api")
-        ctx.fresh()
-        queries = QUERIES[: case["queries"]]
-        outcome = await ctx.search(queries)
-        if case["queries"] <= 4:
-            expect_success(outcome, f"{case.name}: {len(queries)} queries", case.catches)
-            each_record(ctx, "search", case.name, len(queries))
+    for case in CASES:
+        if case in QUERY_CAP:
+            await _query_cap(ctx, case)
+        elif case in COUNT:
+            await _count(ctx, case)
+        elif case in ORI:
+            await _configure(ctx, provider="api")
+            ctx.fresh()
+            expect_success(await ctx.search(["markdown"], PROMPT), f"{case.name}: search")
+            (record,) = each_record(ctx, "search", case.name, 1)
+            got = (record.json or {}).get("ori_question")
+            require(got in ori_accepted(PROMPT), f"{case.name}: ori_question={got!r} with a prompt and "
+                    f"sendOriginalQuestion not written; expected {PROMPT!r}", body=record.json, catches=case.catches)
         else:
-            expect_error(outcome, f"{case.name}: {len(queries)} queries", INVALID_ARGUMENTS)
-            require(not ctx.records(), f"{case.name}: {len(ctx.records())} request(s) sent; the oversized array "
-                    "is refused before any provider call", catches=case.catches)
-    for case in COUNT:
-        await _configure(ctx, provider="api", **case["given"])
-        ctx.fresh()
-        expect_success(await ctx.search(["markdown"]), f"{case.name}: search")
-        (record,) = each_record(ctx, "search", case.name, 1)
-        sent = (record.json or {}).get("count")
-        written = dict(case["given"]) or "no count or limit written"
-        require(sent == case["sent"], f"{case.name}: count={sent!r} with {written}; expected {case['sent']}",
-                body=record.json, catches=case.catches)
-    for case in ORI:
-        await _configure(ctx, provider="api")
-        ctx.fresh()
-        expect_success(await ctx.search(["markdown"], PROMPT), f"{case.name}: search")
-        (record,) = each_record(ctx, "search", case.name, 1)
-        got = (record.json or {}).get("ori_question")
-        require(got in ori_accepted(PROMPT), f"{case.name}: ori_question={got!r} with a prompt and "
-                f"sendOriginalQuestion not written; expected {PROMPT!r}", body=record.json, catches=case.catches)
-    for case in SELECTION:
-        await _configure(ctx)
-        ctx.fresh()
-        expect_success(await ctx.search(["markdown"]), f"{case.name}: search")
-        routes = [r.route for r in ctx.records()]
-        require(routes == ["messages"], f"{case.name}: requests to {routes}; expected one Messages request "
-                "(the switch defaults off: Messages search is the shipped selection)", catches=case.catches)
+            await _configure(ctx)  # no provider: the selection a deployment that wrote none gets
+            ctx.fresh()
+            expect_success(await ctx.search(["markdown"]), f"{case.name}: search")
+            routes = [r.route for r in ctx.records()]
+            require(routes == ["messages"], f"{case.name}: requests to {routes}; expected one Messages request "
+                    "(the switch defaults off: Messages search is the shipped selection)", catches=case.catches)
+
+
+async def _query_cap(ctx: CheckContext, case: Case) -> None:
+    await _configure(ctx, provider="api")
+    ctx.fresh()
+    queries = QUERIES[: case["queries"]]
+    outcome = await ctx.search(queries)
+    if case["queries"] <= 4:
+        expect_success(outcome, f"{case.name}: {len(queries)} queries", case.catches)
+        each_record(ctx, "search", case.name, len(queries))
+        return
+    expect_error(outcome, f"{case.name}: {len(queries)} queries", INVALID_ARGUMENTS)
+    require(not ctx.records(), f"{case.name}: {len(ctx.records())} request(s) sent; the oversized array is refused "
+            "before any provider call", catches=case.catches)
+
+
+async def _count(ctx: CheckContext, case: Case) -> None:
+    await _configure(ctx, provider="api", **case["given"])
+    ctx.fresh()
+    expect_success(await ctx.search(["markdown"]), f"{case.name}: search")
+    (record,) = each_record(ctx, "search", case.name, 1)
+    sent = (record.json or {}).get("count")
+    written = dict(case["given"]) or "no count or limit written"
+    require(sent == case["sent"], f"{case.name}: count={sent!r} with {written}; expected {case['sent']}",
+            body=record.json, catches=case.catches)
