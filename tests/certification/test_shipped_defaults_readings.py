@@ -92,3 +92,11 @@ def test_the_switch_shipped_on_fails_exactly_its_row(monkeypatch: pytest.MonkeyP
     search, fetch = settings.API_SELECTION
     _ship(settings.WebSettings, monkeypatch, search_provider=search, fetch_provider=fetch, use_new_search_api=True)
     fails_exactly(shipped_defaults, TABLE, CHECK, MESSAGES, monkeypatch)
+
+
+def test_defaults_the_seeds_leave_open_may_ship_any_value(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a certified variant: the Messages max_uses and max_tokens and the Search API timeout are the deployment's
+    # (seed 001 fixes none of their defaults); the check reads only the four it names
+    _ship(settings.DeepSeekMessagesSettings, monkeypatch, max_uses=3, max_tokens=2048)
+    _ship(settings.DeepSeekApiSettings, monkeypatch, timeout_s=20.0)
+    assert failing_rows(shipped_defaults, TABLE, CHECK, monkeypatch) == set()
