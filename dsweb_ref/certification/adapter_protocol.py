@@ -86,6 +86,8 @@ Methods
     - ``account-route`` - with ``configure`` ``auth: "account"``, every DeepSeek request (Search, Fetch,
       Messages) carries ``account_token`` where it would carry ``api_key``; with ``"api_key"``, the key
       (seed 001: a Session on the DeepSeek account route sends its account token instead)
+    - ``shipped-defaults`` - ``configure`` ``"defaults": true`` (below): every setting it does not carry keeps
+      the target's shipped default (seeds 000 and 001 decide several)
 
 ``configure`` -> ``{}``
     Sent before each check (repeatedly; each replaces the previous configuration). Params::
@@ -126,6 +128,13 @@ Methods
     ``/v1`` added (an SDK that appends ``/v1/messages`` to its own base must be given a path instead). A Search
     API answer of 200 that is no search answer (no ``results`` list, an error envelope, a result that is
     not an object or has no text ``url``) is a failure, not an empty search.
+
+    A target declaring ``shipped-defaults`` may also get ``"defaults": true`` with only some of these keys
+    (the bases, ``api_key`` and the setting a check is about): every setting absent from that configure
+    keeps the target's own shipped default, what a deployment that wrote no such setting gets (not the
+    value above, nor the previous configure's); an absent ``provider`` means no search selection was
+    written. Seeds 000 and 001 decide some of those defaults (searchMaxQueries 4, searchMaxResults 8, count
+    10, sendOriginalQuestion on, the new-API switch off). Without ``"defaults"``, configure carries every key.
 
     On the wire the checks expect (seed 001): Search and Fetch requests carry, beyond HTTP framing
     (Host, Content-Length or Transfer-Encoding, Connection), only ``Authorization: Bearer
@@ -314,6 +323,7 @@ it. The report names every profile and why one was not certified.
 - ``seed-001-retry``, ``seed-001-pacing``, ``seed-001-localization``, ``seed-001-summary-budget``,
   ``seed-001-quality-metadata`` (opt-in): ``web_search``, ``search-api`` and that capability
 - ``seed-001-account-route`` (opt-in): ``web_search``, ``search-api``, ``account-route``
+- ``shipped-defaults`` (opt-in): ``web_search``, ``search-api``, ``messages-search``, ``shipped-defaults``
 - ``seed-002-evidence``: ``web_search``, ``search-api``, ``fetch-api``, ``evidence-search``
 - ``seed-002-evidence-html``: ``web_search``, ``messages-search``, ``ssrf-test-mode``, ``evidence-search``
 - ``ssrf``: ``web_fetch``, ``ssrf-test-mode``
@@ -376,6 +386,7 @@ __all__ = [
     "CAP_RETRY",
     "CAP_SCRIPTED_SEARCH",
     "CAP_SEARCH_API",
+    "CAP_SHIPPED_DEFAULTS",
     "CAP_SSRF_TEST_MODE",
     "CAP_STANDALONE_RESOLVE",
     "CAP_STANDALONE_SAVE",
@@ -416,6 +427,8 @@ CAP_QUALITY_METADATA: Final = "quality-metadata"
 CAP_TOOL_SCHEMA: Final = "tool-schema"
 # seed 001: a Session on the DeepSeek account route sends its account token instead of the API key
 CAP_ACCOUNT_ROUTE: Final = "account-route"
+# seeds 000/001 decide the defaults a deployment ships with: configure's "defaults": true leaves them in force
+CAP_SHIPPED_DEFAULTS: Final = "shipped-defaults"
 CAPABILITIES: Final = (
     CAP_WEB_SEARCH,
     CAP_WEB_FETCH,
@@ -439,6 +452,7 @@ CAPABILITIES: Final = (
     CAP_QUALITY_METADATA,
     CAP_TOOL_SCHEMA,
     CAP_ACCOUNT_ROUTE,
+    CAP_SHIPPED_DEFAULTS,
 )
 
 

@@ -103,6 +103,16 @@ PROFILES: tuple[Profile, ...] = (
         opt_in=True,
     ),
     Profile(
+        "shipped-defaults",
+        "001",
+        "the defaults a deployment ships with: four queries, count 8 (the service's 10 under a larger limit), "
+        "ori_question on, Messages search",
+        requires=("web_search", "search-api", "messages-search", "shipped-defaults"),
+        protocol="api",
+        # configure's "defaults": true is a protocol addition; a target without it is judged on the keys it is given
+        opt_in=True,
+    ),
+    Profile(
         "seed-002-evidence",
         "002",
         "the code-only evidence pipeline: no model call, cited lines, local and retry refusals, relevance",

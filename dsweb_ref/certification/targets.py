@@ -194,19 +194,35 @@ class TargetConfig:
     # Seed 003 leaves streaming open: true asks the standalone search to request a streamed (server-sent
     # events) answer; a target may ignore it and answer plainly.
     standalone_stream: bool = False
+    # Capability shipped-defaults: the keys this configure gives (None: every key). With a set, ``configure``
+    # carries only those keys and ``"defaults": true``, and the target keeps its own shipped default for every
+    # other setting (the value above is then the suite's, never sent).
+    given: frozenset[str] | None = None
+
+    def gives(self, key: str) -> bool:
+        """Whether ``configure`` carries ``key`` (else the target keeps its shipped default)."""
+        return self.given is None or key in self.given
 
     def standalone_url(self, protocol: str) -> str:
         """The exact request URL of a seed-003 standalone search over ``protocol``."""
         return self.openai_base + "/responses" if protocol == "responses" else self.messages_base + "/messages"
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        given = data.pop("given")
+        if given is None:
+            return data
+        return {**{k: v for k, v in data.items() if k in given}, "defaults": True}
 
     @classmethod
     def from_json(cls, params: Mapping[str, Any]) -> TargetConfig:
-        """The configuration ``configure`` params describe; unknown keys are ignored."""
-        names = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in params.items() if k in names})
+        """The configuration ``configure`` params describe; unknown keys are ignored. With ``"defaults": true``,
+        the keys present are the ones given (:attr:`given`); every other one keeps the shipped default."""
+        names = {f.name for f in fields(cls)} - {"given"}
+        kept = {k: v for k, v in params.items() if k in names}
+        if params.get("defaults") is True:
+            return cls(**kept, given=frozenset(kept))
+        return cls(**kept)
 
 
 @dataclass(frozen=True, slots=True)
@@ -562,30 +578,58 @@ def _evidence_context(contexts: dict[str, EvidenceContext], params: object) -> E
 
 
 def reference_settings(config: TargetConfig) -> Settings:
-    """The reference's settings for a ``configure``: one line per configure key."""
+    """The reference's settings for a ``configure``: one line per configure key; a key ``configure`` does not
+    give (``"defaults": true``) keeps the shipped default."""
+    overrides: dict[str, object] = {
+        "credentials.auth": config.auth,
+        "tools.search_max_queries": config.search_max_queries,
+        "tools.search_max_results": config.search_max_results,
+        "deepseek_api.send_original_question": config.send_original_question,
+        "deepseek_api.count": config.count,
+        "deepseek_messages.model": config.model,
+        "deepseek_messages.max_tokens": config.max_tokens,
+        "deepseek_messages.max_uses": config.max_uses,
+        "http_fetch.timeout_s": config.timeout_s,
+        "http_fetch.max_response_bytes": config.fetch_max_bytes,
+        "http_fetch.max_redirects": config.fetch_max_redirects,
+        "tools.search_model_text": config.search_model_text,
+        "tools.search_summary_max_chars": config.search_summary_max_chars,
+        "tools.search_summary_total_chars": config.search_summary_total_chars,
+        **scheduling_overrides(config),
+    }
+    if config.given is not None:
+        overrides = {key: value for key, value in overrides.items() if _CONFIGURE_KEY[key] in config.given}
     return settings_for_bases(
-        config.messages_base,
-        config.tools_base,
-        timeout_s=config.timeout_s,
-        new_api=config.provider == "api",
-        overrides={
-            "credentials.auth": config.auth,
-            "tools.search_max_queries": config.search_max_queries,
-            "tools.search_max_results": config.search_max_results,
-            "deepseek_api.send_original_question": config.send_original_question,
-            "deepseek_api.count": config.count,
-            "deepseek_messages.model": config.model,
-            "deepseek_messages.max_tokens": config.max_tokens,
-            "deepseek_messages.max_uses": config.max_uses,
-            "http_fetch.timeout_s": config.timeout_s,
-            "http_fetch.max_response_bytes": config.fetch_max_bytes,
-            "http_fetch.max_redirects": config.fetch_max_redirects,
-            "tools.search_model_text": config.search_model_text,
-            "tools.search_summary_max_chars": config.search_summary_max_chars,
-            "tools.search_summary_total_chars": config.search_summary_total_chars,
-            **scheduling_overrides(config),
-        },
+        config.messages_base if config.gives("messages_base") else None,
+        config.tools_base if config.gives("tools_base") else None,
+        timeout_s=config.timeout_s if config.gives("timeout_s") else None,
+        new_api=config.provider == "api" if config.gives("provider") else None,
+        overrides=overrides,
     )
+
+
+# The configure key behind each setting reference_settings writes (shipped-defaults: given or not).
+_CONFIGURE_KEY: dict[str, str] = {
+    "credentials.auth": "auth",
+    "tools.search_max_queries": "search_max_queries",
+    "tools.search_max_results": "search_max_results",
+    "deepseek_api.send_original_question": "send_original_question",
+    "deepseek_api.count": "count",
+    "deepseek_messages.model": "model",
+    "deepseek_messages.max_tokens": "max_tokens",
+    "deepseek_messages.max_uses": "max_uses",
+    "http_fetch.timeout_s": "timeout_s",
+    "http_fetch.max_response_bytes": "fetch_max_bytes",
+    "http_fetch.max_redirects": "fetch_max_redirects",
+    "tools.search_model_text": "search_model_text",
+    "tools.search_summary_max_chars": "search_summary_max_chars",
+    "tools.search_summary_total_chars": "search_summary_total_chars",
+    "deepseek_api.retries": "retries",
+    "deepseek_api.pacing": "pacing_qps",
+    "deepseek_api.search_qps": "pacing_qps",
+    "deepseek_api.fetch_qps": "pacing_qps",
+    "deepseek_api.localization": "localization",
+}
 
 
 def reference_environ(config: TargetConfig) -> dict[str, str]:

@@ -36,6 +36,8 @@ BREAKS: dict[str, tuple[set[str], str | tuple[str, ...]]] = {
     "account-route-ignored": ({"search.api.account_route"}, "the account route, Search API: the search request"),
     "account-token-preferred": ({"search.api.account_route"}, "the API-key route beside a token"),
     "account-route-messages-key": ({"search.api.account_route"}, "the account route, Messages search"),
+    # configure's "defaults": true (shipped-defaults): every other check writes sendOriginalQuestion
+    "ori-question-opt-in": ({"search.defaults.shipped"}, "ori_question sent by default: ori_question=None"),
     "batch-count-uncapped": ({"search.api.count"}, "a batch, cap below count"),
     "batch-no-prompt": ({"search.api.ori_question"}, "a batch of two queries"),
     "model-ori-question": ({"search.api.ori_question"}, "ori_question among the arguments"),
@@ -292,7 +294,7 @@ def test_every_seed_002_break_mode_is_tabled() -> None:
 # The checks of this suite's case families (seeds 000/001, the opt-in scheduling ones included); seeds
 # 002/003 table their own breaks (tests/standalone, ...).
 FAMILIES = {"batch", "deployment", "differential", "fetch", "mapping", "merge", "outcomes", "scheduling", "search",
-            "summary",
+            "shipped_defaults", "summary",
             "text", "validation"}
 SEED_000_001 = [s for s in all_checks() if s.run.__module__.rsplit(".", 1)[-1] in FAMILIES]
 

@@ -21,6 +21,7 @@ from . import (  # noqa: F401  (registration side effect)
     outcomes,
     scheduling,
     search,
+    shipped_defaults,
     ssrf,
     ssrf_body,
     ssrf_limits,
