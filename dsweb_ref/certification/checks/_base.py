@@ -42,6 +42,7 @@ __all__ = [
     "expect_schema",
     "expect_success",
     "require",
+    "unless_refused",
 ]
 
 # The configure keys of seed 001's opt-in capabilities, at the defaults every target must honour.
@@ -177,6 +178,18 @@ class CheckContext:
     async def settle(self, limit: float = 5.0) -> None:
         """Wait until the emulator serves nothing (after releasing gates), so evidence is complete."""
         await self.blocking(self.emu.wait_until_idle, limit)
+
+
+async def unless_refused(ctx: CheckContext, case: Case, outcome: CallOutcome) -> CallOutcome | None:
+    """``outcome`` of a call carrying the model's extra arguments, or None when the target refused them as
+    WEB_INVALID_ARGUMENTS; a refusal must come before any request (the model's own arguments never reach one)."""
+    if outcome.error_code != INVALID_ARGUMENTS:
+        return outcome
+    await ctx.settle()
+    sent = len(ctx.records())
+    require(not sent, f"{case.name}: refused as {INVALID_ARGUMENTS} after {sent} request(s); an unknown argument "
+            "is refused before any request", catches=case.catches)
+    return None
 
 
 def expect_success(outcome: CallOutcome, what: str, catches: str = "") -> dict[str, Any]:

@@ -10,7 +10,6 @@ from ..cases import CARRY, Case
 from ..targets import CallOutcome
 from ._base import (
     CALL_TIMEOUT,
-    INVALID_ARGUMENTS,
     PROVIDER_ERROR,
     CheckContext,
     check,
@@ -18,6 +17,7 @@ from ._base import (
     expect_schema,
     expect_success,
     require,
+    unless_refused,
 )
 from .batch import answer_probe, require_cancelled
 from .outcomes import REDIRECT_STATUSES, _leaks, redirect_fault
@@ -284,14 +284,7 @@ async def fetch_with_extra(ctx: CheckContext, case: Case) -> CallOutcome | None:
     if not extra:
         return await ctx.fetch(case["url"])
     call = ctx.target.start_call("web_fetch", {"arguments": {"url": case["url"], **extra}})
-    outcome = await call.outcome(CALL_TIMEOUT)
-    if outcome.error_code != INVALID_ARGUMENTS:
-        return outcome
-    await ctx.settle()
-    sent = len(ctx.records())
-    require(not sent, f"{case.name}: refused as {INVALID_ARGUMENTS} after {sent} request(s); an unknown argument "
-            "is refused before any request", catches=case.catches)
-    return None
+    return await unless_refused(ctx, case, await call.outcome(CALL_TIMEOUT))
 
 
 async def _no_fallback(ctx: CheckContext) -> None:

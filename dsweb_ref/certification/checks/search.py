@@ -14,7 +14,14 @@ from ...emulator import RequestRecord, Status
 from ..adapter_protocol import CAP_PACING, CAP_RETRY
 from ..cases import CARRY, Case
 from ..targets import CallOutcome
-from ._base import INVALID_ARGUMENTS, REFUSED_SETTING_CODES, CheckContext, check, expect_success, require
+from ._base import (
+    REFUSED_SETTING_CODES,
+    CheckContext,
+    check,
+    expect_success,
+    require,
+    unless_refused,
+)
 from ._oracle import expected_merge, observed, query_match, query_of, source_urls
 
 WS, MSG, API = "web_search", "messages-search", "search-api"
@@ -66,14 +73,7 @@ async def search_with_extra(
     extra: dict[str, Any] = case.params.get("extra", {})
     if not extra:
         return await ctx.search(queries, prompt)
-    outcome = await ctx.search_arguments({"queries": queries, **extra}, prompt)
-    if outcome.error_code != INVALID_ARGUMENTS:
-        return outcome
-    await ctx.settle()
-    sent = len(ctx.records())
-    require(not sent, f"{case.name}: refused as {INVALID_ARGUMENTS} after {sent} request(s); an unknown argument "
-            "is refused before any request", catches=case.catches)
-    return None
+    return await unless_refused(ctx, case, await ctx.search_arguments({"queries": queries, **extra}, prompt))
 
 THINKING = (
     Case("one query", "thinking left at the DeepSeek default (enabled) or tool_choice sent", {"queries": ["markdown"]}),
