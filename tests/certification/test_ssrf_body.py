@@ -348,6 +348,28 @@ def test_an_error_text_past_the_output_cap_raised_instead_of_answered_fails_the_
     assert result.outcome.value == "passed", result.reason
 
 
+class LenientStatusLine(HttpFetchProvider):
+    """Right by the rule: a fetcher whose parser reads a status line of NUL bytes anyway (Node's fetch does)
+    and shows the page it carries (a false failure a review found: the row once served words of its own)."""
+
+    read_anyway = 0
+
+    async def _follow(self, url: httpx.URL, ctx: Any) -> FetchResult:
+        try:
+            return await super()._follow(url, ctx)
+        except WebError as error:
+            if "illegal status line" not in error.message:
+                raise
+            LenientStatusLine.read_anyway += 1
+            return FetchResult(url=str(url), status_code=200, body=FetchBody("text", ssrf_body.WORDS))
+
+
+def test_a_fetcher_reading_the_nul_status_line_as_the_page_it_carries_passes() -> None:
+    (result,) = run(fetch_only_target(LenientStatusLine), only=[CHECK]).results
+    assert result.outcome.value == "passed", result.reason
+    assert LenientStatusLine.read_anyway == 1  # the row's reply was read as a page, not refused
+
+
 BODY_BREAKS = {"ssrf-coding-ignored": "gzip: the page's text did not come back",
                "ssrf-charset-ignored": "latin-1: the page's text did not come back"}
 

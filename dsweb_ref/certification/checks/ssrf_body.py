@@ -175,7 +175,9 @@ def _serve(case: Case) -> Callable[[_Handler], None]:
             handler.wfile.write(_body(case) + b"\r\n")
             return
         if "nul_line" in case.params:
-            handler.wfile.write(b"HTTP/1.0 200 " + b"\x00" * case["nul_line"] + b"\r\nContent-Length: 2\r\n\r\nok")
+            body = _body(case)  # a parser that reads the line anyway shows the page's words: the rule allows it
+            handler.wfile.write(b"HTTP/1.0 200 " + b"\x00" * case["nul_line"]
+                                + f"\r\nContent-Length: {len(body)}\r\n\r\n".encode() + body)
             return
         if "status" in case.params:
             body = _body(case)

@@ -3,6 +3,7 @@ shows exactly the value's sources and answer labels, and stays bounded whatever 
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ..._types import SearchResult, Source
@@ -73,6 +74,30 @@ AGREES = (
 )
 
 
+_ESCAPES = re.compile(r"(?:%[0-9A-Fa-f]{2})+")
+_UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+
+def _spelling(text: str) -> str:
+    """``text`` with each URL's percent-escapes in one spelling (RFC 3986 6.2.2: hex in upper case, unreserved
+    characters decoded) and non-ASCII characters decoded as an IRI shows them; a reserved character, a space or
+    a byte that is no UTF-8 stays escaped, since decoding it changes the URL or ends a Markdown link."""
+
+    def one(match: re.Match[str]) -> str:
+        raw = bytes.fromhex(match.group().replace("%", ""))
+        out = []
+        for char in raw.decode("utf-8", "surrogateescape"):
+            if "\udc80" <= char <= "\udcff":  # a byte that is no UTF-8: kept as its escape
+                out.append(f"%{ord(char) - 0xDC00:02X}")
+            elif char in _UNRESERVED or ord(char) > 0x7F:
+                out.append(char)
+            else:
+                out.append(f"%{ord(char):02X}")
+        return "".join(out)
+
+    return _ESCAPES.sub(one, text)
+
+
 def shown_whole(url: str, text: str) -> bool:
     """``url`` occurs in ``text`` not followed by a character that would read as more of the URL
     (the end, a space, a bracket, a quote or sentence punctuation may follow)."""
@@ -104,8 +129,10 @@ async def _answered(ctx: CheckContext, case: Case) -> tuple[dict[str, Any], str]
     requires=(WS,),
     rule="Seed 000: 'Combined sources remain bounded by searchMaxResults' and 'Provider answers in a "
     "multi-query result are prefixed with ### <query> headings'. The text the model sees agrees with the "
-    "value: every source URL of the value appears in it whole, as the value spells it (not decoded, and not run "
-    "on into characters that would read as more of the URL, which the model would then cite), no source the cap "
+    "value: every source URL of the value appears in it whole, as the value spells it or in an equivalent "
+    "spelling (escapes' hex in either case, unreserved or non-ASCII characters decoded; never a reserved "
+    "character or a space decoded), not run on into characters that would read as more of the URL, which the "
+    "model would then cite), no source the cap "
     "dropped does, and a '### <query>' label appears exactly for the queries whose answer the value carries (in a "
     "batch, a '### <query>' line over that query's own sources alone is no answer label). 'Combined sources ... "
     "preserve each query's result ranking': the text shows a query's sources in its ranking (how it lays them "
@@ -117,7 +144,8 @@ async def text_agrees(ctx: CheckContext) -> None:
         answers = case["answers"]
         value, text = await _answered(ctx, case)
         shown = [s.get("url") for s in value.get("sources", []) if isinstance(s, dict)]
-        missing = [u for u in shown if not shown_whole(str(u), text)]
+        spelled = _spelling(text)  # an equivalent spelling of a URL is the URL (a review's false failure)
+        missing = [u for u in shown if not shown_whole(_spelling(str(u)), spelled)]
         require(not missing, f"{case.name}: sources of the value missing from the text (or only run on into "
                 f"other characters): {missing}", catches=case.catches)
         served = observed(ctx.records(ctx.search_route), list(answers))
@@ -127,7 +155,7 @@ async def text_agrees(ctx: CheckContext) -> None:
         # Each query's own sources in its ranking; the layout is open.
         for query, own in own_sources(served).items():
             ranked = [s.url for s in own if s.url in shown]
-            places = [shown_at(u, text) for u in ranked]
+            places = [shown_at(_spelling(u), spelled) for u in ranked]
             require(places == sorted(places), f"{case.name}: the text lists {query!r}'s sources out of its ranking",
                     ranking=ranked, catches=case.catches)
         content = str(value.get("content") or "")
