@@ -252,8 +252,8 @@ async def _failed_search(ctx: CheckContext, case: Case) -> None:
     sent = [_plain(b["query"]) for b in bodies]
     # Seed 001: 'other 4xx require a changed request', so after a 400 only the unchanged request is barred; a 402
     # needs funding first and a 503 is left to retries (off here), so neither query is sent again at all.
-    whole = case["status"] == 400
     for query in queries:
+        whole = case["status"] == 400 and query == FAILED_QUERY  # the other query was never answered 400
         mine = [_request_key(b, whole) for b in bodies if _plain(b["query"]) == _plain(query)]
         times = max((mine.count(k) for k in mine), default=0)
         # The other query may go unsent: seed 001's tool fails the batch if one query fails.
