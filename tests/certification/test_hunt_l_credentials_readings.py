@@ -38,12 +38,12 @@ def _tools_api(extra: str, monkeypatch: pytest.MonkeyPatch) -> None:
                   deepseek_search_api, deepseek_fetch_api)
 
 
-def _pipeline_retries(when: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The evidence pipeline sends each failed search whose error satisfies ``when`` (on ``a``) once more,
-    unchanged."""
+def _pipeline_retries(when: str, monkeypatch: pytest.MonkeyPatch, count: str = "cfg.results_per_query") -> None:
+    """The evidence pipeline sends each failed search whose error satisfies ``when`` (on ``a``) once more, with the
+    same query and result bound ``count`` (unchanged by default)."""
     again = (f"{SETTLED}\n"
              f"    again = [i for i, a in enumerate(answers) if isinstance(a, WebError) and ({when})]\n"
-             "    more = await _settle_until([self.web.search(SearchRequest(queries[i], cfg.results_per_query), ctx)"
+             f"    more = await _settle_until([self.web.search(SearchRequest(queries[i], {count}), ctx)"
              " for i in again], searches_end, 'the search')\n"
              "    for i, a in zip(again, more):\n"
              "        answers[i] = a")
@@ -157,3 +157,15 @@ def test_a_changed_query_after_a_failed_search_certifies(monkeypatch: pytest.Mon
                   "            await _settle_until([self.web.search(SearchRequest(queries[i] + ' opening hours', "
                   "cfg.results_per_query), ctx)], searches_end, 'the search')", monkeypatch)
     assert failing_rows(evidence_wire, "WIRE", WIRE, monkeypatch) == set()
+
+
+def test_a_400_sent_again_with_a_smaller_count_certifies(monkeypatch: pytest.MonkeyPatch) -> None:
+    # right by seed 001 ('other 4xx require a changed request'): the same query after a 400 in a changed request
+    _pipeline_retries("'(HTTP 400)' in a.message", monkeypatch, count="cfg.results_per_query - 3")
+    assert failing_rows(evidence_wire, "WIRE", WIRE, monkeypatch) == set()
+
+
+def test_a_402_or_503_sent_again_with_a_smaller_count_still_fails_its_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: a funding failure or a transient one (retries off) sent again, only the result bound changed
+    _pipeline_retries("'(HTTP 400)' not in a.message", monkeypatch, count="cfg.results_per_query - 3")
+    assert failing_rows(evidence_wire, "WIRE", WIRE, monkeypatch) == {FAILED_402, FAILED_503}

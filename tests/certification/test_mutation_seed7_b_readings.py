@@ -162,3 +162,29 @@ def test_an_answer_refused_for_its_count_passes_the_negative_count_rows(monkeypa
         monkeypatch.setattr(module, "count", strict)
     _only_negative_rows(monkeypatch)
     assert failing_rows(standalone_usage, "USAGE_CASES", USAGE, monkeypatch) == set()
+
+
+# A review's variant: the whole usage object read as unreadable once a count in it is below zero.
+DISTRUSTED = ("usage = mapping(usage)", "usage = mapping(usage)\n"
+              "    usage = {} if any(type(v) is int and v < 0 for v in usage.values()) else usage")
+
+
+def test_a_usage_dropped_whole_for_its_negative_count_passes_the_negative_count_rows(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # right by seed 003: a corrupt usage read as none at all (both counts zero), as a failed call reports none
+    for module in (standalone_messages, standalone_responses):
+        patch_reading(module, "read_usage", *DISTRUSTED, monkeypatch)
+    _only_negative_rows(monkeypatch)
+    assert failing_rows(standalone_usage, "USAGE_CASES", USAGE, monkeypatch) == set()
+
+
+def test_the_judge_takes_both_counts_dropped_and_never_the_negative_count() -> None:
+    # both counts null (or left out) or both zero is the usage dropped whole; the negative count as is still fails
+    base = {"source": "web-search", "model": standalone_usage.STANDALONE_MODEL, "http_requests": 1, "connection": "c"}
+    unknown = ("input_tokens",)
+    for dropped in ({"input_tokens": None, "output_tokens": None}, {}, {"input_tokens": 0, "output_tokens": 0}):
+        assert standalone_usage._problems({**base, **dropped}, unknown) == []
+    for wrong in ({"input_tokens": -1234, "output_tokens": 0}, {"input_tokens": -1234, "output_tokens": None},
+                  {"input_tokens": -1234, "output_tokens": 567}, {"input_tokens": 0, "output_tokens": None}):
+        assert standalone_usage._problems({**base, **wrong}, unknown) != []

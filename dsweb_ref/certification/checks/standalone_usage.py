@@ -99,7 +99,8 @@ USAGE_CASES = (
          "instead of response.completed", {"protocol": "responses", "stream": True, "fault": AsAnswer(_responses())}),
     # From the seed-7 mutation draw: a count below zero is no count of tokens a request used; reported as it
     # stands, the search takes tokens off the task's usage ('计入任务用量' at the account's price). Any count of
-    # zero or more, null, leaving it out, or failing the call (seed 003 leaves a failed search's usage open) is right.
+    # zero or more, null, leaving it out, dropping the whole token usage (both counts null or both zero), or failing
+    # the call (seed 003 leaves a failed search's usage open) is right.
     Case("messages-negative-input-count", "an answer's input_tokens below zero (-1234) reported as it stands, so the "
          "search takes tokens off the task's usage", {"protocol": "messages", "fault": AsAnswer(_messages(
              tokens=NEGATIVE)), "unknown": ("input_tokens",)}),
@@ -120,6 +121,12 @@ def _problems(usage: Any, unknown: tuple[str, ...] = ()) -> list[str]:
     want: dict[str, Any] = {"source": "web-search", "model": STANDALONE_MODEL, **TOKENS, "http_requests": 1}
     for key in unknown:
         del want[key]
+    # An answer with a count below zero may be read as no usage at all, like a failed call that reports none: both
+    # token counts null (or left out) or both zero (seed 003 leaves a corrupt answer's usage open).
+    counts = [usage.get(key) for key in TOKENS]
+    if unknown and (all(c is None for c in counts) or all(type(c) is int and c == 0 for c in counts)):
+        for key in TOKENS:
+            want.pop(key, None)
     apart = usage.get("reasoning_tokens")  # reasoning tokens reported beside the output count: counted with it
     if isinstance(apart, int) and not isinstance(apart, bool) and isinstance(usage.get("output_tokens"), int):
         usage = {**usage, "output_tokens": usage["output_tokens"] + apart}
@@ -147,7 +154,8 @@ def _problems(usage: Any, unknown: tuple[str, ...] = ()) -> list[str]:
     "counts together) and one HTTP request (the search's own request, however many searches the model ran "
     "inside it: seed 003 says each search adds one model request). More keys are accepted. The usage is "
     "'counted into the task's usage at the account's price', so a count the answer gives below zero, which no "
-    "request can have used, is never reported as it stands: none, a count of zero or more, or a failed call.",
+    "request can have used, is never reported as it stands: none, a count of zero or more, both token counts "
+    "dropped (null or zero, the answer's usage read as unreadable), or a failed call.",
     cases=USAGE_CASES,
 )
 async def usage_reported(ctx: CheckContext) -> None:
