@@ -237,6 +237,9 @@ SEED_002_BREAKS: dict[str, tuple[str, str, str]] = {
     "evidence-share-before-floor": ("evidence", "evidence.diversity", "full-site: query 'pier crane history' kept no"),
     # Seed 002's citations (capability evidence-cite): titles and URLs pasted into [title](url) as they are.
     "evidence-cite-raw-markdown": ("citations", "citations.appended", "brackets-in-a-title: a link points to"),
+    # An audit of the _settle_until judgement: no check cancelled an evidence call (seed 000's cancel, and seed 001's
+    # "retains cancellation" for the providers the pipeline shares).
+    "evidence-cancel-shielded": ("evidence", "evidence.cancel.quiescence", "searches-held cancelled: answered while"),
 }
 
 
