@@ -349,7 +349,8 @@ OPEN_VARIANTS = {
     # a fetcher that allows only the usual ports (the ssrf pages' URLs carried loopback ports before)
     "ssrf-usual-ports-only": "ssrf evidence.html_page",
     # the protocol's other answer to a cancel (pacing.cancel and retry.cancel failed it before)
-    "cancelled-as-aborted": "search.api.pacing.cancel search.api.retry.cancel search.cancel fetch.cancel",
+    "cancelled-as-aborted": "search.api.pacing.cancel search.api.retry.cancel search.cancel fetch.cancel "
+                            "evidence.cancel",
     # a page bound of 100,000 characters (the 100,000-comma row failed a clean-room target's before)
     "fetch-bound-100k": "fetch.api.mapping",
 }
