@@ -6,6 +6,7 @@ reading is made in the reference and must fail exactly the rows that name it; th
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -18,7 +19,7 @@ from ._readings import failing_rows, patch_reading
 
 CHECK = "evidence.cancel.quiescence"
 SEARCHES, PAGE = (case.name for case in evidence_cancel.CANCEL)
-RIGHT_SETTLE = evidence_search._settle_until
+RIGHT_SETTLE, RIGHT_SETTINGS = evidence_search._settle_until, evidence_search.EvidenceSettings
 # The cancel branch of _settle_until: every task cancelled, then awaited until it settled.
 SETTLED = "await asyncio.gather(*tasks, return_exceptions=True)"
 CANCEL_BRANCH = f"for task in tasks:\n            task.cancel()\n        {SETTLED}"
@@ -58,6 +59,9 @@ def test_page_fetches_shielded_from_the_cancel(monkeypatch: pytest.MonkeyPatch) 
 def test_cancel_ignored_until_the_requests_answer(monkeypatch: pytest.MonkeyPatch) -> None:
     # catches: the cancel swallowed by the stage, which waits for its tasks to end on their own (the server's answer)
     patch_reading(evidence_search, "_settle_until", CANCEL_BRANCH, SETTLED, monkeypatch)
+    # The reference's own page timeout (10 s) would end the parked fetch about when the cancel's 10 s run out: the
+    # reading is the ignored cancel, so the page waits for the server alone.
+    monkeypatch.setattr(evidence_search, "EvidenceSettings", functools.partial(RIGHT_SETTINGS, page_timeout_s=60.0))
     assert failing_rows(evidence_cancel, "CANCEL", CHECK, monkeypatch) == {SEARCHES, PAGE}
 
 
