@@ -237,6 +237,9 @@ SEED_002_BREAKS: dict[str, tuple[str, str, str]] = {
     "evidence-share-before-floor": ("evidence", "evidence.diversity", "full-site: query 'pier crane history' kept no"),
     # Seed 002's citations (capability evidence-cite): titles and URLs pasted into [title](url) as they are.
     "evidence-cite-raw-markdown": ("citations", "citations.appended", "brackets-in-a-title: a link points to"),
+    # An audit of the _settle_until judgement: no check cancelled an evidence call (seed 000's cancel, and seed 001's
+    # "retains cancellation" for the providers the pipeline shares).
+    "evidence-cancel-shielded": ("evidence", "evidence.cancel.quiescence", "searches-held cancelled: answered while"),
 }
 
 
@@ -346,7 +349,8 @@ OPEN_VARIANTS = {
     # a fetcher that allows only the usual ports (the ssrf pages' URLs carried loopback ports before)
     "ssrf-usual-ports-only": "ssrf evidence.html_page",
     # the protocol's other answer to a cancel (pacing.cancel and retry.cancel failed it before)
-    "cancelled-as-aborted": "search.api.pacing.cancel search.api.retry.cancel search.cancel fetch.cancel",
+    "cancelled-as-aborted": "search.api.pacing.cancel search.api.retry.cancel search.cancel fetch.cancel "
+                            "evidence.cancel",
     # a page bound of 100,000 characters (the 100,000-comma row failed a clean-room target's before)
     "fetch-bound-100k": "fetch.api.mapping",
 }

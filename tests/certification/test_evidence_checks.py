@@ -57,6 +57,7 @@ EVIDENCE_CHECKS = {
     "evidence.html_page",
     "evidence.ori_question",
     "evidence.api_wire",
+    "evidence.cancel.quiescence",
 }
 BREAKS = {
     "evidence-model-call": ("evidence.no_model_call", "sent a Messages request"),

@@ -10,6 +10,7 @@ from . import (  # noqa: F401  (registration side effect)
     deployment,
     differential,
     evidence,
+    evidence_cancel,
     evidence_diversity,
     evidence_html,
     evidence_passages,
