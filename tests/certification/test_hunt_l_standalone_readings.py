@@ -12,13 +12,16 @@ real scale is proven end to end through the example adapter (tests/standalone/te
 
 from __future__ import annotations
 
+import asyncio
 import json
+from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
 from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 
+from dsweb_ref._exceptions import WebError, WebErrorCode
 from dsweb_ref.certification import suite
 from dsweb_ref.certification.checks import REGISTRY, standalone
 from dsweb_ref.certification.targets import reference_target
@@ -196,6 +199,8 @@ def test_sources_deduplicated_with_scheme_and_host_folded_pass_the_filter_rows(m
 # -- A12: the 90-second limit, scaled down ----------------------------------------------------------
 
 LIMIT, HOLD = 3.0, 6.0  # the seed's 90 s and the emulator's 95 s hold, scaled
+# The calls' wait past the holds, scaled so that one hold's wait (9 s) would not see a second held answer (12 s).
+MARGIN = 3.0
 TIMER = "deadline = asyncio.timeout(self.timeout_s)"
 
 
@@ -205,6 +210,7 @@ def _scaled(monkeypatch: pytest.MonkeyPatch, reference_limit: float | str) -> No
     monkeypatch.setattr(standalone, "SEARCH_LIMIT", LIMIT)
     monkeypatch.setattr(standalone, "HELD", HOLD)
     monkeypatch.setattr(standalone, "EARLY_SLACK", 0.5)
+    monkeypatch.setattr(standalone, "MARGIN", MARGIN)
     patch_reading(StandaloneSearchTool, "_answer", TIMER, f"deadline = asyncio.timeout({reference_limit})",
                   monkeypatch)
 
@@ -234,6 +240,77 @@ def test_a_limit_far_below_the_seeds_fails_the_held_answer_row(monkeypatch: pyte
     assert failing_rows(standalone, LIMITS, DEADLINE, monkeypatch) == HELD_ROWS
 
 
+# A review (ff12, false failure 4) found a target running standalone searches one at a time, each with its own
+# 90 s limit, ended as an ERROR: the check waited for two searches at once. Seed 003 limits each search; whether
+# two run at once is open (standalone.request.isolated), and so is whether a queued search's time counts.
+
+Answer = Callable[..., Awaitable[Any]]
+
+
+def _one_at_a_time(monkeypatch: pytest.MonkeyPatch, limit_over_the_queue: float | None = None) -> None:
+    """Searches run one after the other (a lock around the search, one per event loop); with
+    ``limit_over_the_queue``, a limit that also covers the wait for the lock (the search's call time)."""
+    answer: Answer = StandaloneSearchTool._answer
+    locks: dict[asyncio.AbstractEventLoop, asyncio.Lock] = {}
+
+    async def serialised(self: StandaloneSearchTool, *args: Any) -> Any:
+        lock = locks.setdefault(asyncio.get_running_loop(), asyncio.Lock())
+        if limit_over_the_queue is None:
+            async with lock:
+                return await answer(self, *args)
+        try:
+            async with asyncio.timeout(limit_over_the_queue), lock:
+                return await answer(self, *args)
+        except TimeoutError as exc:
+            raise WebError(WebErrorCode.PROVIDER_ERROR, "web search timed out") from exc
+
+    monkeypatch.setattr(StandaloneSearchTool, "_answer", serialised)
+
+
+def _both_rows_at_once() -> tuple[str, str]:
+    """The check run whole (a row alone would be one search, nothing to queue): its outcome and reason."""
+    (result,) = run(reference_target(), only=[DEADLINE]).results
+    return result.outcome.value, result.reason
+
+
+def test_searches_one_at_a_time_each_with_the_limit_pass_the_held_answer_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+    # open: the second search queued behind the first, its own limit from its own start (answered at about 2 x 90 s)
+    _scaled(monkeypatch, LIMIT)
+    _one_at_a_time(monkeypatch)
+    assert _both_rows_at_once() == ("passed", "")
+
+
+def test_searches_one_at_a_time_limited_over_their_queue_pass_the_held_answer_rows(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # open: the same, the limit counting the wait for the lock (the second fails at 90 s, its request just sent or
+    # never): judging a search from its request's arrival would call that early
+    _scaled(monkeypatch, LIMIT)
+    _one_at_a_time(monkeypatch, limit_over_the_queue=LIMIT)
+    assert _both_rows_at_once() == ("passed", "")
+
+
+def test_searches_one_at_a_time_with_no_limit_in_time_fail_the_held_answer_rows(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # catches: SEARCH_TIMEOUT_S = 900.0 in a target that runs searches one at a time (both held answers taken, the
+    # second a hold after the first: judged, not an ERROR)
+    _scaled(monkeypatch, 300 * LIMIT)
+    _one_at_a_time(monkeypatch)
+    outcome, reason = _both_rows_at_once()
+    assert outcome == "failed" and "with the answer the backend held" in reason, reason
+
+
+def test_searches_one_at_a_time_with_a_limit_far_below_the_seeds_fail_the_held_answer_rows(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # catches: SEARCH_TIMEOUT_S = 9.0 in a target that runs searches one at a time
+    _scaled(monkeypatch, LIMIT / 10)
+    _one_at_a_time(monkeypatch)
+    outcome, reason = _both_rows_at_once()
+    assert outcome == "failed" and "before the 90-second limit" in reason, reason
+
+
 def test_the_held_answer_rows_run_together() -> None:
     # one wait for both backends: the row count does not multiply the 95 s
     assert {c.name for c in standalone.DEADLINE_CASES} == HELD_ROWS
@@ -244,7 +321,10 @@ def test_the_limit_check_is_scaled_from_the_seeds_90_seconds() -> None:
     # the real constants: seed 003's 90 s, an answer held past it, and the reference's own limit
     assert (standalone.SEARCH_LIMIT, standalone.HELD) == (90.0, 95.0)
     assert standalone_search.SEARCH_TIMEOUT_S == 90.0
-    assert REGISTRY[DEADLINE].limit(suite.CHECK_TIMEOUT) > standalone.HELD + 30.0  # the call's own bound fits
+    # the calls' bound fits two holds one after the other (a target running searches one at a time), and the check's
+    # own bound fits the calls'
+    assert standalone.deadline_wait() > 2 * standalone.HELD
+    assert REGISTRY[DEADLINE].limit(suite.CHECK_TIMEOUT) > standalone.deadline_wait()
 
 
 def test_the_limit_check_runs_only_when_asked_for_by_name() -> None:
