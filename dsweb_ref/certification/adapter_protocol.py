@@ -279,9 +279,10 @@ Methods
     ``values`` the ``evidence_search`` values of the conversation's calls (each following
     ``schemas/evidence_search.output.schema.json``). ``text`` is the answer with the source links code
     attaches after it (seed 002): the answer first (trailing whitespace may go), then a link to each URL of
-    the values' ``sources``, once each, and no link to a URL the values name only elsewhere (a result the
-    pipeline refused or left out, ``tried.dropped`` and ``tried.rejected``, or one written in a title): a
-    title's brackets or a URL's parentheses never change a link's target. Any Markdown form is accepted:
+    the values' ``sources`` (a source two values share may be linked once or twice), and no link to a URL
+    the values name only elsewhere (a result the pipeline refused or left out, ``tried.dropped`` and
+    ``tried.rejected``, or one written in a title): a title's brackets or a URL's parentheses never change
+    a link's target. Any Markdown form is accepted:
     ``[title](url)`` (with ``<url>``, ``\\)`` or ``%29`` for a parenthesis), ``<url>`` or a bare URL, in any
     list or none; ``value`` is free.
 
@@ -329,8 +330,9 @@ it. The report names every profile and why one was not certified.
 - ``ssrf``: ``web_fetch``, ``ssrf-test-mode``
 - ``seed-003-standalone``: ``standalone-search``, ``standalone-resolve``
 - ``seed-003-deadline`` (opt-in, run only when named: ``--profile seed-003-deadline``): ``standalone-search``;
-  one search whose answer the emulator holds for about 95 s, which must fail as a tool error at the
-  90-second limit (not before it, and not answer after it)
+  a Messages and a Responses search whose answers the emulator holds for about 95 s, each of which must fail
+  as a tool error at the 90-second limit (not before it, and not answer after it); the check may take up to
+  250 s (a target may run the two one after the other)
 - ``seed-003-settings-save``: ``standalone-save``
 - ``seed-003-usage``: ``standalone-search``, ``standalone-usage``
 - ``seed-003-tool-list``: ``standalone-tools``

@@ -53,25 +53,30 @@ def _unescape(text: str) -> str:
     return html.unescape("".join(out))
 
 
-def _text_end(text: str, start: int) -> int:
-    """The index of the ``]`` closing the link text opened at ``start`` (brackets nest; escapes and a blank
-    line end it), or -1."""
-    depth, i = 0, start
+# How far one link's destination or title is read: a target's answer is untrusted, and reading each one to the
+# end would take quadratic time; the rows' links are far shorter.
+_SCAN = 2048
+
+
+def _closers(text: str) -> dict[int, int]:
+    """For each ``[`` whose link text closes, the index of its ``]`` (brackets nest; an escape skips a character
+    and a blank line ends every open text), found in one pass so hostile text reads in linear time."""
+    found: dict[int, int] = {}
+    opened: list[int] = []
+    i = 0
     while i < len(text):
         char = text[i]
         if char == "\\" and i + 1 < len(text):
             i += 2
             continue
         if text.startswith("\n\n", i):
-            return -1
-        if char == "[":
-            depth += 1
-        elif char == "]":
-            depth -= 1
-            if depth == 0:
-                return i
+            opened.clear()
+        elif char == "[":
+            opened.append(i)
+        elif char == "]" and opened:
+            found[opened.pop()] = i
         i += 1
-    return -1
+    return found
 
 
 def _skip_space(text: str, i: int) -> int:
@@ -90,20 +95,23 @@ def _destination(text: str, start: int) -> tuple[str | None, int]:
     and the index past the closing ``)``, or (None, start)."""
     i = _skip_space(text, start)
     if i < len(text) and text[i] == "<":
-        close = i + 1
-        while close < len(text) and text[close] not in "<>\n":
+        close, stop = i + 1, min(len(text), i + _SCAN)
+        while close < stop and text[close] not in "<>\n":
             close += 2 if text[close] == "\\" else 1
         if close >= len(text) or text[close] != ">":
             return None, start
         raw, i = text[i + 1 : close], close + 1
     else:
         depth, j = 0, i
-        while j < len(text) and not (text[j].isspace() or ord(text[j]) < 0x20):
+        stop = min(len(text), i + _SCAN)
+        while j < stop and not (text[j].isspace() or ord(text[j]) < 0x20):
             if text[j] == "\\" and j + 1 < len(text):
                 j += 2
                 continue
             if text[j] == "(":
                 depth += 1
+                if depth > 32:  # CommonMark's own limit on nested parentheses in a destination
+                    return None, start
             elif text[j] == ")":
                 if depth == 0:
                     break
@@ -115,10 +123,10 @@ def _destination(text: str, start: int) -> tuple[str | None, int]:
     after = _skip_space(text, i)
     if after < len(text) and after > i and text[after] in "\"'(":
         closer = ")" if text[after] == "(" else text[after]
-        end = after + 1
-        while end < len(text) and text[end] != closer:
+        end, stop = after + 1, min(len(text), after + _SCAN)
+        while end < stop and text[end] != closer:
             end += 2 if text[end] == "\\" else 1
-        if end >= len(text):
+        if end >= stop:
             return None, start
         after = _skip_space(text, end + 1)
     if after >= len(text) or text[after] != ")":
@@ -149,6 +157,7 @@ def markdown_links(text: str) -> tuple[list[str], list[str]]:
     HTML are not read."""
     targets = [_unescape(m.group(2).strip("<>")) for m in _DEFINITION.finditer(text)]
     text = _DEFINITION.sub(" ", text)
+    closers = _closers(text)
     plain: list[str] = []
     i = 0
     while i < len(text):
@@ -163,7 +172,7 @@ def markdown_links(text: str) -> tuple[list[str], list[str]]:
             i = auto.end()
             continue
         if char == "[":
-            end = _text_end(text, i)
+            end = closers.get(i, -1)
             if end > i and end + 1 < len(text) and text[end + 1] == "(":
                 target, after = _destination(text, end + 2)
                 if target is not None:

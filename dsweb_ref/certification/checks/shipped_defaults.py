@@ -89,10 +89,14 @@ async def shipped(ctx: CheckContext) -> None:
         else:
             await _configure(ctx)  # no provider: the selection a deployment that wrote none gets
             ctx.fresh()
-            expect_success(await ctx.search(["markdown"]), f"{case.name}: search")
+            # Only the route is judged: the Messages model and its other settings are the target's own, and the
+            # emulator refuses models it does not know, so the call's outcome is not (a review's false failure).
+            await ctx.search(["markdown"])
+            await ctx.settle()
             routes = [r.route for r in ctx.records()]
-            require(routes == ["messages"], f"{case.name}: requests to {routes}; expected one Messages request "
-                    "(the switch defaults off: Messages search is the shipped selection)", catches=case.catches)
+            require(routes and set(routes) == {"messages"}, f"{case.name}: requests to {routes}; expected Messages "
+                    "requests only (the switch defaults off: Messages search is the shipped selection)",
+                    catches=case.catches)
 
 
 async def _query_cap(ctx: CheckContext, case: Case) -> None:

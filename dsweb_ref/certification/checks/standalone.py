@@ -1346,8 +1346,8 @@ DEADLINE_CASES = (
 async def deadline_enforced(ctx: CheckContext) -> None:
     ctx.fresh()
     routes: list[RouteName] = ["responses" if c["protocol"] == "responses" else "messages" for c in DEADLINE_CASES]
-    for route in routes:
-        ctx.emu.inject(route, Delay(HELD), times=1)
+    for route in routes:  # every request held: a target may retry within its limit (a review's false failure)
+        ctx.emu.inject(route, Delay(HELD), times=None)
     async with LagSampler() as lag:
         began = time.monotonic()
         calls = [ctx.target.start_call("standalone_search", {"arguments": {"query": case["query"]},

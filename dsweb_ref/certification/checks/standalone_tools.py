@@ -92,7 +92,8 @@ def web_search_entries(tools: list[Any]) -> list[Any]:
         if not isinstance(entry, dict):
             continue
         function = entry.get("function")
-        names = {entry.get("name"), function.get("name") if isinstance(function, dict) else None}
+        # A target's names may be anything JSON holds (a list is unhashable): compared, never put in a set.
+        names = [entry.get("name"), function.get("name") if isinstance(function, dict) else None]
         kind = entry.get("type")
         if WS in names or (isinstance(kind, str) and kind.startswith(WS)):
             found.append(entry)

@@ -150,7 +150,7 @@ async def text_agrees(ctx: CheckContext) -> None:
                 f"other characters): {missing}", catches=case.catches)
         served = observed(ctx.records(ctx.search_route), list(answers))
         dropped = sorted({s.url for r in served.values() for s in r.sources} - {str(u) for u in shown})
-        leaked = [u for u in dropped if u in text]
+        leaked = [u for u in dropped if u in text or _spelling(u) in spelled]
         require(not leaked, f"{case.name}: the text shows sources the cap dropped: {leaked}")
         # Each query's own sources in its ranking; the layout is open.
         for query, own in own_sources(served).items():
