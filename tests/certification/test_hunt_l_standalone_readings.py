@@ -267,6 +267,28 @@ def _one_at_a_time(monkeypatch: pytest.MonkeyPatch, limit_over_the_queue: float 
     monkeypatch.setattr(StandaloneSearchTool, "_answer", serialised)
 
 
+def test_a_search_retried_within_its_limit_passes_the_held_answer_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+    # open (a diff review's false failure): each attempt limited to half the 90 s and one retry, the whole search
+    # still within 90 s. The check held only the first request, so the retry's instant answer failed it; it now
+    # holds every request, and the search fails at its limit as the seed asks.
+    _scaled(monkeypatch, LIMIT)
+    answer: Answer = StandaloneSearchTool._answer
+
+    async def retrying(self: StandaloneSearchTool, *args: Any) -> Any:
+        try:
+            async with asyncio.timeout(LIMIT):
+                try:
+                    async with asyncio.timeout(LIMIT / 2):
+                        return await answer(self, *args)
+                except TimeoutError:
+                    return await answer(self, *args)  # the retry, inside what is left of the limit
+        except TimeoutError as exc:
+            raise WebError(WebErrorCode.PROVIDER_ERROR, "web search timed out") from exc
+
+    monkeypatch.setattr(StandaloneSearchTool, "_answer", retrying)
+    assert _both_rows_at_once() == ("passed", "")
+
+
 def _both_rows_at_once() -> tuple[str, str]:
     """The check run whole (a row alone would be one search, nothing to queue): its outcome and reason."""
     (result,) = run(reference_target(), only=[DEADLINE]).results

@@ -100,3 +100,10 @@ def test_defaults_the_seeds_leave_open_may_ship_any_value(monkeypatch: pytest.Mo
     _ship(settings.DeepSeekMessagesSettings, monkeypatch, max_uses=3, max_tokens=2048)
     _ship(settings.DeepSeekApiSettings, monkeypatch, timeout_s=20.0)
     assert failing_rows(shipped_defaults, TABLE, CHECK, monkeypatch) == set()
+
+
+def test_a_messages_model_the_emulator_does_not_know_passes_the_messages_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a certified variant (a diff review's false failure): the shipped Messages model is the target's own; the
+    # emulator refuses a model it does not know, so the row judges only which route the search took
+    _ship(settings.DeepSeekMessagesSettings, monkeypatch, model="a-model-of-its-own")
+    assert failing_rows(shipped_defaults, TABLE, CHECK, monkeypatch) == set()
