@@ -203,9 +203,10 @@ HTTP_READINGS: dict[str, tuple[str, str, str, str, str]] = {
     # Also of the seed-2 draw: the trim of the quoting window's split last word computed as a float, so the
     # slice raises (errors.secret_echo's 4,580-spaces row meets it behind the seam, which hides the crash).
     # Of the seed-4 draw: the window's bound compared one off, so an error exactly as long as the window reads the
-    # character after it.
+    # character after it (the trim now applies to any cut, so the reading peeks at that character as the old
+    # split-word test did).
     "window-bound-one-off": (
-        "scrub_prefix", "if len(text) <= limit:", "if len(text) < limit:",
+        "scrub_prefix", "if len(text) <= limit:", "if len(text) < limit or text[limit].isspace():",
         "standalone.prose.error", "http-401-message-as-long-as-the-scrub-window"),
     "split-word-trim-raises": (
         "scrub_prefix", "len(window) - _ENCODED_PER_BYTE * longest", "len(window) - _ENCODED_PER_BYTE / longest",

@@ -917,17 +917,13 @@ PROSE_CASES = (
     Case("responses-unusable-url", "crashing on a search whose account URL is not an http(s) URL (an ftp: Responses "
          "base) instead of failing it as a tool error", {"protocol": "responses", "base": "ftp://127.0.0.1:9/v1"}),
     # From the seed-7 mutation draw, crashes the other tools' service guard hides: an upstream error that spells out
-    # a part of the key (no whole-key form covers it: the scrubber's own spelled-out reading of parts), and a gzip
-    # answer of two members (RFC 1952: a gzip body is a series of members; reading or refusing it is open).
+    # a part of the key (no whole-key form covers it: the scrubber's own spelled-out reading of parts). A gzip answer
+    # of two members was a row too, until the official-SDK adapter (its client stops after the first member and then
+    # waits for its own 90 s limit, past the call's 20 s) showed it could fail a target the seeds allow.
     Case("http-401-spelling-out-part-of-the-key", "crashing on, or quoting from, an upstream error that spells out 12 "
          "characters from the middle of the key (a space between each two)",
          {"protocol": "messages", "secret": True, "status": 401,
           "message": "bad key: " + " ".join(f"{{key[{i}]}}" for i in range(5, 17))}),
-    Case("gzip-answer-of-two-members", "crashing on a gzip-encoded answer of two members (a second gzip member after "
-         "the first one's end) instead of reading it or failing it as a tool error",
-         {"protocol": "messages", "answered": True, "fault": Status(
-             200, body=gzip.compress(_STREAMED["messages"][:40]) + gzip.compress(_STREAMED["messages"][40:]),
-             headers={"Content-Encoding": "gzip"})}),
 )
 
 
