@@ -2,8 +2,8 @@
 the seam and netguard that no certification row rejected: the key's base85 read a wrong number of characters a group
 (the judge read no base85 at all), and two crashes the other tools' service guard turns into WEB_PROVIDER_ERROR but
 the standalone search, which has no such guard, lets out: the scrubber raising on a part of the key spelled out (a row
-for the body reader raising on a gzip answer's second member was removed: it failed the official-SDK adapter, whose
-client waits out its own limit there). Each mutant's change is made in the reference and must
+for the body reader raising on a gzip answer's second member was removed: the official-SDK adapter did not answer it
+within the call's 20 s). Each mutant's change is made in the reference and must
 fail exactly the row that names it; the reference passes the rows, and a right reading beside each passes too."""
 
 from __future__ import annotations
