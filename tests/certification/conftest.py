@@ -8,10 +8,13 @@ import asyncio
 import json
 import shlex
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from dsweb_ref import _secrets
 from dsweb_ref.certification.adapter_protocol import CAPABILITIES
 from dsweb_ref.certification.model import Outcome, Report
 from dsweb_ref.certification.suite import default_jobs, run_suite
@@ -103,3 +106,14 @@ def json_report(path: Path) -> dict[str, Any]:
 
 def json_outcomes(data: dict[str, Any]) -> dict[str, str]:
     return {c["id"]: c["outcome"] for c in data["checks"]}
+
+
+@pytest.fixture
+def fresh_forms() -> Iterator[None]:
+    """The scrubber keeps each key's patterns (lru_cache): a reading of the code that builds them must build them
+    anew, and must not leave its own behind for the tests after it."""
+    _secrets._forms.cache_clear()
+    _secrets._piece_forms.cache_clear()
+    yield
+    _secrets._forms.cache_clear()
+    _secrets._piece_forms.cache_clear()

@@ -9,7 +9,6 @@ reading beside each passes too."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
 import pytest
 
@@ -35,16 +34,6 @@ CUT_WHILE = "while len(_join(heads, bodies) + note) > max_chars and any(len(b) >
 RANKED = "q.ranked = rank(q.topic, self._candidates(index, q, answer))"
 BARE_HOST = 'bare = host.strip("[]").rstrip(".").lower()'
 
-
-@pytest.fixture
-def fresh_forms() -> Iterator[None]:
-    """The scrubber keeps each key's patterns (lru_cache): a reading of the code that builds them must build them
-    anew, and must not leave its own behind for the tests after it."""
-    _secrets._forms.cache_clear()
-    _secrets._piece_forms.cache_clear()
-    yield
-    _secrets._forms.cache_clear()
-    _secrets._piece_forms.cache_clear()
 
 
 def _echo_fails_exactly(row: str, monkeypatch: pytest.MonkeyPatch) -> None:

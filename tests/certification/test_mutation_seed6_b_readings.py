@@ -10,8 +10,6 @@ open)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from dsweb_ref import _secrets
@@ -30,15 +28,8 @@ SPELLED_JSON_BREAK = (
 ROWS = (FULL_WIDTH_JSON, SPELLED_JSON_BREAK)
 KEY = DEFAULT_API_KEY  # the key every check configures first
 
+pytestmark = pytest.mark.usefixtures("fresh_forms")  # every test here patches how forms are built
 
-@pytest.fixture(autouse=True)
-def _fresh_forms() -> Iterator[None]:
-    """The scrubber caches each secret's forms: a patched builder must not meet forms built before it."""
-    _secrets._forms.cache_clear()
-    _secrets._piece_forms.cache_clear()
-    yield
-    _secrets._forms.cache_clear()
-    _secrets._piece_forms.cache_clear()
 
 
 def _only_rows(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import base64
 import re
-from collections.abc import Iterator
 
 import pytest
 
@@ -29,16 +28,6 @@ ECHO, PROSE = "errors.secret_echo", "standalone.prose.error"
 BASE85 = "a base85 dump of the key's header line, the key at byte 3 of a group"
 SPELLED_PART = "http-401-spelling-out-part-of-the-key"
 
-
-@pytest.fixture
-def fresh_forms() -> Iterator[None]:
-    """The scrubber keeps each key's patterns (lru_cache): a reading of the code that builds them must build them
-    anew, and must not leave its own behind for the tests after it."""
-    _secrets._forms.cache_clear()
-    _secrets._piece_forms.cache_clear()
-    yield
-    _secrets._forms.cache_clear()
-    _secrets._piece_forms.cache_clear()
 
 
 def _keep(module: object, table: str, names: tuple[str, ...], monkeypatch: pytest.MonkeyPatch) -> None:

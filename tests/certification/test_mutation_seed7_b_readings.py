@@ -16,7 +16,6 @@ them, and so do the right-by-seed variants tested below."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
 import pytest
 
@@ -42,15 +41,8 @@ NEGATIVE = {"messages-negative-input-count", "responses-negative-input-count"}
 KEY = DEFAULT_API_KEY  # the key every check configures first
 NEVER = re.compile(r"(?!)")
 
+pytestmark = pytest.mark.usefixtures("fresh_forms")  # every test here patches how forms are built
 
-@pytest.fixture(autouse=True)
-def _fresh_forms() -> Iterator[None]:
-    """The scrubber caches each secret's forms: a patched builder must not meet forms built before it."""
-    _secrets._forms.cache_clear()
-    _secrets._piece_forms.cache_clear()
-    yield
-    _secrets._forms.cache_clear()
-    _secrets._piece_forms.cache_clear()
 
 
 def _dump_reader_without(family: str, monkeypatch: pytest.MonkeyPatch) -> None:

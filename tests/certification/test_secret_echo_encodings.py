@@ -34,15 +34,8 @@ SPELLED_BACKWARDS = "the key spelled out backwards"
 TOUCHING = "the key spelled out three times, the last two run together"
 KEY = DEFAULT_API_KEY  # the key every check configures first
 
+pytestmark = pytest.mark.usefixtures("fresh_forms")  # every test here patches how forms are built
 
-@pytest.fixture(autouse=True)
-def _fresh_forms() -> object:
-    """The scrubber caches each secret's forms: a patched builder must not meet forms built before it."""
-    _secrets._forms.cache_clear()
-    _secrets._piece_forms.cache_clear()
-    yield
-    _secrets._forms.cache_clear()
-    _secrets._piece_forms.cache_clear()
 
 
 def test_the_rows_exist_and_the_reference_passes_them(monkeypatch: pytest.MonkeyPatch) -> None:
