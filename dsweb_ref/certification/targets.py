@@ -364,6 +364,15 @@ async def _cited(citer: Citer, params: dict[str, Any]) -> ToolResult:
     return ToolResult(text=text, value={})
 
 
+# The methods a ToolPair serves through one optional helper each: its field and how a call's params reach it.
+_HELPER_CALLS: dict[str, tuple[str, Callable[[Any, dict[str, Any]], Coroutine[Any, Any, ToolResult]]]] = {
+    "standalone_save": ("saver", _saved),
+    "standalone_resolve": ("resolver", _resolved),
+    "standalone_tools": ("tools", _resolved),
+    "evidence_cite": ("citer", _cited),
+}
+
+
 _STUCK_TASKS = 12  # tasks named where an in-process call hangs (report text, bounded)
 
 
@@ -516,22 +525,12 @@ class InProcessTarget:
                 raise TargetError("this target has no evidence_search tool")
             context = _evidence_context(self._contexts, params.get("context"))
             return _TaskCall(evidence.execute(params.get("arguments"), ctx, context), probe)
-        if method == "standalone_save":
-            if self._tools.saver is None:
-                raise TargetError("this target has no standalone_save")
-            return _TaskCall(_saved(self._tools.saver, params), probe)
-        if method == "standalone_resolve":
-            if self._tools.resolver is None:
-                raise TargetError("this target has no standalone_resolve")
-            return _TaskCall(_resolved(self._tools.resolver, params), probe)
-        if method == "standalone_tools":
-            if self._tools.tools is None:
-                raise TargetError("this target has no standalone_tools")
-            return _TaskCall(_resolved(self._tools.tools, params), probe)
-        if method == "evidence_cite":
-            if self._tools.citer is None:
-                raise TargetError("this target has no evidence_cite")
-            return _TaskCall(_cited(self._tools.citer, params), probe)
+        if method in _HELPER_CALLS:
+            field, answer = _HELPER_CALLS[method]
+            helper = getattr(self._tools, field)
+            if helper is None:
+                raise TargetError(f"this target has no {method}")
+            return _TaskCall(answer(helper, params), probe)
         if method == "tool_schema":
             if not hasattr(self._tools.search, "input_schema"):
                 raise TargetError("this target's web_search tool has no input_schema")
