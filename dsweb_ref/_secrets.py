@@ -28,7 +28,7 @@ or library plausibly produces, plus those the secret-leak hunts listed, each in 
   views; and any 10 of its letters and digits spelled out (single characters with visible separators
   between them, ``d s w e b - e m u l``), looked for only in such runs so ordinary words stay; and any 10
   written a byte or an escape at a time with separators between them (a hex dump ``64 73 77 ...``,
-  ``%64 %73``, ``&#100; &#115;``), read by decoding such runs (:func:`_dump_spans`);
+  ``%64 %73``, ``&#100; &#115;``, a C byte array ``0x64, 0x73``), read by decoding such runs (:func:`_dump_spans`);
 * JSON ``\\uXXXX`` escapes escaped again (``\\\\u0064``): a run of backslashes before one counts as one.
 
 The compact view only takes needles of :data:`MIN_COMPACT` characters or more, and the halves of a
@@ -44,8 +44,7 @@ any other way than the two halves, a permutation); compressed forms inside text 
 of zlib: no needle exists, the bytes depend on the context; a compressed *body* is decompressed by
 the cassette scanner, :mod:`dsweb_ref.replay.cassettes`); encryption, XOR, arbitrary alphabets and
 confusables beyond the common Cyrillic/Greek letters. A secret shorter than 10 characters has no
-pieces and few compact needles: ``dsweb record`` refuses to record with one. Not yet covered: a part of a
-secret written as a C byte array (``0x64, 0x73, ...``): a whole one is found (compact view), a part is not.
+pieces and few compact needles: ``dsweb record`` refuses to record with one.
 
 Neutral on purpose: the providers import it, and they must not import ``certification`` or ``tools``.
 """
@@ -573,10 +572,10 @@ def _piece_forms(secret: str) -> SecretForms:
 # breaks the per-character patterns above, and the compact view takes whole secrets only (a piece's letters would
 # match ordinary words there), so such a run is read on its own: found by one pattern, decoded, and searched for
 # the pieces. The separators are ASCII whitespace and punctuation that start no form (not "%", "&" or a backslash)
-# and each unbounded repeat is possessive, so a run is read once: linear. (A C array, "0x64, 0x73", is not read
-# here yet: see the module docstring.)
+# and each unbounded repeat is possessive, so a run is read once: linear. A C array ("0x64, 0x73") is a run too:
+# "0x" before each byte, one alternative ahead of bare hex (whose pairs cannot start with "0x").
 _DUMP_FORM = (
-    r"\\x(?P<byte>[0-9a-f]{2})|%(?:25){0,2}(?:u(?P<pu>[0-9a-f]{4})|(?P<pc>[0-9a-f]{2}))"
+    r"(?:\\|0)x(?P<byte>[0-9a-f]{2})|%(?:25){0,2}(?:u(?P<pu>[0-9a-f]{4})|(?P<pc>[0-9a-f]{2}))"
     r"|&#(?:x0*+(?P<ex>[0-9a-f]{1,6})|0*+(?P<ed>[0-9]{1,7}));?+|\\u(?P<ju>[0-9a-f]{4})|(?P<bare>(?:[0-9a-f]{2})++)"
 )
 _DUMP_SEP = r"[\s!-$'-/:-@\[\]-`{-~]++"

@@ -152,7 +152,7 @@ BREAKS: dict[str, tuple[set[str], str | tuple[str, ...]]] = {
     "fetch-html-sniffed": ({"fetch.api.mapping"}, "Markdown that opens with HTML: body kind 'html'"),
     "fetch-lines-stripped": ({"fetch.api.mapping"}, "Markdown with hard line breaks: body differs"),
     # The scrubber's reading views (what the mutation run of _secrets.py showed no row reached).
-    "scrub-as-written-only": ({"errors.secret_echo"}, "a C byte array of the key (0x before each byte)"),
+    "scrub-as-written-only": ({"errors.secret_echo"}, "the key with a zero-width space between its characters"),
     "localization-untrimmed": ({"search.api.localization"}, "spaces around an IPv4 literal"),
     "localization-refused-late": ({"search.api.localization"}, "refused at the call with WEB_PROVIDER_ERROR"),
     "pacing-by-default": ({"search.api.fail_fast"}, "four queries at once: the starts spread over"),

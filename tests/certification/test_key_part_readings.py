@@ -26,7 +26,8 @@ MARKED = {c.name for c in outcomes.SECRET_ECHOES if c.name.startswith("12 charac
 SPELLED_PART = "12 characters from the middle of the key spelled out with spaces between its characters"
 # The seed-7 draw's rows: a middle part written a byte or an escape at a time, apart (test_mutation_seed7_b_readings).
 DUMP_PARTS = {"12 characters from the middle of the key in a hex dump (a space between bytes)",
-              "12 characters from the middle of the key percent-encoded, a space between characters"}
+              "12 characters from the middle of the key percent-encoded, a space between characters",
+              "12 characters from the middle of the key as a C byte array (0x before each byte)"}
 
 
 def test_the_reference_passes_every_part_row(monkeypatch: pytest.MonkeyPatch) -> None:

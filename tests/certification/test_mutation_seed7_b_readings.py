@@ -37,6 +37,7 @@ ECHO, USAGE = "errors.secret_echo", "standalone.usage.reported"
 HEX_PART = "12 characters from the middle of the key in a hex dump (a space between bytes)"
 PERCENT_PART = "12 characters from the middle of the key percent-encoded, a space between characters"
 C_ARRAY_CUT = "a C byte array of the key after 4,537 spaces"
+C_PART = "12 characters from the middle of the key as a C byte array (0x before each byte)"
 NEGATIVE = {"messages-negative-input-count", "responses-negative-input-count"}
 KEY = DEFAULT_API_KEY  # the key every check configures first
 NEVER = re.compile(r"(?!)")
@@ -47,9 +48,18 @@ pytestmark = pytest.mark.usefixtures("fresh_forms")  # every test here patches h
 
 def _dump_reader_without(family: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """The dump layer with one alternative of its form pattern never matching (its named group kept)."""
-    pattern = {"bare": r"(?P<bare>(?:[0-9a-f]{2})++)", "percent": r"(?P<pc>[0-9a-f]{2})"}[family]
+    pattern = {"bare": r"(?P<bare>(?:[0-9a-f]{2})++)", "percent": r"(?P<pc>[0-9a-f]{2})",
+               "c-bytes": r"(?:\\|0)x"}[family]
+    if family == "c-bytes":  # a C array's "0x" no longer read: escapes only, as before the C_PART row
+        form = _secrets._DUMP_FORM.replace(pattern, r"\\x", 1)
+        assert form != _secrets._DUMP_FORM
+        _use_dump_form(form, monkeypatch)
+        return
     assert _secrets._DUMP_FORM.count(pattern) == 1
-    form = _secrets._DUMP_FORM.replace(pattern, pattern.replace(">", ">(?!)", 1))
+    _use_dump_form(_secrets._DUMP_FORM.replace(pattern, pattern.replace(">", ">(?!)", 1)), monkeypatch)
+
+
+def _use_dump_form(form: str, monkeypatch: pytest.MonkeyPatch) -> None:
     plain = re.sub(r"\(\?P<\w+>", "(?:", form)
     sep = _secrets._DUMP_SEP
     monkeypatch.setattr(_secrets, "_DUMP_ONE", re.compile(form, re.I))
@@ -60,7 +70,7 @@ def _dump_reader_without(family: str, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_the_judge_reads_each_new_form_as_showing_the_key() -> None:
-    for how in ("hex-spaced", "percent-spaced"):
+    for how in ("hex-spaced", "percent-spaced", "c-bytes"):
         assert leak(outcomes.encoded_text(how, KEY[5:17]), KEY) is not None, how
     array = outcomes.encoded_text("c-bytes", KEY)
     assert leak(array[: array.index(KEY.encode()[10:11].hex()) - 2], KEY) is not None  # its first ten bytes
@@ -69,7 +79,8 @@ def test_the_judge_reads_each_new_form_as_showing_the_key() -> None:
 
 
 def test_the_reference_passes_the_new_rows(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert not {HEX_PART, PERCENT_PART, C_ARRAY_CUT} & failing_rows(outcomes, "SECRET_ECHOES", ECHO, monkeypatch)
+    rows = {HEX_PART, PERCENT_PART, C_ARRAY_CUT, C_PART}
+    assert not rows & failing_rows(outcomes, "SECRET_ECHOES", ECHO, monkeypatch)
 
 
 def test_the_scrubber_reads_dumps_of_a_part_in_each_family_and_separator() -> None:
@@ -77,7 +88,7 @@ def test_the_scrubber_reads_dumps_of_a_part_in_each_family_and_separator() -> No
     writes = {"hex": lambda c: f"{ord(c):02x}", "HEX": lambda c: f"{ord(c):02X}", "x": lambda c: f"\\x{ord(c):02x}",
               "%": lambda c: f"%{ord(c):02X}", "%25": lambda c: f"%25{ord(c):02X}", "%u": lambda c: f"%u{ord(c):04X}",
               "&#": lambda c: f"&#{ord(c)};", "&#0": lambda c: f"&#{ord(c):06d};", "&#x": lambda c: f"&#x{ord(c):x};",
-              "\\u": lambda c: f"\\u{ord(c):04x}"}
+              "\\u": lambda c: f"\\u{ord(c):04x}", "0x": lambda c: f"0x{ord(c):02x}", "0X": lambda c: f"0X{ord(c):02X}"}
     for name, write in writes.items():
         for sep in (" ", ", ", ":", "-", "\n", " | "):
             for text in (part, part[::-1]):
@@ -91,10 +102,10 @@ def test_the_scrubber_reads_dumps_of_a_part_in_each_family_and_separator() -> No
 def test_no_dump_layer_fails_exactly_the_dump_rows(monkeypatch: pytest.MonkeyPatch) -> None:
     # catches: parts looked for only where their bytes or escapes run together (the reference before these rows)
     monkeypatch.setattr(_secrets, "_DUMP_RUN", NEVER)
-    assert failing_rows(outcomes, "SECRET_ECHOES", ECHO, monkeypatch) == {HEX_PART, PERCENT_PART}
+    assert failing_rows(outcomes, "SECRET_ECHOES", ECHO, monkeypatch) == {HEX_PART, PERCENT_PART, C_PART}
 
 
-@pytest.mark.parametrize(("family", "row"), [("bare", HEX_PART), ("percent", PERCENT_PART)])
+@pytest.mark.parametrize(("family", "row"), [("bare", HEX_PART), ("percent", PERCENT_PART), ("c-bytes", C_PART)])
 def test_a_dump_family_left_unread_fails_exactly_its_row(
     family: str, row: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -105,12 +116,15 @@ def test_a_dump_family_left_unread_fails_exactly_its_row(
 
 def test_a_trim_only_when_the_cut_splits_a_word_fails_exactly_the_c_array_row(monkeypatch: pytest.MonkeyPatch) -> None:
     # catches: the window cut back only when its end splits a word (the reference before this row; the seed-7
-    # survivor tested the split one character early, which no row could tell from this)
+    # survivor tested the split one character early, which no row could tell from this). Since the dump layer reads
+    # C arrays too, it redacts the ten bytes such a cut leaves: the trim's fault shows only with that layer blind
+    # to them (each guard is the other's second line; with both right the row passes, as the test above shows).
+    _dump_reader_without("c-bytes", monkeypatch)
     right = "window = window[: max(0, len(window) - _ENCODED_PER_BYTE * longest)]"
     wrong = ("window = window if head[-1].isspace() or text[limit].isspace() else "
              "window[: max(0, len(window) - _ENCODED_PER_BYTE * longest)]")
     patch_reading(_deepseek_http, "scrub_prefix", right, wrong, monkeypatch, deepseek_official)
-    assert failing_rows(outcomes, "SECRET_ECHOES", ECHO, monkeypatch) == {C_ARRAY_CUT}
+    assert failing_rows(outcomes, "SECRET_ECHOES", ECHO, monkeypatch) == {C_ARRAY_CUT, C_PART}  # C_PART: the blind
 
 
 # --- standalone.usage.reported: a count below zero ---------------------------------------------------------------

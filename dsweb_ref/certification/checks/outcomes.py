@@ -423,6 +423,10 @@ SECRET_ECHOES = (
            "parts of the key looked for in hex only where the bytes run together: a dump's part shown"),
           ("percent-spaced", "percent-encoded, a space between characters",
            "parts of the key looked for percent-encoded only where the escapes run together: a part shown"),
+          # Found by the maintainer (the scrubber's docstring listed it as not yet covered): "0x" before each byte
+          # hides the hex from a dump reader that reads bare pairs and \x escapes only.
+          ("c-bytes", "as a C byte array (0x before each byte)",
+           "parts of the key read in hex dumps only as bare pairs or \\x escapes: a C array's part shown"),
       )),
     # From the seed-7 mutation draw: the window's trim (scrub_prefix) read the cut as splitting a secret only when
     # it split a word, but a form of the key can hold whitespace; cut at a separator, a C array of the key (whose
