@@ -43,6 +43,8 @@ BREAKS: dict[str, tuple[set[str], str | tuple[str, ...]]] = {
                           "carried the configured key"),
     "saved-switch-search-only": ({"settings.snapshot.per_operation"}, "after saving the switch on: web_fetch sent no "
                                  "request"),
+    "retry-reads-saved-settings": ({"settings.snapshot.per_operation"}, "a save while a search is under way: its retry "
+                                   "carried the saved key to /deepseek/tools/search"),
     "batch-count-uncapped": ({"search.api.count"}, "a batch, cap below count"),
     "batch-no-prompt": ({"search.api.ori_question"}, "a batch of two queries"),
     "model-ori-question": ({"search.api.ori_question"}, "ori_question among the arguments"),

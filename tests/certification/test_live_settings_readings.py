@@ -8,6 +8,7 @@ runtime on each save (a variant the seed allows)."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -110,6 +111,28 @@ def test_a_target_that_rebuilds_its_runtime_on_each_save_is_certified() -> None:
         return ToolPair(search=runtime.search_tool(), fetch=runtime.fetch_tool(), live=rebuilt)
 
     target = InProcessTarget(build, name="dsweb_ref+rebuilt-on-save", version="test")
+    (result,) = run(target, only=[CHECK]).results
+    assert result.outcome.value == "passed", result.reason
+
+
+def test_a_target_that_closes_its_old_clients_on_save_is_certified() -> None:
+    """Allowed: a save that closes the clients it replaces, so a search under way may fail (the seed does not say a
+    save spares it); what such a search sent is still judged."""
+    closing: set[asyncio.Task[None]] = set()
+
+    def build(config: TargetConfig) -> ToolPair:
+        settings = targets.reference_settings(config)
+        runtime = build_runtime(lambda: settings, environ=targets.reference_environ(config))
+
+        def rebuilt(params: dict[str, Any]) -> ToolPair:
+            task = asyncio.get_running_loop().create_task(runtime.aclose())
+            closing.add(task)
+            task.add_done_callback(closing.discard)
+            return build(config.saved(params))
+
+        return ToolPair(search=runtime.search_tool(), fetch=runtime.fetch_tool(), live=rebuilt)
+
+    target = InProcessTarget(build, name="dsweb_ref+closed-on-save", version="test")
     (result,) = run(target, only=[CHECK]).results
     assert result.outcome.value == "passed", result.reason
 

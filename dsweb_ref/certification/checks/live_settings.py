@@ -146,12 +146,14 @@ async def in_flight_row(ctx: CheckContext, case: Case) -> None:
         await save(ctx, case, api_key=SAVED_KEY, tools_base=ctx.emu.base_url + OTHER_PREFIX)
     finally:
         gate.release()
-    expect_success(await call.outcome(CALL_TIMEOUT), f"{case.name}: web_search", case.catches)
+    outcome = await call.outcome(CALL_TIMEOUT)
     await ctx.settle()
     records = ctx.records("search")
-    require(len(records) == 2, f"{case.name}: {len(records)} Search API request(s), expected the held one and "
-            "its one retry", catches=case.catches)
-    for record, which in zip(records, ("the held request", "its retry"), strict=True):
+    # A target that closes its old clients on save may fail the search under way: the seed does not say a save
+    # must spare it, so only what it sent is judged; answered, it sent the held request and its retry.
+    require(len(records) == 2 or (not outcome.ok and len(records) == 1), f"{case.name}: {len(records)} Search API "
+            f"request(s) and {outcome.brief()}, expected the held one and its one retry", catches=case.catches)
+    for record, which in zip(records, ("the held request", "its retry"), strict=False):
         got = (key_of(record), record.path)
         require(got == ("the configured key", want), f"{case.name}: {which} carried {got[0]} to {got[1]}; the "
                 f"operation resolved the configured key and {want} at its start, and keeps them for every request",
