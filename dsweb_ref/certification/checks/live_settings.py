@@ -178,9 +178,11 @@ ROWS = {"key": key_row, "switch": switch_row, "base": base_row, "in_flight": in_
     "writes both selections, and saved off again web_search goes back to Messages (with messages-search; web_fetch "
     "is then the local HTTP fetcher's, which no row calls). A search under way when key and base are saved keeps "
     "the snapshot it resolved for every request it sends: a retry (with retry) repeats the same search of the same "
-    "query, in the same operation, so it carries the configured key to the configured base. Only operations started "
-    "after the save's answer are held to the saved values; how a target applies a save (clients rebuilt, pooled "
-    "per key and base, settings read per operation) is its own.",
+    "query, in the same operation, so it carries the configured key to the configured base (the save is answered "
+    "while the search is held; a search that then fails, its clients closed by the save, is judged on the requests "
+    "it sent). "
+    "Only operations started after the save's answer are held to the saved values; how a target applies a save "
+    "(clients rebuilt, pooled per key and base, settings read per operation) is its own.",
     cases=CASES,
 )
 async def per_operation(ctx: CheckContext) -> None:
