@@ -88,6 +88,8 @@ Methods
       (seed 001: a Session on the DeepSeek account route sends its account token instead)
     - ``shipped-defaults`` - ``configure`` ``"defaults": true`` (below): every setting it does not carry keeps
       the target's shipped default (seeds 000 and 001 decide several)
+    - ``live-settings`` - the ``settings_save`` method below: settings a user saves while the target runs reach
+      the next operation, and an operation under way keeps the one snapshot it resolved (seed 001)
 
 ``configure`` -> ``{}``
     Sent before each check (repeatedly; each replaces the previous configuration). Params::
@@ -295,6 +297,22 @@ Methods
     ``effective`` the saved value). A user file that is not TOML, or a value that is not ``auto``, empty or
     ``CONNECTION/MODEL``, may be refused with ``WEB_CONFIG_INVALID``; ``text`` is free.
 
+``settings_save`` -> ``{}``
+    Capability ``live-settings``. Params: any of ``configure``'s setting keys, with the same names and meanings
+    (``test_network`` is no setting and never comes; ``provider`` is ``"messages"`` or ``"api"``); a key absent
+    keeps its current value. It models a user saving settings while the implementation runs (seed 001: "The
+    switch defaults off and takes effect after saving, because the web service reads both selections for each
+    operation", and "Each operation resolves one settings snapshot, including its endpoint and credentials"):
+    a save is no restart: the suite does not rebuild the target as ``configure`` does, so what must change is
+    what the running tools resolve at their next operation. Every operation that starts after the ``{}`` answer
+    resolves the saved values (``provider`` writes both the search and the fetch selection, as the switch does;
+    after a ``"defaults": true`` configure a saved key counts as written); an operation already under way keeps
+    the snapshot it resolved for every request it still sends (a retry of the same search included). How a
+    target gets there is its own (clients rebuilt on save, pooled per key and base, settings read afresh per
+    operation); what it does for an operation started before the answer arrives is open. Answer once the saved
+    values are in effect, without waiting for operations under way; an error answer (``WEB_CONFIG_INVALID``)
+    refuses the save and keeps the settings as they were. A target without the capability is never sent it.
+
 ``cancel`` -> ``{}``
     Params ``{"id": <id of an in-flight web_search/web_fetch>}``. Answer the cancel request at once;
     the cancelled call must then answer ``{"id": n, "cancelled": true}`` (or an error with code
@@ -325,6 +343,9 @@ it. The report names every profile and why one was not certified.
   ``seed-001-quality-metadata`` (opt-in): ``web_search``, ``search-api`` and that capability
 - ``seed-001-account-route`` (opt-in): ``web_search``, ``search-api``, ``account-route``
 - ``shipped-defaults`` (opt-in): ``web_search``, ``search-api``, ``messages-search``, ``shipped-defaults``
+- ``seed-001-live-settings`` (opt-in): ``web_search``, ``search-api``, ``live-settings`` (its switch row also
+  needs ``messages-search`` and ``fetch-api``, its in-flight row ``retry``; a row whose capability is missing is
+  not run)
 - ``seed-002-evidence``: ``web_search``, ``search-api``, ``fetch-api``, ``evidence-search``
 - ``seed-002-evidence-html``: ``web_search``, ``messages-search``, ``ssrf-test-mode``, ``evidence-search``
 - ``ssrf``: ``web_fetch``, ``ssrf-test-mode``
@@ -381,6 +402,7 @@ __all__ = [
     "CAP_EVIDENCE_CITE",
     "CAP_EVIDENCE_SEARCH",
     "CAP_FETCH_API",
+    "CAP_LIVE_SETTINGS",
     "CAP_LOCALIZATION",
     "CAP_MESSAGES_SEARCH",
     "CAP_PACING",
@@ -431,6 +453,8 @@ CAP_TOOL_SCHEMA: Final = "tool-schema"
 CAP_ACCOUNT_ROUTE: Final = "account-route"
 # seeds 000/001 decide the defaults a deployment ships with: configure's "defaults": true leaves them in force
 CAP_SHIPPED_DEFAULTS: Final = "shipped-defaults"
+# seed 001: each operation resolves one settings snapshot; settings_save changes it between operations
+CAP_LIVE_SETTINGS: Final = "live-settings"
 CAPABILITIES: Final = (
     CAP_WEB_SEARCH,
     CAP_WEB_FETCH,
@@ -455,6 +479,7 @@ CAPABILITIES: Final = (
     CAP_TOOL_SCHEMA,
     CAP_ACCOUNT_ROUTE,
     CAP_SHIPPED_DEFAULTS,
+    CAP_LIVE_SETTINGS,
 )
 
 

@@ -113,6 +113,16 @@ PROFILES: tuple[Profile, ...] = (
         opt_in=True,
     ),
     Profile(
+        "seed-001-live-settings",
+        "001",
+        "settings saved while the tools run: the next operation resolves the saved key, base and switch, one under "
+        "way keeps its snapshot",
+        requires=("web_search", "search-api", "live-settings"),
+        protocol="api",
+        # settings_save is a protocol addition; a target driven only through configure is judged on what it is given
+        opt_in=True,
+    ),
+    Profile(
         "seed-002-evidence",
         "002",
         "the code-only evidence pipeline: no model call, cited lines, local and retry refusals, relevance",

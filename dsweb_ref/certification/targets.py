@@ -31,7 +31,7 @@ import tempfile
 import time
 import weakref
 from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
@@ -81,7 +81,7 @@ __all__ = [
 
 Method = Literal[
     "web_search", "web_fetch", "standalone_search", "standalone_resolve", "standalone_save", "evidence_search",
-    "tool_schema", "standalone_tools", "evidence_cite",
+    "tool_schema", "standalone_tools", "evidence_cite", "settings_save",
 ]
 STANDALONE_MODEL = "deepseek-v4-flash"  # the model a standalone search names on the emulator
 Probe = Callable[[], Any]  # run the moment a call's answer arrives; its result is CallOutcome.at_answer
@@ -207,6 +207,15 @@ class TargetConfig:
         """The exact request URL of a seed-003 standalone search over ``protocol``."""
         return self.openai_base + "/responses" if protocol == "responses" else self.messages_base + "/messages"
 
+    def saved(self, params: Mapping[str, Any]) -> TargetConfig:
+        """This configuration after ``settings_save`` ``params`` (capability live-settings): each setting key given
+        takes its saved value (and counts as written after a ``"defaults": true`` configure); unknown keys, and
+        ``test_network`` (no setting), are ignored."""
+        names = {f.name for f in fields(self)} - {"given", "test_network"}
+        kept = {k: v for k, v in params.items() if k in names}
+        given = None if self.given is None else self.given | frozenset(kept)
+        return replace(self, **kept, given=given)
+
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
         given = data.pop("given")
@@ -322,6 +331,9 @@ class ToolPair:
     tools: Resolver | None = None
     # Seed 002: the answer with the source links code attaches to it.
     citer: Citer | None = None
+    # Seed 001 (capability live-settings): a user's save while the tools run (``settings_save`` params); returns the
+    # tools to use from now on (the same ones, or new ones over the same providers). A WebError refuses the save.
+    live: Callable[[dict[str, Any]], ToolPair] | None = None
 
 
 def _answered(compute: Callable[[], dict[str, Any]]) -> ToolResult:
@@ -531,6 +543,10 @@ class InProcessTarget:
             if helper is None:
                 raise TargetError(f"this target has no {method}")
             return _TaskCall(answer(helper, params), probe)
+        if method == "settings_save":
+            if self._tools.live is None:
+                raise TargetError("this target has no settings_save")
+            return _TaskCall(self._saved(self._tools.live, params), probe)
         if method == "tool_schema":
             if not hasattr(self._tools.search, "input_schema"):
                 raise TargetError("this target's web_search tool has no input_schema")
@@ -544,6 +560,14 @@ class InProcessTarget:
         if tool is None:
             raise TargetError(f"this target has no {method} tool")
         return _TaskCall(tool.execute(params.get("arguments"), ctx), probe)
+
+    async def _saved(self, live: Callable[[dict[str, Any]], ToolPair], params: dict[str, Any]) -> ToolResult:
+        """``settings_save``: the running tools told of the save (never rebuilt from ``_build``); ``{}``."""
+        try:
+            self._tools = live(params)
+        except WebError as error:
+            return error_result(error)
+        return ToolResult(text="", value={})
 
     async def close(self) -> None:
         self._tools = None
@@ -714,25 +738,59 @@ class _Reference:
 
 def _build_reference(config: TargetConfig, scripted: httpx.AsyncBaseTransport | None = None) -> ToolPair:
     """The reference's tools for ``config``; ``scripted`` carries the scripted searches (None: one per search)."""
-    settings = reference_settings(config)
     if config.provider == "scripted":
+        settings = reference_settings(config)
         return ToolPair(search=scripted_runtime(config.scripted_base, lambda: settings, scripted).search_tool())
-    network = SandboxNetwork.from_json(config.test_network)
-    http = None
-    if network is not None:  # the shipped strict policy; only resolution and the final dial are the suite's
-        http = HttpFetchProvider(http_fetch_config(settings), resolver=network.resolver(), dialer=network.dialer())
-    runtime = build_runtime(lambda: settings, environ=reference_environ(config), http_fetch=http)
-    fetch = runtime.fetch_tool()
-    return ToolPair(
-        search=runtime.search_tool(),
-        fetch=fetch,
-        evidence=_BuiltOnFirstCall(runtime.evidence_tool),
-        standalone=lambda protocol: reference_standalone(config, protocol),
-        resolver=reference_resolve,
-        saver=reference_save,
-        tools=lambda document, environ_set: reference_tools(document, environ_set, [fetch]),
-        citer=reference_cite,
-    )
+    return _LiveReference(config).tools()
+
+
+class _LiveReference:
+    """The reference's runtime for one ``configure``, built once: its providers read :attr:`settings` and the
+    credential mapping :attr:`environ` at each operation (seed 001: each operation resolves one settings
+    snapshot), so ``settings_save`` changes only those two, as a user's save does, and never the providers."""
+
+    def __init__(self, config: TargetConfig) -> None:
+        self.config = config
+        self.settings = reference_settings(config)
+        self.environ = reference_environ(config)  # one mapping, updated in place by a save
+        network = SandboxNetwork.from_json(config.test_network)
+        self.http: HttpFetchProvider | None = None
+        if network is not None:  # the shipped strict policy; only resolution and the final dial are the suite's
+            self.http = HttpFetchProvider(
+                http_fetch_config(self.settings), resolver=network.resolver(), dialer=network.dialer()
+            )
+        self.runtime = build_runtime(lambda: self.settings, environ=self.environ, http_fetch=self.http)
+        self.evidence = _BuiltOnFirstCall(self.runtime.evidence_tool)
+
+    def tools(self) -> ToolPair:
+        """The tools over the runtime; the web_search and web_fetch tools read their own limits when made."""
+        fetch = self.runtime.fetch_tool()
+        config = self.config
+        return ToolPair(
+            search=self.runtime.search_tool(),
+            fetch=fetch,
+            evidence=self.evidence,
+            standalone=lambda protocol: reference_standalone(config, protocol),
+            resolver=reference_resolve,
+            saver=reference_save,
+            tools=lambda document, environ_set: reference_tools(document, environ_set, [fetch]),
+            citer=reference_cite,
+            live=self.save,
+        )
+
+    def save(self, params: dict[str, Any]) -> ToolPair:
+        """``settings_save``: the saved keys reach the next operation's snapshot; an operation under way keeps
+        the snapshot (and credential) it resolved at its start. A value the settings refuse refuses the save."""
+        config = self.config.saved(params)
+        if config.provider == "scripted":
+            raise WebError(WebErrorCode.CONFIG_INVALID, "settings_save: provider is messages or api")
+        settings = reference_settings(config)  # WebError for a bad value: nothing changes
+        self.config, self.settings = config, settings
+        self.environ.clear()
+        self.environ.update(reference_environ(config))
+        if self.http is not None:  # the test network's fetcher reads its limits at each fetch's start
+            self.http.config = http_fetch_config(settings)
+        return self.tools()
 
 
 def reference_target() -> InProcessTarget:
@@ -786,20 +844,25 @@ class _Waiter:
 
 
 class _AdapterCall:
-    def __init__(self, target: AdapterTarget, request_id: int, future: asyncio.Future[_Arrival]) -> None:
+    def __init__(
+        self, target: AdapterTarget, request_id: int, future: asyncio.Future[_Arrival], method: str = ""
+    ) -> None:
         self._target = target
         self._id = request_id
         self._future = future
+        self._method = method
 
     async def cancel(self) -> None:
         await self._target.request("cancel", {"id": self._id}, limit=self._target.call_timeout)
 
     async def outcome(self, limit: float) -> CallOutcome:
-        return _outcome_of(await self._target.wait_response(self._id, self._future, limit))
+        return _outcome_of(await self._target.wait_response(self._id, self._future, limit), self._method)
 
 
-def _outcome_of(arrival: _Arrival) -> CallOutcome:
+def _outcome_of(arrival: _Arrival, method: str = "") -> CallOutcome:
     message, at, observed = arrival.message, arrival.at, arrival.observed
+    if method == "settings_save" and isinstance(message.get("result"), dict):  # its answer is {}, not a tool result
+        return CallOutcome(text="", value=message["result"], answered_at=at, at_answer=observed)
     if message.get("cancelled") is True:
         return CallOutcome(cancelled=True, error_code="WEB_ABORTED", answered_at=at, at_answer=observed)
     error = message.get("error")
@@ -1084,6 +1147,7 @@ class _DeferredAdapterCall:
 
     def __init__(self, target: AdapterTarget, method: str, params: dict[str, Any], probe: Probe | None) -> None:
         self._target = target
+        self._method = method
         self._sent: asyncio.Task[tuple[int, asyncio.Future[_Arrival]]] = asyncio.ensure_future(
             target._send(method, params, probe)
         )
@@ -1094,7 +1158,7 @@ class _DeferredAdapterCall:
             request_id, future = await asyncio.wait_for(asyncio.shield(self._sent), self._target.call_timeout)
         except TimeoutError:
             raise TargetError("could not send the call to the adapter in time") from None
-        return _AdapterCall(self._target, request_id, future)
+        return _AdapterCall(self._target, request_id, future, self._method)
 
     async def cancel(self) -> None:
         await (await self._call()).cancel()

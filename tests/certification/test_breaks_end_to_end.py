@@ -38,6 +38,13 @@ BREAKS: dict[str, tuple[set[str], str | tuple[str, ...]]] = {
     "account-route-messages-key": ({"search.api.account_route"}, "the account route, Messages search"),
     # configure's "defaults": true (shipped-defaults): every other check writes sendOriginalQuestion
     "ori-question-opt-in": ({"search.defaults.shipped"}, "ori_question sent by default: ori_question=None"),
+    # settings saved while the target runs (live-settings): every other check configures the target afresh
+    "saved-key-ignored": ({"settings.snapshot.per_operation"}, "after saving another key: the Search API request "
+                          "carried the configured key"),
+    "saved-switch-search-only": ({"settings.snapshot.per_operation"}, "after saving the switch on: web_fetch sent no "
+                                 "request"),
+    "retry-reads-saved-settings": ({"settings.snapshot.per_operation"}, "a save while a search is under way: its retry "
+                                   "carried the saved key to /deepseek/tools/search"),
     "batch-count-uncapped": ({"search.api.count"}, "a batch, cap below count"),
     "batch-no-prompt": ({"search.api.ori_question"}, "a batch of two queries"),
     "model-ori-question": ({"search.api.ori_question"}, "ori_question among the arguments"),
@@ -296,8 +303,8 @@ def test_every_seed_002_break_mode_is_tabled() -> None:
 
 # The checks of this suite's case families (seeds 000/001, the opt-in scheduling ones included); seeds
 # 002/003 table their own breaks (tests/standalone, ...).
-FAMILIES = {"batch", "deployment", "differential", "fetch", "mapping", "merge", "outcomes", "scheduling", "search",
-            "shipped_defaults", "summary",
+FAMILIES = {"batch", "deployment", "differential", "fetch", "live_settings", "mapping", "merge", "outcomes",
+            "scheduling", "search", "shipped_defaults", "summary",
             "text", "validation"}
 SEED_000_001 = [s for s in all_checks() if s.run.__module__.rsplit(".", 1)[-1] in FAMILIES]
 

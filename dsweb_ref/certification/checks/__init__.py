@@ -17,6 +17,7 @@ from . import (  # noqa: F401  (registration side effect)
     evidence_relevance,
     evidence_wire,
     fetch,
+    live_settings,
     mapping,
     merge,
     outcomes,

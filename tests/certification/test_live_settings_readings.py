@@ -1,0 +1,144 @@
+"""Seed 001's "each operation resolves one settings snapshot, including its endpoint and credentials" (capability
+live-settings, check settings.snapshot.per_operation). An outside hunt listed two readings certified although
+wrong: settings read once (the credential, the base or the provider selection, at construction or per provider
+instance), which every other check's fresh configure hid, and settings read again for each HTTP request of one
+operation, so that a retry could pair an old base with a new key. Each wrong reading is made in the reference and
+must fail exactly the row that names it; the reference passes every row, and so does a target that rebuilds its
+runtime on each save (a variant the seed allows)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from dsweb_ref.certification import targets
+from dsweb_ref.certification.checks import live_settings
+from dsweb_ref.certification.targets import InProcessTarget, TargetConfig, ToolPair
+from dsweb_ref.providers import _deepseek_http, deepseek_fetch_api, deepseek_search_api
+from dsweb_ref.providers._deepseek_http import SettingsBoundProvider
+from dsweb_ref.runtime import build_runtime
+from dsweb_ref.settings import Settings
+
+from ._readings import failing_rows, fails_exactly, patch_reading
+from .conftest import run
+
+CHECK, TABLE = "settings.snapshot.per_operation", "CASES"
+KEY, SWITCH, BASE, IN_FLIGHT = (case.name for case in live_settings.CASES)
+
+
+def test_the_reference_passes_every_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert failing_rows(live_settings, TABLE, CHECK, monkeypatch) == set()
+
+
+def _read_once(function: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``SettingsBoundProvider.function`` (a snapshot -> value reader) answering, for good, what it read first."""
+    original = getattr(SettingsBoundProvider, function)
+
+    def once(self: SettingsBoundProvider, snapshot: Settings) -> Any:
+        kept = self.__dict__.setdefault("_read_once", {})
+        if function not in kept:
+            kept[function] = original(self, snapshot)
+        return kept[function]
+
+    monkeypatch.setattr(SettingsBoundProvider, function, once)
+
+
+def test_a_credential_read_once_per_provider_fails_the_key_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: the credential read once (per process or provider instance): a saved key never reaches a request
+    _read_once("_credential", monkeypatch)
+    fails_exactly(live_settings, TABLE, CHECK, KEY, monkeypatch)
+
+
+def test_a_base_read_once_per_provider_fails_the_base_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: the Search API base read once: a saved base never reaches a request
+    _read_once("_base", monkeypatch)
+    fails_exactly(live_settings, TABLE, CHECK, BASE, monkeypatch)
+
+
+def test_a_selection_read_at_construction_fails_the_switch_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: the web service given the selection the settings held when it was built, not a source read per call
+    patch_reading(__import__("dsweb_ref.runtime", fromlist=["build_runtime"]), "build_runtime",
+                  "WebService(lambda: settings().provider_selection())", "WebService(settings().provider_selection())",
+                  monkeypatch, targets)
+    fails_exactly(live_settings, TABLE, CHECK, SWITCH, monkeypatch)
+
+
+def test_a_switch_moving_search_only_fails_the_switch_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: a save of the switch that writes web.searchProvider alone: web_fetch stays on the local fetcher
+    # (the page is a loopback URL, which the local fetcher refuses: nothing leaves the machine)
+    save = targets._LiveReference.save
+
+    def search_only(self: Any, params: dict[str, Any]) -> ToolPair:
+        fetch_before = self.settings.web.fetch_provider
+        tools = save(self, params)
+        self.settings = self.settings.updated({"web.fetch_provider": fetch_before})
+        return tools
+
+    monkeypatch.setattr(targets._LiveReference, "save", search_only)
+    fails_exactly(live_settings, TABLE, CHECK, SWITCH, monkeypatch)
+
+
+# The exchange of call_tools_api, sent with a snapshot read again at each attempt (the wrong reading) instead of
+# the key and base the operation resolved at its start.
+PER_OPERATION = "return await provider._post(base, key, conf.timeout_s, url, body, headers, remaining_s=remaining_s)"
+PER_REQUEST = """now = provider._settings()
+        key_now, base_now = provider._credential(now), provider._base(now)
+        return await provider._post(base_now, key_now, conf.timeout_s, f"{base_now}/{route}", body,
+                                    {**headers, "Authorization": f"Bearer {key_now}"}, remaining_s=remaining_s)"""
+
+
+def test_settings_read_per_request_fail_the_in_flight_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: each HTTP request of one operation resolving the settings anew: the retry after a save pairs the
+    # saved key and base with a search the configured ones started
+    patch_reading(_deepseek_http, "call_tools_api", PER_OPERATION, PER_REQUEST, monkeypatch,
+                  deepseek_search_api, deepseek_fetch_api)
+    fails_exactly(live_settings, TABLE, CHECK, IN_FLIGHT, monkeypatch)
+
+
+def test_a_target_that_rebuilds_its_runtime_on_each_save_is_certified() -> None:
+    """Allowed: a save that builds new providers and clients from the saved settings (an operation under way keeps
+    the old ones, and with them its snapshot)."""
+
+    def build(config: TargetConfig) -> ToolPair:
+        settings = targets.reference_settings(config)
+        runtime = build_runtime(lambda: settings, environ=targets.reference_environ(config))
+
+        def rebuilt(params: dict[str, Any]) -> ToolPair:
+            return build(config.saved(params))
+
+        return ToolPair(search=runtime.search_tool(), fetch=runtime.fetch_tool(), live=rebuilt)
+
+    target = InProcessTarget(build, name="dsweb_ref+rebuilt-on-save", version="test")
+    (result,) = run(target, only=[CHECK]).results
+    assert result.outcome.value == "passed", result.reason
+
+
+def test_a_target_that_closes_its_old_clients_on_save_is_certified() -> None:
+    """Allowed: a save that closes the clients it replaces, so a search under way may fail (the seed does not say a
+    save spares it); what such a search sent is still judged."""
+    closing: set[asyncio.Task[None]] = set()
+
+    def build(config: TargetConfig) -> ToolPair:
+        settings = targets.reference_settings(config)
+        runtime = build_runtime(lambda: settings, environ=targets.reference_environ(config))
+
+        def rebuilt(params: dict[str, Any]) -> ToolPair:
+            task = asyncio.get_running_loop().create_task(runtime.aclose())
+            closing.add(task)
+            task.add_done_callback(closing.discard)
+            return build(config.saved(params))
+
+        return ToolPair(search=runtime.search_tool(), fetch=runtime.fetch_tool(), live=rebuilt)
+
+    target = InProcessTarget(build, name="dsweb_ref+closed-on-save", version="test")
+    (result,) = run(target, only=[CHECK]).results
+    assert result.outcome.value == "passed", result.reason
+
+
+def test_without_the_capability_the_check_is_skipped() -> None:
+    capabilities = tuple(c for c in targets.CAPABILITIES if c != "live-settings")
+    target = InProcessTarget(targets._Reference(), name="dsweb_ref", version="test", capabilities=capabilities)
+    (result,) = run(target, only=[CHECK]).results
+    assert result.outcome.value == "skipped" and "live-settings" in result.reason
