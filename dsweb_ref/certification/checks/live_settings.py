@@ -18,6 +18,7 @@ holds across the save).
 
 from __future__ import annotations
 
+import asyncio
 import json
 from urllib.parse import urlsplit
 
@@ -39,19 +40,27 @@ OTHER_PREFIX = OTHER_TOOLS_PREFIXES[0]  # /deepseek/tools: another deployment's 
 PAGE_PATH = "/live-settings/page"
 PAGE = json.dumps({"title": "Saved settings", "content": "# Saved settings\n\nThe switch took effect."}).encode()
 RETRYABLE = Status(503, headers={"Retry-After": "0"})  # the held request's answer: retried at once
+# How long the held search waits for the save's answer before it is released anyway: a target may answer a save
+# only once the operations under way end (the seed does not say when a save is answered), and then holding the
+# search until the answer would deadlock. A save answered later is judged as one made during the search all the same.
+SAVE_ANSWER_WAIT = 3.0
 
-KEY = Case("a key saved between two searches", "the credential read once (at construction, per process or per "
-           "provider instance), so the search after a saved key still carries the configured one",
-           {"row": "key"})
+KEY = Case("a key saved between two operations", "the credential read once (at construction, per process or per "
+           "provider instance), so the search after a saved key still carries the configured one; or read afresh by "
+           "one API or protocol only (the Fetch API's, with fetch-api, or Messages search's, with messages-search, "
+           "still the configured one)", {"row": "key"})
 SWITCH = Case("the switch saved between two operations", "the provider selection read at construction (the switch "
               "takes effect only after a restart), or the switch moving the search selection only: saved on, "
-              "web_fetch stays on the local HTTP fetcher (with messages-search; the web_fetch with fetch-api)",
+              "web_fetch stays on the local HTTP fetcher, or saved off again, web_fetch stays on the Fetch API "
+              "(with messages-search; the web_fetch steps with fetch-api)",
               {"row": "switch"}, family=SCOPE)
-BASE = Case("a base saved between two searches", "the Search API base read once (at construction, or per client "
-            "made), so the search after a saved base goes to the configured one", {"row": "base"})
+BASE = Case("a base saved between two operations", "the API base read once (at construction, or per client made), "
+            "so the search after a saved base goes to the configured one; or read afresh for search only (the Fetch "
+            "API request, with fetch-api, still goes to the configured base)", {"row": "base"})
 IN_FLIGHT = Case("a save while a search is under way", "the settings read again for each HTTP request of one "
                  "operation: the retry of a search held across a save of key and base carries the saved key, or "
-                 "goes to the saved base (with retry)", {"row": "in_flight"}, family=SCOPE)
+                 "goes to the saved base; or the save made while busy lost, so the next search still carries the "
+                 "configured key to the configured base (with retry)", {"row": "in_flight"}, family=SCOPE)
 CASES = (KEY, SWITCH, BASE, IN_FLIGHT)
 SHOWN = {DEFAULT_API_KEY: "the configured key", SAVED_KEY: "the saved key"}
 
@@ -90,13 +99,42 @@ async def searched(ctx: CheckContext, case: Case, step: str) -> RequestRecord:
     return records[0]
 
 
+async def fetched(ctx: CheckContext) -> list[RequestRecord]:
+    """One web_fetch of the loopback page afresh (the Fetch API answers it); the requests it sent the emulator.
+    Its outcome is not judged here: the rows read where it went and what it carried."""
+    ctx.fresh()
+    ctx.emu.inject("fetch", Status(200, body=PAGE))
+    await ctx.fetch(ctx.emu.base_url + PAGE_PATH)
+    await ctx.settle()
+    return ctx.records()
+
+
+def fetches(ctx: CheckContext) -> bool:
+    return {CAP_WEB_FETCH, CAP_FETCH_API} <= ctx.hello.capabilities
+
+
 async def key_row(ctx: CheckContext, case: Case) -> None:
+    # Seed 001: "Both APIs read one credential and one API base": the Fetch API's request is judged like the search's.
     await ctx.configure(provider="api", api_key=DEFAULT_API_KEY, tools_base=ctx.emu.tools_base, retries=0)
     for step, shown in (("before the save", "the configured key"), ("after saving another key", "the saved key")):
         if step != "before the save":
             await save(ctx, case, api_key=SAVED_KEY)
         got = key_of(await searched(ctx, case, step))
         require(got == shown, f"{case.name}: {step}: the Search API request carried {got}, expected {shown}",
+                catches=case.catches)
+        if fetches(ctx):
+            keys = [key_of(r) for r in await fetched(ctx) if r.route == "fetch"]
+            require(keys == [shown], f"{case.name}: {step}: the Fetch API request(s) carried {keys or 'nothing'}, "
+                    f"expected {shown} (both APIs read one credential)", catches=case.catches)
+    if CAP_MESSAGES_SEARCH not in ctx.hello.capabilities:
+        return
+    await ctx.configure(provider="messages", api_key=DEFAULT_API_KEY, tools_base=ctx.emu.tools_base, retries=0)
+    for step, shown in (("Messages search before the save", "the configured key"),
+                        ("Messages search after saving another key", "the saved key")):
+        if shown == "the saved key":
+            await save(ctx, case, api_key=SAVED_KEY)
+        got = key_of(await searched(ctx, case, step))
+        require(got == shown, f"{case.name}: {step}: the Messages request carried {got}, expected {shown}",
                 catches=case.catches)
 
 
@@ -110,7 +148,15 @@ async def switch_row(ctx: CheckContext, case: Case) -> None:
         got = (await searched(ctx, case, step)).route
         require(got == route, f"{case.name}: {step}: web_search went to {got}, expected {route} (the web service "
                 "reads the selection for each operation)", catches=case.catches)
-        if route != "search" or not fetch:  # off, web_fetch is the local HTTP fetcher's: never called here
+        if not fetch or provider is None:  # before any save the fetch selection is the configure's, judged elsewhere
+            continue
+        if route != "search":
+            # Off again, web_fetch is the local HTTP fetcher's ("off restores Messages search with local HTTP fetch"):
+            # the page is a loopback literal, so that fetcher refuses it (or, without an address policy, reaches the
+            # emulator's page route); either way no Fetch API request.
+            routes = [r.route for r in await fetched(ctx)]
+            require("fetch" not in routes, f"{case.name}: {step}: web_fetch sent a Fetch API request, expected none "
+                    "(saved off, the switch restores local HTTP fetch)", catches=case.catches)
             continue
         ctx.fresh()
         ctx.emu.inject("fetch", Status(200, body=PAGE))
@@ -130,6 +176,10 @@ async def base_row(ctx: CheckContext, case: Case) -> None:
         got, want = (await searched(ctx, case, step)).path, path_of(base, "search")
         require(got == want, f"{case.name}: {step}: the Search API request went to {got}, expected {want}",
                 catches=case.catches)
+        if fetches(ctx):
+            paths, want = [r.path for r in await fetched(ctx) if r.route == "fetch"], path_of(base, "fetch")
+            require(paths == [want], f"{case.name}: {step}: the Fetch API request(s) went to {paths or 'nowhere'}, "
+                    f"expected {want} (both APIs read one API base)", catches=case.catches)
 
 
 async def in_flight_row(ctx: CheckContext, case: Case) -> None:
@@ -141,12 +191,21 @@ async def in_flight_row(ctx: CheckContext, case: Case) -> None:
     gate = ctx.emu.gate("live-settings")
     ctx.emu.inject("search", Hold(gate, then=RETRYABLE))
     call = ctx.start_search([QUERY])
+    other = ctx.emu.base_url + OTHER_PREFIX
     try:
         await wait_held(ctx, gate, 1, f"{case.name}: the first Search request", catches=case.catches)
-        await save(ctx, case, api_key=SAVED_KEY, tools_base=ctx.emu.base_url + OTHER_PREFIX)
+    except BaseException:
+        gate.release()
+        raise
+    saving = asyncio.ensure_future(save(ctx, case, api_key=SAVED_KEY, tools_base=other))
+    try:
+        await asyncio.wait({saving}, timeout=SAVE_ANSWER_WAIT)  # answered now, or once the search ends
+        gate.release()
+        outcome = await call.outcome(CALL_TIMEOUT)
+        await saving  # its own failure (no answer, not {}) is reported as the save's
     finally:
         gate.release()
-    outcome = await call.outcome(CALL_TIMEOUT)
+        saving.cancel()  # a no-op once it ended; never left running past the row
     await ctx.settle()
     records = ctx.records("search")
     # A target that closes its old clients on save may fail the search under way: the seed does not say a save
@@ -158,6 +217,12 @@ async def in_flight_row(ctx: CheckContext, case: Case) -> None:
         require(got == ("the configured key", want), f"{case.name}: {which} carried {got[0]} to {got[1]}; the "
                 f"operation resolved the configured key and {want} at its start, and keeps them for every request",
                 catches=case.catches)
+    # The save was made while the target was busy: it still takes effect for the next operation.
+    record = await searched(ctx, case, "the search after the held one")
+    after, saved = (key_of(record), record.path), ("the saved key", path_of(other, "search"))
+    require(after == saved, f"{case.name}: the search after the held one carried {after[0]} to {after[1]}, "
+            f"expected {saved[0]} to {saved[1]} (a save made while a search was under way takes effect after it)",
+            catches=case.catches)
 
 
 ROWS = {"key": key_row, "switch": switch_row, "base": base_row, "in_flight": in_flight_row}
@@ -173,14 +238,18 @@ ROWS = {"key": key_row, "switch": switch_row, "base": base_row, "in_flight": in_
     rule="Seed 001: 'The switch defaults off and takes effect after saving, because the web service reads both "
     "selections for each operation', and 'Each operation resolves one settings snapshot, including its endpoint and "
     "credentials.' With the target running (settings_save, no new configure): a web_search after a saved API key "
-    "carries the saved key; after a saved Search API base it goes to that base plus /search; after saving the switch "
-    "on a web_search goes to the Search API and (with fetch-api) a web_fetch to the Fetch API, since the switch "
-    "writes both selections, and saved off again web_search goes back to Messages (with messages-search; web_fetch "
-    "is then the local HTTP fetcher's, which no row calls). A search under way when key and base are saved keeps "
+    "carries the saved key, and so do (with fetch-api) a web_fetch's Fetch API request and (with messages-search) a "
+    "Messages search, since 'Both APIs read one credential and one API base'; after a saved base the Search (and "
+    "Fetch) API request goes to that base plus /search (/fetch); after saving the switch on a web_search goes to "
+    "the Search API and (with fetch-api) a web_fetch to the Fetch API, since the switch writes both selections, and "
+    "saved off again web_search goes back to Messages and web_fetch sends no Fetch API request ('off restores "
+    "Messages search with local HTTP fetch'; the page is a loopback literal the local fetcher refuses or reaches "
+    "on this machine; with messages-search). A search under way when key and base are saved keeps "
     "the snapshot it resolved for every request it sends: a retry (with retry) repeats the same search of the same "
-    "query, in the same operation, so it carries the configured key to the configured base (the save is answered "
-    "while the search is held; a search that then fails, its clients closed by the save, is judged on the requests "
-    "it sent). "
+    "query, in the same operation, so it carries the configured key to the configured base, and the search after "
+    "it carries the saved key to the saved base (a save may be answered while the search is held or only once it "
+    "ends: the search is released after 3 s without an answer; a search that fails, its clients closed by the save, "
+    "is judged on the requests it sent). "
     "Only operations started after the save's answer are held to the saved values; how a target applies a save "
     "(clients rebuilt, pooled per key and base, settings read per operation) is its own.",
     cases=CASES,
