@@ -310,8 +310,9 @@ Methods
     the snapshot it resolved for every request it still sends (a retry of the same search included). How a
     target gets there is its own (clients rebuilt on save, pooled per key and base, settings read afresh per
     operation); what it does for an operation started before the answer arrives is open. Answer once the saved
-    values are in effect, without waiting for operations under way; an error answer (``WEB_CONFIG_INVALID``)
-    refuses the save and keeps the settings as they were. A target without the capability is never sent it.
+    values are in effect, at once or once the operations under way have ended (the seed does not say which; keep
+    reading stdin either way); an error answer (``WEB_CONFIG_INVALID``) refuses the save and keeps the settings as
+    they were. A target without the capability is never sent it.
 
 ``cancel`` -> ``{}``
     Params ``{"id": <id of an in-flight web_search/web_fetch>}``. Answer the cancel request at once;
