@@ -150,6 +150,12 @@ FAILURES = (
     # The secret-echo rule of errors.codes and errors.secret_echo, for the Fetch API: its errors quote keys too.
     Case("HTTP 401 quoting the key", "the Fetch API's error text quoted unscrubbed, the key it echoes included",
          {"url": PAGE, "fault": "401-echo"}),
+    # From an outside hunt (M): statuses whose HTTP meaning matches one of the web layer's own codes, each mapped
+    # to it. Seed 001: "every non-success status is a retrieval failure rather than a specific target diagnosis".
+    Case("HTTP 406, 410, 413, 414, 415, 422 and 451", "a Fetch API status read as the web layer's specific "
+         "diagnosis of the page (413 as WEB_FETCH_TOO_LARGE, 406 or 415 as WEB_UNSUPPORTED_CONTENT_TYPE, 451 as "
+         "WEB_BLOCKED_URL, 414 or 422 as WEB_INVALID_URL) instead of a retrieval failure",
+         {"url": PAGE, "fault": (406, 410, 413, 414, 415, 422, 451)}),
 )
 # From an outside hunt: a Fetch API failure handed to the local HTTP fetcher, which then reads the page itself.
 # Only a target with ssrf-test-mode can show it without traffic leaving loopback: the test network resolves the
@@ -182,7 +188,8 @@ PAGE_ANSWER = json.dumps({"title": "T", "content": "# Cached page\n\nServed with
     "in a success body changes neither the requested URL nor the 200; "
     "'every non-success status is a retrieval failure rather than a specific target diagnosis' "
     "(WEB_PROVIDER_ERROR, 408 and 504 included, never a timeout of the page, even when its body reads as a "
-    "page), as is a success whose body holds "
+    "page; nor is a status such as 413, 415 or 451 the web layer's own code for a page too large, of an "
+    "unsupported type or blocked), as is a success whose body holds "
     "no Markdown text (the provider tests cover 'malformed responses'): never an empty page, and never one "
     "showing the key an error body echoes (the project's no-secret rule, as errors.secret_echo holds it for "
     "search); and 'The provider has "
@@ -251,30 +258,37 @@ async def fetch_mapping(ctx: CheckContext) -> None:
             require(len(text) < len(page), f"{case.name}: the text is {len(text):,} characters: the page was shown "
                     f"whole, with no bound on the tool's output", length=len(text), catches=case.catches)
     for case in FAILURES:
-        ctx.fresh()
-        if case["fault"] == "429":
-            ctx.emu.inject("fetch", RateLimited(retry_after=1))
-        elif case["fault"] == "401":
-            ctx.emu.inject("fetch", Status(401))
-        elif case["fault"] == "401-echo":
-            echo = {"error": {"message": f"Authentication Fails, Your api key: {ctx.config.api_key} is invalid",
-                              "type": "authentication_error"}}
-            ctx.emu.inject("fetch", Status(401, body=json.dumps(echo).encode()))
-        elif case["fault"] == "truncated":
-            ctx.emu.inject("fetch", Malformed(body=b'{"title": "T", "content": "# T'))
-        elif isinstance(case["fault"], int):
-            ctx.emu.inject("fetch", Status(case["fault"], body=PAGE_ANSWER if case.params.get("page") else None))
-        elif isinstance(case["fault"], bytes):
-            ctx.emu.inject("fetch", Malformed(body=case["fault"]))
-        outcome = await ctx.fetch(case["url"])
-        await ctx.settle()
-        expect_error(outcome, f"{case.name}: fetch {case['url']}", PROVIDER_ERROR)
-        shown = _leaks(outcome, ctx.config.api_key)
-        require(shown is None, f"{case.name}: the failure shows {shown}", catches=case.catches)
-        sent = len(ctx.records("fetch"))
-        require(sent == 1, f"{case.name}: {sent} Fetch API requests; a failure must not be retried silently")
+        faults = case["fault"] if isinstance(case["fault"], tuple) else (case["fault"],)
+        for fault in faults:
+            await _one_failure(ctx, case, fault, case.name if len(faults) == 1 else f"{case.name}: HTTP {fault}")
     if FALLBACK and "ssrf-test-mode" in ctx.hello.capabilities:
         await _no_fallback(ctx)
+
+
+async def _one_failure(ctx: CheckContext, case: Case, fault: Any, what: str) -> None:
+    """One fault of a FAILURES row (``what`` names it): WEB_PROVIDER_ERROR after one request, showing no key."""
+    ctx.fresh()
+    if fault == "429":
+        ctx.emu.inject("fetch", RateLimited(retry_after=1))
+    elif fault == "401":
+        ctx.emu.inject("fetch", Status(401))
+    elif fault == "401-echo":
+        echo = {"error": {"message": f"Authentication Fails, Your api key: {ctx.config.api_key} is invalid",
+                          "type": "authentication_error"}}
+        ctx.emu.inject("fetch", Status(401, body=json.dumps(echo).encode()))
+    elif fault == "truncated":
+        ctx.emu.inject("fetch", Malformed(body=b'{"title": "T", "content": "# T'))
+    elif isinstance(fault, int):
+        ctx.emu.inject("fetch", Status(fault, body=PAGE_ANSWER if case.params.get("page") else None))
+    elif isinstance(fault, bytes):
+        ctx.emu.inject("fetch", Malformed(body=fault))
+    outcome = await ctx.fetch(case["url"])
+    await ctx.settle()
+    expect_error(outcome, f"{what}: fetch {case['url']}", PROVIDER_ERROR)
+    shown = _leaks(outcome, ctx.config.api_key)
+    require(shown is None, f"{what}: the failure shows {shown}", catches=case.catches)
+    sent = len(ctx.records("fetch"))
+    require(sent == 1, f"{what}: {sent} Fetch API requests; a failure must not be retried silently")
 
 
 async def fetch_with_extra(ctx: CheckContext, case: Case) -> CallOutcome | None:

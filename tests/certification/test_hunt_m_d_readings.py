@@ -1,0 +1,69 @@
+"""Issue 24, an outside hunt (M) over seed 001: wrong readings dsweb certify passed. A Fetch API 413, 415 or 451
+mapped to the web layer's own code for the page (too large, unsupported type, blocked); thinking disabled on the
+Messages path only for model names that say DeepSeek; Fetch API failures retried at once when retries are on.
+Each wrong reading is made in the reference and must fail exactly the row that names it; the reference passes it.
+
+Judged but not rowed: the Messages request recorded without thinking, or after dispatch (no protocol verb returns
+a call's recorded requests, so no check can read the record)."""
+
+from __future__ import annotations
+
+import pytest
+
+from dsweb_ref.certification.checks import fetch, search
+from dsweb_ref.providers import _deepseek_http, deepseek_official
+
+from ._readings import failing_rows, fails_exactly, patch_reading
+
+MAPPING, THINKING = "fetch.api.mapping", "search.messages.thinking_disabled"
+SPECIFIC = "HTTP 406, 410, 413, 414, 415, 422 and 451"
+GATEWAY = "a gateway's model name"
+FETCH_TABLES = ("MAPPING", "OTHER_SUCCESS", "BOUNDS", "FAILURES", "FALLBACK")
+STATUS_LINE = "    status = reply.status\n"
+
+
+def _only(module: object, keep: str, tables: tuple[str, ...], monkeypatch: pytest.MonkeyPatch) -> None:
+    """``keep`` alone of ``module``'s ``tables``: the others prove nothing here."""
+    for table in tables:
+        if table != keep:
+            monkeypatch.setattr(module, table, ())
+
+
+def _specific_code(status: int, code: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Fetch API's ``status`` mapped to the web layer's ``code`` (the hunt's patch, one status each)."""
+    wrong = (f"{STATUS_LINE}    if status == {status} and label == \"DeepSeek Fetch API\":\n"
+             f"        return WebError(WebErrorCode.{code}, f\"{{label}}: HTTP {status}\")\n")
+    patch_reading(_deepseek_http, "api_status_error", STATUS_LINE, wrong, monkeypatch)
+
+
+def test_the_reference_passes_the_failure_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+    _only(fetch, "FAILURES", FETCH_TABLES, monkeypatch)
+    assert SPECIFIC in {case.name for case in fetch.FAILURES}
+    assert failing_rows(fetch, "FAILURES", MAPPING, monkeypatch) == set()
+
+
+@pytest.mark.parametrize("status,code", [(413, "FETCH_TOO_LARGE"), (415, "UNSUPPORTED_CONTENT_TYPE"),
+                                         (451, "BLOCKED_URL")])
+def test_a_fetch_status_read_as_a_specific_diagnosis_fails_exactly_its_row(
+    status: int, code: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # catches: 413 -> WEB_FETCH_TOO_LARGE, 415 -> WEB_UNSUPPORTED_CONTENT_TYPE, 451 -> WEB_BLOCKED_URL, where seed
+    # 001 makes every non-success status a retrieval failure rather than a specific target diagnosis
+    _specific_code(status, code, monkeypatch)
+    _only(fetch, "FAILURES", FETCH_TABLES, monkeypatch)
+    fails_exactly(fetch, "FAILURES", MAPPING, SPECIFIC, monkeypatch)
+
+
+def test_the_reference_passes_the_thinking_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert failing_rows(search, "THINKING", THINKING, monkeypatch) == set()
+
+
+def test_thinking_sent_only_for_deepseek_model_names_fails_exactly_the_gateway_row(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # catches: thinking taken for a DeepSeek extension and left out for a gateway's claude-... model (the hunt's
+    # patch, as written), where seed 001's Messages path sends it explicitly
+    right = '"thinking": {"type": "disabled"},\n    }\n'
+    wrong = '}\n    if "deepseek" in str(conf.model).lower():\n        payload["thinking"] = {"type": "disabled"}\n'
+    patch_reading(deepseek_official.DeepSeekMessagesSearch, "search", right, wrong, monkeypatch)
+    fails_exactly(search, "THINKING", THINKING, GATEWAY, monkeypatch)
