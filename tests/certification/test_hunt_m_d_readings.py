@@ -11,13 +11,15 @@ from __future__ import annotations
 import pytest
 
 from dsweb_ref.certification.checks import fetch, search
-from dsweb_ref.providers import _deepseek_http, deepseek_official
+from dsweb_ref.providers import _deepseek_http, _scheduler, deepseek_official
 
 from ._readings import failing_rows, fails_exactly, patch_reading
 
-MAPPING, THINKING = "fetch.api.mapping", "search.messages.thinking_disabled"
+MAPPING, THINKING, FETCH_WAITS = "fetch.api.mapping", "search.messages.thinking_disabled", "fetch.api.retry.waits"
 SPECIFIC = "HTTP 406, 410, 413, 414, 415, 422 and 451"
 GATEWAY = "a gateway's model name"
+(AT_ONCE,) = (case.name for case in fetch.FETCH_RETRY)
+WAIT = "wait = self.backoff(retry, policy.max_wait_s) if asked is None else asked"
 FETCH_TABLES = ("MAPPING", "OTHER_SUCCESS", "BOUNDS", "FAILURES", "FALLBACK")
 STATUS_LINE = "    status = reply.status\n"
 
@@ -67,3 +69,27 @@ def test_thinking_sent_only_for_deepseek_model_names_fails_exactly_the_gateway_r
     wrong = '}\n    if "deepseek" in str(conf.model).lower():\n        payload["thinking"] = {"type": "disabled"}\n'
     patch_reading(deepseek_official.DeepSeekMessagesSearch, "search", right, wrong, monkeypatch)
     fails_exactly(search, "THINKING", THINKING, GATEWAY, monkeypatch)
+
+
+def test_the_reference_passes_the_fetch_retry_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert failing_rows(fetch, "FETCH_RETRY", FETCH_WAITS, monkeypatch) == set()
+
+
+def test_fetch_api_retries_sent_at_once_fail_exactly_the_fetch_retry_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: the guide's wait kept for Search, so a Fetch API 408, 429 or 5xx is re-sent at once (the hunt's patch)
+    wrong = f"wait = 0.0 if api == \"fetch\" else ({WAIT.removeprefix('wait = ')})"
+    patch_reading(_scheduler.AccountScheduler, "run", WAIT, wrong, monkeypatch)
+    fails_exactly(fetch, "FETCH_RETRY", FETCH_WAITS, AT_ONCE, monkeypatch)
+
+
+@pytest.mark.parametrize("right,variant", [
+    # Fetch API requests never retried: whether they are is open
+    ("if retry >= policy.retries or", "if api == \"fetch\" or retry >= policy.retries or"),
+    # a fixed 60 ms Fetch wait that reads no Retry-After: how long a wait is, and Retry-After on Fetch, are open
+    (WAIT, f"wait = 0.06 if api == \"fetch\" else ({WAIT.removeprefix('wait = ')})"),
+])
+def test_right_by_seed_fetch_retry_variants_pass_the_fetch_retry_row(
+    right: str, variant: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    patch_reading(_scheduler.AccountScheduler, "run", right, variant, monkeypatch)
+    assert failing_rows(fetch, "FETCH_RETRY", FETCH_WAITS, monkeypatch) == set()

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+from collections.abc import Callable
 from typing import Any
 
 from ...emulator import Hold, Malformed, RateLimited, Status
+from ..adapter_protocol import CAP_RETRY
+from ..calibration import LATE_UNDER_LOAD, LagSampler, Load, patiently, round_trip
 from ..cases import CARRY, Case
 from ..targets import CallOutcome
 from ._base import (
     CALL_TIMEOUT,
     PROVIDER_ERROR,
     CheckContext,
+    CheckFailed,
     check,
     expect_error,
     expect_schema,
@@ -21,6 +26,17 @@ from ._base import (
 )
 from .batch import answer_probe, require_cancelled
 from .outcomes import REDIRECT_STATUSES, _leaks, redirect_fault
+from .scheduling import (
+    ARRIVAL_BOUND,
+    AT_ONCE_ATTEMPTS,
+    AT_ONCE_RETRY,
+    FAILED_RUNS,
+    LOAD_CAP,
+    RETRIES,
+    STAGGER,
+    _gaps,
+    _second_longest,
+)
 from .search import only_record, require_no_model_request, require_tools_api_headers
 from .ssrf import PUBLIC, _network
 
@@ -436,3 +452,121 @@ async def fetch_cancel(ctx: CheckContext) -> None:
         call = ctx.target.start_call("web_fetch", {"arguments": {"url": PAGE}}, answer_probe(ctx))
         await require_cancelled(ctx, call, gate, 1, case.name, limit=CANCEL_BOUND, noun="fetches",
                                 catches=case.catches)
+
+
+# From an outside hunt (M): retries are judged on the Search API only, so a target whose opt-in retries re-sent a
+# failed Fetch API request at once (its waits kept for Search) was certified. Seed 001's guide covers both APIs
+# ("Search and Fetch each have an account-wide 5 QPS limit") and "recommends waiting before retrying 408, 429,
+# and 5xx". Whether the Fetch API is retried at all is open, and so is how long a wait is, and whether a Retry-After
+# is read on it (the protocol names it for Search requests only): these calls send none.
+FETCH_RETRY = (
+    Case("Fetch API 408, 429 and 503 every time: a wait before each retry", "a Fetch API failure retried at once "
+         "(the guide's wait kept for Search requests, the Fetch API's limits taken for per-target ones)",
+         {"faults": (Status(408), RateLimited(retry_after=None), Status(503))}),
+)
+
+
+@check(
+    "fetch.api.retry.waits",
+    "With retries on, a Fetch API request answered 408, 429 or 5xx is never retried at once",
+    seed="001",
+    requires=(WF, FAPI, CAP_RETRY),
+    provider="api",
+    rule="Seed 001: the guide that covers both APIs ('Search and Fetch each have an account-wide 5 QPS limit') "
+    "'recommends waiting before retrying 408, 429, and 5xx'. Whether a target retries the Fetch API at all is "
+    "open (a target that never does passes), and so are the length of a wait and whether a Retry-After is read "
+    "on it; a retry sent at once is not waiting. As search.api.retry.waits judges it: a retry within 40 ms of "
+    "the failure's answer is at once, judged on the second-longest of the run's waits (one at-once retry a busy "
+    "machine stalled does not pass for a wait); a run whose waits fall within its measured load of that bar is "
+    "re-run, and the check fails only when two runs show retries at once.",
+    cases=FETCH_RETRY,
+    slot="quiet",  # measures the waits between attempts
+)
+async def fetch_retry_waits(ctx: CheckContext) -> None:
+    await ctx.configure_opt_in(retries=RETRIES)
+    history: list[dict[str, Any]] = []
+    first: tuple[str, str] | None = None
+    for _ in range(AT_ONCE_ATTEMPTS):
+        before = await round_trip(ctx)
+        async with LagSampler() as lag:
+            waits = await _fetch_retry_run(ctx)
+        load = Load(lag.worst, max(before, await round_trip(ctx)))
+        problem, doubt = _fetch_retry_problem(waits, load)
+        if not problem and not doubt:
+            if history:
+                ctx.note("fetch.api.retry.waits", {"attempts": [*history, {"met": True, **load.to_json()}]})
+            return
+        if problem:
+            first = first or problem
+            history.append({"reason": problem[0], **load.to_json()})
+        else:
+            history.append({"inconclusive": doubt, **load.to_json()})
+        failed = sum("reason" in h for h in history)
+        if first is not None and failed >= FAILED_RUNS:
+            raise CheckFailed(f"{first[0]} (in {failed} of {len(history)} runs, the others inconclusive under load)"
+                              if failed < len(history) else f"{first[0]} (in all {failed} runs)",
+                              catches=first[1], attempts=history)
+    ctx.note("fetch.api.retry.waits", {"verdict": f"{LATE_UNDER_LOAD}: {first[0] if first else doubt}",
+                                       "attempts": history})
+
+
+async def _fetch_retry_run(ctx: CheckContext) -> list[float]:
+    """One run: each row's faults, each on a URL of its own and answered every time, its calls started one by
+    one (each :data:`STAGGER` s after the previous one's first request arrived, so no single busy moment of the
+    target holds back every at-once retry). The seconds from each answered failure to the next request."""
+    ctx.fresh()
+    urls: list[str] = []
+    for case in FETCH_RETRY:
+        for fault in case["faults"]:
+            url = f"{PAGE}?attempt-probe={len(urls)}"
+            ctx.emu.inject("fetch", fault, times=None, when=_url_match(url))
+            urls.append(url)
+    calls = []
+    for n, url in enumerate(urls):
+        calls.append(ctx.target.start_call("web_fetch", {"arguments": {"url": url}}))
+        if n + 1 < len(urls):
+            if not await _fetch_arrived(ctx, url):
+                break  # no request at all: the outcome below says so
+            await asyncio.sleep(STAGGER)
+    outcomes = [await call.outcome(CALL_TIMEOUT) for call in calls]
+    await ctx.settle()
+    waits: list[float] = []
+    for url, outcome in zip(urls, outcomes, strict=False):
+        expect_error(outcome, f"{FETCH_RETRY[0].name}: fetch {url}", PROVIDER_ERROR)
+        sent = [r for r in ctx.records("fetch") if _url_match(url)(r.json)]
+        require(sent, f"{FETCH_RETRY[0].name}: no Fetch API request for {url} reached the emulator")
+        waits.extend(_gaps(sent))
+    return sorted(waits)
+
+
+def _url_match(url: str) -> Callable[[Any], bool]:
+    """An emulator fault predicate selecting the Fetch API requests for ``url``."""
+    return lambda body: isinstance(body, dict) and body.get("url") == url
+
+
+async def _fetch_arrived(ctx: CheckContext, url: str) -> bool:
+    """Whether the first Fetch API request for ``url`` reached the emulator within a liveness bound."""
+    def seen(log: Any) -> bool:
+        return any(r.route == "fetch" and _url_match(url)(r.json) for r in log.records())
+
+    try:
+        await patiently(lambda bound: ctx.blocking(ctx.emu.log.wait_until, seen, bound, url), ARRIVAL_BOUND)
+    except TimeoutError:
+        return False
+    return True
+
+
+def _fetch_retry_problem(waits: list[float], load: Load) -> tuple[tuple[str, str] | None, str]:
+    """(reason, catches) when the run's retries came at once, and why it proved nothing ("" when it did).
+    No retry at all proves the rule (the Fetch API need not be retried)."""
+    if not waits:
+        return None, ""
+    case = FETCH_RETRY[0]
+    judged = _second_longest(waits)
+    which = f"the second-longest of {len(waits)} waits" if len(waits) > 1 else "its one wait"
+    if judged < AT_ONCE_RETRY:
+        return (f"{case.name}: every Fetch API retry came at once ({which} {judged * 1000:.1f} ms after the "
+                "failure's answer)", case.catches), ""
+    if judged < AT_ONCE_RETRY + min(load.allowance, LOAD_CAP):
+        return None, f"{case.name}: {which} ({judged * 1000:.1f} ms) is within this run's load of an at-once retry"
+    return None, ""
