@@ -459,6 +459,9 @@ async def fetch_cancel(ctx: CheckContext) -> None:
 # ("Search and Fetch each have an account-wide 5 QPS limit") and "recommends waiting before retrying 408, 429,
 # and 5xx". Whether the Fetch API is retried at all is open, and so is how long a wait is, and whether a Retry-After
 # is read on it (the protocol names it for Search requests only): these calls send none.
+# The most of the measured load that lowers the at-once bar: the emulator stamps an answer's end after sending it,
+# so a loaded machine can make a wait look shorter; an at-once retry measures a few ms, under even the lowered bar.
+FETCH_LOAD_SLACK = 0.02
 FETCH_RETRY = (
     Case("Fetch API 408, 429 and 503 every time: a wait before each retry", "a Fetch API failure retried at once "
          "(the guide's wait kept for Search requests, the Fetch API's limits taken for per-target ones)",
@@ -476,9 +479,10 @@ FETCH_RETRY = (
     "'recommends waiting before retrying 408, 429, and 5xx'. Whether a target retries the Fetch API at all is "
     "open (a target that never does passes), and so are the length of a wait and whether a Retry-After is read "
     "on it; a retry sent at once is not waiting. As search.api.retry.waits judges it: a retry within 40 ms of "
-    "the failure's answer is at once, judged on the second-longest of the run's waits (one at-once retry a busy "
-    "machine stalled does not pass for a wait); a run whose waits fall within its measured load of that bar is "
-    "re-run, and the check fails only when two runs show retries at once.",
+    "the failure's answer (less this run's measured load, at most 20 ms) is at once, judged on the "
+    "second-longest of the run's waits (one at-once retry a busy machine stalled does not pass for a wait); a "
+    "run whose waits fall within its measured load of that bar is re-run, and the check fails only when two "
+    "runs show retries at once (after five runs without either, it passes with a load note).",
     cases=FETCH_RETRY,
     slot="quiet",  # measures the waits between attempts
 )
@@ -564,7 +568,7 @@ def _fetch_retry_problem(waits: list[float], load: Load) -> tuple[tuple[str, str
     case = FETCH_RETRY[0]
     judged = _second_longest(waits)
     which = f"the second-longest of {len(waits)} waits" if len(waits) > 1 else "its one wait"
-    if judged < AT_ONCE_RETRY:
+    if judged < AT_ONCE_RETRY - min(load.allowance, FETCH_LOAD_SLACK):
         return (f"{case.name}: every Fetch API retry came at once ({which} {judged * 1000:.1f} ms after the "
                 "failure's answer)", case.catches), ""
     if judged < AT_ONCE_RETRY + min(load.allowance, LOAD_CAP):
