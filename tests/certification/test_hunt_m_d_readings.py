@@ -8,12 +8,15 @@ a call's recorded requests, so no check can read the record)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from dsweb_ref.certification.checks import fetch, search
 from dsweb_ref.providers import _deepseek_http, _scheduler, deepseek_official
 
 from ._readings import failing_rows, fails_exactly, patch_reading
+from .conftest import adapter_command, dsweb_certify, json_outcomes, json_report
 
 MAPPING, THINKING, FETCH_WAITS = "fetch.api.mapping", "search.messages.thinking_disabled", "fetch.api.retry.waits"
 SPECIFIC = "HTTP 406, 410, 413, 414, 415, 422 and 451"
@@ -93,3 +96,12 @@ def test_right_by_seed_fetch_retry_variants_pass_the_fetch_retry_row(
 ) -> None:
     patch_reading(_scheduler.AccountScheduler, "run", right, variant, monkeypatch)
     assert failing_rows(fetch, "FETCH_RETRY", FETCH_WAITS, monkeypatch) == set()
+
+
+def test_a_full_jitter_backoff_through_the_example_adapter_is_certified(tmp_path: Path) -> None:
+    # a backoff drawn from 0 up to its ceiling on both APIs (the example adapter's variant): a wait may be very
+    # short, but six of them are not all at once, and the check is judged on the second-longest
+    path = tmp_path / "report.json"
+    code = dsweb_certify("--adapter", adapter_command("--variant", "retry-full-jitter"), "--only", FETCH_WAITS,
+                         "--json", str(path))
+    assert code == 0 and json_outcomes(json_report(path)) == {FETCH_WAITS: "passed"}
