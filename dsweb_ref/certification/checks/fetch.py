@@ -41,6 +41,7 @@ from .search import only_record, require_no_model_request, require_tools_api_hea
 from .ssrf import PUBLIC, _network
 
 WF, FAPI = "web_fetch", "fetch-api"
+WS, API = "web_search", "search-api"  # the retry profile's own capabilities
 PAGE = "https://docs.example.test/api/search"
 REFUSED = "https://paywall.example.test/reports/search-market-2026"
 
@@ -473,20 +474,26 @@ FETCH_RETRY = (
     "fetch.api.retry.waits",
     "With retries on, a Fetch API request answered 408, 429 or 5xx is never retried at once",
     seed="001",
-    requires=(WF, FAPI, CAP_RETRY),
+    # The retry profile's own requirements (as search.api.retry.never's Fetch rows): a retry target without
+    # web_fetch keeps its certification, and its Fetch API is simply not judged.
+    requires=(WS, API, CAP_RETRY),
     provider="api",
     rule="Seed 001: the guide that covers both APIs ('Search and Fetch each have an account-wide 5 QPS limit') "
-    "'recommends waiting before retrying 408, 429, and 5xx'. Whether a target retries the Fetch API at all is "
-    "open (a target that never does passes), and so are the length of a wait and whether a Retry-After is read "
-    "on it; a retry sent at once is not waiting. As search.api.retry.waits judges it: a retry within 40 ms of "
-    "the failure's answer (less this run's measured load, at most 20 ms) is at once, judged on the "
-    "second-longest of the run's waits (one at-once retry a busy machine stalled does not pass for a wait); a "
-    "run whose waits fall within its measured load of that bar is re-run, and the check fails only when two "
-    "runs show retries at once (after five runs without either, it passes with a load note).",
+    "'recommends waiting before retrying 408, 429, and 5xx'. For a target that also serves web_fetch through the "
+    "Fetch API: whether it retries the Fetch API at all is open (a target that never does passes), and so are the"
+    " length of a wait and whether a Retry-After is read on it; a retry sent at once is not waiting. As "
+    "search.api.retry.waits judges it: a retry within 40 ms of the failure's answer (less this run's measured "
+    "load, at most 20 ms) is at once, judged on the second-longest of the run's waits (one at-once retry a busy "
+    "machine stalled does not pass for a wait); a run whose waits fall within its measured load of that bar is "
+    "re-run, and the check fails only when two runs show retries at once (after five runs without either, it "
+    "passes with a load note).",
     cases=FETCH_RETRY,
     slot="quiet",  # measures the waits between attempts
 )
 async def fetch_retry_waits(ctx: CheckContext) -> None:
+    if not {WF, FAPI} <= ctx.hello.capabilities:
+        ctx.note("fetch.api.retry.waits", "not judged: the target declares no web_fetch through the Fetch API")
+        return
     await ctx.configure_opt_in(retries=RETRIES)
     history: list[dict[str, Any]] = []
     first: tuple[str, str] | None = None
