@@ -1,17 +1,22 @@
-"""Fetch API checks (seed 001): result mapping, the request on the wire, failures and redirects."""
+"""Fetch API checks (seed 001): result mapping, the request on the wire, failures, redirects and retry waits."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+from collections.abc import Callable
 from typing import Any
 
 from ...emulator import Hold, Malformed, RateLimited, Status
+from ..adapter_protocol import CAP_RETRY
+from ..calibration import LATE_UNDER_LOAD, LagSampler, Load, patiently, round_trip
 from ..cases import CARRY, Case
 from ..targets import CallOutcome
 from ._base import (
     CALL_TIMEOUT,
     PROVIDER_ERROR,
     CheckContext,
+    CheckFailed,
     check,
     expect_error,
     expect_schema,
@@ -21,10 +26,22 @@ from ._base import (
 )
 from .batch import answer_probe, require_cancelled
 from .outcomes import REDIRECT_STATUSES, _leaks, redirect_fault
+from .scheduling import (
+    ARRIVAL_BOUND,
+    AT_ONCE_ATTEMPTS,
+    AT_ONCE_RETRY,
+    FAILED_RUNS,
+    LOAD_CAP,
+    RETRIES,
+    STAGGER,
+    _gaps,
+    _second_longest,
+)
 from .search import only_record, require_no_model_request, require_tools_api_headers
 from .ssrf import PUBLIC, _network
 
 WF, FAPI = "web_fetch", "fetch-api"
+WS, API = "web_search", "search-api"  # the retry profile's own capabilities
 PAGE = "https://docs.example.test/api/search"
 REFUSED = "https://paywall.example.test/reports/search-market-2026"
 
@@ -150,6 +167,12 @@ FAILURES = (
     # The secret-echo rule of errors.codes and errors.secret_echo, for the Fetch API: its errors quote keys too.
     Case("HTTP 401 quoting the key", "the Fetch API's error text quoted unscrubbed, the key it echoes included",
          {"url": PAGE, "fault": "401-echo"}),
+    # From an outside hunt (M): statuses whose HTTP meaning matches one of the web layer's own codes, each mapped
+    # to it. Seed 001: "every non-success status is a retrieval failure rather than a specific target diagnosis".
+    Case("HTTP 406, 410, 413, 414, 415, 422 and 451", "a Fetch API status read as the web layer's specific "
+         "diagnosis of the page (413 as WEB_FETCH_TOO_LARGE, 406 or 415 as WEB_UNSUPPORTED_CONTENT_TYPE, 451 as "
+         "WEB_BLOCKED_URL, 414 or 422 as WEB_INVALID_URL) instead of a retrieval failure",
+         {"url": PAGE, "fault": (406, 410, 413, 414, 415, 422, 451)}),
 )
 # From an outside hunt: a Fetch API failure handed to the local HTTP fetcher, which then reads the page itself.
 # Only a target with ssrf-test-mode can show it without traffic leaving loopback: the test network resolves the
@@ -182,7 +205,8 @@ PAGE_ANSWER = json.dumps({"title": "T", "content": "# Cached page\n\nServed with
     "in a success body changes neither the requested URL nor the 200; "
     "'every non-success status is a retrieval failure rather than a specific target diagnosis' "
     "(WEB_PROVIDER_ERROR, 408 and 504 included, never a timeout of the page, even when its body reads as a "
-    "page), as is a success whose body holds "
+    "page; nor is a status such as 413, 415 or 451 the web layer's own code for a page too large, of an "
+    "unsupported type or blocked), as is a success whose body holds "
     "no Markdown text (the provider tests cover 'malformed responses'): never an empty page, and never one "
     "showing the key an error body echoes (the project's no-secret rule, as errors.secret_echo holds it for "
     "search); and 'The provider has "
@@ -251,30 +275,37 @@ async def fetch_mapping(ctx: CheckContext) -> None:
             require(len(text) < len(page), f"{case.name}: the text is {len(text):,} characters: the page was shown "
                     f"whole, with no bound on the tool's output", length=len(text), catches=case.catches)
     for case in FAILURES:
-        ctx.fresh()
-        if case["fault"] == "429":
-            ctx.emu.inject("fetch", RateLimited(retry_after=1))
-        elif case["fault"] == "401":
-            ctx.emu.inject("fetch", Status(401))
-        elif case["fault"] == "401-echo":
-            echo = {"error": {"message": f"Authentication Fails, Your api key: {ctx.config.api_key} is invalid",
-                              "type": "authentication_error"}}
-            ctx.emu.inject("fetch", Status(401, body=json.dumps(echo).encode()))
-        elif case["fault"] == "truncated":
-            ctx.emu.inject("fetch", Malformed(body=b'{"title": "T", "content": "# T'))
-        elif isinstance(case["fault"], int):
-            ctx.emu.inject("fetch", Status(case["fault"], body=PAGE_ANSWER if case.params.get("page") else None))
-        elif isinstance(case["fault"], bytes):
-            ctx.emu.inject("fetch", Malformed(body=case["fault"]))
-        outcome = await ctx.fetch(case["url"])
-        await ctx.settle()
-        expect_error(outcome, f"{case.name}: fetch {case['url']}", PROVIDER_ERROR)
-        shown = _leaks(outcome, ctx.config.api_key)
-        require(shown is None, f"{case.name}: the failure shows {shown}", catches=case.catches)
-        sent = len(ctx.records("fetch"))
-        require(sent == 1, f"{case.name}: {sent} Fetch API requests; a failure must not be retried silently")
+        faults = case["fault"] if isinstance(case["fault"], tuple) else (case["fault"],)
+        for fault in faults:
+            await _one_failure(ctx, case, fault, case.name if len(faults) == 1 else f"{case.name}: HTTP {fault}")
     if FALLBACK and "ssrf-test-mode" in ctx.hello.capabilities:
         await _no_fallback(ctx)
+
+
+async def _one_failure(ctx: CheckContext, case: Case, fault: Any, what: str) -> None:
+    """One fault of a FAILURES row (``what`` names it): WEB_PROVIDER_ERROR after one request, showing no key."""
+    ctx.fresh()
+    if fault == "429":
+        ctx.emu.inject("fetch", RateLimited(retry_after=1))
+    elif fault == "401":
+        ctx.emu.inject("fetch", Status(401))
+    elif fault == "401-echo":
+        echo = {"error": {"message": f"Authentication Fails, Your api key: {ctx.config.api_key} is invalid",
+                          "type": "authentication_error"}}
+        ctx.emu.inject("fetch", Status(401, body=json.dumps(echo).encode()))
+    elif fault == "truncated":
+        ctx.emu.inject("fetch", Malformed(body=b'{"title": "T", "content": "# T'))
+    elif isinstance(fault, int):
+        ctx.emu.inject("fetch", Status(fault, body=PAGE_ANSWER if case.params.get("page") else None))
+    elif isinstance(fault, bytes):
+        ctx.emu.inject("fetch", Malformed(body=fault))
+    outcome = await ctx.fetch(case["url"])
+    await ctx.settle()
+    expect_error(outcome, f"{what}: fetch {case['url']}", PROVIDER_ERROR)
+    shown = _leaks(outcome, ctx.config.api_key)
+    require(shown is None, f"{what}: the failure shows {shown}", catches=case.catches)
+    sent = len(ctx.records("fetch"))
+    require(sent == 1, f"{what}: {sent} Fetch API requests; a failure must not be retried silently")
 
 
 async def fetch_with_extra(ctx: CheckContext, case: Case) -> CallOutcome | None:
@@ -422,3 +453,131 @@ async def fetch_cancel(ctx: CheckContext) -> None:
         call = ctx.target.start_call("web_fetch", {"arguments": {"url": PAGE}}, answer_probe(ctx))
         await require_cancelled(ctx, call, gate, 1, case.name, limit=CANCEL_BOUND, noun="fetches",
                                 catches=case.catches)
+
+
+# The most of the measured load that lowers the at-once bar: the emulator stamps an answer's end after sending it,
+# so a loaded machine can make a wait look shorter; an at-once retry measures a few ms, under even the lowered bar.
+FETCH_LOAD_SLACK = 0.02
+# From an outside hunt (M): retries are judged on the Search API only, so a target whose opt-in retries re-sent a
+# failed Fetch API request at once (its waits kept for Search) was certified. Seed 001's guide covers both APIs
+# ("Search and Fetch each have an account-wide 5 QPS limit") and "recommends waiting before retrying 408, 429,
+# and 5xx". Whether the Fetch API is retried at all is open, and so is how long a wait is, and whether a Retry-After
+# is read on it (the protocol names it for Search requests only): these calls send none.
+FETCH_RETRY = (
+    Case("Fetch API 408, 429 and 503 every time: a wait before each retry", "a Fetch API failure retried at once "
+         "(the guide's wait kept for Search requests, the Fetch API's limits taken for per-target ones)",
+         {"faults": (Status(408), RateLimited(retry_after=None), Status(503))}),
+)
+
+
+@check(
+    "fetch.api.retry.waits",
+    "With retries on, a Fetch API request answered 408, 429 or 5xx is never retried at once",
+    seed="001",
+    # The retry profile's own requirements (as search.api.retry.never's Fetch rows): a retry target without
+    # web_fetch keeps its certification, and its Fetch API is simply not judged.
+    requires=(WS, API, CAP_RETRY),
+    provider="api",
+    rule="Seed 001: the guide that covers both APIs ('Search and Fetch each have an account-wide 5 QPS limit') "
+    "'recommends waiting before retrying 408, 429, and 5xx'. For a target that also serves web_fetch through the "
+    "Fetch API: whether it retries the Fetch API at all is open (a target that never does passes), and so are the"
+    " length of a wait and whether a Retry-After is read on it; a retry sent at once is not waiting. As "
+    "search.api.retry.waits judges it: a retry within 40 ms of the failure's answer (less this run's measured "
+    "load, at most 20 ms) is at once, judged on the second-longest of the run's waits (one at-once retry a busy "
+    "machine stalled does not pass for a wait); a run whose waits fall within its measured load of that bar is "
+    "re-run, and the check fails only when two runs show retries at once (after five runs without either, it "
+    "passes with a load note).",
+    cases=FETCH_RETRY,
+    slot="quiet",  # measures the waits between attempts
+)
+async def fetch_retry_waits(ctx: CheckContext) -> None:
+    if not {WF, FAPI} <= ctx.hello.capabilities:
+        ctx.note("fetch.api.retry.waits", "not judged: the target declares no web_fetch through the Fetch API")
+        return
+    await ctx.configure_opt_in(retries=RETRIES)
+    history: list[dict[str, Any]] = []
+    first: tuple[str, str] | None = None
+    for _ in range(AT_ONCE_ATTEMPTS):
+        before = await round_trip(ctx)
+        async with LagSampler() as lag:
+            waits = await _fetch_retry_run(ctx)
+        load = Load(lag.worst, max(before, await round_trip(ctx)))
+        problem, doubt = _fetch_retry_problem(waits, load)
+        if not problem and not doubt:
+            if history:
+                ctx.note("fetch.api.retry.waits", {"attempts": [*history, {"met": True, **load.to_json()}]})
+            return
+        if problem:
+            first = first or problem
+            history.append({"reason": problem[0], **load.to_json()})
+        else:
+            history.append({"inconclusive": doubt, **load.to_json()})
+        failed = sum("reason" in h for h in history)
+        if first is not None and failed >= FAILED_RUNS:
+            raise CheckFailed(f"{first[0]} (in {failed} of {len(history)} runs, the others inconclusive under load)"
+                              if failed < len(history) else f"{first[0]} (in all {failed} runs)",
+                              catches=first[1], attempts=history)
+    ctx.note("fetch.api.retry.waits", {"verdict": f"{LATE_UNDER_LOAD}: {first[0] if first else doubt}",
+                                       "attempts": history})
+
+
+async def _fetch_retry_run(ctx: CheckContext) -> list[float]:
+    """One run: each row's faults, each on a URL of its own and answered every time, its calls started one by
+    one (each :data:`STAGGER` s after the previous one's first request arrived, so no single busy moment of the
+    target holds back every at-once retry). The seconds from each answered failure to the next request."""
+    ctx.fresh()
+    urls: list[str] = []
+    for case in FETCH_RETRY:
+        for fault in case["faults"]:
+            url = f"{PAGE}?attempt-probe={len(urls)}"
+            ctx.emu.inject("fetch", fault, times=None, when=_url_match(url))
+            urls.append(url)
+    calls = []
+    for n, url in enumerate(urls):
+        calls.append(ctx.target.start_call("web_fetch", {"arguments": {"url": url}}))
+        if n + 1 < len(urls):
+            if not await _fetch_arrived(ctx, url):
+                break  # no request at all: the outcome below says so
+            await asyncio.sleep(STAGGER)
+    outcomes = [await call.outcome(CALL_TIMEOUT) for call in calls]
+    await ctx.settle()
+    waits: list[float] = []
+    for url, outcome in zip(urls, outcomes, strict=False):
+        expect_error(outcome, f"{FETCH_RETRY[0].name}: fetch {url}", PROVIDER_ERROR)
+        sent = [r for r in ctx.records("fetch") if _url_match(url)(r.json)]
+        require(sent, f"{FETCH_RETRY[0].name}: no Fetch API request for {url} reached the emulator")
+        waits.extend(_gaps(sent))
+    return sorted(waits)
+
+
+def _url_match(url: str) -> Callable[[Any], bool]:
+    """An emulator fault predicate selecting the Fetch API requests for ``url``."""
+    return lambda body: isinstance(body, dict) and body.get("url") == url
+
+
+async def _fetch_arrived(ctx: CheckContext, url: str) -> bool:
+    """Whether the first Fetch API request for ``url`` reached the emulator within a liveness bound."""
+    def seen(log: Any) -> bool:
+        return any(r.route == "fetch" and _url_match(url)(r.json) for r in log.records())
+
+    try:
+        await patiently(lambda bound: ctx.blocking(ctx.emu.log.wait_until, seen, bound, url), ARRIVAL_BOUND)
+    except TimeoutError:
+        return False
+    return True
+
+
+def _fetch_retry_problem(waits: list[float], load: Load) -> tuple[tuple[str, str] | None, str]:
+    """(reason, catches) when the run's retries came at once, and why it proved nothing ("" when it did).
+    No retry at all proves the rule (the Fetch API need not be retried)."""
+    if not waits:
+        return None, ""
+    case = FETCH_RETRY[0]
+    judged = _second_longest(waits)
+    which = f"the second-longest of {len(waits)} waits" if len(waits) > 1 else "its one wait"
+    if judged < AT_ONCE_RETRY - min(load.allowance, FETCH_LOAD_SLACK):
+        return (f"{case.name}: every Fetch API retry came at once ({which} {judged * 1000:.1f} ms after the "
+                "failure's answer)", case.catches), ""
+    if judged < AT_ONCE_RETRY + min(load.allowance, LOAD_CAP):
+        return None, f"{case.name}: {which} ({judged * 1000:.1f} ms) is within this run's load of an at-once retry"
+    return None, ""

@@ -81,6 +81,11 @@ THINKING = (
     # From an outside hunt: the user's prompt taken as a reason to let the model think about the question.
     Case("with the latest prompt", "thinking disabled only for calls without the user's prompt (a prompt, sent "
          "with sendOriginalQuestion on, turns thinking on)", {"queries": ["markdown"], "prompt": "what is markdown?"}),
+    # From an outside hunt (M): the rows above run the default deepseek-... model only. Seed 001 names an
+    # Anthropic-compatible gateway that serves Messages search, and a Claude name is one such deployment's model.
+    Case("a gateway's model name", "thinking sent only when the model name says DeepSeek (taken for a DeepSeek "
+         "extension), so a claude-... model's auxiliary request reasons at full cost",
+         {"queries": ["markdown"], "model": "claude-sonnet-4-5"}),
 )
 
 
@@ -92,11 +97,16 @@ THINKING = (
     provider="messages",
     rule="Seed 001: 'The retained Messages path explicitly sends thinking: { type: 'disabled' } ... "
     "tool_choice remains omitted.' Every Messages request carries exactly that thinking object and no tool_choice, "
-    "a call that carries the user's latest prompt too.",
+    "a call that carries the user's latest prompt too, whatever the configured model is called (seed 001 names "
+    "an Anthropic-compatible gateway serving Messages search; a target refusing a model name is not judged on it).",
     cases=THINKING,
 )
 async def thinking_disabled(ctx: CheckContext) -> None:
+    configured = ctx.config.model
     for case in THINKING:
+        model = case.params.get("model", configured)
+        if model != ctx.config.model and not await ctx.configure_if_accepted(model=model):
+            continue  # a target refusing the model name sends nothing with it
         ctx.emu.log.clear()
         outcome = await ctx.search(case["queries"], case.params.get("prompt"))
         expect_success(outcome, f"{case.name}: Messages search {case['queries']}")
@@ -107,6 +117,7 @@ async def thinking_disabled(ctx: CheckContext) -> None:
             require(
                 body.get("thinking") == {"type": "disabled"},
                 f"{case.name}: Messages body has thinking={body.get('thinking')!r}, expected {{'type': 'disabled'}}",
+                catches=case.catches,
             )
             require("tool_choice" not in body, f"{case.name}: Messages body carries tool_choice; it must be omitted")
 
