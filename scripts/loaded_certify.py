@@ -40,6 +40,7 @@ TIMING_CHECKS = (  # every check of slot "quiet" (tests/certification/test_loade
     "search.api.retry.deadline",
     "search.api.pacing.rate",
     "search.api.pacing.cancel",
+    "fetch.api.retry.waits",
 )
 # break mode -> the one timing or race check that must fail
 BREAKS = {
@@ -49,6 +50,7 @@ BREAKS = {
     "lost-failure-race": "search.batch.race",
     "retry-ignores-retry-after": "search.api.retry.waits",
     "retry-at-once": "search.api.retry.waits",
+    "retry-fetch-at-once": "fetch.api.retry.waits",
     "retry-after-429-503-only": "search.api.retry.waits",  # Retry-After on 408 and 500 too
     "retry-cancel-late": "search.api.retry.cancel",
     "retry-past-deadline": "search.api.retry.deadline",
