@@ -159,3 +159,11 @@ def test_any_link_text_for_the_untitled_source_passes(shown: str) -> None:
     links = [f"- [Pilot fees]({citations._PILOT})", shown.format(url=citations._UNTITLED_URL)]
     text = str(case["answer"]) + "\n\nSources:\n" + "\n".join(links)
     assert citations.cite_problems(case, True, "", text) == []
+
+
+# The widened path rule still searches text that names no file: prices, fractions, URLs, pairs and comments.
+@pytest.mark.parametrize("query", ["$5/month hosting plans", "about ~2/3 of residents", "$BTC/USD price today",
+                                   "https://example.com/a/b docs", "comments // in javascript", "and/or usage",
+                                   "smb protocol v3 vs nfs", "home/office chairs", "site:example.com/docs"])
+def test_the_widened_path_rule_leaves_text_that_names_no_file(query: str) -> None:
+    assert not _evidence_guard.names_local(query, ())
