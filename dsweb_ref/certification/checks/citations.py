@@ -28,7 +28,7 @@ from ..cases import Case
 from ._base import CALL_TIMEOUT, CheckContext, check, require
 from .evidence import resource_key
 
-__all__ = ["CITE_CASES", "cite_problems", "evidence_value", "markdown_links"]
+__all__ = ["CITE_CASES", "UNTITLED", "cite_problems", "evidence_value", "markdown_links"]
 
 CITE = "evidence-cite"
 _PUNCTUATION = frozenset(string.punctuation)  # what a backslash escapes in CommonMark
@@ -221,6 +221,7 @@ _PILOT = "https://harbour.example.org/pilot-fees"
 _BERTH = "https://port-office.example.net/berths?year=2026&unit=hour"
 _FERRY = "https://lumen-ferries.example.com/fares"
 _INJECTED = "https://harbour-dues.example.net/other"
+_UNTITLED_URL = "https://pilot-notices.example.org/2026/tariff"
 CITE_CASES = (
     _case("links-follow-the-answer",
           "the answer returned without its source links, the links put before it, or the answer's own text changed "
@@ -250,6 +251,15 @@ CITE_CASES = (
           "ค่าธรรมเนียมท่าเรือปี 2569",
           [evidence_value("harbour dues", [("https://harbour.example.org/dues)2026", "Dues"),
                                            ("https://harbour.example.org/wiki/Pilot_(maritime)", "Pilot")])]),
+)
+# From an outside hunt (M2): a result with no title still gave evidence, so it is a filtered source too (a table of
+# its own, run after CITE_CASES).
+UNTITLED = (
+    _case("untitled-source",
+          "links attached only for sources with a title: a source whose result had none (it gave evidence) left "
+          "without a link, so the model has to type its URL",
+          "ค่านำร่องคือ 50 บาทต่อตัน",
+          [evidence_value("harbour pilot fees", [(_PILOT, "Pilot fees"), (_UNTITLED_URL, "")])]),
 )
 
 
@@ -290,18 +300,19 @@ def cite_problems(case: Case, ok: bool, brief: str, text: str | None) -> list[st
     rule="Seed 002: every evidence line keeps its source URL; the agent layer may write the answer (in Thai), then "
     "code attaches the filtered source links at the end of the answer instead of hoping a small model remembers "
     "and types every URL right. The answer comes first, as written (its trailing whitespace may go); after it, "
-    "each source URL of the evidence values (the sources that gave evidence) is linked, whichever call found "
+    "each source URL of the evidence values (the sources that gave evidence, with a title or none) is linked, "
+    "whichever call found "
     "it (once or, for a source two calls found, twice: the seed does not say); a URL the values name only as a "
     "result the pipeline refused or left out is not linked; a title's "
     "brackets and a URL's parentheses never change where a link points (no link is written to a URL a title "
     "spells out). Any Markdown form "
     "(an inline link, an autolink, a bare URL, a reference definition; a list or none) is accepted.",
-    cases=CITE_CASES,
+    cases=(*CITE_CASES, *UNTITLED),
     profiles=("seed-002-citations",),
 )
 async def appended(ctx: CheckContext) -> None:
     wrong: list[str] = []
-    for case in CITE_CASES:
+    for case in (*CITE_CASES, *UNTITLED):
         params = {"answer": case["answer"], "values": list(case["values"])}
         outcome = await ctx.target.start_call("evidence_cite", params).outcome(CALL_TIMEOUT)
         found = cite_problems(case, outcome.ok, outcome.brief(), outcome.text)

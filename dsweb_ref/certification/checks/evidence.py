@@ -461,6 +461,9 @@ _URL = re.compile(r"https?://[^\s<>\"'()\[\]]+")
 # 8,000-character text, so lines must be left out whole, never cut inside a passage's URL; with four queries, even
 # one line each does.
 _LONG_PATH = "records/" + "harbour-dues-archive-" * 90
+# snippet-fallback: one result whose page the Fetch API fails (HTTP 503); its title and snippet name the query.
+SNIPPET_FALLBACK = ("https://pilot-notice.example.com/fees", "Brackenholt pilot fees",
+                    "Brackenholt pilot fees are 420 EUR per boarding.")
 CITES = (
     Case("batch", "evidence lines shown without their source URL, or sources listed that gave no evidence",
          {"queries": ("search api pricing", "rate limits retry-after")}),
@@ -500,6 +503,15 @@ CITES = (
     # From an outside hunt: a URL printed once for a run of lines from one page ("same source" after it).
     Case("two-lines-one-page", "a page's second evidence line shown without its URL (the URL printed once for a run "
          "of lines from the same page)", {"queries": ("harbour pilot fees per tonne",), "two_lines": True}),
+    # From an outside hunt (M2): seed 002 lets a result's search snippet stand in when its page cannot be read
+    # ('search snippet is still a fallback, by policy'); a line it gives is an evidence line like any other. Using
+    # the fallback is open: a [needs_retry] instead (no line at all) passes.
+    Case("snippet-fallback", "a snippet-fallback line shown without its source URL (marked as a snippet instead), "
+         "or left out of the value's sources, so code attaches no link for it",
+         {"queries": ("brackenholt pilot fees",), "fallback": SNIPPET_FALLBACK}),
+    # From the same hunt: the URL of a line shown through a display cut below the reference's URL bound (2,048).
+    Case("longest-url", "an evidence line's URL shown through a display cut of 2,000 characters: a result URL of "
+         "2,048 is cited cut short, another URL", {"queries": ("harbour pilot fees",), "long": True, "longest": True}),
 )
 # two-lines-one-page: one page answering its query in two places far apart, so it may give two evidence lines
 # (how many lines a page gives is open: with one, the row judges nothing more than the others).
@@ -572,9 +584,16 @@ def resource_key(url: str) -> str:
 async def lines_cite_results(ctx: CheckContext) -> None:
     for case in CITES:
         ctx.fresh()
-        if case.params.get("long"):
+        if case.params.get("longest"):
+            _longest_result(ctx, case["queries"][0])
+        elif case.params.get("long"):
             for query in case["queries"]:
                 _long_results(ctx, query)
+        if "fallback" in case.params:
+            url, title, snippet = case["fallback"]
+            script(ctx, case["queries"][0], [row(url, title, snippet)])
+            ctx.emu.inject("fetch", Status(503, body=b'{"error": "unavailable"}'), times=None,
+                           when=lambda body, url=url: isinstance(body, dict) and body.get("url") == url)
         if case.params.get("two_lines"):
             query = case["queries"][0]
             snippet = "Harbour pilot fees per tonne, by vessel length."  # a snippet-only pipeline still cites it
@@ -627,8 +646,9 @@ async def _cites(ctx: CheckContext, case: Case) -> dict[str, Any]:
     # A long row may show no line at all: a target's own URL limit (refusing these URLs) or a text bound too small
     # for one of them is open; what it judges is that no line is cut inside its URL. A bare row may too (its results
     # offer no relevance to rank by, so leaving them unread is open).
-    require(regions or case.params.get("long") or case.params.get("bare"), f"{case.name}: the evidence text shows "
-            "none of the value's evidence passages", text=text[:2000])
+    # A fallback row may too: using the snippet when the page cannot be read is the target's policy.
+    require(regions or case.params.get("long") or case.params.get("bare") or "fallback" in case.params,
+            f"{case.name}: the evidence text shows none of the value's evidence passages", text=text[:2000])
     for region, url in regions:
         require(url in region, f"{case.name}: an evidence line carries no source URL (expected {url[:120]}): "
                 f"{region.strip()[:200]!r}", catches=case.catches)
@@ -703,6 +723,27 @@ LOCAL = (
          "that decides what is sent: a path after a run of spaces sent", {
              "query": "silver price today", "leak": "budget-2026",  # a query new to the conversation (no repeat)
              "prompt": "Compare" + " " * 130 + "~/Documents/budget-2026.xlsx with today's silver price"}),
+    # From an outside hunt (M2): one spelling per family of local paths was tried; each of these was sent.
+    Case("parent-relative", "relative paths taken for local only as ./ (a single dot): a ../ path (a file beside "
+         "the working folder) sent", {"query": "Q3 totals ../Reports/q3-budget.xlsx", "leak": "q3-budget"}),
+    Case("other-drive", "drive paths recognised for C: only: a file on drive D: sent",
+         {"query": r"D:\Projects\budget-2026.xlsx totals", "leak": "budget-2026"}),
+    Case("external-drive", "absolute POSIX paths taken for local only under home folders: a file on a macOS "
+         "external drive (/Volumes/...) sent", {"query": "totals /Volumes/Backup/budget-2026.xlsx",
+                                                "leak": "budget-2026"}),
+    Case("mounted-drive", "absolute POSIX paths taken for local only under home folders: a file on a Linux mounted "
+         "drive (/media/...) sent", {"query": "notes /media/somchai/USB/field-notes.txt", "leak": "field-notes"}),
+    # From the same hunt: spellings the reference itself sent (its path rule widened with these rows).
+    Case("named-home", "the home folder recognised as ~/ only: a named user's home (~somchai/...) sent",
+         {"query": "~somchai/budget-2026.xlsx totals", "leak": "budget-2026"}),
+    Case("home-variable", "home folders recognised only as written out: the shell's $HOME/ sent",
+         {"query": "$HOME/notes/budget-2026.txt", "leak": "budget-2026"}),
+    Case("profile-variable", "home folders recognised only as written out: Windows' %USERPROFILE%\\ sent",
+         {"query": r"%USERPROFILE%\salary-2026.xlsx totals", "leak": "salary-2026"}),
+    Case("unc-forward-slash", "UNC share paths recognised with backslashes only: //server/share/... sent",
+         {"query": "//fileserver/finance/payroll 2026.xlsx", "leak": "payroll"}),
+    Case("smb-url", "only file: URLs taken for local: a network share's smb:// URL (the user's file on their NAS) sent",
+         {"query": "smb://nas/finance/payroll-2026.xlsx", "leak": "payroll-2026"}),
 )
 
 
@@ -719,7 +760,9 @@ LOCAL = (
     "sends beside each query as ori_question, is text sent to the search engine too: one naming a local file "
     "or a marked name never goes (the search may go without it, or the call be refused). Paths are local whether or "
     "not the caller marked any names, and a marked name is the same name in full-width characters or written "
-    "as one word.",
+    "as one word. A path names a user's file in whatever spelling the user's system writes it: relative (./, ../, "
+    "Documents/), a home folder (~/, ~name/, $HOME/, %USERPROFILE%\\), any drive letter, a mounted or external "
+    "drive (/mnt/, /media/, /Volumes/), or a network share (\\\\server\\, //server/, smb://).",
     cases=LOCAL,
 )
 async def local_refused(ctx: CheckContext) -> None:
