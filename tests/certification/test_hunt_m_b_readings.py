@@ -15,6 +15,7 @@ from dsweb_ref.providers import standalone_messages, standalone_responses
 from dsweb_ref.tools import _evidence_text, evidence_search
 from dsweb_ref.tools._evidence_rank import Candidate
 
+from . import test_open_choice_evidence
 from ._readings import failing_rows, fails_exactly, patch_reading
 
 RANKING, ISOLATED = "evidence.own_ranking", "standalone.request.isolated"
@@ -55,6 +56,17 @@ def test_an_operator_query_kept_in_the_engine_order_fails_exactly_its_row(monkey
     _ranking("cands = self._candidates(index, q, answer)\n"
              "            q.ranked = rank(q.topic, cands) if q.topic == q.text else cands", monkeypatch)
     fails_exactly(evidence_relevance, "RANKING", RANKING, ONE_WORD_OR_OPERATOR, monkeypatch)
+
+
+@pytest.mark.parametrize("bound", sorted(test_open_choice_evidence.BOUNDS))
+@pytest.mark.parametrize("reading", ["test_a_one_word_query_kept_in_the_engine_order_fails_exactly_its_row",
+                                     "test_an_operator_query_kept_in_the_engine_order_fails_exactly_its_row"])
+def test_each_reading_fails_the_row_with_an_open_bound(
+    reading: str, bound: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # right by seed: fewer results a query (6) or fewer pages (5) than the reference's; the readings still fail
+    test_open_choice_evidence.settings(monkeypatch, **test_open_choice_evidence.BOUNDS[bound])
+    globals()[reading](monkeypatch)
 
 
 def test_other_relevance_scorings_pass_the_row(monkeypatch: pytest.MonkeyPatch) -> None:
