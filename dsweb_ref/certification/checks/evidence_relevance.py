@@ -22,7 +22,8 @@ the checks accept any of them and enforce only:
   the pipeline's own pick: a relevant result is read and cited wherever the engine listed it (last,
   first or in between; no order fixed in advance, such as the engine's reversed, reads them all), and
   in a Thai query too, whose words no space separates, in a one-word query and in one carrying a search
-  operator (``-cruise``: it steers the engine, and does not make the engine's order the pipeline's pick).
+  operator (``-cruise``: it steers the engine, and does not make the engine's order the pipeline's pick;
+  that page must be read, its passage being ``evidence.passages``' judgement).
   The scripted answers honour each request's ``count`` (seed 001), the relevant result kept in a shorter
   answer at its place or last, so a target reading fewer results a query (seed 002 fixes no number) is
   judged on what it asked for.
