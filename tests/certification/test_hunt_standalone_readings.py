@@ -384,10 +384,11 @@ PROMPT_ROW = "messages-no-prompt"
 
 
 @pytest.mark.parametrize(("carried", "rows"), [
-    ("sources", {EARLIER_ROW}),
+    # (and a query searched again carries its first search's answer: the prompt-independent row's text differs)
+    ("sources", {EARLIER_ROW, "messages-prompt-independent"}),
     # the emulator's own summary quotes its query, so the messages rows (plain and streamed) see the first query
     # in the second request
-    ("summary", {EARLIER_ROW, "messages", PROMPT_ROW, COOKIE_ROW, "messages-streamed"}),
+    ("summary", {EARLIER_ROW, "messages", PROMPT_ROW, COOKIE_ROW, "messages-streamed", "messages-prompt-independent"}),
 ])
 def test_an_earlier_answer_in_the_next_request_fails_exactly_the_earlier_answer_row(
     carried: str, rows: set[str], monkeypatch: pytest.MonkeyPatch

@@ -21,9 +21,12 @@ the checks accept any of them and enforce only:
 * ``evidence.own_ranking``: when a batch has more results than pages are read, the pages read are
   the pipeline's own pick: a relevant result is read and cited wherever the engine listed it (last,
   first or in between; no order fixed in advance, such as the engine's reversed, reads them all), and
-  in a Thai query too, whose words no space separates. The scripted answers honour each request's
-  ``count`` (seed 001), the relevant result kept in a shorter answer at its place or last, so a target
-  reading fewer results a query (seed 002 fixes no number) is judged on what it asked for.
+  in a Thai query too, whose words no space separates, in a one-word query and in one carrying a search
+  operator (``-cruise``: it steers the engine, and does not make the engine's order the pipeline's pick;
+  that page must be read, its passage being ``evidence.passages``' judgement).
+  The scripted answers honour each request's ``count`` (seed 001), the relevant result kept in a shorter
+  answer at its place or last, so a target reading fewer results a query (seed 002 fixes no number) is
+  judged on what it asked for.
 """
 
 from __future__ import annotations
@@ -488,6 +491,21 @@ def _behind_its_site(query: str, topic: str) -> tuple[Any, ...]:
     return query, [*weak, best, *rest], 2, _guide_page(query), FESTIVAL_PAGE
 
 
+def _one_word(word: str, weak_count: int) -> tuple[Any, ...]:
+    """Like :func:`_english` for a query of one word, whose weak results (festival pages) never name it: any
+    scoring tells the result naming the word from those that do not."""
+    weak = [row(f"https://{word}-news{i}.com/festival", f"Harbour festival news {i}",
+                f"Festival programme and market stalls, part {i}.") for i in range(weak_count)]  # fmt: skip
+    return word, [*weak, _best(word, word)], weak_count, _guide_page(word), FESTIVAL_PAGE
+
+
+def _with_operator(query: str, operator: str, topic: str, weak_count: int) -> tuple[Any, ...]:
+    """Like :func:`_english`, but the query sent carries a search operator (``operator``, a word no result
+    names, as the engine answering it would return them); the results and pages are the plain query's."""
+    plain, rows, at, page, weak_page = _english(query, topic, weak_count)
+    return f"{plain} {operator}", rows, at, page, weak_page
+
+
 FERRY_FARES = "Lumen Bay ferry adult return fares"
 LIGHTHOUSE = "Gull Island lighthouse hours"
 
@@ -556,6 +574,19 @@ RANKING = (
         "result the engine listed last is never read",
         {"queries": (_english(PILOT, "pilot", 3), _THAI)},
     ),
+    # From an outside hunt (M2): the engine's order kept for the queries a developer might think need no ranking.
+    # Seed 002 ranks every query's results ("does not trust the search engine's ranking alone"), one word or
+    # operators included (seed 001 passes operators to the engine; they do not make its order the pick).
+    Case(
+        "one-word-and-operator-queries",
+        "the engine's order passed through for some queries only: a one-word query ('scoring one word says "
+        "nothing') or a query carrying a search operator such as -term ('the engine already filtered it'), so its "
+        "relevant result, listed last, is never read",
+        {"queries": (_one_word("anchorage", 7), _with_operator(TUGS, "-cruise", "tug", 7)),
+         # the operator query's page read is the ranking; its passage (the operator no word the page must hold)
+         # is evidence.passages' "operators" row
+         "read_only": (f"{TUGS} -cruise",)},
+    ),
 )
 
 
@@ -581,8 +612,9 @@ def listed_at(rows: Sequence[Row], at: int) -> Listing:
     provider="api",
     rule="Seed 002: the system does not trust the search engine's ranking alone; it picks sources whose "
     "relevance is good (code-only relevance ranking after URL validation, before fetching). Where the "
-    "engine lists the relevant result (first, last or in between), in English or in Thai, is not what "
-    "decides whether it is read; which signals score relevance and how ties are ordered are left open.",
+    "engine lists the relevant result (first, last or in between), in English or in Thai, for a query of one "
+    "word or one carrying a search operator too, is not what decides whether it is read; which signals score "
+    "relevance and how ties are ordered are left open.",
     cases=RANKING,
 )
 async def own_ranking(ctx: CheckContext) -> None:
@@ -610,5 +642,6 @@ async def own_ranking(ctx: CheckContext) -> None:
         for query, url in best.items():
             require(url in fetched, f"{case.name}: the relevant result for {query!r} ({url}) was never read",
                     catches=case.catches, fetched=sorted(str(u) for u in fetched))  # fmt: skip
-            require(url in cited, f"{case.name}: the relevant result for {query!r} ({url}) is not cited",
-                    catches=case.catches)  # fmt: skip
+            if query not in case.params.get("read_only", ()):
+                require(url in cited, f"{case.name}: the relevant result for {query!r} ({url}) is not cited",
+                        catches=case.catches)  # fmt: skip

@@ -11,7 +11,8 @@ completed native search (or a failed response or search call) is a tool error, a
 without structured sources gives no sources, no redirects, no reasoning or encrypted content in
 the result, and the selection rules (broker and extension models bring no search credential;
 connection-access limits apply).
-Left open (accepted either way): the wording around the query inside its one user message, which
+Left open (accepted either way): the wording around the query inside its one user message (as long as the
+conversation changes none of it), which
 eight sources are kept, which of several titles a URL gets, the summary's own bound, the words
 around the answer in the summary and which of several text blocks make it up, request fields that
 carry no content (``include``, ``tool_choice``, ``thinking``, ``max_uses``, ``store``), streaming or not,
@@ -243,6 +244,9 @@ MODEL_FILTERS: dict[str, Any] = {
     "allowed_domains": [FILTER_MARKERS["allowed_domains"]], "blocked_domains": [FILTER_MARKERS["blocked_domains"]],
     "user_location": {"type": "approximate", "city": FILTER_MARKERS["user_location"], "country": "IS"},
     "filters": {"allowed_domains": [FILTER_MARKERS["filters"]]}}
+# One query searched under each of these latest prompts (none, Thai, English: the user's language is conversation).
+SAME_QUERY = "Koh Chang ferry fare 2026"
+PROMPTS = (None, "ค่าเรือไปเกาะช้างปีนี้เท่าไหร่ครับ", "How much is the ferry to Koh Chang this year?")
 _MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
            "November", "December")
 
@@ -322,6 +326,13 @@ REQUEST_CASES = (
          "text as site: terms) instead of refused or left out", {"protocol": "messages", "extra": MODEL_FILTERS}),
     Case("responses-search-filters-among-the-arguments", "the same on Responses (the tool's filters.allowed_domains "
          "or user_location)", {"protocol": "responses", "extra": MODEL_FILTERS}),
+    # From an outside hunt (M2): seed 003's "搜索请求只携带查询……搜索服务不会读取对话" - the request carries only the
+    # query and the search reads no conversation, so whatever fixed words a target puts round the query, the
+    # conversation's latest prompt changes none of them (the marker row above sees only the prompt's own text).
+    Case("messages-prompt-independent", "text beside the query derived from the conversation: the same query "
+         "searched with no latest prompt, a Thai one and an English one sends different user text (a reply-language "
+         "note taken from the prompt, '(answer in Thai)')", {"protocol": "messages", "prompts": PROMPTS}),
+    Case("responses-prompt-independent", "the same on Responses", {"protocol": "responses", "prompts": PROMPTS}),
 )
 # Responses request fields that would bring a search what seed 003 keeps from it: the history of a server-side
 # conversation (which every search naming it shares), or a stored prompt's own instructions and messages.
@@ -414,7 +425,8 @@ def _request_problems(protocol: str, body: Any, query: str) -> list[str]:
     "backend's native search tool (so no system prompt or instructions, no other message or content part, and "
     "the tool version the backend documents) and reads no conversation or other searches' history (so no "
     "previous_response_id, server-side conversation or stored prompt, nothing of the conversation's latest human "
-    "prompt, nothing of an earlier search's answer: its sources or summary, and no date the tool adds itself; "
+    "prompt (the text round the query is the same whatever that prompt says, or with none), nothing of an "
+    "earlier search's answer: its sources or summary, and no date the tool adds itself; "
     "storing the answer is open); search filters the model wrote beside the query (allowed_domains, "
     "blocked_domains, user_location, filters) are refused as a tool error or left out, never sent; "
     "concurrent searches use separate provider instances, so two searches in flight at once share nothing (each "
@@ -434,6 +446,9 @@ async def request_isolated(ctx: CheckContext) -> None:
         await _streaming(ctx, case)
         if case.params.get("concurrent"):
             await _concurrent(ctx, case)
+            continue
+        if "prompts" in case.params:
+            await _prompt_independent(ctx, case)
             continue
         protocol = case["protocol"]
         queries: tuple[str, str] = case.params.get("queries", ("first standalone topic", "second standalone topic"))
@@ -494,6 +509,25 @@ async def request_isolated(ctx: CheckContext) -> None:
             carried = [what for what, piece in EARLIER_PIECES.items() if piece in second]
             require(not carried, f"[{case.name}] the second search carries the first one's answer "
                     f"({', '.join(carried)})", body=bodies[1], catches=case.catches)
+
+
+async def _prompt_independent(ctx: CheckContext, case: Case) -> None:
+    """One query searched under each of the case's latest prompts: the user text the same in each (whatever fixed
+    wording a target puts round the query; the other rows judge the rest of the request, and other fields are not
+    compared here)."""
+    protocol, prompts = case["protocol"], case["prompts"]
+    ctx.emu.log.clear()
+    for prompt in prompts:
+        _visible(await _search(ctx, SAME_QUERY, protocol, prompt), f"[{case.name}] search")
+    bodies = [r.json for r in ctx.records(ROUTES[protocol])]
+    require(len(bodies) == len(prompts), f"[{case.name}] expected one request per search, saw {len(bodies)}")
+    field = "messages" if protocol == "messages" else "input"
+    said = [json.dumps(body.get(field) if isinstance(body, dict) else body, ensure_ascii=False, sort_keys=True)
+            for body in bodies]
+    for prompt, text in zip(prompts[1:], said[1:], strict=True):
+        require(text == said[0], f"[{case.name}] the same query searched with the latest prompt {prompt!r} sends "
+                f"other text than with none ({text[:300]!r} against {said[0][:300]!r}); the request carries only "
+                "the query, whatever the conversation says", catches=case.catches)
 
 
 # Two searches started together: their queries and the answers each is scripted to get (its text, its sources).
