@@ -34,11 +34,11 @@ _LOCAL_PATH = re.compile(
     | (?<![A-Za-z0-9_.~/\\:])(?:~|\.{1,2})[\\/]  # ~/ ./ ../ relative and home paths (after Thai or CJK too)
     | (?<![A-Za-z0-9_.~/\\:])/(?:home|users|etc|var|tmp|mnt|media|opt|root|private|volumes|srv|data)/
     | \b(?:desktop|documents|downloads)[\\/]  # Desktop/ Documents/ Downloads/
-    | (?<![A-Za-z0-9_.~/\\:])~[A-Za-z_][A-Za-z0-9_.-]*[\\/]  # ~name/: a named user's home folder
-    | \$(?:env:)?\{?(?:home|userprofile)\}?[\\/]  # $HOME/ ${HOME}/ $env:USERPROFILE\ home variables
-    | %(?:userprofile|homepath|appdata|localappdata|onedrive)%[\\/]  # %USERPROFILE%\ profile variables
-    | (?<![A-Za-z0-9_.~/\\:])//[^/\\\s]+/    # //server/share/: UNC written with forward slashes
-    | \b(?:smb|cifs|afp|nfs)://              # network file share URLs
+    | (?<![A-Za-z0-9_.~/\\:])~[A-Za-z_][A-Za-z0-9_.-]*[\\/][^\s\\/]*[.\\/]  # ~name/file.ext, ~name/dir/ (not ~mg/kg)
+    | \$(?:env:)?\{?(?:home|userprofile)\}?[\\/](?!\.)  # $HOME/ ${HOME}/ $env:USERPROFILE\ (not $HOME/.local/bin)
+    | %(?:userprofile|homepath|onedrive)%[\\/](?!\.)  # %USERPROFILE%\ profile folders (app data is no document)
+    | (?<![A-Za-z0-9_.~/\\:])//[A-Za-z0-9_-]+/[^/\\\s]+/  # //server/share/: an undotted server (not //cdn.host/, //g/)
+    | \b(?:smb|cifs|afp|nfs)://[^/\s]+/\S  # a network share URL naming a share (not "smb:// server")
     """,
     re.IGNORECASE | re.VERBOSE,
 )

@@ -108,11 +108,11 @@ def test_mount_folders_not_taken_for_local_fail_exactly_the_drive_rows(monkeypat
 
 # The alternatives the hunt's rows brought into the reference's path rule, each with the row it alone passes.
 WIDENED = {
-    NAMED_HOME: r"| (?<![A-Za-z0-9_.~/\\:])~[A-Za-z_][A-Za-z0-9_.-]*[\\/]",
-    HOME_VAR: r"| \$(?:env:)?\{?(?:home|userprofile)\}?[\\/]",
-    PROFILE_VAR: r"| %(?:userprofile|homepath|appdata|localappdata|onedrive)%[\\/]",
-    UNC_SLASH: r"| (?<![A-Za-z0-9_.~/\\:])//[^/\\\s]+/",
-    SMB: r"| \b(?:smb|cifs|afp|nfs)://",
+    NAMED_HOME: r"| (?<![A-Za-z0-9_.~/\\:])~[A-Za-z_][A-Za-z0-9_.-]*[\\/][^\s\\/]*[.\\/]",
+    HOME_VAR: r"| \$(?:env:)?\{?(?:home|userprofile)\}?[\\/](?!\.)",
+    PROFILE_VAR: r"| %(?:userprofile|homepath|onedrive)%[\\/](?!\.)",
+    UNC_SLASH: r"| (?<![A-Za-z0-9_.~/\\:])//[A-Za-z0-9_-]+/[^/\\\s]+/",
+    SMB: r"| \b(?:smb|cifs|afp|nfs)://[^/\s]+/\S",
 }
 
 
@@ -164,6 +164,31 @@ def test_any_link_text_for_the_untitled_source_passes(shown: str) -> None:
 # The widened path rule still searches text that names no file: prices, fractions, URLs, pairs and comments.
 @pytest.mark.parametrize("query", ["$5/month hosting plans", "about ~2/3 of residents", "$BTC/USD price today",
                                    "https://example.com/a/b docs", "comments // in javascript", "and/or usage",
-                                   "smb protocol v3 vs nfs", "home/office chairs", "site:example.com/docs"])
+                                   "smb protocol v3 vs nfs", "home/office chairs", "site:example.com/docs",
+                                   # A review of the widened rule found these refused (none names a user's file):
+                                   "how to add $HOME/.local/bin to PATH ubuntu",
+                                   "npm global packages %APPDATA%\\npm location windows 11",
+                                   "where is %LOCALAPPDATA%\\Temp on windows",
+                                   "%USERPROFILE%\\.ssh\\config permissions windows openssh",
+                                   "connect to smb:// server from macOS Finder", "nfs:// URL syntax RFC 2224",
+                                   "afp:// deprecated macOS Sonoma",
+                                   "protocol-relative URL //cdn.jsdelivr.net/npm/ https mixed content",
+                                   "jquery script src //ajax.googleapis.com/ajax/libs/jquery/3.7.1/jquery.min.js",
+                                   "javascript //TODO/FIXME comment highlighting vscode", "regex //g/ flag meaning",
+                                   "dose ~mg/kg paracetamol children", "speed ~km/h world record cheetah",
+                                   "bash ~user/ tilde expansion documentation", "apple stock ~AAPL/USD",
+                                   "markdown link syntax [text](//example.com/page)"])
 def test_the_widened_path_rule_leaves_text_that_names_no_file(query: str) -> None:
     assert not _evidence_guard.names_local(query, ())
+
+
+# From the read-only review of hunt M's rows: a pipeline with no snippet fallback that fails the whole call when the
+# Fetch API itself fails (a 5xx, a service failure) failed the fallback row, which served a 503. Seed 002 makes the
+# fallback policy and says nothing of a call without it; the row now serves the page's own failure (a 404).
+def test_a_fetch_service_failure_failing_the_call_passes_the_fallback_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    right = "    bodies = dict(zip((c.url for c in pages), fetched, strict=True))\n"  # as dedented from the class
+    wrong = right + (
+        "    if fetched and all(isinstance(b, WebError) and 'service error' in b.message for b in fetched):\n"
+        "        raise next(b for b in fetched if isinstance(b, WebError))\n")
+    patch_reading(evidence_search.EvidenceSearchTool, "run", right, wrong, monkeypatch)
+    assert SNIPPET not in failing_rows(evidence, "CITES", CITES, monkeypatch)

@@ -9,9 +9,11 @@ a call's recorded requests, so no check can read the record)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from dsweb_ref import WebError, WebErrorCode
 from dsweb_ref.certification.checks import fetch, search
 from dsweb_ref.providers import _deepseek_http, _scheduler, deepseek_official
 
@@ -105,3 +107,17 @@ def test_a_full_jitter_backoff_through_the_example_adapter_is_certified(tmp_path
     code = dsweb_certify("--adapter", adapter_command("--variant", "retry-full-jitter"), "--only", FETCH_WAITS,
                          "--json", str(path))
     assert code == 0 and json_outcomes(json_report(path)) == {FETCH_WAITS: "passed"}
+
+
+# From the read-only review of hunt M's rows: a target refusing the gateway's model name at the call (no seed makes it
+# accept any model name) failed the row "expected a result"; refused at configure it was already skipped.
+def test_a_model_name_refused_at_the_call_passes_the_thinking_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+    searched = deepseek_official.DeepSeekMessagesSearch.search
+
+    async def refusing(self: deepseek_official.DeepSeekMessagesSearch, request: Any, ctx: Any) -> Any:
+        if self._settings().deepseek_messages.model.startswith("claude"):
+            raise WebError(WebErrorCode.CONFIG_INVALID, "this deployment serves DeepSeek models only")
+        return await searched(self, request, ctx)
+
+    monkeypatch.setattr(deepseek_official.DeepSeekMessagesSearch, "search", refusing)
+    assert failing_rows(search, "THINKING", THINKING, monkeypatch) == set()
