@@ -599,6 +599,9 @@ async def _deadline_rows(ctx: CheckContext, run: int) -> list[Timed]:
     return timed
 
 
+# The 4xx statuses no row above names (408 and 429 are retried; 407 is a proxy's, which clients may answer
+# themselves). Seed 001: "other 4xx require a changed request".
+OTHER_4XX = (405, 406, 410, 411, 412, 413, 414, 415, 416, 417, 418, 421, 423, 424, 426, 428, 431, 451, 499)
 NEVER_CASES = (
     *(Case(f"{status}", catches, {"status": status}) for status, catches in (
         (402, "retrying a funding failure (402 needs a top-up, not a retry)"),
@@ -610,6 +613,17 @@ NEVER_CASES = (
         (409, "retrying a conflict as transient, like a 429"),
         (425, "retrying Too Early as transient, like a 429"),
     )),
+    # From an outside hunt: a Retry-After read as "the server named a time, so retry", whatever the status. The
+    # guide's list is by status: a Retry-After on a 402 or another 4xx changes nothing (ignored, or only quoted).
+    Case("402 with Retry-After 1 s", "a Retry-After honoured on any status: a funding failure retried because the "
+         "server named a time", {"status": 402, "headers": {"Retry-After": "1"}}),
+    Case("400 with Retry-After 1 s", "a Retry-After honoured on any status: a rejected request retried because the "
+         "server named a time", {"status": 400, "headers": {"Retry-After": "1"}}),
+    # From an outside hunt: a 4xx the rows above do not name retried (499, nginx's "client closed request", or 421,
+    # which HTTP lets a client retry over another connection). "Other 4xx" is every 4xx besides 408 and 429: each
+    # of these is its own search, failed after one request.
+    Case("every other 4xx", "a 4xx outside the named ones taken for transient (499 'client closed request', 421 "
+         "'misdirected request', 423 'locked' or 503-like 4xx retried)", {"statuses": OTHER_4XX}),
     # Nor is anything that is not a failure to wait out: an empty answer is a success, a redirect a rejection.
     Case("empty results", "retrying an empty answer as transient (it is a success: 'Empty results is successful')",
          {"fault": scripted("search", QUERY, [])}),
@@ -622,6 +636,9 @@ NEVER_CASES = (
         (403, "retrying a Fetch API 403 (crawler-policy rejection) as transient"),
         (402, "retrying a Fetch API 402 (funding first)"),
     )),
+    Case("fetch 403 with Retry-After 1 s", "a Retry-After honoured on any Fetch API status: a crawler-policy "
+         "rejection retried because the server named a time", {"status": 403, "fetch": True,
+                                                                "headers": {"Retry-After": "1"}}),
 )
 
 
@@ -633,9 +650,10 @@ NEVER_CASES = (
     requires=(WS, API, CAP_RETRY),
     provider="api",
     rule="Seed 001: 'The guide recommends waiting before retrying 408, 429, and 5xx; 402 requires funding "
-    "first, and other 4xx require a changed request': neither is retried, 409 and 425 included (only 408 "
-    "and 429 of the 4xx are). Nor is what the guide does not list: 'Empty results is successful', and the "
-    "harness rejects redirects of the API request: an empty answer and a 3xx are one request each (that the "
+    "first, and other 4xx require a changed request': neither is retried, 409, 425, 421 and 499 included (only "
+    "408 and 429 of the 4xx are), and a Retry-After on one of them changes nothing (the list is by status). "
+    "Nor is what the guide does not list: 'Empty results is successful', and the harness rejects redirects of "
+    "the API request: an empty answer and a 3xx are one request each (that the "
     "first is a success and the second an error whose Location is never visited is search.outcome.empty's and "
     "search.redirect.not_followed's to judge). The same holds on the Fetch API for a target that serves web_fetch "
     "through it ('Fetch 403 means crawler-policy rejection, while 404 means no usable page content'): whether "
@@ -653,8 +671,16 @@ async def retry_never(ctx: CheckContext) -> None:
             else:
                 ctx.note("fetch rows", "not judged: the target declares no web_fetch through the Fetch API")
             continue
+        if "statuses" in case.params:  # one search per status, each failed after its one request
+            for status in case["statuses"]:
+                outcome, records = await _answer(ctx, Status(status), f"HTTP {status}", None)
+                expect_error(outcome, f"{case.name}: HTTP {status}", PROVIDER_ERROR)
+                require(len(records) == 1, f"{case.name}: HTTP {status}: {len(records)} requests, expected one",
+                        catches=case.catches)
+            continue
         what = f"HTTP {case.name}" if "status" in case.params else case.name
-        fault = Status(case["status"]) if "status" in case.params else case["fault"]
+        fault = Status(case["status"], headers=case.params.get("headers", {})) if "status" in case.params \
+            else case["fault"]
         outcome, records = await _answer(ctx, fault, what, None)
         if "status" in case.params:
             expect_error(outcome, what, PROVIDER_ERROR)
@@ -666,7 +692,8 @@ async def retry_never(ctx: CheckContext) -> None:
 async def _fetch_not_retried(ctx: CheckContext, case: Case) -> None:
     what = f"HTTP {case['status']} from the Fetch API"
     # every request meets the status, so a retry shows as one (never as a later success)
-    outcome = await ctx.under_fault("fetch", Status(case["status"]), lambda: ctx.fetch(FETCHED), times=None)
+    fault = Status(case["status"], headers=case.params.get("headers", {}))
+    outcome = await ctx.under_fault("fetch", fault, lambda: ctx.fetch(FETCHED), times=None)
     await ctx.settle()
     sent = len(ctx.records("fetch"))
     require(sent == 1, f"{what}: {sent} Fetch API requests, expected one", catches=case.catches)

@@ -1,0 +1,55 @@
+"""Issue 24, item 6: an outside hunt (M1) over seeds 000 and 001 found wrong readings of the opt-in Search API
+retries and pacing that dsweb certify passed. A Retry-After honoured on a 400 or 402 (any status naming a time
+retried); a 4xx no row named (499, 421) retried; the first Retry-After reused for every later retry, so a 503
+after a "Retry-After: 0" went out at once; a negative Retry-After read with float() and waited as nothing; a
+retry that waited at least one pacing interval sent outside the pacer; a pacer that keeps the rate it was first
+used with after the deployment lowers it. Each wrong reading is made in the reference and must fail exactly the
+new row that names it; the reference passes the new rows."""
+
+from __future__ import annotations
+
+import pytest
+
+from dsweb_ref.certification.checks import scheduling
+from dsweb_ref.providers import _scheduler
+
+from ._readings import failing_rows, patch_reading
+
+NEVER = "search.api.retry.never"
+RA_402, RA_400, RA_FETCH_403 = "402 with Retry-After 1 s", "400 with Retry-After 1 s", "fetch 403 with Retry-After 1 s"
+OTHER_4XX = "every other 4xx"
+RETRYABLE = "return status in (408, 429) or 500 <= status <= 599"
+
+
+def _keep(table: str, rows: set[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """``rows`` alone of ``scheduling.table``: the other rows run in other tests (and cost seconds each)."""
+    monkeypatch.setattr(scheduling, table, tuple(c for c in getattr(scheduling, table) if c.name in rows))
+    assert {c.name for c in getattr(scheduling, table)} == rows
+
+
+NEW_NEVER = {RA_402, RA_400, RA_FETCH_403, OTHER_4XX}
+
+
+def test_the_reference_passes_the_new_never_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+    _keep("NEVER_CASES", NEW_NEVER, monkeypatch)
+    assert failing_rows(scheduling, "NEVER_CASES", NEVER, monkeypatch) == set()
+
+
+def test_a_retry_after_honoured_on_any_status_fails_exactly_the_retry_after_rows(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # catches: "the server named a time, so honour it": a Retry-After makes a 400, 402 or a Fetch API 403 retryable
+    right = "if retry >= policy.retries or not retryable(reply.status):"
+    wrong = 'if retry >= policy.retries or not (retryable(reply.status) or "retry-after" in reply.headers):'
+    patch_reading(_scheduler.AccountScheduler, "run", right, wrong, monkeypatch)
+    assert failing_rows(scheduling, "NEVER_CASES", NEVER, monkeypatch) == {RA_402, RA_400, RA_FETCH_403}
+
+
+@pytest.mark.parametrize("status", [499, 421])
+def test_a_4xx_no_row_named_retried_fails_exactly_the_other_4xx_row(
+    status: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # catches: 499 (nginx "client closed request") or 421 (Misdirected Request) taken for transient
+    patch_reading(_scheduler, "retryable", RETRYABLE, RETRYABLE.replace("(408, 429)", f"(408, 429, {status})"),
+                  monkeypatch)
+    assert failing_rows(scheduling, "NEVER_CASES", NEVER, monkeypatch) == {OTHER_4XX}
