@@ -13,7 +13,7 @@ import pytest
 from dsweb_ref.certification.checks import scheduling
 from dsweb_ref.providers import _scheduler
 
-from ._readings import failing_rows, patch_reading
+from ._readings import failing_rows, fails_exactly, patch_reading
 
 NEVER = "search.api.retry.never"
 RA_402, RA_400, RA_FETCH_403 = "402 with Retry-After 1 s", "400 with Retry-After 1 s", "fetch 403 with Retry-After 1 s"
@@ -53,3 +53,29 @@ def test_a_4xx_no_row_named_retried_fails_exactly_the_other_4xx_row(
     patch_reading(_scheduler, "retryable", RETRYABLE, RETRYABLE.replace("(408, 429)", f"(408, 429, {status})"),
                   monkeypatch)
     assert failing_rows(scheduling, "NEVER_CASES", NEVER, monkeypatch) == {OTHER_4XX}
+
+
+WAITS = "search.api.retry.waits"
+NEGATIVE = "503 with Retry-After -1 every time: a wait before each retry"
+FIRST_VS_LATEST = "429 with Retry-After 0, then 503 without it, then success: a wait before the 503's retry"
+BACKOFF = "wait = self.backoff(retry, policy.max_wait_s) if asked is None else asked"
+
+
+def test_the_reference_passes_the_new_waits_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+    _keep("RETRY_CASES", {NEGATIVE, FIRST_VS_LATEST}, monkeypatch)
+    assert failing_rows(scheduling, "RETRY_CASES", WAITS, monkeypatch) == set()
+
+
+def test_a_negative_retry_after_read_with_float_fails_exactly_its_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: Retry-After read with float() first ("fractions welcome"): "-1" is a negative wait, retried at once
+    right = '    value = (headers.get("retry-after") or "").strip()\n'
+    wrong = right + "    try:\n        return float(value)\n    except ValueError:\n        pass\n"
+    patch_reading(_scheduler, "retry_after_seconds", right, wrong, monkeypatch)
+    fails_exactly(scheduling, "RETRY_CASES", WAITS, NEGATIVE, monkeypatch)
+
+
+def test_the_first_retry_after_reused_for_every_retry_fails_exactly_its_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: the first failure's Retry-After sets the pace of every retry: a 503 after "Retry-After: 0" at once
+    first = "if retry == 0:\n            first_asked = asked\n        asked = first_asked\n        "
+    patch_reading(_scheduler.AccountScheduler, "run", BACKOFF, first + BACKOFF, monkeypatch)
+    fails_exactly(scheduling, "RETRY_CASES", WAITS, FIRST_VS_LATEST, monkeypatch)

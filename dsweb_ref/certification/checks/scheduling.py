@@ -251,6 +251,19 @@ RETRY_CASES = (
     Case("503 with an unreadable Retry-After every time: a wait before each retry",
          "an unreadable Retry-After ('soon') read as 0: retried at once instead of backing off",
          {"fault": Status(503, headers={"Retry-After": "soon"}), "times": None, "calls": 3, "own": True}),
+    # From an outside hunt: a Retry-After read with float() (fractions welcome) makes "-1" a negative wait, waited
+    # as nothing. It names no wait, as "soon" does: a backoff, any positive wait, or ending the retries (one request)
+    # are all right; judged on the second-longest of its own waits.
+    Case("503 with Retry-After -1 every time: a wait before each retry",
+         "a negative Retry-After ('-1', read with float()) waited as nothing: retried at once instead of backing off",
+         {"fault": Status(503, headers={"Retry-After": "-1"}), "times": None, "calls": 2, "own": True,
+          "may_end": True}),
+    # From an outside hunt: the first failure's Retry-After reused for every later retry. After "Retry-After: 0"
+    # (retried at once, which the guide allows) a 503 naming no wait still waits before its retry. Judged on the
+    # second-longest of the waits after the 503 (one per call); ending the retries after the 503 is right too.
+    Case("429 with Retry-After 0, then 503 without it, then success: a wait before the 503's retry",
+         "the first failure's Retry-After reused for every retry: the 503 after a 'Retry-After: 0' retried at once",
+         {"fault": RateLimited(retry_after=0), "then": Status(503), "calls": 3, "own": True}),
     # From an outside hunt: a Retry-After longer than the target's own cap (10 s in the reference) cut to the
     # cap. Ending the retries there is open (the reference does); a retry before the time named is not.
     Case("429, Retry-After 12 s", "a Retry-After longer than the target's own cap cut to the cap: the retry sent "
@@ -277,8 +290,10 @@ _AT_ONCE_CATCHES = frozenset(c.catches for c in RETRY_CASES if {"judges", "famil
     "waits without Retry-After. How long a wait is stays open (50 ms is one): only a retry within 40 ms of the "
     "failure's answer (plus this run's measured retry turnaround, at most 5 ms) counts as at once, judged on a "
     "second-longest wait so that one retry a busy machine stalled does not pass for a wait. A Retry-After that "
-    "is neither seconds nor a date names no wait, so it backs off too. A "
-    "retry never comes before the time a Retry-After names: one longer than the target's own cap ends the "
+    "is neither seconds nor a date (a negative number, '-1', included) names no wait, so it backs off too "
+    "(or the retries end). Each failure's own answer decides its wait: a 503 naming no wait after a 429 with "
+    "'Retry-After: 0' waits before its retry. A retry never comes before the time a Retry-After names: one "
+    "longer than the target's own cap ends the "
     "retries or is waited out, never cut to the cap (which of the two is open).",
     cases=RETRY_CASES,
     slot="quiet",  # measures the waits between attempts
@@ -361,7 +376,10 @@ async def _retry_rows(ctx: CheckContext) -> list[_Row]:
             date, not_before = _http_date_ahead()
             fault = RateLimited(retry_after=date)
         faults.append((fault, not_before))
-        ctx.emu.inject("search", fault, times=case.params.get("times", 1), when=query_match("search", f"{QUERY} {n}"))
+        match = query_match("search", f"{QUERY} {n}")
+        ctx.emu.inject("search", fault, times=case.params.get("times", 1), when=match)
+        if "then" in case.params:  # the second request's fault, once the first is used
+            ctx.emu.inject("search", case["then"], when=match)
     calls = []
     ordered = True  # until a first request fails to arrive (a target that sends none): then no more waiting
     for n in range(len(rows)):
@@ -411,7 +429,7 @@ def _retry_problems(rows: list[_Row], load: Load) -> tuple[list[tuple[str, str]]
         except CheckFailed as exc:
             problems.append((exc.reason, row.case.catches))
         asked = row.fault.retry_after if isinstance(row.fault, RateLimited) else row.case.params.get("wait")
-        if isinstance(asked, int) and row.case.name in waits:
+        if isinstance(asked, int) and row.case.name in waits and "then" not in row.case.params:
             over.append((waits[row.case.name][0], asked))
     if problems:
         return problems, doubt
@@ -481,10 +499,21 @@ def _judge_retry(row: _Row, slack: float, waits: dict[str, list[float]]) -> None
         require(not early, f"{case.name}: retried {early[0]:.3f} s after a Retry-After of {case['beyond']} s" if early
                 else "", catches=case.catches)
         return
+    if "then" in case.params:  # two failures, then success: only the wait after the second is judged
+        if row.outcome.ok:
+            require(len(records) == 3, f"{case.name}: {len(records)} requests, expected two failures and a retry")
+        else:  # the retries ended after the second failure: open
+            expect_error(row.outcome, case.name, PROVIDER_ERROR)
+            require(len(records) == 2, f"{case.name}: {len(records)} requests before the failure, expected two")
+        require(all(b.started > a.finished - slack for a, b in itertools.pairwise(records) if a.finished is not None),
+                f"{case.name}: a retry started before the failure was answered")
+        waits.setdefault(case.name, []).extend(_gaps(records[1:]))
+        return
     if case.params.get("times", 1) is None:
         expect_error(row.outcome, case.name, PROVIDER_ERROR)
-        require(2 <= len(records) <= 1 + RETRIES, f"{case.name}: {len(records)} requests for {RETRIES} "
-                f"retries (expected 2 to {1 + RETRIES})")
+        least = 1 if case.params.get("may_end") else 2  # ending the retries at once: no wait to judge
+        require(least <= len(records) <= 1 + RETRIES, f"{case.name}: {len(records)} requests for {RETRIES} "
+                f"retries (expected {least} to {1 + RETRIES})")
         waits.setdefault(case.name, []).extend(_gaps(records))  # a row of several calls: all their waits
         return
     expect_success(row.outcome, case.name)
