@@ -79,3 +79,30 @@ def test_the_first_retry_after_reused_for_every_retry_fails_exactly_its_row(monk
     first = "if retry == 0:\n            first_asked = asked\n        asked = first_asked\n        "
     patch_reading(_scheduler.AccountScheduler, "run", BACKOFF, first + BACKOFF, monkeypatch)
     fails_exactly(scheduling, "RETRY_CASES", WAITS, FIRST_VS_LATEST, monkeypatch)
+
+
+RATE = "search.api.pacing.rate"
+WAITED_AN_INTERVAL = "a 3-query call at 2 QPS, the first answered 429 with Retry-After 1"
+LOWERED = "the rate lowered on one account: a 2-query call at 5 QPS, then a 3-query call at 2 QPS"
+SLOT_CALL = "ticket = await self._slot(api, policy.qps, deadline) if policy.pacing else None"
+
+
+def test_the_reference_passes_the_new_pacing_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+    _keep("PACING_CASES", {WAITED_AN_INTERVAL, LOWERED}, monkeypatch)
+    assert failing_rows(scheduling, "PACING_CASES", RATE, monkeypatch) == set()
+
+
+def test_a_retry_that_waited_an_interval_sent_unpaced_fails_exactly_its_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: "pace or wait, not both": a retry whose wait was at least one pacing interval skips the pacer
+    skip = "policy.pacing and not (retry and wait >= spacing(policy.qps))"
+    wrong = f"ticket = await self._slot(api, policy.qps, deadline) if {skip} else (object() if policy.pacing else None)"
+    patch_reading(_scheduler.AccountScheduler, "run", SLOT_CALL, wrong, monkeypatch)
+    fails_exactly(scheduling, "PACING_CASES", RATE, WAITED_AN_INTERVAL, monkeypatch)
+
+
+def test_a_pacer_that_keeps_its_first_rate_fails_exactly_the_lowered_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: the per-account pacer caches its interval on first use, so a lowered rate is never applied
+    right = "interval = spacing(qps)\n    pacer = self._pacer(api)\n"
+    wrong = 'pacer = self._pacer(api)\n    interval = pacer.__dict__.setdefault("interval", spacing(qps))\n'
+    patch_reading(_scheduler.AccountScheduler, "_slot", right, wrong, monkeypatch)
+    fails_exactly(scheduling, "PACING_CASES", RATE, LOWERED, monkeypatch)

@@ -936,10 +936,23 @@ PACING_CASES = (
          "a retry that waited out a Retry-After sent outside the pacer (the server named the time, so the slot "
          "is skipped)",
          {"qps": 2, "calls": 1, "queries": 2, "retries": RETRIES, "fault": RateLimited(retry_after=0), "faulty": 1}),
+    # From an outside hunt: "pace or wait, not both": a retry whose wait was at least one pacing interval goes out
+    # unpaced. Retry-After 1 s at 2 QPS: due 1 s after the 429, beside the third query's slot (1.05 s); a paced
+    # target sends it at a free slot (1.575 s in the reference), whatever it waits first.
+    Case("a 3-query call at 2 QPS, the first answered 429 with Retry-After 1",
+         "a retry that waited at least one pacing interval sent outside the pacer (it waited longer than a slot "
+         "would make it): it starts beside a queued query",
+         {"qps": 2, "calls": 1, "queries": 3, "retries": RETRIES, "fault": RateLimited(retry_after=1), "faulty": 1}),
     Case("two 2-query calls at once, 3 QPS",
          "no pacing; a burst of the whole rate followed by a refill; one pacer per call instead of one per "
          "account; or ignoring the configured rate (pacing at the seed's 5 QPS regardless)",
          {"qps": 3, "calls": 2, "queries": 2}),
+    # From an outside hunt: a pacer that keeps the interval of the rate it was first used with. An account of its
+    # own (another key), so its pacer meets 5 QPS first, whatever the rows above left on the check's account.
+    Case("the rate lowered on one account: a 2-query call at 5 QPS, then a 3-query call at 2 QPS",
+         "a pacer that keeps the rate it was first used with (its interval computed once): lowering the configured "
+         "rate leaves the account paced at the old, faster one",
+         {"qps": 2, "queries": 3, "before": 5.0}),
     # Untimed, proven by ordering: the first request is parked at a gate, and the second must reach
     # the emulator while it is parked (its slot is 0.2 s later; a liveness bound, not a threshold).
     Case("a 2-query call at 5 QPS, the first request held unanswered",
@@ -961,8 +974,10 @@ PACING_CASES = (
     provider="api",
     rule="Seed 001: Search has an account-wide 5 QPS limit, shared across the account's keys, and four "
     "concurrent queries exceed it without a scheduler. Every request counts against that limit, a retry too "
-    "(also one that waited out a Retry-After), so no one-second window may hold more starts than the "
-    "configured rate; waiting is pacing, failing a query for want of a slot is not. The starts are the "
+    "(also one that waited out a Retry-After, however long), so no one-second window may hold more starts than "
+    "the configured rate; 'each operation resolves one settings snapshot', so a call is paced at the rate "
+    "configured when it runs, also after the rate was lowered on an account already paced; waiting is pacing, "
+    "failing a query for want of a slot is not. The starts are the "
     f"emulator's arrival times: rate + 1 of them must span at least 1 s less {WINDOW_SLACK:g} s of transport "
     "jitter; a shorter span the run's measured load can explain is re-run (at most 3 runs), and fails only when "
     "every run packed its starts tighter than the load explains. A rate limits how often requests start, not "
@@ -988,6 +1003,11 @@ async def pacing_rate(ctx: CheckContext) -> None:
             continue
         if case.params.get("retries") and not _retries_declared(ctx):
             continue  # "retries included": only a target that retries (capability retry) has any to pace
+        if "before" in case.params:
+            lowered = functools.partial(judge_timed, ctx, "search.api.pacing.rate",
+                                        functools.partial(_lowered_run, ctx, case))
+            await _on_own_account(ctx, lowered)
+            continue
         await ctx.configure_opt_in(pacing_qps=float(case["qps"]), retries=case.params.get("retries", 0))
         await judge_timed(ctx, "search.api.pacing.rate", functools.partial(_paced_run, ctx, case))
     await ctx.configure_opt_in()
@@ -1047,6 +1067,38 @@ async def _paced_run(ctx: CheckContext, case: Case) -> list[Timed]:
     # Timed as a shortfall: how much less than a second the tightest rate + 1 starts took.
     return [Timed(f"{case.name}: {case['qps'] + 1} requests started within one second ({span:.2f} s)",
                   1.0 - min(span, 1.0), WINDOW_SLACK, case.catches)]
+
+
+LOWERED_KEY = "dsweb-emulator-key-lowered-rate"  # an account no other row paces
+
+
+async def _on_own_account(ctx: CheckContext, body: Callable[[], Awaitable[None]]) -> None:
+    """``body()`` with :data:`LOWERED_KEY` configured (the emulator accepts it), the check's own key again after."""
+    configured = ctx.config.api_key
+    ctx.emu.accept_api_key(LOWERED_KEY)
+    await ctx.configure(api_key=LOWERED_KEY)
+    try:
+        await body()
+    finally:
+        await ctx.configure(api_key=configured)
+
+
+async def _lowered_run(ctx: CheckContext, case: Case) -> list[Timed]:
+    """A paced call at the faster rate, then the rate lowered and a call judged at the slower one (its starts
+    only: the first call's came under the rate configured then)."""
+    ctx.fresh()
+    await ctx.configure_opt_in(pacing_qps=case["before"])
+    expect_success(await ctx.search([f"{QUERY} fast {n}" for n in range(2)]), f"{case.name}: the call at "
+                   f"{case['before']:g} QPS")
+    await ctx.configure_opt_in(pacing_qps=float(case["qps"]))
+    queries = [f"{QUERY} slow {n}" for n in range(case["queries"])]
+    expect_success(await ctx.search(queries), case.name)
+    await ctx.settle()
+    starts = [r.started for r in ctx.records("search") if isinstance(r.json, dict) and r.json.get("query") in queries]
+    require(len(starts) == len(queries), f"{case.name}: {len(starts)} requests for {len(queries)} queries")
+    span = _tightest(starts, case["qps"] + 1)
+    return [Timed(f"{case.name}: {case['qps'] + 1} requests started within one second at {case['qps']} QPS "
+                  f"({span:.2f} s)", 1.0 - min(span, 1.0), WINDOW_SLACK, case.catches)]
 
 
 PACING_CANCEL_CASES = (
