@@ -106,3 +106,29 @@ def test_a_pacer_that_keeps_its_first_rate_fails_exactly_the_lowered_row(monkeyp
     wrong = 'pacer = self._pacer(api)\n    interval = pacer.__dict__.setdefault("interval", spacing(qps))\n'
     patch_reading(_scheduler.AccountScheduler, "_slot", right, wrong, monkeypatch)
     fails_exactly(scheduling, "PACING_CASES", RATE, LOWERED, monkeypatch)
+
+
+PARSE = '    value = (headers.get("retry-after") or "").strip()\n'
+
+
+@pytest.mark.parametrize(
+    ("owner", "function", "right", "variant"),
+    [
+        # "Retry-After: 0" read as no hint (a backoff instead of an at-once retry): waiting longer is allowed
+        (_scheduler, "retry_after_seconds", PARSE, PARSE + '    if value == "0":\n        return None\n'),
+        # a negative Retry-After read as a very long wait, which ends the retries (one request)
+        (_scheduler, "retry_after_seconds", PARSE, PARSE + '    if value.startswith("-"):\n        return 1e9\n'),
+        # a negative Retry-After waited as its magnitude (1 s)
+        (_scheduler, "retry_after_seconds", PARSE, PARSE + '    if value.startswith("-"):\n        return 1.0\n'),
+        # one retry per search at most: the 503 after the 429 ends the retries (its failure answered)
+        (_scheduler.AccountScheduler, "run", "if retry >= policy.retries or", "if retry >= min(policy.retries, 1) or"),
+    ],
+    ids=["retry-after-0-backs-off", "negative-ends-retries", "negative-waited-as-1s", "one-retry-at-most"],
+)
+def test_right_variants_pass_the_new_waits_rows(
+    owner: object, function: str, right: str, variant: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Right by seed 001 ("wait before retrying"; how long, and how many retries, is open): certified.
+    patch_reading(owner, function, right, variant, monkeypatch)  # type: ignore[arg-type]
+    _keep("RETRY_CASES", {NEGATIVE, FIRST_VS_LATEST}, monkeypatch)
+    assert failing_rows(scheduling, "RETRY_CASES", WAITS, monkeypatch) == set()
