@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import pytest
 
+from dsweb_ref.certification.adapter_protocol import CAP_RETRY, CAPABILITIES
 from dsweb_ref.certification.checks import scheduling
+from dsweb_ref.certification.model import Outcome
 from dsweb_ref.providers import _scheduler
 
 from ._readings import failing_rows, fails_exactly, patch_reading
+from .conftest import outcomes, reference_variant, run
 
 NEVER = "search.api.retry.never"
 RA_402, RA_400, RA_FETCH_403 = "402 with Retry-After 1 s", "400 with Retry-After 1 s", "fetch 403 with Retry-After 1 s"
@@ -82,22 +85,31 @@ def test_the_first_retry_after_reused_for_every_retry_fails_exactly_its_row(monk
 
 
 RATE = "search.api.pacing.rate"
-WAITED_AN_INTERVAL = "a 3-query call at 2 QPS, the first answered 429 with Retry-After 1"
-LOWERED = "the rate lowered on one account: a 2-query call at 5 QPS, then a 3-query call at 2 QPS"
+LOWERED = ("the rate lowered on one account: a 3-query call at 2 QPS after one at 5 QPS, its first query answered "
+           "429 with Retry-After 1")
 SLOT_CALL = "ticket = await self._slot(api, policy.qps, deadline) if policy.pacing else None"
 
 
-def test_the_reference_passes_the_new_pacing_rows(monkeypatch: pytest.MonkeyPatch) -> None:
-    _keep("PACING_CASES", {WAITED_AN_INTERVAL, LOWERED}, monkeypatch)
+def test_the_reference_passes_the_new_pacing_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    _keep("PACING_CASES", {LOWERED}, monkeypatch)
     assert failing_rows(scheduling, "PACING_CASES", RATE, monkeypatch) == set()
 
 
-def test_a_retry_that_waited_an_interval_sent_unpaced_fails_exactly_its_row(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_paced_target_without_retries_passes_the_lowered_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Pacing without capability retry: the row judges the lowered rate alone (no 429 injected), and passes.
+    _keep("PACING_CASES", {LOWERED}, monkeypatch)
+    target = reference_variant("paced-no-retry", capabilities=tuple(c for c in CAPABILITIES if c != CAP_RETRY))
+    assert outcomes(run(target, only=[RATE]))[RATE] == Outcome.PASSED
+
+
+def test_a_retry_that_waited_an_interval_sent_unpaced_fails_exactly_the_lowered_row(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     # catches: "pace or wait, not both": a retry whose wait was at least one pacing interval skips the pacer
     skip = "policy.pacing and not (retry and wait >= spacing(policy.qps))"
     wrong = f"ticket = await self._slot(api, policy.qps, deadline) if {skip} else (object() if policy.pacing else None)"
     patch_reading(_scheduler.AccountScheduler, "run", SLOT_CALL, wrong, monkeypatch)
-    fails_exactly(scheduling, "PACING_CASES", RATE, WAITED_AN_INTERVAL, monkeypatch)
+    fails_exactly(scheduling, "PACING_CASES", RATE, LOWERED, monkeypatch)
 
 
 def test_a_pacer_that_keeps_its_first_rate_fails_exactly_the_lowered_row(monkeypatch: pytest.MonkeyPatch) -> None:

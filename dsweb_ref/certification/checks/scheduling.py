@@ -936,23 +936,22 @@ PACING_CASES = (
          "a retry that waited out a Retry-After sent outside the pacer (the server named the time, so the slot "
          "is skipped)",
          {"qps": 2, "calls": 1, "queries": 2, "retries": RETRIES, "fault": RateLimited(retry_after=0), "faulty": 1}),
-    # From an outside hunt: "pace or wait, not both": a retry whose wait was at least one pacing interval goes out
-    # unpaced. Retry-After 1 s at 2 QPS: due 1 s after the 429, beside the third query's slot (1.05 s); a paced
-    # target sends it at a free slot (1.575 s in the reference), whatever it waits first.
-    Case("a 3-query call at 2 QPS, the first answered 429 with Retry-After 1",
-         "a retry that waited at least one pacing interval sent outside the pacer (it waited longer than a slot "
-         "would make it): it starts beside a queued query",
-         {"qps": 2, "calls": 1, "queries": 3, "retries": RETRIES, "fault": RateLimited(retry_after=1), "faulty": 1}),
     Case("two 2-query calls at once, 3 QPS",
          "no pacing; a burst of the whole rate followed by a refill; one pacer per call instead of one per "
          "account; or ignoring the configured rate (pacing at the seed's 5 QPS regardless)",
          {"qps": 3, "calls": 2, "queries": 2}),
-    # From an outside hunt: a pacer that keeps the interval of the rate it was first used with. An account of its
-    # own (another key), so its pacer meets 5 QPS first, whatever the rows above left on the check's account.
-    Case("the rate lowered on one account: a 2-query call at 5 QPS, then a 3-query call at 2 QPS",
-         "a pacer that keeps the rate it was first used with (its interval computed once): lowering the configured "
-         "rate leaves the account paced at the old, faster one",
-         {"qps": 2, "queries": 3, "before": 5.0}),
+    # From an outside hunt, two readings in one row (one second of pacing judges both):
+    # - a pacer that keeps the interval of the rate it was first used with. An account of its own (another key),
+    #   so its pacer meets 5 QPS first, whatever the rows above left on the check's account;
+    # - "pace or wait, not both": a retry whose wait was at least one pacing interval goes out unpaced. Retry-After
+    #   1 s at 2 QPS: due 1 s after the 429, beside the third query's slot (1.05 s); a paced target sends it at a
+    #   free slot (1.575 s in the reference), whatever it waits first. Without capability retry: no 429.
+    Case("the rate lowered on one account: a 3-query call at 2 QPS after one at 5 QPS, its first query answered "
+         "429 with Retry-After 1",
+         "a pacer that keeps the rate it was first used with (its interval computed once: the lowered rate never "
+         "applies); or a retry that waited at least one pacing interval sent outside the pacer (it waited longer "
+         "than a slot would make it), beside a queued query",
+         {"qps": 2, "queries": 3, "before": 5.0, "fault": RateLimited(retry_after=1)}),
     # Untimed, proven by ordering: the first request is parked at a gate, and the second must reach
     # the emulator while it is parked (its slot is 0.2 s later; a liveness bound, not a threshold).
     Case("a 2-query call at 5 QPS, the first request held unanswered",
@@ -1085,17 +1084,22 @@ async def _on_own_account(ctx: CheckContext, body: Callable[[], Awaitable[None]]
 
 async def _lowered_run(ctx: CheckContext, case: Case) -> list[Timed]:
     """A paced call at the faster rate, then the rate lowered and a call judged at the slower one (its starts
-    only: the first call's came under the rate configured then)."""
+    only, its retry included: the first call's came under the rate configured then)."""
     ctx.fresh()
     await ctx.configure_opt_in(pacing_qps=case["before"])
     expect_success(await ctx.search([f"{QUERY} fast {n}" for n in range(2)]), f"{case.name}: the call at "
                    f"{case['before']:g} QPS")
-    await ctx.configure_opt_in(pacing_qps=float(case["qps"]))
+    retries = RETRIES if _retries_declared(ctx) else 0
+    await ctx.configure_opt_in(pacing_qps=float(case["qps"]), retries=retries)
     queries = [f"{QUERY} slow {n}" for n in range(case["queries"])]
+    if retries:
+        ctx.emu.inject("search", case["fault"], when=query_match("search", queries[0]))
     expect_success(await ctx.search(queries), case.name)
     await ctx.settle()
     starts = [r.started for r in ctx.records("search") if isinstance(r.json, dict) and r.json.get("query") in queries]
-    require(len(starts) == len(queries), f"{case.name}: {len(starts)} requests for {len(queries)} queries")
+    want = len(queries) + (1 if retries else 0)
+    require(len(starts) == want, f"{case.name}: {len(starts)} requests for {len(queries)} queries"
+            f"{' and one retry' if retries else ''}")
     span = _tightest(starts, case["qps"] + 1)
     return [Timed(f"{case.name}: {case['qps'] + 1} requests started within one second at {case['qps']} QPS "
                   f"({span:.2f} s)", 1.0 - min(span, 1.0), WINDOW_SLACK, case.catches)]
