@@ -19,7 +19,7 @@ from ._readings import failing_rows, fails_exactly, patch_reading
 from .conftest import outcomes, reference_variant, run
 
 NEVER = "search.api.retry.never"
-RA_402, RA_400, RA_FETCH_403 = "402 with Retry-After 1 s", "400 with Retry-After 1 s", "fetch 403 with Retry-After 1 s"
+RA_402, RA_400 = "402 with Retry-After 1 s", "400 with Retry-After 1 s"
 OTHER_4XX = "every other 4xx"
 RETRYABLE = "return status in (408, 429) or 500 <= status <= 599"
 
@@ -30,7 +30,7 @@ def _keep(table: str, rows: set[str], monkeypatch: pytest.MonkeyPatch) -> None:
     assert {c.name for c in getattr(scheduling, table)} == rows
 
 
-NEW_NEVER = {RA_402, RA_400, RA_FETCH_403, OTHER_4XX}
+NEW_NEVER = {RA_402, RA_400, OTHER_4XX}
 
 
 def test_the_reference_passes_the_new_never_rows(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -41,11 +41,11 @@ def test_the_reference_passes_the_new_never_rows(monkeypatch: pytest.MonkeyPatch
 def test_a_retry_after_honoured_on_any_status_fails_exactly_the_retry_after_rows(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # catches: "the server named a time, so honour it": a Retry-After makes a 400, 402 or a Fetch API 403 retryable
+    # catches: "the server named a time, so honour it": a Retry-After makes a 400 or a 402 retryable
     right = "if retry >= policy.retries or not retryable(reply.status):"
     wrong = 'if retry >= policy.retries or not (retryable(reply.status) or "retry-after" in reply.headers):'
     patch_reading(_scheduler.AccountScheduler, "run", right, wrong, monkeypatch)
-    assert failing_rows(scheduling, "NEVER_CASES", NEVER, monkeypatch) == {RA_402, RA_400, RA_FETCH_403}
+    assert failing_rows(scheduling, "NEVER_CASES", NEVER, monkeypatch) == {RA_402, RA_400}
 
 
 @pytest.mark.parametrize("status", [499, 421])
@@ -65,8 +65,8 @@ BACKOFF = "wait = self.backoff(retry, policy.max_wait_s) if asked is None else a
 
 
 def test_the_reference_passes_the_new_waits_rows(monkeypatch: pytest.MonkeyPatch) -> None:
-    _keep("RETRY_CASES", {NEGATIVE, FIRST_VS_LATEST}, monkeypatch)
-    assert failing_rows(scheduling, "RETRY_CASES", WAITS, monkeypatch) == set()
+    _keep("RETRY_SEQUENCES", {NEGATIVE, FIRST_VS_LATEST}, monkeypatch)
+    assert failing_rows(scheduling, "RETRY_SEQUENCES", WAITS, monkeypatch) == set()
 
 
 def test_a_negative_retry_after_read_with_float_fails_exactly_its_row(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -74,14 +74,14 @@ def test_a_negative_retry_after_read_with_float_fails_exactly_its_row(monkeypatc
     right = '    value = (headers.get("retry-after") or "").strip()\n'
     wrong = right + "    try:\n        return float(value)\n    except ValueError:\n        pass\n"
     patch_reading(_scheduler, "retry_after_seconds", right, wrong, monkeypatch)
-    fails_exactly(scheduling, "RETRY_CASES", WAITS, NEGATIVE, monkeypatch)
+    fails_exactly(scheduling, "RETRY_SEQUENCES", WAITS, NEGATIVE, monkeypatch)
 
 
 def test_the_first_retry_after_reused_for_every_retry_fails_exactly_its_row(monkeypatch: pytest.MonkeyPatch) -> None:
     # catches: the first failure's Retry-After sets the pace of every retry: a 503 after "Retry-After: 0" at once
     first = "if retry == 0:\n            first_asked = asked\n        asked = first_asked\n        "
     patch_reading(_scheduler.AccountScheduler, "run", BACKOFF, first + BACKOFF, monkeypatch)
-    fails_exactly(scheduling, "RETRY_CASES", WAITS, FIRST_VS_LATEST, monkeypatch)
+    fails_exactly(scheduling, "RETRY_SEQUENCES", WAITS, FIRST_VS_LATEST, monkeypatch)
 
 
 RATE = "search.api.pacing.rate"
@@ -142,5 +142,5 @@ def test_right_variants_pass_the_new_waits_rows(
 ) -> None:
     # Right by seed 001 ("wait before retrying"; how long, and how many retries, is open): certified.
     patch_reading(owner, function, right, variant, monkeypatch)  # type: ignore[arg-type]
-    _keep("RETRY_CASES", {NEGATIVE, FIRST_VS_LATEST}, monkeypatch)
-    assert failing_rows(scheduling, "RETRY_CASES", WAITS, monkeypatch) == set()
+    _keep("RETRY_SEQUENCES", {NEGATIVE, FIRST_VS_LATEST}, monkeypatch)
+    assert failing_rows(scheduling, "RETRY_SEQUENCES", WAITS, monkeypatch) == set()
