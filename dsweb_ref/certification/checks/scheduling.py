@@ -258,9 +258,29 @@ RETRY_CASES = (
 )
 
 
+# Rows of two or more failures each, run after the table above in runs of their own (judged the same way): the
+# table above is one run whose shape (its calls, their order, its judges) the retry.waits tests pin down.
+RETRY_SEQUENCES = (
+    # From an outside hunt: a Retry-After read with float() (fractions welcome) makes "-1" a negative wait, waited
+    # as nothing. It names no wait, as "soon" does: a backoff, any positive wait, or ending the retries (one request)
+    # are all right; judged on the second-longest of its own waits.
+    Case("503 with Retry-After -1 every time: a wait before each retry",
+         "a negative Retry-After ('-1', read with float()) waited as nothing: retried at once instead of backing off",
+         {"fault": Status(503, headers={"Retry-After": "-1"}), "times": None, "calls": 2, "own": True,
+          "may_end": True}),
+    # From an outside hunt: the first failure's Retry-After reused for every later retry. After "Retry-After: 0"
+    # (retried at once, which the guide allows) a 503 naming no wait still waits before its retry. Judged on the
+    # second-longest of the waits after the 503 (one per call); ending the retries after the 503 is right too.
+    Case("429 with Retry-After 0, then 503 without it, then success: a wait before the 503's retry",
+         "the first failure's Retry-After reused for every retry: the 503 after a 'Retry-After: 0' retried at once",
+         {"fault": RateLimited(retry_after=0), "then": Status(503), "calls": 3, "own": True}),
+)
+
+
 _AT_ONCE = next(case for case in RETRY_CASES if "judges" in case.params)
 # The at-once judgements (two runs showing one suffice, see retry_waits), an unreadable Retry-After's too.
-_AT_ONCE_CATCHES = frozenset(c.catches for c in RETRY_CASES if {"judges", "family", "own"} & c.params.keys())
+_AT_ONCE_CATCHES = frozenset(c.catches for c in RETRY_CASES + RETRY_SEQUENCES
+                             if {"judges", "family", "own"} & c.params.keys())
 
 
 @check(
@@ -277,26 +297,45 @@ _AT_ONCE_CATCHES = frozenset(c.catches for c in RETRY_CASES if {"judges", "famil
     "waits without Retry-After. How long a wait is stays open (50 ms is one): only a retry within 40 ms of the "
     "failure's answer (plus this run's measured retry turnaround, at most 5 ms) counts as at once, judged on a "
     "second-longest wait so that one retry a busy machine stalled does not pass for a wait. A Retry-After that "
-    "is neither seconds nor a date names no wait, so it backs off too. A "
-    "retry never comes before the time a Retry-After names: one longer than the target's own cap ends the "
+    "is neither seconds nor a date (a negative number, '-1', included) names no wait, so it backs off too "
+    "(or the retries end). Each failure's own answer decides its wait: a 503 naming no wait after a 429 with "
+    "'Retry-After: 0' waits before its retry. A retry never comes before the time a Retry-After names: one "
+    "longer than the target's own cap ends the "
     "retries or is waited out, never cut to the cap (which of the two is open).",
-    cases=RETRY_CASES,
+    cases=RETRY_CASES + RETRY_SEQUENCES,
     slot="quiet",  # measures the waits between attempts
 )
+async def retry_waits_and_sequences(ctx: CheckContext) -> None:
+    await retry_waits(ctx)
+    if RETRY_SEQUENCES:
+        await _waits_runs(ctx, "search.api.retry.waits (sequences)", lambda: _rows_of(ctx, RETRY_SEQUENCES),
+                          lambda rows, load: _problems_of(rows, load, RETRY_SEQUENCES))
+
+
 async def retry_waits(ctx: CheckContext) -> None:
+    """The one run of :data:`RETRY_CASES`, re-run as :func:`_waits_runs` says."""
     await ctx.configure_opt_in(retries=RETRIES)
+    await _waits_runs(ctx, "search.api.retry.waits", lambda: _retry_rows(ctx), _retry_problems)
+
+
+async def _waits_runs(
+    ctx: CheckContext, name: str, run_rows: Callable[[], Awaitable[list[_Row]]],
+    judge: Callable[[list[_Row], Load], tuple[list[tuple[str, str]], str]],
+) -> None:
+    """Run rows (``run_rows``) under calibration and ``judge`` them, re-run while a run proves nothing or
+    shows a problem; fail, or note the load, as the comments below say (``name`` keys the notes)."""
     history: list[dict[str, Any]] = []
     first: tuple[str, str] | None = None
     unsure = ""
     while True:
         before = await round_trip(ctx)
         async with LagSampler() as lag:
-            rows = await _retry_rows(ctx)
+            rows = await run_rows()
         load = Load(lag.worst, max(before, await round_trip(ctx)))
-        problems, doubt = _retry_problems(rows, load)
+        problems, doubt = judge(rows, load)
         if not problems and not doubt:
             if history:
-                ctx.note("search.api.retry.waits", {"attempts": [*history, {"met": True, **load.to_json()}]})
+                ctx.note(name, {"attempts": [*history, {"met": True, **load.to_json()}]})
             return
         if problems:
             first = first or problems[0]
@@ -317,7 +356,7 @@ async def retry_waits(ctx: CheckContext) -> None:
         runs = f"all {made}" if failed == made else f"{failed} of {made}, the others inconclusive under load"
         raise CheckFailed(f"{first[0]} (in {runs} runs)", catches=first[1], attempts=history)
     shown = unsure or (first[0] if first else "")
-    ctx.note("search.api.retry.waits", {"verdict": f"{LATE_UNDER_LOAD}: {shown}", "attempts": history})
+    ctx.note(name, {"verdict": f"{LATE_UNDER_LOAD}: {shown}", "attempts": history})
 
 
 @dataclass(frozen=True, slots=True)
@@ -342,6 +381,11 @@ def _start_order(case: Case) -> int:
 
 
 async def _retry_rows(ctx: CheckContext) -> list[_Row]:
+    """The rows of :data:`RETRY_CASES` in one run (:func:`_rows_of`)."""
+    return await _rows_of(ctx, RETRY_CASES)
+
+
+async def _rows_of(ctx: CheckContext, cases: tuple[Case, ...]) -> list[_Row]:
     """Every row in one run (a row of ``calls`` calls: that many), each its own query with its own fault:
     the run takes its longest wait, not their sum. The calls without Retry-After start one by one, each
     :data:`STAGGER` s after the previous one's first request reached the emulator: started together, a
@@ -349,7 +393,7 @@ async def _retry_rows(ctx: CheckContext) -> list[_Row]:
     waits (40 ms quiet, over 100 ms on a loaded runner, measured); staggered, each failure is answered alone
     (the first of them :data:`STAGGER` s after the Retry-After block's last call reached the emulator)."""
     ctx.fresh()
-    rows = sorted((case for case in RETRY_CASES if "judges" not in case.params
+    rows = sorted((case for case in cases if "judges" not in case.params
                    for _ in range(case.params.get("calls", 1))), key=_start_order)
     faults: list[tuple[Fault, float | None]] = []
     for n, case in enumerate(rows):
@@ -361,7 +405,10 @@ async def _retry_rows(ctx: CheckContext) -> list[_Row]:
             date, not_before = _http_date_ahead()
             fault = RateLimited(retry_after=date)
         faults.append((fault, not_before))
-        ctx.emu.inject("search", fault, times=case.params.get("times", 1), when=query_match("search", f"{QUERY} {n}"))
+        match = query_match("search", f"{QUERY} {n}")
+        ctx.emu.inject("search", fault, times=case.params.get("times", 1), when=match)
+        if "then" in case.params:  # the second request's fault, once the first is used
+            ctx.emu.inject("search", case["then"], when=match)
     calls = []
     ordered = True  # until a first request fails to arrive (a target that sends none): then no more waiting
     for n in range(len(rows)):
@@ -379,7 +426,7 @@ async def _retry_rows(ctx: CheckContext) -> list[_Row]:
         records = [r for r in ctx.records("search") if isinstance(r.json, dict) and r.json.get("query") ==
                    f"{QUERY} {n}"]
         found.append(_Row(case, outcome, records, fault, not_before))
-    return sorted(found, key=lambda row: RETRY_CASES.index(row.case))  # judged and reported in catalogue order
+    return sorted(found, key=lambda row: cases.index(row.case))  # judged and reported in catalogue order
 
 
 async def _arrived(ctx: CheckContext, query: str) -> bool:
@@ -396,6 +443,11 @@ async def _arrived(ctx: CheckContext, query: str) -> bool:
 
 
 def _retry_problems(rows: list[_Row], load: Load) -> tuple[list[tuple[str, str]], str]:
+    """:func:`_problems_of` the rows of :data:`RETRY_CASES`."""
+    return _problems_of(rows, load, RETRY_CASES)
+
+
+def _problems_of(rows: list[_Row], load: Load, cases: tuple[Case, ...]) -> tuple[list[tuple[str, str]], str]:
     """Each row's problem (reason, catches), and why the run proved nothing either way ("" when it did).
     The emulator stamps an answer's end after it was sent, so a loaded machine can make a wait look
     shorter (and an at-once retry look like a wait) by what it withheld: both margins grow by the
@@ -411,7 +463,7 @@ def _retry_problems(rows: list[_Row], load: Load) -> tuple[list[tuple[str, str]]
         except CheckFailed as exc:
             problems.append((exc.reason, row.case.catches))
         asked = row.fault.retry_after if isinstance(row.fault, RateLimited) else row.case.params.get("wait")
-        if isinstance(asked, int) and row.case.name in waits:
+        if isinstance(asked, int) and row.case.name in waits and "then" not in row.case.params:
             over.append((waits[row.case.name][0], asked))
     if problems:
         return problems, doubt
@@ -426,7 +478,7 @@ def _retry_problems(rows: list[_Row], load: Load) -> tuple[list[tuple[str, str]]
     # too before a run is taken to meet the rule (it never fails one).
     unexplained = max(measured, load.allowance)
     statuses = {row.case.name: _status_without_header(row.fault) for row in rows}
-    for case in RETRY_CASES:
+    for case in cases:
         if "judges" in case.params:
             judged = sorted(w for name in case["judges"] for w in waits.get(name, ()))
             if not judged:  # none of its rows in the table (a table cut down to some rows)
@@ -481,10 +533,21 @@ def _judge_retry(row: _Row, slack: float, waits: dict[str, list[float]]) -> None
         require(not early, f"{case.name}: retried {early[0]:.3f} s after a Retry-After of {case['beyond']} s" if early
                 else "", catches=case.catches)
         return
+    if "then" in case.params:  # two failures, then success: only the wait after the second is judged
+        if row.outcome.ok:
+            require(len(records) == 3, f"{case.name}: {len(records)} requests, expected two failures and a retry")
+        else:  # the retries ended after the second failure: open
+            expect_error(row.outcome, case.name, PROVIDER_ERROR)
+            require(len(records) == 2, f"{case.name}: {len(records)} requests before the failure, expected two")
+        require(all(b.started > a.finished - slack for a, b in itertools.pairwise(records) if a.finished is not None),
+                f"{case.name}: a retry started before the failure was answered")
+        waits.setdefault(case.name, []).extend(_gaps(records[1:]))
+        return
     if case.params.get("times", 1) is None:
         expect_error(row.outcome, case.name, PROVIDER_ERROR)
-        require(2 <= len(records) <= 1 + RETRIES, f"{case.name}: {len(records)} requests for {RETRIES} "
-                f"retries (expected 2 to {1 + RETRIES})")
+        least = 1 if case.params.get("may_end") else 2  # ending the retries at once: no wait to judge
+        require(least <= len(records) <= 1 + RETRIES, f"{case.name}: {len(records)} requests for {RETRIES} "
+                f"retries (expected {least} to {1 + RETRIES})")
         waits.setdefault(case.name, []).extend(_gaps(records))  # a row of several calls: all their waits
         return
     expect_success(row.outcome, case.name)
@@ -599,6 +662,9 @@ async def _deadline_rows(ctx: CheckContext, run: int) -> list[Timed]:
     return timed
 
 
+# The 4xx statuses no row above names (408 and 429 are retried; 407 is a proxy's, which clients may answer
+# themselves). Seed 001: "other 4xx require a changed request".
+OTHER_4XX = (405, 406, 410, 411, 412, 413, 414, 415, 416, 417, 418, 421, 423, 424, 426, 428, 431, 451, 499)
 NEVER_CASES = (
     *(Case(f"{status}", catches, {"status": status}) for status, catches in (
         (402, "retrying a funding failure (402 needs a top-up, not a retry)"),
@@ -610,6 +676,17 @@ NEVER_CASES = (
         (409, "retrying a conflict as transient, like a 429"),
         (425, "retrying Too Early as transient, like a 429"),
     )),
+    # From an outside hunt: a Retry-After read as "the server named a time, so retry", whatever the status. The
+    # guide's list is by status: a Retry-After on a 402 or another 4xx changes nothing (ignored, or only quoted).
+    Case("402 with Retry-After 1 s", "a Retry-After honoured on any status: a funding failure retried because the "
+         "server named a time", {"status": 402, "headers": {"Retry-After": "1"}}),
+    Case("400 with Retry-After 1 s", "a Retry-After honoured on any status: a rejected request retried because the "
+         "server named a time", {"status": 400, "headers": {"Retry-After": "1"}}),
+    # From an outside hunt: a 4xx the rows above do not name retried (499, nginx's "client closed request", or 421,
+    # which HTTP lets a client retry over another connection). "Other 4xx" is every 4xx besides 408 and 429: each
+    # of these is its own search, failed after one request.
+    Case("every other 4xx", "a 4xx outside the named ones taken for transient (499 'client closed request', 421 "
+         "'misdirected request', 423 'locked' or 503-like 4xx retried)", {"statuses": OTHER_4XX}),
     # Nor is anything that is not a failure to wait out: an empty answer is a success, a redirect a rejection.
     Case("empty results", "retrying an empty answer as transient (it is a success: 'Empty results is successful')",
          {"fault": scripted("search", QUERY, [])}),
@@ -633,9 +710,10 @@ NEVER_CASES = (
     requires=(WS, API, CAP_RETRY),
     provider="api",
     rule="Seed 001: 'The guide recommends waiting before retrying 408, 429, and 5xx; 402 requires funding "
-    "first, and other 4xx require a changed request': neither is retried, 409 and 425 included (only 408 "
-    "and 429 of the 4xx are). Nor is what the guide does not list: 'Empty results is successful', and the "
-    "harness rejects redirects of the API request: an empty answer and a 3xx are one request each (that the "
+    "first, and other 4xx require a changed request': neither is retried, 409, 425, 421 and 499 included (only "
+    "408 and 429 of the 4xx are), and a Retry-After on one of them changes nothing (the list is by status). "
+    "Nor is what the guide does not list: 'Empty results is successful', and the harness rejects redirects of "
+    "the API request: an empty answer and a 3xx are one request each (that the "
     "first is a success and the second an error whose Location is never visited is search.outcome.empty's and "
     "search.redirect.not_followed's to judge). The same holds on the Fetch API for a target that serves web_fetch "
     "through it ('Fetch 403 means crawler-policy rejection, while 404 means no usable page content'): whether "
@@ -653,8 +731,16 @@ async def retry_never(ctx: CheckContext) -> None:
             else:
                 ctx.note("fetch rows", "not judged: the target declares no web_fetch through the Fetch API")
             continue
+        if "statuses" in case.params:  # one search per status, each failed after its one request
+            for status in case["statuses"]:
+                outcome, records = await _answer(ctx, Status(status), f"HTTP {status}", None)
+                expect_error(outcome, f"{case.name}: HTTP {status}")  # its code: the error checks' to judge
+                require(len(records) == 1, f"{case.name}: HTTP {status}: {len(records)} requests, expected one",
+                        catches=case.catches)
+            continue
         what = f"HTTP {case.name}" if "status" in case.params else case.name
-        fault = Status(case["status"]) if "status" in case.params else case["fault"]
+        fault = Status(case["status"], headers=case.params.get("headers", {})) if "status" in case.params \
+            else case["fault"]
         outcome, records = await _answer(ctx, fault, what, None)
         if "status" in case.params:
             expect_error(outcome, what, PROVIDER_ERROR)
@@ -884,6 +970,18 @@ PACING_CASES = (
          "no pacing; a burst of the whole rate followed by a refill; one pacer per call instead of one per "
          "account; or ignoring the configured rate (pacing at the seed's 5 QPS regardless)",
          {"qps": 3, "calls": 2, "queries": 2}),
+    # From an outside hunt, two readings in one row (one second of pacing judges both):
+    # - a pacer that keeps the interval of the rate it was first used with. An account of its own (another key),
+    #   so its pacer meets 5 QPS first, whatever the rows above left on the check's account;
+    # - "pace or wait, not both": a retry whose wait was at least one pacing interval goes out unpaced. Retry-After
+    #   1 s at 2 QPS: due 1 s after the 429, beside the third query's slot (1.05 s); a paced target sends it at a
+    #   free slot (1.575 s in the reference), whatever it waits first. Without capability retry: no 429.
+    Case("the rate lowered on one account: a 3-query call at 2 QPS after one at 5 QPS, its first query answered "
+         "429 with Retry-After 1",
+         "a pacer that keeps the rate it was first used with (its interval computed once: the lowered rate never "
+         "applies); or a retry that waited at least one pacing interval sent outside the pacer (it waited longer "
+         "than a slot would make it), beside a queued query",
+         {"qps": 2, "queries": 3, "before": 5.0, "fault": RateLimited(retry_after=1)}),
     # Untimed, proven by ordering: the first request is parked at a gate, and the second must reach
     # the emulator while it is parked (its slot is 0.2 s later; a liveness bound, not a threshold).
     Case("a 2-query call at 5 QPS, the first request held unanswered",
@@ -905,8 +1003,10 @@ PACING_CASES = (
     provider="api",
     rule="Seed 001: Search has an account-wide 5 QPS limit, shared across the account's keys, and four "
     "concurrent queries exceed it without a scheduler. Every request counts against that limit, a retry too "
-    "(also one that waited out a Retry-After), so no one-second window may hold more starts than the "
-    "configured rate; waiting is pacing, failing a query for want of a slot is not. The starts are the "
+    "(also one that waited out a Retry-After, however long), so no one-second window may hold more starts than "
+    "the configured rate; 'each operation resolves one settings snapshot', so a call is paced at the rate "
+    "configured when it runs, also after the rate was lowered on an account already paced; waiting is pacing, "
+    "failing a query for want of a slot is not. The starts are the "
     f"emulator's arrival times: rate + 1 of them must span at least 1 s less {WINDOW_SLACK:g} s of transport "
     "jitter; a shorter span the run's measured load can explain is re-run (at most 3 runs), and fails only when "
     "every run packed its starts tighter than the load explains. A rate limits how often requests start, not "
@@ -932,6 +1032,11 @@ async def pacing_rate(ctx: CheckContext) -> None:
             continue
         if case.params.get("retries") and not _retries_declared(ctx):
             continue  # "retries included": only a target that retries (capability retry) has any to pace
+        if "before" in case.params:
+            lowered = functools.partial(judge_timed, ctx, "search.api.pacing.rate",
+                                        functools.partial(_lowered_run, ctx, case))
+            await _on_own_account(ctx, lowered)
+            continue
         await ctx.configure_opt_in(pacing_qps=float(case["qps"]), retries=case.params.get("retries", 0))
         await judge_timed(ctx, "search.api.pacing.rate", functools.partial(_paced_run, ctx, case))
     await ctx.configure_opt_in()
@@ -991,6 +1096,43 @@ async def _paced_run(ctx: CheckContext, case: Case) -> list[Timed]:
     # Timed as a shortfall: how much less than a second the tightest rate + 1 starts took.
     return [Timed(f"{case.name}: {case['qps'] + 1} requests started within one second ({span:.2f} s)",
                   1.0 - min(span, 1.0), WINDOW_SLACK, case.catches)]
+
+
+LOWERED_KEY = "dsweb-emulator-key-lowered-rate"  # an account no other row paces
+
+
+async def _on_own_account(ctx: CheckContext, body: Callable[[], Awaitable[None]]) -> None:
+    """``body()`` with :data:`LOWERED_KEY` configured (the emulator accepts it), the check's own key again after."""
+    configured = ctx.config.api_key
+    ctx.emu.accept_api_key(LOWERED_KEY)
+    await ctx.configure(api_key=LOWERED_KEY)
+    try:
+        await body()
+    finally:
+        await ctx.configure(api_key=configured)
+
+
+async def _lowered_run(ctx: CheckContext, case: Case) -> list[Timed]:
+    """A paced call at the faster rate, then the rate lowered and a call judged at the slower one (its starts
+    only, its retry included: the first call's came under the rate configured then)."""
+    ctx.fresh()
+    await ctx.configure_opt_in(pacing_qps=case["before"])
+    expect_success(await ctx.search([f"{QUERY} fast {n}" for n in range(2)]), f"{case.name}: the call at "
+                   f"{case['before']:g} QPS")
+    retries = RETRIES if _retries_declared(ctx) else 0
+    await ctx.configure_opt_in(pacing_qps=float(case["qps"]), retries=retries)
+    queries = [f"{QUERY} slow {n}" for n in range(case["queries"])]
+    if retries:
+        ctx.emu.inject("search", case["fault"], when=query_match("search", queries[0]))
+    expect_success(await ctx.search(queries), case.name)
+    await ctx.settle()
+    starts = [r.started for r in ctx.records("search") if isinstance(r.json, dict) and r.json.get("query") in queries]
+    want = len(queries) + (1 if retries else 0)
+    require(len(starts) == want, f"{case.name}: {len(starts)} requests for {len(queries)} queries"
+            f"{' and one retry' if retries else ''}")
+    span = _tightest(starts, case["qps"] + 1)
+    return [Timed(f"{case.name}: {case['qps'] + 1} requests started within one second at {case['qps']} QPS "
+                  f"({span:.2f} s)", 1.0 - min(span, 1.0), WINDOW_SLACK, case.catches)]
 
 
 PACING_CANCEL_CASES = (
