@@ -924,6 +924,10 @@ PROSE_CASES = (
          "characters from the middle of the key (a space between each two)",
          {"protocol": "messages", "secret": True, "status": 401,
           "message": "bad key: " + " ".join(f"{{key[{i}]}}" for i in range(5, 17))}),
+    # From the seed-8 mutation draw: a JSON body that is one string holding an escaped lone surrogate (valid JSON,
+    # not Unicode) is mended before it is read; a mender that raised on a bare string crashed this tool.
+    Case("answer-a-string-with-a-lone-surrogate", "crashing on a success answer that is a JSON string (not an "
+         "object) holding an escaped lone surrogate", {"protocol": "messages", "body": b'"\\ud800 From memory."'}),
 )
 
 
