@@ -925,9 +925,11 @@ PROSE_CASES = (
          {"protocol": "messages", "secret": True, "status": 401,
           "message": "bad key: " + " ".join(f"{{key[{i}]}}" for i in range(5, 17))}),
     # From the seed-8 mutation draw: a JSON body that is one string holding an escaped lone surrogate (valid JSON,
-    # not Unicode) is mended before it is read; a mender that raised on a bare string crashed this tool.
-    Case("answer-a-string-with-a-lone-surrogate", "crashing on a success answer that is a JSON string (not an "
-         "object) holding an escaped lone surrogate", {"protocol": "messages", "body": b'"\\ud800 From memory."'}),
+    # not Unicode) is mended before the error's detail is looked for; a mender that raised on a bare string crashed
+    # this tool (the other tools' service guard turns that crash into WEB_PROVIDER_ERROR).
+    Case("http-500-body-a-string-with-a-lone-surrogate", "crashing on a failed search request (HTTP 500) whose body "
+         "is a JSON string (no error object) holding an escaped lone surrogate",
+         {"protocol": "messages", "fault": Status(500, body=b'"\\ud800 Internal error."')}),
 )
 
 
