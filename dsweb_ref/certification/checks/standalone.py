@@ -958,6 +958,12 @@ PROSE_CASES = (
          "characters from the middle of the key (a space between each two)",
          {"protocol": "messages", "secret": True, "status": 401,
           "message": "bad key: " + " ".join(f"{{key[{i}]}}" for i in range(5, 17))}),
+    # From the seed-8 mutation draw: a JSON body that is one string holding an escaped lone surrogate (valid JSON,
+    # not Unicode) is mended before the error's detail is looked for; a mender that raised on a bare string crashed
+    # this tool (the other tools' service guard turns that crash into WEB_PROVIDER_ERROR).
+    Case("http-500-body-a-string-with-a-lone-surrogate", "crashing on a failed search request (HTTP 500) whose body "
+         "is a JSON string (no error object) holding an escaped lone surrogate",
+         {"protocol": "messages", "fault": Status(500, body=b'"\\ud800 Internal error."')}),
 )
 
 
