@@ -613,6 +613,11 @@ SCHEDULED_WIRE = (
     Case("a retried request with one retry allowed", "the configured retries counted with the first attempt "
          "(retries 1 read as one attempt in all, so nothing is retried)",
          {"retries": 1, "judge": "body", "queries": 1}),
+    # From an outside hunt (M1): the rows above send no prompt, so a retry rebuilt without ori_question matched a
+    # first attempt without it; and no row compared a retry's URL. With a prompt, the retry must repeat both.
+    Case("a retried request's URL and ori_question", "a retry sent to another URL (an attempt counter in the query "
+         "string) or rebuilt without ori_question (a leaner second try)",
+         {"retries": 2, "judge": "same", "prompt": "what is the search api used for?", "queries": 1}),
     Case("paced requests", "paced requests sent through a client that keeps its default headers (User-Agent, "
          "Accept, Accept-Encoding) or adds body keys", {"pacing_qps": 5.0, "judge": "headers"}),
 )
@@ -634,7 +639,9 @@ def _scheduled_check(capability: str, ctx_key: str, name: str, title: str) -> No
         "not what it is: a retry is the same request again (its headers exactly Authorization and "
         "Content-Type, its body the first attempt's), and a paced request carries exactly those two headers "
         "and the documented body keys. Configure's retries counts the requests after the first attempt: "
-        "retries 1 is one retry (judged on a one-query search, since whether a batch shares the budget is open).",
+        "retries 1 is one retry (judged on a one-query search, since whether a batch shares the budget is open). "
+        "'Direct retrieval ... appends /search': a retry goes to the first attempt's URL, query string included, and "
+        "a search with a prompt repeats its ori_question.",
         cases=cases,
     )
     async def scheduled_wire(ctx: CheckContext) -> None:
@@ -647,7 +654,7 @@ def _scheduled_check(capability: str, ctx_key: str, name: str, title: str) -> No
                 for query in queries:
                     fault = Status(503, headers={"Retry-After": "0"})
                     ctx.emu.inject("search", fault, when=query_match("search", query))
-            expect_success(await ctx.search(queries), f"{case.name}: search", case.catches)
+            expect_success(await ctx.search(queries, case.params.get("prompt")), f"{case.name}: search", case.catches)
             await ctx.settle()
             records = ctx.records("search")
             want = 2 if ctx_key == "retries" else 1  # the first attempt and its one retry, or the paced request
@@ -656,7 +663,16 @@ def _scheduled_check(capability: str, ctx_key: str, name: str, title: str) -> No
                 require(len(sent) == want, f"{case.name}: {len(sent)} requests for {query!r}, expected {want}")
                 for i, record in enumerate(sent):
                     what = f"{case.name}: request {i + 1} for {query!r}"
-                    if case["judge"] == "headers":
+                    if case["judge"] == "same":  # path, query string and body (its ori_question) repeated
+                        first = sent[0]
+                        require(isinstance(first.json, dict) and "ori_question" in first.json, f"{what}: the first "
+                                "attempt carries no ori_question although the search has a prompt")
+                        require((record.path, record.query) == (first.path, first.query), f"{what}: sent to "
+                                f"{record.path}?{record.query}, the first attempt to {first.path}?{first.query}",
+                                catches=case.catches)
+                        require(record.json == first.json, f"{what}: body {record.json!r}, expected the first "
+                                f"attempt's {first.json!r}", catches=case.catches)
+                    elif case["judge"] == "headers":
                         require_tools_api_headers(record, what)
                         require(sorted(record.json) == KEYS, f"{what}: body keys {sorted(record.json)}, "
                                 f"expected {KEYS}", catches=case.catches)
