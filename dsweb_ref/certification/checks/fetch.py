@@ -480,13 +480,14 @@ FETCH_RETRY = (
     provider="api",
     rule="Seed 001: the guide that covers both APIs ('Search and Fetch each have an account-wide 5 QPS limit') "
     "'recommends waiting before retrying 408, 429, and 5xx'. For a target that also serves web_fetch through the "
-    "Fetch API: whether it retries the Fetch API at all is open (a target that never does passes), and so are the"
-    " length of a wait and whether a Retry-After is read on it; a retry sent at once is not waiting. As "
-    "search.api.retry.waits judges it: a retry within 40 ms of the failure's answer (less this run's measured "
-    "load, at most 20 ms) is at once, judged on the second-longest of the run's waits (one at-once retry a busy "
-    "machine stalled does not pass for a wait); a run whose waits fall within its measured load of that bar is "
-    "re-run, and the check fails only when two runs show retries at once (after five runs without either, it "
-    "passes with a load note).",
+    "Fetch API: whether it retries the Fetch API at all is open (a target that never does passes), and so are the "
+    "length of a wait and whether a Retry-After is read on it; a retry sent at once is not waiting. As "
+    "search.api.retry.waits judges it: the seed sets no least wait, so the project draws the line at 40 ms (a "
+    "retry within 40 ms of the failure's answer, less this run's measured load, at most 20 ms, counts as at once; "
+    "a target waiting less than 40 ms on purpose fails), judged on the second-longest of the run's waits (one "
+    "at-once retry a busy machine stalled does not pass for a wait); a run whose waits fall within its measured "
+    "load of that bar is re-run, and the check fails only when two runs show retries at once (after five runs "
+    "without either, it passes with a load note).",
     cases=FETCH_RETRY,
     slot="quiet",  # measures the waits between attempts
 )
