@@ -82,10 +82,10 @@ def default_secrets() -> list[str]:
 
 def _given_defaults() -> list[str]:
     from ..emulator.server import DEFAULT_ACCOUNT_TOKEN, DEFAULT_API_KEY
-    from .checks._fakes import HEX_SHAPED_KEY, WRONG_KEY
+    from .checks._fakes import GIVEN_KEYS
 
     # the keys checks configure besides the emulator's: a target may echo them into a reason too
-    given = [DEFAULT_API_KEY, DEFAULT_ACCOUNT_TOKEN, HEX_SHAPED_KEY, WRONG_KEY]
+    given = [DEFAULT_API_KEY, DEFAULT_ACCOUNT_TOKEN, *GIVEN_KEYS]
     return [*given, *(os.environ.get(n, "") for n in _SECRET_ENVS)]
 
 

@@ -147,3 +147,25 @@ def test_a_base_carrying_a_credential_is_refused_before_anything_prints_it(
     captured = capsys.readouterr()
     assert hidden not in captured.out + captured.err and "--tools-base" in captured.err
     assert not list((tmp_path / "cassettes").glob("**/*.yaml"))
+
+
+def test_every_key_a_check_hands_a_target_is_redacted_from_a_reason() -> None:
+    # catches: a key constant added to a check without telling the report scrubber (a review found the saved key
+    # of settings.snapshot.per_operation and the pacing row's own account key shown, 19 of 29 characters)
+    import importlib
+    import pkgutil
+
+    from dsweb_ref.certification import checks
+    from dsweb_ref.certification.checks._leaks import leak
+
+    found = {}
+    for info in pkgutil.iter_modules(checks.__path__):
+        module = importlib.import_module(f"{checks.__name__}.{info.name}")
+        found.update({v: f"{info.name}.{k}" for k, v in vars(module).items()
+                      if k.endswith(("_KEY", "_TOKEN")) and isinstance(v, str) and v})
+    assert len(found) >= 8
+    secrets = run_secrets()
+    for key, where in found.items():
+        shown = scrub_text(f"upstream said: key {key} rejected; retried with {key[2:]}", secrets)
+        # no piece the leak judge counts as showing it (ten characters; a six-character key's own forms)
+        assert leak(shown, key) is None and key not in shown and "[REDACTED]" in shown, (where, shown)

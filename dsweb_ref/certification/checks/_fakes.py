@@ -57,3 +57,13 @@ LONG_KEY = "s" + "k-" + hashlib.sha256(b"dsweb fake long key").hexdigest()
 
 # A key the emulator never accepts: errors.codes configures it for the rejected-credential case.
 WRONG_KEY = "dsweb-wrong-key-0000"
+
+# Second keys the emulator is told to accept: settings.snapshot.per_operation saves one while the target runs (its
+# last four characters differ from the first key's, which is how the masked log tells them apart), and
+# search.api.pacing.rate paces one account no other row uses.
+SAVED_KEY = "dsweb-emulator-key-saved-0002"
+LOWERED_KEY = "dsweb-emulator-key-lowered-rate"
+
+# Every key a check hands a target besides the emulator's own: the report scrubber knows each (a target may echo
+# any into a reason), and a test holds every *_KEY constant of the checks to this list.
+GIVEN_KEYS = (HEX_SHAPED_KEY, SHORT_KEY, LONG_KEY, WRONG_KEY, SAVED_KEY, LOWERED_KEY)

@@ -29,10 +29,10 @@ from ..adapter_protocol import CAP_FETCH_API, CAP_LIVE_SETTINGS, CAP_MESSAGES_SE
 from ..cases import SCOPE, Case
 from ..targets import TargetError
 from ._base import CALL_TIMEOUT, CheckContext, CheckFailed, check, expect_success, require
+from ._fakes import SAVED_KEY
 from .batch import wait_held
 
 WS, API = "web_search", "search-api"
-SAVED_KEY = "dsweb-emulator-key-saved-0002"  # a second key the emulator accepts; its mask differs from the first
 QUERY = "markdown tables"
 OTHER_PREFIX = OTHER_TOOLS_PREFIXES[0]  # /deepseek/tools: another deployment's complete base
 # The page the Fetch API is asked for: a loopback URL, so that a target whose fetch stayed on its own HTTP fetcher

@@ -57,6 +57,7 @@ from ._base import (
     expect_success,
     require,
 )
+from ._fakes import LOWERED_KEY
 from ._oracle import query_match
 from ._script import scripted
 from .batch import answer_probe, require_quiescent, wait_held
@@ -1098,7 +1099,6 @@ async def _paced_run(ctx: CheckContext, case: Case) -> list[Timed]:
                   1.0 - min(span, 1.0), WINDOW_SLACK, case.catches)]
 
 
-LOWERED_KEY = "dsweb-emulator-key-lowered-rate"  # an account no other row paces
 
 
 async def _on_own_account(ctx: CheckContext, body: Callable[[], Awaitable[None]]) -> None:
