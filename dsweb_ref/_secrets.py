@@ -44,7 +44,9 @@ any other way than the two halves, a permutation); compressed forms inside text 
 of zlib: no needle exists, the bytes depend on the context; a compressed *body* is decompressed by
 the cassette scanner, :mod:`dsweb_ref.replay.cassettes`); encryption, XOR, arbitrary alphabets and
 confusables beyond the common Cyrillic/Greek letters. A secret shorter than 10 characters has no
-pieces and few compact needles: ``dsweb record`` refuses to record with one.
+pieces and few compact needles: ``dsweb record`` refuses to record with one. Not yet covered: a part of a
+secret in a C array of wider words (``0x6473, 0x7765``) or bytes written with casts or suffixes (``(uint8_t)0x64``,
+``0x64u``); a whole one is found (compact view), a part is not.
 
 Neutral on purpose: the providers import it, and they must not import ``certification`` or ``tools``.
 """

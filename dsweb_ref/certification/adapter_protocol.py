@@ -311,8 +311,9 @@ Methods
     target gets there is its own (clients rebuilt on save, pooled per key and base, settings read afresh per
     operation); what it does for an operation started before the answer arrives is open. Answer once the saved
     values are in effect, at once or once the operations under way have ended (the seed does not say which; keep
-    reading stdin either way); an error answer (``WEB_CONFIG_INVALID``) refuses the save and keeps the settings as
-    they were. A target without the capability is never sent it.
+    reading stdin either way). An error answer (``WEB_CONFIG_INVALID``) is for a value ``configure`` would refuse
+    too, and keeps the settings as they were; the check saves only values a configure gives, so refusing one fails
+    it. A target without the capability is never sent it.
 
 ``cancel`` -> ``{}``
     Params ``{"id": <id of an in-flight web_search/web_fetch>}``. Answer the cancel request at once;
@@ -345,8 +346,9 @@ it. The report names every profile and why one was not certified.
 - ``seed-001-account-route`` (opt-in): ``web_search``, ``search-api``, ``account-route``
 - ``shipped-defaults`` (opt-in): ``web_search``, ``search-api``, ``messages-search``, ``shipped-defaults``
 - ``seed-001-live-settings`` (opt-in): ``web_search``, ``search-api``, ``live-settings`` (its switch row also
-  needs ``messages-search`` and ``fetch-api``, its in-flight row ``retry``; a row whose capability is missing is
-  not run)
+  needs ``messages-search``, and its web_fetch steps ``web_fetch`` and ``fetch-api``, as do the key and base rows'
+  web_fetch steps; the key row's Messages steps need ``messages-search``, the in-flight row ``retry``; a row or
+  step whose capability is missing is not run)
 - ``seed-002-evidence``: ``web_search``, ``search-api``, ``fetch-api``, ``evidence-search``
 - ``seed-002-evidence-html``: ``web_search``, ``messages-search``, ``ssrf-test-mode``, ``evidence-search``
 - ``ssrf``: ``web_fetch``, ``ssrf-test-mode``

@@ -861,6 +861,8 @@ class _AdapterCall:
 
 def _outcome_of(arrival: _Arrival, method: str = "") -> CallOutcome:
     message, at, observed = arrival.message, arrival.at, arrival.observed
+    if "result" in message and ("error" in message or "cancelled" in message):
+        raise TargetError("a response carries result beside error or cancelled: one of them, never both")
     if method == "settings_save" and isinstance(message.get("result"), dict):  # its answer is {}, not a tool result
         return CallOutcome(text="", value=message["result"], answered_at=at, at_answer=observed)
     if message.get("cancelled") is True:

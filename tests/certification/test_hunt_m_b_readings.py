@@ -120,3 +120,13 @@ def test_any_fixed_wording_round_the_query_passes_the_rows(wrapped: str, monkeyp
         patch_reading(backend, "standalone_search", "PROMPT_PREFIX + query", wrapped, monkeypatch)
     _rows(standalone, "REQUEST_CASES", {MESSAGES_PROMPT, RESPONSES_PROMPT}, monkeypatch)
     assert failing_rows(standalone, "REQUEST_CASES", ISOLATED, monkeypatch) == set()
+
+
+def test_the_one_word_rows_weak_results_never_name_the_word_anywhere() -> None:
+    # catches: the word in the weak results' hosts (the review's false failure: a scorer that reads the URL too, open
+    # by seed 002, tied every result and kept the engine's order, so the relevant one, listed last, was never read)
+    from dsweb_ref.certification.checks import evidence_relevance
+
+    word, rows, weak_count, *_ = evidence_relevance._one_word("anchorage", 7)
+    for result in rows[:weak_count]:
+        assert word not in " ".join(str(v) for v in result.values()).casefold(), result

@@ -220,3 +220,31 @@ def test_without_the_capability_the_check_is_skipped() -> None:
     target = InProcessTarget(targets._Reference(), name="dsweb_ref", version="test", capabilities=capabilities)
     (result,) = run(target, only=[CHECK]).results
     assert result.outcome.value == "skipped" and "live-settings" in result.reason
+
+
+def test_a_response_with_both_result_and_error_is_a_protocol_error() -> None:
+    # catches: an answer carrying an error beside result {} taken for a successful save (the diff review's find); the
+    # same for any call: one of result, error or cancelled
+    for method in ("settings_save", "web_search"):
+        for extra in ({"error": {"code": "WEB_CONFIG_INVALID", "message": "no"}}, {"cancelled": True}):
+            message = {"id": 1, "result": {} if method == "settings_save" else {"text": "x"}, **extra}
+            with pytest.raises(targets.TargetError):
+                targets._outcome_of(targets._Arrival(message, 0.0), method)
+    assert targets._outcome_of(targets._Arrival({"id": 1, "result": {}}, 0.0), "settings_save").value == {}
+
+
+def test_a_save_answered_with_values_is_reported_by_their_keys_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: a non-{} answer reported as "success" (no hint what came), or quoted with its values (a key among them)
+    start_call = InProcessTarget.start_call
+
+    def echoing(self: InProcessTarget, method: Any, params: dict[str, Any], probe: Any = None) -> Any:
+        if method == "settings_save":
+            async def answer() -> Any:
+                return targets.ToolResult(text="", value={"api_key": params.get("api_key", "")})
+            return targets._TaskCall(answer(), probe)
+        return start_call(self, method, params, probe)
+
+    monkeypatch.setattr(InProcessTarget, "start_call", echoing)
+    (result,) = run(targets.reference_target(), only=[CHECK]).results
+    assert result.outcome.value == "failed" and "answered a result of ['api_key']" in result.reason, result.reason
+    assert live_settings.SAVED_KEY[-8:] not in result.reason

@@ -494,7 +494,9 @@ def _behind_its_site(query: str, topic: str) -> tuple[Any, ...]:
 def _one_word(word: str, weak_count: int) -> tuple[Any, ...]:
     """Like :func:`_english` for a query of one word, whose weak results (festival pages) never name it: any
     scoring tells the result naming the word from those that do not."""
-    weak = [row(f"https://{word}-news{i}.com/festival", f"Harbour festival news {i}",
+    # The weak hosts do not carry the word either: a scorer reading the URL too (open) would otherwise tie them all
+    # with the relevant result and keep the engine's order (a review's false failure).
+    weak = [row(f"https://harbour-news{i}.com/festival", f"Harbour festival news {i}",
                 f"Festival programme and market stalls, part {i}.") for i in range(weak_count)]  # fmt: skip
     return word, [*weak, _best(word, word)], weak_count, _guide_page(word), FESTIVAL_PAGE
 

@@ -83,10 +83,12 @@ async def save(ctx: CheckContext, case: Case, **keys: object) -> None:
     what = f"{case.name}: settings_save of {', '.join(sorted(keys))}"
     try:
         outcome = await ctx.target.start_call("settings_save", dict(keys)).outcome(CALL_TIMEOUT)
-    except TargetError as exc:
-        raise CheckFailed(f"{what} got no answer ({exc})", catches=case.catches) from None
-    require(outcome.ok and outcome.value == {}, f"{what} answered {outcome.brief()}, expected {{}}",
-            catches=case.catches)
+    except TargetError as exc:  # its text may quote the answer line: only its kind is shown
+        raise CheckFailed(f"{what} got no valid answer ({type(exc).__name__})", catches=case.catches) from None
+    if outcome.ok and outcome.value != {}:  # the shape of what came, never its values (a key may be among them)
+        got = sorted(outcome.value) if isinstance(outcome.value, dict) else type(outcome.value).__name__
+        raise CheckFailed(f"{what} answered a result of {got}, expected {{}}", catches=case.catches)
+    require(outcome.ok, f"{what} answered {outcome.brief()}, expected {{}}", catches=case.catches)
 
 
 async def searched(ctx: CheckContext, case: Case, step: str) -> RequestRecord:
@@ -198,6 +200,7 @@ async def in_flight_row(ctx: CheckContext, case: Case) -> None:
         gate.release()
         raise
     saving = asyncio.ensure_future(save(ctx, case, api_key=SAVED_KEY, tools_base=other))
+    saving.add_done_callback(lambda task: task.cancelled() or task.exception())  # retrieved even if the search raises
     try:
         await asyncio.wait({saving}, timeout=SAVE_ANSWER_WAIT)  # answered now, or once the search ends
         gate.release()
