@@ -434,6 +434,12 @@ SECRET_ECHOES = (
     Case("a C byte array of the key after 4,537 spaces", "the window cut back only when its end splits a word: a "
          "byte array of the key cut between two bytes shows its first ten once the spaces before it collapse",
          {"status": 401, "encode": ("c-bytes", ""), "body": {"error": {"message": " " * 4537 + "{encoded} rejected"}}}),
+    # From the seed-8 mutation draw: a part of the key as UTF-16 read as bytes (a NUL after each character). The
+    # NULs are controls that do not show, so a reader takes the part for the characters it holds; a scrubber that
+    # took them for a break (or whitespace for invisible instead) showed these 12 characters.
+    Case("12 characters from the middle of the key as UTF-16 text read as bytes (a NUL after each character)",
+         "control characters inside a part of the key taken for a break in it: the part shown",
+         {"status": 401, "part": (5, 17), "encode": ("utf-16", ""), "body": {"error": {"message": "dump: {encoded}"}}}),
 )
 ROW_KEYS = {"short": SHORT_KEY, "long": LONG_KEY}  # the keys rows configure by name
 ENCODED = "{encoded}"  # where the encoded key goes in an echo body
