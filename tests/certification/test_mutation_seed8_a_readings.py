@@ -14,7 +14,9 @@ import pytest
 from dsweb_ref import _secrets
 from dsweb_ref.certification.cases import Case
 from dsweb_ref.certification.checks import evidence_html, outcomes, ssrf_body, standalone
+from dsweb_ref.certification.checks._leaks import leak
 from dsweb_ref.certification.targets import reference_target
+from dsweb_ref.emulator.server import DEFAULT_API_KEY
 from dsweb_ref.netguard import body
 from dsweb_ref.providers import _deepseek_http, _standalone, http_fetch
 from dsweb_ref.tools.evidence_search import EvidenceSearchTool
@@ -195,3 +197,39 @@ def test_refusing_bytes_after_the_stream_passes_the_trailing_bytes_row(monkeypat
     patch_reading(body, "read_capped", right, wrong, monkeypatch, http_fetch)
     _pieces_only(monkeypatch)
     assert failing_rows(ssrf_body, "PIECE_ROWS", DECODED, monkeypatch) == set()
+
+
+# -- errors.secret_echo: the key backwards in fragments ------------------------------------------------------------
+
+FRAGMENTS = "the key backwards in fragments of three characters, spaces between"
+
+
+def test_the_judge_reads_the_whole_key_run_together_either_way() -> None:
+    # catches: a judge that reads no fragments (the row's wrong scrubber then passed); a piece run together is in
+    # ordinary words, so only the whole key counts
+    key = DEFAULT_API_KEY
+    assert leak("invalid " + " ".join(key[::-1][i : i + 3] for i in range(0, len(key), 3)), key) is not None
+    assert leak("invalid " + " ".join(key[i : i + 4] for i in range(0, len(key), 4)), key) is not None
+    assert leak("the dsweb emulator key is fine", key) is None
+
+
+@pytest.mark.usefixtures("fresh_forms")
+def test_the_reference_passes_the_fragments_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    _keep(outcomes, "SECRET_ECHOES", (FRAGMENTS,), monkeypatch)
+    assert failing_rows(outcomes, "SECRET_ECHOES", ECHO, monkeypatch) == set()
+
+
+@pytest.mark.usefixtures("fresh_forms")
+def test_the_reversed_needle_dropped_fails_exactly_the_fragments_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: the mutant's secret[::+1] in place of secret[::-1]: the compact view then looks for the key run
+    # together forward only, and the per-character and spelled-out readings find no piece in fragments of three
+    patch_reading(_secrets, "_needles", "raw = [secret, secret[::-1],", "raw = [secret, secret[::+1],", monkeypatch)
+    _fails_exactly(outcomes, "SECRET_ECHOES", ECHO, FRAGMENTS, ECHO_ROW, monkeypatch)
+
+
+@pytest.mark.usefixtures("fresh_forms")
+def test_quoting_no_upstream_words_passes_the_fragments_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Right by the rule: a target that never quotes what the upstream said (the Node adapter's way).
+    monkeypatch.setattr(_deepseek_http, "error_detail", lambda body, secrets=(): None)
+    _keep(outcomes, "SECRET_ECHOES", (FRAGMENTS,), monkeypatch)
+    assert failing_rows(outcomes, "SECRET_ECHOES", ECHO, monkeypatch) == set()
