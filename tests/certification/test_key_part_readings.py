@@ -28,6 +28,8 @@ SPELLED_PART = "12 characters from the middle of the key spelled out with spaces
 DUMP_PARTS = {"12 characters from the middle of the key in a hex dump (a space between bytes)",
               "12 characters from the middle of the key percent-encoded, a space between characters",
               "12 characters from the middle of the key as a C byte array (0x before each byte)"}
+# The seed-8 draw's row: a middle part as UTF-16 read as bytes (test_mutation_seed8_a_readings.py).
+UTF16_PART = "12 characters from the middle of the key as UTF-16 text read as bytes (a NUL after each character)"
 
 
 def test_the_reference_passes_every_part_row(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -39,7 +41,7 @@ def test_a_scrubber_of_whole_keys_only_fails_exactly_the_part_rows(monkeypatch: 
     # catches: only the whole key scrubbed (the reference before these rows)
     patch_reading(_secrets, "redact_pieces", "for secret in sorted(", "for secret in set() and sorted(", monkeypatch)
     assert failing_rows(outcomes, "SECRET_ECHOES", CHECK, monkeypatch) == {
-        FIRST, LAST, MIDDLE, MIDDLE_B64, RETRY_PART, *MARKED, SPELLED_PART, *DUMP_PARTS
+        FIRST, LAST, MIDDLE, MIDDLE_B64, RETRY_PART, *MARKED, SPELLED_PART, *DUMP_PARTS, UTF16_PART
     }
 
 
@@ -47,7 +49,9 @@ def test_a_prefix_mask_fails_exactly_the_rows_past_the_start(monkeypatch: pytest
     # catches: parts looked for only where the key starts
     patch_reading(_secrets, "_piece_forms", "starts = range(len(secret) - PIECE + 1)", "starts = range(1)",
                   monkeypatch)
-    assert failing_rows(outcomes, "SECRET_ECHOES", CHECK, monkeypatch) == {LAST, MIDDLE, MIDDLE_B64, *MARKED}
+    assert failing_rows(outcomes, "SECRET_ECHOES", CHECK, monkeypatch) == {
+        LAST, MIDDLE, MIDDLE_B64, *MARKED, UTF16_PART
+    }
 
 
 def test_parts_looked_for_as_written_only_fail_exactly_the_encoded_row(monkeypatch: pytest.MonkeyPatch) -> None:

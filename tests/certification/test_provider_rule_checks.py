@@ -233,6 +233,8 @@ def _forms_scrubber(forms: set[str]) -> Any:
                 literal.append("".join(f"\\\\u{ord(c):04x}" for c in secret))
             if "base85-line" in forms:  # as the row writes it: its prefix, the key and a line break, in base85
                 literal.append(base64.b85encode(b"Bearer " + data + b"\r\n").decode())
+            if "fragments-reversed" in forms:  # as the row writes it: backwards, in fragments of three
+                literal.append(" ".join(secret[::-1][i : i + 3] for i in range(0, len(secret), 3)))
             for form in literal:
                 text = text.replace(form, placeholder)
             anycase = {"any-case": secret, "pct-any": upper, "pct-twice": upper.replace("%", "%25"),
@@ -250,7 +252,8 @@ ALL_FORMS = {"raw", "any-case", "b64-0", "b64-1", "b64-2", "pct-upper", "pct-any
              "pct-entities", "zero-width", "spaced", "reversed", "spaced-reversed", "look-alike", "full-width",
              "json-zero-width",
              "utf-16", "hex-reversed", "base64-twice", "base64-twice-1", "base64-twice-2", "c-bytes",
-             "json-full-width", "spaced-json-break", "json-escapes-twice", "percent-u", "base85-line"}
+             "json-full-width", "spaced-json-break", "json-escapes-twice", "percent-u", "base85-line",
+             "fragments-reversed"}
 # the encoded echo row that alone catches each wrong reading of "in any encoding" (the first to fail)
 ENCODED_READINGS = {
     "a base64 dump of the request, the key at byte 0 of a group": ALL_FORMS - {"b64-0", "b64-1", "b64-2"},
@@ -290,6 +293,7 @@ ENCODED_READINGS = {
     "the key as %uXXXX escapes": ALL_FORMS - {"percent-u"},
     "a message quoting the key as JSON unicode escapes escaped again": ALL_FORMS - {"json-escapes-twice"},
     "a base85 dump of the key's header line, the key at byte 3 of a group": ALL_FORMS - {"base85-line"},
+    "the key backwards in fragments of three characters, spaces between": ALL_FORMS - {"fragments-reversed"},
 }
 
 

@@ -32,6 +32,7 @@ C_ARRAY_CUT = "a C byte array of the key after 4,537 spaces"  # the seed-7 draw'
 TWICE = {f"the key base64-encoded twice, its inner encoding at byte {n} of an outer group" for n in (1, 2)}
 BASE85 = "a base85 dump of the key's header line, the key at byte 3 of a group"
 SPELLED_BACKWARDS = "the key spelled out backwards"
+FRAGMENTS = "the key backwards in fragments of three characters, spaces between"  # the seed-8 draw's (list A)
 TOUCHING = "the key spelled out three times, the last two run together"
 KEY = DEFAULT_API_KEY  # the key every check configures first
 
@@ -75,7 +76,8 @@ READINGS = {
          {CUT_HEX, C_ARRAY_CUT}),
     # From the seed-2 draw:
     "the reversed key looked for only as written whole, its spelled-out (compact) form forward only":
-        (_secrets, "_needles", "raw = [secret, secret[::-1],", "raw = [secret, secret[::+1],", {SPELLED_BACKWARDS}),
+        (_secrets, "_needles", "raw = [secret, secret[::-1],", "raw = [secret, secret[::+1],",
+         {SPELLED_BACKWARDS, FRAGMENTS}),
     "matches that touch merged into the slot before the last, so the earlier match stays shown":
         (_secrets, "_merge", "merged[-1] = (merged[-1][0],", "merged[-2] = (merged[-1][0],", {TOUCHING}),
 }

@@ -9,7 +9,8 @@ alphabet, each once or twice over; base85 in RFC 1924's alphabet at every alignm
 reading of one decoding are also read as a person would: without invisible characters, with
 compatibility forms (full-width letters) and common Cyrillic look-alikes taken for Latin letters,
 backwards, and, where single letters or digits stand apart in a run, as those letters and digits only
-(a key spelled out with spaces or dashes between its characters). Linear in the text: plain
+(a key spelled out with spaces or dashes between its characters), and, for the whole secret only, with
+everything but letters and digits dropped, either way round (a key split in fragments). Linear in the text: plain
 character-class runs only, and two rounds of decoding read a few dozen times the text at most.
 """
 
@@ -138,8 +139,13 @@ def leak(text: str, secret: str) -> str | None:
     for how, reading in [("", text), *_decodings(text)]:
         seen = _as_read(reading).casefold()
         spelled = " ".join(_NOT_ALNUM.sub("", run) for run in _SPELLED.findall(seen))
+        # The whole secret with anything between its letters and digits (split in fragments: "dsw eb- emu"), read
+        # with every other character dropped; whole only, since a piece of it run together is in ordinary words.
+        squeezed = _NOT_ALNUM.sub("", seen)
+        whole = {compacted: 0} if compact else {}
         views = (("as read", seen, pieces), ("backwards", seen[::-1], pieces),
-                 ("spelled out", spelled, compact), ("spelled out backwards", spelled[::-1], compact))
+                 ("spelled out", spelled, compact), ("spelled out backwards", spelled[::-1], compact),
+                 ("run together", squeezed, whole), ("run together backwards", squeezed[::-1], whole))
         for view, shown, table in views:
             at = next((i for piece, i in table.items() if piece in shown), None)
             if at is not None:

@@ -37,6 +37,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ...schemas import validate
 from ..cases import Case
 from ._base import CheckContext, check, expect_success, require
 from ._script import row, script
@@ -419,6 +420,12 @@ REFUSED = (
          "(a private-use one) crashing while its refusal is put into words, so the refusal becomes an ordinary load "
          "failure and the result's matching snippet is cited and listed among the sources",
          {"host": HOST, "redirect": f"http://{PRIVATE_ANSWER}/" + "\ue000notices".encode().decode("latin-1")}),
+    # From the seed-8 mutation draw: evidence.unsafe_dropped holds the value to the shipped schema, but only for
+    # results refused before any fetch; one refused at its page fetch (a redirect hop) is recorded in tried.dropped
+    # as well, where the record's fields were misnamed (URL, REASON) unseen.
+    Case("private-redirect-recorded", "a result refused at its page fetch (a redirect to a private address) "
+         "recorded in the value's tried.dropped outside the shipped evidence_search schema (its url or reason field "
+         "misnamed)", {"host": HOST, "redirect": f"http://{PRIVATE_ANSWER}/", "schema": True}),
 )
 # From the seed-5 mutation draw: validation is a filter stage of the pipeline (search, then URL/IP/redirect
 # validation, then ranking, fetching and passages): a result it refuses drops out, the others go on.
@@ -476,6 +483,13 @@ def _cited(value: Mapping[str, Any], url: str) -> list[str]:
     ]
 
 
+def _follows_evidence_schema(value: Mapping[str, Any], case: Case) -> None:
+    """The value follows the shipped evidence_search schema (the adapter protocol's), the row named if not."""
+    problems = validate("evidence_search.output", value)
+    require(not problems, f"{case.name}: the value does not follow evidence_search.output: {'; '.join(problems[:2])}",
+            catches=case.catches)
+
+
 @check(
     "evidence.html_page",
     "An HTML page the pipeline fetches itself yields its query-matching text: no markup, no page furniture",
@@ -495,7 +509,8 @@ def _cited(value: Mapping[str, Any], url: str) -> list[str]:
     "fetched, not for a result validation refused), so even a snippet matching the query is neither cited nor "
     "listed in the sources. Validation is a stage of the pipeline ('URL/IP/redirect validation' between the "
     "search and the ranking): a result it refuses drops out and the others go on, so a page beside it that was "
-    "fetched successfully still yields its query-matching text.",
+    "fetched successfully still yields its query-matching text. The value of a call with such a result follows the "
+    "shipped evidence_search schema (the adapter protocol's), whatever it records of the refusal.",
     cases=(*HTML, *ERROR_STATUS, *PRIVATE, *REFUSED, *BESIDE_REFUSED),
     profiles=("seed-002-evidence-html",),
 )
@@ -604,6 +619,8 @@ async def html_page(ctx: CheckContext) -> None:
                         f"({outcome.error_code!r})")
                 continue
             value = outcome.value or {}
+            if case.params.get("schema"):
+                _follows_evidence_schema(value, case)
             sources = [s.get("url") for s in value.get("sources", []) if isinstance(s, dict)]
             lines = [m.group(1) for m in map(_ANY_SOURCE.search, (outcome.text or "").splitlines()) if m is not None]
             require(not _cited(value, url) and url not in lines, f"{case.name}: {url}, refused by validation, is "

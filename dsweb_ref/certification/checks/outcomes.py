@@ -434,6 +434,17 @@ SECRET_ECHOES = (
     Case("a C byte array of the key after 4,537 spaces", "the window cut back only when its end splits a word: a "
          "byte array of the key cut between two bytes shows its first ten once the spaces before it collapse",
          {"status": 401, "encode": ("c-bytes", ""), "body": {"error": {"message": " " * 4537 + "{encoded} rejected"}}}),
+    # From the seed-8 mutation draw: a part of the key as UTF-16 read as bytes (a NUL after each character). The
+    # NULs are controls that do not show, so a reader takes the part for the characters it holds; a scrubber that
+    # took them for a break (or whitespace for invisible instead) showed these 12 characters.
+    Case("12 characters from the middle of the key as UTF-16 text read as bytes (a NUL after each character)",
+         "control characters inside a part of the key taken for a break in it: the part shown",
+         {"status": 401, "part": (5, 17), "encode": ("utf-16", ""), "body": {"error": {"message": "dump: {encoded}"}}}),
+    # From the seed-8 draw too: the key backwards in fragments of three. No fragment is a piece and no run is
+    # spelled out a character at a time, so only the whole key read backwards with the spaces dropped shows it.
+    Case("the key backwards in fragments of three characters, spaces between",
+         "whole-key forms run together looked for forward only: the key written backwards in fragments shown",
+         {"status": 401, "encode": ("fragments-reversed", ""), "body": {"error": {"message": "invalid {encoded}"}}}),
 )
 ROW_KEYS = {"short": SHORT_KEY, "long": LONG_KEY}  # the keys rows configure by name
 ENCODED = "{encoded}"  # where the encoded key goes in an echo body
@@ -484,6 +495,7 @@ def encoded_text(how: str, text: str) -> str:
         "spaced-json-break": " ".join(text[: len(text) // 2]) + "\\n" + " ".join(text[len(text) // 2 :]),
         "hex-spaced": " ".join(f"{b:02x}" for b in data),
         "percent-spaced": " ".join(f"%{b:02X}" for b in data),
+        "fragments-reversed": " ".join(text[::-1][i : i + 3] for i in range(0, len(text), 3)),
     }
     return forms[how]
 
@@ -517,8 +529,9 @@ def _echo_fault(case: Case, key: str) -> Status:
     "C byte array (0x before each byte); HTML character references, decimal or hex, padded or without "
     "semicolons; JSON or %uXXXX escapes; encodings mixed per character; with invisible characters or spaces "
     "between its characters (also in a part of it), with a combining or enclosing mark on each character of a part, "
-    "backwards, in look-alike or full-width letters; with JSON-escaped zero-width spaces or UTF-16 "
-    "NULs between its characters; in full-width letters written as JSON escapes; spelled out across a JSON "
+    "backwards (also split in fragments), in look-alike or full-width letters; with JSON-escaped zero-width spaces "
+    "or UTF-16 NULs between its characters (also in a part of it); in full-width letters written as JSON escapes; "
+    "spelled out across a JSON "
     "line-break escape; JSON escapes escaped again; reversed, then in hex; base64-encoded twice, at any alignment; "
     "base85 in RFC 1924's alphabet) "
     "nor any 10-character piece of it appears in the text, message or value, also for a key of six characters or of "

@@ -135,6 +135,13 @@ PIECE_ROWS = (
          "not hold", {"coding": "deflate", "needs": "deflate", "type": "text/plain; charset=utf-8",
                       "text": "decoded page zebra", "refusal": True, "pieces": _broken_later(),
                       "never": ("smuggled",)}),
+    # From the seed-8 mutation draw: bytes after the end of a gzip stream that start no member (a line break, as
+    # some servers append) are no part of the page, which the stream holds whole; a refusal is accepted.
+    Case("gzip-trailing-bytes", "a gzip page followed by bytes that start no member (a line break) marked cut "
+         "(truncated true) although its whole text came back", {"coding": "gzip", "needs": "gzip",
+                                                                "type": "text/plain; charset=utf-8", "text": WORDS,
+                                                                "refusal": True, "whole": True,
+                                                                "pieces": (gzip.compress(WORDS.encode()) + b"\r\n",)}),
 )
 
 
@@ -239,7 +246,9 @@ def _serve(case: Case) -> Callable[[_Handler], None]:
     "the shared fetch result stays unchanged). A coding the fetcher asked "
     "for comes back decoded whatever reads its bytes arrive in, a gzip body of two members (RFC 1952) to its end; "
     "a deflate stream that breaks in a later read may be refused, and a success shows the page's own words, "
-    "never words that read holds only as compressed bytes (decoded afresh as raw deflate).",
+    "never words that read holds only as compressed bytes (decoded afresh as raw deflate). Bytes after the end of "
+    "a gzip stream that start no member are no part of the page: it may be refused, and a success that shows its "
+    "whole text does not mark it cut (truncated false: the web_fetch value schema sets it when anything was cut).",
     cases=(*ROWS, *REPLY_ROWS, *LABEL_ROWS, *PIECE_ROWS),
 )
 async def decoded(ctx: CheckContext) -> None:
@@ -259,6 +268,9 @@ async def decoded(ctx: CheckContext) -> None:
             missing = min((_missing(reading, shown) for reading in _readings(case)), key=len)
             require(not missing, f"{case.name}: the page's text did not come back (missing {missing[:3]}; got "
                     f"{text[:80]!r})", catches=case.catches)
+            if case.params.get("whole"):  # every word of the page came back: nothing was cut
+                require((outcome.value or {}).get("truncated") is False, f"{case.name}: the whole page came back "
+                        f"marked cut (truncated {(outcome.value or {}).get('truncated')!r})", catches=case.catches)
             invented = [word for word in case.params.get("never", ()) if word in shown]
             require(not invented, f"{case.name}: the text shows {invented}, which the page holds only as "
                     f"compressed bytes (got {text[:80]!r})", catches=case.catches)

@@ -794,6 +794,19 @@ _STREAMED = {"messages": _messages_body([_result_block([_item("https://a.example
                                          {"type": "text", "text": "Partial answer."}]),
              "responses": _responses_body(_SEARCHED)}
 DISGUISES = ("zero-width", "utf-16", "json-zero-width", "full-width", "look-alike", "spaced", "reversed")
+class _KeyPartDump:
+    """An upstream message that writes ``key[start:stop]`` an escape at a time with a space between escapes, as a log
+    dumps it: percent-encoded (``%64 %73``), then as decimal character references (``&#100; &#115;``). Formatted
+    by :func:`_prose_fault` like a case's message string (``format(key=...)``), which can only quote characters."""
+
+    def __init__(self, lead: str, start: int, stop: int) -> None:
+        self.lead, self.start, self.stop = lead, start, stop
+
+    def format(self, *, key: str) -> str:
+        part = key[self.start : self.stop]
+        return self.lead + encoded_text("percent-spaced", part) + " | " + " ".join(f"&#{ord(c)};" for c in part)
+
+
 PROSE_CASES = (
     Case("messages-prose", "accepting a Messages answer without any web_search_tool_result",
          {"protocol": "messages"}),
@@ -964,6 +977,13 @@ PROSE_CASES = (
     Case("http-500-body-a-string-with-a-lone-surrogate", "crashing on a failed search request (HTTP 500) whose body "
          "is a JSON string (no error object) holding an escaped lone surrogate",
          {"protocol": "messages", "fault": Status(500, body=b'"\\ud800 Internal error."')}),
+    # From the seed-8 mutation draw, a crash of the same kind: a part of the key written an escape at a time (a
+    # percent escape or a decimal character reference per character, spaces between), which the scrubber reads by
+    # decoding the run; a misread escape group there raised, and only the standalone search let it out.
+    Case("http-401-dumping-part-of-the-key-escape-by-escape", "crashing on, or quoting from, an upstream error that "
+         "writes 12 characters from the middle of the key as percent escapes, then as decimal character references, "
+         "a space between each two", {"protocol": "messages", "secret": True, "status": 401,
+                                      "message": _KeyPartDump("bad key: ", 5, 17)}),
 )
 
 
