@@ -233,3 +233,18 @@ def test_quoting_no_upstream_words_passes_the_fragments_row(monkeypatch: pytest.
     monkeypatch.setattr(_deepseek_http, "error_detail", lambda body, secrets=(): None)
     _keep(outcomes, "SECRET_ECHOES", (FRAGMENTS,), monkeypatch)
     assert failing_rows(outcomes, "SECRET_ECHOES", ECHO, monkeypatch) == set()
+
+
+# --- evidence.html_page: attributes saying "true" (an audit of the draw's judgements found this survivor reachable) --
+
+
+def test_any_true_attribute_taken_for_furniture_fails_exactly_the_true_attributes_row(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # catches: furniture judged by any attribute whose value is "true" (the mutant's "not in"): an article inside a
+    # server-rendered app root or an expanded section is dropped, and the page's fact never reaches the evidence
+    from dsweb_ref.tools import _evidence_units
+
+    right = 'if name in ("aria-hidden", "aria-modal") and low == "true":'
+    patch_reading(_evidence_units, "is_furniture", right, right.replace(" in ", " not in ", 1), monkeypatch)
+    assert failing_rows(evidence_html, "HTML", "evidence.html_page", monkeypatch) == {"true-attributes"}

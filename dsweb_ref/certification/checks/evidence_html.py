@@ -223,6 +223,14 @@ ROLES_PAGE = _page(
     '<div role="main"><article role="article">\n<h1>Pilotage</h1>\n' + OPENING + "\n" + MATCH + "\n</article></div>",
 )
 
+# From the seed-8 mutation draw (an audit of its judgements): the article inside containers whose attributes say
+# "true" for things that do not hide them (a server-rendered app root, an expanded section), as framework pages do.
+TRUE_ATTRIBUTES_PAGE = _page(
+    "Harbour pilot boarding",
+    '<div id="app" data-server-rendered="true"><section aria-expanded="true"><article>\n<h1>Pilotage</h1>\n'
+    + OPENING + "\n" + MATCH + "\n</article></section></div>",
+)
+
 # A table row standing outside any table (stray <tr>/<td> tags, as CMS fragments leave them; a browser drops the
 # tags and shows their text) before the article's matching paragraph: the page is still read.
 STRAY_ROW_PAGE = _page(
@@ -273,6 +281,9 @@ HTML = (
            {"furniture": FURNITURE[kind][0], "fact": FACT, "absent": (MARKERS[kind],)}) for kind in FURNITURE),
     Case("content-roles", 'furniture judged by the presence of a role attribute, not its value: the article marked '
          'role="main" and role="article" dropped, so the page\'s fact never reaches the evidence', {"fact": FACT}),
+    Case("true-attributes", 'furniture judged by any attribute saying "true" (not aria-hidden or aria-modal alone): '
+         'the article inside a server-rendered app root (data-server-rendered="true") or an expanded section '
+         '(aria-expanded="true") dropped, so the page\'s fact never reaches the evidence', {"fact": FACT}),
     Case("stray-table-row", "markup read as well-formed only: a table row outside any table (no header state yet) "
          "crashes the page's reading, so the page counts as unread and its fact never reaches the evidence",
          {"fact": FACT}),
@@ -336,6 +347,7 @@ PAGES = {
     "markup": MARKUP_PAGE,
     **{kind: _with_furniture(kind) for kind in FURNITURE},
     "content-roles": ROLES_PAGE,
+    "true-attributes": TRUE_ATTRIBUTES_PAGE,
     "stray-table-row": STRAY_ROW_PAGE,
     "cell-line-break": BR_CELL_PAGE,
     # The break between two of the fact's words, a newline after it (so a reader that drops the break, rather
