@@ -106,6 +106,8 @@ def main(argv: list[str] | None = None) -> int:
                         "(their shared loop lag is what the load calibration must not let excuse a break)")
     parser.add_argument("--verbose", action="store_true", help="print every failure reason and late-under-load note")
     args = parser.parse_args(argv)
+    # a check named twice made every run's outcome count disagree with the list: each correct run read as failed
+    args.checks = list(dict.fromkeys(args.checks))
     jobs: list[tuple[str, tuple[str, ...], str | None, str | None]] = []
     for _ in range(args.runs):
         jobs += [(name, (*args.checks, *args.beside), TARGETS[name], None) for name in args.targets]
