@@ -4,6 +4,7 @@ fails: the shared machinery of the tests that prove each case row catches the re
 from __future__ import annotations
 
 import inspect
+import re
 import sys
 import textwrap
 from types import ModuleType
@@ -59,5 +60,36 @@ def fails_exactly(module: ModuleType, table: str, check: str, row: str, monkeypa
 
     value, reason = outcome(tuple(c for c in cases if c.name == row))
     assert value == "failed" and reason.startswith(f"{row}: "), reason
+    value, reason = outcome(tuple(c for c in cases if c.name != row))
+    assert value == "passed", reason
+
+
+TOOL_CRASH = "the tool raised instead of returning an error result"  # how a check ends when the tool raised
+
+
+def keep_rows(module: ModuleType, table: str, names: tuple[str, ...], monkeypatch: pytest.MonkeyPatch) -> None:
+    """``module.table`` cut to the rows ``names`` (each must exist)."""
+    monkeypatch.setattr(module, table, tuple(c for c in getattr(module, table) if c.name in names))
+    assert {c.name for c in getattr(module, table)} == set(names)
+
+
+def fails_exactly_shown(
+    module: ModuleType, table: str, check: str, row: str, shown: str | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``row`` alone fails ``check`` and the table without it passes: :func:`fails_exactly` for a check whose reason
+    names a row otherwise (``shown`` picks the names out of it). ``shown`` None: the row's reading crashes the
+    tool, which ends the check with an error that names no row."""
+    cases = getattr(module, table)
+
+    def outcome(kept: tuple[Any, ...]) -> tuple[str, str]:
+        monkeypatch.setattr(module, table, kept)
+        (result,) = run(reference_target(), only=[check]).results
+        return result.outcome.value, result.reason
+
+    value, reason = outcome(tuple(c for c in cases if c.name == row))
+    if shown is None:
+        assert value == "error" and TOOL_CRASH in reason, reason
+    else:
+        assert value == "failed" and set(re.findall(shown, reason)) == {row}, reason
     value, reason = outcome(tuple(c for c in cases if c.name != row))
     assert value == "passed", reason

@@ -9,20 +9,18 @@ fail exactly the row that names it; the reference passes the rows, and a right r
 from __future__ import annotations
 
 import base64
-import re
 
 import pytest
 
 from dsweb_ref import _secrets
-from dsweb_ref.certification.cases import Case
 from dsweb_ref.certification.checks import outcomes, standalone
 from dsweb_ref.certification.checks._leaks import leak
-from dsweb_ref.certification.targets import reference_target
 from dsweb_ref.emulator.server import DEFAULT_API_KEY
 from dsweb_ref.providers import _deepseek_http, _standalone
 
 from ._readings import failing_rows, patch_reading
-from .conftest import run
+from ._readings import fails_exactly_shown as _fails_exactly
+from ._readings import keep_rows as _keep
 
 ECHO, PROSE = "errors.secret_echo", "standalone.prose.error"
 BASE85 = "a base85 dump of the key's header line, the key at byte 3 of a group"
@@ -30,31 +28,8 @@ SPELLED_PART = "http-401-spelling-out-part-of-the-key"
 
 
 
-def _keep(module: object, table: str, names: tuple[str, ...], monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(module, table, tuple(c for c in getattr(module, table) if c.name in names))
-    assert {c.name for c in getattr(module, table)} == set(names)
 
 
-def _fails_exactly(
-    module: object, table: str, check: str, row: str, shown: str | None, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """``row`` alone fails ``check`` and the table without it passes: :func:`fails_exactly` for a check whose reason
-    names a row otherwise (``shown`` picks the names out of it). ``shown`` None: the row's reading crashes the
-    tool, which ends the check with an error that names no row."""
-    cases = getattr(module, table)
-
-    def outcome(kept: tuple[Case, ...]) -> tuple[str, str]:
-        monkeypatch.setattr(module, table, kept)
-        (result,) = run(reference_target(), only=[check]).results
-        return result.outcome.value, result.reason
-
-    value, reason = outcome(tuple(c for c in cases if c.name == row))
-    if shown is None:
-        assert value == "error" and "the tool raised instead of returning an error result" in reason, reason
-    else:
-        assert value == "failed" and set(re.findall(shown, reason)) == {row}, reason
-    value, reason = outcome(tuple(c for c in cases if c.name != row))
-    assert value == "passed", reason
 
 
 ECHO_ROW = r"\[(?:Search API|Messages)\] (.*?): the failure shows"  # errors.secret_echo names the route first

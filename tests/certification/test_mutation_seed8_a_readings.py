@@ -7,12 +7,9 @@ each passes too."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
 from dsweb_ref import _secrets
-from dsweb_ref.certification.cases import Case
 from dsweb_ref.certification.checks import evidence_html, outcomes, ssrf_body, standalone
 from dsweb_ref.certification.checks._leaks import leak
 from dsweb_ref.certification.targets import reference_target
@@ -22,6 +19,8 @@ from dsweb_ref.providers import _deepseek_http, _standalone, http_fetch
 from dsweb_ref.tools.evidence_search import EvidenceSearchTool
 
 from ._readings import failing_rows, patch_reading
+from ._readings import fails_exactly_shown as _fails_exactly
+from ._readings import keep_rows as _keep
 from .conftest import run
 
 ECHO, PROSE = "errors.secret_echo", "standalone.prose.error"
@@ -30,30 +29,8 @@ UTF16_PART = "12 characters from the middle of the key as UTF-16 text read as by
 ECHO_ROW = r"\[(?:Search API|Messages)\] (.*?): the failure shows"  # errors.secret_echo names the route first
 
 
-def _keep(module: object, table: str, names: tuple[str, ...], monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(module, table, tuple(c for c in getattr(module, table) if c.name in names))
-    assert {c.name for c in getattr(module, table)} == set(names)
 
 
-def _fails_exactly(
-    module: object, table: str, check: str, row: str, shown: str | None, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """``row`` alone fails ``check`` and the table without it passes. ``shown``: the pattern that picks the row
-    names out of the reason; None: the row's reading crashes the tool, an error that names no row."""
-    cases = getattr(module, table)
-
-    def outcome(kept: tuple[Case, ...]) -> tuple[str, str]:
-        monkeypatch.setattr(module, table, kept)
-        (result,) = run(reference_target(), only=[check]).results
-        return result.outcome.value, result.reason
-
-    value, reason = outcome(tuple(c for c in cases if c.name == row))
-    if shown is None:
-        assert value == "error" and "the tool raised instead of returning an error result" in reason, reason
-    else:
-        assert value == "failed" and set(re.findall(shown, reason)) == {row}, reason
-    value, reason = outcome(tuple(c for c in cases if c.name != row))
-    assert value == "passed", reason
 
 
 # -- standalone.prose.error: a part of the key dumped an escape at a time ------------------------------------------

@@ -7,41 +7,20 @@ passes the row, and a right reading beside it passes too."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
-from dsweb_ref.certification.cases import Case
 from dsweb_ref.certification.checks import standalone
-from dsweb_ref.certification.targets import reference_target
 from dsweb_ref.providers import _deepseek_http
 
-from ._readings import failing_rows, patch_reading
-from .conftest import run
+from ._readings import failing_rows, fails_exactly_shown, patch_reading
+from ._readings import keep_rows as _keep
 
 PROSE = "standalone.prose.error"
 LONE_SURROGATE_STRING = "http-500-body-a-string-with-a-lone-surrogate"
 
 
-def _keep(module: object, table: str, names: tuple[str, ...], monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(module, table, tuple(c for c in getattr(module, table) if c.name in names))
-    assert {c.name for c in getattr(module, table)} == set(names)
 
 
-def _crashes_exactly(module: object, table: str, check: str, row: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """``row`` alone ends ``check`` with the tool's crash (an error that names no row) and the table without it
-    passes."""
-    cases = getattr(module, table)
-
-    def outcome(kept: tuple[Case, ...]) -> tuple[str, str]:
-        monkeypatch.setattr(module, table, kept)
-        (result,) = run(reference_target(), only=[check]).results
-        return result.outcome.value, result.reason
-
-    value, reason = outcome(tuple(c for c in cases if c.name == row))
-    assert value == "error" and re.search("the tool raised instead of returning an error result", reason), reason
-    value, reason = outcome(tuple(c for c in cases if c.name != row))
-    assert value == "passed", reason
 
 
 def test_the_reference_passes_the_lone_surrogate_string_row(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -56,7 +35,7 @@ def test_a_mender_raising_on_a_bare_string_fails_exactly_its_row(monkeypatch: py
     # tool errors, a crash is none
     right = r'return _SURROGATE.sub("\ufffd", value)'
     patch_reading(_deepseek_http, "_replace_surrogates", right, "return _SURROGATE.sub(value)", monkeypatch)
-    _crashes_exactly(standalone, "PROSE_CASES", PROSE, LONE_SURROGATE_STRING, monkeypatch)
+    fails_exactly_shown(standalone, "PROSE_CASES", PROSE, LONE_SURROGATE_STRING, None, monkeypatch)
 
 
 def test_refusing_a_body_with_a_lone_surrogate_passes_the_row(monkeypatch: pytest.MonkeyPatch) -> None:
