@@ -283,7 +283,11 @@ def test_break_fails_dsweb_certify_with_exactly_its_checks(mode: str, tmp_path: 
 # a page back fail with the one that names the proxy.
 ALSO_FAILED = {"ssrf-env-proxy": {"ssrf.resolve.public_fetched", "ssrf.body.decoded", "ssrf.caps.body"},
                # the backslash-userinfo row names ports on both sides: its private host is dialled unchecked too
-               "ssrf-netloc-as-host": {"ssrf.url.odd_text"}}
+               "ssrf-netloc-as-host": {"ssrf.url.odd_text"},
+               # hunt M's own-ranking row runs a batch of two queries: a page bound filled query after query never
+               # reads the second query's pages, so its relevant one is never read either (the row joins the floor
+               # to the ranking; splitting it into one-query batches is left for a later session)
+               "evidence-no-query-floor": {"evidence.own_ranking"}}
 
 
 @pytest.mark.parametrize("mode", sorted(SEED_002_BREAKS))
