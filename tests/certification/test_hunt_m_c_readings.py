@@ -15,7 +15,7 @@ from dsweb_ref.certification.checks import scheduling
 from dsweb_ref.certification.model import Outcome
 from dsweb_ref.providers import _scheduler
 
-from ._readings import failing_rows, fails_exactly, patch_reading
+from ._readings import failing_rows, fails_exactly, keep_rows, patch_reading
 from .conftest import outcomes, reference_variant, run
 
 NEVER = "search.api.retry.never"
@@ -26,8 +26,7 @@ RETRYABLE = "return status in (408, 429) or 500 <= status <= 599"
 
 def _keep(table: str, rows: set[str], monkeypatch: pytest.MonkeyPatch) -> None:
     """``rows`` alone of ``scheduling.table``: the other rows run in other tests (and cost seconds each)."""
-    monkeypatch.setattr(scheduling, table, tuple(c for c in getattr(scheduling, table) if c.name in rows))
-    assert {c.name for c in getattr(scheduling, table)} == rows
+    keep_rows(scheduling, table, tuple(rows), monkeypatch)
 
 
 NEW_NEVER = {RA_402, RA_400, OTHER_4XX}
