@@ -39,6 +39,7 @@ TIMING_CHECKS = (  # every check of slot "quiet" (tests/certification/test_loade
     "search.api.retry.cancel",
     "search.api.retry.deadline",
     "search.api.pacing.rate",
+    "search.api.pacing.retries",
     "search.api.pacing.cancel",
     "fetch.api.retry.waits",
 )
@@ -57,7 +58,7 @@ BREAKS = {
     "retry-deadline-per-attempt": "search.api.retry.deadline",
     "pacing-burst": "search.api.pacing.rate",
     "pacing-per-request": "search.api.pacing.rate",
-    "pacing-retries-unpaced": "search.api.pacing.rate",
+    "pacing-retries-unpaced": "search.api.pacing.retries",
     "pacing-cancel-sends": "search.api.pacing.cancel",
     "pacing-by-default": "search.api.fail_fast",
 }

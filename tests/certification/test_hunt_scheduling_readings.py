@@ -22,6 +22,7 @@ from .conftest import outcomes, reference_variant, run
 
 WAITS, NEVER, RETRY_CANCEL = "search.api.retry.waits", "search.api.retry.never", "search.api.retry.cancel"
 RATE, PACING_CANCEL = "search.api.pacing.rate", "search.api.pacing.cancel"
+PACING_RETRIES = "search.api.pacing.retries"
 EVERY_5XX = "501, then success"
 REGISTERED_5XX = "599, then success"
 UNREADABLE = "503 with an unreadable Retry-After every time: a wait before each retry"
@@ -35,7 +36,7 @@ EMPTY, REDIRECT = "empty results", "307 redirect"
 
 NEW_ROWS = {
     ("RETRY_CASES", WAITS): {EVERY_5XX, AT_ONCE_408, AT_ONCE_429, AT_ONCE_5XX},
-    ("PACING_CASES", RATE): {PACED_AFTER_RETRY_AFTER},
+    ("PACING_RETRY_CASES", PACING_RETRIES): {PACED_AFTER_RETRY_AFTER},
     ("PACING_CANCEL_CASES", PACING_CANCEL): {SLOT_CANCEL},
     ("RETRY_CANCEL_CASES", RETRY_CANCEL): {IN_FLIGHT},
     ("NEVER_CASES", NEVER): {EMPTY, REDIRECT},
@@ -92,7 +93,8 @@ def test_a_retry_after_a_retry_after_sent_unpaced_fails_exactly_its_row(monkeypa
     patch_reading(_scheduler.AccountScheduler, "run", SLOT_CALL, unpaced, monkeypatch)
     # (outside hunt M1's lowered-rate row retries after a Retry-After of 1 s: caught there too)
     lowered = next(c.name for c in scheduling.PACING_CASES if "before" in c.params)
-    assert failing_rows(scheduling, "PACING_CASES", RATE, monkeypatch) == {PACED_AFTER_RETRY_AFTER, lowered}
+    assert failing_rows(scheduling, "PACING_RETRY_CASES", PACING_RETRIES, monkeypatch) == {PACED_AFTER_RETRY_AFTER}
+    assert failing_rows(scheduling, "PACING_CASES", RATE, monkeypatch) == {lowered}
 
 
 async def _stubborn_slot(self: _scheduler.AccountScheduler, api: str, qps: float, deadline: float) -> object | None:
@@ -147,8 +149,10 @@ def test_a_target_that_paces_but_never_retries_passes_the_pacing_checks() -> Non
         return replace(settings, deepseek_api=replace(settings.deepseek_api, retries=0))
 
     caps = tuple(c for c in CAPABILITIES if c != "retry")
-    report = run(reference_variant("no-retries", tweak=never_retries, capabilities=caps), only=[RATE, PACING_CANCEL])
-    assert outcomes(report) == {RATE: Outcome.PASSED, PACING_CANCEL: Outcome.PASSED}, report.results
+    only = [RATE, PACING_RETRIES, PACING_CANCEL]
+    report = run(reference_variant("no-retries", tweak=never_retries, capabilities=caps), only=only)
+    assert outcomes(report) == {RATE: Outcome.PASSED, PACING_RETRIES: Outcome.SKIPPED, PACING_CANCEL: Outcome.PASSED}, \
+        report.results
 
 
 FETCH_NEVER = {"fetch 404", "fetch 403", "fetch 402"}

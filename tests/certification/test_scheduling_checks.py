@@ -53,6 +53,7 @@ def test_reference_with_the_scheduler_passes_every_scheduling_check() -> None:
         "search.api.localization": Outcome.PASSED,
         "search.api.pacing.cancel": Outcome.PASSED,
         "search.api.pacing.rate": Outcome.PASSED,
+        "search.api.pacing.retries": Outcome.PASSED,
         "search.api.pacing.wire": Outcome.PASSED,
         "search.api.retry.cancel": Outcome.PASSED,
         "search.api.retry.deadline": Outcome.PASSED,
@@ -147,7 +148,8 @@ def test_a_retry_budget_shared_by_a_batch_passes_every_retry_check(monkeypatch: 
 
 def test_declaring_pacing_without_pacing_fails_the_pacing_checks() -> None:
     unpaced = lambda _c, s: s.updated({"deepseek_api.pacing": False})  # noqa: E731
-    assert _failed(["search.api.pacing"], unpaced) == {"search.api.pacing.rate", "search.api.pacing.cancel"}
+    assert _failed(["search.api.pacing"], unpaced) == {"search.api.pacing.rate", "search.api.pacing.retries",
+                                                       "search.api.pacing.cancel"}
 
 
 def test_a_burst_allowance_fails_the_rate_check() -> None:

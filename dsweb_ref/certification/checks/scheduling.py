@@ -955,7 +955,7 @@ def _tightest(starts: list[float], count: int) -> float:
     return min((ordered[i + count - 1] - ordered[i] for i in range(len(ordered) - count + 1)), default=float("inf"))
 
 
-PACING_CASES = (
+PACING_RETRY_CASES = (
     # The 1 QPS row first: a pacer is the account's, so a slower rate's spacing after a faster row's
     # last start would be waited out once more.
     Case("a failing query and its retry at 1 QPS",
@@ -967,13 +967,16 @@ PACING_CASES = (
          "a retry that waited out a Retry-After sent outside the pacer (the server named the time, so the slot "
          "is skipped)",
          {"qps": 2, "calls": 1, "queries": 2, "retries": RETRIES, "fault": RateLimited(retry_after=0), "faulty": 1}),
+)
+
+PACING_CASES = (
     Case("two 2-query calls at once, 3 QPS",
          "no pacing; a burst of the whole rate followed by a refill; one pacer per call instead of one per "
          "account; or ignoring the configured rate (pacing at the seed's 5 QPS regardless)",
          {"qps": 3, "calls": 2, "queries": 2}),
     # From an outside hunt, two readings in one row (one second of pacing judges both):
     # - a pacer that keeps the interval of the rate it was first used with. An account of its own (another key),
-    #   so its pacer meets 5 QPS first, whatever the rows above left on the check's account;
+    #   so its pacer meets 5 QPS first, whatever the row above left on the check's account;
     # - "pace or wait, not both": a retry whose wait was at least one pacing interval goes out unpaced. Retry-After
     #   1 s at 2 QPS: due 1 s after the 429, beside the third query's slot (1.05 s); a paced target sends it at a
     #   free slot (1.575 s in the reference), whatever it waits first. Without capability retry: no 429.
@@ -995,22 +998,26 @@ PACING_CASES = (
          {"qps": 0.0, "refused": True}),
 )
 
+_WINDOW_RULE = (
+    f"The starts are the emulator's arrival times: rate + 1 of them must span at least 1 s less {WINDOW_SLACK:g} s "
+    "of transport jitter; a shorter span the run's measured load can explain is re-run (at most 3 runs), and fails "
+    "only when every run packed its starts tighter than the load explains."
+)
+
 
 @check(
     "search.api.pacing.rate",
-    "With pacing on, Search API requests (retries included) never start faster than the configured rate",
+    "With pacing on, Search API requests never start faster than the configured rate",
     seed="001",
     requires=(WS, API, CAP_PACING),
     provider="api",
     rule="Seed 001: Search has an account-wide 5 QPS limit, shared across the account's keys, and four "
-    "concurrent queries exceed it without a scheduler. Every request counts against that limit, a retry too "
-    "(also one that waited out a Retry-After, however long), so no one-second window may hold more starts than "
-    "the configured rate; 'each operation resolves one settings snapshot', so a call is paced at the rate "
-    "configured when it runs, also after the rate was lowered on an account already paced; waiting is pacing, "
-    "failing a query for want of a slot is not. The starts are the "
-    f"emulator's arrival times: rate + 1 of them must span at least 1 s less {WINDOW_SLACK:g} s of transport "
-    "jitter; a shorter span the run's measured load can explain is re-run (at most 3 runs), and fails only when "
-    "every run packed its starts tighter than the load explains. A rate limits how often requests start, not "
+    "concurrent queries exceed it without a scheduler, so no one-second window may hold more starts than the "
+    "configured rate; 'each operation resolves one settings snapshot', so a call is paced at the rate "
+    "configured when it runs, also after the rate was lowered on an account already paced (with capability "
+    "retry, that call's first query is answered 429 with Retry-After 1 and its retry counts too; the other "
+    "paced-retry rows are search.api.pacing.retries'); waiting is pacing, "
+    f"failing a query for want of a slot is not. {_WINDOW_RULE} A rate limits how often requests start, not "
     "how many are in flight: seed 000 runs a batch's queries concurrently, so a query whose slot has come is "
     "sent while an earlier one is still unanswered. A rate of 0 lets no request start, so it is refused (at "
     "configure, or WEB_CONFIG_INVALID / WEB_INVALID_ARGUMENTS at the call, nothing sent), never read as no "
@@ -1019,11 +1026,33 @@ PACING_CASES = (
     slot="quiet",  # counts starts per one-second window
 )
 async def pacing_rate(ctx: CheckContext) -> None:
+    await _paced_rows(ctx, "search.api.pacing.rate", PACING_CASES)
+
+
+@check(
+    "search.api.pacing.retries",
+    "With pacing and retries on, a retry is paced like a first request, also after a Retry-After",
+    seed="001",
+    requires=(WS, API, CAP_PACING, CAP_RETRY),
+    provider="api",
+    rule="Seed 001: Search has an account-wide 5 QPS limit and four concurrent queries exceed it without a "
+    "scheduler. Every request counts against that limit, a retry too (also one that waited out a Retry-After, "
+    "however long: the server named when it may come, not that it may skip the account's rate), so no one-second "
+    f"window may hold more starts than the configured rate, retries counted. {_WINDOW_RULE} (The rows of "
+    "search.api.pacing.rate without retries, in a check of their own: the two run side by side.)",
+    cases=PACING_RETRY_CASES,
+    slot="quiet",  # counts starts per one-second window
+)
+async def pacing_retries(ctx: CheckContext) -> None:
+    await _paced_rows(ctx, "search.api.pacing.retries", PACING_RETRY_CASES)
+
+
+async def _paced_rows(ctx: CheckContext, check_id: str, cases: tuple[Case, ...]) -> None:
     # One unpaced search first: a target's one-time start-up (lazy imports, first connection) would
     # otherwise delay the first paced start and squeeze the span of the rest.
     await ctx.configure_opt_in()
     expect_success(await ctx.search([QUERY]), "an unpaced search before pacing is configured")
-    for case in PACING_CASES:
+    for case in cases:
         if case.params.get("refused"):
             ctx.fresh()
             await _rate_refused(ctx, case)
@@ -1031,15 +1060,12 @@ async def pacing_rate(ctx: CheckContext) -> None:
         if case.params.get("held"):
             await _paced_overlap(ctx, case)
             continue
-        if case.params.get("retries") and not _retries_declared(ctx):
-            continue  # "retries included": only a target that retries (capability retry) has any to pace
         if "before" in case.params:
-            lowered = functools.partial(judge_timed, ctx, "search.api.pacing.rate",
-                                        functools.partial(_lowered_run, ctx, case))
+            lowered = functools.partial(judge_timed, ctx, check_id, functools.partial(_lowered_run, ctx, case))
             await _on_own_account(ctx, lowered)
             continue
         await ctx.configure_opt_in(pacing_qps=float(case["qps"]), retries=case.params.get("retries", 0))
-        await judge_timed(ctx, "search.api.pacing.rate", functools.partial(_paced_run, ctx, case))
+        await judge_timed(ctx, check_id, functools.partial(_paced_run, ctx, case))
     await ctx.configure_opt_in()
 
 
@@ -1383,6 +1409,7 @@ OPT_IN_CHECKS = frozenset(
         "search.api.retry.cancel",
         "search.api.retry.deadline",
         "search.api.pacing.rate",
+        "search.api.pacing.retries",
         "search.api.pacing.cancel",
         "search.api.localization",
         "search.api.retry.wire",  # these two live beside search.api.wire (search.py)
