@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import os
+import threading
 import zlib
 from ipaddress import ip_network
 from pathlib import Path
@@ -586,3 +587,26 @@ def test_a_target_refusing_a_redirect_cap_of_0_is_not_failed_by_the_zero_hops_ro
     (result,) = run(InProcessTarget(build, name="no-zero", version="0"), only=["ssrf.caps.redirects"]).results
     assert result.outcome.value == "passed", result.reason
     assert "zero-hops" in str(result.details.get("ssrf.caps.redirects")), result.details
+
+
+def test_a_fetcher_hanging_up_mid_body_prints_no_traceback(capfd: pytest.CaptureFixture[str]) -> None:
+    """A fetcher keeping its cap closes the page server's connection mid-body; socketserver printed that
+    BrokenPipeError's traceback to the terminal of every certify run (ssrf.caps.body), as if the suite broke."""
+    import socket
+
+    from dsweb_ref.certification.checks import ssrf
+
+    with ssrf._network() as net:
+        net.pages.special["/big"] = lambda handler: handler._send(b"a" * 8_000_000)
+        host, port = net.pages.server_address[:2]
+        with socket.create_connection((str(host), int(port))) as sock:
+            sock.sendall(b"GET /big HTTP/1.0\r\nHost: x\r\n\r\n")
+            assert sock.recv(1024)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")  # RST
+        for _ in range(500):  # the handler ends once its write fails (a liveness bound, not a timing claim)
+            if "/big" in net.pages.finished:
+                break
+            threading.Event().wait(0.01)
+        assert "/big" in net.pages.finished
+    err = capfd.readouterr().err
+    assert "Traceback" not in err and "Exception occurred" not in err, err
