@@ -1,7 +1,7 @@
 """The run's side of a check worker: each check marked ``process="own"`` runs in a Python process of its own
 beside the run, so a CPU-bound check computes on another core instead of holding the run's interpreter lock;
 an in-process target's timing checks run in one more, together, with a loop of their own (see
-:func:`.suite._quiet_remote`), and the latter half of its side-by-side checks in another
+:func:`.suite._quiet_remote`), and every other one of its side-by-side checks in another
 (:func:`.suite._bulk_remote`).
 
 The run starts ``python -m dsweb_ref.certification.worker`` as it begins (the worker's imports overlap the

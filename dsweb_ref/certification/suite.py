@@ -23,7 +23,7 @@ and the timing verdicts are judged against the load measured in the run (:mod:`.
 counts whatever the workers withhold. For the same reason an in-process target's timing checks go to one
 worker of their own, started after hello, when other checks run here: they keep a loop and a lock of their
 own and run beside the bulk instead of after it (the run's wall time becomes about its longest check).
-The bulk's latter half goes to one more worker too (:func:`_bulk_remote`), at most ``jobs`` checks at once
+Every other check of the bulk goes to one more worker too (:func:`_bulk_remote`), at most ``jobs`` checks at once
 there: this process alone kept one core busy for seconds after every other worker had finished.
 """
 
@@ -465,15 +465,17 @@ def _quiet_remote(specs: list[CheckSpec], hello: Hello, target: Target, elsewher
 
 
 def _bulk_remote(specs: list[CheckSpec], hello: Hello, target: Target, elsewhere: set[int]) -> list[int]:
-    """The latter half of the side-by-side checks (``shared``) an in-process target runs here, for one more
-    worker, when at least :data:`_BULK_SPLIT` of them are left: this process runs each of them under one
-    interpreter lock, so alone it kept one core busy for seconds after every worker had finished while
-    the other core idled. Not for an adapter, for the reason :func:`_quiet_remote` gives, nor on one core,
-    where it would only contend."""
+    """Every other side-by-side check (``shared``) an in-process target runs here, for one more worker, when
+    at least :data:`_BULK_SPLIT` of them are left: this process runs each of them under one interpreter lock,
+    so alone it kept one core busy for seconds after every worker had finished while the other core idled.
+    Alternate ones, not the latter half: the catalogue keeps a family's checks together and the costly ones
+    come in families (seed 002's pipeline), so the latter half gave the worker a second more CPU than this
+    process, which then waited with a core idle (median 7.2 s against 6.75 s over ten runs each). Not for an
+    adapter, for the reason :func:`_quiet_remote` gives, nor on one core, where it would only contend."""
     if not _in_process(target) or _cores() < 2:
         return []
     bulk = [i for i in _runs_here(specs, hello, elsewhere) if specs[i].slot == "shared"]
-    return bulk[len(bulk) // 2:] if len(bulk) >= _BULK_SPLIT else []
+    return bulk[1::2] if len(bulk) >= _BULK_SPLIT else []
 
 
 def _quiet_beside_bulk(target: Target) -> bool:
@@ -719,7 +721,7 @@ async def run_suite(
     here with the others; should a worker die, the checks it did not finish run here after the others (one
     dead worker's at a time), their details noting why (key ``worker``). With an in-process target (a
     ``recipe()`` of kind ``reference``), the timing checks (``quiet``) it runs go to one more worker, together,
-    when other checks run here (:func:`_quiet_remote`), and on two cores or more the latter half of its
+    when other checks run here (:func:`_quiet_remote`), and on two cores or more every other one of its
     side-by-side checks to another, at most ``jobs`` at once there (:func:`_bulk_remote`)."""
     specs = select_checks(only, profiles)
     started_at = _now()

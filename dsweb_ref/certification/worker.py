@@ -90,7 +90,7 @@ async def serve(job: Mapping[str, Any], out: TextIO) -> None:
     # one: the example adapter, driven through search.batch.race, search.differential.failure and then
     # search.differential.merge on one process on a loaded machine, stopped answering a merge scenario
     # (its own bug, found here and not fixed yet); the run's lanes rarely gave them one target.
-    # A job of many checks (the bulk's latter half) gives ``jobs``: at most that many at once, as in the run.
+    # A job of many checks (every other check of the bulk) gives ``jobs``: at most that many at once, as in the run.
     limit = float(job["check_timeout"])
     width = asyncio.Semaphore(max(1, int(job.get("jobs") or len(job["ids"]) or 1)))
 
