@@ -5,7 +5,9 @@ and the checks that must pass for it. A check lists its profiles (``CheckSpec.pr
 that runs over every declared search protocol counts, for a protocol's own profile, by its run on
 that protocol. A target is certified for a profile only when it declares every required
 capability and every check of the profile ran and passed (a skipped, failed, errored or known
-failure check, or one left out with ``--only``, withholds it). The verdict names every profile.
+failure check, or one left out with ``--only``, withholds it). A check that needs two opt-in capabilities
+(search.api.pacing.retries: pacing and retry) counts for each one's profile only for a target declaring both
+(:func:`~.checks.profile_members`): a target may opt into one alone. The verdict names every profile.
 The checks of a profile marked ``on_request`` run only when the run names the profile or the check's
 whole id (a default run leaves them out).
 """

@@ -785,6 +785,5 @@ async def run_suite(
         version=hello.version if hello else "",
         capabilities=tuple(sorted(hello.capabilities)) if hello else (),
     )
-    members = {s.check.id: s.profiles for s in checks.all_checks()}
-    verdicts = profile_verdicts(members, done, info.capabilities)
+    verdicts = profile_verdicts(checks.profile_members(info.capabilities), done, info.capabilities)
     return Report(__version__, info, tuple(done), started_at, _now(), verdicts)

@@ -282,8 +282,7 @@ def _partial_report(
     """The report of a run that stopped early: the checks that finished, profiles judged on them."""
     verdicts: tuple[Any, ...] = ()
     if implementation:
-        members = {s.check.id: s.profiles for s in check_catalogue.all_checks()}
-        verdicts = profile_verdicts(members, results, info.capabilities)
+        verdicts = profile_verdicts(check_catalogue.profile_members(info.capabilities), results, info.capabilities)
     return Report(__version__, info, tuple(results), started, _now(), verdicts)
 
 

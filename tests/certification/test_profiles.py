@@ -9,7 +9,7 @@ import pytest
 
 from dsweb_ref.certification import adapter_protocol
 from dsweb_ref.certification.adapter_protocol import CAPABILITIES
-from dsweb_ref.certification.checks import all_checks
+from dsweb_ref.certification.checks import all_checks, profile_members
 from dsweb_ref.certification.model import Check, CheckResult, Outcome
 from dsweb_ref.certification.profiles import PROFILES, UnknownProfileError, find_profile, profile_verdicts
 from dsweb_ref.certification.suite import select_checks
@@ -109,3 +109,22 @@ def test_the_ssrf_profile_is_named_as_issue_10_names_it_and_holds_every_ssrf_che
     # The working name never shipped in a release, so it is not kept as an alias.
     with pytest.raises(UnknownProfileError):
         find_profile("seed-002-fetch-guard")
+
+
+@pytest.mark.parametrize(("opted", "left_out"), [("pacing", "retry"), ("retry", "pacing")])
+def test_a_check_of_two_opt_in_capabilities_does_not_withhold_the_profile_of_the_one_declared(
+    opted: str, left_out: str
+) -> None:
+    # catches: search.api.pacing.retries (pacing and retry) skipped for a target that opts into one of them
+    # withholding that one's profile (a review of the check's split found seed-001-pacing lost so)
+    caps = [c for c in CAPABILITIES if c != left_out]
+    members = profile_members(caps)
+    results = [result(s.check.id, Outcome.SKIPPED if left_out in s.requires else Outcome.PASSED) for s in all_checks()]
+    verdicts = {v.name: v for v in profile_verdicts(members, results, caps)}
+    assert verdicts[f"seed-001-{opted}"].certified, verdicts[f"seed-001-{opted}"].explain()
+    assert not verdicts[f"seed-001-{left_out}"].certified
+    # with both declared, the check is the profile's again: skipped, it withholds it
+    both = {v.name: v for v in profile_verdicts(profile_members(CAPABILITIES), results, CAPABILITIES)}
+    assert both[f"seed-001-{opted}"].not_passed == ("search.api.pacing.retries",)
+    # a core capability still cannot be skipped into a pass (only opt-in ones leave a profile)
+    assert profile_members([c for c in CAPABILITIES if c != "cancel"]) == profile_members(CAPABILITIES)

@@ -3,6 +3,8 @@ keyed by its stable id; :func:`all_checks` lists them in a fixed order (by seed,
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from . import (  # noqa: F401  (registration side effect)
     batch,
     citations,
@@ -36,10 +38,25 @@ from . import (  # noqa: F401  (registration side effect)
     tool_schema,
     validation,
 )
-from ._base import CALL_TIMEOUT, REGISTRY, CheckContext, CheckFailed, CheckSpec, check, require
+from ._base import CALL_TIMEOUT, OPT_IN_CAPABILITIES, REGISTRY, CheckContext, CheckFailed, CheckSpec, check, require
 
-__all__ = ["CALL_TIMEOUT", "REGISTRY", "CheckContext", "CheckFailed", "CheckSpec", "all_checks", "check", "require"]
+__all__ = ["CALL_TIMEOUT", "REGISTRY", "CheckContext", "CheckFailed", "CheckSpec", "all_checks", "check",
+           "profile_members", "require"]
 
 
 def all_checks() -> list[CheckSpec]:
     return sorted(REGISTRY.values(), key=lambda s: (s.check.seed, s.check.id))
+
+
+def profile_members(capabilities: Iterable[str]) -> dict[str, tuple[str, ...]]:
+    """Each check's profiles, for a target declaring ``capabilities``. A check that needs two opt-in capabilities
+    (search.api.pacing.retries: pacing and retry) is in both profiles, but a target may opt into one alone: for
+    it, the check leaves the profile of the one it declares (skipped there, it withheld that profile, as the
+    rows it holds never did when they were pacing.rate's and skipped inside it)."""
+    declared = set(capabilities)
+    members: dict[str, tuple[str, ...]] = {}
+    for spec in all_checks():
+        needs = [c for c in OPT_IN_CAPABILITIES if c in spec.requires]
+        left = {f"seed-001-{c}" for c in needs if c in declared} if not declared.issuperset(needs) else set()
+        members[spec.check.id] = tuple(p for p in spec.profiles if p not in left)
+    return members
