@@ -59,6 +59,7 @@ BREAKS = {
     "pacing-burst": "search.api.pacing.rate",
     "pacing-per-request": "search.api.pacing.rate",
     "pacing-retries-unpaced": "search.api.pacing.retries",
+    "pacing-backoff-retries-unpaced": "search.api.pacing.retries",
     "pacing-cancel-sends": "search.api.pacing.cancel",
     "pacing-by-default": "search.api.fail_fast",
 }

@@ -136,7 +136,10 @@ BREAKS: dict[str, tuple[set[str], str | tuple[str, ...]]] = {
     "pacing-burst": ({"search.api.pacing.rate"}, "started within one second"),
     "pacing-cancel-sends": ({"search.api.pacing.cancel"}, "sent after the call was cancelled"),
     # whether retries are subject to pacing: every request counts against the account's rate (seed 001)
-    "pacing-retries-unpaced": ({"search.api.pacing.retries"}, "a failing query and its retry at 1 QPS"),
+    "pacing-retries-unpaced": ({"search.api.pacing.rate", "search.api.pacing.retries"},
+                               "a failing query and its retry at 1 QPS"),
+    # the retries paced.retries alone judges: a retry after a backoff of the client's own (no Retry-After)
+    "pacing-backoff-retries-unpaced": ({"search.api.pacing.retries"}, "a failing query and its retry at 1 QPS"),
     "localization-unvalidated": ({"search.api.localization"}, "was forwarded as localization"),
     # found by red-teaming the scheduling checks: each was certified before the row named in its fragment
     "retry-one-too-many": ({"search.api.retry.waits"}, "503 every time: 4 requests for 2 retries"),

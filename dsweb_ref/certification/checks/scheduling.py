@@ -1012,11 +1012,12 @@ _WINDOW_RULE = (
     requires=(WS, API, CAP_PACING),
     provider="api",
     rule="Seed 001: Search has an account-wide 5 QPS limit, shared across the account's keys, and four "
-    "concurrent queries exceed it without a scheduler, so no one-second window may hold more starts than the "
-    "configured rate; 'each operation resolves one settings snapshot', so a call is paced at the rate "
-    "configured when it runs, also after the rate was lowered on an account already paced (with capability "
-    "retry, that call's first query is answered 429 with Retry-After 1 and its retry counts too; the other "
-    "paced-retry rows are search.api.pacing.retries'); waiting is pacing, "
+    "concurrent queries exceed it without a scheduler. Every request counts against that limit (the seed names "
+    "no request exempt from it; retries: search.api.pacing.retries, and the lowered-rate row here), so no "
+    "one-second window may hold more starts than the configured rate; 'each operation resolves one settings "
+    "snapshot', so a call is paced at the rate configured when it runs, also after the rate was lowered on an "
+    "account already paced (with capability retry, that call's first query is answered 429 with Retry-After 1 "
+    "and its retry is counted too); waiting is pacing, "
     f"failing a query for want of a slot is not. {_WINDOW_RULE} A rate limits how often requests start, not "
     "how many are in flight: seed 000 runs a batch's queries concurrently, so a query whose slot has come is "
     "sent while an earlier one is still unanswered. A rate of 0 lets no request start, so it is refused (at "
@@ -1035,11 +1036,12 @@ async def pacing_rate(ctx: CheckContext) -> None:
     seed="001",
     requires=(WS, API, CAP_PACING, CAP_RETRY),
     provider="api",
-    rule="Seed 001: Search has an account-wide 5 QPS limit and four concurrent queries exceed it without a "
-    "scheduler. Every request counts against that limit, a retry too (also one that waited out a Retry-After, "
-    "however long: the server named when it may come, not that it may skip the account's rate), so no one-second "
-    f"window may hold more starts than the configured rate, retries counted. {_WINDOW_RULE} (The rows of "
-    "search.api.pacing.rate without retries, in a check of their own: the two run side by side.)",
+    rule="Seed 001: Search has an account-wide 5 QPS limit, shared across the account's keys, and four "
+    "concurrent queries exceed it without a scheduler; the guide recommends waiting before retrying 408, 429 and "
+    "5xx. The seed names no request exempt from the account's limit, so a retry counts against it too, also one "
+    "that waited out a Retry-After, however long: no one-second window may hold more starts than the configured "
+    f"rate, retries counted. {_WINDOW_RULE} (The lowered-rate row of search.api.pacing.rate counts a paced retry "
+    "too.)",
     cases=PACING_RETRY_CASES,
     slot="quiet",  # counts starts per one-second window
 )
