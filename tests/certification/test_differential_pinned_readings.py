@@ -1,0 +1,49 @@
+"""search.differential.merge's pinned scenarios: families the generator shows only now and then run first, whatever
+the seed. A review of the halved scenario counts (issue 18) found a one-query result that lists a URL twice in only
+two of the default seed's 200 scenarios and in none on 9 of seeds 0-19; the pinned scenarios hold it every run."""
+
+from __future__ import annotations
+
+import pytest
+
+from dsweb_ref.certification import scenarios
+from dsweb_ref.certification.checks import differential
+from dsweb_ref.certification.targets import reference_target
+from dsweb_ref.tools.web_search import WebSearchTool
+
+from ._readings import patch_reading
+from .conftest import run
+
+CHECK = "search.differential.merge"
+SINGLE = "return await self.web.search(SearchRequest(queries[0], cap), ctx)"
+# The merge's first-wins URL dedup applied to the one query's result; nothing else changes.
+DEDUPED = ("return (lambda r: __import__('dataclasses').replace(r, sources=tuple(s for i, s in enumerate(r.sources) "
+           "if s.url not in {t.url for t in r.sources[:i]})))(await self.web.search(SearchRequest(queries[0], cap), "
+           "ctx))")
+SEED = 3  # its 200 generated scenarios hold no one-query result with a repeated URL (the review's finding)
+
+
+def _merge_at(seed: int) -> tuple[str, str]:
+    with differential.seeded(seed):
+        (result,) = run(reference_target(), only=[CHECK]).results
+    return result.outcome.value, result.reason
+
+
+def test_a_single_query_deduplicated_is_caught_by_a_pinned_scenario_whatever_the_seed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # catches: the merge's URL dedup applied to a one-item array (seed 000: the provider's result comes back as is)
+    patch_reading(WebSearchTool, "run", SINGLE, DEDUPED, monkeypatch)
+    outcome, reason = _merge_at(SEED)
+    assert outcome == "failed" and reason.startswith("pinned scenario 1: "), reason
+    # without the pinned scenarios, that seed's generated ones let the reading through
+    monkeypatch.setattr(differential, "PINNED", ())
+    assert _merge_at(SEED) == ("passed", "")
+
+
+def test_the_pinned_scenarios_repeat_a_url_in_one_query_s_result() -> None:
+    for pinned in scenarios.PINNED:
+        (answer,) = (a for _, a in pinned.answers)
+        assert isinstance(answer, dict)
+        urls = [s["url"] for s in answer["sources"]]
+        assert len(pinned.distinct) == 1 and len(set(urls)) < len(urls)
