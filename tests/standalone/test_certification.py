@@ -187,21 +187,30 @@ def test_the_deadline_profile_certifies_the_reference_and_fails_a_900s_limit(tmp
     seed's 90 s, so one test holds one xdist worker for about 95 s where two held both workers (issue 18).
     The right run: the held answer's search fails at 90 s. The 900 s limit takes the answer held 95 s."""
     runs = {"right": adapter_command(), "900s": adapter_command("--break", "standalone-deadline-900s")}
-    started = {
-        name: subprocess.Popen(
-            [sys.executable, "-m", "dsweb_ref", "certify", "--adapter", command, "--profile", DEADLINE_PROFILE,
-             "--json", str(tmp_path / f"{name}.json")],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-        )
-        for name, command in runs.items()
-    }
-    codes = {name: process.wait(timeout=600) for name, process in started.items()}
+    started: dict[str, subprocess.Popen[bytes]] = {}
+    try:
+        for name, command in runs.items():
+            with (tmp_path / f"{name}.err").open("wb") as err:  # a file, not a pipe: nothing can fill and block
+                started[name] = subprocess.Popen(
+                    [sys.executable, "-m", "dsweb_ref", "certify", "--adapter", command, "--profile", DEADLINE_PROFILE,
+                     "--json", str(tmp_path / f"{name}.json")],
+                    stdout=subprocess.DEVNULL, stderr=err,
+                )
+        # Within pytest's 300 s timeout, whose expiry would otherwise leave both runs behind.
+        codes = {name: process.wait(timeout=250) for name, process in started.items()}
+    finally:
+        for process in started.values():  # a timeout or a failed start ends the runs (and their adapters) too
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+    errs = {name: (tmp_path / f"{name}.err").read_text(encoding="utf-8", errors="replace")[-2000:] for name in runs}
+    assert all((tmp_path / f"{name}.json").exists() for name in runs), errs
     data = {name: json.loads((tmp_path / f"{name}.json").read_text(encoding="utf-8")) for name in runs}
     got = {name: {c["id"]: c["outcome"] for c in report["checks"]} for name, report in data.items()}
-    assert codes["right"] == 0 and got["right"] == {DEADLINE: "passed"}, data["right"]["checks"]
+    assert codes["right"] == 0 and got["right"] == {DEADLINE: "passed"}, (data["right"]["checks"], errs["right"])
     assert next(p for p in data["right"]["profiles"] if p["name"] == DEADLINE_PROFILE)["certified"]
     expected, fragment = ON_REQUEST_BREAKS["standalone-deadline-900s"]
-    assert codes["900s"] == 1 and got["900s"] == {expected: "failed"}, data["900s"]["checks"]
+    assert codes["900s"] == 1 and got["900s"] == {expected: "failed"}, (data["900s"]["checks"], errs["900s"])
     assert fragment in " ".join(c["reason"] for c in data["900s"]["checks"])
 
 

@@ -121,16 +121,17 @@ async def _differential(ctx: CheckContext, check_id: str, failing: bool, count: 
         if not problems:
             continue
         minimal, minimal_problems = await _shrink(ctx, s, problems)
+        place = {"scenario_index": index} if index >= 0 else {"pinned": index + len(pinned) + 1}
         details: dict[str, Any] = {
             "seed": seed,
-            "scenario_index": index,
+            **place,
             "problems": problems,
             "scenario": s.to_json(),
             "minimal_scenario": minimal.to_json(),
             "minimal_problems": minimal_problems,
             "replay": f"dsweb certify --only {check_id} --seed {seed}",
         }
-        which = f"seed {seed}, scenario {index}" if index >= 0 else f"pinned scenario {index + len(pinned) + 1}"
+        which = f"seed {seed}, scenario {index}" if index >= 0 else f"pinned scenario {place['pinned']}"
         raise CheckFailed(f"{which}: {minimal_problems[0]} (minimal scenario: {minimal.to_json()})", **details)
 
 

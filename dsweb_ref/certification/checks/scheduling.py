@@ -1011,8 +1011,9 @@ _WINDOW_RULE = (
     seed="001",
     requires=(WS, API, CAP_PACING),
     provider="api",
-    rule="Seed 001: Search has an account-wide 5 QPS limit, shared across the account's keys, and four "
-    "concurrent queries exceed it without a scheduler. Every request counts against that limit (the seed names "
+    rule="Seed 001: Search has an account-wide 5 QPS limit, shared across the account's keys; a call can issue "
+    "four queries at once, and other sessions or processes use the same allowance. Every request counts against "
+    "that limit (the seed names "
     "no request exempt from it; retries: search.api.pacing.retries, and the lowered-rate row here), so no "
     "one-second window may hold more starts than the configured rate; 'each operation resolves one settings "
     "snapshot', so a call is paced at the rate configured when it runs, also after the rate was lowered on an "
@@ -1036,10 +1037,11 @@ async def pacing_rate(ctx: CheckContext) -> None:
     seed="001",
     requires=(WS, API, CAP_PACING, CAP_RETRY),
     provider="api",
-    rule="Seed 001: Search has an account-wide 5 QPS limit, shared across the account's keys, and four "
-    "concurrent queries exceed it without a scheduler; the guide recommends waiting before retrying 408, 429 and "
-    "5xx. The seed names no request exempt from the account's limit, so a retry counts against it too, also one "
-    "that waited out a Retry-After, however long: no one-second window may hold more starts than the configured "
+    rule="Seed 001: Search has an account-wide 5 QPS limit, shared across the account's keys; a call can issue "
+    "four queries at once, and other sessions or processes use the same allowance; the guide recommends waiting "
+    "before retrying 408, 429 and 5xx. The seed names no request exempt from the account's limit, so a retry "
+    "counts against it too, also one that waited out a Retry-After, however long: no one-second window may hold "
+    "more starts than the configured "
     f"rate, retries counted. {_WINDOW_RULE} (The lowered-rate row of search.api.pacing.rate counts a paced retry "
     "too.)",
     cases=PACING_RETRY_CASES,
