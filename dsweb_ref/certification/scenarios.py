@@ -146,12 +146,20 @@ def generate(seed: int, count: int, failing: bool) -> Iterator[Scenario]:
 
 _REPEATED = {"sources": [{"url": _URLS[0], "title": "first listing"}, {"url": _URLS[-2]},
                          {"url": _URLS[0], "title": "listed again"}], "content": "one answer", "truncated": False}
-# Families the generator shows only now and then, run first whatever the seed: a one-query result that lists a URL
-# twice comes back as the provider gave it (the dedup is the merge's; a one-item array is not merged). The default
-# seed's 200 scenarios hold it twice; 9 of seeds 0-19 none (a review of the halved counts, issue 18).
+_FRAGMENT = "https://e.example.test/a#part"  # in the pool; no other URL there differs from it by the fragment alone
+_WHOLE = {"sources": [{"url": _FRAGMENT, "title": "the part"}], "content": "with the fragment", "truncated": False}
+_BARE = {"sources": [{"url": _FRAGMENT.split("#")[0], "title": "the page"}], "truncated": False}
+# Families the generator shows only now and then, or never, run first whatever the seed:
+# - a one-query result that lists a URL twice comes back as the provider gave it (the dedup is the merge's; a
+#   one-item array is not merged). The default seed's 200 scenarios hold it twice; 9 of seeds 0-19 none (a review
+#   of the halved counts, issue 18);
+# - two URLs that differ by their fragment alone are two URLs (dedup "by exact URL"): no seed's scenarios hold
+#   such a pair (the same review).
 PINNED = (
     Scenario(("pinned repeat",), (("pinned repeat", _REPEATED),), ("pinned repeat",), 6, 4),
     Scenario(("pinned repeat", "pinned repeat"), (("pinned repeat", _REPEATED),), ("pinned repeat",), 6, 4),
+    Scenario(("pinned fragment", "pinned page"), (("pinned fragment", _WHOLE), ("pinned page", _BARE)),
+             ("pinned fragment", "pinned page"), 6, 4),
 )
 
 

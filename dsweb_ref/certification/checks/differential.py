@@ -108,7 +108,7 @@ async def _shrink(ctx: CheckContext, s: Scenario, problems: list[str]) -> tuple[
 
 async def _differential(ctx: CheckContext, check_id: str, failing: bool, count: int) -> None:
     seed = current_seed()
-    pinned = () if failing else PINNED  # numbered before the generated ones: -2, -1
+    pinned = () if failing else PINNED  # numbered before the generated ones: -3, -2, -1
     for index, s in enumerate([*pinned, *generate(seed, count, failing)], start=-len(pinned)):
         problems = await _run(ctx, s)
         if problems and any(HOLD_WORDS in p for p in problems):
@@ -141,6 +141,8 @@ _MERGE_CASES = (
     Case("one query whose result lists a URL twice (pinned: run first, whatever the seed)",
          "the merge's URL dedup applied to a one-item array, whose result comes back as the provider gave it",
          {"pinned": "repeated url"}),
+    Case("two URLs that differ by their fragment alone (pinned: run first, whatever the seed)",
+         "a dedup that drops the fragment (two URLs taken for one)", {"pinned": "fragment"}),
     Case("a per-query truncated, nothing dropped by the cap", "truncated computed from the cap alone",
          {"truncated": "per query"}),
     Case("URLs differing by case, trailing slash, trailing space or escaping", "a dedup that normalises URLs",
