@@ -20,7 +20,13 @@ from typing import Literal
 
 from .model import CheckResult, Outcome, ProfileVerdict
 
-__all__ = ["PROFILES", "Profile", "UnknownProfileError", "find_profile", "on_request", "profile_verdicts"]
+__all__ = ["PROFILES", "Profile", "UnknownProfileError", "find_profile", "on_request", "opt_in_profile",
+           "profile_verdicts"]
+
+
+def opt_in_profile(capability: str) -> str:
+    """The profile of one opt-in capability from seed 001's remaining list (``retry`` -> ``seed-001-retry``)."""
+    return f"seed-001-{capability}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +86,7 @@ PROFILES: tuple[Profile, ...] = (
     ),
     *(
         Profile(
-            f"seed-001-{capability}",
+            opt_in_profile(capability),
             "001",
             f"the opt-in {capability} capability from seed 001's remaining list ({what})",
             requires=("web_search", "search-api", capability),

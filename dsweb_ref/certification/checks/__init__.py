@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ..profiles import opt_in_profile
 from . import (  # noqa: F401  (registration side effect)
     batch,
     citations,
@@ -57,6 +58,7 @@ def profile_members(capabilities: Iterable[str]) -> dict[str, tuple[str, ...]]:
     members: dict[str, tuple[str, ...]] = {}
     for spec in all_checks():
         needs = [c for c in OPT_IN_CAPABILITIES if c in spec.requires]
-        left = {f"seed-001-{c}" for c in needs if c in declared} if not declared.issuperset(needs) else set()
+        partly = not declared.issuperset(needs)  # some of them declared, or none: only then does a profile lose it
+        left = {opt_in_profile(c) for c in needs if c in declared} if partly else set()
         members[spec.check.id] = tuple(p for p in spec.profiles if p not in left)
     return members

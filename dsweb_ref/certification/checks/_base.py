@@ -21,6 +21,7 @@ from ...emulator.faults import RouteName
 from ...schemas import validate
 from ..cases import Case
 from ..model import Check
+from ..profiles import opt_in_profile
 from ..sandbox import ProxyTraps
 from ..targets import CallOutcome, Hello, PendingCall, Probe, Target, TargetConfig, TargetError
 
@@ -273,7 +274,7 @@ def default_profiles(seed: str, requires: tuple[str, ...], provider: Provider) -
         return ("seed-003-standalone",)
     opt_in = [c for c in OPT_IN_CAPABILITIES if c in requires]
     if opt_in:
-        return tuple(f"seed-001-{c}" for c in opt_in)
+        return tuple(opt_in_profile(c) for c in opt_in)
     if "evidence-search" in requires:
         return ("seed-002-evidence",)
     if "ssrf-test-mode" in requires:
