@@ -446,6 +446,21 @@ BESIDE_REFUSED = (
          "private address) failing the whole call, or its query: the other result's page, which holds the query's "
          "fact, never cited", {"host": HOST, "redirect": f"http://{PRIVATE_ANSWER}/", "beside": BESIDE_HOST}),
 )
+# From an outside hunt (M2): a redirect to loopback spelled as one number (2130706433 is 127.0.0.1 as inet_aton and
+# getaddrinfo read it). Seed 002: every URL fetched passes host/IP and redirect validation, so that no search result
+# leads the tool into localhost, and code attaches the filtered source links. Whether such a host is refused as
+# invalid (as the reference does) or read as 127.0.0.1 and blocked is left open: either is a refusal by validation,
+# so the result is no evidence, its snippet included. Apart from REFUSED, whose rows are refusals of blocked
+# addresses: these are refused as invalid URLs by the reference. The test network resolves the spelling as
+# getaddrinfo does and dials 127.0.0.1, and the spelling itself, to the trap: however a target reads the host, a
+# connection it makes there is counted, and none leaves loopback.
+LOOPBACK = "127.0.0.1"
+NUMERIC_REFUSED = (
+    Case("numeric-redirect-snippet", "a redirect to loopback spelled as one decimal number (http://2130706433/), "
+         "refused as an invalid URL, counted as an ordinary load failure (only blocked addresses taken for "
+         "refusals), so the result's snippet, which matches the query, is cited as evidence and its URL listed among "
+         "the sources", {"host": HOST, "redirect": "http://2130706433/admin", "spelling": "2130706433"}),
+)
 # A page answered with an error status is no page fetched successfully (seed 002: only such a page is cut into
 # passages; one that could not be fetched leaves the snippet as the fallback, or nothing). Its HTML error
 # page holds the query's words and a word (Quarrendon) no other text has.
@@ -522,16 +537,21 @@ def _follows_evidence_schema(value: Mapping[str, Any], case: Case) -> None:
     "listed in the sources. Validation is a stage of the pipeline ('URL/IP/redirect validation' between the "
     "search and the ranking): a result it refuses drops out and the others go on, so a page beside it that was "
     "fetched successfully still yields its query-matching text. The value of a call with such a result follows the "
-    "shipped evidence_search schema (the adapter protocol's), whatever it records of the refusal.",
-    cases=(*HTML, *ERROR_STATUS, *PRIVATE, *REFUSED, *BESIDE_REFUSED),
+    "shipped evidence_search schema (the adapter protocol's), whatever it records of the refusal. A redirect to "
+    "loopback spelled as one number (2130706433) may be refused as an invalid URL or read as 127.0.0.1 and blocked: "
+    "either is a refusal by validation, never an ordinary load failure.",
+    cases=(*HTML, *ERROR_STATUS, *PRIVATE, *REFUSED, *BESIDE_REFUSED, *NUMERIC_REFUSED),
     profiles=("seed-002-evidence-html",),
 )
 async def html_page(ctx: CheckContext) -> None:
     with _network() as net:
         private_hosts = {c["host"]: c.params.get("lookups", [[PRIVATE_ANSWER]]) for c in (*PRIVATE, *REFUSED)
                          if "redirect" not in c.params}
-        await ctx.configure(provider="messages", test_network=net.config(
-            {HOST: [[PUBLIC]], BESIDE_HOST: [[PUBLIC]], **private_hosts}, [PRIVATE_ANSWER]))
+        spellings = {c["spelling"]: [[LOOPBACK]] for c in NUMERIC_REFUSED}
+        config = net.config({HOST: [[PUBLIC]], BESIDE_HOST: [[PUBLIC]], **private_hosts, **spellings},
+                            [PRIVATE_ANSWER, LOOPBACK])
+        config["dial"] |= {spelling: net.trap.port for spelling in spellings}  # a target dialling the text as it is
+        await ctx.configure(provider="messages", test_network=config)
         for case in HTML:
             ctx.fresh()
             query = case.params.get("query", QUERY)
@@ -608,8 +628,9 @@ async def html_page(ctx: CheckContext) -> None:
                 require(str(outcome.error_code).startswith("WEB_"), f"{case.name}: failed without a WEB_* code "
                         f"({outcome.error_code!r})", catches=case.catches)
         # What is cited; whether the private address was dialled is PRIVATE's to judge.
-        for case in (*REFUSED, *BESIDE_REFUSED):
+        for case in (*REFUSED, *BESIDE_REFUSED, *NUMERIC_REFUSED):
             ctx.fresh()
+            before = net.trap.connections()
             url = f"http://{case['host']}/{case.name}"
             if "redirect" in case.params:
                 net.pages.redirects[f"/{case.name}"] = (302, case["redirect"])
@@ -621,6 +642,9 @@ async def html_page(ctx: CheckContext) -> None:
                 rows.append(row(beside, "Harbour notices", SNIPPET))
             script(ctx, QUERY, rows)
             outcome = await _evidence(ctx, QUERY, {"id": f"html-{case.name}", "local_names": []})
+            if "spelling" in case.params:  # no PRIVATE row dials a numeric spelling: this row judges it
+                require(net.trap.connections() == before, f"{case.name}: the pipeline's page fetch of {url} followed "
+                        f"the redirect to {case['redirect']} and reached {LOOPBACK}")
             if beside is not None:  # the other result's page was fetched successfully: its fact is evidence
                 value = expect_success(outcome, case.name, case.catches)
                 cited = [t for t in _cited(value, beside) if FACT in " ".join(t.split())]
