@@ -323,12 +323,15 @@ Methods
     who sent it (any name), ``method`` the HTTP method, ``url`` the request URL, ``body`` the recorded body as
     text (JSON text for a JSON body). Seed 001: "The retained Messages path explicitly sends thinking: {type:
     'disabled'} and records that same body before dispatch": every Messages search request is recorded, with the
-    body it is sent with (the same JSON, ``thinking`` included; re-serialised alike is fine), before it is sent,
+    body it is sent with (the same JSON once parsed, ``thinking`` included; spacing, key order and escaping are
+    the target's), before it is sent,
     so the record is there while the request is in flight and after a dispatch that fails. Open: the record's
     format beyond these four fields (other fields are ignored), what else is recorded (Search and Fetch API
-    requests, replies, events: present or absent), and order across requests. A record never holds a header or
-    a credential. It may be sent while a tool call is in flight (as ``cancel`` and ``settings_save`` are):
-    answer at once, without waiting for calls under way. A target without the capability is never sent it.
+    requests, replies, events: present or absent), the record's URL and provider name, and order across
+    requests; no seed says whether a record may hold a credential, so none is judged (the reference's never
+    holds a header or a credential, and a report never quotes a record that shows the key). It is sent while a
+    tool call is in flight (as ``cancel`` and ``settings_save`` are): answer at once, without waiting for calls
+    under way. A target without the capability is never sent it.
 
 ``cancel`` -> ``{}``
     Params ``{"id": <id of an in-flight web_search/web_fetch>}``. Answer the cancel request at once;
