@@ -27,7 +27,7 @@ from urllib.parse import urlsplit, urlunsplit
 from ...emulator import Hold
 from ..adapter_protocol import CAP_MESSAGES_SEARCH, CAP_REQUEST_RECORD
 from ..cases import ORDER, Case
-from ..targets import TargetError
+from ..targets import CallStalled, TargetError
 from ._base import CALL_TIMEOUT, CheckContext, CheckFailed, check, expect_success, require
 from ._leaks import leak
 from .batch import wait_held
@@ -65,6 +65,9 @@ async def recorded(ctx: CheckContext, case: Case, when: str) -> list[dict[str, A
     what = f"{case.name}: recorded_requests {when}"
     try:
         outcome = await ctx.target.start_call("recorded_requests", {}).outcome(CALL_TIMEOUT)
+    except CallStalled:
+        raise CheckFailed(f"{what} got no answer in time (it is answered at once, beside the calls in flight)",
+                          catches=case.catches) from None
     except TargetError as exc:  # its text may quote the answer line (a key among the records): its kind only
         raise CheckFailed(f"{what} got no valid answer ({type(exc).__name__})", catches=case.catches) from None
     require(outcome.ok, f"{what} answered {outcome.brief()}, expected {{\"requests\": [...]}}", catches=case.catches)
@@ -103,18 +106,19 @@ async def same_body_row(ctx: CheckContext, case: Case) -> None:
     expect_success(await ctx.search([QUERY]), f"{case.name}: Messages search", case.catches)
     await ctx.settle()
     sent = [r.json for r in ctx.records("messages")]
-    require(len(sent) == 1 and isinstance(sent[0], dict), f"{case.name}: {len(sent)} Messages request(s) with a "
-            "JSON object body reached the emulator, expected one", catches=case.catches)
+    require(sent and all(isinstance(body, dict) for body in sent), f"{case.name}: {len(sent)} Messages request(s) "
+            "reached the emulator, each with a JSON object body, expected at least one", catches=case.catches)
     requests = await recorded(ctx, case, "after the search")
     bodies = [parsed(r["body"]) if isinstance(r.get("body"), str) else None for r in requests]
-    if sent[0] in bodies:  # the same body: parsed alike (spacing, key order and escaping are the target's)
-        return
-    ours = [body for record, body in zip(requests, bodies, strict=True) if holds_query(record)]
-    near = f"; the record of it differs: {differences(ours[0], sent[0], ctx.config.api_key)}" if ours else (
-        "; none holds the query")
-    raise CheckFailed(f"{case.name}: none of {len(requests)} record(s) holds the body the Messages request was "
-                      f"sent with{near} (seed 001: the Messages path records that same body before dispatch)",
-                      catches=case.catches)
+    for body in sent:  # each request sent has a record of its body, parsed alike (spacing, key order, escaping free)
+        if body in bodies:
+            continue
+        ours = [got for record, got in zip(requests, bodies, strict=True) if holds_query(record)]
+        near = f"; the record of it differs: {differences(ours[0], body, ctx.config.api_key)}" if ours else (
+            "; none holds the query")
+        raise CheckFailed(f"{case.name}: none of {len(requests)} record(s) holds the body the Messages request was "
+                          f"sent with{near} (seed 001: the Messages path records that same body before dispatch)",
+                          catches=case.catches)
 
 
 async def held_row(ctx: CheckContext, case: Case) -> None:
@@ -174,12 +178,12 @@ ROWS = {"same_body": same_body_row, "held": held_row, "failed_dispatch": failed_
     provider="messages",
     profiles=("seed-001-request-record",),
     rule="Seed 001: 'The retained Messages path explicitly sends thinking: {type: 'disabled'} and records that same "
-    "body before dispatch.' Read through recorded_requests: after a Messages search, one record's body is, as "
-    "parsed JSON, the body the emulator received, thinking {type: disabled} included (spacing, key order and "
-    "escaping are the target's); while the emulator holds the Messages request, a record of it (its body holds the "
-    "query) is there already; and after a Messages request to a loopback port that refuses the connection, its "
-    "record is there too. Records of other requests (the Search and Fetch APIs), extra records or fields, the "
-    "record's URL and provider name, and the order across requests are the target's.",
+    "body before dispatch.' Read through recorded_requests: after a Messages search, each Messages request the "
+    "emulator received has a record whose body is, as parsed JSON, the body it received, thinking {type: disabled} "
+    "included (spacing, key order and escaping are the target's); while the emulator holds the Messages request, "
+    "a record of it (its body holds the query) is there already; and after a Messages request to a loopback port "
+    "that refuses the connection, its record is there too. Records of other requests (the Search and Fetch APIs), "
+    "extra records or fields, the record's URL and provider name, and the order across requests are the target's.",
     cases=CASES,
 )
 async def messages_recorded(ctx: CheckContext) -> None:
