@@ -90,6 +90,8 @@ Methods
       the target's shipped default (seeds 000 and 001 decide several)
     - ``live-settings`` - the ``settings_save`` method below: settings a user saves while the target runs reach
       the next operation, and an operation under way keeps the one snapshot it resolved (seed 001)
+    - ``request-record`` - the ``recorded_requests`` method below: the requests the implementation recorded
+      (its request record or session log), so the suite can compare what was recorded with what was sent (seed 001)
 
 ``configure`` -> ``{}``
     Sent before each check (repeatedly; each replaces the previous configuration). Params::
@@ -315,6 +317,22 @@ Methods
     too, and keeps the settings as they were; the check saves only values a configure gives, so refusing one fails
     it. A target without the capability is never sent it.
 
+``recorded_requests`` -> ``{"requests": [{"provider": str, "method": str, "url": str, "body": str}, ...]}``
+    Capability ``request-record``. Params ``{}``. The outgoing requests the implementation recorded (its request
+    record, session log or whatever it persists) since the last ``configure``, in the order recorded: ``provider``
+    who sent it (any name), ``method`` the HTTP method, ``url`` the request URL, ``body`` the recorded body as
+    text (JSON text for a JSON body). Seed 001: "The retained Messages path explicitly sends thinking: {type:
+    'disabled'} and records that same body before dispatch": every Messages search request is recorded, with the
+    body it is sent with (the same JSON once parsed, ``thinking`` included; spacing, key order and escaping are
+    the target's), before it is sent,
+    so the record is there while the request is in flight and after a dispatch that fails. Open: the record's
+    format beyond these four fields (other fields are ignored), what else is recorded (Search and Fetch API
+    requests, replies, events: present or absent), the record's URL and provider name, and order across
+    requests; no seed says whether a record may hold a credential, so none is judged (the reference's never
+    holds a header or a credential, and a report never quotes a record that shows the key). It is sent while a
+    tool call is in flight (as ``cancel`` and ``settings_save`` are): answer at once, without waiting for calls
+    under way. A target without the capability is never sent it.
+
 ``cancel`` -> ``{}``
     Params ``{"id": <id of an in-flight web_search/web_fetch>}``. Answer the cancel request at once;
     the cancelled call must then answer ``{"id": n, "cancelled": true}`` (or an error with code
@@ -349,6 +367,7 @@ it. The report names every profile and why one was not certified.
   needs ``messages-search``, and its web_fetch steps ``web_fetch`` and ``fetch-api``, as do the key and base rows'
   web_fetch steps; the key row's Messages steps need ``messages-search``, the in-flight row ``retry``; a row or
   step whose capability is missing is not run)
+- ``seed-001-request-record`` (opt-in): ``web_search``, ``messages-search``, ``request-record``
 - ``seed-002-evidence``: ``web_search``, ``search-api``, ``fetch-api``, ``evidence-search``
 - ``seed-002-evidence-html``: ``web_search``, ``messages-search``, ``ssrf-test-mode``, ``evidence-search``
 - ``ssrf``: ``web_fetch``, ``ssrf-test-mode``
@@ -410,6 +429,7 @@ __all__ = [
     "CAP_MESSAGES_SEARCH",
     "CAP_PACING",
     "CAP_QUALITY_METADATA",
+    "CAP_REQUEST_RECORD",
     "CAP_RETRY",
     "CAP_SCRIPTED_SEARCH",
     "CAP_SEARCH_API",
@@ -458,6 +478,8 @@ CAP_ACCOUNT_ROUTE: Final = "account-route"
 CAP_SHIPPED_DEFAULTS: Final = "shipped-defaults"
 # seed 001: each operation resolves one settings snapshot; settings_save changes it between operations
 CAP_LIVE_SETTINGS: Final = "live-settings"
+# seed 001: the Messages path records the body it sends before dispatch; recorded_requests reads that record
+CAP_REQUEST_RECORD: Final = "request-record"
 CAPABILITIES: Final = (
     CAP_WEB_SEARCH,
     CAP_WEB_FETCH,
@@ -483,6 +505,7 @@ CAPABILITIES: Final = (
     CAP_ACCOUNT_ROUTE,
     CAP_SHIPPED_DEFAULTS,
     CAP_LIVE_SETTINGS,
+    CAP_REQUEST_RECORD,
 )
 
 

@@ -131,6 +131,15 @@ PROFILES: tuple[Profile, ...] = (
         opt_in=True,
     ),
     Profile(
+        "seed-001-request-record",
+        "001",
+        "the Messages path records the body it sends, thinking disabled included, before dispatch",
+        requires=("web_search", "messages-search", "request-record"),
+        protocol="messages",
+        # recorded_requests is a protocol addition; a target that shows no record is judged on the wire alone
+        opt_in=True,
+    ),
+    Profile(
         "seed-002-evidence",
         "002",
         "the code-only evidence pipeline: no model call, cited lines, local and retry refusals, relevance",

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import httpx
 
-from .._context import CallContext
+from .._context import CallContext, OutgoingRequest
 from .._exceptions import WebError, WebErrorCode
 from .._version import __version__
 from ..providers._client_pool import tls_context
@@ -81,7 +81,7 @@ __all__ = [
 
 Method = Literal[
     "web_search", "web_fetch", "standalone_search", "standalone_resolve", "standalone_save", "evidence_search",
-    "tool_schema", "standalone_tools", "evidence_cite", "settings_save",
+    "tool_schema", "standalone_tools", "evidence_cite", "settings_save", "recorded_requests",
 ]
 STANDALONE_MODEL = "deepseek-v4-flash"  # the model a standalone search names on the emulator
 Probe = Callable[[], Any]  # run the moment a call's answer arrives; its result is CallOutcome.at_answer
@@ -504,6 +504,8 @@ class InProcessTarget:
         self._description = description or f"{name} {version} (in-process)"
         self._tools: ToolPair | None = None
         self._contexts: dict[str, EvidenceContext] = {}
+        # What the tools recorded before dispatch (CallContext.record) since the last configure: recorded_requests
+        self._records: list[OutgoingRequest] = []
         self._saved_environ: dict[str, str | None] = {}
 
     def describe(self) -> str:
@@ -526,11 +528,14 @@ class InProcessTarget:
     async def configure(self, config: TargetConfig) -> None:
         self._tools = self._build(config)
         self._contexts = {}
+        self._records = []  # a call of the previous configuration still running records into its own list
 
     def start_call(self, method: Method, params: dict[str, Any], probe: Probe | None = None) -> PendingCall:
         if self._tools is None:
             raise TargetError("call before configure")
-        ctx = CallContext(latest_prompt=params.get("latest_prompt"))
+        ctx = CallContext(latest_prompt=params.get("latest_prompt"), record_request=self._records.append)
+        if method == "recorded_requests":
+            return _TaskCall(_recorded(list(self._records)), probe)
         if method == "evidence_search":
             evidence = self._tools.evidence
             if evidence is None:
@@ -582,6 +587,14 @@ class InProcessTarget:
                 else:
                     os.environ[name] = value
             self._saved_environ = {}
+
+
+async def _recorded(records: list[OutgoingRequest]) -> ToolResult:
+    """``recorded_requests`` (capability request-record): the recorded requests, bodies as text; an
+    OutgoingRequest holds no header or credential, so neither does the answer."""
+    requests = [{"provider": r.provider, "method": r.method, "url": r.url, "body": r.body.decode("utf-8", "replace")}
+                for r in records]
+    return ToolResult(text="", value={"requests": requests})
 
 
 def _evidence_context(contexts: dict[str, EvidenceContext], params: object) -> EvidenceContext:
@@ -859,11 +872,16 @@ class _AdapterCall:
         return _outcome_of(await self._target.wait_response(self._id, self._future, limit), self._method)
 
 
+# Methods whose answer is an object of their own (settings_save's {}, recorded_requests' {"requests": [...]}),
+# carried whole as the outcome's value, not a tool result's {"text", "value"}.
+_PLAIN_ANSWERS = ("settings_save", "recorded_requests")
+
+
 def _outcome_of(arrival: _Arrival, method: str = "") -> CallOutcome:
     message, at, observed = arrival.message, arrival.at, arrival.observed
     if "result" in message and ("error" in message or "cancelled" in message):
         raise TargetError("a response carries result beside error or cancelled: one of them, never both")
-    if method == "settings_save" and isinstance(message.get("result"), dict):  # its answer is {}, not a tool result
+    if method in _PLAIN_ANSWERS and isinstance(message.get("result"), dict):  # its answer is no tool result
         return CallOutcome(text="", value=message["result"], answered_at=at, at_answer=observed)
     if message.get("cancelled") is True:
         return CallOutcome(cancelled=True, error_code="WEB_ABORTED", answered_at=at, at_answer=observed)

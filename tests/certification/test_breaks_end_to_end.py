@@ -43,6 +43,9 @@ BREAKS: dict[str, tuple[set[str], str | tuple[str, ...]]] = {
                           "carried the configured key"),
     "saved-switch-search-only": ({"settings.snapshot.per_operation"}, "after saving the switch on: web_fetch sent no "
                                  "request"),
+    # the request record (request-record): no other check reads what a target records
+    "record-after-reply": ({"search.messages.recorded"}, "held: while the Messages request was in flight"),
+    "record-without-thinking": ({"search.messages.recorded"}, "thinking: recorded absent"),
     "retry-reads-saved-settings": ({"settings.snapshot.per_operation"}, "a save while a search is under way: its retry "
                                    "carried the saved key to /deepseek/tools/search"),
     "batch-count-uncapped": ({"search.api.count"}, "a batch, cap below count"),
@@ -312,7 +315,7 @@ def test_every_seed_002_break_mode_is_tabled() -> None:
 # The checks of this suite's case families (seeds 000/001, the opt-in scheduling ones included); seeds
 # 002/003 table their own breaks (tests/standalone, ...).
 FAMILIES = {"batch", "deployment", "differential", "fetch", "live_settings", "mapping", "merge", "outcomes",
-            "scheduling", "search", "shipped_defaults", "summary",
+            "request_record", "scheduling", "search", "shipped_defaults", "summary",
             "text", "validation"}
 SEED_000_001 = [s for s in all_checks() if s.run.__module__.rsplit(".", 1)[-1] in FAMILIES]
 

@@ -35,7 +35,8 @@ MEMBERS = {
     "e.citations": ("seed-002-citations",),
     "f.guard": ("ssrf",),
     "g.opt_in": ("seed-001-retry", "seed-001-pacing", "seed-001-localization", "seed-001-summary-budget",
-                "seed-001-quality-metadata", "seed-001-account-route", "seed-001-live-settings"),
+                "seed-001-quality-metadata", "seed-001-account-route", "seed-001-live-settings",
+                "seed-001-request-record"),
     "h.defaults": ("shipped-defaults",),
 }
 

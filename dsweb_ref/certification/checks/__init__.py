@@ -24,6 +24,7 @@ from . import (  # noqa: F401  (registration side effect)
     mapping,
     merge,
     outcomes,
+    request_record,
     scheduling,
     search,
     shipped_defaults,
