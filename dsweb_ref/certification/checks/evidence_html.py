@@ -453,13 +453,30 @@ BESIDE_REFUSED = (
 # so the result is no evidence, its snippet included. Apart from REFUSED, whose rows are refusals of blocked
 # addresses: these are refused as invalid URLs by the reference. The test network resolves the spelling as
 # getaddrinfo does and dials 127.0.0.1, and the spelling itself, to the trap: however a target reads the host, a
-# connection it makes there is counted, and none leaves loopback.
+# connection it makes there is counted, and none leaves loopback. From a review: the other numeric spellings
+# inet_aton reads as 127.0.0.1 (hex, octal, short forms), so a pipeline that refuses only the all-digit one, and
+# fails the rest as unreadable pages, is caught too. Dotted octal with four parts (0177.0.0.1) is left out: httpx
+# cannot parse such a URL at all (InvalidURL), so it is no host the client hands to the network.
 LOOPBACK = "127.0.0.1"
+
+
+def _numeric(name: str, form: str, spelling: str) -> Case:
+    return Case(f"{name}-redirect-snippet", f"a redirect to loopback spelled as {form} (http://{spelling}/), "
+                "refused as an invalid URL, counted as an ordinary load failure (only blocked addresses, or only "
+                "the decimal spelling, taken for refusals), so the result's snippet, which matches the query, is "
+                "cited as evidence and its URL listed among the sources",
+                {"host": HOST, "redirect": f"http://{spelling}/admin", "spelling": spelling})
+
+
 NUMERIC_REFUSED = (
     Case("numeric-redirect-snippet", "a redirect to loopback spelled as one decimal number (http://2130706433/), "
          "refused as an invalid URL, counted as an ordinary load failure (only blocked addresses taken for "
          "refusals), so the result's snippet, which matches the query, is cited as evidence and its URL listed among "
          "the sources", {"host": HOST, "redirect": "http://2130706433/admin", "spelling": "2130706433"}),
+    _numeric("hex", "one hex number", "0x7f000001"),
+    _numeric("octal", "one octal number", "017700000001"),
+    _numeric("short-hex", "a short form with a hex part", "0x7f.1"),
+    _numeric("short", "a short dotted form", "127.1"),
 )
 # A page answered with an error status is no page fetched successfully (seed 002: only such a page is cut into
 # passages; one that could not be fetched leaves the snippet as the fallback, or nothing). Its HTML error
@@ -538,7 +555,8 @@ def _follows_evidence_schema(value: Mapping[str, Any], case: Case) -> None:
     "search and the ranking): a result it refuses drops out and the others go on, so a page beside it that was "
     "fetched successfully still yields its query-matching text. The value of a call with such a result follows the "
     "shipped evidence_search schema (the adapter protocol's), whatever it records of the refusal. A redirect to "
-    "loopback spelled as one number (2130706433) may be refused as an invalid URL or read as 127.0.0.1 and blocked: "
+    "loopback spelled as one number (2130706433) or in another numeric form inet_aton reads (0x7f000001, "
+    "017700000001, 0x7f.1, 127.1) may be refused as an invalid URL or read as 127.0.0.1 and blocked: "
     "either is a refusal by validation, never an ordinary load failure.",
     cases=(*HTML, *ERROR_STATUS, *PRIVATE, *REFUSED, *BESIDE_REFUSED, *NUMERIC_REFUSED),
     profiles=("seed-002-evidence-html",),
@@ -644,7 +662,7 @@ async def html_page(ctx: CheckContext) -> None:
             outcome = await _evidence(ctx, QUERY, {"id": f"html-{case.name}", "local_names": []})
             if "spelling" in case.params:  # no PRIVATE row dials a numeric spelling: this row judges it
                 require(net.trap.connections() == before, f"{case.name}: the pipeline's page fetch of {url} followed "
-                        f"the redirect to {case['redirect']} and reached {LOOPBACK}")
+                        f"the redirect to {case['redirect']} and reached {LOOPBACK}", catches=case.catches)
             if beside is not None:  # the other result's page was fetched successfully: its fact is evidence
                 value = expect_success(outcome, case.name, case.catches)
                 cited = [t for t in _cited(value, beside) if FACT in " ".join(t.split())]
@@ -652,7 +670,7 @@ async def html_page(ctx: CheckContext) -> None:
                         "refused by validation", evidence=_cited(value, beside), catches=case.catches)
             elif not outcome.ok:  # a refusal is the pipeline's to make; a WEB_* code, never a crash
                 require(str(outcome.error_code).startswith("WEB_"), f"{case.name}: failed without a WEB_* code "
-                        f"({outcome.error_code!r})")
+                        f"({outcome.error_code!r})", catches=case.catches)
                 continue
             value = outcome.value or {}
             if case.params.get("schema"):
