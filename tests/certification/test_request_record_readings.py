@@ -251,6 +251,17 @@ def test_a_body_recorded_as_a_json_object_is_certified(monkeypatch: pytest.Monke
     assert failing_rows(request_record, TABLE, CHECK, monkeypatch) == set()
 
 
+def test_a_body_recorded_as_a_byte_list_fails_saying_its_form(monkeypatch: pytest.MonkeyPatch) -> None:
+    # review F6: a body as a list of byte values is neither JSON text nor a JSON object (the protocol asks for
+    # text); the reason says so, not only that no record holds the query
+    _answer(monkeypatch, lambda value: {"requests": [{**r, "body": list(r["body"].encode())}
+                                                     for r in value["requests"]]})
+    monkeypatch.setattr(request_record, "POLL_BOUND", 0.0)
+    (result,) = run(reference_target(), only=[CHECK]).results
+    assert result.outcome.value == "failed", result.reason
+    assert "1 record(s) have a body that is neither text nor a JSON object" in result.reason, result.reason
+
+
 @pytest.mark.parametrize("name", ["raw", "base64", "huge"])
 def test_a_recorded_key_name_never_reaches_the_reason_raw_or_whole(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     # review F4: a record whose body has a key named by the configured key (or its base64), or a name of 5,000,000

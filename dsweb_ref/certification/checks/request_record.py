@@ -130,6 +130,13 @@ async def polled(ctx: CheckContext, case: Case, when: str,
         await asyncio.sleep(POLL_EVERY)
 
 
+def unread(requests: list[dict[str, Any]]) -> str:
+    """A note on records whose body is neither text nor a JSON object (base64, a byte list): never matched."""
+    count = sum(1 for r in requests if not isinstance(r.get("body"), (str, dict)))
+    return (f"; {count} record(s) have a body that is neither text nor a JSON object (the protocol asks for JSON "
+            "text)") if count else ""
+
+
 _ABSENT = object()  # a key the body does not hold
 
 
@@ -180,7 +187,7 @@ async def same_body_row(ctx: CheckContext, case: Case) -> None:
             continue
         ours = [got for record, got in zip(requests, bodies, strict=True) if holds_query(record)]
         near = f"; the record of it differs: {differences(ours[0], body, ctx.config.api_key)}" if ours else (
-            "; none holds the query")
+            "; none holds the query" + unread(requests))
         raise CheckFailed(f"{case.name}: none of {len(requests)} record(s) holds the body the Messages request was "
                           f"sent with{near} (seed 001: the Messages path records that same body before dispatch)",
                           catches=case.catches)
@@ -223,8 +230,8 @@ async def held_row(ctx: CheckContext, case: Case) -> None:
                           f"answered {outcome.brief()}); seed 001 records that same body before dispatch",
                           catches=case.catches)
     raise CheckFailed(f"{case.name}: while the Messages request was in flight, none of {len(requests)} record(s) "
-                      f"held it (the search then answered {outcome.brief()}); seed 001 records the body before "
-                      "dispatch", catches=case.catches)
+                      f"held it{unread(requests)} (the search then answered {outcome.brief()}); seed 001 records "
+                      "the body before dispatch", catches=case.catches)
 
 
 @contextmanager
@@ -277,7 +284,7 @@ async def failed_dispatch_row(ctx: CheckContext, case: Case) -> None:
         return
     ours = [r for r in requests if holds_query(r, query)]
     found = (f"its record lacks thinking {json.dumps(THINKING_OFF)} (seed 001: the path sends it, and records "
-             "that same body)") if ours else f"none of {len(requests)} record(s) holds it"
+             "that same body)") if ours else f"none of {len(requests)} record(s) holds it{unread(requests)}"
     raise CheckFailed(f"{case.name}: the Messages request to a port that closes the connection unanswered: {found} "
                       f"(the search answered {outcome.brief()}); seed 001 records the body before dispatch, whatever "
                       "the dispatch then does", catches=case.catches)
