@@ -30,7 +30,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 ADAPTER = f"{sys.executable} {ROOT / 'tests' / 'fixtures' / 'example_adapter.py'}"
-TIMING_CHECKS = (  # every check of slot "quiet" (tests/certification/test_loaded_certify.py), and the race check
+TIMING_CHECKS = (  # every check of slot "quiet" (tests/certification/test_loaded_certify.py), the race check, and
+    # search.messages.recorded, whose held row judges an order (the record is there while the request is in flight)
     "search.api.fail_fast",
     "search.api.retry.never",
     "ssrf.deadline",
@@ -42,6 +43,7 @@ TIMING_CHECKS = (  # every check of slot "quiet" (tests/certification/test_loade
     "search.api.pacing.retries",
     "search.api.pacing.cancel",
     "fetch.api.retry.waits",
+    "search.messages.recorded",
 )
 # break mode -> the one timing or race check that must fail
 BREAKS = {
@@ -62,6 +64,7 @@ BREAKS = {
     "pacing-backoff-retries-unpaced": "search.api.pacing.retries",
     "pacing-cancel-sends": "search.api.pacing.cancel",
     "pacing-by-default": "search.api.fail_fast",
+    "record-after-reply": "search.messages.recorded",
 }
 DSWEB = "import sys; from dsweb_ref.cli import main; sys.exit(main())"
 HOG_SECONDS = 3600.0  # a hog ends on its own after this long even if this script is killed
