@@ -7,10 +7,14 @@ exactly the row that names it; the reference passes the row, and a right reading
 
 from __future__ import annotations
 
+import binascii
+
 import pytest
 
 from dsweb_ref import _secrets
 from dsweb_ref.certification.checks import standalone
+from dsweb_ref.certification.checks._leaks import leak
+from dsweb_ref.emulator.server import DEFAULT_API_KEY
 from dsweb_ref.providers import _standalone
 
 from ._readings import failing_rows, patch_reading
@@ -63,3 +67,50 @@ def test_quoting_no_upstream_words_passes_the_header_dump_row(monkeypatch: pytes
     monkeypatch.setattr(_standalone, "error_detail", lambda body, secrets=(): None)
     _keep(standalone, "PROSE_CASES", (HEADER_DUMP,), monkeypatch)
     assert failing_rows(standalone, "PROSE_CASES", PROSE, monkeypatch) == set()
+
+
+# -- standalone.prose.error: the key whole as \U escapes, and uuencoded (the judge now reads both) -----------------
+
+WIDE = "http-401-quoting-the-key-as-wide-escapes"
+UU = "http-401-quoting-the-key-uuencoded"
+
+
+@pytest.mark.usefixtures("fresh_forms")
+def test_the_reference_passes_the_wide_and_uu_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+    _keep(standalone, "PROSE_CASES", (WIDE, UU), monkeypatch)
+    assert failing_rows(standalone, "PROSE_CASES", PROSE, monkeypatch) == set()
+
+
+@pytest.mark.usefixtures("fresh_forms")
+def test_wide_escapes_joined_with_a_filler_fails_exactly_the_wide_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: the mutant's "XXXX".join(...) for the \U form: the compact needle then holds "xxxx" between the
+    # characters' escapes, matches no text, and the key written as \U escapes is shown
+    right = '"".join(f"u{p:08x}" for p in ordered)'
+    patch_reading(_secrets, "_needles", right, '"XXXX"' + right[2:], monkeypatch)
+    _fails_exactly(standalone, "PROSE_CASES", PROSE, WIDE, r"\[(.*?)\] the tool error shows", monkeypatch)
+
+
+@pytest.mark.usefixtures("fresh_forms")
+def test_uuencode_groups_sliced_five_characters_wide_fails_exactly_the_uu_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: the mutant's _groups(..., 3, 5) for uuencode: the needle is then sliced from the wrong character and
+    # runs into the last group, which the byte after the key changes, so the uuencoded key is shown
+    right = "_groups(chunk, base64.b64encode, 3, 4)]"
+    patch_reading(_secrets, "_needles", right, right.replace("3, 4", "3, 5"), monkeypatch)
+    _fails_exactly(standalone, "PROSE_CASES", PROSE, UU, r"\[(.*?)\] the tool error shows", monkeypatch)
+
+
+@pytest.mark.usefixtures("fresh_forms")
+def test_quoting_no_upstream_words_passes_the_wide_and_uu_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Right by the rule: the tool error quotes nothing the upstream said.
+    monkeypatch.setattr(_standalone, "error_detail", lambda body, secrets=(): None)
+    _keep(standalone, "PROSE_CASES", (WIDE, UU), monkeypatch)
+    assert failing_rows(standalone, "PROSE_CASES", PROSE, monkeypatch) == set()
+
+
+def test_the_judge_reads_the_key_as_wide_escapes_and_uuencoded() -> None:
+    # The judge's two new readings find the key, and ordinary upper-case text is no uuencoded key.
+    key = DEFAULT_API_KEY
+    assert leak("bad key: " + "".join(f"\\U{ord(c):08x}" for c in key), key) is not None
+    line = binascii.b2a_uu(b"k " + key.encode() + b" x", backtick=True).decode("ascii").strip()
+    assert leak(f"dump: begin 644 k {line} end", key) is not None
+    assert leak("HTTP/1.1 401 UNAUTHORIZED: THE KEY WAS REFUSED", key) is None

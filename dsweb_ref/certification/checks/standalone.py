@@ -28,6 +28,7 @@ event, is cut off, or reports an ``error`` event completed nothing and is a tool
 from __future__ import annotations
 
 import asyncio
+import binascii
 import gzip
 import json
 import re
@@ -819,6 +820,22 @@ class _HexDumpedHeader:
         return self.lead + " ".join(f"{b:02x}" for b in (self.header + key[: self.stop]).encode())
 
 
+class _KeyWritten:
+    """An upstream message that quotes the key whole in a form errors.secret_echo's table does not write: ``wide``,
+    a ``\\UXXXXXXXX`` escape per character (C, Python); ``uu``, a uuencoded dump (backticks for zero, as
+    ``binascii.b2a_uu`` writes it) of ``k `` + the key + `` x``, which puts the key two bytes into a group and a byte
+    after it; formatted like :class:`_KeyPartDump`."""
+
+    def __init__(self, lead: str, form: str) -> None:
+        self.lead, self.form = lead, form
+
+    def format(self, *, key: str) -> str:
+        if self.form == "wide":
+            return self.lead + "".join(f"\\U{ord(c):08x}" for c in key)
+        data = b"k " + key.encode() + b" x"  # one uuencoded line holds 45 bytes: the key's must fit in one
+        return self.lead + "begin 644 k " + binascii.b2a_uu(data, backtick=True).decode("ascii").strip() + " end"
+
+
 PROSE_ROW_KEYS = {"long": LONG_KEY}  # the keys a row of PROSE_CASES configures by name (as errors.secret_echo's rows)
 
 
@@ -1008,6 +1025,14 @@ PROSE_CASES = (
          "characters into a key of 67: the part of the key after the header's 22 bytes shown",
          {"protocol": "messages", "secret": True, "status": 401, "key": "long",
           "message": _HexDumpedHeader("dump: ", "Authorization: Bearer ", 12)}),
+    # From the seed-9 mutation draw: the key written whole in two forms the scrubber looks for (its compact view's
+    # needles) that only this row writes; a needle built wrong for either showed the key.
+    Case("http-401-quoting-the-key-as-wide-escapes", "quoting an upstream error that writes the key as \\U escapes "
+         "(eight hex digits a character, as C and Python write a code point): the key shown",
+         {"protocol": "messages", "secret": True, "status": 401, "message": _KeyWritten("bad key: ", "wide")}),
+    Case("http-401-quoting-the-key-uuencoded", "quoting an upstream error that uuencodes a request line holding "
+         "the key (two bytes into a 3-byte group, a space after it): the key shown",
+         {"protocol": "messages", "secret": True, "status": 401, "message": _KeyWritten("dump: ", "uu")}),
 )
 
 
