@@ -4,7 +4,8 @@ Written apart from the reference's scrubber (``dsweb_ref._secrets``) on purpose:
 scrubber's own finder would be wrong exactly where the scrubber is, and a mutant of it would pass. So
 this one decodes the text the ways an upstream echo encodes (percent, ``%uXXXX``, HTML entities, JSON ``\\uXXXX``
 escapes, hex plain or with ``\\x`` or ``0x`` before each byte, base64 at every alignment in either
-alphabet, each once or twice over; base85 in RFC 1924's alphabet at every alignment, once) and looks for any
+alphabet, and ``\\U`` escapes, each once or twice over; base85 in RFC 1924's alphabet at every alignment and
+uuencode, once) and looks for any
 ``PIECE``-character piece of the secret, in any case, in each reading. The text as shown and each
 reading of one decoding are also read as a person would: without invisible characters, with
 compatibility forms (full-width letters) and common Cyrillic look-alikes taken for Latin letters,
@@ -74,6 +75,28 @@ def _hex_readings(text: str) -> Iterator[str]:
             yield bytes.fromhex(body[: len(body) - len(body) % 2]).decode("latin-1")
 
 
+# From the seed-9 mutation draw: two more ways to write bytes the scrubber reads (its needles) and the judge did not.
+_WIDE_ESCAPE = re.compile(r"\\U([0-9a-fA-F]{8})")  # C and Python write a character so: eight hex digits
+# uuencode (binascii.b2a_uu, with backticks for zero): 6-bit groups as chr(32 + value), no space and no lower case.
+_UU_RUN = re.compile(r"[!-`]{12,}")
+_UU_TO_BASE64 = str.maketrans(
+    "`" + "".join(chr(32 + v) for v in range(1, 64)),
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/",
+)
+
+
+def _wide_unescaped(text: str) -> str:
+    """``text`` with each ``\\UXXXXXXXX`` escape of a code point replaced by its character (one past U+10FFFF kept)."""
+    return _WIDE_ESCAPE.sub(lambda m: chr(int(m[1], 16)) if int(m[1], 16) <= 0x10FFFF else m[0], text)
+
+
+def _uu_readings(text: str) -> Iterator[str]:
+    """Every run of uuencode characters, read as base64 of the same 6-bit groups from each of its four offsets (a
+    line's length character comes first)."""
+    for run in _UU_RUN.findall(text):
+        yield from _base64_readings(run.translate(_UU_TO_BASE64))
+
+
 def json_unescaped(text: str) -> str:
     """``text`` with each JSON ``\\uXXXX`` escape replaced by its character."""
     return _JSON_ESCAPE.sub(lambda m: chr(int(m[1], 16)), text)
@@ -85,6 +108,7 @@ def _decodings(text: str) -> Iterator[tuple[str, str]]:
     yield "as HTML entities", html.unescape(text)
     yield "as JSON escapes", json_unescaped(text)
     yield "as %u escapes", _PERCENT_U.sub(lambda m: chr(int(m[1], 16)), text)
+    yield "as \\U escapes", _wide_unescaped(text)
     for decoded in _hex_readings(text):
         yield "in hex", decoded
     for decoded in _base64_readings(text):
@@ -103,6 +127,8 @@ def _readings(text: str) -> Iterator[tuple[str, str]]:
     # Nearly any text is a base85 run: decoding each of its five readings again would cost more than all the rest.
     for once in _base85_readings(text):
         yield "base85-encoded", once
+    for once in _uu_readings(text):  # once, of the text as shown, like base85
+        yield "uuencoded", once
 
 
 # Cyrillic letters drawn like Latin ones (a few common ones; the reference keeps a table of its own).

@@ -28,6 +28,7 @@ event, is cut off, or reports an ``error`` event completed nothing and is a tool
 from __future__ import annotations
 
 import asyncio
+import binascii
 import gzip
 import json
 import re
@@ -57,7 +58,7 @@ from ..cases import Case
 from ..scenarios import url_key
 from ..targets import CallOutcome
 from ._base import CALL_TIMEOUT, CheckContext, CheckFailed, check, expect_error, require
-from ._fakes import CREDENTIAL_SHAPES
+from ._fakes import CREDENTIAL_SHAPES, LONG_KEY
 from ._leaks import leak
 from .outcomes import encoded_text
 
@@ -807,6 +808,37 @@ class _KeyPartDump:
         return self.lead + encoded_text("percent-spaced", part) + " | " + " ".join(f"&#{ord(c)};" for c in part)
 
 
+class _HexDumpedHeader:
+    """An upstream message that dumps ``header`` and the key's first ``stop`` characters in hex a byte at a time, a
+    space between bytes (``41 75 74 ...``), as a log of the request cut at its own limit shows it; formatted like
+    :class:`_KeyPartDump`."""
+
+    def __init__(self, lead: str, header: str, stop: int) -> None:
+        self.lead, self.header, self.stop = lead, header, stop
+
+    def format(self, *, key: str) -> str:
+        return self.lead + " ".join(f"{b:02x}" for b in (self.header + key[: self.stop]).encode())
+
+
+class _KeyWritten:
+    """An upstream message that quotes the key whole in a form errors.secret_echo's table does not write: ``wide``,
+    a ``\\UXXXXXXXX`` escape per character (C, Python); ``uu``, a uuencoded dump (backticks for zero, as
+    ``binascii.b2a_uu`` writes it) of ``k `` + the key + `` x``, which puts the key two bytes into a group and a byte
+    after it; formatted like :class:`_KeyPartDump`."""
+
+    def __init__(self, lead: str, form: str) -> None:
+        self.lead, self.form = lead, form
+
+    def format(self, *, key: str) -> str:
+        if self.form == "wide":
+            return self.lead + "".join(f"\\U{ord(c):08x}" for c in key)
+        data = b"k " + key.encode() + b" x"  # one uuencoded line holds 45 bytes: the key's must fit in one
+        return self.lead + "begin 644 k " + binascii.b2a_uu(data, backtick=True).decode("ascii").strip() + " end"
+
+
+PROSE_ROW_KEYS = {"long": LONG_KEY}  # the keys a row of PROSE_CASES configures by name (as errors.secret_echo's rows)
+
+
 PROSE_CASES = (
     Case("messages-prose", "accepting a Messages answer without any web_search_tool_result",
          {"protocol": "messages"}),
@@ -984,6 +1016,23 @@ PROSE_CASES = (
          "writes 12 characters from the middle of the key as percent escapes, then as decimal character references, "
          "a space between each two", {"protocol": "messages", "secret": True, "status": 401,
                                       "message": _KeyPartDump("bad key: ", 5, 17)}),
+    # From the seed-9 mutation draw: a hex dump (a space between bytes) of the request's header line, cut by the
+    # upstream's own limit 12 characters into a key of 67 (a key long enough that its every-other-character halves
+    # are looked for too). The scrubber decodes the run byte by byte, so a misread of bare hex pairs raised (only this
+    # tool lets that out), and the piece found 22 bytes into the run must be redacted from its own start to its end.
+    Case("http-401-hex-dump-of-the-header-line-cut-into-a-long-key", "crashing on, or quoting from, an upstream "
+         "error that dumps the Authorization header line in hex a byte at a time (a space between bytes), cut 12 "
+         "characters into a key of 67: the part of the key after the header's 22 bytes shown",
+         {"protocol": "messages", "secret": True, "status": 401, "key": "long",
+          "message": _HexDumpedHeader("dump: ", "Authorization: Bearer ", 12)}),
+    # From the seed-9 mutation draw: the key written whole in two forms the scrubber looks for (its compact view's
+    # needles) that only this row writes; a needle built wrong for either showed the key.
+    Case("http-401-quoting-the-key-as-wide-escapes", "quoting an upstream error that writes the key as \\U escapes "
+         "(eight hex digits a character, as C and Python write a code point): the key shown",
+         {"protocol": "messages", "secret": True, "status": 401, "message": _KeyWritten("bad key: ", "wide")}),
+    Case("http-401-quoting-the-key-uuencoded", "quoting an upstream error that uuencodes a request line holding "
+         "the key (two bytes into a 3-byte group, a space after it): the key shown",
+         {"protocol": "messages", "secret": True, "status": 401, "message": _KeyWritten("dump: ", "uu")}),
 )
 
 
@@ -1044,10 +1093,18 @@ async def prose_error(ctx: CheckContext) -> None:
             if not outcome.ok:
                 expect_error(outcome, f"[{case.name}]")
             continue
-        outcome = await _faulted(ctx, case["protocol"], _prose_fault(case, key))
+        row_key = PROSE_ROW_KEYS.get(case.params.get("key", ""), key)  # a row may configure a key of its own
+        if row_key != key:
+            ctx.emu.accept_api_key(row_key)
+            await ctx.configure(api_key=row_key)
+        try:
+            outcome = await _faulted(ctx, case["protocol"], _prose_fault(case, row_key))
+        finally:
+            if row_key != key:
+                await ctx.configure(api_key=key)
         expect_error(outcome, f"[{case.name}]")
         if case.params.get("secret"):
-            shown = leak(f"{outcome.text or ''}\n{outcome.error_message}\n{json.dumps(outcome.value)}", key)
+            shown = leak(f"{outcome.text or ''}\n{outcome.error_message}\n{json.dumps(outcome.value)}", row_key)
             require(shown is None, f"[{case.name}] the tool error shows {shown}", catches=case.catches)
 
 
