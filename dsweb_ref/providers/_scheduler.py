@@ -319,6 +319,8 @@ class AccountScheduler:
                     f"{policy.qps:g} requests per second is past the operation's {timeout_s:g} s deadline",
                 )
             remaining = deadline - clock.now()
+            if ticket is not None:  # its start came before the deadline (_slot): sent, and so ended, however late
+                remaining = max(remaining, _CLOCK_EPSILON)
             if remaining <= 0:
                 if reply is not None:
                     return reply
