@@ -272,8 +272,14 @@ class AccountScheduler:
                         pacer.give_back(slot)
                         return None
                     await self._clock.sleep(wait)
-                wait, ticket = pacer.start(self._clock.now(), interval, slot)
+                now = self._clock.now()
+                wait, ticket = pacer.start(now, interval, slot)
                 if ticket is not None:
+                    if now >= deadline:
+                        # Woke at or past the deadline (a late wake-up): nothing will be sent, so the start
+                        # is ended here; an open start never ended keeps every later start of this API waiting.
+                        pacer.ended(ticket)
+                        return None
                     return ticket
         except BaseException:  # cancelled while waiting: the slot was never used
             pacer.give_back(slot)
@@ -313,6 +319,8 @@ class AccountScheduler:
                     f"{policy.qps:g} requests per second is past the operation's {timeout_s:g} s deadline",
                 )
             remaining = deadline - clock.now()
+            if ticket is not None:  # its start came before the deadline (_slot): sent, and so ended, however late
+                remaining = max(remaining, _CLOCK_EPSILON)
             if remaining <= 0:
                 if reply is not None:
                     return reply

@@ -271,3 +271,38 @@ def test_over_a_borrowed_transport_the_hand_over_is_the_start() -> None:
 
     asyncio.run(scenario())
     assert clock.slept == [pytest.approx(STEP)]
+
+
+# -- a start taken at or past the deadline (seed-9 mutation draw, list B) -------------------------
+
+
+class _LateClock(ManualClock):
+    """Every sleep wakes half a second late (a loaded event loop), time moving on at once."""
+
+    async def sleep(self, seconds: float) -> None:
+        await super().sleep(seconds + 0.5)
+
+
+def test_a_start_taken_past_the_deadline_is_ended_so_later_requests_still_go_out() -> None:
+    # The second call's slot (1.05 s) fits its 1.5 s deadline, but it wakes at 1.55 s: nothing is sent, and the
+    # start it took must be ended, or the third call (10 s, slot free) would poll for it until its deadline.
+    from dsweb_ref._exceptions import WebError
+    from dsweb_ref.providers._scheduler import AccountScheduler, Policy
+
+    clock = _LateClock(auto=True)
+    scheduler = AccountScheduler(clock, random.Random(0))
+    policy = Policy(pacing=True, qps=1.0)
+    sent: list[float] = []
+
+    async def send(remaining: float) -> object:
+        sent.append(clock.now())
+        return object()
+
+    async def main() -> None:
+        await scheduler.run("search", policy, 1.5, send, "Search")
+        with pytest.raises(WebError):  # nothing sent for it, whichever way it says so
+            await scheduler.run("search", policy, 1.5, send, "Search")
+        await scheduler.run("search", policy, 10.0, send, "Search")
+
+    asyncio.run(main())
+    assert len(sent) == 2, sent

@@ -996,6 +996,14 @@ PACING_CASES = (
     # configuration or argument code; no Search API request either way.
     Case("a rate of 0", "a zero rate read as no pacing, or divided by (the call crashes instead of a WEB_* refusal)",
          {"qps": 0.0, "refused": True}),
+    # From the seed-9 mutation draw: a request given up at its deadline after its pacer start was counted (the
+    # reference once ended such a start only when it was sent). Untimed: the first search, under a 1 s deadline,
+    # may be sent or refused; the next one, under 3 s with its slot free at once, must be sent.
+    Case("a search under a 1 s deadline at 5 QPS, then one under 3 s",
+         "a paced start taken and never ended when its request is not sent (a request given up at or near its "
+         "deadline after its start was counted): every later request of that API waits for it and is refused, "
+         "failing a query for want of a slot",
+         {"qps": 5.0, "after_short": True}),
 )
 
 _WINDOW_RULE = (
@@ -1064,6 +1072,9 @@ async def _paced_rows(ctx: CheckContext, check_id: str, cases: tuple[Case, ...])
         if case.params.get("held"):
             await _paced_overlap(ctx, case)
             continue
+        if case.params.get("after_short"):
+            await _paced_after_short(ctx, case)
+            continue
         if "before" in case.params:
             lowered = functools.partial(judge_timed, ctx, check_id, functools.partial(_lowered_run, ctx, case))
             await _on_own_account(ctx, lowered)
@@ -1129,6 +1140,26 @@ async def _paced_run(ctx: CheckContext, case: Case) -> list[Timed]:
                   1.0 - min(span, 1.0), WINDOW_SLACK, case.catches)]
 
 
+
+
+async def _paced_after_short(ctx: CheckContext, case: Case) -> None:
+    """A paced search under a 1 s deadline (answered or refused: a target may keep a margin before its
+    deadline), then one under a 3 s deadline, whose request must be sent and answered."""
+    ctx.fresh()
+    timeout = ctx.config.timeout_s
+    await ctx.configure_opt_in(pacing_qps=case["qps"])
+    try:
+        await ctx.configure(timeout_s=1.0)
+        await ctx.search([f"{QUERY} short deadline"])
+        await ctx.configure(timeout_s=DEADLINE)
+        ctx.fresh()
+        outcome = await ctx.search([f"{QUERY} after the short deadline"])
+        sent = len(ctx.records("search"))
+        require(sent >= 1, f"{case.name}: the search under {DEADLINE:g} s sent no Search API request "
+                f"({outcome.brief()})", catches=case.catches)
+        expect_success(outcome, f"{case.name}: the search under {DEADLINE:g} s", case.catches)
+    finally:
+        await ctx.configure(timeout_s=timeout)
 
 
 async def _on_own_account(ctx: CheckContext, body: Callable[[], Awaitable[None]]) -> None:
