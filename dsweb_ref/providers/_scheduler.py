@@ -319,9 +319,12 @@ class AccountScheduler:
                     f"{policy.qps:g} requests per second is past the operation's {timeout_s:g} s deadline",
                 )
             remaining = deadline - clock.now()
-            if ticket is not None:  # its start came before the deadline (_slot): sent, and so ended, however late
-                remaining = max(remaining, _CLOCK_EPSILON)
             if remaining <= 0:
+                if ticket is not None:
+                    # Its start was taken before the deadline (_slot), but the clock passed it since (a thread
+                    # switch between the two reads): nothing is sent, so the start is ended here; an open start
+                    # never ended keeps every later start of this API waiting.
+                    self._pacer(api).ended(ticket)
                 if reply is not None:
                     return reply
                 raise WebError(WebErrorCode.PROVIDER_ERROR, f"{label} request timed out after {timeout_s:g} s")

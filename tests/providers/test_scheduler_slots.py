@@ -306,3 +306,57 @@ def test_a_start_taken_past_the_deadline_is_ended_so_later_requests_still_go_out
 
     asyncio.run(main())
     assert len(sent) == 2, sent
+
+
+class _GapClock(ManualClock):
+    """Time jumps to ``jump_to`` at the next clock read once set: a thread switch between two reads."""
+
+    def __init__(self) -> None:
+        super().__init__(auto=True)
+        self.jump_to: float | None = None
+
+    def now(self) -> float:
+        if self.jump_to is not None:
+            self.advance(self.jump_to - super().now())
+            self.jump_to = None
+        return super().now()
+
+
+def test_a_start_whose_deadline_passes_before_the_send_is_ended_and_the_last_answer_kept() -> None:
+    # The first request answers 503 (Retry-After 0) at 2.9 s of a 3 s deadline; the retry's start is taken at
+    # 2.9 s, then the clock reads 3.2 s before the send: nothing is sent, the 503 is the answer, and the start is
+    # ended, so a later call (slot free) still sends at once.
+    from dsweb_ref.providers._scheduler import AccountScheduler, Policy
+
+    class _Reply:
+        def __init__(self, status: int, headers: dict[str, str] | None = None) -> None:
+            self.status, self.headers = status, headers or {}
+
+    clock = _GapClock()
+    scheduler = AccountScheduler(clock, random.Random(0))
+    policy = Policy(pacing=True, qps=5.0, retries=2)
+    sent: list[float] = []
+    slot = scheduler._slot
+
+    async def slot_then_gap(api: str, qps: float, deadline: float) -> object:
+        ticket = await slot(api, qps, deadline)
+        if len(sent) == 1:  # the retry's start is taken; the next clock read is past the deadline
+            clock.jump_to = 3.2
+        return ticket
+
+    scheduler._slot = slot_then_gap  # type: ignore[method-assign]
+
+    async def send(remaining: float) -> _Reply:
+        sent.append(clock.now())
+        if len(sent) == 1:
+            clock.advance(2.9 - clock.now())
+            return _Reply(503, {"retry-after": "0"})
+        return _Reply(200)
+
+    async def main() -> tuple[int, int]:
+        first = await scheduler.run("search", policy, 3.0, send, "Search")
+        later = await scheduler.run("search", policy, 1.0, send, "Search")
+        return first.status, later.status
+
+    assert asyncio.run(main()) == (503, 200)
+    assert len(sent) == 2, sent  # the retry was never sent; the later call was
