@@ -85,9 +85,14 @@ _UU_TO_BASE64 = str.maketrans(
 )
 
 
+def _code_point(match: re.Match[str]) -> str:
+    value = int(match[1], 16)
+    return chr(value) if value <= 0x10FFFF else match[0]
+
+
 def _wide_unescaped(text: str) -> str:
     """``text`` with each ``\\UXXXXXXXX`` escape of a code point replaced by its character (one past U+10FFFF kept)."""
-    return _WIDE_ESCAPE.sub(lambda m: chr(int(m[1], 16)) if int(m[1], 16) <= 0x10FFFF else m[0], text)
+    return _WIDE_ESCAPE.sub(_code_point, text)
 
 
 def _uu_readings(text: str) -> Iterator[str]:

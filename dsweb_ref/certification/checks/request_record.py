@@ -27,16 +27,14 @@ from __future__ import annotations
 import asyncio
 import json
 import secrets
-import socket
-import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from ...emulator import Hold
 from ..adapter_protocol import CAP_MESSAGES_SEARCH, CAP_REQUEST_RECORD
 from ..cases import ORDER, Case
+from ..sandbox import ConnectionTrap
 from ..targets import CallStalled, TargetError
 from ._base import CALL_TIMEOUT, CheckContext, CheckFailed, check, expect_success, require
 from ._leaks import leak
@@ -234,38 +232,6 @@ async def held_row(ctx: CheckContext, case: Case) -> None:
                       "the body before dispatch", catches=case.catches)
 
 
-@contextmanager
-def closing_listener() -> Iterator[int]:
-    """A loopback port this check owns whose listener accepts each connection and closes it at once, reading
-    nothing and answering nothing: the request may be written (a recorder placed after the connect still
-    records it) but no reply ever comes. Bound to 127.0.0.1 only; closed, its thread stopped, on the way out."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    stop = threading.Event()
-
-    def serve() -> None:
-        while not stop.is_set():
-            try:
-                conn, _ = sock.accept()
-            except TimeoutError:
-                continue
-            except OSError:
-                return
-            conn.close()
-
-    thread = threading.Thread(target=serve, name="request-record-listener", daemon=True)
-    try:
-        sock.bind(("127.0.0.1", 0))
-        sock.listen(16)
-        sock.settimeout(0.05)
-        thread.start()
-        yield int(sock.getsockname()[1])
-    finally:
-        stop.set()
-        if thread.is_alive():
-            thread.join(1.0)
-        sock.close()
-
-
 async def failed_dispatch_row(ctx: CheckContext, case: Case) -> None:
     parts = urlsplit(ctx.emu.messages_base)
     query = nonce_query()
@@ -273,13 +239,18 @@ async def failed_dispatch_row(ctx: CheckContext, case: Case) -> None:
     def recorded_with_thinking(requests: list[dict[str, Any]]) -> bool:
         return any(holds_query(r, query) and thinking_off(r) for r in requests)
 
-    with closing_listener() as port:
-        base = urlunsplit(parts._replace(netloc=f"127.0.0.1:{port}"))
+    # A loopback listener this check owns that accepts each connection and closes it unread and unanswered: the
+    # request may be written (a recorder placed after the connect still records it) but no reply ever comes.
+    trap = ConnectionTrap()
+    try:
+        base = urlunsplit(parts._replace(netloc=f"127.0.0.1:{trap.port}"))
         await ctx.configure(provider="messages", messages_base=base, retries=0)
         ctx.fresh()
         outcome = await ctx.search([query])
         requests = await polled(ctx, case, "after a Messages request whose connection was closed unanswered",
                                 recorded_with_thinking)
+    finally:
+        trap.close()
     if recorded_with_thinking(requests):
         return
     ours = [r for r in requests if holds_query(r, query)]
