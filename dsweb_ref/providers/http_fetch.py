@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import functools
 import math
 import ssl
 from dataclasses import dataclass
@@ -45,6 +44,7 @@ from ..netguard import (
     system_resolver,
 )
 from ..settings import MAX_TIMEOUT_S, HttpFetchSettings
+from ._client_pool import tls_context
 
 __all__ = ["HttpFetchConfig", "HttpFetchProvider", "fetch_url", "redirect_refusal"]
 
@@ -137,7 +137,7 @@ class HttpFetchProvider:
             raise WebError(WebErrorCode.FETCH_TIMEOUT, f"web fetch timed out after {cfg.timeout_s:g} seconds") from exc
 
     def _ssl(self) -> ssl.SSLContext:
-        return self._tls_context if self._tls_context is not None else _default_tls_context()
+        return self._tls_context if self._tls_context is not None else tls_context()
 
     async def _follow(self, url: httpx.URL, ctx: CallContext) -> FetchResult:
         headers = {"User-Agent": self.config.user_agent, "Accept": ACCEPT, "Accept-Encoding": "gzip, deflate"}
@@ -243,12 +243,6 @@ async def fetch_url(url: str, *, config: HttpFetchConfig | None = None) -> Fetch
     """Fetch ``url`` with the default strict provider (the ``http`` provider ``dsweb fetch`` selects
     by default), without a seam or tool around it."""
     return await HttpFetchProvider(config).fetch(FetchRequest(url))
-
-
-@functools.cache
-def _default_tls_context() -> ssl.SSLContext:
-    # certifi's trust store, verification on; built once, on first use, since loading it is slow.
-    return httpx.create_ssl_context(trust_env=False)
 
 
 def _shown(url: httpx.URL) -> str:
