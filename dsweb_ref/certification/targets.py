@@ -613,9 +613,11 @@ def _evidence_context(contexts: dict[str, EvidenceContext], params: object) -> E
     return contexts[key]
 
 
-def reference_settings(config: TargetConfig) -> Settings:
+def reference_settings(config: TargetConfig, current: Settings | None = None) -> Settings:
     """The reference's settings for a ``configure``: one line per configure key; a key ``configure`` does not
-    give (``"defaults": true``) keeps the shipped default."""
+    give (``"defaults": true``) keeps the shipped default. ``current``, for a save: the snapshot the save writes
+    over, as a user's save writes over the settings in use (the switch turned off must reset what turning it on
+    wrote, not find the shipped defaults already there)."""
     overrides: dict[str, object] = {
         "credentials.auth": config.auth,
         "tools.search_max_queries": config.search_max_queries,
@@ -639,6 +641,7 @@ def reference_settings(config: TargetConfig) -> Settings:
         config.messages_base if config.gives("messages_base") else None,
         config.tools_base if config.gives("tools_base") else None,
         timeout_s=config.timeout_s if config.gives("timeout_s") else None,
+        settings=current,
         new_api=config.provider == "api" if config.gives("provider") else None,
         overrides=overrides,
     )
@@ -797,7 +800,7 @@ class _LiveReference:
         config = self.config.saved(params)
         if config.provider == "scripted":
             raise WebError(WebErrorCode.CONFIG_INVALID, "settings_save: provider is messages or api")
-        settings = reference_settings(config)  # WebError for a bad value: nothing changes
+        settings = reference_settings(config, self.settings)  # WebError for a bad value: nothing changes
         self.config, self.settings = config, settings
         self.environ.clear()
         self.environ.update(reference_environ(config))

@@ -25,7 +25,14 @@ from urllib.parse import urlsplit
 from ...emulator import DEFAULT_API_KEY, Hold, Status, mask
 from ...emulator.log import RequestRecord
 from ...emulator.server import OTHER_TOOLS_PREFIXES
-from ..adapter_protocol import CAP_FETCH_API, CAP_LIVE_SETTINGS, CAP_MESSAGES_SEARCH, CAP_RETRY, CAP_WEB_FETCH
+from ..adapter_protocol import (
+    CAP_FETCH_API,
+    CAP_LIVE_SETTINGS,
+    CAP_MESSAGES_SEARCH,
+    CAP_PACING,
+    CAP_RETRY,
+    CAP_WEB_FETCH,
+)
 from ..cases import SCOPE, Case
 from ..targets import TargetError
 from ._base import CALL_TIMEOUT, CheckContext, CheckFailed, check, expect_success, require
@@ -61,7 +68,12 @@ IN_FLIGHT = Case("a save while a search is under way", "the settings read again 
                  "operation: the retry of a search held across a save of key and base carries the saved key, or "
                  "goes to the saved base; or the save made while busy lost, so the next search still carries the "
                  "configured key to the configured base (with retry)", {"row": "in_flight"}, family=SCOPE)
-CASES = (KEY, SWITCH, BASE, IN_FLIGHT)
+PACED = Case("a save while a paced query waits for its slot", "the endpoint and credential resolved when the request "
+             "is sent, the rest at the operation's start (a queue-style limiter that builds the request when its slot "
+             "comes): a query of a batch that waits for its pacing slot across a save of key, base and count carries "
+             "the saved key to the saved base with the configured count, one request from two snapshots (with pacing)",
+             {"row": "paced"}, family=SCOPE)
+CASES = (KEY, SWITCH, BASE, IN_FLIGHT, PACED)
 SHOWN = {DEFAULT_API_KEY: "the configured key", SAVED_KEY: "the saved key"}
 
 
@@ -228,7 +240,63 @@ async def in_flight_row(ctx: CheckContext, case: Case) -> None:
             catches=case.catches)
 
 
-ROWS = {"key": key_row, "switch": switch_row, "base": base_row, "in_flight": in_flight_row}
+PACED_QUERIES = ("markdown tables", "markdown footnotes")
+PACED_QPS = 1.0  # the second query's slot comes a second after the first's: the save lands in between
+SAVED_COUNT = 3  # the configured count is 10: the request body shows which snapshot its count came from
+
+
+def snapshot_of(record: RequestRecord, other: str) -> tuple[str, str, str]:
+    """Which snapshot each part of a Search API request came from, in words: (key, base, count)."""
+    base = {path_of(other, "search"): "saved"}.get(record.path, "configured")
+    body = record.json if isinstance(record.json, dict) else {}
+    count = "saved" if body.get("count") == SAVED_COUNT else "configured"
+    key = {"the configured key": "configured", "the saved key": "saved"}.get(key_of(record), key_of(record))
+    return key, base, count
+
+
+async def paced_row(ctx: CheckContext, case: Case) -> None:
+    """Two queries at 1 QPS: the first request is held at the emulator while key, base and count are saved, so the
+    second query waits for its slot across the save. Each request must come from one snapshot. Whether the second
+    query's operation resolved its snapshot before the wait (the configured one) or after it (the saved one) is
+    the target's: its search may start when the batch does or when its slot comes."""
+    await ctx.configure(provider="api", api_key=DEFAULT_API_KEY, tools_base=ctx.emu.tools_base, retries=0,
+                        pacing_qps=PACED_QPS)
+    ctx.fresh()
+    gate = ctx.emu.gate("live-settings-paced")
+    ctx.emu.inject("search", Hold(gate))  # then the route's own answer
+    call = ctx.start_search(list(PACED_QUERIES))
+    other = ctx.emu.base_url + OTHER_PREFIX
+    try:
+        await wait_held(ctx, gate, 1, f"{case.name}: the first Search request", catches=case.catches)
+        saving = asyncio.ensure_future(save(ctx, case, api_key=SAVED_KEY, tools_base=other, count=SAVED_COUNT))
+        saving.add_done_callback(lambda task: task.cancelled() or task.exception())
+        try:
+            await asyncio.wait({saving}, timeout=SAVE_ANSWER_WAIT)
+            gate.release()
+            outcome = await call.outcome(CALL_TIMEOUT)
+            await saving
+        finally:
+            saving.cancel()
+    finally:
+        gate.release()
+    await ctx.settle()
+    records = ctx.records("search")
+    # As in the in-flight row, a target that closes its old clients on save may fail the search under way (and
+    # then never send the second query): only what it sent is judged; answered, it sent one request per query.
+    require(len(records) == 2 or (not outcome.ok and len(records) <= 2), f"{case.name}: {len(records)} Search API "
+            f"request(s) and {outcome.brief()}, expected one request per query", catches=case.catches)
+    for index, record in enumerate(records):
+        got = snapshot_of(record, other)
+        if index == 0:  # held at the emulator before the save was made
+            require(got == ("configured",) * 3, f"{case.name}: the first request, sent before the save, carried the "
+                    f"{got[0]} key to the {got[1]} base with the {got[2]} count", catches=case.catches)
+            continue
+        require(len(set(got)) == 1, f"{case.name}: the query that waited for its slot across the save carried the "
+                f"{got[0]} key to the {got[1]} base with the {got[2]} count: one request from two settings snapshots "
+                "(an operation resolves one snapshot, endpoint and credential included)", catches=case.catches)
+
+
+ROWS = {"key": key_row, "switch": switch_row, "base": base_row, "in_flight": in_flight_row, "paced": paced_row}
 
 
 @check(
@@ -252,7 +320,9 @@ ROWS = {"key": key_row, "switch": switch_row, "base": base_row, "in_flight": in_
     "query, in the same operation, so it carries the configured key to the configured base, and the search after "
     "it carries the saved key to the saved base (a save may be answered while the search is held or only once it "
     "ends: the search is released after 3 s without an answer; a search that fails, its clients closed by the save, "
-    "is judged on the requests it sent). "
+    "is judged on the requests it sent). A query of a batch that waits for its pacing slot (with pacing, 1 QPS) "
+    "while key, base and count are saved goes out from one snapshot: the configured key, base and count, or, its "
+    "search started only when its slot came, the saved ones; never a mix. "
     "Only operations started after the save's answer are held to the saved values; how a target applies a save "
     "(clients rebuilt, pooled per key and base, settings read per operation) is its own.",
     cases=CASES,
@@ -263,6 +333,6 @@ async def per_operation(ctx: CheckContext) -> None:
     for case in CASES:
         if (case["row"] == "switch" and CAP_MESSAGES_SEARCH not in capabilities) or (
             case["row"] == "in_flight" and CAP_RETRY not in capabilities
-        ):
+        ) or (case["row"] == "paced" and CAP_PACING not in capabilities):
             continue
         await ROWS[case["row"]](ctx, case)

@@ -1,0 +1,73 @@
+"""An outside hunt (N-A) over seeds 000 and 001: wrong readings dsweb certify passed. Each is made in the reference
+and must fail the row that names it; the reference passes every row.
+
+N-A1. Seed 001's switch "writes web.searchProvider and web.fetchProvider together: on selects both APIs, and off
+restores Messages search with local HTTP fetch". Turning the switch off reset the search selection only, leaving
+web_fetch on the Fetch API. The switch row of settings.snapshot.per_operation saves it on and then off again, but the
+reference target rebuilt its settings from the shipped defaults on every save, so its own switch code was never
+asked to undo what turning the switch on wrote: a save now writes over the snapshot in use, as a user's save does.
+
+N-A2. Seed 001: "Each operation resolves one settings snapshot, including its endpoint and credentials." A
+queue-style limiter that builds the request when its pacing slot comes read the base and key then, the body (its
+count) at the operation's start: a query waiting for its slot across a save went out with the saved key to the saved
+base and the configured count. Only a retry was ever held across a save; a new row holds a paced query's wait."""
+
+from __future__ import annotations
+
+import pytest
+
+from dsweb_ref import settings as settings_module
+from dsweb_ref.certification.checks import live_settings
+from dsweb_ref.providers import _deepseek_http, deepseek_fetch_api, deepseek_search_api
+from dsweb_ref.settings import Settings
+
+from ._readings import failing_rows, patch_reading
+
+LIVE_CHECK, LIVE_TABLE = "settings.snapshot.per_operation", "CASES"
+SWITCH, PACED = live_settings.SWITCH.name, live_settings.PACED.name
+
+# N-A1: the switch turned off resets the search selection only.
+SWITCH_RIGHT = """            search, fetch = API_SELECTION if layer[_SWITCH] else MESSAGES_SELECTION
+            merged[_SEARCH], merged[_FETCH] = search, fetch"""
+SWITCH_SEARCH_ONLY = """            if layer[_SWITCH]:
+                merged[_SEARCH], merged[_FETCH] = API_SELECTION
+            else:
+                merged[_SEARCH] = MESSAGES_SELECTION[0]"""
+
+# N-A2: base and key resolved when the request first goes out (after the slot wait), the body at the start.
+SEND_RIGHT = """    async def send(remaining_s: float) -> Reply:
+        return await provider._post(base, key, conf.timeout_s, url, body, headers, remaining_s=remaining_s)"""
+SEND_AT_SLOT = """    resolved: list[tuple[str, str, dict[str, str]]] = []
+
+    async def send(remaining_s: float) -> Reply:
+        if not resolved:
+            now = provider._settings()
+            fresh, where = provider._credential(now), provider._base(now)
+            resolved.append((where, fresh, {**headers, "Authorization": f"Bearer {fresh}"}))
+        where, fresh, now_headers = resolved[0]
+        return await provider._post(where, fresh, conf.timeout_s, f"{where}/{route}", body, now_headers,
+                                    remaining_s=remaining_s)"""
+
+
+def test_the_reference_passes_every_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert failing_rows(live_settings, LIVE_TABLE, LIVE_CHECK, monkeypatch) == set()
+
+
+def test_the_switch_turned_off_restores_local_fetch_in_the_reference() -> None:
+    off = Settings().with_new_search_api(True).with_new_search_api(False).web
+    assert (off.search_provider, off.fetch_provider) == settings_module.MESSAGES_SELECTION
+
+
+def test_the_switch_turned_off_for_search_only_fails_the_switch_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: N-A1, off resets web.searchProvider alone (web_fetch stays on the Fetch API after the switch is off)
+    patch_reading(settings_module, "_build", SWITCH_RIGHT, SWITCH_SEARCH_ONLY, monkeypatch)
+    assert Settings().with_new_search_api(True).with_new_search_api(False).web.fetch_provider != "http"
+    assert failing_rows(live_settings, LIVE_TABLE, LIVE_CHECK, monkeypatch) == {SWITCH}
+
+
+def test_endpoint_and_key_resolved_at_the_slot_fail_the_paced_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: N-A2, a query that waited for its pacing slot across a save mixes two snapshots (saved key and base,
+    # configured count)
+    patch_reading(_deepseek_http, "call_tools_api", SEND_RIGHT, SEND_AT_SLOT, monkeypatch,
+                  deepseek_search_api, deepseek_fetch_api)
+    assert failing_rows(live_settings, LIVE_TABLE, LIVE_CHECK, monkeypatch) == {PACED}
