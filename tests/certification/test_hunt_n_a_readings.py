@@ -10,21 +10,29 @@ asked to undo what turning the switch on wrote: a save now writes over the snaps
 N-A2. Seed 001: "Each operation resolves one settings snapshot, including its endpoint and credentials." A
 queue-style limiter that builds the request when its pacing slot comes read the base and key then, the body (its
 count) at the operation's start: a query waiting for its slot across a save went out with the saved key to the saved
-base and the configured count. Only a retry was ever held across a save; a new row holds a paced query's wait."""
+base and the configured count. Only a retry was ever held across a save; a new row holds a paced query's wait.
+
+N-A4. Seed 001 asks for cancellation-aware scheduling. A pacer that keeps the slots a cancelled call's queries
+waited for sends nothing after the cancel (what search.api.pacing.cancel judges) but makes the next search wait for
+slots nobody uses: under its deadline, it is refused for want of a slot. A new search.api.pacing.rate row searches
+under 1.2 s right after a 4-query call at 2 QPS is cancelled."""
 
 from __future__ import annotations
 
 import pytest
 
 from dsweb_ref import settings as settings_module
-from dsweb_ref.certification.checks import live_settings
+from dsweb_ref.certification.checks import live_settings, scheduling
 from dsweb_ref.providers import _deepseek_http, deepseek_fetch_api, deepseek_search_api
+from dsweb_ref.providers._scheduler import AccountScheduler
 from dsweb_ref.settings import Settings
 
 from ._readings import failing_rows, patch_reading
 
 LIVE_CHECK, LIVE_TABLE = "settings.snapshot.per_operation", "CASES"
 SWITCH, PACED = live_settings.SWITCH.name, live_settings.PACED.name
+RATE_CHECK, RATE_TABLE = "search.api.pacing.rate", "PACING_CASES"
+AFTER_CANCEL = next(c.name for c in scheduling.PACING_CASES if "after_cancel" in c.params)
 
 # N-A1: the switch turned off resets the search selection only.
 SWITCH_RIGHT = """            search, fetch = API_SELECTION if layer[_SWITCH] else MESSAGES_SELECTION
@@ -71,3 +79,27 @@ def test_endpoint_and_key_resolved_at_the_slot_fail_the_paced_row(monkeypatch: p
     patch_reading(_deepseek_http, "call_tools_api", SEND_RIGHT, SEND_AT_SLOT, monkeypatch,
                   deepseek_search_api, deepseek_fetch_api)
     assert failing_rows(live_settings, LIVE_TABLE, LIVE_CHECK, monkeypatch) == {PACED}
+
+
+# N-A4: a slot waited for by a query that is cancelled is never handed back.
+GIVE_BACK = """    except BaseException:  # cancelled while waiting: the slot was never used
+        pacer.give_back(slot)
+        raise"""
+KEPT = """    except BaseException:  # cancelled while waiting: the slot is kept
+        raise"""
+
+
+def _after_cancel_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(scheduling, RATE_TABLE, tuple(c for c in scheduling.PACING_CASES if c.name == AFTER_CANCEL))
+
+
+def test_the_reference_passes_the_after_cancel_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    _after_cancel_only(monkeypatch)
+    assert failing_rows(scheduling, RATE_TABLE, RATE_CHECK, monkeypatch) == set()
+
+
+def test_slots_kept_by_cancelled_queries_fail_the_after_cancel_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: N-A4, a cancelled call's waiting queries keep their slots: the next search is refused for want of one
+    patch_reading(AccountScheduler, "_slot", GIVE_BACK, KEPT, monkeypatch)
+    _after_cancel_only(monkeypatch)
+    assert failing_rows(scheduling, RATE_TABLE, RATE_CHECK, monkeypatch) == {AFTER_CANCEL}

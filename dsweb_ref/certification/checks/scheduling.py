@@ -41,7 +41,7 @@ from typing import Any
 from ..._exceptions import WebError
 from ...emulator import Delay, Hold, RateLimited, Redirect, RequestRecord, Status
 from ...emulator.faults import Fault
-from ..adapter_protocol import CAP_FETCH_API, CAP_LOCALIZATION, CAP_PACING, CAP_RETRY
+from ..adapter_protocol import CAP_CANCEL, CAP_FETCH_API, CAP_LOCALIZATION, CAP_PACING, CAP_RETRY
 from ..calibration import ATTEMPTS, LATE_UNDER_LOAD, LagSampler, Load, Timed, judge_timed, patiently, round_trip
 from ..cases import Case
 from ..targets import CallOutcome, PendingCall, TargetError
@@ -122,6 +122,7 @@ ARRIVAL_BOUND = 5.0  # seconds for a call's first request to reach the emulator 
 # loop lag into allowances of 1-2 s, and a target sending its queued queries passed as "late under load".
 AFTER_CAP = 0.2
 DEADLINE = 3.0  # seconds: the operation's timeout_s in the deadline rows
+CANCELLED_DEADLINE = 5.0  # seconds: the cancelled call's timeout_s in the after-cancel pacing row
 DEADLINE_SLACK = 0.4  # seconds past the deadline a call may take on a quiet machine (load measured apart)
 STALL = 30.0  # seconds a stalled answer waits (it ends early when the client goes away)
 CONFIG_INVALID = "WEB_CONFIG_INVALID"
@@ -970,6 +971,14 @@ PACING_RETRY_CASES = (
 )
 
 PACING_CASES = (
+    # From an outside hunt (N-A4): slots the queries of a cancelled call waited for were kept. First, so that no
+    # earlier row's start delays its first query (the account's pacer is fresh). Untimed but for
+    # a 2 s deadline: the freed slot comes 1 s after the cancelled call's first start, the first slot after three
+    # kept ones 4 s after it, past the deadline of a search started within 2 s of it (with capability cancel).
+    Case("a 4-query call at 1 QPS cancelled while three wait for slots, then a search under 2 s",
+         "the slots a cancelled call's queries waited for kept when they are cancelled (cancellation-aware "
+         "scheduling hands them back): the next search waits for the kept slots and is refused, or times out, "
+         "failing a query for want of a slot", {"qps": 1.0, "after_cancel": 2.0}),
     Case("two 2-query calls at once, 3 QPS",
          "no pacing; a burst of the whole rate followed by a refill; one pacer per call instead of one per "
          "account; or ignoring the configured rate (pacing at the seed's 5 QPS regardless)",
@@ -1027,7 +1036,9 @@ _WINDOW_RULE = (
     "snapshot', so a call is paced at the rate configured when it runs, also after the rate was lowered on an "
     "account already paced (with capability retry, that call's first query is answered 429 with Retry-After 1 "
     "and its retry is counted too); waiting is pacing, "
-    f"failing a query for want of a slot is not. {_WINDOW_RULE} A rate limits how often requests start, not "
+    "failing a query for want of a slot is not; and seed 001's cancellation-aware scheduling hands the slots of a "
+    "cancelled call's waiting queries back, so a search made right after such a call is sent (with cancel). "
+    f"{_WINDOW_RULE} A rate limits how often requests start, not "
     "how many are in flight: seed 000 runs a batch's queries concurrently, so a query whose slot has come is "
     "sent while an earlier one is still unanswered. A rate of 0 lets no request start, so it is refused (at "
     "configure, or WEB_CONFIG_INVALID / WEB_INVALID_ARGUMENTS at the call, nothing sent), never read as no "
@@ -1074,6 +1085,10 @@ async def _paced_rows(ctx: CheckContext, check_id: str, cases: tuple[Case, ...])
             continue
         if case.params.get("after_short"):
             await _paced_after_short(ctx, case)
+            continue
+        if "after_cancel" in case.params:
+            if CAP_CANCEL in ctx.hello.capabilities:
+                await _paced_after_cancel(ctx, case)
             continue
         if "before" in case.params:
             lowered = functools.partial(judge_timed, ctx, check_id, functools.partial(_lowered_run, ctx, case))
@@ -1145,21 +1160,48 @@ async def _paced_run(ctx: CheckContext, case: Case) -> list[Timed]:
 async def _paced_after_short(ctx: CheckContext, case: Case) -> None:
     """A paced search under a 1 s deadline (answered or refused: a target may keep a margin before its
     deadline), then one under a 3 s deadline, whose request must be sent and answered."""
+
+    async def before() -> None:
+        await ctx.configure(timeout_s=1.0)
+        await ctx.search([f"{QUERY} short deadline"])
+
+    await _then_one_sent(ctx, case, before, f"{QUERY} after the short deadline", DEADLINE)
+
+
+async def _paced_after_cancel(ctx: CheckContext, case: Case) -> None:
+    """A 4-query call at 1 QPS cancelled once its first request arrived (the other three wait for slots 1, 2 and 3
+    s after it; its deadline, 5 s, refuses none of them), then a one-query search under a 2 s deadline: with the
+    cancelled slots handed back its slot comes at most 1 s after the cancelled call's first start, so its request
+    must be sent and answered; with them kept, 4 s after it."""
+
+    async def before() -> None:
+        await ctx.configure(timeout_s=CANCELLED_DEADLINE)  # no query of the cancelled call is refused for its slot
+        call = ctx.start_search([f"{QUERY} cancelled {n}" for n in range(4)])
+        await ctx.blocking(lambda: ctx.emu.log.wait_for(1, 10.0, route="search"))
+        await call.cancel()
+        await call.outcome(CALL_TIMEOUT)  # cancelled, or answered if its queries all went out first
+
+    await _then_one_sent(ctx, case, before, f"{QUERY} after the cancelled call", case["after_cancel"])
+
+
+async def _then_one_sent(
+    ctx: CheckContext, case: Case, before: Callable[[], Awaitable[None]], query: str, deadline: float
+) -> None:
+    """At the case's pacing rate: ``before()``, then a search of ``query`` under ``deadline``, whose request must
+    be sent and answered (the configured timeout restored after)."""
     ctx.fresh()
     timeout = ctx.config.timeout_s
     await ctx.configure_opt_in(pacing_qps=case["qps"])
     try:
-        await ctx.configure(timeout_s=1.0)
-        await ctx.search([f"{QUERY} short deadline"])
-        await ctx.configure(timeout_s=DEADLINE)
+        await before()
+        await ctx.configure(timeout_s=deadline)
         ctx.fresh()
-        query = f"{QUERY} after the short deadline"
         outcome = await ctx.search([query])
-        # Its own requests only: the first search's, sent late, may reach the emulator after fresh().
+        # Its own requests only: an earlier search's, sent late, may reach the emulator after fresh().
         sent = sum(1 for r in ctx.records("search") if isinstance(r.json, dict) and r.json.get("query") == query)
-        require(sent >= 1, f"{case.name}: the search under {DEADLINE:g} s sent no Search API request "
+        require(sent >= 1, f"{case.name}: the search under {deadline:g} s sent no Search API request "
                 f"({outcome.brief()})", catches=case.catches)
-        expect_success(outcome, f"{case.name}: the search under {DEADLINE:g} s", case.catches)
+        expect_success(outcome, f"{case.name}: the search under {deadline:g} s", case.catches)
     finally:
         await ctx.configure(timeout_s=timeout)
 
