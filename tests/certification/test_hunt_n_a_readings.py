@@ -15,7 +15,11 @@ base and the configured count. Only a retry was ever held across a save; a new r
 N-A4. Seed 001 asks for cancellation-aware scheduling. A pacer that keeps the slots a cancelled call's queries
 waited for sends nothing after the cancel (what search.api.pacing.cancel judges) but makes the next search wait for
 slots nobody uses: under its deadline, it is refused for want of a slot. A new search.api.pacing.rate row searches
-under 1.2 s right after a 4-query call at 2 QPS is cancelled."""
+under 2 s right after a 4-query call at 1 QPS is cancelled.
+
+N-A6. The retry rule (issue 12's protocol: a Retry-After is never cut to the target's own cap) was judged on a
+delay-seconds header only: a target honouring long delay-seconds but cutting an HTTP date beyond its cap to the cap
+retried before the time the server named. A new search.api.retry.waits row sends the date form 12 s ahead."""
 
 from __future__ import annotations
 
@@ -23,11 +27,11 @@ import pytest
 
 from dsweb_ref import settings as settings_module
 from dsweb_ref.certification.checks import live_settings, scheduling
-from dsweb_ref.providers import _deepseek_http, deepseek_fetch_api, deepseek_search_api
+from dsweb_ref.providers import _deepseek_http, _scheduler, deepseek_fetch_api, deepseek_search_api
 from dsweb_ref.providers._scheduler import AccountScheduler
 from dsweb_ref.settings import Settings
 
-from ._readings import failing_rows, patch_reading
+from ._readings import failing_rows, keep_rows, patch_reading
 
 LIVE_CHECK, LIVE_TABLE = "settings.snapshot.per_operation", "CASES"
 SWITCH, PACED = live_settings.SWITCH.name, live_settings.PACED.name
@@ -103,3 +107,28 @@ def test_slots_kept_by_cancelled_queries_fail_the_after_cancel_row(monkeypatch: 
     patch_reading(AccountScheduler, "_slot", GIVE_BACK, KEPT, monkeypatch)
     _after_cancel_only(monkeypatch)
     assert failing_rows(scheduling, RATE_TABLE, RATE_CHECK, monkeypatch) == {AFTER_CANCEL}
+
+
+# N-A6: a Retry-After date past the cap waited as the cap; delay-seconds still honoured.
+ASKED = """        asked = retry_after_seconds(reply.headers, clock.wall())
+"""
+DATE_CUT = """        asked = retry_after_seconds(reply.headers, clock.wall())
+        if asked is not None and not _DELAY_SECONDS.fullmatch((reply.headers.get("retry-after") or "").strip()):
+            asked = min(asked, policy.max_wait_s)
+"""
+WAITS_CHECK, WAITS_TABLE = "search.api.retry.waits", "RETRY_CASES"
+DATE_BEYOND = next(c.name for c in scheduling.RETRY_CASES if c.params.get("fault") == "date-beyond")
+SECONDS_BEYOND = next(c.name for c in scheduling.RETRY_CASES if c.params.get("beyond") == 12)
+BESIDE = tuple(c.name for c in scheduling.RETRY_CASES if c.params.get("fault") in ("seconds", "date"))
+
+
+@pytest.mark.slow  # the wrong reading's 10 s waits, in each of the check's re-runs
+def test_a_date_beyond_the_cap_cut_to_the_cap_fails_the_date_beyond_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: N-A6, a Retry-After date beyond the cap cut to the cap: retried before the named time
+    patch_reading(AccountScheduler, "run", ASKED, DATE_CUT, monkeypatch)
+    monkeypatch.setattr(scheduling, "RETRY_SEQUENCES", ())
+    # The two rows beyond the cap (the seconds one keeps passing: the reading cuts dates only) and two of the
+    # Retry-After block's rows beside them, in one run each.
+    keep_rows(scheduling, WAITS_TABLE, (DATE_BEYOND, SECONDS_BEYOND, *BESIDE), monkeypatch)
+    assert failing_rows(scheduling, WAITS_TABLE, WAITS_CHECK, monkeypatch) == {DATE_BEYOND}
+    assert _scheduler._DELAY_SECONDS.fullmatch("12")  # the reading keeps delay-seconds whole
