@@ -65,6 +65,9 @@ BREAKS = {
     "pacing-cancel-sends": "search.api.pacing.cancel",
     "pacing-by-default": "search.api.fail_fast",
     "record-after-reply": "search.messages.recorded",
+    "pacing-cancel-keeps-slots": "search.api.pacing.cancel",
+    "retry-after-date-capped": "search.api.retry.waits",
+    "endpoint-at-slot": "settings.snapshot.per_operation",
 }
 DSWEB = "import sys; from dsweb_ref.cli import main; sys.exit(main())"
 HOG_SECONDS = 3600.0  # a hog ends on its own after this long even if this script is killed

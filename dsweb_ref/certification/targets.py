@@ -615,9 +615,9 @@ def _evidence_context(contexts: dict[str, EvidenceContext], params: object) -> E
 
 def reference_settings(config: TargetConfig, current: Settings | None = None) -> Settings:
     """The reference's settings for a ``configure``: one line per configure key; a key ``configure`` does not
-    give (``"defaults": true``) keeps the shipped default. ``current``, for a save: the snapshot the save writes
-    over, as a user's save writes over the settings in use (the switch turned off must reset what turning it on
-    wrote, not find the shipped defaults already there)."""
+    give (``"defaults": true``) keeps the shipped default, or with ``current`` its value there. ``current``, for a
+    save: the snapshot the save writes over, as a user's save writes over the settings in use (the switch turned
+    off must reset what turning it on wrote, not find the shipped defaults already there)."""
     overrides: dict[str, object] = {
         "credentials.auth": config.auth,
         "tools.search_max_queries": config.search_max_queries,
@@ -678,12 +678,12 @@ def reference_environ(config: TargetConfig) -> dict[str, str]:
 
 def scheduling_overrides(config: TargetConfig) -> dict[str, object]:
     """The reference's settings for the opt-in keys ``retries``, ``pacing_qps`` and ``localization``."""
-    out: dict[str, object] = {"deepseek_api.retries": config.retries}
+    # null writes "off" and "unset" too: a save is written over the settings in use, where they may be on.
+    out: dict[str, object] = {"deepseek_api.retries": config.retries, "deepseek_api.pacing": False,
+                              "deepseek_api.localization": config.localization or ""}
     if config.pacing_qps is not None:
         qps = float(config.pacing_qps)
         out.update({"deepseek_api.pacing": True, "deepseek_api.search_qps": qps, "deepseek_api.fetch_qps": qps})
-    if config.localization is not None:
-        out["deepseek_api.localization"] = config.localization
     return out
 
 

@@ -46,6 +46,8 @@ BREAKS: dict[str, tuple[set[str], str | tuple[str, ...]]] = {
     # the request record (request-record): no other check reads what a target records
     "record-after-reply": ({"search.messages.recorded"}, "held: while the Messages request was in flight"),
     "record-without-thinking": ({"search.messages.recorded"}, "thinking: recorded absent"),
+    # the base and key resolved when a paced query's slot comes, the body at the start (hunt N-A2)
+    "endpoint-at-slot": ({"settings.snapshot.per_operation"}, "the query that waited for its slot across the save"),
     "retry-reads-saved-settings": ({"settings.snapshot.per_operation"}, "a save while a search is under way: its retry "
                                    "carried the saved key to /deepseek/tools/search"),
     "batch-count-uncapped": ({"search.api.count"}, "a batch, cap below count"),
@@ -158,9 +160,9 @@ BREAKS: dict[str, tuple[set[str], str | tuple[str, ...]]] = {
     "retry-5xx-registered": ({"search.api.retry.waits"}, "599, then success"),
     "retry-after-unreadable-at-once": ({"search.api.retry.waits"}, "an unreadable Retry-After every time"),
     "retry-after-capped": ({"search.api.retry.waits"}, "429, Retry-After 12 s: retried"),
-    "retry-after-date-capped": ({"search.api.retry.waits"}, "429, Retry-After as an HTTP date 12 s ahead: retried"),
+    "retry-after-date-capped": ({"search.api.retry.waits"}, "429, Retry-After as an HTTP date 13 s ahead: retried"),
     # a cancelled call's queries keep the slots they waited for: the next search is refused for want of one
-    "pacing-cancel-keeps-slots": ({"search.api.pacing.rate"}, "then a search under 2 s: the search under 2 s"),
+    "pacing-cancel-keeps-slots": ({"search.api.pacing.cancel"}, "the search after the cancelled call started"),
     "retry-after-cut-to-deadline": ({"search.api.retry.deadline"}, "3 s deadline: no retry: retried"),
     # Found by an outside hunt of web_fetch (session of 2026-12-05, the second): each certified before its row.
     "fetch-400-invalid-url": ({"fetch.api.mapping"}, "HTTP 400: fetch"),

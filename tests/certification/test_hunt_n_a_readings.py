@@ -14,29 +14,30 @@ base and the configured count. Only a retry was ever held across a save; a new r
 
 N-A4. Seed 001 asks for cancellation-aware scheduling. A pacer that keeps the slots a cancelled call's queries
 waited for sends nothing after the cancel (what search.api.pacing.cancel judges) but makes the next search wait for
-slots nobody uses: under its deadline, it is refused for want of a slot. A new search.api.pacing.rate row searches
-under 2 s right after a 4-query call at 1 QPS is cancelled.
+slots nobody uses, a spacing or more after its own slot (or refuses it for want of one). A new search.api.pacing.cancel
+row searches right after a 4-query call at 2 QPS is cancelled and times when its request starts.
 
 N-A6. The retry rule (issue 12's protocol: a Retry-After is never cut to the target's own cap) was judged on a
 delay-seconds header only: a target honouring long delay-seconds but cutting an HTTP date beyond its cap to the cap
-retried before the time the server named. A new search.api.retry.waits row sends the date form 12 s ahead."""
+retried before the time the server named. A new search.api.retry.waits row sends the date form 13 s ahead."""
 
 from __future__ import annotations
 
 import pytest
 
 from dsweb_ref import settings as settings_module
+from dsweb_ref.certification import targets
 from dsweb_ref.certification.checks import live_settings, scheduling
-from dsweb_ref.providers import _deepseek_http, _scheduler, deepseek_fetch_api, deepseek_search_api
+from dsweb_ref.providers import _deepseek_http, deepseek_fetch_api, deepseek_search_api
 from dsweb_ref.providers._scheduler import AccountScheduler
 from dsweb_ref.settings import Settings
 
-from ._readings import failing_rows, keep_rows, patch_reading
+from ._readings import failing_rows, fails_exactly, keep_rows, patch_reading
 
 LIVE_CHECK, LIVE_TABLE = "settings.snapshot.per_operation", "CASES"
 SWITCH, PACED = live_settings.SWITCH.name, live_settings.PACED.name
-RATE_CHECK, RATE_TABLE = "search.api.pacing.rate", "PACING_CASES"
-AFTER_CANCEL = next(c.name for c in scheduling.PACING_CASES if "after_cancel" in c.params)
+CANCEL_CHECK, CANCEL_TABLE = "search.api.pacing.cancel", "PACING_CANCEL_CASES"
+SLOTS_BACK = next(c.name for c in scheduling.PACING_CANCEL_CASES if "slots_back" in c.params)
 
 # N-A1: the switch turned off resets the search selection only.
 SWITCH_RIGHT = """            search, fetch = API_SELECTION if layer[_SWITCH] else MESSAGES_SELECTION
@@ -59,10 +60,6 @@ SEND_AT_SLOT = """    resolved: list[tuple[str, str, dict[str, str]]] = []
         where, fresh, now_headers = resolved[0]
         return await provider._post(where, fresh, conf.timeout_s, f"{where}/{route}", body, now_headers,
                                     remaining_s=remaining_s)"""
-
-
-def test_the_reference_passes_every_row(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert failing_rows(live_settings, LIVE_TABLE, LIVE_CHECK, monkeypatch) == set()
 
 
 def test_the_switch_turned_off_restores_local_fetch_in_the_reference() -> None:
@@ -93,20 +90,16 @@ KEPT = """    except BaseException:  # cancelled while waiting: the slot is kept
         raise"""
 
 
-def _after_cancel_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(scheduling, RATE_TABLE, tuple(c for c in scheduling.PACING_CASES if c.name == AFTER_CANCEL))
+def test_the_reference_passes_the_slots_back_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    keep_rows(scheduling, CANCEL_TABLE, (SLOTS_BACK,), monkeypatch)
+    assert failing_rows(scheduling, CANCEL_TABLE, CANCEL_CHECK, monkeypatch) == set()
 
 
-def test_the_reference_passes_the_after_cancel_row(monkeypatch: pytest.MonkeyPatch) -> None:
-    _after_cancel_only(monkeypatch)
-    assert failing_rows(scheduling, RATE_TABLE, RATE_CHECK, monkeypatch) == set()
-
-
-def test_slots_kept_by_cancelled_queries_fail_the_after_cancel_row(monkeypatch: pytest.MonkeyPatch) -> None:
-    # catches: N-A4, a cancelled call's waiting queries keep their slots: the next search is refused for want of one
+def test_slots_kept_by_cancelled_queries_fail_exactly_the_slots_back_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: N-A4, a cancelled call's waiting queries keep their slots: the next search waits for them; nothing is
+    # sent after the cancel, so the check's other rows pass it (as every other check did)
     patch_reading(AccountScheduler, "_slot", GIVE_BACK, KEPT, monkeypatch)
-    _after_cancel_only(monkeypatch)
-    assert failing_rows(scheduling, RATE_TABLE, RATE_CHECK, monkeypatch) == {AFTER_CANCEL}
+    fails_exactly(scheduling, CANCEL_TABLE, CANCEL_CHECK, SLOTS_BACK, monkeypatch)
 
 
 # N-A6: a Retry-After date past the cap waited as the cap; delay-seconds still honoured.
@@ -131,4 +124,19 @@ def test_a_date_beyond_the_cap_cut_to_the_cap_fails_the_date_beyond_row(monkeypa
     # Retry-After block's rows beside them, in one run each.
     keep_rows(scheduling, WAITS_TABLE, (DATE_BEYOND, SECONDS_BEYOND, *BESIDE), monkeypatch)
     assert failing_rows(scheduling, WAITS_TABLE, WAITS_CHECK, monkeypatch) == {DATE_BEYOND}
-    assert _scheduler._DELAY_SECONDS.fullmatch("12")  # the reading keeps delay-seconds whole
+
+
+def test_a_save_over_the_snapshot_in_use_clears_pacing_and_localization_saved_as_null() -> None:
+    # The N-A1 fix writes a save over the settings in use: a null pacing rate or localization (the protocol's "none")
+    # must switch off what the configure switched on, as a build from the shipped defaults did (review of N-A1).
+    on = targets.TargetConfig("http://127.0.0.1:9/anthropic", "http://127.0.0.1:9/v1/tools", "dsweb-emulator-key",
+                              pacing_qps=1.0, localization="203.0.113.7")
+    current = targets.reference_settings(on)
+    assert current.deepseek_api.pacing and current.deepseek_api.localization == "203.0.113.7"
+    saved = targets.reference_settings(on.saved({"pacing_qps": None, "localization": None}), current)
+    assert (saved.deepseek_api.pacing, saved.deepseek_api.localization) == (False, "")
+    given = targets.TargetConfig.from_json({"defaults": True, "pacing_qps": 1.0, "messages_base": on.messages_base,
+                                            "tools_base": on.tools_base, "api_key": on.api_key})
+    kept = targets.reference_settings(given.saved({"api_key": "dsweb-emulator-key-saved-0002"}),
+                                      targets.reference_settings(given))
+    assert kept.deepseek_api.pacing  # a key the save does not give keeps its value

@@ -20,9 +20,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
+import time
 from urllib.parse import urlsplit
 
-from ...emulator import DEFAULT_API_KEY, Hold, Status, mask
+from ...emulator import DEFAULT_API_KEY, Gate, Hold, Status, mask
 from ...emulator.log import RequestRecord
 from ...emulator.server import OTHER_TOOLS_PREFIXES
 from ..adapter_protocol import (
@@ -33,8 +35,9 @@ from ..adapter_protocol import (
     CAP_RETRY,
     CAP_WEB_FETCH,
 )
+from ..calibration import LATE_UNDER_LOAD
 from ..cases import SCOPE, Case
-from ..targets import TargetError
+from ..targets import CallOutcome, PendingCall, TargetError
 from ._base import CALL_TIMEOUT, CheckContext, CheckFailed, check, expect_success, require
 from ._fakes import SAVED_KEY
 from .batch import wait_held
@@ -206,21 +209,7 @@ async def in_flight_row(ctx: CheckContext, case: Case) -> None:
     ctx.emu.inject("search", Hold(gate, then=RETRYABLE))
     call = ctx.start_search([QUERY])
     other = ctx.emu.base_url + OTHER_PREFIX
-    try:
-        await wait_held(ctx, gate, 1, f"{case.name}: the first Search request", catches=case.catches)
-    except BaseException:
-        gate.release()
-        raise
-    saving = asyncio.ensure_future(save(ctx, case, api_key=SAVED_KEY, tools_base=other))
-    saving.add_done_callback(lambda task: task.cancelled() or task.exception())  # retrieved even if the search raises
-    try:
-        await asyncio.wait({saving}, timeout=SAVE_ANSWER_WAIT)  # answered now, or once the search ends
-        gate.release()
-        outcome = await call.outcome(CALL_TIMEOUT)
-        await saving  # its own failure (no answer, not {}) is reported as the save's
-    finally:
-        gate.release()
-        saving.cancel()  # a no-op once it ended; never left running past the row
+    outcome, _ = await save_while_held(ctx, case, gate, call, api_key=SAVED_KEY, tools_base=other)
     await ctx.settle()
     records = ctx.records("search")
     # A target that closes its old clients on save may fail the search under way: the seed does not say a save
@@ -240,60 +229,90 @@ async def in_flight_row(ctx: CheckContext, case: Case) -> None:
             catches=case.catches)
 
 
+async def save_while_held(
+    ctx: CheckContext, case: Case, gate: Gate, call: PendingCall, **keys: object
+) -> tuple[CallOutcome, float]:
+    """Once the call's first Search request is held at ``gate``, save ``keys``; release the request once the save
+    is answered (or after :data:`SAVE_ANSWER_WAIT` without an answer: a target may answer only once the search
+    ends). The call's outcome, and the monotonic time the save was answered (infinity: it failed)."""
+    try:
+        await wait_held(ctx, gate, 1, f"{case.name}: the first Search request", catches=case.catches)
+    except BaseException:
+        gate.release()
+        raise
+    answered = [math.inf]
+
+    def done(task: asyncio.Task[None]) -> None:  # the exception retrieved even if the search raises
+        if not task.cancelled() and task.exception() is None:
+            answered[0] = time.monotonic()
+
+    saving = asyncio.ensure_future(save(ctx, case, **keys))
+    saving.add_done_callback(done)
+    try:
+        await asyncio.wait({saving}, timeout=SAVE_ANSWER_WAIT)  # answered now, or once the search ends
+        gate.release()
+        outcome = await call.outcome(CALL_TIMEOUT)
+        await saving  # its own failure (no answer, not {}) is reported as the save's
+    finally:
+        gate.release()
+        saving.cancel()  # a no-op once it ended; never left running past the row
+    return outcome, answered[0]
+
+
 PACED_QUERIES = ("markdown tables", "markdown footnotes")
-PACED_QPS = 1.0  # the second query's slot comes a second after the first's: the save lands in between
+PACED_QPS = 1.0  # the second query's slot comes 1 s (a pacer's margin more) after the first's: the save lands between
+PACED_ATTEMPTS = 3  # runs of the paced row until one holds the second query's wait across the save
 SAVED_COUNT = 3  # the configured count is 10: the request body shows which snapshot its count came from
+WHICH = {"the configured key": "configured", "the saved key": "saved"}
 
 
-def snapshot_of(record: RequestRecord, other: str) -> tuple[str, str, str]:
-    """Which snapshot each part of a Search API request came from, in words: (key, base, count)."""
-    base = {path_of(other, "search"): "saved"}.get(record.path, "configured")
+def snapshot_of(record: RequestRecord, configured: str, saved: str) -> tuple[str, str, str]:
+    """Which snapshot each part of a Search API request came from, in words: (key, base, count), given the two
+    bases; a key or base that is neither is named as the log shows it."""
+    key = key_of(record)
+    base = {path_of(configured, "search"): "configured", path_of(saved, "search"): "saved"}.get(record.path,
+                                                                                                record.path)
     body = record.json if isinstance(record.json, dict) else {}
     count = "saved" if body.get("count") == SAVED_COUNT else "configured"
-    key = {"the configured key": "configured", "the saved key": "saved"}.get(key_of(record), key_of(record))
-    return key, base, count
+    return WHICH.get(key, key), base, count
 
 
 async def paced_row(ctx: CheckContext, case: Case) -> None:
     """Two queries at 1 QPS: the first request is held at the emulator while key, base and count are saved, so the
     second query waits for its slot across the save. Each request must come from one snapshot. Whether the second
     query's operation resolved its snapshot before the wait (the configured one) or after it (the saved one) is
-    the target's: its search may start when the batch does or when its slot comes."""
-    await ctx.configure(provider="api", api_key=DEFAULT_API_KEY, tools_base=ctx.emu.tools_base, retries=0,
-                        pacing_qps=PACED_QPS)
-    ctx.fresh()
-    gate = ctx.emu.gate("live-settings-paced")
-    ctx.emu.inject("search", Hold(gate))  # then the route's own answer
-    call = ctx.start_search(list(PACED_QUERIES))
-    other = ctx.emu.base_url + OTHER_PREFIX
-    try:
-        await wait_held(ctx, gate, 1, f"{case.name}: the first Search request", catches=case.catches)
-        saving = asyncio.ensure_future(save(ctx, case, api_key=SAVED_KEY, tools_base=other, count=SAVED_COUNT))
-        saving.add_done_callback(lambda task: task.cancelled() or task.exception())
-        try:
-            await asyncio.wait({saving}, timeout=SAVE_ANSWER_WAIT)
-            gate.release()
-            outcome = await call.outcome(CALL_TIMEOUT)
-            await saving
-        finally:
-            saving.cancel()
-    finally:
-        gate.release()
-    await ctx.settle()
-    records = ctx.records("search")
-    # As in the in-flight row, a target that closes its old clients on save may fail the search under way (and
-    # then never send the second query): only what it sent is judged; answered, it sent one request per query.
-    require(len(records) == 2 or (not outcome.ok and len(records) <= 2), f"{case.name}: {len(records)} Search API "
-            f"request(s) and {outcome.brief()}, expected one request per query", catches=case.catches)
-    for index, record in enumerate(records):
-        got = snapshot_of(record, other)
-        if index == 0:  # held at the emulator before the save was made
-            require(got == ("configured",) * 3, f"{case.name}: the first request, sent before the save, carried the "
-                    f"{got[0]} key to the {got[1]} base with the {got[2]} count", catches=case.catches)
-            continue
-        require(len(set(got)) == 1, f"{case.name}: the query that waited for its slot across the save carried the "
-                f"{got[0]} key to the {got[1]} base with the {got[2]} count: one request from two settings snapshots "
-                "(an operation resolves one snapshot, endpoint and credential included)", catches=case.catches)
+    the target's: its search may start when the batch does or when its slot comes. A run whose second request
+    went out before the save was answered (a stalled machine) shows nothing of the wait and is run again."""
+    for attempt in range(1, PACED_ATTEMPTS + 1):
+        await ctx.configure(provider="api", api_key=DEFAULT_API_KEY, tools_base=ctx.emu.tools_base, retries=0,
+                            pacing_qps=PACED_QPS)  # the settings the last attempt saved, configured away
+        ctx.fresh()
+        gate = ctx.emu.gate(f"live-settings-paced-{attempt}")
+        ctx.emu.inject("search", Hold(gate))  # then the route's own answer
+        call = ctx.start_search(list(PACED_QUERIES))
+        other = ctx.emu.base_url + OTHER_PREFIX
+        outcome, saved_at = await save_while_held(ctx, case, gate, call, api_key=SAVED_KEY, tools_base=other,
+                                                  count=SAVED_COUNT)
+        await ctx.settle()
+        records = ctx.records("search")
+        # As in the in-flight row, a target that closes its old clients on save may fail the search under way (and
+        # then never send the second query): only what it sent is judged; answered, it sent one request per query.
+        require(len(records) == 2 or (not outcome.ok and len(records) <= 2), f"{case.name}: {len(records)} Search "
+                f"API request(s) and {outcome.brief()}, expected one request per query", catches=case.catches)
+        for index, record in enumerate(records):
+            got = snapshot_of(record, ctx.emu.tools_base, other)
+            if index == 0:  # held at the emulator before the save was made
+                require(got == ("configured",) * 3, f"{case.name}: the first request, sent before the save, carried "
+                        f"the {got[0]} key to the {got[1]} base with the {got[2]} count", catches=case.catches)
+                continue
+            require(len(set(got)) == 1, f"{case.name}: the query that waited for its slot across the save carried "
+                    f"the {got[0]} key to the {got[1]} base with the {got[2]} count: one request from two settings "
+                    "snapshots (an operation resolves one snapshot, endpoint and credential included)",
+                    catches=case.catches)
+        if len(records) < 2 or records[1].started >= saved_at:
+            return
+        ctx.note(case.name, f"{LATE_UNDER_LOAD}: attempt {attempt}'s second request went out "
+                 f"{saved_at - records[1].started:.2f} s before the save was answered")
 
 
 ROWS = {"key": key_row, "switch": switch_row, "base": base_row, "in_flight": in_flight_row, "paced": paced_row}
