@@ -120,10 +120,14 @@ class Redirect:
 
 @dataclass(frozen=True, slots=True)
 class SlowBody:
-    """Send the normal answer in ``chunk_size``-byte pieces, ``delay`` seconds apart."""
+    """Send the normal answer in ``chunk_size``-byte pieces, ``delay`` seconds apart (the status, headers and
+    first piece at once). With ``pieces``, the answer in that many pieces of equal size instead (within a
+    byte; fewer only when the body has fewer bytes), whatever its length: a caller that cannot know the
+    answer's size still knows when its last piece comes, ``(pieces - 1) * delay`` after the first."""
 
     chunk_size: int = 64
     delay: float = 0.05
+    pieces: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,8 +218,10 @@ def describe(fault: Fault) -> str:
             return f"Malformed({status})"
         case Redirect(status, location):
             return f"Redirect({status})" + (f" -> {location}" if location else "")
-        case SlowBody(chunk_size, delay):
+        case SlowBody(chunk_size, delay, None):
             return f"SlowBody({chunk_size}B/{delay}s)"
+        case SlowBody(_, delay, pieces):
+            return f"SlowBody({pieces} pieces/{delay}s)"
         case CutBody(keep):
             return f"CutBody(keep={keep})"
         case ProseOnly():
@@ -249,6 +255,8 @@ def _check(fault: Fault, route: str) -> None:
             raise ValueError("Redirect status must be 3xx")
         case SlowBody(chunk_size, delay) if chunk_size < 1 or not 0 <= delay <= MAX_WAIT:
             raise ValueError("SlowBody needs chunk_size >= 1 and a bounded delay")
+        case SlowBody(pieces=pieces) if pieces is not None and pieces < 1:
+            raise ValueError("SlowBody pieces must be >= 1")
         case CutBody(keep) if keep is not None and keep < 0:
             raise ValueError("CutBody keep must be >= 0")
         case ProseOnly() | ToolError() | NoSources() | HugeSummary() | AsAnswer() if route not in _MODEL_ROUTES:

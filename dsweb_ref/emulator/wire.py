@@ -170,6 +170,15 @@ def _error_answer(error: ApiError, route: str | None) -> Answer:
     return Answer(error.status, headers, body)
 
 
+def _split(body: bytes, size: int, pieces: int | None) -> list[bytes]:
+    """``body`` in ``size``-byte pieces, or with ``pieces`` in that many of equal size (within a byte; fewer only
+    when the body has fewer bytes); never no piece at all."""
+    if pieces is None:
+        return [body[i : i + size] for i in range(0, len(body), size)] or [b""]
+    count = max(1, min(pieces, len(body)))
+    return [body[len(body) * k // count : len(body) * (k + 1) // count] for k in range(count)]
+
+
 def _parse_json(body: bytes) -> Any:
     try:
         return json.loads(body) if body else None
@@ -322,9 +331,9 @@ class Wire:
             case Redirect(status, location):
                 target = location or f"{self.state.base_url}/trap/{exchange.seq}"
                 await self._send(send, exchange, _answer(status, b"", "text/plain", Location=target))
-            case SlowBody(chunk_size, delay):
+            case SlowBody(chunk_size, delay, pieces):
                 answer = await self._run_route(scope, body, exchange, None)
-                await self._send_slowly(send, exchange, answer, chunk_size, delay)
+                await self._send_slowly(send, exchange, answer, _split(answer.body, chunk_size, pieces), delay)
             case CutBody(keep):
                 answer = await self._run_route(scope, body, exchange, None)
                 await self._send_cut(send, exchange, answer, len(answer.body) // 2 if keep is None else keep)
@@ -410,10 +419,11 @@ class Wire:
         exchange.completing = True
         await send({"type": "http.response.body", "body": answer.body, "more_body": False})
 
-    async def _send_slowly(self, send: Send, exchange: Exchange, answer: Answer, size: int, delay: float) -> None:
+    async def _send_slowly(
+        self, send: Send, exchange: Exchange, answer: Answer, pieces: list[bytes], delay: float
+    ) -> None:
         self._record(exchange, answer)
         await send({"type": "http.response.start", "status": answer.status, "headers": answer.headers})
-        pieces = [answer.body[i : i + size] for i in range(0, len(answer.body), size)] or [b""]
         aborts = {"disconnected": exchange.disconnected, "stopping": self.state.stopping}
         for index, piece in enumerate(pieces):
             last = index == len(pieces) - 1

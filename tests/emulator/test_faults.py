@@ -27,6 +27,7 @@ from dsweb_ref.emulator import (
     Status,
     ToolError,
 )
+from dsweb_ref.emulator.wire import _split
 
 from ._support import FETCH, MESSAGES, SEARCH, error_of, messages_body
 
@@ -113,6 +114,28 @@ def test_slow_body_delivers_the_normal_answer(emulator: Emulator, client: httpx.
     record = emulator.log.wait_for(2, done=True)[1]
     pauses = (len(normal) - 1) // 256
     assert record.duration is not None and record.duration >= pauses * 0.02
+
+
+def test_slow_body_in_pieces_delivers_the_normal_answer_in_that_many(emulator: Emulator, client: httpx.Client) -> None:
+    # pieces: a caller that cannot know the answer's size still knows when its last piece comes
+    body = {"query": "search api", "count": 3}
+    normal = client.post(SEARCH, json=body).content
+    emulator.inject("search", SlowBody(delay=0.05, pieces=3))
+    slow = client.post(SEARCH, json=body)
+    assert slow.content == normal
+    record = emulator.log.wait_for(2, done=True)[1]
+    assert record.fault == "SlowBody(3 pieces/0.05s)"
+    assert record.duration is not None and record.duration >= 2 * 0.05
+
+
+@pytest.mark.parametrize(
+    ("size", "pieces", "expected"),
+    [(10, 4, [2, 3, 2, 3]), (9, 3, [3, 3, 3]), (2, 4, [1, 1]), (0, 3, [0])],
+)
+def test_slow_body_pieces_are_of_equal_size(size: int, pieces: int, expected: list[int]) -> None:
+    body = bytes(range(size))
+    split = _split(body, 64, pieces)
+    assert [len(p) for p in split] == expected and b"".join(split) == body
 
 
 def test_cut_body_closes_mid_answer(emulator: Emulator, client: httpx.Client) -> None:
@@ -259,6 +282,7 @@ def test_clear_drops_faults(emulator: Emulator, client: httpx.Client) -> None:
         ("search", Delay(10_000)),
         ("search", Hold(Gate(), timeout=0)),
         ("search", SlowBody(chunk_size=0)),
+        ("search", SlowBody(pieces=0)),
         ("search", CutBody(keep=-1)),
         ("search", Pad(-1)),
         ("search", Pad(1, Status(42))),

@@ -33,6 +33,7 @@ import gzip
 import json
 import re
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -48,12 +49,13 @@ from ...emulator import (
     Malformed,
     ProseOnly,
     Redirect,
+    SlowBody,
     Status,
 )
 from ...emulator.faults import RouteName
 from ...emulator.responses import responses_events
 from ...emulator.streaming import Event, messages_events, render_sse
-from ..calibration import LAG_FACTOR, LATE_UNDER_LOAD, LagSampler, patiently
+from ..calibration import LAG_FACTOR, LATE_UNDER_LOAD, NOT_SHOWN, LagSampler, patiently
 from ..cases import Case
 from ..scenarios import url_key
 from ..targets import CallOutcome
@@ -1409,86 +1411,135 @@ async def redirect_not_followed(ctx: CheckContext) -> None:
 
 # -- the 90-second limit --------------------------------------------------------------------------
 
-# Seed 003: "每次搜索限时 90 秒" (each search is limited to 90 seconds). The emulator holds the answer HELD seconds
-# after the request arrives, then answers with a completed search: a target whose limit fired has failed the call
-# by then, one with none (or a longer one) takes that answer.
+# Seed 003: "每次搜索限时 90 秒" (each search is limited to 90 seconds): the whole search, not each wait within it.
+# Every answer comes past the limit, in one of two ways. Held: the emulator holds the answer HELD seconds after the
+# request arrives, then answers with a completed search: a target whose limit fired has failed the call by then, one
+# with none (or a longer one) takes that answer. Trickled (an outside hunt, N-B1): the emulator sends the status and
+# headers at once, then the answer in TRICKLE_PIECES pieces TRICKLE_GAP seconds apart, the last trickle_end() after
+# the first. No wait for the next bytes comes near 90 s, so a limit on each wait (an HTTP client's timeout=90 on each
+# connect, read and write, with no deadline over the search) never fires and takes the answer, which the held answer
+# could not tell (it sends nothing until its end, so a limit on each read fires at 90 s too); a limit on the whole
+# search fails it at 90 s.
 SEARCH_LIMIT = 90.0
 HELD = 95.0
+TRICKLE_PIECES = 6
+# 23 s: a quarter of the limit, so a loop stall of over a minute still leaves every wait short of 90 s; and the
+# last piece 25 s past the limit (HELD's 5 s, five times over), which a limit that fired loses to only if the
+# machine stalled over 12 s (LAG_FACTOR).
+TRICKLE_GAP = 23.0
 # Below the limit: a timer's own granularity. Load only ever makes an answer later (the target's clock starts after
 # the suite's), so an error this much before 90 s is early on any machine.
 EARLY_SLACK = 1.0
-# The rows run at once (two searches in flight, each held on its own backend): one wait for both. Whether a target
-# runs two searches at once is open (standalone.request.isolated), so the wait covers one run after the other: the
-# second search's request may arrive a whole hold after the first's. MARGIN: for load, past the second hold's end.
+# The rows run at once (three searches in flight: one held on each backend, one trickled on Messages): one wait for
+# all. Whether a target runs two searches at once is open (standalone.request.isolated), so the wait covers one run
+# after the other: a search's request may arrive only when the answers before it have ended. MARGIN: for load, past
+# the last answer's end.
 MARGIN = 30.0
 
 
+def trickle_end() -> float:
+    """Seconds from the trickled answer's first piece (sent with its headers) to its last."""
+    return (TRICKLE_PIECES - 1) * TRICKLE_GAP
+
+
 def deadline_wait() -> float:
-    """Seconds the calls are waited for: two holds one after the other, and the margin."""
-    return 2 * HELD + MARGIN
+    """Seconds the calls are waited for: the two holds and the trickle one after the other, and the margin."""
+    return 2 * HELD + trickle_end() + MARGIN
 
 
 DEADLINE_CASES = (
     Case("messages-answer-held-95s", "no limit on a search (an answer held 95 s still taken), a limit longer than "
          "the hold (900 s), or one far shorter than 90 s (9 s, or an HTTP client's default read timeout), failing a "
-         "search still within its time", {"protocol": "messages", "query": "gold price held past the limit"}),
+         "search still within its time",
+         {"protocol": "messages", "answer": "held", "query": "gold price held past the limit"}),
     Case("responses-answer-held-95s", "the same on Responses (a limit applied on one backend only)",
-         {"protocol": "responses", "query": "silver price held past the limit"}),
+         {"protocol": "responses", "answer": "held", "query": "silver price held past the limit"}),
+    # From an outside hunt (N-B1): the HTTP client's timeout=90 taken for the search's limit, certified.
+    Case("messages-answer-trickled-115s", "a limit on each wait for the backend's answer, not on the whole search "
+         "(an HTTP client's timeout=90 on each connect, read and write, no deadline over the search): an answer "
+         "whose pieces come 23 s apart, the last after 115 s, taken",
+         {"protocol": "messages", "answer": "trickled", "query": "copper price trickled past the limit"}),
 )
+
+
+def _carrying(query: str) -> Callable[[Any], bool]:
+    """A request whose body carries ``query``, in any wording around it, on either backend (Messages: in the user
+    message; Responses: in the input)."""
+    return lambda body: query in json.dumps(body, ensure_ascii=False)
+
+
+def _deadline_answer(case: Case) -> tuple[Fault, float]:
+    """The row's fault and the seconds from its request's arrival to its answer's end."""
+    if case["answer"] == "trickled":
+        return SlowBody(delay=TRICKLE_GAP, pieces=TRICKLE_PIECES), trickle_end()
+    return Delay(HELD), HELD
 
 
 @check(
     "standalone.deadline.enforced",
-    "a search whose answer is held past 90 s fails as a tool error at the limit, not before it",
+    "a search whose answer ends past 90 s (held, or trickled in pieces) fails as a tool error at the limit, not "
+    "before it",
     seed="003",
     requires=(SA,),
     provider="messages",
-    # About 95 s of waiting: only when asked for (a default run would pay for it every time).
+    # 90 s of waiting (115 s for a target past the limit): only when asked for (a default run would pay every time).
     profiles=("seed-003-deadline",),
-    time_limit=2 * HELD + MARGIN + 30.0,  # over the run's limit per check
-    rule="Seed 003: each search is limited to 90 seconds. A search whose answer the backend holds for 95 s fails "
-    "as an ordinary tool error, not before the 90 s have passed (a second's slack), and never answers with the held "
-    "answer, on either backend (two searches started at once; a target may run them one after the other, each "
-    "with its own limit, from the call's start or from its own). A limit between 90 s and the hold's end is not "
-    "told from a 90 s one on a loaded machine (accepted), nor is a limit on each wait for the backend's answer told "
-    "from one on the whole search (the held answer sends nothing until its end). Timing: an early error is early "
-    "on any machine (load only delays an answer); the held answer is judged taken past the limit unless the "
-    "suite's loop stalled long enough to hide a limit that fired (then the case passes with a note).",
+    time_limit=deadline_wait() + 30.0,  # over the run's limit per check
+    rule="Seed 003: each search is limited to 90 seconds, the whole search. A search whose answer the backend holds "
+    "for 95 s, or sends at once in pieces 23 s apart whose last comes 115 s after the first (no wait for the next "
+    "bytes near 90 s), fails as an ordinary tool error, not before the 90 s have passed (a second's slack), and never "
+    "answers with that answer; the held answer on either backend, the trickled one on Messages (three searches "
+    "started at once; a target may run them one after the other, each with its own limit, from the call's start or "
+    "from its own). The trickled answer tells a limit on each wait for the backend's bytes (an HTTP client's "
+    "timeout on each read, which it never reaches) from one on the whole search. A limit between 90 s and the "
+    "answer's end is not told from a 90 s one on a loaded machine (accepted). Timing: an early error is early on any "
+    "machine (load only delays an answer); an answer is judged taken past the limit unless the suite's loop stalled "
+    "long enough to hide a limit that fired (then the case passes with a note).",
     cases=DEADLINE_CASES,
 )
 async def deadline_enforced(ctx: CheckContext) -> None:
     ctx.fresh()
     routes: list[RouteName] = ["responses" if c["protocol"] == "responses" else "messages" for c in DEADLINE_CASES]
-    for route in routes:  # every request held: a target may retry within its limit (a review's false failure)
-        ctx.emu.inject(route, Delay(HELD), times=None)
+    answers = [_deadline_answer(case) for case in DEADLINE_CASES]
+    for case, route, (fault, _) in zip(DEADLINE_CASES, routes, answers, strict=True):
+        # The trickle for its own search's requests (each retry too), added first: a request takes the first match.
+        if case["answer"] != "held":
+            ctx.emu.inject(route, fault, times=None, when=_carrying(case["query"]))
+    for route in dict.fromkeys(routes):  # every other request held: a target may retry within its limit (a review's
+        ctx.emu.inject(route, Delay(HELD), times=None)  # false failure)
     async with LagSampler() as lag:
         began = time.monotonic()
         calls = [ctx.target.start_call("standalone_search", {"arguments": {"query": case["query"]},
                                                              "protocol": case["protocol"]})
                  for case in DEADLINE_CASES]
         outcomes = await asyncio.gather(*(call.outcome(deadline_wait()) for call in calls))
-    for case, route, outcome in zip(DEADLINE_CASES, routes, outcomes, strict=True):
+    for case, route, (_, ends), outcome in zip(DEADLINE_CASES, routes, answers, outcomes, strict=True):
         # Judged from the call's start: a search started no earlier (its limit may run from then, or from its own
-        # start, up to its request's arrival, when a target queues it behind the other), so an error this early
-        # is early by either reading. The held answer comes a hold after the request's arrival, past any limit.
+        # start, up to its request's arrival, when a target queues it behind the others), so an error this early
+        # is early by either reading. Its answer ends a hold (or the trickle) after the request's arrival, past any
+        # limit.
         took = outcome.answered_at - began
-        records = ctx.records(route)
+        records = [r for r in ctx.records(route) if _carrying(case["query"])(r.json)]
         sent = len(records)
+        told = (f"held {HELD:g}s" if case["answer"] == "held" else
+                f"sent in {TRICKLE_PIECES} pieces {TRICKLE_GAP:g}s apart, the last after {ends:g}s")
         ctx.note(f"{case.name}: answered after (s)", round(took, 2))
         if records:
             arrived = min(r.started for r in records)
             ctx.note(f"{case.name}: answered after its request's arrival (s)", round(outcome.answered_at - arrived, 2))
+        else:  # none sent, or none carried the query as given (a trickled row's then held, not trickled)
+            ctx.note(case.name, f"{NOT_SHOWN}: no request carrying the query reached the backend")
         if outcome.ok:
-            # A limit that fired at 90 s loses to the held answer only if this machine stalled past the hold's end.
-            if LAG_FACTOR * lag.worst >= HELD - SEARCH_LIMIT:
+            # A limit that fired at 90 s loses to the answer only if this machine stalled past the answer's end.
+            if LAG_FACTOR * lag.worst >= ends - SEARCH_LIMIT:
                 ctx.note(case.name, f"{LATE_UNDER_LOAD}: answered after {took:.1f}s, the suite's loop stalled "
                          f"{lag.worst:.1f}s")
                 continue
-            raise CheckFailed(f"[{case.name}] the search answered after {took:.1f}s with the answer the backend held "
-                              f"{HELD:g}s: it ran past the 90-second limit", catches=case.catches)
-        expect_error(outcome, f"[{case.name}] a search whose answer was held {HELD:g}s")
+            raise CheckFailed(f"[{case.name}] the search answered after {took:.1f}s with the answer the backend "
+                              f"{told}: it ran past the 90-second limit", catches=case.catches)
+        expect_error(outcome, f"[{case.name}] a search whose answer was {told}")
         require(took >= SEARCH_LIMIT - EARLY_SLACK, f"[{case.name}] the search failed after {took:.1f}s ({sent} "
-                f"request(s) sent), before the 90-second limit; its answer was due after {HELD:g}s",
+                f"request(s) sent), before the 90-second limit; its answer was due after {ends:g}s",
                 catches=case.catches)
 
 
