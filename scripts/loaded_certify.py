@@ -42,6 +42,7 @@ TIMING_CHECKS = (  # every check of slot "quiet" (tests/certification/test_loade
     "search.api.pacing.rate",
     "search.api.pacing.retries",
     "search.api.pacing.cancel",
+    "search.api.pacing.cancel_slots",
     "fetch.api.retry.waits",
     "search.messages.recorded",
 )
@@ -65,7 +66,7 @@ BREAKS = {
     "pacing-cancel-sends": "search.api.pacing.cancel",
     "pacing-by-default": "search.api.fail_fast",
     "record-after-reply": "search.messages.recorded",
-    "pacing-cancel-keeps-slots": "search.api.pacing.cancel",
+    "pacing-cancel-keeps-slots": "search.api.pacing.cancel_slots",
     "retry-after-date-capped": "search.api.retry.waits",
     "endpoint-at-slot": "settings.snapshot.per_operation",
 }

@@ -162,7 +162,7 @@ BREAKS: dict[str, tuple[set[str], str | tuple[str, ...]]] = {
     "retry-after-capped": ({"search.api.retry.waits"}, "429, Retry-After 12 s: retried"),
     "retry-after-date-capped": ({"search.api.retry.waits"}, "429, Retry-After as an HTTP date 13 s ahead: retried"),
     # a cancelled call's queries keep the slots they waited for: the next search is refused for want of one
-    "pacing-cancel-keeps-slots": ({"search.api.pacing.cancel"}, "the search after the cancelled call started"),
+    "pacing-cancel-keeps-slots": ({"search.api.pacing.cancel_slots"}, "the search after the cancelled call started"),
     "retry-after-cut-to-deadline": ({"search.api.retry.deadline"}, "3 s deadline: no retry: retried"),
     # Found by an outside hunt of web_fetch (session of 2026-12-05, the second): each certified before its row.
     "fetch-400-invalid-url": ({"fetch.api.mapping"}, "HTTP 400: fetch"),

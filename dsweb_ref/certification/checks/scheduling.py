@@ -1218,16 +1218,7 @@ PACING_CANCEL_CASES = (
          "a retry's slot wait that ignores the cancellation (first attempts' slot waits and the Retry-After wait "
          "honour it): the call answers only once the retry's slot comes, or sends the retry",
          {"qps": 1.0, "retry": RateLimited(retry_after=0)}),
-    # From an outside hunt (N-A4): a pacer keeping the slots a cancelled call's queries waited for sent nothing
-    # after the cancel (the rows above) but held the next search back until those slots had passed.
-    Case("cancel a 4-query call at 2 QPS while three queries wait for slots, then search again",
-         "the slots the cancelled queries waited for kept (all of them, all but the newest, or the earliest): the "
-         "next search starts one or more spacings after its slot, or is refused for want of one",
-         {"qps": 2.0, "slots_back": True}),
 )
-# How late after its slot the search after a cancelled call may start, in spacings: a pacer's own margin (the
-# reference's is 5 %). Kept slots make it a whole spacing late or more.
-SLOTS_BACK_SLACK = 0.5
 
 
 async def _landed(ctx: CheckContext, quiet: float = BURST_QUIET) -> int:
@@ -1257,10 +1248,7 @@ async def _landed(ctx: CheckContext, quiet: float = BURST_QUIET) -> int:
     "every run but the first (a re-run, or the retry row's first) starts once the previous run's requests have "
     "landed, with queries of its own. In the retry row a retry stamped after the target acknowledged the cancel "
     "is late too (0.2 s of load at most), whatever the call answers; a success is accepted only from a retry "
-    "that went out before that (the check's cancel came late: the run shows nothing and is re-run). Cancellation-"
-    "aware scheduling hands the slots of a cancelled call's waiting queries back: a search made right after one "
-    "starts within half a spacing of its slot, one spacing after the cancelled call's last request (or at once), "
-    "timed and judged like the claims above (a kept slot makes it a whole spacing late or more).",
+    "that went out before that (the check's cancel came late: the run shows nothing and is re-run).",
     cases=PACING_CANCEL_CASES,
     slot="quiet",  # measures how soon a cancelled wait answers
 )
@@ -1271,8 +1259,7 @@ async def pacing_cancel(ctx: CheckContext) -> None:
         if retry and not _retries_declared(ctx):
             continue  # a retry waiting for its slot needs a target that retries (capability retry)
         await ctx.configure_opt_in(pacing_qps=case["qps"], retries=RETRIES if retry else 0)
-        run = (_retry_slot_cancel_run if retry else _slots_back_run if "slots_back" in case.params
-               else _pacing_cancel_run)
+        run = _retry_slot_cancel_run if retry else _pacing_cancel_run
         # Re-runs wait out a queued query or retry a wrong target sends at its slot (one spacing later).
         apart = _apart(ctx, 1.05 / case["qps"] + 0.3, functools.partial(run, ctx, case), runs)
         await judge_timed(ctx, "search.api.pacing.cancel", apart)
@@ -1301,34 +1288,83 @@ async def _pacing_cancel_run(ctx: CheckContext, case: Case, n: int) -> list[Time
     return [timed, sent]
 
 
+# From an outside hunt (N-A4): a pacer keeping the slots a cancelled call's queries waited for sent nothing after
+# the cancel (search.api.pacing.cancel) but held the next search back until those slots had passed.
+SLOTS_BACK_CASES = (
+    Case("cancel a 4-query call at 2 QPS while three queries wait for slots, then search again",
+         "the slots the cancelled queries waited for kept (all of them, all but the newest, or the earliest): the "
+         "next search starts a spacing or more later than one after a call that was not cancelled, or is refused "
+         "for want of a slot", {"qps": 2.0}),
+)
+# How late the search after the cancelled call may start, in spacings, against the search after a call of the same
+# requests that was not cancelled (the run's control: the target's own pacer, whatever its spacing or window). A
+# kept slot makes it a whole spacing late, less the emulator's stamp of the call's first request; the load may
+# excuse at most SLOTS_BACK_CAP of it.
+SLOTS_BACK_SLACK = 0.25
+SLOTS_BACK_CAP = 0.2
+WINDOW_QUIET = 1.35  # seconds without a Search API request: a one-second rate window has emptied, and then some
+
+
+@check(
+    "search.api.pacing.cancel_slots",
+    "Cancelling a paced call hands its waiting queries' slots back: the next search is not held back for them",
+    seed="001",
+    requires=(WS, API, CAP_PACING, "cancel"),
+    provider="api",
+    rule="Seed 001 asks for cancellation-aware scheduling: the slots a cancelled call's queries were waiting for "
+    "are handed back, so a search made right after the cancel is paced as if those queries had never been asked. "
+    "A 4-query call at 2 QPS is cancelled once its first request arrived, and a one-query search follows; then, as "
+    "the run's control, a call of as many queries as the cancelled one sent, not cancelled, and a search after it. "
+    "The search after the cancel may start no later than the control's spacing after the cancelled call's last "
+    "request (or at once, if it began later), within a quarter spacing; a kept slot makes it a spacing late. The "
+    "pacer's spacing, window or bursts are the target's (the control meets the same pacer). Timed against the "
+    "run's measured load (at most 0.2 s of it): re-run while late, failed only when every run was late beyond its "
+    "load; a run whose every query went out before the cancel shows nothing and is re-run.",
+    cases=SLOTS_BACK_CASES,
+    slot="quiet",  # times a search's start against the pacer's
+)
+async def pacing_cancel_slots(ctx: CheckContext) -> None:
+    for case in SLOTS_BACK_CASES:
+        await ctx.configure_opt_in(pacing_qps=case["qps"])
+        await judge_timed(ctx, "search.api.pacing.cancel_slots",
+                          _apart(ctx, WINDOW_QUIET, functools.partial(_slots_back_run, ctx, case)))
+    await ctx.configure_opt_in()
+
+
+async def _search_after(ctx: CheckContext, case: Case, earlier: list[str], query: str) -> tuple[float, list[float]]:
+    """A search of ``query`` now: its request's start, and the starts of the requests of ``earlier`` queries."""
+    outcome = await ctx.search([query])
+    expect_success(outcome, f"{case.name}: the search of {query!r}", case.catches)
+    await ctx.settle()
+    records = [r for r in ctx.records("search") if isinstance(r.json, dict)]
+    started = min(r.started for r in records if r.json.get("query") == query)
+    return started, [r.started for r in records if r.json.get("query") in earlier]
+
+
 async def _slots_back_run(ctx: CheckContext, case: Case, n: int) -> list[Timed]:
-    """A 4-query call cancelled once its first request arrived (three wait for slots one, two and three spacings
-    after it), then a one-query search. With the cancelled queries' slots handed back, its start is due one spacing
-    after the last request the cancelled call sent (or at once, if it began later than that); kept, it comes a
-    spacing or more after that. A right target may be slower to cancel, or send a query whose slot came before
-    the cancel reached it: every request of the cancelled call counts, however late it landed."""
+    """The cancelled call and the search after it, then the control (see the check's rule): how late the first
+    search started against the control's spacing."""
     ctx.fresh()
     cancelled = [_own(q, n) for q in BATCH]
     call = ctx.start_search(cancelled)
     await ctx.blocking(lambda: ctx.emu.log.wait_for(1, 10.0, route="search"))
     await call.cancel()
     await call.outcome(CALL_TIMEOUT)  # cancelled, or answered when every query went out first (judged below)
-    query = _own(f"{QUERY} after the cancel", n)
     began = time.monotonic()
-    outcome = await ctx.search([query])
-    expect_success(outcome, f"{case.name}: the search after the cancelled call", case.catches)
-    await ctx.settle()
-    records = [r for r in ctx.records("search") if isinstance(r.json, dict)]
-    sent = [r.started for r in records if r.json.get("query") in cancelled]
+    started, sent = await _search_after(ctx, case, cancelled, _own(f"{QUERY} after the cancel", n))
     if len(sent) >= len(cancelled):  # the check's cancel came after every slot: the run shows nothing
         return [Timed(f"{case.name}: every query was sent before the check could cancel (its look came late)",
                       0.0, 1.0, case.catches, shown=False)]
-    spacing = 1.0 / case["qps"]
-    started = min(r.started for r in records if r.json.get("query") == query)
+    await _landed(ctx, WINDOW_QUIET)  # the pacer idle again, its window empty
+    ctx.fresh()
+    control = [_own(f"{q} (control)", n) for q in BATCH[: len(sent)]]
+    expect_success(await ctx.search(control), f"{case.name}: the control call", case.catches)
+    control_started, control_sent = await _search_after(ctx, case, control, _own(f"{QUERY} after the control", n))
+    spacing = control_started - max(control_sent)  # what the target's pacer makes a search after such a call wait
     late = started - max(began, max(sent) + spacing)
-    return [Timed(f"{case.name}: the search after the cancelled call started {late:.2f} s after its slot (one "
-                  f"spacing after the cancelled call's last request): the cancelled queries' slots were kept",
-                  late, SLOTS_BACK_SLACK * spacing, case.catches, cap=spacing)]
+    return [Timed(f"{case.name}: the search after the cancelled call started {late:.2f} s later than its pacer's own "
+                  f"spacing ({spacing:.2f} s after a call of {len(sent)} not cancelled) allows: the cancelled "
+                  "queries' slots were kept", late, SLOTS_BACK_SLACK / case["qps"], case.catches, cap=SLOTS_BACK_CAP)]
 
 
 async def _retry_slot_cancel_run(ctx: CheckContext, case: Case, n: int) -> list[Timed]:
