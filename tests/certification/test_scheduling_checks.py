@@ -52,6 +52,7 @@ def test_reference_with_the_scheduler_passes_every_scheduling_check() -> None:
         "search.api.fail_fast": Outcome.PASSED,
         "search.api.localization": Outcome.PASSED,
         "search.api.pacing.cancel": Outcome.PASSED,
+        "search.api.pacing.cancel_slots": Outcome.PASSED,
         "search.api.pacing.rate": Outcome.PASSED,
         "search.api.pacing.retries": Outcome.PASSED,
         "search.api.pacing.wire": Outcome.PASSED,

@@ -342,7 +342,8 @@ ROWS = {"key": key_row, "switch": switch_row, "base": base_row, "in_flight": in_
     "ends: the search is released after 3 s without an answer; a search that fails, its clients closed by the save, "
     "is judged on the requests it sent). A query of a batch that waits for its pacing slot (with pacing, 1 QPS) "
     "while key, base and count are saved goes out from one snapshot: the configured key, base and count, or, its "
-    "search started only when its slot came, the saved ones; never a mix. "
+    "search started only when its slot came, the saved ones; never a mix (a run whose second request went out "
+    "before the save was answered shows nothing of the wait and is run again, three runs at most). "
     "Only operations started after the save's answer are held to the saved values; how a target applies a save "
     "(clients rebuilt, pooled per key and base, settings read per operation) is its own.",
     cases=CASES,

@@ -1541,6 +1541,7 @@ OPT_IN_CHECKS = frozenset(
         "search.api.pacing.rate",
         "search.api.pacing.retries",
         "search.api.pacing.cancel",
+        "search.api.pacing.cancel_slots",
         "search.api.localization",
         "search.api.retry.wire",  # these two live beside search.api.wire (search.py)
         "search.api.pacing.wire",
