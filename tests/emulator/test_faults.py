@@ -105,27 +105,27 @@ def test_redirect_to_custom_location(emulator: Emulator, client: httpx.Client) -
     assert (response.status_code, response.headers["location"]) == (301, "https://elsewhere.example.test/")
 
 
-def test_slow_body_delivers_the_normal_answer(emulator: Emulator, client: httpx.Client) -> None:
+@pytest.mark.parametrize(
+    ("fault", "shown", "pauses"),
+    [
+        (SlowBody(chunk_size=256, delay=0.02), "SlowBody(256B/0.02s)", None),  # one pause per 256 bytes but the last
+        # pieces: a caller that cannot know the answer's size still knows when its last piece comes
+        (SlowBody(delay=0.05, pieces=3), "SlowBody(3 pieces/0.05s)", 2),
+    ],
+    ids=["chunk-size", "pieces"],
+)
+def test_slow_body_delivers_the_normal_answer(
+    emulator: Emulator, client: httpx.Client, fault: SlowBody, shown: str, pauses: int | None
+) -> None:
     body = {"query": "search api", "count": 3}
     normal = client.post(SEARCH, json=body).content
-    emulator.inject("search", SlowBody(chunk_size=256, delay=0.02))
+    emulator.inject("search", fault)
     slow = client.post(SEARCH, json=body)
     assert slow.content == normal
     record = emulator.log.wait_for(2, done=True)[1]
-    pauses = (len(normal) - 1) // 256
-    assert record.duration is not None and record.duration >= pauses * 0.02
-
-
-def test_slow_body_in_pieces_delivers_the_normal_answer_in_that_many(emulator: Emulator, client: httpx.Client) -> None:
-    # pieces: a caller that cannot know the answer's size still knows when its last piece comes
-    body = {"query": "search api", "count": 3}
-    normal = client.post(SEARCH, json=body).content
-    emulator.inject("search", SlowBody(delay=0.05, pieces=3))
-    slow = client.post(SEARCH, json=body)
-    assert slow.content == normal
-    record = emulator.log.wait_for(2, done=True)[1]
-    assert record.fault == "SlowBody(3 pieces/0.05s)"
-    assert record.duration is not None and record.duration >= 2 * 0.05
+    assert record.fault == shown
+    pauses = (len(normal) - 1) // fault.chunk_size if pauses is None else pauses
+    assert record.duration is not None and record.duration >= pauses * fault.delay
 
 
 @pytest.mark.parametrize(

@@ -28,6 +28,7 @@ from dsweb_ref.providers import _client_pool
 from dsweb_ref.providers.deepseek_fetch_api import DeepSeekFetchApi
 from dsweb_ref.providers.deepseek_official import DeepSeekMessagesSearch
 from dsweb_ref.providers.deepseek_search_api import DeepSeekSearchApi
+from dsweb_ref.providers.http_fetch import HttpFetchProvider
 from dsweb_ref.replay._bases import credential_environ, settings_for_bases
 from dsweb_ref.runtime import build_runtime
 from dsweb_ref.settings import Settings
@@ -474,3 +475,8 @@ def test_a_dropped_pool_never_closes_its_dead_connections_later(emulator: Emulat
     assert new_fd == dead_fd  # the scenario itself: the new connection took the dead one's number
     assert status == 200  # before: ReadTimeout, the answer unread
     assert closed == []  # the dead pool's clients were left to their finalisers
+
+
+def test_the_strict_fetcher_shares_the_process_tls_context() -> None:
+    # One CA-bundle load per process: the strict HTTP fetcher takes the providers' context unless given its own.
+    assert HttpFetchProvider()._ssl() is _client_pool.tls_context()

@@ -263,7 +263,6 @@ PACED_QUERIES = ("markdown tables", "markdown footnotes")
 PACED_QPS = 1.0  # the second query's slot comes 1 s (a pacer's margin more) after the first's: the save lands between
 PACED_ATTEMPTS = 3  # runs of the paced row until one holds the second query's wait across the save
 SAVED_COUNT = 3  # the configured count is 10: the request body shows which snapshot its count came from
-WHICH = {"the configured key": "configured", "the saved key": "saved"}
 
 
 def snapshot_of(record: RequestRecord, configured: str, saved: str) -> tuple[str, str, str]:
@@ -274,7 +273,7 @@ def snapshot_of(record: RequestRecord, configured: str, saved: str) -> tuple[str
                                                                                                 record.path)
     body = record.json if isinstance(record.json, dict) else {}
     count = "saved" if body.get("count") == SAVED_COUNT else "configured"
-    return WHICH.get(key, key), base, count
+    return {SHOWN[DEFAULT_API_KEY]: "configured", SHOWN[SAVED_KEY]: "saved"}.get(key, key), base, count
 
 
 async def paced_row(ctx: CheckContext, case: Case) -> None:
