@@ -73,6 +73,8 @@ Methods
       ``standalone_save``)
     - ``standalone-usage`` - ``standalone_search``'s ``value`` carries the search's ``usage`` (seed 003, below)
     - ``standalone-tools`` - the main model's tool list for a configuration (seed 003, ``standalone_tools``)
+    - ``standalone-notice`` - ``standalone_tools``'s ``value`` carries the ``notices`` that runtime's assembly told
+      the user (seed 003, below)
     - ``evidence-cite`` - the source links code attaches to an answer (seed 002, ``evidence_cite``)
     - ``scripted-search`` - web_search over the emulator's conformance search route (``provider: "scripted"``,
       see "Conformance search route" below); enables the ``search.differential.*`` checks
@@ -276,7 +278,11 @@ Methods
     array unchanged; when the selection registers no search (offline mode, an allow-list without
     ``web_search``, an explicit off, an unusable assigned model) no ``web_search`` is listed. The other
     tools, the descriptions' wording and the schema beyond ``query`` are the implementation's; ``text`` is
-    free. A malformed document is an error ``WEB_CONFIG_INVALID``.
+    free. A malformed document is an error ``WEB_CONFIG_INVALID``. With ``standalone-notice``, ``value``
+    also carries ``notices``: ``[str, ...]``, what that runtime's assembly told the user, in order. Seed 003:
+    an assigned search model whose connection is gone, switched off or without credentials registers no
+    search and is told once, so that list holds exactly one notice for it (its wording is yours) and none
+    for a valid or automatic selection; each assembly is a new runtime and tells it again.
 
 ``evidence_cite`` -> ``{"text": str, "value": object}``
     Params ``{"answer": str, "values": [value, ...]}``: ``answer`` is the text the agent layer wrote and
@@ -379,6 +385,7 @@ it. The report names every profile and why one was not certified.
 - ``seed-003-settings-save``: ``standalone-save``
 - ``seed-003-usage``: ``standalone-search``, ``standalone-usage``
 - ``seed-003-tool-list``: ``standalone-tools``
+- ``seed-003-notice``: ``standalone-tools``, ``standalone-notice``
 - ``seed-002-citations``: ``evidence-cite``
 
 Conformance search route
@@ -435,6 +442,7 @@ __all__ = [
     "CAP_SEARCH_API",
     "CAP_SHIPPED_DEFAULTS",
     "CAP_SSRF_TEST_MODE",
+    "CAP_STANDALONE_NOTICE",
     "CAP_STANDALONE_RESOLVE",
     "CAP_STANDALONE_SAVE",
     "CAP_STANDALONE_SEARCH",
@@ -464,6 +472,8 @@ CAP_STANDALONE_RESOLVE: Final = "standalone-resolve"
 CAP_STANDALONE_SAVE: Final = "standalone-save"
 CAP_STANDALONE_USAGE: Final = "standalone-usage"
 CAP_STANDALONE_TOOLS: Final = "standalone-tools"
+# seed 003: a runtime assembled for an unusable assigned search model registers no search and notifies once
+CAP_STANDALONE_NOTICE: Final = "standalone-notice"
 CAP_EVIDENCE_CITE: Final = "evidence-cite"
 CAP_SCRIPTED_SEARCH: Final = "scripted-search"
 CAP_RETRY: Final = "retry"
@@ -494,6 +504,7 @@ CAPABILITIES: Final = (
     CAP_STANDALONE_SAVE,
     CAP_STANDALONE_USAGE,
     CAP_STANDALONE_TOOLS,
+    CAP_STANDALONE_NOTICE,
     CAP_EVIDENCE_CITE,
     CAP_SCRIPTED_SEARCH,
     CAP_RETRY,

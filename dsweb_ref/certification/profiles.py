@@ -199,6 +199,12 @@ PROFILES: tuple[Profile, ...] = (
         "the main model's tools: web_search an ordinary function tool, unchanged across valid search models",
         requires=("standalone-tools",),
     ),
+    Profile(
+        "seed-003-notice",
+        "003",
+        "an unusable assigned search model: no search registered, the user told once per runtime assembled",
+        requires=("standalone-tools", "standalone-notice"),
+    ),
 )
 
 

@@ -707,9 +707,12 @@ def reference_resolve(document: dict[str, Any], environ_set: list[str]) -> dict[
 
 def reference_tools(document: dict[str, Any], environ_set: list[str], others: Sequence[Any] = ()) -> dict[str, Any]:
     """``standalone_tools`` of the reference: the main model's tools for a runtime assembled from ``document``
-    (the standalone ``web_search`` when the selection registers it, then ``others``); nothing is sent."""
+    (the standalone ``web_search`` when the selection registers it, then ``others``) and the notices that
+    assembly told the user (``standalone-notice``); nothing is sent."""
     environ = {name: "set" for name in environ_set}
-    return {"tools": main_model_tools(resolve(document, environ), others, environ=environ)}
+    notices: list[str] = []
+    tools = main_model_tools(resolve(document, environ), others, environ=environ, on_notice=notices.append)
+    return {"tools": tools, "notices": notices}
 
 
 def reference_cite(answer: str, values: list[dict[str, Any]]) -> str:

@@ -29,6 +29,7 @@ MEMBERS = {
     "d.save": ("seed-003-settings-save",),
     "d.usage": ("seed-003-usage",),
     "d.tools": ("seed-003-tool-list",),
+    "d.notice": ("seed-003-notice",),
     "d.deadline": ("seed-003-deadline",),
     "e.evidence": ("seed-002-evidence",),
     "e.evidence_html": ("seed-002-evidence-html",),

@@ -89,6 +89,11 @@ BREAKS: dict[str, tuple[str, str]] = {
     "standalone-queries-in-flight": ("standalone.request.isolated", "[messages-concurrent] a search request carries"),
     # The main model's tool list (capability standalone-tools): the search model named in web_search's definition.
     "standalone-tools-model-named": ("standalone.tools.listed", "another-model-on-the-same-connection: the tools"),
+    # The notice for an unusable assigned model (capability standalone-notice; a seed-decision audit found no route).
+    "standalone-notice-never": ("standalone.notice.once", "connection-deleted-tells-once: expected 1 notice(s), got 0"),
+    "standalone-notice-twice": ("standalone.notice.once", "connection-deleted-tells-once: expected 1 notice(s), got 2"),
+    "standalone-notice-when-assigned": ("standalone.notice.once", "valid-assignment-tells-nothing: expected 0"),
+    "standalone-notice-once-per-process": ("standalone.notice.once", "each-new-runtime-tells-again: assembly 1"),
 }
 # The breaks of the checks run only on request (profile seed-003-deadline), each run through that profile. Found by
 # an outside hunt (L): seed 003's 90-second limit was never judged, so both certified before the check.
@@ -98,7 +103,7 @@ ON_REQUEST_BREAKS: dict[str, tuple[str, str]] = {
     "standalone-deadline-9s": (DEADLINE, "before the 90-second limit"),
 }
 # Readings seed 003 leaves open: each must stay certified.
-VARIANTS = ("standalone-open-fields", "standalone-url-case-folded")
+VARIANTS = ("standalone-open-fields", "standalone-url-case-folded", "standalone-notice-own-wording")
 STANDALONE = sorted(s.check.id for s in select_checks(["standalone"]))  # what a run of the family runs
 ON_REQUEST = sorted(i for i in REGISTRY if i.startswith("standalone.") and i not in STANDALONE)
 
@@ -149,7 +154,8 @@ def test_reference_adapter_passes_the_standalone_checks(tmp_path: Path) -> None:
 
 def test_an_adapter_without_the_capabilities_is_skipped_not_passed(tmp_path: Path) -> None:
     command = adapter_command("--without", "standalone-search", "--without", "standalone-resolve",
-                              "--without", "standalone-save", "--without", "standalone-tools")
+                              "--without", "standalone-save", "--without", "standalone-tools",
+                              "--without", "standalone-notice")
     _, _, got = _certify(tmp_path, "--adapter", command, "--only", "standalone")
     assert set(got.values()) == {"skipped"}
 

@@ -32,6 +32,7 @@ from . import (  # noqa: F401  (registration side effect)
     ssrf_body,
     ssrf_limits,
     standalone,
+    standalone_notice,
     standalone_save,
     standalone_tools,
     standalone_usage,
