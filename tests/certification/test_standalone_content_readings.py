@@ -213,3 +213,16 @@ def test_words_around_the_answer_cut_at_the_bound_pass_every_bound_row(monkeypat
                '+ "\\n\\n(see sources)", MAX_SUMMARY_BYTES)')
     patch_reading(StandaloneSearchTool, "run", right, wrapped, monkeypatch)
     assert failing_rows(standalone, BOUND_TABLE, BOUNDED, monkeypatch) == set()
+
+
+FIELDS_ROWS = {"messages-result-holds-its-fields-only", "responses-result-holds-its-fields-only"}
+
+
+# catches (hunt O-B3): the search's usage added to the JSON the main model reads (seed 003 reports it apart)
+def test_usage_shown_to_the_main_model_fails_exactly_the_fields_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the method's body is dedented by one level when patched: its lines start at four spaces
+    patch_reading(StandaloneSearchTool, "run", RESULT,
+                  "text = encode_result(summary, bound_sources(answer.sources), cut, limit=23_000)\n"
+                  "    shown = {**json.loads(text), 'usage': {'input_tokens': answer.usage.input_tokens}}\n"
+                  "    return json.dumps(shown, ensure_ascii=False), answer.usage", monkeypatch)
+    assert failing_rows(standalone, BOUND_TABLE, BOUNDED, monkeypatch) == FIELDS_ROWS

@@ -42,6 +42,8 @@ BREAKS: dict[str, tuple[str, str]] = {
     # found by an outside hunt: each was certified before its row
     "standalone-sources-by-host": ("standalone.sources.filtered", "[same-site-pages] 1 sources kept of 3"),
     "standalone-truncated-summary-only": ("standalone.result.bounded", "each alone is kept) but truncated"),
+    "standalone-usage-shown": ("standalone.result.bounded", "[messages-result-holds-its-fields-only] the result "
+                               "carries ['usage']"),
     "standalone-any-search-call": ("standalone.prose.error", "[responses-search-in-progress]"),
     "standalone-failure-as-summary": ("standalone.prose.error", "[http-500]: expected a WEB_* error"),
     "standalone-leak-responses-reasoning": ("standalone.reasoning.withheld", "[responses] the result contains"),

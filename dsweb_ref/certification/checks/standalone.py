@@ -629,6 +629,7 @@ EDGE_SUMMARY = _edge_summary()  # 11 871 bytes: under the reference's own 12 000
 # summary being the search model's generated answer ("生成的总结"). A short answer needs no cut, so its text
 # reaches the summary whole (the words a target puts around it are open).
 ANSWER_TEXT = "Gold closed at 2,431 USD on Tuesday."
+RESULT_FIELDS = ("summary", "sources", "truncated")  # seed 003: the JSON the main model receives, its keys all
 ANSWERED = {"messages": _messages_body([_result_block([_item("https://a.example.test/")]),
                                         {"type": "text", "text": ANSWER_TEXT}]),
             "responses": _responses_body([_search_call(urls=("https://a.example.test/",)),
@@ -664,6 +665,13 @@ BOUND_CASES = (
     Case("responses-answer-in-the-summary-streamed", "the same on a streamed Responses answer (the summary read "
          "from output_text, or from an event that carries no text)",
          {"protocol": "responses", "fault": AsAnswer(ANSWERED["responses"]), "answer": ANSWER_TEXT, "stream": True}),
+    # From an outside hunt (O-B3): the search's usage added to the JSON the main model reads. Seed 003 names what that
+    # JSON holds ("summary、sources（标题和 URL）以及可选的 truncated 标记") and reports usage apart ("单独…上报").
+    Case("messages-result-holds-its-fields-only", "other keys beside summary, sources and truncated in the JSON the "
+         "main model reads (the search's usage, query, model or reasoning shown to it)",
+         {"protocol": "messages", "fault": AsAnswer(ANSWERED["messages"]), "fields": True}),
+    Case("responses-result-holds-its-fields-only", "the same on Responses",
+         {"protocol": "responses", "fault": AsAnswer(ANSWERED["responses"]), "fields": True}),
     # seed 003: "编码后的结果最多 24000 字节" - the whole encoded result, its sources included
     Case("eight-long-sources", "bounding the summary alone and never measuring the sources (eight sources whose "
          "URLs and titles are 2 000 characters each are 32 000 bytes on their own)",
@@ -741,7 +749,8 @@ def _whole_fault(text: str) -> Fault:
     "target keeps each of them alone), and a result that lost nothing does not claim a cut (the summary's own "
     "bound is open). The summary is the search model's generated answer: a short answer, needing no cut, reaches "
     "the summary whole and unflagged, whatever words a target puts around it (which of several text blocks make "
-    "up the summary is open; streamed or not, the same answer).",
+    "up the summary is open; streamed or not, the same answer). The JSON holds summary, sources and the optional "
+    "truncated flag, nothing beside them: the search's usage is reported apart, never shown to the main model.",
     cases=BOUND_CASES,
 )
 async def result_bounded(ctx: CheckContext) -> None:
@@ -755,6 +764,11 @@ async def result_bounded(ctx: CheckContext) -> None:
         # From an outside hunt: bytes cut inside a character and decoded with replacement (no answer here has one)
         require("\ufffd" not in str(value.get("summary", "")), f"[{case.name}] the summary holds U+FFFD: a character "
                 "was cut inside its bytes and replaced", catches=case.catches)
+        if case.params.get("fields"):
+            extra = sorted(str(key) for key in value if key not in RESULT_FIELDS)
+            require(not extra, f"[{case.name}] the result carries {extra} beside summary, sources and truncated",
+                    keys=extra, catches=case.catches)
+            continue
         answer = case.params.get("answer")
         if answer is not None:  # compared with whitespace collapsed: any words around the answer are open
             said, shown = " ".join(answer.split()), " ".join(str(value["summary"]).split())
