@@ -73,6 +73,8 @@ Methods
       ``standalone_save``)
     - ``standalone-usage`` - ``standalone_search``'s ``value`` carries the search's ``usage`` (seed 003, below)
     - ``standalone-tools`` - the main model's tool list for a configuration (seed 003, ``standalone_tools``)
+    - ``fetch-selection`` - ``configure`` ``fetch_provider`` selects the fetch provider alone, beside the switch
+      (seed 001, below)
     - ``standalone-notice`` - ``standalone_tools``'s ``value`` carries the ``notices`` that runtime's assembly told
       the user (seed 003, below)
     - ``evidence-cite`` - the source links code attaches to an answer (seed 002, ``evidence_cite``)
@@ -123,7 +125,8 @@ Methods
           "search_model_text": "snippet",  # summary-budget: what the model sees per source: "snippet" | "summary"
           "search_summary_max_chars": 1000,   # summary-budget: characters of one source's summary shown
           "search_summary_total_chars": 4000, # summary-budget: summary characters shown over the whole call
-          "standalone_stream": false       # seed 003: ask standalone_search for a streamed answer (optional)
+          "standalone_stream": false,      # seed 003: ask standalone_search for a streamed answer (optional)
+          "fetch_provider": null           # fetch-selection: "http" | "api" selected alone (null: as provider)
         }
 
     Every key is a deployment setting a check relies on; use each as given. Unknown keys must be
@@ -374,6 +377,7 @@ it. The report names every profile and why one was not certified.
   web_fetch steps; the key row's Messages steps need ``messages-search``, the in-flight row ``retry``; a row or
   step whose capability is missing is not run)
 - ``seed-001-request-record`` (opt-in): ``web_search``, ``messages-search``, ``request-record``
+- ``seed-001-fetch-selection`` (opt-in): ``web_fetch``, ``fetch-api``, ``ssrf-test-mode``, ``fetch-selection``
 - ``seed-002-evidence``: ``web_search``, ``search-api``, ``fetch-api``, ``evidence-search``
 - ``seed-002-evidence-html``: ``web_search``, ``messages-search``, ``ssrf-test-mode``, ``evidence-search``
 - ``ssrf``: ``web_fetch``, ``ssrf-test-mode``
@@ -431,6 +435,7 @@ __all__ = [
     "CAP_EVIDENCE_CITE",
     "CAP_EVIDENCE_SEARCH",
     "CAP_FETCH_API",
+    "CAP_FETCH_SELECTION",
     "CAP_LIVE_SETTINGS",
     "CAP_LOCALIZATION",
     "CAP_MESSAGES_SEARCH",
@@ -490,6 +495,8 @@ CAP_SHIPPED_DEFAULTS: Final = "shipped-defaults"
 CAP_LIVE_SETTINGS: Final = "live-settings"
 # seed 001: the Messages path records the body it sends before dispatch; recorded_requests reads that record
 CAP_REQUEST_RECORD: Final = "request-record"
+# seed 001: configuration can still select either fetch provider alone, whichever way the switch is set
+CAP_FETCH_SELECTION: Final = "fetch-selection"
 CAPABILITIES: Final = (
     CAP_WEB_SEARCH,
     CAP_WEB_FETCH,
@@ -517,6 +524,7 @@ CAPABILITIES: Final = (
     CAP_SHIPPED_DEFAULTS,
     CAP_LIVE_SETTINGS,
     CAP_REQUEST_RECORD,
+    CAP_FETCH_SELECTION,
 )
 
 

@@ -140,6 +140,16 @@ PROFILES: tuple[Profile, ...] = (
         opt_in=True,
     ),
     Profile(
+        "seed-001-fetch-selection",
+        "001",
+        "either fetch provider selected alone, whichever way the switch is set (the switch's selection otherwise)",
+        requires=("web_fetch", "fetch-api", "ssrf-test-mode", "fetch-selection"),
+        protocol="api",
+        # configure's fetch_provider is a protocol addition; a target configured through the switch alone is judged
+        # on what the switch selects
+        opt_in=True,
+    ),
+    Profile(
         "seed-002-evidence",
         "002",
         "the code-only evidence pipeline: no model call, cited lines, local and retry refusals, relevance",

@@ -44,7 +44,7 @@ from ..providers._client_pool import tls_context
 from ..providers.http_fetch import HttpFetchProvider
 from ..replay._bases import KEY_ENV, credential_environ, settings_for_bases
 from ..runtime import build_runtime, http_fetch_config, main_model_tools, scripted_runtime, standalone_search_tool
-from ..settings import Settings
+from ..settings import API_SELECTION, MESSAGES_SELECTION, Settings
 from ..standalone_accounts import Resolution, SearchRoute, resolve
 from ..standalone_config import save_search_model
 from ..tools import ToolResult, error_result
@@ -163,6 +163,10 @@ class TargetConfig:
     tools_base: str
     api_key: str
     provider: Literal["messages", "api", "scripted"] = "api"
+    # Capability fetch-selection: the fetch provider configured alone, beside the switch (seed 001: 'configuration
+    # can still select either fetch provider alone'); "http" the local HTTP fetch, "api" the Fetch API, None as
+    # ``provider`` selects (api: the Fetch API; messages: local HTTP).
+    fetch_provider: Literal["http", "api"] | None = None
     # Seed 001's account route (capability account-route): "account" sends the account token instead of the key.
     auth: Literal["api_key", "account"] = "api_key"
     account_token: str = ""  # the emulator's account token; sent only on the account route
@@ -637,7 +641,7 @@ def reference_settings(config: TargetConfig, current: Settings | None = None) ->
     }
     if config.given is not None:
         overrides = {key: value for key, value in overrides.items() if _CONFIGURE_KEY[key] in config.given}
-    return settings_for_bases(
+    settings = settings_for_bases(
         config.messages_base if config.gives("messages_base") else None,
         config.tools_base if config.gives("tools_base") else None,
         timeout_s=config.timeout_s if config.gives("timeout_s") else None,
@@ -645,6 +649,13 @@ def reference_settings(config: TargetConfig, current: Settings | None = None) ->
         new_api=config.provider == "api" if config.gives("provider") else None,
         overrides=overrides,
     )
+    if config.fetch_provider is not None and config.gives("fetch_provider"):  # written after the switch, as a
+        settings = settings.updated({"web.fetch_provider": FETCH_SELECTION[config.fetch_provider]})  # user would
+    return settings
+
+
+# configure's fetch_provider (capability fetch-selection) -> the reference's web.fetch_provider
+FETCH_SELECTION = {"http": MESSAGES_SELECTION[1], "api": API_SELECTION[1]}
 
 
 # The configure key behind each setting reference_settings writes (shipped-defaults: given or not).

@@ -43,6 +43,11 @@ BREAKS: dict[str, tuple[set[str], str | tuple[str, ...]]] = {
                           "carried the configured key"),
     "saved-switch-search-only": ({"settings.snapshot.per_operation"}, "after saving the switch on: web_fetch sent no "
                                  "request"),
+    # the fetch provider selected alone (fetch-selection): every other check configures the switch alone (hunt O-A2)
+    "fetch-selection-follows-switch": ({"fetch.selection.alone"}, "switch-on-http-fetch-alone: expected the page "
+                                       "through local HTTP fetch"),
+    "fetch-selection-sticky": ({"fetch.selection.alone"}, "switch-on-no-fetch-selection: expected the page through "
+                               "the Fetch API"),
     # the request record (request-record): no other check reads what a target records
     "record-after-reply": ({"search.messages.recorded"}, "held: while the Messages request was in flight"),
     "record-without-thinking": ({"search.messages.recorded"}, "thinking: recorded absent"),
@@ -321,9 +326,8 @@ def test_every_seed_002_break_mode_is_tabled() -> None:
 
 # The checks of this suite's case families (seeds 000/001, the opt-in scheduling ones included); seeds
 # 002/003 table their own breaks (tests/standalone, ...).
-FAMILIES = {"batch", "deployment", "differential", "fetch", "live_settings", "mapping", "merge", "outcomes",
-            "request_record", "scheduling", "search", "shipped_defaults", "summary",
-            "text", "validation"}
+FAMILIES = {"batch", "deployment", "differential", "fetch", "fetch_selection", "live_settings", "mapping", "merge",
+            "outcomes", "request_record", "scheduling", "search", "shipped_defaults", "summary", "text", "validation"}
 SEED_000_001 = [s for s in all_checks() if s.run.__module__.rsplit(".", 1)[-1] in FAMILIES]
 
 

@@ -82,6 +82,7 @@ def test_undeclared_capabilities_are_skipped_never_passed_and_withhold_their_pro
         "search.api.account_route",  # account-route likewise
         *OPT_IN_CHECKS,  # declared, but they need search-api
         "fetch.api.retry.waits",  # retry likewise (its Fetch API retries beside the Search API's)
+        "fetch.selection.alone",  # fetch-selection likewise (it needs fetch-api)
         *SUMMARY_CHECKS,
         # the seed 002 evidence checks run over the Search and Fetch APIs
         "evidence.no_model_call",

@@ -20,6 +20,7 @@ from . import (  # noqa: F401  (registration side effect)
     evidence_relevance,
     evidence_wire,
     fetch,
+    fetch_selection,
     live_settings,
     mapping,
     merge,

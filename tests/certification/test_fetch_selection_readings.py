@@ -1,0 +1,35 @@
+"""Seed 001's fetch provider selected alone (capability fetch-selection, check fetch.selection.alone): an outside hunt
+(O-A2) found the switch read as forcing both selections certified, since configure could only set the switch. Each
+wrong reading is made in the reference's settings and must fail exactly the rows that name it; the reference passes."""
+
+from __future__ import annotations
+
+import pytest
+
+from dsweb_ref import settings
+from dsweb_ref.certification.checks import fetch_selection
+
+from ._readings import failing_rows, patch_reading
+
+CHECK, TABLE = "fetch.selection.alone", "SELECTION_CASES"
+MERGE = "        merged.update(layer)\n"  # settings._build: each layer over the ones below it
+
+
+def test_the_reference_passes_every_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert failing_rows(fetch_selection, TABLE, CHECK, monkeypatch) == set()
+
+
+# catches (hunt O-A2): "the switch writes both selections" read as the switch forcing both while it is on
+def test_the_switch_forcing_both_while_on_fails_exactly_the_http_alone_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    patch_reading(settings, "_build", MERGE,
+                  MERGE + "    if merged[_SWITCH]:\n        merged[_SEARCH], merged[_FETCH] = API_SELECTION\n", monkeypatch)
+    assert failing_rows(fetch_selection, TABLE, CHECK, monkeypatch) == {"switch-on-http-fetch-alone"}
+
+
+# catches: the switch off read as forcing local HTTP fetch ("HTTP fetch remains the selection whenever it is off")
+def test_the_switch_forcing_http_while_off_fails_exactly_the_api_alone_row(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    patch_reading(settings, "_build", MERGE,
+                  MERGE + "    if not merged[_SWITCH]:\n        merged[_FETCH] = MESSAGES_SELECTION[1]\n", monkeypatch)
+    assert failing_rows(fetch_selection, TABLE, CHECK, monkeypatch) == {"switch-off-fetch-api-alone"}
