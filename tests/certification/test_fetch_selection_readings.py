@@ -22,7 +22,8 @@ def test_the_reference_passes_every_row(monkeypatch: pytest.MonkeyPatch) -> None
 # catches (hunt O-A2): "the switch writes both selections" read as the switch forcing both while it is on
 def test_the_switch_forcing_both_while_on_fails_exactly_the_http_alone_row(monkeypatch: pytest.MonkeyPatch) -> None:
     patch_reading(settings, "_build", MERGE,
-                  MERGE + "    if merged[_SWITCH]:\n        merged[_SEARCH], merged[_FETCH] = API_SELECTION\n", monkeypatch)
+                  MERGE + "    if merged[_SWITCH]:\n        merged[_SEARCH], merged[_FETCH] = API_SELECTION\n",
+                  monkeypatch)
     assert failing_rows(fetch_selection, TABLE, CHECK, monkeypatch) == {"switch-on-http-fetch-alone"}
 
 
