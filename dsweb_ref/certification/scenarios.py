@@ -23,7 +23,7 @@ from .seed_merge import merge_by_seed
 
 __all__ = [
     "FAILURE_CODES", "Expected", "Scenario", "answer_labels", "compare", "expect", "generate", "shown_at",
-    "shrink_candidates",
+    "shrink_candidates", "trimmed",
 ]
 
 # Codes a scripted failure carries: distinct codes make "which failure was reported" visible.
@@ -149,18 +149,43 @@ _REPEATED = {"sources": [{"url": _URLS[0], "title": "first listing"}, {"url": _U
 _FRAGMENT = "https://e.example.test/a#part"  # in the pool; no other URL there differs from it by the fragment alone
 _WHOLE = {"sources": [{"url": _FRAGMENT, "title": "the part"}], "content": "with the fragment", "truncated": False}
 _BARE = {"sources": [{"url": _FRAGMENT.split("#")[0], "title": "the page"}], "truncated": False}
+_PAD = {"sources": [{"url": _URLS[-3], "title": "the plain one"}], "content": "answered for the plain query",
+        "truncated": False}
+_PADDED = {"sources": [{"url": _URLS[-6], "title": "the padded one"}], "content": "answered for the padded query",
+           "truncated": False}
 # Families the generator shows only now and then, or never, run first whatever the seed:
 # - a one-query result that lists a URL twice comes back as the provider gave it (the dedup is the merge's; a
 #   one-item array is not merged). The default seed's 200 scenarios hold it twice; 9 of seeds 0-19 none (a review
 #   of the halved counts, issue 18);
 # - two URLs that differ by their fragment alone are two URLs (dedup "by exact URL"): no seed's scenarios hold
-#   such a pair (the same review).
+#   such a pair (the same review);
+# - two queries that differ by a leading space alone, each with its own answer: a batch that searches both labels
+#   each answer with its query as given, so the model can tell them apart (hunt O-A3: '### <query>' lines that trim
+#   the query put both under '### pinned pad', certified; no generated query carries surrounding whitespace).
+#   A target that trims queries, and so makes one search, is judged as that one-query call (see trimmed).
 PINNED = (
     Scenario(("pinned repeat",), (("pinned repeat", _REPEATED),), ("pinned repeat",), 6, 4),
     Scenario(("pinned repeat", "pinned repeat"), (("pinned repeat", _REPEATED),), ("pinned repeat",), 6, 4),
     Scenario(("pinned fragment", "pinned page"), (("pinned fragment", _WHOLE), ("pinned page", _BARE)),
              ("pinned fragment", "pinned page"), 6, 4),
+    Scenario(("pinned pad", " pinned pad"), (("pinned pad", _PAD), (" pinned pad", _PADDED)),
+             ("pinned pad", " pinned pad"), 6, 4),
 )
+
+
+def trimmed(s: Scenario) -> Scenario | None:
+    """``s`` as a target that trims its queries runs it, where trimming leaves fewer distinct queries and each
+    trimmed query is one the scenario answers; else None. Seed 000 removes exact duplicate strings and says nothing
+    of whitespace around a query, so whether a query is trimmed before is open: such a target makes one search for
+    " pinned pad" and "pinned pad", and its result is that search's, returned as a one-query result (or merged, if
+    other queries remain). The scripted route holds that search until its hold limit, for the untrimmed query."""
+    queries = tuple(q.strip() for q in s.queries)
+    distinct = list(dict.fromkeys(queries))
+    answers = dict(s.answers)
+    if len(distinct) == len(s.distinct) or any(q not in answers for q in distinct):
+        return None
+    return replace(s, queries=queries, answers=tuple((q, answers[q]) for q in distinct),
+                   order=tuple(q for q in s.order if q in distinct))
 
 
 def _seam(answer: Mapping[str, Any]) -> SearchResult:
@@ -318,11 +343,16 @@ def compare(s: Scenario, want: Expected, ok: bool, value: Any, text: str | None,
     # one query's result carries none, a batch's '### <query>' lines over that query's own sources alone are
     # no answer labels (see answer_labels).
     problems += _answers_shown(text or "", want)
+    problems += _twins_told_apart(text or "", want, "the text")
+    content = value.get("content")
+    problems += _twins_told_apart(content if isinstance(content, str) else "", want, "the value's content")
     if want.single:
         labels = _label_lines(text or "")
     else:
-        served = {q.strip(): [str(src.get("url")) for src in a["sources"]] for q, a in s.answers
-                  if not isinstance(a, Failure)}
+        served: dict[str, list[str]] = {}
+        for q, a in s.answers:  # queries differing by surrounding whitespace alone share a key, and their sources
+            if not isinstance(a, Failure):
+                served.setdefault(q.strip(), []).extend(str(src.get("url")) for src in a["sources"])
         labels = answer_labels(text or "", served, [answer for _, answer in want.labelled])
     expected_labels = sorted(q.strip() for q, _ in want.labelled)
     if labels != expected_labels:
@@ -348,6 +378,30 @@ def _answers_shown(text: str, want: Expected) -> list[str]:
             under[label] += line + "\n"
     return [f"the text does not show the answer {answer!r} under its label '### {query.strip()}'"
             for query, answer in want.labelled if answer.strip() not in under.get(query.strip(), "")]
+
+
+def _twins_told_apart(text: str, want: Expected, where: str) -> list[str]:
+    """Answers of queries that differ by surrounding whitespace alone (" pinned pad", "pinned pad"): each stands
+    under a '### ' line showing its own query as given (the line's trailing whitespace aside), so their labels
+    differ. Seed 000 labels answers 'so the model can tell which answer came from which search'; the stripped
+    comparison of the other judgements (a label's trailing space, the layout around it) would take one label
+    for both. Every other answer is judged as before (by :func:`_content_problems` and :func:`_answers_shown`)."""
+    stripped = [q.strip() for q, _ in want.labelled]
+    twins = [(q, a) for q, a in want.labelled if stripped.count(q.strip()) > 1]
+    if not twins:
+        return []
+    blocks: list[tuple[str, list[str]]] = []  # (a '### ' line's query, trailing whitespace aside; the lines below)
+    for line in text.split("\n"):
+        if line.startswith("### "):
+            blocks.append((line[4:].rstrip(), []))
+        elif blocks:
+            blocks[-1][1].append(line)
+    heads = {answer: [head for head, under in blocks if answer.strip() in "\n".join(under)] for _, answer in twins}
+    queries = [q for q, _ in twins]
+    return [f"{where} shows the answer {answer!r} under {[f'### {h}' for h in heads[answer]]}, not under a '### ' "
+            f"line showing its own query {query!r} as given: the queries {queries} differ by surrounding whitespace "
+            "alone, and a label that drops it leaves the model unable to tell which answer came from which search"
+            for query, answer in twins if query.rstrip() not in heads[answer]]
 
 
 def shrink_candidates(s: Scenario) -> Iterator[Scenario]:

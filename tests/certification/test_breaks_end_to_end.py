@@ -99,6 +99,9 @@ BREAKS: dict[str, tuple[set[str], str | tuple[str, ...]]] = {
     "fetch-whole-truncated": ({"fetch.api.mapping"}, "although the whole Markdown was returned"),
     "fetch-title-field": ({"fetch.value.schema"}, "does not follow web_fetch.output"),
     "label-single": ({"search.differential.merge"}, "expected the provider's answer unchanged"),
+    # Found by an outside hunt of seed 000 (O-A3): certified before the pinned padded-query scenario.
+    "label-trimmed": ({"search.differential.merge"}, "pinned scenario 4: the text shows the answer 'answered for the "
+                      "padded query' under ['### pinned pad']"),
     "truncated-cap-only": ({"search.differential.merge"}, "truncated=False, expected True"),
     "url-normalise-dedup": ({"search.differential.merge"}, "sources"),
     "generic-failure": ({"search.differential.failure"}, "the first failure in time, with its own code"),

@@ -11,6 +11,7 @@ failure reports the seed, the scenario's index and a shrunk minimal scenario.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import time
 from collections.abc import Iterator
 from contextvars import ContextVar
@@ -18,7 +19,7 @@ from typing import Any
 
 from ...emulator.scripted import Seen, scripted_base
 from ..cases import Case
-from ..scenarios import FAILURE_CODES, PINNED, Scenario, compare, expect, generate, shrink_candidates
+from ..scenarios import FAILURE_CODES, PINNED, Scenario, compare, expect, generate, shrink_candidates, trimmed
 from ._base import CALL_TIMEOUT, CheckContext, CheckFailed, check
 
 __all__ = ["DEFAULT_SEED", "FAILING", "HOLD_LIMIT", "SUCCEEDING", "current_seed", "seeded"]
@@ -84,6 +85,11 @@ async def _run(ctx: CheckContext, s: Scenario) -> list[str]:
         seen = store.seen(scenario_id)
     finally:
         store.drop(scenario_id)
+    one = trimmed(s)
+    if one is not None and sorted(q for q, _ in seen.arrivals) == sorted(one.distinct):
+        # A target that trims queries searched each trimmed query once (seed 000 leaves trimming open): it is
+        # judged as the call it made. The script held those searches for the untrimmed ones that never came.
+        s, seen = one, dataclasses.replace(seen, late=[])
     problems = _seen_problems(s, seen)
     if outcome.cancelled:
         return [*problems, "the call reported cancelled; nothing cancelled it"]
@@ -108,7 +114,7 @@ async def _shrink(ctx: CheckContext, s: Scenario, problems: list[str]) -> tuple[
 
 async def _differential(ctx: CheckContext, check_id: str, failing: bool, count: int) -> None:
     seed = current_seed()
-    pinned = () if failing else PINNED  # numbered before the generated ones: -3, -2, -1
+    pinned = () if failing else PINNED  # numbered before the generated ones: -4, -3, -2, -1
     for index, s in enumerate([*pinned, *generate(seed, count, failing)], start=-len(pinned)):
         problems = await _run(ctx, s)
         if problems and any(HOLD_WORDS in p for p in problems):
@@ -143,6 +149,12 @@ _MERGE_CASES = (
          {"pinned": "repeated url"}),
     Case("two URLs that differ by their fragment alone (pinned: run first, whatever the seed)",
          "a dedup that drops the fragment (two URLs taken for one)", {"pinned": "fragment"}),
+    # From an outside hunt (O-A3): '### <query>' lines that trim the query were certified.
+    Case("two queries that differ by a leading space alone, each answered (pinned: run first, whatever the seed)",
+         "answer labels that trim the query ('### pinned pad' over both answers: the model cannot tell which answer "
+         "came from which search); not judged wrong: a target that trims queries and so makes one search, judged "
+         "as the one-query call it made (seed 000 leaves trimming open, and one search's answer needs no label)",
+         {"pinned": "padded query"}),
     Case("a per-query truncated, nothing dropped by the cap", "truncated computed from the cap alone",
          {"truncated": "per query"}),
     Case("URLs differing by case, trailing slash, trailing space or escaping", "a dedup that normalises URLs",
@@ -179,8 +191,14 @@ _FAILURE_CASES = (
         "and capped at searchMaxResults; truncated is set when a query's result was truncated or a unique "
         "source was dropped by the cap; answers are labelled '### <query>' 'so the model can tell which answer came "
         "from which search' (the text shows each answer under its label, and a '### <query>' line over that "
-        "query's own sources alone labels no answer: the layout is open); a one-item array returns the "
-        "provider's result unchanged, without multi-query formatting."
+        "query's own sources alone labels no answer: the layout is open; a label's trailing whitespace is free, "
+        "but two queries that differ by surrounding whitespace alone are two searches whose answers each stand "
+        "under a '### ' line showing their own query as given, so the two labels differ); a one-item array "
+        "returns the provider's result unchanged, without multi-query formatting. Whether a query is trimmed "
+        "before the exact-duplicate removal is open: a target that searches each trimmed query once is judged as "
+        "the call it made (one search for ' pinned pad' and 'pinned pad', its result returned as a one-query "
+        "result: seed 000 removes exact duplicate strings and says nothing of whitespace around a query, and one "
+        "search gives one answer, which no other can be taken for)."
     ),
     cases=_MERGE_CASES,
     process="own",  # a few hundred scenarios: CPU-bound in the suite, the target and the emulator
