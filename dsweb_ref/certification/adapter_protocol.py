@@ -282,10 +282,11 @@ Methods
     ``web_search``, an explicit off, an unusable assigned model) no ``web_search`` is listed. The other
     tools, the descriptions' wording and the schema beyond ``query`` are the implementation's; ``text`` is
     free. A malformed document is an error ``WEB_CONFIG_INVALID``. With ``standalone-notice``, ``value``
-    also carries ``notices``: ``[str, ...]``, what that runtime's assembly told the user, in order. Seed 003:
-    an assigned search model whose connection is gone, switched off or without credentials registers no
-    search and is told once, so that list holds exactly one notice for it (its wording is yours) and none
-    for a valid or automatic selection; each assembly is a new runtime and tells it again.
+    also carries ``notices``: ``[str, ...]``, the notices saying web_search is unavailable that this runtime's
+    assembly raised, one string each, before any user interface merges repeats (other messages stay out).
+    Seed 003: an assigned search model whose connection is gone, switched off or without credentials
+    registers no search and is told once, so that list holds exactly one notice for it (its wording is
+    yours) and none for a valid or automatic selection; each assembly is a new runtime and raises it again.
 
 ``evidence_cite`` -> ``{"text": str, "value": object}``
     Params ``{"answer": str, "values": [value, ...]}``: ``answer`` is the text the agent layer wrote and

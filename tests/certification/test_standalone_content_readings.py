@@ -218,11 +218,22 @@ def test_words_around_the_answer_cut_at_the_bound_pass_every_bound_row(monkeypat
 FIELDS_ROWS = {"messages-result-holds-its-fields-only", "responses-result-holds-its-fields-only"}
 
 
+def _usage_shown(when: str) -> str:
+    """StandaloneSearchTool.run adding the search's usage to the model-visible JSON when ``when`` holds (its body is
+    dedented by one level when patched: the lines after the first start at four spaces)."""
+    return ("text = encode_result(summary, bound_sources(answer.sources), cut, limit=23_000)\n"
+            f"    shown = {{**json.loads(text), 'usage': answer.usage.input_tokens}} if {when} else json.loads(text)\n"
+            "    return json.dumps(shown, ensure_ascii=False), answer.usage")
+
+
 # catches (hunt O-B3): the search's usage added to the JSON the main model reads (seed 003 reports it apart)
-def test_usage_shown_to_the_main_model_fails_exactly_the_fields_rows(monkeypatch: pytest.MonkeyPatch) -> None:
-    # the method's body is dedented by one level when patched: its lines start at four spaces
-    patch_reading(StandaloneSearchTool, "run", RESULT,
-                  "text = encode_result(summary, bound_sources(answer.sources), cut, limit=23_000)\n"
-                  "    shown = {**json.loads(text), 'usage': {'input_tokens': answer.usage.input_tokens}}\n"
-                  "    return json.dumps(shown, ensure_ascii=False), answer.usage", monkeypatch)
-    assert failing_rows(standalone, BOUND_TABLE, BOUNDED, monkeypatch) == FIELDS_ROWS
+def test_usage_shown_to_the_main_model_fails_the_fields_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+    patch_reading(StandaloneSearchTool, "run", RESULT, _usage_shown("True"), monkeypatch)
+    assert FIELDS_ROWS <= failing_rows(standalone, BOUND_TABLE, BOUNDED, monkeypatch)
+
+
+# catches (a review's reading): the usage added only to a cut result, which the two plain answers never are
+def test_usage_shown_only_when_cut_fails_the_cut_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+    patch_reading(StandaloneSearchTool, "run", RESULT, _usage_shown("cut"), monkeypatch)
+    failing = failing_rows(standalone, BOUND_TABLE, BOUNDED, monkeypatch)
+    assert "huge-messages-summary" in failing and not failing & FIELDS_ROWS

@@ -52,12 +52,15 @@ def test_the_reference_tells_the_runtimes_notice_through_standalone_tools() -> N
         ([(True, "", {"tools": [], "notices": ["x"]})], 1, 1, []),
         # catches: a notice of whitespace only counted as telling the user
         ([(True, "", {"tools": [], "notices": [" \n"]})], 1, 1, ["expected 1 notice(s), got 1 (' \\n')"]),
-        # catches: a blank notice beside the real one in a silent row taken as silence
+        # catches: a blank notice alone, in a row that expects none, taken as silence
         ([(True, "", {"tools": [], "notices": [""]})], 0, 1, ["expected 0 notice(s), got 1 ('')"]),
         ([(True, "", {"tools": []})], 0, 1, ["value.notices is not an array of strings: {'tools': []}"]),
+        # catches (a review): the notice told, yet web_search still registered (its calls failing later)
+        ([(True, "", {"tools": [{"type": "function", "function": {"name": "web_search"}}], "notices": ["x"]})], 1, 1,
+         ["web_search is listed (or no tools array) beside the notice"]),
         ([(True, "", {"tools": [], "notices": [1]})], 1, 1, ["value.notices is not an array of strings"]),
         ([(False, "error WEB_CONFIG_INVALID", None)], 1, 1, ["expected the tools and notices, got error"]),
-        ([(True, "", {"notices": ["x"]}), (True, "", {"notices": []})], 1, 2,
+        ([(True, "", {"tools": [], "notices": ["x"]}), (True, "", {"tools": [], "notices": []})], 1, 2,
          ["assembly 2: expected 1 notice(s), got 0 (none)"]),
     ],
 )

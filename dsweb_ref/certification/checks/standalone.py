@@ -6,7 +6,8 @@ tool version the backend documents: ``web_search_20250305`` on Messages, ``web_s
 Responses), the 8192-token output budget, searches in flight at once sharing nothing (each request
 its own query, each result its own answer), at most eight distinct HTTP(S) sources, a source keeps a
 title the answer gave its URL, an encoded result of at most 24 000 bytes whose summary carries a
-short answer's text whole, prose without a
+short answer's text whole and which holds summary, sources and the optional truncated flag only (seed 003 lists
+them after a colon, and reports usage apart: read as the result's whole list of keys), prose without a
 completed native search (or a failed response or search call) is a tool error, a completed search
 without structured sources gives no sources, no redirects, no reasoning or encrypted content in
 the result, and the selection rules (broker and extension models bring no search credential;
@@ -16,7 +17,8 @@ conversation changes none of it), which
 eight sources are kept, which of several titles a URL gets, the summary's own bound, the words
 around the answer in the summary and which of several text blocks make it up, request fields that
 carry no content (``include``, ``tool_choice``, ``thinking``, ``max_uses``, ``store``), streaming or not,
-whether two searches run at once. Usage is certified apart (capability ``standalone-usage``, :mod:`.standalone_usage`).
+whether two searches run at once, what the summary's text says beside the answer (usage written into it is not
+told apart from other words). Usage is certified apart (capability ``standalone-usage``, :mod:`.standalone_usage`).
 
 Rows marked ``stream`` configure ``standalone_stream``: the emulator tells their answer as server-sent
 events to a target that asks for a stream and as the same JSON to one that does not, so a target
@@ -630,6 +632,8 @@ EDGE_SUMMARY = _edge_summary()  # 11 871 bytes: under the reference's own 12 000
 # reaches the summary whole (the words a target puts around it are open).
 ANSWER_TEXT = "Gold closed at 2,431 USD on Tuesday."
 RESULT_FIELDS = ("summary", "sources", "truncated")  # seed 003: the JSON the main model receives, its keys all
+FIELDS_CATCHES = ("other keys beside summary, sources and truncated in the JSON the main model reads (the search's "
+                  "usage, query, model or reasoning shown to it), on any path: plain, cut or streamed")
 ANSWERED = {"messages": _messages_body([_result_block([_item("https://a.example.test/")]),
                                         {"type": "text", "text": ANSWER_TEXT}]),
             "responses": _responses_body([_search_call(urls=("https://a.example.test/",)),
@@ -667,8 +671,7 @@ BOUND_CASES = (
          {"protocol": "responses", "fault": AsAnswer(ANSWERED["responses"]), "answer": ANSWER_TEXT, "stream": True}),
     # From an outside hunt (O-B3): the search's usage added to the JSON the main model reads. Seed 003 names what that
     # JSON holds ("summary、sources（标题和 URL）以及可选的 truncated 标记") and reports usage apart ("单独…上报").
-    Case("messages-result-holds-its-fields-only", "other keys beside summary, sources and truncated in the JSON the "
-         "main model reads (the search's usage, query, model or reasoning shown to it)",
+    Case("messages-result-holds-its-fields-only", FIELDS_CATCHES,
          {"protocol": "messages", "fault": AsAnswer(ANSWERED["messages"]), "fields": True}),
     Case("responses-result-holds-its-fields-only", "the same on Responses",
          {"protocol": "responses", "fault": AsAnswer(ANSWERED["responses"]), "fields": True}),
@@ -764,10 +767,11 @@ async def result_bounded(ctx: CheckContext) -> None:
         # From an outside hunt: bytes cut inside a character and decoded with replacement (no answer here has one)
         require("\ufffd" not in str(value.get("summary", "")), f"[{case.name}] the summary holds U+FFFD: a character "
                 "was cut inside its bytes and replaced", catches=case.catches)
+        # Every row, cut or not, streamed or not: a key added on one path alone is still a key (a review's reading).
+        extra = sorted(str(key) for key in value if key not in RESULT_FIELDS)
+        require(not extra, f"[{case.name}] the result carries {extra} beside summary, sources and truncated",
+                keys=extra, catches=FIELDS_CATCHES)
         if case.params.get("fields"):
-            extra = sorted(str(key) for key in value if key not in RESULT_FIELDS)
-            require(not extra, f"[{case.name}] the result carries {extra} beside summary, sources and truncated",
-                    keys=extra, catches=case.catches)
             continue
         answer = case.params.get("answer")
         if answer is not None:  # compared with whitespace collapsed: any words around the answer are open

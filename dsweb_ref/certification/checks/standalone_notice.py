@@ -1,15 +1,18 @@
 """Seed 003: an unusable assigned search model is told to the user once, by each runtime assembled for it.
 
 Enforced (capabilities ``standalone-tools`` and ``standalone-notice``: ``standalone_tools``'s ``value`` carries
-the ``notices`` the runtime's assembly told the user): when the assigned connection is deleted, has its search
-switched off or loses its credentials, the new runtime registers no search tool and notifies once
-("指定连接被删除、关闭搜索或失去凭据时……新运行时不注册搜索工具并通知一次"), so the assembly tells exactly one
-non-blank notice; a valid or automatic selection is no such case and tells none. Each ``standalone_tools`` call is a
-runtime assembled anew, so it tells again.
+the ``notices`` saying web_search is unavailable that the runtime's assembly raised, one string each, before any
+user interface merges repeats): when the assigned connection is deleted, has its search switched off or loses its
+credentials, the new runtime registers no search tool and notifies once
+("指定连接被删除、关闭搜索或失去凭据时……新运行时不注册搜索工具并通知一次"), so the assembly lists no web_search and
+raises exactly one non-blank notice; a valid or automatic selection is no such case and raises none. Each
+``standalone_tools`` call is a runtime assembled anew ("新运行时" is the subject of both), so it tells again.
 
-Left open (accepted either way): the notice's wording, notices for cases the sentence does not name (offline
-mode, an allow-list, an explicit off, a malformed reference or a model the connection no longer lists), and how
-a user interface shows it.
+Left open (accepted either way): the notice's wording (the reason and the kept reference are the settings' to
+show: ``standalone.resolve.table`` judges the reason), other messages an assembly gives (they are no such
+notice), notices for cases the sentence does not name (offline mode, an allow-list, the current account's
+``web_search = false`` under automatic selection, a malformed reference, a disabled connection, one outside
+``connection_access``, or a model the connection no longer lists), and how a user interface shows repeats.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from typing import Any
 
 from ..cases import Case
 from ._base import CALL_TIMEOUT, CheckContext, check, require
-from .standalone_tools import ACCOUNTS, ENV_SET, _acct, _doc
+from .standalone_tools import ACCOUNTS, ENV_SET, _acct, _doc, web_search_entries
 
 __all__ = ["NOTICE_CASES", "notice_problems"]
 
@@ -65,6 +68,9 @@ def notice_problems(case: Case, answers: list[tuple[bool, str, Any]]) -> list[st
             return [f"{where}expected the tools and notices, got {brief}"]
         if not isinstance(notices, list) or not all(isinstance(n, str) for n in notices):
             return [f"{where}value.notices is not an array of strings: {str(value)[:200]}"]
+        tools = value.get("tools")
+        if case["told"] and (not isinstance(tools, list) or web_search_entries(tools)):
+            wrong.append(f"{where}web_search is listed (or no tools array) beside the notice: {str(tools)[:200]}")
         told = [n for n in notices if n.strip()]
         if len(told) != case["told"] or len(notices) != len(told):
             shown = "; ".join(repr(n[:120]) for n in notices) or "none"
@@ -81,9 +87,11 @@ def notice_problems(case: Case, answers: list[tuple[bool, str, Any]]) -> list[st
     rule="Seed 003: when the assigned connection is deleted, its search is switched off or it loses its "
     "credentials, the reference is kept and the reason shown; the new runtime registers no search tool and "
     "notifies once, ordinary chat goes on and no other account is used. So a runtime assembled for such a "
-    "configuration tells the user exactly one non-blank notice, a runtime assembled for a valid or automatic "
-    "selection tells none, and each runtime assembled anew tells it again. The wording and notices for cases "
-    "the sentence does not name (offline mode, an allow-list, an explicit off, a malformed reference) are the "
+    "configuration lists no web_search and raises exactly one non-blank notice that web_search is unavailable, "
+    "a runtime assembled for a valid or automatic selection raises none, and each runtime assembled anew raises it "
+    "again (before any user interface merges repeats). The wording, other messages, and notices for cases the "
+    "sentence does not name (offline mode, an allow-list, the current account's web_search = false, a malformed "
+    "reference, a disabled connection, one outside connection_access, a model no longer listed) are the "
     "implementation's.",
     cases=NOTICE_CASES,
     profiles=("seed-003-notice",),
