@@ -372,8 +372,12 @@ OPEN_VARIANTS = {
     "opaque-errors": "search.batch.all_or_nothing",
     # a fetcher that follows no redirect (a clean-room one failed ssrf.proxy.ignored's redirect-hop row before)
     "ssrf-no-redirects": "ssrf",
-    # one that answers each redirect with the redirect itself (a clean-room Node fetcher failed two rows before)
-    "ssrf-redirect-returned": "ssrf",
+    # one that answers each redirect with the redirect itself (a clean-room Node fetcher failed two rows before; its
+    # pipeline takes the 3xx for a page not fetched, whose snippet evidence.html_page's redirect rows once refused)
+    "ssrf-redirect-returned": "ssrf evidence.html_page",
+    # a pipeline whose fetcher follows no redirect, each 3xx a page not fetched, so the snippet stands in (a review:
+    # evidence.html_page's private-redirect-snippet row failed it, 2 of 2 runs)
+    "evidence-no-redirects": "evidence.html_page",
     # a Messages answer's repeated URL kept twice (a clean-room Node target failed the repeats row before)
     "messages-repeats-kept": "search.messages search.text search.merge search.value errors.codes",
     # a blank query searched, for the service to refuse (a clean-room Node target failed four rows before)

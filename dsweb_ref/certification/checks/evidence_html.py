@@ -29,6 +29,21 @@ each row enforces only, for one page:
   holds the query's words, is never cited (the snippet may stand in, or the query says it found nothing);
 * a page its reader cannot parse is read or counted unread (the snippet may stand in): it never fails the call,
   and the page of another result beside it still yields its query-matching text.
+
+The refusal rows (a result whose host resolves privately, or whose page redirects to a private or loopback
+address) enforce that the address is never dialled, for every target. That the refused result's snippet is never
+cited is enforced for a target shown to follow redirects, and for every target where the host itself resolves
+privately. Seed 002 validates "URL ที่จะ fetch" (the URLs to be fetched) and says "ถ้า fetch page ไม่ได้หรือไม่มี
+passage ที่ใช้ได้ search snippet ยังเป็น fallback ได้ตาม policy" (a page that cannot be fetched, or has no usable
+passage, may fall back to the search snippet): a fetcher that follows no redirect never fetches, so never
+validates, a Location, and a redirect is for it a page it could not fetch. Whether the target follows redirects is
+shown by a control, not assumed: a result whose page redirects (302) to another public page of the same origin (the
+redirect every fetcher that follows any follows; the reference declines cross-origin ones as refused) holding a fact
+of its own, which the result's snippet does not hold. The fact in the evidence: the target follows redirects, so it
+validates each Location it is given, and a refused redirect taken for a page not fetched (its snippet cited or
+listed) fails, as it always did. No fact: the target follows none, and the redirect rows accept the snippet cited
+(the check's notes say so). Left open: whether a no-redirect fetcher refuses a 3xx or answers it as it came, and
+whether its pipeline then cites the snippet or nothing.
 """
 
 from __future__ import annotations
@@ -39,10 +54,11 @@ from typing import Any
 
 from ...schemas import validate
 from ..cases import Case
+from ..targets import CallOutcome
 from ._base import CheckContext, check, expect_success, require
 from ._script import row, script
 from .evidence import _ANY_SOURCE, _evidence
-from .ssrf import PUBLIC, _Handler, _network
+from .ssrf import PUBLIC, _Handler, _Net, _network
 
 REQUIRES = ("web_search", "messages-search", "ssrf-test-mode", "evidence-search")
 HOST = "harbour-pilots.example.org"
@@ -419,9 +435,10 @@ PRIVATE = (
 BESIDE_HOST = "harbour-notices.example.net"  # a second public host: its page beside the refused result
 REFUSED_SNIPPET = "Harbour pilot boarding starts at 06:00 from the Kittiwake anchorage, the harbour office says."
 REFUSED = (
-    Case("private-redirect-snippet", "a redirect to a private address counted as an ordinary load failure (only "
-         "invalid URLs taken for refusals), so the result's snippet, which matches the query, is cited as evidence "
-         "and its URL listed among the sources", {"host": HOST, "redirect": f"http://{PRIVATE_ANSWER}/"}),
+    Case("private-redirect-snippet", "a redirect to a private address counted as an ordinary load failure by a "
+         "pipeline that follows redirects (only invalid URLs taken for refusals), so the result's snippet, which "
+         "matches the query, is cited as evidence and its URL listed among the sources",
+         {"host": HOST, "redirect": f"http://{PRIVATE_ANSWER}/"}),
     Case("private-host-snippet", "a host that resolves privately counted as an ordinary load failure, so the "
          "result's matching snippet is cited and its URL listed among the sources", {"host": PRIVATE_HOST}),
     # From the seed-6 mutation draw: refusals of odd redirect targets are refusals too. An unprintable character in
@@ -478,6 +495,24 @@ NUMERIC_REFUSED = (
     _numeric("short-hex", "a short form with a hex part", "0x7f.1"),
     _numeric("short", "a short dotted form", "127.1"),
 )
+# From a review: the control that shows whether the target follows redirects at all (see the module docstring). A
+# result on HOST whose page redirects (302, an absolute Location) to another page of the same origin, public, holding
+# a fact of its own; the result's snippet (SNIPPET) holds none, so only a redirect followed puts the fact in the
+# evidence. Same origin: the redirect any fetcher that follows redirects follows (the reference declines a
+# cross-origin one, public or not, as WEB_REDIRECT_BLOCKED, a refusal by its redirect validation). A fetcher following
+# no redirect (no seed makes one follow them) never validates a Location, so for it a redirect is a page not
+# fetched, whose snippet may stand in.
+CONTROL_PATH = "/redirect-control"
+CONTROL_FACT = "Sandpiper jetty"
+CONTROL_PAGE = _page("Harbour pilot boarding", _article(
+    OPENING, "<p>Harbour pilot boarding starts at 06:00 from the Sandpiper jetty, for vessels over 80 metres.</p>"))
+FOLLOWED = ("followed: the control's redirect to a public page put its fact in the evidence, so the redirect rows "
+            "judge the refused result's snippet strictly (never cited, never listed)")
+STRICT = ", though the target follows redirects (the control's was followed)"  # what a redirect row's failure adds
+NOT_FOLLOWED = ("not followed: the control's redirect to a public page put none of its fact in the evidence, so for "
+                "this target a redirect is a page not fetched (seed 002: its snippet may stand in), and the redirect "
+                "rows accept the redirected result's snippet cited or listed; that no refused address is dialled is "
+                "still judged")
 # A page answered with an error status is no page fetched successfully (seed 002: only such a page is cut into
 # passages; one that could not be fetched leaves the snippet as the fallback, or nothing). Its HTML error
 # page holds the query's words and a word (Quarrendon) no other text has.
@@ -527,6 +562,30 @@ def _cited(value: Mapping[str, Any], url: str) -> list[str]:
     ]
 
 
+def _shown(outcome: CallOutcome) -> list[str]:
+    """What a call shows of its evidence: its text and every evidence line's, whatever the URL it cites."""
+    value = outcome.value if outcome.ok and isinstance(outcome.value, dict) else {}
+    lines = [
+        str(e.get("text", ""))
+        for g in value.get("queries", [])
+        if isinstance(g, dict)
+        for e in g.get("evidence", [])
+        if isinstance(e, dict)
+    ]
+    return [(outcome.text or "") if outcome.ok else "", *lines]
+
+
+async def _follows_redirects(ctx: CheckContext, net: _Net) -> bool:
+    """The control: whether the target's pipeline follows a redirect to a public page (its fact in the evidence)."""
+    ctx.fresh()
+    url = f"http://{HOST}{CONTROL_PATH}"
+    net.pages.redirects[CONTROL_PATH] = (302, f"http://{HOST}{CONTROL_PATH}-page")
+    net.pages.special[f"{CONTROL_PATH}-page"] = _serve_html(CONTROL_PAGE)
+    script(ctx, QUERY, [row(url, "Harbour pilot boarding", SNIPPET)])
+    outcome = await _evidence(ctx, QUERY, {"id": "html-redirect-control", "local_names": []})
+    return any(CONTROL_FACT in " ".join(text.split()) for text in _shown(outcome))
+
+
 def _follows_evidence_schema(value: Mapping[str, Any], case: Case) -> None:
     """The value follows the shipped evidence_search schema (the adapter protocol's), the row named if not."""
     problems = validate("evidence_search.output", value)
@@ -557,7 +616,16 @@ def _follows_evidence_schema(value: Mapping[str, Any], case: Case) -> None:
     "shipped evidence_search schema (the adapter protocol's), whatever it records of the refusal. A redirect to "
     "loopback spelled as one number (2130706433) or in another numeric form inet_aton reads (0x7f000001, "
     "017700000001, 0x7f.1, 127.1) may be refused as an invalid URL or read as 127.0.0.1 and blocked: "
-    "either is a refusal by validation, never an ordinary load failure.",
+    "either is a refusal by validation, never an ordinary load failure. Whatever the target, no refused address "
+    "is dialled. The snippet rule holds, for a result whose page redirects, only for a target that follows "
+    "redirects: validation is of 'URL ที่จะ fetch' (the URLs to be fetched), a Location a fetcher never follows is "
+    "never validated, and for it the redirect is a page that could not be fetched, whose snippet may stand in "
+    "('ถ้า fetch page ไม่ได้หรือไม่มี passage ที่ใช้ได้ search snippet ยังเป็น fallback ได้ตาม policy'). A control "
+    "shows which: a result whose page redirects (302) to another public page of the same origin holding a fact of "
+    "its own. That fact in the evidence, and the target validates the Locations it is given: a refused redirect "
+    "taken for a page not fetched (its snippet cited or listed) fails; no fact, and the redirect rows accept the "
+    "snippet cited, as the check's notes say. A host resolving privately is refused before any fetch, so its "
+    "snippet is never cited, whatever the target.",
     cases=(*HTML, *ERROR_STATUS, *PRIVATE, *REFUSED, *BESIDE_REFUSED, *NUMERIC_REFUSED),
     profiles=("seed-002-evidence-html",),
 )
@@ -645,8 +713,14 @@ async def html_page(ctx: CheckContext) -> None:
             if not outcome.ok:  # a refusal is the pipeline's to make; a WEB_* code, never a crash
                 require(str(outcome.error_code).startswith("WEB_"), f"{case.name}: failed without a WEB_* code "
                         f"({outcome.error_code!r})", catches=case.catches)
-        # What is cited; whether the private address was dialled is PRIVATE's to judge.
-        for case in (*REFUSED, *BESIDE_REFUSED, *NUMERIC_REFUSED):
+        # What is cited; whether the private address was dialled is PRIVATE's to judge. A redirect row judges the
+        # snippet only for a target the control shows following redirects.
+        refusals = (*REFUSED, *BESIDE_REFUSED, *NUMERIC_REFUSED)
+        follows = True
+        if any("redirect" in case.params for case in refusals):
+            follows = await _follows_redirects(ctx, net)
+            ctx.note("redirects", FOLLOWED if follows else NOT_FOLLOWED)
+        for case in refusals:
             ctx.fresh()
             before = net.trap.connections()
             url = f"http://{case['host']}/{case.name}"
@@ -675,9 +749,13 @@ async def html_page(ctx: CheckContext) -> None:
             value = outcome.value or {}
             if case.params.get("schema"):
                 _follows_evidence_schema(value, case)
+            if "redirect" in case.params and not follows:
+                continue  # a redirect not followed is a page not fetched: its snippet may stand in (NOT_FOLLOWED)
             sources = [s.get("url") for s in value.get("sources", []) if isinstance(s, dict)]
             lines = [m.group(1) for m in map(_ANY_SOURCE.search, (outcome.text or "").splitlines()) if m is not None]
+            # A redirect row names the control's verdict: the target follows redirects, so it refused this one.
+            why = STRICT if "redirect" in case.params else ""
             require(not _cited(value, url) and url not in lines, f"{case.name}: {url}, refused by validation, is "
-                    "cited as evidence (its snippet taken for a fallback)", catches=case.catches)
-            require(url not in sources, f"{case.name}: {url}, refused by validation, is listed among the sources",
+                    f"cited as evidence (its snippet taken for a fallback{why})", catches=case.catches)
+            require(url not in sources, f"{case.name}: {url}, refused by validation, is listed among the sources{why}",
                     catches=case.catches)
