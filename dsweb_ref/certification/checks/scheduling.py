@@ -1144,12 +1144,18 @@ async def _paced_run(ctx: CheckContext, case: Case) -> list[Timed]:
             ctx.emu.inject("search", case.params.get("fault", Status(503)), when=query_match("search", query))
     calls = [ctx.start_search(queries if case["calls"] == 1 else [f"{q} {c}" for q in queries])
              for c in range(case["calls"])]
+    return await _paced_window(ctx, case, "search", calls)
+
+
+async def _paced_window(ctx: CheckContext, case: Case, route: str, calls: list[PendingCall]) -> list[Timed]:
+    """The calls started at once, each answered with a result (waiting is pacing, failing for want of a slot is
+    not), then the tightest ``case["qps"]`` + 1 starts of the ``route`` API's requests, timed as a shortfall: how
+    much less than a second they took."""
     for call in calls:
         expect_success(await call.outcome(CALL_TIMEOUT), case.name)
     await ctx.settle()
-    starts = [r.started for r in ctx.records("search")]
+    starts = [r.started for r in ctx.records(route)]
     span = _tightest(starts, case["qps"] + 1)
-    # Timed as a shortfall: how much less than a second the tightest rate + 1 starts took.
     return [Timed(f"{case.name}: {case['qps'] + 1} requests started within one second ({span:.2f} s)",
                   1.0 - min(span, 1.0), WINDOW_SLACK, case.catches)]
 
