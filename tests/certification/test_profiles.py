@@ -36,8 +36,8 @@ MEMBERS = {
     "e.citations": ("seed-002-citations",),
     "f.guard": ("ssrf",),
     "g.opt_in": ("seed-001-retry", "seed-001-pacing", "seed-001-localization", "seed-001-summary-budget",
-                "seed-001-quality-metadata", "seed-001-account-route", "seed-001-live-settings",
-                "seed-001-request-record"),
+                "seed-001-quality-metadata", "seed-001-fetch-pacing", "seed-001-account-route",
+                "seed-001-live-settings", "seed-001-request-record"),
     "h.defaults": ("shipped-defaults",),
 }
 
@@ -89,9 +89,11 @@ def test_every_check_belongs_to_a_known_profile_and_every_profile_has_checks() -
     for profile in PROFILES:
         assert select_checks(profiles=[profile.name]), profile.name
     ids = {s.check.id for s in select_checks(profiles=["seed-001-fetch-api"])}
-    # The evidence pipeline's seed-001 rule (evidence.ori_question) certifies the pipeline, not the Fetch API.
-    assert ids == {s.check.id for s in all_checks()
-                   if "fetch-api" in s.requires and s.check.seed == "001" and "evidence-search" not in s.requires}
+    # The evidence pipeline's seed-001 rule (evidence.ori_question) certifies the pipeline, not the Fetch API; the
+    # opt-in fetch-pacing check its own profile.
+    assert ids == {s.check.id for s in all_checks() if "fetch-api" in s.requires and s.check.seed == "001"
+                   and not {"evidence-search", "fetch-pacing"} & set(s.requires)}
+    assert {s.check.id for s in select_checks(profiles=["seed-001-fetch-pacing"])} == {"fetch.api.pacing.rate"}
     assert {s.check.id for s in select_checks(profiles=["seed-002-evidence"])} >= {"evidence.ori_question"}
 
 
