@@ -43,6 +43,7 @@ TIMING_CHECKS = (  # every check of slot "quiet" (tests/certification/test_loade
     "search.api.pacing.retries",
     "search.api.pacing.cancel",
     "search.api.pacing.cancel_slots",
+    "fetch.api.pacing.rate",
     "fetch.api.retry.waits",
     "search.messages.recorded",
 )
@@ -67,6 +68,7 @@ BREAKS = {
     "pacing-by-default": "search.api.fail_fast",
     "record-after-reply": "search.messages.recorded",
     "pacing-cancel-keeps-slots": "search.api.pacing.cancel_slots",
+    "fetch-unpaced": "fetch.api.pacing.rate",
     "retry-after-date-capped": "search.api.retry.waits",
     "endpoint-at-slot": "settings.snapshot.per_operation",
 }

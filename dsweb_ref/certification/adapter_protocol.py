@@ -83,6 +83,8 @@ Methods
     - ``retry`` - Search API retries of 408, 429 and 5xx as ``configure`` ``retries`` allows (seed 001); a
       Fetch API request may be retried on those too, never on another 4xx
     - ``pacing`` - Search API requests paced to ``configure`` ``pacing_qps`` (seed 001)
+    - ``fetch-pacing`` - ``configure`` ``pacing_qps`` paces Fetch API requests too (the same rate, per API; seed
+      001: "Search and Fetch each have an account-wide 5 QPS limit")
     - ``localization`` - ``configure`` ``localization`` forwarded to the Search API (seed 001)
     - ``summary-budget`` - Search API summaries shown to the model under the ``configure`` budgets (seed 001)
     - ``quality-metadata`` - each Search API source keeps ``summary``, ``site_name``, ``rerank_score`` and
@@ -120,7 +122,8 @@ Methods
           "openai_base": "http://127.0.0.1:PORT/v1",  # POST {openai_base}/responses (seed 003)
           "scripted_base": "",             # provider "scripted": POST {scripted_base}/search (else "")
           "retries": 0,                    # retry: how many retries of 408/429/5xx a search may make
-          "pacing_qps": null,              # pacing: Search API requests per second (null = no pacing)
+          "pacing_qps": null,              # pacing: Search API requests per second (null = no pacing);
+                                           #   fetch-pacing: Fetch API requests too, the same rate per API
           "localization": null,            # localization: IP literal to send as localization (null = unset)
           "search_model_text": "snippet",  # summary-budget: what the model sees per source: "snippet" | "summary"
           "search_summary_max_chars": 1000,   # summary-budget: characters of one source's summary shown
@@ -164,9 +167,12 @@ Methods
     when none is sent, and never 402 or another 4xx; with retries, ``timeout_s`` is the one
     deadline of the whole search (every attempt and every wait), not one per attempt. One
     declaring ``pacing`` starts no more than ``pacing_qps`` Search requests in any one second,
-    retries included (waiting for a slot, not failing). One declaring ``localization`` sends an IPv4 or IPv6
-    literal as the body's ``localization`` (no key when unset) and refuses anything else (an
-    error answer to ``configure``, or WEB_CONFIG_INVALID / WEB_INVALID_ARGUMENTS to the call).
+    retries included (waiting for a slot, not failing); one declaring ``fetch-pacing`` also starts no more
+    than ``pacing_qps`` Fetch requests (``web_fetch`` calls) in any one second, waiting for a slot, not failing
+    (whether Search and Fetch share one pacer or each has its own is open). One declaring
+    ``localization`` sends an IPv4 or IPv6 literal as the body's ``localization`` (no key when unset)
+    and refuses anything else (an error answer to ``configure``, or WEB_CONFIG_INVALID /
+    WEB_INVALID_ARGUMENTS to the call).
     Cancelling a call while it waits to retry or for a slot answers at once and sends nothing more.
 
     ``search_model_text`` and the two summary budgets are seed 001's model-facing summary. With
@@ -371,6 +377,7 @@ it. The report names every profile and why one was not certified.
 - ``seed-001-fetch-api``: ``web_fetch``, ``fetch-api``, ``cancel``
 - ``seed-001-retry``, ``seed-001-pacing``, ``seed-001-localization``, ``seed-001-summary-budget``,
   ``seed-001-quality-metadata`` (opt-in): ``web_search``, ``search-api`` and that capability
+- ``seed-001-fetch-pacing`` (opt-in): ``web_fetch``, ``fetch-api``, ``fetch-pacing``
 - ``seed-001-account-route`` (opt-in): ``web_search``, ``search-api``, ``account-route``
 - ``shipped-defaults`` (opt-in): ``web_search``, ``search-api``, ``messages-search``, ``shipped-defaults``
 - ``seed-001-live-settings`` (opt-in): ``web_search``, ``search-api``, ``live-settings`` (its switch row also
@@ -436,6 +443,7 @@ __all__ = [
     "CAP_EVIDENCE_CITE",
     "CAP_EVIDENCE_SEARCH",
     "CAP_FETCH_API",
+    "CAP_FETCH_PACING",
     "CAP_FETCH_SELECTION",
     "CAP_LIVE_SETTINGS",
     "CAP_LOCALIZATION",
@@ -484,6 +492,8 @@ CAP_EVIDENCE_CITE: Final = "evidence-cite"
 CAP_SCRIPTED_SEARCH: Final = "scripted-search"
 CAP_RETRY: Final = "retry"
 CAP_PACING: Final = "pacing"
+# seed 001: Fetch has an account-wide limit too; configure's pacing_qps paces Fetch API requests as well
+CAP_FETCH_PACING: Final = "fetch-pacing"
 CAP_LOCALIZATION: Final = "localization"
 CAP_SUMMARY_BUDGET: Final = "summary-budget"
 CAP_QUALITY_METADATA: Final = "quality-metadata"
@@ -517,6 +527,7 @@ CAPABILITIES: Final = (
     CAP_SCRIPTED_SEARCH,
     CAP_RETRY,
     CAP_PACING,
+    CAP_FETCH_PACING,
     CAP_LOCALIZATION,
     CAP_SUMMARY_BUDGET,
     CAP_QUALITY_METADATA,

@@ -102,6 +102,16 @@ PROFILES: tuple[Profile, ...] = (
         )
     ),
     Profile(
+        opt_in_profile("fetch-pacing"),
+        "001",
+        "the opt-in fetch-pacing capability from seed 001's remaining list (Fetch API requests paced at the "
+        "configured rate too: 'Search and Fetch each have an account-wide 5 QPS limit')",
+        # a Fetch API capability: the Search API's capabilities are not required (pacing is its own profile)
+        requires=("web_fetch", "fetch-api", "fetch-pacing"),
+        protocol="api",
+        opt_in=True,
+    ),
+    Profile(
         "seed-001-account-route",
         "001",
         "the DeepSeek account route: its account token sent instead of the API key, to every DeepSeek route",

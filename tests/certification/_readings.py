@@ -21,16 +21,17 @@ def patch_reading(
     owner: ModuleType | type, function: str, right: str, wrong: str, monkeypatch: pytest.MonkeyPatch,
     *importers: ModuleType,
 ) -> None:
-    """``owner.function`` (a module's function or a class's method) with its one ``right`` text replaced
-    by ``wrong``, wherever it is bound: in ``owner`` and in each of ``importers`` that imported it by name."""
+    """``owner.function`` (a module's function or a class's method, a classmethod too) with its one ``right`` text
+    replaced by ``wrong``, wherever it is bound: in ``owner`` and in each of ``importers`` that imported it by name."""
     original = getattr(owner, function)
+    stored = inspect.getattr_static(owner, function)  # a classmethod's own object (each getattr binds it anew)
     source = textwrap.dedent(inspect.getsource(original))
     assert source.count(right) == 1, (function, right)
     home = owner if isinstance(owner, ModuleType) else sys.modules[owner.__module__]
     namespace: dict[str, Any] = dict(vars(home))
     exec(source.replace(right, wrong), namespace)
     for module in (owner, *importers):
-        if getattr(module, function, None) is original:
+        if getattr(module, function, None) is original or inspect.getattr_static(module, function, None) is stored:
             monkeypatch.setattr(module, function, namespace[function])
 
 

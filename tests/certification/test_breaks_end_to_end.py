@@ -171,6 +171,8 @@ BREAKS: dict[str, tuple[set[str], str | tuple[str, ...]]] = {
     "retry-after-date-capped": ({"search.api.retry.waits"}, "429, Retry-After as an HTTP date 13 s ahead: retried"),
     # a cancelled call's queries keep the slots they waited for: the next search is refused for want of one
     "pacing-cancel-keeps-slots": ({"search.api.pacing.cancel_slots"}, "the search after the cancelled call started"),
+    # Fetch API requests paced too (capability fetch-pacing, hunt N-A3): a pacer for Search API requests only
+    "fetch-unpaced": ({"fetch.api.pacing.rate"}, "four fetches at once, 2 QPS: 3 requests started within one second"),
     "retry-after-cut-to-deadline": ({"search.api.retry.deadline"}, "3 s deadline: no retry: retried"),
     # Found by an outside hunt of web_fetch (session of 2026-12-05, the second): each certified before its row.
     "fetch-400-invalid-url": ({"fetch.api.mapping"}, "HTTP 400: fetch"),
@@ -367,7 +369,8 @@ def test_ori_cut_keeps_space_variant_is_certified(tmp_path: Path) -> None:
 OPEN_VARIANTS = {
     "retry-full-jitter": "search.api.retry.waits",  # a backoff may draw a very short wait
     "localization-trimmed": "search.api.localization",  # spaces trimmed, the address forwarded
-    "pacing-window": "search.api.pacing",  # a burst within the rate (a pacing.cancel false failure before)
+    # a burst within the rate (a pacing.cancel false failure before), on either API
+    "pacing-window": "search.api.pacing fetch.api.pacing",
     # errors that never quote the provider: a batch's failure need name no more than the search's alone
     "opaque-errors": "search.batch.all_or_nothing",
     # a fetcher that follows no redirect (a clean-room one failed ssrf.proxy.ignored's redirect-hop row before)

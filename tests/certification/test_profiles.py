@@ -36,8 +36,8 @@ MEMBERS = {
     "e.citations": ("seed-002-citations",),
     "f.guard": ("ssrf",),
     "g.opt_in": ("seed-001-retry", "seed-001-pacing", "seed-001-localization", "seed-001-summary-budget",
-                "seed-001-quality-metadata", "seed-001-account-route", "seed-001-live-settings",
-                "seed-001-request-record", "seed-001-fetch-selection"),
+                "seed-001-quality-metadata", "seed-001-fetch-pacing", "seed-001-account-route",
+                "seed-001-live-settings", "seed-001-request-record", "seed-001-fetch-selection"),
     "h.defaults": ("shipped-defaults",),
 }
 
@@ -90,9 +90,10 @@ def test_every_check_belongs_to_a_known_profile_and_every_profile_has_checks() -
         assert select_checks(profiles=[profile.name]), profile.name
     ids = {s.check.id for s in select_checks(profiles=["seed-001-fetch-api"])}
     # The evidence pipeline's seed-001 rule (evidence.ori_question) certifies the pipeline, not the Fetch API; the
-    # fetch provider selected alone is an opt-in profile of its own.
+    # opt-in fetch-pacing check and the fetch provider selected alone each have their own profile.
     assert ids == {s.check.id for s in all_checks() if "fetch-api" in s.requires and s.check.seed == "001"
-                   and "evidence-search" not in s.requires and "fetch-selection" not in s.requires}
+                   and not {"evidence-search", "fetch-pacing", "fetch-selection"} & set(s.requires)}
+    assert {s.check.id for s in select_checks(profiles=["seed-001-fetch-pacing"])} == {"fetch.api.pacing.rate"}
     assert {s.check.id for s in select_checks(profiles=["seed-002-evidence"])} >= {"evidence.ori_question"}
 
 

@@ -1,4 +1,4 @@
-"""The opt-in scheduling capabilities (retry, pacing, localization) and the fail-fast rule, run by the
+"""The opt-in scheduling capabilities (retry, pacing, fetch-pacing, localization) and the fail-fast rule, run by the
 real suite against in-process reference targets: the right one passes, each wrong reading fails
 exactly the check made for it, and a target declaring none of them still fails fast."""
 
@@ -23,7 +23,7 @@ from dsweb_ref.tools import web_search
 from ._readings import patch_reading
 from .conftest import failed_checks, outcomes, reference_variant, run
 
-SCHEDULING = ["search.api.retry", "search.api.pacing", "search.api.localization"]
+SCHEDULING = ["search.api.retry", "search.api.pacing", "fetch.api.pacing", "search.api.localization"]
 ALL = ["search.api.fail_fast", *SCHEDULING]
 Tweak = Callable[[TargetConfig, Settings], Settings]
 
@@ -49,6 +49,7 @@ def test_every_scheduling_check_has_a_rule_and_cases_with_catches_notes() -> Non
 def test_reference_with_the_scheduler_passes_every_scheduling_check() -> None:
     report = run(_target(), ALL)
     assert {i: o for i, o in outcomes(report).items()} == {
+        "fetch.api.pacing.rate": Outcome.PASSED,
         "search.api.fail_fast": Outcome.PASSED,
         "search.api.localization": Outcome.PASSED,
         "search.api.pacing.cancel": Outcome.PASSED,
@@ -66,7 +67,7 @@ def test_reference_with_the_scheduler_passes_every_scheduling_check() -> None:
 
 def test_the_reference_declares_every_scheduling_capability() -> None:
     assert set(SCHEDULING_CAPABILITIES) <= set(CAPABILITIES)
-    assert SCHEDULING_CAPABILITIES == ("retry", "pacing", "localization")
+    assert SCHEDULING_CAPABILITIES == ("retry", "pacing", "fetch-pacing", "localization")
 
 
 def test_the_configure_keys_default_to_fail_fast_and_reach_the_reference_settings() -> None:
@@ -149,8 +150,8 @@ def test_a_retry_budget_shared_by_a_batch_passes_every_retry_check(monkeypatch: 
 
 def test_declaring_pacing_without_pacing_fails_the_pacing_checks() -> None:
     unpaced = lambda _c, s: s.updated({"deepseek_api.pacing": False})  # noqa: E731
-    assert _failed(["search.api.pacing"], unpaced) == {"search.api.pacing.rate", "search.api.pacing.retries",
-                                                       "search.api.pacing.cancel"}
+    assert _failed(["search.api.pacing", "fetch.api.pacing"], unpaced) == {
+        "search.api.pacing.rate", "search.api.pacing.retries", "search.api.pacing.cancel", "fetch.api.pacing.rate"}
 
 
 def test_a_burst_allowance_fails_the_rate_check() -> None:
@@ -161,6 +162,12 @@ def test_a_burst_allowance_fails_the_rate_check() -> None:
         return settings.updated({"deepseek_api.search_qps": qps * 10})
 
     assert _failed(["search.api.pacing.rate"], bursty) == {"search.api.pacing.rate"}
+
+
+def test_fetches_paced_at_the_seeds_rate_instead_of_the_configured_one_fail_the_fetch_rate_check() -> None:
+    """A Fetch API pacer at 5 QPS (the account's limit in the seed) whatever pacing_qps says; Search keeps the rate."""
+    own = lambda _c, s: s.updated({"deepseek_api.fetch_qps": 5.0})  # noqa: E731
+    assert _failed(["fetch.api.pacing.rate", "search.api.pacing.rate"], own) == {"fetch.api.pacing.rate"}
 
 
 def test_waits_that_ignore_cancellation_fail_the_cancel_checks(monkeypatch: pytest.MonkeyPatch) -> None:

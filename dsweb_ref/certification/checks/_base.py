@@ -261,7 +261,7 @@ class CheckSpec:
 
 REGISTRY: dict[str, CheckSpec] = {}
 # Seed 001's remaining list; each its own profile.
-OPT_IN_CAPABILITIES = ("retry", "pacing", "localization", "summary-budget", "quality-metadata")
+OPT_IN_CAPABILITIES = ("retry", "pacing", "fetch-pacing", "localization", "summary-budget", "quality-metadata")
 
 
 def default_profiles(seed: str, requires: tuple[str, ...], provider: Provider) -> tuple[str, ...]:

@@ -1,5 +1,7 @@
 """Opt-in Search API capabilities from seed 001's remaining list: ``retry``, ``pacing`` and
-``localization``, plus the fail-fast rule every target keeps while they are off.
+``localization``, plus the fail-fast rule every target keeps while they are off; and ``fetch-pacing``,
+the same ``pacing_qps`` applied to Fetch API requests (a capability of its own, so that what ``pacing``
+promises, Search API requests only, stays what adapters certified for it declared).
 
 Seed 001 ships fail-fast: "the provider has no shared rate scheduler, automatic retries, or
 fallback", and "the current tool ... fails the batch if one query fails". It lists as remaining
@@ -41,7 +43,14 @@ from typing import Any
 from ..._exceptions import WebError
 from ...emulator import Delay, Hold, RateLimited, Redirect, RequestRecord, Status
 from ...emulator.faults import Fault
-from ..adapter_protocol import CAP_FETCH_API, CAP_LOCALIZATION, CAP_PACING, CAP_RETRY
+from ..adapter_protocol import (
+    CAP_FETCH_API,
+    CAP_FETCH_PACING,
+    CAP_LOCALIZATION,
+    CAP_PACING,
+    CAP_RETRY,
+    CAP_WEB_FETCH,
+)
 from ..calibration import ATTEMPTS, LATE_UNDER_LOAD, LagSampler, Load, Timed, judge_timed, patiently, round_trip
 from ..cases import Case
 from ..targets import CallOutcome, PendingCall, TargetError
@@ -65,7 +74,7 @@ from .batch import answer_probe, require_quiescent, wait_held
 __all__ = ["OPT_IN_CHECKS", "SCHEDULING_CAPABILITIES"]
 
 WS, API = "web_search", "search-api"
-SCHEDULING_CAPABILITIES = (CAP_RETRY, CAP_PACING, CAP_LOCALIZATION)
+SCHEDULING_CAPABILITIES = (CAP_RETRY, CAP_PACING, CAP_FETCH_PACING, CAP_LOCALIZATION)
 QUERY = "search api"
 FETCHED = "https://docs.example.test/api/search"  # a corpus page of the emulator's Fetch API
 BATCH = ["search api", "rate limits", "markdown", "coffee"]
@@ -1144,12 +1153,18 @@ async def _paced_run(ctx: CheckContext, case: Case) -> list[Timed]:
             ctx.emu.inject("search", case.params.get("fault", Status(503)), when=query_match("search", query))
     calls = [ctx.start_search(queries if case["calls"] == 1 else [f"{q} {c}" for q in queries])
              for c in range(case["calls"])]
+    return await _paced_window(ctx, case, "search", calls)
+
+
+async def _paced_window(ctx: CheckContext, case: Case, route: str, calls: list[PendingCall]) -> list[Timed]:
+    """The calls started at once, each answered with a result (waiting is pacing, failing for want of a slot is
+    not), then the tightest ``case["qps"]`` + 1 starts of the ``route`` API's requests, timed as a shortfall: how
+    much less than a second they took."""
     for call in calls:
         expect_success(await call.outcome(CALL_TIMEOUT), case.name)
     await ctx.settle()
-    starts = [r.started for r in ctx.records("search")]
+    starts = [r.started for r in ctx.records(route)]
     span = _tightest(starts, case["qps"] + 1)
-    # Timed as a shortfall: how much less than a second the tightest rate + 1 starts took.
     return [Timed(f"{case.name}: {case['qps'] + 1} requests started within one second ({span:.2f} s)",
                   1.0 - min(span, 1.0), WINDOW_SLACK, case.catches)]
 
@@ -1416,6 +1431,65 @@ async def _cancel_before_the_slot(
     return outcome, claims
 
 
+# -- fetch pacing (capability fetch-pacing) -------------------------------------------------------
+
+# Corpus pages of the emulator's Fetch API, each on a host of its own: seed 001's target-domain limit ("Fetch also
+# has a target-domain limit") is not judged, and a target's own per-host limit, if any, never holds one of them back.
+PACED_FETCHES = (
+    FETCHED,
+    "https://news.example.test/2026/10/search-api-launch",
+    "https://blog.example.test/python/asyncio-cancellation",
+    "https://wiki.example.test/Markdown",
+)
+FETCH_PACING_CASES = (
+    # 2 QPS: a paced target spreads the four starts over about 1.6 s (the reference's spacing, 0.525 s).
+    Case("four fetches at once, 2 QPS",
+         "Fetch API requests left unpaced (a pacer for Search API requests only, or one per web_fetch call), a "
+         "burst of the whole rate, or a rate of the target's own (the seed's 5 QPS) instead of the configured one",
+         {"qps": 2, "urls": PACED_FETCHES}),
+)
+
+
+@check(
+    "fetch.api.pacing.rate",
+    "With fetch pacing on, Fetch API requests never start faster than the configured rate",
+    seed="001",
+    requires=(CAP_WEB_FETCH, CAP_FETCH_API, CAP_FETCH_PACING),
+    provider="api",
+    rule="Seed 001: 'Search and Fetch each have an account-wide 5 QPS limit, independent of model concurrency and "
+    "shared across that account's API keys'; its remaining work adds cancellation-aware scheduling, and 'local "
+    "pacing cannot enforce an account-wide quota across unrelated processes', so pacing is judged within one "
+    "target. A target declaring fetch-pacing paces Fetch API requests at configure's pacing_qps too, the same rate "
+    "per API: web_fetch calls started at once, each one URL, must each answer with a result (waiting is pacing, "
+    "failing a fetch for want of a slot is not), and no one-second window may hold more of their Fetch API "
+    f"requests' starts than the configured rate. {_WINDOW_RULE} Left open: whether Search and Fetch share one pacer "
+    "or each has its own (only Fetch API requests are sent here), and the target-domain limit ('Fetch also has a "
+    "target-domain limit'): every URL is on a host of its own, and no domain limit is judged.",
+    cases=FETCH_PACING_CASES,
+    slot="quiet",  # counts starts per one-second window
+)
+async def fetch_pacing_rate(ctx: CheckContext) -> None:
+    # One unpaced fetch first, as the Search API rows search once: a target's one-time start-up would otherwise
+    # delay the first paced start and squeeze the span of the rest.
+    await ctx.configure_opt_in()
+    expect_success(await ctx.fetch(FETCHED), "an unpaced fetch before pacing is configured")
+    for case in FETCH_PACING_CASES:
+        await ctx.configure_opt_in(pacing_qps=float(case["qps"]))
+        await judge_timed(ctx, "fetch.api.pacing.rate", functools.partial(_paced_fetch_run, ctx, case))
+    await ctx.configure_opt_in()
+
+
+async def _paced_fetch_run(ctx: CheckContext, case: Case) -> list[Timed]:
+    """Every URL of ``case`` fetched at once, one web_fetch call each; judged as the Search API rows are."""
+    ctx.fresh()
+    calls = [ctx.target.start_call("web_fetch", {"arguments": {"url": url}}) for url in case["urls"]]
+    claims = await _paced_window(ctx, case, "fetch", calls)
+    sent = {r.json.get("url") for r in ctx.records("fetch") if isinstance(r.json, dict)}
+    missing = [url for url in case["urls"] if url not in sent]
+    require(not missing, f"{case.name}: no Fetch API request for {', '.join(missing)}", catches=case.catches)
+    return claims
+
+
 # -- localization ---------------------------------------------------------------------------------
 
 LOCALIZATION_CASES = (
@@ -1531,7 +1605,7 @@ def _same_address(sent: object, want: ipaddress.IPv4Address | ipaddress.IPv6Addr
         return False
 
 
-# The checks a target meets only by declaring retry, pacing or localization (skipped otherwise).
+# The checks a target meets only by declaring retry, pacing, fetch-pacing or localization (skipped otherwise).
 OPT_IN_CHECKS = frozenset(
     {
         "search.api.retry.waits",
@@ -1542,6 +1616,7 @@ OPT_IN_CHECKS = frozenset(
         "search.api.pacing.retries",
         "search.api.pacing.cancel",
         "search.api.pacing.cancel_slots",
+        "fetch.api.pacing.rate",
         "search.api.localization",
         "search.api.retry.wire",  # these two live beside search.api.wire (search.py)
         "search.api.pacing.wire",

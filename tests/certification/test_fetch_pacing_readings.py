@@ -1,0 +1,43 @@
+"""Fetch API pacing (capability fetch-pacing, check fetch.api.pacing.rate): a wrong reading two outside hunts found
+unjudged (N-A3 first), made in the reference; it must fail the check's row, and the reference passes.
+
+Seed 001: "Search and Fetch each have an account-wide 5 QPS limit, independent of model concurrency and shared across
+that account's API keys." The protocol's ``pacing`` capability is defined for Search API requests, and every pacing
+check sent Search requests only, so a pacer that never paced a Fetch API request certified. Changing what ``pacing``
+means would fail adapters certified today, so ``fetch-pacing`` is a capability of its own: configure's ``pacing_qps``
+paces Fetch API requests too, the same rate per API."""
+
+from __future__ import annotations
+
+import pytest
+
+from dsweb_ref.certification.checks import scheduling
+from dsweb_ref.certification.targets import reference_target
+from dsweb_ref.providers._scheduler import Policy
+from dsweb_ref.settings import Settings
+
+from ._readings import failing_rows, patch_reading
+from .conftest import run
+
+CHECK, TABLE = "fetch.api.pacing.rate", "FETCH_PACING_CASES"
+(AT_ONCE,) = (c.name for c in scheduling.FETCH_PACING_CASES)
+
+# The reference's one policy for both APIs, and the reading that paces Search API requests only.
+PACED = "return cls(pacing=conf.pacing, qps=qps,"
+SEARCH_ONLY = 'return cls(pacing=conf.pacing and api == "search", qps=qps,'
+
+
+def test_the_reference_passes_the_fetch_pacing_check(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert failing_rows(scheduling, TABLE, CHECK, monkeypatch) == set()
+
+
+def test_a_pacer_for_search_api_requests_only_fails_the_fetch_pacing_check(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: N-A3, Fetch API requests never paced (every web_fetch started at once) while Search API ones are
+    patch_reading(Policy, "of", PACED, SEARCH_ONLY, monkeypatch)
+    paced = Settings().updated({"deepseek_api.pacing": True}).deepseek_api
+    assert Policy.of(paced, "search").pacing and not Policy.of(paced, "fetch").pacing
+    assert failing_rows(scheduling, TABLE, CHECK, monkeypatch) == {AT_ONCE}
+    # the Search API's pacing check sends Search requests only: it passes this reading, as it did before
+    (result,) = run(reference_target(), only=["search.api.pacing.rate"]).results
+    assert result.outcome.value == "passed", result.reason
+
