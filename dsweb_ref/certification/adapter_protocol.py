@@ -168,8 +168,10 @@ Methods
     deadline of the whole search (every attempt and every wait), not one per attempt. One
     declaring ``pacing`` starts no more than ``pacing_qps`` Search requests in any one second,
     retries included (waiting for a slot, not failing); one declaring ``fetch-pacing`` also starts no more
-    than ``pacing_qps`` Fetch requests (``web_fetch`` calls) in any one second, waiting for a slot, not failing
-    (whether Search and Fetch share one pacer or each has its own is open). One declaring
+    than ``pacing_qps`` Fetch requests in any one second, waiting for a slot, not failing (judged on
+    ``web_fetch`` calls, at once and one after another; the evidence pipeline's Fetch requests count against the
+    account too, unjudged; whether Search and Fetch share one pacer or each has its own is open; without
+    ``pacing`` declared, ``pacing_qps`` is judged for Fetch requests only). One declaring
     ``localization`` sends an IPv4 or IPv6 literal as the body's ``localization`` (no key when unset)
     and refuses anything else (an error answer to ``configure``, or WEB_CONFIG_INVALID /
     WEB_INVALID_ARGUMENTS to the call).

@@ -13,14 +13,14 @@ import pytest
 
 from dsweb_ref.certification.checks import scheduling
 from dsweb_ref.certification.targets import reference_target
-from dsweb_ref.providers._scheduler import Policy
+from dsweb_ref.providers._scheduler import Policy, _Pacer
 from dsweb_ref.settings import Settings
 
 from ._readings import failing_rows, patch_reading
 from .conftest import run
 
 CHECK, TABLE = "fetch.api.pacing.rate", "FETCH_PACING_CASES"
-(AT_ONCE,) = (c.name for c in scheduling.FETCH_PACING_CASES)
+AT_ONCE, ONE_BY_ONE = (c.name for c in scheduling.FETCH_PACING_CASES)
 
 # The reference's one policy for both APIs, and the reading that paces Search API requests only.
 PACED = "return cls(pacing=conf.pacing, qps=qps,"
@@ -36,8 +36,24 @@ def test_a_pacer_for_search_api_requests_only_fails_the_fetch_pacing_check(monke
     patch_reading(Policy, "of", PACED, SEARCH_ONLY, monkeypatch)
     paced = Settings().updated({"deepseek_api.pacing": True}).deepseek_api
     assert Policy.of(paced, "search").pacing and not Policy.of(paced, "fetch").pacing
-    assert failing_rows(scheduling, TABLE, CHECK, monkeypatch) == {AT_ONCE}
+    assert failing_rows(scheduling, TABLE, CHECK, monkeypatch) == {AT_ONCE, ONE_BY_ONE}
     # the Search API's pacing check sends Search requests only: it passes this reading, as it did before
     (result,) = run(reference_target(), only=["search.api.pacing.rate"]).results
     assert result.outcome.value == "passed", result.reason
 
+
+
+# The reading a review found passing both pacing checks: the pacer forgets its last start whenever no slot is held, so
+# it spaces only requests queued together (each slot reserved while the pacer is idle is "now").
+RESERVE = "slot = max(now, self._last + interval)"
+IDLE_RESET = "if not self._held:\n            self._last = -math.inf\n        " + RESERVE
+
+
+def test_a_pacer_forgetting_its_last_start_while_idle_fails_exactly_the_one_by_one_rows(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # catches (a review): calls and fetches made one after another going out unpaced
+    patch_reading(_Pacer, "reserve", RESERVE, IDLE_RESET, monkeypatch)
+    assert failing_rows(scheduling, TABLE, CHECK, monkeypatch) == {ONE_BY_ONE}
+    searches = {c.name for c in scheduling.PACING_CASES if "sequential" in c.params}
+    assert failing_rows(scheduling, "PACING_CASES", "search.api.pacing.rate", monkeypatch) == searches

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from dsweb_ref import settings
+from dsweb_ref.certification import targets
 from dsweb_ref.certification.checks import fetch_selection
 
 from ._readings import failing_rows, patch_reading
@@ -34,3 +35,13 @@ def test_the_switch_forcing_http_while_off_fails_exactly_the_api_alone_row(
     patch_reading(settings, "_build", MERGE,
                   MERGE + "    if not merged[_SWITCH]:\n        merged[_FETCH] = MESSAGES_SELECTION[1]\n", monkeypatch)
     assert failing_rows(fetch_selection, TABLE, CHECK, monkeypatch) == {"switch-off-fetch-api-alone"}
+
+
+# catches (a review): the fetch selection made alone moving the search with it (HTTP fetch read as "Messages mode")
+def test_a_fetch_selection_moving_the_search_fails_exactly_the_alone_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+    right = '{"web.fetch_provider": FETCH_SELECTION[config.fetch_provider]}'
+    wrong = ('{"web.fetch_provider": FETCH_SELECTION[config.fetch_provider], "web.search_provider": '
+             '{"http": "deepseek-official", "api": "deepseek-search-api"}[config.fetch_provider]}')
+    patch_reading(targets, "reference_settings", right, wrong, monkeypatch)
+    assert failing_rows(fetch_selection, TABLE, CHECK, monkeypatch) == {"switch-on-http-fetch-alone",
+                                                                          "switch-off-fetch-api-alone"}

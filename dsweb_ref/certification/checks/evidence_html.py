@@ -41,9 +41,12 @@ shown by a control, not assumed: a result whose page redirects (302) to another 
 redirect every fetcher that follows any follows; the reference declines cross-origin ones as refused) holding a fact
 of its own, which the result's snippet does not hold. The fact in the evidence: the target follows redirects, so it
 validates each Location it is given, and a refused redirect taken for a page not fetched (its snippet cited or
-listed) fails, as it always did. No fact: the target follows none, and the redirect rows accept the snippet cited
-(the check's notes say so). Left open: whether a no-redirect fetcher refuses a 3xx or answers it as it came, and
-whether its pipeline then cites the snippet or nothing.
+listed) fails, as it always did; a Location turned down by the target's own redirect policy (one that
+follows redirects within a host only, say) is such a refusal too: a fetcher that follows redirects reads
+each Location as a URL to be fetched, and its policy is its redirect validation. No fact: the target follows
+none, and the redirect rows accept the snippet cited (the check's notes say so). Left open: whether a
+no-redirect fetcher refuses a 3xx or answers it as it came, and whether its pipeline then cites the snippet or
+nothing.
 """
 
 from __future__ import annotations
@@ -623,9 +626,11 @@ def _follows_evidence_schema(value: Mapping[str, Any], case: Case) -> None:
     "('ถ้า fetch page ไม่ได้หรือไม่มี passage ที่ใช้ได้ search snippet ยังเป็น fallback ได้ตาม policy'). A control "
     "shows which: a result whose page redirects (302) to another public page of the same origin holding a fact of "
     "its own. That fact in the evidence, and the target validates the Locations it is given: a refused redirect "
-    "taken for a page not fetched (its snippet cited or listed) fails; no fact, and the redirect rows accept the "
-    "snippet cited, as the check's notes say. A host resolving privately is refused before any fetch, so its "
-    "snippet is never cited, whatever the target.",
+    "taken for a page not fetched (its snippet cited or listed) fails, and so does a Location turned down by the "
+    "target's own redirect policy (another host, another scheme): a fetcher that follows redirects reads each "
+    "Location as a URL to be fetched, and turning one down is its redirect validation refusing it; no fact, and "
+    "the redirect rows accept the snippet cited, as the check's notes say. A host resolving privately is refused "
+    "before any fetch, so its snippet is never cited, whatever the target.",
     cases=(*HTML, *ERROR_STATUS, *PRIVATE, *REFUSED, *BESIDE_REFUSED, *NUMERIC_REFUSED),
     profiles=("seed-002-evidence-html",),
 )

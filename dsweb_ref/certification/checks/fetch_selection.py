@@ -7,13 +7,24 @@ switch is on and an explicit Fetch API selection is used while it is off; withou
 holds (on: the Fetch API; off: "HTTP fetch ... remains the selection whenever the switch is off"). Each
 ``configure`` replaces the last, so a selection made alone lasts only while configured.
 
-Left open (accepted either way): how the selection is stored or named, and what the search selection does
-beside it (the search is not called here).
+A fetch selection made alone leaves the search selection where the switch put it: in the rows that select one, a
+search (for a target that declares web_search and the switch's search provider) reaches the switch's search route,
+the Search API with the switch on and Messages with it off.
+
+Left open (accepted either way): how the selection is stored or named.
 """
 
 from __future__ import annotations
 
-from ..adapter_protocol import CAP_FETCH_API, CAP_FETCH_SELECTION, CAP_SSRF_TEST_MODE, CAP_WEB_FETCH
+from ..adapter_protocol import (
+    CAP_FETCH_API,
+    CAP_FETCH_SELECTION,
+    CAP_MESSAGES_SEARCH,
+    CAP_SEARCH_API,
+    CAP_SSRF_TEST_MODE,
+    CAP_WEB_FETCH,
+    CAP_WEB_SEARCH,
+)
 from ..cases import Case
 from ._base import CheckContext, check, require
 from .ssrf import PAGE_TEXT, PUBLIC, _network
@@ -21,6 +32,7 @@ from .ssrf import PAGE_TEXT, PUBLIC, _network
 __all__ = ["SELECTION_CASES"]
 
 HOST = "selection.ssrf.test"  # resolves to the page server's public address on the test network
+SEARCH_ROUTE = {"api": ("search", CAP_SEARCH_API), "messages": ("messages", CAP_MESSAGES_SEARCH)}
 
 
 def _case(name: str, catches: str, provider: str, fetch: str | None, via: str) -> Case:
@@ -51,7 +63,9 @@ SELECTION_CASES = (
     "selection configured alone is used whichever way the switch is set (HTTP fetch while it is on, the Fetch "
     "API while it is off), and without one the switch's selection holds. A page fetched through HTTP reaches the "
     "test network's page server and sends nothing to the Fetch API; one fetched through the Fetch API reaches "
-    "the Fetch API only. How the selection is stored and the search selection beside it are the implementation's.",
+    "the Fetch API only. A fetch selection made alone leaves the search where the switch put it (judged for a "
+    "target that declares web_search and that search provider). How the selection is stored is the "
+    "implementation's.",
     cases=SELECTION_CASES,
     profiles=("seed-001-fetch-selection",),
 )
@@ -77,4 +91,13 @@ async def fetch_alone(ctx: CheckContext) -> None:
             elif not api or page:
                 wrong.append(f"{case.name}: expected the page through the Fetch API; it got {len(api)} request(s), "
                              f"the page server {'did' if page else 'did not'} see it ({outcome.brief()})")
+            route, searches = SEARCH_ROUTE[case["provider"]]
+            declared = {CAP_WEB_SEARCH, searches} <= ctx.hello.capabilities
+            if case["fetch_provider"] is not None and declared:
+                ctx.fresh()
+                found = await ctx.search([f"fetch selection {case.name}"])
+                await ctx.settle()
+                if not ctx.records(route):
+                    wrong.append(f"{case.name}: a search after the fetch selection made alone sent nothing to the "
+                                 f"switch's {route} route ({found.brief()}): the search selection moved with it")
     require(not wrong, "; ".join(wrong)[:1500], rows=wrong)

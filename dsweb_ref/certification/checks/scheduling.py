@@ -36,7 +36,7 @@ import ipaddress
 import itertools
 import math
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -1019,6 +1019,12 @@ PACING_CASES = (
     # configuration or argument code; no Search API request either way.
     Case("a rate of 0", "a zero rate read as no pacing, or divided by (the call crashes instead of a WEB_* refusal)",
          {"qps": 0.0, "refused": True}),
+    # From a review: every timed row above starts its requests together, so a pacer that spaces only requests
+    # queued together, and forgets its last start while idle, passed. Calls made one after another are the usual
+    # pattern of a model's turns, and each start counts against the account's rate all the same.
+    Case("three one-query calls one after another, 2 QPS",
+         "a pacer that spaces only requests queued together and forgets its last start while idle: calls made one "
+         "after another (each once the one before answered) go out unpaced", {"qps": 2, "sequential": 3}),
     # From the seed-9 mutation draw: a request given up at its deadline after its pacer start was counted (the
     # reference once ended such a start only when it was sent). Untimed: the first search, under a 1 s deadline,
     # may be sent or refused; the next one, under 3 s with its slot free at once, must be sent.
@@ -1147,6 +1153,9 @@ async def _paced_overlap(ctx: CheckContext, case: Case) -> None:
 
 async def _paced_run(ctx: CheckContext, case: Case) -> list[Timed]:
     ctx.fresh()
+    if "sequential" in case.params:
+        starts = [functools.partial(ctx.start_search, [f"{QUERY} one by one {n}"]) for n in range(case["sequential"])]
+        return await _paced_one_by_one(ctx, case, "search", starts)
     queries = [f"{QUERY} {n}" for n in range(case["queries"])]
     if "retries" in case.params:  # the first ``faulty`` queries (default: all) fail once
         for query in queries[: case.params.get("faulty", len(queries))]:
@@ -1167,6 +1176,16 @@ async def _paced_window(ctx: CheckContext, case: Case, route: str, calls: list[P
     span = _tightest(starts, case["qps"] + 1)
     return [Timed(f"{case.name}: {case['qps'] + 1} requests started within one second ({span:.2f} s)",
                   1.0 - min(span, 1.0), WINDOW_SLACK, case.catches)]
+
+
+async def _paced_one_by_one(
+    ctx: CheckContext, case: Case, route: str, starts: Sequence[Callable[[], PendingCall]]
+) -> list[Timed]:
+    """Each call started once the one before it answered with a result, then judged as :func:`_paced_window`
+    judges calls started at once: a pacer remembers its last start while it is idle."""
+    for start in starts:
+        expect_success(await start().outcome(CALL_TIMEOUT), case.name)
+    return await _paced_window(ctx, case, route, [])
 
 
 
@@ -1445,8 +1464,15 @@ FETCH_PACING_CASES = (
     # 2 QPS: a paced target spreads the four starts over about 1.6 s (the reference's spacing, 0.525 s).
     Case("four fetches at once, 2 QPS",
          "Fetch API requests left unpaced (a pacer for Search API requests only, or one per web_fetch call), a "
-         "burst of the whole rate, or a rate of the target's own (the seed's 5 QPS) instead of the configured one",
+         "burst of the whole rate followed by a refill, or a rate of the target's own (the seed's 5 QPS) instead of "
+         "the configured one",
          {"qps": 2, "urls": PACED_FETCHES}),
+    # From a review: web_fetch takes one URL, so fetches one after another are the usual pattern; a pacer that
+    # spaces only requests queued together passed the row above.
+    Case("four fetches one after another, 2 QPS",
+         "a pacer that spaces only requests queued together and forgets its last start while idle: fetches made "
+         "one after another (each once the one before answered) go out unpaced",
+         {"qps": 2, "urls": PACED_FETCHES, "sequential": True}),
 )
 
 
@@ -1482,8 +1508,13 @@ async def fetch_pacing_rate(ctx: CheckContext) -> None:
 async def _paced_fetch_run(ctx: CheckContext, case: Case) -> list[Timed]:
     """Every URL of ``case`` fetched at once, one web_fetch call each; judged as the Search API rows are."""
     ctx.fresh()
-    calls = [ctx.target.start_call("web_fetch", {"arguments": {"url": url}}) for url in case["urls"]]
-    claims = await _paced_window(ctx, case, "fetch", calls)
+    if case.params.get("sequential"):
+        starts = [functools.partial(ctx.target.start_call, "web_fetch", {"arguments": {"url": url}})
+                  for url in case["urls"]]
+        claims = await _paced_one_by_one(ctx, case, "fetch", starts)
+    else:
+        calls = [ctx.target.start_call("web_fetch", {"arguments": {"url": url}}) for url in case["urls"]]
+        claims = await _paced_window(ctx, case, "fetch", calls)
     sent = {r.json.get("url") for r in ctx.records("fetch") if isinstance(r.json, dict)}
     missing = [url for url in case["urls"] if url not in sent]
     require(not missing, f"{case.name}: no Fetch API request for {', '.join(missing)}", catches=case.catches)
