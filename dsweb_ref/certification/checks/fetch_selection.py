@@ -97,7 +97,9 @@ async def fetch_alone(ctx: CheckContext) -> None:
                 ctx.fresh()
                 found = await ctx.search([f"fetch selection {case.name}"])
                 await ctx.settle()
-                if not ctx.records(route):
-                    wrong.append(f"{case.name}: a search after the fetch selection made alone sent nothing to the "
-                                 f"switch's {route} route ({found.brief()}): the search selection moved with it")
+                other = next(r for r, _ in SEARCH_ROUTE.values() if r != route)
+                if not ctx.records(route) or ctx.records(other):
+                    wrong.append(f"{case.name}: a search after the fetch selection made alone did not reach only the "
+                                 f"switch's {route} route: it sent {len(ctx.records(route))} request(s) there and "
+                                 f"{len(ctx.records(other))} to {other} ({found.brief()})")
     require(not wrong, "; ".join(wrong)[:1500], rows=wrong)
