@@ -240,15 +240,10 @@ def _fields(sources: object) -> list[tuple[object, ...]] | None:
 
 def _blocks(content: str) -> list[tuple[str, str]] | None:
     """``### <query>`` blocks of a merged content as (query, answer); None when text precedes the first."""
-    blocks: list[tuple[str, list[str]]] = []
-    for line in content.split("\n"):
-        if line.startswith("### "):
-            blocks.append((line[4:].strip(), []))
-        elif blocks:
-            blocks[-1][1].append(line)
-        elif line.strip():
-            return None
-    return [(q, "\n".join(body).strip()) for q, body in blocks]
+    before = content.split("\n### ", 1)[0] if not content.startswith("### ") else ""
+    if before.strip():
+        return None
+    return [(query.strip(), answer.strip()) for query, answer in _sections(content)]
 
 
 def _content_problems(got: object, want: Expected) -> list[str]:
@@ -369,15 +364,22 @@ def _answers_shown(text: str, want: Expected) -> list[str]:
         shown = not answer or answer.strip() in text
         return [] if shown else [f"the text does not show the provider's answer {answer!r}"]
     under: dict[str, str] = {}
-    label: str | None = None
-    for line in text.split("\n"):
-        if line.startswith("### "):
-            label = line[4:].strip()
-            under.setdefault(label, "")
-        elif label is not None:
-            under[label] += line + "\n"
+    for head, body in _sections(text):
+        under[head.strip()] = under.get(head.strip(), "") + body + "\n"
     return [f"the text does not show the answer {answer!r} under its label '### {query.strip()}'"
             for query, answer in want.labelled if answer.strip() not in under.get(query.strip(), "")]
+
+
+def _sections(text: str) -> list[tuple[str, str]]:
+    """Each '### ' line of ``text`` as (its query, trailing whitespace aside; the lines under it up to the next
+    '### ' line). Lines before the first such line belong to none."""
+    sections: list[tuple[str, list[str]]] = []
+    for line in text.split("\n"):
+        if line.startswith("### "):
+            sections.append((line[4:].rstrip(), []))
+        elif sections:
+            sections[-1][1].append(line)
+    return [(head, "\n".join(lines)) for head, lines in sections]
 
 
 def _twins_told_apart(text: str, want: Expected, where: str) -> list[str]:
@@ -390,13 +392,8 @@ def _twins_told_apart(text: str, want: Expected, where: str) -> list[str]:
     twins = [(q, a) for q, a in want.labelled if stripped.count(q.strip()) > 1]
     if not twins:
         return []
-    blocks: list[tuple[str, list[str]]] = []  # (a '### ' line's query, trailing whitespace aside; the lines below)
-    for line in text.split("\n"):
-        if line.startswith("### "):
-            blocks.append((line[4:].rstrip(), []))
-        elif blocks:
-            blocks[-1][1].append(line)
-    heads = {answer: [head for head, under in blocks if answer.strip() in "\n".join(under)] for _, answer in twins}
+    blocks = _sections(text)
+    heads = {answer: [head for head, under in blocks if answer.strip() in under] for _, answer in twins}
     queries = [q for q, _ in twins]
     return [f"{where} shows the answer {answer!r} under {[f'### {h}' for h in heads[answer]]}, not under a '### ' "
             f"line showing its own query {query!r} as given: the queries {queries} differ by surrounding whitespace "

@@ -555,27 +555,21 @@ def _serve_html(html: str, status: int = 200) -> Callable[[_Handler], None]:
     return answer
 
 
-def _cited(value: Mapping[str, Any], url: str) -> list[str]:
+def _cited(value: Mapping[str, Any], url: str | None = None) -> list[str]:
+    """The texts of the evidence lines citing ``url`` (None: every line, whatever the URL it cites)."""
     return [
         str(e.get("text", ""))
         for g in value.get("queries", [])
         if isinstance(g, dict)
         for e in g.get("evidence", [])
-        if isinstance(e, dict) and e.get("url") == url
+        if isinstance(e, dict) and (url is None or e.get("url") == url)
     ]
 
 
 def _shown(outcome: CallOutcome) -> list[str]:
     """What a call shows of its evidence: its text and every evidence line's, whatever the URL it cites."""
     value = outcome.value if outcome.ok and isinstance(outcome.value, dict) else {}
-    lines = [
-        str(e.get("text", ""))
-        for g in value.get("queries", [])
-        if isinstance(g, dict)
-        for e in g.get("evidence", [])
-        if isinstance(e, dict)
-    ]
-    return [(outcome.text or "") if outcome.ok else "", *lines]
+    return [(outcome.text or "") if outcome.ok else "", *_cited(value)]
 
 
 async def _follows_redirects(ctx: CheckContext, net: _Net) -> bool:

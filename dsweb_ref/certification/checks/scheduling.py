@@ -1172,6 +1172,11 @@ async def _paced_window(ctx: CheckContext, case: Case, route: str, calls: list[P
     much less than a second they took."""
     for call in calls:
         expect_success(await call.outcome(CALL_TIMEOUT), case.name)
+    return await _window_claims(ctx, case, route)
+
+
+async def _window_claims(ctx: CheckContext, case: Case, route: str) -> list[Timed]:
+    """Once the emulator is idle, the tightest ``case["qps"]`` + 1 starts of the ``route`` API's requests."""
     await ctx.settle()
     starts = [r.started for r in ctx.records(route)]
     span = _tightest(starts, case["qps"] + 1)
@@ -1192,7 +1197,7 @@ async def _paced_one_by_one(
         outcome = await start().outcome(CALL_TIMEOUT)
         expect_success(outcome, case.name)
         answered.append(outcome.answered_at)
-    claims = await _paced_window(ctx, case, route, [])
+    claims = await _window_claims(ctx, case, route)
     sent = sorted(r.started for r in ctx.records(route))
     took = [a - s for a, s in zip(answered, sent, strict=False)][:-1]
     if len(sent) == len(answered) and all(t >= 1.0 / case["qps"] - WINDOW_SLACK for t in took):
@@ -1530,13 +1535,12 @@ async def _paced_fetch_run(ctx: CheckContext, case: Case) -> list[Timed]:
     """Every URL of ``case`` fetched, one web_fetch call each, at once or one after another; judged as the Search
     API rows are."""
     ctx.fresh()
+    starts = [functools.partial(ctx.target.start_call, "web_fetch", {"arguments": {"url": url}})
+              for url in case["urls"]]
     if case.params.get("sequential"):
-        starts = [functools.partial(ctx.target.start_call, "web_fetch", {"arguments": {"url": url}})
-                  for url in case["urls"]]
         claims = await _paced_one_by_one(ctx, case, "fetch", starts)
     else:
-        calls = [ctx.target.start_call("web_fetch", {"arguments": {"url": url}}) for url in case["urls"]]
-        claims = await _paced_window(ctx, case, "fetch", calls)
+        claims = await _paced_window(ctx, case, "fetch", [start() for start in starts])
     sent = {r.json.get("url") for r in ctx.records("fetch") if isinstance(r.json, dict)}
     missing = [url for url in case["urls"] if url not in sent]
     require(not missing, f"{case.name}: no Fetch API request for {', '.join(missing)}", catches=case.catches)
