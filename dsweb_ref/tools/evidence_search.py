@@ -33,6 +33,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import functools
+import inspect
 import math
 import unicodedata
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
@@ -178,6 +179,14 @@ async def _capture(call: Awaitable[T]) -> T | WebError:
         return WebError(WebErrorCode.PROVIDER_ERROR, f"{type(exc).__name__}: {exc}", cause=exc)
 
 
+def _close_unstarted(calls: Sequence[Awaitable[object]]) -> None:
+    """A call whose task was cancelled before its first step never ran: close it, or Python warns at garbage
+    collection that a coroutine (``to_thread``, a connection attempt) was never awaited."""
+    for call in calls:
+        if inspect.iscoroutine(call) and inspect.getcoroutinestate(call) == inspect.CORO_CREATED:
+            call.close()
+
+
 async def _settle_until(calls: Sequence[Awaitable[T]], deadline: float, what: str) -> list[T | WebError]:
     """Run ``calls`` at once; at ``deadline`` cancel the rest. Returns only when every task has
     settled (also on caller cancellation, which is re-raised)."""
@@ -191,10 +200,12 @@ async def _settle_until(calls: Sequence[Awaitable[T]], deadline: float, what: st
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+        _close_unstarted(calls)
         raise
     for task in pending:
         task.cancel()
     await asyncio.gather(*pending, return_exceptions=True)
+    _close_unstarted(calls)
     late = WebError(WebErrorCode.FETCH_TIMEOUT, f"{what} did not finish before the call's deadline")
     return [late if task.cancelled() else task.result() for task in tasks]
 
