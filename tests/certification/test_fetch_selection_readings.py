@@ -45,3 +45,28 @@ def test_a_fetch_selection_moving_the_search_fails_exactly_the_alone_rows(monkey
     patch_reading(targets, "reference_settings", right, wrong, monkeypatch)
     assert failing_rows(fetch_selection, TABLE, CHECK, monkeypatch) == {"switch-on-http-fetch-alone",
                                                                           "switch-off-fetch-api-alone"}
+
+
+def test_a_save_carrying_fetch_provider_selects_it_and_a_later_save_keeps_it() -> None:
+    """``settings_save`` takes ``fetch_provider`` like any configure key (TargetConfig.saved): the saved selection is
+    written after the switch, a later save of another key keeps it, and a saved null gives the switch's own again
+    (a final read found no test of the save path)."""
+    on = targets.TargetConfig("http://127.0.0.1:9/anthropic", "http://127.0.0.1:9/v1/tools", "dsweb-emulator-key",
+                              provider="api")
+    current = targets.reference_settings(on)
+    assert (current.web.search_provider, current.web.fetch_provider) == settings.API_SELECTION
+    http = on.saved({"fetch_provider": "http"})
+    selected = targets.reference_settings(http, current)
+    assert (selected.web.search_provider, selected.web.fetch_provider) == (settings.API_SELECTION[0],
+                                                                           settings.MESSAGES_SELECTION[1])
+    kept = targets.reference_settings(http.saved({"api_key": "dsweb-emulator-key-saved-0002"}), selected)
+    assert kept.web.fetch_provider == settings.MESSAGES_SELECTION[1]
+    switch = targets.reference_settings(http.saved({"fetch_provider": None}), kept)
+    assert (switch.web.search_provider, switch.web.fetch_provider) == settings.API_SELECTION
+    given = targets.TargetConfig.from_json({"defaults": True, "provider": "messages", "messages_base": on.messages_base,
+                                            "tools_base": on.tools_base, "api_key": on.api_key})
+    assert not given.gives("fetch_provider")
+    api = given.saved({"fetch_provider": "api"})
+    assert api.gives("fetch_provider")  # a saved key counts as written after a "defaults": true configure
+    assert targets.reference_settings(api, targets.reference_settings(given)).web.fetch_provider == (
+        settings.API_SELECTION[1])
