@@ -217,6 +217,8 @@ class TargetConfig:
         ``test_network`` (no setting), are ignored."""
         names = {f.name for f in fields(self)} - {"given", "test_network"}
         kept = {k: v for k, v in params.items() if k in names}
+        if "provider" in kept:  # the switch saved writes both selections, over a fetch selection saved before it
+            kept.setdefault("fetch_provider", None)
         given = None if self.given is None else self.given | frozenset(kept)
         return replace(self, **kept, given=given)
 
@@ -649,8 +651,10 @@ def reference_settings(config: TargetConfig, current: Settings | None = None) ->
         new_api=config.provider == "api" if config.gives("provider") else None,
         overrides=overrides,
     )
-    if config.fetch_provider is not None and config.gives("fetch_provider"):  # written after the switch, as a
-        settings = settings.updated({"web.fetch_provider": FETCH_SELECTION[config.fetch_provider]})  # user would
+    if config.gives("fetch_provider"):  # written after the switch, as a user would; null: the switch's own
+        switch = API_SELECTION if settings.web.use_new_search_api else MESSAGES_SELECTION
+        fetch = switch[1] if config.fetch_provider is None else FETCH_SELECTION[config.fetch_provider]
+        settings = settings.updated({"web.fetch_provider": fetch})
     return settings
 
 

@@ -194,18 +194,19 @@ async def _settle_until(calls: Sequence[Awaitable[T]], deadline: float, what: st
     if not tasks:
         return []
     loop = asyncio.get_running_loop()
-    try:
-        _done, pending = await asyncio.wait(tasks, timeout=max(0.0, deadline - loop.time()))
-    except asyncio.CancelledError:
-        for task in tasks:
+    try:  # closed also when a second cancel ends a gather below early (its tasks have settled or are cancelled)
+        try:
+            _done, pending = await asyncio.wait(tasks, timeout=max(0.0, deadline - loop.time()))
+        except asyncio.CancelledError:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            raise
+        for task in pending:
             task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        await asyncio.gather(*pending, return_exceptions=True)
+    finally:
         _close_unstarted(calls)
-        raise
-    for task in pending:
-        task.cancel()
-    await asyncio.gather(*pending, return_exceptions=True)
-    _close_unstarted(calls)
     late = WebError(WebErrorCode.FETCH_TIMEOUT, f"{what} did not finish before the call's deadline")
     return [late if task.cancelled() else task.result() for task in tasks]
 

@@ -39,34 +39,51 @@ def test_the_switch_forcing_http_while_off_fails_exactly_the_api_alone_row(
 
 # catches (a review): the fetch selection made alone moving the search with it (HTTP fetch read as "Messages mode")
 def test_a_fetch_selection_moving_the_search_fails_exactly_the_alone_rows(monkeypatch: pytest.MonkeyPatch) -> None:
-    right = '{"web.fetch_provider": FETCH_SELECTION[config.fetch_provider]}'
-    wrong = ('{"web.fetch_provider": FETCH_SELECTION[config.fetch_provider], "web.search_provider": '
-             '{"http": "deepseek-official", "api": "deepseek-search-api"}[config.fetch_provider]}')
+    right = '{"web.fetch_provider": fetch}'
+    wrong = ('{"web.fetch_provider": fetch, **({} if config.fetch_provider is None else {"web.search_provider": '
+             '{"http": "deepseek-official", "api": "deepseek-search-api"}[config.fetch_provider]})}')
     patch_reading(targets, "reference_settings", right, wrong, monkeypatch)
     assert failing_rows(fetch_selection, TABLE, CHECK, monkeypatch) == {"switch-on-http-fetch-alone",
                                                                           "switch-off-fetch-api-alone"}
 
 
-def test_a_save_carrying_fetch_provider_selects_it_and_a_later_save_keeps_it() -> None:
-    """``settings_save`` takes ``fetch_provider`` like any configure key (TargetConfig.saved): the saved selection is
-    written after the switch, a later save of another key keeps it, and a saved null gives the switch's own again
-    (a final read found no test of the save path)."""
-    on = targets.TargetConfig("http://127.0.0.1:9/anthropic", "http://127.0.0.1:9/v1/tools", "dsweb-emulator-key",
-                              provider="api")
+
+URLS = {"messages_base": "http://127.0.0.1:9/anthropic", "tools_base": "http://127.0.0.1:9/v1/tools",
+        "api_key": "dsweb-emulator-key"}
+
+
+def _selection(config: targets.TargetConfig, current: settings.Settings | None = None) -> tuple[str | None, ...]:
+    built = targets.reference_settings(config, current)
+    return built.web.search_provider, built.web.fetch_provider
+
+
+def test_a_save_carrying_fetch_provider_selects_it_until_the_switch_or_a_null_is_saved() -> None:
+    """``settings_save`` takes ``fetch_provider`` like any configure key (TargetConfig.saved), written after the
+    switch: a later save of another setting keeps it; a saved switch writes both selections over it (the protocol:
+    ``provider`` writes both, as the switch does); a saved null gives the switch's own again (a final read found
+    no test of the save path; its review found the last two wrong in the reference)."""
+    on = targets.TargetConfig(**URLS, provider="api")
     current = targets.reference_settings(on)
-    assert (current.web.search_provider, current.web.fetch_provider) == settings.API_SELECTION
+    assert _selection(on) == settings.API_SELECTION
     http = on.saved({"fetch_provider": "http"})
     selected = targets.reference_settings(http, current)
-    assert (selected.web.search_provider, selected.web.fetch_provider) == (settings.API_SELECTION[0],
-                                                                           settings.MESSAGES_SELECTION[1])
-    kept = targets.reference_settings(http.saved({"api_key": "dsweb-emulator-key-saved-0002"}), selected)
-    assert kept.web.fetch_provider == settings.MESSAGES_SELECTION[1]
-    switch = targets.reference_settings(http.saved({"fetch_provider": None}), kept)
-    assert (switch.web.search_provider, switch.web.fetch_provider) == settings.API_SELECTION
-    given = targets.TargetConfig.from_json({"defaults": True, "provider": "messages", "messages_base": on.messages_base,
-                                            "tools_base": on.tools_base, "api_key": on.api_key})
+    assert _selection(http, current) == (settings.API_SELECTION[0], settings.MESSAGES_SELECTION[1])
+    count = http.saved({"count": 7})
+    assert targets.reference_settings(count, selected).deepseek_api.count == 7  # a setting the save changes
+    assert _selection(count, selected) == (settings.API_SELECTION[0], settings.MESSAGES_SELECTION[1])
+    assert _selection(http.saved({"provider": "api"}), selected) == settings.API_SELECTION
+    assert _selection(http.saved({"provider": "messages"}), selected) == settings.MESSAGES_SELECTION
+    assert _selection(http.saved({"fetch_provider": None}), selected) == settings.API_SELECTION
+
+
+def test_after_a_defaults_configure_a_saved_fetch_provider_counts_as_written_and_its_null_follows_the_switch() -> None:
+    given = targets.TargetConfig.from_json({"defaults": True, "provider": "messages", **URLS})
     assert not given.gives("fetch_provider")
+    shipped = targets.reference_settings(given)
     api = given.saved({"fetch_provider": "api"})
     assert api.gives("fetch_provider")  # a saved key counts as written after a "defaults": true configure
-    assert targets.reference_settings(api, targets.reference_settings(given)).web.fetch_provider == (
-        settings.API_SELECTION[1])
+    assert _selection(api, shipped) == (settings.MESSAGES_SELECTION[0], settings.API_SELECTION[1])
+    bare = targets.TargetConfig.from_json({"defaults": True, **URLS})  # the switch left at its shipped default
+    saved = targets.reference_settings(bare.saved({"fetch_provider": "api"}), targets.reference_settings(bare))
+    back = bare.saved({"fetch_provider": "api"}).saved({"fetch_provider": None})
+    assert _selection(back, saved) == settings.MESSAGES_SELECTION  # null: as the switch (off) selects

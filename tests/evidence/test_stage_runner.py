@@ -44,6 +44,34 @@ def test_calls_whose_tasks_are_cancelled_before_their_first_step_are_closed() ->
     assert not [w for w in caught if "never awaited" in str(w.message)], [str(w.message) for w in caught]
 
 
+def test_calls_are_closed_also_when_a_second_cancel_ends_the_runner_while_it_awaits_its_tasks() -> None:
+    """A caller cancelled twice (a timeout, then the loop's shutdown): the second cancel ends the runner's wait for
+    its cancelled tasks early; the calls that never ran are closed all the same (a review's reproducer)."""
+    calls: list[Coroutine[Any, Any, int]] = []
+
+    async def main() -> None:
+        calls.extend(asyncio.sleep(0, result=n) for n in range(3))
+        loop = asyncio.get_running_loop()
+        runner = asyncio.ensure_future(evidence_search._settle_until(calls, loop.time() + 30, "the stage"))
+        await asyncio.sleep(0)
+        for task in (runner, *(asyncio.all_tasks() - {runner, asyncio.current_task()})):
+            task.cancel()
+        await asyncio.sleep(0)  # the runner took its cancel and now awaits its cancelled tasks
+        await asyncio.sleep(0)
+        runner.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await runner
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        asyncio.run(main())
+        states = [inspect.getcoroutinestate(c) for c in calls]
+        calls.clear()
+        gc.collect()
+    assert states == [inspect.CORO_CLOSED] * 3
+    assert not [w for w in caught if "never awaited" in str(w.message)], [str(w.message) for w in caught]
+
+
 def test_calls_that_ran_are_left_as_they_ended() -> None:
     """The ordinary path: every call ran to its end and is answered; closing touches none of them."""
 
