@@ -22,7 +22,7 @@ SEARCHES, PAGE = (case.name for case in evidence_cancel.CANCEL)
 RIGHT_SETTLE, RIGHT_SETTINGS = evidence_search._settle_until, evidence_search.EvidenceSettings
 # The cancel branch of _settle_until: every task cancelled, then awaited until it settled.
 SETTLED = "await asyncio.gather(*tasks, return_exceptions=True)"
-CANCEL_BRANCH = f"for task in tasks:\n            task.cancel()\n        {SETTLED}"
+CANCEL_BRANCH = f"for task in tasks:\n                task.cancel()\n            {SETTLED}"
 
 
 def _shielded(stage: str) -> Any:
@@ -67,5 +67,5 @@ def test_cancel_ignored_until_the_requests_answer(monkeypatch: pytest.MonkeyPatc
 
 def test_answer_before_the_cancelled_tasks_settled(monkeypatch: pytest.MonkeyPatch) -> None:
     # catches: every task cancelled, but the cancel re-raised at once: the call answers while its requests still close
-    patch_reading(evidence_search, "_settle_until", f"{SETTLED}\n        raise", "raise", monkeypatch)
+    patch_reading(evidence_search, "_settle_until", f"{SETTLED}\n            raise", "raise", monkeypatch)
     assert failing_rows(evidence_cancel, "CANCEL", CHECK, monkeypatch) == {SEARCHES, PAGE}
