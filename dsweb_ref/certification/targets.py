@@ -651,10 +651,11 @@ def reference_settings(config: TargetConfig, current: Settings | None = None) ->
         new_api=config.provider == "api" if config.gives("provider") else None,
         overrides=overrides,
     )
-    if config.gives("fetch_provider"):  # written after the switch, as a user would; null: the switch's own
-        switch = API_SELECTION if settings.web.use_new_search_api else MESSAGES_SELECTION
-        fetch = switch[1] if config.fetch_provider is None else FETCH_SELECTION[config.fetch_provider]
-        settings = settings.updated({"web.fetch_provider": fetch})
+    if config.gives("fetch_provider"):  # written after the switch, as a user would
+        if config.fetch_provider is not None:
+            settings = settings.updated({"web.fetch_provider": FETCH_SELECTION[config.fetch_provider]})
+        elif not config.gives("provider"):  # null, and the switch not written above: the switch writes its own
+            settings = settings.with_new_search_api(settings.web.use_new_search_api)  # (through the settings layer)
     return settings
 
 

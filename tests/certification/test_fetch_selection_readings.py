@@ -39,9 +39,9 @@ def test_the_switch_forcing_http_while_off_fails_exactly_the_api_alone_row(
 
 # catches (a review): the fetch selection made alone moving the search with it (HTTP fetch read as "Messages mode")
 def test_a_fetch_selection_moving_the_search_fails_exactly_the_alone_rows(monkeypatch: pytest.MonkeyPatch) -> None:
-    right = '{"web.fetch_provider": fetch}'
-    wrong = ('{"web.fetch_provider": fetch, **({} if config.fetch_provider is None else {"web.search_provider": '
-             '{"http": "deepseek-official", "api": "deepseek-search-api"}[config.fetch_provider]})}')
+    right = '{"web.fetch_provider": FETCH_SELECTION[config.fetch_provider]}'
+    wrong = ('{"web.fetch_provider": FETCH_SELECTION[config.fetch_provider], "web.search_provider": '
+             '{"http": "deepseek-official", "api": "deepseek-search-api"}[config.fetch_provider]}')
     patch_reading(targets, "reference_settings", right, wrong, monkeypatch)
     assert failing_rows(fetch_selection, TABLE, CHECK, monkeypatch) == {"switch-on-http-fetch-alone",
                                                                           "switch-off-fetch-api-alone"}
