@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import pytest
 
+from dsweb_ref.certification.calibration import NOT_SHOWN
 from dsweb_ref.certification.checks import scheduling
+from dsweb_ref.certification.checks._base import CheckContext
 from dsweb_ref.certification.targets import reference_target
+from dsweb_ref.emulator import Delay
 from dsweb_ref.providers._scheduler import Policy, _Pacer
 from dsweb_ref.settings import Settings
 
@@ -62,10 +65,6 @@ def test_a_pacer_forgetting_its_last_start_while_idle_fails_exactly_the_one_by_o
 # late (more than the 0.5 s interval), a right pacer has no call to hold back either, so the one-by-one row shows
 # nothing: it is re-run and noted "not shown", never counted as met.
 def test_slow_answers_leave_the_one_by_one_row_not_shown(monkeypatch: pytest.MonkeyPatch) -> None:
-    from dsweb_ref.certification.calibration import NOT_SHOWN
-    from dsweb_ref.certification.checks._base import CheckContext
-    from dsweb_ref.emulator import Delay
-
     right_fresh = CheckContext.fresh
 
     def slow_fresh(self: CheckContext) -> None:

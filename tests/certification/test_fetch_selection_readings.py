@@ -47,14 +47,17 @@ def test_a_fetch_selection_moving_the_search_fails_exactly_the_alone_rows(monkey
                                                                           "switch-off-fetch-api-alone"}
 
 
-
 URLS = {"messages_base": "http://127.0.0.1:9/anthropic", "tools_base": "http://127.0.0.1:9/v1/tools",
         "api_key": "dsweb-emulator-key"}
 
 
-def _selection(config: targets.TargetConfig, current: settings.Settings | None = None) -> tuple[str | None, ...]:
-    built = targets.reference_settings(config, current)
+def _selection(built: settings.Settings) -> tuple[str | None, ...]:
     return built.web.search_provider, built.web.fetch_provider
+
+
+def _selection_saved(config: targets.TargetConfig, current: settings.Settings) -> tuple[str | None, ...]:
+    """The selection after a save of ``config`` over the settings in use (as ``_LiveReference.save`` builds it)."""
+    return _selection(targets.reference_settings(config, current))
 
 
 def test_a_save_carrying_fetch_provider_selects_it_until_the_switch_or_a_null_is_saved() -> None:
@@ -64,16 +67,16 @@ def test_a_save_carrying_fetch_provider_selects_it_until_the_switch_or_a_null_is
     no test of the save path; its review found the last two wrong in the reference)."""
     on = targets.TargetConfig(**URLS, provider="api")
     current = targets.reference_settings(on)
-    assert _selection(on) == settings.API_SELECTION
+    assert _selection(current) == settings.API_SELECTION
     http = on.saved({"fetch_provider": "http"})
     selected = targets.reference_settings(http, current)
-    assert _selection(http, current) == (settings.API_SELECTION[0], settings.MESSAGES_SELECTION[1])
-    count = http.saved({"count": 7})
-    assert targets.reference_settings(count, selected).deepseek_api.count == 7  # a setting the save changes
-    assert _selection(count, selected) == (settings.API_SELECTION[0], settings.MESSAGES_SELECTION[1])
-    assert _selection(http.saved({"provider": "api"}), selected) == settings.API_SELECTION
-    assert _selection(http.saved({"provider": "messages"}), selected) == settings.MESSAGES_SELECTION
-    assert _selection(http.saved({"fetch_provider": None}), selected) == settings.API_SELECTION
+    assert _selection(selected) == (settings.API_SELECTION[0], settings.MESSAGES_SELECTION[1])
+    counted = targets.reference_settings(http.saved({"count": 7}), selected)
+    assert counted.deepseek_api.count == 7  # a setting the save changes
+    assert _selection(counted) == (settings.API_SELECTION[0], settings.MESSAGES_SELECTION[1])
+    assert _selection_saved(http.saved({"provider": "api"}), selected) == settings.API_SELECTION
+    assert _selection_saved(http.saved({"provider": "messages"}), selected) == settings.MESSAGES_SELECTION
+    assert _selection_saved(http.saved({"fetch_provider": None}), selected) == settings.API_SELECTION
 
 
 def test_after_a_defaults_configure_a_saved_fetch_provider_counts_as_written_and_its_null_follows_the_switch() -> None:
@@ -82,8 +85,10 @@ def test_after_a_defaults_configure_a_saved_fetch_provider_counts_as_written_and
     shipped = targets.reference_settings(given)
     api = given.saved({"fetch_provider": "api"})
     assert api.gives("fetch_provider")  # a saved key counts as written after a "defaults": true configure
-    assert _selection(api, shipped) == (settings.MESSAGES_SELECTION[0], settings.API_SELECTION[1])
+    assert _selection_saved(api, shipped) == (settings.MESSAGES_SELECTION[0], settings.API_SELECTION[1])
     bare = targets.TargetConfig.from_json({"defaults": True, **URLS})  # the switch left at its shipped default
-    saved = targets.reference_settings(bare.saved({"fetch_provider": "api"}), targets.reference_settings(bare))
-    back = bare.saved({"fetch_provider": "api"}).saved({"fetch_provider": None})
-    assert _selection(back, saved) == settings.MESSAGES_SELECTION  # null: as the switch (off) selects
+    on_api = bare.saved({"fetch_provider": "api"})
+    saved = targets.reference_settings(on_api, targets.reference_settings(bare))
+    assert _selection(saved) == (settings.MESSAGES_SELECTION[0], settings.API_SELECTION[1])
+    back = on_api.saved({"fetch_provider": None})
+    assert _selection_saved(back, saved) == settings.MESSAGES_SELECTION  # null: as the switch (off) selects

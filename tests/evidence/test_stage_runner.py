@@ -16,10 +16,11 @@ import pytest
 from dsweb_ref.tools import evidence_search
 
 
-def test_calls_whose_tasks_are_cancelled_before_their_first_step_are_closed() -> None:
-    """As a loop's shutdown cancels every task at once: asyncio runs ready callbacks in the order they were
-    queued, so the stage's tasks, queued by the runner's first step, are still behind this test's task when it
-    cancels them with the runner."""
+def _cancelled_before_the_stage_ran(*, again: bool) -> list[str]:
+    """The runner and its stage tasks cancelled together, as a loop's shutdown cancels every task at once: asyncio
+    runs ready callbacks in the order they were queued, so the stage's tasks, queued by the runner's first step,
+    are still behind this task when it cancels them. ``again``: the runner cancelled a second time while it awaits
+    its cancelled tasks. Asserts that no never-awaited warning was raised; returns the calls' states."""
     calls: list[Coroutine[Any, Any, int]] = []
 
     async def main() -> None:
@@ -31,6 +32,10 @@ def test_calls_whose_tasks_are_cancelled_before_their_first_step_are_closed() ->
         assert len(stage) == 3
         for task in (runner, *stage):
             task.cancel()
+        if again:
+            await asyncio.sleep(0)  # the runner took its cancel and now awaits its cancelled tasks
+            await asyncio.sleep(0)
+            runner.cancel()
         with pytest.raises(asyncio.CancelledError):
             await runner
 
@@ -40,36 +45,18 @@ def test_calls_whose_tasks_are_cancelled_before_their_first_step_are_closed() ->
         states = [inspect.getcoroutinestate(c) for c in calls]
         calls.clear()
         gc.collect()
-    assert states == [inspect.CORO_CLOSED] * 3
     assert not [w for w in caught if "never awaited" in str(w.message)], [str(w.message) for w in caught]
+    return states
+
+
+def test_calls_whose_tasks_are_cancelled_before_their_first_step_are_closed() -> None:
+    assert _cancelled_before_the_stage_ran(again=False) == [inspect.CORO_CLOSED] * 3
 
 
 def test_calls_are_closed_also_when_a_second_cancel_ends_the_runner_while_it_awaits_its_tasks() -> None:
     """A caller cancelled twice (a timeout, then the loop's shutdown): the second cancel ends the runner's wait for
     its cancelled tasks early; the calls that never ran are closed all the same (a review's reproducer)."""
-    calls: list[Coroutine[Any, Any, int]] = []
-
-    async def main() -> None:
-        calls.extend(asyncio.sleep(0, result=n) for n in range(3))
-        loop = asyncio.get_running_loop()
-        runner = asyncio.ensure_future(evidence_search._settle_until(calls, loop.time() + 30, "the stage"))
-        await asyncio.sleep(0)
-        for task in (runner, *(asyncio.all_tasks() - {runner, asyncio.current_task()})):
-            task.cancel()
-        await asyncio.sleep(0)  # the runner took its cancel and now awaits its cancelled tasks
-        await asyncio.sleep(0)
-        runner.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await runner
-
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        asyncio.run(main())
-        states = [inspect.getcoroutinestate(c) for c in calls]
-        calls.clear()
-        gc.collect()
-    assert states == [inspect.CORO_CLOSED] * 3
-    assert not [w for w in caught if "never awaited" in str(w.message)], [str(w.message) for w in caught]
+    assert _cancelled_before_the_stage_ran(again=True) == [inspect.CORO_CLOSED] * 3
 
 
 def test_calls_that_ran_are_left_as_they_ended() -> None:

@@ -98,8 +98,9 @@ async def fetch_alone(ctx: CheckContext) -> None:
                 found = await ctx.search([f"fetch selection {case.name}"])
                 await ctx.settle()
                 other = next(r for r, _ in SEARCH_ROUTE.values() if r != route)
-                if not ctx.records(route) or ctx.records(other):
+                here, there = len(ctx.records(route)), len(ctx.records(other))
+                if not here or there:
                     wrong.append(f"{case.name}: a search after the fetch selection made alone did not reach only the "
-                                 f"switch's {route} route: it sent {len(ctx.records(route))} request(s) there and "
-                                 f"{len(ctx.records(other))} to {other} ({found.brief()})")
+                                 f"switch's {route} route: it sent {here} request(s) there and {there} to {other} "
+                                 f"({found.brief()})")
     require(not wrong, "; ".join(wrong)[:1500], rows=wrong)
