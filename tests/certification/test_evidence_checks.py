@@ -489,9 +489,10 @@ ROW_READINGS: dict[str, tuple[Any, str, str, str, str, str | tuple[str, ...]]] =
     "operators-as-words": (
         _evidence_text, "topic_of", "if words else query", "if False else query", "evidence.passages", "operators"
     ),
+    # ... which also lets the Pell Creek page give its length where the Pell River page gives no passage
     "latin-name-never-whole": (
         _evidence_passages, "_stands_whole", "isalnum()):\n            return True",
-        "isalnum()):\n            return False", "evidence.designators", "similar-name",
+        "isalnum()):\n            return False", "evidence.designators", ("similar-name", "similar-name-no-passage"),
     ),
     "thai-name-never-whole": (
         _evidence_passages, "_stands_whole", "(after):\n                return True",

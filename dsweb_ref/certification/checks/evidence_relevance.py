@@ -98,6 +98,25 @@ BRIDGES = (
         "# Bridges of Pell\n\nThe Pell Creek Bridge over the river is 86 metres long and opened in 1931.\n",
     ),
 )
+# From the seed-10 mutation draw: the page naming the asked bridge says nothing of the query's other words (its search
+# title and snippet neither), so it gives no passage; the Pell Creek page, a similar name, is left out as a near miss.
+# The query has no evidence, and the account of what was tried lists the near miss.
+PELL_RIVER_WORKS = "https://bridge-works.example.org/pell-river-bridge"
+PELL_CREEK_WORKS = "https://bridge-works.example.org/pell-creek-bridge"
+NEAR_MISS_ONLY = (
+    (
+        PELL_RIVER_WORKS,
+        "Works notices",
+        "Closures and opening dates.",
+        "# Works notices\n\n## Pell River Bridge\n\nOpened to traffic in 1998 after six years of work.\n",
+    ),
+    (
+        PELL_CREEK_WORKS,
+        "Works notices",
+        "Closures and opening dates.",
+        "# Works notices\n\nThe Pell Creek Bridge over the river is 86 metres long and opened in 1931.\n",
+    ),
+)
 SAIMOK = "https://waterfalls.example.co.th/saimok"
 SAIMOK_NOI = "https://waterfalls.example.co.th/saimok-noi"
 FALLS = (
@@ -229,6 +248,17 @@ DESIGNATORS = (
         "a proper name matched word by word, not whole: the Pell Creek Bridge page (which also names the river) "
         "cited for the Pell River Bridge",
         {"query": "Pell River Bridge length", "cite": PELL_RIVER, "never": (PELL_CREEK,), "results": BRIDGES},
+    ),
+    # From the seed-10 mutation draw: a near miss recorded as nothing (no url, no reason) passes while the query
+    # still has evidence, and breaks the [needs_retry] line's account of what was tried when it has none. Citing
+    # the asked bridge's page (any line of it) or [needs_retry] are both the target's choice; crashing is not.
+    Case(
+        "similar-name-no-passage",
+        "a page left out for a similar name recorded without its URL and reason: when the page that names the "
+        "subject gives no passage either, the [needs_retry] line cannot say what was left out and the tool raises "
+        "instead of answering",
+        {"query": "Pell River Bridge length", "cite": PELL_RIVER_WORKS, "or_retry": True,
+         "never": (PELL_CREEK_WORKS,), "results": NEAR_MISS_ONLY},
     ),
     Case(
         "thai-similar-name",
