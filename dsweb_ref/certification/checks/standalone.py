@@ -856,7 +856,40 @@ class _KeyWritten:
         return self.lead + "begin 644 k " + binascii.b2a_uu(data, backtick=True).decode("ascii").strip() + " end"
 
 
-PROSE_ROW_KEYS = {"long": LONG_KEY}  # the keys a row of PROSE_CASES configures by name (as errors.secret_echo's rows)
+class _EscapeDump:
+    """An upstream message that writes ``key[start:stop]`` or, with ``more``, the key's first ``stop`` characters
+    a byte at a time with a separator between bytes: ``\\x64 \\x73 ...`` (``escape``), or ``0x64, 0x73, ...``, a C
+    byte array, followed by the next ``more`` characters as one ``\\x``-led hex word (``0x6c\\x61746f...``), as a
+    log that switches form mid-key shows it; formatted like :class:`_KeyPartDump`."""
+
+    def __init__(self, lead: str, start: int, stop: int, more: int = 0) -> None:
+        self.lead, self.start, self.stop, self.more = lead, start, stop, more
+
+    def format(self, *, key: str) -> str:
+        if not self.more:
+            return self.lead + " ".join(f"\\x{b:02x}" for b in key[self.start : self.stop].encode())
+        dumped = ", ".join(f"0x{b:02x}" for b in key[self.start : self.stop].encode())
+        return self.lead + dumped + "\\x" + key[self.stop : self.stop + self.more].encode().hex() + " rejected"
+
+
+class _SpelledThenBackwards:
+    """An upstream message that spells the key out (a space between characters), then writes the ``back`` characters
+    before its last one, backwards, as ``%uXXXX`` escapes (``... 0 0 0 1%u0030%u0030...``): the 10 characters from
+    the last one on, read backwards, span the two; formatted like :class:`_KeyPartDump`."""
+
+    def __init__(self, lead: str, back: int) -> None:
+        self.lead, self.back = lead, back
+
+    def format(self, *, key: str) -> str:
+        return self.lead + " ".join(key) + "".join(f"%u{ord(c):04x}" for c in key[-2 : -2 - self.back : -1])
+
+
+# A key with upper-case letters (the emulator's own is lower case and digits), for the rows that quote it so.
+MIXED_CASE_KEY = "DsWeb-Mixed-Key-0042"  # its halves (every other character) are short of 12
+
+
+# The keys a row of PROSE_CASES configures by name (as errors.secret_echo's rows).
+PROSE_ROW_KEYS = {"long": LONG_KEY, "mixed": MIXED_CASE_KEY}
 
 
 PROSE_CASES = (
@@ -1053,6 +1086,27 @@ PROSE_CASES = (
     Case("http-401-quoting-the-key-uuencoded", "quoting an upstream error that uuencodes a request line holding "
          "the key (two bytes into a 3-byte group, a space after it): the key shown",
          {"protocol": "messages", "secret": True, "status": 401, "message": _KeyWritten("dump: ", "uu")}),
+    # From the seed-10 mutation draw: four ways the scrubber's mapping back from a view it reads to the text went
+    # wrong unseen. A part of a key with upper-case letters written an escape at a time is found only when the run
+    # it decodes is compared in lower case; a match that ends the text in the folded view (the key with zero-width
+    # spaces between its characters, the error's last words) is mapped back to the text without reading past its
+    # end; a piece found in a dumped run, and the whole key found in the compact view, are redacted to their last
+    # character, which what follows in a form read only after them would extend to 10.
+    Case("http-401-dumping-part-of-a-mixed-case-key-escape-by-escape", "quoting from an upstream error that writes "
+         "12 characters of a key with upper-case letters as \\x escapes, a space between each two: the part shown",
+         {"protocol": "messages", "secret": True, "status": 401, "key": "mixed",
+          "message": _EscapeDump("bad key: ", 2, 14)}),
+    Case("http-401-ending-with-the-key-in-zero-width-spaces", "crashing on, or quoting the key from, an upstream "
+         "error whose last words are the key written with a zero-width space between each two characters",
+         {"protocol": "messages", "secret": True, "status": 401, "forms": ("zero-width",)}),
+    Case("http-401-c-array-of-part-of-the-key-then-a-hex-word", "quoting from an upstream error that writes the "
+         "key's first 10 characters as a C byte array (0x64, 0x73, ...), then the next 9 as one \\x-led hex word: "
+         "the array redacted short of its last byte, which with the word shows 10 characters",
+         {"protocol": "messages", "secret": True, "status": 401, "message": _EscapeDump("dump: ", 0, 10, 9)}),
+    Case("http-401-spelling-out-the-key-then-percent-u-escapes-backwards", "quoting from an upstream error that "
+         "spells the key out, then writes the 9 characters before its last backwards as %u escapes: the spelled key "
+         "redacted short of its last character, which with the escapes shows 10 characters read backwards",
+         {"protocol": "messages", "secret": True, "status": 401, "message": _SpelledThenBackwards("bad key: ", 9)}),
 )
 
 

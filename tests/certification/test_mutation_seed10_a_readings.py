@@ -1,0 +1,99 @@
+"""Survivors of the seed-10 mutation draw (``scripts/mutation_score.py --sample 400 --seed 10``), list A (w1), that a
+new row now rejects: four misreadings in the scrubber's mapping from a view it reads back to the text (a dumped run
+compared in the case it was written, a folded-view match mapped one character past its end, a dumped piece and a
+compact-view match each redacted short of its last character) and one in the standalone configuration's reader (a
+file nested past the reader's depth refused with no message: a TypeError). Each mutant's change is made in the
+reference and must fail exactly the row that names it; the reference passes the row."""
+
+from __future__ import annotations
+
+import pytest
+
+from dsweb_ref import _secrets, standalone_config
+from dsweb_ref.certification.checks import standalone, standalone_save
+
+from ._readings import failing_rows, patch_reading
+from ._readings import fails_exactly_shown as _fails_exactly
+from ._readings import keep_rows as _keep
+
+PROSE = "standalone.prose.error"
+SHOWN = r"\[(.*?)\] the tool error shows"
+MIXED_DUMP = "http-401-dumping-part-of-a-mixed-case-key-escape-by-escape"
+ZERO_WIDTH_END = "http-401-ending-with-the-key-in-zero-width-spaces"
+DUMP_THEN_WORD = "http-401-c-array-of-part-of-the-key-then-a-hex-word"
+SPELLED_THEN_BACK = "http-401-spelling-out-the-key-then-percent-u-escapes-backwards"
+
+
+@pytest.mark.usefixtures("fresh_forms")
+def test_the_reference_passes_the_seed10_prose_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+    _keep(standalone, "PROSE_CASES", (MIXED_DUMP, ZERO_WIDTH_END, DUMP_THEN_WORD, SPELLED_THEN_BACK), monkeypatch)
+    assert failing_rows(standalone, "PROSE_CASES", PROSE, monkeypatch) == set()
+
+
+@pytest.mark.usefixtures("fresh_forms")
+def test_a_dumped_run_kept_in_its_own_case_fails_exactly_the_mixed_case_dump_row(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # catches: the mutant's `len(c.lower()) == 1 and False`: a dumped run's characters are no longer lowered, so a
+    # part of a key with upper-case letters (the pieces are looked for in lower case) is never found, and shown
+    right = "chars += [c.lower() if len(c.lower()) == 1 else c for c in decoded]"
+    patch_reading(_secrets, "_dump_chars", right, right.replace("== 1 else", "== 1 and False else"), monkeypatch)
+    _fails_exactly(standalone, "PROSE_CASES", PROSE, MIXED_DUMP, SHOWN, monkeypatch)
+
+
+@pytest.mark.usefixtures("fresh_forms")
+def test_a_folded_match_mapped_past_its_end_fails_exactly_the_zero_width_end_row(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # catches: the mutant's ends[b + 1]: a match in the folded view that ends the text (or one character before its
+    # end) is mapped back past the last character, IndexError, which the standalone search lets out
+    # the folded view's mapping (the spelled runs' mapping reads the same words, without the line after it)
+    right = "ends[b - 1]) for a, b in spans], placeholder)\n        folded = _fold(text)"
+    patch_reading(_secrets.SecretForms, "redact", right, right.replace("b - 1", "b + 1"), monkeypatch)
+    _fails_exactly(standalone, "PROSE_CASES", PROSE, ZERO_WIDTH_END, None, monkeypatch)
+
+
+@pytest.mark.usefixtures("fresh_forms")
+def test_a_dumped_piece_redacted_short_of_its_last_byte_fails_exactly_the_dump_then_word_row(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # catches: the mutant's spans[at + PIECE - 2]: the redaction of a piece found in a dumped run stops a byte
+    # short, and that byte with the 9 characters the hex word after it writes shows 10 characters of the key
+    right = "spans[at + PIECE - 1][1]"
+    patch_reading(_secrets, "_dump_spans", right, right.replace("- 1]", "- 2]"), monkeypatch)
+    _fails_exactly(standalone, "PROSE_CASES", PROSE, DUMP_THEN_WORD, SHOWN, monkeypatch)
+
+
+
+@pytest.mark.usefixtures("fresh_forms")
+def test_a_compact_match_redacted_short_of_its_last_character_fails_exactly_the_spelled_then_back_row(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # catches: the mutant's where[at + len(needle) - 2]: the whole key found in the compact view (spelled out) is
+    # redacted to its last character but one, and that last character with the 9 %u escapes after it (which no
+    # per-character form of the scrubber reads) shows 10 characters of the key, backwards
+    right = "ends[where[at + len(needle) - 1]]"
+    patch_reading(_secrets.SecretForms, "_redact_compact", right, right.replace("- 1]]", "- 2]]"), monkeypatch)
+    _fails_exactly(standalone, "PROSE_CASES", PROSE, SPELLED_THEN_BACK, SHOWN, monkeypatch)
+
+# -- standalone.save.keeps_rest: a file nested past the reader's recursion ----------------------------------------
+
+SAVE = "standalone.save.keeps_rest"
+DEEP_FILE = "deeply-nested-file"
+
+
+def test_the_reference_passes_the_deeply_nested_file_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    _keep(standalone_save, "SAVE_CASES", (DEEP_FILE,), monkeypatch)
+    assert failing_rows(standalone_save, "SAVE_CASES", SAVE, monkeypatch) == set()
+
+
+def test_a_nesting_refusal_raised_without_its_message_fails_exactly_the_deeply_nested_file_row(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # catches: the mutant's WebError(WebErrorCode.CONFIG_INVALID) with no message: WebError requires one, so the
+    # RecursionError a file nested 2,000 deep raises in tomllib becomes a TypeError, and the save crashes instead
+    # of refusing the file with WEB_CONFIG_INVALID
+    right = 'raise WebError(WebErrorCode.CONFIG_INVALID, f"{path}: nested too deeply") from None'
+    wrong = "raise WebError(WebErrorCode.CONFIG_INVALID) from None"
+    patch_reading(standalone_config, "_load", right, wrong, monkeypatch)
+    assert failing_rows(standalone_save, "SAVE_CASES", SAVE, monkeypatch) == {DEEP_FILE}
