@@ -68,7 +68,7 @@ def test_the_rows_the_control_governs() -> None:
     assert REDIRECT_ROWS == {
         "private-redirect-snippet", "private-redirect-unprintable-snippet", "private-redirect-recorded",
         "private-redirect-beside-page", "numeric-redirect-snippet", "hex-redirect-snippet", "octal-redirect-snippet",
-        "short-hex-redirect-snippet", "short-redirect-snippet",
+        "short-hex-redirect-snippet", "short-redirect-snippet", "cross-origin-redirect-snippet",
     }  # fmt: skip
     assert HOST_ROWS == {"private-host-snippet"}
 

@@ -458,6 +458,15 @@ REFUSED = (
     Case("private-redirect-recorded", "a result refused at its page fetch (a redirect to a private address) "
          "recorded in the value's tried.dropped outside the shipped evidence_search schema (its url or reason field "
          "misnamed)", {"host": HOST, "redirect": f"http://{PRIVATE_ANSWER}/", "schema": True}),
+    # From the seed-10 mutation draw (its review): a Location to another public host, which the reference's redirect
+    # policy (the same origin only) turns down. Turning it down is the target's redirect validation refusing it, so a
+    # crash while the refusal is made (a TypeError coded WEB_PROVIDER_ERROR) that lets the snippet stand in fails. A
+    # fetcher that follows redirects to other hosts fetches that public page and shows its fact: accepted, the row
+    # then judges nothing more.
+    Case("cross-origin-redirect-snippet", "a redirect to another public host turned down by the target's own policy "
+         "(the same origin only) but counted as an ordinary load failure, so the result's matching snippet is cited "
+         "as evidence and its URL listed among the sources",
+         {"host": HOST, "redirect": f"http://{BESIDE_HOST}/cross-origin-redirect-snippet-page", "cross_origin": True}),
 )
 # From the seed-5 mutation draw: validation is a filter stage of the pipeline (search, then URL/IP/redirect
 # validation, then ranking, fetching and passages): a result it refuses drops out, the others go on.
@@ -507,6 +516,9 @@ NUMERIC_REFUSED = (
 # fetched, whose snippet may stand in.
 CONTROL_PATH = "/redirect-control"
 CONTROL_FACT = "Sandpiper jetty"
+CROSS_ORIGIN_FACT = "Curlew pontoon"  # the cross-origin redirect's page: shown only by a target that follows that hop
+CROSS_ORIGIN_PAGE = _page("Harbour pilot boarding", _article(
+    OPENING, "<p>Harbour pilot boarding starts at 06:00 from the Curlew pontoon, for vessels over 80 metres.</p>"))
 CONTROL_PAGE = _page("Harbour pilot boarding", _article(
     OPENING, "<p>Harbour pilot boarding starts at 06:00 from the Sandpiper jetty, for vessels over 80 metres.</p>"))
 FOLLOWED = ("followed: the control's redirect to a public page put its fact in the evidence, so the redirect rows "
@@ -622,7 +634,9 @@ def _follows_evidence_schema(value: Mapping[str, Any], case: Case) -> None:
     "its own. That fact in the evidence, and the target validates the Locations it is given: a refused redirect "
     "taken for a page not fetched (its snippet cited or listed) fails, and so does a Location turned down by the "
     "target's own redirect policy (another host, another scheme): a fetcher that follows redirects reads each "
-    "Location as a URL to be fetched, and turning one down is its redirect validation refusing it; no fact, and "
+    "Location as a URL to be fetched, and turning one down is its redirect validation refusing it (one that "
+    "follows the hop to another public host fetches that page, whose fact then shows it followed: accepted); no "
+    "fact, and "
     "the redirect rows accept the snippet cited, as the check's notes say. A host resolving privately is refused "
     "before any fetch, so its snippet is never cited, whatever the target.",
     cases=(*HTML, *ERROR_STATUS, *PRIVATE, *REFUSED, *BESIDE_REFUSED, *NUMERIC_REFUSED),
@@ -725,6 +739,8 @@ async def html_page(ctx: CheckContext) -> None:
             url = f"http://{case['host']}/{case.name}"
             if "redirect" in case.params:
                 net.pages.redirects[f"/{case.name}"] = (302, case["redirect"])
+            if case.params.get("cross_origin"):
+                net.pages.special[f"/{case.name}-page"] = _serve_html(CROSS_ORIGIN_PAGE)
             rows = [row(url, "Harbour pilot boarding", REFUSED_SNIPPET)]
             beside = f"http://{case['beside']}/{case.name}-page" if "beside" in case.params else None
             if beside is not None:
@@ -750,6 +766,9 @@ async def html_page(ctx: CheckContext) -> None:
                 _follows_evidence_schema(value, case)
             if "redirect" in case.params and not follows:
                 continue  # a redirect not followed is a page not fetched: its snippet may stand in (NOT_FOLLOWED)
+            hopped = any(CROSS_ORIGIN_FACT in " ".join(t.split()) for t in _shown(outcome))
+            if case.params.get("cross_origin") and hopped:
+                continue  # the hop to the other host followed: that page is evidence, and the policy is the target's
             sources = [s.get("url") for s in value.get("sources", []) if isinstance(s, dict)]
             lines = [m.group(1) for m in map(_ANY_SOURCE.search, (outcome.text or "").splitlines()) if m is not None]
             # A redirect row names the control's verdict: the target follows redirects, so it refused this one.
