@@ -1,8 +1,8 @@
-"""Survivors of the seed-10 mutation draw (``scripts/mutation_score.py --sample 400 --seed 10``), list A (w1), that a
-new row now rejects: three misreadings in the scrubber's mapping from a view it reads back to the text (a dumped run
-compared in the case it was written, a folded-view match mapped one character past its end, a dumped piece
-redacted short of its last byte). Each mutant's change is made in the reference and must fail exactly the row that names
-it; the reference passes the row."""
+"""Survivors of the seed-10 mutation draw (``scripts/mutation_score.py --sample 400 --seed 10``), list A, that a
+new row now rejects: four misreadings in the scrubber's mapping from a view it reads back to the text (a dumped run
+compared in the case it was written, a folded-view match mapped one character past its end, a dumped piece redacted
+short of its last byte, a compact-view match redacted short of its last character). Each mutant's change is made in
+the reference and must fail exactly the row that names it; the reference passes the rows."""
 
 from __future__ import annotations
 
@@ -61,7 +61,6 @@ def test_a_dumped_piece_redacted_short_of_its_last_byte_fails_exactly_the_dump_t
     right = "spans[at + PIECE - 1][1]"
     patch_reading(_secrets, "_dump_spans", right, right.replace("- 1]", "- 2]"), monkeypatch)
     _fails_exactly(standalone, "PROSE_CASES", PROSE, DUMP_THEN_WORD, SHOWN, monkeypatch)
-
 
 
 @pytest.mark.usefixtures("fresh_forms")

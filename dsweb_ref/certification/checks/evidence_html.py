@@ -516,11 +516,11 @@ NUMERIC_REFUSED = (
 # fetched, whose snippet may stand in.
 CONTROL_PATH = "/redirect-control"
 CONTROL_FACT = "Sandpiper jetty"
+CONTROL_PAGE = _page("Harbour pilot boarding", _article(
+    OPENING, "<p>Harbour pilot boarding starts at 06:00 from the Sandpiper jetty, for vessels over 80 metres.</p>"))
 CROSS_ORIGIN_FACT = "Curlew pontoon"  # the cross-origin redirect's page: shown only by a target that follows that hop
 CROSS_ORIGIN_PAGE = _page("Harbour pilot boarding", _article(
     OPENING, "<p>Harbour pilot boarding starts at 06:00 from the Curlew pontoon, for vessels over 80 metres.</p>"))
-CONTROL_PAGE = _page("Harbour pilot boarding", _article(
-    OPENING, "<p>Harbour pilot boarding starts at 06:00 from the Sandpiper jetty, for vessels over 80 metres.</p>"))
 FOLLOWED = ("followed: the control's redirect to a public page put its fact in the evidence, so the redirect rows "
             "judge the refused result's snippet strictly (never cited, never listed)")
 STRICT = ", though the target follows redirects (the control's was followed)"  # what a redirect row's failure adds
