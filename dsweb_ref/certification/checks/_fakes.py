@@ -64,6 +64,10 @@ WRONG_KEY = "dsweb-wrong-key-0000"
 SAVED_KEY = "dsweb-emulator-key-saved-0002"
 LOWERED_KEY = "dsweb-emulator-key-lowered-rate"
 
+# A key with upper-case letters (the emulator's own is lower case and digits), for standalone.prose.error's rows that
+# quote it so (from the seed-10 mutation draw); its halves (every other character) are short of 12.
+MIXED_CASE_KEY = "DsWeb-Mixed-Key-0042"
+
 # Every key a check hands a target besides the emulator's own: the report scrubber knows each (a target may echo
 # any into a reason), and a test holds every *_KEY constant of the checks to this list.
-GIVEN_KEYS = (HEX_SHAPED_KEY, SHORT_KEY, LONG_KEY, WRONG_KEY, SAVED_KEY, LOWERED_KEY)
+GIVEN_KEYS = (HEX_SHAPED_KEY, SHORT_KEY, LONG_KEY, WRONG_KEY, SAVED_KEY, LOWERED_KEY, MIXED_CASE_KEY)

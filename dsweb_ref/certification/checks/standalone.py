@@ -62,7 +62,7 @@ from ..cases import Case
 from ..scenarios import url_key
 from ..targets import CallOutcome
 from ._base import CALL_TIMEOUT, CheckContext, CheckFailed, check, expect_error, require
-from ._fakes import CREDENTIAL_SHAPES, LONG_KEY
+from ._fakes import CREDENTIAL_SHAPES, LONG_KEY, MIXED_CASE_KEY
 from ._leaks import leak
 from .outcomes import encoded_text
 
@@ -882,10 +882,6 @@ class _SpelledThenBackwards:
 
     def format(self, *, key: str) -> str:
         return self.lead + " ".join(key) + "".join(f"%u{ord(c):04x}" for c in key[-2 : -2 - self.back : -1])
-
-
-# A key with upper-case letters (the emulator's own is lower case and digits), for the rows that quote it so.
-MIXED_CASE_KEY = "DsWeb-Mixed-Key-0042"  # its halves (every other character) are short of 12
 
 
 # The keys a row of PROSE_CASES configures by name (as errors.secret_echo's rows).
