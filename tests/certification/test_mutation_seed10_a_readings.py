@@ -6,6 +6,8 @@ the reference and must fail exactly the row that names it; the reference passes 
 
 from __future__ import annotations
 
+from types import ModuleType
+
 import pytest
 
 from dsweb_ref import _secrets
@@ -29,47 +31,41 @@ def test_the_reference_passes_the_seed10_prose_rows(monkeypatch: pytest.MonkeyPa
     assert failing_rows(standalone, "PROSE_CASES", PROSE, monkeypatch) == set()
 
 
-@pytest.mark.usefixtures("fresh_forms")
-def test_a_dumped_run_kept_in_its_own_case_fails_exactly_the_mixed_case_dump_row(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+# One row per mutant: (where, function, the right text, the mutant's text, the row it must fail alone, how the reason
+# names that row: SHOWN, or None where the mutant crashes the tool and the check's error names no row).
+READINGS: dict[str, tuple[object, str, str, str, str, str | None]] = {
     # catches: the mutant's `len(c.lower()) == 1 and False`: a dumped run's characters are no longer lowered, so a
     # part of a key with upper-case letters (the pieces are looked for in lower case) is never found, and shown
-    right = "chars += [c.lower() if len(c.lower()) == 1 else c for c in decoded]"
-    patch_reading(_secrets, "_dump_chars", right, right.replace("== 1 else", "== 1 and False else"), monkeypatch)
-    _fails_exactly(standalone, "PROSE_CASES", PROSE, MIXED_DUMP, SHOWN, monkeypatch)
-
-
-@pytest.mark.usefixtures("fresh_forms")
-def test_a_folded_match_mapped_past_its_end_fails_exactly_the_zero_width_end_row(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+    "dumped-run-kept-in-its-own-case": (
+        _secrets, "_dump_chars", "chars += [c.lower() if len(c.lower()) == 1 else c for c in decoded]",
+        "chars += [c.lower() if len(c.lower()) == 1 and False else c for c in decoded]", MIXED_DUMP, SHOWN,
+    ),
     # catches: the mutant's ends[b + 1]: a match in the folded view that ends the text (or one character before its
-    # end) is mapped back past the last character, IndexError, which the standalone search lets out
-    # the folded view's mapping (the spelled runs' mapping reads the same words, without the line after it)
-    right = "ends[b - 1]) for a, b in spans], placeholder)\n        folded = _fold(text)"
-    patch_reading(_secrets.SecretForms, "redact", right, right.replace("b - 1", "b + 1"), monkeypatch)
-    _fails_exactly(standalone, "PROSE_CASES", PROSE, ZERO_WIDTH_END, None, monkeypatch)
-
-
-@pytest.mark.usefixtures("fresh_forms")
-def test_a_dumped_piece_redacted_short_of_its_last_byte_fails_exactly_the_dump_then_word_row(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+    # end) is mapped back past the last character, IndexError, which the standalone search lets out (the folded
+    # view's mapping: the spelled runs' mapping reads the same words, without the line after it)
+    "folded-match-mapped-past-its-end": (
+        _secrets.SecretForms, "redact", "ends[b - 1]) for a, b in spans], placeholder)\n        folded = _fold(text)",
+        "ends[b + 1]) for a, b in spans], placeholder)\n        folded = _fold(text)", ZERO_WIDTH_END, None,
+    ),
     # catches: the mutant's spans[at + PIECE - 2]: the redaction of a piece found in a dumped run stops a byte
     # short, and that byte with the 9 characters the hex word after it writes shows 10 characters of the key
-    right = "spans[at + PIECE - 1][1]"
-    patch_reading(_secrets, "_dump_spans", right, right.replace("- 1]", "- 2]"), monkeypatch)
-    _fails_exactly(standalone, "PROSE_CASES", PROSE, DUMP_THEN_WORD, SHOWN, monkeypatch)
-
-
-@pytest.mark.usefixtures("fresh_forms")
-def test_a_compact_match_redacted_short_of_its_last_character_fails_exactly_the_spelled_then_back_row(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+    "dumped-piece-short-of-its-last-byte": (
+        _secrets, "_dump_spans", "spans[at + PIECE - 1][1]", "spans[at + PIECE - 2][1]", DUMP_THEN_WORD, SHOWN,
+    ),
     # catches: the mutant's where[at + len(needle) - 2]: the whole key found in the compact view (spelled out) is
     # redacted to its last character but one, and that last character with the 9 %u escapes after it (which no
     # per-character form of the scrubber reads) shows 10 characters of the key, backwards
-    right = "ends[where[at + len(needle) - 1]]"
-    patch_reading(_secrets.SecretForms, "_redact_compact", right, right.replace("- 1]]", "- 2]]"), monkeypatch)
-    _fails_exactly(standalone, "PROSE_CASES", PROSE, SPELLED_THEN_BACK, SHOWN, monkeypatch)
+    "compact-match-short-of-its-last-character": (
+        _secrets.SecretForms, "_redact_compact", "ends[where[at + len(needle) - 1]]",
+        "ends[where[at + len(needle) - 2]]", SPELLED_THEN_BACK, SHOWN,
+    ),
+}
+
+
+@pytest.mark.usefixtures("fresh_forms")
+@pytest.mark.parametrize("reading", sorted(READINGS))
+def test_each_scrubber_reading_fails_exactly_the_row_it_names(reading: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    owner, function, right, wrong, row, shown = READINGS[reading]
+    assert isinstance(owner, (ModuleType, type))
+    patch_reading(owner, function, right, wrong, monkeypatch)
+    _fails_exactly(standalone, "PROSE_CASES", PROSE, row, shown, monkeypatch)

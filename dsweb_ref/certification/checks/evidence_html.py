@@ -584,6 +584,11 @@ def _shown(outcome: CallOutcome) -> list[str]:
     return [(outcome.text or "") if outcome.ok else "", *_cited(value)]
 
 
+def _shows(outcome: CallOutcome, fact: str) -> bool:
+    """Whether the call shows ``fact`` anywhere in its evidence (any run of spaces read as one)."""
+    return any(fact in " ".join(text.split()) for text in _shown(outcome))
+
+
 async def _follows_redirects(ctx: CheckContext, net: _Net) -> bool:
     """The control: whether the target's pipeline follows a redirect to a public page (its fact in the evidence)."""
     ctx.fresh()
@@ -592,7 +597,7 @@ async def _follows_redirects(ctx: CheckContext, net: _Net) -> bool:
     net.pages.special[f"{CONTROL_PATH}-page"] = _serve_html(CONTROL_PAGE)
     script(ctx, QUERY, [row(url, "Harbour pilot boarding", SNIPPET)])
     outcome = await _evidence(ctx, QUERY, {"id": "html-redirect-control", "local_names": []})
-    return any(CONTROL_FACT in " ".join(text.split()) for text in _shown(outcome))
+    return _shows(outcome, CONTROL_FACT)
 
 
 def _follows_evidence_schema(value: Mapping[str, Any], case: Case) -> None:
@@ -766,8 +771,7 @@ async def html_page(ctx: CheckContext) -> None:
                 _follows_evidence_schema(value, case)
             if "redirect" in case.params and not follows:
                 continue  # a redirect not followed is a page not fetched: its snippet may stand in (NOT_FOLLOWED)
-            hopped = any(CROSS_ORIGIN_FACT in " ".join(t.split()) for t in _shown(outcome))
-            if case.params.get("cross_origin") and hopped:
+            if case.params.get("cross_origin") and _shows(outcome, CROSS_ORIGIN_FACT):
                 continue  # the hop to the other host followed: that page is evidence, and the policy is the target's
             sources = [s.get("url") for s in value.get("sources", []) if isinstance(s, dict)]
             lines = [m.group(1) for m in map(_ANY_SOURCE.search, (outcome.text or "").splitlines()) if m is not None]
