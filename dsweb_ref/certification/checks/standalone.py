@@ -868,7 +868,7 @@ class _EscapeDump:
     def format(self, *, key: str) -> str:
         if not self.more:
             return self.lead + " ".join(f"\\x{b:02x}" for b in key[self.start : self.stop].encode())
-        dumped = ", ".join(f"0x{b:02x}" for b in key[self.start : self.stop].encode())
+        dumped = encoded_text("c-bytes", key[self.start : self.stop])
         return self.lead + dumped + "\\x" + key[self.stop : self.stop + self.more].encode().hex() + " rejected"
 
 
@@ -881,7 +881,8 @@ class _SpelledThenBackwards:
         self.lead, self.back = lead, back
 
     def format(self, *, key: str) -> str:
-        return self.lead + " ".join(key) + "".join(f"%u{ord(c):04x}" for c in key[-2 : -2 - self.back : -1])
+        backwards = "".join(f"%u{ord(c):04x}" for c in key[-2 : -2 - self.back : -1])
+        return self.lead + encoded_text("spaced", key) + backwards
 
 
 # The keys a row of PROSE_CASES configures by name (as errors.secret_echo's rows).
