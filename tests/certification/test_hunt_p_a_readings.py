@@ -7,10 +7,16 @@ certified: search.validation.arguments now sends both."""
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
+from collections.abc import Callable, Iterable
+
 import pytest
 
-from dsweb_ref.certification.checks import validation
-from dsweb_ref.tools import web_search
+from dsweb_ref import providers
+from dsweb_ref.certification.checks import text, validation
+from dsweb_ref.providers import _deepseek_http
+from dsweb_ref.tools import _result, web_fetch, web_search
 
 from ._readings import failing_rows, fails_exactly_shown, keep_rows, patch_reading
 
@@ -42,3 +48,66 @@ def test_a_legacy_query_beside_queries_refused_passes_its_row(monkeypatch: pytes
     patch_reading(web_search, "parse_queries", QUERIES, refuse, monkeypatch)
     keep_rows(validation, ARGUMENTS_TABLE, (BESIDE,), monkeypatch)
     assert failing_rows(validation, ARGUMENTS_TABLE, ARGUMENTS_CHECK, monkeypatch) == set()
+
+
+# P-F6: neither the provider's quoted error message nor the tool's 'Error: ...' text cut.
+BOUNDED_CHECK, BOUNDED_TABLE = "search.text.bounded", "BOUNDED"
+HUGE_ERROR = next(c.name for c in text.BOUNDED if "error_message" in c.params)
+ERROR_CUT = "if max_chars is not None and len(text) > max_chars:"
+
+
+def _error_detail_uncut(body: bytes, secrets: Iterable[str] = ()) -> str | None:
+    """The hunt's error_detail: the provider's message found as the reference finds it, scrubbed, never cut."""
+    try:
+        data = _deepseek_http.parse_json(body)
+    except ValueError:
+        return None
+    if not isinstance(data, dict):
+        return None
+    error = data.get("error")
+    if isinstance(error, str):
+        detail: object = error
+    else:
+        inner = error.get("message") if isinstance(error, dict) else None
+        detail = inner if inner is not None else data.get("message")
+    if not isinstance(detail, str):
+        return None
+    return _deepseek_http.scrub_secrets(detail, tuple(secrets))
+
+
+def _uncut_error_result(monkeypatch: pytest.MonkeyPatch) -> None:
+    patch_reading(_result, "error_result", ERROR_CUT, "if False:", monkeypatch, web_search, web_fetch)
+
+
+def _uncut_error_detail(monkeypatch: pytest.MonkeyPatch) -> None:
+    original = _deepseek_http.error_detail
+    for info in pkgutil.iter_modules(providers.__path__):
+        module = importlib.import_module(f"{providers.__name__}.{info.name}")
+        if getattr(module, "error_detail", None) is original:
+            monkeypatch.setattr(module, "error_detail", _error_detail_uncut)
+
+
+def test_the_reference_passes_the_huge_error_message_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    keep_rows(text, BOUNDED_TABLE, (HUGE_ERROR,), monkeypatch)
+    assert failing_rows(text, BOUNDED_TABLE, BOUNDED_CHECK, monkeypatch) == set()
+
+
+def test_an_error_quoted_whole_into_an_uncut_error_text_fails_exactly_its_row(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # catches: P-F6, the provider's 300,000-character error message quoted whole and the tool's 'Error: ...' text
+    # left uncut: the failure the model sees is unbounded
+    _uncut_error_result(monkeypatch)
+    _uncut_error_detail(monkeypatch)
+    fails_exactly_shown(text, BOUNDED_TABLE, BOUNDED_CHECK, HUGE_ERROR, ROUTED, monkeypatch)
+
+
+@pytest.mark.parametrize("uncut", [_uncut_error_result, _uncut_error_detail], ids=["error-text", "error-detail"])
+def test_either_bound_alone_keeps_the_error_text_bounded(
+    uncut: Callable[[pytest.MonkeyPatch], None], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # open: one cut is enough. The quote cut at 500 characters in an uncut error text, or the whole message quoted
+    # into an error text cut to the output cap, is a bounded failure: the row judges the text the model sees.
+    uncut(monkeypatch)
+    keep_rows(text, BOUNDED_TABLE, (HUGE_ERROR,), monkeypatch)
+    assert failing_rows(text, BOUNDED_TABLE, BOUNDED_CHECK, monkeypatch) == set()
