@@ -127,9 +127,9 @@ async def arguments(ctx: CheckContext) -> None:
             # Not refused, so the extra argument was ignored: only the queries array is searched.
             await ctx.settle()
             items = [*case["arguments"]["queries"], beside]
-            searched = sorted(str(q) for r in ctx.records() for q in [query_of(r, items)] if q is not None)
-            require(beside not in searched, f"{case.name}: neither refused as {INVALID_ARGUMENTS} nor ignored: the "
-                    f"query {beside!r} given beside queries was searched", searched=searched, catches=case.catches)
+            sent = sorted(str(q) for r in ctx.records() for q in [query_of(r, items)] if q is not None)
+            require(beside not in sent, f"{case.name}: neither refused as {INVALID_ARGUMENTS} nor ignored: the "
+                    f"query {beside!r} given beside queries was searched", searched=sent, catches=case.catches)
             continue
         expect_error(outcome, case.name, INVALID_ARGUMENTS)
         require(not ctx.records(), f"{case.name}: {len(ctx.records())} upstream request(s) sent before rejection")
