@@ -114,7 +114,7 @@ async def _shrink(ctx: CheckContext, s: Scenario, problems: list[str]) -> tuple[
 
 async def _differential(ctx: CheckContext, check_id: str, failing: bool, count: int) -> None:
     seed = current_seed()
-    pinned = () if failing else PINNED  # numbered before the generated ones: -4, -3, -2, -1
+    pinned = () if failing else PINNED  # numbered before the generated ones: -len(PINNED), ..., -1
     for index, s in enumerate([*pinned, *generate(seed, count, failing)], start=-len(pinned)):
         problems = await _run(ctx, s)
         if problems and any(HOLD_WORDS in p for p in problems):
@@ -155,6 +155,18 @@ _MERGE_CASES = (
          "came from which search); not judged wrong: a target that trims queries and so makes one search, judged "
          "as the one-query call it made (seed 000 leaves trimming open, and one search's answer needs no label)",
          {"pinned": "padded query"}),
+    # From a hunt (P-F2): a merge that deduplicated each query's list before the round-robin was certified.
+    Case("a batch whose first query lists a URL twice (pinned: run first, whatever the seed)",
+         "each query's list deduplicated before the round-robin, so the repeat frees its rank and that query's next "
+         "source moves ahead of the other query's second", {"pinned": "repeat in a batch"}),
+    # From a hunt (P-F3): '### <query>' labels cut to their first 39 characters and an ellipsis were certified.
+    Case("two answered queries over 100 characters whose first 60 agree (pinned: run first, whatever the seed)",
+         "answer labels that cut a long query (both answers under one cut label: the model cannot tell which answer "
+         "came from which search)", {"pinned": "long queries"}),
+    # From a hunt (P-F4): identical answers shown once, under the first query's label, were certified.
+    Case("two queries answered with the same words (pinned: run first, whatever the seed)",
+         "an answer equal to an earlier query's shown once, under the first query's label only (the second "
+         "search's answer lost)", {"pinned": "same answers"}),
     Case("a per-query truncated, nothing dropped by the cap", "truncated computed from the cap alone",
          {"truncated": "per query"}),
     Case("URLs differing by case, trailing slash, trailing space or escaping", "a dedup that normalises URLs",
@@ -186,7 +198,9 @@ _FAILURE_CASES = (
     provider="scripted",
     rule=(
         "Seed 000: exact duplicate queries are removed keeping first positions; several distinct queries are "
-        "merged taking one source per rank from every query in query order, deduplicated by exact URL (first "
+        "merged taking one source per rank from every query in query order (a rank is a place in the query's "
+        "result as the provider gave it: a URL the merge already took, from another query or earlier in the same "
+        "list, uses up that query's turn), deduplicated by exact URL (first "
         "wins; a merge that compares scheme and host without letter case, one URL by RFC 3986, is accepted too) "
         "and capped at searchMaxResults; truncated is set when a query's result was truncated or a unique "
         "source was dropped by the cap; answers are labelled '### <query>' 'so the model can tell which answer came "
@@ -195,7 +209,8 @@ _FAILURE_CASES = (
         "but two queries that differ by leading whitespace alone are two searches whose answers each stand "
         "under a '### ' line showing their own query as given, so the two labels differ; queries that differ by "
         "trailing whitespace alone cannot be told apart by a label whose trailing whitespace is free, and are not "
-        "judged so); a one-item array "
+        "judged so; a label shows its whole query, however long, and every answer stands under its own query's "
+        "label, one equal to another query's answer too); a one-item array "
         "returns the provider's result unchanged, without multi-query formatting. Whether a query is trimmed "
         "before the exact-duplicate removal is open here (search.api.wire holds the Search API's query to the "
         "text as given): a target that searches each trimmed query once is judged as "

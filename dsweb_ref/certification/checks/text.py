@@ -3,15 +3,17 @@ shows exactly the value's sources and answer labels, and stays bounded whatever 
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
 from ..._types import SearchResult, Source
+from ...emulator import Status
 from ...emulator.scripted import Script, scripted_base
 from ..cases import Case
 from ..scenarios import answer_labels, shown_at
 from ._base import CheckContext, check, expect_schema, expect_success, require
-from ._oracle import observed
+from ._oracle import observed, query_match
 from ._script import row, script
 from .merge import A, B
 
@@ -232,6 +234,12 @@ BOUNDED = (
     Case("huge URL, title, snippet and date", "an unbounded echo of provider fields into the text",
          {"rows": [row("https://huge.example.test/" + "u" * HUGE, "T" * HUGE, "s" * HUGE, "2026-" + "9" * HUGE),
                    row("https://huge.example.test/two/" + "v" * HUGE, None, None, "d" * HUGE)]}),
+    # From a hunt (P-F6): only answers carried huge fields, so a failure quoting the provider's error message
+    # whole (neither the quote nor the tool's error text cut) was certified. The search fails either way; its text
+    # is tool output too.
+    Case("a 500 whose error message is huge", "the provider's error message quoted whole into the failure the "
+         "model sees (no bound on the quote, none on the tool's error text)",
+         {"error_message": "x" * HUGE}),
 )
 
 
@@ -242,19 +250,27 @@ BOUNDED = (
     requires=(WS,),
     rule="Seed 001: Harness 'retains cancellation and bounded tool output', and seed 000 keeps output growth "
     "under deployment control. Whatever bound an implementation applies is accepted; a text that echoes a "
-    f"{HUGE:,}-character provider field in full is not bounded.",
+    f"{HUGE:,}-character provider field in full is not bounded. A failure's text is tool output too: the "
+    "message of a provider's error body is such a field, and quoting it (or not) is free, whole it is not.",
     cases=BOUNDED,
 )
 async def text_bounded(ctx: CheckContext) -> None:
     for case in BOUNDED:
         ctx.emu.faults.clear()
-        script(ctx, "huge fields", case["rows"])
+        message = case.params.get("error_message")
+        if message is None:
+            script(ctx, "huge fields", case["rows"])
+        else:  # every request for the query fails so (a target retrying a 500 gets it again)
+            route = ctx.search_route
+            body = json.dumps({"error": {"message": message, "type": "server_error"}}).encode()
+            ctx.emu.inject(route, Status(500, body=body), times=None, when=query_match(route, "huge fields"))
         outcome = await ctx.search(["huge fields"])
-        if outcome.error_code is not None:
+        if outcome.error_code is not None and message is None:
             continue  # refusing such an answer is a bound too
         text = outcome.text or ""
         require(len(text) < HUGE, f"{case.name}: the text is {len(text):,} characters: a provider field was "
-                f"echoed unbounded", length=len(text))
+                f"echoed unbounded", length=len(text), catches=case.catches)
+    ctx.emu.faults.clear()
 
 
 def _lines(total: int, width: int = 79) -> str:

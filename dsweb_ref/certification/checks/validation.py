@@ -82,6 +82,11 @@ ARGUMENTS = (
     Case("queries is a string", "a bare string wrapped into an array", {"arguments": {"queries": "markdown"}}),
     Case("legacy query argument", "the old single query argument still accepted", {"arguments": {"query": "markdown"}}),
     Case("no arguments object", "a missing arguments object treated as empty", {"arguments": None}),
+    # From a hunt (P-F1): the rows above send the legacy query alone, so a tool that also searched a query
+    # given beside queries (the two representations merged into one array) was certified.
+    Case("legacy query beside queries", "the old query argument searched too when it comes beside queries "
+         "('coffee' searched with 'markdown', as if both representations were accepted)",
+         {"arguments": {"queries": ["markdown"], "query": "coffee"}, "beside": "coffee"}),
 )
 
 
@@ -96,7 +101,9 @@ ARGUMENTS = (
     "Unicode class) is a string: refusing it as WEB_INVALID_ARGUMENTS before any request, or searching it as "
     "any query (seed 001: the service 'enforces the 1–128 Unicode-character query constraint'), are both open. "
     "Searched, the blank item reaches the provider as it is (seed 000 drops only exact duplicates) and the call "
-    "ends as that search gives: a result or a WEB_* error.",
+    "ends as that search gives: a result or a WEB_* error. The queries array is the one representation of a "
+    "search, so a legacy query given beside it is refused as WEB_INVALID_ARGUMENTS before any request, or "
+    "ignored: never searched.",
     cases=ARGUMENTS,
 )
 async def arguments(ctx: CheckContext) -> None:
@@ -114,6 +121,15 @@ async def arguments(ctx: CheckContext) -> None:
                     f"reached the provider ({outcome.brief()})", catches=case.catches)
             if not outcome.ok:
                 expect_error(outcome, case.name)
+            continue
+        beside = case.params.get("beside")
+        if beside is not None and outcome.error_code != INVALID_ARGUMENTS:
+            # Not refused, so the extra argument was ignored: only the queries array is searched.
+            await ctx.settle()
+            items = [*case["arguments"]["queries"], beside]
+            sent = sorted(str(q) for r in ctx.records() for q in [query_of(r, items)] if q is not None)
+            require(beside not in sent, f"{case.name}: neither refused as {INVALID_ARGUMENTS} nor ignored: the "
+                    f"query {beside!r} given beside queries was searched", searched=sent, catches=case.catches)
             continue
         expect_error(outcome, case.name, INVALID_ARGUMENTS)
         require(not ctx.records(), f"{case.name}: {len(ctx.records())} upstream request(s) sent before rejection")
