@@ -37,7 +37,7 @@ from ._readings import failing_rows, fails_exactly, patch_reading
 from .conftest import run
 
 CHECK, TABLE = "search.messages.recorded", "CASES"
-SAME_BODY, HELD, FAILED_DISPATCH = (case.name for case in request_record.CASES)
+SAME_BODY, SAME_BODY_BATCH, HELD, FAILED_DISPATCH = (case.name for case in request_record.CASES)
 
 SOURCE = textwrap.dedent(inspect.getsource(DeepSeekMessagesSearch.search))
 RECORD = '    ctx.record(OutgoingRequest(provider=PROVIDER_ID, method="POST", url=url, body=body, json=payload))\n'
@@ -65,7 +65,8 @@ def test_thinking_added_after_the_record_fails_every_row(monkeypatch: pytest.Mon
     right = _span(THINKING, RECORD)
     wrong = right.replace(THINKING, "").replace("json=payload))", "json=dict(payload)))") + THINKING_AFTER
     patch_reading(DeepSeekMessagesSearch, "search", right, wrong, monkeypatch)
-    assert failing_rows(request_record, TABLE, CHECK, monkeypatch) == {SAME_BODY, HELD, FAILED_DISPATCH}
+    assert failing_rows(request_record, TABLE, CHECK, monkeypatch) == {SAME_BODY, SAME_BODY_BATCH, HELD,
+                                                                     FAILED_DISPATCH}
 
 
 def test_thinking_added_after_the_record_with_the_exchange_recorded_later_fails_held_and_failed_dispatch(
@@ -176,7 +177,8 @@ def test_a_target_recording_other_providers_requests_beside_is_certified(monkeyp
         if request.provider != deepseek_official.PROVIDER_ID or not isinstance(request.json, dict):
             return [request]
         text = json.dumps(request.json, ensure_ascii=False)
-        query = text[text.index(request_record.QUERY):].split('"')[0]  # the row's query, its nonce included
+        start = text.find(request_record.QUERY)  # the row's query, its nonce included (or the batch's other one)
+        query = text[start if start >= 0 else text.index(request_record.BATCH_QUERY):].split('"')[0]
         api = {"query": query, "max_results": 5}
         other = OutgoingRequest(deepseek_search_api.PROVIDER_ID, "POST", "http://127.0.0.1:1/search",
                                 json.dumps(api).encode(), api)

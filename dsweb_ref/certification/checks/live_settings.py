@@ -6,7 +6,9 @@ Every other check configures the target afresh (``configure`` rebuilds it), so a
 credential, its base or its provider selection once (at construction, per process, per provider instance)
 certifies there, and so does one that reads the settings again for each HTTP request of one operation. Here the
 protocol's ``settings_save`` changes settings while the target runs, and each row reads off the wire what the next
-operation, or the one under way, resolved.
+operation, or the one under way, resolved: its key, base and selection, and (a hunt found options read once beside
+an endpoint and credential read per operation) the Search API's sendOriginalQuestion and count and the Messages
+max_uses.
 
 Which key a request carried is read from the emulator's log, which holds credentials masked (their last four
 characters): the configured key and the saved one differ there, and a report names them "the configured key" and
@@ -76,7 +78,19 @@ PACED = Case("a save while a paced query waits for its slot", "the endpoint and 
              "comes): a query of a batch that waits for its pacing slot across a save of key, base and count carries "
              "the saved key to the saved base with the configured count, one request from two snapshots (with pacing)",
              {"row": "paced"}, family=SCOPE)
-CASES = (KEY, SWITCH, BASE, IN_FLIGHT, PACED)
+# From a hunt (P-F1): a Search API provider that read sendOriginalQuestion and count once (at its first operation) and
+# its key and base per operation certified: every row saved only a key, a base or the switch, so a user who turned
+# the prompt off for privacy kept sending it to the search service until a restart. So did a Messages provider that
+# read its own options once beside a credential and base read per operation.
+OPTIONS = Case("sendOriginalQuestion and count saved between two operations", "the Search API options read once (at "
+               "construction, or at the provider's first operation) while key and base are read per operation: after "
+               "saving sendOriginalQuestion off and count 3, the next search with a prompt still sends ori_question, "
+               "or still the configured count (min(10, 8) = 8)", {"row": "options"}, family=SCOPE)
+MESSAGES_OPTIONS = Case("max_uses saved between two Messages operations", "the Messages options (model, max_tokens, "
+                        "max_uses) read once while key and base are read per operation: after saving max_uses 2 the "
+                        "next Messages search still sends the configured 5 (with messages-search)",
+                        {"row": "messages_options"}, family=SCOPE)
+CASES = (KEY, SWITCH, BASE, OPTIONS, MESSAGES_OPTIONS, IN_FLIGHT, PACED)
 SHOWN = {DEFAULT_API_KEY: "the configured key", SAVED_KEY: "the saved key"}
 
 
@@ -199,6 +213,50 @@ async def base_row(ctx: CheckContext, case: Case) -> None:
                     f"expected {want} (both APIs read one API base)", catches=case.catches)
 
 
+PROMPT = "which   markdown table syntax\tdo I need?"  # a usable latest prompt: ori_question is sent while it is on
+SAVED_COUNT = 3  # the configured count is 10: the request body shows which snapshot its count came from
+SAVED_MAX_USES = 2  # the configured max_uses is 5
+
+
+async def options_row(ctx: CheckContext, case: Case) -> None:
+    """A search with a prompt before and after saving sendOriginalQuestion off and count 3 (the bound stays 8): the
+    first sends ori_question and count 8, the next none and count 3."""
+    await ctx.configure(provider="api", api_key=DEFAULT_API_KEY, tools_base=ctx.emu.tools_base, retries=0,
+                        send_original_question=True, count=10, search_max_results=8)
+    for step, question, count in (("before the save", True, 8),
+                                  (f"after saving sendOriginalQuestion off and count {SAVED_COUNT}", False,
+                                   SAVED_COUNT)):
+        if not question:
+            await save(ctx, case, send_original_question=False, count=SAVED_COUNT)
+        ctx.fresh()
+        expect_success(await ctx.search([QUERY], PROMPT), f"{case.name}: {step}: web_search", case.catches)
+        records = ctx.records("search")
+        require(len(records) == 1, f"{case.name}: {step}: {len(records)} Search API request(s), expected one",
+                catches=case.catches)
+        body = records[0].json if isinstance(records[0].json, dict) else {}
+        sent = "ori_question" in body
+        require(sent == question, f"{case.name}: {step}: the Search API request " + (
+            "sent no ori_question, expected the prompt (sendOriginalQuestion is on)" if question else
+            "still sent ori_question (saved off, sendOriginalQuestion: false disables it)"), catches=case.catches)
+        got = body.get("count", "none")
+        require(got == count, f"{case.name}: {step}: the Search API request sent count {got}, expected {count} (the "
+                "count setting the operation resolved, unless the bound of 8 is smaller)", catches=case.catches)
+
+
+async def messages_options_row(ctx: CheckContext, case: Case) -> None:
+    await ctx.configure(provider="messages", api_key=DEFAULT_API_KEY, tools_base=ctx.emu.tools_base, retries=0,
+                        max_uses=5)
+    for step, uses in (("before the save", 5), (f"after saving max_uses {SAVED_MAX_USES}", SAVED_MAX_USES)):
+        if uses == SAVED_MAX_USES:
+            await save(ctx, case, max_uses=SAVED_MAX_USES)
+        body = (await searched(ctx, case, step)).json
+        tools = body.get("tools") if isinstance(body, dict) else None
+        got = [t.get("max_uses", "none") for t in tools if isinstance(t, dict) and t.get("name") == WS] if isinstance(
+            tools, list) else []  # the web_search server tool's (search.messages.wire judges the rest of the list)
+        require(got == [uses], f"{case.name}: {step}: the Messages request's web_search tool carried max_uses "
+                f"{got or 'nowhere'}, expected [{uses}] (the max_uses the operation resolved)", catches=case.catches)
+
+
 async def in_flight_row(ctx: CheckContext, case: Case) -> None:
     """The first Search request held at the emulator while key and base are saved, then answered 503: its retry
     belongs to the same operation (the same search of the same query), so it resolves nothing anew."""
@@ -262,7 +320,6 @@ async def save_while_held(
 PACED_QUERIES = ("markdown tables", "markdown footnotes")
 PACED_QPS = 1.0  # the second query's slot comes 1 s (a pacer's margin more) after the first's: the save lands between
 PACED_ATTEMPTS = 3  # runs of the paced row until one holds the second query's wait across the save
-SAVED_COUNT = 3  # the configured count is 10: the request body shows which snapshot its count came from
 
 
 def snapshot_of(record: RequestRecord, configured: str, saved: str) -> tuple[str, str, str]:
@@ -315,12 +372,13 @@ async def paced_row(ctx: CheckContext, case: Case) -> None:
                  f"{saved_at - records[1].started:.2f} s before the save was answered")
 
 
-ROWS = {"key": key_row, "switch": switch_row, "base": base_row, "in_flight": in_flight_row, "paced": paced_row}
+ROWS = {"key": key_row, "switch": switch_row, "base": base_row, "options": options_row,
+        "messages_options": messages_options_row, "in_flight": in_flight_row, "paced": paced_row}
 
 
 @check(
     "settings.snapshot.per_operation",
-    "A saved key, base or switch reaches the next operation; one under way keeps the snapshot it resolved",
+    "A saved key, base, option or switch reaches the next operation; one under way keeps the snapshot it resolved",
     seed="001",
     requires=(WS, API, CAP_LIVE_SETTINGS),
     provider="api",
@@ -339,7 +397,12 @@ ROWS = {"key": key_row, "switch": switch_row, "base": base_row, "in_flight": in_
     "query, in the same operation, so it carries the configured key to the configured base, and the search after "
     "it carries the saved key to the saved base (a save may be answered while the search is held or only once it "
     "ends: the search is released after 3 s without an answer; a search that fails, its clients closed by the save, "
-    "is judged on the requests it sent). A query of a batch that waits for its pacing slot (with pacing, 1 QPS) "
+    "is judged on the requests it sent). The options an operation resolves are the saved ones too, not only its "
+    "endpoint and credential: after saving sendOriginalQuestion off and count 3 (bound 8), a web_search with a usable "
+    "prompt sends no ori_question ('sendOriginalQuestion: false disables it') and count 3 (the configured count "
+    "unless the request's bound is smaller), where before the save it sent ori_question and count 8; and (with "
+    "messages-search) after saving max_uses 2 a Messages search's web_search tool carries max_uses 2, not the "
+    "configured 5. A query of a batch that waits for its pacing slot (with pacing, 1 QPS) "
     "while key, base and count are saved goes out from one snapshot: the configured key, base and count, or, its "
     "search started only when its slot came, the saved ones; never a mix (a run whose second request went out "
     "before the save was answered shows nothing of the wait and is run again, three runs at most). "
@@ -351,7 +414,7 @@ async def per_operation(ctx: CheckContext) -> None:
     ctx.emu.accept_api_key(SAVED_KEY)
     capabilities = ctx.hello.capabilities
     for case in CASES:
-        if (case["row"] == "switch" and CAP_MESSAGES_SEARCH not in capabilities) or (
+        if (case["row"] in ("switch", "messages_options") and CAP_MESSAGES_SEARCH not in capabilities) or (
             case["row"] == "in_flight" and CAP_RETRY not in capabilities
         ) or (case["row"] == "paced" and CAP_PACING not in capabilities):
             continue

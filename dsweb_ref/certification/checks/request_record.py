@@ -5,10 +5,11 @@ search.messages.thinking_disabled judges what the emulator receives, and no othe
 records, so an outside hunt found two wrong readings certified: ``thinking`` added to the payload after the
 request is recorded (the record lacks it, the wire has it), and the request recorded after the reply arrives (a
 request in flight, or one whose dispatch fails, has no record). Here the protocol's ``recorded_requests`` reads
-the target's record: after a Messages search is answered, while the emulator holds the Messages request, and after
-a dispatch to a loopback listener that closes every connection unanswered.
+the target's record: after a Messages search is answered (one query, and a batch of two: a hunt found a batch's
+requests sent unrecorded, their queries searched without the recorder), while the emulator holds the Messages request,
+and after a dispatch to a loopback listener that closes every connection unanswered.
 
-The held and failed-dispatch rows each search a query of their own (a nonce per run), so a record left from an
+The batch, held and failed-dispatch rows each search queries of their own (a nonce per run), so a record left from an
 earlier row, configure or run never stands in for theirs; the held row compares the record with the body the
 emulator holds, and the failed-dispatch row, whose body never arrives anywhere, requires thinking disabled in it
 (the seed puts it in the body the path sends). A record may land a moment after it is handed over (a log writer):
@@ -33,7 +34,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from ...emulator import Hold
 from ..adapter_protocol import CAP_MESSAGES_SEARCH, CAP_REQUEST_RECORD
-from ..cases import ORDER, Case
+from ..cases import ORDER, SCOPE, Case
 from ..sandbox import ConnectionTrap
 from ..targets import CallStalled, TargetError
 from ._base import CALL_TIMEOUT, CheckContext, CheckFailed, check, expect_success, require
@@ -42,6 +43,7 @@ from .batch import wait_held
 
 WS = "web_search"
 QUERY = "markdown tables"  # the emulator's corpus answers it; a record holding it is a record of the search
+BATCH_QUERY = "coffee brewing"  # the batch row's second query (the corpus answers it too)
 THINKING_OFF = {"type": "disabled"}
 POLL_BOUND = 2.0  # seconds a record may take to land after it is handed over (a log writer, a flush)
 POLL_EVERY = 0.02
@@ -56,7 +58,13 @@ HELD = Case("held", "the request recorded after the reply arrives, or in a final
 FAILED_DISPATCH = Case("failed-dispatch", "the request recorded only once a reply arrives: a dispatch that fails "
                        "(the connection closed unanswered) leaves no record, or one without thinking {type: "
                        "disabled}", {"row": "failed_dispatch"}, family=ORDER)
-CASES = (SAME_BODY, HELD, FAILED_DISPATCH)
+# From a hunt (P-F4): a batch's Messages searches went out without a record. The tool handed each query of a batch a
+# call context of its own that dropped the recorder, so one-query calls were recorded and a batch's requests never
+# were, and every row searched one query. The path records every Messages request it sends, one per query.
+SAME_BODY_BATCH = Case("same-body-batch", "only one-query calls recorded: the queries of a batch searched without "
+                       "the recorder (a call context made afresh for each), so their Messages requests go out with no "
+                       "record", {"row": "same_body", "batch": True}, family=SCOPE)
+CASES = (SAME_BODY, SAME_BODY_BATCH, HELD, FAILED_DISPATCH)
 
 
 def parsed(text: str) -> Any:
@@ -166,13 +174,18 @@ def differences(recorded_body: Any, sent: dict[str, Any], secret: str) -> str:
 
 
 async def same_body_row(ctx: CheckContext, case: Case) -> None:
+    """One search, or with ``batch`` a batch of two queries of the row's own (a record an earlier row or run left of
+    a like body never stands in for theirs); each Messages request the emulator received has a record of its body."""
+    queries = [nonce_query(), f"{BATCH_QUERY} {secrets.token_hex(4)}"] if case.params.get("batch") else [QUERY]
     await ctx.configure(provider="messages", retries=0)
     ctx.fresh()
-    expect_success(await ctx.search([QUERY]), f"{case.name}: Messages search", case.catches)
+    search = "a batch Messages search" if len(queries) > 1 else "Messages search"
+    expect_success(await ctx.search(queries), f"{case.name}: {search}", case.catches)
     await ctx.settle()
     sent = [r.json for r in ctx.records("messages")]
-    require(sent and all(isinstance(body, dict) for body in sent), f"{case.name}: {len(sent)} Messages request(s) "
-            "reached the emulator, each with a JSON object body, expected at least one", catches=case.catches)
+    require(len(sent) >= len(queries) and all(isinstance(body, dict) for body in sent), f"{case.name}: {len(sent)} "
+            f"Messages request(s) reached the emulator, each with a JSON object body, expected at least "
+            f"{len(queries)} (one per query)", catches=case.catches)
 
     def each_sent_recorded(requests: list[dict[str, Any]]) -> bool:
         bodies = [body_of(r) for r in requests]
@@ -183,12 +196,14 @@ async def same_body_row(ctx: CheckContext, case: Case) -> None:
     for body in sent:  # each request sent has a record of its body, parsed alike (spacing, key order, escaping free)
         if body in bodies:
             continue
-        ours = [got for record, got in zip(requests, bodies, strict=True) if holds_query(record)]
+        query = next((q for q in queries if q in json.dumps(body, ensure_ascii=False)), queries[0])
+        ours = [got for record, got in zip(requests, bodies, strict=True) if holds_query(record, query)]
         near = f"; the record of it differs: {differences(ours[0], body, ctx.config.api_key)}" if ours else (
-            "; none holds the query" + unread(requests))
-        raise CheckFailed(f"{case.name}: none of {len(requests)} record(s) holds the body the Messages request was "
-                          f"sent with{near} (seed 001: the Messages path records that same body before dispatch)",
-                          catches=case.catches)
+            "; none holds its query" + unread(requests))
+        which = f"the Messages request of query {queries.index(query) + 1} of {len(queries)} (a batch)" if len(
+            queries) > 1 else "the Messages request"
+        raise CheckFailed(f"{case.name}: none of {len(requests)} record(s) holds the body {which} was sent with{near} "
+                          "(seed 001: the Messages path records that same body before dispatch)", catches=case.catches)
 
 
 def nonce_query() -> str:
@@ -272,7 +287,8 @@ ROWS = {"same_body": same_body_row, "held": held_row, "failed_dispatch": failed_
     provider="messages",
     profiles=("seed-001-request-record",),
     rule="Seed 001: 'The retained Messages path explicitly sends thinking: {type: 'disabled'} and records that same "
-    "body before dispatch.' Read through recorded_requests: after a Messages search, each Messages request the "
+    "body before dispatch.' Read through recorded_requests: after a Messages search, and after a batch of two "
+    "queries of the row's own (the path sends one request per query, each recorded alike), each Messages request the "
     "emulator received has a record whose body is, as parsed JSON, the body it received, thinking {type: disabled} "
     "included (spacing, key order and escaping are the target's; JSON text or a JSON object); while the emulator "
     "holds the Messages request (a query of the row's own), a record of it is there already, the body the emulator "
