@@ -153,13 +153,13 @@ _PAD = {"sources": [{"url": _URLS[-3], "title": "the plain one"}], "content": "a
         "truncated": False}
 _PADDED = {"sources": [{"url": _URLS[-6], "title": "the padded one"}], "content": "answered for the padded query",
            "truncated": False}
-# A URL repeated inside the first query's list, at ranks 1 and 2 (P-F2).
+# A URL repeated inside the first query's list, at ranks 1 and 2 (P-A2).
 _RANK_ONE = {"sources": [{"url": "https://f.example.test/1", "title": "first"}, {"url": "https://f.example.test/1",
                                                                                  "title": "first again"},
                          {"url": "https://f.example.test/2", "title": "third"}], "truncated": False}
 _RANK_TWO = {"sources": [{"url": "https://g.example.test/1", "title": "one"}, {"url": "https://g.example.test/2",
                                                                               "title": "two"}], "truncated": False}
-# Two answered queries of about 100 characters whose first 60 agree (P-F3).
+# Two answered queries of about 100 characters whose first 60 agree (P-A3).
 _STEM = "pinned long query about how a batch labels each answer it merges, "
 _LONG_QUERIES = (_STEM + "the first of two searches, told apart only here",
                  _STEM + "the second of two searches, told apart only here")
@@ -167,7 +167,7 @@ _LONG_ONE = {"sources": [{"url": "https://h.example.test/1"}], "content": "answe
              "truncated": False}
 _LONG_TWO = {"sources": [{"url": "https://h.example.test/2"}], "content": "answered for the second long query",
              "truncated": False}
-# Two queries whose providers answer with the same words (P-F4).
+# Two queries whose providers answer with the same words (P-A4).
 _SAME = "both searches answered with these same words"
 _SAME_ONE = {"sources": [{"url": "https://i.example.test/1"}], "content": _SAME, "truncated": False}
 _SAME_TWO = {"sources": [{"url": "https://i.example.test/2"}], "content": _SAME, "truncated": False}
@@ -182,12 +182,12 @@ _SAME_TWO = {"sources": [{"url": "https://i.example.test/2"}], "content": _SAME,
 #   the query put both under '### pinned pad', certified; no generated query carries surrounding whitespace).
 #   A target that trims queries, and so makes one search, is judged as that one-query call (see trimmed);
 # - a URL repeated inside one query's list of a batch: its repeat uses up that query's turn at its rank, as a URL
-#   another query listed first does (hunt P-F2: a merge that deduplicated each list before the round-robin, so the
+#   another query listed first does (hunt P-A2: a merge that deduplicated each list before the round-robin, so the
 #   repeat freed its rank, was certified; the default seed's scenarios hold no such batch it would reorder);
-# - two answered queries of about 100 characters whose first 60 agree: each label shows its whole query (hunt P-F3:
+# - two answered queries of about 100 characters whose first 60 agree: each label shows its whole query (hunt P-A3:
 #   labels cut to 39 characters and an ellipsis, both answers under one label, were certified; generated queries
 #   are 10 characters at most);
-# - two queries answered with the same words: the answer stands under each query's label (hunt P-F4: an answer
+# - two queries answered with the same words: the answer stands under each query's label (hunt P-A4: an answer
 #   shown once, under the first query's label only, was certified; generated answers are random words).
 PINNED = (
     Scenario(("pinned repeat",), (("pinned repeat", _REPEATED),), ("pinned repeat",), 6, 4),

@@ -1,15 +1,15 @@
 """A read-only hunt (P-A) over seed 000: wrong readings dsweb certify passed. Each is made in the reference as the
 hunt made it and must fail exactly the new row (or pinned scenario) that names it; the reference passes them.
 
-P-F1. Seed 000: web_search 'accepts one required queries string array' (accepting both query and queries was
+P-A1. Seed 000: web_search 'accepts one required queries string array' (accepting both query and queries was
 rejected). The rows sent the legacy query alone, so a tool that searched a query given beside queries too was
 certified: search.validation.arguments now sends both.
 
-P-F6. Seed 001: Harness 'retains ... bounded tool output'. Only answers carried huge fields, so a failure that quoted a
+P-A6. Seed 001: Harness 'retains ... bounded tool output'. Only answers carried huge fields, so a failure that quoted a
 300,000-character provider error message whole into an uncut 'Error: ...' text was certified: search.text.bounded
 now answers a 500 with such a message. Either cut alone (the quote's, or the error text's) keeps the failure bounded.
 
-P-F2, P-F3, P-F4 (seed 000's batch merge), each caught by a new pinned scenario of search.differential.merge:
+P-A2, P-A3, P-A4 (seed 000's batch merge), each caught by a new pinned scenario of search.differential.merge:
 a URL repeated inside one query's list freed its rank (each list deduplicated before the round-robin; the default
 seed's scenarios hold no batch it reorders, and the reference's DeepSeek providers keep a URL once in their own
 result, so search.merge.round_robin cannot show it); '### <query>' labels cut to 39 characters and an ellipsis (no
@@ -40,7 +40,7 @@ ARGUMENTS_CHECK, ARGUMENTS_TABLE = "search.validation.arguments", "ARGUMENTS"
 BESIDE = next(c.name for c in validation.ARGUMENTS if "beside" in c.params)
 ROUTED = r"\[(?:Search API|Messages)\] (.+?): "  # a check over both search routes names the row under each
 
-# P-F1: the legacy query put in front of the queries array.
+# P-A1: the legacy query put in front of the queries array.
 QUERIES = '    queries = arguments["queries"]\n'
 BOTH = ('    queries = arguments["queries"]\n'
         "    if isinstance(queries, list) and isinstance(arguments.get('query'), str):\n"
@@ -53,7 +53,7 @@ def test_the_reference_passes_the_legacy_query_beside_queries_row(monkeypatch: p
 
 
 def test_a_legacy_query_searched_beside_queries_fails_exactly_its_row(monkeypatch: pytest.MonkeyPatch) -> None:
-    # catches: P-F1, a query given beside queries searched too (both representations accepted and merged)
+    # catches: P-A1, a query given beside queries searched too (both representations accepted and merged)
     patch_reading(web_search, "parse_queries", QUERIES, BOTH, monkeypatch)
     fails_exactly_shown(validation, ARGUMENTS_TABLE, ARGUMENTS_CHECK, BESIDE, ROUTED, monkeypatch)
 
@@ -66,7 +66,7 @@ def test_a_legacy_query_beside_queries_refused_passes_its_row(monkeypatch: pytes
     assert failing_rows(validation, ARGUMENTS_TABLE, ARGUMENTS_CHECK, monkeypatch) == set()
 
 
-# P-F6: neither the provider's quoted error message nor the tool's 'Error: ...' text cut.
+# P-A6: neither the provider's quoted error message nor the tool's 'Error: ...' text cut.
 BOUNDED_CHECK, BOUNDED_TABLE = "search.text.bounded", "BOUNDED"
 HUGE_ERROR = next(c.name for c in text.BOUNDED if "error_message" in c.params)
 ERROR_CUT = "if max_chars is not None and len(text) > max_chars:"
@@ -111,7 +111,7 @@ def test_the_reference_passes_the_huge_error_message_row(monkeypatch: pytest.Mon
 def test_an_error_quoted_whole_into_an_uncut_error_text_fails_exactly_its_row(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # catches: P-F6, the provider's 300,000-character error message quoted whole and the tool's 'Error: ...' text
+    # catches: P-A6, the provider's 300,000-character error message quoted whole and the tool's 'Error: ...' text
     # left uncut: the failure the model sees is unbounded
     _uncut_error_result(monkeypatch)
     _uncut_error_detail(monkeypatch)
@@ -130,9 +130,9 @@ def test_either_bound_alone_keeps_the_error_text_bounded(
 
 
 
-# P-F2, P-F3, P-F4: readings of the batch merge, each caught by a pinned scenario of search.differential.merge.
+# P-A2, P-A3, P-A4: readings of the batch merge, each caught by a pinned scenario of search.differential.merge.
 DIFFERENTIAL = "search.differential.merge"
-PINNED = {"P-F2": 5, "P-F3": 6, "P-F4": 7}  # each finding's pinned scenario, numbered from 1 as the check reports it
+PINNED = {"P-A2": 5, "P-A3": 6, "P-A4": 7}  # each finding's pinned scenario, numbered from 1 as the check reports it
 
 
 def _merge_at(pinned: tuple[Scenario, ...], generated: int = differential.SUCCEEDING) -> tuple[str, str]:
@@ -174,7 +174,7 @@ def test_the_reference_passes_the_new_pinned_scenarios(finding: str) -> None:
 
 
 def test_the_pinned_scenarios_hold_what_their_findings_need() -> None:
-    repeat, long, same = (scenarios.PINNED[PINNED[f] - 1] for f in ("P-F2", "P-F3", "P-F4"))
+    repeat, long, same = (scenarios.PINNED[PINNED[f] - 1] for f in ("P-A2", "P-A3", "P-A4"))
     first = dict(repeat.answers)[repeat.distinct[0]]
     assert isinstance(first, dict) and [s["url"] for s in first["sources"]][:2] == [first["sources"][0]["url"]] * 2
     assert all(len(q) >= 100 for q in long.distinct) and long.distinct[0][:60] == long.distinct[1][:60]
@@ -185,30 +185,30 @@ def test_the_pinned_scenarios_hold_what_their_findings_need() -> None:
 def test_each_list_deduplicated_before_the_round_robin_fails_exactly_its_pinned_scenario(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # catches: P-F2, a URL repeated inside one query's list frees its rank: the first query's next source moves
+    # catches: P-A2, a URL repeated inside one query's list frees its rank: the first query's next source moves
     # ahead of the second query's second (a merge seen only on the conformance route: the reference's DeepSeek
     # providers keep a URL's first occurrence in their own result, so search.merge.round_robin never sees a repeat)
     monkeypatch.setattr(_merge, "_firsts", _firsts, raising=False)  # before the patch copies the globals
     patch_reading(_merge, "merge_results", "deepest = max(", "results = [_firsts(r) for r in results]\n"
                   "    deepest = max(", monkeypatch, web_search)
-    assert "sources [" in _fails_exactly_pinned("P-F2")
+    assert "sources [" in _fails_exactly_pinned("P-A2")
 
 
 LABEL = 'f"### {visible(q)}'
 
 
 def test_labels_cut_for_long_queries_fail_exactly_their_pinned_scenario(monkeypatch: pytest.MonkeyPatch) -> None:
-    # catches: P-F3, '### <first 39 characters>…' for a query over 40: both long queries' answers under one label
+    # catches: P-A3, '### <first 39 characters>…' for a query over 40: both long queries' answers under one label
     patch_reading(_merge, "merge_results", LABEL,
                   'f"### {visible(q) if len(q) <= 40 else visible(q)[:39] + chr(8230)}', monkeypatch, web_search)
-    assert "heading" in _fails_exactly_pinned("P-F3")
+    assert "heading" in _fails_exactly_pinned("P-A3")
 
 
 def test_an_answer_equal_to_an_earlier_one_shown_once_fails_exactly_its_pinned_scenario(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # catches: P-F4, the second query's answer dropped when it equals the first's: one '###' block for two answers
+    # catches: P-A4, the second query's answer dropped when it equals the first's: one '###' block for two answers
     patch_reading(_merge, "merge_results", "for q, r in zip(queries, results, strict=True) if r.content]",
                   "for i, (q, r) in enumerate(zip(queries, results, strict=True)) "
                   "if r.content and r.content not in [x.content for x in results[:i]]]", monkeypatch, web_search)
-    assert "heading" in _fails_exactly_pinned("P-F4")
+    assert "heading" in _fails_exactly_pinned("P-A4")

@@ -46,7 +46,7 @@ def test_the_reference_passes_the_batch_record_row(monkeypatch: pytest.MonkeyPat
 def test_a_batch_searched_without_the_recorder_fails_exactly_the_batch_record_row(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # catches (P-F4): each query of a batch searched with a call context made afresh that keeps the prompt and
+    # catches (P-B4): each query of a batch searched with a call context made afresh that keeps the prompt and
     # localization but drops the recorder, so a batch's Messages requests go out unrecorded (one-query calls are)
     patch_reading(WebSearchTool, "run", EACH_QUERY, EACH_QUERY_UNRECORDED, monkeypatch)
     fails_exactly(request_record, RECORD_TABLE, RECORDED, BATCH, monkeypatch)
@@ -58,11 +58,11 @@ def test_the_reference_passes_the_saved_options_rows(monkeypatch: pytest.MonkeyP
 
 
 @pytest.mark.parametrize(("right", "wrong"), [
-    # catches (P-F1): sendOriginalQuestion read at the provider's first operation and kept: saved off, the prompt
+    # catches (P-B1): sendOriginalQuestion read at the provider's first operation and kept: saved off, the prompt
     # still goes to the search service as ori_question until a restart
     ("if conf.send_original_question else None",
      'if self.__dict__.setdefault("_soq", conf.send_original_question) else None'),
-    # catches (P-F1): the count setting read at the provider's first operation and kept: saved 3, the request still
+    # catches (P-B1): the count setting read at the provider's first operation and kept: saved 3, the request still
     # sends min(10, 8) = 8
     ("count = conf.count\n", 'count = self.__dict__.setdefault("_count", conf.count)\n'),
 ], ids=["send-original-question", "count"])
@@ -74,7 +74,7 @@ def test_a_search_api_option_read_once_fails_exactly_the_saved_options_row(
 
 
 def test_the_messages_options_read_once_fail_exactly_the_saved_max_uses_row(monkeypatch: pytest.MonkeyPatch) -> None:
-    # catches (P-F1, its variant): the Messages provider's options (model, max_tokens, max_uses) read at its first
+    # catches (P-B1, its variant): the Messages provider's options (model, max_tokens, max_uses) read at its first
     # operation and kept, its key and base read per operation: saved max_uses 2, the next request still sends 5
     patch_reading(DeepSeekMessagesSearch, "search", "conf = snapshot.deepseek_messages\n",
                   'conf = self.__dict__.setdefault("_conf", snapshot.deepseek_messages)\n', monkeypatch)

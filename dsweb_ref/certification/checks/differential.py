@@ -155,15 +155,15 @@ _MERGE_CASES = (
          "came from which search); not judged wrong: a target that trims queries and so makes one search, judged "
          "as the one-query call it made (seed 000 leaves trimming open, and one search's answer needs no label)",
          {"pinned": "padded query"}),
-    # From a hunt (P-F2): a merge that deduplicated each query's list before the round-robin was certified.
+    # From a hunt (P-A2): a merge that deduplicated each query's list before the round-robin was certified.
     Case("a batch whose first query lists a URL twice (pinned: run first, whatever the seed)",
          "each query's list deduplicated before the round-robin, so the repeat frees its rank and that query's next "
          "source moves ahead of the other query's second", {"pinned": "repeat in a batch"}),
-    # From a hunt (P-F3): '### <query>' labels cut to their first 39 characters and an ellipsis were certified.
+    # From a hunt (P-A3): '### <query>' labels cut to their first 39 characters and an ellipsis were certified.
     Case("two answered queries over 100 characters whose first 60 agree (pinned: run first, whatever the seed)",
          "answer labels that cut a long query (both answers under one cut label: the model cannot tell which answer "
          "came from which search)", {"pinned": "long queries"}),
-    # From a hunt (P-F4): identical answers shown once, under the first query's label, were certified.
+    # From a hunt (P-A4): identical answers shown once, under the first query's label, were certified.
     Case("two queries answered with the same words (pinned: run first, whatever the seed)",
          "an answer equal to an earlier query's shown once, under the first query's label only (the second "
          "search's answer lost)", {"pinned": "same answers"}),

@@ -78,7 +78,7 @@ PACED = Case("a save while a paced query waits for its slot", "the endpoint and 
              "comes): a query of a batch that waits for its pacing slot across a save of key, base and count carries "
              "the saved key to the saved base with the configured count, one request from two snapshots (with pacing)",
              {"row": "paced"}, family=SCOPE)
-# From a hunt (P-F1): a Search API provider that read sendOriginalQuestion and count once (at its first operation) and
+# From a hunt (P-B1): a Search API provider that read sendOriginalQuestion and count once (at its first operation) and
 # its key and base per operation certified: every row saved only a key, a base or the switch, so a user who turned
 # the prompt off for privacy kept sending it to the search service until a restart. So did a Messages provider that
 # read its own options once beside a credential and base read per operation.

@@ -58,7 +58,7 @@ HELD = Case("held", "the request recorded after the reply arrives, or in a final
 FAILED_DISPATCH = Case("failed-dispatch", "the request recorded only once a reply arrives: a dispatch that fails "
                        "(the connection closed unanswered) leaves no record, or one without thinking {type: "
                        "disabled}", {"row": "failed_dispatch"}, family=ORDER)
-# From a hunt (P-F4): a batch's Messages searches went out without a record. The tool handed each query of a batch a
+# From a hunt (P-B4): a batch's Messages searches went out without a record. The tool handed each query of a batch a
 # call context of its own that dropped the recorder, so one-query calls were recorded and a batch's requests never
 # were, and every row searched one query. The path records every Messages request it sends, one per query.
 SAME_BODY_BATCH = Case("same-body-batch", "only one-query calls recorded: the queries of a batch searched without "

@@ -234,7 +234,7 @@ BOUNDED = (
     Case("huge URL, title, snippet and date", "an unbounded echo of provider fields into the text",
          {"rows": [row("https://huge.example.test/" + "u" * HUGE, "T" * HUGE, "s" * HUGE, "2026-" + "9" * HUGE),
                    row("https://huge.example.test/two/" + "v" * HUGE, None, None, "d" * HUGE)]}),
-    # From a hunt (P-F6): only answers carried huge fields, so a failure quoting the provider's error message
+    # From a hunt (P-A6): only answers carried huge fields, so a failure quoting the provider's error message
     # whole (neither the quote nor the tool's error text cut) was certified. The search fails either way; its text
     # is tool output too.
     Case("a 500 whose error message is huge", "the provider's error message quoted whole into the failure the "

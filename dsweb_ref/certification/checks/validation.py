@@ -82,7 +82,7 @@ ARGUMENTS = (
     Case("queries is a string", "a bare string wrapped into an array", {"arguments": {"queries": "markdown"}}),
     Case("legacy query argument", "the old single query argument still accepted", {"arguments": {"query": "markdown"}}),
     Case("no arguments object", "a missing arguments object treated as empty", {"arguments": None}),
-    # From a hunt (P-F1): the rows above send the legacy query alone, so a tool that also searched a query
+    # From a hunt (P-A1): the rows above send the legacy query alone, so a tool that also searched a query
     # given beside queries (the two representations merged into one array) was certified.
     Case("legacy query beside queries", "the old query argument searched too when it comes beside queries "
          "('coffee' searched with 'markdown', as if both representations were accepted)",
