@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from dsweb_ref.certification.checks import search
+from dsweb_ref.certification.checks import fetch, scheduling, search
+from dsweb_ref.providers import _deepseek_http, deepseek_fetch_api, deepseek_search_api
 from dsweb_ref.providers.deepseek_search_api import DeepSeekSearchApi
 
 from ._readings import failing_rows, fails_exactly, keep_rows, patch_reading
@@ -29,3 +30,48 @@ def test_a_paced_body_rebuilt_fails_exactly_the_paced_body_values_row(
     # catches: a queue-style pacer that rebuilds the body when the slot comes (the hunt's three readings)
     patch_reading(DeepSeekSearchApi, "search", right, wrong, monkeypatch)
     fails_exactly(search, "SCHEDULED_WIRE", PACED_WIRE, PACED_VALUES, monkeypatch)
+
+
+# -- P-F3: retried and paced Fetch API requests carry only the documented headers ------------------------------------
+
+RETRY_WAITS, RETRY_WIRE = "fetch.api.retry.waits", "Fetch API 502 every time: each retry the first request again"
+PACED_FETCH, PACED_FETCH_WIRE = "fetch.api.pacing.rate", "two fetches at once, 5 QPS: the requests' wire"
+SEND = "return await provider._post(base, key, conf.timeout_s, url, body, headers, remaining_s=remaining_s)"
+COUNT = 'send.__dict__["n"] = send.__dict__.get("n", 0) + 1\n        '  # the attempts of one call, on its send
+
+
+def test_the_reference_passes_the_fetch_retry_wire_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    keep_rows(fetch, "FETCH_RETRY", (RETRY_WIRE,), monkeypatch)
+    assert failing_rows(fetch, "FETCH_RETRY", RETRY_WAITS, monkeypatch) == set()
+
+
+@pytest.mark.parametrize("wrong", [
+    SEND.replace("headers, remaining", '(headers if route != "fetch" or send.__dict__["n"] == 1 else '
+                 '{**headers, "X-Retry-Attempt": str(send.__dict__["n"] - 1)}), remaining'),
+    SEND.replace("url, body", '(url if route != "fetch" or send.__dict__["n"] == 1 else '
+                 'f"{url}?attempt={send.__dict__[\'n\']}"), body'),
+], ids=["attempt-header", "attempt-query-string"])
+def test_a_fetch_retry_of_its_own_fails_exactly_the_fetch_retry_wire_row(
+    wrong: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # catches: a retried Fetch API request carrying X-Retry-Attempt, or sent to .../fetch?attempt=n (the hunt's two
+    # readings; Search API retries left as they are)
+    patch_reading(_deepseek_http, "call_tools_api", SEND, COUNT + wrong, monkeypatch, deepseek_search_api,
+                  deepseek_fetch_api)
+    fails_exactly(fetch, "FETCH_RETRY", RETRY_WAITS, RETRY_WIRE, monkeypatch)
+
+
+def test_the_reference_passes_the_paced_fetch_wire_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    keep_rows(scheduling, "FETCH_PACING_CASES", (PACED_FETCH_WIRE,), monkeypatch)
+    assert failing_rows(scheduling, "FETCH_PACING_CASES", PACED_FETCH, monkeypatch) == set()
+
+
+def test_paced_fetches_with_client_defaults_fail_exactly_the_paced_fetch_wire_row(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # catches: a paced Fetch API request keeping httpx's default Accept, Accept-Encoding and User-Agent (the hunt's
+    # reading: the defaults dropped on every other request)
+    patch_reading(_deepseek_http, "post", "            if name not in sent:",
+                  "            if name not in sent and not (wire_hook() is not None and url.endswith('/fetch')):",
+                  monkeypatch)
+    fails_exactly(scheduling, "FETCH_PACING_CASES", PACED_FETCH, PACED_FETCH_WIRE, monkeypatch)
