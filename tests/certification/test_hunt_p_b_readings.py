@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from dsweb_ref.certification.checks import fetch, scheduling, search
+from dsweb_ref.certification.checks import credentials, fetch, scheduling, search
 from dsweb_ref.providers import _deepseek_http, deepseek_fetch_api, deepseek_search_api
 from dsweb_ref.providers.deepseek_search_api import DeepSeekSearchApi
 
@@ -75,3 +75,27 @@ def test_paced_fetches_with_client_defaults_fail_exactly_the_paced_fetch_wire_ro
                   "            if name not in sent and not (wire_hook() is not None and url.endswith('/fetch')):",
                   monkeypatch)
     fails_exactly(scheduling, "FETCH_PACING_CASES", PACED_FETCH, PACED_FETCH_WIRE, monkeypatch)
+
+
+# -- P-F5: the account token beside the key on the key route, Fetch API only -----------------------------------------
+
+ACCOUNT_ROUTE, KEY_ROUTE_FETCH = "search.api.account_route", "the API-key route beside a token, Fetch API"
+TOOLS_HEADERS = 'headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json"}'
+
+
+def test_the_reference_passes_the_key_route_fetch_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    keep_rows(credentials, "CASES", (KEY_ROUTE_FETCH,), monkeypatch)
+    assert failing_rows(credentials, "CASES", ACCOUNT_ROUTE, monkeypatch) == set()
+
+
+def test_a_token_beside_the_key_to_the_fetch_api_fails_exactly_the_key_route_fetch_row(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # catches: on the API-key route, the configured account token sent too, in X-DeepSeek-Account-Token, on Fetch API
+    # requests only (the hunt's reading)
+    extra = ("    token = (provider._environ or {}).get(snapshot.credentials.account_token_env)\n"
+             "    if token and token != key and route == 'fetch':\n"
+             "        headers['X-DeepSeek-Account-Token'] = token")
+    patch_reading(_deepseek_http, "call_tools_api", TOOLS_HEADERS, f"{TOOLS_HEADERS}\n{extra}", monkeypatch,
+                  deepseek_search_api, deepseek_fetch_api)
+    fails_exactly(credentials, "CASES", ACCOUNT_ROUTE, KEY_ROUTE_FETCH, monkeypatch)
