@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from dsweb_ref import settings
 from dsweb_ref.certification.checks import credentials, fetch, scheduling, search
 from dsweb_ref.providers import _deepseek_http, deepseek_fetch_api, deepseek_search_api
 from dsweb_ref.providers.deepseek_search_api import DeepSeekSearchApi
@@ -99,3 +100,24 @@ def test_a_token_beside_the_key_to_the_fetch_api_fails_exactly_the_key_route_fet
     patch_reading(_deepseek_http, "call_tools_api", TOOLS_HEADERS, f"{TOOLS_HEADERS}\n{extra}", monkeypatch,
                   deepseek_search_api, deepseek_fetch_api)
     fails_exactly(credentials, "CASES", ACCOUNT_ROUTE, KEY_ROUTE_FETCH, monkeypatch)
+
+
+# -- P-F7: a fractional count forwarded ---------------------------------------------------------------------------
+
+COUNT_CHECK, FRACTIONAL = "search.api.count", "count 7.5"
+
+
+def test_the_reference_passes_the_fractional_count_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    keep_rows(search, "COUNT", (FRACTIONAL,), monkeypatch)
+    assert failing_rows(search, "COUNT", COUNT_CHECK, monkeypatch) == set()
+
+
+def test_a_float_taken_for_an_int_setting_fails_exactly_the_fractional_count_row(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # catches: the settings check taking a float where an integer is expected, so count 7.5 is sent as given (the
+    # hunt's reading)
+    patch_reading(settings, "_check", "if not isinstance(value, expected) or",
+                  "if not isinstance(value, (float,) if expected is int else expected) and not isinstance(value, "
+                  "expected) or", monkeypatch)
+    fails_exactly(search, "COUNT", COUNT_CHECK, FRACTIONAL, monkeypatch)

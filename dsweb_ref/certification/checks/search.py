@@ -403,6 +403,10 @@ COUNT = (
     Case("count 51", "the configured count bounded by the cap alone, not by 1-50: 51 sent when the cap allows it",
          {"count": 51, "cap": 60, "hostile": True}),
     Case("count 0", "the lower bound unchecked: a count of 0 sent", {"count": 0, "cap": 8, "hostile": True}),
+    # From a hunt (P-F7): the rows above try a string, true and whole numbers out of range, so a settings check that
+    # takes a float for an int (7.5 forwarded as count 7.5) was certified.
+    Case("count 7.5", "a fractional count accepted as an integer setting and forwarded as count 7.5",
+         {"count": 7.5, "cap": 8, "hostile": True}),
     # An audit of the seeds' decisions: count is the deployment's setting, so a count the model adds beside
     # queries is refused (before any request) or ignored.
     Case("count among the arguments", "a model-supplied count argument forwarded into the Search API request (50 "
@@ -453,8 +457,9 @@ async def _hostile_count(ctx: CheckContext, case: Case) -> None:
     rule="Seed 001: 'count is the configured value from 1 to 50, defaulting to the service's 10, unless the "
     "request's result bound is smaller; the tool always sends its limit, 8 by default', and Direct Search "
     "sends 'need_content: false'. So count = min(configured count, searchMaxResults). A configured count that "
-    "is no number (a JSON string, true) is refused (at configure, or WEB_CONFIG_INVALID / WEB_INVALID_ARGUMENTS "
-    "at the call, before any request) or sent as an integer from 1 to 50 within the cap, never as given. "
+    "is no number (a JSON string, true), or no whole number of results (7.5: the seed's count is a number of "
+    "results from 1 to 50), is refused (at configure, or WEB_CONFIG_INVALID / WEB_INVALID_ARGUMENTS at the call, "
+    "before any request) or sent as an integer from 1 to 50 within the cap, never as given. "
     "The count bounds each request only: a batch's merge 'caps the combined list to searchMaxResults' (seed "
     "000), so it holds more than count sources when more distinct ones were found and the cap allows. count is "
     "the deployment's ('a deployment-owned bound keeps the model schema focused on search input', seed 000): a "
