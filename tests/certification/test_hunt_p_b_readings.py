@@ -121,3 +121,23 @@ def test_a_float_taken_for_an_int_setting_fails_exactly_the_fractional_count_row
                   "if not isinstance(value, (float,) if expected is int else expected) and not isinstance(value, "
                   "expected) or", monkeypatch)
     fails_exactly(search, "COUNT", COUNT_CHECK, FRACTIONAL, monkeypatch)
+
+
+# -- P-F8: a Fetch API client that keeps cookies ------------------------------------------------------------------
+
+FETCH_WIRE, FETCH_COOKIE = "fetch.api.wire", "after an answer that set a cookie"
+LEASE = "async with self._clients.lease(ClientKey(base, key, timeout_s)) as client:\n"
+
+
+def test_the_reference_passes_the_fetch_cookie_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    keep_rows(fetch, "WIRE", (FETCH_COOKIE,), monkeypatch)
+    assert failing_rows(fetch, "WIRE", FETCH_WIRE, monkeypatch) == set()
+
+
+def test_a_fetch_client_keeping_cookies_fails_exactly_the_fetch_cookie_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: the Fetch API's pooled client given a cookie jar of its own, so the cookie one answer sets goes back
+    # with the next fetch (the hunt's reading; the Search API's client left as it is)
+    jar = ("        if self.provider_id == 'deepseek-fetch-api' and not getattr(client, '_jar', False):\n"
+           "            client.cookies = httpx.Cookies(); client._jar = True\n")
+    patch_reading(_deepseek_http.SettingsBoundProvider, "_post", LEASE, LEASE + jar, monkeypatch)
+    fails_exactly(fetch, "WIRE", FETCH_WIRE, FETCH_COOKIE, monkeypatch)

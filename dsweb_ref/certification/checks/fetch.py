@@ -42,6 +42,7 @@ from .ssrf import PUBLIC, _network
 WF, FAPI = "web_fetch", "fetch-api"
 WS, API = "web_search", "search-api"  # the retry profile's own capabilities
 PAGE = "https://docs.example.test/api/search"
+COOKIE_SETTER = "https://docs.example.test/api/errors"  # fetched first in fetch.api.wire's cookie row
 REFUSED = "https://paywall.example.test/reports/search-market-2026"
 
 MAPPING = (
@@ -353,7 +354,15 @@ WIRE = (
          "private address is refused before any request (seed 001 delegates target access policy to the service)",
          {"url": "https://10.0.0.5/admin"}),
     Case("localhost", "the same for a loopback name", {"url": "https://localhost/status"}),
+    # From a hunt (P-F8): search.api.wire's cookie row tried the Search API only, so a Fetch API client that keeps
+    # the cookies an answer sets (and sends them with the next fetch) was certified.
+    Case("after an answer that set a cookie", "a Fetch API client that keeps cookies from one fetch to the next (a "
+         "reused client sends the earlier answer's cookie back)",
+         {"url": "https://docs.example.test/api/rate-limits", "cookie": True}),
 )
+# A Fetch API success that also sets a cookie for the emulator's host, every path.
+_COOKIE_PAGE = Status(200, body=json.dumps({"title": "Cookie", "content": "# Cookie"}).encode(),
+                      headers={"Set-Cookie": "session=dsweb-fetch-wire-row; Path=/"})
 
 
 @check(
@@ -367,11 +376,15 @@ WIRE = (
     "framing, the headers exactly Authorization: Bearer <key> and Content-Type: application/json. 'Fetch sends a "
     "URL and returns Markdown without an extra Harness summarization request': no Messages or Responses request. "
     "'Selecting DeepSeek delegates page retrieval and target access policy to that service': a private or "
-    "loopback address is sent as any other URL (the HTTP provider's own address policy stays with it).",
+    "loopback address is sent as any other URL (the HTTP provider's own address policy stays with it). The "
+    "header rule holds after an answer that set a cookie too: no Cookie header is sent with the next fetch.",
     cases=WIRE,
 )
 async def fetch_wire(ctx: CheckContext) -> None:
     for case in WIRE:
+        if case.params.get("cookie"):
+            ctx.emu.inject("fetch", _COOKIE_PAGE)
+            expect_success(await ctx.fetch(COOKIE_SETTER), f"{case.name}: the fetch answered with a cookie")
         ctx.emu.log.clear()
         await ctx.fetch(case["url"])  # success or failure: only the request is under test here
         record = only_record(ctx, "fetch", case.name)
