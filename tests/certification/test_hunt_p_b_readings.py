@@ -1,5 +1,12 @@
-"""Hunt P, part B: wrong readings of seed 001 the suite certified, each now failing a new row. (a) A paced Search API
-request whose body is rebuilt when its slot comes (count not lowered, ori_question dropped, need_content true)."""
+"""Hunt P, part B: wrong readings of seed 001 that dsweb certify passed, each now failing a new row and no other row of
+its table. P-F2: a paced Search API request whose body is rebuilt when its slot comes (count not lowered to
+searchMaxResults, ori_question dropped, need_content true), where search.api.pacing.wire judged key names only. P-F3:
+a retried Fetch API request with a header of its own or an attempt counter in its URL, and paced fetches keeping the
+HTTP client's default headers, where fetch.api.retry.waits and fetch.api.pacing.rate judged timing only. P-F5: the
+account token sent beside the key to the Fetch API on the key route, tried on the Search API only. P-F7: a settings
+check taking a float for an integer, so count 7.5 went on the wire. P-F8: a Fetch API client keeping cookies, where
+only the Search API's client was tried. Each reading is made in the reference as the hunt made it; the reference passes
+each new row, and the variants the seeds leave open certify."""
 
 from __future__ import annotations
 
@@ -121,6 +128,17 @@ def test_a_float_taken_for_an_int_setting_fails_exactly_the_fractional_count_row
                   "if not isinstance(value, (float,) if expected is int else expected) and not isinstance(value, "
                   "expected) or", monkeypatch)
     fails_exactly(search, "COUNT", COUNT_CHECK, FRACTIONAL, monkeypatch)
+
+
+def test_a_fractional_count_made_whole_passes_the_fractional_count_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # open: a count of 7.5 taken and sent as a whole number from 1 to 50 (here 7) instead of refused
+    typed = '    expected: type = {"str": str, "int": int, "float": float, "bool": bool}[spec.kind]\n'
+    patch_reading(settings, "_check", typed,
+                  typed + "    if spec.kind == 'int' and isinstance(value, float):\n"
+                  "        value = int(value)\n", monkeypatch)
+    keep_rows(search, "COUNT", (FRACTIONAL,), monkeypatch)
+    assert failing_rows(search, "COUNT", COUNT_CHECK, monkeypatch) == set()
+    assert settings.Settings().updated({"deepseek_api.count": 7.5}).deepseek_api.count == 7
 
 
 # -- P-F8: a Fetch API client that keeps cookies ------------------------------------------------------------------
