@@ -70,6 +70,7 @@ from ._fakes import LOWERED_KEY
 from ._oracle import query_match
 from ._script import scripted
 from .batch import answer_probe, require_quiescent, wait_held
+from .search import require_tools_api_headers
 
 __all__ = ["OPT_IN_CHECKS", "SCHEDULING_CAPABILITIES"]
 
@@ -1547,8 +1548,6 @@ async def fetch_pacing_rate(ctx: CheckContext) -> None:
 async def _paced_fetch_wire(ctx: CheckContext, case: Case) -> None:
     """``case``'s URLs fetched at once, paced: each answers with a result, and its one Fetch API request carries
     exactly the two documented headers and the body {url}."""
-    from .search import require_tools_api_headers  # here: importing search first would change the checks' order
-
     ctx.fresh()
     calls = [ctx.target.start_call("web_fetch", {"arguments": {"url": url}}) for url in case["urls"]]
     for url, call in zip(case["urls"], calls, strict=True):
