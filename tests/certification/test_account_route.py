@@ -19,7 +19,7 @@ from dsweb_ref.settings import Settings
 from ._readings import failing_rows, fails_exactly, patch_reading
 
 CHECK = "search.api.account_route"
-SEARCH, FETCH, MESSAGES, ECHO, KEY_ROUTE, FETCH_ECHO = (c.name for c in credentials.CASES)
+SEARCH, FETCH, MESSAGES, ECHO, KEY_ROUTE, FETCH_ECHO, KEY_ROUTE_FETCH = (c.name for c in credentials.CASES)
 
 
 def _key_always(self: SettingsBoundProvider, snapshot: Settings) -> str:
@@ -28,9 +28,11 @@ def _key_always(self: SettingsBoundProvider, snapshot: Settings) -> str:
     return resolve_credential(creds, self._environ if self._environ is not None else {}, self.label)
 
 
-def test_the_rows_are_the_six_named() -> None:
-    assert [c["route"] for c in credentials.CASES] == ["search", "fetch", "messages", "search", "search", "fetch"]
-    assert [c["auth"] for c in credentials.CASES] == ["account", "account", "account", "account", "api_key", "account"]
+def test_the_rows_are_the_seven_named() -> None:
+    assert [c["route"] for c in credentials.CASES] == ["search", "fetch", "messages", "search", "search", "fetch",
+                                                       "fetch"]
+    assert [c["auth"] for c in credentials.CASES] == ["account", "account", "account", "account", "api_key", "account",
+                                                      "api_key"]
 
 
 def test_the_reference_passes_every_row(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -58,12 +60,12 @@ def test_messages_search_given_the_key_fails_exactly_its_row(monkeypatch: pytest
     fails_exactly(credentials, "CASES", CHECK, MESSAGES, monkeypatch)
 
 
-def test_the_token_preferred_when_at_hand_fails_exactly_the_key_route_row(monkeypatch: pytest.MonkeyPatch) -> None:
-    # catches: the account token sent whenever one is configured, whatever the route
+def test_the_token_preferred_when_at_hand_fails_exactly_the_key_route_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: the account token sent whenever one is configured, whatever the route (Search API and Fetch API alike)
     patch_reading(_deepseek_http, "resolve_credential", "name = creds.env_name",
                   "name = creds.account_token_env if environ.get(creds.account_token_env) else creds.env_name",
                   monkeypatch)
-    fails_exactly(credentials, "CASES", CHECK, KEY_ROUTE, monkeypatch)
+    assert failing_rows(credentials, "CASES", CHECK, monkeypatch) == {KEY_ROUTE, KEY_ROUTE_FETCH}
 
 
 def test_the_key_scrubbed_instead_of_the_token_sent_fails_the_two_echo_rows(

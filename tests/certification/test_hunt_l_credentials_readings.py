@@ -22,6 +22,7 @@ ROUTE, WIRE = "search.api.account_route", "evidence.api_wire"
 SEARCH, FETCH = "the account route, Search API", "the account route, Fetch API"
 MESSAGES = "the account route, Messages search"
 KEY_ROUTE, FETCH_ECHO = "the API-key route beside a token", "the account route, a Fetch API error quoting the token"
+KEY_ROUTE_FETCH = "the API-key route beside a token, Fetch API"  # hunt P's row: the same on the Fetch API
 ACCOUNT = "the account route"
 FAILED_402, FAILED_400, FAILED_503 = "a search answered 402", "a search answered 400", "a search answered 503"
 
@@ -91,25 +92,27 @@ def test_the_api_key_in_a_header_of_its_own_on_the_fetch_api_fails_exactly_the_f
     fails_exactly(credentials, "CASES", ROUTE, FETCH, monkeypatch)
 
 
-def test_the_token_beside_the_key_on_the_key_route_fails_exactly_the_key_route_row(
+def test_the_token_beside_the_key_on_the_key_route_fails_exactly_the_key_route_rows(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # catches: the account token, when at hand, riding along in a header of its own on the API-key route
+    # catches: the account token, when at hand, riding along in a header of its own on the API-key route (to the
+    # Search and Fetch APIs alike, so both key-route rows fail)
     _tools_api(f"    token = {ENVIRON}.get(snapshot.credentials.account_token_env)\n"
                "    if token and token != key:\n"
                "        headers['X-DeepSeek-Account-Token'] = token", monkeypatch)
-    fails_exactly(credentials, "CASES", ROUTE, KEY_ROUTE, monkeypatch)
+    assert failing_rows(credentials, "CASES", ROUTE, monkeypatch) == {KEY_ROUTE, KEY_ROUTE_FETCH}
 
 
-def test_the_token_in_the_body_on_the_key_route_fails_exactly_the_key_route_row(
+def test_the_token_in_the_body_on_the_key_route_fails_exactly_the_key_route_rows(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # catches: the account token sent as a body value beside the key (the headers the documented two)
+    # catches: the account token sent as a body value beside the key (the headers the documented two), to the Search
+    # and Fetch APIs alike
     patch_reading(_deepseek_http, "call_tools_api", "body = encode_json(payload)",
                   f"token = {ENVIRON}.get(snapshot.credentials.account_token_env)\n"
                   "        body = encode_json({**payload, 'account': token} if token and token != "
                   "provider._credential(snapshot) else payload)", monkeypatch, deepseek_search_api, deepseek_fetch_api)
-    fails_exactly(credentials, "CASES", ROUTE, KEY_ROUTE, monkeypatch)
+    assert failing_rows(credentials, "CASES", ROUTE, monkeypatch) == {KEY_ROUTE, KEY_ROUTE_FETCH}
 
 
 def test_a_fetch_api_error_scrubbed_of_the_key_only_fails_exactly_the_fetch_echo_row(

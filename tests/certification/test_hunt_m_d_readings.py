@@ -23,7 +23,7 @@ from .conftest import adapter_command, dsweb_certify, json_outcomes, json_report
 MAPPING, THINKING, FETCH_WAITS = "fetch.api.mapping", "search.messages.thinking_disabled", "fetch.api.retry.waits"
 SPECIFIC = "HTTP 406, 410, 413, 414, 415, 422 and 451"
 GATEWAY = "a gateway's model name"
-(AT_ONCE,) = (case.name for case in fetch.FETCH_RETRY)
+AT_ONCE = fetch.FETCH_RETRY[0].name  # the timed row (hunt P's wire row follows it)
 WAIT = "wait = self.backoff(retry, policy.max_wait_s) if asked is None else asked"
 FETCH_TABLES = ("MAPPING", "OTHER_SUCCESS", "BOUNDS", "FAILURES", "FALLBACK")
 STATUS_LINE = "    status = reply.status\n"
@@ -129,12 +129,13 @@ def test_one_status_retried_at_once_is_caught_and_a_stall_never_fails() -> None:
     from dsweb_ref.certification.calibration import Load
 
     quiet = Load(0.0, 0.0)
-    mixed = [("HTTP 408", [0.002, 0.003]), ("HTTP 429", [1.0, 1.0]), ("HTTP 503", [0.25, 0.25])]
+    row = fetch.FETCH_RETRY[0]  # the timed row, whose faults the waits come from
+    mixed = [(row, "HTTP 408", [0.002, 0.003]), (row, "HTTP 429", [1.0, 1.0]), (row, "HTTP 503", [0.25, 0.25])]
     problem, _ = fetch._fetch_retry_problem(mixed, quiet)
-    assert problem is not None and "HTTP 408" in problem[0]
-    waited = [("HTTP 408", [0.1, 0.2]), ("HTTP 429", [1.0, 1.0]), ("HTTP 503", [0.06, 0.3])]
+    assert problem is not None and "HTTP 408" in problem[0] and problem[0].startswith(row.name)
+    waited = [(row, "HTTP 408", [0.1, 0.2]), (row, "HTTP 429", [1.0, 1.0]), (row, "HTTP 503", [0.06, 0.3])]
     assert fetch._fetch_retry_problem(waited, quiet) == (None, "")
     # a stall lengthens a wait only: one at-once retry stalled past the bar leaves its status judged as waiting
-    stalled = [("HTTP 408", [0.002, 0.9]), ("HTTP 429", [1.0, 1.0]), ("HTTP 503", [0.3, 0.3])]
+    stalled = [(row, "HTTP 408", [0.002, 0.9]), (row, "HTTP 429", [1.0, 1.0]), (row, "HTTP 503", [0.3, 0.3])]
     assert fetch._fetch_retry_problem(stalled, quiet)[0] is None
-    assert fetch._fetch_retry_problem([("HTTP 408", []), ("HTTP 503", [])], quiet) == (None, "")  # never retried
+    assert fetch._fetch_retry_problem([(row, "HTTP 408", []), (row, "HTTP 503", [])], quiet) == (None, "")  # none

@@ -44,11 +44,11 @@ def test_a_boolean_count_taken_for_an_integer_is_caught(monkeypatch: pytest.Monk
 
 def test_an_unchecked_setting_type_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     """settings._check never refuses a value of the wrong type: the string count reaches the range check
-    (and crashes there), the boolean count goes on the wire."""
+    (and crashes there), the boolean count and the fractional count 7.5 go on the wire."""
     patch_reading(settings, "_check", "if not isinstance(value, expected) or (",
                   "if not isinstance(value, expected) and (", monkeypatch)
     assert failing_rows(search, "COUNT", "search.api.count", monkeypatch) == {
-        "count given as a string", "count given as true"}
+        "count given as a string", "count given as true", "count 7.5"}
 
 
 def test_the_reference_refuses_a_zero_pacing_rate(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -46,6 +46,11 @@ CASES = (
     Case("the account route, a Fetch API error quoting the token", "the Search API's errors scrubbed of the "
          "credential sent, the Fetch API's of the API key only: the account token a Fetch API error quotes shown",
          {"auth": "account", "route": "fetch", "provider": "api", "echo": True}, family=SCOPE),
+    # From a hunt (P-F5): the API-key route was tried on the Search API only, so the account token sent beside the
+    # key to the Fetch API alone (a header of its own) was certified.
+    Case("the API-key route beside a token, Fetch API", "the account token sent along beside the key to the Fetch "
+         "API only (a header of its own), the Search API given the key alone",
+         {"auth": "api_key", "route": "fetch", "provider": "api"}, family=SCOPE),
 )
 SOURCES = {"search": ("authorization",), "fetch": ("authorization",), "messages": ("authorization", "x-api-key")}
 SHOWN = {"account_token": "the account token", "api_key": "the API key"}
@@ -118,7 +123,8 @@ def _require_scrubbed(case: Case, outcome: CallOutcome) -> None:
     "request so too, and a Messages search (with messages-search) carries the account token where it carries a key "
     "(Authorization: Bearer, x-api-key, or both). 'Instead': the API key appears in none of these requests, in no "
     "header of any name, nor in the URL or the body. On the API-key route the key is sent although a token is at "
-    "hand, with the same two headers, and the token appears nowhere in the request. An upstream error quoting the "
+    "hand, with the same two headers, and the token appears nowhere in the request, to the Search API and (with "
+    "fetch-api) the Fetch API alike. An upstream error quoting the "
     "account token on the account route, of the Search API or the Fetch API, fails with WEB_PROVIDER_ERROR and never "
     "shows it (the project's rule that no secret reaches the model, as errors.secret_echo holds for the key). What "
     "a target does on the account route with no token configured is not tried: the seed does not say.",

@@ -7,7 +7,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from ...emulator import Hold, Malformed, RateLimited, Status
+from ...emulator import Hold, Malformed, RateLimited, RequestRecord, Status
 from ..adapter_protocol import CAP_RETRY
 from ..calibration import LATE_UNDER_LOAD, LagSampler, Load, patiently, round_trip
 from ..cases import CARRY, Case
@@ -42,6 +42,7 @@ from .ssrf import PUBLIC, _network
 WF, FAPI = "web_fetch", "fetch-api"
 WS, API = "web_search", "search-api"  # the retry profile's own capabilities
 PAGE = "https://docs.example.test/api/search"
+COOKIE_SETTER = "https://docs.example.test/api/errors"  # fetched first in fetch.api.wire's cookie row
 REFUSED = "https://paywall.example.test/reports/search-market-2026"
 
 MAPPING = (
@@ -353,7 +354,15 @@ WIRE = (
          "private address is refused before any request (seed 001 delegates target access policy to the service)",
          {"url": "https://10.0.0.5/admin"}),
     Case("localhost", "the same for a loopback name", {"url": "https://localhost/status"}),
+    # From a hunt (P-F8): search.api.wire's cookie row tried the Search API only, so a Fetch API client that keeps
+    # the cookies an answer sets (and sends them with the next fetch) was certified.
+    Case("after an answer that set a cookie", "a Fetch API client that keeps cookies from one fetch to the next (a "
+         "reused client sends the earlier answer's cookie back)",
+         {"url": "https://docs.example.test/api/rate-limits", "cookie": True}),
 )
+# A Fetch API success that also sets a cookie for the emulator's host, every path.
+_COOKIE_PAGE = Status(200, body=json.dumps({"title": "Cookie", "content": "# Cookie"}).encode(),
+                      headers={"Set-Cookie": "session=dsweb-fetch-wire-row; Path=/"})
 
 
 @check(
@@ -367,11 +376,15 @@ WIRE = (
     "framing, the headers exactly Authorization: Bearer <key> and Content-Type: application/json. 'Fetch sends a "
     "URL and returns Markdown without an extra Harness summarization request': no Messages or Responses request. "
     "'Selecting DeepSeek delegates page retrieval and target access policy to that service': a private or "
-    "loopback address is sent as any other URL (the HTTP provider's own address policy stays with it).",
+    "loopback address is sent as any other URL (the HTTP provider's own address policy stays with it). The "
+    "header rule holds after an answer that set a cookie too: no Cookie header is sent with the next fetch.",
     cases=WIRE,
 )
 async def fetch_wire(ctx: CheckContext) -> None:
     for case in WIRE:
+        if case.params.get("cookie"):
+            ctx.emu.inject("fetch", _COOKIE_PAGE)
+            expect_success(await ctx.fetch(COOKIE_SETTER), f"{case.name}: the fetch answered with a cookie")
         ctx.emu.log.clear()
         await ctx.fetch(case["url"])  # success or failure: only the request is under test here
         record = only_record(ctx, "fetch", case.name)
@@ -466,6 +479,12 @@ FETCH_RETRY = (
     Case("Fetch API 408, 429 and 503 every time: a wait before each retry", "a Fetch API failure retried at once "
          "(the guide's wait kept for Search requests, the Fetch API's limits taken for per-target ones)",
          {"faults": (Status(408), RateLimited(retry_after=None), Status(503))}),
+    # From a hunt (P-F3): the row above judges when a retry is sent, never what it is, so a retried Fetch API
+    # request carrying a header of its own (X-Retry-Attempt) or sent to another URL (an attempt counter in the query
+    # string) was certified. This row's requests are judged on the wire (its waits are the row above's business).
+    Case("Fetch API 502 every time: each retry the first request again", "a retried Fetch API request that carries "
+         "a header of its own (an attempt counter), goes to another URL (an attempt counter in the query string) or "
+         "has another body than {url}", {"faults": (Status(502),), "judge": "wire"}),
 )
 
 
@@ -486,7 +505,10 @@ FETCH_RETRY = (
     "a target waiting less than 40 ms on purpose fails), judged on the second-longest of the run's waits (one "
     "at-once retry a busy machine stalled does not pass for a wait); a run whose waits fall within its measured "
     "load of that bar is re-run, and the check fails only when two runs show retries at once (after five runs "
-    "without either, it passes with a load note).",
+    "without either, it passes with a load note). Seed 001's 'requests send only the documented authorization and "
+    "JSON content type' holds for a retry too: every Fetch API request, the first and each retry, carries exactly "
+    "Authorization: Bearer <key> and Content-Type: application/json (beyond HTTP framing) and the body {url}, and "
+    "a retry goes to the first attempt's path and query string.",
     cases=FETCH_RETRY,
     slot="quiet",  # measures the waits between attempts
 )
@@ -521,19 +543,21 @@ async def fetch_retry_waits(ctx: CheckContext) -> None:
                                        "attempts": history})
 
 
-async def _fetch_retry_run(ctx: CheckContext) -> list[tuple[str, list[float]]]:
+async def _fetch_retry_run(ctx: CheckContext) -> list[tuple[Case, str, list[float]]]:
     """One run: each row's faults, each on a URL of its own and answered every time, its calls started one by
     one (each :data:`STAGGER` s after the previous one's first request arrived, so no single busy moment of the
-    target holds back every at-once retry). Per fault (its status), the seconds from each answered failure to the
-    next request."""
+    target holds back every at-once retry). Per fault of a timed row (its row and status), the seconds from each
+    answered failure to the next request; a wire row's requests are judged here (:func:`_same_fetch_request`)."""
     ctx.fresh()
     urls: list[str] = []
     statuses: list[str] = []
+    rows: list[Case] = []
     for case in FETCH_RETRY:
         for fault in case["faults"]:
             url = f"{PAGE}?attempt-probe={len(urls)}"
             ctx.emu.inject("fetch", fault, times=None, when=_url_match(url))
             urls.append(url)
+            rows.append(case)
             statuses.append(f"HTTP {429 if isinstance(fault, RateLimited) else getattr(fault, 'status', '?')}")
     calls = []
     for n, url in enumerate(urls):
@@ -544,13 +568,29 @@ async def _fetch_retry_run(ctx: CheckContext) -> list[tuple[str, list[float]]]:
             await asyncio.sleep(STAGGER)
     outcomes = [await call.outcome(CALL_TIMEOUT) for call in calls]
     await ctx.settle()
-    waits: list[tuple[str, list[float]]] = []
-    for url, status, outcome in zip(urls, statuses, outcomes, strict=False):
-        expect_error(outcome, f"{FETCH_RETRY[0].name}: fetch {url}", PROVIDER_ERROR)
+    waits: list[tuple[Case, str, list[float]]] = []
+    for url, case, status, outcome in zip(urls, rows, statuses, outcomes, strict=False):
+        expect_error(outcome, f"{case.name}: fetch {url}", PROVIDER_ERROR)
         sent = [r for r in ctx.records("fetch") if _url_match(url)(r.json)]
-        require(sent, f"{FETCH_RETRY[0].name}: no Fetch API request for {url} reached the emulator")
-        waits.append((status, _gaps(sent)))
+        require(sent, f"{case.name}: no Fetch API request for {url} reached the emulator")
+        if case.params.get("judge") == "wire":
+            _same_fetch_request(case, url, sent)
+        else:
+            waits.append((case, status, _gaps(sent)))
     return waits
+
+
+def _same_fetch_request(case: Case, url: str, sent: list[RequestRecord]) -> None:
+    """Every request for ``url`` (the first attempt and each retry) carries exactly the two documented headers
+    and the body {url}, and each retry goes to the first attempt's path and query string."""
+    first = sent[0]
+    for i, record in enumerate(sent):
+        what = f"{case.name}: request {i + 1} for {url}"
+        require_tools_api_headers(record, what)
+        require(record.json == {"url": url}, f"{what}: body {record.json!r}, expected exactly {{'url': {url!r}}}",
+                catches=case.catches)
+        require((record.path, record.query) == (first.path, first.query), f"{what}: sent to {record.path}?"
+                f"{record.query}, the first attempt to {first.path}?{first.query}", catches=case.catches)
 
 
 def _url_match(url: str) -> Callable[[Any], bool]:
@@ -571,7 +611,7 @@ async def _fetch_arrived(ctx: CheckContext, url: str) -> bool:
 
 
 def _fetch_retry_problem(
-    waits: list[tuple[str, list[float]]], load: Load
+    waits: list[tuple[Case, str, list[float]]], load: Load
 ) -> tuple[tuple[str, str] | None, str]:
     """(reason, catches) when one status's retries came at once, and why the run proved nothing ("" when it did).
     Each status is judged on its own longest wait, so a target waiting on one status but not on another is seen
@@ -579,10 +619,9 @@ def _fetch_retry_problem(
     stall, which only ever lengthens a wait, cannot fail a target. No retry at all proves the rule (the Fetch API
     need not be retried)."""
     doubt = ""
-    for status, gaps in waits:
+    for case, status, gaps in waits:
         if not gaps:
             continue
-        case = FETCH_RETRY[0]  # waits come only from its faults
         judged = max(gaps)
         which = f"the longest of its {len(gaps)} waits" if len(gaps) > 1 else "its one wait"
         if judged < AT_ONCE_RETRY - min(load.allowance, FETCH_LOAD_SLACK):

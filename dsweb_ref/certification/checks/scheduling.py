@@ -70,6 +70,7 @@ from ._fakes import LOWERED_KEY
 from ._oracle import query_match
 from ._script import scripted
 from .batch import answer_probe, require_quiescent, wait_held
+from .search import require_tools_api_headers
 
 __all__ = ["OPT_IN_CHECKS", "SCHEDULING_CAPABILITIES"]
 
@@ -1498,6 +1499,13 @@ FETCH_PACING_CASES = (
          "a pacer that spaces only requests queued together and forgets its last start while idle: fetches made "
          "one after another (each once the one before answered) go out unpaced",
          {"qps": 2, "urls": FETCHES_ONE_BY_ONE, "sequential": True}),
+    # From a hunt (P-F3): the rows above judge when requests start, never what they carry, so paced fetches sent
+    # with a client's default headers (Accept, Accept-Encoding, User-Agent) were certified. Judged on the wire, not
+    # timed; pages neither row above fetched (a target may cache a page).
+    Case("two fetches at once, 5 QPS: the requests' wire", "paced Fetch API requests sent through a client that "
+         "keeps its default headers (User-Agent, Accept, Accept-Encoding), or with another body than {url}",
+         {"qps": 5, "urls": ("https://docs.example.test/api/fetch", "https://wiki.example.test/HTTP_redirect"),
+          "judge": "wire"}),
 )
 
 
@@ -1514,7 +1522,10 @@ FETCH_PACING_CASES = (
     "per API: web_fetch calls started at once, and made one after another (each once the one before answered: a "
     "pacer keeps its last start while idle), each one URL, must each answer with a result (waiting is pacing, "
     "failing a fetch for want of a slot is not), and no one-second window may hold more of their Fetch API "
-    f"requests' starts than the configured rate. {_WINDOW_RULE} Left open: whether Search and Fetch share one pacer "
+    f"requests' starts than the configured rate. {_WINDOW_RULE} Pacing changes when a request is sent, not what it "
+    "is: seed 001's 'requests send only the documented authorization and JSON content type' holds for a paced "
+    "fetch, so each carries exactly Authorization: Bearer <key> and Content-Type: application/json (beyond HTTP "
+    "framing) and the body {url}. Left open: whether Search and Fetch share one pacer "
     "or each has its own (only Fetch API requests are sent here), and the target-domain limit ('Fetch also has a "
     "target-domain limit'): every URL is on a host of its own, and no domain limit is judged.",
     cases=FETCH_PACING_CASES,
@@ -1527,8 +1538,28 @@ async def fetch_pacing_rate(ctx: CheckContext) -> None:
     expect_success(await ctx.fetch(FETCHED), "an unpaced fetch before pacing is configured")
     for case in FETCH_PACING_CASES:
         await ctx.configure_opt_in(pacing_qps=float(case["qps"]))
-        await judge_timed(ctx, "fetch.api.pacing.rate", functools.partial(_paced_fetch_run, ctx, case))
+        if case.params.get("judge") == "wire":
+            await _paced_fetch_wire(ctx, case)
+        else:
+            await judge_timed(ctx, "fetch.api.pacing.rate", functools.partial(_paced_fetch_run, ctx, case))
     await ctx.configure_opt_in()
+
+
+async def _paced_fetch_wire(ctx: CheckContext, case: Case) -> None:
+    """``case``'s URLs fetched at once, paced: each answers with a result, and its one Fetch API request carries
+    exactly the two documented headers and the body {url}."""
+    ctx.fresh()
+    calls = [ctx.target.start_call("web_fetch", {"arguments": {"url": url}}) for url in case["urls"]]
+    for url, call in zip(case["urls"], calls, strict=True):
+        expect_success(await call.outcome(CALL_TIMEOUT), f"{case.name}: fetch {url}", case.catches)
+    await ctx.settle()
+    for url in case["urls"]:
+        sent = [r for r in ctx.records("fetch") if isinstance(r.json, dict) and r.json.get("url") == url]
+        require(len(sent) == 1, f"{case.name}: {len(sent)} Fetch API requests for {url}, expected 1")
+        what = f"{case.name}: the request for {url}"
+        require_tools_api_headers(sent[0], what)
+        require(sent[0].json == {"url": url}, f"{what}: body {sent[0].json!r}, expected exactly {{'url': {url!r}}}",
+                catches=case.catches)
 
 
 async def _paced_fetch_run(ctx: CheckContext, case: Case) -> list[Timed]:

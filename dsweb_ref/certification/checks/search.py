@@ -403,6 +403,10 @@ COUNT = (
     Case("count 51", "the configured count bounded by the cap alone, not by 1-50: 51 sent when the cap allows it",
          {"count": 51, "cap": 60, "hostile": True}),
     Case("count 0", "the lower bound unchecked: a count of 0 sent", {"count": 0, "cap": 8, "hostile": True}),
+    # From a hunt (P-F7): the rows above try a string, true and whole numbers out of range, so a settings check that
+    # takes a float for an int (7.5 forwarded as count 7.5) was certified.
+    Case("count 7.5", "a fractional count accepted as an integer setting and forwarded as count 7.5",
+         {"count": 7.5, "cap": 8, "hostile": True}),
     # An audit of the seeds' decisions: count is the deployment's setting, so a count the model adds beside
     # queries is refused (before any request) or ignored.
     Case("count among the arguments", "a model-supplied count argument forwarded into the Search API request (50 "
@@ -453,8 +457,9 @@ async def _hostile_count(ctx: CheckContext, case: Case) -> None:
     rule="Seed 001: 'count is the configured value from 1 to 50, defaulting to the service's 10, unless the "
     "request's result bound is smaller; the tool always sends its limit, 8 by default', and Direct Search "
     "sends 'need_content: false'. So count = min(configured count, searchMaxResults). A configured count that "
-    "is no number (a JSON string, true) is refused (at configure, or WEB_CONFIG_INVALID / WEB_INVALID_ARGUMENTS "
-    "at the call, before any request) or sent as an integer from 1 to 50 within the cap, never as given. "
+    "is no number (a JSON string, true), or no whole number of results (7.5: the seed's count is a number of "
+    "results from 1 to 50), is refused (at configure, or WEB_CONFIG_INVALID / WEB_INVALID_ARGUMENTS at the call, "
+    "before any request) or sent as an integer from 1 to 50 within the cap, never as given. "
     "The count bounds each request only: a batch's merge 'caps the combined list to searchMaxResults' (seed "
     "000), so it holds more than count sources when more distinct ones were found and the cap allows. count is "
     "the deployment's ('a deployment-owned bound keeps the model schema focused on search input', seed 000): a "
@@ -620,6 +625,13 @@ SCHEDULED_WIRE = (
          {"retries": 2, "judge": "same", "prompt": "what is the search api used for?", "queries": 1}),
     Case("paced requests", "paced requests sent through a client that keeps its default headers (User-Agent, "
          "Accept, Accept-Encoding) or adds body keys", {"pacing_qps": 5.0, "judge": "headers"}),
+    # From a hunt (P-F2): the row above judges the body's key names only, and sends no prompt. A queue-style pacer
+    # that rebuilds the body when the slot comes (count not lowered to searchMaxResults, ori_question dropped,
+    # need_content turned true) was certified. With a prompt, each paced body's values are judged too.
+    Case("paced requests' body values", "a paced request whose body is rebuilt when its slot comes: count 10 sent "
+         "(not lowered to searchMaxResults 8), ori_question dropped although the search has a prompt, or "
+         "need_content sent true", {"pacing_qps": 5.0, "judge": "values",
+                                    "prompt": "what  is the search api\tused for?"}),
 )
 SCHEDULED_QUERIES = ["search api", "rate limit"]
 
@@ -638,15 +650,17 @@ def _scheduled_check(capability: str, ctx_key: str, name: str, title: str) -> No
         "... unless the request's result bound is smaller'. Retries and pacing change when a request is sent, "
         "not what it is: a retry is the same request again (its headers exactly Authorization and "
         "Content-Type, its body the first attempt's), and a paced request carries exactly those two headers "
-        "and the documented body keys. Configure's retries counts the requests after the first attempt: "
-        "retries 1 is one retry (judged on a one-query search, since whether a batch shares the budget is open). "
-        "'Direct retrieval ... appends /search': a retry goes to the first attempt's URL, query string included, and "
-        "a search with a prompt repeats its ori_question.",
+        "and the documented body keys, with the values an unpaced search sends (count lowered to "
+        "searchMaxResults, need_content false, and for a search with a prompt its ori_question). Configure's "
+        "retries counts the requests after the first attempt: retries 1 is one retry (judged on a one-query "
+        "search, since whether a batch shares the budget is open). 'Direct retrieval ... appends /search': a "
+        "retry goes to the first attempt's URL, query string included, and a search with a prompt repeats its "
+        "ori_question.",
         cases=cases,
     )
     async def scheduled_wire(ctx: CheckContext) -> None:
         await ctx.configure(count=10, search_max_results=8)
-        for case in cases:
+        for case in (c for c in SCHEDULED_WIRE if ctx_key in c.params):  # read at run time: a test may cut the table
             await ctx.configure_opt_in(**{ctx_key: case[ctx_key]})
             ctx.fresh()
             queries = SCHEDULED_QUERIES[: case.params.get("queries", len(SCHEDULED_QUERIES))]
@@ -676,6 +690,15 @@ def _scheduled_check(capability: str, ctx_key: str, name: str, title: str) -> No
                         require_tools_api_headers(record, what)
                         require(sorted(record.json) == KEYS, f"{what}: body keys {sorted(record.json)}, "
                                 f"expected {KEYS}", catches=case.catches)
+                    elif case["judge"] == "values":  # the whole body: every value as an unpaced search sends it
+                        require_tools_api_headers(record, what)
+                        accepted = ori_accepted(case["prompt"])
+                        body = record.json
+                        require(sorted(body) == sorted([*KEYS, "ori_question"]) and body["count"] == 8
+                                and body["need_content"] is False and body["ori_question"] in accepted,
+                                f"{what}: body {body!r}, expected query {query!r}, count 8 (count 10 lowered to "
+                                f"searchMaxResults 8), need_content false and ori_question one of "
+                                f"{sorted(accepted)!r}", body=body, catches=case.catches)
                     else:
                         require(record.json.get("count") == 8, f"{what}: count {record.json.get('count')!r}, "
                                 "expected 8 (count 10 lowered to searchMaxResults 8)", catches=case.catches)
