@@ -1,10 +1,10 @@
 """Hunt P, part B: wrong readings of seed 001 that dsweb certify passed, each now failing a new row and no other row of
-its table. P-F2: a paced Search API request whose body is rebuilt when its slot comes (count not lowered to
-searchMaxResults, ori_question dropped, need_content true), where search.api.pacing.wire judged key names only. P-F3:
+its table. P-B2: a paced Search API request whose body is rebuilt when its slot comes (count not lowered to
+searchMaxResults, ori_question dropped, need_content true), where search.api.pacing.wire judged key names only. P-B3:
 a retried Fetch API request with a header of its own or an attempt counter in its URL, and paced fetches keeping the
-HTTP client's default headers, where fetch.api.retry.waits and fetch.api.pacing.rate judged timing only. P-F5: the
-account token sent beside the key to the Fetch API on the key route, tried on the Search API only. P-F7: a settings
-check taking a float for an integer, so count 7.5 went on the wire. P-F8: a Fetch API client keeping cookies, where
+HTTP client's default headers, where fetch.api.retry.waits and fetch.api.pacing.rate judged timing only. P-B5: the
+account token sent beside the key to the Fetch API on the key route, tried on the Search API only. P-B7: a settings
+check taking a float for an integer, so count 7.5 went on the wire. P-B8: a Fetch API client keeping cookies, where
 only the Search API's client was tried. Each reading is made in the reference as the hunt made it; the reference passes
 each new row, and the variants the seeds leave open certify."""
 
@@ -40,7 +40,7 @@ def test_a_paced_body_rebuilt_fails_exactly_the_paced_body_values_row(
     fails_exactly(search, "SCHEDULED_WIRE", PACED_WIRE, PACED_VALUES, monkeypatch)
 
 
-# -- P-F3: retried and paced Fetch API requests carry only the documented headers ------------------------------------
+# -- P-B3: retried and paced Fetch API requests carry only the documented headers ------------------------------------
 
 RETRY_WAITS, RETRY_WIRE = "fetch.api.retry.waits", "Fetch API 502 every time: each retry the first request again"
 PACED_FETCH, PACED_FETCH_WIRE = "fetch.api.pacing.rate", "two fetches at once, 5 QPS: the requests' wire"
@@ -85,7 +85,7 @@ def test_paced_fetches_with_client_defaults_fail_exactly_the_paced_fetch_wire_ro
     fails_exactly(scheduling, "FETCH_PACING_CASES", PACED_FETCH, PACED_FETCH_WIRE, monkeypatch)
 
 
-# -- P-F5: the account token beside the key on the key route, Fetch API only -----------------------------------------
+# -- P-B5: the account token beside the key on the key route, Fetch API only -----------------------------------------
 
 ACCOUNT_ROUTE, KEY_ROUTE_FETCH = "search.api.account_route", "the API-key route beside a token, Fetch API"
 TOOLS_HEADERS = 'headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json"}'
@@ -109,7 +109,7 @@ def test_a_token_beside_the_key_to_the_fetch_api_fails_exactly_the_key_route_fet
     fails_exactly(credentials, "CASES", ACCOUNT_ROUTE, KEY_ROUTE_FETCH, monkeypatch)
 
 
-# -- P-F7: a fractional count forwarded ---------------------------------------------------------------------------
+# -- P-B7: a fractional count forwarded ---------------------------------------------------------------------------
 
 COUNT_CHECK, FRACTIONAL = "search.api.count", "count 7.5"
 
@@ -141,7 +141,7 @@ def test_a_fractional_count_made_whole_passes_the_fractional_count_row(monkeypat
     assert settings.Settings().updated({"deepseek_api.count": 7.5}).deepseek_api.count == 7
 
 
-# -- P-F8: a Fetch API client that keeps cookies ------------------------------------------------------------------
+# -- P-B8: a Fetch API client that keeps cookies ------------------------------------------------------------------
 
 FETCH_WIRE, FETCH_COOKIE = "fetch.api.wire", "after an answer that set a cookie"
 LEASE = "async with self._clients.lease(ClientKey(base, key, timeout_s)) as client:\n"

@@ -46,7 +46,7 @@ CASES = (
     Case("the account route, a Fetch API error quoting the token", "the Search API's errors scrubbed of the "
          "credential sent, the Fetch API's of the API key only: the account token a Fetch API error quotes shown",
          {"auth": "account", "route": "fetch", "provider": "api", "echo": True}, family=SCOPE),
-    # From a hunt (P-F5): the API-key route was tried on the Search API only, so the account token sent beside the
+    # From a hunt (P-B5): the API-key route was tried on the Search API only, so the account token sent beside the
     # key to the Fetch API alone (a header of its own) was certified.
     Case("the API-key route beside a token, Fetch API", "the account token sent along beside the key to the Fetch "
          "API only (a header of its own), the Search API given the key alone",

@@ -354,7 +354,7 @@ WIRE = (
          "private address is refused before any request (seed 001 delegates target access policy to the service)",
          {"url": "https://10.0.0.5/admin"}),
     Case("localhost", "the same for a loopback name", {"url": "https://localhost/status"}),
-    # From a hunt (P-F8): search.api.wire's cookie row tried the Search API only, so a Fetch API client that keeps
+    # From a hunt (P-B8): search.api.wire's cookie row tried the Search API only, so a Fetch API client that keeps
     # the cookies an answer sets (and sends them with the next fetch) was certified.
     Case("after an answer that set a cookie", "a Fetch API client that keeps cookies from one fetch to the next (a "
          "reused client sends the earlier answer's cookie back)",
@@ -479,7 +479,7 @@ FETCH_RETRY = (
     Case("Fetch API 408, 429 and 503 every time: a wait before each retry", "a Fetch API failure retried at once "
          "(the guide's wait kept for Search requests, the Fetch API's limits taken for per-target ones)",
          {"faults": (Status(408), RateLimited(retry_after=None), Status(503))}),
-    # From a hunt (P-F3): the row above judges when a retry is sent, never what it is, so a retried Fetch API
+    # From a hunt (P-B3): the row above judges when a retry is sent, never what it is, so a retried Fetch API
     # request carrying a header of its own (X-Retry-Attempt) or sent to another URL (an attempt counter in the query
     # string) was certified. This row's requests are judged on the wire (its waits are the row above's business).
     Case("Fetch API 502 every time: each retry the first request again", "a retried Fetch API request that carries "

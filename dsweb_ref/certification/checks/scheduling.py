@@ -1499,7 +1499,7 @@ FETCH_PACING_CASES = (
          "a pacer that spaces only requests queued together and forgets its last start while idle: fetches made "
          "one after another (each once the one before answered) go out unpaced",
          {"qps": 2, "urls": FETCHES_ONE_BY_ONE, "sequential": True}),
-    # From a hunt (P-F3): the rows above judge when requests start, never what they carry, so paced fetches sent
+    # From a hunt (P-B3): the rows above judge when requests start, never what they carry, so paced fetches sent
     # with a client's default headers (Accept, Accept-Encoding, User-Agent) were certified. Judged on the wire, not
     # timed; pages neither row above fetched (a target may cache a page).
     Case("two fetches at once, 5 QPS: the requests' wire", "paced Fetch API requests sent through a client that "

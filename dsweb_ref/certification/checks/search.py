@@ -403,7 +403,7 @@ COUNT = (
     Case("count 51", "the configured count bounded by the cap alone, not by 1-50: 51 sent when the cap allows it",
          {"count": 51, "cap": 60, "hostile": True}),
     Case("count 0", "the lower bound unchecked: a count of 0 sent", {"count": 0, "cap": 8, "hostile": True}),
-    # From a hunt (P-F7): the rows above try a string, true and whole numbers out of range, so a settings check that
+    # From a hunt (P-B7): the rows above try a string, true and whole numbers out of range, so a settings check that
     # takes a float for an int (7.5 forwarded as count 7.5) was certified.
     Case("count 7.5", "a fractional count accepted as an integer setting and forwarded as count 7.5",
          {"count": 7.5, "cap": 8, "hostile": True}),
@@ -625,7 +625,7 @@ SCHEDULED_WIRE = (
          {"retries": 2, "judge": "same", "prompt": "what is the search api used for?", "queries": 1}),
     Case("paced requests", "paced requests sent through a client that keeps its default headers (User-Agent, "
          "Accept, Accept-Encoding) or adds body keys", {"pacing_qps": 5.0, "judge": "headers"}),
-    # From a hunt (P-F2): the row above judges the body's key names only, and sends no prompt. A queue-style pacer
+    # From a hunt (P-B2): the row above judges the body's key names only, and sends no prompt. A queue-style pacer
     # that rebuilds the body when the slot comes (count not lowered to searchMaxResults, ori_question dropped,
     # need_content turned true) was certified. With a prompt, each paced body's values are judged too.
     Case("paced requests' body values", "a paced request whose body is rebuilt when its slot comes: count 10 sent "
