@@ -9,11 +9,13 @@ from __future__ import annotations
 import pytest
 
 from dsweb_ref.certification.checks import standalone
+from dsweb_ref.providers import _standalone
 from dsweb_ref.providers.standalone_messages import MessagesStandaloneSearch
 from dsweb_ref.providers.standalone_responses import ResponsesStandaloneSearch
 from dsweb_ref.tools import standalone_search
 
 from ._readings import failing_rows, keep_rows, patch_reading
+from .test_hunt_standalone_readings import _following
 
 ISOLATED, REQUESTS = "standalone.request.isolated", "REQUEST_CASES"
 
@@ -81,3 +83,20 @@ def test_a_long_query_sent_whole_passes_the_row(monkeypatch: pytest.MonkeyPatch)
     patch_reading(standalone_search, "parse_query", "> MAX_QUERY_BYTES:", "> 40_000:", monkeypatch)
     keep_rows(standalone, REQUESTS, (HUGE_ROW,), monkeypatch)
     assert failing_rows(standalone, REQUESTS, ISOLATED, monkeypatch) == set()
+
+
+# -- F5: a 303 See Other --------------------------------------------------------------------------
+
+REDIRECTED, REDIRECTS = "standalone.redirect.not_followed", "REDIRECT_CASES"
+SEE_OTHER_ROWS = {"messages-303", "responses-303"}
+
+
+def test_the_reference_passes_the_303_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+    keep_rows(standalone, REDIRECTS, tuple(SEE_OTHER_ROWS), monkeypatch)
+    assert failing_rows(standalone, REDIRECTS, REDIRECTED, monkeypatch) == set()
+
+
+def test_a_303_alone_followed_fails_exactly_the_303_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: a 303 See Other followed with a GET to its Location (every other 3xx refused), on either backend
+    monkeypatch.setattr(_standalone, "post", _following((303,)))
+    assert failing_rows(standalone, REDIRECTS, REDIRECTED, monkeypatch) == SEE_OTHER_ROWS

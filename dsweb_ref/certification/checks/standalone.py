@@ -1478,6 +1478,11 @@ REDIRECT_CASES = (
          "temporary ones", {"protocol": "messages", "status": 308}),
     Case("responses-301", "the same on Responses (a 301 followed as the new address)",
          {"protocol": "responses", "status": 301}),
+    # From a hunt (P-D5): a 303 See Other followed (as a GET to the Location, the one status whose meaning is
+    # "look over there" rather than "moved") passed, since no row answered with a 303.
+    Case("messages-303", "following a 303 See Other (its Location fetched with a GET) while refusing every other "
+         "redirect status", {"protocol": "messages", "status": 303}),
+    Case("responses-303", "the same on Responses", {"protocol": "responses", "status": 303}),
 )
 
 
