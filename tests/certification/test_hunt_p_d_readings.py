@@ -6,13 +6,18 @@ open, pass them."""
 
 from __future__ import annotations
 
+import dataclasses
+from typing import Any
+
 import pytest
 
-from dsweb_ref.certification.checks import standalone
-from dsweb_ref.providers import _standalone
+from dsweb_ref.tools._result import ToolResult
+from dsweb_ref.certification.checks import standalone, standalone_usage
+from dsweb_ref.providers import _standalone, standalone_responses
 from dsweb_ref.providers.standalone_messages import MessagesStandaloneSearch
 from dsweb_ref.providers.standalone_responses import ResponsesStandaloneSearch
 from dsweb_ref.tools import standalone_search
+from dsweb_ref.tools.standalone_search import StandaloneSearchTool
 
 from ._readings import failing_rows, keep_rows, patch_reading
 from .test_hunt_standalone_readings import _following
@@ -100,3 +105,50 @@ def test_a_303_alone_followed_fails_exactly_the_303_rows(monkeypatch: pytest.Mon
     # catches: a 303 See Other followed with a GET to its Location (every other 3xx refused), on either backend
     monkeypatch.setattr(_standalone, "post", _following((303,)))
     assert failing_rows(standalone, REDIRECTS, REDIRECTED, monkeypatch) == SEE_OTHER_ROWS
+
+
+# -- F6: cached input tokens on Responses ---------------------------------------------------------
+
+USAGE, USAGES = "standalone.usage.reported", "USAGE_CASES"
+CACHED_ROW = "responses-cached-input"
+WHOLE_INPUT = 'input_tokens=count(usage.get("input_tokens")),'
+CACHED = 'count(mapping(usage.get("input_tokens_details")).get("cached_tokens"))'
+
+
+def test_the_reference_passes_the_cached_input_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    keep_rows(standalone_usage, USAGES, (CACHED_ROW,), monkeypatch)
+    assert failing_rows(standalone_usage, USAGES, USAGE, monkeypatch) == set()
+
+
+def test_cached_tokens_taken_out_of_the_input_count_fail_exactly_the_cached_input_row(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # catches: input_tokens reported as input_tokens - input_tokens_details.cached_tokens (234 of 1 234), the
+    # cached 1 000 lost though the request used them and they are priced
+    patch_reading(standalone_responses, "read_usage", WHOLE_INPUT,
+                  f'input_tokens=count(usage.get("input_tokens")) - {CACHED},', monkeypatch)
+    assert failing_rows(standalone_usage, USAGES, USAGE, monkeypatch) == {CACHED_ROW}
+
+
+@pytest.mark.parametrize("key", ["cached_tokens", "cache_read_input_tokens"])
+def test_cached_tokens_reported_apart_pass(key: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # open: the cached tokens reported apart under a key naming the cache, the input count then without them (as
+    # reasoning_tokens may stand apart from the output count)
+    read, execute, told = standalone_responses.read_usage, StandaloneSearchTool.execute, {}
+
+    def read_usage(usage: object, searches: int) -> Any:
+        details = usage.get("input_tokens_details") if isinstance(usage, dict) else None
+        told["cached"] = details.get("cached_tokens", 0) if isinstance(details, dict) else 0
+        counted = read(usage, searches)
+        return dataclasses.replace(counted, input_tokens=(counted.input_tokens or 0) - told["cached"])
+
+    async def apart(self: StandaloneSearchTool, arguments: object, ctx: Any = None) -> ToolResult:
+        told.clear()
+        result = await execute(self, arguments, ctx)
+        if result.value is not None and "cached" in told:
+            result.value["usage"][key] = told["cached"]
+        return result
+
+    monkeypatch.setattr(standalone_responses, "read_usage", read_usage)
+    monkeypatch.setattr(StandaloneSearchTool, "execute", apart)
+    assert failing_rows(standalone_usage, USAGES, USAGE, monkeypatch) == set()
