@@ -7,12 +7,15 @@ open, pass them."""
 from __future__ import annotations
 
 import dataclasses
+from contextvars import ContextVar
 from typing import Any
 
 import pytest
 
 from dsweb_ref.tools._result import ToolResult
+from dsweb_ref.certification import targets
 from dsweb_ref.certification.checks import standalone, standalone_usage
+from dsweb_ref.certification.targets import TargetConfig, reference_target
 from dsweb_ref.providers import _standalone, standalone_responses
 from dsweb_ref.providers.standalone_messages import MessagesStandaloneSearch
 from dsweb_ref.providers.standalone_responses import ResponsesStandaloneSearch
@@ -20,6 +23,7 @@ from dsweb_ref.tools import standalone_search
 from dsweb_ref.tools.standalone_search import StandaloneSearchTool
 
 from ._readings import failing_rows, keep_rows, patch_reading
+from .conftest import run
 from .test_hunt_standalone_readings import _following
 
 ISOLATED, REQUESTS = "standalone.request.isolated", "REQUEST_CASES"
@@ -152,3 +156,128 @@ def test_cached_tokens_reported_apart_pass(key: str, monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(standalone_responses, "read_usage", read_usage)
     monkeypatch.setattr(StandaloneSearchTool, "execute", apart)
     assert failing_rows(standalone_usage, USAGES, USAGE, monkeypatch) == set()
+
+
+# -- F1: state kept on the tool between searches --------------------------------------------------
+# The reference target built a new standalone tool for every search, so no row ever ran two searches through one
+# tool: a tool (or its backend) that kept the last search's sources, summary, cookie, in-flight queries or usage
+# total on itself passed every row. It now keeps one tool per protocol for each configure, as a runtime does.
+
+USAGE_WHOLE = "standalone.usage.reported"
+EARLIER_ROW, COOKIE_ROW = "messages-no-earlier-answer", "messages-no-earlier-cookie"
+PROMPT_ROWS = {"messages-prompt-independent", "responses-prompt-independent"}
+CONCURRENT_ROWS = {"messages-concurrent", "responses-concurrent", "messages-concurrent-streamed"}
+CURRENT: ContextVar[Any] = ContextVar("current", default=None)  # the backend whose request is under way
+
+
+def test_one_tool_per_protocol_for_each_configure() -> None:
+    config = TargetConfig.from_json({"messages_base": "http://127.0.0.1:9/anthropic", "tools_base":
+                                     "http://127.0.0.1:9", "api_key": "sk-test"})
+    tools = targets.reference_standalone_tools(config)
+    assert tools("messages") is tools("messages") and tools("responses") is tools("responses")
+    assert tools("messages") is not tools("responses")
+    again = targets.reference_standalone_tools(config)  # a new configure: new tools, nothing carried over
+    assert again("messages") is not tools("messages") and again("responses") is not tools("responses")
+
+
+def test_the_check_searches_twice_through_one_tool_and_a_new_configure_builds_another(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    built: list[Any] = []
+    build = targets.reference_standalone
+
+    def counted(config: TargetConfig, protocol: str) -> Any:
+        built.append(tool := build(config, protocol))
+        return tool
+
+    monkeypatch.setattr(targets, "reference_standalone", counted)
+    keep_rows(standalone, REQUESTS, ("messages", "messages-streamed"), monkeypatch)
+    assert failing_rows(standalone, REQUESTS, ISOLATED, monkeypatch) == set()  # each row alone: its own configure
+    assert [tool.backend.stream for tool in built] == [False, True]  # two searches each, one tool each
+
+
+def _remembering(monkeypatch: pytest.MonkeyPatch, carried: str) -> None:
+    """Each backend keeps the sources (or summaries) it found and tells the next search about them."""
+    for backend in (MessagesStandaloneSearch, ResponsesStandaloneSearch):
+        search = backend.standalone_search
+
+        async def remembering(self: Any, query: str, ctx: Any, *, max_tokens: int, timeout_s: float,
+                              search: Any = search) -> Any:
+            seen = self.__dict__.setdefault("_seen", [])
+            told = f"(already found: {', '.join(seen[-8:])}) {query}" if seen else query
+            answer = await search(self, told, ctx, max_tokens=max_tokens, timeout_s=timeout_s)
+            seen.extend([s.url for s in answer.sources] if carried == "sources" else [answer.summary[:200]])
+            return answer
+
+        monkeypatch.setattr(backend, "standalone_search", remembering)
+
+
+def test_earlier_sources_kept_on_the_backend_fail_the_rows_that_search_twice(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # catches: the backend keeps the URLs its searches found and sends them with the next query ("already found")
+    _remembering(monkeypatch, "sources")
+    assert failing_rows(standalone, REQUESTS, ISOLATED, monkeypatch) == {EARLIER_ROW, *PROMPT_ROWS}
+
+
+def test_earlier_summaries_kept_on_the_backend_fail_the_rows_that_search_twice(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # catches: the same with the earlier answers' summaries
+    _remembering(monkeypatch, "summary")
+    assert {EARLIER_ROW, *PROMPT_ROWS, "messages", "responses"} <= failing_rows(
+        standalone, REQUESTS, ISOLATED, monkeypatch)
+
+
+def test_a_cookie_jar_kept_on_the_backend_fails_the_cookie_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: the backend keeps the cookie an answer set and sends it with its next search
+    post, exchange = _standalone.post, _standalone.StandaloneEndpoint._exchange
+
+    async def jar_exchange(self: Any, payload: Any, headers: dict[str, str], *rest: Any) -> Any:
+        CURRENT.set(self)
+        cookie = self.__dict__.get("_cookie")
+        return await exchange(self, payload, {**headers, **({"cookie": cookie} if cookie else {})}, *rest)
+
+    async def jar_post(url: str, body: bytes, headers: dict[str, str], **kwargs: Any) -> Any:
+        reply = await post(url, body, headers, **kwargs)
+        owner = CURRENT.get()
+        if owner is not None and reply.headers.get("set-cookie"):
+            owner._cookie = reply.headers["set-cookie"].split(";", 1)[0]
+        return reply
+
+    monkeypatch.setattr(_standalone.StandaloneEndpoint, "_exchange", jar_exchange)
+    monkeypatch.setattr(_standalone, "post", jar_post)
+    assert failing_rows(standalone, REQUESTS, ISOLATED, monkeypatch) == {COOKIE_ROW}
+
+
+def test_queries_in_flight_kept_on_the_tool_fail_the_concurrent_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: one list of the queries in flight on the tool, each request carrying all of them
+    answer = StandaloneSearchTool._answer
+
+    async def sharing(self: StandaloneSearchTool, query: str, ctx: Any) -> Any:
+        in_flight = self.__dict__.setdefault("_in_flight", [])
+        in_flight.append(query)
+        try:
+            return await answer(self, "\n".join(in_flight), ctx)
+        finally:
+            in_flight.remove(query)
+
+    monkeypatch.setattr(StandaloneSearchTool, "_answer", sharing)
+    assert failing_rows(standalone, REQUESTS, ISOLATED, monkeypatch) == CONCURRENT_ROWS
+
+
+def test_a_usage_total_kept_on_the_tool_fails_the_usage_check(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: the tool reports the running total of its searches' usage as each search's own
+    run_tool = StandaloneSearchTool.run
+
+    async def cumulative(self: StandaloneSearchTool, arguments: object, ctx: Any = None) -> Any:
+        text, usage = await run_tool(self, arguments, ctx)
+        total = self.__dict__.setdefault("_total", {})
+        for key in ("input_tokens", "output_tokens", "http_requests"):
+            total[key] = total.get(key, 0) + (getattr(usage, key) or 0)
+        return text, dataclasses.replace(usage, **total)
+
+    monkeypatch.setattr(StandaloneSearchTool, "run", cumulative)
+    (result,) = run(reference_target(), only=[USAGE_WHOLE]).results  # rows share a configure, so one tool
+    assert result.outcome.value == "failed" and result.reason.startswith("[messages-answer-names-another-model]"), (
+        result.reason)
