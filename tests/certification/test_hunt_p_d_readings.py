@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 
-from dsweb_ref.tools._result import ToolResult
 from dsweb_ref.certification import targets
 from dsweb_ref.certification.checks import standalone, standalone_usage
 from dsweb_ref.certification.targets import TargetConfig, reference_target
@@ -20,6 +19,7 @@ from dsweb_ref.providers import _standalone, standalone_responses
 from dsweb_ref.providers.standalone_messages import MessagesStandaloneSearch
 from dsweb_ref.providers.standalone_responses import ResponsesStandaloneSearch
 from dsweb_ref.tools import standalone_search
+from dsweb_ref.tools._result import ToolResult
 from dsweb_ref.tools.standalone_search import StandaloneSearchTool
 
 from ._readings import failing_rows, keep_rows, patch_reading

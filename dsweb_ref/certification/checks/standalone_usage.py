@@ -169,8 +169,9 @@ def _problems(usage: Any, unknown: tuple[str, ...] = ()) -> list[str]:
     "whatever model the answer claims), the answer's input and output tokens (a stream's opening and closing "
     "counts together; a Responses input count holds its cached tokens and an output count its reasoning tokens, "
     "both used by the request and priced: either may be reported apart, under reasoning_tokens or a key naming "
-    "the cache, the count beside it then without them, never lost) and one HTTP request (the search's own request, however many searches the model ran "
-    "inside it: seed 003 says each search adds one model request). More keys are accepted. The usage is "
+    "the cache, the count beside it then without them, never lost) and one HTTP request (the search's own "
+    "request, however many searches the model ran inside it: seed 003 says each search adds one model request). "
+    "More keys are accepted. The usage is "
     "'counted into the task's usage at the account's price', so a count the answer gives below zero, which no "
     "request can have used, is never reported as it stands: none, a count of zero or more, both token counts "
     "dropped (null or zero, the answer's usage read as unreadable), or a failed call.",
