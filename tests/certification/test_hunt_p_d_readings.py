@@ -1,21 +1,28 @@
 """Hunt P, part D: wrong readings of seed 003's standalone search that dsweb certify passed, each now failing the
-rows added for it. A search request naming another model than the one the search was set to use (F3); a query past
-the target's own bound cut there and searched instead of refused or sent whole (F2). Each wrong reading is made
-in the reference as the hunt made it and fails exactly its rows; the reference, and the readings seed 003 leaves
-open, pass them."""
+rows added for it: a search request naming another model than the one the search was set to use (D3); a query
+past the target's own bound cut there and searched instead of refused or sent whole (D2); a 303 See Other followed
+(D5); a Responses input count with its cached tokens taken out (D6); state a tool kept from one search to the next,
+unseen while the reference target built a tool per search (D1); and a streamed request or answer read another way
+than a plain one: redirects followed, a search call's sources dropped, one result block of two kept (D4). Each
+wrong reading is made in the reference as the hunt made it and fails exactly its rows (D1: the existing rows that
+search twice, now through one tool); the reference, and the readings seed 003 leaves open, pass them."""
 
 from __future__ import annotations
 
 import dataclasses
+import json
 from contextvars import ContextVar
 from typing import Any
 
+import httpx
 import pytest
 
 from dsweb_ref.certification import targets
 from dsweb_ref.certification.checks import standalone, standalone_usage
 from dsweb_ref.certification.targets import TargetConfig, reference_target
-from dsweb_ref.providers import _standalone, standalone_responses
+from dsweb_ref.emulator.responses import responses_events
+from dsweb_ref.providers import _standalone, standalone_messages, standalone_responses
+from dsweb_ref.providers._standalone import Streamed
 from dsweb_ref.providers.standalone_messages import MessagesStandaloneSearch
 from dsweb_ref.providers.standalone_responses import ResponsesStandaloneSearch
 from dsweb_ref.tools import standalone_search
@@ -24,11 +31,11 @@ from dsweb_ref.tools.standalone_search import StandaloneSearchTool
 
 from ._readings import failing_rows, keep_rows, patch_reading
 from .conftest import run
-from .test_hunt_standalone_readings import _following
+from .test_hunt_standalone_readings import _Following, _following
 
 ISOLATED, REQUESTS = "standalone.request.isolated", "REQUEST_CASES"
 
-# -- F3: the request's model ----------------------------------------------------------------------
+# -- D3: the request's model ----------------------------------------------------------------------
 
 MODEL_ROWS = ("messages", "responses")  # the plain rows judge the request's model
 MODEL = '"model": self.model,'
@@ -57,7 +64,7 @@ def test_another_model_on_one_backend_fails_its_row_alone(monkeypatch: pytest.Mo
     assert failing_rows(standalone, REQUESTS, ISOLATED, monkeypatch) == {"responses"}
 
 
-# -- F2: a query past the target's own bound ------------------------------------------------------
+# -- D2: a query past the target's own bound ------------------------------------------------------
 
 HUGE_ROW = "messages-query-of-20000-characters"
 REFUSED = '''    if len(query.encode("utf-8")) > MAX_QUERY_BYTES:
@@ -94,7 +101,7 @@ def test_a_long_query_sent_whole_passes_the_row(monkeypatch: pytest.MonkeyPatch)
     assert failing_rows(standalone, REQUESTS, ISOLATED, monkeypatch) == set()
 
 
-# -- F5: a 303 See Other --------------------------------------------------------------------------
+# -- D5: a 303 See Other --------------------------------------------------------------------------
 
 REDIRECTED, REDIRECTS = "standalone.redirect.not_followed", "REDIRECT_CASES"
 SEE_OTHER_ROWS = {"messages-303", "responses-303"}
@@ -111,7 +118,7 @@ def test_a_303_alone_followed_fails_exactly_the_303_rows(monkeypatch: pytest.Mon
     assert failing_rows(standalone, REDIRECTS, REDIRECTED, monkeypatch) == SEE_OTHER_ROWS
 
 
-# -- F6: cached input tokens on Responses ---------------------------------------------------------
+# -- D6: cached input tokens on Responses ---------------------------------------------------------
 
 USAGE, USAGES = "standalone.usage.reported", "USAGE_CASES"
 CACHED_ROW = "responses-cached-input"
@@ -158,7 +165,7 @@ def test_cached_tokens_reported_apart_pass(key: str, monkeypatch: pytest.MonkeyP
     assert failing_rows(standalone_usage, USAGES, USAGE, monkeypatch) == set()
 
 
-# -- F1: state kept on the tool between searches --------------------------------------------------
+# -- D1: state kept on the tool between searches --------------------------------------------------
 # The reference target built a new standalone tool for every search, so no row ever ran two searches through one
 # tool: a tool (or its backend) that kept the last search's sources, summary, cookie, in-flight queries or usage
 # total on itself passed every row. It now keeps one tool per protocol for each configure, as a runtime does.
@@ -281,3 +288,95 @@ def test_a_usage_total_kept_on_the_tool_fails_the_usage_check(monkeypatch: pytes
     (result,) = run(reference_target(), only=[USAGE_WHOLE]).results  # rows share a configure, so one tool
     assert result.outcome.value == "failed" and result.reason.startswith("[messages-answer-names-another-model]"), (
         result.reason)
+
+
+# -- D4: streamed twins of the redirect and source rows -------------------------------------------
+
+FILTERED, FILTERS = "standalone.sources.filtered", "FILTER_CASES"
+STREAMED_REDIRECTS = {"messages-307-streamed", "responses-302-streamed"}
+ACTION_STREAMED, TWO_STREAMED = "responses-action-sources-streamed", "messages-two-searches-streamed"
+
+
+def test_a_streamed_refusal_part_is_told_as_refusal_events() -> None:
+    # the emulator's retelling of a Responses answer whose message holds a refusal, then text (it KeyErrored)
+    answer = json.loads(standalone._responses_body([standalone._answer([
+        {"type": "refusal", "refusal": "Not this part."}, standalone._text("Zero.")])]))
+    told = [(name, data.get("content_index")) for name, data in responses_events(answer)]
+    assert ("response.refusal.done", 0) in told and ("response.output_text.done", 1) in told
+
+
+def test_the_reference_passes_the_streamed_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+    keep_rows(standalone, REDIRECTS, tuple(STREAMED_REDIRECTS), monkeypatch)
+    assert failing_rows(standalone, REDIRECTS, REDIRECTED, monkeypatch) == set()
+    keep_rows(standalone, FILTERS, (ACTION_STREAMED, TWO_STREAMED), monkeypatch)
+    assert failing_rows(standalone, FILTERS, FILTERED, monkeypatch) == set()
+
+
+def test_a_streaming_client_that_follows_redirects_fails_exactly_the_streamed_redirect_rows(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # catches: the client of a streamed request built with follow_redirects (every 3xx), the plain one refusing them
+    post = _standalone.post
+
+    async def following_post(url: str, body: bytes, headers: dict[str, str], **kwargs: Any) -> Any:
+        if headers.get("accept") == "text/event-stream":
+            kwargs["transport"] = _Following(kwargs.get("transport") or httpx.AsyncHTTPTransport(),
+                                             (301, 302, 303, 307, 308))
+        return await post(url, body, headers, **kwargs)
+
+    monkeypatch.setattr(_standalone, "post", following_post)
+    assert failing_rows(standalone, REDIRECTS, REDIRECTED, monkeypatch) == STREAMED_REDIRECTS
+
+
+def _streamed_events_bent(monkeypatch: pytest.MonkeyPatch, module: Any, bend: Any) -> None:
+    """``module.read_events`` reading each event of a stream as ``bend`` changes it (the plain answers untouched)."""
+    read_events = module.read_events
+
+    def reading(streamed: Streamed, label: str) -> Any:
+        return read_events(Streamed(bend(list(streamed.events)), streamed.cut), label)
+
+    monkeypatch.setattr(module, "read_events", reading)
+
+
+def test_a_streamed_search_calls_sources_dropped_fails_exactly_the_streamed_action_sources_row(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # catches: a streamed Responses answer's sources read from its url_citation annotation events alone (each
+    # web_search_call item's action.sources dropped), as a reader built on the output_text events keeps them
+    def strip(item: Any) -> Any:
+        if isinstance(item, dict) and item.get("type") == "web_search_call":
+            return {**item, "action": {k: v for k, v in (item.get("action") or {}).items() if k != "sources"}}
+        return item
+
+    def bend(events: list[Any]) -> list[Any]:
+        out = []
+        for event in events:
+            if event.get("type") == "response.output_item.done":
+                event = {**event, "item": strip(event.get("item"))}
+            if event.get("type") == "response.completed" and isinstance(event.get("response"), dict):
+                told = event["response"]
+                event = {**event, "response": {**told, "output": [strip(i) for i in told.get("output") or []]}}
+            out.append(event)
+        return out
+
+    _streamed_events_bent(monkeypatch, standalone_responses, bend)
+    assert failing_rows(standalone, FILTERS, FILTERED, monkeypatch) == {ACTION_STREAMED}
+
+
+def test_only_the_last_streamed_result_block_kept_fails_exactly_the_streamed_two_searches_row(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # catches: a streamed Messages answer read with one slot per block type, so only the last web_search_tool_result
+    # block's sources survive
+    def is_result(event: Any) -> bool:
+        block = event.get("content_block")
+        return (event.get("type") == "content_block_start" and isinstance(block, dict)
+                and block.get("type") == "web_search_tool_result")
+
+    def bend(events: list[Any]) -> list[Any]:
+        last = next((e for e in reversed(events) if is_result(e)), None)
+        return [{**e, "content_block": {**e["content_block"], "content": []}} if is_result(e) and e is not last
+                else e for e in events]
+
+    _streamed_events_bent(monkeypatch, standalone_messages, bend)
+    assert failing_rows(standalone, FILTERS, FILTERED, monkeypatch) == {TWO_STREAMED}

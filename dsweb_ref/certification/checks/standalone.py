@@ -1305,6 +1305,15 @@ FILTER_CASES = (
     Case("untitled-results", "a source whose result has an empty title written as its URL alone (no title key; "
          "seed 003's source is a title and a URL, an empty title included)",
          {"urls": VALID[:2], "keep": 2, "untitled": True}),
+    # From a hunt (P-D4): no row of this table was told as a stream, so a streamed answer read another way (a
+    # Responses call's sources dropped, only a Messages answer's last result block kept) passed; these twins of two
+    # rows above are told as events to a target that asks for a stream (as the same JSON to one that does not).
+    Case("responses-action-sources-streamed", "the same as responses-action-sources on a streamed answer (the "
+         "sources read from the url_citation annotation events alone, the web_search_call items' own dropped)",
+         {"urls": VALID[3:6], "keep": 3, "protocol": "responses", "stream": True}),
+    Case("messages-two-searches-streamed", "the same as messages-two-searches on a streamed answer (one slot per "
+         "block type, so only the last web_search_tool_result block's sources kept)",
+         {"urls": VALID[:4], "keep": 4, "searches": 2, "stream": True}),
 )
 
 
@@ -1362,16 +1371,20 @@ def _url_key(url: object) -> object:
     "case is the same source, but one whose path differs only in letter case is another). A source is 'title and "
     "URL' (标题和 URL): no other key, and both always (a result without a title gives an empty one). An answer "
     "with a result entry that is not an object may fail as an ordinary tool error instead; a search that succeeds "
-    "keeps the others.",
+    "keeps the others. A streamed answer keeps the same sources as the plain one (streaming is open, the sources "
+    "are not).",
     cases=FILTER_CASES,
 )
 async def sources_filtered(ctx: CheckContext) -> None:
     for case in FILTER_CASES:
+        await _streaming(ctx, case)
         urls: list[str] = case["urls"]
         protocol = case.params.get("protocol", "messages")
         body = _filter_body(protocol, urls, bool(case.params.get("junk")), bool(case.params.get("pending")),
                             int(case.params.get("searches", 1)), bool(case.params.get("untitled")))
-        outcome = await _faulted(ctx, protocol, Malformed(body=body))
+        # a streamed row's answer: as events to a target that asks for a stream, else the same JSON
+        fault: Fault = AsAnswer(body=body) if case.params.get("stream") else Malformed(body=body)
+        outcome = await _faulted(ctx, protocol, fault)
         if case.params.get("junk") and not outcome.ok:
             expect_error(outcome, f"[{case.name}]")  # the whole search refused: a tool error
             continue
@@ -1483,6 +1496,13 @@ REDIRECT_CASES = (
     Case("messages-303", "following a 303 See Other (its Location fetched with a GET) while refusing every other "
          "redirect status", {"protocol": "messages", "status": 303}),
     Case("responses-303", "the same on Responses", {"protocol": "responses", "status": 303}),
+    # From a hunt (P-D4): no row asked for a stream, so a target whose streaming client follows redirects (its
+    # plain one refusing them) passed.
+    Case("messages-307-streamed", "following a redirect of a streamed search request (the streaming client built "
+         "with follow_redirects while the plain one refuses them)",
+         {"protocol": "messages", "status": 307, "stream": True}),
+    Case("responses-302-streamed", "the same on a streamed Responses request",
+         {"protocol": "responses", "status": 302, "stream": True}),
 )
 
 
@@ -1492,11 +1512,13 @@ REDIRECT_CASES = (
     seed="003",
     requires=(SA,),
     provider="messages",
-    rule="Seed 003: search requests do not follow redirects (on either backend, whatever the 3xx status).",
+    rule="Seed 003: search requests do not follow redirects (on either backend, whatever the 3xx status, a "
+    "streamed request as a plain one).",
     cases=REDIRECT_CASES,
 )
 async def redirect_not_followed(ctx: CheckContext) -> None:
     for case in REDIRECT_CASES:
+        await _streaming(ctx, case)
         outcome = await _faulted(ctx, case["protocol"], Redirect(case["status"]))  # a fresh log per case
         await ctx.settle()
         require(not ctx.emu.log.trap_hits(), f"[{case.name}] the redirect's Location was visited",
