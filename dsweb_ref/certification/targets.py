@@ -716,6 +716,23 @@ def reference_standalone(config: TargetConfig, protocol: str) -> _Tool:
     return tool
 
 
+def reference_standalone_tools(config: TargetConfig) -> Callable[[str], _Tool]:
+    """The reference's seed-003 tools for one ``configure``: one tool per protocol, built on its first search and
+    kept for every later one, as a runtime assembles its web_search once and searches through it (seed 003:
+    concurrent searches use separate provider instances, and no search reads another's history; a tool that
+    carried state from one search to the next fails the rows that search twice). Each call is a new set: a new
+    ``configure`` never meets an earlier configuration's tool."""
+    kept: dict[str, _Tool] = {}
+
+    def standalone(protocol: str) -> _Tool:
+        kind = "responses" if protocol == "responses" else "messages"
+        if kind not in kept:
+            kept[kind] = reference_standalone(config, kind)
+        return kept[kind]
+
+    return standalone
+
+
 def reference_resolve(document: dict[str, Any], environ_set: list[str]) -> dict[str, Any]:
     """``standalone_resolve`` of the reference: only whether each named variable is set matters."""
     return resolve(document, {name: "set" for name in environ_set}).to_json()
@@ -805,7 +822,7 @@ class _LiveReference:
             search=self.runtime.search_tool(),
             fetch=fetch,
             evidence=self.evidence,
-            standalone=lambda protocol: reference_standalone(config, protocol),
+            standalone=reference_standalone_tools(config),
             resolver=reference_resolve,
             saver=reference_save,
             tools=lambda document, environ_set: reference_tools(document, environ_set, [fetch]),

@@ -175,13 +175,26 @@ def _item_events(index: int, item: dict[str, Any]) -> list[tuple[str, dict[str, 
     if item["type"] != "message":
         return [("response.output_item.added", {"output_index": index, "item": item}),
                 ("response.output_item.done", {"output_index": index, "item": item})]
-    part = item["content"][0]
-    at = {**ref, "content_index": 0}
     opening = {**item, "status": "in_progress", "content": []}
-    events = [
-        ("response.output_item.added", {"output_index": index, "item": opening}),
-        ("response.content_part.added", {**at, "part": {**part, "text": "", "annotations": []}}),
-    ]
+    added = ("response.output_item.added", {"output_index": index, "item": opening})
+    events: list[tuple[str, dict[str, Any]]] = [added]
+    for n, part in enumerate(item["content"]):  # each part its own events, in order (a refusal, then text)
+        events += _part_events({**ref, "content_index": n}, part)
+    events.append(("response.output_item.done", {"output_index": index, "item": item}))
+    return events
+
+
+def _part_events(at: dict[str, Any], part: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """(type, fields) pairs for one part of a message item: a refusal told by refusal events, any other part as
+    output text (its deltas, then its annotations)."""
+    if part.get("type") == "refusal":
+        said = part["refusal"]
+        return [("response.content_part.added", {**at, "part": {**part, "refusal": ""}}),
+                *[("response.refusal.delta", {**at, "delta": said[i : i + TEXT_CHUNK]})
+                  for i in range(0, len(said), TEXT_CHUNK)],
+                ("response.refusal.done", {**at, "refusal": said}),
+                ("response.content_part.done", {**at, "part": part})]
+    events = [("response.content_part.added", {**at, "part": {**part, "text": "", "annotations": []}})]
     text = part["text"]
     for i in range(0, len(text), TEXT_CHUNK):
         events.append(("response.output_text.delta", {**at, "delta": text[i : i + TEXT_CHUNK], "logprobs": []}))
@@ -190,7 +203,6 @@ def _item_events(index: int, item: dict[str, Any]) -> list[tuple[str, dict[str, 
     events += [
         ("response.output_text.done", {**at, "text": text, "logprobs": []}),
         ("response.content_part.done", {**at, "part": part}),
-        ("response.output_item.done", {"output_index": index, "item": item}),
     ]
     return events
 

@@ -91,7 +91,8 @@ def test_only_the_first_result_block_fails_exactly_the_messages_two_searches_row
                   monkeypatch)
     # the second search's own URL is lost in the one-URL row too
     assert _failing("standalone.sources.filtered", monkeypatch) == {"messages-two-searches",
-                                                                   "messages-two-searches-one-url"}
+                                                                   "messages-two-searches-one-url",
+                                                                   "messages-two-searches-streamed"}
 
 
 def test_only_the_first_search_call_fails_exactly_the_responses_two_searches_row(
@@ -141,7 +142,9 @@ def _following(statuses: tuple[int, ...], path: str = "") -> Any:
 def test_a_302_followed_as_a_get_fails_exactly_the_messages_302_row(monkeypatch: pytest.MonkeyPatch) -> None:
     # catches: 301/302/303 followed (as a GET) on either backend, only 307/308 refused
     monkeypatch.setattr(_standalone, "post", _following((301, 302, 303)))
-    assert _failing("standalone.redirect.not_followed", monkeypatch) == {"messages-302", "responses-301"}
+    assert _failing("standalone.redirect.not_followed", monkeypatch) == {"messages-302", "responses-301",
+                                                                         "messages-303", "responses-303",
+                                                                         "responses-302-streamed"}
 
 
 def test_a_responses_backend_following_redirects_fails_exactly_the_responses_row(
@@ -149,7 +152,8 @@ def test_a_responses_backend_following_redirects_fails_exactly_the_responses_row
 ) -> None:
     # catches: the Responses search backend follows redirects (the Messages one refuses them)
     monkeypatch.setattr(_standalone, "post", _following((301, 302, 303, 307, 308), "/responses"))
-    assert _failing("standalone.redirect.not_followed", monkeypatch) == {"responses-307", "responses-301"}
+    assert _failing("standalone.redirect.not_followed", monkeypatch) == {"responses-307", "responses-301",
+                                                                         "responses-303", "responses-302-streamed"}
 
 
 _STORE = '"store": False,'

@@ -60,7 +60,7 @@ from ...emulator.streaming import Event, messages_events, render_sse
 from ..calibration import LAG_FACTOR, LATE_UNDER_LOAD, NOT_SHOWN, LagSampler, patiently
 from ..cases import Case
 from ..scenarios import url_key
-from ..targets import CallOutcome
+from ..targets import STANDALONE_MODEL, CallOutcome
 from ._base import CALL_TIMEOUT, CheckContext, CheckFailed, check, expect_error, require
 from ._fakes import CREDENTIAL_SHAPES, LONG_KEY, MIXED_CASE_KEY
 from ._leaks import leak
@@ -232,6 +232,9 @@ LONGEST_QUERIES = ((f"first standalone topic {_CONTEXT}" * 16).strip(),
 # 4 089 bytes each (ASCII), ending in the words a cut loses first
 BOUND_QUERIES = tuple(f"{topic} standalone topic {_CONTEXT * 22}"[:4070].rstrip() + " ENDS IN BANGKOK NOW"
                       for topic in ("first", "later"))  # topics of one length: both queries of one byte count
+# 20 000 characters each (ASCII): far past the reference's 4 096 bytes, which it refuses as a tool error
+HUGE_QUERIES = tuple(f"{topic} standalone topic {_CONTEXT * 105}"[:19980].rstrip() + " ENDS IN BANGKOK NOW"
+                     for topic in ("first", "later"))
 # The first search's own answer in the earlier-answer row: nothing of it (the source's host, its title, the
 # summary) may ride along in the second search's request, whatever wording a target puts around the query.
 _EARLIER_SOURCE = ("https://kumquat-ledger.example.test/invoices", "Kumquat ledger invoice archive")
@@ -270,6 +273,9 @@ def todays_dates(now: datetime | None = None) -> list[str]:
     return written
 
 
+# "designated" rows: from a hunt (P-D3), seed 003's "手动指定时，搜索只使用所选连接和模型" - an assigned search uses
+# only the chosen connection and model (and its usage is that model's); a request naming another model passed every
+# row, since none read the request's model.
 # "dated" rows: from an outside hunt (L), seed 003's "搜索请求只携带查询，因此应将必要背景写入查询" - background the
 # search needs is the caller's to write into the query; a date the tool adds itself is background the query lacks.
 REQUEST_CASES = (
@@ -277,12 +283,14 @@ REQUEST_CASES = (
          "another web_search tool version, a budget other than 8192, or a body sent without the key or a JSON "
          "Content-Type on Messages; from an outside hunt, the tool's user_location (the caller's place, not in the "
          "query) or an MCP server (mcp_servers) beside it, or today's date added beside the query ('Today is "
-         "2026-10-16.')", {"protocol": "messages", "dated": True}),
+         "2026-10-16.'); from a hunt (P-D3), the request naming another model than the one the search was set to "
+         "use (a fixed deepseek-v4-pro, or the main conversation's model) while its usage names the designated one",
+         {"protocol": "messages", "dated": True, "designated": True}),
     Case("responses", "the same on Responses (instructions, a second input item or part, another tool type such "
          "as web_search_preview, max_output_tokens, previous_response_id, a server-side conversation or a stored "
          "prompt, no key or JSON Content-Type); from an outside hunt, the tool's user_location, a text.format "
-         "schema whose descriptions instruct the model, or today's date beside the query",
-         {"protocol": "responses", "dated": True}),
+         "schema whose descriptions instruct the model, or today's date beside the query; from a hunt (P-D3), "
+         "another model than the designated one", {"protocol": "responses", "dated": True, "designated": True}),
     # seed 003: "搜索请求只携带查询，因此应将必要背景写入查询" - the query carries the context, so it goes whole;
     # whether a target refuses a query longer than its own bound (a tool error, no request) is open.
     Case("messages-long-query", "the query cut to a short limit (the Search API's 128 characters carried over, "
@@ -296,6 +304,12 @@ REQUEST_CASES = (
     # leaves no silent cut below it unseen.
     Case("messages-query-of-4089-bytes", "the query cut silently anywhere below the reference's 4 096 bytes "
          "(3 600 characters): its last words lost", {"protocol": "messages", "queries": BOUND_QUERIES}),
+    # From a hunt (P-D2): a query past the reference's 4 096 bytes cut there (or at 8 000) and sent, where the
+    # reference refuses it; every row above holds queries under that bound, so no row saw what a target does
+    # with a longer one. Refused as a tool error with no request sent, or sent whole: both are right.
+    Case("messages-query-of-20000-characters", "a query longer than the target's own bound cut silently to that "
+         "bound (4 096 bytes, or 8 000) and searched, instead of refused as a tool error or sent whole",
+         {"protocol": "messages", "queries": HUGE_QUERIES}),
     # seed 003: "搜索服务不会读取对话、附件、工作区或其他搜索的历史" - an earlier search's answer is such history
     Case("messages-no-earlier-answer", "carrying an earlier search's answer into the next search's request (its "
          "source URLs as 'already found', its titles or its summary)",
@@ -440,7 +454,9 @@ def _request_problems(protocol: str, body: Any, query: str) -> list[str]:
     "the query carries the needed context, so it goes whole (a target may refuse one longer than its own bound "
     "as a tool error, never cut it silently); the output budget is 8192 tokens; the search tool "
     "carries no user_location (the caller's place is background, which goes into the query), and no other tools "
-    "ride along (Messages mcp_servers) nor an answer schema (Responses text.format other than plain text); the "
+    "ride along (Messages mcp_servers) nor an answer schema (Responses text.format other than plain text); an "
+    "assigned search uses only the chosen connection and model, so the request names the model the search was set "
+    "to use (deepseek-v4-flash here, never a fixed or the main conversation's other model); the "
     "search uses the account's own endpoint and credentials (so the request presents "
     "the configured key, as Authorization: Bearer or x-api-key, with the JSON Content-Type the backend's API "
     "takes; other headers are free).",
@@ -493,6 +509,11 @@ async def request_isolated(ctx: CheckContext) -> None:
             require(not problems, f"[{case.name}] {'; '.join(problems)}", body=body, catches=case.catches)
         require(queries[0] not in json.dumps(bodies[1], ensure_ascii=False),
                 f"[{case.name}] the second search carries the first one's query")
+        if case.params.get("designated"):
+            named = [body.get("model") for body in bodies]
+            require(all(model == STANDALONE_MODEL for model in named), f"[{case.name}] the search requests name the "
+                    f"model {named!r}, expected {STANDALONE_MODEL!r} (the model the search was set to use)",
+                    body=bodies[0], catches=case.catches)
         if case.params.get("cookie"):
             sent = records[1].header("cookie")
             require(sent is None, f"[{case.name}] the second search sent Cookie {sent!r}, set by the first one's "
@@ -1284,6 +1305,15 @@ FILTER_CASES = (
     Case("untitled-results", "a source whose result has an empty title written as its URL alone (no title key; "
          "seed 003's source is a title and a URL, an empty title included)",
          {"urls": VALID[:2], "keep": 2, "untitled": True}),
+    # From a hunt (P-D4): no row of this table was told as a stream, so a streamed answer read another way (a
+    # Responses call's sources dropped, only a Messages answer's last result block kept) passed; these twins of two
+    # rows above are told as events to a target that asks for a stream (as the same JSON to one that does not).
+    Case("responses-action-sources-streamed", "the same as responses-action-sources on a streamed answer (the "
+         "sources read from the url_citation annotation events alone, the web_search_call items' own dropped)",
+         {"urls": VALID[3:6], "keep": 3, "protocol": "responses", "stream": True}),
+    Case("messages-two-searches-streamed", "the same as messages-two-searches on a streamed answer (one slot per "
+         "block type, so only the last web_search_tool_result block's sources kept)",
+         {"urls": VALID[:4], "keep": 4, "searches": 2, "stream": True}),
 )
 
 
@@ -1341,16 +1371,20 @@ def _url_key(url: object) -> object:
     "case is the same source, but one whose path differs only in letter case is another). A source is 'title and "
     "URL' (标题和 URL): no other key, and both always (a result without a title gives an empty one). An answer "
     "with a result entry that is not an object may fail as an ordinary tool error instead; a search that succeeds "
-    "keeps the others.",
+    "keeps the others. A streamed answer keeps the same sources as the plain one (streaming is open, the sources "
+    "are not).",
     cases=FILTER_CASES,
 )
 async def sources_filtered(ctx: CheckContext) -> None:
     for case in FILTER_CASES:
+        await _streaming(ctx, case)
         urls: list[str] = case["urls"]
         protocol = case.params.get("protocol", "messages")
         body = _filter_body(protocol, urls, bool(case.params.get("junk")), bool(case.params.get("pending")),
                             int(case.params.get("searches", 1)), bool(case.params.get("untitled")))
-        outcome = await _faulted(ctx, protocol, Malformed(body=body))
+        # a streamed row's answer: as events to a target that asks for a stream, else the same JSON
+        fault: Fault = AsAnswer(body=body) if case.params.get("stream") else Malformed(body=body)
+        outcome = await _faulted(ctx, protocol, fault)
         if case.params.get("junk") and not outcome.ok:
             expect_error(outcome, f"[{case.name}]")  # the whole search refused: a tool error
             continue
@@ -1457,6 +1491,18 @@ REDIRECT_CASES = (
          "temporary ones", {"protocol": "messages", "status": 308}),
     Case("responses-301", "the same on Responses (a 301 followed as the new address)",
          {"protocol": "responses", "status": 301}),
+    # From a hunt (P-D5): a 303 See Other followed (as a GET to the Location, the one status whose meaning is
+    # "look over there" rather than "moved") passed, since no row answered with a 303.
+    Case("messages-303", "following a 303 See Other (its Location fetched with a GET) while refusing every other "
+         "redirect status", {"protocol": "messages", "status": 303}),
+    Case("responses-303", "the same on Responses", {"protocol": "responses", "status": 303}),
+    # From a hunt (P-D4): no row asked for a stream, so a target whose streaming client follows redirects (its
+    # plain one refusing them) passed.
+    Case("messages-307-streamed", "following a redirect of a streamed search request (the streaming client built "
+         "with follow_redirects while the plain one refuses them)",
+         {"protocol": "messages", "status": 307, "stream": True}),
+    Case("responses-302-streamed", "the same on a streamed Responses request",
+         {"protocol": "responses", "status": 302, "stream": True}),
 )
 
 
@@ -1466,11 +1512,13 @@ REDIRECT_CASES = (
     seed="003",
     requires=(SA,),
     provider="messages",
-    rule="Seed 003: search requests do not follow redirects (on either backend, whatever the 3xx status).",
+    rule="Seed 003: search requests do not follow redirects (on either backend, whatever the 3xx status, a "
+    "streamed request as a plain one).",
     cases=REDIRECT_CASES,
 )
 async def redirect_not_followed(ctx: CheckContext) -> None:
     for case in REDIRECT_CASES:
+        await _streaming(ctx, case)
         outcome = await _faulted(ctx, case["protocol"], Redirect(case["status"]))  # a fresh log per case
         await ctx.settle()
         require(not ctx.emu.log.trap_hits(), f"[{case.name}] the redirect's Location was visited",

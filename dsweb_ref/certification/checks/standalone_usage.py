@@ -4,7 +4,8 @@ Enforced (capability ``standalone-usage``: the call's ``value`` carries ``usage`
 tokens its model request used and its HTTP request count under the ``web-search`` source ("搜索 token 用量和
 HTTP 请求次数单独以 `web-search` 来源上报"), owned by the connection and model the search was set to use
 ("查询和搜索用量归属实际指定的连接及模型"): the model the request named, never one the answer claims; the
-tokens as the answer counted them, a streamed answer's opening and closing counts read together; a count below
+tokens as the answer counted them, a streamed answer's opening and closing counts read together (a Responses
+input count's cached tokens and output count's reasoning tokens kept in it or reported apart, never lost); a count below
 zero (no request used it) never reported as it stands, since the usage is counted into the task's ("计入任务用量").
 
 Left open (accepted either way): more keys beside these (the reference adds ``web_search_requests``), how
@@ -54,11 +55,13 @@ def _messages(model: str = STANDALONE_MODEL, searches: int = 1, tokens: dict[str
     return json.dumps(body).encode()
 
 
-def _responses(model: str = STANDALONE_MODEL, reasoning: int = 0, tokens: dict[str, int] = TOKENS) -> bytes:
+def _responses(model: str = STANDALONE_MODEL, reasoning: int = 0, tokens: dict[str, int] = TOKENS,
+               cached: int = 0) -> bytes:
     body = json.loads(_responses_body([_search_call(urls=("https://u.example.test/",)),
                                        _answer([_text("Usage answer.")])]))
     body["model"] = model
     body["usage"] = {**body["usage"], **tokens, "total_tokens": sum(tokens.values()),
+                     "input_tokens_details": {"cached_tokens": cached, "cache_write_tokens": 0},
                      "output_tokens_details": {"reasoning_tokens": reasoning}}
     return json.dumps(body).encode()
 
@@ -86,6 +89,11 @@ USAGE_CASES = (
     Case("responses-reasoning-tokens", "the reasoning tokens taken out of the output count and lost (they are "
          "part of output_tokens, billed as output; reporting them apart as reasoning_tokens is accepted)",
          {"protocol": "responses", "fault": AsAnswer(_responses(reasoning=300))}),
+    # From a hunt (P-D6): on Responses, input_tokens already holds the cached input tokens (input_tokens_details.
+    # cached_tokens is a part of it); every answer before said 0 cached, so taking them out went unseen.
+    Case("responses-cached-input", "the cached input tokens taken out of the input count and lost (they are part "
+         "of input_tokens, used by the request and counted at the account's price; reporting them apart, under a "
+         "key naming the cache, is accepted)", {"protocol": "responses", "fault": AsAnswer(_responses(cached=1_000))}),
     Case("responses-answer-names-another-model", "the same over Responses",
          {"protocol": "responses", "fault": AsAnswer(_responses(OTHER_MODEL))}),
     Case("messages-streamed", "a streamed answer's usage read from one event: message_start's (its output count "
@@ -130,6 +138,14 @@ def _problems(usage: Any, unknown: tuple[str, ...] = ()) -> list[str]:
     apart = usage.get("reasoning_tokens")  # reasoning tokens reported beside the output count: counted with it
     if isinstance(apart, int) and not isinstance(apart, bool) and isinstance(usage.get("output_tokens"), int):
         usage = {**usage, "output_tokens": usage["output_tokens"] + apart}
+    # Cached input tokens reported apart (keys naming the cache: cached_tokens, cache_read_input_tokens, ...) with an
+    # input count that leaves them out: counted with it; an input count that holds them, with or without such keys
+    # beside it, is right as it stands.
+    cached = sum(v for k, v in usage.items() if "cache" in k and type(v) is int)
+    given = usage.get("input_tokens")
+    if cached and type(given) is int and given != want.get("input_tokens") and given + cached == want.get(
+            "input_tokens"):
+        usage = {**usage, "input_tokens": given + cached}
     problems = [f"{key}={usage.get(key)!r}, expected {value!r}" for key, value in want.items()
                 if usage.get(key) != value or isinstance(usage.get(key), bool)]
     problems += [f"{key}={usage.get(key)!r}, expected no count or one of zero or more (the answer's is below zero)"
@@ -151,8 +167,11 @@ def _problems(usage: Any, unknown: tuple[str, ...] = ()) -> list[str]:
     "source' and 'usage belongs to the connection and model actually designated', not the main conversation's. "
     "The value's usage names source web-search, the connection, the model the request named (deepseek-v4-flash, "
     "whatever model the answer claims), the answer's input and output tokens (a stream's opening and closing "
-    "counts together) and one HTTP request (the search's own request, however many searches the model ran "
-    "inside it: seed 003 says each search adds one model request). More keys are accepted. The usage is "
+    "counts together; a Responses input count holds its cached tokens and an output count its reasoning tokens, "
+    "both used by the request and priced: either may be reported apart, under reasoning_tokens or a key naming "
+    "the cache, the count beside it then without them, never lost) and one HTTP request (the search's own "
+    "request, however many searches the model ran inside it: seed 003 says each search adds one model request). "
+    "More keys are accepted. The usage is "
     "'counted into the task's usage at the account's price', so a count the answer gives below zero, which no "
     "request can have used, is never reported as it stands: none, a count of zero or more, both token counts "
     "dropped (null or zero, the answer's usage read as unreadable), or a failed call.",
