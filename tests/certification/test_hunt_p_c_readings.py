@@ -12,6 +12,8 @@ picks relevant sources not crowded into one domain without need.
 - P-C3: result URLs judged by a hand list of private ranges without 0.0.0.0/8 (evidence.unsafe_dropped's
   unspecified row).
 - P-C1: the domain share relaxed per query instead of per call (evidence.diversity's one-site-queries row).
+- P-C4: lines citing the URL the page was read at after a same-origin redirect, not the result's (evidence.html_page's
+  redirect control, whose fact is now required under the result's URL: every evidence line keeps its source URL).
 
 Each wrong reading is made in the reference as the hunt made it and fails exactly its rows; the reference passes."""
 
@@ -26,7 +28,7 @@ import pytest
 
 from dsweb_ref import WebError
 from dsweb_ref._exceptions import WebErrorCode
-from dsweb_ref.certification.checks import evidence, evidence_diversity, ssrf
+from dsweb_ref.certification.checks import evidence, evidence_diversity, evidence_html, ssrf
 from dsweb_ref.certification.targets import reference_target
 from dsweb_ref.netguard import DEFAULT_POLICY, AddressPolicy, check_url, check_url_text, resolve, transport
 from dsweb_ref.netguard.addresses import METADATA_ADDRESSES, IPAddress, _embedded_v4
@@ -39,6 +41,8 @@ from .conftest import run
 
 UNSAFE = "evidence.unsafe_dropped"
 ODD = "ssrf.url.odd_text"
+HTML = "evidence.html_page"
+CONTROL_URL = f"http://{evidence_html.HOST}{evidence_html.CONTROL_PATH}"
 DIVERSITY = "evidence.diversity"
 MAPPED_ROWS = {"ideographic-dots", "fullwidth-dots", "escaped-host"}  # hosts urllib.parse leaves unmapped
 HOSTLESS_ROWS = {"no-slashes", "one-slash", "three-slashes"}  # no host to httpx, one to the URL Standard
@@ -271,3 +275,43 @@ def test_the_reference_reads_the_floors_and_the_other_sites(monkeypatch: pytest.
     # open: the two one-site queries keep a page each (their floors), the rest of the bound goes to other sites
     keep_rows(evidence_diversity, "DIVERSITY", (ONE_SITE,), monkeypatch)
     assert failing_rows(evidence_diversity, "DIVERSITY", DIVERSITY, monkeypatch) == set()
+
+
+# --- P-C4: lines citing the URL a redirect led to ----------------------------------------------------------------
+
+FINAL: dict[str, str] = {}  # the URL each page fetch ended at, by the URL fetched
+HERE = f"__import__({__name__!r}, fromlist=['FINAL'])"  # this module, from the patched code
+
+
+def _cites_final_urls(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hunt's pipeline: each page's lines cite the URL its fetch ended at (after a redirect), not the result's."""
+    FINAL.clear()
+    owner = evidence_search.EvidenceSearchTool
+    patch_reading(owner, "_blocks", "body = result.body",
+                  f"body = result.body\n        {HERE}.FINAL[url] = result.url", monkeypatch)
+    patch_reading(owner, "_collect", "pages.append(PageUnits(candidate.url, candidate.title, units))",
+                  f"_final = {HERE}.FINAL.get(candidate.url, candidate.url)\n"
+                  "            titles[_final] = titles[candidate.url]\n"
+                  "            pages.append(PageUnits(_final, candidate.title, units))", monkeypatch)  # fmt: skip
+
+
+def test_lines_citing_the_final_url_fail_the_redirect_control(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: the pipeline's lines cite the page's final URL after a same-origin redirect (the control's page),
+    # not the search result's URL: the control's fact is shown, under a URL no search returned
+    _cites_final_urls(monkeypatch)
+    (result,) = run(reference_target(), only=[HTML]).results
+    assert result.outcome.value == "failed" and result.reason.startswith(f"{evidence_html.CONTROL}: "), result.reason
+    moved = {url: final for url, final in FINAL.items() if final != url}
+    assert moved == {CONTROL_URL: f"{CONTROL_URL}-page"}  # the control's is the only page read after a redirect
+    # no redirect row, no control: every row of the check passes the reading
+    for table in ("REFUSED", "BESIDE_REFUSED", "NUMERIC_REFUSED"):
+        monkeypatch.setattr(evidence_html, table, tuple(c for c in getattr(evidence_html, table)
+                                                        if "redirect" not in c.params))  # fmt: skip
+    _passes(HTML)
+
+
+def test_the_reference_cites_the_result_url_of_a_redirected_page() -> None:
+    # open: the control's redirect followed (its fact shown), the line citing the result's URL
+    (result,) = run(reference_target(), only=[HTML]).results
+    assert result.outcome.value == "passed", result.reason
+    assert result.details.get("redirects") == evidence_html.FOLLOWED, result.details
