@@ -14,9 +14,9 @@ from __future__ import annotations
 import functools
 import json
 import re
-from urllib.parse import unquote
 from collections.abc import Sequence
 from typing import Any
+from urllib.parse import unquote
 
 import idna
 
