@@ -1156,7 +1156,8 @@ SPELLED = (
          "kept", {"url": "http:///169.254.169.254/latest/meta-data/iam/"}),
 )
 # Search results whose URL a guard may refuse or keep (seed 002 fixes no URL syntax), but whose
-# validation must not raise: one hostile result is dropped or kept, never the end of the whole call.
+# validation must not raise: one hostile result is dropped or kept, never the end of the whole call. (Kept, a URL
+# naming a non-public host to the parser that fetches it is still never fetched or cited: SPELLED judges that.)
 MALFORMED = tuple(
     Case(name, f"the guard raises on {what} instead of dropping or keeping that one result: the call fails",
          {"url": url})
