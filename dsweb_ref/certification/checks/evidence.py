@@ -1235,7 +1235,8 @@ def _spread(ctx: CheckContext, topics: tuple[str, ...], rows: Sequence[Case]) ->
     "Fetch API's parser) map ideographic and fullwidth full stops to '.', and the URL Standard decodes escapes in a "
     "host and reads any run of slashes after http: as the start of the host, so a URL naming a non-public address "
     "that way (127\u30020\u30020\u30021, 127.0.0.%31, http:127.0.0.1/...) is neither fetched nor cited, however the "
-    "guard's own parser reads it (a name, or no host at all: a malformed URL is kept only if it names no such host).",
+    "guard's own parser reads it (a name; or no host at all, and then it passed no host validation: a malformed "
+    "URL is kept only if it names no such host).",
     cases=(*UNSAFE, *NON_PUBLIC, *INTERNAL_NAMES, *WRAPPED, *SPELLED, *MALFORMED, ONLY_UNSAFE, *VALIDATE_FIRST),
 )
 async def unsafe_dropped(ctx: CheckContext) -> None:
