@@ -218,14 +218,16 @@ def one_order(ranked: Sequence[Sequence[Candidate]], *, max_pages: int, max_per_
 def test_one_order_with_no_floor_still_fails_the_only_source_row(
     fallback: bool, count: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # catches: pages picked by one global order (its failed-search twin and the four-query crowded rows lose a
-    # query's floor the same way); a query that keeps its source by a page picked for reading must have had one
-    # picked, fallback or not
+    # catches: pages picked by one global order (its failed-search twin, the four-query crowded rows and hunt P's
+    # one-site-queries, whose second one-site query finds the site's share taken by the first, lose a query's floor
+    # the same way); a query that keeps its source by a page picked for reading must have had one picked, fallback
+    # or not
     monkeypatch.setattr(evidence_search, "select_pages", one_order)
     settings(monkeypatch, results_per_query=count)
     if not fallback:
         no_snippet_fallback(monkeypatch)
     assert failing_rows(evidence_diversity, "DIVERSITY", DIVERSITY, monkeypatch) == {"only-source", "failed-search",
+                                                                                      "one-site-queries",
                                                                                       *CROWDED_FOUR}  # fmt: skip
 
 

@@ -16,6 +16,9 @@ import json
 import re
 from collections.abc import Sequence
 from typing import Any
+from urllib.parse import unquote
+
+import idna
 
 from ...emulator import Hold, RequestLog, Status
 from ..calibration import patiently
@@ -1056,6 +1059,11 @@ UNSAFE = (
          {"url": "http://harbour.localhost/fees"}),
     Case("file-scheme", "schemes other than http(s) kept", {"url": "file:///etc/harbour-fees"}),
     Case("javascript-scheme", "javascript: results kept", {"url": "javascript:alert('harbour-fees')"}),
+    # From a hunt (P-C3): a guard with a hand list of non-public IPv4 ranges that leaves out 0.0.0.0/8 sent
+    # 0.0.0.0 to the Fetch API; a connection to 0.0.0.0 reaches this machine's own services (Linux, macOS).
+    Case("unspecified", "non-public IPv4 judged by a hand list of private ranges without 0.0.0.0/8: the "
+         "unspecified address 0.0.0.0 (a connection to it reaches this machine) kept",
+         {"url": "http://0.0.0.0/harbour-fees"}),
 )
 # Literal addresses outside public space that a guard reading Python's address flags, or judging IPv4 only,
 # takes for public (a table of its own, in a query of its own: UNSAFE fills the two queries it is spread over).
@@ -1126,8 +1134,30 @@ WRAPPED = (
     Case("site-local", "the same: site-local [fec0::7] (fec0::/10, IPv6's former private-network space) kept",
          {"url": "http://[fec0::7]/harbour-fees"}),
 )
+# From a hunt (P-C2): result URLs a guard reads otherwise than the parser that fetches them. httpx and the URL
+# Standard (a browser's, a Fetch API's parser) map the ideographic and fullwidth full stops to '.', the URL
+# Standard decodes escapes in a host and reads any run of slashes after http: as the start of the host, so each
+# of these names a loopback, private or metadata address; a guard reading the host with urllib.parse (no UTS 46
+# mapping), or keeping a URL httpx reads with no host ("nothing to judge"), sent them to the Fetch API. Each has a
+# path of its own (a URL the pipeline re-spells is not mistaken for another row's).
+SPELLED = (
+    Case("ideographic-dots", "the host read without UTS 46 mapping (urllib.parse): 127\u30020\u30020\u30021 "
+         "(ideographic full stops, 127.0.0.1 to httpx and the URL Standard) taken for a name and kept",
+         {"url": "http://127\u30020\u30020\u30021/harbour-tolls"}),
+    Case("fullwidth-dots", "the same: 169\uff0e254\uff0e169\uff0e254 (fullwidth full stops: the cloud metadata "
+         "address) kept", {"url": "http://169\uff0e254\uff0e169\uff0e254/latest/user-data/"}),
+    Case("escaped-host", "the host judged with its escapes undecoded: 127.0.0.%31 (127.0.0.1 to the URL Standard) "
+         "kept", {"url": "http://127.0.0.%31/harbour-berths"}),
+    Case("no-slashes", "a URL with no host as httpx reads it kept ('nothing to judge'): http:127.0.0.1/... is "
+         "http://127.0.0.1/... to the URL Standard", {"url": "http:127.0.0.1/harbour-pilots"}),
+    Case("one-slash", "the same: http:/10.0.0.5/... (a private address to the URL Standard) kept",
+         {"url": "http:/10.0.0.5/harbour-moorings"}),
+    Case("three-slashes", "the same: http:///169.254.169.254/... (the cloud metadata address to the URL Standard) "
+         "kept", {"url": "http:///169.254.169.254/latest/meta-data/iam/"}),
+)
 # Search results whose URL a guard may refuse or keep (seed 002 fixes no URL syntax), but whose
-# validation must not raise: one hostile result is dropped or kept, never the end of the whole call.
+# validation must not raise: one hostile result is dropped or kept, never the end of the whole call. (Kept, a URL
+# naming a non-public host to the parser that fetches it is still never fetched or cited: SPELLED judges that.)
 MALFORMED = tuple(
     Case(name, f"the guard raises on {what} instead of dropping or keeping that one result: the call fails",
          {"url": url})
@@ -1199,8 +1229,15 @@ def _spread(ctx: CheckContext, topics: tuple[str, ...], rows: Sequence[Case]) ->
     "results: a malformed URL (no seed fixes URL syntax) may be dropped or kept, but it never ends the whole call. "
     "Validation comes before ranking and source selection ('URL/IP/redirect validation -> code-only relevance "
     "ranking -> source diversity selection -> fetch selected pages'), so a query whose unsafe results match best "
-    "still keeps a source among its safe ones (a batch keeps at least one source per query when fitting).",
-    cases=(*UNSAFE, *NON_PUBLIC, *INTERNAL_NAMES, *WRAPPED, *MALFORMED, ONLY_UNSAFE, *VALIDATE_FIRST),
+    "still keeps a source among its safe ones (a batch keeps at least one source per query when fitting). The "
+    "unspecified address 0.0.0.0 (a connection to it reaches this machine) is no public IP either. The host "
+    "validated is the host the URL names to the parser that fetches it: httpx and the URL Standard (a browser's, a "
+    "Fetch API's parser) map ideographic and fullwidth full stops to '.', and the URL Standard decodes escapes in a "
+    "host and reads any run of slashes after http: as the start of the host, so a URL naming a non-public address "
+    "that way (127\u30020\u30020\u30021, 127.0.0.%31, http:127.0.0.1/...) is neither fetched nor cited, however the "
+    "guard's own parser reads it (a name; or no host at all, and then it passed no host validation: a malformed "
+    "URL is kept only if it names no such host).",
+    cases=(*UNSAFE, *NON_PUBLIC, *INTERNAL_NAMES, *WRAPPED, *SPELLED, *MALFORMED, ONLY_UNSAFE, *VALIDATE_FIRST),
 )
 async def unsafe_dropped(ctx: CheckContext) -> None:
     # The reference reads 8 results per query, so the rows are spread over queries of 8 (a tool reading
@@ -1212,8 +1249,10 @@ async def unsafe_dropped(ctx: CheckContext) -> None:
     script(ctx, only, [row(url, f"{only} {i}", f"All about {only}.") for i, url in enumerate(ONLY_UNSAFE["urls"])])
     malformed = _spread(ctx, ("berth", "crane"), MALFORMED)
     expect_success(await _evidence(ctx, malformed, {"id": "malformed", "local_names": []}), "malformed results")
-    # The internal names and wrapped literals in a call of their own (the main one has seed 002's four queries).
+    # The internal names, wrapped literals and spelled hosts in a call of their own (the main one has seed 002's
+    # four queries).
     named = _spread(ctx, ("quay", "wharf"), INTERNAL_NAMES) + _spread(ctx, ("slip",), WRAPPED)
+    named += _spread(ctx, ("jetty",), SPELLED)
     named_outcome = await _evidence(ctx, named, {"id": "unsafe-named", "local_names": []})
     named_value = expect_success(named_outcome, "internal names and wrapped literals")
     outcome = await _evidence(ctx, [*queries, only], {"id": "unsafe", "local_names": []})
@@ -1223,11 +1262,12 @@ async def unsafe_dropped(ctx: CheckContext) -> None:
     await ctx.settle()
     fetched = {r.json.get("url") for r in ctx.records("fetch") if isinstance(r.json, dict)}
     cited = _cited(outcome, value) | _cited(named_outcome, named_value)
-    # compared as one host: a fetch of the name without its final dot, or in other letter case, reaches it as well
-    # (each row's URL is one of its own that way: a test keeps them apart)
+    # compared as one host: a fetch of the name without its final dot, or in other letter case, or spelled as the
+    # URL Standard reads it (see _as_fetched), reaches it as well (each row's URL is one of its own that way: a test
+    # keeps them apart)
     fetched_keys = {_host_folded(u) for u in fetched if isinstance(u, str)}
     cited_keys = {_host_folded(u) for u in cited if isinstance(u, str)}
-    for case in (*UNSAFE, *NON_PUBLIC, *INTERNAL_NAMES, *WRAPPED):
+    for case in (*UNSAFE, *NON_PUBLIC, *INTERNAL_NAMES, *WRAPPED, *SPELLED):
         url = case["url"]
         require(_host_folded(url) not in fetched_keys, f"{case.name}: {url} was sent to the Fetch API",
                 catches=case.catches)
@@ -1241,9 +1281,43 @@ async def unsafe_dropped(ctx: CheckContext) -> None:
         await _validated_first(ctx, case)
 
 
+def _as_fetched(url: str) -> str:
+    """An http(s) ``url`` spelled as the URL Standard reads it (the parser of a browser, of a Fetch API): any run of
+    slashes (or backslashes) after the scheme starts the authority, and the host is percent-decoded and mapped by
+    UTS 46 (letter case folded; ideographic and fullwidth full stops are '.'), its non-ASCII labels in their
+    punycode (xn--) form. Any other URL as it is."""
+    scheme, colon, rest = url.partition(":")
+    if not colon or scheme.lower() not in ("http", "https"):
+        return url
+    rest = rest.lstrip("/\\")
+    cut = min((i for i in map(rest.find, "/\\?#") if i >= 0), default=len(rest))
+    user, at, host = rest[:cut].rpartition("@")
+    port = ""
+    if not host.startswith("["):  # an IPv6 literal as it is (no escape or mapping belongs in one)
+        host, colon, port = host.partition(":")
+        port = colon + port
+        host = unquote(host, errors="replace")
+        try:
+            host = idna.uts46_remap(host, std3_rules=False, transitional=False)
+        except idna.IDNAError:
+            host = host.lower()
+        host = ".".join(_ascii_label(label) for label in host.split("."))
+    return f"{scheme}://{user}{at}{host}{port}{rest[cut:]}"
+
+
+def _ascii_label(label: str) -> str:
+    if label.isascii():
+        return label
+    try:
+        return "xn--" + label.encode("punycode").decode("ascii")
+    except UnicodeError:
+        return label
+
+
 def _host_folded(url: str) -> str:
-    """``url`` as :func:`resource_key` spells it, its host's final dot dropped (the absolute form of one name)."""
-    key = resource_key(url)
+    """``url`` as :func:`resource_key` spells it, read as the URL Standard reads it (:func:`_as_fetched`), its
+    host's final dot dropped (the absolute form of one name)."""
+    key = resource_key(_as_fetched(url))
     scheme, sep, rest = key.partition("://")
     cut = min((i for i in map(rest.find, "/?#") if i >= 0), default=len(rest))
     user, at, host = rest[:cut].rpartition("@")

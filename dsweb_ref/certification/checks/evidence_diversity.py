@@ -145,6 +145,16 @@ _TAKEN = {
 }
 
 
+# From a hunt (P-C1): two queries whose every result is a page of one site and a third whose results are on sites
+# of their own. A pipeline that relaxed the site's share for a query with no result elsewhere (per query, not per
+# call) took every page the bound left for that site, while the third query's other sites went unread.
+_ONE_SITE = {
+    "pier crane rental": _rows("pier crane rental", [_PIER] * 8, True),
+    "pier crane permits": _rows("pier crane permits", [_PIER] * 8, True),
+    "pier crane history": _rows("pier crane history", [f"cranes{i}.org" for i in range(8)], True),
+}
+
+
 # Four queries whose three best results each are pages of one site, each with one weaker result on a site of
 # its own: the site's share counted per query lets every query take two of its pages, which fill the page bound.
 _GAZETTE = "marina-gazette.com"
@@ -336,6 +346,13 @@ DIVERSITY = (
         "the per-domain share counted per query, not per call: four queries whose best results share one site "
         "each take two of its pages, filling the page bound while the other sites' results go unread",
         {"results": _SHARED_SITE, "kept_last": 1},
+    ),
+    Case(
+        "one-site-queries",
+        "the per-domain share relaxed per query instead of per call: two queries whose every result is on one site "
+        "each take its pages past their floors (the share waived for them), filling the page bound while the third "
+        "query's results on other sites go unread",
+        {"results": _ONE_SITE},
     ),
     Case(
         "one-page-two-queries",

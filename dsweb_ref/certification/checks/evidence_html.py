@@ -39,8 +39,9 @@ passage, may fall back to the search snippet): a fetcher that follows no redirec
 validates, a Location, and a redirect is for it a page it could not fetch. Whether the target follows redirects is
 shown by a control, not assumed: a result whose page redirects (302) to another public page of the same origin (the
 redirect every fetcher that follows any follows; the reference declines cross-origin ones as refused) holding a fact
-of its own, which the result's snippet does not hold. The fact in the evidence: the target follows redirects, so it
-validates each Location it is given, and a refused redirect taken for a page not fetched (its snippet cited or
+of its own, which the result's snippet does not hold (a line showing it cites the result's URL, not the page the
+redirect led to: every evidence line keeps its source URL). The fact in the evidence: the target follows redirects,
+so it validates each Location it is given, and a refused redirect taken for a page not fetched (its snippet cited or
 listed) fails, as it always did; a Location turned down by the target's own redirect policy (one that
 follows redirects within a host only, say) is such a refusal too: a fetcher that follows redirects reads
 each Location as a URL to be fetched, and its policy is its redirect validation. No fact: the target follows
@@ -60,7 +61,7 @@ from ..cases import Case
 from ..targets import CallOutcome
 from ._base import CheckContext, check, expect_success, require
 from ._script import row, script
-from .evidence import _ANY_SOURCE, _evidence
+from .evidence import _ANY_SOURCE, _evidence, resource_key
 from .ssrf import PUBLIC, _Handler, _Net, _network
 
 REQUIRES = ("web_search", "messages-search", "ssrf-test-mode", "evidence-search")
@@ -518,6 +519,12 @@ CONTROL_PATH = "/redirect-control"
 CONTROL_FACT = "Sandpiper jetty"
 CONTROL_PAGE = _page("Harbour pilot boarding", _article(
     OPENING, "<p>Harbour pilot boarding starts at 06:00 from the Sandpiper jetty, for vessels over 80 metres.</p>"))
+# From a hunt (P-C4): a pipeline citing the URL its fetch ended at (the control's redirect target) instead of the
+# result's URL passed. Every evidence line keeps its source URL, the result's as the search returned it (the HTML
+# rows cite it too): the control's fact, when shown, is cited under the result's URL.
+CONTROL = "redirect-control"
+CONTROL_CATCHES = ("lines citing the URL the page was read at (the final URL after a same-origin redirect) instead "
+                   "of the search result's URL, which the attached source links are filtered from")
 CROSS_ORIGIN_FACT = "Curlew pontoon"  # the cross-origin redirect's page: shown only by a target that follows that hop
 CROSS_ORIGIN_PAGE = _page("Harbour pilot boarding", _article(
     OPENING, "<p>Harbour pilot boarding starts at 06:00 from the Curlew pontoon, for vessels over 80 metres.</p>"))
@@ -597,7 +604,14 @@ async def _follows_redirects(ctx: CheckContext, net: _Net) -> bool:
     net.pages.special[f"{CONTROL_PATH}-page"] = _serve_html(CONTROL_PAGE)
     script(ctx, QUERY, [row(url, "Harbour pilot boarding", SNIPPET)])
     outcome = await _evidence(ctx, QUERY, {"id": "html-redirect-control", "local_names": []})
-    return _shows(outcome, CONTROL_FACT)
+    follows = _shows(outcome, CONTROL_FACT)
+    value = outcome.value if follows and outcome.ok and isinstance(outcome.value, dict) else {}
+    lines = [e for g in value.get("queries", []) if isinstance(g, dict) for e in g.get("evidence", [])
+             if isinstance(e, dict) and CONTROL_FACT in " ".join(str(e.get("text", "")).split())]  # fmt: skip
+    elsewhere = sorted({u for u in (str(e.get("url")) for e in lines) if resource_key(u) != resource_key(url)})
+    require(not elsewhere, f"{CONTROL}: the fact of the page {url} redirects to is cited under {', '.join(elsewhere)}, "
+            f"not under the result's URL {url}", catches=CONTROL_CATCHES)
+    return follows
 
 
 def _follows_evidence_schema(value: Mapping[str, Any], case: Case) -> None:
@@ -615,9 +629,11 @@ def _follows_evidence_schema(value: Mapping[str, Any], case: Case) -> None:
     provider="messages",
     rule="Seed 002: a page fetched successfully is not sent to the model whole; code reduces it to short text "
     "matching the query, so that boilerplate and unrelated text do not mix in; every evidence line keeps its "
-    "source URL; a page that cannot be fetched, or has no usable passage, leaves the snippet as the fallback: a "
-    "page its reader cannot parse counts as unread, it never fails the call. A passage is the page's own text: "
-    "no word the page does not hold, no break inside a word the page shows whole. Checked on HTML pages the "
+    "source URL (the result's URL as the search returned it, also where its page redirected: code attaches the "
+    "filtered source links, the search's results that passed validation); a page that cannot be fetched, or has "
+    "no usable passage, leaves the snippet as the fallback: a page its reader cannot parse counts as unread, it "
+    "never fails the call. A passage is the page's own text: no word the page does not hold, no break inside a "
+    "word the page shows whole. Checked on HTML pages the "
     "pipeline fetches itself (Messages search, the test network). And "
     "'a URL to be fetched must pass host/IP validation every time; the connection is bound to the public IP "
     "that passed': a result whose host resolves only to a private address, or later to one, or whose page "
@@ -636,7 +652,8 @@ def _follows_evidence_schema(value: Mapping[str, Any], case: Case) -> None:
     "never validated, and for it the redirect is a page that could not be fetched, whose snippet may stand in "
     "('ถ้า fetch page ไม่ได้หรือไม่มี passage ที่ใช้ได้ search snippet ยังเป็น fallback ได้ตาม policy'). A control "
     "shows which: a result whose page redirects (302) to another public page of the same origin holding a fact of "
-    "its own. That fact in the evidence, and the target validates the Locations it is given: a refused redirect "
+    "its own (cited, when shown, under the result's URL). That fact in the evidence, and the target validates the "
+    "Locations it is given: a refused redirect "
     "taken for a page not fetched (its snippet cited or listed) fails, and so does a Location turned down by the "
     "target's own redirect policy (another host, another scheme): a fetcher that follows redirects reads each "
     "Location as a URL to be fetched, and turning one down is its redirect validation refusing it (one that "

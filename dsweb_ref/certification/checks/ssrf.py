@@ -663,6 +663,12 @@ ODD_URLS = (
          "dialled", {"url": "http://user:secret@10.0.0.9/"}),
     Case("soft-hyphen-in-literal", "invisible characters dropped after the host check: 10.0.0.\u00ad9 judged as a "
          "name, then dialled as 10.0.0.9", {"url": "http://10.0.0.\u00ad9/"}),
+    # From a hunt (P-C2): a guard reading the host with urllib.parse (no UTS 46 mapping), with literals judged only
+    # by that guard, let httpx (which maps these full stops to '.', as the URL Standard does) dial 127.0.0.1.
+    Case("ideographic-dots", "the host read without UTS 46 mapping and taken for a name: 127\u30020\u30020\u30021 "
+         "(ideographic full stops) dialled as 127.0.0.1", {"url": "http://127\u30020\u30020\u30021/"}),
+    Case("fullwidth-dots", "the same with fullwidth full stops: 10\uff0e0\uff0e0\uff0e9 dialled as 10.0.0.9",
+         {"url": "http://10\uff0e0\uff0e0\uff0e9/"}),
     Case("zone-id-non-ascii", "a non-ASCII IPv6 zone id that crashes the guard (no WEB_* error) or is dropped "
          "so fe80::1 is dialled", {"url": "http://[fe80::1%25\u00e9]/"}),
     Case("backslash-path", "a URL refused for its backslash without a WEB_* error code",
@@ -710,13 +716,14 @@ ODD_PRIVATE = ("10.0.0.9", "fe80::1", "127.0.0.1")
 
 @check(
     "ssrf.url.odd_text",
-    "A URL that parsers read differently (backslash, credentials, invisible or space characters, odd ports, zone "
-    "ids, great length) never reaches a non-public address; a refusal is a WEB_* error",
+    "A URL that parsers read differently (backslash, credentials, invisible or space characters, full stops other "
+    "than '.', odd ports, zone ids, great length) never reaches a non-public address; a refusal is a WEB_* error",
     seed="002",
     requires=REQUIRES,
     provider="messages",
     rule="Seed 002: every URL fetched passes host/IP validation, so the host validated must be the host "
-    "connected to, however the URL's text is read. The seed fixes no URL syntax, length, port range or error "
+    "connected to, however the URL's text is read (httpx and the URL Standard read ideographic and fullwidth full "
+    "stops as '.'). The seed fixes no URL syntax, length, port range or error "
     "code: fetching the public host such a URL names, or refusing it with any WEB_* error, are both accepted.",
     cases=ODD_URLS,
 )
