@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 from certification._procs import alive, gone
 
+from dsweb_ref.certification.endpoint import ENDPOINT_CHECKS
 from dsweb_ref.certification.model import Check, CheckResult, Outcome
 from dsweb_ref.certification.report import LINE_REASON_CHARS, format_line
 from dsweb_ref.cli._certify_text import VERDICT_RULE
@@ -238,7 +239,7 @@ def test_consecutive_unanswered_checks_stop_the_run_with_one_line_and_the_report
     assert done.returncode == EXIT_USAGE, done.stdout + done.stderr
     line = one_line(done)
     assert "stopped after 3 checks in a row got no HTTP answer within --timeout 0.5s" in line
-    assert "after 3 of 10 checks" in line and str(tmp_path / "out" / "report.json") in line
+    assert f"after 3 of {len(ENDPOINT_CHECKS)} checks" in line and str(tmp_path / "out" / "report.json") in line
     data = json.loads((tmp_path / "out" / "report.json").read_text())
     assert len(data["checks"]) == 3 and data["ok"] is False and "no HTTP answer" in data["interrupted"]
 
@@ -404,7 +405,8 @@ def test_an_interrupted_endpoint_run_keeps_its_finished_checks(tmp_path: Path, t
     proc.send_signal(signal.SIGINT)
     assert proc.wait(30) == EXIT_INTERRUPTED
     err = proc.stderr.read()
-    assert len(err.splitlines()) == 1 and err.startswith("dsweb certify: interrupted (SIGINT) after 2 of 10 checks")
+    interrupted = f"dsweb certify: interrupted (SIGINT) after 2 of {len(ENDPOINT_CHECKS)} checks"
+    assert len(err.splitlines()) == 1 and err.startswith(interrupted)
     data = json.loads((tmp_path / "out" / "report.json").read_text())
     assert [c["outcome"] for c in data["checks"]] == ["skipped", "skipped"] and data["interrupted"]
 

@@ -95,6 +95,18 @@ def _sources(minimum: int) -> Verdict:
     return verdict
 
 
+def _sources_at_most(maximum: int) -> Verdict:
+    def verdict(run: ProbeRun) -> str | None:
+        result = _outcome(run)
+        if not isinstance(result, SearchResult):
+            return f"expected search results, got {_describe(result)} (HTTP {_status(run)})"
+        if len(result.sources) > maximum:
+            return f"asked for count {maximum}, got {len(result.sources)} results: count was not honoured"
+        return None
+
+    return verdict
+
+
 def _status_is(*expected: int) -> Verdict:
     def verdict(run: ProbeRun) -> str | None:
         statuses = {e.status for e in run.exchanges}
@@ -134,6 +146,7 @@ class EndpointCheck:
     check: Check
     probe: str
     verdict: Verdict
+    rule: str = ""  # the catalogue's rule text; empty: the description and what the probe sends
 
     @property
     def route(self) -> str:
@@ -178,6 +191,31 @@ ENDPOINT_SPECS: tuple[EndpointCheck, ...] = (
         "search-api.auth-invalid",
         _status_is(401),
     ),
+    # From a hunt (Q-G1): a Fetch route that answered any key (a gateway putting its own key on
+    # every request) was certified: only the Search route's 401 was asked for.
+    EndpointCheck(
+        _check(
+            "endpoint.tools.fetch.auth.rejects_bad_key", "Fetch rejects a wrong API key with HTTP 401", "tools.fetch"
+        ),
+        "fetch-api.auth-invalid",
+        _status_is(401),
+        "POST {tools}/fetch with a key no service issued must answer HTTP 401: seed 001 has both the Search and "
+        "the Fetch API authenticate every request with the caller's API key (probe fetch-api.auth-invalid). "
+        "Catches: a Fetch route (or a gateway in front of it) that answers any key.",
+    ),
+    # From a hunt (Q-G8): a gateway that puts its own key on a request carrying none was certified.
+    EndpointCheck(
+        _check(
+            "endpoint.tools.auth.requires_key",
+            "Search rejects a request without any credential with HTTP 401",
+            "tools.search",
+        ),
+        "search-api.auth-missing",
+        _status_is(401),
+        "POST {tools}/search without an Authorization header must answer HTTP 401: seed 001 has every Search "
+        "request authenticate with the caller's API key as a Bearer credential (probe search-api.auth-missing). "
+        "Catches: a gateway that injects its own key into a request that carries none.",
+    ),
     EndpointCheck(
         _check(
             "endpoint.search.empty_results_ok",
@@ -196,6 +234,31 @@ ENDPOINT_SPECS: tuple[EndpointCheck, ...] = (
         "search-api.too-long",
         _status_is(400),
     ),
+    # From a hunt (Q-G3): an endpoint counting the query in UTF-8 bytes (or UTF-16 units) rejected
+    # 128-character CJK or astral-plane queries and was still certified: only a 129-letter ASCII
+    # query was sent.
+    EndpointCheck(
+        _check(
+            "endpoint.search.query_characters",
+            "a 128-character CJK and astral-plane query is accepted (the limit counts characters)",
+            "tools.search",
+        ),
+        "search-api.query-characters",
+        _sources(0),
+        "A query of 128 characters must be accepted whatever its script: seed 001 has the service enforce a "
+        "limit of 1-128 Unicode characters, i.e. code points. The probe's query mixes CJK (3 UTF-8 bytes each) "
+        "and astral-plane characters (4 UTF-8 bytes, 2 UTF-16 units each): 448 bytes, 192 UTF-16 units "
+        "(probe search-api.query-characters). Catches: a limit counted in UTF-8 bytes or UTF-16 code units.",
+    ),
+    # From a hunt (Q-G11): an endpoint answering an empty query with 200 and no results was certified.
+    EndpointCheck(
+        _check("endpoint.search.query_empty", "an empty query is rejected with HTTP 400", "tools.search"),
+        "search-api.query-empty",
+        _status_is(400),
+        "An empty query must be rejected with HTTP 400: seed 001 has the service enforce a query of 1-128 "
+        "characters, so zero characters is outside it (probe search-api.query-empty). Catches: an endpoint "
+        "that answers an empty query as a search that found nothing.",
+    ),
     EndpointCheck(
         _check(
             "endpoint.search.operators",
@@ -209,6 +272,59 @@ ENDPOINT_SPECS: tuple[EndpointCheck, ...] = (
         _check("endpoint.search.ori_question", "a 128-character non-ASCII ori_question is accepted", "tools.search"),
         "search-api.ori-question-cut",
         _sources(0),
+    ),
+    # From a hunt (Q-G3): ori_question counted in UTF-16 units rejected 128 astral-plane characters.
+    EndpointCheck(
+        _check(
+            "endpoint.search.ori_question_astral",
+            "a 128-character astral-plane ori_question is accepted",
+            "tools.search",
+        ),
+        "search-api.ori-question-astral",
+        _sources(0),
+        "An ori_question of 128 astral-plane characters (256 UTF-16 units, 512 UTF-8 bytes) must be accepted: "
+        "seed 001 cuts ori_question to the API's 128-character limit, so 128 characters is within it "
+        "(probe search-api.ori-question-astral). Catches: an ori_question limit counted in UTF-16 units or bytes.",
+    ),
+    # From a hunt (Q-G7): an endpoint that dropped, or silently cut, an over-long ori_question was
+    # certified: nothing sent one.
+    EndpointCheck(
+        _check(
+            "endpoint.search.ori_question_limit",
+            "a 129-character ori_question is rejected with HTTP 400",
+            "tools.search",
+        ),
+        "search-api.ori-question-too-long",
+        _status_is(400),
+        "An ori_question of 129 characters must be rejected with HTTP 400: seed 001 says the API rejects "
+        "longer values than its 128-character limit (that is why the client cuts it). The probe sends the "
+        "field raw, since the reference client never sends one (probe search-api.ori-question-too-long). "
+        "Catches: an endpoint that drops or truncates an over-long ori_question and answers 200.",
+    ),
+    EndpointCheck(
+        _check("endpoint.search.ori_question_blank", "a blank ori_question is rejected with HTTP 400", "tools.search"),
+        "search-api.ori-question-blank",
+        _status_is(400),
+        "A blank ori_question must be rejected with HTTP 400: seed 001 says the API rejects blank values (that "
+        "is why the client omits the field when there is no prompt). Sent raw (probe search-api.ori-question-blank). "
+        "Catches: an endpoint that drops a blank ori_question and answers 200.",
+    ),
+    # From a hunt (Q-G4): an endpoint that ignored count (always the service's 10) or capped it below
+    # 50 was certified: no check looked at count.
+    EndpointCheck(
+        _check("endpoint.search.count_lowered", "count 3 gives at most 3 results", "tools.search"),
+        "search-api.count-lowered",
+        _sources_at_most(3),
+        "A search sent with count 3 must answer HTTP 200 with at most 3 results: seed 001 sends count as the "
+        "number of results wanted (the configured 1-50, lowered to the request's smaller result bound) "
+        "(probe search-api.count-lowered). Catches: an endpoint that ignores count and answers its default 10.",
+    ),
+    EndpointCheck(
+        _check("endpoint.search.count_max", "count 50 is accepted", "tools.search"),
+        "search-api.count-max",
+        _sources(0),
+        "A search sent with count 50 must answer HTTP 200: seed 001 lets count be configured from 1 to 50 "
+        "(probe search-api.count-max). Catches: an endpoint whose count range stops short of 50.",
     ),
     EndpointCheck(
         _check(
@@ -263,7 +379,13 @@ class _Runner:
         if self.limiter is None:
             self.limiter = RateLimiter(MAX_RPS)
         ctx = ProbeContext(
-            self.messages_base, self.tools_base, self.api_key or "", params, self.timeout_s, self.limiter
+            self.messages_base,
+            self.tools_base,
+            self.api_key or "",
+            params,
+            self.timeout_s,
+            self.limiter,
+            overrides=dict(probe.settings),  # e.g. deepseek_api.count = 50, as the cassette records them
         )
         async with asyncio.timeout(self.timeout_s + 5.0):
             return await probe.run(ctx)

@@ -28,7 +28,7 @@ from typing import Any
 import httpx
 
 from .._context import CallContext
-from .._exceptions import WebError
+from .._exceptions import WebError, WebErrorCode
 from .._protocols import StandaloneSearchBackend
 from .._secrets import replace_literals
 from .._types import FetchRequest, FetchResult, SearchRequest, SearchResult
@@ -46,7 +46,7 @@ from ..emulator import (
 )
 from ..providers.deepseek_fetch_api import DeepSeekFetchApi
 from ..providers.deepseek_official import DeepSeekMessagesSearch
-from ..providers.deepseek_search_api import DeepSeekSearchApi
+from ..providers.deepseek_search_api import DeepSeekSearchApi, map_results
 from ..providers.standalone_messages import MessagesStandaloneSearch
 from ..providers.standalone_responses import ResponsesStandaloneSearch
 from ..runtime import build_runtime
@@ -319,6 +319,35 @@ async def _fetch_api(ctx: ProbeContext) -> list[Outcome]:
     return [await _guard(provider.fetch(FetchRequest(ctx.params["url"]), CallContext()))]
 
 
+def _search_raw(payload: Mapping[str, Any], *, authorized: bool = True) -> Runner:
+    """POST ``payload`` to ``{tools}/search`` as it stands, with the documented headers (the
+    Authorization header only when ``authorized``): a request the reference provider never builds
+    (it cuts ori_question to 128 code points, omits a blank one and always sends its credential),
+    to see whether the service rejects it. The JSON is encoded as the provider encodes it."""
+
+    async def run(ctx: ProbeContext) -> list[Outcome]:
+        headers = {"Content-Type": "application/json"}
+        if authorized:
+            headers["Authorization"] = f"Bearer {ctx.api_key}"
+        body = json.dumps(dict(payload), ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        async with httpx.AsyncClient(transport=ctx.transport, timeout=ctx.timeout_s, follow_redirects=False) as client:
+            request = client.build_request("POST", f"{ctx.tools_base}/search", content=body, headers=headers)
+            for name in ("accept", "accept-encoding", "connection", "user-agent"):  # as the provider sends
+                request.headers.pop(name, None)
+            response = await client.send(request)
+        if response.status_code != 200:
+            message = envelope_message(response.content) or response.text[:200]
+            return [WebError(WebErrorCode.PROVIDER_ERROR, f"HTTP {response.status_code}: {message}")]
+        try:
+            return [SearchResult(sources=map_results(json.loads(response.content)))]
+        except (ValueError, RecursionError) as exc:
+            return [WebError(WebErrorCode.PROVIDER_ERROR, f"unprocessable search answer: {exc}")]
+        except WebError as error:
+            return [error]
+
+    return run
+
+
 async def _messages(ctx: ProbeContext) -> list[Outcome]:
     provider = DeepSeekMessagesSearch(lambda: ctx.settings(new_api=False), transport=ctx.transport, environ=ctx.environ)
     request = SearchRequest(ctx.params["query"], SEARCH_MAX_RESULTS)
@@ -371,6 +400,9 @@ _RETRY: Mapping[str, Any] = {"deepseek_api.retries": 2}
 _LONG_PROMPT = "  東京タワーの高さは？\n\n  What is the height of Tokyo Tower,   and when was it built?  " + (
     "もっと詳しく教えてください。" * 12
 )
+
+_ASTRAL = "\U00020000"  # CJK Extension B: one code point, 4 UTF-8 bytes, 2 UTF-16 units
+_WIDE_QUERY = "東京" * 32 + _ASTRAL * 64  # 128 code points; 448 UTF-8 bytes; 192 UTF-16 units
 
 _STANDALONE_PARAMS: Mapping[str, Any] = {"query": "search api rate limits", "model": "deepseek-v4-flash"}
 _MEMORY = "From memory: https://guess.example.test/"
@@ -780,6 +812,64 @@ PROBES: tuple[Probe, ...] = (
         settings=_ACCOUNT,
     ),
     *(_standalone_probe(*row) for row in _STANDALONE),
+    # --- Search API: the service's own limits (last, so the emulator's trap numbering above stays put)
+    # Probes of the service's own limits (seed 001): the query and ori_question are 1-128 Unicode
+    # characters (code points, not UTF-8 bytes or UTF-16 units), blank or longer values are rejected,
+    # count runs from 1 to 50, and every request needs the key.
+    Probe(
+        "search-api.query-characters",
+        "a 128-character query of CJK and astral-plane characters (448 UTF-8 bytes, 192 UTF-16 units) is accepted",
+        "search",
+        _OK,
+        _search_api(),
+        {"query": _WIDE_QUERY, "prompt": "characters"},
+    ),
+    Probe(
+        "search-api.query-empty",
+        "an empty query is rejected with HTTP 400",
+        "search",
+        frozenset({400}),
+        _search_api(),
+        {"query": "", "prompt": "empty query"},
+    ),
+    Probe(
+        "search-api.ori-question-astral",
+        "a 128-character prompt of astral-plane characters is sent whole as ori_question and accepted",
+        "search",
+        _OK,
+        _search_api(),
+        {"query": "search api", "prompt": _ASTRAL * 128},
+    ),
+    Probe(
+        "search-api.ori-question-too-long",
+        "a 129-character ori_question (sent raw; the provider never sends one) is rejected with HTTP 400",
+        "search",
+        frozenset({400}),
+        _search_raw({"query": "search api", "count": 8, "need_content": False, "ori_question": "é" * 129}),
+    ),
+    Probe(
+        "search-api.ori-question-blank",
+        "a blank ori_question (sent raw; the provider omits it) is rejected with HTTP 400",
+        "search",
+        frozenset({400}),
+        _search_raw({"query": "search api", "count": 8, "need_content": False, "ori_question": "   "}),
+    ),
+    Probe(
+        "search-api.count-max",
+        "count = 50 (the configured maximum, with a result bound of 50) is accepted",
+        "search",
+        _OK,
+        _search_api(),
+        {"query": "search api", "max_results": 50, "prompt": "search api"},
+        settings={"deepseek_api.count": 50},
+    ),
+    Probe(
+        "search-api.auth-missing",
+        "a request without any Authorization header (sent raw) is rejected with HTTP 401",
+        "search",
+        frozenset({401}),
+        _search_raw({"query": "search api", "count": 8, "need_content": False}, authorized=False),
+    ),
 )
 
 _BY_ID = {probe.id: probe for probe in PROBES}

@@ -33,10 +33,19 @@ def test_check_ids_are_stable_and_documented() -> None:
         "endpoint.tools.search",
         "endpoint.tools.fetch",
         "endpoint.tools.auth.rejects_bad_key",
+        "endpoint.tools.fetch.auth.rejects_bad_key",
+        "endpoint.tools.auth.requires_key",
         "endpoint.search.empty_results_ok",
         "endpoint.search.query_limit",
+        "endpoint.search.query_characters",
+        "endpoint.search.query_empty",
         "endpoint.search.operators",
         "endpoint.search.ori_question",
+        "endpoint.search.ori_question_astral",
+        "endpoint.search.ori_question_limit",
+        "endpoint.search.ori_question_blank",
+        "endpoint.search.count_lowered",
+        "endpoint.search.count_max",
         "endpoint.fetch.unavailable_page",
     ]
     assert all(c.seed == "001" and c.description and "\n" not in c.description for c in ENDPOINT_CHECKS)
@@ -149,7 +158,8 @@ def test_fetch_api_404_is_not_a_missing_route(emulator: Emulator, emulator_api_k
     assert fetch.outcome == Outcome.FAILED and "HTTP 404" in fetch.reason
     assert by_id["endpoint.fetch.unavailable_page"].outcome == Outcome.PASSED
     assert "tools.fetch" in target.capabilities
-    assert len(emulator.log.for_route("fetch")) == 2  # no confirmation request was needed
+    # one request per fetch check (success, bad key, unavailable page): no confirmation request was needed
+    assert len(emulator.log.for_route("fetch")) == len(FETCH_IDS) == 3
 
 
 def test_enveloped_404_on_a_served_fetch_route_fails(emulator: Emulator, emulator_api_key: str) -> None:

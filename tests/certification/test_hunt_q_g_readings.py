@@ -1,0 +1,123 @@
+"""Hunt Q-G over seed 001: misbehaving DeepSeek-compatible endpoints that ``dsweb certify --messages-base …
+--tools-base …`` certified. Each wrong endpoint is the hunt's loopback proxy (tests/certification/_endpoint_proxy.py,
+one mode per wrong reading) in front of an unchanged emulator; the unchanged emulator certifies, and each mode fails
+exactly the endpoint check(s) that name its reading."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+import uvicorn
+
+from dsweb_ref.certification import endpoint
+from dsweb_ref.certification.endpoint import ENDPOINT_CHECKS, certify_endpoint
+from dsweb_ref.certification.model import CheckResult, Outcome
+from dsweb_ref.emulator import Emulator
+
+from . import _endpoint_proxy
+
+KEY = _endpoint_proxy.GOOD
+
+
+@pytest.fixture(scope="module")
+def upstream() -> Iterator[Emulator]:
+    with Emulator(api_keys=(KEY,)) as emu:
+        yield emu
+
+
+@pytest.fixture(scope="module")
+def proxy(upstream: Emulator) -> Iterator[str]:
+    """The proxy's origin (loopback, an ephemeral port bound before it starts)."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(_endpoint_proxy.app(upstream.base_url), log_level="warning"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:  # readiness poll, not an ordering proof
+        assert thread.is_alive() and time.monotonic() < deadline, "the proxy did not start"
+        time.sleep(0.01)
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(10)
+    sock.close()
+
+
+@pytest.fixture(autouse=True)
+def _fast_pacing(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(endpoint, "MAX_RPS", 1000.0)
+
+
+def certify(proxy: str, mode: str) -> dict[str, CheckResult]:
+    _, results = certify_endpoint(
+        messages_base=f"{proxy}/{mode}/anthropic/v1", tools_base=f"{proxy}/{mode}/v1/tools", api_key=KEY, timeout_s=10
+    )
+    assert [r.check.id for r in results] == [c.id for c in ENDPOINT_CHECKS]
+    return {r.check.id: r for r in results}
+
+
+def failing(proxy: str, mode: str) -> set[str]:
+    results = certify(proxy, mode)
+    assert all(r.outcome in (Outcome.PASSED, Outcome.FAILED) for r in results.values()), [
+        (r.check.id, r.outcome, r.reason) for r in results.values() if r.outcome not in (Outcome.PASSED, Outcome.FAILED)
+    ]
+    return {cid for cid, r in results.items() if r.outcome == Outcome.FAILED}
+
+
+NEW = (
+    "endpoint.tools.fetch.auth.rejects_bad_key",
+    "endpoint.tools.auth.requires_key",
+    "endpoint.search.query_characters",
+    "endpoint.search.query_empty",
+    "endpoint.search.ori_question_astral",
+    "endpoint.search.ori_question_limit",
+    "endpoint.search.ori_question_blank",
+    "endpoint.search.count_lowered",
+    "endpoint.search.count_max",
+)
+
+
+def test_the_new_checks_are_in_the_catalogue() -> None:
+    ids = [c.id for c in ENDPOINT_CHECKS]
+    assert set(NEW) <= set(ids)
+
+
+def test_the_unchanged_emulator_certifies_directly_and_through_the_proxy(proxy: str, upstream: Emulator) -> None:
+    _, results = certify_endpoint(
+        messages_base=upstream.messages_base, tools_base=upstream.tools_base, api_key=KEY, timeout_s=10
+    )
+    assert {r.check.id: r.outcome for r in results} == dict.fromkeys([c.id for c in ENDPOINT_CHECKS], Outcome.PASSED)
+    assert failing(proxy, "none") == set()
+
+
+# (mode, the checks it must fail: exactly these)
+WRONG = [
+    # catches: (Q-G1) a Fetch route that answers any key (a gateway putting its own key on every fetch)
+    ("fetch_anykey", {"endpoint.tools.fetch.auth.rejects_bad_key"}),
+    # catches: (Q-G8) a gateway that injects its own key into a request that carries none
+    ("anykey_missing", {"endpoint.tools.auth.requires_key"}),
+    # catches: (Q-G3) the query limit counted in UTF-8 bytes (128 CJK characters are 384 bytes)
+    ("bytes_query", {"endpoint.search.query_characters"}),
+    # catches: (Q-G3) query and ori_question limits counted in UTF-16 units (an astral character is 2)
+    ("utf16_query", {"endpoint.search.query_characters", "endpoint.search.ori_question_astral"}),
+    # catches: (Q-G11) an empty query answered as a search that found nothing
+    ("empty_query_ok", {"endpoint.search.query_empty"}),
+    # catches: (Q-G7) ori_question dropped: an over-long or blank one is answered 200
+    ("drop_ori", {"endpoint.search.ori_question_limit", "endpoint.search.ori_question_blank"}),
+    # catches: (Q-G7) an over-long ori_question cut silently (to 128 UTF-8 bytes) instead of rejected
+    ("ori_bytes_trunc", {"endpoint.search.ori_question_limit"}),
+    # catches: (Q-G4) count ignored: the service's default 10 whatever was asked
+    ("ignore_count", {"endpoint.search.count_lowered"}),
+    # catches: (Q-G4) a count range that stops short of 50
+    ("count_cap20", {"endpoint.search.count_max"}),
+]
+
+
+@pytest.mark.parametrize(("mode", "expected"), WRONG, ids=[mode for mode, _ in WRONG])
+def test_each_wrong_endpoint_fails_exactly_its_new_checks(proxy: str, mode: str, expected: set[str]) -> None:
+    assert failing(proxy, mode) == expected
