@@ -36,6 +36,7 @@ cassette is missing with ``no cassette <protocol>/<name>.yaml``.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
 import time
@@ -93,6 +94,33 @@ def _sources(minimum: int) -> Verdict:
         return None
 
     return verdict
+
+
+def _thinking_blocks(run: ProbeRun) -> int:
+    """How many thinking blocks the run's Messages answers held (0 when no answer was kept or parsed)."""
+    found = 0
+    for exchange in run.exchanges:
+        try:
+            answer = json.loads(exchange.answer) if exchange.answer else None
+        except (ValueError, RecursionError):
+            continue
+        content = answer.get("content") if isinstance(answer, dict) else None
+        if isinstance(content, list):
+            found += sum(
+                1 for b in content if isinstance(b, dict) and b.get("type") in ("thinking", "redacted_thinking")
+            )
+    return found
+
+
+def _messages_sources(run: ProbeRun) -> str | None:
+    """At least one source, and no thinking block: the probe sends ``thinking: {"type": "disabled"}``."""
+    reason = _sources(1)(run)
+    if reason is not None:
+        return reason
+    blocks = _thinking_blocks(run)
+    if blocks:
+        return f"the answer holds {blocks} thinking block(s) although the request disabled thinking"
+    return None
 
 
 def _sources_at_most(maximum: int) -> Verdict:
@@ -167,7 +195,14 @@ ENDPOINT_SPECS: tuple[EndpointCheck, ...] = (
             "messages.web_search",
         ),
         "messages.search",
-        _sources(1),
+        _messages_sources,
+        # From a hunt (Q-G9): a Messages gateway that stripped thinking: disabled (so the answer
+        # gained a thinking block) was certified: only the sources were looked at.
+        "POST {messages}/messages with the web_search server tool and thinking: {\"type\": \"disabled\"} must "
+        "answer HTTP 200 with at least one web_search_tool_result source and no thinking block: seed 001 has "
+        "the Messages path send thinking disabled so the auxiliary request does no reasoning work, and a "
+        "service that honours it answers without thinking (probe messages.search). Catches: a gateway that "
+        "drops the thinking parameter, so the answer carries reasoning the request turned off.",
     ),
     EndpointCheck(
         _check(

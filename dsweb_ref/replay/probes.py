@@ -125,6 +125,10 @@ class Exchange:
     # context's key and account token replaced by their placeholders, or <REDACTED> when anything
     # else is left: which credential went out, never its value.
     credentials: tuple[tuple[str, str], ...] = ()
+    # A successful Messages answer's decoded JSON body, at most ERROR_BODY_BYTES (None otherwise, and
+    # for a streamed answer): evidence of what the answer held beyond the sources the provider maps,
+    # e.g. a thinking block although the request disabled thinking.
+    answer: bytes | None = None
 
 
 def envelope_message(body: bytes | None) -> str | None:
@@ -173,6 +177,12 @@ def credential_headers(headers: httpx.Headers, secrets: Mapping[str, str]) -> tu
     return tuple(found)
 
 
+def _json_messages_answer(request: httpx.Request, response: httpx.Response) -> bool:
+    """A non-streamed JSON answer of ``POST …/messages`` (kept as :attr:`Exchange.answer`)."""
+    kind = response.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    return request.method == "POST" and request.url.path.endswith("/messages") and kind == "application/json"
+
+
 class ProbeTransport(httpx.AsyncBaseTransport):
     """httpx's own transport (which vcrpy patches), paced and observed."""
 
@@ -189,10 +199,14 @@ class ProbeTransport(httpx.AsyncBaseTransport):
             await self._limiter.acquire()
         sent = credential_headers(request.headers, self._secrets)
         response = await self._inner.handle_async_request(request)
-        body = None
+        body = answer = None
         if response.status_code >= 400:
             response, body = await _buffered(response)
-        self._exchanges.append(Exchange(request.method, str(request.url), response.status_code, body, sent))
+        elif 200 <= response.status_code < 300 and _json_messages_answer(request, response):
+            response, answer = await _buffered(response)
+        self._exchanges.append(
+            Exchange(request.method, str(request.url), response.status_code, body, sent, answer)
+        )
         return response
 
     async def aclose(self) -> None:

@@ -115,6 +115,8 @@ WRONG = [
     ("ignore_count", {"endpoint.search.count_lowered"}),
     # catches: (Q-G4) a count range that stops short of 50
     ("count_cap20", {"endpoint.search.count_max"}),
+    # catches: (Q-G9) a Messages gateway that drops thinking: disabled, so the answer gains a thinking block
+    ("drop_thinking", {"endpoint.messages.web_search"}),
 ]
 
 
