@@ -147,12 +147,19 @@ def _status_is(*expected: int) -> Verdict:
     return verdict
 
 
+# A whole HTML document where Markdown belongs: its text opens with a doctype, <html> or <body> tag.
+# Conservative on purpose: Markdown may hold inline HTML, but never starts as an HTML document.
+_HTML_DOCUMENT = re.compile(r"(?i)\A\s*(?:<!doctype\s+html|<html[\s>]|<body[\s>])")
+
+
 def _fetched(run: ProbeRun) -> str | None:
     result = _outcome(run)
     if not isinstance(result, FetchResult):
         return f"expected a fetched page, got {_describe(result)} (HTTP {_status(run)})"
     if not result.body.content.strip():
         return "the fetched Markdown body is empty"
+    if _HTML_DOCUMENT.match(result.body.content):
+        return "the fetched body is an HTML document (it opens with <!DOCTYPE html>, <html> or <body>), not Markdown"
     return None
 
 
@@ -220,6 +227,11 @@ ENDPOINT_SPECS: tuple[EndpointCheck, ...] = (
         _check("endpoint.tools.fetch", "POST {tools}/fetch returns a page as Markdown", "tools.fetch"),
         "fetch-api.success",
         _fetched,
+        # From a hunt (Q-G5): an endpoint answering the page's HTML where Markdown belongs was certified.
+        "POST {tools}/fetch for a fetchable page must answer HTTP 200 with a non-empty body that is not a whole "
+        "HTML document (one opening with <!DOCTYPE html>, <html> or <body>): seed 001 has the Fetch API return "
+        "the page as Markdown (probe fetch-api.success; live, it fetches the first URL the Search check found). "
+        "Inline HTML inside Markdown is allowed. Catches: an endpoint that returns the page's HTML unconverted.",
     ),
     EndpointCheck(
         _check("endpoint.tools.auth.rejects_bad_key", "Search rejects a wrong API key with HTTP 401", "tools.search"),

@@ -13,10 +13,12 @@ from collections.abc import Iterator
 import pytest
 import uvicorn
 
+from dsweb_ref._types import FetchBody, FetchResult
 from dsweb_ref.certification import endpoint
 from dsweb_ref.certification.endpoint import ENDPOINT_CHECKS, certify_endpoint
 from dsweb_ref.certification.model import CheckResult, Outcome
 from dsweb_ref.emulator import Emulator
+from dsweb_ref.replay.probes import Exchange, ProbeRun
 
 from . import _endpoint_proxy
 
@@ -115,6 +117,8 @@ WRONG = [
     ("ignore_count", {"endpoint.search.count_lowered"}),
     # catches: (Q-G4) a count range that stops short of 50
     ("count_cap20", {"endpoint.search.count_max"}),
+    # catches: (Q-G5) a Fetch route that returns the page as a whole HTML document instead of Markdown
+    ("fetch_html", {"endpoint.tools.fetch"}),
     # catches: (Q-G9) a Messages gateway that drops thinking: disabled, so the answer gains a thinking block
     ("drop_thinking", {"endpoint.messages.web_search"}),
 ]
@@ -123,3 +127,30 @@ WRONG = [
 @pytest.mark.parametrize(("mode", "expected"), WRONG, ids=[mode for mode, _ in WRONG])
 def test_each_wrong_endpoint_fails_exactly_its_new_checks(proxy: str, mode: str, expected: set[str]) -> None:
     assert failing(proxy, mode) == expected
+
+
+def _fetch_run(content: str) -> ProbeRun:
+    page = FetchResult("https://docs.example.test/api/fetch", 200, FetchBody("text", content))
+    return ProbeRun((page,), (Exchange("POST", "http://emulator.dsweb.invalid/v1/tools/fetch", 200),))
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "# Fetch API\n\nSome <b>bold</b> text and a <br> break.\n\n<details><summary>More</summary>x</details>",
+        "<p align=center>A Markdown page may open with inline HTML</p>\n\n# Title",
+        "<!-- a comment -->\n# Title",
+    ],
+)
+def test_markdown_with_inline_html_still_passes_the_fetch_check(content: str) -> None:
+    # open: Markdown may hold inline HTML; only a whole HTML document is refused
+    assert endpoint._fetched(_fetch_run(content)) is None
+
+
+@pytest.mark.parametrize(
+    "content", ["<!DOCTYPE html><html><body>x</body></html>", "  \n<html lang=en><p>x</p></html>", "<BODY>\n<p>x</p>"]
+)
+def test_a_whole_html_document_fails_the_fetch_check(content: str) -> None:
+    # catches: (Q-G5) the page's HTML returned where Markdown belongs
+    reason = endpoint._fetched(_fetch_run(content))
+    assert reason is not None and "HTML document" in reason
