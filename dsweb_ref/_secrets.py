@@ -330,7 +330,8 @@ def _needles(secret: str) -> tuple[str, ...]:
     hex (so %XX to any depth, quoted-printable ``=XX``, CSS escapes and any separator between the
     bytes), ``0x``/``\\x``/``&#x`` prefixed hex, octal and decimal bytes, ``\\u``, ``\\U`` and
     ``\\u{}`` escapes, base64 (any alignment, either alphabet, any case), base64 of base64, base32,
-    base85 and ASCII85, uuencode, each of the byte forms of the reversed secret too."""
+    base85 and ASCII85, uuencode, each of the byte forms of the reversed secret too; and hex and base64
+    of the secret's UTF-16LE and UTF-16BE bytes."""
     data = _utf8(secret)
     points = [ord(c) for c in secret]
     raw = [secret, secret[::-1], _rot13(secret), _rot13(secret[::-1])]
@@ -353,6 +354,11 @@ def _needles(secret: str) -> tuple[str, ...]:
         forms += _groups(chunk, base64.b85encode, 4, 5)
         forms += _groups(chunk, base64.a85encode, 4, 5)
         forms += [core.translate(_UU) for core in _groups(chunk, base64.b64encode, 3, 4)]
+    # The secret as UTF-16 (either byte order), hex or base64 of those bytes: an endpoint that echoes the
+    # key the way a Windows or Java stack holds text. Only these two forms, so the needle count stays small.
+    for wide in (secret.encode("utf-16-le", "surrogatepass"), secret.encode("utf-16-be", "surrogatepass")):
+        forms.append(wide.hex())
+        forms += _base64_cores_of(wide)
     for ordered in (points, points[::-1]):
         forms += [
             "".join(f"u{p:04x}" for p in ordered),

@@ -7,6 +7,7 @@ Run: ``python _endpoint_proxy.py PORT UPSTREAM`` (UPSTREAM e.g. ``http://127.0.0
 
 from __future__ import annotations
 
+import base64
 import json
 import sys
 from typing import Any
@@ -63,6 +64,20 @@ def _html(content: bytes) -> bytes:
     return json.dumps(page).encode()
 
 
+def _echo(mode: str, authorization: str, content: bytes) -> bytes:
+    """The answer with a ``trace`` naming the caller: the credential as base64 of the UTF-16LE header, or as
+    hex of the UTF-16LE key (a gateway echoing what it read, the way a Windows or Java stack holds text)."""
+    token = authorization.split(" ", 1)[-1]
+    forms = {
+        "echo_b64u16": base64.b64encode(authorization.encode("utf-16-le")).decode(),
+        "echo_hexu16": token.encode("utf-16-le").hex(),
+        "echo_hexu16be": token.encode("utf-16-be").hex(),
+    }
+    answer = json.loads(content)
+    answer["trace"] = {"caller": forms[mode]}
+    return json.dumps(answer).encode()
+
+
 def app(upstream: str) -> Starlette:
     client = httpx.AsyncClient(base_url=upstream, timeout=30, trust_env=False)
 
@@ -92,6 +107,8 @@ def app(upstream: str) -> Starlette:
         content = r.content
         if is_fetch and r.status_code == 200 and mode == "fetch_html":
             content = _html(content)
+        if mode.startswith("echo_") and is_search and r.status_code == 200:
+            content = _echo(mode, request.headers.get("authorization", ""), content)
         kept = {k: v for k, v in r.headers.items() if k.lower() not in HOP}
         return Response(content, r.status_code, headers=kept)
 

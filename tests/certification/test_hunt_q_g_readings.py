@@ -5,10 +5,14 @@ exactly the endpoint check(s) that name its reading."""
 
 from __future__ import annotations
 
+import asyncio
+import base64
+import json
 import socket
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 import uvicorn
@@ -18,7 +22,9 @@ from dsweb_ref.certification import endpoint
 from dsweb_ref.certification.endpoint import ENDPOINT_CHECKS, certify_endpoint
 from dsweb_ref.certification.model import CheckResult, Outcome
 from dsweb_ref.emulator import Emulator
+from dsweb_ref.replay.cassettes import scan_text
 from dsweb_ref.replay.probes import Exchange, ProbeRun
+from dsweb_ref.replay.record import RecordTarget, record_probes
 
 from . import _endpoint_proxy
 
@@ -154,3 +160,23 @@ def test_a_whole_html_document_fails_the_fetch_check(content: str) -> None:
     # catches: (Q-G5) the page's HTML returned where Markdown belongs
     reason = endpoint._fetched(_fetch_run(content))
     assert reason is not None and "HTML document" in reason
+
+
+@pytest.mark.parametrize("mode", ["echo_b64u16", "echo_hexu16", "echo_hexu16be"])
+def test_record_refuses_a_cassette_holding_the_key_as_utf16(proxy: str, mode: str, tmp_path: Path) -> None:
+    # catches: (Q-G10) a cassette gate that builds the key's encoded forms from its UTF-8 bytes only, so the
+    # key echoed as base64 or hex of UTF-16 bytes was written into a committed cassette
+    target = RecordTarget(f"{proxy}/{mode}/anthropic/v1", f"{proxy}/{mode}/v1/tools", KEY)
+    results = asyncio.run(record_probes(["search-api.basic"], target, tmp_path, max_rps=1000.0))
+    assert [(r.status, r.reason.split(":")[0]) for r in results] == [("refused", "credential-like value left")]
+    assert not list(tmp_path.rglob("*.yaml"))
+
+
+def test_record_keeps_an_echo_of_ordinary_text_as_utf16(proxy: str, tmp_path: Path) -> None:
+    # open: UTF-16 hex of text that is not the key is ordinary data; the unchanged emulator records
+    target = RecordTarget(f"{proxy}/none/anthropic/v1", f"{proxy}/none/v1/tools", KEY)
+    results = asyncio.run(record_probes(["search-api.basic"], target, tmp_path, max_rps=1000.0))
+    assert [r.status for r in results] == ["recorded"]
+    text = "search api rate limits"
+    assert scan_text(json.dumps({"caller": text.encode("utf-16-le").hex()}), literals=[KEY]) == []
+    assert scan_text(json.dumps({"caller": base64.b64encode(text.encode("utf-16-be")).decode()}), literals=[KEY]) == []
