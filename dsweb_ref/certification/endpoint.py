@@ -28,9 +28,12 @@ wrongly is FAILED.
 
 Offline (``cassette_dir``): a missing directory, or one that holds no cassette for any endpoint
 check, raises ValueError — replaying nothing must never produce an all-skipped run that looks
-like a pass. A *partially* populated directory (e.g. cassettes recorded from a gateway that only
-serves Messages, or only some probes re-recorded) runs what it has and skips each check whose
-cassette is missing with ``no cassette <protocol>/<name>.yaml``.
+like a pass. A *partially* populated directory (e.g. only some probes re-recorded) runs what it
+has and skips each check whose cassette is missing with ``no cassette <protocol>/<name>.yaml``.
+A probe the endpoint failed while recording (a wrong status, no answer in time) is not missing:
+``dsweb record`` keeps its cassette marked ``failed`` in the provenance, so the replay judges the
+recorded answer as the live run did — a check FAILS (or a route not served is SKIPPED, as live),
+and a probe recorded without any answer is ERROR, naming the recorded failure.
 """
 
 from __future__ import annotations
@@ -47,7 +50,7 @@ from typing import Any
 
 from .._exceptions import WebError
 from .._types import FetchResult, SearchResult
-from ..replay.cassettes import cassette_replay
+from ..replay.cassettes import cassette_replay, provenance_of
 from ..replay.probes import Probe, ProbeContext, ProbeRun, RateLimiter, envelope_message, get_probe
 from ..replay.record import replay_context
 from .model import Check, CheckResult, Outcome, TargetInfo
@@ -416,6 +419,16 @@ class _Runner:
     def has_cassette(self, probe: Probe) -> bool:
         return self.cassette_dir is not None and (self.cassette_dir / probe.cassette).is_file()
 
+    def recorded_failure(self, probe: Probe) -> str | None:
+        """Why ``dsweb record`` marked the probe's cassette failed (provenance ``failed``), or None."""
+        if self.cassette_dir is None:
+            return None
+        try:
+            failed = provenance_of(self.cassette_dir / probe.cassette).get("failed")
+        except Exception:  # an unreadable cassette: the replay itself reports it
+            return None
+        return failed if isinstance(failed, str) else None
+
     async def run(self, probe: Probe, params: dict[str, Any]) -> ProbeRun:
         if self.cassette_dir is not None:
             cassette = self.cassette_dir / probe.cassette
@@ -517,6 +530,9 @@ async def _certify(runner: _Runner, progress: Progress | None) -> tuple[list[Che
             if not runner.has_cassette(probe):
                 done(Outcome.SKIPPED, f"no cassette {probe.cassette}")
                 continue
+            failed = runner.recorded_failure(probe)
+            if failed:
+                details["recorded_failure"] = failed  # dsweb record kept what the endpoint answered
         elif runner.api_key is None:
             done(Outcome.ERROR, "no API key given for a live run")
             continue
@@ -530,7 +546,9 @@ async def _certify(runner: _Runner, progress: Progress | None) -> tuple[list[Che
             done(Outcome.ERROR, f"timed out after {runner.timeout_s:g}s")
             continue
         except Exception as exc:  # replay mismatch, transport crash: the check could not run
-            done(Outcome.ERROR, f"{type(exc).__name__}: {exc}"[:500])
+            recorded = details.get("recorded_failure")
+            prefix = f"the recording failed ({recorded}); " if recorded else ""
+            done(Outcome.ERROR, f"{prefix}{type(exc).__name__}: {exc}"[:500])
             continue
         details["statuses"] = [e.status for e in run.exchanges]
         silent = silent + 1 if not offline and _unanswered(run) else 0

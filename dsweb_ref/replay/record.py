@@ -3,9 +3,15 @@
 Recording rules (``dsweb record``):
 
 * probes run serially, each under a timeout, with request starts spaced by a rate limiter;
-* a probe is recorded into a temporary file and moved into place only if every exchange
-  answered an expected status, the cassette passes the secret scan, and the target file does
-  not exist yet (unless ``overwrite``); a failed or refused probe leaves no cassette behind;
+* a probe is recorded into a temporary file and moved into place if the cassette passes the
+  secret scan and the target file does not exist yet (unless ``overwrite``); a refused probe
+  leaves no cassette behind;
+* a probe the *endpoint* failed (an exchange answered a status the probe does not expect, or no
+  answer came within the timeout) is still written, with ``failed: <reason>`` in its provenance,
+  and reported ``failed``: a replay (``dsweb certify --cassettes``) then judges what the endpoint
+  answered, as the live run did, instead of skipping the check for a missing cassette. A probe
+  the *client* failed (it crashed, sent nothing, followed a redirect, or left the account route)
+  leaves no cassette;
 * provenance says what the cassette was recorded against; an emulator recording says
   ``dsweb emulator (local)`` and never passes for a live one;
 * the account token (``RecordTarget.account_token``, or the emulator's own) is scrubbed like the
@@ -109,13 +115,16 @@ def _unusable_dir(out_dir: Path) -> str | None:
     return None
 
 
+UNEXPECTED_STATUS = "unexpected status"
+
+
 def _check_run(probe: Probe, run: ProbeRun) -> str | None:
     if not run.exchanges:
         return "no request reached the endpoint"
     bad = [e for e in run.exchanges if e.status not in probe.expect_status]
     if bad:
         got = ", ".join(f"{e.method} {e.url} -> HTTP {e.status}" for e in bad)
-        return f"unexpected status (expected {sorted(probe.expect_status)}): {got}"
+        return f"{UNEXPECTED_STATUS} (expected {sorted(probe.expect_status)}): {got}"
     if probe.auth == "account":
         bearer = ("authorization", f"Bearer {ACCOUNT_PLACEHOLDER}")
         if any(bearer not in e.credentials for e in run.exchanges):
@@ -206,26 +215,35 @@ async def _record_one(
             account_token=account_token,
             overrides=dict(probe.settings),
         )
+        run: ProbeRun | None = None
         try:
             with recorder.use_cassette(str(raw_path)):
                 async with asyncio.timeout(timeout_s):
                     run = await probe.run(ctx)
         except TimeoutError:
-            return RecordResult(probe.id, "failed", reason=f"timed out after {timeout_s}s")
+            pass  # the endpoint did not answer in time: kept below, marked failed
         except Exception as exc:  # a probe that crashed records nothing
             return RecordResult(probe.id, "failed", reason=f"{type(exc).__name__}: {exc}")
         finally:
             if emu is not None:
                 trap_hits = len(emu.log.trap_hits())
                 emu.reset()
-        problem = _check_run(probe, run)
-        if problem is None and trap_hits:
-            problem = f"a redirect was followed: {trap_hits} request(s) reached the emulator's redirect trap"
-        if problem is not None:
-            return RecordResult(probe.id, "failed", reason=problem)
-        if not raw_path.exists():
+        # The endpoint's own failure (a wrong status, no answer in time) is kept as a cassette marked
+        # failed, so a replay judges what the endpoint answered instead of skipping a check it failed live.
+        failure = f"timed out after {timeout_s}s" if run is None else None
+        if run is not None:
+            problem = _check_run(probe, run)
+            if problem is None and trap_hits:
+                problem = f"a redirect was followed: {trap_hits} request(s) reached the emulator's redirect trap"
+            if problem is not None and not problem.startswith(UNEXPECTED_STATUS):
+                return RecordResult(probe.id, "failed", reason=problem)  # the client's fault: nothing to replay
+            failure = problem
+        if raw_path.exists():
+            raw = load_cassette(raw_path)
+        elif failure is not None:
+            raw = {"interactions": [], "version": 1}  # timed out before any answer: a replay has nothing to match
+        else:
             return RecordResult(probe.id, "failed", reason="nothing was recorded")
-        raw = load_cassette(raw_path)
         origin = (emu.base_url, PLACEHOLDER_ORIGIN) if emu is not None else None
 
         def replay_base(value: str | None) -> str | None:
@@ -255,10 +273,12 @@ async def _record_one(
                 f"cookies, and the key and account token values (as {KEY_PLACEHOLDER} and {ACCOUNT_PLACEHOLDER}); "
                 "credential headers keep only the placeholder of the credential they carried"
             )
+        if failure is not None:
+            provenance["failed"] = failure
         if fault_label is not None:
             provenance["fault"] = fault_label  # finalize_cassette rewrites its origin and scrubs credentials
         data = finalize_cassette(raw, provenance=provenance, replacements=replacements, origin=origin)
-        if probe.auth == "account":
+        if probe.auth == "account" and run is not None and run.exchanges:
             _show_credentials(data, run)
         literals = [secret for secret, _ in replacements]
         findings = scan_cassette_data(data, literals=literals, where=probe.cassette)
@@ -273,6 +293,8 @@ async def _record_one(
             raise CassetteWriteError(dest, f"cannot write cassette {dest}: {reason}{where}") from exc
         if not written:
             return RecordResult(probe.id, "exists", dest, "cassette exists; pass --overwrite to replace it")
+    if failure is not None:
+        return RecordResult(probe.id, "failed", dest, f"{failure} (kept, marked failed in its provenance)")
     return RecordResult(probe.id, "recorded", dest)
 
 

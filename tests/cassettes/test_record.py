@@ -1,5 +1,5 @@
-"""``dsweb record`` against the emulator: success, no overwrite, no cassette for a failed or
-leaking probe, scrubbing of an echoed key, and rate-limit spacing on an injected clock."""
+"""``dsweb record`` against the emulator: success, no overwrite, a cassette marked failed for a probe the
+endpoint failed and none for a leaking one, scrubbing of an echoed key, and rate-limit spacing on an injected clock."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import pytest
 from dsweb_ref.cli import record as record_cli
 from dsweb_ref.emulator import Delay, Emulator, Status
 from dsweb_ref.emulator.fixtures import EmulatorFactory
-from dsweb_ref.replay.cassettes import KEY_PLACEHOLDER, load_cassette, scan_tree
+from dsweb_ref.replay.cassettes import KEY_PLACEHOLDER, load_cassette, provenance_of, scan_tree
 from dsweb_ref.replay.probes import ACCOUNT_PLACEHOLDER, PROBES, Probe, ProbeContext, RateLimiter, get_probe
 from dsweb_ref.replay.record import (
     EMULATOR_LABEL,
@@ -74,7 +74,11 @@ def test_refuses_to_overwrite_without_the_flag(emulator: Emulator, emulator_api_
     assert _files(tmp_path) == [path]  # no staging files left
 
 
-def test_a_failed_probe_leaves_no_cassette(emulator: Emulator, emulator_api_key: str, tmp_path: Path) -> None:
+def test_a_probe_the_endpoint_failed_keeps_a_cassette_marked_failed(
+    emulator: Emulator, emulator_api_key: str, tmp_path: Path
+) -> None:
+    """A wrong status or no answer in time is the endpoint's failure: the cassette is kept, marked failed,
+    so a replay judges what the endpoint answered (hunt Q-G2) instead of skipping the check."""
     base = get_probe("search-api.basic")
     expects_ok_gets_400 = Probe(
         "search-api.wrong", "expects 200, gets 400", "search", frozenset({200}), base.runner, {"query": "q" * 129}
@@ -92,7 +96,11 @@ def test_a_failed_probe_leaves_no_cassette(emulator: Emulator, emulator_api_key:
     assert [r.status for r in results] == ["failed", "failed"]
     assert "unexpected status" in results[0].reason and "HTTP 400" in results[0].reason
     assert "timed out" in results[1].reason
-    assert _files(tmp_path) == []
+    wrong, slow_path = tmp_path / "search-api" / "wrong.yaml", tmp_path / "search-api" / "slow.yaml"
+    assert _files(tmp_path) == [slow_path, wrong] and [r.path for r in results] == [wrong, slow_path]
+    assert provenance_of(wrong)["failed"].startswith("unexpected status") and "HTTP 400" in wrong.read_text()
+    assert provenance_of(slow_path)["failed"] == "timed out after 0.5s"
+    assert load_cassette(slow_path)["interactions"] == []  # no answer came: a replay has nothing to match
 
 
 def test_an_echoed_key_is_scrubbed(emulator: Emulator, emulator_api_key: str, tmp_path: Path) -> None:

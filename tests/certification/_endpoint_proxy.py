@@ -50,6 +50,8 @@ def _search(mode: str, j: dict[str, Any]) -> Response | None:
         j.pop("ori_question", None)
     if mode == "ori_bytes_trunc" and isinstance(j.get("ori_question"), str):
         j["ori_question"] = j["ori_question"].encode()[:128].decode("utf-8", "ignore")
+    if mode == "trunc_query" and isinstance(q, str) and len(q) > 128:
+        j["query"] = q[:128]  # an over-long query cut silently instead of rejected
     if mode == "empty_query_ok" and q == "":
         return Response(json.dumps({"results": []}), 200, media_type="application/json")
     return None

@@ -13,6 +13,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import uvicorn
@@ -22,7 +23,7 @@ from dsweb_ref.certification import endpoint
 from dsweb_ref.certification.endpoint import ENDPOINT_CHECKS, certify_endpoint
 from dsweb_ref.certification.model import CheckResult, Outcome
 from dsweb_ref.emulator import Emulator
-from dsweb_ref.replay.cassettes import scan_text
+from dsweb_ref.replay.cassettes import iter_cassettes, provenance_of, scan_text
 from dsweb_ref.replay.probes import Exchange, ProbeRun
 from dsweb_ref.replay.record import RecordTarget, record_probes
 
@@ -180,3 +181,44 @@ def test_record_keeps_an_echo_of_ordinary_text_as_utf16(proxy: str, tmp_path: Pa
     text = "search api rate limits"
     assert scan_text(json.dumps({"caller": text.encode("utf-16-le").hex()}), literals=[KEY]) == []
     assert scan_text(json.dumps({"caller": base64.b64encode(text.encode("utf-16-be")).decode()}), literals=[KEY]) == []
+
+
+# What `dsweb certify --cassettes` replays: every endpoint check's probe and the Fetch route's confirmation.
+ENDPOINT_PROBES = sorted({spec.probe for spec in endpoint.ENDPOINT_SPECS} | {"fetch-api.bad-url"})
+
+
+def _record_then_replay(messages_base: str, tools_base: str, out: Path) -> dict[str, CheckResult]:
+    target = RecordTarget(messages_base, tools_base, KEY)
+    asyncio.run(record_probes(ENDPOINT_PROBES, target, out, max_rps=1000.0))
+    _, results = certify_endpoint(messages_base=None, tools_base=None, cassette_dir=out)
+    return {r.check.id: r for r in results}
+
+
+def test_a_check_failed_while_recording_fails_on_replay(proxy: str, tmp_path: Path) -> None:
+    # catches: (Q-G2) record leaving no cassette for a probe the endpoint failed, so the replay skipped the
+    # check ("no cassette") and certified an endpoint that truncates over-long queries
+    live = certify(proxy, "trunc_query")
+    assert {cid for cid, r in live.items() if r.outcome != Outcome.PASSED} == {"endpoint.search.query_limit"}
+    replayed = _record_then_replay(f"{proxy}/trunc_query/anthropic/v1", f"{proxy}/trunc_query/v1/tools", tmp_path)
+    assert {cid: r.outcome for cid, r in replayed.items()} == {cid: r.outcome for cid, r in live.items()}
+    limit = replayed["endpoint.search.query_limit"]
+    assert limit.details["recorded_failure"].startswith("unexpected status") and "got 200" in limit.reason
+
+
+def test_a_gateway_without_tools_routes_still_skips_them_on_replay(emulator_factory: Any, tmp_path: Path) -> None:
+    # open: a Messages-only gateway (seed 001 keeps Messages search for it) records 404s for the tools probes;
+    # their kept cassettes replay as "route not served", exactly as the live run reports them
+    gateway = emulator_factory(api_keys=(KEY,), tools_prefix=None)
+    replayed = _record_then_replay(gateway.messages_base, gateway.base_url + "/v1/tools", tmp_path)
+    _, live = certify_endpoint(
+        messages_base=gateway.messages_base, tools_base=gateway.base_url + "/v1/tools", api_key=KEY, timeout_s=10
+    )
+    shown = {r.check.id: (r.outcome, r.reason) for r in live}
+    assert {cid: (r.outcome, r.reason) for cid, r in replayed.items()} == shown
+    assert {r.outcome for r in live} == {Outcome.PASSED, Outcome.SKIPPED}
+
+
+def test_no_committed_cassette_is_marked_failed() -> None:
+    # catches: (Q-G2) a failed recording slipped into the shipped set, which replays would then judge
+    shipped = iter_cassettes(Path(__file__).resolve().parents[2] / "cassettes")
+    assert shipped and [p.name for p in shipped if "failed" in provenance_of(p)] == []
