@@ -59,6 +59,13 @@ ROWS = (
     Case("x-gzip", "only the exact name 'gzip' inflated: an x-gzip body shown as text",
          {"coding": "x-gzip", "needs": "gzip", "type": "text/plain; charset=utf-8", "text": WORDS,
           "refusal": True}),
+    # From a hunt (Q-F3): a list of codings (gzip, gzip) decoded once, by its last (or first) entry only, so the
+    # page came back as the inner coding's compressed bytes. HTTP applies the listed codings in order; a fetcher
+    # may refuse a stacked coding, but a success is the page decoded through every one.
+    Case("stacked-gzip", "a list of content codings (gzip, gzip) decoded once, as its last or first entry alone: "
+         "the inner gzip's compressed bytes shown as the page",
+         {"coding": "gzip, gzip", "needs": "gzip", "type": "text/plain; charset=utf-8", "text": WORDS,
+          "refusal": True, "pieces": (gzip.compress(gzip.compress(WORDS.encode())),)}),
     Case("latin-1", "the declared charset ignored: ISO-8859-1 read as UTF-8 (café becomes caf\ufffd)",
          {"type": "text/plain; charset=iso-8859-1", "text": f"{WORDS}: café", "encode": "latin-1",
           "refusal": True}),
@@ -234,7 +241,8 @@ def _serve(case: Case) -> Callable[[_Handler], None]:
     provider="messages",
     rule="Seed 002: passages are read out of the fetched pages (and seed 001 keeps local HTTP fetch as the "
     "shipped web_fetch). HTTP decides the rest: a body compressed with a coding the request's Accept-Encoding "
-    "listed (names are case-insensitive) must come back decoded. No seed makes a fetcher ask for any coding or "
+    "listed (names are case-insensitive) must come back decoded; a list of codings (gzip, gzip: applied in the order "
+    "listed) may be refused, and a success is the page decoded through every one of them. No seed makes a fetcher ask for any coding or "
     "read any charset, so for a coding it did not ask for and for every charset a WEB_* refusal is accepted; a "
     "success must show the page's own text (where HTTP and browsers read a page differently, a byte-order mark "
     "or the gb2312 label, either reading; JSON \\u escapes in the text count as their characters). A reply that "
