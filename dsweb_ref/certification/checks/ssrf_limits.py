@@ -378,6 +378,10 @@ HOP_CASES = (
         "or errored when the call never answers)",
         {"path": "/loop"},
     ),
+    # From a hunt (Q-F4): hops counted per host, so a chain that moves to a new host at every hop was never
+    # capped. The cap is the fetch's: a fetcher that refuses every cross-origin redirect passes at the first hop.
+    Case("cross-host-chain", f"hops counted per host: a chain of {CHAIN} redirects, each to a new public host "
+         "(hop1.ssrf.test, hop2.ssrf.test, ...), followed to its end", {"path": "/xhop/0", "hosts": "hop"}),
 )
 # A chain of exactly the cap is within it. No seed makes a fetcher follow a redirect at all, so the row
 # binds only a fetcher that followed the control (one same-origin hop to a page); one that refused it may
@@ -399,7 +403,8 @@ ZERO_HOPS = Case("zero-hops", "a configured cap of 0 read as unset (the default 
     requires=REQUIRES,
     provider="messages",
     rule="Seed 002: every redirect is validated again, and seed 001 keeps the HTTP fetcher's resource "
-    "limits: at most configure fetch_max_redirects hops are followed (0: none); the fetch then ends with a "
+    "limits: at most configure fetch_max_redirects hops are followed (0: none), counted over the whole chain "
+    "whatever hosts it crosses; the fetch then ends with a "
     "WEB_* error (or any answer but the page behind the last hop). A chain of exactly that many hops is "
     "within the cap: a fetcher that followed one same-origin redirect to its page must follow it to its page "
     "(no seed makes a fetcher follow redirects, so one that refused that control may refuse the chain).",
@@ -411,14 +416,17 @@ async def redirect_cap(ctx: CheckContext) -> None:
         for n in range(CHAIN):
             net.pages.redirects[f"/hop/{n}"] = (302, f"{origin}/hop/{n + 1}")
             net.pages.redirects[f"/hop307/{n}"] = (307 + n % 2, f"{origin}/hop307/{n + 1}")
+            net.pages.redirects[f"/xhop/{n}"] = (302, f"http://hop{n + 1}.ssrf.test/xhop/{n + 1}")
         net.pages.redirects["/loop"] = (302, f"{origin}/loop")
         for n in range(HOP_CAP):  # /exact/0 -> ... -> /exact/HOP_CAP, a page
             net.pages.redirects[f"/exact/{n}"] = (302, f"{origin}/exact/{n + 1}")
-        test_network = net.config({"hops.ssrf.test": [[PUBLIC]]}, [])
+        hosts = {"hops.ssrf.test": [[PUBLIC]]} | {f"hop{n}.ssrf.test": [[PUBLIC]] for n in range(CHAIN + 1)}
+        test_network = net.config(hosts, [])
         await ctx.configure(provider="messages", test_network=test_network, fetch_max_redirects=HOP_CAP)
         for case in HOP_CASES:
             net.pages.served.clear()
-            outcome = await ctx.fetch(origin + case["path"])
+            start = "http://hop0.ssrf.test" if case.params.get("hosts") else origin
+            outcome = await ctx.fetch(start + case["path"])
             requests = len(net.pages.served)
             require(
                 requests <= HOP_CAP + 1,
