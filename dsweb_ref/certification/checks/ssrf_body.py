@@ -59,13 +59,6 @@ ROWS = (
     Case("x-gzip", "only the exact name 'gzip' inflated: an x-gzip body shown as text",
          {"coding": "x-gzip", "needs": "gzip", "type": "text/plain; charset=utf-8", "text": WORDS,
           "refusal": True}),
-    # From a hunt (Q-F3): a list of codings (gzip, gzip) decoded once, by its last (or first) entry only, so the
-    # page came back as the inner coding's compressed bytes. HTTP applies the listed codings in order; a fetcher
-    # may refuse a stacked coding, but a success is the page decoded through every one.
-    Case("stacked-gzip", "a list of content codings (gzip, gzip) decoded once, as its last or first entry alone: "
-         "the inner gzip's compressed bytes shown as the page",
-         {"coding": "gzip, gzip", "needs": "gzip", "type": "text/plain; charset=utf-8", "text": WORDS,
-          "refusal": True, "pieces": (gzip.compress(gzip.compress(WORDS.encode())),)}),
     Case("latin-1", "the declared charset ignored: ISO-8859-1 read as UTF-8 (café becomes caf\ufffd)",
          {"type": "text/plain; charset=iso-8859-1", "text": f"{WORDS}: café", "encode": "latin-1",
           "refusal": True}),
@@ -149,6 +142,17 @@ PIECE_ROWS = (
                                                                 "type": "text/plain; charset=utf-8", "text": WORDS,
                                                                 "refusal": True, "whole": True,
                                                                 "pieces": (gzip.compress(WORDS.encode()) + b"\r\n",)}),
+)
+
+# From a hunt (Q-F3): a list of codings (gzip, gzip) decoded once, by its last (or first) entry only, so the page
+# came back as the inner coding's compressed bytes. HTTP applies the listed codings in order; a fetcher may refuse
+# a stacked coding, but a success is the page decoded through every one. Judged last: a fetcher refuses it where
+# it refuses a coding it does not know.
+STACKED_ROWS = (
+    Case("stacked-gzip", "a list of content codings (gzip, gzip) decoded once, as its last or first entry alone: "
+         "the inner gzip's compressed bytes shown as the page",
+         {"coding": "gzip, gzip", "needs": "gzip", "type": "text/plain; charset=utf-8", "text": WORDS,
+          "refusal": True, "pieces": (gzip.compress(gzip.compress(WORDS.encode())),)}),
 )
 
 
@@ -257,14 +261,14 @@ def _serve(case: Case) -> Callable[[_Handler], None]:
     "never words that read holds only as compressed bytes (decoded afresh as raw deflate). Bytes after the end of "
     "a gzip stream that start no member are no part of the page: it may be refused, and a success that shows its "
     "whole text does not mark it cut (truncated false: the web_fetch value schema sets it when anything was cut).",
-    cases=(*ROWS, *REPLY_ROWS, *LABEL_ROWS, *PIECE_ROWS),
+    cases=(*ROWS, *REPLY_ROWS, *LABEL_ROWS, *PIECE_ROWS, *STACKED_ROWS),
 )
 async def decoded(ctx: CheckContext) -> None:
     with _network() as net:
-        for case in (*ROWS, *REPLY_ROWS, *LABEL_ROWS, *PIECE_ROWS):
+        for case in (*ROWS, *REPLY_ROWS, *LABEL_ROWS, *PIECE_ROWS, *STACKED_ROWS):
             net.pages.special[f"/body/{case.name}"] = _serve(case)
         await ctx.configure(provider="messages", test_network=net.config({"body.ssrf.test": [[PUBLIC]]}, []))
-        for case in (*ROWS, *REPLY_ROWS, *LABEL_ROWS, *PIECE_ROWS):
+        for case in (*ROWS, *REPLY_ROWS, *LABEL_ROWS, *PIECE_ROWS, *STACKED_ROWS):
             outcome = await ctx.fetch(f"http://body.ssrf.test/body/{case.name}")
             if not outcome.ok and case["refusal"]:
                 expect_error(outcome, case.name)
