@@ -207,7 +207,11 @@ Methods
     ``evidence_search``) must resolve names only through ``resolve`` (an unlisted name does not
     resolve), judge the resolved addresses with its own unchanged address policy, and connect to
     an address it accepted by connecting to ``127.0.0.1:<dial[address]>`` (an unlisted address refuses
-    the connection). Environment proxies stay ignored. The suite dials every address it considers
+    the connection). A dial is matched by address value, not by its text: whatever spelling the
+    fetcher dials (IPv6 compressed or not, bracketed or with a zone id, an IPv4-mapped IPv6 address
+    for its IPv4 address, IPv4 in any numeric form ``inet_aton`` reads, such as ``127.1`` or
+    ``0x7f.0.0.1``) reaches the port of the address it names, as a real connection would.
+    Environment proxies stay ignored. The suite dials every address it considers
     non-public to a trap that counts connections: any connection there fails the SSRF check.
     The SSRF profile also holds the fetcher to the limits ``configure`` hands over: the whole fetch
     (every hop and read) ends with a ``WEB_*`` error within ``timeout_s`` even when a server never

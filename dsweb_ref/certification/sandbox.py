@@ -7,7 +7,13 @@ packet leaves loopback and the implementation's address policy stays exactly as 
 * ``resolve``: name -> a list of successive answers (each a list of IP strings). Lookup *n* of a
   name gets answer *n*; the last answer repeats. A name not listed does not resolve.
 * ``dial``: IP string -> a loopback port. A connection to a listed address goes to
-  ``127.0.0.1:<port>``; any other address refuses the connection.
+  ``127.0.0.1:<port>``; any other address refuses the connection. A dial is matched by address
+  value, never by its text: any spelling of a listed address reaches its port (IPv6 compressed or
+  not, in brackets, with a zone id; an IPv4-mapped IPv6 address as its IPv4 address; IPv4 in every
+  numeric form ``inet_aton`` reads: ``127.1``, ``0x7f.0.0.1``, ``0177.0.0.1``, ``2130706433``), as
+  the operating system would connect it. From a hunt (Q-F1): matched as exact text, a private address
+  dialled in another spelling (``0:0:0:0:0:0:0:1``, ``0x7f.1``) got no route, a ``WEB_*`` error the
+  rows accept, and never reached the trap.
 
 The policy check must run on the resolved addresses (never on the loopback port behind them): the
 suite dials every address it marks private to a trap that counts connections.
@@ -22,15 +28,18 @@ fails the proxy check, and names the variable that was honoured.
 
 from __future__ import annotations
 
+import re
 import socket
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from ipaddress import IPv4Address, IPv6Address, ip_address
 from typing import Any
 
 import httpcore
 
-__all__ = ["PROXY_VARIABLES", "ConnectionTrap", "ProxyTraps", "SandboxDialer", "SandboxNetwork", "SandboxResolver"]
+__all__ = ["PROXY_VARIABLES", "ConnectionTrap", "ProxyTraps", "SandboxDialer", "SandboxNetwork", "SandboxResolver",
+           "dial_address"]
 
 PROXY_VARIABLES = ("HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy")
 NO_PROXY = "127.0.0.1,localhost,::1"  # the emulator; every other name would go through the traps
@@ -108,11 +117,50 @@ class SandboxResolver:
         return list(table[min(count, len(table) - 1)])
 
 
+_IPV4_PART = re.compile(r"0[xX][0-9a-fA-F]*|0[0-7]*|[1-9][0-9]*")
+
+
+def _ipv4_numeric(text: str) -> IPv4Address | None:
+    """``text`` as ``inet_aton`` reads it (one to four parts, each decimal, ``0x`` hex or ``0`` octal; the last
+    part fills the remaining bytes), or None. Strict where ``inet_aton`` is lax: nothing may follow the number."""
+    parts = text.split(".")
+    if not 1 <= len(parts) <= 4 or not all(_IPV4_PART.fullmatch(p) for p in parts):
+        return None
+    values = [int(p, 16) if p[:2] in ("0x", "0X") else int(p, 8) if p.startswith("0") else int(p)
+              for p in (q if q not in ("0x", "0X") else "0" for q in parts)]
+    *head, last = values
+    if any(v > 255 for v in head) or last >= 1 << (8 * (4 - len(head))):
+        return None
+    number = last
+    for i, v in enumerate(head):
+        number |= v << (8 * (3 - i))
+    return IPv4Address(number)
+
+
+def dial_address(host: str) -> IPv4Address | IPv6Address | None:
+    """The address a dial of ``host`` connects to, or None for a name: brackets and an IPv6 zone id dropped, an
+    IPv4-mapped IPv6 address read as its IPv4 address, IPv4 in any numeric form ``inet_aton`` accepts."""
+    text = host.strip()
+    if text.startswith("[") and text.endswith("]"):
+        text = text[1:-1]
+    text = text.split("%", 1)[0]
+    try:
+        address = ip_address(text)
+    except ValueError:
+        return _ipv4_numeric(text)
+    if isinstance(address, IPv6Address) and address.ipv4_mapped is not None:
+        return address.ipv4_mapped
+    return address
+
+
 class SandboxDialer(httpcore.AsyncNetworkBackend):
-    """Dials each listed address on its loopback port; refuses every other address."""
+    """Dials each listed address on its loopback port; refuses every other address. Matched by address
+    value (:func:`dial_address`), so every spelling of a listed address reaches its port."""
 
     def __init__(self, ports: Mapping[str, int]) -> None:
-        self.ports = dict(ports)
+        self.ports: dict[IPv4Address | IPv6Address | str, int] = {}
+        for key, port in ports.items():
+            self.ports.setdefault(dial_address(key) or key, port)  # the first listing of an address wins
         self.dialled: list[str] = []
         self._real = httpcore.AnyIOBackend()
 
@@ -125,7 +173,7 @@ class SandboxDialer(httpcore.AsyncNetworkBackend):
         socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
     ) -> httpcore.AsyncNetworkStream:
         self.dialled.append(host)
-        target = self.ports.get(host)
+        target = self.ports.get(dial_address(host) or host)
         if target is None:
             raise httpcore.ConnectError(f"test network: no route to {host}")
         return await self._real.connect_tcp("127.0.0.1", target, timeout=timeout)

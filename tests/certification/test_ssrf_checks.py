@@ -218,6 +218,7 @@ def test_each_body_cap_row_catches_the_reading_it_names(
     outcomes = {}
     monkeypatch.setattr(ssrf_limits, "PIECE_CASES", ())  # rows of their own (test_netguard_readings.py)
     monkeypatch.setattr(ssrf_limits, "PAST_CASES", ())  # a page read to its end fails it too (its own break)
+    monkeypatch.setattr(ssrf_limits, "HUGE_CASES", ())  # likewise (rows of their own: test_hunt_q_f_readings.py)
     for case in ssrf_limits.BODY_CASES:
         monkeypatch.setattr(ssrf_limits, "BODY_CASES", (case,))
         (result,) = run(fetch_only_target(fetcher), only=["ssrf.caps.body"]).results

@@ -549,6 +549,17 @@ REDIRECTS = (
          "code", {"status": 302, "kind": "invalid"}),
     Case("zone-id-location", "a Location naming fe80::1 with a non-ASCII zone id crashing the fetcher (no WEB_* "
          "error) or dropped so fe80::1 is dialled", {"status": 302, "kind": "zone-id"}),
+    # From a hunt (Q-F6): a Location read by two parsers, validated the RFC 3986 way (http:/10.0.0.9/ a path on
+    # the same host) and followed the WHATWG way (the host 10.0.0.9), so the hop dialled a private literal the
+    # validation never saw. Each Location may be refused (a WEB_* error), or followed as a path on the public
+    # host (the page served there); the private literal is never dialled.
+    *(
+        Case(f"whatwg-{kind}", f"a Location validated as one URL and followed as another ({location!r} checked as a "
+             "path on the public host, then dialled as the host 10.0.0.9, as a browser reads it)",
+             {"status": 302, "kind": f"whatwg-{kind}", "location": location, "page_ok": True})
+        for kind, location in (("one-slash", "http:/10.0.0.9/"), ("three-slashes", "http:///10.0.0.9/"),
+                               ("slash-backslash", "/\\10.0.0.9/"))
+    ),
 )
 # A same-origin redirect on a name whose next lookup answers privately: the hop's new connection (the server
 # closes the first) must be validated again. Refusing the hop, or fetching it from the address that passed,
@@ -578,7 +589,10 @@ NO_LOCATION = Case("no-location", "a redirect without a Location refused without
     "like the first URL, and a redirect to a URL that cannot be read is refused with a WEB_* error. The "
     "connection is bound to the public IP that passed validation: a same-host hop whose name now answers "
     "privately is refused (a WEB_* error) or fetched from the address that passed, never dialled at the new "
-    "answer. A redirect without a Location may come back as it is, or be refused with a WEB_* error. No seed "
+    "answer. A Location that URL parsers read differently (http:/10.0.0.9/, http:///10.0.0.9/, /\\10.0.0.9/) "
+    "is checked as the URL it is followed to: refused with a WEB_* error, or followed as a path on the public host "
+    "(its page comes back), never dialled at the private host another parser finds in it. A redirect without a "
+    "Location may come back as it is, or be refused with a WEB_* error. No seed "
     "makes a fetcher follow redirects, so a redirect it does not follow (any, or only the refused ones) may "
     "also come back as it is, its 3xx status with no connection past it, instead of a WEB_* error.",
     cases=(*REDIRECTS, *REBOUND_HOPS, NO_LOCATION),
@@ -605,6 +619,18 @@ async def redirect_private(ctx: CheckContext) -> None:
                 require(net.trap.connections() == 0, f"{case.name}: a connection reached a non-public address",
                         url=url, catches=case.catches)
                 if not outcome.ok:
+                    expect_error(outcome, case.name)
+                continue
+            if case.params.get("page_ok"):  # refused, handed back, or followed to the public host's page
+                net.pages.redirects[path] = (case["status"], case["location"])
+                url = f"http://start.ssrf.test{path}"
+                outcome = await ctx.fetch(url)
+                require(net.trap.connections() == 0, f"{case.name}: a connection reached a non-public address",
+                        url=url, catches=case.catches)
+                if outcome.ok and not returned_redirect(outcome):
+                    require(PAGE_TEXT in (outcome.text or ""), f"{case.name}: a success that is not the public "
+                            f"host's page ({outcome.brief()})", catches=case.catches)
+                elif not outcome.ok:
                     expect_error(outcome, case.name)
                 continue
             net.pages.redirects[path] = (case["status"], inside[case["kind"]])

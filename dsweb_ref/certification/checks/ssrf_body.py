@@ -144,6 +144,17 @@ PIECE_ROWS = (
                                                                 "pieces": (gzip.compress(WORDS.encode()) + b"\r\n",)}),
 )
 
+# From a hunt (Q-F3): a list of codings (gzip, gzip) decoded once, by its last (or first) entry only, so the page
+# came back as the inner coding's compressed bytes. HTTP applies the listed codings in order; a fetcher may refuse
+# a stacked coding, but a success is the page decoded through every one. Judged last: a fetcher refuses it where
+# it refuses a coding it does not know.
+STACKED_ROWS = (
+    Case("stacked-gzip", "a list of content codings (gzip, gzip) decoded once, as its last or first entry alone: "
+         "the inner gzip's compressed bytes shown as the page",
+         {"coding": "gzip, gzip", "needs": "gzip", "type": "text/plain; charset=utf-8", "text": WORDS,
+          "refusal": True, "pieces": (gzip.compress(gzip.compress(WORDS.encode())),)}),
+)
+
 
 def _body(case: Case) -> bytes:
     text: str = case["text"]
@@ -234,8 +245,10 @@ def _serve(case: Case) -> Callable[[_Handler], None]:
     provider="messages",
     rule="Seed 002: passages are read out of the fetched pages (and seed 001 keeps local HTTP fetch as the "
     "shipped web_fetch). HTTP decides the rest: a body compressed with a coding the request's Accept-Encoding "
-    "listed (names are case-insensitive) must come back decoded. No seed makes a fetcher ask for any coding or "
-    "read any charset, so for a coding it did not ask for and for every charset a WEB_* refusal is accepted; a "
+    "listed (names are case-insensitive) must come back decoded; a list of codings (gzip, gzip: applied in the order "
+    "listed) may be refused, and a success is the page decoded through every one of them. No seed makes a "
+    "fetcher ask for any coding or read any charset, so for a coding it did not ask for and for every charset a "
+    "WEB_* refusal is accepted; a "
     "success must show the page's own text (where HTTP and browsers read a page differently, a byte-order mark "
     "or the gb2312 label, either reading; JSON \\u escapes in the text count as their characters). A reply that "
     "is not HTTP (no status line), or whose status is outside 100-599, may be refused (a WEB_* error) or read as the "
@@ -249,14 +262,14 @@ def _serve(case: Case) -> Callable[[_Handler], None]:
     "never words that read holds only as compressed bytes (decoded afresh as raw deflate). Bytes after the end of "
     "a gzip stream that start no member are no part of the page: it may be refused, and a success that shows its "
     "whole text does not mark it cut (truncated false: the web_fetch value schema sets it when anything was cut).",
-    cases=(*ROWS, *REPLY_ROWS, *LABEL_ROWS, *PIECE_ROWS),
+    cases=(*ROWS, *REPLY_ROWS, *LABEL_ROWS, *PIECE_ROWS, *STACKED_ROWS),
 )
 async def decoded(ctx: CheckContext) -> None:
     with _network() as net:
-        for case in (*ROWS, *REPLY_ROWS, *LABEL_ROWS, *PIECE_ROWS):
+        for case in (*ROWS, *REPLY_ROWS, *LABEL_ROWS, *PIECE_ROWS, *STACKED_ROWS):
             net.pages.special[f"/body/{case.name}"] = _serve(case)
         await ctx.configure(provider="messages", test_network=net.config({"body.ssrf.test": [[PUBLIC]]}, []))
-        for case in (*ROWS, *REPLY_ROWS, *LABEL_ROWS, *PIECE_ROWS):
+        for case in (*ROWS, *REPLY_ROWS, *LABEL_ROWS, *PIECE_ROWS, *STACKED_ROWS):
             outcome = await ctx.fetch(f"http://body.ssrf.test/body/{case.name}")
             if not outcome.ok and case["refusal"]:
                 expect_error(outcome, case.name)

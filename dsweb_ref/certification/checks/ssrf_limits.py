@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import gzip
 import json
+import threading
 import time
 import zlib
 from typing import Any
@@ -143,6 +144,54 @@ def _stacked_bomb(handler: _Handler) -> None:
     handler._send(gzip.compress(_packed("gzip")), headers={"Content-Encoding": "gzip, gzip"})
 
 
+# From a hunt (Q-F2): the whole body read (and inflated), then cut to the cap: what comes back is the cap's bytes,
+# so only the wire shows the fault. The page here is far more than loopback socket buffers hold (64 MiB, no
+# Content-Length), so its server finishes writing it only if the fetcher read it to its end; one that stops at
+# the cap and hangs up breaks the write. The server says which, and the check waits for that (bounded: a fetcher
+# that keeps the connection without reading it is not reading it either).
+HUGE = 64 * 1024 * 1024
+HUGE_WAIT = 2.0  # seconds to wait for the server's write to end once the fetch has answered
+HUGE_CASES = (
+    Case("undeclared-huge", "the whole body read (and inflated) and only then cut to the cap: a 64 MiB page without "
+         "Content-Length read to its end", {"bytes": HUGE}),
+    # From a hunt (Q-F5): a client that follows redirects itself reads each redirect's body to its end (to reuse
+    # the connection) whatever its size, under no cap. The redirect's body is no page: it may be read up to the
+    # cap, never to its end; following the Location, refusing, or handing the redirect back are all open.
+    Case("redirect-huge-body", "a redirect's body read to its end, uncapped (drained by a client that follows "
+         "redirects itself): a 302 to a page on the same host, with a declared 64 MiB body",
+         {"bytes": HUGE, "redirect": True}),
+)
+
+
+class _HugeWrite:
+    """A page of HUGE bytes of "a" and the marker, no Content-Length; ``ended`` is set when the server's write
+    ends, ``completed`` says whether it wrote all of it."""
+
+    def __init__(self, redirect: str | None = None) -> None:
+        self.redirect = redirect  # a 302 to this Location, its body declared, instead of a page
+        self.ended = threading.Event()
+        self.completed = False
+
+    def serve(self, handler: _Handler) -> None:
+        chunk = b"a" * (1024 * 1024)
+        try:
+            handler.send_response(200 if self.redirect is None else 302)
+            handler.send_header("Content-Type", "text/plain; charset=utf-8")
+            if self.redirect is not None:
+                handler.send_header("Location", self.redirect)
+                handler.send_header("Content-Length", str(HUGE + len(MARKER)))
+            handler.end_headers()  # HTTP/1.0: without a length the body ends when the connection closes
+            for _ in range(HUGE // len(chunk)):
+                handler.wfile.write(chunk)
+            handler.wfile.write(MARKER)
+            handler.wfile.flush()
+            self.completed = True
+        except OSError:
+            pass  # the fetcher hung up: it stopped reading
+        finally:
+            self.ended.set()
+
+
 _BODY_SERVERS = {"declared": _big(True), "undeclared": _big(False), "gzip-bomb": _bomb("gzip"),
                  "deflate-bomb": _bomb("deflate"), "stacked-bomb": _stacked_bomb}
 # A page of exactly the cap is within it: whole, and not marked cut. Its own tiny cap, so no tool's
@@ -269,8 +318,11 @@ def _long(size: int) -> Any:
     "bytes, not characters: a page of three-byte characters is cut to the cap's bytes. A page within "
     "the cap whose text is long comes back (cut to a character cap of the fetcher's own, if it has one, and then "
     "marked cut; left whole, not marked cut). A page cut is cut to its first bytes, whatever reads its bytes "
-    "arrive in; a compressed page of exactly the cap comes back whole however its compressed bytes are split.",
-    cases=(*BODY_CASES, AT_CAP_CASE, UNDECLARED_CASE, *PAST_CASES, MULTIBYTE_CASE, *LONG_CASES, *PIECE_CASES),
+    "arrive in; a compressed page of exactly the cap comes back whole however its compressed bytes are split. "
+    "The cap bounds what is read, not only what is shown: a page far over it without Content-Length, or a redirect's "
+    "body far over it, is not read to its end (its server never finishes writing it).",
+    cases=(*BODY_CASES, *HUGE_CASES, AT_CAP_CASE, UNDECLARED_CASE, *PAST_CASES, MULTIBYTE_CASE, *LONG_CASES,
+           *PIECE_CASES),
 )
 async def body_cap(ctx: CheckContext) -> None:
     with _network() as net:
@@ -302,6 +354,20 @@ async def body_cap(ctx: CheckContext) -> None:
             if "a" * 1024 in text:  # the page's own bytes, so it was read and cut (a body left compressed is not)
                 require((outcome.value or {}).get("truncated") is True,
                         f"{case.name}: the page was cut to the cap but truncated is not true")
+        for case in HUGE_CASES:
+            huge = _HugeWrite(f"/big/{case.name}/page" if case.params.get("redirect") else None)
+            net.pages.special[f"/big/{case.name}"] = huge.serve
+            outcome = await ctx.fetch(f"http://caps.ssrf.test/big/{case.name}")
+            await ctx.blocking(huge.ended.wait, HUGE_WAIT)
+            what = "a redirect's body" if case.params.get("redirect") else "a page without Content-Length"
+            require(not huge.completed, f"{case.name}: the server wrote all {HUGE} bytes of {what}: it was read to "
+                    f"its end for a {BODY_CAP}-byte cap", catches=case.catches)
+            if not outcome.ok:
+                expect_error(outcome, case.name)
+                continue
+            text = outcome.text or ""
+            require(MARKER.decode() not in text and len(text) <= BODY_CAP + SLACK,
+                    f"{case.name}: bytes past the {BODY_CAP}-byte cap came back", catches=case.catches)
         if OVER_IN_PIECES in PIECE_CASES:
             case = OVER_IN_PIECES
             outcome = await ctx.fetch(f"http://caps.ssrf.test/big/{case.name}")
@@ -378,6 +444,10 @@ HOP_CASES = (
         "or errored when the call never answers)",
         {"path": "/loop"},
     ),
+    # From a hunt (Q-F4): hops counted per host, so a chain that moves to a new host at every hop was never
+    # capped. The cap is the fetch's: a fetcher that refuses every cross-origin redirect passes at the first hop.
+    Case("cross-host-chain", f"hops counted per host: a chain of {CHAIN} redirects, each to a new public host "
+         "(hop1.ssrf.test, hop2.ssrf.test, ...), followed to its end", {"path": "/xhop/0", "hosts": "hop"}),
 )
 # A chain of exactly the cap is within it. No seed makes a fetcher follow a redirect at all, so the row
 # binds only a fetcher that followed the control (one same-origin hop to a page); one that refused it may
@@ -399,7 +469,8 @@ ZERO_HOPS = Case("zero-hops", "a configured cap of 0 read as unset (the default 
     requires=REQUIRES,
     provider="messages",
     rule="Seed 002: every redirect is validated again, and seed 001 keeps the HTTP fetcher's resource "
-    "limits: at most configure fetch_max_redirects hops are followed (0: none); the fetch then ends with a "
+    "limits: at most configure fetch_max_redirects hops are followed (0: none), counted over the whole chain "
+    "whatever hosts it crosses; the fetch then ends with a "
     "WEB_* error (or any answer but the page behind the last hop). A chain of exactly that many hops is "
     "within the cap: a fetcher that followed one same-origin redirect to its page must follow it to its page "
     "(no seed makes a fetcher follow redirects, so one that refused that control may refuse the chain).",
@@ -411,14 +482,17 @@ async def redirect_cap(ctx: CheckContext) -> None:
         for n in range(CHAIN):
             net.pages.redirects[f"/hop/{n}"] = (302, f"{origin}/hop/{n + 1}")
             net.pages.redirects[f"/hop307/{n}"] = (307 + n % 2, f"{origin}/hop307/{n + 1}")
+            net.pages.redirects[f"/xhop/{n}"] = (302, f"http://hop{n + 1}.ssrf.test/xhop/{n + 1}")
         net.pages.redirects["/loop"] = (302, f"{origin}/loop")
         for n in range(HOP_CAP):  # /exact/0 -> ... -> /exact/HOP_CAP, a page
             net.pages.redirects[f"/exact/{n}"] = (302, f"{origin}/exact/{n + 1}")
-        test_network = net.config({"hops.ssrf.test": [[PUBLIC]]}, [])
+        hosts = {"hops.ssrf.test": [[PUBLIC]]} | {f"hop{n}.ssrf.test": [[PUBLIC]] for n in range(CHAIN + 1)}
+        test_network = net.config(hosts, [])
         await ctx.configure(provider="messages", test_network=test_network, fetch_max_redirects=HOP_CAP)
         for case in HOP_CASES:
             net.pages.served.clear()
-            outcome = await ctx.fetch(origin + case["path"])
+            start = "http://hop0.ssrf.test" if case.params.get("hosts") else origin
+            outcome = await ctx.fetch(start + case["path"])
             requests = len(net.pages.served)
             require(
                 requests <= HOP_CAP + 1,
