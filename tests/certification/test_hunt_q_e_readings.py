@@ -244,3 +244,22 @@ def test_a_transport_failure_fetched_locally_fails_exactly_the_cut_answer_row(mo
     _falling_back(monkeypatch)
     _failures_only(monkeypatch, "FALLBACK")
     assert failing_rows(fetch, "FALLBACK", MAPPING, monkeypatch) == {E4}
+
+
+# -- E6: a transport failure's text -----------------------------------------------------------------
+
+E6 = "a malformed status line quoting the key"
+TRANSPORT_TEXT = 'text = scrub_prefix(f"{type(exc).__name__}: {exc}", 500, hidden)'
+
+
+def test_the_reference_passes_the_malformed_status_line_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    _passes(outcomes, "SECRET_ECHOES", ECHO, (E6,), monkeypatch)
+
+
+def test_a_transport_failure_quoted_unscrubbed_fails_exactly_the_malformed_status_line_row(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # catches: the HTTP library's error text (h11's "illegal status line: bytearray(b'XTTP/1.1 401 bad key sk-...')")
+    # quoted in the failure as it stands, unscrubbed
+    patch_reading(_deepseek_http, "_exchange", TRANSPORT_TEXT, 'text = f"{type(exc).__name__}: {exc}"', monkeypatch)
+    _fails_exactly(outcomes, "SECRET_ECHOES", ECHO, {E6}, monkeypatch)

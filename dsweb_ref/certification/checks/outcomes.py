@@ -4,11 +4,13 @@ an unreadable body and every redirect status fail with WEB_PROVIDER_ERROR after 
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 import re
 from collections.abc import Awaitable, Callable
 from typing import Any
+from urllib.parse import urlsplit
 
 from ..._exceptions import WebError
 from ...emulator import CutBody, Delay, Fault, Malformed, RateLimited, Status, ToolError
@@ -500,6 +502,13 @@ SECRET_ECHOES = (
     Case("the key backwards in fragments of three characters, spaces between",
          "whole-key forms run together looked for forward only: the key written backwards in fragments shown",
          {"status": 401, "encode": ("fragments-reversed", ""), "body": {"error": {"message": "invalid {encoded}"}}}),
+    # From a hunt (Q-E6): a transport failure's text quoted as the HTTP library wrote it, unscrubbed. httpx and h11
+    # quote the bytes the server sent, so an endpoint answering a malformed status line that echoes the key showed
+    # it. The row's endpoint is a bare TCP server on loopback (no emulator route): it answers "status_line", then
+    # closes.
+    Case("a malformed status line quoting the key", "a transport failure's text quoted unscrubbed (the HTTP "
+         "library's error quotes the bytes the server sent, the key among them)",
+         {"status_line": f"XTTP/1.1 401 bad key {KEY}\r\n\r\n"}),
 )
 ROW_KEYS = {"short": SHORT_KEY, "long": LONG_KEY}  # the keys rows configure by name
 ENCODED = "{encoded}"  # where the encoded key goes in an echo body
@@ -574,6 +583,33 @@ def _echo_fault(case: Case, key: str) -> Status:
                   content_type=case.params.get("content_type", "application/json"))
 
 
+async def _search_a_bare_endpoint(ctx: CheckContext, answer: bytes) -> CallOutcome:
+    """A search whose provider endpoint (the tools base, or the Messages base) is a bare TCP server on loopback
+    that answers each request's first bytes with ``answer`` (no HTTP a client can read) and closes; the run's own
+    base again after."""
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            await reader.read(65536)
+            writer.write(answer)
+            await writer.drain()
+        except OSError:
+            pass  # the client went away first: it has its failure already
+        finally:
+            writer.close()
+
+    server = await asyncio.start_server(serve, "127.0.0.1", 0)
+    base = f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}"
+    field = "tools_base" if ctx.search_route == "search" else "messages_base"
+    own = getattr(ctx.config, field)
+    try:
+        await ctx.configure(**{field: base + urlsplit(own).path})
+        return await ctx.search([QUERY])
+    finally:
+        await ctx.configure(**{field: own})
+        server.close()
+        await server.wait_closed()
+
+
 @check(
     "errors.secret_echo",
     "An upstream error that quotes the credential never shows it in the failure the model sees",
@@ -582,8 +618,9 @@ def _echo_fault(case: Case, key: str) -> Status:
     rule="Seed 001: requests carry the key only in the documented authorization header, and every "
     "non-success status is a retrieval failure; the project's rule that no secret lands in any log or "
     "report, in any encoding, then decides what the failure may show. An error body (a JSON object, a JSON "
-    "string or plain text), a Retry-After or a refused redirect's Location that echoes the key still fails with "
-    "WEB_PROVIDER_ERROR, and neither the key (as written or in another case; "
+    "string or plain text), a Retry-After, a refused redirect's Location or a malformed status line (which an "
+    "HTTP library's transport error quotes) that echoes the key still fails with WEB_PROVIDER_ERROR, and "
+    "neither the key (as written or in another case; "
     "percent-encoded whole, in part or twice; base64 at any alignment; hex in either case, as \\x escapes or as a "
     "C byte array (0x before each byte); HTML character references, decimal or hex, padded or without "
     "semicolons; JSON or %uXXXX escapes; encodings mixed per character; with invisible characters or spaces "
@@ -612,8 +649,11 @@ async def secret_echo(ctx: CheckContext) -> None:
         if key != configured:
             ctx.emu.accept_api_key(key)
             await ctx.configure(api_key=key)
-        ctx.emu.inject(route, _echo_fault(case, key), when=query_match(route, QUERY))
-        outcome = await ctx.search([QUERY])
+        if "status_line" in case.params:
+            outcome = await _search_a_bare_endpoint(ctx, case["status_line"].replace(KEY, key).encode())
+        else:
+            ctx.emu.inject(route, _echo_fault(case, key), when=query_match(route, QUERY))
+            outcome = await ctx.search([QUERY])
         if key != configured:
             await ctx.configure(api_key=configured)
         expect_error(outcome, case.name, PROVIDER_ERROR)
