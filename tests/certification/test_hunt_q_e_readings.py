@@ -1,10 +1,11 @@
 """Hunt Q, part E: wrong readings of seed 001's Search and Fetch APIs that dsweb certify passed, each now failing the
-rows added for it: a non-success status outside the guide's list read as the answer (E1); a Search API 403 read as
-a search that found nothing (E8); an empty 200 body read as nothing found or an empty page (E5); the refused
-redirect's Location named unscrubbed (E7); an error body that is no JSON object quoted as sent (E2); a request the
-provider's own deadline ended turned into an empty success (E3); a Fetch API transport failure handed to the local
-HTTP fetcher (E4). Each wrong reading is made in the reference as the hunt made it and fails exactly its rows; the
-reference, and the readings the seeds leave open, pass them."""
+rows added for it: a non-success status outside the guide's list read as the answer (E1); a Search API 403, or any
+other 4xx no row names, read as nothing found or as the answer (E8); an empty 200 body read as nothing found or an
+empty page (E5); the refused redirect's Location named unscrubbed (E7); an error body that is no JSON object quoted
+as sent (E2); a request the provider's own deadline ended turned into an empty success (E3); a Fetch API transport
+failure handed to the local HTTP fetcher (E4); a transport failure's text quoted unscrubbed (E6). Each wrong reading
+is made in the reference as the hunt made it and fails exactly its rows; the reference, and the readings the seeds
+leave open, pass them."""
 
 from __future__ import annotations
 
@@ -76,21 +77,21 @@ def test_the_reference_passes_the_409_and_410_rows(monkeypatch: pytest.MonkeyPat
     _passes(fetch, "FAILURES", MAPPING, (E1_FETCH,), monkeypatch)
 
 
-def test_failure_statuses_from_the_guides_list_fail_exactly_the_409_and_410_rows(
+def test_failure_statuses_from_the_guides_list_fail_exactly_the_409_410_and_other_4xx_rows(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # catches: only the statuses the guide names (400-404, 408, 429, 5xx) taken for failures; a 409 or 410 whose
-    # body reads as an answer (a page) returned as one
+    # body reads as an answer (a page) returned as one (in errors.codes, the row of every other 4xx fails it too)
     _tools_api(STATUS_TEST, "if reply.status in (400, 401, 402, 403, 404, 408, 429) or reply.status >= 500:",
                monkeypatch)
-    _fails_exactly(outcomes, "FAILURES", CODES, {E1_CODES}, monkeypatch)
+    _fails_exactly(outcomes, "FAILURES", CODES, {E1_CODES, E8_OTHER}, monkeypatch)
     _failures_only(monkeypatch)
     _fails_exactly(fetch, "FAILURES", MAPPING, {E1_FETCH}, monkeypatch)
 
 
 # -- E8: a Search API 403 read as nothing found -----------------------------------------------------
 
-E8_CODES = "HTTP 403 with an answer body"
+E8_CODES, E8_OTHER = "HTTP 403 with an answer body", "every other 4xx with an answer body"
 
 
 def test_the_reference_passes_the_403_row(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -103,6 +104,23 @@ def test_a_search_403_read_as_nothing_found_fails_exactly_the_403_row(monkeypatc
     _tools_api(STATUS_TEST, "if route == 'search' and reply.status == 403:\n        return {'results': []}\n    "
                + STATUS_TEST, monkeypatch)
     _fails_exactly(outcomes, "FAILURES", CODES, {E8_CODES}, monkeypatch)
+
+
+def test_the_reference_passes_the_other_4xx_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert {405, 410, 422, 451} <= set(outcomes.OTHER_4XX) and not {401, 402, 403, 404, 409, 429} & set(
+        outcomes.OTHER_4XX)
+    _passes(outcomes, "FAILURES", CODES, (E8_OTHER,), monkeypatch)
+
+
+@pytest.mark.parametrize("status", [410, 422, 451])
+def test_a_list_of_failure_statuses_naming_409_fails_exactly_the_other_4xx_row(
+    status: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # catches: the failure statuses listed (the guide's, 409 added) but one other 4xx missing, whose body is then
+    # read as the answer
+    listed = tuple(s for s in (400, 401, 402, 403, 404, 408, 409, 429, *outcomes.OTHER_4XX) if s != status)
+    _tools_api(STATUS_TEST, f"if reply.status in {listed} or reply.status >= 500:", monkeypatch)
+    _fails_exactly(outcomes, "FAILURES", CODES, {E8_OTHER}, monkeypatch)
 
 
 # -- E5: an empty 200 body --------------------------------------------------------------------------
@@ -263,3 +281,4 @@ def test_a_transport_failure_quoted_unscrubbed_fails_exactly_the_malformed_statu
     # quoted in the failure as it stands, unscrubbed
     patch_reading(_deepseek_http, "_exchange", TRANSPORT_TEXT, 'text = f"{type(exc).__name__}: {exc}"', monkeypatch)
     _fails_exactly(outcomes, "SECRET_ECHOES", ECHO, {E6}, monkeypatch)
+

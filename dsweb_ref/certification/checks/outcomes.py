@@ -28,6 +28,9 @@ REDIRECT_STATUSES = (300, 301, 302, 303, 307, 308)  # every 3xx HTTP defines for
 # The deadline (timeout_s) the "answered past timeout_s" rows configure, and how long past it the emulator waits
 # before it would answer (it stops waiting once the client has gone): half a second of each run of the row.
 LATE_DEADLINE = 0.5
+# Every 4xx that no other row of errors.codes names (401, 402, 403, 404, 409 and 429 have rows of their own).
+OTHER_4XX = (400, 405, 406, 408, 410, 411, 412, 413, 414, 415, 416, 417, 418, 421, 422, 423, 424, 425, 426, 428, 431,
+             451, 499)
 LATE_ANSWER = 3.0
 WRONG_SHAPE = {"search": b'{"results": {"url": "https://a.example.test/"}}', "messages": b'{"content": "prose"}'}
 
@@ -102,6 +105,11 @@ FAILURES = (
     # retry check (search.api.retry.never) saw it, so a target without retries was certified.
     Case("HTTP 403 with an answer body", "a 403 (a refused query) read as a search that found nothing, or its "
          "body read as the answer", {"fault": "403-answer"}, family=ORDER),
+    # The other 4xx no row names, as search.api.retry.never tries them (408 and 400 too): a target without the
+    # opt-in retries is judged on them here. Each status is its own search, failed after one request.
+    Case("every other 4xx with an answer body", "a list of failure statuses that names 409 but not a 4xx such as "
+         "410, 422 or 451, whose body is then read as the answer (or as a search that found nothing)",
+         {"statuses": OTHER_4XX}, family=ORDER),
     Case("body cut mid-transfer", "a broken transfer retried or answered with no results", {"fault": "cut"}),
     # A JSON-escaped lone surrogate is no Unicode text: quoted into the failure, the model-visible text would
     # hold one (a model API refuses it, a UTF-8 encoder crashes). Replaced, dropped or not quoted are all right.
@@ -153,7 +161,7 @@ def failure_fault(name: str, route: str) -> Fault:
     requires=(WS,),
     rule="Seed 001: the provider has 'no shared rate scheduler, automatic retries, or fallback'; every "
     "non-success status is a failure ('every non-success status is a retrieval failure'; not only the statuses "
-    "the guide names: a 403 or a 409 too), as is a body "
+    "the guide names: a 403, a 409 and every other 4xx too), as is a body "
     "the provider cannot read: a 200 that is no search answer (an empty body, {}, an error envelope, null "
     "results, results "
     "that are not objects, a result without a text url, an answer given without searching: in Messages, "
@@ -171,17 +179,20 @@ def failure_fault(name: str, route: str) -> Fault:
 async def error_codes(ctx: CheckContext) -> None:
     route = ctx.search_route
     for case in FAILURES:
-        ctx.fresh()
-        ctx.emu.inject(route, failure_fault(case["fault"], route), when=query_match(route, QUERY))
-        outcome = await _within(ctx, case, ctx.search, [QUERY])
-        await ctx.settle()
-        expect_error(outcome, case.name, None if "deadline" in case.params else PROVIDER_ERROR)
-        sent = len(ctx.records(route))
-        require(sent == 1, f"{case.name}: {sent} upstream requests; a failure must not be retried silently")
-        if case.params.get("unicode"):
-            shown = f"{outcome.text or ''}{outcome.error_message}"
-            require(not _LONE_SURROGATE.search(shown), f"{case.name}: the failure holds a lone surrogate, so it "
-                    f"is no Unicode text: {shown[:160]!a}")
+        statuses = case.params.get("statuses", ())
+        for fault in tuple(f"{status}-answer" for status in statuses) or (case["fault"],):
+            what = f"{case.name}: HTTP {fault[:3]}" if statuses else case.name
+            ctx.fresh()
+            ctx.emu.inject(route, failure_fault(fault, route), when=query_match(route, QUERY))
+            outcome = await _within(ctx, case, ctx.search, [QUERY])
+            await ctx.settle()
+            expect_error(outcome, what, None if "deadline" in case.params else PROVIDER_ERROR)
+            sent = len(ctx.records(route))
+            require(sent == 1, f"{what}: {sent} upstream requests; a failure must not be retried silently")
+            if case.params.get("unicode"):
+                shown = f"{outcome.text or ''}{outcome.error_message}"
+                require(not _LONE_SURROGATE.search(shown), f"{what}: the failure holds a lone surrogate, so it "
+                        f"is no Unicode text: {shown[:160]!a}")
     key = ctx.config.api_key
     await ctx.configure(api_key=WRONG_KEY)
     outcome = await ctx.search([QUERY])
