@@ -174,8 +174,8 @@ FAILURES = (
     # From a hunt (Q-E1): the failure statuses taken from the guide's own list (400-404, 408, 429, 5xx), so any
     # other non-success status had its body read as the page.
     Case("HTTP 410 with a page body", "only the statuses the guide names (400-404, 408, 429, 5xx) taken for "
-         "failures: any other non-success status has its body read as the page", {"url": PAGE, "fault": 410,
-                                                                                    "page": True}),
+         "failures: any other non-success status has its body read as the page",
+         {"url": PAGE, "fault": 410, "page": True}),
     # The secret-echo rule of errors.codes and errors.secret_echo, for the Fetch API: its errors quote keys too.
     Case("HTTP 401 quoting the key", "the Fetch API's error text quoted unscrubbed, the key it echoes included",
          {"url": PAGE, "fault": "401-echo"}),
@@ -225,9 +225,9 @@ PAGE_ANSWER = json.dumps({"title": "T", "content": "# Cached page\n\nServed with
     "page, and a status the guide does not name, such as 410, as much as one it does; nor is a status such as "
     "413, 415 or 451 the web layer's own code for a page too large, of an "
     "unsupported type or blocked), as is a success whose body holds "
-    "no Markdown text, an empty body included (the provider tests cover 'malformed responses'): never an empty "
-    "page; a request the provider's own deadline (timeout_s) ends is no retrieval ('HTTP 200 ... means the "
-    "service retrieved the page'), so it fails too, with any WEB_* code; never an empty page, and never one "
+    "no Markdown text, an empty body included (the provider tests cover 'malformed responses'), and a request "
+    "the provider's own deadline (timeout_s) ended, which retrieved nothing (a reported 200 'means the service "
+    "retrieved the page'; which WEB_* code it carries is open): never an empty page, and never one "
     "showing the key an error body echoes (the project's no-secret rule, as errors.secret_echo holds it for "
     "search); and 'The provider has "
     "no shared rate scheduler, automatic retries, or fallback', so with the opt-in retries off a failure is one "
