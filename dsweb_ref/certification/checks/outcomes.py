@@ -28,10 +28,10 @@ REDIRECT_STATUSES = (300, 301, 302, 303, 307, 308)  # every 3xx HTTP defines for
 # The deadline (timeout_s) the "answered past timeout_s" rows configure, and how long past it the emulator waits
 # before it would answer (it stops waiting once the client has gone): half a second of each run of the row.
 LATE_DEADLINE = 0.5
+LATE_ANSWER = 3.0
 # Every 4xx that no other row of errors.codes names (401, 402, 403, 404, 409 and 429 have rows of their own).
 OTHER_4XX = (400, 405, 406, 408, 410, 411, 412, 413, 414, 415, 416, 417, 418, 421, 422, 423, 424, 425, 426, 428, 431,
              451, 499)
-LATE_ANSWER = 3.0
 WRONG_SHAPE = {"search": b'{"results": {"url": "https://a.example.test/"}}', "messages": b'{"content": "prose"}'}
 
 
@@ -105,8 +105,8 @@ FAILURES = (
     # retry check (search.api.retry.never) saw it, so a target without retries was certified.
     Case("HTTP 403 with an answer body", "a 403 (a refused query) read as a search that found nothing, or its "
          "body read as the answer", {"fault": "403-answer"}, family=ORDER),
-    # The other 4xx no row names, as search.api.retry.never tries them (408 and 400 too): a target without the
-    # opt-in retries is judged on them here. Each status is its own search, failed after one request.
+    # From the same hunt (Q-E8): search.api.retry.never tries the 4xx no row here names, but only on a target with
+    # the opt-in retries; here every target is judged on them. Each status is its own search, failed after one request.
     Case("every other 4xx with an answer body", "a list of failure statuses that names 409 but not a 4xx such as "
          "410, 422 or 451, whose body is then read as the answer (or as a search that found nothing)",
          {"statuses": OTHER_4XX}, family=ORDER),
@@ -115,6 +115,7 @@ FAILURES = (
     # hold one (a model API refuses it, a UTF-8 encoder crashes). Replaced, dropped or not quoted are all right.
     Case("HTTP 500 whose message holds a lone surrogate", "the upstream message quoted with its lone surrogate, "
          "so the failure the model sees is no Unicode text", {"fault": "500-lone-surrogate", "unicode": True}),
+    # From a hunt (Q-E5): a 200 with no body at all read as a search that found nothing (SHAPES["empty-body"]).
     Case("200 with an empty body", "a success with no body at all read as a search that found nothing",
          {"fault": "empty-body"}),
     # From a hunt (Q-E3): a request the provider's own deadline (timeout_s) ended turned into a search that found
