@@ -23,7 +23,7 @@ from .conftest import run
 MAPPING, SHAPES, PUBLIC = "fetch.api.mapping", "search.api.base_shapes", "ssrf.resolve.public_fetched"
 HTML_PAGE = "evidence.html_page"
 OTHER_URL, OTHER_STATUS = "a body that names another URL", "a body that names a status"
-FALLBACK_404, FALLBACK_500 = (case.name for case in fetch.FALLBACK)
+FALLBACK_404, FALLBACK_500, FALLBACK_CUT = (case.name for case in fetch.FALLBACK)
 BARE, ENDS_IN_SEARCH = "a bare origin", "a prefix that ends in /search"
 BASE_RETURN = 'return text.rstrip("/")'  # the last line of usable_base_url: the base as entered
 
@@ -70,7 +70,8 @@ def test_a_fetch_api_failure_handed_to_the_local_fetcher_fails_exactly_the_fallb
     right = "result = await self.web.fetch(FetchRequest(url), ctx or CallContext())"
     patch_reading(web_fetch.WebFetchTool, "run", right, FALLBACK, monkeypatch)
     _only(fetch, "FALLBACK", FETCH_TABLES, monkeypatch)
-    assert failing_rows(fetch, "FALLBACK", MAPPING, monkeypatch) == {FALLBACK_404, FALLBACK_500}
+    # (the cut answer's row, from hunt Q-E4, fails it too: a cut answer is a WEB_PROVIDER_ERROR as well)
+    assert failing_rows(fetch, "FALLBACK", MAPPING, monkeypatch) == {FALLBACK_404, FALLBACK_500, FALLBACK_CUT}
 
 
 def test_a_url_field_taken_for_the_final_url_fails_exactly_its_row(monkeypatch: pytest.MonkeyPatch) -> None:

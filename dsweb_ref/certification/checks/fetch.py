@@ -7,7 +7,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from ...emulator import Hold, Malformed, RateLimited, RequestRecord, Status
+from ...emulator import CutBody, Delay, Hold, Malformed, RateLimited, RequestRecord, Status
 from ..adapter_protocol import CAP_RETRY
 from ..calibration import LATE_UNDER_LOAD, LagSampler, Load, patiently, round_trip
 from ..cases import CARRY, Case
@@ -25,7 +25,7 @@ from ._base import (
     unless_refused,
 )
 from .batch import answer_probe, require_cancelled
-from .outcomes import REDIRECT_STATUSES, _leaks, redirect_fault
+from .outcomes import LATE_ANSWER, LATE_DEADLINE, REDIRECT_STATUSES, _leaks, _within, redirect_fault
 from .scheduling import (
     ARRIVAL_BOUND,
     AT_ONCE_ATTEMPTS,
@@ -159,11 +159,23 @@ FAILURES = (
     Case("content that is not text", "a non-text content carried as the body or turned into text",
          {"url": PAGE, "fault": b'{"title": "T", "content": {"markdown": "# T"}}'}),
     Case("a JSON array", "a body of the wrong shape taken as a page", {"url": PAGE, "fault": b'["# T"]'}),
+    # From a hunt (Q-E5): a 200 with no body at all read as an empty page.
+    Case("200 with an empty body", "a success with no body at all rendered as an empty page",
+         {"url": PAGE, "fault": b""}),
+    # From a hunt (Q-E3): a Fetch API request the provider's own deadline (timeout_s) ended rendered as an empty
+    # page. No answer came, so the service retrieved nothing: the fetch fails (which WEB_* code is open).
+    Case("answered past timeout_s", "a Fetch API request the provider's own deadline ended rendered as an empty "
+         "page (a success)", {"url": PAGE, "fault": "late", "deadline": LATE_DEADLINE}),
     # A failure status whose body still reads as a page: the status decides first.
     Case("HTTP 404 with a page body", "the body read as the page before the status is looked at",
          {"url": PAGE, "fault": 404, "page": True}),
     Case("HTTP 500 with a page body", "only 4xx looked at before the body is read as the page",
          {"url": PAGE, "fault": 500, "page": True}),
+    # From a hunt (Q-E1): the failure statuses taken from the guide's own list (400-404, 408, 429, 5xx), so any
+    # other non-success status had its body read as the page.
+    Case("HTTP 410 with a page body", "only the statuses the guide names (400-404, 408, 429, 5xx) taken for "
+         "failures: any other non-success status has its body read as the page",
+         {"url": PAGE, "fault": 410, "page": True}),
     # The secret-echo rule of errors.codes and errors.secret_echo, for the Fetch API: its errors quote keys too.
     Case("HTTP 401 quoting the key", "the Fetch API's error text quoted unscrubbed, the key it echoes included",
          {"url": PAGE, "fault": "401-echo"}),
@@ -186,6 +198,11 @@ FALLBACK = (
     Case("HTTP 500 for a page the local fetcher could read", "the same fallback kept for the service's own errors "
          "(a 5xx taken for 'the service is down, fetch it here')",
          {"url": f"http://{READABLE}/harbour-tides", "fault": 500}),
+    # From a hunt (Q-E4): only statuses were injected here, so a fallback kept for transport failures (the
+    # service unreachable, or its answer cut off) was certified.
+    Case("a cut Fetch API answer for a page the local fetcher could read", "the fallback kept for transport "
+         "failures (a broken or unreachable Fetch API taken for 'fetch it here'), only statuses failing for good",
+         {"url": f"http://{READABLE}/harbour-charts", "fault": "cut"}),
 )
 PAGE_ANSWER = json.dumps({"title": "T", "content": "# Cached page\n\nServed with a failure status.\n"}).encode()
 
@@ -205,13 +222,17 @@ PAGE_ANSWER = json.dumps({"title": "T", "content": "# Cached page\n\nServed with
     "in a success body changes neither the requested URL nor the 200; "
     "'every non-success status is a retrieval failure rather than a specific target diagnosis' "
     "(WEB_PROVIDER_ERROR, 408 and 504 included, never a timeout of the page, even when its body reads as a "
-    "page; nor is a status such as 413, 415 or 451 the web layer's own code for a page too large, of an "
+    "page, and a status the guide does not name, such as 410, as much as one it does; nor is a status such as "
+    "413, 415 or 451 the web layer's own code for a page too large, of an "
     "unsupported type or blocked), as is a success whose body holds "
-    "no Markdown text (the provider tests cover 'malformed responses'): never an empty page, and never one "
+    "no Markdown text, an empty body included (the provider tests cover 'malformed responses'), and a request "
+    "the provider's own deadline (timeout_s) ended, which retrieved nothing (a reported 200 'means the service "
+    "retrieved the page'; which WEB_* code it carries is open): never an empty page, and never one "
     "showing the key an error body echoes (the project's no-secret rule, as errors.secret_echo holds it for "
     "search); and 'The provider has "
     "no shared rate scheduler, automatic retries, or fallback', so with the opt-in retries off a failure is one "
-    "request, 502, 503 and 504 too, and it is never handed to the local HTTP fetcher (with ssrf-test-mode, a page "
+    "request, 502, 503 and 504 too, and it is never handed to the local HTTP fetcher, a failed status or a "
+    "broken transfer alike (with ssrf-test-mode, a page "
     "the test network serves is never asked for after the Fetch API failed it). Harness 'retains ... bounded tool "
     "output' with no bound fixed: a long page is a success showing its start, and when neither the text nor the "
     "value holds it whole, truncated is true; any bound is accepted, but a text showing a page of a million "
@@ -295,13 +316,15 @@ async def _one_failure(ctx: CheckContext, case: Case, fault: Any, what: str) -> 
         ctx.emu.inject("fetch", Status(401, body=json.dumps(echo).encode()))
     elif fault == "truncated":
         ctx.emu.inject("fetch", Malformed(body=b'{"title": "T", "content": "# T'))
+    elif fault == "late":
+        ctx.emu.inject("fetch", Delay(LATE_ANSWER))
     elif isinstance(fault, int):
         ctx.emu.inject("fetch", Status(fault, body=PAGE_ANSWER if case.params.get("page") else None))
     elif isinstance(fault, bytes):
         ctx.emu.inject("fetch", Malformed(body=fault))
-    outcome = await ctx.fetch(case["url"])
+    outcome = await _within(ctx, case, ctx.fetch, case["url"])
     await ctx.settle()
-    expect_error(outcome, f"{what}: fetch {case['url']}", PROVIDER_ERROR)
+    expect_error(outcome, f"{what}: fetch {case['url']}", None if "deadline" in case.params else PROVIDER_ERROR)
     shown = _leaks(outcome, ctx.config.api_key)
     require(shown is None, f"{what}: the failure shows {shown}", catches=case.catches)
     sent = len(ctx.records("fetch"))
@@ -325,11 +348,13 @@ async def _no_fallback(ctx: CheckContext) -> None:
         try:
             for case in FALLBACK:
                 ctx.fresh()
-                ctx.emu.inject("fetch", Status(case["fault"]))
+                cut = case["fault"] == "cut"
+                ctx.emu.inject("fetch", CutBody() if cut else Status(case["fault"]))
                 outcome = await ctx.fetch(case["url"])
                 await ctx.settle()
                 asked = list(net.pages.served)
-                require(not asked, f"{case.name}: after the Fetch API answered HTTP {case['fault']}, the page was "
+                answered = "cut its answer off" if cut else f"answered HTTP {case['fault']}"
+                require(not asked, f"{case.name}: after the Fetch API {answered}, the page was "
                         f"fetched locally ({len(asked)} request(s) to the page's host): the provider has no fallback",
                         catches=case.catches)
                 expect_error(outcome, f"{case.name}: fetch {case['url']}", PROVIDER_ERROR)

@@ -4,12 +4,16 @@ an unreadable body and every redirect status fail with WEB_PROVIDER_ERROR after 
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 import re
+from collections.abc import Awaitable, Callable
+from typing import Any
+from urllib.parse import urlsplit
 
 from ..._exceptions import WebError
-from ...emulator import CutBody, Fault, Malformed, RateLimited, Status, ToolError
+from ...emulator import CutBody, Delay, Fault, Malformed, RateLimited, Status, ToolError
 from ..cases import ORDER, Case
 from ..targets import CallOutcome, TargetError
 from ._base import PROVIDER_ERROR, CheckContext, check, expect_error, expect_success, require
@@ -21,6 +25,13 @@ from ._script import answer_body, row, script
 WS = "web_search"
 QUERY = "markdown"
 REDIRECT_STATUSES = (300, 301, 302, 303, 307, 308)  # every 3xx HTTP defines for redirection
+# The deadline (timeout_s) the "answered past timeout_s" rows configure, and how long past it the emulator waits
+# before it would answer (it stops waiting once the client has gone): half a second of each run of the row.
+LATE_DEADLINE = 0.5
+LATE_ANSWER = 3.0
+# Every 4xx that no other row of errors.codes names (401, 402, 403, 404, 409 and 429 have rows of their own).
+OTHER_4XX = (400, 405, 406, 408, 410, 411, 412, 413, 414, 415, 416, 417, 418, 421, 422, 423, 424, 425, 426, 428, 431,
+             451, 499)
 WRONG_SHAPE = {"search": b'{"results": {"url": "https://a.example.test/"}}', "messages": b'{"content": "prose"}'}
 
 
@@ -52,6 +63,9 @@ SHAPES: dict[str, dict[str, bytes]] = {
     "no-search": {"search": b'{"answer": "Markdown is a markup language."}',
                   "messages": json.dumps({"type": "message", "role": "assistant", "content": [
                       {"type": "text", "text": "Markdown is a markup language."}]}).encode()},
+    # From a hunt (Q-E5): a 200 with no body at all read as a search that found nothing. A body the provider
+    # cannot read is a failure, and an empty one holds no results list to be empty.
+    "empty-body": {"search": b"", "messages": b""},
 }
 
 FAILURES = (
@@ -82,11 +96,32 @@ FAILURES = (
          {"fault": "503-answer"}, family=ORDER),
     Case("HTTP 404 with an answer body", "only 5xx looked at before the body is read as an answer",
          {"fault": "404-answer"}, family=ORDER),
+    # From a hunt (Q-E1): the failure statuses taken from the guide's own list (400-404, 408, 429, 5xx), so any
+    # other non-success status had its body read as the answer. Every non-success status is a failure.
+    Case("HTTP 409 with an answer body", "only the statuses the guide names (400-404, 408, 429, 5xx) taken for "
+         "failures: any other non-success status has its body read as the answer", {"fault": "409-answer"},
+         family=ORDER),
+    # From a hunt (Q-E8): a Search API 403 (a refused query) read as a search that found nothing. Only the opt-in
+    # retry check (search.api.retry.never) saw it, so a target without retries was certified.
+    Case("HTTP 403 with an answer body", "a 403 (a refused query) read as a search that found nothing, or its "
+         "body read as the answer", {"fault": "403-answer"}, family=ORDER),
+    # From the same hunt (Q-E8): search.api.retry.never tries the 4xx no row here names, but only on a target with
+    # the opt-in retries; here every target is judged on them. Each status is its own search, failed after one request.
+    Case("every other 4xx with an answer body", "a list of failure statuses that names 409 but not a 4xx such as "
+         "410, 422 or 451, whose body is then read as the answer (or as a search that found nothing)",
+         {"statuses": OTHER_4XX}, family=ORDER),
     Case("body cut mid-transfer", "a broken transfer retried or answered with no results", {"fault": "cut"}),
     # A JSON-escaped lone surrogate is no Unicode text: quoted into the failure, the model-visible text would
     # hold one (a model API refuses it, a UTF-8 encoder crashes). Replaced, dropped or not quoted are all right.
     Case("HTTP 500 whose message holds a lone surrogate", "the upstream message quoted with its lone surrogate, "
          "so the failure the model sees is no Unicode text", {"fault": "500-lone-surrogate", "unicode": True}),
+    # From a hunt (Q-E5): a 200 with no body at all read as a search that found nothing (SHAPES["empty-body"]).
+    Case("200 with an empty body", "a success with no body at all read as a search that found nothing",
+         {"fault": "empty-body"}),
+    # From a hunt (Q-E3): a request the provider's own deadline (timeout_s) ended turned into a search that found
+    # nothing. No answer arrived, so nothing was found or searched: the search fails (which WEB_* code is open).
+    Case("answered past timeout_s", "a request the provider's own deadline ended read as a search that found "
+         "nothing (an empty success)", {"fault": "late", "deadline": LATE_DEADLINE}),
 )
 
 
@@ -108,6 +143,7 @@ def failure_fault(name: str, route: str) -> Fault:
         "html": Malformed(body=b"<html><body>not json</body></html>", content_type="text/html"),
         "shape": Malformed(body=WRONG_SHAPE[route]),
         "cut": CutBody(),
+        "late": Delay(LATE_ANSWER),
         # json.dumps escapes the lone surrogate as \\ud800, as a service's JSON encoder would.
         "500-lone-surrogate": Status(500, body=json.dumps({"error": {"message": "overloaded near caf\ud800 shard",
                                                                     "type": "server_error"}}).encode()),
@@ -125,14 +161,18 @@ def failure_fault(name: str, route: str) -> Fault:
     seed="001",
     requires=(WS,),
     rule="Seed 001: the provider has 'no shared rate scheduler, automatic retries, or fallback'; every "
-    "non-success status is a failure ('every non-success status is a retrieval failure'), as is a body "
-    "the provider cannot read: a 200 that is no search answer ({}, an error envelope, null results, results "
+    "non-success status is a failure ('every non-success status is a retrieval failure'; not only the statuses "
+    "the guide names: a 403, a 409 and every other 4xx too), as is a body "
+    "the provider cannot read: a 200 that is no search answer (an empty body, {}, an error envelope, null "
+    "results, results "
     "that are not objects, a result without a text url, an answer given without searching: in Messages, "
     "prose and no web_search_tool_result) is a failure too, since 'Empty results is "
     "successful' speaks of an empty results list, not a missing one. The status decides first: a failure "
     "status fails even when its body is a valid answer. Each becomes WEB_PROVIDER_ERROR with "
     "no value after exactly one upstream "
-    "request, and the message never carries the credential. A message quoted from the upstream stays Unicode "
+    "request, and the message never carries the credential. A request the provider's own deadline (timeout_s) "
+    "ends brought no answer, so it is a failure too, never a search that found nothing (seed 000: a failed "
+    "search fails its call); which WEB_* code it carries is open. A message quoted from the upstream stays Unicode "
     "text: a lone surrogate its JSON escapes (seed 001's 'malformed responses') is replaced, dropped or not "
     "quoted, never handed to the model.",
     cases=FAILURES,
@@ -140,23 +180,40 @@ def failure_fault(name: str, route: str) -> Fault:
 async def error_codes(ctx: CheckContext) -> None:
     route = ctx.search_route
     for case in FAILURES:
-        ctx.fresh()
-        ctx.emu.inject(route, failure_fault(case["fault"], route), when=query_match(route, QUERY))
-        outcome = await ctx.search([QUERY])
-        await ctx.settle()
-        expect_error(outcome, case.name, PROVIDER_ERROR)
-        sent = len(ctx.records(route))
-        require(sent == 1, f"{case.name}: {sent} upstream requests; a failure must not be retried silently")
-        if case.params.get("unicode"):
-            shown = f"{outcome.text or ''}{outcome.error_message}"
-            require(not _LONE_SURROGATE.search(shown), f"{case.name}: the failure holds a lone surrogate, so it "
-                    f"is no Unicode text: {shown[:160]!a}")
+        statuses = case.params.get("statuses", ())
+        for fault in tuple(f"{status}-answer" for status in statuses) or (case["fault"],):
+            what = f"{case.name}: HTTP {fault[:3]}" if statuses else case.name
+            ctx.fresh()
+            ctx.emu.inject(route, failure_fault(fault, route), when=query_match(route, QUERY))
+            outcome = await _within(ctx, case, ctx.search, [QUERY])
+            await ctx.settle()
+            expect_error(outcome, what, None if "deadline" in case.params else PROVIDER_ERROR)
+            sent = len(ctx.records(route))
+            require(sent == 1, f"{what}: {sent} upstream requests; a failure must not be retried silently")
+            if case.params.get("unicode"):
+                shown = f"{outcome.text or ''}{outcome.error_message}"
+                require(not _LONE_SURROGATE.search(shown), f"{what}: the failure holds a lone surrogate, so it "
+                        f"is no Unicode text: {shown[:160]!a}")
     key = ctx.config.api_key
     await ctx.configure(api_key=WRONG_KEY)
     outcome = await ctx.search([QUERY])
     expect_error(outcome, "a rejected credential", PROVIDER_ERROR)
     for secret in (key, WRONG_KEY):
         require(secret not in (outcome.text or ""), "the error text reveals the credential")
+
+
+async def _within(
+    ctx: CheckContext, case: Case, call: Callable[..., Awaitable[CallOutcome]], *args: Any
+) -> CallOutcome:
+    """``call(*args)``, under the deadline (timeout_s) ``case`` configures, if it names one; the run's own after."""
+    if "deadline" not in case.params:
+        return await call(*args)
+    timeout = ctx.config.timeout_s
+    await ctx.configure(timeout_s=case["deadline"])
+    try:
+        return await call(*args)
+    finally:
+        await ctx.configure(timeout_s=timeout)
 
 
 REDIRECTS = tuple(
@@ -237,6 +294,18 @@ SECRET_ECHOES = (
          {"status": 400, "body": {"error": f"rejected request signed with {KEY}"}}),
     Case("500 quoting the key in a top-level message", "only error.* scrubbed, not the top-level message",
          {"status": 500, "body": {"message": f"upstream call with {KEY} failed"}}),
+    # From a hunt (Q-E2): an error body that is no JSON object (plain text, a JSON string) quoted as sent, the
+    # scrubbing kept for the message read out of a JSON object. A text/plain body is sent as it stands.
+    Case("401 whose text/plain body quotes the key", "only the message read out of a JSON error object scrubbed: "
+         "a body that is not one (plain text) quoted as sent", {"status": 401, "body": f"Invalid API key {KEY}",
+                                                                "content_type": "text/plain"}),
+    Case("401 whose body is a JSON string quoting the key", "only a JSON object's error fields scrubbed: a body "
+         "that is a JSON string quoted as sent", {"status": 401, "body": f"Invalid API key {KEY}"}),
+    # From a hunt (Q-E7): the redirect failure naming the Location it refused, unscrubbed. Any 3xx fails; a
+    # Location the upstream wrote may carry the key too.
+    Case("302 whose Location quotes the key", "the refused redirect's Location named in the failure as sent",
+         {"status": 302, "body": {"error": "moved"},
+          "headers": {"Location": f"http://login.example.test/?api_key={KEY}"}}),
     Case("key past the first 490 characters", "the detail cut before it is scrubbed, so a piece of the key shows",
          {"status": 503, "body": {"error": {"message": "x" * 490 + KEY + " overloaded"}}}),
     Case("the key recurring through a long message", "the detail cut before it is scrubbed: a cut at any of "
@@ -445,6 +514,13 @@ SECRET_ECHOES = (
     Case("the key backwards in fragments of three characters, spaces between",
          "whole-key forms run together looked for forward only: the key written backwards in fragments shown",
          {"status": 401, "encode": ("fragments-reversed", ""), "body": {"error": {"message": "invalid {encoded}"}}}),
+    # From a hunt (Q-E6): a transport failure's text quoted as the HTTP library wrote it, unscrubbed. httpx and h11
+    # quote the bytes the server sent, so an endpoint answering a malformed status line that echoes the key showed
+    # it. The row's endpoint is a bare TCP server on loopback (no emulator route): it answers "status_line", then
+    # closes.
+    Case("a malformed status line quoting the key", "a transport failure's text quoted unscrubbed (the HTTP "
+         "library's error quotes the bytes the server sent, the key among them)",
+         {"status_line": f"XTTP/1.1 401 bad key {KEY}\r\n\r\n"}),
 )
 ROW_KEYS = {"short": SHORT_KEY, "long": LONG_KEY}  # the keys rows configure by name
 ENCODED = "{encoded}"  # where the encoded key goes in an echo body
@@ -508,12 +584,42 @@ def _leaks(outcome: CallOutcome, secret: str) -> str | None:
 def _echo_fault(case: Case, key: str) -> Status:
     if "part" in case.params:
         key = key[slice(*case["part"])]
-    body = json.dumps(case["body"]).replace(KEY, key)
+    # A row naming its content type sends its body text as it stands; any other, its body as JSON.
+    raw = "content_type" in case.params
+    body = (case["body"] if raw else json.dumps(case["body"])).replace(KEY, key)
     if "encode" in case.params:
         how, prefix = case["encode"]
         body = body.replace(ENCODED, encoded(how, prefix + key))
     headers = {k: v.replace(KEY, key) for k, v in case.params.get("headers", {}).items()}
-    return Status(case["status"], body=body.encode(), headers=headers)
+    return Status(case["status"], body=body.encode(), headers=headers,
+                  content_type=case.params.get("content_type", "application/json"))
+
+
+async def _search_a_bare_endpoint(ctx: CheckContext, answer: bytes) -> CallOutcome:
+    """A search whose provider endpoint (the tools base, or the Messages base) is a bare TCP server on loopback
+    that answers each request's first bytes with ``answer`` (no HTTP a client can read) and closes; the run's own
+    base again after."""
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            await reader.read(65536)
+            writer.write(answer)
+            await writer.drain()
+        except OSError:
+            pass  # the client went away first: it has its failure already
+        finally:
+            writer.close()
+
+    server = await asyncio.start_server(serve, "127.0.0.1", 0)
+    base = f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}"
+    field = "tools_base" if ctx.search_route == "search" else "messages_base"
+    own = getattr(ctx.config, field)
+    try:
+        await ctx.configure(**{field: base + urlsplit(own).path})
+        return await ctx.search([QUERY])
+    finally:
+        await ctx.configure(**{field: own})
+        server.close()
+        await server.wait_closed()
 
 
 @check(
@@ -523,8 +629,10 @@ def _echo_fault(case: Case, key: str) -> Status:
     requires=(WS,),
     rule="Seed 001: requests carry the key only in the documented authorization header, and every "
     "non-success status is a retrieval failure; the project's rule that no secret lands in any log or "
-    "report, in any encoding, then decides what the failure may show. An error body or Retry-After that "
-    "echoes the key still fails with WEB_PROVIDER_ERROR, and neither the key (as written or in another case; "
+    "report, in any encoding, then decides what the failure may show. An error body (a JSON object, a JSON "
+    "string or plain text), a Retry-After, a refused redirect's Location or a malformed status line (which an "
+    "HTTP library's transport error quotes) that echoes the key still fails with WEB_PROVIDER_ERROR, and "
+    "neither the key (as written or in another case; "
     "percent-encoded whole, in part or twice; base64 at any alignment; hex in either case, as \\x escapes or as a "
     "C byte array (0x before each byte); HTML character references, decimal or hex, padded or without "
     "semicolons; JSON or %uXXXX escapes; encodings mixed per character; with invisible characters or spaces "
@@ -553,8 +661,11 @@ async def secret_echo(ctx: CheckContext) -> None:
         if key != configured:
             ctx.emu.accept_api_key(key)
             await ctx.configure(api_key=key)
-        ctx.emu.inject(route, _echo_fault(case, key), when=query_match(route, QUERY))
-        outcome = await ctx.search([QUERY])
+        if "status_line" in case.params:
+            outcome = await _search_a_bare_endpoint(ctx, case["status_line"].replace(KEY, key).encode())
+        else:
+            ctx.emu.inject(route, _echo_fault(case, key), when=query_match(route, QUERY))
+            outcome = await ctx.search([QUERY])
         if key != configured:
             await ctx.configure(api_key=configured)
         expect_error(outcome, case.name, PROVIDER_ERROR)
