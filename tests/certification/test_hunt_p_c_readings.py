@@ -12,8 +12,9 @@ picks relevant sources not crowded into one domain without need.
 - P-C3: result URLs judged by a hand list of private ranges without 0.0.0.0/8 (evidence.unsafe_dropped's
   unspecified row).
 - P-C1: the domain share relaxed per query instead of per call (evidence.diversity's one-site-queries row).
-- P-C4: lines citing the URL the page was read at after a same-origin redirect, not the result's (evidence.html_page's
-  redirect control, whose fact is now required under the result's URL: every evidence line keeps its source URL).
+- P-C4: lines citing the URL the page was read at after a same-origin redirect, not the result's. A review judged
+  it right (seed 002 keeps a source URL on every line, and does not say which of the two that is): evidence.html_page's
+  redirect control accepts either, and fails a line citing its fact under any other URL.
 
 Each wrong reading is made in the reference as the hunt made it and fails exactly its rows; the reference passes."""
 
@@ -283,26 +284,37 @@ FINAL: dict[str, str] = {}  # the URL each page fetch ended at, by the URL fetch
 HERE = f"__import__({__name__!r}, fromlist=['FINAL'])"  # this module, from the patched code
 
 
-def _cites_final_urls(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The hunt's pipeline: each page's lines cite the URL its fetch ended at (after a redirect), not the result's."""
+def _cites_final_urls(monkeypatch: pytest.MonkeyPatch, suffix: str = "") -> None:
+    """The hunt's pipeline: each page's lines cite the URL its fetch ended at (after a redirect), not the result's;
+    with ``suffix``, that URL with ``suffix`` appended (a URL neither the search nor the fetch gave)."""
     FINAL.clear()
     owner = evidence_search.EvidenceSearchTool
     patch_reading(owner, "_blocks", "body = result.body",
                   f"body = result.body\n        {HERE}.FINAL[url] = result.url", monkeypatch)
     patch_reading(owner, "_collect", "pages.append(PageUnits(candidate.url, candidate.title, units))",
                   f"_final = {HERE}.FINAL.get(candidate.url, candidate.url)\n"
+                  f"            _final = _final + {suffix!r} if _final != candidate.url else _final\n"
                   "            titles[_final] = titles[candidate.url]\n"
                   "            pages.append(PageUnits(_final, candidate.title, units))", monkeypatch)  # fmt: skip
 
 
-def test_lines_citing_the_final_url_fail_the_redirect_control(monkeypatch: pytest.MonkeyPatch) -> None:
-    # catches: the pipeline's lines cite the page's final URL after a same-origin redirect (the control's page),
-    # not the search result's URL: the control's fact is shown, under a URL no search returned
+def test_lines_citing_the_final_url_pass_the_redirect_control(monkeypatch: pytest.MonkeyPatch) -> None:
+    # open (the hunt's reading; a review judged it right): the lines of a page read through a same-origin redirect
+    # the target followed and validated cite the URL it was read at. Seed 002 keeps a source URL on every line and
+    # does not say whether that is the result's or the page's
     _cites_final_urls(monkeypatch)
     (result,) = run(reference_target(), only=[HTML]).results
-    assert result.outcome.value == "failed" and result.reason.startswith(f"{evidence_html.CONTROL}: "), result.reason
+    assert result.outcome.value == "passed", result.reason
     moved = {url: final for url, final in FINAL.items() if final != url}
     assert moved == {CONTROL_URL: f"{CONTROL_URL}-page"}  # the control's is the only page read after a redirect
+
+
+def test_lines_citing_neither_url_fail_the_redirect_control(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: the control's fact cited under a URL that is neither the result's nor the page's it was read at
+    _cites_final_urls(monkeypatch, suffix="-copy")
+    (result,) = run(reference_target(), only=[HTML]).results
+    assert result.outcome.value == "failed" and result.reason.startswith(f"{evidence_html.CONTROL}: "), result.reason
+    assert f"{CONTROL_URL}-page-copy" in result.reason
     # no redirect row, no control: every row of the check passes the reading
     for table in ("REFUSED", "BESIDE_REFUSED", "NUMERIC_REFUSED"):
         monkeypatch.setattr(evidence_html, table, tuple(c for c in getattr(evidence_html, table)

@@ -39,8 +39,9 @@ passage, may fall back to the search snippet): a fetcher that follows no redirec
 validates, a Location, and a redirect is for it a page it could not fetch. Whether the target follows redirects is
 shown by a control, not assumed: a result whose page redirects (302) to another public page of the same origin (the
 redirect every fetcher that follows any follows; the reference declines cross-origin ones as refused) holding a fact
-of its own, which the result's snippet does not hold (a line showing it cites the result's URL, not the page the
-redirect led to: every evidence line keeps its source URL). The fact in the evidence: the target follows redirects,
+of its own, which the result's snippet does not hold (a line showing it cites the result's URL or the page the
+redirect led to: every evidence line keeps its source URL, and which of the two is the source of a page read through
+a redirect the target followed and validated is open). The fact in the evidence: the target follows redirects,
 so it validates each Location it is given, and a refused redirect taken for a page not fetched (its snippet cited or
 listed) fails, as it always did; a Location turned down by the target's own redirect policy (one that
 follows redirects within a host only, say) is such a refusal too: a fetcher that follows redirects reads
@@ -519,12 +520,12 @@ CONTROL_PATH = "/redirect-control"
 CONTROL_FACT = "Sandpiper jetty"
 CONTROL_PAGE = _page("Harbour pilot boarding", _article(
     OPENING, "<p>Harbour pilot boarding starts at 06:00 from the Sandpiper jetty, for vessels over 80 metres.</p>"))
-# From a hunt (P-C4): a pipeline citing the URL its fetch ended at (the control's redirect target) instead of the
-# result's URL passed. Every evidence line keeps its source URL, the result's as the search returned it (the HTML
-# rows cite it too): the control's fact, when shown, is cited under the result's URL.
+# From a hunt (P-C4): the control's fact was never read for its URL. Every evidence line keeps its source URL: the
+# result's as the search returned it, or (open, a review found: no seed says which is the source of a page read
+# through a redirect the target followed and validated) the URL the page was read at. Any other URL is neither.
 CONTROL = "redirect-control"
-CONTROL_CATCHES = ("lines citing the URL the page was read at (the final URL after a same-origin redirect) instead "
-                   "of the search result's URL, which the attached source links are filtered from")
+CONTROL_CATCHES = ("the control's fact cited under a URL that is neither the search result's nor the page's the "
+                   "redirect led to (a line's source URL lost or swapped for another result's)")
 CROSS_ORIGIN_FACT = "Curlew pontoon"  # the cross-origin redirect's page: shown only by a target that follows that hop
 CROSS_ORIGIN_PAGE = _page("Harbour pilot boarding", _article(
     OPENING, "<p>Harbour pilot boarding starts at 06:00 from the Curlew pontoon, for vessels over 80 metres.</p>"))
@@ -608,9 +609,11 @@ async def _follows_redirects(ctx: CheckContext, net: _Net) -> bool:
     value = outcome.value if follows and outcome.ok and isinstance(outcome.value, dict) else {}
     lines = [e for g in value.get("queries", []) if isinstance(g, dict) for e in g.get("evidence", [])
              if isinstance(e, dict) and CONTROL_FACT in " ".join(str(e.get("text", "")).split())]  # fmt: skip
-    elsewhere = sorted({u for u in (str(e.get("url")) for e in lines) if resource_key(u) != resource_key(url)})
+    final = f"http://{HOST}{CONTROL_PATH}-page"
+    sources = {resource_key(url), resource_key(final)}  # the result's URL, or the page's it was read at (open)
+    elsewhere = sorted({u for u in (str(e.get("url")) for e in lines) if resource_key(u) not in sources})
     require(not elsewhere, f"{CONTROL}: the fact of the page {url} redirects to is cited under {', '.join(elsewhere)}, "
-            f"not under the result's URL {url}", catches=CONTROL_CATCHES)
+            f"neither the result's URL {url} nor the page's {final}", catches=CONTROL_CATCHES)
     return follows
 
 
@@ -629,8 +632,9 @@ def _follows_evidence_schema(value: Mapping[str, Any], case: Case) -> None:
     provider="messages",
     rule="Seed 002: a page fetched successfully is not sent to the model whole; code reduces it to short text "
     "matching the query, so that boilerplate and unrelated text do not mix in; every evidence line keeps its "
-    "source URL (the result's URL as the search returned it, also where its page redirected: code attaches the "
-    "filtered source links, the search's results that passed validation); a page that cannot be fetched, or has "
+    "source URL (the result's URL as the search returned it; for a page read through a redirect the target "
+    "followed and validated, the URL it was read at is accepted too: the seeds do not say which is its source); "
+    "a page that cannot be fetched, or has "
     "no usable passage, leaves the snippet as the fallback: a page its reader cannot parse counts as unread, it "
     "never fails the call. A passage is the page's own text: no word the page does not hold, no break inside a "
     "word the page shows whole. Checked on HTML pages the "
@@ -652,8 +656,8 @@ def _follows_evidence_schema(value: Mapping[str, Any], case: Case) -> None:
     "never validated, and for it the redirect is a page that could not be fetched, whose snippet may stand in "
     "('ถ้า fetch page ไม่ได้หรือไม่มี passage ที่ใช้ได้ search snippet ยังเป็น fallback ได้ตาม policy'). A control "
     "shows which: a result whose page redirects (302) to another public page of the same origin holding a fact of "
-    "its own (cited, when shown, under the result's URL). That fact in the evidence, and the target validates the "
-    "Locations it is given: a refused redirect "
+    "its own (cited, when shown, under the result's URL or that page's). That fact in the evidence, and the "
+    "target validates the Locations it is given: a refused redirect "
     "taken for a page not fetched (its snippet cited or listed) fails, and so does a Location turned down by the "
     "target's own redirect policy (another host, another scheme): a fetcher that follows redirects reads each "
     "Location as a URL to be fetched, and turning one down is its redirect validation refusing it (one that "
