@@ -141,10 +141,22 @@ def test_cached_tokens_taken_out_of_the_input_count_fail_exactly_the_cached_inpu
     assert failing_rows(standalone_usage, USAGES, USAGE, monkeypatch) == {CACHED_ROW}
 
 
-@pytest.mark.parametrize("key", ["cached_tokens", "cache_read_input_tokens"])
+def _apart(key: str, usage: dict[str, Any], cached: int) -> None:
+    """``cached`` reported apart, as ``key`` names: a top-level key, DeepSeek's hit and miss pair, or nested."""
+    if key == "prompt_cache_hit_tokens":  # a review found the miss count summed in with the hits
+        usage.update(prompt_cache_hit_tokens=cached, prompt_cache_miss_tokens=usage["input_tokens"])
+    elif key == "input_tokens_details.cached_tokens":  # a review found a nested count not read
+        usage["input_tokens_details"] = {"cached_tokens": cached, "cache_write_tokens": 0}
+    else:
+        usage[key] = cached
+
+
+@pytest.mark.parametrize("key", ["cached_tokens", "cache_read_input_tokens", "prompt_cache_hit_tokens",
+                                 "input_tokens_details.cached_tokens"])
 def test_cached_tokens_reported_apart_pass(key: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    # open: the cached tokens reported apart under a key naming the cache, the input count then without them (as
-    # reasoning_tokens may stand apart from the output count)
+    # open: the cached tokens reported apart under a key naming the cache (at the usage's top level or in an object
+    # inside it; a miss or write count beside it is not one), the input count then without them (as reasoning_tokens
+    # may stand apart from the output count)
     read, execute, told = standalone_responses.read_usage, StandaloneSearchTool.execute, {}
 
     def read_usage(usage: object, searches: int) -> Any:
@@ -157,7 +169,7 @@ def test_cached_tokens_reported_apart_pass(key: str, monkeypatch: pytest.MonkeyP
         told.clear()
         result = await execute(self, arguments, ctx)
         if result.value is not None and "cached" in told:
-            result.value["usage"][key] = told["cached"]
+            _apart(key, result.value["usage"], told["cached"])
         return result
 
     monkeypatch.setattr(standalone_responses, "read_usage", read_usage)
