@@ -284,7 +284,7 @@ REQUEST_CASES = (
          "Content-Type on Messages; from an outside hunt, the tool's user_location (the caller's place, not in the "
          "query) or an MCP server (mcp_servers) beside it, or today's date added beside the query ('Today is "
          "2026-10-16.'); from a hunt (P-D3), the request naming another model than the one the search was set to "
-         "use (a fixed deepseek-v4-pro, or the main conversation's model) while its usage names the designated one",
+         "use (a fixed deepseek-v4-pro, say) while its usage names the designated one",
          {"protocol": "messages", "dated": True, "designated": True}),
     Case("responses", "the same on Responses (instructions, a second input item or part, another tool type such "
          "as web_search_preview, max_output_tokens, previous_response_id, a server-side conversation or a stored "
@@ -456,7 +456,7 @@ def _request_problems(protocol: str, body: Any, query: str) -> list[str]:
     "carries no user_location (the caller's place is background, which goes into the query), and no other tools "
     "ride along (Messages mcp_servers) nor an answer schema (Responses text.format other than plain text); an "
     "assigned search uses only the chosen connection and model, so the request names the model the search was set "
-    "to use (deepseek-v4-flash here, never a fixed or the main conversation's other model); the "
+    "to use (deepseek-v4-flash here, as the adapter protocol sets it; never any other); the "
     "search uses the account's own endpoint and credentials (so the request presents "
     "the configured key, as Authorization: Bearer or x-api-key, with the JSON Content-Type the backend's API "
     "takes; other headers are free).",
