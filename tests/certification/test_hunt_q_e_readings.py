@@ -9,6 +9,7 @@ leave open, pass them."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Any
 
@@ -219,6 +220,23 @@ def test_a_request_past_its_deadline_under_another_code_passes(code: str, monkey
     _passes(outcomes, "FAILURES", CODES, (E3,), monkeypatch)
     _failures_only(monkeypatch)
     _passes(fetch, "FAILURES", MAPPING, (E3,), monkeypatch)
+
+
+def test_a_target_keeping_no_configured_deadline_passes_the_past_deadline_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+    # open (a review found the rows failing it): a target that does not keep to configure's timeout_s (here a fixed
+    # 30 s, as no seed sets a deadline) waits for the late answer and shows it; a success with that answer is right
+    built = targets.reference_settings
+    waited: list[float] = []
+
+    def fixed_deadline(config: Any) -> Any:
+        waited.append(config.timeout_s)
+        return built(dataclasses.replace(config, timeout_s=30.0))
+
+    monkeypatch.setattr(targets, "reference_settings", fixed_deadline)
+    _passes(outcomes, "FAILURES", CODES, (E3,), monkeypatch)
+    _failures_only(monkeypatch)
+    _passes(fetch, "FAILURES", MAPPING, (E3,), monkeypatch)
+    assert outcomes.LATE_DEADLINE in waited  # the rows asked for their short deadline, and it was not kept
 
 
 # -- E4: a transport failure handed to the local HTTP fetcher ---------------------------------------

@@ -172,9 +172,10 @@ def failure_fault(name: str, route: str) -> Fault:
     "no value after exactly one upstream "
     "request, and the message never carries the credential. A request the provider's own deadline (timeout_s) "
     "ends brought no answer, so it is a failure too, never a search that found nothing (seed 000: a failed "
-    "search fails its call); which WEB_* code it carries is open. A message quoted from the upstream stays Unicode "
-    "text: a lone surrogate its JSON escapes (seed 001's 'malformed responses') is replaced, dropped or not "
-    "quoted, never handed to the model.",
+    "search fails its call); which WEB_* code it carries is open, and so is keeping to timeout_s at all (no seed "
+    "sets a deadline): a target that waits gives the late answer itself. A message quoted from the upstream "
+    "stays Unicode text: a lone surrogate its JSON escapes (seed 001's 'malformed responses') is replaced, "
+    "dropped or not quoted, never handed to the model.",
     cases=FAILURES,
 )
 async def error_codes(ctx: CheckContext) -> None:
@@ -187,8 +188,12 @@ async def error_codes(ctx: CheckContext) -> None:
             ctx.emu.inject(route, failure_fault(fault, route), when=query_match(route, QUERY))
             outcome = await _within(ctx, case, ctx.search, [QUERY])
             await ctx.settle()
-            expect_error(outcome, what, None if "deadline" in case.params else PROVIDER_ERROR)
             sent = len(ctx.records(route))
+            if "deadline" in case.params:
+                value = outcome.value if isinstance(outcome.value, dict) else {}
+                judge_late(outcome, what, case, sent, bool(value.get("sources")))
+                continue
+            expect_error(outcome, what, PROVIDER_ERROR)
             require(sent == 1, f"{what}: {sent} upstream requests; a failure must not be retried silently")
             if case.params.get("unicode"):
                 shown = f"{outcome.text or ''}{outcome.error_message}"
@@ -200,6 +205,19 @@ async def error_codes(ctx: CheckContext) -> None:
     expect_error(outcome, "a rejected credential", PROVIDER_ERROR)
     for secret in (key, WRONG_KEY):
         require(secret not in (outcome.text or ""), "the error text reveals the credential")
+
+
+def judge_late(outcome: CallOutcome, what: str, case: Case, sent: int, answered: bool) -> None:
+    """A row run under a deadline (timeout_s) the provider's answer comes after: a WEB_* error, any code, its request
+    sent or not yet (a deadline that fired while a loaded runner was still connecting); or the late answer itself
+    (``answered``), from a target that does not keep to timeout_s (no seed sets a deadline: a review found the row
+    failing such a target); never a success without that answer, which is the wrong reading the row is for."""
+    require(sent <= 1, f"{what}: {sent} upstream requests; a failure must not be retried silently")
+    if outcome.ok:
+        require(answered, f"{what}: a success without the answer the provider sent after the deadline: a request "
+                "the deadline ended read as one that found nothing", catches=case.catches)
+        return
+    expect_error(outcome, what)
 
 
 async def _within(
