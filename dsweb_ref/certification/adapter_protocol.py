@@ -117,7 +117,8 @@ Methods
           "max_tokens": 4096,              # Messages max_tokens
           "max_uses": 5,                   # Messages web_search server tool max_uses
           "timeout_s": 30.0,               # one deadline per upstream request (both protocols) and per web_fetch
-          "fetch_max_bytes": 5000000,      # web_fetch's own fetcher: the decoded body cap, in bytes
+          "fetch_max_bytes": 5000000,      # web_fetch's own fetcher: the decoded body cap, in bytes (it bounds
+                                           # what is read too: no body, a redirect's included, read to its end past it)
           "fetch_max_redirects": 5,        # web_fetch's own fetcher: redirect hops it may follow (0: none)
           "openai_base": "http://127.0.0.1:PORT/v1",  # POST {openai_base}/responses (seed 003)
           "scripted_base": "",             # provider "scripted": POST {scripted_base}/search (else "")
@@ -216,8 +217,10 @@ Methods
     The SSRF profile also holds the fetcher to the limits ``configure`` hands over: the whole fetch
     (every hop and read) ends with a ``WEB_*`` error within ``timeout_s`` even when a server never
     answers or drips its answer; a decoded body over ``fetch_max_bytes`` (declared, undeclared or
-    gzip/deflate-compressed) is cut to the cap or refused; at most ``fetch_max_redirects`` hops
-    are followed. No seed fixes the codes, so any ``WEB_*`` error is accepted there.
+    gzip/deflate-compressed) is cut to the cap or refused, and the cap bounds what is read as well:
+    a body far over it, undeclared or a redirect's, is never read to its end (stop reading, close the
+    connection); at most ``fetch_max_redirects`` hops are followed. No seed fixes the codes, so any
+    ``WEB_*`` error is accepted there.
 
 ``web_search`` -> ``{"text": str, "value": object}``
     Params ``{"arguments": {"queries": [...]}, "latest_prompt": str | null}``: one tool call with the
