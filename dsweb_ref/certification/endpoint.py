@@ -196,6 +196,16 @@ def _check(cid: str, description: str, capability: str) -> Check:
     return Check(cid, description, "001", capability)
 
 
+# A validation rejection: seed 001 says only that the API rejects such values, not with which status.
+# 400 is what the service has been seen to answer; 422 ("invalid parameters") is DeepSeek's other
+# documented status for a request it cannot accept, so a right service may use either.
+_VALIDATION = (400, 422)
+_VALIDATION_NOTE = (
+    "Either status is a rejection: seed 001 says the value is rejected, not which 4xx says so, and 422 "
+    "(invalid parameters) is the service's other documented status for a request it cannot accept."
+)
+
+
 # Order matters: the first check of each route discovers whether that route is served.
 ENDPOINT_SPECS: tuple[EndpointCheck, ...] = (
     EndpointCheck(
@@ -278,11 +288,15 @@ ENDPOINT_SPECS: tuple[EndpointCheck, ...] = (
     EndpointCheck(
         _check(
             "endpoint.search.query_limit",
-            "a 129-character query is rejected with HTTP 400, not truncated",
+            "a 129-character query is rejected with HTTP 400 or 422, not truncated",
             "tools.search",
         ),
         "search-api.too-long",
-        _status_is(400),
+        _status_is(*_VALIDATION),
+        "A query of 129 characters must be rejected with HTTP 400 or 422: seed 001 has the service enforce a "
+        "query of 1-128 characters and reject a longer one rather than cut it (probe search-api.too-long). "
+        + _VALIDATION_NOTE
+        + " Catches: an endpoint that truncates an over-long query and answers 200.",
     ),
     # From a hunt (Q-G3): an endpoint counting the query in UTF-8 bytes (or UTF-16 units) rejected
     # 128-character CJK or astral-plane queries and was still certified: only a 129-letter ASCII
@@ -302,12 +316,13 @@ ENDPOINT_SPECS: tuple[EndpointCheck, ...] = (
     ),
     # From a hunt (Q-G11): an endpoint answering an empty query with 200 and no results was certified.
     EndpointCheck(
-        _check("endpoint.search.query_empty", "an empty query is rejected with HTTP 400", "tools.search"),
+        _check("endpoint.search.query_empty", "an empty query is rejected with HTTP 400 or 422", "tools.search"),
         "search-api.query-empty",
-        _status_is(400),
-        "An empty query must be rejected with HTTP 400: seed 001 has the service enforce a query of 1-128 "
-        "characters, so zero characters is outside it (probe search-api.query-empty). Catches: an endpoint "
-        "that answers an empty query as a search that found nothing.",
+        _status_is(*_VALIDATION),
+        "An empty query must be rejected with HTTP 400 or 422: seed 001 has the service enforce a query of 1-128 "
+        "characters, so zero characters is outside it (probe search-api.query-empty). "
+        + _VALIDATION_NOTE
+        + " Catches: an endpoint that answers an empty query as a search that found nothing.",
     ),
     EndpointCheck(
         _check(
@@ -341,23 +356,30 @@ ENDPOINT_SPECS: tuple[EndpointCheck, ...] = (
     EndpointCheck(
         _check(
             "endpoint.search.ori_question_limit",
-            "a 129-character ori_question is rejected with HTTP 400",
+            "a 129-character ori_question is rejected with HTTP 400 or 422",
             "tools.search",
         ),
         "search-api.ori-question-too-long",
-        _status_is(400),
-        "An ori_question of 129 characters must be rejected with HTTP 400: seed 001 says the API rejects "
+        _status_is(*_VALIDATION),
+        "An ori_question of 129 characters must be rejected with HTTP 400 or 422: seed 001 says the API rejects "
         "longer values than its 128-character limit (that is why the client cuts it). The probe sends the "
         "field raw, since the reference client never sends one (probe search-api.ori-question-too-long). "
-        "Catches: an endpoint that drops or truncates an over-long ori_question and answers 200.",
+        + _VALIDATION_NOTE
+        + " Catches: an endpoint that drops or truncates an over-long ori_question and answers 200.",
     ),
     EndpointCheck(
-        _check("endpoint.search.ori_question_blank", "a blank ori_question is rejected with HTTP 400", "tools.search"),
+        _check(
+            "endpoint.search.ori_question_blank",
+            "a blank ori_question is rejected with HTTP 400 or 422",
+            "tools.search",
+        ),
         "search-api.ori-question-blank",
-        _status_is(400),
-        "A blank ori_question must be rejected with HTTP 400: seed 001 says the API rejects blank values (that "
-        "is why the client omits the field when there is no prompt). Sent raw (probe search-api.ori-question-blank). "
-        "Catches: an endpoint that drops a blank ori_question and answers 200.",
+        _status_is(*_VALIDATION),
+        "A blank ori_question must be rejected with HTTP 400 or 422: seed 001 says the API rejects blank values "
+        "(that is why the client omits the field when there is no prompt). Sent raw "
+        "(probe search-api.ori-question-blank). "
+        + _VALIDATION_NOTE
+        + " Catches: an endpoint that drops a blank ori_question and answers 200.",
     ),
     # From a hunt (Q-G4): an endpoint that ignored count (always the service's 10) or capped it below
     # 50 was certified: no check looked at count.

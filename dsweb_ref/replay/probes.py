@@ -462,6 +462,11 @@ def _standalone_probe(
     return Probe(probe_id, description, "messages", status, runner, _STANDALONE_PARAMS, fault=fault)
 
 
+# A validation rejection of the Search API: 400, or 422 ("invalid parameters"); seed 001 says only
+# that such values are rejected, so ``dsweb record`` keeps either as the probe's expected answer.
+_VALIDATION = frozenset({400, 422})
+
+
 PROBES: tuple[Probe, ...] = (
     # --- Search API ---------------------------------------------------------------------------
     Probe(
@@ -522,9 +527,9 @@ PROBES: tuple[Probe, ...] = (
     ),
     Probe(
         "search-api.too-long",
-        "a 129-character query is rejected with HTTP 400, not truncated",
+        "a 129-character query is rejected with HTTP 400 or 422, not truncated",
         "search",
-        frozenset({400}),
+        _VALIDATION,
         _search_api(),
         {"query": "q" * 129, "prompt": "too long"},
     ),
@@ -840,9 +845,9 @@ PROBES: tuple[Probe, ...] = (
     ),
     Probe(
         "search-api.query-empty",
-        "an empty query is rejected with HTTP 400",
+        "an empty query is rejected with HTTP 400 or 422",
         "search",
-        frozenset({400}),
+        _VALIDATION,
         _search_api(),
         {"query": "", "prompt": "empty query"},
     ),
@@ -856,16 +861,16 @@ PROBES: tuple[Probe, ...] = (
     ),
     Probe(
         "search-api.ori-question-too-long",
-        "a 129-character ori_question (sent raw; the provider never sends one) is rejected with HTTP 400",
+        "a 129-character ori_question (sent raw; the provider never sends one) is rejected with HTTP 400 or 422",
         "search",
-        frozenset({400}),
+        _VALIDATION,
         _search_raw({"query": "search api", "count": 8, "need_content": False, "ori_question": "é" * 129}),
     ),
     Probe(
         "search-api.ori-question-blank",
-        "a blank ori_question (sent raw; the provider omits it) is rejected with HTTP 400",
+        "a blank ori_question (sent raw; the provider omits it) is rejected with HTTP 400 or 422",
         "search",
-        frozenset({400}),
+        _VALIDATION,
         _search_raw({"query": "search api", "count": 8, "need_content": False, "ori_question": "   "}),
     ),
     Probe(

@@ -111,8 +111,11 @@ def app(upstream: str) -> Starlette:
             content = _html(content)
         if mode.startswith("echo_") and is_search and r.status_code == 200:
             content = _echo(mode, request.headers.get("authorization", ""), content)
+        status = r.status_code
+        if mode == "validation_422" and is_search and status == 400:
+            status = 422  # a right service's other documented status for a value it rejects
         kept = {k: v for k, v in r.headers.items() if k.lower() not in HOP}
-        return Response(content, r.status_code, headers=kept)
+        return Response(content, status, headers=kept)
 
     return Starlette(routes=[Route("/{p:path}", handle, methods=["GET", "POST"])])
 

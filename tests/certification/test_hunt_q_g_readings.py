@@ -136,6 +136,39 @@ def test_each_wrong_endpoint_fails_exactly_its_new_checks(proxy: str, mode: str,
     assert failing(proxy, mode) == expected
 
 
+VALIDATION_CHECKS = {
+    "endpoint.search.query_limit": "search-api.too-long",
+    "endpoint.search.query_empty": "search-api.query-empty",
+    "endpoint.search.ori_question_limit": "search-api.ori-question-too-long",
+    "endpoint.search.ori_question_blank": "search-api.ori-question-blank",
+}
+
+
+def test_a_service_rejecting_bad_values_with_422_certifies(proxy: str) -> None:
+    # open: seed 001 says only that an over-long, empty or blank value is rejected; 422 ("invalid parameters")
+    # is a right service's other documented status for it, so each validation check accepts 400 or 422
+    results = certify(proxy, "validation_422")
+    assert {cid: r.outcome for cid, r in results.items()} == dict.fromkeys(results, Outcome.PASSED)
+    for cid in VALIDATION_CHECKS:
+        assert "422" in results[cid].check.description and "400 or 422" in endpoint_rule(cid)
+
+
+def test_record_keeps_a_422_validation_answer(proxy: str, tmp_path: Path) -> None:
+    # open: `dsweb record` expects 400 or 422 of the validation probes, so a right 422 is recorded, not failed
+    target = RecordTarget(f"{proxy}/validation_422/anthropic/v1", f"{proxy}/validation_422/v1/tools", KEY)
+    results = asyncio.run(record_probes(list(VALIDATION_CHECKS.values()), target, tmp_path, max_rps=1000.0))
+    assert [r.status for r in results] == ["recorded"] * len(VALIDATION_CHECKS)
+    assert not [p.name for p in iter_cassettes(tmp_path) if "failed" in provenance_of(p)]
+    _, replayed = certify_endpoint(messages_base=None, tools_base=None, cassette_dir=tmp_path)
+    assert {r.check.id: r.outcome for r in replayed if r.check.id in VALIDATION_CHECKS} == dict.fromkeys(
+        VALIDATION_CHECKS, Outcome.PASSED
+    )
+
+
+def endpoint_rule(check_id: str) -> str:
+    return next(spec.rule for spec in endpoint.ENDPOINT_SPECS if spec.check.id == check_id)
+
+
 def _fetch_run(content: str) -> ProbeRun:
     page = FetchResult("https://docs.example.test/api/fetch", 200, FetchBody("text", content))
     return ProbeRun((page,), (Exchange("POST", "http://emulator.dsweb.invalid/v1/tools/fetch", 200),))
