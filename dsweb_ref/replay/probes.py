@@ -884,9 +884,9 @@ PROBES: tuple[Probe, ...] = (
     ),
     Probe(
         "search-api.auth-missing",
-        "a request without any Authorization header (sent raw) is rejected with HTTP 401",
+        "a request without any Authorization header (sent raw) is rejected with HTTP 401 or 403",
         "search",
-        frozenset({401}),
+        frozenset({401, 403}),
         _search_raw({"query": "search api", "count": 8, "need_content": False}, authorized=False),
     ),
 )

@@ -103,6 +103,8 @@ def app(upstream: str) -> Starlette:
             body = json.dumps(j).encode()
         if is_fetch and mode == "fetch_anykey":
             headers["authorization"] = "Bearer " + GOOD
+        if mode == "missing_403" and "authorization" not in {k.lower() for k in headers}:
+            return _err(403, "forbidden: no credential")  # a right refusal of a request carrying no key
         if mode == "anykey_missing" and "authorization" not in {k.lower() for k in headers}:
             headers["authorization"] = "Bearer " + GOOD
         r = await client.request(request.method, path, content=body, headers=headers, params=request.query_params)

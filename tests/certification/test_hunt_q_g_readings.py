@@ -165,6 +165,16 @@ def test_record_keeps_a_422_validation_answer(proxy: str, tmp_path: Path) -> Non
     )
 
 
+def test_a_service_refusing_a_request_without_credential_with_403_certifies(proxy: str, tmp_path: Path) -> None:
+    # open: seed 001 has every request authenticate with the caller's key but does not say which status refuses
+    # one carrying no credential; 403 (forbidden) is a refusal as much as 401, live and when recorded
+    results = certify(proxy, "missing_403")
+    assert {cid: r.outcome for cid, r in results.items()} == dict.fromkeys(results, Outcome.PASSED)
+    target = RecordTarget(f"{proxy}/missing_403/anthropic/v1", f"{proxy}/missing_403/v1/tools", KEY)
+    recorded = asyncio.run(record_probes(["search-api.auth-missing"], target, tmp_path, max_rps=1000.0))
+    assert [r.status for r in recorded] == ["recorded"]
+
+
 def endpoint_rule(check_id: str) -> str:
     return next(spec.rule for spec in endpoint.ENDPOINT_SPECS if spec.check.id == check_id)
 
