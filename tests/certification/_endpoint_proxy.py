@@ -42,6 +42,8 @@ def _search(mode: str, j: dict[str, Any]) -> Response | None:
         for name in ("query", "ori_question"):
             if _too_long_utf16(j.get(name)):
                 return _err(400, f"'{name}' must be at most 128 characters")
+    if mode == "utf16_ori" and _too_long_utf16(j.get("ori_question")):
+        return _err(400, "'ori_question' must be at most 128 characters")  # a unit seed 001 leaves open
     if mode == "count_cap20" and isinstance(j.get("count"), int) and j["count"] > 20:
         return _err(400, "'count' must be between 1 and 20")
     if mode == "ignore_count":
