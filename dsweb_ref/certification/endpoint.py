@@ -99,20 +99,24 @@ def _sources(minimum: int) -> Verdict:
     return verdict
 
 
-def _thinking_blocks(run: ProbeRun) -> int:
-    """How many thinking blocks the run's Messages answers held (0 when no answer was kept or parsed)."""
-    found = 0
-    for exchange in run.exchanges:
+def _thinking_blocks(run: ProbeRun) -> tuple[int, list[str]]:
+    """How many thinking blocks the run's Messages answers held, and which kept answers could not be read
+    (those are not judged: never counted as holding none)."""
+    found, unread = 0, []
+    for number, exchange in enumerate(run.exchanges, 1):
+        if exchange.answer is None:
+            continue
         try:
-            answer = json.loads(exchange.answer) if exchange.answer else None
-        except (ValueError, RecursionError):
+            answer = json.loads(exchange.answer)
+        except (ValueError, RecursionError) as exc:
+            unread.append(f"answer {number} ({len(exchange.answer)} bytes) is not readable JSON: {exc}"[:300])
             continue
         content = answer.get("content") if isinstance(answer, dict) else None
         if isinstance(content, list):
             found += sum(
                 1 for b in content if isinstance(b, dict) and b.get("type") in ("thinking", "redacted_thinking")
             )
-    return found
+    return found, unread
 
 
 def _messages_sources(run: ProbeRun) -> str | None:
@@ -120,10 +124,18 @@ def _messages_sources(run: ProbeRun) -> str | None:
     reason = _sources(1)(run)
     if reason is not None:
         return reason
-    blocks = _thinking_blocks(run)
+    blocks, _ = _thinking_blocks(run)
     if blocks:
         return f"the answer holds {blocks} thinking block(s) although the request disabled thinking"
     return None
+
+
+def _messages_notes(run: ProbeRun) -> dict[str, Any]:
+    """What the Messages check could not judge: an answer it could not read for thinking blocks."""
+    _, unread = _thinking_blocks(run)
+    if not unread:
+        return {}
+    return {"not judged": {"thinking": "; ".join(unread) + ": whether it holds a thinking block was not judged"}}
 
 
 def _sources_at_most(maximum: int) -> Verdict:
@@ -185,6 +197,9 @@ class EndpointCheck:
     probe: str
     verdict: Verdict
     rule: str = ""  # the catalogue's rule text; empty: the description and what the probe sends
+    # What the verdict could not judge (kept in the result's details, passed or not), e.g. an answer
+    # it could not read: reported, never taken as a pass of that part.
+    notes: Callable[[ProbeRun], dict[str, Any]] | None = None
 
     @property
     def route(self) -> str:
@@ -222,7 +237,10 @@ ENDPOINT_SPECS: tuple[EndpointCheck, ...] = (
         "answer HTTP 200 with at least one web_search_tool_result source and no thinking block: seed 001 has "
         "the Messages path send thinking disabled so the auxiliary request does no reasoning work, and a "
         "service that honours it answers without thinking (probe messages.search). Catches: a gateway that "
-        "drops the thinking parameter, so the answer carries reasoning the request turned off.",
+        "drops the thinking parameter, so the answer carries reasoning the request turned off. The whole "
+        "answer is read, however large; one that cannot be read as JSON is reported as not judged for "
+        "thinking (in the result's details), never counted as holding none.",
+        _messages_notes,
     ),
     EndpointCheck(
         _check(
@@ -577,6 +595,8 @@ async def _certify(runner: _Runner, progress: Progress | None) -> tuple[list[Che
         if probe.id == "search-api.basic" and isinstance(result, SearchResult) and result.sources:
             found_url = result.sources[0].url
         reason = item.verdict(run)
+        if item.notes is not None:
+            details.update(item.notes(run))
         done(Outcome.PASSED if reason is None else Outcome.FAILED, reason or "")
     return results, served
 

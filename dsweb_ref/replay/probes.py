@@ -125,9 +125,11 @@ class Exchange:
     # context's key and account token replaced by their placeholders, or <REDACTED> when anything
     # else is left: which credential went out, never its value.
     credentials: tuple[tuple[str, str], ...] = ()
-    # A successful Messages answer's decoded JSON body, at most ERROR_BODY_BYTES (None otherwise, and
-    # for a streamed answer): evidence of what the answer held beyond the sources the provider maps,
-    # e.g. a thinking block although the request disabled thinking.
+    # A successful Messages answer's whole decoded JSON body, as buffered (None otherwise, and for a
+    # streamed answer): evidence of what the answer held beyond the sources the provider maps, e.g. a
+    # thinking block although the request disabled thinking. Not cut to ERROR_BODY_BYTES: a right answer
+    # (encrypted_content per result, several searches) may be larger, and a cut one no longer parses.
+    # Only an answer past the buffer limit (which the provider refuses as too large anyway) is cut.
     answer: bytes | None = None
 
 
@@ -145,8 +147,9 @@ def envelope_message(body: bytes | None) -> str | None:
     return message if isinstance(message, str) else None
 
 
-async def _buffered(response: httpx.Response) -> tuple[httpx.Response, bytes]:
-    """Read an error answer so it can be kept as evidence; the provider gets an identical response."""
+async def _buffered(response: httpx.Response, keep: int | None = ERROR_BODY_BYTES) -> tuple[httpx.Response, bytes]:
+    """Read an answer so it can be kept as evidence (its decoded body, the first ``keep`` bytes; None:
+    all that was buffered); the provider gets an identical response."""
     raw = bytearray()
     try:
         async for chunk in response.aiter_raw():
@@ -163,7 +166,7 @@ async def _buffered(response: httpx.Response) -> tuple[httpx.Response, bytes]:
         decoded = httpx.Response(response.status_code, headers=response.headers, content=content).read()
     except httpx.DecodingError:
         decoded = content
-    return copy, decoded[:ERROR_BODY_BYTES]
+    return copy, decoded if keep is None else decoded[:keep]
 
 
 def credential_headers(headers: httpx.Headers, secrets: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
@@ -203,7 +206,7 @@ class ProbeTransport(httpx.AsyncBaseTransport):
         if response.status_code >= 400:
             response, body = await _buffered(response)
         elif 200 <= response.status_code < 300 and _json_messages_answer(request, response):
-            response, answer = await _buffered(response)
+            response, answer = await _buffered(response, keep=None)
         self._exchanges.append(
             Exchange(request.method, str(request.url), response.status_code, body, sent, answer)
         )

@@ -68,6 +68,18 @@ def _html(content: bytes) -> bytes:
     return json.dumps(page).encode()
 
 
+def _padded(content: bytes) -> bytes:
+    """The Messages answer with each web_search_result's encrypted_content 40 KiB long, as a real answer's
+    opaque per-result content can be: the whole answer well past 64 KiB."""
+    answer = json.loads(content)
+    for block in answer.get("content", []):
+        if isinstance(block, dict) and block.get("type") == "web_search_tool_result":
+            for result in block.get("content") if isinstance(block.get("content"), list) else []:
+                if isinstance(result, dict):
+                    result["encrypted_content"] = "E" * 40_000
+    return json.dumps(answer).encode()
+
+
 def _echo(mode: str, authorization: str, content: bytes) -> bytes:
     """The answer with a ``trace`` naming the caller: the credential as base64 of the UTF-16LE header, or as
     hex of the UTF-16LE key (a gateway echoing what it read, the way a Windows or Java stack holds text)."""
@@ -100,7 +112,7 @@ def app(upstream: str) -> Starlette:
             if answer is not None:
                 return answer
             body = json.dumps(j).encode()
-        if "/messages" in path and mode == "drop_thinking" and isinstance(j, dict):
+        if "/messages" in path and mode in ("drop_thinking", "drop_thinking_big") and isinstance(j, dict):
             j.pop("thinking", None)
             body = json.dumps(j).encode()
         if is_fetch and mode == "fetch_anykey":
@@ -113,6 +125,8 @@ def app(upstream: str) -> Starlette:
         content = r.content
         if is_fetch and r.status_code == 200 and mode == "fetch_html":
             content = _html(content)
+        if mode in ("big_answer", "drop_thinking_big") and "/messages" in path and r.status_code == 200:
+            content = _padded(content)
         if mode.startswith("echo_") and is_search and r.status_code == 200:
             content = _echo(mode, request.headers.get("authorization", ""), content)
         status = r.status_code

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 import uvicorn
 
-from dsweb_ref._types import FetchBody, FetchResult
+from dsweb_ref._types import FetchBody, FetchResult, SearchResult, Source
 from dsweb_ref.certification import endpoint
 from dsweb_ref.certification.endpoint import ENDPOINT_CHECKS, certify_endpoint
 from dsweb_ref.certification.model import CheckResult, Outcome
@@ -128,6 +128,9 @@ WRONG = [
     ("fetch_html", {"endpoint.tools.fetch"}),
     # catches: (Q-G9) a Messages gateway that drops thinking: disabled, so the answer gains a thinking block
     ("drop_thinking", {"endpoint.messages.web_search"}),
+    # catches: (Q-G9) the same, in an answer past 64 KiB (long encrypted_content per result): a check reading only
+    # the answer's first 64 KiB could not parse it and passed blind
+    ("drop_thinking_big", {"endpoint.messages.web_search"}),
 ]
 
 
@@ -180,6 +183,28 @@ def test_an_ori_question_limit_counted_in_utf16_units_certifies(proxy: str) -> N
     # named in Unicode characters) and its client counts text in UTF-16 units, so a service rejecting 128
     # astral-plane characters in ori_question (256 UTF-16 units) is not ruled out: no check may fail it
     assert failing(proxy, "utf16_ori") == set()
+
+
+def test_a_large_messages_answer_without_thinking_certifies_and_is_judged(proxy: str) -> None:
+    # open: a right answer past 64 KiB (40 KiB of encrypted_content per result) is read whole: judged, passed
+    results = certify(proxy, "big_answer")
+    assert {cid: r.outcome for cid, r in results.items()} == dict.fromkeys(results, Outcome.PASSED)
+    assert "not judged" not in results["endpoint.messages.web_search"].details
+
+
+def test_an_unreadable_messages_answer_is_reported_not_judged_for_thinking() -> None:
+    # catches: an answer the check cannot read (cut past the buffer limit) counted as holding no thinking block
+    # open: its sources still decide the check; the thinking part is reported as not judged, not passed
+    found = SearchResult(sources=(Source(url="https://docs.example.test/a", title="a"),))
+    cut = Exchange("POST", "http://emulator.dsweb.invalid/anthropic/v1/messages", 200, answer=b'{"content": [{"ty')
+    spec = next(s for s in endpoint.ENDPOINT_SPECS if s.check.id == "endpoint.messages.web_search")
+    run = ProbeRun((found,), (cut,))
+    assert spec.verdict(run) is None and spec.notes is not None
+    assert "was not judged" in spec.notes(run)["not judged"]["thinking"]
+    empty_thinking = json.dumps({"content": [{"type": "thinking", "thinking": ""}]}).encode()
+    whole = Exchange(cut.method, cut.url, 200, answer=empty_thinking)
+    # catches: an empty thinking block is still a thinking block the request disabled
+    assert "1 thinking block" in (spec.verdict(ProbeRun((found,), (whole,))) or "")
 
 
 def endpoint_rule(check_id: str) -> str:
