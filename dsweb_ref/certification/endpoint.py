@@ -30,10 +30,15 @@ Offline (``cassette_dir``): a missing directory, or one that holds no cassette f
 check, raises ValueError — replaying nothing must never produce an all-skipped run that looks
 like a pass. A *partially* populated directory (e.g. only some probes re-recorded) runs what it
 has and skips each check whose cassette is missing with ``no cassette <protocol>/<name>.yaml``.
-A probe the endpoint failed while recording (a wrong status, no answer in time) is not missing:
-``dsweb record`` keeps its cassette marked ``failed`` in the provenance, so the replay judges the
-recorded answer as the live run did — a check FAILS (or a route not served is SKIPPED, as live),
-and a probe recorded without any answer is ERROR, naming the recorded failure.
+A probe the endpoint failed while recording (a status the probe did not expect, no answer in
+time) is not missing: ``dsweb record`` keeps its cassette marked ``failed`` in the provenance, and
+the replay judges the recorded answer by the same verdict as a live run, so the check gets the
+outcome that answer earns live. The mark alone decides nothing: mostly the check FAILS (the probe's
+expected statuses and the check's verdict agree), but a check whose verdict is wider than its
+probe's statuses passes (``endpoint.fetch.unavailable_page`` accepts a recorded 500 although probe
+``fetch-api.not-found`` expects 404), a route found not served is SKIPPED, as live, and a probe
+recorded without any answer is ERROR, naming the recorded failure (kept in the details as
+``recorded_failure`` whatever the outcome).
 """
 
 from __future__ import annotations
