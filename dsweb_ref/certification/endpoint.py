@@ -30,10 +30,15 @@ Offline (``cassette_dir``): a missing directory, or one that holds no cassette f
 check, raises ValueError — replaying nothing must never produce an all-skipped run that looks
 like a pass. A *partially* populated directory (e.g. only some probes re-recorded) runs what it
 has and skips each check whose cassette is missing with ``no cassette <protocol>/<name>.yaml``.
-A probe the endpoint failed while recording (a wrong status, no answer in time) is not missing:
-``dsweb record`` keeps its cassette marked ``failed`` in the provenance, so the replay judges the
-recorded answer as the live run did — a check FAILS (or a route not served is SKIPPED, as live),
-and a probe recorded without any answer is ERROR, naming the recorded failure.
+A probe the endpoint failed while recording (a status the probe did not expect, no answer in
+time) is not missing: ``dsweb record`` keeps its cassette marked ``failed`` in the provenance, and
+the replay judges the recorded answer by the same verdict as a live run, so the check gets the
+outcome that answer earns live. The mark alone decides nothing: mostly the check FAILS (the probe's
+expected statuses and the check's verdict agree), but a check whose verdict is wider than its
+probe's statuses passes (``endpoint.fetch.unavailable_page`` accepts a recorded 500 although probe
+``fetch-api.not-found`` expects 404), a route found not served is SKIPPED, as live, and a probe
+recorded without any answer is ERROR, naming the recorded failure (kept in the details as
+``recorded_failure`` whatever the outcome).
 """
 
 from __future__ import annotations
@@ -99,20 +104,24 @@ def _sources(minimum: int) -> Verdict:
     return verdict
 
 
-def _thinking_blocks(run: ProbeRun) -> int:
-    """How many thinking blocks the run's Messages answers held (0 when no answer was kept or parsed)."""
-    found = 0
-    for exchange in run.exchanges:
+def _thinking_blocks(run: ProbeRun) -> tuple[int, list[str]]:
+    """How many thinking blocks the run's Messages answers held, and which kept answers could not be read
+    (those are not judged: never counted as holding none)."""
+    found, unread = 0, []
+    for number, exchange in enumerate(run.exchanges, 1):
+        if exchange.answer is None:
+            continue
         try:
-            answer = json.loads(exchange.answer) if exchange.answer else None
-        except (ValueError, RecursionError):
+            answer = json.loads(exchange.answer)
+        except (ValueError, RecursionError) as exc:
+            unread.append(f"answer {number} ({len(exchange.answer)} bytes) is not readable JSON: {exc}"[:300])
             continue
         content = answer.get("content") if isinstance(answer, dict) else None
         if isinstance(content, list):
             found += sum(
                 1 for b in content if isinstance(b, dict) and b.get("type") in ("thinking", "redacted_thinking")
             )
-    return found
+    return found, unread
 
 
 def _messages_sources(run: ProbeRun) -> str | None:
@@ -120,10 +129,18 @@ def _messages_sources(run: ProbeRun) -> str | None:
     reason = _sources(1)(run)
     if reason is not None:
         return reason
-    blocks = _thinking_blocks(run)
+    blocks, _ = _thinking_blocks(run)
     if blocks:
         return f"the answer holds {blocks} thinking block(s) although the request disabled thinking"
     return None
+
+
+def _messages_notes(run: ProbeRun) -> dict[str, Any]:
+    """What the Messages check could not judge: an answer it could not read for thinking blocks."""
+    _, unread = _thinking_blocks(run)
+    if not unread:
+        return {}
+    return {"not judged": {"thinking": "; ".join(unread) + ": whether it holds a thinking block was not judged"}}
 
 
 def _sources_at_most(maximum: int) -> Verdict:
@@ -185,6 +202,9 @@ class EndpointCheck:
     probe: str
     verdict: Verdict
     rule: str = ""  # the catalogue's rule text; empty: the description and what the probe sends
+    # What the verdict could not judge (kept in the result's details, passed or not), e.g. an answer
+    # it could not read: reported, never taken as a pass of that part.
+    notes: Callable[[ProbeRun], dict[str, Any]] | None = None
 
     @property
     def route(self) -> str:
@@ -194,6 +214,16 @@ class EndpointCheck:
 
 def _check(cid: str, description: str, capability: str) -> Check:
     return Check(cid, description, "001", capability)
+
+
+# A validation rejection: seed 001 says only that the API rejects such values, not with which status.
+# 400 is what the service has been seen to answer; 422 ("invalid parameters") is DeepSeek's other
+# documented status for a request it cannot accept, so a right service may use either.
+_VALIDATION = (400, 422)
+_VALIDATION_NOTE = (
+    "Either status is a rejection: seed 001 says the value is rejected, not which 4xx says so, and 422 "
+    "(invalid parameters) is the service's other documented status for a request it cannot accept."
+)
 
 
 # Order matters: the first check of each route discovers whether that route is served.
@@ -212,7 +242,10 @@ ENDPOINT_SPECS: tuple[EndpointCheck, ...] = (
         "answer HTTP 200 with at least one web_search_tool_result source and no thinking block: seed 001 has "
         "the Messages path send thinking disabled so the auxiliary request does no reasoning work, and a "
         "service that honours it answers without thinking (probe messages.search). Catches: a gateway that "
-        "drops the thinking parameter, so the answer carries reasoning the request turned off.",
+        "drops the thinking parameter, so the answer carries reasoning the request turned off. The whole "
+        "answer is read, however large; one that cannot be read as JSON is reported as not judged for "
+        "thinking (in the result's details), never counted as holding none.",
+        _messages_notes,
     ),
     EndpointCheck(
         _check(
@@ -257,14 +290,17 @@ ENDPOINT_SPECS: tuple[EndpointCheck, ...] = (
     EndpointCheck(
         _check(
             "endpoint.tools.auth.requires_key",
-            "Search rejects a request without any credential with HTTP 401",
+            "Search rejects a request without any credential with HTTP 401 or 403",
             "tools.search",
         ),
         "search-api.auth-missing",
-        _status_is(401),
-        "POST {tools}/search without an Authorization header must answer HTTP 401: seed 001 has every Search "
-        "request authenticate with the caller's API key as a Bearer credential (probe search-api.auth-missing). "
-        "Catches: a gateway that injects its own key into a request that carries none.",
+        _status_is(401, 403),
+        "POST {tools}/search without an Authorization header must be refused with HTTP 401 or 403: seed 001 has "
+        "every Search request authenticate with the caller's API key as a Bearer credential "
+        "(probe search-api.auth-missing). The service is known to answer 401 to a wrong key; what it answers a "
+        "request with no credential at all is not decided, and a service or gateway may refuse it as forbidden, "
+        "so either status is a refusal. Catches: a gateway that injects its own key into a request that carries "
+        "none and answers 200.",
     ),
     EndpointCheck(
         _check(
@@ -278,11 +314,15 @@ ENDPOINT_SPECS: tuple[EndpointCheck, ...] = (
     EndpointCheck(
         _check(
             "endpoint.search.query_limit",
-            "a 129-character query is rejected with HTTP 400, not truncated",
+            "a 129-character query is rejected with HTTP 400 or 422, not truncated",
             "tools.search",
         ),
         "search-api.too-long",
-        _status_is(400),
+        _status_is(*_VALIDATION),
+        "A query of 129 characters must be rejected with HTTP 400 or 422: seed 001 has the service enforce a "
+        "query of 1-128 characters and reject a longer one rather than cut it (probe search-api.too-long). "
+        + _VALIDATION_NOTE
+        + " Catches: an endpoint that truncates an over-long query and answers 200.",
     ),
     # From a hunt (Q-G3): an endpoint counting the query in UTF-8 bytes (or UTF-16 units) rejected
     # 128-character CJK or astral-plane queries and was still certified: only a 129-letter ASCII
@@ -298,16 +338,20 @@ ENDPOINT_SPECS: tuple[EndpointCheck, ...] = (
         "A query of 128 characters must be accepted whatever its script: seed 001 has the service enforce a "
         "limit of 1-128 Unicode characters, i.e. code points. The probe's query mixes CJK (3 UTF-8 bytes each) "
         "and astral-plane characters (4 UTF-8 bytes, 2 UTF-16 units each): 448 bytes, 192 UTF-16 units "
-        "(probe search-api.query-characters). Catches: a limit counted in UTF-8 bytes or UTF-16 code units.",
+        "(probe search-api.query-characters). Only the query's unit is decided: seed 001 names the query's limit "
+        "in Unicode characters, but says of ori_question only that the API limits it to 128 characters, and its "
+        "client counts text in UTF-16 units, so a service counting ori_question that way is not ruled out and no "
+        "check sends one past 128 UTF-16 units. Catches: a query limit counted in UTF-8 bytes or UTF-16 code units.",
     ),
     # From a hunt (Q-G11): an endpoint answering an empty query with 200 and no results was certified.
     EndpointCheck(
-        _check("endpoint.search.query_empty", "an empty query is rejected with HTTP 400", "tools.search"),
+        _check("endpoint.search.query_empty", "an empty query is rejected with HTTP 400 or 422", "tools.search"),
         "search-api.query-empty",
-        _status_is(400),
-        "An empty query must be rejected with HTTP 400: seed 001 has the service enforce a query of 1-128 "
-        "characters, so zero characters is outside it (probe search-api.query-empty). Catches: an endpoint "
-        "that answers an empty query as a search that found nothing.",
+        _status_is(*_VALIDATION),
+        "An empty query must be rejected with HTTP 400 or 422: seed 001 has the service enforce a query of 1-128 "
+        "characters, so zero characters is outside it (probe search-api.query-empty). "
+        + _VALIDATION_NOTE
+        + " Catches: an endpoint that answers an empty query as a search that found nothing.",
     ),
     EndpointCheck(
         _check(
@@ -323,41 +367,35 @@ ENDPOINT_SPECS: tuple[EndpointCheck, ...] = (
         "search-api.ori-question-cut",
         _sources(0),
     ),
-    # From a hunt (Q-G3): ori_question counted in UTF-16 units rejected 128 astral-plane characters.
-    EndpointCheck(
-        _check(
-            "endpoint.search.ori_question_astral",
-            "a 128-character astral-plane ori_question is accepted",
-            "tools.search",
-        ),
-        "search-api.ori-question-astral",
-        _sources(0),
-        "An ori_question of 128 astral-plane characters (256 UTF-16 units, 512 UTF-8 bytes) must be accepted: "
-        "seed 001 cuts ori_question to the API's 128-character limit, so 128 characters is within it "
-        "(probe search-api.ori-question-astral). Catches: an ori_question limit counted in UTF-16 units or bytes.",
-    ),
     # From a hunt (Q-G7): an endpoint that dropped, or silently cut, an over-long ori_question was
     # certified: nothing sent one.
     EndpointCheck(
         _check(
             "endpoint.search.ori_question_limit",
-            "a 129-character ori_question is rejected with HTTP 400",
+            "a 129-character ori_question is rejected with HTTP 400 or 422",
             "tools.search",
         ),
         "search-api.ori-question-too-long",
-        _status_is(400),
-        "An ori_question of 129 characters must be rejected with HTTP 400: seed 001 says the API rejects "
+        _status_is(*_VALIDATION),
+        "An ori_question of 129 characters must be rejected with HTTP 400 or 422: seed 001 says the API rejects "
         "longer values than its 128-character limit (that is why the client cuts it). The probe sends the "
         "field raw, since the reference client never sends one (probe search-api.ori-question-too-long). "
-        "Catches: an endpoint that drops or truncates an over-long ori_question and answers 200.",
+        + _VALIDATION_NOTE
+        + " Catches: an endpoint that drops or truncates an over-long ori_question and answers 200.",
     ),
     EndpointCheck(
-        _check("endpoint.search.ori_question_blank", "a blank ori_question is rejected with HTTP 400", "tools.search"),
+        _check(
+            "endpoint.search.ori_question_blank",
+            "a blank ori_question is rejected with HTTP 400 or 422",
+            "tools.search",
+        ),
         "search-api.ori-question-blank",
-        _status_is(400),
-        "A blank ori_question must be rejected with HTTP 400: seed 001 says the API rejects blank values (that "
-        "is why the client omits the field when there is no prompt). Sent raw (probe search-api.ori-question-blank). "
-        "Catches: an endpoint that drops a blank ori_question and answers 200.",
+        _status_is(*_VALIDATION),
+        "A blank ori_question must be rejected with HTTP 400 or 422: seed 001 says the API rejects blank values "
+        "(that is why the client omits the field when there is no prompt). Sent raw "
+        "(probe search-api.ori-question-blank). "
+        + _VALIDATION_NOTE
+        + " Catches: an endpoint that drops a blank ori_question and answers 200.",
     ),
     # From a hunt (Q-G4): an endpoint that ignored count (always the service's 10) or capped it below
     # 50 was certified: no check looked at count.
@@ -562,6 +600,8 @@ async def _certify(runner: _Runner, progress: Progress | None) -> tuple[list[Che
         if probe.id == "search-api.basic" and isinstance(result, SearchResult) and result.sources:
             found_url = result.sources[0].url
         reason = item.verdict(run)
+        if item.notes is not None:
+            details.update(item.notes(run))
         done(Outcome.PASSED if reason is None else Outcome.FAILED, reason or "")
     return results, served
 

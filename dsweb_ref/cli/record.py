@@ -33,7 +33,11 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         help="variable holding the account token (account-route probes are skipped when it is unset)",
     )
     p.add_argument("--out", default="cassettes", metavar="DIR", help="cassette directory (default: cassettes/)")
-    p.add_argument("--overwrite", action="store_true", help="replace existing cassettes")
+    p.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace existing cassettes (one marked failed is recorded again without it)",
+    )
     p.add_argument("--timeout", type=float, default=30.0, metavar="S", help="per-probe timeout in seconds")
     p.add_argument(
         "--max-rps",

@@ -5,7 +5,9 @@ Recording rules (``dsweb record``):
 * probes run serially, each under a timeout, with request starts spaced by a rate limiter;
 * a probe is recorded into a temporary file and moved into place if the cassette passes the
   secret scan and the target file does not exist yet (unless ``overwrite``); a refused probe
-  leaves no cassette behind;
+  leaves no cassette behind. An existing cassette marked ``failed`` in its provenance is not a
+  recording of the probe (a 429, a 5xx or a timeout may have been passing): the next run records
+  the probe again and replaces it, without ``overwrite``;
 * a probe the *endpoint* failed (an exchange answered a status the probe does not expect, or no
   answer came within the timeout) is still written, with ``failed: <reason>`` in its provenance,
   and reported ``failed``: a replay (``dsweb certify --cassettes``) then judges what the endpoint
@@ -188,8 +190,11 @@ async def _record_one(
     if short is not None:
         return RecordResult(probe.id, "refused", reason=short)
     dest = out_dir / probe.cassette
+    retried: str | None = None  # the failure of the existing cassette this run records again
     if dest.exists() and not overwrite:
-        return RecordResult(probe.id, "exists", dest, "cassette exists; pass --overwrite to replace it")
+        retried = _marked_failed(dest)
+        if retried is None:
+            return RecordResult(probe.id, "exists", dest, "cassette exists; pass --overwrite to replace it")
     emu = target.emulator
     fault_label = None
     if emu is not None:
@@ -295,18 +300,29 @@ async def _record_one(
             return RecordResult(probe.id, "exists", dest, "cassette exists; pass --overwrite to replace it")
     if failure is not None:
         return RecordResult(probe.id, "failed", dest, f"{failure} (kept, marked failed in its provenance)")
-    return RecordResult(probe.id, "recorded", dest)
+    replaced = f"replaced the cassette marked failed: {retried}" if retried else ""
+    return RecordResult(probe.id, "recorded", dest, replaced)
+
+
+def _marked_failed(path: Path) -> str | None:
+    """The ``failed`` reason in the provenance of the cassette at ``path``; None when it has none (or
+    cannot be read: a file this run cannot judge is never replaced without ``overwrite``)."""
+    try:
+        failed = provenance_of(path).get("failed")
+    except Exception:  # unreadable, not YAML, no provenance
+        return None
+    return str(failed) if failed else None
 
 
 def _write_new(dest: Path, text: str, *, overwrite: bool) -> bool:
     """Stage ``text`` next to ``dest`` and move it into place; False (nothing written) if ``dest``
-    exists and ``overwrite`` is off."""
+    exists, is not marked failed and ``overwrite`` is off."""
     dest.parent.mkdir(parents=True, exist_ok=True)
     fd, staged = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
-        if dest.exists() and not overwrite:  # appeared meanwhile
+        if dest.exists() and not overwrite and _marked_failed(dest) is None:  # appeared meanwhile
             return False
         os.replace(staged, dest)
         return True

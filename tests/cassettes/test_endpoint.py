@@ -41,7 +41,6 @@ def test_check_ids_are_stable_and_documented() -> None:
         "endpoint.search.query_empty",
         "endpoint.search.operators",
         "endpoint.search.ori_question",
-        "endpoint.search.ori_question_astral",
         "endpoint.search.ori_question_limit",
         "endpoint.search.ori_question_blank",
         "endpoint.search.count_lowered",

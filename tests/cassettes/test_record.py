@@ -12,6 +12,8 @@ from typing import Any
 import httpx
 import pytest
 
+from dsweb_ref.certification.endpoint import certify_endpoint
+from dsweb_ref.certification.model import Outcome
 from dsweb_ref.cli import record as record_cli
 from dsweb_ref.emulator import Delay, Emulator, Status
 from dsweb_ref.emulator.fixtures import EmulatorFactory
@@ -101,6 +103,44 @@ def test_a_probe_the_endpoint_failed_keeps_a_cassette_marked_failed(
     assert provenance_of(wrong)["failed"].startswith("unexpected status") and "HTTP 400" in wrong.read_text()
     assert provenance_of(slow_path)["failed"] == "timed out after 0.5s"
     assert load_cassette(slow_path)["interactions"] == []  # no answer came: a replay has nothing to match
+
+
+def test_a_cassette_marked_failed_is_recorded_again_without_the_flag(
+    emulator: Emulator, emulator_api_key: str, tmp_path: Path
+) -> None:
+    """A 5xx (or a 429, or a timeout) while recording leaves a cassette marked failed; that is not a recording
+    of the probe, so a plain re-run records it again and replaces it, and only a good cassette is "exists"."""
+    basic = get_probe("search-api.basic")
+    passing_outage = replace(basic, fault=lambda emu: Status(503, "overloaded"))
+    first = _record(emulator, emulator_api_key, tmp_path, [passing_outage])[0]
+    path = tmp_path / "search-api" / "basic.yaml"
+    assert first.status == "failed" and "failed" in provenance_of(path)
+    again = _record(emulator, emulator_api_key, tmp_path, [basic])[0]
+    assert again.status == "recorded" and again.reason.startswith("replaced the cassette marked failed: unexpected")
+    assert "failed" not in provenance_of(path) and _files(tmp_path) == [path]
+    assert _record(emulator, emulator_api_key, tmp_path, [basic])[0].status == "exists"
+
+
+def test_a_cassette_marked_failed_replays_by_the_live_verdict(
+    emulator: Emulator, emulator_api_key: str, tmp_path: Path
+) -> None:
+    """The mark alone decides nothing: a 500 where fetch-api.not-found expected a 404 is marked failed, yet the
+    unavailable-page check accepts any non-auth retrieval failure, live and replayed alike."""
+    outage = replace(get_probe("fetch-api.not-found"), fault=lambda emu: Status(500, "internal"))
+    assert _record(emulator, emulator_api_key, tmp_path, [outage])[0].status == "failed"
+    _, results = certify_endpoint(messages_base=None, tools_base=None, cassette_dir=tmp_path)
+    page = next(r for r in results if r.check.id == "endpoint.fetch.unavailable_page")
+    assert page.outcome == Outcome.PASSED and page.details["recorded_failure"].startswith("unexpected status")
+
+
+def test_an_unreadable_cassette_is_never_replaced_without_the_flag(
+    emulator: Emulator, emulator_api_key: str, tmp_path: Path
+) -> None:
+    path = tmp_path / "search-api" / "basic.yaml"
+    path.parent.mkdir()
+    path.write_text("not: [a cassette", "utf-8")
+    assert _record(emulator, emulator_api_key, tmp_path, ["search-api.basic"])[0].status == "exists"
+    assert path.read_text("utf-8") == "not: [a cassette"
 
 
 def test_an_echoed_key_is_scrubbed(emulator: Emulator, emulator_api_key: str, tmp_path: Path) -> None:

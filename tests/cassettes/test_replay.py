@@ -58,7 +58,6 @@ EXPECTED: dict[str, tuple[Any, ...]] = {
     "search-api.insufficient-balance-not-retried": ("error", "insufficient balance (HTTP 402)", "top up"),
     "search-api.query-characters": ("sources", 1),
     "search-api.query-empty": ("error", "rejected the request (HTTP 400)"),
-    "search-api.ori-question-astral": ("sources", 1),
     "search-api.ori-question-too-long": ("error", "HTTP 400", "'ori_question' must be at most 128 characters"),
     "search-api.ori-question-blank": ("error", "HTTP 400", "'ori_question' must not be blank"),
     "search-api.count-max": ("sources", 3),

@@ -42,6 +42,8 @@ def _search(mode: str, j: dict[str, Any]) -> Response | None:
         for name in ("query", "ori_question"):
             if _too_long_utf16(j.get(name)):
                 return _err(400, f"'{name}' must be at most 128 characters")
+    if mode == "utf16_ori" and _too_long_utf16(j.get("ori_question")):
+        return _err(400, "'ori_question' must be at most 128 characters")  # a unit seed 001 leaves open
     if mode == "count_cap20" and isinstance(j.get("count"), int) and j["count"] > 20:
         return _err(400, "'count' must be between 1 and 20")
     if mode == "ignore_count":
@@ -64,6 +66,18 @@ def _html(content: bytes) -> bytes:
         f"<html><head><title>{page.get('title', '')}</title></head><body><article>{paragraphs}</article></body></html>"
     )
     return json.dumps(page).encode()
+
+
+def _padded(content: bytes) -> bytes:
+    """The Messages answer with each web_search_result's encrypted_content 40 KiB long, as a real answer's
+    opaque per-result content can be: the whole answer well past 64 KiB."""
+    answer = json.loads(content)
+    for block in answer.get("content", []):
+        if isinstance(block, dict) and block.get("type") == "web_search_tool_result":
+            for result in block.get("content") if isinstance(block.get("content"), list) else []:
+                if isinstance(result, dict):
+                    result["encrypted_content"] = "E" * 40_000
+    return json.dumps(answer).encode()
 
 
 def _echo(mode: str, authorization: str, content: bytes) -> bytes:
@@ -98,21 +112,28 @@ def app(upstream: str) -> Starlette:
             if answer is not None:
                 return answer
             body = json.dumps(j).encode()
-        if "/messages" in path and mode == "drop_thinking" and isinstance(j, dict):
+        if "/messages" in path and mode in ("drop_thinking", "drop_thinking_big") and isinstance(j, dict):
             j.pop("thinking", None)
             body = json.dumps(j).encode()
         if is_fetch and mode == "fetch_anykey":
             headers["authorization"] = "Bearer " + GOOD
+        if mode == "missing_403" and "authorization" not in {k.lower() for k in headers}:
+            return _err(403, "forbidden: no credential")  # a right refusal of a request carrying no key
         if mode == "anykey_missing" and "authorization" not in {k.lower() for k in headers}:
             headers["authorization"] = "Bearer " + GOOD
         r = await client.request(request.method, path, content=body, headers=headers, params=request.query_params)
         content = r.content
         if is_fetch and r.status_code == 200 and mode == "fetch_html":
             content = _html(content)
+        if mode in ("big_answer", "drop_thinking_big") and "/messages" in path and r.status_code == 200:
+            content = _padded(content)
         if mode.startswith("echo_") and is_search and r.status_code == 200:
             content = _echo(mode, request.headers.get("authorization", ""), content)
+        status = r.status_code
+        if mode == "validation_422" and is_search and status == 400:
+            status = 422  # a right service's other documented status for a value it rejects
         kept = {k: v for k, v in r.headers.items() if k.lower() not in HOP}
-        return Response(content, r.status_code, headers=kept)
+        return Response(content, status, headers=kept)
 
     return Starlette(routes=[Route("/{p:path}", handle, methods=["GET", "POST"])])
 
