@@ -1971,6 +1971,13 @@ RESOLUTION_CASES = (
     _row("model-id-is-kept-verbatim", "lower-casing the saved model ID on the search route",
          {"current": "main", "accounts": [_acct("main", model="DeepSeek-V4-Flash-Custom")]},
          ("selected", "main", "messages", OFFICIAL_URL, "DeepSeek-V4-Flash-Custom", "DS_KEY")),
+    # From a hunt (R-I1): every assigned model above was lower case, so a search route lower-casing the model
+    # an assignment names passed; seed 003 keeps the saved ID as it is and never lower-cases an arbitrary one.
+    _row("assigned-model-id-is-kept-verbatim", "lower-casing the model an assignment names (or the whole "
+         "assignment) on the search route",
+         {"current": "main", "web_search_model": "second/DeepSeek-V4-Pro-Custom",
+          "accounts": [_acct("main"), _acct("second")]},
+         ("selected", "second", "messages", OFFICIAL_URL, "DeepSeek-V4-Pro-Custom", "DS_KEY")),
     _row("agent-table-names-the-search-model", "reading web_search_model only at the top level, not in [agent]",
          {"current": "main", "agent": {"web_search_model": "second/deepseek-v4-pro"},
           "accounts": [_acct("main"), _acct("second")]},
@@ -2053,7 +2060,8 @@ def resolution_observed(result: Any, expect: tuple[Any, ...]) -> tuple[Any, ...]
     "search via the official Anthropic-compatible base with the same account and model, custom URLs are never "
     "converted; third-party Messages/Responses accounts need web_search = true (an assignment too) and keep their "
     "endpoint (their own request URL) and key; web_search_model missing, empty or auto is automatic, else "
-    "connection/model split at the first slash; an unusable assignment keeps its reference, shows why, registers "
+    "connection/model split at the first slash; a model ID, saved or assigned, is used as written (an arbitrary ID is "
+    "never lower-cased); an unusable assignment keeps its reference, shows why, registers "
     "nothing and does not switch; offline mode and an allow-list without web_search (an empty one too) register "
     "nothing; a model offered only by a remote broker or an extension does not mean a local search credential, so an "
     "enabled local search account is still needed; connection-access limits still apply.",
