@@ -154,8 +154,8 @@ READINGS: dict[str, tuple[Saver, set[str]]] = {
     # catches: the chosen connection and model saved lower-cased (shown in effect that way too)
     "the value folded to lower case": (
         lambda user, project, value: reference_save(user, project, value.lower()), {"value-case-kept"}),
-    "the project file ignored": (_project_ignored, {"project-overrides"}),
-    "saved into the project file": (_saved_into_project, {"project-overrides"}),
+    "the project file ignored": (_project_ignored, {"project-overrides", "project-sets-the-same-value"}),
+    "saved into the project file": (_saved_into_project, {"project-overrides", "project-sets-the-same-value"}),
     "any project file taken for an override": (_any_project_overrides, {"project-without-the-field"}),
     "an unreadable file replaced": (_unreadable_replaced, {"unreadable-file-not-lost"}),
     "the field always written into [agent]": (

@@ -6,7 +6,8 @@ too: "保存仅更新该字段，保留其余配置内容"; the old generic
 save "may lose the field, comments or unknown fields"); a missing file or ``[agent]`` table is created;
 the model part may hold ``/``; ``auto`` is a value that can be saved; the user's file is saved even when
 a project ``reasonix.toml`` sets the field, and the answer then shows the project's value as the one in
-effect ("项目 reasonix.toml 覆盖此字段时，界面标明项目实际值"); a file that cannot be read as TOML is
+effect, an override by the project even when that value equals the one saved ("项目 reasonix.toml 覆盖此字段时，
+界面标明项目实际值"); a file that cannot be read as TOML is
 refused or kept whole, never lost.
 
 Left open (accepted either way): formatting (spacing, quoting style, line endings, where in ``[agent]`` the
@@ -101,6 +102,14 @@ SAVE_CASES = (
           "[agent]\n", "user-conn/deepseek-v4-flash",
           project="[agent]\nweb_search_model = \"project-conn/deepseek-v4-pro\"\n",
           effective="project-conn/deepseek-v4-pro"),
+    # From a hunt (R-I3): a save reporting the project's override only when its value differs from the one saved
+    # passed; the project file sets the field, so its value is the one in effect (a later save would not change
+    # it), whichever value that is.
+    _case("project-sets-the-same-value", "reporting no override when the project file sets the field to the "
+          "value just saved (an override reported only when the two values differ)",
+          "[agent]\n", "user-conn/deepseek-v4-flash",
+          project="[agent]\nweb_search_model = \"user-conn/deepseek-v4-flash\"\n",
+          effective="user-conn/deepseek-v4-flash"),
     _case("project-without-the-field", "taking any project file for an override of the field",
           "[agent]\n", "user-conn/deepseek-v4-flash", project="[agent]\nmodel = \"deepseek-v4-pro\"\n"),
     _case("unreadable-file-not-lost", "overwriting a file that is not valid TOML (its content lost)",
@@ -203,7 +212,8 @@ def _effect_problems(case: Case, value: dict[str, Any]) -> list[str]:
     "(the model name may contain /; missing, empty or auto is automatic); this version's save updates only "
     "that field and keeps the rest of the configuration (the old generic save could lose the field, comments or "
     "unknown fields); Desktop saves the user's global settings, and when a project reasonix.toml sets the field, "
-    "the project's value is shown as the one in effect. A file that is not TOML is refused or kept whole.",
+    "the project's value is shown as the one in effect, as the project's (also when it equals the value saved). "
+    "A file that is not TOML is refused or kept whole.",
     cases=SAVE_CASES,
     profiles=("seed-003-settings-save",),
 )
