@@ -1,14 +1,22 @@
 """Hunt R, part I: wrong readings of seed 003's search model choice that dsweb certify passed, each now failing the
 rows added for it: the model an assignment names lower-cased on the search route (I1); a save reporting the
-project's override only when the project's value differs from the one saved (I3). Each wrong reading is made in
-the reference as the hunt made it and fails exactly its rows; the reference passes them."""
+project's override only when the project's value differs from the one saved (I3); a save moving the whole [agent]
+table to the end of the file, which the check let pass by comparing the rest of the file regardless of order (I4).
+Each wrong reading is made in the reference as the hunt made it and fails exactly its rows (I4: the rows whose
+[agent] has a table after it); the reference, and the readings seed 003 leaves open, pass them."""
 
 from __future__ import annotations
 
+import tomllib
+from typing import Any
+
 import pytest
+import tomlkit
+from tomlkit.container import OutOfOrderTableProxy
 
 from dsweb_ref import standalone_accounts, standalone_config
 from dsweb_ref.certification import targets
+from dsweb_ref.certification.cases import Case
 from dsweb_ref.certification.checks import standalone, standalone_save
 
 from ._readings import failing_rows, keep_rows, patch_reading
@@ -45,6 +53,7 @@ def test_an_assigned_model_lower_cased_fails_exactly_the_verbatim_row(
 # -- I3: an override reported only when the project's value differs --------------------------------
 
 SAVE, SAVES = "standalone.save.keeps_rest", "SAVE_CASES"
+FIELD = "web_search_model"
 SAME_VALUE = "project-sets-the-same-value"
 
 
@@ -60,3 +69,98 @@ def test_an_override_only_when_the_values_differ_fails_exactly_the_same_value_ro
     patch_reading(standalone_config, "save_search_model", 'if origin != "project":',
                   'if origin != "project" or effective == value:', monkeypatch, targets)
     assert failing_rows(standalone_save, SAVES, SAVE, monkeypatch) == {SAME_VALUE}
+
+
+# -- I4: the [agent] table moved to the end of the file ---------------------------------------------
+
+RIGHT_SAVE = targets.reference_save
+# the rows whose [agent] holds more than the field and has another table after it (or is written as dotted keys
+# before another key), the ones a save moving [agent] to the end fails (an [agent] holding only the field may go
+# anywhere: where the field goes is the save's)
+AGENT_FOLLOWED = {"agent-table-then-another", "chosen-connection-untouched", "agent-from-dotted-keys"}
+
+
+def _agent_moved_to_the_end(user: str | None, value: str) -> str | None:
+    """The hunt's save: tomlkit pops [agent] (a top-level field dropped), sets the field and appends it last;
+    None (the right save, as the hunt's trial kept) where tomlkit cannot (an [agent] split around [agent.ui])."""
+    document = tomlkit.parse(user or "")
+    if isinstance(document.get("agent"), OutOfOrderTableProxy):
+        return None
+    if FIELD in document:
+        del document[FIELD]
+    if "agent" in document:
+        agent = document.pop("agent")
+        if FIELD in agent:
+            agent[FIELD] = value
+        else:
+            agent.add(FIELD, value)
+        document.append("agent", agent)
+    else:
+        table = tomlkit.table()
+        table[FIELD] = value
+        document.append("agent", table)
+    return tomlkit.dumps(document)
+
+
+def _field_appended_in_agent(user: str | None, value: str) -> str | None:
+    """A save setting the field through tomlkit alone: replaced in place, else the last key of [agent] (a dotted
+    agent.* too), else a new [agent] table appended at the end of the file."""
+    document = tomlkit.parse(user or "")
+    if FIELD in document:
+        document[FIELD] = value
+    elif "agent" in document:
+        document["agent"][FIELD] = value  # type: ignore[index]
+    else:
+        table = tomlkit.table()
+        table[FIELD] = value
+        document.append("agent", table)
+    return tomlkit.dumps(document)
+
+
+def _saving(text: Any) -> Any:
+    def save(user: str | None, project: str | None, value: str) -> dict[str, Any]:
+        saved = RIGHT_SAVE(user, project, value)
+        changed = None if user is None or not _parses(user) else text(user, value)
+        return saved if changed is None else {**saved, "user": changed}
+
+    return save
+
+
+def _parses(text: str) -> bool:
+    try:
+        tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return False
+    return True
+
+
+# catches: [agent] popped and appended at the end of the file, after the tables that followed it (tomlkit)
+def test_agent_moved_to_the_end_fails_exactly_the_rows_with_a_table_after_agent(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(targets, "reference_save", _saving(_agent_moved_to_the_end))
+    assert failing_rows(standalone_save, SAVES, SAVE, monkeypatch) == AGENT_FOLLOWED
+
+
+def test_the_reference_passes_the_rows_with_a_table_after_agent(monkeypatch: pytest.MonkeyPatch) -> None:
+    keep_rows(standalone_save, SAVES, tuple(AGENT_FOLLOWED), monkeypatch)
+    assert failing_rows(standalone_save, SAVES, SAVE, monkeypatch) == set()
+
+
+# open: where the field goes in [agent] (its last key here), and a missing [agent] created at the end of the file
+def test_the_field_appended_in_agent_passes_every_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(targets, "reference_save", _saving(_field_appended_in_agent))
+    assert failing_rows(standalone_save, SAVES, SAVE, monkeypatch) == set()
+
+
+# catches: the keys inside a table put in another order (sorted), the tables themselves in place
+def test_keys_reordered_inside_a_table_are_a_move() -> None:
+    user = '[agent]\nmodel = "deepseek-v4-pro"\nfuture_flag = true\n\n[tools]\nenabled = ["web_search"]\n'
+    case = Case("reordered", "keys sorted", {"user": user, "project": None, "value": "c/m", "effective": None})
+    right = RIGHT_SAVE(user, None, "c/m")
+    assert standalone_save.save_problems(case, True, None, right) == []
+    text = '[agent]\nfuture_flag = true\nmodel = "deepseek-v4-pro"\nweb_search_model = "c/m"\n\n'
+    text += user.split("\n\n")[1]
+    assert standalone_save.save_problems(case, True, None, {**right, "user": text}) == [
+        "the rest of the configuration moved (keys or tables in another order at agent: ['model', 'future_flag'] "
+        "before, ['future_flag', 'model'] after)"]

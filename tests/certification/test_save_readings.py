@@ -115,9 +115,11 @@ def _after_the_header(user: str, value: str) -> str:
 
 READINGS: dict[str, tuple[Saver, set[str]]] = {
     # every comment is lost, the one a U+2028 continues too
-    # every comment is lost, the one after the field's value and a commented-out field too
+    # every comment is lost, the one after the field's value and a commented-out field too (and dotted agent.* keys
+    # rendered as an [agent] table after the top-level keys: moved)
     "re-rendered from parsed values": (_rerendered, {"comments-kept", "line-separator-in-a-comment",
-                                                     "field-comment-kept", "field-elsewhere-kept"}),
+                                                     "field-comment-kept", "field-elsewhere-kept",
+                                                     "agent-from-dotted-keys"}),
     # (the chosen connection's [[accounts]] table is unknown to it too)
     "only known fields saved": (_known_only, {"unknown-keys-kept", "field-elsewhere-kept",
                                               "chosen-connection-untouched"}),
