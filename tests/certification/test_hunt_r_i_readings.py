@@ -1,14 +1,17 @@
 """Hunt R, part I: wrong readings of seed 003's search model choice that dsweb certify passed, each now failing the
-rows added for it: the model an assignment names lower-cased on the search route (I1); a save reporting the
-project's override only when the project's value differs from the one saved (I3); a save moving the whole [agent]
-table to the end of the file, which the check let pass by comparing the rest of the file regardless of order (I4).
-Each wrong reading is made in the reference as the hunt made it and fails exactly its rows (I4: the rows whose
-[agent] has a table after it); the reference, and the readings seed 003 leaves open, pass them."""
+rows added for it: the model an assignment names lower-cased on the search route (I1); web_search's definition
+telling the official base from a relay (I2); a save reporting the project's override only when the project's value
+differs from the one saved (I3); a save moving the whole [agent] table to the end of the file, which the check let
+pass by comparing the rest of the file regardless of order (I4); an assigned model escaping offline mode, the tool
+allow-list, connection-access limits or its connection's own state (I5). Each wrong reading is made in the
+reference as the hunt made it and fails exactly its rows (I4: the rows whose [agent] has a table after it); the
+reference, and the readings seed 003 leaves open, pass them."""
 
 from __future__ import annotations
 
 import tomllib
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 import tomlkit
@@ -17,7 +20,7 @@ from tomlkit.container import OutOfOrderTableProxy
 from dsweb_ref import standalone_accounts, standalone_config
 from dsweb_ref.certification import targets
 from dsweb_ref.certification.cases import Case
-from dsweb_ref.certification.checks import standalone, standalone_save
+from dsweb_ref.certification.checks import standalone, standalone_save, standalone_tools
 
 from ._readings import failing_rows, keep_rows, patch_reading
 
@@ -164,3 +167,105 @@ def test_keys_reordered_inside_a_table_are_a_move() -> None:
     assert standalone_save.save_problems(case, True, None, {**right, "user": text}) == [
         "the rest of the configuration moved (keys or tables in another order at agent: ['model', 'future_flag'] "
         "before, ['future_flag', 'model'] after)"]
+
+
+# -- I2: a definition telling the official base from a relay ----------------------------------------
+
+TOOLS, TOOL_ROWS = "standalone.tools.listed", "TOOLS_CASES"
+OFFICIAL = "official-or-third-party-search"
+RIGHT_MODEL_TOOLS = targets.main_model_tools
+
+
+def test_the_official_row_switches_only_between_the_official_base_and_a_relay(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    (case,) = (c for c in standalone_tools.TOOLS_CASES if c.name == OFFICIAL)
+    environ = dict.fromkeys(standalone_tools.ENV_SET, "set")
+    one, other = (standalone_accounts.resolve(d, environ).route for d in case["documents"])
+    assert one is not None and other is not None
+    assert (one.protocol, one.model) == (other.protocol, other.model) and one.url != other.url
+    assert "api.deepseek.com" in one.url and "api.deepseek.com" not in other.url
+    keep_rows(standalone_tools, TOOL_ROWS, (OFFICIAL,), monkeypatch)
+    assert failing_rows(standalone_tools, TOOL_ROWS, TOOLS, monkeypatch) == set()
+
+
+def _official_or_not(resolution: standalone_accounts.Resolution) -> str:
+    route = resolution.route
+    return "" if route is None or "api.deepseek.com" in route.url else "This backend may return no sources."
+
+
+def _host(resolution: standalone_accounts.Resolution) -> str:
+    route = resolution.route
+    return "" if route is None else f"Searches via {urlsplit(route.url).hostname}."
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        # catches: a caveat added to web_search's description when the search goes to a relay, not the official base
+        _official_or_not,
+        # catches: the search's host named in web_search's description
+        _host,
+    ],
+    ids=["relay-caveat", "host"],
+)
+def test_a_definition_telling_the_official_base_from_a_relay_fails_exactly_the_official_row(
+    extra: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def bent(resolution: standalone_accounts.Resolution, others: Any = (), **assembly: Any) -> list[dict[str, Any]]:
+        tools = RIGHT_MODEL_TOOLS(resolution, others, **assembly)
+        for tool in tools:
+            if tool["function"]["name"] == "web_search" and (added := extra(resolution)):
+                tool["function"]["description"] += f" {added}"
+        return tools
+
+    monkeypatch.setattr(targets, "main_model_tools", bent)
+    assert failing_rows(standalone_tools, TOOL_ROWS, TOOLS, monkeypatch) == {OFFICIAL}
+
+
+# -- I5: an assigned model escaping offline mode, the allow-list and an unusable connection ----------
+
+ASSIGNED_OFF = ("offline-with-an-assigned-model-lists-none", "allow-list-with-an-assigned-model-lists-none",
+                "assigned-connection-search-off-lists-none", "assigned-connection-left-out-by-access-lists-none",
+                "assigned-connection-without-credentials-lists-none")
+BEFORE_LIMITS = '''    if offline:
+        return Resolution("none", reason="offline")
+    if allowed is not None and "web_search" not in allowed:
+        return Resolution("none", reason="not_allowed")
+    if reference is not None and reference.strip() not in ("", "auto"):
+        return _assigned(reference, accounts, environ, access)
+'''
+AFTER_LIMITS = '''    if reference is not None and reference.strip() not in ("", "auto"):
+        return _assigned(reference, accounts, environ, access)
+    if offline:
+        return Resolution("none", reason="offline")
+    if allowed is not None and "web_search" not in allowed:
+        return Resolution("none", reason="not_allowed")
+'''
+
+
+def test_the_reference_lists_no_search_for_the_unusable_assignments(monkeypatch: pytest.MonkeyPatch) -> None:
+    keep_rows(standalone_tools, TOOL_ROWS, ASSIGNED_OFF, monkeypatch)
+    assert failing_rows(standalone_tools, TOOL_ROWS, TOOLS, monkeypatch) == set()
+
+
+@pytest.mark.parametrize(
+    ("function", "right", "wrong", "rows"),
+    [
+        # catches: an assignment resolved before offline mode and the allow-list are looked at
+        ("resolve", BEFORE_LIMITS, AFTER_LIMITS, set(ASSIGNED_OFF[:2])),
+        # catches: the assigned connection's own search switch read as whether it could search
+        ("_assigned", "if not _search_on(account):", "if not _capable(account):", {ASSIGNED_OFF[2]}),
+        # catches: connection-access limits applied to the automatic choice only
+        ("_assigned", "if (why := _excluded(account, access)) is not None:",
+         "if (why := _excluded(account, None)) is not None:", {ASSIGNED_OFF[3]}),
+        # catches: an assigned connection used without checking its credentials
+        ("_assigned", "if not _configured(account, environ):", "if False:", {ASSIGNED_OFF[4]}),
+    ],
+    ids=["before-the-limits", "search-off", "access", "credentials"],
+)
+def test_an_assigned_model_escaping_a_limit_fails_exactly_its_rows(
+    function: str, right: str, wrong: str, rows: set[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    patch_reading(standalone_accounts, function, right, wrong, monkeypatch, targets)
+    assert failing_rows(standalone_tools, TOOL_ROWS, TOOLS, monkeypatch) == rows
