@@ -2060,8 +2060,7 @@ def resolution_observed(result: Any, expect: tuple[Any, ...]) -> tuple[Any, ...]
     "search via the official Anthropic-compatible base with the same account and model, custom URLs are never "
     "converted; third-party Messages/Responses accounts need web_search = true (an assignment too) and keep their "
     "endpoint (their own request URL) and key; web_search_model missing, empty or auto is automatic, else "
-    "connection/model split at the first slash; a model ID, saved or assigned, is used as written (an arbitrary ID is "
-    "never lower-cased); an unusable assignment keeps its reference, shows why, registers "
+    "connection/model split at the first slash; an unusable assignment keeps its reference, shows why, registers "
     "nothing and does not switch; offline mode and an allow-list without web_search (an empty one too) register "
     "nothing; a model offered only by a remote broker or an extension does not mean a local search credential, so an "
     "enabled local search account is still needed; connection-access limits still apply.",
