@@ -115,9 +115,11 @@ def _after_the_header(user: str, value: str) -> str:
 
 READINGS: dict[str, tuple[Saver, set[str]]] = {
     # every comment is lost, the one a U+2028 continues too
-    # every comment is lost, the one after the field's value and a commented-out field too
+    # every comment is lost, the one after the field's value and a commented-out field too (and dotted agent.* keys
+    # rendered as an [agent] table after the top-level keys: moved)
     "re-rendered from parsed values": (_rerendered, {"comments-kept", "line-separator-in-a-comment",
-                                                     "field-comment-kept", "field-elsewhere-kept"}),
+                                                     "field-comment-kept", "field-elsewhere-kept",
+                                                     "agent-from-dotted-keys"}),
     # (the chosen connection's [[accounts]] table is unknown to it too)
     "only known fields saved": (_known_only, {"unknown-keys-kept", "field-elsewhere-kept",
                                               "chosen-connection-untouched"}),
@@ -154,8 +156,8 @@ READINGS: dict[str, tuple[Saver, set[str]]] = {
     # catches: the chosen connection and model saved lower-cased (shown in effect that way too)
     "the value folded to lower case": (
         lambda user, project, value: reference_save(user, project, value.lower()), {"value-case-kept"}),
-    "the project file ignored": (_project_ignored, {"project-overrides"}),
-    "saved into the project file": (_saved_into_project, {"project-overrides"}),
+    "the project file ignored": (_project_ignored, {"project-overrides", "project-sets-the-same-value"}),
+    "saved into the project file": (_saved_into_project, {"project-overrides", "project-sets-the-same-value"}),
     "any project file taken for an override": (_any_project_overrides, {"project-without-the-field"}),
     "an unreadable file replaced": (_unreadable_replaced, {"unreadable-file-not-lost"}),
     "the field always written into [agent]": (

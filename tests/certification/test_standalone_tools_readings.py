@@ -25,6 +25,11 @@ MODEL, PROTOCOL, AUTOMATIC = (
 OFFLINE, NOT_ALLOWED, OFF, UNUSABLE = (
     "offline-lists-no-web-search", "allow-list-without-web-search-lists-none", "explicit-off-lists-no-web-search",
     "unusable-assignment-lists-no-web-search")
+OFFICIAL = "official-or-third-party-search"
+ASSIGNED_OFF = {  # the off rows with an assigned model (a hunt, R-I5)
+    "offline-with-an-assigned-model-lists-none", "allow-list-with-an-assigned-model-lists-none",
+    "assigned-connection-search-off-lists-none", "assigned-connection-left-out-by-access-lists-none",
+    "assigned-connection-without-credentials-lists-none"}
 RIGHT_MODEL_TOOLS = targets.main_model_tools
 
 
@@ -114,46 +119,53 @@ def test_a_schema_without_the_query_fails_exactly_the_shape_row(monkeypatch: pyt
 
 
 @pytest.mark.parametrize(
-    ("extra", "row"),
+    ("extra", "rows"),
     [
         # catches: the search model named in the definition
-        (lambda r: f"Searches with {r.route.model}.", MODEL),
-        # catches: the search protocol, or the connection, named in the definition
-        (lambda r: f"Searches through {r.route.protocol}.", PROTOCOL),
-        (lambda r: f"Searches on {r.route.account}.", PROTOCOL),
+        (lambda r: f"Searches with {r.route.model}.", {MODEL}),
+        # catches: the search protocol, or the connection, named in the definition (the official row switches
+        # connection too)
+        (lambda r: f"Searches through {r.route.protocol}.", {PROTOCOL}),
+        (lambda r: f"Searches on {r.route.account}.", {PROTOCOL, OFFICIAL}),
         # catches: whether the model was chosen automatically or by hand shown in the definition
-        (lambda r: "(assigned search model)" if r.reference else "(automatic)", AUTOMATIC),
+        (lambda r: "(assigned search model)" if r.reference else "(automatic)", {AUTOMATIC}),
     ],
     ids=["model", "protocol", "connection", "automatic"],
 )
 def test_a_definition_that_names_the_route_fails_exactly_its_row(
-    extra: Any, row: str, monkeypatch: pytest.MonkeyPatch
+    extra: Any, rows: set[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _bent(_described(extra), monkeypatch)
-    fails_exactly(standalone_tools, TABLE, CHECK, row, monkeypatch)
+    if len(rows) == 1:
+        fails_exactly(standalone_tools, TABLE, CHECK, *rows, monkeypatch)
+    else:
+        assert failing_rows(standalone_tools, TABLE, CHECK, monkeypatch) == rows
 
 
 @pytest.mark.parametrize(
-    ("right", "wrong", "row"),
+    ("right", "wrong", "rows"),
     [
-        # catches: offline mode ignored when the runtime is assembled
-        ("if offline:", "if False:", OFFLINE),
-        # catches: an explicit allow-list without web_search ignored
-        ('if allowed is not None and "web_search" not in allowed:', "if False:", NOT_ALLOWED),
+        # catches: offline mode ignored when the runtime is assembled (with a model assigned too)
+        ("if offline:", "if False:", {OFFLINE, "offline-with-an-assigned-model-lists-none"}),
+        # catches: an explicit allow-list without web_search ignored (with a model assigned too)
+        ('if allowed is not None and "web_search" not in allowed:', "if False:",
+         {NOT_ALLOWED, "allow-list-with-an-assigned-model-lists-none"}),
         # catches: the current account's explicit off ignored (the next search account taken)
-        ("if own is not None and _capable(own) and own.web_search is False:", "if False:", OFF),
-        # catches: an unusable assignment falling back to the automatic choice, so the tool stays listed
+        ("if own is not None and _capable(own) and own.web_search is False:", "if False:", {OFF}),
+        # catches: an unusable assignment falling back to the automatic choice, so the tool stays listed (whatever
+        # makes it unusable: its connection removed, its search off, left out by the access list, its key unset)
         ("return _assigned(reference, accounts, environ, access)",
          "found = _assigned(reference, accounts, environ, access)\n        if found.route is not None:\n"
-         "            return found", UNUSABLE),
+         "            return found", {UNUSABLE, *ASSIGNED_OFF} - {"offline-with-an-assigned-model-lists-none",
+                                                              "allow-list-with-an-assigned-model-lists-none"}),
     ],
     ids=["offline", "allow-list", "explicit-off", "unusable-assignment"],
 )
-def test_a_search_left_on_fails_exactly_its_row(
-    right: str, wrong: str, row: str, monkeypatch: pytest.MonkeyPatch
+def test_a_search_left_on_fails_exactly_its_rows(
+    right: str, wrong: str, rows: set[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     patch_reading(standalone_accounts, "resolve", right, wrong, monkeypatch, targets)
-    fails_exactly(standalone_tools, TABLE, CHECK, row, monkeypatch)
+    assert failing_rows(standalone_tools, TABLE, CHECK, monkeypatch) == rows
 
 
 # catches: a list that always holds web_search (the tool erring at call time when no search is registered)
@@ -162,7 +174,8 @@ def test_a_static_list_fails_every_off_row(monkeypatch: pytest.MonkeyPatch) -> N
                                          dict.fromkeys(ENV_SET, "set"))
     monkeypatch.setattr(targets, "main_model_tools",
                         lambda resolution, others=(), **assembly: RIGHT_MODEL_TOOLS(static, others, **assembly))
-    assert failing_rows(standalone_tools, TABLE, CHECK, monkeypatch) == {OFFLINE, NOT_ALLOWED, OFF, UNUSABLE}
+    assert failing_rows(standalone_tools, TABLE, CHECK, monkeypatch) == {OFFLINE, NOT_ALLOWED, OFF, UNUSABLE,
+                                                                          *ASSIGNED_OFF}
 
 
 def _certify(tmp_path: Path, *adapter_args: str) -> tuple[int, dict[str, Any]]:

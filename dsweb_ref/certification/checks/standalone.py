@@ -1971,6 +1971,13 @@ RESOLUTION_CASES = (
     _row("model-id-is-kept-verbatim", "lower-casing the saved model ID on the search route",
          {"current": "main", "accounts": [_acct("main", model="DeepSeek-V4-Flash-Custom")]},
          ("selected", "main", "messages", OFFICIAL_URL, "DeepSeek-V4-Flash-Custom", "DS_KEY")),
+    # From a hunt (R-I1): every assigned model above was lower case, so a search route lower-casing the model
+    # an assignment names passed; seed 003 keeps the saved ID as it is and never lower-cases an arbitrary one.
+    _row("assigned-model-id-is-kept-verbatim", "lower-casing the model an assignment names (or the whole "
+         "assignment) on the search route",
+         {"current": "main", "web_search_model": "second/DeepSeek-V4-Pro-Custom",
+          "accounts": [_acct("main"), _acct("second")]},
+         ("selected", "second", "messages", OFFICIAL_URL, "DeepSeek-V4-Pro-Custom", "DS_KEY")),
     _row("agent-table-names-the-search-model", "reading web_search_model only at the top level, not in [agent]",
          {"current": "main", "agent": {"web_search_model": "second/deepseek-v4-pro"},
           "accounts": [_acct("main"), _acct("second")]},

@@ -1,13 +1,13 @@
 """Seed 003: saving the assigned search model into the user's configuration, and a project file's override.
 
 Enforced: the save sets ``web_search_model`` to the chosen value and keeps the rest of the configuration
-(every other key and table, and every comment, the one after the field's value and a commented-out field
-too: "保存仅更新该字段，保留其余配置内容"; the old generic
-save "may lose the field, comments or unknown fields"); a missing file or ``[agent]`` table is created;
-the model part may hold ``/``; ``auto`` is a value that can be saved; the user's file is saved even when
-a project ``reasonix.toml`` sets the field, and the answer then shows the project's value as the one in
-effect ("项目 reasonix.toml 覆盖此字段时，界面标明项目实际值"); a file that cannot be read as TOML is
-refused or kept whole, never lost.
+(every other key and table, in its order, and every comment, the one after the field's value and a
+commented-out field too: "保存仅更新该字段，保留其余配置内容"; the old generic save "may lose the field,
+comments or unknown fields"); a missing file or ``[agent]`` table is created; the model part may hold ``/``;
+``auto`` is a value that can be saved; the user's file is saved even when a project ``reasonix.toml`` sets
+the field, and the answer then shows the project's value as the one in effect, an override by the project
+even when that value equals the one saved ("项目 reasonix.toml 覆盖此字段时，界面标明项目实际值"); a file that
+cannot be read as TOML is refused or kept whole, never lost.
 
 Left open (accepted either way): formatting (spacing, quoting style, line endings, where in ``[agent]`` the
 field goes, top level or ``[agent]`` when the file has no ``[agent]`` table), how automatic is written
@@ -57,7 +57,10 @@ SAVE_CASES = (
           "new-conn/deepseek-v4-flash"),
     _case("no-agent-table", "appending the field at the end of the file, inside the last table",
           "[tools]\nenabled = [\"web_search\"]\n", "search-conn/deepseek-v4-flash"),
-    _case("agent-table-then-another", "appending the field at the end of the file, inside the table after [agent]",
+    # From a hunt (R-I4): a save moving the whole [agent] table to the end of the file passed, the rest compared
+    # regardless of order; seed 003's save updates only the field, so every other key and table keeps its place.
+    _case("agent-table-then-another", "appending the field at the end of the file, inside the table after [agent], "
+          "or moving [agent] to the end, after that table",
           "[agent]\nmodel = \"deepseek-v4-pro\"\n\n[tools]\nenabled = [\"web_search\"]\n",
           "search-conn/deepseek-v4-flash"),
     _case("top-level-field-replaced", "writing the field into [agent] while the one at the top level stays "
@@ -68,8 +71,8 @@ SAVE_CASES = (
           "when the header ends the file, or dropping that header",
           "language = \"th\"\n[agent.ui]\ntheme = \"dark\"\n[agent]", "search-conn/deepseek-v4-flash"),
     _case("agent-from-dotted-keys", "assuming [agent] is written as a table header (a second [agent] table, or "
-          "a crash, when dotted keys define it)", "agent.model = \"deepseek-v4-pro\"\nlanguage = \"th\"\n",
-          "search-conn/deepseek-v4-flash"),
+          "a crash, when dotted keys define it; or the keys rewritten as an [agent] table after the next key)",
+          "agent.model = \"deepseek-v4-pro\"\nlanguage = \"th\"\n", "search-conn/deepseek-v4-flash"),
     _case("line-separator-in-a-comment", "ending lines at Unicode line separators (U+2028 may stand in a comment) "
           "when placing the field after the [agent] header",
           "[agent] # the agent\u2028still the comment\nmodel = \"deepseek-v4-pro\"\n", "search-conn/deepseek-v4-flash"),
@@ -101,6 +104,14 @@ SAVE_CASES = (
           "[agent]\n", "user-conn/deepseek-v4-flash",
           project="[agent]\nweb_search_model = \"project-conn/deepseek-v4-pro\"\n",
           effective="project-conn/deepseek-v4-pro"),
+    # From a hunt (R-I3): a save reporting the project's override only when its value differs from the one saved
+    # passed; the project file sets the field, so its value is the one in effect (a later save would not change
+    # it), whichever value that is.
+    _case("project-sets-the-same-value", "reporting no override when the project file sets the field to the "
+          "value just saved (an override reported only when the two values differ)",
+          "[agent]\n", "user-conn/deepseek-v4-flash",
+          project="[agent]\nweb_search_model = \"user-conn/deepseek-v4-flash\"\n",
+          effective="user-conn/deepseek-v4-flash"),
     _case("project-without-the-field", "taking any project file for an override of the field",
           "[agent]\n", "user-conn/deepseek-v4-flash", project="[agent]\nmodel = \"deepseek-v4-pro\"\n"),
     _case("unreadable-file-not-lost", "overwriting a file that is not valid TOML (its content lost)",
@@ -125,6 +136,20 @@ def _without_field(document: dict[str, Any]) -> dict[str, Any]:
         if not rest["agent"]:
             del rest["agent"]
     return rest
+
+
+def _moved(before: Any, after: Any, path: str = "") -> str | None:
+    """Where two equal values (as dicts compare: regardless of order) hold a table's keys in another order, in
+    document order (tomllib keeps it), with both orders; None where every table keeps its order."""
+    if isinstance(before, dict) and isinstance(after, dict):
+        if list(before) != list(after):
+            return f"{path or 'the top level'}: {list(before)[:8]!r} before, {list(after)[:8]!r} after"
+        found = (_moved(before[key], after[key], f"{path}.{key}" if path else key) for key in before)
+        return next((where for where in found if where is not None), None)
+    if isinstance(before, list) and isinstance(after, list):
+        found = (_moved(one, other, f"{path}[{i}]") for i, (one, other) in enumerate(zip(before, after, strict=True)))
+        return next((where for where in found if where is not None), None)
+    return None
 
 
 def _comments(text: str) -> list[str]:
@@ -171,8 +196,11 @@ def save_problems(case: Case, ok: bool, error_code: str | None, value: Any) -> l
         pass
     elif saved != case["value"]:
         problems.append(f"the saved file gives {FIELD} = {saved!r}, expected {case['value']!r}")
-    if _without_field(after) != _without_field(before):
+    rest_after, rest_before = _without_field(after), _without_field(before)
+    if rest_after != rest_before:
         problems.append("the rest of the configuration changed (a key or table lost, moved or altered)")
+    elif (where := _moved(rest_before, rest_after)) is not None:  # only the field's own place is the save's
+        problems.append(f"the rest of the configuration moved (keys or tables in another order at {where})")
     lost = [c for c in _comments(user or "") if c not in text]
     if lost:
         problems.append(f"comments lost: {lost[:3]!r}")
@@ -201,9 +229,10 @@ def _effect_problems(case: Case, value: dict[str, Any]) -> list[str]:
     provider="messages",
     rule="Seed 003: the assigned search model is saved as [agent] web_search_model = \"connection/model\" "
     "(the model name may contain /; missing, empty or auto is automatic); this version's save updates only "
-    "that field and keeps the rest of the configuration (the old generic save could lose the field, comments or "
-    "unknown fields); Desktop saves the user's global settings, and when a project reasonix.toml sets the field, "
-    "the project's value is shown as the one in effect. A file that is not TOML is refused or kept whole.",
+    "that field and keeps the rest of the configuration, every other key and table in its place (the old generic "
+    "save could lose the field, comments or unknown fields); Desktop saves the user's global settings, and when a "
+    "project reasonix.toml sets the field, the project's value is shown as the one in effect, as the project's "
+    "(also when it equals the value saved). A file that is not TOML is refused or kept whole.",
     cases=SAVE_CASES,
     profiles=("seed-003-settings-save",),
 )

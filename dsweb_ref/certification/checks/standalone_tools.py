@@ -6,9 +6,13 @@ tool ("Reasonix 将 web_search 暴露为普通函数工具"; "把原生工具声
 ``{"type": "function", "function": {"name", "description", "parameters"}}`` and its parameters take the query
 ("搜索请求只携带查询"); switching only between two valid search models leaves the tool definitions the main
 model sees unchanged ("仅在两个有效搜索模型之间切换时，主模型可见的工具定义保持不变"), whichever connection,
-protocol or model the search uses and whether it was chosen automatically; switching the search off changes the
-list ("搜索工具启停会改变工具列表"): offline mode, an allow-list without ``web_search``, an explicit off and an
-unusable assigned model register no search tool ("离线模式不注册搜索工具"; "新运行时不注册搜索工具").
+protocol or model the search uses, whether it goes to the official base or a relay, and whether it was
+chosen automatically; switching the search off changes the list ("搜索工具启停会改变工具列表"): offline
+mode, an allow-list without ``web_search``, an explicit off and an unusable assigned model register no
+search tool ("离线模式不注册搜索工具"; "新运行时不注册搜索工具"), offline mode, the allow-list and
+connection-access limits applying to an assigned model too ("离线模式、工具白名单以及连接访问限制仍然
+生效"), and an assigned connection that switched its search off or lost its credentials being unusable
+("指定连接被删除、关闭搜索或失去凭据时 ... 新运行时不注册搜索工具").
 
 Left open (accepted either way): the description's wording, the parameter schema beyond a string ``query``
 (limits, ``required``, ``additionalProperties``), the other tools listed and their order, and what else of the
@@ -45,6 +49,14 @@ ACCOUNTS = [
 ]
 
 
+SECOND = "second/deepseek-v4-pro"  # an assignment valid in ACCOUNTS
+
+
+def _with(name: str, **changed: Any) -> list[dict[str, Any]]:
+    """ACCOUNTS with the account ``name`` changed."""
+    return [{**account, **changed} if account["name"] == name else account for account in ACCOUNTS]
+
+
 def _doc(**fields: Any) -> dict[str, Any]:
     return {"current": "main", "accounts": ACCOUNTS, **fields}
 
@@ -71,6 +83,11 @@ TOOLS_CASES = (
           "a definition that depends on the search's protocol or connection (a Responses search declared or "
           "described otherwise than a Messages one)",
           _doc(web_search_model="relay-m/gpt-x"), _doc(web_search_model="relay-r/gpt-x")),
+    # From a hunt (R-I2): no row switched between the official base and a relay, so a definition telling them
+    # apart (or naming the search's host) passed; both are valid search models, so the definition stays the same.
+    _same("official-or-third-party-search",
+          "a definition that depends on whether the search goes to the official base or a relay (or names its host)",
+          _doc(web_search_model="main/deepseek-v4-flash"), _doc(web_search_model="relay-m/deepseek-v4-flash")),
     _same("automatic-or-assigned-same-model",
           "a definition that tells whether the search model was chosen automatically or assigned by hand",
           _doc(), _doc(web_search_model="main/deepseek-v4-flash")),
@@ -81,6 +98,22 @@ TOOLS_CASES = (
          "switched it off", _doc(accounts=[_acct("main", web_search=False), *ACCOUNTS[1:]])),
     _off("unusable-assignment-lists-no-web-search", "listing web_search for an assigned model that cannot be used "
          "(its connection removed), or falling back to another account", _doc(web_search_model="gone/model")),
+    # From a hunt (R-I5): every off row above chose automatically (or named a removed connection), so a runtime
+    # taking an assigned model before offline mode, the allow-list or the connection's own state passed; seed 003
+    # keeps those limits for an assignment, and an assigned connection that cannot search registers no tool.
+    _off("offline-with-an-assigned-model-lists-none", "listing web_search in offline mode because a search model "
+         "was assigned (the assignment taken before offline mode)",
+         _doc(offline=True, web_search_model=SECOND)),
+    _off("allow-list-with-an-assigned-model-lists-none", "listing web_search for an assigned model although an "
+         "explicit tool allow-list leaves it out", _doc(tools_enabled=["web_fetch"], web_search_model=SECOND)),
+    _off("assigned-connection-search-off-lists-none", "listing web_search for an assigned connection that turned "
+         "its search off (the switch read as whether it could search)",
+         _doc(accounts=_with("relay-m", web_search=False), web_search_model="relay-m/gpt-x")),
+    _off("assigned-connection-left-out-by-access-lists-none", "listing web_search for an assigned connection the "
+         "connection-access list leaves out", _doc(connection_access=["main"], web_search_model=SECOND)),
+    _off("assigned-connection-without-credentials-lists-none", "listing web_search for an assigned connection "
+         "whose key variable is unset (its credentials lost)",
+         _doc(accounts=_with("relay-m", api_key_env="LOST_KEY"), web_search_model="relay-m/gpt-x")),
 )
 
 
@@ -168,11 +201,13 @@ def _difference(one: Any, other: Any, path: str) -> tuple[str, Any, Any]:
     "replaced by an ordinary function schema, so the main model's Chat Completions tools array lists it as "
     "{type: function, function: {name, description, parameters}} with the query as its argument (the search "
     "request carries only the query). Switching only between two valid search models leaves the tool "
-    "definitions the main model sees unchanged (another model, connection or protocol, chosen automatically or "
-    "by hand); switching the search tool on or off changes the list: offline mode, an explicit allow-list "
-    "without web_search, an explicit off on the current search-capable account and an unusable assigned model "
-    "register no search tool. The description's wording, the schema beyond a string query and the other tools "
-    "are the implementation's.",
+    "definitions the main model sees unchanged (another model, connection or protocol, the official base or a "
+    "relay, chosen automatically or by hand); switching the search tool on or off changes the list: offline mode, "
+    "an explicit allow-list without web_search, an explicit off on the current search-capable account and an "
+    "unusable assigned model register no search tool; offline mode, the allow-list and connection-access limits "
+    "still apply to an assigned model, and an assigned connection that switched search off or lost its credentials "
+    "is unusable. The description's wording, the schema beyond a string query and the other tools are the "
+    "implementation's.",
     cases=TOOLS_CASES,
     profiles=("seed-003-tool-list",),
 )
