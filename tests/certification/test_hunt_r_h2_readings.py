@@ -18,11 +18,11 @@ from typing import Any
 
 import pytest
 
-from dsweb_ref.certification.checks import scheduling
+from dsweb_ref.certification.checks import fetch, scheduling
 from dsweb_ref.providers import _scheduler
 from dsweb_ref.tools import web_search
 
-from ._readings import failing_rows, keep_rows
+from ._readings import failing_rows, keep_rows, patch_reading
 
 PACING_CANCEL, RETRY_CANCEL = "search.api.pacing.cancel", "search.api.retry.cancel"
 (FAILED_PACED,) = (c.name for c in scheduling.PACING_CANCEL_CASES if "fails" in c.params)
@@ -115,3 +115,47 @@ def test_a_failure_sparing_every_wait_fails_exactly_the_failure_rows(monkeypatch
     _spare_every_wait(monkeypatch)
     assert failing_rows(scheduling, "PACING_CANCEL_CASES", PACING_CANCEL, monkeypatch) == {FAILED_PACED}
     assert failing_rows(scheduling, "RETRY_CANCEL_CASES", RETRY_CANCEL, monkeypatch) == {FAILED_SIBLING}
+
+
+# F3 (R-H2's Fetch part): Fetch API waits deaf to a cancel, waited out and then the cancel re-raised.
+FETCH_CANCEL = "fetch.cancel.quiescence"
+(FETCH_WAIT,) = (c.name for c in fetch.FETCH_CANCEL if "retry_after" in c.params)
+(FETCH_SLOT,) = (c.name for c in fetch.FETCH_CANCEL if "qps" in c.params)
+# The hunt's wrong waits (its tests 7 and 8): for the Fetch API, the sleep shielded, waited out after a cancel.
+DEAF_RETRY_WAIT = ("if api == 'fetch':\n"
+                   "            t = asyncio.ensure_future(clock.sleep(wait))\n"
+                   "            try:\n"
+                   "                await asyncio.shield(t)\n"
+                   "            except asyncio.CancelledError:\n"
+                   "                await t\n"
+                   "                raise\n"
+                   "        else:\n"
+                   "            await clock.sleep(wait)")
+_I = " " * 16
+DEAF_SLOT_WAIT = ("if api == 'fetch':\n"
+                  + _I + "    t = asyncio.ensure_future(self._clock.sleep(wait))\n"
+                  + _I + "    try:\n"
+                  + _I + "        await asyncio.shield(t)\n"
+                  + _I + "    except asyncio.CancelledError:\n"
+                  + _I + "        await t\n"
+                  + _I + "        raise\n"
+                  + _I + "else:\n"
+                  + _I + "    await self._clock.sleep(wait)")
+
+
+def test_the_reference_passes_the_fetch_wait_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+    keep_rows(fetch, "FETCH_CANCEL", (FETCH_WAIT, FETCH_SLOT), monkeypatch)
+    assert failing_rows(fetch, "FETCH_CANCEL", FETCH_CANCEL, monkeypatch) == set()
+
+
+def test_a_fetch_retry_wait_deaf_to_a_cancel_fails_exactly_the_retry_wait_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: R-H2 (hunt test 7), the Fetch API's retry wait shielded: a cancel answered only once it ended
+    patch_reading(_scheduler.AccountScheduler, "run", "await clock.sleep(wait)", DEAF_RETRY_WAIT, monkeypatch)
+    assert failing_rows(fetch, "FETCH_CANCEL", FETCH_CANCEL, monkeypatch) == {FETCH_WAIT}
+
+
+def test_a_fetch_slot_wait_deaf_to_a_cancel_fails_exactly_the_slot_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: R-H2 (hunt test 8), the Fetch API's pacing slot wait shielded: a cancel answered only once the slot
+    # came (the slot kept till then)
+    patch_reading(_scheduler.AccountScheduler, "_slot", "await self._clock.sleep(wait)", DEAF_SLOT_WAIT, monkeypatch)
+    assert failing_rows(fetch, "FETCH_CANCEL", FETCH_CANCEL, monkeypatch) == {FETCH_SLOT}
