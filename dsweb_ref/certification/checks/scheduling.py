@@ -795,7 +795,7 @@ async def _fetch_not_retried(ctx: CheckContext, case: Case) -> None:
 
 
 async def _no_request_after(
-    ctx: CheckContext, answered_at: float, until: float, what: str, catches: str, answer: str = "was cancelled"
+    ctx: CheckContext, answered_at: float, until: float, what: str, catches: str
 ) -> Timed:
     """Wait until ``until`` (monotonic: past the moment the target would have sent its next request);
     the claim that no Search API request started after the cancelled call answered, timed by the last
@@ -808,7 +808,7 @@ async def _no_request_after(
     await asyncio.sleep(max(0.0, until - time.monotonic()))
     late = [r.started - answered_at for r in ctx.records("search") if r.started > answered_at]
     await ctx.settle()
-    return Timed(f"{what}: {sum(1 for t in late if t > CLOCK_SLACK)} request(s) sent after the call {answer}",
+    return Timed(f"{what}: {sum(1 for t in late if t > CLOCK_SLACK)} request(s) sent after the call was cancelled",
                  max(late, default=0.0), CLOCK_SLACK, catches, cap=AFTER_CAP)
 
 
@@ -993,6 +993,12 @@ async def _retry_cancel_run(ctx: CheckContext, case: Case, n: int) -> list[Timed
     return [timed, sent]
 
 
+def _answered_failure(sent: Timed) -> Timed:
+    """:func:`_no_request_after`'s claim, worded for a call that answered a failure rather than a cancel."""
+    return dataclasses.replace(sent, what=sent.what.replace("after the call was cancelled",
+                                                            "after the call answered the failure"))
+
+
 async def _failed_sibling_run(ctx: CheckContext, case: Case, n: int) -> list[Timed]:
     """A 2-query call: one query's 429 (Retry-After) answered, the other's request held at a gate until the
     target has most likely begun that retry wait, then answered ``sibling_fails``. The call answers the failure,
@@ -1015,7 +1021,8 @@ async def _failed_sibling_run(ctx: CheckContext, case: Case, n: int) -> list[Tim
     retried = [r for r in ctx.records("search") if r.started <= outcome.answered_at
                and isinstance(r.json, dict) and r.json.get("query") == waiting]
     sent = await _no_request_after(ctx, outcome.answered_at, answered + case["retry_after"] + 0.3, case.name,
-                                   case.catches, "answered the failure")
+                                   case.catches)
+    sent = _answered_failure(sent)
     if len(retried) > 1:  # the retry went out before the failure was answered (a stall held the gate back)
         return [sent, Timed(f"{case.name}: the retry went out before the other query failed (the check's release "
                             "came late)", 0.0, 1.0, case.catches, shown=False)]
@@ -1419,7 +1426,8 @@ async def _failed_paced_run(ctx: CheckContext, case: Case, n: int) -> list[Timed
     # A query waiting for its slot and sent anyway would start at that slot, at most two spacings after the answer;
     # the first of them, one spacing on, is enough.
     sent = await _no_request_after(ctx, outcome.answered_at, time.monotonic() + 1.05 / case["qps"] + 0.3, case.name,
-                                   case.catches, "answered the failure")
+                                   case.catches)
+    sent = _answered_failure(sent)
     if before >= len(queries):  # every query went out before the failure was answered: the run shows nothing
         return [sent, Timed(f"{case.name}: every query was sent before the failure was answered", 0.0, 1.0,
                             case.catches, shown=False)]
