@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import functools
+import itertools
 import json
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from ...emulator import CutBody, Delay, Hold, Malformed, RateLimited, RequestRecord, Status
-from ..adapter_protocol import CAP_RETRY
-from ..calibration import LATE_UNDER_LOAD, LagSampler, Load, patiently, round_trip
+from ..adapter_protocol import CAP_FETCH_PACING, CAP_RETRY
+from ..calibration import LATE_UNDER_LOAD, LagSampler, Load, Timed, judge_timed, patiently, round_trip
 from ..cases import CARRY, Case
 from ..targets import CallOutcome
 from ._base import (
@@ -27,14 +30,21 @@ from ._base import (
 from .batch import answer_probe, require_cancelled
 from .outcomes import LATE_ANSWER, LATE_DEADLINE, REDIRECT_STATUSES, _leaks, _within, judge_late, redirect_fault
 from .scheduling import (
+    AFTER_CAP,
     ARRIVAL_BOUND,
     AT_ONCE_ATTEMPTS,
     AT_ONCE_RETRY,
+    BURST_QUIET,
+    CLOCK_SLACK,
     FAILED_RUNS,
+    INTO_THE_WAIT,
     LOAD_CAP,
+    PACED_FETCHES,
     RETRIES,
     STAGGER,
+    WAIT_END_GAP,
     _gaps,
+    _was_cancelled,
 )
 from .search import only_record, require_no_model_request, require_tools_api_headers
 from .ssrf import PUBLIC, _network
@@ -473,6 +483,14 @@ async def fetch_value_schema(ctx: CheckContext) -> None:
 FETCH_CANCEL = (
     Case("a Fetch API request held by the server", "a cancel answered at once while the Fetch request runs on "
          "(shielded from it), or a cancel swallowed and the page returned once the server answers", {}),
+    # From a hunt (R-H2, F3): Fetch API waits deaf to a cancel (the Search API's honoured it), waited out and then
+    # the cancel re-raised: no request in flight to leave open, nothing sent, so the row above passed them.
+    Case("cancel 0.3 s into a 2 s Retry-After wait on a Fetch API 429",
+         "a Fetch API retry wait shielded from the cancel: waited out, then the call answers cancelled (or sends the "
+         "retry after answering)", {"retry_after": 2, "needs": CAP_RETRY}),
+    Case("cancel the last of four fetches at once at 2 QPS while it waits for its pacing slot",
+         "a Fetch API slot wait shielded from the cancel: waited out (its slot kept), then the call answers "
+         "cancelled (or sends its request after answering)", {"qps": 2.0, "needs": CAP_FETCH_PACING}),
 )
 CANCEL_BOUND = 10.0  # seconds a cancelled web_fetch may take to answer (a liveness bound, see patiently)
 
@@ -486,17 +504,126 @@ CANCEL_BOUND = 10.0  # seconds a cancelled web_fetch may take to answer (a liven
     rule="Seed 001: the Harness 'retains cancellation' for the new providers, and seed 000 fixes what a cancel "
     "is (caller cancellation propagates to the provider; the call answers after quiescence): a web_fetch "
     "cancelled while its Fetch API request is in flight answers cancelled (or WEB_ABORTED) with no value, and "
-    "only once that request is closed. A cancel ignored until the page arrives is not a cancel.",
+    "only once that request is closed. A cancel ignored until the page arrives is not a cancel. Seed 001 asks for "
+    "cancellation-aware scheduling, and a wait is no more deaf to a cancel than a request: with retries on "
+    "(capability retry), a fetch cancelled 0.3 s into a 2 s Retry-After wait on a Fetch API 429 answers cancelled "
+    f"before the wait's end (judged by order when the cancel went out {WAIT_END_GAP:g} s or more before it, no load "
+    "excusing it), and no retry is stamped after that answer; with fetch pacing on (capability fetch-pacing, 2 QPS), "
+    "the last of four fetches started at once, cancelled while it waits for its slot, answers cancelled before its "
+    "siblings' last request starts and its own request is never stamped after that answer. The request claims are "
+    "judged as search.api.pacing.cancel's (the run's measured load excuses at most 0.2 s of a request stamped after "
+    "the answer); a run that shows no wait cancelled (the cancel came too late, or the target retried before it: "
+    "whether a Fetch API Retry-After is read is open) is re-run; each run fetches URLs of its own. "
+    "A target lacking a row's capability skips that row.",
     cases=FETCH_CANCEL,
 )
 async def fetch_cancel(ctx: CheckContext) -> None:
+    runs = itertools.count()
     for case in FETCH_CANCEL:
+        if "needs" in case.params:
+            if case["needs"] in ctx.hello.capabilities:
+                if "retry_after" in case.params:
+                    await ctx.configure_opt_in(retries=RETRIES)
+                    await judge_timed(ctx, "fetch.cancel.quiescence",
+                                      functools.partial(_fetch_wait_cancel_run, ctx, case, runs))
+                else:
+                    await ctx.configure_opt_in(pacing_qps=case["qps"])
+                    await judge_timed(ctx, "fetch.cancel.quiescence",
+                                      functools.partial(_fetch_slot_cancel_run, ctx, case, runs))
+                await ctx.configure_opt_in()
+            continue
         gate = ctx.emu.gate("fetch cancel")
         ctx.fresh()
         ctx.emu.inject("fetch", Hold(gate, timeout=30))
         call = ctx.target.start_call("web_fetch", {"arguments": {"url": PAGE}}, answer_probe(ctx))
         await require_cancelled(ctx, call, gate, 1, case.name, limit=CANCEL_BOUND, noun="fetches",
                                 catches=case.catches)
+
+
+async def _fetch_quiet(ctx: CheckContext, quiet: float) -> None:
+    """Return once no Fetch API request has come for ``quiet`` seconds and the emulator is idle: a re-run keeps
+    apart from a wrong target's late requests of the run before."""
+    seen = len(ctx.records("fetch"))
+    while True:
+        try:
+            await ctx.blocking(functools.partial(ctx.emu.log.wait_for, seen + 1, quiet, route="fetch"))
+        except TimeoutError:
+            break
+        seen = len(ctx.records("fetch"))
+    await ctx.settle()
+
+
+def _sent_after(ctx: CheckContext, url: str, answered_at: float, what: str, catches: str) -> Timed:
+    """The claim that no Fetch API request for ``url`` was stamped after the cancelled call answered (as
+    scheduling's: the emulator's stamp may trail a request a moment; the load excuses at most AFTER_CAP)."""
+    late = [r.started - answered_at for r in ctx.records("fetch")
+            if _url_match(url)(r.json) and r.started > answered_at]
+    return Timed(f"{what}: {sum(1 for t in late if t > CLOCK_SLACK)} request(s) for {url} sent after the call "
+                 "answered cancelled", max(late, default=0.0), CLOCK_SLACK, catches, cap=AFTER_CAP)
+
+
+async def _fetch_wait_cancel_run(ctx: CheckContext, case: Case, runs: Iterator[int]) -> list[Timed]:
+    """A fetch answered 429 (Retry-After), cancelled :data:`INTO_THE_WAIT` into the wait: it answers cancelled
+    before the wait's end, and no retry is stamped after that answer."""
+    n = next(runs)
+    if n:
+        await _fetch_quiet(ctx, BURST_QUIET)
+    ctx.fresh()
+    url = f"{PAGE}?cancel-wait={n}"
+    ctx.emu.inject("fetch", RateLimited(retry_after=case["retry_after"]), when=_url_match(url))
+    call = ctx.target.start_call("web_fetch", {"arguments": {"url": url}})
+    (first, *_) = await ctx.blocking(lambda: ctx.emu.log.wait_for(1, 10.0, route="fetch", done=True))
+    await asyncio.sleep(INTO_THE_WAIT)  # the one deliberate pause, as in search.api.retry.cancel
+    cancelled_at = time.monotonic()
+    await call.cancel()
+    outcome = await call.outcome(CALL_TIMEOUT)
+    # Whether a Fetch API Retry-After is read is open: a target backing off on its own may have retried before the
+    # cancel (and answered with the page): then the run shows no wait cancelled.
+    retried_first = [r for r in ctx.records("fetch") if _url_match(url)(r.json) and r.started < cancelled_at][1:]
+    require(_was_cancelled(outcome) or bool(retried_first),
+            f"{case.name}: the call answered {outcome.brief()} instead of cancelled", catches=case.catches)
+    wait_end = first.started + case["retry_after"]
+    await asyncio.sleep(max(0.0, wait_end + 0.3 - time.monotonic()))  # past the moment a retry would be sent
+    sent = _sent_after(ctx, url, outcome.answered_at, case.name, case.catches)
+    ended = Timed(f"{case.name}: the cancelled call answered only once the Retry-After wait had ended "
+                  f"({outcome.answered_at - cancelled_at:.2f} s after the cancel)",
+                  outcome.answered_at - cancelled_at, wait_end - CLOCK_SLACK - cancelled_at, case.catches, cap=0.0,
+                  shown=cancelled_at <= wait_end - WAIT_END_GAP and not retried_first)
+    await ctx.settle()
+    return [ended, sent]
+
+
+async def _fetch_slot_cancel_run(ctx: CheckContext, case: Case, runs: Iterator[int]) -> list[Timed]:
+    """Four fetches started at once at ``qps``; once the first request arrived, the last call is cancelled while
+    it waits for its slot: it answers cancelled before its siblings' last request starts, and its own request is
+    never stamped after that answer."""
+    n = next(runs)
+    if n:
+        await _fetch_quiet(ctx, 1.05 / case["qps"] + 0.3)
+    ctx.fresh()
+    urls = [f"{url}?cancel-slot={n}" for url in PACED_FETCHES]
+    calls = [ctx.target.start_call("web_fetch", {"arguments": {"url": url}}) for url in urls]
+    await ctx.blocking(lambda: ctx.emu.log.wait_for(1, 10.0, route="fetch"))
+    cancelled_at = time.monotonic()
+    await calls[-1].cancel()
+    outcome = await calls[-1].outcome(CALL_TIMEOUT)
+    for call in calls[:-1]:
+        await call.outcome(CALL_TIMEOUT)  # answered, whatever they answer: the cancelled call is judged
+    last_sibling = max((r.started for r in ctx.records("fetch")
+                        if isinstance(r.json, dict) and r.json.get("url") in urls[:-1]), default=cancelled_at)
+    await asyncio.sleep(max(0.0, last_sibling + 1.05 / case["qps"] + 0.3 - time.monotonic()))
+    own = [r for r in ctx.records("fetch") if _url_match(urls[-1])(r.json)]
+    waiting = sum(1 for r in ctx.records("fetch") if r.started > cancelled_at) >= 2 and not any(
+        r.started <= cancelled_at for r in own)  # its slot still ahead of two siblings' when the cancel went out
+    if not _was_cancelled(outcome):
+        require(not waiting, f"{case.name}: the call answered {outcome.brief()} instead of cancelled",
+                catches=case.catches)
+    ended = Timed(f"{case.name}: the cancelled call answered {outcome.answered_at - last_sibling:.2f} s after its "
+                  "siblings' last request started (only once its slot came)", outcome.answered_at - cancelled_at,
+                  last_sibling - cancelled_at, case.catches, cap=AFTER_CAP, shown=waiting)
+    sent = _sent_after(ctx, urls[-1], outcome.answered_at, case.name, case.catches)
+    await ctx.settle()
+    return [ended, sent]
 
 
 # The most of the measured load that lowers the at-once bar: the emulator stamps an answer's end after sending it,

@@ -884,13 +884,20 @@ RETRY_CANCEL_CASES = (
          "a retry request shielded from the cancellation: the call answers cancelled while the retry's "
          "connection stays open (a cancel reaches the first attempt only)",
          {"in_flight": RateLimited(retry_after=0)}),
+    # From a hunt (R-H2): a failing batch that aborted only its siblings' requests in flight left a sibling in its
+    # Retry-After wait running, and its retry went out after the tool had answered the failure. Retry-After 1 (not
+    # longer): a row waits out the retry a wrong target sends, and must stay cheap.
+    Case("a 2-query call, one query waiting 1 s to retry its 429 when the other is answered 401",
+         "a failing batch that aborts only its siblings' requests in flight: a sibling in its retry wait is left "
+         "running and sends its retry after the call answered the failure",
+         {"retry_after": 1, "sibling_fails": Status(401)}),
 )
 
 
 @check(
     "search.api.retry.cancel",
     "Cancelling a search while it waits to retry answers cancelled at once and never sends the retry; a "
-    "cancel while the retry is in flight reaches it",
+    "cancel while the retry is in flight reaches it; a failing sibling query ends the wait as a cancel does",
     seed="001",
     requires=(WS, API, CAP_RETRY, "cancel"),
     provider="api",
@@ -906,7 +913,11 @@ RETRY_CANCEL_CASES = (
     "until sibling cancellation reaches quiescence' holds for every upstream request of the call, a retry too: "
     "cancelled while the retry is in flight, the call answers only after that request is closed (judged by its "
     "connection's state when the answer arrives, not by a clock). The in-flight row starts once the wait row's "
-    "requests have landed and sends a query of its own.",
+    "requests have landed and sends a query of its own. A failing sibling aborts a retry wait as a cancel does "
+    "(seed 000: when one search of a batch fails, the tool aborts the others and answers only once every started "
+    "search has settled): a 2-query call, one query waiting 1 s to retry its 429 when the other is answered 401, "
+    "answers the failure, and no request is stamped after that answer (judged as the wait row's late request; a "
+    "run whose retry went out before the failure shows nothing and is re-run).",
     cases=RETRY_CANCEL_CASES,
     slot="quiet",  # measures how soon a cancelled wait answers
 )
@@ -917,7 +928,8 @@ async def retry_cancel(ctx: CheckContext) -> None:
         if "in_flight" in case.params:
             await _retry_in_flight(ctx, case, runs)
             continue
-        run = _apart(ctx, case["retry_after"] + 0.3, functools.partial(_retry_cancel_run, ctx, case), runs)
+        body = _failed_sibling_run if "sibling_fails" in case.params else _retry_cancel_run
+        run = _apart(ctx, case["retry_after"] + 0.3, functools.partial(body, ctx, case), runs)
         await judge_timed(ctx, "search.api.retry.cancel", run)
 
 
@@ -979,6 +991,42 @@ async def _retry_cancel_run(ctx: CheckContext, case: Case, n: int) -> list[Timed
     sent = await _no_request_after(ctx, outcome.answered_at, answered + case["retry_after"] + 0.3, case.name,
                                    case.catches)
     return [timed, sent]
+
+
+def _answered_failure(sent: Timed) -> Timed:
+    """:func:`_no_request_after`'s claim, worded for a call that answered a failure rather than a cancel."""
+    return dataclasses.replace(sent, what=sent.what.replace("after the call was cancelled",
+                                                            "after the call answered the failure"))
+
+
+async def _failed_sibling_run(ctx: CheckContext, case: Case, n: int) -> list[Timed]:
+    """A 2-query call: one query's 429 (Retry-After) answered, the other's request held at a gate until the
+    target has most likely begun that retry wait, then answered ``sibling_fails``. The call answers the failure,
+    and no request (the waiting query's retry) is stamped after that answer (judged as the wait row's)."""
+    ctx.fresh()
+    waiting, failing = _own(QUERY, n), _own(f"{QUERY} failing", n)
+    gate = ctx.emu.gate("failing sibling")
+    ctx.emu.inject("search", RateLimited(retry_after=case["retry_after"]), when=query_match("search", waiting))
+    ctx.emu.inject("search", Hold(gate, timeout=STALL, then=case["sibling_fails"]), when=query_match("search", failing))
+    call = ctx.start_search([waiting, failing])
+    try:
+        await ctx.blocking(lambda: ctx.emu.log.wait_for(1, 10.0, route="search", done=True))  # the 429 answered
+        answered = time.monotonic()
+        await asyncio.sleep(INTO_THE_WAIT)  # as in the wait row: the target has most likely read the 429
+    finally:
+        gate.release()
+    outcome = await call.outcome(CALL_TIMEOUT)
+    require(not outcome.ok and not _was_cancelled(outcome),
+            f"{case.name}: the call answered {outcome.brief()} instead of the failure", catches=case.catches)
+    retried = [r for r in ctx.records("search") if r.started <= outcome.answered_at
+               and isinstance(r.json, dict) and r.json.get("query") == waiting]
+    sent = await _no_request_after(ctx, outcome.answered_at, answered + case["retry_after"] + 0.3, case.name,
+                                   case.catches)
+    sent = _answered_failure(sent)
+    if len(retried) > 1:  # the retry went out before the failure was answered (a stall held the gate back)
+        return [sent, Timed(f"{case.name}: the retry went out before the other query failed (the check's release "
+                            "came late)", 0.0, 1.0, case.catches, shown=False)]
+    return [sent]
 
 
 # -- pacing ---------------------------------------------------------------------------------------
@@ -1283,6 +1331,11 @@ PACING_CANCEL_CASES = (
          "a retry's slot wait that ignores the cancellation (first attempts' slot waits and the Retry-After wait "
          "honour it): the call answers only once the retry's slot comes, or sends the retry",
          {"qps": 1.0, "retry": RateLimited(retry_after=0)}),
+    # From a hunt (R-H2): a failing batch that aborted only its siblings' requests in flight left the siblings
+    # waiting for a pacing slot running: the tool answered the failure, and they were sent at their slots after.
+    Case("a 3-query call at 1 QPS whose first request is answered 500",
+         "a failing batch that aborts only its siblings' requests in flight: siblings waiting for a pacing slot "
+         "are left running and are sent after the call answered the failure", {"qps": 1.0, "fails": Status(500)}),
 )
 
 
@@ -1301,7 +1354,8 @@ async def _landed(ctx: CheckContext, quiet: float = BURST_QUIET) -> int:
 
 @check(
     "search.api.pacing.cancel",
-    "Cancelling a paced call while queries wait for a slot answers cancelled at once; they are never sent",
+    "Cancelling a paced call while queries wait for a slot answers cancelled at once; they are never sent, nor "
+    "after a failing query",
     seed="001",
     requires=(WS, API, CAP_PACING, "cancel"),
     provider="api",
@@ -1313,7 +1367,11 @@ async def _landed(ctx: CheckContext, quiet: float = BURST_QUIET) -> int:
     "every run but the first (a re-run, or the retry row's first) starts once the previous run's requests have "
     "landed, with queries of its own. In the retry row a retry stamped after the target acknowledged the cancel "
     "is late too (0.2 s of load at most), whatever the call answers; a success is accepted only from a retry "
-    "that went out before that (the check's cancel came late: the run shows nothing and is re-run).",
+    "that went out before that (the check's cancel came late: the run shows nothing and is re-run). A failing "
+    "query aborts the queries waiting for their slots as a cancel does (seed 000: when one search of a batch "
+    "fails, the tool aborts the others and answers only once every started search has settled): a 3-query call "
+    "at 1 QPS whose first request is answered 500 answers the failure, and no request is stamped after that "
+    "answer (judged as above; a run whose every query went out before the answer shows nothing and is re-run).",
     cases=PACING_CANCEL_CASES,
     slot="quiet",  # measures how soon a cancelled wait answers
 )
@@ -1324,7 +1382,7 @@ async def pacing_cancel(ctx: CheckContext) -> None:
         if retry and not _retries_declared(ctx):
             continue  # a retry waiting for its slot needs a target that retries (capability retry)
         await ctx.configure_opt_in(pacing_qps=case["qps"], retries=RETRIES if retry else 0)
-        run = _retry_slot_cancel_run if retry else _pacing_cancel_run
+        run = _retry_slot_cancel_run if retry else _failed_paced_run if "fails" in case.params else _pacing_cancel_run
         # Re-runs wait out a queued query or retry a wrong target sends at its slot (one spacing later).
         apart = _apart(ctx, 1.05 / case["qps"] + 0.3, functools.partial(run, ctx, case), runs)
         await judge_timed(ctx, "search.api.pacing.cancel", apart)
@@ -1351,6 +1409,29 @@ async def _pacing_cancel_run(ctx: CheckContext, case: Case, n: int) -> list[Time
     sent = await _no_request_after(ctx, outcome.answered_at, time.monotonic() + 1.05 / case["qps"] + 0.3, case.name,
                                    case.catches)
     return [timed, sent]
+
+
+async def _failed_paced_run(ctx: CheckContext, case: Case, n: int) -> list[Timed]:
+    """A 3-query paced call whose first request (whichever query the pacer sends first) is answered ``fails``:
+    the call answers the failure, and no request is stamped after that answer (the queries waiting for their
+    slots were aborted with the batch). Judged as the cancel row's requests."""
+    ctx.fresh()
+    queries = [_own(q, n) for q in BATCH[:3]]
+    ctx.emu.inject("search", case["fails"], when=lambda body: isinstance(body, dict) and body.get("query") in queries)
+    call = ctx.start_search(queries)
+    outcome = await call.outcome(CALL_TIMEOUT)
+    require(not outcome.ok and not _was_cancelled(outcome),
+            f"{case.name}: the call answered {outcome.brief()} instead of the failure", catches=case.catches)
+    before = sum(1 for r in ctx.records("search") if r.started <= outcome.answered_at)
+    # A query waiting for its slot and sent anyway would start at that slot, at most two spacings after the answer;
+    # the first of them, one spacing on, is enough.
+    sent = await _no_request_after(ctx, outcome.answered_at, time.monotonic() + 1.05 / case["qps"] + 0.3, case.name,
+                                   case.catches)
+    sent = _answered_failure(sent)
+    if before >= len(queries):  # every query went out before the failure was answered: the run shows nothing
+        return [sent, Timed(f"{case.name}: every query was sent before the failure was answered", 0.0, 1.0,
+                            case.catches, shown=False)]
+    return [sent]
 
 
 # From an outside hunt (N-A4): a pacer keeping the slots a cancelled call's queries waited for sent nothing after

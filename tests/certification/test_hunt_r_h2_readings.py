@@ -1,0 +1,161 @@
+"""A read-only hunt (R, hunter H), its second part. Seed 000: if any search of a batch fails, the tool aborts its
+siblings, waits for every started search to settle, and only then answers the failure. A batch that aborted only its
+siblings' requests in flight (R-H2) left a sibling waiting for a pacing slot, or in a retry wait, running: the tool
+answered the failure and that sibling was sent after. Every batch and pacing row failed no query, and every cancel
+row cancelled from the caller (which still reached every sibling), so it was certified. New rows of
+search.api.pacing.cancel (a paced 3-query call whose first request is answered 500) and search.api.retry.cancel (a
+query waiting to retry its 429 when its sibling is answered 401) fail it; the reference passes them.
+
+The wrong readings are made as the hunt made them: web_search.run_all_or_nothing replaced by one that, on the first
+failure, cancels and awaits only the pending tasks not inside AccountScheduler._slot (or not inside
+MonotonicClock.sleep, a retry wait too), leaving those detached; a caller's cancel still cancels every task."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+import pytest
+
+from dsweb_ref.certification.checks import fetch, scheduling
+from dsweb_ref.providers import _scheduler
+from dsweb_ref.tools import web_search
+
+from ._readings import failing_rows, keep_rows, patch_reading
+
+PACING_CANCEL, RETRY_CANCEL = "search.api.pacing.cancel", "search.api.retry.cancel"
+(FAILED_PACED,) = (c.name for c in scheduling.PACING_CANCEL_CASES if "fails" in c.params)
+(FAILED_SIBLING,) = (c.name for c in scheduling.RETRY_CANCEL_CASES if "sibling_fails" in c.params)
+
+
+def _sparing(spared: set[asyncio.Task[Any]]) -> Callable[[list[Coroutine[Any, Any, Any]]], Any]:
+    """The hunt's run_all_or_nothing: on the first failure it cancels and awaits only the pending tasks not in
+    ``spared`` (those are left running, detached); a caller's cancel cancels every task."""
+
+    async def run_all(coros: list[Coroutine[Any, Any, Any]]) -> list[Any]:
+        tasks = [asyncio.create_task(c) for c in coros]
+        pending: set[asyncio.Task[Any]] = set(tasks)
+        try:
+            while pending:
+                done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+                bad = [t for t in done if t.cancelled() or t.exception() is not None]
+                if bad:
+                    hit = [t for t in pending if t not in spared]
+                    for t in hit:
+                        t.cancel()
+                    await asyncio.gather(*hit, return_exceptions=True)
+                    for t in pending:
+                        t.add_done_callback(lambda t: t.cancelled() or t.exception())
+                    raise bad[0].exception() or asyncio.CancelledError()
+        except asyncio.CancelledError:
+            for t in tasks:
+                t.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            raise
+        return [t.result() for t in tasks]
+
+    return run_all
+
+
+def _spare_slot_waits(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Hunt test 9: tasks inside AccountScheduler._slot (waiting for a pacing slot) are spared."""
+    queued: set[asyncio.Task[Any]] = set()
+    original = _scheduler.AccountScheduler._slot
+
+    async def slot(self: _scheduler.AccountScheduler, *args: Any, **kwargs: Any) -> object | None:
+        task = asyncio.current_task()
+        assert task is not None
+        queued.add(task)
+        try:
+            return await original(self, *args, **kwargs)
+        finally:
+            queued.discard(task)
+
+    monkeypatch.setattr(_scheduler.AccountScheduler, "_slot", slot)
+    monkeypatch.setattr(web_search, "run_all_or_nothing", _sparing(queued))
+
+
+def _spare_every_wait(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Hunt test 10: tasks inside MonotonicClock.sleep (a slot wait or a retry wait) are spared."""
+    waiting: set[asyncio.Task[Any]] = set()
+
+    async def sleep(self: _scheduler.MonotonicClock, seconds: float) -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        waiting.add(task)
+        try:
+            await asyncio.sleep(seconds)
+        finally:
+            waiting.discard(task)
+
+    monkeypatch.setattr(_scheduler.MonotonicClock, "sleep", sleep)
+    monkeypatch.setattr(web_search, "run_all_or_nothing", _sparing(waiting))
+
+
+@pytest.mark.parametrize(("table", "check", "row"), [("PACING_CANCEL_CASES", PACING_CANCEL, FAILED_PACED),
+                                                     ("RETRY_CANCEL_CASES", RETRY_CANCEL, FAILED_SIBLING)])
+def test_the_reference_passes_the_failed_batch_rows(
+    table: str, check: str, row: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    keep_rows(scheduling, table, (row,), monkeypatch)
+    assert failing_rows(scheduling, table, check, monkeypatch) == set()
+
+
+def test_a_failure_sparing_slot_waits_fails_exactly_the_paced_failure_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: R-H2 (hunt test 9), a failing batch aborts its siblings' requests in flight only: siblings waiting
+    # for a pacing slot are left running and sent at their slots, after the call answered the failure
+    _spare_slot_waits(monkeypatch)
+    assert failing_rows(scheduling, "PACING_CANCEL_CASES", PACING_CANCEL, monkeypatch) == {FAILED_PACED}
+
+
+def test_a_failure_sparing_every_wait_fails_exactly_the_failure_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: R-H2 (hunt test 10), as above, and a sibling in its Retry-After wait spared too: its retry is sent
+    # after the call answered the failure
+    _spare_every_wait(monkeypatch)
+    assert failing_rows(scheduling, "PACING_CANCEL_CASES", PACING_CANCEL, monkeypatch) == {FAILED_PACED}
+    assert failing_rows(scheduling, "RETRY_CANCEL_CASES", RETRY_CANCEL, monkeypatch) == {FAILED_SIBLING}
+
+
+# F3 (R-H2's Fetch part): Fetch API waits deaf to a cancel, waited out and then the cancel re-raised.
+FETCH_CANCEL = "fetch.cancel.quiescence"
+(FETCH_WAIT,) = (c.name for c in fetch.FETCH_CANCEL if "retry_after" in c.params)
+(FETCH_SLOT,) = (c.name for c in fetch.FETCH_CANCEL if "qps" in c.params)
+# The hunt's wrong waits (its tests 7 and 8): for the Fetch API, the sleep shielded, waited out after a cancel.
+DEAF_RETRY_WAIT = ("if api == 'fetch':\n"
+                   "            t = asyncio.ensure_future(clock.sleep(wait))\n"
+                   "            try:\n"
+                   "                await asyncio.shield(t)\n"
+                   "            except asyncio.CancelledError:\n"
+                   "                await t\n"
+                   "                raise\n"
+                   "        else:\n"
+                   "            await clock.sleep(wait)")
+_I = " " * 16
+DEAF_SLOT_WAIT = ("if api == 'fetch':\n"
+                  + _I + "    t = asyncio.ensure_future(self._clock.sleep(wait))\n"
+                  + _I + "    try:\n"
+                  + _I + "        await asyncio.shield(t)\n"
+                  + _I + "    except asyncio.CancelledError:\n"
+                  + _I + "        await t\n"
+                  + _I + "        raise\n"
+                  + _I + "else:\n"
+                  + _I + "    await self._clock.sleep(wait)")
+
+
+def test_the_reference_passes_the_fetch_wait_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+    keep_rows(fetch, "FETCH_CANCEL", (FETCH_WAIT, FETCH_SLOT), monkeypatch)
+    assert failing_rows(fetch, "FETCH_CANCEL", FETCH_CANCEL, monkeypatch) == set()
+
+
+def test_a_fetch_retry_wait_deaf_to_a_cancel_fails_exactly_the_retry_wait_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: R-H2 (hunt test 7), the Fetch API's retry wait shielded: a cancel answered only once it ended
+    patch_reading(_scheduler.AccountScheduler, "run", "await clock.sleep(wait)", DEAF_RETRY_WAIT, monkeypatch)
+    assert failing_rows(fetch, "FETCH_CANCEL", FETCH_CANCEL, monkeypatch) == {FETCH_WAIT}
+
+
+def test_a_fetch_slot_wait_deaf_to_a_cancel_fails_exactly_the_slot_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: R-H2 (hunt test 8), the Fetch API's pacing slot wait shielded: a cancel answered only once the slot
+    # came (the slot kept till then)
+    patch_reading(_scheduler.AccountScheduler, "_slot", "await self._clock.sleep(wait)", DEAF_SLOT_WAIT, monkeypatch)
+    assert failing_rows(fetch, "FETCH_CANCEL", FETCH_CANCEL, monkeypatch) == {FETCH_SLOT}
