@@ -13,11 +13,13 @@ MonotonicClock.sleep, a retry wait too), leaving those detached; a caller's canc
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Callable, Coroutine
 from typing import Any
 
 import pytest
 
+from dsweb_ref.certification import targets
 from dsweb_ref.certification.checks import fetch, scheduling
 from dsweb_ref.providers import _scheduler
 from dsweb_ref.tools import web_search
@@ -159,3 +161,44 @@ def test_a_fetch_slot_wait_deaf_to_a_cancel_fails_exactly_the_slot_row(monkeypat
     # came (the slot kept till then)
     patch_reading(_scheduler.AccountScheduler, "_slot", "await self._clock.sleep(wait)", DEAF_SLOT_WAIT, monkeypatch)
     assert failing_rows(fetch, "FETCH_CANCEL", FETCH_CANCEL, monkeypatch) == {FETCH_SLOT}
+
+
+def _fetch_policy(monkeypatch: pytest.MonkeyPatch, **changes: Any) -> None:
+    """The Fetch API's retry policy changed as ``changes`` say (the Search API's kept)."""
+    of = _scheduler.Policy.of.__func__  # type: ignore[attr-defined]
+
+    def fetch_only(cls: type[_scheduler.Policy], conf: Any, api: str) -> _scheduler.Policy:
+        policy = of(cls, conf, api)
+        return dataclasses.replace(policy, **changes) if api == "fetch" else policy
+
+    monkeypatch.setattr(_scheduler.Policy, "of", classmethod(fetch_only))
+
+
+@pytest.mark.parametrize("changes", [{"retries": 0}, {"max_wait_s": 1.5}], ids=["never-retried", "own-cap"])
+def test_a_fetch_api_never_retried_or_capped_below_the_wait_passes_the_retry_wait_row(
+    changes: dict[str, float], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # open (a review found both failed): whether the Fetch API is retried at all is open, and so is a cap of the
+    # target's own ending the retries when a Retry-After is longer: the call answers the 429 before the cancel
+    _fetch_policy(monkeypatch, **changes)
+    keep_rows(fetch, "FETCH_CANCEL", (FETCH_WAIT,), monkeypatch)
+    assert failing_rows(fetch, "FETCH_CANCEL", FETCH_CANCEL, monkeypatch) == set()
+
+
+def test_a_fetch_retry_sent_before_the_cancel_reached_it_passes_the_retry_wait_row(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # open (a review found it failed): a Fetch API Retry-After not read (open), the target's own wait ending just as
+    # the cancel is sent, and the cancel read 30 ms later (an adapter on a loaded runner): its retry went out before
+    # the cancel reached it, so it answers the retried fetch
+    monkeypatch.setattr(_scheduler, "retry_after_seconds", lambda headers, wall_now: None)
+    monkeypatch.setattr(_scheduler.AccountScheduler, "backoff", lambda self, retry, cap: 0.32)
+    cancel = targets._TaskCall.cancel
+
+    async def late_cancel(self: Any) -> None:
+        await asyncio.sleep(0.03)
+        await cancel(self)
+
+    monkeypatch.setattr(targets._TaskCall, "cancel", late_cancel)
+    keep_rows(fetch, "FETCH_CANCEL", (FETCH_WAIT,), monkeypatch)
+    assert failing_rows(fetch, "FETCH_CANCEL", FETCH_CANCEL, monkeypatch) == set()

@@ -512,8 +512,10 @@ CANCEL_BOUND = 10.0  # seconds a cancelled web_fetch may take to answer (a liven
     "the last of four fetches started at once, cancelled while it waits for its slot, answers cancelled before its "
     "siblings' last request starts and its own request is never stamped after that answer. The request claims are "
     "judged as search.api.pacing.cancel's (the run's measured load excuses at most 0.2 s of a request stamped after "
-    "the answer); a run that shows no wait cancelled (the cancel came too late, or the target retried before it: "
-    "whether a Fetch API Retry-After is read is open) is re-run; each run fetches URLs of its own. "
+    "the answer); a run that shows no wait cancelled is re-run: the cancel came too late; the call answered before "
+    "it (whether the Fetch API is retried at all is open, and so is a cap of the target's own ending the retries); "
+    "or its retry, or the fetch whose slot came, was sent before the cancel reached it (whether a Fetch API "
+    "Retry-After is read is open): the answer it then gives is right. Each run fetches URLs of its own. "
     "A target lacking a row's capability skips that row.",
     cases=FETCH_CANCEL,
 )
@@ -577,10 +579,15 @@ async def _fetch_wait_cancel_run(ctx: CheckContext, case: Case, runs: Iterator[i
     cancelled_at = time.monotonic()
     await call.cancel()
     outcome = await call.outcome(CALL_TIMEOUT)
-    # Whether a Fetch API Retry-After is read is open: a target backing off on its own may have retried before the
-    # cancel (and answered with the page): then the run shows no wait cancelled.
-    retried_first = [r for r in ctx.records("fetch") if _url_match(url)(r.json) and r.started < cancelled_at][1:]
-    require(_was_cancelled(outcome) or bool(retried_first),
+    # Whether the Fetch API is retried at all is open, and so is whether its Retry-After is read: a target that
+    # never retries it (or whose own cap ends the retries) answered before the cancel went out, and one backing off
+    # on its own may have sent its retry before the cancel reached it (a review found both failed): either run shows
+    # no wait cancelled. A call that answered after the cancel, sending nothing more, answers cancelled.
+    own = [r for r in ctx.records("fetch") if _url_match(url)(r.json)]
+    retried_first = [r for r in own[1:] if r.started < cancelled_at]
+    answered_first = outcome.answered_at <= cancelled_at
+    retried_before_answer = any(r.started < outcome.answered_at for r in own[1:])
+    require(_was_cancelled(outcome) or answered_first or retried_before_answer,
             f"{case.name}: the call answered {outcome.brief()} instead of cancelled", catches=case.catches)
     wait_end = first.started + case["retry_after"]
     await asyncio.sleep(max(0.0, wait_end + 0.3 - time.monotonic()))  # past the moment a retry would be sent
@@ -588,7 +595,7 @@ async def _fetch_wait_cancel_run(ctx: CheckContext, case: Case, runs: Iterator[i
     ended = Timed(f"{case.name}: the cancelled call answered only once the Retry-After wait had ended "
                   f"({outcome.answered_at - cancelled_at:.2f} s after the cancel)",
                   outcome.answered_at - cancelled_at, wait_end - CLOCK_SLACK - cancelled_at, case.catches, cap=0.0,
-                  shown=cancelled_at <= wait_end - WAIT_END_GAP and not retried_first)
+                  shown=cancelled_at <= wait_end - WAIT_END_GAP and not retried_first and not answered_first)
     await ctx.settle()
     return [ended, sent]
 
@@ -615,7 +622,9 @@ async def _fetch_slot_cancel_run(ctx: CheckContext, case: Case, runs: Iterator[i
     own = [r for r in ctx.records("fetch") if _url_match(urls[-1])(r.json)]
     waiting = sum(1 for r in ctx.records("fetch") if r.started > cancelled_at) >= 2 and not any(
         r.started <= cancelled_at for r in own)  # its slot still ahead of two siblings' when the cancel went out
-    if not _was_cancelled(outcome):
+    # Its own request stamped before its answer: the cancel reached it only after its slot came (a pacer may send
+    # two at once, in any order), so the answer it gave is right; ended still judges when it came.
+    if not _was_cancelled(outcome) and not any(r.started <= outcome.answered_at for r in own):
         require(not waiting, f"{case.name}: the call answered {outcome.brief()} instead of cancelled",
                 catches=case.catches)
     ended = Timed(f"{case.name}: the cancelled call answered {outcome.answered_at - last_sibling:.2f} s after its "
