@@ -117,24 +117,19 @@ class SandboxResolver:
         return list(table[min(count, len(table) - 1)])
 
 
-_IPV4_PART = re.compile(r"0[xX][0-9a-fA-F]*|0[0-7]*|[1-9][0-9]*")
+_IPV4_NUMERIC = re.compile(r"[0-9a-fA-FxX.]+")  # only a number: inet_aton would read "127.1 junk" as 127.0.0.1
 
 
 def _ipv4_numeric(text: str) -> IPv4Address | None:
-    """``text`` as ``inet_aton`` reads it (one to four parts, each decimal, ``0x`` hex or ``0`` octal; the last
-    part fills the remaining bytes), or None. Strict where ``inet_aton`` is lax: nothing may follow the number."""
-    parts = text.split(".")
-    if not 1 <= len(parts) <= 4 or not all(_IPV4_PART.fullmatch(p) for p in parts):
+    """``text`` as the operating system's ``inet_aton`` reads it (one to four parts, each decimal, ``0x`` hex or
+    ``0`` octal; the last part fills the remaining bytes), the reader a real connection to it goes through; None
+    for anything else, and for anything after the number."""
+    if not _IPV4_NUMERIC.fullmatch(text):
         return None
-    values = [int(p, 16) if p[:2] in ("0x", "0X") else int(p, 8) if p.startswith("0") else int(p)
-              for p in (q if q not in ("0x", "0X") else "0" for q in parts)]
-    *head, last = values
-    if any(v > 255 for v in head) or last >= 1 << (8 * (4 - len(head))):
+    try:
+        return IPv4Address(socket.inet_aton(text))
+    except OSError:
         return None
-    number = last
-    for i, v in enumerate(head):
-        number |= v << (8 * (3 - i))
-    return IPv4Address(number)
 
 
 def dial_address(host: str) -> IPv4Address | IPv6Address | None:

@@ -59,7 +59,8 @@ def test_every_spelling_of_an_address_is_that_address(spelling: str, address: st
     assert dial_address(spelling) == ip_address(address)
 
 
-@pytest.mark.parametrize("name", ["ssrf.test", "127.0.0.1x", "256.1", "1.2.3.256", "1.16777216", "0x100.1", ""])
+@pytest.mark.parametrize("name", ["ssrf.test", "127.0.0.1x", "127.1 x", "256.1", "1.2.3.256", "1.16777216", "0x100.1",
+                                  ""])
 def test_a_name_or_an_out_of_range_number_is_no_address(name: str) -> None:
     assert dial_address(name) is None
 
