@@ -7,6 +7,7 @@ import inspect
 import re
 import sys
 import textwrap
+from collections.abc import Callable, Collection
 from types import ModuleType
 from typing import Any
 
@@ -48,21 +49,17 @@ def failing_rows(module: ModuleType, table: str, check: str, monkeypatch: pytest
     return failing
 
 
-def fails_exactly(module: ModuleType, table: str, check: str, row: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Only ``row`` of ``module.table`` fails the reference as it is now: ``row`` alone fails (its reason
-    names it) and the table without it passes, two runs where :func:`failing_rows` takes one per row."""
-    cases = getattr(module, table)
-    assert row in {c.name for c in cases}
+def fails_exactly(
+    module: ModuleType, table: str, check: str, rows: str | Collection[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only ``rows`` (one name, or several) of ``module.table`` fail the reference as it is now: each alone fails
+    (its reason starts with its name) and the table without them passes, a run per row and one more where
+    :func:`failing_rows` takes one per row of the table. The table is whole again after."""
 
-    def outcome(kept: tuple[Any, ...]) -> tuple[str, str]:
-        monkeypatch.setattr(module, table, kept)
-        (result,) = run(reference_target(), only=[check]).results
-        return result.outcome.value, result.reason
+    def named(value: str, reason: str, row: str) -> None:
+        assert value == "failed" and reason.startswith(f"{row}: "), reason
 
-    value, reason = outcome(tuple(c for c in cases if c.name == row))
-    assert value == "failed" and reason.startswith(f"{row}: "), reason
-    value, reason = outcome(tuple(c for c in cases if c.name != row))
-    assert value == "passed", reason
+    _fails_only(module, table, check, rows, named, monkeypatch)
 
 
 TOOL_CRASH = "the tool raised instead of returning an error result"  # how a check ends when the tool raised
@@ -75,22 +72,39 @@ def keep_rows(module: ModuleType, table: str, names: tuple[str, ...], monkeypatc
 
 
 def fails_exactly_shown(
-    module: ModuleType, table: str, check: str, row: str, shown: str | None, monkeypatch: pytest.MonkeyPatch
+    module: ModuleType, table: str, check: str, rows: str | Collection[str], shown: str | None,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """``row`` alone fails ``check`` and the table without it passes: :func:`fails_exactly` for a check whose reason
-    names a row otherwise (``shown`` picks the names out of it). ``shown`` None: the row's reading crashes the
-    tool, which ends the check with an error that names no row."""
+    """:func:`fails_exactly` for a check whose reason names a row otherwise: ``shown`` picks the names out of it, and
+    each row's reason names that row and no other. ``shown`` None: the row's reading crashes the tool, which ends
+    the check with an error that names no row."""
+
+    def named(value: str, reason: str, row: str) -> None:
+        if shown is None:
+            assert value == "error" and TOOL_CRASH in reason, reason
+        else:
+            assert value == "failed" and set(re.findall(shown, reason)) == {row}, reason
+
+    _fails_only(module, table, check, rows, named, monkeypatch)
+
+
+def _fails_only(
+    module: ModuleType, table: str, check: str, rows: str | Collection[str],
+    named: Callable[[str, str, str], None], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each of ``rows`` alone ends ``check`` as ``named`` (outcome, reason, row) asserts; the table without them
+    passes; the table whole again after."""
     cases = getattr(module, table)
+    names = {rows} if isinstance(rows, str) else set(rows)
+    assert names and names <= {c.name for c in cases}, names
 
     def outcome(kept: tuple[Any, ...]) -> tuple[str, str]:
         monkeypatch.setattr(module, table, kept)
         (result,) = run(reference_target(), only=[check]).results
         return result.outcome.value, result.reason
 
-    value, reason = outcome(tuple(c for c in cases if c.name == row))
-    if shown is None:
-        assert value == "error" and TOOL_CRASH in reason, reason
-    else:
-        assert value == "failed" and set(re.findall(shown, reason)) == {row}, reason
-    value, reason = outcome(tuple(c for c in cases if c.name != row))
+    for row in sorted(names):
+        named(*outcome(tuple(c for c in cases if c.name == row)), row)
+    value, reason = outcome(tuple(c for c in cases if c.name not in names))
     assert value == "passed", reason
+    monkeypatch.setattr(module, table, cases)

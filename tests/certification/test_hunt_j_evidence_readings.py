@@ -51,21 +51,6 @@ def _passes(check_id: str) -> None:
     assert result.outcome.value == "passed", result.reason
 
 
-def _fails_just(table: str, check_id: str, rows: set[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each of ``rows`` alone fails the reference as it is now (its reason names it), and the check with ``table``
-    without them passes (every other table of the check whole)."""
-    cases = getattr(evidence, table)
-    assert rows <= {c.name for c in cases}
-    for case in cases:
-        if case.name in rows:
-            monkeypatch.setattr(evidence, table, (case,))
-            (result,) = run(reference_target(), only=[check_id]).results
-            assert result.outcome.value == "failed" and result.reason.startswith(f"{case.name}: "), result.reason
-    monkeypatch.setattr(evidence, table, tuple(c for c in cases if c.name not in rows))
-    _passes(check_id)
-    monkeypatch.setattr(evidence, table, cases)
-
-
 def test_the_reference_passes_the_checks_with_the_new_rows() -> None:
     for check_id, tables in NEW_ROWS.items():
         for table, rows in tables:
@@ -100,7 +85,7 @@ def test_blocked_names_compared_as_written_fail_exactly_the_absolute_rows(monkey
     # metadata.google.internal. handed to the Fetch API and cited
     wrong = "if host.lower() in BLOCKED_NAMES or host.lower().endswith(BLOCKED_NAME_SUFFIXES):"
     patch_reading(hosts, "parse_host", BLOCKED_NAME_TEST, wrong, monkeypatch, urls, resolve)
-    _fails_just("INTERNAL_NAMES", UNSAFE, ABSOLUTE_ROWS | {"upper-case-metadata-absolute"}, monkeypatch)
+    fails_exactly(evidence, "INTERNAL_NAMES", UNSAFE, ABSOLUTE_ROWS | {"upper-case-metadata-absolute"}, monkeypatch)
 
 
 def test_only_localhost_blocked_by_name_fails_exactly_the_metadata_internal_and_local_rows(
@@ -110,8 +95,8 @@ def test_only_localhost_blocked_by_name_fails_exactly_the_metadata_internal_and_
     # too: its row names both readings)
     wrong = 'if name == "localhost" or name.endswith(".localhost"):'
     patch_reading(hosts, "parse_host", BLOCKED_NAME_TEST, wrong, monkeypatch, urls, resolve)
-    _fails_just("INTERNAL_NAMES", UNSAFE, NAME_ROWS | {"metadata-name-absolute", "upper-case-metadata-absolute"},
-                monkeypatch)
+    fails_exactly(evidence, "INTERNAL_NAMES", UNSAFE,
+                  NAME_ROWS | {"metadata-name-absolute", "upper-case-metadata-absolute"}, monkeypatch)
 
 
 def _parse_host_reading(replacements: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
@@ -141,7 +126,7 @@ def test_names_compared_in_the_letter_case_written_fail_exactly_the_upper_case_r
         "    host = parse_host(raw_host)"
     )
     patch_reading(urls, "check_url", "    host = parse_host(raw_host)", written, monkeypatch, evidence_search)
-    _fails_just("INTERNAL_NAMES", UNSAFE, CASE_ROWS, monkeypatch)
+    fails_exactly(evidence, "INTERNAL_NAMES", UNSAFE, CASE_ROWS, monkeypatch)
 
 
 def test_an_ipv4_address_in_absolute_form_taken_for_a_name_fails_exactly_its_rows(
@@ -156,7 +141,7 @@ def test_an_ipv4_address_in_absolute_form_taken_for_a_name_fails_exactly_its_row
         "        name = name[:-1]\n" + literal: literal + '    if name.endswith("."):\n        name = name[:-1]\n',
         numeric + ":": numeric + ' and not host.endswith("."):',
     }, monkeypatch)
-    _fails_just("INTERNAL_NAMES", UNSAFE, V4_DOT_ROWS, monkeypatch)
+    fails_exactly(evidence, "INTERNAL_NAMES", UNSAFE, V4_DOT_ROWS, monkeypatch)
 
 
 class _GlobalOnly(AddressPolicy):
@@ -179,7 +164,7 @@ def test_literals_judged_by_is_global_fail_exactly_the_wrapped_rows(monkeypatch:
     # the running Python calls global (on 3.11 every one of them)
     kept = {c.name for c in evidence.WRAPPED if ip_address(urlsplit(c["url"]).hostname or "").is_global}
     assert {"nat64-loopback", "compatible-private", "site-local"} <= kept
-    _fails_just("WRAPPED", UNSAFE, kept, monkeypatch)
+    fails_exactly(evidence, "WRAPPED", UNSAFE, kept, monkeypatch)
 
 
 def test_a_pipeline_refusing_more_stays_certified(monkeypatch: pytest.MonkeyPatch) -> None:

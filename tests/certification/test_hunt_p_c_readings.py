@@ -21,7 +21,6 @@ Each wrong reading is made in the reference as the hunt made it and fails exactl
 from __future__ import annotations
 
 from ipaddress import IPv6Address, ip_address, ip_network
-from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
@@ -59,21 +58,6 @@ AS_RETURNED = "canonical = source.url.split('#')[0]"
 def _passes(check_id: str) -> None:
     (result,) = run(reference_target(), only=[check_id]).results
     assert result.outcome.value == "passed", result.reason
-
-
-def _fails_just(module: Any, table: str, check_id: str, rows: set[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each of ``rows`` alone fails the reference as it is now (its reason names it), and the check with ``table``
-    without them passes (every other table of the check whole)."""
-    cases = getattr(module, table)
-    assert rows <= {c.name for c in cases}
-    for case in cases:
-        if case.name in rows:
-            monkeypatch.setattr(module, table, (case,))
-            (result,) = run(reference_target(), only=[check_id]).results
-            assert result.outcome.value == "failed" and result.reason.startswith(f"{case.name}: "), result.reason
-    monkeypatch.setattr(module, table, tuple(c for c in cases if c.name not in rows))
-    _passes(check_id)
-    monkeypatch.setattr(module, table, cases)
 
 
 def _as_returned(raw: bool, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -179,7 +163,7 @@ def test_a_urllib_guard_fails_exactly_the_mapped_rows(raw: bool, monkeypatch: py
     # loopback and the metadata address) and cited
     monkeypatch.setattr(evidence_search, "check_url", urllib_guard)
     _as_returned(raw, monkeypatch)
-    _fails_just(evidence, "SPELLED", UNSAFE, MAPPED_ROWS, monkeypatch)
+    fails_exactly(evidence, "SPELLED", UNSAFE, MAPPED_ROWS, monkeypatch)
 
 
 @pytest.mark.parametrize("raw", [False, True], ids=["re-spelled", "as-returned"])
@@ -188,7 +172,7 @@ def test_hostless_urls_kept_fail_exactly_the_slash_rows(raw: bool, monkeypatch: 
     # and http:///169.254.169.254/... sent to the Fetch API, whose URL Standard parser reads each host
     monkeypatch.setattr(evidence_search, "check_url", keeps_hostless)
     _as_returned(raw, monkeypatch)
-    _fails_just(evidence, "SPELLED", UNSAFE, HOSTLESS_ROWS, monkeypatch)
+    fails_exactly(evidence, "SPELLED", UNSAFE, HOSTLESS_ROWS, monkeypatch)
 
 
 def test_a_url_with_no_host_to_any_parser_may_be_kept(monkeypatch: pytest.MonkeyPatch) -> None:

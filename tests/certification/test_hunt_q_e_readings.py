@@ -10,7 +10,6 @@ leave open, pass them."""
 from __future__ import annotations
 
 import dataclasses
-import re
 from typing import Any
 
 import pytest
@@ -21,8 +20,7 @@ from dsweb_ref.certification import targets
 from dsweb_ref.certification.checks import fetch, outcomes
 from dsweb_ref.providers import _deepseek_http, deepseek_fetch_api, deepseek_search_api
 
-from ._readings import failing_rows, keep_rows, patch_reading
-from .conftest import run
+from ._readings import failing_rows, fails_exactly_shown, keep_rows, patch_reading
 
 CODES, ECHO, MAPPING = "errors.codes", "errors.secret_echo", "fetch.api.mapping"
 # the rows of errors.codes and fetch.api.mapping a reason names ("<row>: ..." after a profile's "[...] ")
@@ -40,25 +38,6 @@ def _failures_only(monkeypatch: pytest.MonkeyPatch, keep: str = "FAILURES") -> N
     for other in ("MAPPING", "OTHER_SUCCESS", "BOUNDS", "FAILURES", "FALLBACK"):
         if other != keep:
             monkeypatch.setattr(fetch, other, ())
-
-
-def _fails_exactly(module: Any, table: str, check: str, rows: set[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each of ``rows`` alone fails ``check`` (its reason names that row and no other), and ``module.table``
-    without them passes: :func:`._readings.fails_exactly_shown` for one or more rows."""
-    cases = getattr(module, table)
-    assert rows <= {c.name for c in cases}
-
-    def outcome(kept: tuple[Any, ...]) -> tuple[str, str]:
-        monkeypatch.setattr(module, table, kept)
-        (result,) = run(targets.reference_target(), only=[check]).results
-        return result.outcome.value, result.reason
-
-    for row in sorted(rows):
-        value, reason = outcome(tuple(c for c in cases if c.name == row))
-        assert value == "failed" and set(re.findall(SHOWN, reason)) == {row}, reason
-    value, reason = outcome(tuple(c for c in cases if c.name not in rows))
-    assert value == "passed", reason
-    monkeypatch.setattr(module, table, cases)
 
 
 def _passes(module: Any, table: str, check: str, rows: tuple[str, ...], monkeypatch: pytest.MonkeyPatch) -> None:
@@ -85,9 +64,9 @@ def test_failure_statuses_from_the_guides_list_fail_exactly_the_409_410_and_othe
     # body reads as an answer (a page) returned as one (in errors.codes, the row of every other 4xx fails it too)
     _tools_api(STATUS_TEST, "if reply.status in (400, 401, 402, 403, 404, 408, 429) or reply.status >= 500:",
                monkeypatch)
-    _fails_exactly(outcomes, "FAILURES", CODES, {E1_CODES, E8_OTHER}, monkeypatch)
+    fails_exactly_shown(outcomes, "FAILURES", CODES, {E1_CODES, E8_OTHER}, SHOWN, monkeypatch)
     _failures_only(monkeypatch)
-    _fails_exactly(fetch, "FAILURES", MAPPING, {E1_FETCH}, monkeypatch)
+    fails_exactly_shown(fetch, "FAILURES", MAPPING, {E1_FETCH}, SHOWN, monkeypatch)
 
 
 # -- E8: a Search API 403 read as nothing found -----------------------------------------------------
@@ -104,7 +83,7 @@ def test_a_search_403_read_as_nothing_found_fails_exactly_the_403_row(monkeypatc
     # opt-in retry check saw
     _tools_api(STATUS_TEST, "if route == 'search' and reply.status == 403:\n        return {'results': []}\n    "
                + STATUS_TEST, monkeypatch)
-    _fails_exactly(outcomes, "FAILURES", CODES, {E8_CODES}, monkeypatch)
+    fails_exactly_shown(outcomes, "FAILURES", CODES, {E8_CODES}, SHOWN, monkeypatch)
 
 
 def test_the_reference_passes_the_other_4xx_row(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -121,7 +100,7 @@ def test_a_list_of_failure_statuses_naming_409_fails_exactly_the_other_4xx_row(
     # read as the answer
     listed = tuple(s for s in (400, 401, 402, 403, 404, 408, 409, 429, *outcomes.OTHER_4XX) if s != status)
     _tools_api(STATUS_TEST, f"if reply.status in {listed} or reply.status >= 500:", monkeypatch)
-    _fails_exactly(outcomes, "FAILURES", CODES, {E8_OTHER}, monkeypatch)
+    fails_exactly_shown(outcomes, "FAILURES", CODES, {E8_OTHER}, SHOWN, monkeypatch)
 
 
 # -- E5: an empty 200 body --------------------------------------------------------------------------
@@ -142,9 +121,9 @@ def test_an_empty_body_read_as_nothing_found_fails_exactly_the_empty_body_rows(
 ) -> None:
     # catches: a 200 with no body at all answered as a search with no results, a fetch as an empty page
     _tools_api(PARSED, PARSED + " if reply.body.strip() else {'results': [], 'content': ''}", monkeypatch)
-    _fails_exactly(outcomes, "FAILURES", CODES, {E5}, monkeypatch)
+    fails_exactly_shown(outcomes, "FAILURES", CODES, {E5}, SHOWN, monkeypatch)
     _failures_only(monkeypatch)
-    _fails_exactly(fetch, "FAILURES", MAPPING, {E5}, monkeypatch)
+    fails_exactly_shown(fetch, "FAILURES", MAPPING, {E5}, SHOWN, monkeypatch)
 
 
 # -- E7 and E2: what a failure quotes ---------------------------------------------------------------
@@ -164,7 +143,7 @@ def test_the_refused_location_named_unscrubbed_fails_exactly_the_302_row(monkeyp
     patch_reading(_deepseek_http, "_exchange", REDIRECTED, REDIRECTED.replace(
         "(HTTP {response.status_code});", "(HTTP {response.status_code}) to {response.headers.get('location')};"),
         monkeypatch)
-    _fails_exactly(outcomes, "SECRET_ECHOES", ECHO, {E7}, monkeypatch)
+    fails_exactly_shown(outcomes, "SECRET_ECHOES", ECHO, {E7}, SHOWN, monkeypatch)
 
 
 def test_a_body_that_is_no_json_object_quoted_as_sent_fails_exactly_the_raw_body_rows(
@@ -175,7 +154,7 @@ def test_a_body_that_is_no_json_object_quoted_as_sent_fails_exactly_the_raw_body
     patch_reading(_deepseek_http, "api_status_error", STATUS_ERROR, STATUS_ERROR.replace(
         "scrub_secrets(text, hidden))", "scrub_secrets(text, hidden) + ((': ' + ' '.join(reply.body.decode("
         "'utf-8', 'replace').split())[:300]) if detail is None and reply.body.strip() else ''))"), monkeypatch)
-    _fails_exactly(outcomes, "SECRET_ECHOES", ECHO, E2, monkeypatch)
+    fails_exactly_shown(outcomes, "SECRET_ECHOES", ECHO, E2, SHOWN, monkeypatch)
 
 
 def test_a_scrubbed_raw_body_quoted_passes(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -208,9 +187,9 @@ def test_a_request_past_its_deadline_read_as_an_empty_success_fails_exactly_the_
 ) -> None:
     # catches: the provider's own deadline swallowed into a search with no results, a fetch of an empty page
     _tools_api(SCHEDULED, _past_deadline("return {'results': [], 'content': ''}"), monkeypatch)
-    _fails_exactly(outcomes, "FAILURES", CODES, {E3}, monkeypatch)
+    fails_exactly_shown(outcomes, "FAILURES", CODES, {E3}, SHOWN, monkeypatch)
     _failures_only(monkeypatch)
-    _fails_exactly(fetch, "FAILURES", MAPPING, {E3}, monkeypatch)
+    fails_exactly_shown(fetch, "FAILURES", MAPPING, {E3}, SHOWN, monkeypatch)
 
 
 @pytest.mark.parametrize("code", ["ABORTED", "FETCH_TIMEOUT"])
@@ -298,5 +277,5 @@ def test_a_transport_failure_quoted_unscrubbed_fails_exactly_the_malformed_statu
     # catches: the HTTP library's error text (h11's "illegal status line: bytearray(b'XTTP/1.1 401 bad key sk-...')")
     # quoted in the failure as it stands, unscrubbed
     patch_reading(_deepseek_http, "_exchange", TRANSPORT_TEXT, 'text = f"{type(exc).__name__}: {exc}"', monkeypatch)
-    _fails_exactly(outcomes, "SECRET_ECHOES", ECHO, {E6}, monkeypatch)
+    fails_exactly_shown(outcomes, "SECRET_ECHOES", ECHO, {E6}, SHOWN, monkeypatch)
 
