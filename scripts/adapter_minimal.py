@@ -14,6 +14,7 @@ keep the rest.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import sys
 from typing import Any
@@ -108,6 +109,13 @@ class Server:
         else:
             self.answer({"id": request_id, "result": {"text": result.text, "value": result.value}})
 
+    def settled(self, request_id: int, task: asyncio.Task[None]) -> None:
+        """A cancel read before the call's task began ends the task without running ``call``: answer it
+        here (it sent nothing upstream), or the call would never be answered."""
+        self.calls.pop(request_id, None)
+        if task.cancelled():
+            self.answer({"id": request_id, "cancelled": True})
+
     async def handle(self, message: dict[str, Any]) -> bool:
         request_id, method = message["id"], message.get("method")
         params = message.get("params") or {}
@@ -121,7 +129,8 @@ class Server:
             except WebError as error:
                 self.answer({"id": request_id, "error": {"code": error.code, "message": error.message}})
         elif method == "web_search":
-            self.calls[request_id] = asyncio.create_task(self.call(request_id, params))
+            task = self.calls[request_id] = asyncio.create_task(self.call(request_id, params))
+            task.add_done_callback(functools.partial(self.settled, request_id))
         elif method == "tool_schema":
             try:
                 shown = self.impl.tool_schema()

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import ast
 import json
+import queue
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -58,3 +60,41 @@ def test_it_reads_stdin_that_is_not_a_pipe_and_ends_at_its_end(adapter: Path, st
     assert done.returncode == 0, done.stderr[-2000:]
     answers = [json.loads(line) for line in done.stdout.splitlines()]
     assert [a["id"] for a in answers] == ([] if stdin == "/dev/null" else [1, 2]), answers
+
+
+@pytest.mark.parametrize("adapter", [ADAPTER, EXAMPLE], ids=["minimal", "example"])
+def test_a_call_cancelled_before_its_task_began_still_answers_cancelled(adapter: Path) -> None:
+    # catches: a cancel read in the same go as its call (one write, so one read: the reader takes both lines
+    # before the call's task has run a step) cancelling a task whose coroutine never starts, so the answer it
+    # would write on cancellation is never written. A fresh-clone CI run failed the example adapter so, in
+    # fetch.cancel.quiescence ("adapter did not answer request 16 within 20s").
+    lines = ['{"id": 1, "method": "hello"}',
+             '{"id": 2, "method": "web_search", "params": {"arguments": {"queries": ["q"]}}}',
+             '{"id": 3, "method": "cancel", "params": {"id": 2}}']
+    proc = subprocess.Popen([sys.executable, str(adapter)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL)
+    assert proc.stdin is not None and proc.stdout is not None
+    read: queue.Queue[bytes] = queue.Queue()
+    reader = threading.Thread(target=lambda: [read.put(line) for line in iter(proc.stdout.readline, b"")],
+                              daemon=True)
+    reader.start()
+    try:
+        proc.stdin.write(("\n".join(lines) + "\n").encode())  # well under PIPE_BUF: one atomic write
+        proc.stdin.flush()
+        answers: dict[int, object] = {}
+        while 2 not in answers or 3 not in answers:
+            try:
+                answer = json.loads(read.get(timeout=30))
+            except queue.Empty:
+                pytest.fail(f"no answer to the cancelled call within 30 s; the adapter answered {answers}")
+            answers[answer["id"]] = answer
+        assert answers[2] == {"id": 2, "cancelled": True}
+        assert answers[3] == {"id": 3, "result": {}}
+        proc.stdin.write(b'{"id": 4, "method": "shutdown"}\n')
+        proc.stdin.close()
+        assert proc.wait(timeout=30) == 0
+        reader.join(timeout=10)
+        assert [json.loads(line)["id"] for line in list(read.queue)] == [4]  # and nothing more for the call
+    finally:
+        proc.kill()
+        proc.wait()

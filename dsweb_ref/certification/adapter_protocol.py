@@ -362,7 +362,10 @@ Methods
     Params ``{"id": <id of an in-flight web_search/web_fetch>}``. Answer the cancel request at once;
     the cancelled call must then answer ``{"id": n, "cancelled": true}`` (or an error with code
     ``WEB_ABORTED``) **only after every upstream HTTP request it started has settled** (closed or
-    completed). Cancelling an unknown or finished id is not an error. The same holds for a batch
+    completed). A cancel may come before the call has begun (read in the same go as the call): the call
+    still answers, cancelled (an asyncio task cancelled before its first step never runs the call's own
+    ``except CancelledError``; answer it from a done callback). Cancelling an unknown or finished id is not
+    an error. The same holds for a batch
     that fails: its answer leaves only after every sibling request is closed. The suite checks this
     with no time tolerance: at the instant it reads the answer line it asks the kernel whether the
     TCP connection of each request the emulator is still serving has been closed by the adapter;

@@ -906,6 +906,7 @@ class _AdapterCall:
 
     async def cancel(self) -> None:
         await self._target.request("cancel", {"id": self._id}, limit=self._target.call_timeout)
+        self._target._cancels[self._id] = time.monotonic()
 
     async def outcome(self, limit: float) -> CallOutcome:
         return _outcome_of(await self._target.wait_response(self._id, self._future, limit), self._method)
@@ -964,6 +965,7 @@ class AdapterTarget:
         self.call_timeout = call_timeout
         self._proc: asyncio.subprocess.Process | None = None
         self._pending: dict[int, _Waiter] = {}
+        self._cancels: dict[int, float] = {}  # call id -> when the adapter acknowledged its cancel
         self._next_id = 0
         self._broken: str | None = None
         self._stderr: collections.deque[str] = collections.deque(maxlen=20)
@@ -1090,7 +1092,7 @@ class AdapterTarget:
         except TimeoutError as exc:
             allowed = exc.args[0] if exc.args else limit
             raise CallStalled(f"adapter did not answer request {request_id} within {allowed:g}s"
-                              + self._last_said()) from None
+                              + self._cancel_said(request_id) + self._last_said()) from None
 
     async def request(
         self, method: str, params: dict[str, Any], *, limit: float, patient: bool = True
@@ -1140,6 +1142,15 @@ class AdapterTarget:
         if proc is not None and proc.returncode is not None and "exited with status" not in line:
             line += f"; it exited with status {proc.returncode}"
         return line + self._last_said()
+
+    def _cancel_said(self, request_id: int) -> str:
+        """What the adapter did with the call's cancel: acknowledged, but the call itself never answered (an
+        adapter whose task for the call had not begun when the cancel came may drop the call's answer)."""
+        acked = self._cancels.get(request_id)
+        if acked is None:
+            return ""
+        return (f" (it acknowledged the call's cancel {time.monotonic() - acked:.1f}s ago: a cancelled call still "
+                "answers, cancelled, also when the cancel came before the call began)")
 
     def _last_said(self, lines: int = 3) -> str:
         """``; stderr tail: a | b | c``, the adapter's last non-blank stderr lines (what it last said: why it

@@ -142,6 +142,44 @@ def test_adapter_that_never_answers_a_call_is_bounded() -> None:
     assert "; the emulator: 0 request(s) in progress, 0 connection(s) open, its thread at " in reason, reason
 
 
+def test_a_call_whose_cancel_was_acknowledged_but_never_answered_is_reported_so() -> None:
+    # catches: a stalled cancelled call reported only as "did not answer": a CI run's adapter acknowledged the
+    # cancel of a call whose task had not begun, then never answered the call; the reason now says so
+    body = (
+        "import sys, json\n"
+        "for line in sys.stdin:\n"
+        "    m = json.loads(line)\n"
+        "    if m['method'] == 'hello':\n"
+        "        r = {'name': 'x', 'version': '1', 'capabilities': ['web_search', 'search-api', 'cancel']}\n"
+        "    elif m['method'] in ('cancel', 'shutdown'):\n"
+        "        r = {}\n"
+        "    else:\n"
+        "        continue\n"
+        "    print(json.dumps({'id': m['id'], 'result': r}), flush=True)\n"
+    )
+
+    async def scenario() -> tuple[str, str]:
+        target = script(body)
+        try:
+            await target.hello()
+            cancelled = target.start_call("web_search", {"arguments": {"queries": ["q"]}})
+            await cancelled.cancel()
+            with pytest.raises(targets.CallStalled) as stalled:
+                await cancelled.outcome(0.2)
+            plain = target.start_call("web_search", {"arguments": {"queries": ["q"]}})
+            with pytest.raises(targets.CallStalled) as silent:
+                await plain.outcome(0.2)
+            return str(stalled.value), str(silent.value)
+        finally:
+            await target.close()
+
+    cancelled, plain = asyncio.run(scenario())
+    assert "did not answer request 2 within" in cancelled
+    assert "(it acknowledged the call's cancel " in cancelled, cancelled
+    assert "did not answer request 4 within" in plain
+    assert "cancel" not in plain, plain  # a call never cancelled says nothing of a cancel
+
+
 def test_a_closed_adapter_s_process_group_is_never_signalled_again(monkeypatch: pytest.MonkeyPatch) -> None:
     # close() ends the group; afterwards its id may belong to another group, so neither a late terminate()
     # (an interrupt racing the close) nor a second close() may signal it.
