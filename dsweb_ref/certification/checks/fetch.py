@@ -652,7 +652,8 @@ FETCH_RETRY = (
     # string) was certified. This row's requests are judged on the wire (its waits are the row above's business).
     Case("Fetch API 502 every time: each retry the first request again", "a retried Fetch API request that carries "
          "a header of its own (an attempt counter), goes to another URL (an attempt counter in the query string) or "
-         "has another body than {url}", {"faults": (Status(502),), "judge": "wire"}),
+         "has another body than {url} (extra keys, or the page's URL changed: a cache-busting parameter)",
+         {"faults": (Status(502),), "judge": "wire"}),
 )
 
 
@@ -745,6 +746,13 @@ async def _fetch_retry_run(ctx: CheckContext) -> list[tuple[Case, str, list[floa
             _same_fetch_request(case, url, sent)
         else:
             waits.append((case, status, _gaps(sent)))
+    # A retry whose body names another URL (a cache-busting parameter added) matches no call's URL, so the
+    # judging above never sees it: every request must be for a URL a call asked for.
+    strays = [r.json for r in ctx.records("fetch") if not any(_url_match(url)(r.json) for url in urls)]
+    wire = next((case for case in FETCH_RETRY if case.params.get("judge") == "wire"), None)
+    if wire is not None:
+        require(not strays, f"{wire.name}: {len(strays)} Fetch API request(s) for a URL no call asked for, "
+                f"e.g. the body {str(strays[:1])[1:-1][:200]}", catches=wire.catches)
     return waits
 
 
