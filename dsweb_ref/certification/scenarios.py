@@ -291,8 +291,16 @@ def _content_problems(got: object, want: Expected) -> list[str]:
     return []
 
 
+def _heading(line: str, framed: bool) -> str | None:
+    """What a '### ' line shows after '### ' (trailing whitespace aside), or None. In the model-visible text
+    (``framed``) a heading framed as the text likes (in a blockquote, indented) is one too (a hunt's
+    blockquoted provider answer, headings and all, was failed as unlabelled); a value's content is exact."""
+    line = _unframed(line) if framed else line
+    return line[4:].rstrip() if line.startswith("### ") else None
+
+
 def _label_lines(text: str) -> list[str]:
-    return sorted(line[4:].strip() for line in text.split("\n") if line.startswith("### "))
+    return sorted(head.strip() for line in text.split("\n") if (head := _heading(line, True)) is not None)
 
 
 def _runs_on(char: str) -> bool:
@@ -312,31 +320,56 @@ def shown_at(url: str, text: str) -> int:
     return -1
 
 
-def answer_labels(text: str, sources: Mapping[str, Sequence[str]], answers: Sequence[str]) -> list[str]:
-    """The queries whose '### <query>' line in a batch's ``text`` labels an answer (sorted): something other
-    than blank lines and that query's own source lines (lines showing a URL of ``sources[query]``, keyed by
-    the stripped query) stands under it, before the next '### ' line. Seed 000 prefixes answers with these
-    headings but does not reserve them for answers, and lays the sources out as the text likes (merged or
-    under each query): a heading over its query's own sources alone labels no answer. The text's closing
-    lines (after its last line showing a source or a line of one of the ``answers``: a note, a reminder to
-    cite) stand under no heading."""
+def _unframed(line: str) -> str:
+    """A text line without the framing a layout may give it (indentation, blockquote markers, trailing space):
+    how the text frames an answer is free (a hunt's blockquoted answers were failed as not shown)."""
+    return line.lstrip(" \t>").rstrip()
+
+
+def _unframed_text(text: str) -> str:
+    return "\n".join(_unframed(line) for line in text.split("\n"))
+
+
+def answer_labels(
+    text: str, sources: Mapping[str, Sequence[str]], answers: Sequence[str],
+    fields: Mapping[str, Sequence[str]] | None = None,
+) -> list[str]:
+    """The queries whose '### <query>' line in a batch's ``text`` labels an answer (sorted): under it, before
+    the next '### ' line, stands a line of one of the ``answers`` (framing aside), or a line showing a URL of
+    another query's sources but none of its own (``sources``: each query's URLs, keyed by the stripped
+    query). Seed 000 prefixes answers with these headings but does not reserve them for answers, and lays
+    the sources out as the text likes (merged or under each query), so a heading over its query's own sources
+    labels no answer, however each is shown (a title or an excerpt on a line of its own, a hunt's false
+    failure), nor does a heading over a note that the query found nothing (no provider answer), nor a heading
+    that names no query (a '### Sources' section). ``fields``: each query's sources' titles and excerpts (keyed
+    as ``sources``); a line under a query's heading that shows one of its own is the source's, even where it
+    reads as a line of an answer too. The text's closing lines (after its last line showing a source or a line
+    of one of the ``answers``: a note, a reminder to cite) stand under no heading."""
     lines = text.split("\n")
     every = [url for urls in sources.values() for url in urls]
-    said = {line.strip() for answer in answers for line in answer.split("\n") if line.strip()}
+    said = {_unframed(line).strip() for answer in answers for line in answer.split("\n") if line.strip()}
 
     def shows(line: str, urls: Sequence[str]) -> bool:
         return any(shown_at(url, line) >= 0 for url in urls)
 
-    end = max((n + 1 for n, line in enumerate(lines) if line.strip() in said or shows(line, every)), default=0)
+    def answered(line: str) -> bool:
+        return _unframed(line).strip() in said
+
+    end = max((n + 1 for n, line in enumerate(lines) if answered(line) or shows(line, every)), default=0)
     labels = []
     for n, line in enumerate(lines):
-        if not line.startswith("### "):
+        head = _heading(line, True)
+        query = head.strip() if head is not None else ""
+        if head is None or query not in sources:
             continue
-        query = line[4:].strip()
+        own = sources[query]
+        own_fields = {field.strip() for field in (fields or {}).get(query, ()) if field.strip()}
         for under in lines[n + 1 : end]:
-            if under.startswith("### "):
+            if _heading(under, True) is not None:
                 break
-            if under.strip() and not shows(under, sources.get(query, ())):
+            if _unframed(under).strip() in own_fields:
+                continue
+            if (answered(under) or shows(under, every)) and not shows(under, own):
                 labels.append(query)
                 break
     return sorted(labels)
@@ -369,17 +402,20 @@ def compare(s: Scenario, want: Expected, ok: bool, value: Any, text: str | None,
     # one query's result carries none, a batch's '### <query>' lines over that query's own sources alone are
     # no answer labels (see answer_labels).
     problems += _answers_shown(text or "", want)
-    problems += _twins_told_apart(text or "", want, "the text")
+    problems += _twins_told_apart(text or "", want, "the text", framed=True)
     content = value.get("content")
     problems += _twins_told_apart(content if isinstance(content, str) else "", want, "the value's content")
-    if want.single:
-        labels = _label_lines(text or "")
+    if want.single:  # a heading naming no query (a '### Sources' section) is no label
+        labels = [label for label in _label_lines(text or "") if label == s.distinct[0].strip()]
     else:
         served: dict[str, list[str]] = {}
+        fields: dict[str, list[str]] = {}
         for q, a in s.answers:  # queries differing by surrounding whitespace alone share a key, and their sources
             if not isinstance(a, Failure):
                 served.setdefault(q.strip(), []).extend(str(src.get("url")) for src in a["sources"])
-        labels = answer_labels(text or "", served, [answer for _, answer in want.labelled])
+                fields.setdefault(q.strip(), []).extend(
+                    str(src[key]) for src in a["sources"] for key in ("title", "snippet") if src.get(key))
+        labels = answer_labels(text or "", served, [answer for _, answer in want.labelled], fields)
     expected_labels = sorted(q.strip() for q, _ in want.labelled)
     if labels != expected_labels:
         problems.append(f"the text labels answers {labels}, expected {expected_labels}")
@@ -392,28 +428,30 @@ def _answers_shown(text: str, want: Expected) -> list[str]:
     assert want.value is not None
     if want.single:
         answer = want.value.get("content")
-        shown = not answer or answer.strip() in text
+        shown = not answer or _unframed_text(answer).strip() in _unframed_text(text)
         return [] if shown else [f"the text does not show the provider's answer {answer!r}"]
     under: dict[str, str] = {}
-    for head, body in _sections(text):
+    for head, body in _sections(text, framed=True):
         under[head.strip()] = under.get(head.strip(), "") + body + "\n"
     return [f"the text does not show the answer {answer!r} under its label '### {query.strip()}'"
-            for query, answer in want.labelled if answer.strip() not in under.get(query.strip(), "")]
+            for query, answer in want.labelled if _unframed_text(answer).strip() not in under.get(query.strip(), "")]
 
 
-def _sections(text: str) -> list[tuple[str, str]]:
+def _sections(text: str, framed: bool = False) -> list[tuple[str, str]]:
     """Each '### ' line of ``text`` as (its query, trailing whitespace aside; the lines under it up to the next
-    '### ' line). Lines before the first such line belong to none."""
+    '### ' line). Lines before the first such line belong to none. ``framed``: the model-visible text, whose
+    headings and lines may be framed (see :func:`_heading`); the lines come unframed."""
     sections: list[tuple[str, list[str]]] = []
     for line in text.split("\n"):
-        if line.startswith("### "):
-            sections.append((line[4:].rstrip(), []))
+        head = _heading(line, framed)
+        if head is not None:
+            sections.append((head, []))
         elif sections:
-            sections[-1][1].append(line)
+            sections[-1][1].append(_unframed(line) if framed else line)
     return [(head, "\n".join(lines)) for head, lines in sections]
 
 
-def _twins_told_apart(text: str, want: Expected, where: str) -> list[str]:
+def _twins_told_apart(text: str, want: Expected, where: str, framed: bool = False) -> list[str]:
     """Answers of queries that differ by surrounding whitespace alone (" pinned pad", "pinned pad"): each stands
     under a '### ' line showing its own query as given (the line's trailing whitespace aside), so their labels
     differ. Seed 000 labels answers 'so the model can tell which answer came from which search'; the stripped
@@ -423,8 +461,9 @@ def _twins_told_apart(text: str, want: Expected, where: str) -> list[str]:
     twins = [(q, a) for q, a in want.labelled if stripped.count(q.strip()) > 1]
     if not twins:
         return []
-    blocks = _sections(text)
-    heads = {answer: [head for head, under in blocks if answer.strip() in under] for _, answer in twins}
+    blocks = _sections(text, framed)
+    shown = _unframed_text if framed else str
+    heads = {answer: [head for head, under in blocks if shown(answer).strip() in under] for _, answer in twins}
     queries = [q for q, _ in twins]
     return [f"{where} shows the answer {answer!r} under {[f'### {h}' for h in heads[answer]]}, not under a '### ' "
             f"line showing its own query {query!r} as given: the queries {queries} differ by surrounding whitespace "

@@ -191,11 +191,15 @@ def _keep_groups(queries: list[str], results: list[SearchResult], merged: Search
     return merged
 
 
-def _grouped(monkeypatch: pytest.MonkeyPatch, *, placeholder: str = "", answers_first: bool = False) -> None:
+def _grouped(monkeypatch: pytest.MonkeyPatch, *, placeholder: str = "", answers_first: bool = False,
+             lines_each: bool = False, quoted: bool = False, all_under_last: bool = False) -> None:
     """The reference, but a batch's text lays each query's shown sources out under its '### <query>' heading,
     with its answer (if any) between: the layout A6 of the outside hunt. ``placeholder``: shown under the
-    heading of a query without an answer (wrong: a label without an answer); ``answers_first``: every answer
-    under the first query's heading (wrong: an answer under another query's label)."""
+    heading of a query without an answer (a note that it found nothing: no answer, so no label; hunt S4-2);
+    ``answers_first``: every answer under the first query's heading (wrong: an answer under another query's
+    label); ``lines_each``: each source as a numbered title line, its URL and its excerpt on lines of their own
+    (hunt S4-3); ``quoted``: each answer as a Markdown blockquote (hunt S4-5); ``all_under_last``: every source
+    under the last query's heading (wrong: other queries' sources shown as that query's)."""
     monkeypatch.setattr(web_search_tool, "_keep_groups", _keep_groups, raising=False)
     patch_reading(web_search_tool.WebSearchTool, "run", MERGE,
                   "return _keep_groups(queries, results, merge_results(queries, results, cap))", monkeypatch)
@@ -211,11 +215,16 @@ def _grouped(monkeypatch: pytest.MonkeyPatch, *, placeholder: str = "", answers_
         blocks = []
         for n, (query, own) in enumerate(zip(queries, results, strict=True)):
             lines = []
-            for source in own.sources:
+            last = n == len(queries) - 1
+            for source in ([s for r in results for s in r.sources] if last else []) if all_under_last else own.sources:
                 if source.url in shown and source.url not in listed:
                     listed.add(source.url)
-                    lines.append(_render._source_line(source))
+                    lines.append(_render._source_line(source) if not lines_each else
+                                 f"{len(lines) + 1}. {source.title or 'untitled'}\n   {source.url}"
+                                 + (f"\n   {source.snippet}" if source.snippet else ""))
             answer = ("\n\n".join(said) if n == 0 else "") if answers_first else own.content or placeholder
+            if quoted and own.content:
+                answer = "\n".join(f"> {line}" for line in answer.split("\n"))
             if lines or answer:
                 blocks.append("\n\n".join([f"### {visible(query)}", *filter(None, [answer, "\n".join(lines)])]))
         if result.truncated:
@@ -237,12 +246,32 @@ def test_a_batch_whose_sources_stand_under_query_headings_is_certified(monkeypat
     }, [r.reason for r in report.results]
 
 
-def test_a_label_over_something_else_than_its_sources_still_fails(monkeypatch: pytest.MonkeyPatch) -> None:
-    # catches: a batch's query without an answer labelled as if it had one (its heading over '(no answer)')
-    _grouped(monkeypatch, placeholder="(no answer)")
+@pytest.mark.parametrize("layout", [
+    {"placeholder": "No results for this query."},  # S4-2: failed as "labels answers ['cafe', 'café']"
+    {"lines_each": True},  # S4-3: failed as "the text adds the label '### tx one'"
+    {"quoted": True},  # S4-5: failed as "the text does not show the provider's answer"
+    {"placeholder": "No results for this query.", "lines_each": True, "quoted": True},
+], ids=["no-results-note", "source-lines-each", "answers-quoted", "all-three"])
+def test_a_grouped_layout_framing_its_parts_freely_is_certified(
+    layout: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # From a hunt (S4-2, S4-3, S4-5): seed 000 labels provider answers; a note that a query found nothing is no
+    # answer (an earlier session had judged a heading over '(no answer)' a label: no seed sentence reserves a
+    # heading for queries with answers), a source's title or excerpt on a line of its own is the source's, and how
+    # an answer is framed is free. Each of these layouts failed search.differential.merge or search.text.agrees.
+    _grouped(monkeypatch, **layout)
+    assert failing_rows(text, "AGREES", AGREES, monkeypatch) == set()
+    report = run(reference_target(), only=[DIFFERENTIAL, "search.text.snippets", "search.single.passthrough"])
+    assert {r.check.id: r.outcome.value for r in report.results} == {
+        DIFFERENTIAL: "passed", "search.text.snippets": "passed", "search.single.passthrough": "passed"
+    }, [r.reason for r in report.results]
+
+
+def test_a_heading_over_other_queries_sources_still_fails(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: the row "a batch without answers" after hunt S4 (a note under a heading is no label now): a query's
+    # heading over every query's sources labels them as its own
+    _grouped(monkeypatch, all_under_last=True)
     assert "a batch without answers" in failing_rows(text, "AGREES", AGREES, monkeypatch)
-    (result,) = run(reference_target(), only=[DIFFERENTIAL]).results
-    assert result.outcome.value == "failed" and "the text labels answers" in result.reason, result.reason
 
 
 def test_an_answer_under_another_querys_heading_still_fails(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -274,9 +303,23 @@ ONE = Scenario(("one",), (("one", {"sources": [{"url": "https://a.test/1"}], "tr
         (TWO, "### one\n\nanswer one\n\nSources:\n- [a](https://a.test/1)\n- [b](https://b.test/1)\n\nCite.", ""),
         (TWO, "### one\n\nanswer one\n\n- [a](https://a.test/1)\n\n### two\n\n- [b](https://b.test/1)\n\nCite.", ""),
         (TWO, "### one\n- [a](https://a.test/1)\n\nanswer one\n### two\n- [b](https://b.test/1)\n(Showing 2.)", ""),
-        # catches: a query without an answer labelled over something else than its own sources
-        (TWO, "### one\n\nanswer one\n\n### two\n\n(no answer)\n\n- [b](https://b.test/1)", "labels answers"),
+        # a note that a query found nothing, a source over several lines, a quoted answer, a heading naming no query
+        # (hunt S4): no answer stands under the note, the lines are the source's, the framing is free
+        (TWO, "### one\n\nanswer one\n\n### two\n\n(no answer)\n\n- [b](https://b.test/1)", ""),
+        (TWO, "### one\n\n> answer one\n\n1. A\n   https://a.test/1\n   an excerpt\n\n### two\n\n1. B\n"
+         "   https://b.test/1", ""),
+        (TWO, "### one\n\nanswer one\n\n### Sources\n\n- [a](https://a.test/1)\n- [b](https://b.test/1)", ""),
+        (ONE, "- [a](https://a.test/1)\n\n### Sources\n\n- [a](https://a.test/1)", ""),
+        # the provider's labelled answers quoted whole, headings and all (hunt S1-1: failed as unlabelled)
+        (TWO, "Provider answer (untrusted):\n> ### one\n>\n> answer one\n\nResults:\n1. A\n   URL: https://a.test/1"
+         "\n2. B\n   URL: https://b.test/1", ""),
+        # catches (framed as well): an answer quoted under another query's heading, a one-query result labelled
+        (TWO, "> ### two\n>\n> answer one\n\n- [a](https://a.test/1)\n- [b](https://b.test/1)", "under its label"),
+        (ONE, "> ### one\n\n- [a](https://a.test/1)", "labels answers ['one'], expected []"),
+        # catches: a query's heading over another query's sources, or over another query's answer as well
         (TWO, "### one\n\nanswer one\n\n### two\n\n- [a](https://a.test/1)\n- [b](https://b.test/1)", "labels"),
+        (TWO, "### one\n\nanswer one\n\n- [a](https://a.test/1)\n\n### two\n\n> answer one\n\n"
+         "- [b](https://b.test/1)", "labels answers ['one', 'two'], expected ['one']"),
         # catches: an answer unlabelled, or under another query's heading
         (TWO, "answer one\n\n- [a](https://a.test/1)\n- [b](https://b.test/1)", "under its label"),
         (TWO, "### two\n\nanswer one\n\n- [b](https://b.test/1)\n\n### one\n\n- [a](https://a.test/1)",

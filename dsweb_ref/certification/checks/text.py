@@ -55,7 +55,8 @@ AGREES = (
     Case("one query", "a source of the value missing from the text", {"cap": 8, "answers": {"tx one": _rows(*A[:3])}}),
     Case("a batch the cap cuts", "the text rendered from the uncapped sources (a dropped source shown)",
          {"cap": 3, "answers": {"tx one": _rows(*A[:3]), "tx two": _rows(*B[:3])}}),
-    Case("a batch without answers", "'### <query>' labels shown although no query produced an answer",
+    Case("a batch without answers", "a '### <query>' label shown although no query produced an answer (a query's "
+         "heading over another query's sources)",
          {"cap": 8, "answers": {"tx one": _rows(A[0]), "tx two": _rows(B[0])}}),
     Case("URLs without a usual host", "a source whose URL has no host name, or a host IDNA cannot encode, left out "
          "of the text (or failing the call)", {"cap": 8, "answers": {"tx odd": [row(u) for u in ODD_URLS]}}),
@@ -136,7 +137,8 @@ async def _answered(ctx: CheckContext, case: Case) -> tuple[dict[str, Any], str]
     "character or a space decoded), not run on into characters that would read as more of the URL, which the "
     "model would then cite), no source the cap "
     "dropped does, and a '### <query>' label appears exactly for the queries whose answer the value carries (in a "
-    "batch, a '### <query>' line over that query's own sources alone is no answer label). 'Combined sources ... "
+    "batch, a '### <query>' line over that query's own sources alone, each on one line or several, or over a note "
+    "that it found nothing, is no answer label). 'Combined sources ... "
     "preserve each query's result ranking': the text shows a query's sources in its ranking (how it lays them "
     "out, merged or under each query, is open).",
     cases=AGREES,
@@ -165,7 +167,9 @@ async def text_agrees(ctx: CheckContext) -> None:
         # one query's text carries no such line at all.
         said = [line for line in content.split("\n") if not line.startswith("### ")]
         labelled = answer_labels(text, {q.strip(): [s.url for s in r.sources] for q, r in served.items()},
-                                 ["\n".join(said)])
+                                 ["\n".join(said)],
+                                 {q.strip(): [f for s in r.sources for f in (s.title, s.snippet) if f]
+                                  for q, r in served.items()})
         for query in answers:
             label = f"### {query}"
             shows = label in text if len(answers) == 1 else query.strip() in labelled
