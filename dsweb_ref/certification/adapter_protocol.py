@@ -38,7 +38,8 @@ the same ``id``::
 
 Requests may overlap: the suite sends ``cancel`` while a ``web_search`` is in flight, so the adapter
 must keep reading stdin while calls run, and may answer in any order. Write each response line
-atomically (one write, then flush).
+atomically (one write, then flush). A null ``result``, ``error`` or ``cancelled`` beside a non-null one
+counts as absent (``{"id": 7, "result": {...}, "error": null}`` is a success).
 
 Methods
 -------

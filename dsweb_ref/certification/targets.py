@@ -917,6 +917,18 @@ class _AdapterCall:
 _PLAIN_ANSWERS = ("settings_save", "recorded_requests")
 
 
+_ANSWER_KEYS = ("result", "error", "cancelled")
+
+
+def _nulls_absent(message: dict[str, Any]) -> dict[str, Any]:
+    """A response whose answer keys include a null beside a non-null one, with the nulls left out: encoders that
+    write every field (Go's encoding/json without omitempty) send '"error": null' beside a result, which a hunt's
+    adapter found refused ("adapter refused hello: None")."""
+    if any(message.get(key) is not None for key in _ANSWER_KEYS):
+        return {k: v for k, v in message.items() if not (k in _ANSWER_KEYS and v is None)}
+    return message
+
+
 def _outcome_of(arrival: _Arrival, method: str = "") -> CallOutcome:
     message, at, observed = arrival.message, arrival.at, arrival.observed
     if "result" in message and ("error" in message or "cancelled" in message):
@@ -1029,7 +1041,7 @@ class AdapterTarget:
                     break
                 if not line.strip():
                     continue
-                message = decode_line(line)
+                message = _nulls_absent(decode_line(line))
                 waiter = self._pending.pop(message["id"], None)
                 if waiter is None:
                     raise ProtocolError(f"adapter answered unknown id {message['id']}")

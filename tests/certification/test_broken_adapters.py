@@ -258,3 +258,31 @@ def test_an_answer_nested_deeper_than_a_report_keeps_gives_a_verdict_and_reports
     assert check["outcome"] in ("failed", "error")
     assert "nested deeper than 64 levels" in json.dumps(check)
 
+
+
+def test_an_adapter_writing_null_beside_its_answer_is_read_as_the_answer() -> None:
+    # From a hunt (S1): an encoder that writes every field ('"error": null' beside a result, '"result": null' beside
+    # an error) was refused at hello ("adapter refused hello: None"); a null beside a non-null answer is absent.
+    body = (
+        "import sys, json\n"
+        "for line in sys.stdin:\n"
+        "    m = json.loads(line)\n"
+        "    if m['method'] == 'hello':\n"
+        "        a = {'result': {'name': 'x', 'version': '1', 'capabilities': ['web_search', 'search-api']}}\n"
+        "    elif m['method'] in ('configure', 'shutdown'):\n"
+        "        a = {'result': {}}\n"
+        "    else:\n"
+        "        a = {'result': None, 'error': {'code': 'WEB_PROVIDER_ERROR', 'message': 'down'}}\n"
+        "    print(json.dumps({'id': m['id'], 'error': None, 'cancelled': None, **a}), flush=True)\n"
+    )
+
+    async def scenario() -> tuple[str, str | None]:
+        target = script(body)
+        try:
+            hello = await target.hello()
+            outcome = await target.start_call("web_search", {"arguments": {"queries": ["q"]}}).outcome(10.0)
+            return hello.name, outcome.error_code
+        finally:
+            await target.close()
+
+    assert asyncio.run(scenario()) == ("x", "WEB_PROVIDER_ERROR")
