@@ -330,30 +330,53 @@ def _unframed_text(text: str) -> str:
     return "\n".join(_unframed(line) for line in text.split("\n"))
 
 
-def answer_labels(
-    text: str, sources: Mapping[str, Sequence[str]], answers: Sequence[str],
-    fields: Mapping[str, Sequence[str]] | None = None,
-) -> list[str]:
+def _shown_lines(text: str) -> list[str]:
+    """The non-blank lines of ``text``, unframed and stripped."""
+    return [line for line in (_unframed(raw).strip() for raw in text.split("\n")) if line]
+
+
+def _ends_with(line: str, part: str) -> bool:
+    """``line`` is ``part``, or ends with it after a lead-in of the text's own ('**Answer:** ', 'Answer - ')."""
+    return line == part or (line.endswith(part) and not line[-len(part) - 1].isalnum())
+
+
+def _holds(lines: Sequence[str], answer: str) -> bool:
+    """Whether ``lines`` (see :func:`_shown_lines`) show ``answer`` whole: its lines in a row, framing aside,
+    the first of them maybe after a lead-in (a review's false failure: '**Answer:** ...' under its label)."""
+    want = _shown_lines(answer)
+    return bool(want) and any(_ends_with(line, want[0]) and list(lines[n + 1 : n + len(want)]) == want[1:]
+                              for n, line in enumerate(lines))
+
+
+def unjudged_labels(fields: Mapping[str, Sequence[str]], answers: Sequence[str]) -> set[str]:
+    """The queries (stripped) whose label no text can show apart from their sources: one of their sources' titles
+    or excerpts (``fields``) reads as one of the ``answers`` whole, so a heading over that source, shown on a line
+    of its own, reads as a heading over the answer, and the answer reads as the source (the generator draws
+    both from one word list). Their labels are not judged; every other query's are."""
+    return {query for query, own in fields.items()
+            if any(_holds([field.strip() for field in own], answer) for answer in answers)}
+
+
+def answer_labels(text: str, sources: Mapping[str, Sequence[str]], answers: Sequence[str]) -> list[str]:
     """The queries whose '### <query>' line in a batch's ``text`` labels an answer (sorted): under it, before
-    the next '### ' line, stands a line of one of the ``answers`` (framing aside), or a line showing a URL of
+    the next '### ' line, one of the ``answers`` stands whole (see :func:`_holds`), or a line showing a URL of
     another query's sources but none of its own (``sources``: each query's URLs, keyed by the stripped
     query). Seed 000 prefixes answers with these headings but does not reserve them for answers, and lays
     the sources out as the text likes (merged or under each query), so a heading over its query's own sources
     labels no answer, however each is shown (a title or an excerpt on a line of its own, a hunt's false
     failure), nor does a heading over a note that the query found nothing (no provider answer), nor a heading
-    that names no query (a '### Sources' section). ``fields``: each query's sources' titles and excerpts (keyed
-    as ``sources``); a line under a query's heading that shows one of its own is the source's, even where it
-    reads as a line of an answer too. The text's closing lines (after its last line showing a source or a line
-    of one of the ``answers``: a note, a reminder to cite) stand under no heading."""
+    that names no query (a '### Sources' section); see :func:`unjudged_labels` for the queries whose sources'
+    own lines read as answers. The text's closing lines (after its last line showing a source or
+    ending with a line of one of the ``answers``: a note, a reminder to cite) stand under no heading."""
     lines = text.split("\n")
     every = [url for urls in sources.values() for url in urls]
-    said = {_unframed(line).strip() for answer in answers for line in answer.split("\n") if line.strip()}
+    said = [line for answer in answers for line in _shown_lines(answer)]
 
     def shows(line: str, urls: Sequence[str]) -> bool:
         return any(shown_at(url, line) >= 0 for url in urls)
 
     def answered(line: str) -> bool:
-        return _unframed(line).strip() in said
+        return any(_ends_with(_unframed(line).strip(), part) for part in said)
 
     end = max((n + 1 for n, line in enumerate(lines) if answered(line) or shows(line, every)), default=0)
     labels = []
@@ -363,16 +386,50 @@ def answer_labels(
         if head is None or query not in sources:
             continue
         own = sources[query]
-        own_fields = {field.strip() for field in (fields or {}).get(query, ()) if field.strip()}
+        body: list[str] = []
+        foreign = False
         for under in lines[n + 1 : end]:
             if _heading(under, True) is not None:
                 break
-            if _unframed(under).strip() in own_fields:
-                continue
-            if (answered(under) or shows(under, every)) and not shows(under, own):
-                labels.append(query)
-                break
+            shown = _unframed(under).strip()
+            if not shown or shows(under, own):
+                continue  # blank, or one of its own sources
+            foreign = foreign or shows(under, every)
+            body.append(shown)
+        if foreign or any(_holds(body, answer) for answer in answers):
+            labels.append(query)
     return sorted(labels)
+
+
+def content_answers(content: str) -> list[str]:
+    """The answers a value's ``content`` carries: each '### <query>' block's, or the whole when it has none."""
+    blocks = [body for _, body in _sections(content) if body.strip()]
+    return blocks or ([content] if content.strip() else [])
+
+
+def _answers_elsewhere(s: Scenario, text: str, want: Expected) -> list[str]:
+    """In a batch, an answer shown whole under another answered query's label too (a review's false pass: each
+    label over every answer so far, an accumulator where the query's own was meant): the model cannot tell
+    which search gave it. An answer its own answer holds (the same words) is its own; lines showing a source
+    (its URL, or its title or excerpt on a line of its own) are no answer's."""
+    if want.single:
+        return []
+    served = [src for _, a in s.answers if not isinstance(a, Failure) for src in a["sources"]]
+    urls = [str(src.get("url")) for src in served]
+    fields = {str(src[key]).strip() for src in served for key in ("title", "snippet") if src.get(key)}
+    problems = []
+    for head, body in _sections(text, framed=True):
+        mine = [answer for query, answer in want.labelled if query.strip() == head.strip()]
+        if not mine:
+            continue  # a heading of a query without an answer: answer_labels judges it
+        lines = [line for line in _shown_lines(body)
+                 if line not in fields and not any(shown_at(url, line) >= 0 for url in urls)]
+        for query, answer in want.labelled:
+            if query.strip() != head.strip() and not any(_holds(_shown_lines(m), answer) for m in mine) \
+                    and _holds(lines, answer):
+                problems.append(f"the text shows {query.strip()!r}'s answer {answer!r} under '### {head.strip()}' "
+                                "too, another query's label")
+    return problems
 
 
 def compare(s: Scenario, want: Expected, ok: bool, value: Any, text: str | None, error_code: str | None) -> list[str]:
@@ -402,9 +459,11 @@ def compare(s: Scenario, want: Expected, ok: bool, value: Any, text: str | None,
     # one query's result carries none, a batch's '### <query>' lines over that query's own sources alone are
     # no answer labels (see answer_labels).
     problems += _answers_shown(text or "", want)
+    problems += _answers_elsewhere(s, text or "", want)
     problems += _twins_told_apart(text or "", want, "the text", framed=True)
     content = value.get("content")
     problems += _twins_told_apart(content if isinstance(content, str) else "", want, "the value's content")
+    unjudged: set[str] = set()
     if want.single:  # a heading naming no query (a '### Sources' section) is no label
         labels = [label for label in _label_lines(text or "") if label == s.distinct[0].strip()]
     else:
@@ -415,8 +474,10 @@ def compare(s: Scenario, want: Expected, ok: bool, value: Any, text: str | None,
                 served.setdefault(q.strip(), []).extend(str(src.get("url")) for src in a["sources"])
                 fields.setdefault(q.strip(), []).extend(
                     str(src[key]) for src in a["sources"] for key in ("title", "snippet") if src.get(key))
-        labels = answer_labels(text or "", served, [answer for _, answer in want.labelled], fields)
-    expected_labels = sorted(q.strip() for q, _ in want.labelled)
+        said = [answer for _, answer in want.labelled]
+        unjudged = unjudged_labels(fields, said)
+        labels = [label for label in answer_labels(text or "", served, said) if label not in unjudged]
+    expected_labels = sorted(q.strip() for q, _ in want.labelled if q.strip() not in unjudged)
     if labels != expected_labels:
         problems.append(f"the text labels answers {labels}, expected {expected_labels}")
     return problems

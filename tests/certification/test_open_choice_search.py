@@ -293,6 +293,11 @@ TWO = Scenario(("one", "two"), (("one", {"sources": [{"url": "https://a.test/1"}
                                          "content": "answer one"}),
                                 ("two", {"sources": [{"url": "https://b.test/1"}], "truncated": False})),
                ("one", "two"), 8, 2)
+BOTH = Scenario(("one", "two"), (("one", {"sources": [{"url": "https://a.test/1"}], "truncated": False,
+                                          "content": "answer one"}),
+                                 ("two", {"sources": [{"url": "https://b.test/1"}], "truncated": False,
+                                          "content": "answer two\nits second line"})),
+                ("one", "two"), 8, 2)
 ONE = Scenario(("one",), (("one", {"sources": [{"url": "https://a.test/1"}], "truncated": False}),), ("one",), 8, 1)
 
 
@@ -313,6 +318,15 @@ ONE = Scenario(("one",), (("one", {"sources": [{"url": "https://a.test/1"}], "tr
         # the provider's labelled answers quoted whole, headings and all (hunt S1-1: failed as unlabelled)
         (TWO, "Provider answer (untrusted):\n> ### one\n>\n> answer one\n\nResults:\n1. A\n   URL: https://a.test/1"
          "\n2. B\n   URL: https://b.test/1", ""),
+        # an answer after a lead-in of the text's own (a review's false failure, L2)
+        (TWO, "### one\n\n**Answer:** answer one\n\n- [a](https://a.test/1)\n\n### two\n\n- [b](https://b.test/1)", ""),
+        (BOTH, "### one\n\nAnswer: answer one\n\n### two\n\nAnswer: answer two\nits second line\n\n"
+         "- [a](https://a.test/1)\n- [b](https://b.test/1)", ""),
+        # catches: each label over every answer so far (a review's false pass, L1), the lead-in or not
+        (BOTH, "### one\n\nanswer one\n\n### two\n\nanswer one\n\nanswer two\nits second line\n\n"
+         "- [a](https://a.test/1)\n- [b](https://b.test/1)", "'one''s answer 'answer one' under '### two' too"),
+        (BOTH, "### two\n\nanswer two\nits second line\n\n### one\n\nAnswer: answer two\nits second line\n\n"
+         "answer one\n\n- [a](https://a.test/1)\n- [b](https://b.test/1)", "under '### one' too"),
         # catches (framed as well): an answer quoted under another query's heading, a one-query result labelled
         (TWO, "> ### two\n>\n> answer one\n\n- [a](https://a.test/1)\n- [b](https://b.test/1)", "under its label"),
         (ONE, "> ### one\n\n- [a](https://a.test/1)", "labels answers ['one'], expected []"),
