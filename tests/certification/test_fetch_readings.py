@@ -19,6 +19,7 @@ CHECK = "fetch.api.mapping"
 LONG, NEAR, EXACT = "a page of 250,000 characters", "a page of 199,990 characters", "a page of 199,943 characters"
 MILLION = "a page of 1,000,000 characters"
 MAX_LENGTH = "a page of 1,000,000 characters, max_length among the arguments"  # the million page, asked for whole
+CJK_OVER = "a CJK page of 250,000 characters"  # from hunt S2 (see test_hunt_s2_readings)
 
 
 def _bounds_only(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -52,9 +53,9 @@ def test_the_pages_straddle_the_reference_bound() -> None:
         # catches: a cut that keeps the page's end instead of its start
         ("text, shown = prefix[:keep] + TRUNCATION_NOTE, body[: max(0, keep - len(head))]",
          "text, shown = head + body[-(keep - len(head)):] + TRUNCATION_NOTE, body[-(keep - len(head)):]",
-         {LONG, NEAR, MILLION, MAX_LENGTH}),
+         {LONG, NEAR, MILLION, MAX_LENGTH, CJK_OVER}),
         # catches: a long page that fails the call instead of being cut (here: the cut raises)
-        ("keep = max_chars - len(TRUNCATION_NOTE)", "keep = None", {LONG, NEAR, MILLION, MAX_LENGTH}),
+        ("keep = max_chars - len(TRUNCATION_NOTE)", "keep = None", {LONG, NEAR, MILLION, MAX_LENGTH, CJK_OVER}),
         # catches: the bound read off by one, a text exactly at it cut (and flagged whole)
         ("if len(full) <= max_chars:", "if len(full) < max_chars:", {EXACT}),
     ],

@@ -64,10 +64,17 @@ MAPPING = (
     Case("a page of 100,000 commas (an exported sheet)", "a bound on JSON values that counts the separators inside "
          "strings too, refusing a page whose Markdown merely holds many commas",
          {"url": "https://sheets.example.test/export.csv", "content": "# Export\n\n" + ("," * 99 + "\n") * 1011}),
+    # From a hunt (S2-4): the rows compared the value only, so the API's title shown to the model as a heading in
+    # the text alone was certified. A row that sets "title" serves it and judges the text too.
     Case("a page whose Markdown has no heading", "the API's title added as a '# title' heading where the "
-         "Markdown has none (the body is the Markdown, not a page rebuilt from its title)",
+         "Markdown has none (the body is the Markdown, not a page rebuilt from its title), in the value or in the "
+         "text the model sees",
          {"url": "https://notes.example.test/changelog", "content": "Release notes for 2026-10, no heading here.\n\n"
-          "- Fetch keeps the requested URL.\n- Search keeps service order.\n"}),
+          "- Fetch keeps the requested URL.\n- Search keeps service order.\n", "title": "Kestrel release notes"}),
+    Case("a title other than the page's heading", "the API's title shown to the model above the Markdown (a "
+         "'# title' line of its own, a site-suffixed title the page's heading does not match)",
+         {"url": "https://notes.example.test/harbour", "content": "# Harbour notices\n\nThe quay closes at 18:00 "
+          "on Sundays.\n", "title": "Harbour notices | Kestrel Quay"}),
     Case("a page whose Markdown is empty", "a 200 with empty Markdown refused as a failure (the API answers 404 "
          "when no Markdown can be extracted, so its 200 is a success: an empty page)",
          {"url": "https://blank.example.test/", "content": ""}),
@@ -131,15 +138,41 @@ BOUNDS = (
          "a model-supplied max_length argument honoured as the output bound, so a model asking for 10,000,000 "
          "characters is shown the whole page",
          {"url": PAGE, "chars": 1_000_000, "bounded": True, "extra": {"max_length": 10_000_000}}, CARRY),
+    # From a hunt (S2-1, S2-2): the rows above served ASCII pages only, whose characters are their UTF-8 bytes, so a
+    # cut counted in bytes with the flag counted in characters (a CJK page of 119,998 characters came back as 66,652,
+    # truncated false), and the flag counted in bytes with the cut in characters (the whole page flagged truncated),
+    # were certified. Pages within the reference's bound in characters but over it in UTF-8 bytes (a CJK character
+    # is 3 bytes, an emoji 4, and 2 UTF-16 units), and one over it in characters.
+    Case("a CJK page of 119,998 characters, 303,990 bytes of UTF-8",
+         "the bound counted in UTF-8 bytes for the cut or the flag but in characters for the other: a page cut at a "
+         "byte budget flagged whole, or shown whole and flagged truncated",
+         {"url": PAGE, "chars": 119_998, "script": "cjk"}),
+    Case("an emoji page of 80,000 characters, 279,950 bytes of UTF-8",
+         "the same mix-up for characters outside the Basic Multilingual Plane (4 bytes of UTF-8 each): a byte cut "
+         "flagged whole, or a whole page flagged truncated",
+         {"url": PAGE, "chars": 80_000, "script": "emoji"}),
+    Case("a CJK page of 250,000 characters",
+         "a non-ASCII page over the bound cut but flagged whole, or cut elsewhere than at its start",
+         {"url": PAGE, "chars": 250_000, "script": "cjk"}),
 )
 
 
-def long_page(chars: int) -> str:
-    """Markdown of exactly ``chars`` characters, every line numbered so any cut shows where it fell."""
-    lines, size, n = ["# A long page\n"], 14, 0
+# Each script's heading and numbered line: CJK (3 bytes of UTF-8 a character), emoji (4 bytes, 2 UTF-16 units).
+_SCRIPTS = {
+    "ascii": ("# A long page\n", "Line {n:06d} of a long exported page, kept in order.\n"),
+    "cjk": ("# 长页面\n", "第{n:06d}行：导出的长页面，内容按顺序保存，一行不少。\n"),
+    "emoji": ("# 🌊 A long page\n", "{n:06d} " + "🌊🐚🦀🐙" * 10 + "\n"),
+}
+
+
+def long_page(chars: int, script: str = "ascii") -> str:
+    """Markdown of exactly ``chars`` characters in ``script`` (a key of _SCRIPTS), every line numbered so any cut
+    shows where it fell."""
+    heading, line = _SCRIPTS[script]
+    lines, size, n = [heading], len(heading), 0
     while size < chars:
         n += 1
-        lines.append(f"Line {n:06d} of a long exported page, kept in order.\n")
+        lines.append(line.format(n=n))
         size += len(lines[-1])
     return "".join(lines)[:chars]
 
@@ -168,6 +201,11 @@ FAILURES = (
          {"url": PAGE, "fault": b'{"title": "No content"}'}),
     Case("content that is not text", "a non-text content carried as the body or turned into text",
          {"url": PAGE, "fault": b'{"title": "T", "content": {"markdown": "# T"}}'}),
+    # From a hunt (S2-3): a content of null read as an empty page (a `content ?? ""` default); 0 catches `or ""`.
+    Case("content null", "a null content read as an empty page (a missing value defaulted to \"\")",
+         {"url": PAGE, "fault": b'{"title": "T", "content": null}'}),
+    Case("content a number", "a numeric content turned into text, or read as an empty page (a falsy value "
+         "defaulted to \"\")", {"url": PAGE, "fault": b'{"title": "T", "content": 0}'}),
     Case("a JSON array", "a body of the wrong shape taken as a page", {"url": PAGE, "fault": b'["# T"]'}),
     # From a hunt (Q-E5): a 200 with no body at all read as an empty page.
     Case("200 with an empty body", "a success with no body at all rendered as an empty page",
@@ -226,7 +264,9 @@ PAGE_ANSWER = json.dumps({"title": "T", "content": "# Cached page\n\nServed with
     rule="Seed 001: 'The provider keeps the requested URL, returns the Markdown body, and reports HTTP 200 for a "
     "successful response'; 'The shared fetch result and its consumers stay unchanged', so the body kind is the "
     "closed union html|text and Markdown is text, the Markdown as the API sent it (no heading added, whitespace "
-    "kept; only its edges may be trimmed), and a body returned whole is not flagged truncated; "
+    "kept; only its edges may be trimmed), and a body returned whole is not flagged truncated; 'the shared result "
+    "has no title field', so the text the model sees shows the Markdown as the value holds it, framed as the tool "
+    "frames any page (a 'Fetched <url>' line, a note), and no title of the API's that the Markdown lacks; "
     "'The API supplies neither a final redirected URL nor a target HTTP status': another 2xx of the API is a "
     "success reported as 200, or refused, never passed through as the page's status, and a url or status field "
     "in a success body changes neither the requested URL nor the 200; "
@@ -235,8 +275,9 @@ PAGE_ANSWER = json.dumps({"title": "T", "content": "# Cached page\n\nServed with
     "page, and a status the guide does not name, such as 410, as much as one it does; nor is a status such as "
     "413, 415 or 451 the web layer's own code for a page too large, of an "
     "unsupported type or blocked), as is a success whose body holds "
-    "no Markdown text, an empty body included (the provider tests cover 'malformed responses'), and a request "
-    "the provider's own deadline (timeout_s) ended, which retrieved nothing (a reported 200 'means the service "
+    "no Markdown text (its content missing, null, a number or an object), an empty body included (the provider "
+    "tests cover 'malformed responses'), and a request the provider's own deadline (timeout_s) ended, which "
+    "retrieved nothing (a reported 200 'means the service "
     "retrieved the page'; which WEB_* code it carries is open, and so is keeping to timeout_s at all: a target "
     "that waits shows the late page itself): never an empty page, and never one "
     "showing the key an error body echoes (the project's no-secret rule, as errors.secret_echo holds it for "
@@ -246,9 +287,10 @@ PAGE_ANSWER = json.dumps({"title": "T", "content": "# Cached page\n\nServed with
     "broken transfer alike (with ssrf-test-mode, a page "
     "the test network serves is never asked for after the Fetch API failed it). Harness 'retains ... bounded tool "
     "output' with no bound fixed: a long page is a success showing its start, and when neither the text nor the "
-    "value holds it whole, truncated is true; any bound is accepted, but a text showing a page of a million "
-    "characters whole has none. The bound is Harness's: a max_length argument the model adds beside url is "
-    "refused as WEB_INVALID_ARGUMENTS before any request, or leaves the bound in force.",
+    "value holds it whole, truncated is true, and when the text holds it whole, false (a CJK or emoji page too, "
+    "whatever the bound counts: characters, bytes or UTF-16 units); any bound is accepted, but a text showing a "
+    "page of a million characters whole has none. The bound is Harness's: a max_length argument the model adds "
+    "beside url is refused as WEB_INVALID_ARGUMENTS before any request, or leaves the bound in force.",
     cases=MAPPING + OTHER_SUCCESS + BOUNDS + FAILURES + FALLBACK,
 )
 async def fetch_mapping(ctx: CheckContext) -> None:
@@ -256,11 +298,19 @@ async def fetch_mapping(ctx: CheckContext) -> None:
         url = case["url"]
         ctx.fresh()
         if "content" in case.params:  # a scripted page: the Fetch API's success body as the guide shapes it
-            served = {"title": "T", "content": case["content"], **case.params.get("extra", {})}
+            title = case.params.get("title", "T")
+            served = {"title": title, "content": case["content"], **case.params.get("extra", {})}
             ctx.emu.inject("fetch", Malformed(body=json.dumps(served).encode()))
-        value = expect_success(await ctx.fetch(url), f"{case.name}: fetch {url}")
+        outcome = await ctx.fetch(url)
+        value = expect_success(outcome, f"{case.name}: fetch {url}")
         record = only_record(ctx, "fetch", case.name)
-        upstream = json.loads(record.response_body)["content"]
+        answer = json.loads(record.response_body)
+        upstream, title, text = answer["content"], answer.get("title"), outcome.text or ""
+        if ("title" in case.params or "content" not in case.params) and title and title not in upstream:
+            # the row's own title, or a corpus page's (which its Markdown holds as its heading, so is not judged):
+            # the text may frame the body (a "Fetched <url>" line, a note), but shows no title the Markdown lacks
+            require(title not in text, f"{case.name}: the text shows the API's title {title!r}, which the "
+                    "Markdown does not hold (the shared result has no title field)", catches=case.catches)
         require(value.get("url") == url, f"{case.name}: url={value.get('url')!r}, expected the requested URL")
         require(value.get("status_code") == 200, f"{case.name}: status_code={value.get('status_code')!r}, expected 200")
         body = value.get("body") or {}
@@ -270,8 +320,10 @@ async def fetch_mapping(ctx: CheckContext) -> None:
         if len(upstream) > LONG and content.strip() != upstream.strip() and value.get("truncated") is True:
             # a long page under the target's own output bound (any bound is accepted, as for BOUNDS): its start
             require(content[:200] == upstream[:200], f"{case.name}: a cut body that does not start with the page")
+            require(content[:200] in text, f"{case.name}: the text does not show the start of the body")
             continue
         require(content.strip() == upstream.strip(), f"{case.name}: body differs from the Fetch API Markdown")
+        require(content.strip() in text, f"{case.name}: the text does not show the Markdown as the value holds it")
         require(value.get("truncated") is False,
                 f"{case.name}: truncated={value.get('truncated')!r} although the whole Markdown was returned")
     for case in OTHER_SUCCESS:
@@ -285,8 +337,9 @@ async def fetch_mapping(ctx: CheckContext) -> None:
                     "the provider reports HTTP 200 for a successful response", catches=case.catches)
     for case in BOUNDS:
         ctx.fresh()
-        page = long_page(case["chars"])
-        ctx.emu.inject("fetch", Malformed(body=json.dumps({"title": "T", "content": page}).encode()))
+        page = long_page(case["chars"], case.params.get("script", "ascii"))
+        answer = json.dumps({"title": "T", "content": page}, ensure_ascii=False)  # UTF-8, as the API sends it
+        ctx.emu.inject("fetch", Malformed(body=answer.encode()))
         found = await fetch_with_extra(ctx, case)
         if found is None:  # the model's extra argument refused before any request
             continue

@@ -282,6 +282,18 @@ MESSAGES_CASES = (
          {"results": [_hit(f"https://c.example.test/n{i}", f"N{i}") for i in range(1, 5)], "citations": [],
           "count": 2, "cut_signalled": True,
           "expected": [(f"https://c.example.test/n{i}", f"N{i}", None, None) for i in range(1, 5)]}),
+    # From a hunt (S2-5): a URL the answer cites but no result lists (a page the model knew of, a result of an earlier
+    # turn) made a source of its own from its citation. Seed 001: Harness 'extracts sources and citation excerpts':
+    # the sources are the results; a citation gives an excerpt of one, never a source.
+    Case("a citation of a URL no result lists", "a URL the answer cites that no web_search_result lists added as a "
+         "source (its title and excerpt taken from the citation)",
+         {"results": [_hit("https://c.example.test/listed-1", "Listed one"),
+                      _hit("https://c.example.test/listed-2", "Listed two")],
+          "citations": [("https://c.example.test/listed-1", "about one"),
+                        ("https://elsewhere.example.test/x", "an excerpt of a page no result lists"),
+                        ("https://c.example.test/listed-2", "about two")],
+          "expected": [("https://c.example.test/listed-1", "Listed one", "about one", None),
+                       ("https://c.example.test/listed-2", "Listed two", "about two", None)]}),
 )
 # Rows marked may_refuse script an answer the official SDK's types reject (a result block whose content
 # is null, an item type it does not know): refusing it as malformed (WEB_PROVIDER_ERROR) is a right
@@ -298,7 +310,8 @@ MESSAGES_CASES = (
     "Sources are the web_search_result items in order (other item types skipped; a repeated URL kept once or "
     "twice, open as in a Search API answer, since seed 000 dedups only a batch's sources) "
     "of every web_search_tool_result block (seed 000: a provider with its own maxUses 'may perform several "
-    "native searches inside one ctx.web.search call'), each with its title, its page_age as the date, and as "
+    "native searches inside one ctx.web.search call'), and only they (a URL a text block cites that no result "
+    "lists is no source), each with its title, its page_age as the date, and as "
     "snippet a citation excerpt naming its URL in any text block (an empty cited_text is no excerpt), if any: "
     "one excerpt as cited, never another URL's nor one made up; which one when several cite the URL (the "
     "first, the last, the longest) is open, since the seed says only that Harness 'extracts sources and "

@@ -13,7 +13,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..._exceptions import WebError
-from ...emulator import CutBody, Delay, Fault, Malformed, RateLimited, Status, ToolError
+from ...emulator import CutBody, Delay, Fault, Malformed, RateLimited, RequestRecord, Status, ToolError
 from ..cases import ORDER, Case
 from ..targets import CallOutcome, TargetError
 from ._base import PROVIDER_ERROR, CheckContext, check, expect_error, expect_success, require
@@ -68,6 +68,29 @@ SHAPES: dict[str, dict[str, bytes]] = {
     "empty-body": {"search": b"", "messages": b""},
 }
 
+
+def _paused() -> bytes:
+    """A Messages answer the server paused (stop_reason pause_turn) after its server_tool_use, before any
+    web_search_tool_result: the search never gave its result."""
+    answer = json.loads(answer_body("messages", QUERY, []))
+    answer["content"] = [block for block in answer["content"] if block["type"] == "server_tool_use"]
+    answer["stop_reason"] = "pause_turn"
+    return json.dumps(answer).encode()
+
+
+PAUSED = _paused()
+PAUSED_TOOL_USE = json.loads(PAUSED)["content"][0]["id"]
+
+
+def _continues_paused(record: RequestRecord) -> bool:
+    """A Messages request that continues the paused turn: an assistant message carries its server_tool_use back
+    (as a client continues a pause_turn), not the first request sent again."""
+    body = record.json
+    messages = body.get("messages") if isinstance(body, dict) else None
+    return isinstance(messages, list) and any(
+        isinstance(m, dict) and m.get("role") == "assistant" and PAUSED_TOOL_USE in json.dumps(m.get("content"))
+        for m in messages)
+
 FAILURES = (
     Case("HTTP 401", "a rejected credential reported as anything but the provider's failure", {"fault": "401"}),
     Case("HTTP 402", "insufficient balance treated as empty results", {"fault": "402"}),
@@ -92,6 +115,13 @@ FAILURES = (
     Case("a result whose url is not text", "a non-text url skipped or turned into text", {"fault": "url-not-text"}),
     Case("200 answered without searching", "an answer holding no search result at all (in Messages, prose "
          "only) read as a search that found nothing", {"fault": "no-search"}),
+    # From a hunt (S2-6): a Messages answer the server paused (stop_reason pause_turn) holding its server_tool_use
+    # but no web_search_tool_result read as a search that found nothing. The search never gave its result, so no
+    # results list is there to be empty. Continuing the paused turn (as clients of the Messages API do) is open:
+    # each continuation is paused too here, and the search still fails.
+    Case("200 paused before its search result", "an answer the server paused (stop_reason pause_turn) after its "
+         "server_tool_use, before any web_search_tool_result, read as a search that found nothing",
+         {"fault": "paused", "route": "messages"}),
     Case("HTTP 503 with an answer body", "the body read as an answer before the status is looked at",
          {"fault": "503-answer"}, family=ORDER),
     Case("HTTP 404 with an answer body", "only 5xx looked at before the body is read as an answer",
@@ -147,6 +177,7 @@ def failure_fault(name: str, route: str) -> Fault:
         # json.dumps escapes the lone surrogate as \\ud800, as a service's JSON encoder would.
         "500-lone-surrogate": Status(500, body=json.dumps({"error": {"message": "overloaded near caf\ud800 shard",
                                                                     "type": "server_error"}}).encode()),
+        "paused": Malformed(body=PAUSED),
     }
     if name in SHAPES:
         return Malformed(body=SHAPES[name][route])
@@ -166,7 +197,10 @@ def failure_fault(name: str, route: str) -> Fault:
     "the provider cannot read: a 200 that is no search answer (an empty body, {}, an error envelope, null "
     "results, results "
     "that are not objects, a result without a text url, an answer given without searching: in Messages, "
-    "prose and no web_search_tool_result) is a failure too, since 'Empty results is "
+    "prose and no web_search_tool_result; an answer whose search never gave its result: in Messages, one the "
+    "server paused, stop_reason pause_turn, after its server_tool_use and before any web_search_tool_result, "
+    "where continuing the paused turn is open but a turn that never gives the result fails) is a failure too, "
+    "since 'Empty results is "
     "successful' speaks of an empty results list, not a missing one. The status decides first: a failure "
     "status fails even when its body is a valid answer. Each becomes WEB_PROVIDER_ERROR with "
     "no value after exactly one upstream "
@@ -181,14 +215,26 @@ def failure_fault(name: str, route: str) -> Fault:
 async def error_codes(ctx: CheckContext) -> None:
     route = ctx.search_route
     for case in FAILURES:
+        if case.params.get("route", route) != route:  # a row of one protocol's answers
+            continue
         statuses = case.params.get("statuses", ())
         for fault in tuple(f"{status}-answer" for status in statuses) or (case["fault"],):
             what = f"{case.name}: HTTP {fault[:3]}" if statuses else case.name
             ctx.fresh()
-            ctx.emu.inject(route, failure_fault(fault, route), when=query_match(route, QUERY))
+            if fault == "paused":  # every request paused, a continuation of the turn (its prompt not last) too
+                ctx.emu.inject(route, failure_fault(fault, route), times=None)
+            else:
+                ctx.emu.inject(route, failure_fault(fault, route), when=query_match(route, QUERY))
             outcome = await _within(ctx, case, ctx.search, [QUERY])
             await ctx.settle()
-            sent = len(ctx.records(route))
+            records = ctx.records(route)
+            sent = len(records)
+            if fault == "paused":
+                expect_error(outcome, what, PROVIDER_ERROR)
+                resent = [r for r in records[1:] if not _continues_paused(r)]
+                require(sent >= 1 and not resent, f"{what}: {len(resent)} of {sent} upstream requests repeat the "
+                        "first instead of continuing the paused turn; a failure must not be retried silently")
+                continue
             if "deadline" in case.params:
                 value = outcome.value if isinstance(outcome.value, dict) else {}
                 judge_late(outcome, what, case, sent, bool(value.get("sources")))
