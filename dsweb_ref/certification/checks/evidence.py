@@ -467,6 +467,21 @@ _LONG_PATH = "records/" + "harbour-dues-archive-" * 90
 # snippet-fallback: one result whose page the Fetch API fails (HTTP 404); its title and snippet name the query.
 SNIPPET_FALLBACK = ("https://pilot-notice.example.com/fees", "Brackenholt pilot fees",
                     "Brackenholt pilot fees are 420 EUR per boarding.")
+# lines-from-two-pages: (query, ((url, title, snippet, page passage, the fact only that passage holds), ...)). The
+# titles alike, the first result's snippet nearer the query (an engine's order and a ranking of results put it
+# first), the second page's passage nearer it (so a pipeline whose best line comes from it shows it first).
+TWO_PAGES = (
+    ("harbour pilot boarding time", (
+        ("https://pilot-office.example.org/boarding", "Port office notes", "Harbour pilot boarding time at the port.",
+         "Harbour pilot boarding time is at dawn, from the outer anchorage of the port.", "dawn"),
+        ("https://anchorage-notes.example.net/pilots", "Port office notes", "Notes of the port office.",
+         "Harbour pilot boarding time moves to noon on public holidays, the harbour office says.", "noon"))),
+    ("เวลาเปิด ตลาดน้ำคลองแดน", (
+        ("https://klongdan-market.example.co.th/info", "ข่าวท้องถิ่น", "เวลาเปิด ตลาดน้ำคลองแดน",
+         "เวลาเปิด ตลาดน้ำคลองแดน วันเสาร์ 07:00 น. ที่ท่าน้ำหน้าวัด", "07:00"),
+        ("https://travel-notes.example.co.th/klongdan", "ข่าวท้องถิ่น", "บันทึกการเดินทาง",
+         "เวลาเปิด ตลาดน้ำคลองแดน วันอาทิตย์ 08:30 น. ตลาดน้ำคลองแดนประกาศ", "08:30"))),
+)  # fmt: skip
 CITES = (
     Case("batch", "evidence lines shown without their source URL, or sources listed that gave no evidence",
          {"queries": ("search api pricing", "rate limits retry-after")}),
@@ -515,6 +530,17 @@ CITES = (
     # From the same hunt: the URL of a line shown through a display cut below the reference's URL bound (2,048).
     Case("longest-url", "an evidence line's URL shown through a display cut of 2,000 characters: a result URL of "
          "2,048 is cited cut short, another URL", {"queries": ("harbour pilot fees",), "long": True, "longest": True}),
+    # From a hunt (S3-1): every line checked only for citing some URL the search returned, so a pipeline citing
+    # each line of a query under the query's first line's URL, or pairing its lines with its pages by position
+    # (best line with the first page read), certified. Two results of one query, each page a fact of its own: the
+    # page that holds a line's fact is the one it cites.
+    Case("lines-from-two-pages", "the lines of a query cited under another result's URL of that query: every line "
+         "under the URL of the query's first line, or the lines (best first) paired by position with the pages "
+         "read (in the pipeline's page order), so a fact is cited under the page that does not hold it",
+         {"queries": (TWO_PAGES[0][0],), "pages": TWO_PAGES[0][1]}),
+    Case("thai-lines-from-two-pages", "the same in Thai: the Sunday opening time (08:30) cited under the page "
+         "that gives the Saturday one (07:00), or the reverse", {"queries": (TWO_PAGES[1][0],),
+                                                                  "pages": TWO_PAGES[1][1]}),
 )
 # two-lines-one-page: one page answering its query in two places far apart, so it may give two evidence lines
 # (how many lines a page gives is open: with one, the row judges nothing more than the others).
@@ -581,7 +607,9 @@ def resource_key(url: str) -> str:
     "%2F and %26 kept escaped: decoded, the URL names another resource). Only what RFC 3986 6.2.2 calls the same "
     "URL may differ: scheme and host case, escapes' hex case, escaped unreserved characters decoded, and the "
     "fragment. The line's layout is left open: the URL may stand before or after the passage, on its line or the "
-    "next.",
+    "next. 'Every evidence line keeps its source URL': the URL of the result whose page (or snippet) gave that "
+    "line, so a query whose lines come from two pages cites each fact under the page that holds it, never under "
+    "another result of the query.",
     cases=CITES,
 )
 async def lines_cite_results(ctx: CheckContext) -> None:
@@ -611,13 +639,34 @@ async def lines_cite_results(ctx: CheckContext) -> None:
             script(ctx, query, [row(url, query.title(), f"{query.capitalize()} of the port office.")])
             page = f"# {query.title()}\n\n{query.capitalize()}: boarding moves to berth 4."
             serve_page(ctx, url, query.title(), page)
+        if "pages" in case.params:
+            pages = case["pages"]
+            script(ctx, case["queries"][0], [row(url, title, snippet) for url, title, snippet, _p, _f in pages])
+            for url, title, _snippet, passage, _fact in pages:
+                serve_page(ctx, url, title, f"# {title}\n\n{passage}")
         value = await _cites(ctx, case)
+        if "pages" in case.params:
+            _facts_cite_their_pages(value, case)
         for query, url in zip(case["queries"], case.params.get("exact", ()), strict=False):
             group = next((g for g in value.get("queries", []) if isinstance(g, dict) and g.get("query") == query), {})
             cited = [e.get("url") for e in group.get("evidence", []) if isinstance(e, dict)]
             require(resource_key(url) in {resource_key(c) for c in cited if isinstance(c, str)},
                     f"{case.name}: query {query!r} does not cite its result {url} as returned",
                     catches=case.catches, cited=cited)  # fmt: skip
+
+
+def _facts_cite_their_pages(value: dict[str, Any], case: Case) -> None:
+    """Each evidence line holding one page's fact cites that page (and holds no other page's fact): a line keeps the
+    URL of the page its passage came from, not another result's of the same query. How many lines a query gets is
+    open (with one, only that line is judged)."""
+    pages = case["pages"]
+    for line in (e for g in value.get("queries", []) if isinstance(g, dict) for e in g.get("evidence", [])
+                 if isinstance(e, dict)):  # fmt: skip
+        text, cited = str(line.get("text", "")), str(line.get("url"))
+        for url, _title, _snippet, _passage, fact in pages:
+            if fact in text:
+                require(resource_key(cited) == resource_key(url), f"{case.name}: the line holding {fact!r} cites "
+                        f"{cited}, but that fact is on {url}", catches=case.catches, line=text[:300])
 
 
 async def _cites(ctx: CheckContext, case: Case) -> dict[str, Any]:
@@ -805,6 +854,9 @@ async def local_refused(ctx: CheckContext) -> None:
             expect_error(outcome, case.name)
 
 
+# results-without-passage: a result whose title, snippet and page say nothing of the query it answers.
+UNRELATED = ("https://harbour-office.example.org/notices", "Harbour office notices", "Notices of the harbour office.",
+             "# Harbour office notices\n\nThe harbour office opens at nine and closes at five on weekdays.")
 RETRIES = (
     Case("same", "the very same query fired again", {"again": "zzqx unknowable"}),
     Case("case", "a change of case taken for a new query", {"again": "ZZQX Unknowable"}),
@@ -934,6 +986,13 @@ RETRIES = (
     Case("after-evidence", "the retry memory cleared once a call finds evidence: the query that said [needs_retry] "
          "fired again after a call in between (another query) found evidence",
          {"again": "zzqx unknowable", "found_between": "harbour pilot roster"}),
+    # From a hunt (S3-2): every row's dead end was a search that found nothing at all, so a retry memory of
+    # zero-result searches only (a query whose results were read and gave no usable passage says [needs_retry] but
+    # is not remembered) certified. Here the first search returns a result whose page and snippet hold nothing of
+    # the query.
+    Case("results-without-passage", "only a search that returned no result remembered as a dead end: the query "
+         "whose results gave no usable passage (its [needs_retry] said) fired again unchanged",
+         {"again": "zzqx unknowable", "results": (UNRELATED,)}),
     Case(
         "tab-inside",
         "only the ordinary space (U+0020) ignored when queries are compared: a tab put inside a word (a change of "
@@ -998,7 +1057,8 @@ async def _roster_found(ctx: CheckContext, query: str, context: dict[str, Any], 
     "firing the same query again (also one that said [needs_retry] inside a batch whose other queries found "
     "evidence, and after a later call found evidence: progress elsewhere does not make it new), or changing only "
     "whitespace (any whitespace character, a tab as well as a space; invisible separators included), is not a "
-    "retry, nor is a less specific one or the same words in another order, and "
+    "retry, nor is a less specific one or the same words in another order (whatever made the query say "
+    "[needs_retry]: a search that found nothing, or results that gave no usable passage), and "
     "adding facts that had no evidence before is no good retry. Adding the subject, place or time the user's "
     "question gives, a plain word, or a fact earlier evidence of the conversation showed is the retry the seed "
     "asks for.",
@@ -1012,6 +1072,10 @@ async def retry_refused(ctx: CheckContext) -> None:
         if "evidence" in case.params:
             await _found(ctx, case["evidence"], context, case.name)
         asked = case.params.get("first", "zzqx unknowable")
+        if "results" in case.params:  # the first search finds results (once), none with a usable passage
+            script(ctx, asked, [row(url, title, snippet) for url, title, snippet, _page in case["results"]])
+            for url, title, _snippet, page in case["results"]:
+                serve_page(ctx, url, title, page)
         if isinstance(asked, list):  # a batch whose other query finds evidence: one result, its page answering
             _roster(ctx, asked[0])
         first = await _evidence(ctx, asked, context)

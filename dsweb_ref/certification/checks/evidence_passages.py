@@ -26,12 +26,15 @@ Fetch API serves:
 * in a batch of two queries, each query's passages match that query: the first query's page also answers
   the second in a sentence the first query never cites, while the second query gets its fare (seed 002:
   passages that match the query; the results come back separated by query).
+* a page that fails to load (a Fetch API 404 or 500) is its own failure: the query's other result, whose page
+  loaded, still yields its passage (not only its snippet, nor [needs_retry]).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from ...emulator import Status
 from ..cases import Case
 from ._base import CheckContext, check, expect_success, require
 from ._script import row, script
@@ -329,6 +332,39 @@ OWN_QUERY = (
     ),
 )
 
+# From a hunt (S3-3): no row had a page fail beside a page that loads, so a pipeline that gathered a query's page
+# fetches all or nothing (one Fetch API 404 or 500 cost the query every page it read, leaving it the snippet
+# fallback) certified. One query, two results: the first's page loads and holds the fact (its snippet does not),
+# the second's page fails to load.
+FAILED_BESIDE_QUERY = "harbour pilot boarding"
+BESIDE_PAGE = "https://pilot-office.example.org/boarding-times"
+BESIDE_FAILED = (
+    Case("beside-a-404", "one page of the query failing to load (a Fetch API 404) throws away its other, fetched "
+         "pages: the fact the loaded page holds never reaches the evidence (only its snippet, or [needs_retry])",
+         {"status": 404, "failing": "https://pilot-notices.example.net/boarding"}),
+    Case("beside-a-500", "the same with a Fetch API 500 (an unresolvable host, seed 001): the loaded page's fact "
+         "lost with the failed page", {"status": 500, "failing": "https://pilot-bulletin.example.com/boarding"}),
+)
+
+
+async def _beside_failed(ctx: CheckContext, case: Case) -> None:
+    ctx.fresh()
+    texts = ENGLISH
+    failing = case["failing"]
+    script(ctx, FAILED_BESIDE_QUERY, [row(BESIDE_PAGE, texts.title, texts.snippet),
+                                      row(failing, "Harbour pilot boarding notices", "Pilot boarding notices.")])
+    serve_page(ctx, BESIDE_PAGE, texts.title, _page(texts, 6))
+    ctx.emu.inject("fetch", Status(case["status"]), times=None,
+                   when=lambda body: isinstance(body, dict) and body.get("url") == failing)
+    outcome = await _evidence(ctx, FAILED_BESIDE_QUERY, {"id": f"passages-{case.name}", "local_names": []})
+    value = expect_success(outcome, case.name)
+    await ctx.settle()
+    cited = [str(e.get("text", "")) for g in value.get("queries", []) for e in g.get("evidence", [])
+             if isinstance(e, dict) and e.get("url") == BESIDE_PAGE]  # fmt: skip
+    require(texts.fact in " ".join(cited), f"{case.name}: {BESIDE_PAGE} loaded and holds the query's passage "
+            f"({texts.fact!r}), but no line citing it shows it (the other result's page failed with HTTP "
+            f"{case['status']})", evidence=cited, catches=case.catches, text=(outcome.text or "")[:800])
+
 
 @check(
     "evidence.passages",
@@ -340,8 +376,10 @@ OWN_QUERY = (
     "text matching the query; the search snippet is the fallback only when the page cannot be fetched "
     "or has no usable passage; the results of a batch come back separated by query (each query's passages "
     "match that query). A passage is the page's own text: a cut never splits a character (no U+FFFD the page "
-    "does not hold).",
-    cases=(*PASSAGES, *OWN_QUERY),
+    "does not hold). A page that failed to load is that page's failure alone: another result's page of the same "
+    "query that was fetched successfully still yields its passage (the snippet is the fallback only for the page "
+    "that could not be fetched).",
+    cases=(*PASSAGES, *OWN_QUERY, *BESIDE_FAILED),
 )
 async def passages(ctx: CheckContext) -> None:
     for case in PASSAGES:
@@ -391,6 +429,8 @@ async def passages(ctx: CheckContext) -> None:
             evidence=cited,
             catches=case.catches,
         )
+    for case in BESIDE_FAILED:
+        await _beside_failed(ctx, case)
     for case in OWN_QUERY:
         ctx.fresh()
         for query, (url, title, snippet, content) in zip(case["queries"], BATCH_PAGES, strict=True):

@@ -4,10 +4,10 @@ The evidence pipeline (method ``evidence_search``) searches and fetches through 
 requests are Search and Fetch API requests like web_search's and web_fetch's: only the documented authorization
 and JSON content type; a Search body of query, count, need_content false (and ori_question); count the configured
 value unless the request's result bound is smaller; a Fetch body of the URL; no redirect of the API request
-followed; on the account route the account token (and the API key nowhere); a failed search not sent again
-unchanged (retries off). The web_search path is held to these by search.api.wire, search.api.count, fetch.api.wire,
-search.redirect.not_followed, fetch.redirect.not_followed, search.api.account_route, errors.codes and
-search.api.retry.never; this check reads the same on the pipeline's requests.
+followed; on the account route the account token (and the API key nowhere); a failed search, or a failed page
+fetch, not sent again unchanged (retries off). The web_search path is held to these by search.api.wire,
+search.api.count, fetch.api.wire, search.redirect.not_followed, fetch.redirect.not_followed,
+search.api.account_route, errors.codes and search.api.retry.never; this check reads the same on the pipeline's requests.
 
 What the seeds leave open is accepted: the pipeline's own result bound (its count may be below the configured
 one), how it writes its queries (seed 002 lets it drop duplicates and trim them), whether it sends ori_question
@@ -54,6 +54,9 @@ REDIRECTED_QUERY = "harbour crane permit office"
 REDIRECTED_PAGE = "https://crane-permits.example.net/office"
 REDIRECTED_TEXT = f"The harbour crane permit office is the {MARKER} desk, open from 07:00."
 FAILED_QUERY = "harbour tug booking desk"  # the query whose Search requests fail in the failed-search rows
+# The failed-fetch rows: a query with one result whose every Fetch request is answered with the row's status.
+FAILED_PAGE = ("harbour tug booking office", "https://tug-bookings.example.net/office", "Harbour tug booking office",
+               "Harbour tug booking office hours and address.")
 
 WIRE = (
     Case("search headers", "a second HTTP client for the pipeline's searches that adds its default headers "
@@ -87,6 +90,17 @@ WIRE = (
          family=SCOPE),
     Case("a search answered 503", "a transient failure retried by the pipeline with retries off (web_search fails "
          "fast, the pipeline waits the 5xx out and sends it again)", {"judge": "failed-search", "status": 503},
+         family=SCOPE),
+    # From a hunt (S3-4): the failed-search rows count Search requests only, so a pipeline that sent a failed page
+    # fetch once more, unchanged (any failure, retries off: 'a page that failed to load may be transient'),
+    # certified.
+    Case("a page fetch answered 404", "the pipeline's own retry of a failed page fetch, retries off: a Fetch API "
+         "404 (no usable page content: the same URL gives the same answer) sent again unchanged",
+         {"judge": "failed-fetch", "status": 404}, family=SCOPE),
+    Case("a page fetch answered 402", "a page fetch answered 402 (funding first, never a retry) sent again "
+         "unchanged by the pipeline", {"judge": "failed-fetch", "status": 402}, family=SCOPE),
+    Case("a page fetch answered 503", "a transient page-fetch failure retried by the pipeline with retries off "
+         "(no automatic retries: it fails fast, as web_fetch does)", {"judge": "failed-fetch", "status": 503},
          family=SCOPE),
 )
 
@@ -265,8 +279,32 @@ async def _failed_search(ctx: CheckContext, case: Case) -> None:
                 sent=sent, catches=case.catches)
 
 
+async def _failed_fetch(ctx: CheckContext, case: Case) -> None:
+    """A batch of two queries, each with one result; every Fetch request for the first one's page is answered
+    ``status``: with retries off each page's Fetch request is sent at most once, the failed page's exactly once (it
+    is its query's only result)."""
+    ctx.fresh()
+    _serve_pages(ctx)
+    query, url, title, snippet = FAILED_PAGE
+    script(ctx, query, [row(url, title, snippet)])
+    ctx.emu.inject("fetch", Status(case["status"]), times=None,
+                   when=lambda body: isinstance(body, dict) and body.get("url") == url)
+    await _evidence(ctx, [query, next(iter(PAGES))], {"id": f"wire-{case.name}", "local_names": []})
+    await ctx.settle()
+    fetched = [str(r.json.get("url")) for r in ctx.records("fetch") if isinstance(r.json, dict)]
+    require(url in fetched, f"{case.name}: the call sent no Fetch API request for {url}, its query's one result",
+            sent=fetched, catches=case.catches)
+    # Seed 001: no automatic retries (retries are off here); a 402 needs funding first and a 404 (another 4xx) a
+    # changed request, so no retry setting would send either again unchanged.
+    again = sorted({u for u in fetched if fetched.count(u) > 1})
+    require(not again, f"{case.name}: {fetched.count(again[0]) if again else 0} Fetch API requests for "
+            f"{again[0] if again else ''}, expected at most one (retries off; never the same request again)",
+            sent=fetched, catches=case.catches)
+
+
 RUN: Mapping[str, Callable[[CheckContext, Case], Awaitable[None]]] = {
     "search-redirect": _redirect, "fetch-redirect": _redirect, "account": _account, "failed-search": _failed_search,
+    "failed-fetch": _failed_fetch,
 }
 
 
@@ -296,7 +334,10 @@ RUN: Mapping[str, Callable[[CheckContext, Case], Awaitable[None]]] = {
     "Search request is answered 402 or 503 is sent exactly once (compared with whitespace "
     "ignored; a changed query may follow, and the batch's other query may go unsent), and a Search request answered "
     "400 is never sent again unchanged (the query compared with whitespace ignored, every other body key as sent: the "
-    "same query in a changed request, a smaller count say, may follow). The "
+    "same query in a changed request, a smaller count say, may follow). The same holds for the pipeline's page "
+    "fetches ('Fetch sends a URL': the request is its URL): with retries off, a page whose Fetch request is "
+    "answered 404, 402 or 503 is requested exactly once (search.api.retry.never leaves open whether Fetch API "
+    "requests are retried at all when retries are on, but never a 402 or another 4xx). The "
     "pipeline's result bound, how it writes its queries and which pages it fetches are its own.",
     cases=WIRE,
 )
