@@ -6,8 +6,7 @@
    model, last year's edition) is a decoy. A unit that names only a conflicting designator is out.
 2. Names: the query's proper names (capitalised English words, Thai word groups) must stand in a
    page whole ("Pell River Bridge", not "Pell Creek Bridge"; "สายหมอก", not "สายหมอกน้อย"); a
-   page naming fewer of them than the best page of the call is a near-miss and left out, and so
-   is a page that names a similar name instead of one of them, even the best or only page read.
+   page naming fewer of them than the best page of the call is a near-miss and left out.
 3. Ranking: BM25 over every unit of every kept page of the query (the unit's words plus its
    page title's), normalised, plus a bonus for units carrying what the query asks for (a price,
    a date, a length, a capacity, a time, a person's name; any number, date or name otherwise).
@@ -158,50 +157,6 @@ def _stands_whole(name: str, text: str) -> bool:
             return True
         start = text.find(name, start + 1)
     return False
-
-
-def _other_name(query: str, names: Sequence[str], page: PageUnits) -> tuple[str, str] | None:
-    """(a name of the query, the similar name the page holds instead) when the page never names the query's name
-    whole but names another that shares its words: an English run of capitalised words sharing a word with it and
-    holding one it lacks (Pell Creek Bridge for Pell River Bridge), or the Thai name glued to one more word that
-    ends where the page's phrase ends (สายหมอกน้อย for สายหมอก). Such a page is about another subject, even when
-    it is the only page read (seed 002: a page sharing the query's other words is no match)."""
-    texts = [page.title, *(u.text for u in page.units)]
-    text = plain(" ".join(texts))
-    asked = set(tokenize(query))
-    for name in names:
-        if _stands_whole(name, text):
-            continue
-        if _THAI_LETTER.match(name):
-            similar = _glued_name(name, text, asked)
-            if similar is not None:
-                return name, similar
-            continue
-        words = set(name.split())
-        for match in (m for t in texts for m in _CAPITALISED.finditer(t)):  # each text apart: no run spans two
-            run = plain(match.group())
-            if set(run.split()) & words and set(run.split()) - words - _ARTICLES:
-                return name, run
-    return None
-
-
-_ARTICLES = frozenset({"the", "an"})  # a sentence's capitalised first word, no part of a name ("The Pell River ...")
-_THAI_TAIL = re.compile("[\u0e01-\u0e4e]+")
-
-
-def _glued_name(name: str, text: str, asked: set[str]) -> str | None:
-    """The Thai ``name`` with one more word glued to it where a phrase of ``text`` ends (a space, a mark or the end
-    after it): a longer name, unless that word is one of the query's."""
-    start = text.find(name)
-    while start >= 0:
-        end = start + len(name)
-        tail = _THAI_TAIL.match(text, end)
-        if tail is not None:
-            word = tail.group()
-            if len(tokenize(word)) == 1 and word not in asked:
-                return name + word
-        start = text.find(name, start + 1)
-    return None
 
 
 # --- what the query asks for ----------------------------------------------------------------------
@@ -360,16 +315,12 @@ def choose(query: str, pages: Sequence[PageUnits], *, max_lines: int = 2, size: 
         kept = []
     if kept and names:
         best = max(count for _, count in kept)
-        near: set[str] = set()
         for page, count in kept:
-            # A page naming fewer of the names than the best page read, or naming a similar name instead of one
-            # (even as the best or only page read), is a near miss.
-            if count < best or _other_name(query, names, page) is not None:
-                near.add(page.url)
+            if count < best:
                 text = plain(" ".join([page.title, *(u.text for u in page.units)]))
                 missing = [n for n in names if not _stands_whole(n, text)]
                 choice.rejected.append({"url": page.url, "reason": f"a similar name, not {', '.join(missing)}"})
-        kept = [(p, c) for p, c in kept if p.url not in near]
+        kept = [(p, c) for p, c in kept if c == best]
     if not kept:
         choice.why_none = _why(wanted, choice.rejected, bool(pages))
         return choice

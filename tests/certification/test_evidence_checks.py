@@ -489,16 +489,14 @@ ROW_READINGS: dict[str, tuple[Any, str, str, str, str, str | tuple[str, ...]]] =
     "operators-as-words": (
         _evidence_text, "topic_of", "if words else query", "if False else query", "evidence.passages", "operators"
     ),
-    # ... (since hunt S3-5 a page naming a similar name, Pell Creek Bridge or สายหมอกน้อย followed by a space, is
-    # left out for that too, so the rows whose near miss names one pass this reading: the rows whose near miss names
-    # none, or glues the Thai name to the sentence after it, are the whole-name rule's alone)
+    # ... which also lets the Pell Creek page give its length where the Pell River page gives no passage
     "latin-name-never-whole": (
         _evidence_passages, "_stands_whole", "isalnum()):\n            return True",
-        "isalnum()):\n            return False", "evidence.designators", "partly-named",
+        "isalnum()):\n            return False", "evidence.designators", ("similar-name", "similar-name-no-passage"),
     ),
     "thai-name-never-whole": (
         _evidence_passages, "_stands_whole", "(after):\n                return True",
-        "(after):\n                return False", "evidence.designators", "thai-glued-similar-name",
+        "(after):\n                return False", "evidence.designators", "thai-similar-name",
     ),
     "first-designator-only": (
         _evidence_passages, "designators", "seen.setdefault((mark.family, mark.value), mark)",

@@ -10,11 +10,9 @@ page that could not be fetched); a page about another subject sharing the query'
 - S3-3: a query's page fetches gathered all or nothing, so one failed page lost the others (evidence.passages'
   BESIDE_FAILED rows).
 - S3-4: a failed page fetch sent again unchanged with retries off (evidence.api_wire's failed-fetch rows).
-- S3-5: the name rule judged against the best page read only, so a near miss read alone was cited: the reference
-  itself did this; it now leaves out a page naming a similar name instead of the query's, even the only page read
-  (evidence.designators' near-miss-only rows). A similar name is a capitalised run sharing a word of the query's
-  name and adding one (Pell Creek Bridge), or a Thai name glued to one more word where the phrase ends
-  (สายหมอกน้อย followed by a space).
+- S3-5 (not closed): the reference cites a near miss read alone (the name rule is judged against the best page
+  read). A fix was tried and reverted after a review: telling a similar name from a query word glued to the next
+  (น้ำตกสายหมอกมีความสูงประมาณ 30 เมตร) needs word-level knowledge the reference does not have.
 
 Each wrong reading is made in the reference as the hunt made it and fails exactly its rows; the reference passes."""
 
@@ -28,9 +26,9 @@ import pytest
 from dsweb_ref._context import CallContext
 from dsweb_ref._exceptions import WebError, WebErrorCode
 from dsweb_ref._types import FetchRequest
-from dsweb_ref.certification.checks import evidence, evidence_passages, evidence_relevance, evidence_wire
+from dsweb_ref.certification.checks import evidence, evidence_passages, evidence_wire
 from dsweb_ref.certification.targets import reference_target
-from dsweb_ref.tools import _evidence_passages, evidence_search
+from dsweb_ref.tools import evidence_search
 from dsweb_ref.tools._evidence_passages import Choice, PageUnits, Pick
 from dsweb_ref.tools._evidence_units import Unit
 from dsweb_ref.tools.evidence_search import EvidenceSearchTool, _Query
@@ -46,8 +44,6 @@ PASSAGES = "evidence.passages"
 BESIDE = {"beside-a-404", "beside-a-500"}
 WIRE = "evidence.api_wire"
 FAILED_FETCH = {"a page fetch answered 404", "a page fetch answered 402", "a page fetch answered 503"}
-DESIGNATORS = "evidence.designators"
-NEAR_MISS_ONLY = {"near-miss-only", "thai-near-miss-only"}
 
 
 def _passes(check_id: str) -> None:
@@ -61,7 +57,6 @@ def test_the_reference_passes_every_new_row(monkeypatch: pytest.MonkeyPatch) -> 
         (evidence, "RETRIES", RETRY, {NO_PASSAGE}),
         (evidence_passages, "BESIDE_FAILED", PASSAGES, BESIDE),
         (evidence_wire, "WIRE", WIRE, FAILED_FETCH),
-        (evidence_relevance, "DESIGNATORS", DESIGNATORS, NEAR_MISS_ONLY),
     ):
         keep_rows(module, table, tuple(sorted(names)), monkeypatch)
         assert failing_rows(module, table, check, monkeypatch) == set(), check
@@ -224,42 +219,3 @@ def test_a_failed_page_fetch_sent_again_fails_exactly_the_failed_fetch_rows(monk
     fails_exactly(evidence_wire, "WIRE", WIRE, FAILED_FETCH, monkeypatch)
 
 
-# --- S3-5: a near miss cited when it is the only page read --------------------------------------------------------
-
-
-def test_the_name_rule_relative_to_the_best_page_fails_exactly_the_near_miss_only_rows(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    # catches: the reference before the fix (and the hunt's demos): names judged only against the best page read, so
-    # the Pell Creek Bridge page and the สายหมอกน้อย page, each read alone, are cited
-    monkeypatch.setattr(_evidence_passages, "_other_name", lambda query, names, page: None)
-    fails_exactly(evidence_relevance, "DESIGNATORS", DESIGNATORS, NEAR_MISS_ONLY, monkeypatch)
-
-
-def _page(title: str, *texts: str) -> PageUnits:
-    return PageUnits("https://example.org/p", title, [Unit(t, "text", i) for i, t in enumerate(texts)])
-
-
-@pytest.mark.parametrize(
-    ("query", "page", "similar"),
-    [
-        ("Pell River Bridge length", _page("Bridges of Pell", "The Pell Creek Bridge is 86 metres long."),
-         "the pell creek bridge"),
-        ("Ardent Labs CEO", _page("Ardent Lab Supplies CEO interview", "Ardent Lab Supplies CEO Tom Reyes."),
-         "ardent lab supplies"),
-        ("น้ำตกสายหมอก ความสูง", _page("น้ำตกในเชียงใหม่", "น้ำตกสายหมอกน้อย มีความสูง 12 เมตร"), "น้ำตกสายหมอกน้อย"),
-        # the query's own name, whole or glued to the rest of a Thai phrase, or partly named: no similar name
-        ("Pell River Bridge length", _page("Bridges of Pell", "The Pell River Bridge is 412 metres long."), None),
-        ("Pell River Bridge length", _page("Bridges of Pell", "Pell is a town; its bridge is long."), None),
-        ("ราคาทองคำวันนี้", _page("ข่าว", "ราคาทองคำวันนี้ที่เยาวราชปรับขึ้นสองร้อยบาท ร้านเปิดเจ็ดโมง"), None),
-        ("สะพานข้ามแม่น้ำสายหมอก ความยาว", _page("ข่าว", "สะพานข้ามแม่น้ำสายหมอกเป็นสะพานคอนกรีตที่เก่าแก่"), None),
-        ("ค่าธรรมเนียม ทำบัตร", _page("ข่าว", "ค่าธรรมเนียมทำบัตร 50 บาท"), None),
-        # a limit: Thai writes no space between words, so a similar name glued to the sentence after it is not told
-        # apart on its own page (beside the right page, the whole-name count leaves it out: thai-glued-similar-name)
-        ("น้ำตกสายหมอก ความสูง", _page("น้ำตก", "น้ำตกสายหมอกน้อยมีความสูง 12 เมตร"), None),
-    ],
-)
-def test_a_similar_name_is_told_from_the_query_s_own(query: str, page: PageUnits, similar: str | None) -> None:
-    names = _evidence_passages._names(query)
-    found = _evidence_passages._other_name(query, names, page)
-    assert (found[1] if found else None) == similar

@@ -11,9 +11,8 @@ the checks accept any of them and enforce only:
   that page is cited and the neighbour is not; a year in the Buddhist Era (2569) never gets last
   year's page (2568), though reading it as 2026 is not required (seed 002 names no calendar); a
   proper name stands whole (Pell Creek Bridge is not Pell River Bridge, สายหมอกน้อย is not
-  สายหมอก), also when the similar name's page is the only one read. So does a query whose subject
-  no page names, however many of its other words a page shares: a two-letter subject ("AI"), a
-  Thai word with SARA AM
+  สายหมอก). So does a query whose subject no page names, however many of its other words a page
+  shares: a two-letter subject ("AI"), a Thai word with SARA AM
   (ทองคำ, gold, against ทองแดง, copper), a one- or two-character Chinese word (雪, snow; 上海).
 * ``evidence.table_rows``: a fact that lives in a table row reaches the evidence with its row
   label (a value cut off from its row answers nothing), also from a row with fewer cells than its
@@ -129,22 +128,6 @@ FALLS = (
         "# น้ำตกในเชียงใหม่\n\nน้ำตกสายหมอกน้อย มีความสูง 12 เมตร ไหลลงแอ่งน้ำใสกลางป่า\n",
     ),
 )
-# A page that never names the Pell River Bridge whole though it holds each of its words (Pell's creek bridge, over
-# the river), and no other capitalised name either; and the Little Saimok page with its name glued to the sentence
-# after it (no space). Beside the page that names the subject, each is a near miss only because the name does not
-# stand whole in it.
-PELL_CROSSINGS = "https://bridges.example.org/pell-crossings"
-PARTLY_NAMED = (
-    BRIDGES[0],
-    (PELL_CROSSINGS, "Bridges of Pell", "Crossings of Pell.",
-     "# Bridges of Pell\n\nThe creek bridge of Pell over the river is 86 metres long and opened in 1931.\n"),
-)  # fmt: skip
-SAIMOK_NOI_GLUED = "https://waterfalls.example.co.th/saimok-noi-glued"
-GLUED_FALLS = (
-    FALLS[0],
-    (SAIMOK_NOI_GLUED, "น้ำตกในเชียงใหม่", "น้ำตกในป่า",
-     "# น้ำตกในเชียงใหม่\n\nน้ำตกสายหมอกน้อยมีความสูง 12 เมตร ไหลลงแอ่งน้ำใสกลางป่า\n"),
-)  # fmt: skip
 # One page naming two models of a line, a sentence each: a model number of one digit after the line's name.
 CORVAN = "https://corvan-phones.example.com/pixel-batteries"
 BATTERIES = (
@@ -283,35 +266,6 @@ DESIGNATORS = (
         "Falls) cited for น้ำตกสายหมอก (Saimok Falls)",
         {"query": "น้ำตกสายหมอก ความสูง", "cite": SAIMOK, "never": (SAIMOK_NOI,), "results": FALLS},
     ),
-    # Rows of their own for the whole-name rule once a similar name also rules a page out (S3-5): here no page
-    # names a similar name, so only the name standing whole tells the pages apart.
-    Case(
-        "partly-named",
-        "a proper name matched word by word, not whole: a page holding Pell, bridge and river apart (Pell's creek "
-        "bridge, over the river) cited for the Pell River Bridge beside the page that names it",
-        {"query": "Pell River Bridge length", "cite": PELL_RIVER, "never": (PELL_CROSSINGS,), "results": PARTLY_NAMED},
-    ),
-    Case(
-        "thai-glued-similar-name",
-        "a Thai name taken as standing whole when more Thai letters follow it, with no space after them: "
-        "น้ำตกสายหมอกน้อยมีความสูง (Little Saimok Falls is ... high) cited for น้ำตกสายหมอก",
-        {"query": "น้ำตกสายหมอก ความสูง", "cite": SAIMOK, "never": (SAIMOK_NOI_GLUED,), "results": GLUED_FALLS},
-    ),
-    # From a hunt (S3-5): every similar-name row served the right page beside the near miss, so a pipeline judging
-    # names only against the best page read (the reference's rule then) cited the near miss when it was the only
-    # page. Each near miss served alone: the query's name stands nowhere, so the result says [needs_retry].
-    Case(
-        "near-miss-only",
-        "a proper name judged only against the best page read: the Pell Creek Bridge page, the one page read, "
-        "cited for the Pell River Bridge instead of [needs_retry]",
-        {"query": "Pell River Bridge length", "cite": None, "never": (PELL_CREEK,), "results": BRIDGES[1:]},
-    ),
-    Case(
-        "thai-near-miss-only",
-        "the same in Thai: the page of น้ำตกสายหมอกน้อย (Little Saimok Falls), the one page read, cited for "
-        "น้ำตกสายหมอก (Saimok Falls) instead of [needs_retry]",
-        {"query": "น้ำตกสายหมอก ความสูง", "cite": None, "never": (SAIMOK_NOI,), "results": FALLS[1:]},
-    ),
     Case(
         "two-letter-subject",
         "two-letter words (AI, UK, EV) dropped from the query as if they were stop words or single letters: "
@@ -381,8 +335,7 @@ def _cited(value: Any) -> list[tuple[str, str]]:
     rule="Seed 002: code keeps only the passages that match the query (a page about the previous model, "
     "or about another subject sharing the query's other words, does not), and when no usable passage is "
     "found the result says [needs_retry] so the agent makes the query more specific instead of answering "
-    "from a near miss. A near miss is no match whatever else was read: served alone, the page of a similar name "
-    "(Pell Creek Bridge for Pell River Bridge, สายหมอกน้อย for สายหมอก) is not cited either.",
+    "from a near miss.",
     cases=DESIGNATORS,
 )
 async def designators(ctx: CheckContext) -> None:
