@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Mapping
+from typing import Any
 
 import pytest
 
@@ -168,6 +169,18 @@ def test_fetches_all_or_nothing_fail_exactly_the_beside_failed_rows(monkeypatch:
     _all_or_nothing(monkeypatch)
     fails_exactly(evidence_passages, "BESIDE_FAILED", PASSAGES, BESIDE, monkeypatch)
     assert FETCH_FAILED  # the reading saw the failed pages
+
+
+def test_a_pipeline_reading_one_page_per_query_passes_the_beside_failed_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+    # open (a review's false failure, N1): how many of a query's pages a pipeline reads is its own; reading only its
+    # best-ranked (here the failing one) and falling back to its snippet throws no fetched page away
+    right = evidence_search.select_pages
+
+    def one_each(ranked: Any, *, max_pages: int, max_per_domain: int) -> Any:
+        return right(ranked, max_pages=min(max_pages, len(ranked)), max_per_domain=max_per_domain)
+
+    monkeypatch.setattr(evidence_search, "select_pages", one_each)
+    assert failing_rows(evidence_passages, "BESIDE_FAILED", PASSAGES, monkeypatch) == set()
 
 
 def test_fetches_all_or_nothing_pass_the_failed_fetch_wire_rows(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -335,7 +335,7 @@ OWN_QUERY = (
 # From a hunt (S3-3): no row had a page fail beside a page that loads, so a pipeline that gathered a query's page
 # fetches all or nothing (one Fetch API 404 or 500 cost the query every page it read, leaving it the snippet
 # fallback) certified. One query, two results: the first's page loads and holds the fact (its snippet does not),
-# the second's page fails to load.
+# the second's page fails to load. Judged only when the loaded page was fetched (a pipeline may read fewer pages).
 FAILED_BESIDE_QUERY = "harbour pilot boarding"
 BESIDE_PAGE = "https://pilot-office.example.org/boarding-times"
 BESIDE_FAILED = (
@@ -361,8 +361,11 @@ async def _beside_failed(ctx: CheckContext, case: Case) -> None:
     await ctx.settle()
     cited = [str(e.get("text", "")) for g in value.get("queries", []) for e in g.get("evidence", [])
              if isinstance(e, dict) and e.get("url") == BESIDE_PAGE]  # fmt: skip
-    require(texts.fact in " ".join(cited), f"{case.name}: {BESIDE_PAGE} loaded and holds the query's passage "
-            f"({texts.fact!r}), but no line citing it shows it (the other result's page failed with HTTP "
+    # Only a page the pipeline fetched is judged: how many of a query's pages it reads is its own (a review's false
+    # failure: a pipeline reading one page per query, its best-ranked the failing one, falling back to its snippet).
+    read = any(isinstance(r.json, dict) and r.json.get("url") == BESIDE_PAGE for r in ctx.records("fetch"))
+    require(not read or texts.fact in " ".join(cited), f"{case.name}: {BESIDE_PAGE} loaded and holds the query's "
+            f"passage ({texts.fact!r}), but no line citing it shows it (the other result's page failed with HTTP "
             f"{case['status']})", evidence=cited, catches=case.catches, text=(outcome.text or "")[:800])
 
 
