@@ -18,6 +18,7 @@ text, continuing a paused turn) pass too."""
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from typing import Any
@@ -29,7 +30,6 @@ import pytest
 from dsweb_ref._types import FetchResult, Source
 from dsweb_ref.certification.checks import fetch, mapping, outcomes
 from dsweb_ref.certification.targets import reference_target
-from dsweb_ref.emulator.tools import fetch_answer
 from dsweb_ref.providers import deepseek_fetch_api, deepseek_official
 from dsweb_ref.tools import _fetch_render, web_fetch
 
@@ -232,23 +232,26 @@ def test_a_text_framed_otherwise_passes(monkeypatch: pytest.MonkeyPatch) -> None
     assert failing_rows(fetch, "MAPPING", MAPPING, monkeypatch) == set()
 
 
-def test_a_text_with_its_blank_lines_folded_fails_exactly_the_rows_that_have_them(
-    monkeypatch: pytest.MonkeyPatch,
+@pytest.mark.parametrize("shown", ["folded", "escaped", "cut"])
+def test_a_text_laying_out_or_bounding_the_page_its_own_way_passes_the_mapping_rows(
+    shown: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # catches: the text shows the Markdown otherwise than the value holds it (runs of blank lines folded for the
-    # model): the value still is the Markdown, so only the text judgement sees it
+    # open (a review, M1 and M2): how the text lays out whitespace (runs of blank lines folded) or escapes the page
+    # (HTML-escaped inside a <page> element) is its own, and so is a text bound of its own (the text cut at 100,000
+    # characters with a note while the value holds the page whole, its flag false); the value is judged as before
     _only("MAPPING", monkeypatch)
     render = web_fetch.render_fetch
 
-    def folded(result: FetchResult, body: str, kind: Any, **kw: Any) -> tuple[str, dict[str, Any]]:
+    def own(result: FetchResult, body: str, kind: Any, **kw: Any) -> tuple[str, dict[str, Any]]:
         text, value = render(result, body, kind, **kw)
-        return re.sub(r"\n{2,}", "\n", text), value
+        if shown == "folded":
+            return re.sub(r"\n{2,}", "\n", text), value
+        if shown == "escaped":
+            return f"<page>{html.escape(text)}</page>", value
+        return (text[:100_000] + "\n[the text is cut here]" if len(text) > 100_000 else text), value
 
-    monkeypatch.setattr(web_fetch, "render_fetch", folded)
-    markdown = {c.name: c["content"] if "content" in c.params else fetch_answer(json.dumps({"url": c["url"]}).encode())[
-        "content"] for c in fetch.MAPPING}
-    blank_lines = {name for name, text in markdown.items() if "\n\n" in text.strip()}
-    assert failing_rows(fetch, "MAPPING", MAPPING, monkeypatch) == blank_lines
+    monkeypatch.setattr(web_fetch, "render_fetch", own)
+    assert failing_rows(fetch, "MAPPING", MAPPING, monkeypatch) == set()
 
 
 # --- S2-5: a cited URL no result lists made a source ---------------------------------------------------------------

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import html
 import itertools
 import json
 import time
@@ -255,6 +256,11 @@ FALLBACK = (
 PAGE_ANSWER = json.dumps({"title": "T", "content": "# Cached page\n\nServed with a failure status.\n"}).encode()
 
 
+def _words(text: str) -> str:
+    """``text`` with every run of whitespace one space: the words the model reads, however the text lays them out."""
+    return " ".join(text.split())
+
+
 @check(
     "fetch.api.mapping",
     "Fetch API success is the requested URL, HTTP 200 and the Markdown as text; a failure is WEB_PROVIDER_ERROR",
@@ -265,8 +271,9 @@ PAGE_ANSWER = json.dumps({"title": "T", "content": "# Cached page\n\nServed with
     "successful response'; 'The shared fetch result and its consumers stay unchanged', so the body kind is the "
     "closed union html|text and Markdown is text, the Markdown as the API sent it (no heading added, whitespace "
     "kept; only its edges may be trimmed), and a body returned whole is not flagged truncated; 'the shared result "
-    "has no title field', so the text the model sees shows the Markdown as the value holds it, framed as the tool "
-    "frames any page (a 'Fetched <url>' line, a note), and no title of the API's that the Markdown lacks; "
+    "has no title field', so the text the model sees shows the Markdown as the value holds it (its words: how the "
+    "text lays out whitespace or escapes the page is open), framed as the tool frames any page (a 'Fetched <url>' "
+    "line, a note), and no title of the API's that the Markdown lacks; "
     "'The API supplies neither a final redirected URL nor a target HTTP status': another 2xx of the API is a "
     "success reported as 200, or refused, never passed through as the page's status, and a url or status field "
     "in a success body changes neither the requested URL nor the 200; "
@@ -287,7 +294,8 @@ PAGE_ANSWER = json.dumps({"title": "T", "content": "# Cached page\n\nServed with
     "broken transfer alike (with ssrf-test-mode, a page "
     "the test network serves is never asked for after the Fetch API failed it). Harness 'retains ... bounded tool "
     "output' with no bound fixed: a long page is a success showing its start, and when neither the text nor the "
-    "value holds it whole, truncated is true, and when the text holds it whole, false (a CJK or emoji page too, "
+    "value holds it whole, truncated is true, and when the text holds it whole, false (when only the value does, "
+    "the flag is open; a CJK or emoji page too, "
     "whatever the bound counts: characters, bytes or UTF-16 units); any bound is accepted, but a text showing a "
     "page of a million characters whole has none. The bound is Harness's: a max_length argument the model adds "
     "beside url is refused as WEB_INVALID_ARGUMENTS before any request, or leaves the bound in force.",
@@ -317,13 +325,19 @@ async def fetch_mapping(ctx: CheckContext) -> None:
         kind = body.get("kind")
         require(kind == "text", f"{case.name}: body kind {kind!r}, expected text (the closed union is html|text)")
         content = str(body.get("content", ""))
+        shown = _words(html.unescape(text))  # how the text lays out whitespace, or escapes the page, is its own
         if len(upstream) > LONG and content.strip() != upstream.strip() and value.get("truncated") is True:
             # a long page under the target's own output bound (any bound is accepted, as for BOUNDS): its start
             require(content[:200] == upstream[:200], f"{case.name}: a cut body that does not start with the page")
-            require(content[:200] in text, f"{case.name}: the text does not show the start of the body")
+            require(_words(content[:200]) in shown, f"{case.name}: the text does not show the start of the body")
             continue
         require(content.strip() == upstream.strip(), f"{case.name}: body differs from the Fetch API Markdown")
-        require(content.strip() in text, f"{case.name}: the text does not show the Markdown as the value holds it")
+        if len(upstream) > LONG and _words(content) not in shown:
+            # the value whole, the text cut by the target's own output bound (reviews: a false failure): as BOUNDS
+            # judges it, the text shows the page's start, and the flag is open (the value holds the page whole)
+            require(_words(content[:200]) in shown, f"{case.name}: the text does not show the start of the body")
+            continue
+        require(_words(content) in shown, f"{case.name}: the text does not show the Markdown as the value holds it")
         require(value.get("truncated") is False,
                 f"{case.name}: truncated={value.get('truncated')!r} although the whole Markdown was returned")
     for case in OTHER_SUCCESS:
