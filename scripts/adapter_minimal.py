@@ -138,9 +138,9 @@ class Server:
             except WebError as error:
                 self.answer({"id": request_id, "error": {"code": error.code, "message": error.message}})
         elif method == "cancel":
-            task = self.calls.get(params.get("id", 0))
-            if task is not None:
-                task.cancel()  # the call answers "cancelled" itself once it has settled
+            pending = self.calls.get(params.get("id", 0))
+            if pending is not None:
+                pending.cancel()  # the call answers "cancelled" itself once it has settled
             self.answer({"id": request_id, "result": {}})
         elif method == "shutdown":
             self.answer({"id": request_id, "result": {}})

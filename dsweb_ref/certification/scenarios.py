@@ -13,6 +13,7 @@ decides; :func:`shrink_candidates` lists smaller scenarios for the check to try.
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -22,8 +23,8 @@ from ..emulator.scripted import Failure, Script
 from .seed_merge import merge_by_seed
 
 __all__ = [
-    "FAILURE_CODES", "Expected", "Scenario", "answer_labels", "compare", "expect", "generate", "shown_at",
-    "shrink_candidates", "trimmed",
+    "FAILURE_CODES", "Expected", "Scenario", "answer_labels", "compare", "content_answers", "expect", "generate",
+    "shown_at", "shrink_candidates", "trimmed", "unjudged_labels",
 ]
 
 # Codes a scripted failure carries: distinct codes make "which failure was reported" visible.
@@ -335,9 +336,17 @@ def _shown_lines(text: str) -> list[str]:
     return [line for line in (_unframed(raw).strip() for raw in text.split("\n")) if line]
 
 
+# A lead-in of the text's own before an answer: a short label and its colon or dash ('**Answer:** ', 'Provider
+# answer - ', '答案：'), never prose that happens to end before an answer's words (a final read's false failure).
+_LEAD_IN = re.compile(r"[\W_]*\w+(?: \w+){0,2}[\W_]*[:\-\u2013\u2014\uff1a][\W_]*")
+
+
 def _ends_with(line: str, part: str) -> bool:
-    """``line`` is ``part``, or ends with it after a lead-in of the text's own ('**Answer:** ', 'Answer - ')."""
-    return line == part or (line.endswith(part) and not line[-len(part) - 1].isalnum())
+    """``line`` is ``part``, or ends with it after a lead-in of the text's own (see :data:`_LEAD_IN`)."""
+    if line == part:
+        return True
+    lead = line[: -len(part)] if line.endswith(part) else ""
+    return 0 < len(lead) <= 40 and _LEAD_IN.fullmatch(lead) is not None
 
 
 def _holds(lines: Sequence[str], answer: str) -> bool:
@@ -411,7 +420,8 @@ def _answers_elsewhere(s: Scenario, text: str, want: Expected) -> list[str]:
     """In a batch, an answer shown whole under another answered query's label too (a review's false pass: each
     label over every answer so far, an accumulator where the query's own was meant): the model cannot tell
     which search gave it. An answer its own answer holds (the same words) is its own; lines showing a source
-    (its URL, or its title or excerpt on a line of its own) are no answer's."""
+    (its URL, or its title or excerpt on a line of its own) are no answer's, and an answer a source's title or
+    excerpt holds is not judged here (a line showing that source, framed as the text likes, reads as it)."""
     if want.single:
         return []
     served = [src for _, a in s.answers if not isinstance(a, Failure) for src in a["sources"]]
@@ -426,7 +436,7 @@ def _answers_elsewhere(s: Scenario, text: str, want: Expected) -> list[str]:
                  if line not in fields and not any(shown_at(url, line) >= 0 for url in urls)]
         for query, answer in want.labelled:
             if query.strip() != head.strip() and not any(_holds(_shown_lines(m), answer) for m in mine) \
-                    and _holds(lines, answer):
+                    and not any(_holds([field], answer) for field in fields) and _holds(lines, answer):
                 problems.append(f"the text shows {query.strip()!r}'s answer {answer!r} under '### {head.strip()}' "
                                 "too, another query's label")
     return problems

@@ -356,7 +356,8 @@ def _stopped(worker: subprocess.Popen[bytes]) -> int:
         return worker.wait(60)
     except subprocess.TimeoutExpired:
         worker.kill()
-        _, err = worker.communicate()
+        worker.wait()
+        err = worker.stderr.read() if worker.stderr is not None else b""
         pytest.fail(f"the worker did not stop within 60 s of its stdin's end; its stderr: {err[-3000:]!r}")
 
 

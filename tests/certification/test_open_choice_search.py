@@ -354,3 +354,30 @@ def test_the_closing_lines_and_a_heading_over_nothing_label_no_answer() -> None:
     sources = {"one": ["https://a.test/1"], "two": ["https://b.test/1"], "three": []}
     shown = "### one\n\nanswer\n\n- [a](https://a.test/1)\n\n### two\n- [b](https://b.test/1)\n\n### three\n\nCite."
     assert answer_labels(shown, sources, ["answer"]) == ["one"]
+
+
+EXCERPT = Scenario(("one", "two"), (("one", {"sources": [{"url": "https://a.test/1", "snippet": "merge ok"}],
+                                            "truncated": False, "content": "answer one"}),
+                                    ("two", {"sources": [{"url": "https://b.test/1"}], "truncated": False,
+                                             "content": "ok"})),
+                   ("one", "two"), 8, 2)
+
+
+@pytest.mark.parametrize(
+    ("shown", "problem"),
+    [
+        # an excerpt on a line of its own, framed as a list item: the source's line, not two's answer (a final read)
+        ("### one\n\nanswer one\n\n1. A\n   https://a.test/1\n   - merge ok\n\n### two\n\nok\n\n"
+         "- https://b.test/1", ""),
+        # a closing note ending in an answer's word is prose, not a lead-in before that answer (a final read)
+        ("### one\n\nanswer one\n\n### two\n\nok\n\n- https://a.test/1\n- https://b.test/1\n\nCite them, they are ok",
+         ""),
+        # catches: two's answer under one's label too, after a lead-in
+        ("### one\n\nanswer one\n\nAnswer: ok\n\n### two\n\nok\n\n- https://a.test/1\n- https://b.test/1",
+         "under '### one' too"),
+    ],
+)
+def test_an_answer_elsewhere_is_told_from_a_source_line_or_a_note(shown: str, problem: str) -> None:
+    want = expect(EXCERPT)
+    problems = compare(EXCERPT, want, True, want.value, shown, None)
+    assert (problem in " ".join(problems) if problem else problems == []), problems

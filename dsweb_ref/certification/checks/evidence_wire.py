@@ -292,8 +292,8 @@ async def _failed_fetch(ctx: CheckContext, case: Case) -> None:
     await _evidence(ctx, [query, next(iter(PAGES))], {"id": f"wire-{case.name}", "local_names": []})
     await ctx.settle()
     fetched = [str(r.json.get("url")) for r in ctx.records("fetch") if isinstance(r.json, dict)]
-    require(url in fetched, f"{case.name}: the call sent no Fetch API request for {url}, its query's one result",
-            sent=fetched, catches=case.catches)
+    # Which pages a pipeline fetches is its own (a final read: the rule says so, the row had required this one); a
+    # page never asked for is never asked for twice, so the row judges nothing then.
     # Seed 001: no automatic retries (retries are off here); a 402 needs funding first and a 404 (another 4xx) a
     # changed request, so no retry setting would send either again unchanged.
     again = sorted({u for u in fetched if fetched.count(u) > 1})

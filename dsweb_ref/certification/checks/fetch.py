@@ -325,7 +325,7 @@ async def fetch_mapping(ctx: CheckContext) -> None:
         kind = body.get("kind")
         require(kind == "text", f"{case.name}: body kind {kind!r}, expected text (the closed union is html|text)")
         content = str(body.get("content", ""))
-        shown = _words(html.unescape(text))  # how the text lays out whitespace, or escapes the page, is its own
+        shown = f"{_words(text)}\n{_words(html.unescape(text))}"  # its layout of whitespace, or escaping, is its own
         if len(upstream) > LONG and content.strip() != upstream.strip() and value.get("truncated") is True:
             # a long page under the target's own output bound (any bound is accepted, as for BOUNDS): its start
             require(content[:200] == upstream[:200], f"{case.name}: a cut body that does not start with the page")

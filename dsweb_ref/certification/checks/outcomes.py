@@ -232,7 +232,8 @@ async def error_codes(ctx: CheckContext) -> None:
             if fault == "paused":
                 expect_error(outcome, what, PROVIDER_ERROR)
                 resent = [r for r in records[1:] if not _continues_paused(r)]
-                require(sent >= 1 and not resent, f"{what}: {len(resent)} of {sent} upstream requests repeat the "
+                require(sent >= 1, f"{what}: no upstream request was sent")
+                require(not resent, f"{what}: {len(resent)} of {sent} upstream requests repeat the "
                         "first instead of continuing the paused turn; a failure must not be retried silently")
                 continue
             if "deadline" in case.params:
