@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from dsweb_ref.certification.checks import fetch
 from dsweb_ref.certification.targets import reference_target
 
 from .conftest import run
@@ -69,6 +70,29 @@ def keep_rows(module: ModuleType, table: str, names: tuple[str, ...], monkeypatc
     """``module.table`` cut to the rows ``names`` (each must exist)."""
     monkeypatch.setattr(module, table, tuple(c for c in getattr(module, table) if c.name in names))
     assert {c.name for c in getattr(module, table)} == set(names)
+
+
+def passes(check: str) -> None:
+    """The reference as it is now passes ``check``."""
+    (result,) = run(reference_target(), only=[check]).results
+    assert result.outcome.value == "passed", result.reason
+
+
+def passes_rows(
+    module: ModuleType, table: str, check: str, rows: str | Collection[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The reference as it is now passes ``rows`` (one name, or several) of ``module.table``, each alone; the table
+    stays cut to them."""
+    keep_rows(module, table, (rows,) if isinstance(rows, str) else tuple(rows), monkeypatch)
+    assert failing_rows(module, table, check, monkeypatch) == set()
+
+
+def only_fetch_table(keep: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """fetch.api.mapping with its case table ``keep`` alone: the others prove nothing for the test at hand (and the
+    long pages are slow)."""
+    for other in ("MAPPING", "OTHER_SUCCESS", "BOUNDS", "FAILURES", "FALLBACK"):
+        if other != keep:
+            monkeypatch.setattr(fetch, other, ())
 
 
 def fails_exactly_shown(

@@ -24,7 +24,7 @@ from dsweb_ref.netguard import DEFAULT_POLICY, AddressPolicy, check_url, hosts, 
 from dsweb_ref.netguard.addresses import METADATA_ADDRESSES, IPAddress
 from dsweb_ref.tools import evidence_search
 
-from ._readings import fails_exactly, patch_reading
+from ._readings import fails_exactly, passes, patch_reading
 from .conftest import run
 
 UNSAFE = "evidence.unsafe_dropped"
@@ -44,11 +44,6 @@ NEW_ROWS = {
     CITES: (("CITES", {PERCENT_ESCAPES}),),
 }
 BLOCKED_NAME_TEST = "if name in BLOCKED_NAMES or name.endswith(BLOCKED_NAME_SUFFIXES):"
-
-
-def _passes(check_id: str) -> None:
-    (result,) = run(reference_target(), only=[check_id]).results
-    assert result.outcome.value == "passed", result.reason
 
 
 def test_the_reference_passes_the_checks_with_the_new_rows() -> None:
@@ -179,13 +174,13 @@ def test_a_pipeline_refusing_more_stays_certified(monkeypatch: pytest.MonkeyPatc
         return url
 
     monkeypatch.setattr(evidence_search, "check_url", stricter)
-    _passes(UNSAFE)
+    passes(UNSAFE)
 
 
 def test_names_no_row_decides_may_be_kept(monkeypatch: pytest.MonkeyPatch) -> None:
     """Seed-open: no row decides .localdomain or .arpa names, so a guard that keeps them stays certified."""
     monkeypatch.setattr(hosts, "BLOCKED_NAME_SUFFIXES", (".localhost", ".local", ".internal"))
-    _passes(UNSAFE)
+    passes(UNSAFE)
 
 
 def test_retry_memory_cleared_by_evidence_fails_exactly_the_after_evidence_row(
@@ -231,7 +226,7 @@ def test_urls_normalised_as_rfc_3986_allows_pass_the_citation_check(monkeypatch:
     monkeypatch.setattr(evidence_search, "_rfc3986", _rfc3986, raising=False)
     wrong = "out.append(Candidate(index, position, _rfc3986(canonical),"
     patch_reading(evidence_search.EvidenceSearchTool, "_candidates", CANDIDATE, wrong, monkeypatch)
-    _passes(CITES)
+    passes(CITES)
 
 
 def test_the_citation_key_keeps_reserved_escapes() -> None:

@@ -33,7 +33,7 @@ from dsweb_ref.certification.targets import reference_target
 from dsweb_ref.providers import _deepseek_http
 from dsweb_ref.tools import _merge, _result, web_fetch, web_search
 
-from ._readings import failing_rows, fails_exactly_shown, keep_rows, patch_reading
+from ._readings import fails_exactly_shown, passes_rows, patch_reading
 from .conftest import run
 
 ARGUMENTS_CHECK, ARGUMENTS_TABLE = "search.validation.arguments", "ARGUMENTS"
@@ -48,8 +48,7 @@ BOTH = ('    queries = arguments["queries"]\n'
 
 
 def test_the_reference_passes_the_legacy_query_beside_queries_row(monkeypatch: pytest.MonkeyPatch) -> None:
-    keep_rows(validation, ARGUMENTS_TABLE, (BESIDE,), monkeypatch)
-    assert failing_rows(validation, ARGUMENTS_TABLE, ARGUMENTS_CHECK, monkeypatch) == set()
+    passes_rows(validation, ARGUMENTS_TABLE, ARGUMENTS_CHECK, (BESIDE,), monkeypatch)
 
 
 def test_a_legacy_query_searched_beside_queries_fails_exactly_its_row(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -62,8 +61,7 @@ def test_a_legacy_query_beside_queries_refused_passes_its_row(monkeypatch: pytes
     # open: refusing the extra argument as invalid arguments before any request is the other right answer
     refuse = QUERIES + "    if 'query' in arguments:\n        raise _invalid('unknown argument: query')\n"
     patch_reading(web_search, "parse_queries", QUERIES, refuse, monkeypatch)
-    keep_rows(validation, ARGUMENTS_TABLE, (BESIDE,), monkeypatch)
-    assert failing_rows(validation, ARGUMENTS_TABLE, ARGUMENTS_CHECK, monkeypatch) == set()
+    passes_rows(validation, ARGUMENTS_TABLE, ARGUMENTS_CHECK, (BESIDE,), monkeypatch)
 
 
 # P-A6: neither the provider's quoted error message nor the tool's 'Error: ...' text cut.
@@ -104,8 +102,7 @@ def _uncut_error_detail(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_the_reference_passes_the_huge_error_message_row(monkeypatch: pytest.MonkeyPatch) -> None:
-    keep_rows(text, BOUNDED_TABLE, (HUGE_ERROR,), monkeypatch)
-    assert failing_rows(text, BOUNDED_TABLE, BOUNDED_CHECK, monkeypatch) == set()
+    passes_rows(text, BOUNDED_TABLE, BOUNDED_CHECK, (HUGE_ERROR,), monkeypatch)
 
 
 def test_an_error_quoted_whole_into_an_uncut_error_text_fails_exactly_its_row(
@@ -125,8 +122,7 @@ def test_either_bound_alone_keeps_the_error_text_bounded(
     # open: one cut is enough. The quote cut at 500 characters in an uncut error text, or the whole message quoted
     # into an error text cut to the output cap, is a bounded failure: the row judges the text the model sees.
     uncut(monkeypatch)
-    keep_rows(text, BOUNDED_TABLE, (HUGE_ERROR,), monkeypatch)
-    assert failing_rows(text, BOUNDED_TABLE, BOUNDED_CHECK, monkeypatch) == set()
+    passes_rows(text, BOUNDED_TABLE, BOUNDED_CHECK, (HUGE_ERROR,), monkeypatch)
 
 
 

@@ -20,7 +20,7 @@ from dsweb_ref.certification import targets
 from dsweb_ref.certification.checks import fetch, outcomes
 from dsweb_ref.providers import _deepseek_http, deepseek_fetch_api, deepseek_search_api
 
-from ._readings import failing_rows, fails_exactly_shown, keep_rows, patch_reading
+from ._readings import failing_rows, fails_exactly_shown, only_fetch_table, passes_rows, patch_reading
 
 CODES, ECHO, MAPPING = "errors.codes", "errors.secret_echo", "fetch.api.mapping"
 # the rows of errors.codes and fetch.api.mapping a reason names ("<row>: ..." after a profile's "[...] ")
@@ -33,18 +33,6 @@ def _tools_api(right: str, wrong: str, monkeypatch: pytest.MonkeyPatch) -> None:
                   deepseek_fetch_api)
 
 
-def _failures_only(monkeypatch: pytest.MonkeyPatch, keep: str = "FAILURES") -> None:
-    """fetch.api.mapping with ``keep`` its only table: the others prove nothing here (and the long pages are slow)."""
-    for other in ("MAPPING", "OTHER_SUCCESS", "BOUNDS", "FAILURES", "FALLBACK"):
-        if other != keep:
-            monkeypatch.setattr(fetch, other, ())
-
-
-def _passes(module: Any, table: str, check: str, rows: tuple[str, ...], monkeypatch: pytest.MonkeyPatch) -> None:
-    keep_rows(module, table, rows, monkeypatch)
-    assert failing_rows(module, table, check, monkeypatch) == set()
-
-
 # -- E1: a non-success status outside the guide's list ----------------------------------------------
 
 E1_CODES, E1_FETCH = "HTTP 409 with an answer body", "HTTP 410 with a page body"
@@ -52,9 +40,9 @@ STATUS_TEST = "if not 200 <= reply.status < 300:"
 
 
 def test_the_reference_passes_the_409_and_410_rows(monkeypatch: pytest.MonkeyPatch) -> None:
-    _passes(outcomes, "FAILURES", CODES, (E1_CODES,), monkeypatch)
-    _failures_only(monkeypatch)
-    _passes(fetch, "FAILURES", MAPPING, (E1_FETCH,), monkeypatch)
+    passes_rows(outcomes, "FAILURES", CODES, (E1_CODES,), monkeypatch)
+    only_fetch_table("FAILURES", monkeypatch)
+    passes_rows(fetch, "FAILURES", MAPPING, (E1_FETCH,), monkeypatch)
 
 
 def test_failure_statuses_from_the_guides_list_fail_exactly_the_409_410_and_other_4xx_rows(
@@ -65,7 +53,7 @@ def test_failure_statuses_from_the_guides_list_fail_exactly_the_409_410_and_othe
     _tools_api(STATUS_TEST, "if reply.status in (400, 401, 402, 403, 404, 408, 429) or reply.status >= 500:",
                monkeypatch)
     fails_exactly_shown(outcomes, "FAILURES", CODES, {E1_CODES, E8_OTHER}, SHOWN, monkeypatch)
-    _failures_only(monkeypatch)
+    only_fetch_table("FAILURES", monkeypatch)
     fails_exactly_shown(fetch, "FAILURES", MAPPING, {E1_FETCH}, SHOWN, monkeypatch)
 
 
@@ -75,7 +63,7 @@ E8_CODES, E8_OTHER = "HTTP 403 with an answer body", "every other 4xx with an an
 
 
 def test_the_reference_passes_the_403_row(monkeypatch: pytest.MonkeyPatch) -> None:
-    _passes(outcomes, "FAILURES", CODES, (E8_CODES,), monkeypatch)
+    passes_rows(outcomes, "FAILURES", CODES, (E8_CODES,), monkeypatch)
 
 
 def test_a_search_403_read_as_nothing_found_fails_exactly_the_403_row(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -89,7 +77,7 @@ def test_a_search_403_read_as_nothing_found_fails_exactly_the_403_row(monkeypatc
 def test_the_reference_passes_the_other_4xx_row(monkeypatch: pytest.MonkeyPatch) -> None:
     assert {405, 410, 422, 451} <= set(outcomes.OTHER_4XX) and not {401, 402, 403, 404, 409, 429} & set(
         outcomes.OTHER_4XX)
-    _passes(outcomes, "FAILURES", CODES, (E8_OTHER,), monkeypatch)
+    passes_rows(outcomes, "FAILURES", CODES, (E8_OTHER,), monkeypatch)
 
 
 @pytest.mark.parametrize("status", [410, 422, 451])
@@ -111,9 +99,9 @@ PARSED = "return parse_json(reply.body)"
 
 def test_the_reference_passes_the_empty_body_rows(monkeypatch: pytest.MonkeyPatch) -> None:
     assert outcomes.SHAPES["empty-body"] == {"search": b"", "messages": b""}
-    _passes(outcomes, "FAILURES", CODES, (E5,), monkeypatch)
-    _failures_only(monkeypatch)
-    _passes(fetch, "FAILURES", MAPPING, (E5,), monkeypatch)
+    passes_rows(outcomes, "FAILURES", CODES, (E5,), monkeypatch)
+    only_fetch_table("FAILURES", monkeypatch)
+    passes_rows(fetch, "FAILURES", MAPPING, (E5,), monkeypatch)
 
 
 def test_an_empty_body_read_as_nothing_found_fails_exactly_the_empty_body_rows(
@@ -122,7 +110,7 @@ def test_an_empty_body_read_as_nothing_found_fails_exactly_the_empty_body_rows(
     # catches: a 200 with no body at all answered as a search with no results, a fetch as an empty page
     _tools_api(PARSED, PARSED + " if reply.body.strip() else {'results': [], 'content': ''}", monkeypatch)
     fails_exactly_shown(outcomes, "FAILURES", CODES, {E5}, SHOWN, monkeypatch)
-    _failures_only(monkeypatch)
+    only_fetch_table("FAILURES", monkeypatch)
     fails_exactly_shown(fetch, "FAILURES", MAPPING, {E5}, SHOWN, monkeypatch)
 
 
@@ -135,7 +123,7 @@ STATUS_ERROR = "return WebError(WebErrorCode.PROVIDER_ERROR, scrub_secrets(text,
 
 
 def test_the_reference_passes_the_location_and_raw_body_rows(monkeypatch: pytest.MonkeyPatch) -> None:
-    _passes(outcomes, "SECRET_ECHOES", ECHO, (E7, *sorted(E2)), monkeypatch)
+    passes_rows(outcomes, "SECRET_ECHOES", ECHO, (E7, *sorted(E2)), monkeypatch)
 
 
 def test_the_refused_location_named_unscrubbed_fails_exactly_the_302_row(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -157,12 +145,12 @@ def test_a_body_that_is_no_json_object_quoted_as_sent_fails_exactly_the_raw_body
     fails_exactly_shown(outcomes, "SECRET_ECHOES", ECHO, E2, SHOWN, monkeypatch)
 
 
-def test_a_scrubbed_raw_body_quoted_passes(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_scrubbed_raw_body_quotedpasses_rows(monkeypatch: pytest.MonkeyPatch) -> None:
     # open: whether and how much of the upstream's text a failure quotes; the body quoted once scrubbed passes
     patch_reading(_deepseek_http, "api_status_error", STATUS_ERROR, STATUS_ERROR.replace(
         "scrub_secrets(text, hidden))", "scrub_secrets(text + ((': ' + reply.body.decode('utf-8', 'replace')[:300]) "
         "if detail is None else ''), hidden))"), monkeypatch)
-    _passes(outcomes, "SECRET_ECHOES", ECHO, tuple(sorted(E2)), monkeypatch)
+    passes_rows(outcomes, "SECRET_ECHOES", ECHO, tuple(sorted(E2)), monkeypatch)
 
 
 # -- E3: a request the provider's own deadline ended ------------------------------------------------
@@ -177,9 +165,9 @@ def _past_deadline(then: str) -> str:
 
 
 def test_the_reference_passes_the_past_deadline_rows(monkeypatch: pytest.MonkeyPatch) -> None:
-    _passes(outcomes, "FAILURES", CODES, (E3,), monkeypatch)
-    _failures_only(monkeypatch)
-    _passes(fetch, "FAILURES", MAPPING, (E3,), monkeypatch)
+    passes_rows(outcomes, "FAILURES", CODES, (E3,), monkeypatch)
+    only_fetch_table("FAILURES", monkeypatch)
+    passes_rows(fetch, "FAILURES", MAPPING, (E3,), monkeypatch)
 
 
 def test_a_request_past_its_deadline_read_as_an_empty_success_fails_exactly_the_past_deadline_rows(
@@ -188,17 +176,17 @@ def test_a_request_past_its_deadline_read_as_an_empty_success_fails_exactly_the_
     # catches: the provider's own deadline swallowed into a search with no results, a fetch of an empty page
     _tools_api(SCHEDULED, _past_deadline("return {'results': [], 'content': ''}"), monkeypatch)
     fails_exactly_shown(outcomes, "FAILURES", CODES, {E3}, SHOWN, monkeypatch)
-    _failures_only(monkeypatch)
+    only_fetch_table("FAILURES", monkeypatch)
     fails_exactly_shown(fetch, "FAILURES", MAPPING, {E3}, SHOWN, monkeypatch)
 
 
 @pytest.mark.parametrize("code", ["ABORTED", "FETCH_TIMEOUT"])
-def test_a_request_past_its_deadline_under_another_code_passes(code: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_request_past_its_deadline_under_another_codepasses_rows(code: str, monkeypatch: pytest.MonkeyPatch) -> None:
     # open: which WEB_* code a request the provider's own deadline ended carries (WEB_ABORTED, WEB_FETCH_TIMEOUT)
     _tools_api(SCHEDULED, _past_deadline(f"raise WebError(WebErrorCode.{code}, exc.message) from exc"), monkeypatch)
-    _passes(outcomes, "FAILURES", CODES, (E3,), monkeypatch)
-    _failures_only(monkeypatch)
-    _passes(fetch, "FAILURES", MAPPING, (E3,), monkeypatch)
+    passes_rows(outcomes, "FAILURES", CODES, (E3,), monkeypatch)
+    only_fetch_table("FAILURES", monkeypatch)
+    passes_rows(fetch, "FAILURES", MAPPING, (E3,), monkeypatch)
 
 
 def test_a_target_keeping_no_configured_deadline_passes_the_past_deadline_rows(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -212,9 +200,9 @@ def test_a_target_keeping_no_configured_deadline_passes_the_past_deadline_rows(m
         return built(dataclasses.replace(config, timeout_s=30.0))
 
     monkeypatch.setattr(targets, "reference_settings", fixed_deadline)
-    _passes(outcomes, "FAILURES", CODES, (E3,), monkeypatch)
-    _failures_only(monkeypatch)
-    _passes(fetch, "FAILURES", MAPPING, (E3,), monkeypatch)
+    passes_rows(outcomes, "FAILURES", CODES, (E3,), monkeypatch)
+    only_fetch_table("FAILURES", monkeypatch)
+    passes_rows(fetch, "FAILURES", MAPPING, (E3,), monkeypatch)
     assert outcomes.LATE_DEADLINE in waited  # the rows asked for their short deadline, and it was not kept
 
 
@@ -249,15 +237,15 @@ def _falling_back(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_the_reference_passes_the_cut_answer_row(monkeypatch: pytest.MonkeyPatch) -> None:
-    _failures_only(monkeypatch, "FALLBACK")
-    _passes(fetch, "FALLBACK", MAPPING, (E4,), monkeypatch)
+    only_fetch_table("FALLBACK", monkeypatch)
+    passes_rows(fetch, "FALLBACK", MAPPING, (E4,), monkeypatch)
 
 
 def test_a_transport_failure_fetched_locally_fails_exactly_the_cut_answer_row(monkeypatch: pytest.MonkeyPatch) -> None:
     # catches: a Fetch API transport failure (the service unreachable, its answer cut off) handed to the local HTTP
     # fetcher, which reads the page itself; the statuses the other rows inject fail for good
     _falling_back(monkeypatch)
-    _failures_only(monkeypatch, "FALLBACK")
+    only_fetch_table("FALLBACK", monkeypatch)
     assert failing_rows(fetch, "FALLBACK", MAPPING, monkeypatch) == {E4}
 
 
@@ -268,7 +256,7 @@ TRANSPORT_TEXT = 'text = scrub_prefix(f"{type(exc).__name__}: {exc}", 500, hidde
 
 
 def test_the_reference_passes_the_malformed_status_line_row(monkeypatch: pytest.MonkeyPatch) -> None:
-    _passes(outcomes, "SECRET_ECHOES", ECHO, (E6,), monkeypatch)
+    passes_rows(outcomes, "SECRET_ECHOES", ECHO, (E6,), monkeypatch)
 
 
 def test_a_transport_failure_quoted_unscrubbed_fails_exactly_the_malformed_status_line_row(

@@ -22,7 +22,7 @@ from dsweb_ref.certification import targets
 from dsweb_ref.certification.cases import Case
 from dsweb_ref.certification.checks import standalone, standalone_save, standalone_tools
 
-from ._readings import failing_rows, keep_rows, patch_reading
+from ._readings import failing_rows, passes_rows, patch_reading
 
 # -- I1: an assigned model ID lower-cased -----------------------------------------------------------
 
@@ -31,8 +31,7 @@ VERBATIM = "assigned-model-id-is-kept-verbatim"
 
 
 def test_the_reference_passes_the_assigned_verbatim_row(monkeypatch: pytest.MonkeyPatch) -> None:
-    keep_rows(standalone, RESOLUTIONS, (VERBATIM,), monkeypatch)
-    assert failing_rows(standalone, RESOLUTIONS, RESOLVE, monkeypatch) == set()
+    passes_rows(standalone, RESOLUTIONS, RESOLVE, (VERBATIM,), monkeypatch)
 
 
 @pytest.mark.parametrize(
@@ -61,8 +60,7 @@ SAME_VALUE = "project-sets-the-same-value"
 
 
 def test_the_reference_passes_the_same_value_row(monkeypatch: pytest.MonkeyPatch) -> None:
-    keep_rows(standalone_save, SAVES, (SAME_VALUE,), monkeypatch)
-    assert failing_rows(standalone_save, SAVES, SAVE, monkeypatch) == set()
+    passes_rows(standalone_save, SAVES, SAVE, (SAME_VALUE,), monkeypatch)
 
 
 # catches: overridden_by reported only when the project's value differs from the one saved (None when they agree)
@@ -146,8 +144,7 @@ def test_agent_moved_to_the_end_fails_exactly_the_rows_with_a_table_after_agent(
 
 
 def test_the_reference_passes_the_rows_with_a_table_after_agent(monkeypatch: pytest.MonkeyPatch) -> None:
-    keep_rows(standalone_save, SAVES, tuple(AGENT_FOLLOWED), monkeypatch)
-    assert failing_rows(standalone_save, SAVES, SAVE, monkeypatch) == set()
+    passes_rows(standalone_save, SAVES, SAVE, tuple(AGENT_FOLLOWED), monkeypatch)
 
 
 # open: where the field goes in [agent] (its last key here), and a missing [agent] created at the end of the file
@@ -185,8 +182,7 @@ def test_the_official_row_switches_only_between_the_official_base_and_a_relay(
     assert one is not None and other is not None
     assert (one.protocol, one.model) == (other.protocol, other.model) and one.url != other.url
     assert "api.deepseek.com" in one.url and "api.deepseek.com" not in other.url
-    keep_rows(standalone_tools, TOOL_ROWS, (OFFICIAL,), monkeypatch)
-    assert failing_rows(standalone_tools, TOOL_ROWS, TOOLS, monkeypatch) == set()
+    passes_rows(standalone_tools, TOOL_ROWS, TOOLS, (OFFICIAL,), monkeypatch)
 
 
 def _official_or_not(resolution: standalone_accounts.Resolution) -> str:
@@ -245,8 +241,7 @@ AFTER_LIMITS = '''    if reference is not None and reference.strip() not in ("",
 
 
 def test_the_reference_lists_no_search_for_the_unusable_assignments(monkeypatch: pytest.MonkeyPatch) -> None:
-    keep_rows(standalone_tools, TOOL_ROWS, ASSIGNED_OFF, monkeypatch)
-    assert failing_rows(standalone_tools, TOOL_ROWS, TOOLS, monkeypatch) == set()
+    passes_rows(standalone_tools, TOOL_ROWS, TOOLS, ASSIGNED_OFF, monkeypatch)
 
 
 @pytest.mark.parametrize(

@@ -33,7 +33,15 @@ from dsweb_ref.certification.targets import reference_target
 from dsweb_ref.providers import deepseek_fetch_api, deepseek_official
 from dsweb_ref.tools import _fetch_render, web_fetch
 
-from ._readings import failing_rows, fails_exactly, fails_exactly_shown, keep_rows, patch_reading
+from ._readings import (
+    failing_rows,
+    fails_exactly,
+    fails_exactly_shown,
+    keep_rows,
+    only_fetch_table,
+    passes_rows,
+    patch_reading,
+)
 from .conftest import run
 
 MAPPING, MESSAGES, CODES = "fetch.api.mapping", "search.messages.mapping", "errors.codes"
@@ -47,18 +55,6 @@ NULL, NUMBER, NO_CONTENT = "content null", "content a number", "no content field
 NO_HEADING, OTHER_TITLE = "a page whose Markdown has no heading", "a title other than the page's heading"
 CITED_ELSEWHERE = "a citation of a URL no result lists"
 PAUSED = "200 paused before its search result"
-
-
-def _only(table: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """fetch.api.mapping with ``table`` its only table: the others prove nothing here (and the long pages are slow)."""
-    for other in ("MAPPING", "OTHER_SUCCESS", "BOUNDS", "FAILURES", "FALLBACK"):
-        if other != table:
-            monkeypatch.setattr(fetch, other, ())
-
-
-def _passes(module: Any, table: str, check: str, rows: tuple[str, ...], monkeypatch: pytest.MonkeyPatch) -> None:
-    keep_rows(module, table, rows, monkeypatch)
-    assert failing_rows(module, table, check, monkeypatch) == set()
 
 
 # --- S2-1, S2-2: the bound in UTF-8 bytes for the cut or for the flag --------------------------------------------
@@ -106,8 +102,8 @@ def byte_render(flag_in_bytes: bool) -> Any:
 
 
 def test_the_reference_passes_the_non_ascii_pages(monkeypatch: pytest.MonkeyPatch) -> None:
-    _only("BOUNDS", monkeypatch)
-    _passes(fetch, "BOUNDS", MAPPING, (CJK_WITHIN, EMOJI_WITHIN, CJK_OVER), monkeypatch)
+    only_fetch_table("BOUNDS", monkeypatch)
+    passes_rows(fetch, "BOUNDS", MAPPING, (CJK_WITHIN, EMOJI_WITHIN, CJK_OVER), monkeypatch)
 
 
 def test_a_byte_cut_flagged_in_characters_fails_exactly_the_pages_within_the_bound(
@@ -115,7 +111,7 @@ def test_a_byte_cut_flagged_in_characters_fails_exactly_the_pages_within_the_bou
 ) -> None:
     # catches (S2-1): the cut at 200,000 bytes of UTF-8, the flag in characters: a CJK page of 119,998 characters
     # shown as 66,652, an emoji page of 80,000 as 50,000, each flagged whole
-    _only("BOUNDS", monkeypatch)
+    only_fetch_table("BOUNDS", monkeypatch)
     monkeypatch.setattr(web_fetch, "render_fetch", byte_render(flag_in_bytes=False))
     fails_exactly(fetch, "BOUNDS", MAPPING, WITHIN, monkeypatch)
 
@@ -124,23 +120,23 @@ def test_a_byte_flag_with_a_character_cut_fails_exactly_the_pages_within_the_bou
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # catches (S2-2): the flag by the text's UTF-8 size, the cut in characters: the whole page flagged truncated
-    _only("BOUNDS", monkeypatch)
+    only_fetch_table("BOUNDS", monkeypatch)
     patch_reading(_fetch_render, "render_fetch", "len(prefix) > max_chars", "len(prefix.encode('utf-8')) > max_chars",
                   monkeypatch, web_fetch)
     fails_exactly(fetch, "BOUNDS", MAPPING, WITHIN, monkeypatch)
 
 
-def test_a_bound_counted_in_bytes_for_the_cut_and_the_flag_passes(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_bound_counted_in_bytes_for_the_cut_and_the_flagpasses_rows(monkeypatch: pytest.MonkeyPatch) -> None:
     # open: seed 001 fixes no bound, so one of 200,000 UTF-8 bytes, the cut flagged as such, is as right as the
     # reference's 200,000 characters
-    _only("BOUNDS", monkeypatch)
+    only_fetch_table("BOUNDS", monkeypatch)
     monkeypatch.setattr(web_fetch, "render_fetch", byte_render(flag_in_bytes=True))
     assert failing_rows(fetch, "BOUNDS", MAPPING, monkeypatch) == set()
 
 
 def test_a_cut_keeping_the_end_fails_the_page_over_the_bound_too(monkeypatch: pytest.MonkeyPatch) -> None:
     # catches: the non-ASCII page over the bound judged as the ASCII ones: a cut keeping its end instead of its start
-    _only("BOUNDS", monkeypatch)
+    only_fetch_table("BOUNDS", monkeypatch)
     keep_rows(fetch, "BOUNDS", (CJK_WITHIN, EMOJI_WITHIN, CJK_OVER), monkeypatch)
     patch_reading(_fetch_render, "render_fetch",
                   "text, shown = prefix[:keep] + TRUNCATION_NOTE, body[: max(0, keep - len(head))]",
@@ -155,14 +151,14 @@ CONTENT = 'content = data.get("content")'
 
 
 def test_the_reference_fails_the_null_and_number_contents(monkeypatch: pytest.MonkeyPatch) -> None:
-    _only("FAILURES", monkeypatch)
-    _passes(fetch, "FAILURES", MAPPING, (NULL, NUMBER), monkeypatch)
+    only_fetch_table("FAILURES", monkeypatch)
+    passes_rows(fetch, "FAILURES", MAPPING, (NULL, NUMBER), monkeypatch)
 
 
 def test_null_read_as_an_empty_page_fails_exactly_the_null_row(monkeypatch: pytest.MonkeyPatch) -> None:
     # catches (S2-3): "content" required, its null value defaulted to "" (a TypeScript `data.content ?? ""` after an
     # `in` test): the 200 becomes an empty page
-    _only("FAILURES", monkeypatch)
+    only_fetch_table("FAILURES", monkeypatch)
     patch_reading(deepseek_fetch_api.DeepSeekFetchApi, "fetch", CONTENT,
                   'content = "" if "content" in data and data["content"] is None else data.get("content")', monkeypatch)
     fails_exactly(fetch, "FAILURES", MAPPING, NULL, monkeypatch)
@@ -170,7 +166,7 @@ def test_null_read_as_an_empty_page_fails_exactly_the_null_row(monkeypatch: pyte
 
 def test_a_falsy_content_defaulted_fails_the_null_number_and_missing_rows(monkeypatch: pytest.MonkeyPatch) -> None:
     # catches: `data.get("content") or ""`: a missing, null or zero content all read as an empty page
-    _only("FAILURES", monkeypatch)
+    only_fetch_table("FAILURES", monkeypatch)
     patch_reading(deepseek_fetch_api.DeepSeekFetchApi, "fetch", CONTENT, 'content = data.get("content") or ""',
                   monkeypatch)
     fails_exactly(fetch, "FAILURES", MAPPING, {NULL, NUMBER, NO_CONTENT}, monkeypatch)
@@ -180,8 +176,8 @@ def test_a_falsy_content_defaulted_fails_the_null_number_and_missing_rows(monkey
 
 
 def test_the_reference_passes_the_title_rows(monkeypatch: pytest.MonkeyPatch) -> None:
-    _only("MAPPING", monkeypatch)
-    _passes(fetch, "MAPPING", MAPPING, (NO_HEADING, OTHER_TITLE), monkeypatch)
+    only_fetch_table("MAPPING", monkeypatch)
+    passes_rows(fetch, "MAPPING", MAPPING, (NO_HEADING, OTHER_TITLE), monkeypatch)
 
 
 def _title_in_text(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -212,15 +208,15 @@ def _title_in_text(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_the_title_in_the_text_fails_exactly_the_title_rows(monkeypatch: pytest.MonkeyPatch) -> None:
     # catches (S2-4): the value unchanged, the text showing '# <the API's title>' above the Markdown (the corpus
     # pages, whose Markdown opens with their title, and the rows titled "T" are not judged on it)
-    _only("MAPPING", monkeypatch)
+    only_fetch_table("MAPPING", monkeypatch)
     _title_in_text(monkeypatch)
     fails_exactly(fetch, "MAPPING", MAPPING, {NO_HEADING, OTHER_TITLE}, monkeypatch)
 
 
-def test_a_text_framed_otherwise_passes(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_text_framed_otherwisepasses_rows(monkeypatch: pytest.MonkeyPatch) -> None:
     # open: the text frames the Markdown as it likes (its own header and footer lines), so long as it shows the
     # Markdown as the value holds it and no title of the API's
-    _only("MAPPING", monkeypatch)
+    only_fetch_table("MAPPING", monkeypatch)
     render = web_fetch.render_fetch
 
     def framed(result: FetchResult, body: str, kind: Any, **kw: Any) -> tuple[str, dict[str, Any]]:
@@ -239,7 +235,7 @@ def test_a_text_laying_out_or_bounding_the_page_its_own_way_passes_the_mapping_r
     # open (a review, M1 and M2): how the text lays out whitespace (runs of blank lines folded) or escapes the page
     # (HTML-escaped inside a <page> element) is its own, and so is a text bound of its own (the text cut at 100,000
     # characters with a note while the value holds the page whole, its flag false); the value is judged as before
-    _only("MAPPING", monkeypatch)
+    only_fetch_table("MAPPING", monkeypatch)
     render = web_fetch.render_fetch
 
     def own(result: FetchResult, body: str, kind: Any, **kw: Any) -> tuple[str, dict[str, Any]]:
@@ -277,7 +273,7 @@ def cited_sources(original: Any) -> Any:
 
 
 def test_the_reference_passes_the_cited_elsewhere_row(monkeypatch: pytest.MonkeyPatch) -> None:
-    _passes(mapping, "MESSAGES_CASES", MESSAGES, (CITED_ELSEWHERE,), monkeypatch)
+    passes_rows(mapping, "MESSAGES_CASES", MESSAGES, (CITED_ELSEWHERE,), monkeypatch)
 
 
 def test_cited_urls_made_sources_fail_exactly_the_cited_elsewhere_row(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -303,7 +299,7 @@ def paused_empty(original: Any) -> Any:
 
 
 def test_the_reference_passes_the_paused_row(monkeypatch: pytest.MonkeyPatch) -> None:
-    _passes(outcomes, "FAILURES", CODES, (PAUSED,), monkeypatch)
+    passes_rows(outcomes, "FAILURES", CODES, (PAUSED,), monkeypatch)
 
 
 def test_a_paused_answer_read_as_nothing_found_fails_exactly_the_paused_row(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -323,12 +319,12 @@ CONTINUES = f"""{POST}
 CONTINUATION = 'payload["messages"] = [payload["messages"][0], {"role": "assistant", "content": paused["content"]}]'
 
 
-def test_continuing_the_paused_turn_passes(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_continuing_the_paused_turnpasses_rows(monkeypatch: pytest.MonkeyPatch) -> None:
     # open: a client that continues a paused turn (sends its content back, as Messages API clients do; up to three
     # times here), then fails when no result ever comes
     patch_reading(deepseek_official.DeepSeekMessagesSearch, "search", POST, CONTINUES.format(turn=CONTINUATION),
                   monkeypatch)
-    _passes(outcomes, "FAILURES", CODES, (PAUSED,), monkeypatch)
+    passes_rows(outcomes, "FAILURES", CODES, (PAUSED,), monkeypatch)
 
 
 def test_a_paused_turn_sent_again_fails_the_paused_row(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -28,14 +28,12 @@ from dsweb_ref._context import CallContext
 from dsweb_ref._exceptions import WebError, WebErrorCode
 from dsweb_ref._types import FetchRequest
 from dsweb_ref.certification.checks import evidence, evidence_passages, evidence_wire
-from dsweb_ref.certification.targets import reference_target
 from dsweb_ref.tools import evidence_search
 from dsweb_ref.tools._evidence_passages import Choice, PageUnits, Pick
 from dsweb_ref.tools._evidence_units import Unit
 from dsweb_ref.tools.evidence_search import EvidenceSearchTool, _Query
 
-from ._readings import failing_rows, fails_exactly, keep_rows, patch_reading
-from .conftest import run
+from ._readings import failing_rows, fails_exactly, keep_rows, passes, patch_reading
 
 CITES = "evidence.lines_cite_results"
 TWO_PAGES = {"lines-from-two-pages", "thai-lines-from-two-pages"}
@@ -45,11 +43,6 @@ PASSAGES = "evidence.passages"
 BESIDE = {"beside-a-404", "beside-a-500"}
 WIRE = "evidence.api_wire"
 FAILED_FETCH = {"a page fetch answered 404", "a page fetch answered 402", "a page fetch answered 503"}
-
-
-def _passes(check_id: str) -> None:
-    (result,) = run(reference_target(), only=[check_id]).results
-    assert result.outcome.value == "passed", result.reason
 
 
 def test_the_reference_passes_every_new_row(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -111,7 +104,7 @@ def test_one_line_a_query_passes_the_two_pages_rows(monkeypatch: pytest.MonkeyPa
     # open: how many lines a query gets (seed 002 bounds the evidence, it fixes no count): one line, citing its page
     patch_reading(EvidenceSearchTool, "_collect", "max_lines=cfg.passages_per_page", "max_lines=1", monkeypatch)
     keep_rows(evidence, "CITES", tuple(sorted(TWO_PAGES)), monkeypatch)
-    _passes(CITES)
+    passes(CITES)
 
 
 # --- S3-2: a dead end remembered only when the search found nothing ---------------------------------------------
@@ -188,7 +181,7 @@ def test_fetches_all_or_nothing_pass_the_failed_fetch_wire_rows(monkeypatch: pyt
     # requested once
     _all_or_nothing(monkeypatch)
     keep_rows(evidence_wire, "WIRE", tuple(sorted(FAILED_FETCH)), monkeypatch)
-    _passes(WIRE)
+    passes(WIRE)
 
 
 # --- S3-4: a failed page fetch sent again -------------------------------------------------------------------------
