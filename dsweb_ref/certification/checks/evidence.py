@@ -1047,6 +1047,21 @@ async def _roster_found(ctx: CheckContext, query: str, context: dict[str, Any], 
     require(lines, f"{what}: the call in between ({query!r}) found no evidence", text=str(value)[:500])
 
 
+def _refused(outcome: CallOutcome, what: str, catches: str) -> None:
+    """A repeated dead end refused: a WEB_* tool error, or an answer that says [needs_retry] again and holds no
+    evidence. Seed 002 forbids firing the query again ("ห้ามยิง query เดิมซ้ำ", checked apart on the wire); how the
+    tool says no is open (from a hunt, T3-1: a third party's tool answered the repeat [needs_retry], unsearched)."""
+    if outcome.error_code is not None or outcome.cancelled:
+        expect_error(outcome, what)
+        return
+    value = expect_success(outcome, what, catches)
+    expect_schema(value, "evidence_search.output", what)
+    lines = [e for g in value["queries"] if isinstance(g, dict) for e in g.get("evidence", [])]
+    require(not lines and value["needs_retry"] is True and "[needs_retry]" in (outcome.text or ""),
+            f"{what}: expected a refusal (a WEB_* error, or [needs_retry] again with no evidence), got a result",
+            catches=catches, text=(outcome.text or "")[:300])  # fmt: skip
+
+
 @check(
     "evidence.retry_refused",
     "After [needs_retry], the same query (ignoring case and spacing) is refused in the same conversation",
@@ -1061,7 +1076,8 @@ async def _roster_found(ctx: CheckContext, query: str, context: dict[str, Any], 
     "[needs_retry]: a search that found nothing, or results that gave no usable passage), and "
     "adding facts that had no evidence before is no good retry. Adding the subject, place or time the user's "
     "question gives, a plain word, or a fact earlier evidence of the conversation showed is the retry the seed "
-    "asks for.",
+    "asks for. How the tool refuses a repeat is open: a WEB_* error, or an answer that says [needs_retry] again "
+    "and holds no evidence, as long as the engine is not asked again.",
     cases=RETRIES,
 )
 async def retry_refused(ctx: CheckContext) -> None:
@@ -1102,7 +1118,7 @@ async def retry_refused(ctx: CheckContext) -> None:
             searched = (later or [""])[0]
             require(not later, f"{case.name}: the dead end was searched again as {searched!r}, which is no real retry",
                     catches=case.catches)
-            expect_error(again, f"{case.name}: repeated query {case['again']!r}")
+            _refused(again, f"{case.name}: repeated query {case['again']!r}", case.catches)
         other = await _evidence(ctx, "zzqx unknowable", {"id": f"other-{case.name}", "local_names": []})
         require(other.error_code is None, f"{case.name}: another conversation's retry memory was shared")
 
