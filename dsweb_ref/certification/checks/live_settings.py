@@ -8,7 +8,8 @@ certifies there, and so does one that reads the settings again for each HTTP req
 protocol's ``settings_save`` changes settings while the target runs, and each row reads off the wire what the next
 operation, or the one under way, resolved: its key, base and selection, and (a hunt found options read once beside
 an endpoint and credential read per operation) the Search API's sendOriginalQuestion and count and the Messages
-max_uses.
+max_uses, and (a hunt found a retry and pacing policy built once, and a credential route chosen once) the retries, the
+pacing and the account route.
 
 Which key a request carried is read from the emulator's log, which holds credentials masked (their last four
 characters): the configured key and the saved one differ there, and a report names them "the configured key" and
@@ -26,10 +27,11 @@ import math
 import time
 from urllib.parse import urlsplit
 
-from ...emulator import DEFAULT_API_KEY, Gate, Hold, Status, mask
+from ...emulator import DEFAULT_ACCOUNT_TOKEN, DEFAULT_API_KEY, Gate, Hold, Status, mask
 from ...emulator.log import RequestRecord
 from ...emulator.server import OTHER_TOOLS_PREFIXES
 from ..adapter_protocol import (
+    CAP_ACCOUNT_ROUTE,
     CAP_FETCH_API,
     CAP_LIVE_SETTINGS,
     CAP_MESSAGES_SEARCH,
@@ -90,13 +92,36 @@ MESSAGES_OPTIONS = Case("max_uses saved between two Messages operations", "the M
                         "max_uses) read once while key and base are read per operation: after saving max_uses 2 the "
                         "next Messages search still sends the configured 5 (with messages-search)",
                         {"row": "messages_options"}, family=SCOPE)
-CASES = (KEY, SWITCH, BASE, OPTIONS, MESSAGES_OPTIONS, IN_FLIGHT, PACED)
+# From a hunt (T1-1): a target whose retry and pacing policy was built once (at configure: a retry decorator or a
+# limiter made with the runtime) while key, base, count and ori_question were read per operation certified: no row
+# saved retries or a pacing rate, so a saved one did nothing until the next configure. Both rows are judged by request
+# counts: the pacing row's rate (a slot every 100 s) puts a still-paced second request past the search's deadline and
+# the suite's wait for the call, whatever the machine's load.
+SLOW_QPS = 0.01  # a slot every 100 s: past the search's deadline (timeout_s 30 s) and the suite's wait for a call
+RETRIES = Case("retries saved between two operations", "the retry policy built once (at configure, a retry "
+               "decorator made with the runtime) while key, base and options are read per operation: after saving "
+               "retries 2 over the configured 0, a search answered 503 (Retry-After 0) then 200 still sends one "
+               "request and fails; or, saved 0 again, still retries (with retry)", {"row": "retries"}, family=SCOPE)
+PACING_OFF = Case("pacing saved off between two operations", "the pacer built once (at configure, a limiter made with "
+                  f"the runtime): after saving pacing off over a configured {SLOW_QPS:g} QPS, a two-query search "
+                  "still waits 100 s for the second query's slot, so it sends one request or none, not one per query "
+                  "at once (with pacing)", {"row": "pacing_off"}, family=SCOPE)
+# From a hunt (T1-5): a target that chose its credential route (API key or account token) at construction while it
+# read the key and token values per operation certified: a saved key reached the next search, a saved auth: account
+# never did, and no row saved the route.
+ACCOUNT = Case("the account route saved between two operations", "the credential route chosen at construction while "
+               "the key and token values are read per operation: after saving auth account, the next Search (and, with "
+               "fetch-api, Fetch) API request still carries the API key, not the account token (with account-route)",
+               {"row": "account"})
+CASES = (KEY, SWITCH, BASE, OPTIONS, MESSAGES_OPTIONS, IN_FLIGHT, PACED, RETRIES, PACING_OFF, ACCOUNT)
 SHOWN = {DEFAULT_API_KEY: "the configured key", SAVED_KEY: "the saved key"}
 
 
 def key_of(record: RequestRecord) -> str:
-    """Which key a request carried, in words ("the configured key", "the saved key"), read from its masked
-    header; otherwise what the emulator made of its credential."""
+    """Which key a request carried, in words ("the configured key", "the saved key", "the account token"), read from
+    its masked header; otherwise what the emulator made of its credential."""
+    if record.credential == "account_token":
+        return "the account token"
     if record.credential != "api_key":
         return f"a credential the emulator took as {record.credential}"
     header = record.header(record.credential_source or "authorization") or ""
@@ -372,13 +397,79 @@ async def paced_row(ctx: CheckContext, case: Case) -> None:
                  f"{saved_at - records[1].started:.2f} s before the save was answered")
 
 
+SAVED_RETRIES = 2  # over the configured 0: a search answered 503 (Retry-After 0) once sends its retry too
+
+
+async def retries_row(ctx: CheckContext, case: Case) -> None:
+    """A search whose first request is answered 503 (Retry-After 0), before the save (retries 0: that one request),
+    after saving retries 2 (it and its retry, answered) and after saving 0 again (that one request): judged by the
+    requests sent, never by time."""
+    await ctx.configure(provider="api", api_key=DEFAULT_API_KEY, tools_base=ctx.emu.tools_base, retries=0,
+                        pacing_qps=None)
+    for step, retries, sent in (("before the save (retries 0)", None, 1),
+                                (f"after saving retries {SAVED_RETRIES}", SAVED_RETRIES, 2),
+                                ("after saving retries 0 again", 0, 1)):
+        if retries is not None:
+            await save(ctx, case, retries=retries)
+        ctx.fresh()
+        ctx.emu.inject("search", RETRYABLE)
+        outcome = await ctx.search([QUERY])
+        await ctx.settle()
+        got = len(ctx.records("search"))
+        require(got == sent, f"{case.name}: {step}: a search answered 503 (Retry-After 0) sent {got} Search API "
+                f"request(s) ({outcome.brief()}), expected {sent} (the retries the operation resolved)",
+                catches=case.catches)
+        if sent > 1:
+            expect_success(outcome, f"{case.name}: {step}: web_search, its retry answered 200", case.catches)
+
+
+
+async def pacing_off_row(ctx: CheckContext, case: Case) -> None:
+    """Pacing configured at :data:`SLOW_QPS`, then saved off: the next two-query search sends one request per query
+    (a batch's queries start together), answered. Still paced, its second query could not be sent before its
+    deadline: the row is judged by the requests sent, never by when they came."""
+    await ctx.configure(provider="api", api_key=DEFAULT_API_KEY, tools_base=ctx.emu.tools_base, retries=0,
+                        pacing_qps=SLOW_QPS)
+    await save(ctx, case, pacing_qps=None)
+    ctx.fresh()
+    outcome = await ctx.search(list(PACED_QUERIES))
+    await ctx.settle()
+    got = len(ctx.records("search"))
+    require(got == len(PACED_QUERIES), f"{case.name}: after saving pacing off over {SLOW_QPS:g} QPS, a "
+            f"{len(PACED_QUERIES)}-query search sent {got} Search API request(s) ({outcome.brief()}), expected one "
+            "per query (the pacing the operation resolved is off)", catches=case.catches)
+    expect_success(outcome, f"{case.name}: after saving pacing off: web_search", case.catches)
+
+
+async def account_row(ctx: CheckContext, case: Case) -> None:
+    # Seed 001: "A Session on the DeepSeek account route sends its account token instead" (to the Search and the
+    # Fetch API alike: search.api.account_route), and "Each operation resolves one settings snapshot, including its
+    # endpoint and credentials": the route is part of the credential an operation resolves.
+    ctx.emu.accept_account_token(DEFAULT_ACCOUNT_TOKEN)
+    await ctx.configure(provider="api", api_key=DEFAULT_API_KEY, tools_base=ctx.emu.tools_base, retries=0,
+                        pacing_qps=None, auth="api_key", account_token=DEFAULT_ACCOUNT_TOKEN)
+    for step, auth, shown in (("before the save (the API-key route)", None, "the configured key"),
+                              ("after saving the account route", "account", "the account token")):
+        if auth is not None:
+            await save(ctx, case, auth=auth)
+        got = key_of(await searched(ctx, case, step))
+        require(got == shown, f"{case.name}: {step}: the Search API request carried {got}, expected {shown}",
+                catches=case.catches)
+        if fetches(ctx):
+            keys = [key_of(r) for r in await fetched(ctx) if r.route == "fetch"]
+            require(keys == [shown], f"{case.name}: {step}: the Fetch API request(s) carried {keys or 'nothing'}, "
+                    f"expected {shown}", catches=case.catches)
+
+
 ROWS = {"key": key_row, "switch": switch_row, "base": base_row, "options": options_row,
-        "messages_options": messages_options_row, "in_flight": in_flight_row, "paced": paced_row}
+        "messages_options": messages_options_row, "in_flight": in_flight_row, "paced": paced_row,
+        "retries": retries_row, "pacing_off": pacing_off_row, "account": account_row}
 
 
 @check(
     "settings.snapshot.per_operation",
-    "A saved key, base, option or switch reaches the next operation; one under way keeps the snapshot it resolved",
+    "A saved key, base, route, option or switch reaches the next operation; one under way keeps the snapshot it "
+    "resolved",
     seed="001",
     requires=(WS, API, CAP_LIVE_SETTINGS),
     provider="api",
@@ -402,7 +493,16 @@ ROWS = {"key": key_row, "switch": switch_row, "base": base_row, "options": optio
     "prompt sends no ori_question ('sendOriginalQuestion: false disables it') and count 3 (the configured count "
     "unless the request's bound is smaller), where before the save it sent ori_question and count 8; and (with "
     "messages-search) after saving max_uses 2 a Messages search's web_search tool carries max_uses 2, not the "
-    "configured 5. A query of a batch that waits for its pacing slot (with pacing, 1 QPS) "
+    "configured 5. So too the retries and the pacing (with retry, with pacing): after saving retries 2 over the "
+    "configured 0, a web_search whose first request is answered 503 with Retry-After 0 sends its retry and is "
+    "answered, where before the save it sent that one request, and saved 0 again it sends one; after saving pacing "
+    f"off over a configured {SLOW_QPS:g} QPS, a two-query web_search sends one request per query and is answered "
+    "(still paced, its second slot would come 100 s later, past the search's deadline: both rows are judged by the "
+    "requests sent, not their times). And the credential route (with account-route; 'A Session on the DeepSeek "
+    "account route sends its account token instead'): configured with both an API key and an account token on the "
+    "API-key route, after saving auth account the next Search API request (and with fetch-api the Fetch API "
+    "request) carries the account token where before the save it carried the key. A query of a batch that waits "
+    "for its pacing slot (with pacing, 1 QPS) "
     "while key, base and count are saved goes out from one snapshot: the configured key, base and count, or, its "
     "search started only when its slot came, the saved ones; never a mix (a run whose second request went out "
     "before the save was answered shows nothing of the wait and is run again, three runs at most). "
@@ -415,7 +515,9 @@ async def per_operation(ctx: CheckContext) -> None:
     capabilities = ctx.hello.capabilities
     for case in CASES:
         if (case["row"] in ("switch", "messages_options") and CAP_MESSAGES_SEARCH not in capabilities) or (
-            case["row"] == "in_flight" and CAP_RETRY not in capabilities
-        ) or (case["row"] == "paced" and CAP_PACING not in capabilities):
+            case["row"] in ("in_flight", "retries") and CAP_RETRY not in capabilities
+        ) or (case["row"] in ("paced", "pacing_off") and CAP_PACING not in capabilities) or (
+            case["row"] == "account" and CAP_ACCOUNT_ROUTE not in capabilities
+        ):
             continue
         await ROWS[case["row"]](ctx, case)
