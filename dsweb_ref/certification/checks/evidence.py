@@ -999,6 +999,15 @@ RETRIES = (
         "whitespace only) taken for a new query",
         {"again": "zz<U+0009>qx unknowable"},
     ),
+    # From a hunt (T4-1): every row's first call was a dead end, so a pipeline refusing EVERY earlier query of the
+    # conversation when asked again (each query of a call added to the repeats it refuses, or remembered as an
+    # attempt that found nothing) certified. Here the first call finds evidence.
+    Case("found-again", "every earlier query of the conversation refused, also one that found evidence: a query "
+         "asked again (data that changes over time: news, prices) refused or left unsearched",
+         {"first_found": "harbour pilot roster", "again": "harbour pilot roster", "accept": True}),
+    Case("found-less-specific", "the dead-end rules applied to queries that found evidence: a less specific query "
+         "(all its words in one that found evidence) refused as no retry",
+         {"first_found": "harbour pilot roster", "again": "pilot roster", "accept": True}),
 )
 _SPACE = re.compile(r"\s+")
 
@@ -1039,12 +1048,14 @@ def _roster(ctx: CheckContext, query: str) -> None:
     serve_page(ctx, ROSTER_URL, query.title(), f"# {query.title()}\n\n{ROSTER_FACT}")
 
 
-async def _roster_found(ctx: CheckContext, query: str, context: dict[str, Any], what: str) -> None:
-    """A call of the conversation that finds evidence (ROSTER_FACT's page) for ``query``."""
+async def _roster_found(
+    ctx: CheckContext, query: str, context: dict[str, Any], what: str, which: str = "the call in between"
+) -> None:
+    """A call of the conversation (``which``) that finds evidence (ROSTER_FACT's page) for ``query``."""
     _roster(ctx, query)
-    value = expect_success(await _evidence(ctx, query, context), f"{what}: the call in between")
+    value = expect_success(await _evidence(ctx, query, context), f"{what}: {which}")
     lines = [e for g in value.get("queries", []) if isinstance(g, dict) for e in g.get("evidence", [])]
-    require(lines, f"{what}: the call in between ({query!r}) found no evidence", text=str(value)[:500])
+    require(lines, f"{what}: {which} ({query!r}) found no evidence", text=str(value)[:500])
 
 
 def _refused(outcome: CallOutcome, what: str, catches: str) -> None:
@@ -1062,6 +1073,19 @@ def _refused(outcome: CallOutcome, what: str, catches: str) -> None:
             catches=catches, text=(outcome.text or "")[:300])  # fmt: skip
 
 
+async def _dead_end(ctx: CheckContext, case: Case, context: dict[str, Any]) -> None:
+    """The case's first call: its query (``first``, or zzqx unknowable) says [needs_retry]."""
+    asked = case.params.get("first", "zzqx unknowable")
+    if "results" in case.params:  # the first search finds results (once), none with a usable passage
+        script(ctx, asked, [row(url, title, snippet) for url, title, snippet, _page in case["results"]])
+        for url, title, _snippet, page in case["results"]:
+            serve_page(ctx, url, title, page)
+    if isinstance(asked, list):  # a batch whose other query finds evidence: one result, its page answering
+        _roster(ctx, asked[0])
+    first = await _evidence(ctx, asked, context)
+    require("[needs_retry]" in (first.text or ""), f"{case.name}: no [needs_retry] for a query that found nothing")
+
+
 @check(
     "evidence.retry_refused",
     "After [needs_retry], the same query (ignoring case and spacing) is refused in the same conversation",
@@ -1077,7 +1101,10 @@ def _refused(outcome: CallOutcome, what: str, catches: str) -> None:
     "adding facts that had no evidence before is no good retry. Adding the subject, place or time the user's "
     "question gives, a plain word, or a fact earlier evidence of the conversation showed is the retry the seed "
     "asks for. How the tool refuses a repeat is open: a WEB_* error, or an answer that says [needs_retry] again "
-    "and holds no evidence, as long as the engine is not asked again.",
+    "and holds no evidence, as long as the engine is not asked again. The refusal is scoped to a query that said "
+    "[needs_retry] (\"ถ้าผลขึ้น [needs_retry] agent ต้องปรับ query ให้เจาะจงขึ้น … ห้ามยิง query เดิมซ้ำ\"): a query "
+    "that found evidence may be asked again (web_search serves \"ข้อมูลที่เปลี่ยนตามเวลา เช่นข่าวล่าสุด ราคา\", "
+    "data that changes over time), and one with fewer of its words is no retry of a dead end; both are searched.",
     cases=RETRIES,
 )
 async def retry_refused(ctx: CheckContext) -> None:
@@ -1087,21 +1114,18 @@ async def retry_refused(ctx: CheckContext) -> None:
             context["question"] = _spelled(case["question"])
         if "evidence" in case.params:
             await _found(ctx, case["evidence"], context, case.name)
-        asked = case.params.get("first", "zzqx unknowable")
-        if "results" in case.params:  # the first search finds results (once), none with a usable passage
-            script(ctx, asked, [row(url, title, snippet) for url, title, snippet, _page in case["results"]])
-            for url, title, _snippet, page in case["results"]:
-                serve_page(ctx, url, title, page)
-        if isinstance(asked, list):  # a batch whose other query finds evidence: one result, its page answering
-            _roster(ctx, asked[0])
-        first = await _evidence(ctx, asked, context)
-        require("[needs_retry]" in (first.text or ""), f"{case.name}: no [needs_retry] for a query that found nothing")
+        if "first_found" in case.params:  # the first call finds evidence: asking again is no retry of a dead end
+            await _roster_found(ctx, case["first_found"], context, case.name, "the first call")
+        else:
+            await _dead_end(ctx, case, context)
         between = case.params.get("between", [])
         for other in [between] if isinstance(between, str) else between:  # other dead ends, one call each
             other_first = await _evidence(ctx, other, context)
             require("[needs_retry]" in (other_first.text or ""), f"{case.name}: no [needs_retry] for {other!r}")
         if "found_between" in case.params:  # a call in between finds evidence: no reason to forget the dead end
             await _roster_found(ctx, case["found_between"], context, case.name)
+        if "first_found" in case.params:  # the engine answers it with evidence again (a fact of the day)
+            _roster(ctx, case["again"])
         await ctx.settle()
         searches = len(ctx.records("search"))
         again = await _evidence(ctx, _spelled(case["again"]), context)
