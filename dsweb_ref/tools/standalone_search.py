@@ -6,7 +6,8 @@ object ``{"summary", "sources": [{"title", "url"}], "truncated"?}``:
 
 - 90 s per search, an 8192-token output budget sent as the request's limit;
 - at most eight distinct HTTP(S) sources (no userinfo; exact-URL dedupe; first wins);
-- a summary of at most 12 000 UTF-8 bytes, cut on a character boundary;
+- a summary of at most 12 000 UTF-8 bytes and titles of at most 2 048, cut on a character boundary
+  (``truncated`` set when either is cut);
 - the encoded result at most 24 000 bytes, measured on the encoded bytes (escaping expands):
   the summary is cut further, then sources are dropped from the end, and ``truncated`` is set.
 
@@ -127,6 +128,18 @@ def bound_sources(sources: tuple[StandaloneSource, ...]) -> list[dict[str, str]]
         if len(out) == MAX_SOURCES:
             break
     return out
+
+
+def _titles_cut(sources: tuple[StandaloneSource, ...], kept: list[dict[str, str]] | None = None) -> bool:
+    """Whether a source kept (``kept``; None: those :func:`bound_sources` keeps) shows a title other than its
+    result's (a URL's title is its first result's): a title cut, which the result then flags, as it flags any cut
+    (seed 003 sets no title bound; the reference's is its own)."""
+    given: dict[str, str] = {}
+    for source in sources:
+        if isinstance(source.url, str) and source.url not in given:
+            given[source.url] = clean_text(source.title) if isinstance(source.title, str) else ""
+    shown = bound_sources(sources) if kept is None else kept
+    return any(given.get(s["url"], s.get("title", "")) != s.get("title", "") for s in shown)
 
 
 def _encode(summary: str, sources: list[dict[str, str]], truncated: bool) -> bytes:
@@ -258,6 +271,7 @@ class StandaloneSearchTool:
                 "verify that this endpoint and model support web search",
             )
         summary, cut = _cut_bytes(clean_text(answer.summary), MAX_SUMMARY_BYTES)
+        cut = cut or _titles_cut(answer.sources)  # a title cut to MAX_TITLE_BYTES is a cut too
         return encode_result(summary, bound_sources(answer.sources), cut), answer.usage
 
     async def execute(self, arguments: object, ctx: CallContext | None = None) -> ToolResult:

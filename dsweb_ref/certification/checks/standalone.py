@@ -34,10 +34,12 @@ import binascii
 import gzip
 import json
 import re
+import socket
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
+from urllib.parse import urlsplit
 
 from ..._exceptions import WebErrorCode
 from ...emulator import (
@@ -659,6 +661,9 @@ ANSWERED = {"messages": _messages_body([_result_block([_item("https://a.example.
                                         {"type": "text", "text": ANSWER_TEXT}]),
             "responses": _responses_body([_search_call(urls=("https://a.example.test/",)),
                                           _answer([_text(ANSWER_TEXT)])])}
+DUPLICATED = ("https://dup.example.test/gold", "https://other.example.test/gold")
+LONG_TITLE_URL = "https://long-title.example.test/gold"
+LONG_TITLE = ("Gold price archive, every closing price since 1970 " * 100)[:5_000].rstrip()
 BOUND_CASES = (
     Case("huge-messages-summary", "no bound on the encoded result (Messages answer of 60 000 characters)",
          {"protocol": "messages", "fault": HugeSummary(60_000)}),
@@ -731,6 +736,21 @@ BOUND_CASES = (
          {"protocol": "messages", "size_only": True, "fault": Malformed(body=_messages_body(
              [_result_block([_item(u, t) for u, t in EDGE_SOURCES]),
               {"type": "text", "text": EDGE_SUMMARY}]))}),
+    # From a hunt (T2-3): truncated set whenever the backend's list was shortened passed; here only an exact
+    # duplicate of a source is dropped (seed 003 keeps "八个不重复的 HTTP(S) 来源", eight distinct sources) and the
+    # short answer is whole: nothing was cut, so the flag is absent or false.
+    Case("duplicate-source-short-answer", "truncated set when only an exact duplicate source was dropped (fewer "
+         "sources than the backend listed taken for a cut), the short answer whole",
+         {"protocol": "messages", "answer": ANSWER_TEXT, "fault": AsAnswer(_messages_body(
+             [_result_block([_item(DUPLICATED[0]), _item(DUPLICATED[0]), _item(DUPLICATED[1])]),
+              {"type": "text", "text": ANSWER_TEXT}]))}),
+    # From a hunt (T2-4): source titles cut to a fixed length with no flag passed (the reference cut at 2 048 bytes
+    # unflagged). Seed 003 sets no title bound: a title of 5 000 characters in a small result may be kept whole
+    # (unflagged, nothing lost) or cut by a target's own bound, which is a cut the result flags.
+    Case("long-title-small-result", "a source's title cut to a fixed length (2 048 bytes, 200, ...) without "
+         "setting truncated, the rest of the result small", {"protocol": "messages", "long_title": LONG_TITLE,
+                                                             "fault": AsAnswer(_messages_body(
+             [_result_block([_item(LONG_TITLE_URL, LONG_TITLE)]), {"type": "text", "text": ANSWER_TEXT}]))}),
     # The same answers asked for as a stream (configure standalone_stream; a target may answer plainly).
     Case("huge-messages-summary-streamed", "losing a streamed answer's text deltas (a text block read from its "
          "content_block_start alone), so the huge summary is never cut",
@@ -770,8 +790,10 @@ def _whole_fault(text: str) -> Fault:
     provider="messages",
     rule="Seed 003: the encoded result is at most 24 000 bytes, so the generic tool-output limit never cuts the "
     "JSON; a cut result carries the optional truncated flag (sources dropped to fit are a cut too, where the "
-    "target keeps each of them alone), and a result that lost nothing does not claim a cut (the summary's own "
-    "bound is open). The summary is the search model's generated answer: a short answer, needing no cut, reaches "
+    "target keeps each of them alone, and so is a title cut by a target's own bound: seed 003 sets none, so a "
+    "long title is kept whole or its cut flagged), and a result that lost nothing does not claim a cut (the "
+    "summary's own bound is open; an exact duplicate source dropped is no loss: seed 003 keeps distinct sources). "
+    "The summary is the search model's generated answer: a short answer, needing no cut, reaches "
     "the summary whole and unflagged, whatever words a target puts around it (which of several text blocks make "
     "up the summary is open; streamed or not, the same answer). The JSON holds summary, sources and the optional "
     "truncated flag, nothing beside them: the search's usage is reported apart, never shown to the main model.",
@@ -793,6 +815,14 @@ async def result_bounded(ctx: CheckContext) -> None:
         require(not extra, f"[{case.name}] the result carries {extra} beside summary, sources and truncated",
                 keys=extra, catches=FIELDS_CATCHES)
         if case.params.get("fields"):
+            continue
+        long_title = case.params.get("long_title")
+        if long_title is not None:  # kept whole and unflagged, or cut and flagged (a source dropped: other rows')
+            given = [s.get("title") for s in value["sources"] if _url_key(s.get("url")) == _url_key(LONG_TITLE_URL)]
+            whole = given == [long_title]
+            require(not given or whole != (value.get("truncated") is True), f"[{case.name}] the title of {len(long_title)} "
+                    f"characters is {'whole' if whole else f'shown as {str(given)[:80]}'} and truncated is "
+                    f"{value.get('truncated')!r}", catches=case.catches)
             continue
         answer = case.params.get("answer")
         if answer is not None:  # compared with whitespace collapsed: any words around the answer are open
@@ -1025,9 +1055,15 @@ PROSE_CASES = (
          {"protocol": "messages", "stream": True,
           "fault": AsAnswer(_STREAMED["messages"], "cut", ignores_stream=True)}),
     # From a mutation survivor: the standalone tool has no seam turning a crash into WEB_PROVIDER_ERROR.
+    # From a hunt (T2-1): a network failure answered as an empty success ({"summary": "", "sources": []}, "nothing
+    # found") passed, this row taking a result or a tool error. An answer cut off mid-body completed no search, and
+    # seed 003 returns failures as ordinary tool errors ("失败通过普通工具错误返回"): a tool error, not a result.
     Case("messages-body-cut", "crashing when the connection breaks mid-body on a plain request (a transport "
-         "error let out raw)",
-         {"protocol": "messages", "answered": True, "fault": CutBody()}),
+         "error let out raw), or answering it as a success that found nothing",
+         {"protocol": "messages", "fault": CutBody()}),
+    Case("messages-connection-refused", "answering a search request whose connection is refused (nothing listens "
+         "at the account's address) as a success that found nothing, or crashing on it",
+         {"protocol": "messages", "refused": True}),
     # Two survivors of the seed-4 draw, crashes the other tools' service guard hides: an upstream error exactly as
     # long as the window the scrubber reads (the reference's 500 shown + 4,096 characters), and a gzip answer
     # followed by bytes that are no further gzip member (reading or refusing it is open, a crash is not).
@@ -1143,6 +1179,22 @@ def _prose_fault(case: Case, key: str) -> Fault:
     return case.params.get("fault") or ProseOnly("From memory: https://guess.example.test/")
 
 
+async def _refused(ctx: CheckContext, protocol: str) -> CallOutcome:
+    """One search of "search api" whose account's base names a loopback port nothing listens on (a socket bound
+    there and never listening, held for the call: a connection to it is refused)."""
+    field = "openai_base" if protocol == "responses" else "messages_base"
+    kept = getattr(ctx.config, field)
+    with socket.socket() as bound:
+        bound.bind(("127.0.0.1", 0))
+        port = bound.getsockname()[1]
+        await ctx.configure(**{field: urlsplit(kept)._replace(netloc=f"127.0.0.1:{port}").geturl()})
+        ctx.fresh()
+        try:
+            return await _search(ctx, "search api", protocol)
+        finally:
+            await ctx.configure(**{field: kept})
+
+
 @check(
     "standalone.prose.error",
     "an answer without a completed native search, or a failed search request, is a tool error",
@@ -1152,7 +1204,8 @@ def _prose_fault(case: Case, key: str) -> Fault:
     rule="Seed 003: if the backend returns only an ordinary answer without completing native search results, "
     "a tool error is reported; failures are returned as ordinary tool errors (an HTTP error status, whatever its "
     "body holds; a search that failed in band "
-    "completed nothing, and a malformed answer is no completed search either), and, by the project's rule that "
+    "completed nothing, and a malformed answer is no completed search either; nor is a request whose connection is "
+    "refused or an answer cut off mid-body: never a result that found nothing), and, by the project's rule that "
     "no secret lands in any log or report, a tool error never shows the credential, whatever the upstream "
     "quoted. Whether and how much of the upstream's error is quoted stays open. A call without a query or with "
     "another property may be refused or searched, but is answered as a result or an ordinary tool error; so is a "
@@ -1165,6 +1218,9 @@ async def prose_error(ctx: CheckContext) -> None:
     key = ctx.config.api_key
     for case in PROSE_CASES:
         await _streaming(ctx, case)
+        if case.params.get("refused"):
+            expect_error(await _refused(ctx, case["protocol"]), f"[{case.name}]")
+            continue
         if "base" in case.params:  # refusing the configuration is right too: nothing can run on it
             kept = ctx.config.openai_base
             if await ctx.configure_if_accepted(openai_base=case["base"]):

@@ -55,6 +55,20 @@ SAVE_CASES = (
     _case("existing-field-replaced", "adding a second web_search_model instead of replacing the first",
           "[agent]\nweb_search_model = \"old-conn/old-model\"\nmodel = \"deepseek-v4-pro\"\n",
           "new-conn/deepseek-v4-flash"),
+    # From a hunt (T2-2): a line-based save finding the field only when written as a double-quoted basic string
+    # passed; with a literal ('...') or multi-line ("""...""") string it added a second field to [agent] (no TOML) or
+    # left the top-level one beside a new one. The field is the same whichever TOML string form holds it.
+    _case("literal-string-field-replaced", "finding the field only when its value is a double-quoted basic string, "
+          "so a single-quoted literal one stays and a second field is added (the file no TOML)",
+          "[agent]\nweb_search_model = 'old-conn/old-model'\nmodel = \"deepseek-v4-pro\"\n",
+          "new-conn/deepseek-v4-flash"),
+    _case("top-level-literal-string-field-replaced", "the same at the top level (the field then given twice)",
+          "web_search_model = 'old-conn/old-model'\nlanguage = \"th\"\n\n[agent]\nmodel = \"deepseek-v4-pro\"\n",
+          "new-conn/deepseek-v4-flash"),
+    _case("multi-line-string-field-replaced", "the same for a multi-line basic string (\"\"\"...\"\"\"): its "
+          "first two quotes taken for the value, the rest of the old value left on the line",
+          "[agent]\nweb_search_model = \"\"\"old-conn/old-model\"\"\"\nmodel = \"deepseek-v4-pro\"\n",
+          "new-conn/deepseek-v4-flash"),
     _case("no-agent-table", "appending the field at the end of the file, inside the last table",
           "[tools]\nenabled = [\"web_search\"]\n", "search-conn/deepseek-v4-flash"),
     # From a hunt (R-I4): a save moving the whole [agent] table to the end of the file passed, the rest compared
@@ -229,10 +243,11 @@ def _effect_problems(case: Case, value: dict[str, Any]) -> list[str]:
     provider="messages",
     rule="Seed 003: the assigned search model is saved as [agent] web_search_model = \"connection/model\" "
     "(the model name may contain /; missing, empty or auto is automatic); this version's save updates only "
-    "that field and keeps the rest of the configuration, every other key and table in its place (the old generic "
-    "save could lose the field, comments or unknown fields); Desktop saves the user's global settings, and when a "
-    "project reasonix.toml sets the field, the project's value is shown as the one in effect, as the project's "
-    "(also when it equals the value saved). A file that is not TOML is refused or kept whole.",
+    "that field ('新版此设置的保存仅更新该字段'), whichever TOML string form (basic, literal, multi-line) "
+    "holds its old value, and keeps the rest of the configuration, every other key and table in its place (the "
+    "old generic save could lose the field, comments or unknown fields); Desktop saves the user's global settings, "
+    "and when a project reasonix.toml sets the field, the project's value is shown as the one in effect, as the "
+    "project's (also when it equals the value saved). A file that is not TOML is refused or kept whole.",
     cases=SAVE_CASES,
     profiles=("seed-003-settings-save",),
 )

@@ -5,7 +5,8 @@ tokens its model request used and its HTTP request count under the ``web-search`
 HTTP 请求次数单独以 `web-search` 来源上报"), owned by the connection and model the search was set to use
 ("查询和搜索用量归属实际指定的连接及模型"): the model the request named, never one the answer claims; the
 tokens as the answer counted them, a streamed answer's opening and closing counts read together (a Responses
-input count's cached tokens and output count's reasoning tokens kept in it or reported apart, never lost); a count below
+input count's cached tokens and output count's reasoning tokens kept in it or reported apart, never lost; a Messages
+answer's cache reads and writes, which its input_tokens leaves out, folded into it or reported apart); a count below
 zero (no request used it) never reported as it stands, since the usage is counted into the task's ("计入任务用量").
 
 Left open (accepted either way): more keys beside these (the reference adds ``web_search_requests``), how
@@ -15,6 +16,7 @@ the connection is named, and the usage of a search that failed (a tool error car
 from __future__ import annotations
 
 import json
+from itertools import combinations
 from typing import Any
 
 from ...emulator import AsAnswer, Fault
@@ -45,6 +47,11 @@ OTHER_MODEL = "deepseek-v4-flash-0917-served"  # what an answer may say it was, 
 
 # The counts of an answer that no request can have used: an input count below zero.
 NEGATIVE = {**TOKENS, "input_tokens": -TOKENS["input_tokens"]}
+# A Messages answer's counts with input read from and written to the prompt cache: input_tokens leaves both out, so
+# the request's input is the three together (TOKENS' 1 234).
+CACHE_READ, CACHE_CREATION = 1_000, 50
+CACHED = {**TOKENS, "input_tokens": TOKENS["input_tokens"] - CACHE_READ - CACHE_CREATION,
+          "cache_read_input_tokens": CACHE_READ, "cache_creation_input_tokens": CACHE_CREATION}
 
 
 def _messages(model: str = STANDALONE_MODEL, searches: int = 1, tokens: dict[str, int] = TOKENS) -> bytes:
@@ -95,6 +102,17 @@ USAGE_CASES = (
          "of input_tokens, used by the request and counted at the account's price; reporting them apart, under a "
          "key naming the cache, at the usage's top level or in an object inside it, is accepted)",
          {"protocol": "responses", "fault": AsAnswer(_responses(cached=1_000))}),
+    # From a hunt (T2-5): on Messages, input_tokens leaves out the tokens read from and written to the prompt
+    # cache (cache_read_input_tokens, cache_creation_input_tokens count apart); every answer before gave none, so a
+    # usage that lost them passed. Both are input the request used, priced at the account's rates ("使用所选账号的
+    # 价格计入任务用量"): folded into input_tokens, or reported apart under keys naming the cache, never lost.
+    Case("messages-cache-tokens", "the cache read and cache creation tokens of a Messages answer lost (only its "
+         "input_tokens, which leaves both out, reported; folding them into input_tokens, or reporting either apart "
+         "under a key naming the cache, is accepted)",
+         {"protocol": "messages", "cache": True, "fault": AsAnswer(_messages(tokens=CACHED))}),
+    Case("messages-cache-tokens-streamed", "the same on a streamed answer (its message_start and message_delta "
+         "each carry the cache counts)",
+         {"protocol": "messages", "cache": True, "stream": True, "fault": AsAnswer(_messages(tokens=CACHED))}),
     Case("responses-answer-names-another-model", "the same over Responses",
          {"protocol": "responses", "fault": AsAnswer(_responses(OTHER_MODEL))}),
     Case("messages-streamed", "a streamed answer's usage read from one event: message_start's (its output count "
@@ -137,8 +155,19 @@ def _cache_hits(usage: dict[str, Any]) -> set[int]:
             and type(v) is int and v > 0}
 
 
-def _problems(usage: Any, unknown: tuple[str, ...] = ()) -> list[str]:
-    """What ``usage`` gets wrong; ``unknown`` are the counts the answer gave as no count (judged by ``_count``)."""
+def _cache_counts(usage: dict[str, Any]) -> list[int]:
+    """The counts of cached input a Messages usage reports apart, each whole number under a key naming the cache (at
+    its top level or in an object inside it): reads and writes alike, since a Messages input_tokens leaves out both
+    (misses are not such counts)."""
+    places = (usage, *(v for v in usage.values() if isinstance(v, dict)))
+    return [v for place in places for k, v in place.items()
+            if isinstance(k, str) and "cache" in k.lower() and "miss" not in k.lower() and type(v) is int and v > 0]
+
+
+def _problems(usage: Any, unknown: tuple[str, ...] = (), cache: bool = False) -> list[str]:
+    """What ``usage`` gets wrong; ``unknown`` are the counts the answer gave as no count (judged by ``_count``);
+    ``cache``: a Messages answer whose input_tokens leaves out its cache reads and writes (any of the counts reported
+    apart, :func:`_cache_counts`, make up the rest of the input)."""
     if not isinstance(usage, dict):
         return [f"value.usage is {type(usage).__name__}, expected an object"]
     want: dict[str, Any] = {"source": "web-search", "model": STANDALONE_MODEL, **TOKENS, "http_requests": 1}
@@ -156,8 +185,12 @@ def _problems(usage: Any, unknown: tuple[str, ...] = ()) -> list[str]:
     # Cached input tokens reported apart with an input count that leaves them out: counted with it; an input count
     # that holds them, with or without such keys beside it, is right as it stands.
     given = usage.get("input_tokens")
+    apart = [(hit,) for hit in _cache_hits(usage)]
+    if cache:  # each read or write reported apart counts once, whichever of them the input count holds
+        found = _cache_counts(usage)
+        apart = [c for n in range(1, len(found) + 1) for c in combinations(found, n)]
     if type(given) is int and given != want.get("input_tokens") and any(
-            given + hit == want.get("input_tokens") for hit in _cache_hits(usage)):
+            given + sum(hits) == want.get("input_tokens") for hits in apart):
         usage = {**usage, "input_tokens": want["input_tokens"]}
     problems = [f"{key}={usage.get(key)!r}, expected {value!r}" for key, value in want.items()
                 if usage.get(key) != value or isinstance(usage.get(key), bool)]
@@ -182,7 +215,9 @@ def _problems(usage: Any, unknown: tuple[str, ...] = ()) -> list[str]:
     "whatever model the answer claims), the answer's input and output tokens (a stream's opening and closing "
     "counts together; a Responses input count holds its cached tokens and an output count its reasoning tokens, "
     "both used by the request and priced: either may be reported apart, under reasoning_tokens or a key naming "
-    "the cache, the count beside it then without them, never lost) and one HTTP request (the search's own "
+    "the cache, the count beside it then without them, never lost; a Messages input_tokens leaves out its "
+    "cache_read_input_tokens and cache_creation_input_tokens, input the request used too: each folded into the "
+    "input count or reported apart under a key naming the cache, never lost) and one HTTP request (the search's own "
     "request, however many searches the model ran inside it: seed 003 says each search adds one model request). "
     "More keys are accepted. The usage is "
     "'counted into the task's usage at the account's price', so a count the answer gives below zero, which no "
@@ -200,5 +235,5 @@ async def usage_reported(ctx: CheckContext) -> None:
             continue  # the answer refused as a failure: it reports no count at all
         _visible(outcome, f"[{case.name}]")
         value = outcome.value if isinstance(outcome.value, dict) else {}
-        problems = _problems(value.get("usage"), unknown)
+        problems = _problems(value.get("usage"), unknown, bool(case.params.get("cache")))
         require(not problems, f"[{case.name}] {'; '.join(problems)}", usage=value.get("usage"), catches=case.catches)
