@@ -83,3 +83,22 @@ def test_the_rows_skip_without_their_capability(monkeypatch: pytest.MonkeyPatch)
     target = InProcessTarget(targets._Reference(), name="dsweb_ref", version="test", capabilities=capabilities)
     (result,) = run(target, only=[CHECK]).results
     assert result.outcome.value == "passed", result.reason
+
+
+def test_a_target_refusing_a_rate_below_one_per_second_is_not_judged_by_the_pacing_row(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # open (review R1 F4): no seed names a range of rates; a target refusing 0.01 QPS at configure (a floor of
+    # 1 QPS) is not judged by the pacing-off row, and says so in the result's details
+    original = InProcessTarget.configure
+
+    async def floored(self: InProcessTarget, config: targets.TargetConfig) -> None:
+        if config.pacing_qps is not None and config.pacing_qps < 1:
+            raise targets.TargetError(f"pacing_qps {config.pacing_qps} below 1 request per second")
+        await original(self, config)
+
+    monkeypatch.setattr(InProcessTarget, "configure", floored)
+    keep_rows(live_settings, TABLE, (PACING_OFF,), monkeypatch)
+    (result,) = run(targets.reference_target(), only=[CHECK]).results
+    assert result.outcome.value == "passed", result.reason
+    assert "refused at configure: not judged" in str(result.details.get(PACING_OFF)), result.details

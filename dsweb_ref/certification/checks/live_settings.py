@@ -429,7 +429,11 @@ async def pacing_off_row(ctx: CheckContext, case: Case) -> None:
     (a batch's queries start together), answered. Still paced, its second query could not be sent before its
     deadline: the row is judged by the requests sent, never by when they came."""
     await ctx.configure(provider="api", api_key=DEFAULT_API_KEY, tools_base=ctx.emu.tools_base, retries=0,
-                        pacing_qps=SLOW_QPS)
+                        pacing_qps=None)
+    if not await ctx.configure_if_accepted(pacing_qps=SLOW_QPS):
+        # No seed names a range of rates: a target may refuse one this slow (a review found a floor of 1 QPS).
+        ctx.note(case.name, f"pacing_qps {SLOW_QPS:g} refused at configure: not judged")
+        return
     await save(ctx, case, pacing_qps=None)
     ctx.fresh()
     outcome = await ctx.search(list(PACED_QUERIES))
@@ -498,7 +502,8 @@ ROWS = {"key": key_row, "switch": switch_row, "base": base_row, "options": optio
     "answered, where before the save it sent that one request, and saved 0 again it sends one; after saving pacing "
     f"off over a configured {SLOW_QPS:g} QPS, a two-query web_search sends one request per query and is answered "
     "(still paced, its second slot would come 100 s later, past the search's deadline: both rows are judged by the "
-    "requests sent, not their times). And the credential route (with account-route; 'A Session on the DeepSeek "
+    "requests sent, not their times; no seed names a range of rates, so a target refusing that slow a rate at "
+    "configure is not judged by that row). And the credential route (with account-route; 'A Session on the DeepSeek "
     "account route sends its account token instead'): configured with both an API key and an account token on the "
     "API-key route, after saving auth account the next Search API request (and with fetch-api the Fetch API "
     "request) carries the account token where before the save it carried the key. A query of a batch that waits "
