@@ -252,9 +252,10 @@ def _request_key(body: dict[str, Any], whole: bool) -> str:
     return json.dumps({**body, "query": _plain(body["query"])}, sort_keys=True, default=str)
 
 
-async def _failed_search(ctx: CheckContext, case: Case) -> None:
+async def _failed_search(ctx: CheckContext, case: Case, retries: bool = False) -> None:
     """A batch of two queries, one whose every Search request is answered ``status``: each query is sent once; after
-    a 400 each distinct request is sent once (the same query may follow in a changed request)."""
+    a 400 each distinct request is sent once (the same query may follow in a changed request). ``retries``: the
+    target was configured with retries on (search.api.retry.never's evidence rows: a 402 or 400 all the same)."""
     ctx.fresh()
     _serve_pages(ctx)
     ctx.emu.inject("search", Status(case["status"]), times=None, when=query_match("search", FAILED_QUERY))
@@ -273,9 +274,10 @@ async def _failed_search(ctx: CheckContext, case: Case) -> None:
         # The other query may go unsent: seed 001's tool fails the batch if one query fails.
         least = 1 if query == FAILED_QUERY else 0
         again = "the same request" if whole else "the same query"
+        setting = "on" if retries else "off"
         require(least <= len(mine) and times <= 1, f"{case.name}: {times} Search API requests for "
                 f"{query!r}{' with one body' if whole else ''}, expected "
-                f"{'exactly one' if least else 'at most one'} (retries off; never {again} again)",
+                f"{'exactly one' if least else 'at most one'} (retries {setting}; never {again} again)",
                 sent=sent, catches=case.catches)
 
 

@@ -34,6 +34,7 @@ import email.utils
 import functools
 import ipaddress
 import itertools
+import json
 import math
 import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
@@ -44,6 +45,7 @@ from ..._exceptions import WebError
 from ...emulator import Delay, Hold, RateLimited, Redirect, RequestRecord, Status
 from ...emulator.faults import Fault
 from ..adapter_protocol import (
+    CAP_EVIDENCE_SEARCH,
     CAP_FETCH_API,
     CAP_FETCH_PACING,
     CAP_LOCALIZATION,
@@ -68,8 +70,10 @@ from ._base import (
 )
 from ._fakes import LOWERED_KEY
 from ._oracle import query_match
-from ._script import scripted
+from ._script import script, scripted
 from .batch import answer_probe, require_quiescent, wait_held
+from .evidence import _evidence
+from .evidence_wire import _failed_search
 from .search import require_tools_api_headers
 
 __all__ = ["OPT_IN_CHECKS", "SCHEDULING_CAPABILITIES"]
@@ -232,6 +236,13 @@ RETRY_CASES = (
          {"fault": Status(408, headers={"Retry-After": "1"}), "wait": 1}),
     Case("500, Retry-After 1 s, then success", "reading Retry-After on 429 and 503 only (any 5xx may send one)",
          {"fault": Status(500, headers={"Retry-After": "1"}), "wait": 1}),
+    # From a hunt (T1-4): every Retry-After row's failure was answered at once, so a wait counted from when the
+    # failed request was sent (not from its answer) passed. RFC 9110 counts delay-seconds after the response is
+    # received: a 503 answered 1 s after its request, Retry-After 1, is retried 1 s after that answer (the wrong
+    # reading retries at once). In the Retry-After block, which the 12 s rows make longer: no extra run time.
+    Case("503 answered after 1 s, Retry-After 1 s, then success", "the Retry-After wait counted from when the "
+         "failed request was sent, not from its answer: a slow 503 retried at once",
+         {"fault": Delay(1.0, then=Status(503, headers={"Retry-After": "1"})), "wait": 1}),
     Case("500, then success", "retrying only 503 among the 5xx (Service Unavailable taken for the one transient "
          "status)", {"fault": Status(500)}),
     Case("501, then success", "retrying only the usual transient 5xx (500, 502, 503 and 504, a urllib3-style "
@@ -316,7 +327,9 @@ _AT_ONCE_CATCHES = frozenset(c.catches for c in RETRY_CASES + RETRY_SEQUENCES
     provider="api",
     rule="Seed 001: the guide recommends waiting before retrying 408, 429 and 5xx; the seeds do not name "
     "Retry-After, and issue 12's protocol settles it: Retry-After, when sent on any of them, is the wait "
-    "(seconds or an HTTP date); retries are bounded. Every 5xx is retried, not "
+    "(seconds or an HTTP date), counted from the failure's answer (RFC 9110: delay-seconds are 'the number of seconds "
+    "to delay after the response is received'; a 503 answered 1 s after it was sent, Retry-After 1, is retried no "
+    "sooner than 1 s after that answer); retries are bounded. Every 5xx is retried, not "
     "only 500, 502, 503 and 504 nor only the statuses HTTP registers. Each of 408, 429 and 5xx waits before its "
     "retries: one retried at once while the others back off fails, judged on the second-longest of that status's "
     "waits without Retry-After. How long a wait is stays open (50 ms is one): only a retry within 40 ms of the "
@@ -737,6 +750,23 @@ NEVER_CASES = (
         (403, "retrying a Fetch API 403 (crawler-policy rejection) as transient"),
         (402, "retrying a Fetch API 402 (funding first)"),
     )),
+    # From a hunt (T1-2): the fetch rows above named 404, 403 and 402 only, so a Fetch API deny-list of those three
+    # (every other failure status retried after a wait, 400, 409 and 422 included) was certified. Seed 001's
+    # "other 4xx require a changed request" holds for a Fetch request as for a Search one.
+    *(Case(f"fetch {status}", catches, {"status": status, "fetch": True}) for status, catches in (
+        (400, "a Fetch API deny-list of the guide's named statuses (402, 403, 404): a rejected request (400) "
+              "retried unchanged"),
+        (409, "a Fetch API deny-list of 402, 403 and 404: a conflict (409) retried as transient"),
+        (422, "a Fetch API deny-list of 402, 403 and 404: an unprocessable request (422) retried unchanged"),
+    )),
+    # From a hunt (T4-3): with retries on, the evidence pipeline (seed 002) retried its own Search requests on any
+    # failure status, 402 and 400 included, while web_search sent each once: evidence.api_wire judges the pipeline
+    # with retries off only, and the rows above web_search only. Judged as evidence.api_wire's failed-search rows
+    # (a target without evidence-search through the Search and Fetch APIs skips them).
+    Case("evidence search 402", "the evidence pipeline's own Search requests retried on any failure status when "
+         "retries are on: a 402 (funding first) sent again", {"status": 402, "evidence": True}),
+    Case("evidence search 400", "the evidence pipeline's own Search requests retried on any failure status when "
+         "retries are on: a rejected request (400) sent again unchanged", {"status": 400, "evidence": True}),
 )
 
 
@@ -755,14 +785,25 @@ NEVER_CASES = (
     "first is a success and the second an error whose Location is never visited is search.outcome.empty's and "
     "search.redirect.not_followed's to judge). The same holds on the Fetch API for a target that serves web_fetch "
     "through it ('Fetch 403 means crawler-policy rejection, while 404 means no usable page content'): whether "
-    "Fetch API requests are retried at all is open, but never these.",
+    "Fetch API requests are retried at all is open, but never these, nor a 400, 409 or 422 (other 4xx require a "
+    "changed request). The evidence pipeline's own Search requests (seed 002, a target with evidence-search) are "
+    "Search API requests too: with retries on, a query answered 402 is sent exactly once and a request answered "
+    "400 never again unchanged (compared as evidence.api_wire compares them with retries off; a changed query may "
+    "follow).",
     cases=NEVER_CASES,
     slot="quiet",  # a bounded window proves no retry was sent
 )
 async def retry_never(ctx: CheckContext) -> None:
     await ctx.configure_opt_in(retries=RETRIES)
     fetches = {"web_fetch", CAP_FETCH_API} <= ctx.hello.capabilities
+    evidence = {CAP_FETCH_API, CAP_EVIDENCE_SEARCH} <= ctx.hello.capabilities
     for case in NEVER_CASES:
+        if case.params.get("evidence"):
+            if evidence:
+                await _failed_search(ctx, case, retries=True)
+            else:
+                ctx.note("evidence rows", "not judged: the target declares no evidence-search through the Fetch API")
+            continue
         if case.params.get("fetch"):
             if fetches:
                 await _fetch_not_retried(ctx, case)
@@ -788,7 +829,7 @@ async def retry_never(ctx: CheckContext) -> None:
 
 
 async def _fetch_not_retried(ctx: CheckContext, case: Case) -> None:
-    what = f"HTTP {case['status']} from the Fetch API"
+    what = f"{case.name}: HTTP {case['status']} from the Fetch API"
     # every request meets the status, so a retry shows as one (never as a later success)
     outcome = await ctx.under_fault("fetch", Status(case["status"]), lambda: ctx.fetch(FETCHED), times=None)
     await ctx.settle()
@@ -1054,6 +1095,7 @@ PACING_RETRY_CASES = (
          {"qps": 2, "calls": 1, "queries": 2, "retries": RETRIES, "fault": RateLimited(retry_after=0), "faulty": 1}),
 )
 
+EVIDENCE_QUERIES = ("harbour ferry timetable", "lumen bay adult fare", "pier crane permits", "quay fish market hours")
 PACING_CASES = (
     Case("two 2-query calls at once, 3 QPS",
          "no pacing; a burst of the whole rate followed by a refill; one pacer per call instead of one per "
@@ -1087,6 +1129,13 @@ PACING_CASES = (
     Case("three one-query calls one after another, 2 QPS",
          "a pacer that spaces only requests queued together and forgets its last start while idle: calls made one "
          "after another (each once the one before answered) go out unpaced", {"qps": 2, "sequential": 3}),
+    # From a hunt (T4-2): every row above searches through web_search, so an evidence pipeline (seed 002) whose own
+    # Search API requests skipped the account's pacer (a client of its own) was certified. Its four searches are
+    # requests against the same account's rate; each query finds nothing, so the call fetches no page (a
+    # pipeline's Fetch requests under fetch pacing are unjudged). A target without evidence-search skips the row.
+    Case("an evidence call of four queries at 3 QPS",
+         "the evidence pipeline's own Search API requests sent outside the account's pacer (web_search's paced, the "
+         "pipeline's four searches started at once)", {"qps": 3, "evidence": EVIDENCE_QUERIES}),
     # From the seed-9 mutation draw: a request given up at its deadline after its pacer start was counted (the
     # reference once ended such a start only when it was sent). Untimed: the first search, under a 1 s deadline,
     # may be sent or refused; the next one, under 3 s with its slot free at once, must be sent.
@@ -1123,7 +1172,9 @@ _WINDOW_RULE = (
     "how many are in flight: seed 000 runs a batch's queries concurrently, so a query whose slot has come is "
     "sent while an earlier one is still unanswered. A rate of 0 lets no request start, so it is refused (at "
     "configure, or WEB_CONFIG_INVALID / WEB_INVALID_ARGUMENTS at the call, nothing sent), never read as no "
-    "pacing.",
+    "pacing. The evidence pipeline's own Search requests (seed 002, a target with evidence-search) count too: an "
+    "evidence call of four queries keeps its searches' starts within the rate, judged as above (its Fetch "
+    "requests are not judged here).",
     cases=PACING_CASES,
     slot="quiet",  # counts starts per one-second window
 )
@@ -1166,6 +1217,13 @@ async def _paced_rows(ctx: CheckContext, check_id: str, cases: tuple[Case, ...])
             continue
         if case.params.get("after_short"):
             await _paced_after_short(ctx, case)
+            continue
+        if "evidence" in case.params:
+            if {CAP_FETCH_API, CAP_EVIDENCE_SEARCH} <= ctx.hello.capabilities:
+                await ctx.configure_opt_in(pacing_qps=float(case["qps"]))
+                await judge_timed(ctx, check_id, functools.partial(_paced_evidence_run, ctx, case, itertools.count()))
+            else:
+                ctx.note("evidence row", "not judged: the target declares no evidence-search through the Fetch API")
             continue
         if "before" in case.params:
             lowered = functools.partial(judge_timed, ctx, check_id, functools.partial(_lowered_run, ctx, case))
@@ -1226,6 +1284,23 @@ async def _paced_run(ctx: CheckContext, case: Case) -> list[Timed]:
     calls = [ctx.start_search(queries if case["calls"] == 1 else [f"{q} {c}" for q in queries])
              for c in range(case["calls"])]
     return await _paced_window(ctx, case, "search", calls)
+
+
+async def _paced_evidence_run(ctx: CheckContext, case: Case, runs: Iterator[int]) -> list[Timed]:
+    """One evidence call of ``case``'s queries (each finding nothing), then judged as :func:`_paced_window` judges
+    web_search's calls: its Search API requests' starts. Each run has queries and a conversation of its own (a
+    query that found nothing is not to be fired again in its conversation)."""
+    n = next(runs)
+    ctx.fresh()
+    queries = [_own(q, n) for q in case["evidence"]]
+    for query in queries:
+        script(ctx, query, [], times=None)
+    outcome = await _evidence(ctx, queries, {"id": f"paced evidence {n}", "local_names": []})
+    expect_success(outcome, f"{case.name}: the evidence call")
+    claims = await _window_claims(ctx, case, "search")
+    sent = len(ctx.records("search"))
+    require(sent >= len(queries), f"{case.name}: {sent} Search API requests for {len(queries)} queries")
+    return claims
 
 
 async def _paced_window(ctx: CheckContext, case: Case, route: str, calls: list[PendingCall]) -> list[Timed]:
@@ -1600,6 +1675,15 @@ FETCH_PACING_CASES = (
          "keeps its default headers (User-Agent, Accept, Accept-Encoding), or with another body than {url}",
          {"qps": 5, "urls": ("https://docs.example.test/api/fetch", "https://wiki.example.test/HTTP_redirect"),
           "judge": "wire"}),
+    # From a hunt (T1-3): no row above fails a fetch, so Fetch API retries sent outside the pacer (the pacer taken
+    # once per web_fetch call, for its first attempt) were certified. Retry-After 0: each retry is due at once, and
+    # its slot is what it waits for. Whether a target retries Fetch API requests at all is open: a fetch answered
+    # with the 429 (one request) only leaves fewer starts. Pages served for this row alone, on hosts of their own
+    # and new in each run (a target may cache a page it fetched). A target without capability retry skips it.
+    Case("two fetches at once, 2 QPS, each first answered 429 with Retry-After 0",
+         "Fetch API retries sent outside the pacer (only a web_fetch call's first attempt paced): every request "
+         "counts against the account's rate, a retry too",
+         {"qps": 2, "retry": RateLimited(retry_after=0), "hosts": ("tide-tables", "berth-notices")}),
 )
 
 
@@ -1619,7 +1703,11 @@ FETCH_PACING_CASES = (
     f"requests' starts than the configured rate. {_WINDOW_RULE} Pacing changes when a request is sent, not what it "
     "is: seed 001's 'requests send only the documented authorization and JSON content type' holds for a paced "
     "fetch, so each carries exactly Authorization: Bearer <key> and Content-Type: application/json (beyond HTTP "
-    "framing) and the body {url}. Left open: whether Search and Fetch share one pacer "
+    "framing) and the body {url}. Retries count too (seed 001 names no request exempt from the limit; "
+    "search.api.pacing.retries holds the same for Search): with capability retry and retries on, two fetches at "
+    "once, each first answered 429 with Retry-After 0, keep every Fetch API request's start, retries included, "
+    "within the rate, judged as above (whether Fetch API requests are retried at all is open). "
+    "Left open: whether Search and Fetch share one pacer "
     "or each has its own (only Fetch API requests are sent here), and the target-domain limit ('Fetch also has a "
     "target-domain limit'): every URL is on a host of its own, and no domain limit is judged.",
     cases=FETCH_PACING_CASES,
@@ -1632,7 +1720,14 @@ async def fetch_pacing_rate(ctx: CheckContext) -> None:
     expect_success(await ctx.fetch(FETCHED), "an unpaced fetch before pacing is configured")
     for case in FETCH_PACING_CASES:
         await ctx.configure_opt_in(pacing_qps=float(case["qps"]))
-        if case.params.get("judge") == "wire":
+        if "retry" in case.params:
+            if _retries_declared(ctx):
+                await ctx.configure_opt_in(pacing_qps=float(case["qps"]), retries=RETRIES)
+                retried = functools.partial(_paced_fetch_retries, ctx, case, itertools.count())
+                await judge_timed(ctx, "fetch.api.pacing.rate", retried)
+            else:
+                ctx.note("retry row", "not judged: the target declares no retry")
+        elif case.params.get("judge") == "wire":
             await _paced_fetch_wire(ctx, case)
         else:
             await judge_timed(ctx, "fetch.api.pacing.rate", functools.partial(_paced_fetch_run, ctx, case))
@@ -1654,6 +1749,30 @@ async def _paced_fetch_wire(ctx: CheckContext, case: Case) -> None:
         require_tools_api_headers(sent[0], what)
         require(sent[0].json == {"url": url}, f"{what}: body {sent[0].json!r}, expected exactly {{'url': {url!r}}}",
                 catches=case.catches)
+
+
+async def _paced_fetch_retries(ctx: CheckContext, case: Case, runs: Iterator[int]) -> list[Timed]:
+    """``case``'s pages fetched at once, each first answered ``case["retry"]``, then served: each call answers
+    (with the page, or the failure when the target does not retry Fetch API requests), and every Fetch API
+    request counts in the window, the retries included."""
+    n = next(runs)
+    ctx.fresh()
+    urls = [f"https://{host}-{n}.example.test/page" for host in case["hosts"]]
+    for url in urls:
+        at = functools.partial(_fetches, url)
+        ctx.emu.inject("fetch", case["retry"], when=at)
+        ctx.emu.inject("fetch", Status(200, body=json.dumps({"title": url, "content": f"# {url}"}).encode()),
+                       times=None, when=at)
+    calls = [ctx.target.start_call("web_fetch", {"arguments": {"url": url}}) for url in urls]
+    for url, call in zip(urls, calls, strict=True):
+        outcome = await call.outcome(CALL_TIMEOUT)
+        require(outcome.ok or not _was_cancelled(outcome), f"{case.name}: the fetch of {url} answered "
+                f"{outcome.brief()}")
+    return await _window_claims(ctx, case, "fetch")
+
+
+def _fetches(url: str, body: Any) -> bool:
+    return isinstance(body, dict) and body.get("url") == url
 
 
 async def _paced_fetch_run(ctx: CheckContext, case: Case) -> list[Timed]:

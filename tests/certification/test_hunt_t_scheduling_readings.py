@@ -1,0 +1,241 @@
+"""Read-only hunts T1 and T4 over seed 001's opt-in retries and pacing found wrong readings the suite certified; the
+rows that reject them, in search.api.retry.never, search.api.pacing.rate, fetch.api.pacing.rate and
+search.api.retry.waits. Seed 001: "402 requires funding first, and other 4xx require a changed request"; "Search and
+Fetch each have an account-wide 5 QPS limit, independent of model concurrency and shared across that account's API
+keys". RFC 9110 counts a Retry-After's delay-seconds "after the response is received".
+
+- T1-2: a Fetch API deny-list of 402, 403 and 404 (every other failure status retried: 400, 409, 422 ...), passed by
+  retry.never's fetch rows, which named only those three.
+- T4-3: with retries on, the evidence pipeline retrying its own Search requests on any failure status (402 and 400
+  included) while web_search sends each once: evidence.api_wire judged the pipeline with retries off only.
+- T4-2: with pacing on, the evidence pipeline's own Search requests sent outside the account's pacer.
+- T1-3: with fetch pacing and retries on, Fetch API retries sent outside the pacer (only a call's first attempt paced).
+- T1-4: a Retry-After wait counted from when the failed request was sent, not from its answer: a slow 503 retried at
+  once.
+
+Each wrong reading is made in the reference as the hunt made it (one change to the scheduler or the evidence tool)
+and fails exactly its new rows; the reference passes them; where the seeds leave a neighbour open, it passes."""
+
+from __future__ import annotations
+
+import contextvars
+import dataclasses
+import inspect
+import textwrap
+from typing import Any
+
+import pytest
+
+from dsweb_ref.certification.checks import scheduling
+from dsweb_ref.providers import _scheduler
+from dsweb_ref.tools.evidence_search import EvidenceSearchTool
+
+from ._readings import fails_exactly, passes_rows, patch_reading
+
+NEVER, RATE, FETCH_RATE, WAITS = (
+    "search.api.retry.never", "search.api.pacing.rate", "fetch.api.pacing.rate", "search.api.retry.waits"
+)
+FETCH_4XX = ("fetch 400", "fetch 409", "fetch 422")
+EVIDENCE_NEVER = ("evidence search 402", "evidence search 400")
+EVIDENCE_PACED = "an evidence call of four queries at 3 QPS"
+FETCH_RETRIES = "two fetches at once, 2 QPS, each first answered 429 with Retry-After 0"
+SLOW_503 = "503 answered after 1 s, Retry-After 1 s, then success"
+RETRYABLE = "not retryable(reply.status)"
+
+IN_EVIDENCE: contextvars.ContextVar[bool] = contextvars.ContextVar("in_evidence", default=False)
+
+
+def _marks_evidence(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The evidence tool's calls run with IN_EVIDENCE set (its searches and fetches, their tasks too)."""
+    right = EvidenceSearchTool.execute
+
+    async def execute(self: EvidenceSearchTool, *args: Any, **kwargs: Any) -> Any:
+        token = IN_EVIDENCE.set(True)
+        try:
+            return await right(self, *args, **kwargs)
+        finally:
+            IN_EVIDENCE.reset(token)
+
+    monkeypatch.setattr(EvidenceSearchTool, "execute", execute)
+
+
+def _scheduled(monkeypatch: pytest.MonkeyPatch, policy_for: Any) -> None:
+    """AccountScheduler.run with its policy replaced by ``policy_for(api, policy)``."""
+    right = _scheduler.AccountScheduler.run
+
+    async def run(self: _scheduler.AccountScheduler, api: str, policy: Any, *rest: Any) -> Any:
+        return await right(self, api, policy_for(api, policy), *rest)
+
+    monkeypatch.setattr(_scheduler.AccountScheduler, "run", run)
+
+
+def test_the_new_rows_exist() -> None:
+    names = {c.name for c in scheduling.NEVER_CASES}
+    assert set(FETCH_4XX) | set(EVIDENCE_NEVER) <= names
+    assert EVIDENCE_PACED in {c.name for c in scheduling.PACING_CASES}
+    assert FETCH_RETRIES in {c.name for c in scheduling.FETCH_PACING_CASES}
+    assert SLOW_503 in {c.name for c in scheduling.RETRY_CASES}
+
+
+# --- T1-2: a Fetch API deny-list of 402, 403 and 404 -------------------------------------------------------------
+
+
+def test_the_reference_passes_the_fetch_4xx_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+    passes_rows(scheduling, "NEVER_CASES", NEVER, FETCH_4XX, monkeypatch)
+
+
+def test_a_fetch_denylist_fails_exactly_the_fetch_4xx_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: Fetch API retries decided by a deny-list of the statuses the guide names for Fetch (402 funding, 403
+    # crawler policy, 404 no usable content): 400, 409 and 422 retried after a wait; Search keeps the allow-list
+    denylist = "not ((reply.status >= 400 and reply.status not in (402, 403, 404)) if api == 'fetch' " \
+        "else retryable(reply.status))"
+    patch_reading(_scheduler.AccountScheduler, "run", RETRYABLE, denylist, monkeypatch)
+    fails_exactly(scheduling, "NEVER_CASES", NEVER, set(FETCH_4XX), monkeypatch)
+
+
+def test_fetch_api_requests_never_retried_pass_the_fetch_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+    # open: whether Fetch API requests are retried at all (the check's rule): a target that never retries them
+    patch_reading(_scheduler.AccountScheduler, "run", RETRYABLE,
+                  "not (False if api == 'fetch' else retryable(reply.status))", monkeypatch)
+    passes_rows(scheduling, "NEVER_CASES", NEVER, tuple(c.name for c in scheduling.NEVER_CASES if "fetch" in c.params),
+                monkeypatch)
+
+
+# --- T4-3: the evidence pipeline retrying any failure with retries on --------------------------------------------
+
+
+def test_the_reference_passes_the_evidence_never_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+    passes_rows(scheduling, "NEVER_CASES", NEVER, EVIDENCE_NEVER, monkeypatch)
+
+
+def test_evidence_retries_on_any_failure_fail_exactly_the_evidence_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: with retries on, the pipeline's own requests retried on any failure status (hunt T4's
+    # evidence-retries-any-failure): its 402 and 400 sent three times, web_search's once
+    right = _scheduler.retryable
+    _marks_evidence(monkeypatch)
+    monkeypatch.setattr(_scheduler, "retryable", lambda status: status >= 400 if IN_EVIDENCE.get() else right(status))
+    fails_exactly(scheduling, "NEVER_CASES", NEVER, set(EVIDENCE_NEVER), monkeypatch)
+
+
+def test_a_pipeline_that_never_retries_passes_the_evidence_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+    # open: whether the pipeline's own requests are retried with retries on (a 503 say) is not judged here: one that
+    # never retries them sends each failed query once
+    _marks_evidence(monkeypatch)
+    _scheduled(monkeypatch, lambda api, policy: dataclasses.replace(policy, retries=0) if IN_EVIDENCE.get()
+               else policy)
+    passes_rows(scheduling, "NEVER_CASES", NEVER, EVIDENCE_NEVER, monkeypatch)
+
+
+# --- T4-2: the evidence pipeline's searches outside the pacer ----------------------------------------------------
+
+
+def test_the_reference_paces_the_evidence_call(monkeypatch: pytest.MonkeyPatch) -> None:
+    passes_rows(scheduling, "PACING_CASES", RATE, EVIDENCE_PACED, monkeypatch)
+
+
+def test_unpaced_evidence_searches_fail_exactly_the_evidence_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: the pipeline's own Search API requests skipping the account's pacer (hunt T4's evidence-unpaced):
+    # its four searches start together while web_search's are paced
+    _marks_evidence(monkeypatch)
+    _scheduled(monkeypatch, lambda api, policy: dataclasses.replace(policy, pacing=False)
+               if IN_EVIDENCE.get() and api == "search" else policy)
+    fails_exactly(scheduling, "PACING_CASES", RATE, EVIDENCE_PACED, monkeypatch)
+
+
+def test_unpaced_evidence_fetches_pass_the_evidence_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # open here: the pipeline's Fetch requests under pacing are unjudged (adapter protocol); the row's queries find
+    # nothing, so it fetches no page and judges Search requests only
+    _marks_evidence(monkeypatch)
+    _scheduled(monkeypatch, lambda api, policy: dataclasses.replace(policy, pacing=False)
+               if IN_EVIDENCE.get() and api == "fetch" else policy)
+    passes_rows(scheduling, "PACING_CASES", RATE, EVIDENCE_PACED, monkeypatch)
+
+
+# --- T1-3: Fetch API retries outside the pacer -------------------------------------------------------------------
+
+
+class FirstPaced:
+    """The hunt's policy (the example adapter's pacing-retries-unpaced, on Fetch only): pacing holds for an
+    operation's first attempt; its retries go out when their wait ends."""
+
+    def __init__(self, policy: _scheduler.Policy) -> None:
+        self.policy, self.asked = policy, 0
+        self.qps, self.retries, self.max_wait_s = policy.qps, policy.retries, policy.max_wait_s
+
+    @property
+    def pacing(self) -> bool:
+        self.asked += 1
+        return self.policy.pacing and self.asked == 1
+
+
+def _counting_fetches(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The Fetch API requests each judged window of fetch.api.pacing.rate counted."""
+    counted: list[int] = []
+    right = scheduling._window_claims
+
+    async def claims(ctx: Any, case: Any, route: str) -> Any:
+        out = await right(ctx, case, route)
+        counted.append(len(ctx.records(route)))
+        return out
+
+    monkeypatch.setattr(scheduling, "_window_claims", claims)
+    return counted
+
+
+def test_the_reference_paces_its_fetch_retries(monkeypatch: pytest.MonkeyPatch) -> None:
+    counted = _counting_fetches(monkeypatch)
+    passes_rows(scheduling, "FETCH_PACING_CASES", FETCH_RATE, FETCH_RETRIES, monkeypatch)
+    assert counted and all(n == 4 for n in counted), counted  # both fetches retried: the row showed its retries
+
+
+def test_unpaced_fetch_retries_fail_exactly_the_retry_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: the pacer taken once per web_fetch operation (hunt T1's fetch-retries-unpaced): a retry due at once
+    # (Retry-After 0) sent beside its first attempt
+    _scheduled(monkeypatch, lambda api, policy: FirstPaced(policy) if api == "fetch" else policy)
+    fails_exactly(scheduling, "FETCH_PACING_CASES", FETCH_RATE, FETCH_RETRIES, monkeypatch)
+
+
+def test_fetch_api_requests_never_retried_pass_the_retry_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # open: a target that does not retry Fetch API requests answers each fetch with the 429, one request each
+    counted = _counting_fetches(monkeypatch)
+    patch_reading(_scheduler.AccountScheduler, "run", RETRYABLE,
+                  "not (False if api == 'fetch' else retryable(reply.status))", monkeypatch)
+    passes_rows(scheduling, "FETCH_PACING_CASES", FETCH_RATE, FETCH_RETRIES, monkeypatch)
+    assert counted and all(n == 2 for n in counted), counted
+
+
+# --- T1-4: the Retry-After wait counted from the send ------------------------------------------------------------
+
+SENT = "reply = await self._send(send, remaining, api, ticket)"
+SLEPT = "await clock.sleep(wait)"
+
+
+def _tail() -> tuple[str, str]:
+    """AccountScheduler.run's text from its send to its sleep (one span, for one patch), and its indent."""
+    source = textwrap.dedent(inspect.getsource(_scheduler.AccountScheduler.run))
+    start, end = source.index(SENT), source.index(SLEPT) + len(SLEPT)
+    line = source[: start].rsplit("\n", 1)[-1]
+    return source[start:end], line
+
+
+def test_the_reference_waits_from_the_answer(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(scheduling, "RETRY_SEQUENCES", ())
+    passes_rows(scheduling, "RETRY_CASES", WAITS, SLOW_503, monkeypatch)
+
+
+def test_a_wait_from_the_send_fails_exactly_the_slow_503_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: the wait counted from when the failed attempt was sent (hunt T1's wait-from-send): the 503 answered
+    # after 1 s with Retry-After 1 retried at once
+    monkeypatch.setattr(scheduling, "RETRY_SEQUENCES", ())
+    tail, indent = _tail()
+    wrong = f"sent_at = clock.now()\n{indent}{tail}".replace(
+        SLEPT, "await clock.sleep(max(0.0, sent_at + wait - clock.now()))")
+    patch_reading(_scheduler.AccountScheduler, "run", tail, wrong, monkeypatch)
+    fails_exactly(scheduling, "RETRY_CASES", WAITS, SLOW_503, monkeypatch)
+
+
+def test_a_longer_wait_after_the_answer_passes_the_slow_503_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # open: how much longer than Retry-After a target waits (no seed bounds it): 0.3 s more
+    monkeypatch.setattr(scheduling, "RETRY_SEQUENCES", ())
+    patch_reading(_scheduler.AccountScheduler, "run", SLEPT, "await clock.sleep(wait + 0.3)", monkeypatch)
+    passes_rows(scheduling, "RETRY_CASES", WAITS, SLOW_503, monkeypatch)
