@@ -96,10 +96,12 @@ GROUPED_PAGES = {
               "The Lumen Bay ferry adult fare is twelve dollars one way, children travel free."),),
 }  # fmt: skip
 CUT_QUERIES = ("harbour pilot fees", "harbour berth fees", "harbour crane fees")  # with lines_cite_results' long URLs
-# cut-keeps-retry-marker: long queries (their headings count too), the first answered with no result at all.
-_SEASON = ("for vessels over eighty metres entering the northern channel at night in the winter season under the "
-           "harbour board tariff")
+# cut-keeps-retry-marker: long queries (their headings count too), the first answered with no result at all. Each
+# stays within the Search API's 128 characters (seed 001), which a pipeline may enforce before searching (hunt U2-F1:
+# queries of 138-140 failed a pipeline refusing them, as search.api.wire lets web_search do).
+_SEASON = "for vessels over eighty metres entering the northern channel at night in the winter season by the breakwater"
 RETRY_QUERIES = tuple(f"harbour {what} fees {_SEASON}" for what in ("tug", "pilot", "berth", "crane"))
+assert all(len(q) <= 128 for q in RETRY_QUERIES)
 # needs-retry-per-query: the middle query finds nothing (its search answers no result), the others a page each, so
 # a marker above or below every group falls in no group or in another query's. Its words stand nowhere else.
 _NOTHING = "zzqx quay permit office"
@@ -561,7 +563,7 @@ def _longest_result(ctx: CheckContext, query: str) -> None:
     url = head + ("harbour-dues-archive-" * 100)[: 2048 - len(head)]
     page = (f"# {query.title()}\n\n{query.capitalize()} are fifty baht per tonne, payable at the port office before "
             "boarding, with a surcharge of ten per cent for vessels arriving without notice, a refund for bookings "
-            "cancelled six hours ahead, and no charge for lifeboats.")
+            "cancelled six hours ahead, and no charge for lifeboats or pilot launches.")
     script(ctx, query, [row(url, query.title(), f"About {query}.")])
     serve_page(ctx, url, query.title(), page)
 
