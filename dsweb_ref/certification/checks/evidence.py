@@ -1063,7 +1063,15 @@ async def _roster_found(
 def _refused(outcome: CallOutcome, what: str, catches: str) -> None:
     """A repeated dead end refused: a WEB_* tool error, or an answer that says [needs_retry] again and holds no
     evidence. Seed 002 forbids firing the query again ("ห้ามยิง query เดิมซ้ำ", checked apart on the wire); how the
-    tool says no is open (from a hunt, T3-1: a third party's tool answered the repeat [needs_retry], unsearched)."""
+    tool says no is open (from a hunt, T3-1: a third party's tool answered the repeat [needs_retry], unsearched).
+
+    From a review (R1-F2): a [needs_retry] answer with no structured evidence whose model-visible text showed the
+    conversation's earlier evidence lines, URLs and all, passed as a refusal. Seed 002 keeps a source URL on every
+    evidence line, and no query of this check holds a URL, so a refusal's text (error or answer) holds no "://" at
+    all: any URL in it, whichever page and however spelled or laid out, shows a source."""
+    shown = re.findall(r"[\w+.-]*://[^\s)\]>\"']*", f"{outcome.text or ''}\n{outcome.error_message}")
+    require(not shown, f"{what}: the refusal's text shows {len(shown)} source URL(s) ({shown[:1]}), evidence lines "
+            "the agent reads as found", catches=catches, text=(outcome.text or "")[:300])
     if outcome.error_code is not None or outcome.cancelled:
         expect_error(outcome, what)
         return
@@ -1073,6 +1081,19 @@ def _refused(outcome: CallOutcome, what: str, catches: str) -> None:
     require(not lines and value["needs_retry"] is True and "[needs_retry]" in (outcome.text or ""),
             f"{what}: expected a refusal (a WEB_* error, or [needs_retry] again with no evidence), got a result",
             catches=catches, text=(outcome.text or "")[:300])  # fmt: skip
+
+
+def _lines(outcome: CallOutcome) -> list[Any]:
+    """The evidence lines of an answer's value (none for an error)."""
+    groups = (outcome.value or {}).get("queries", []) if outcome.ok else []
+    return [e for g in groups if isinstance(g, dict) for e in g.get("evidence", [])]
+
+
+def _came_back(outcome: CallOutcome, searched: bool) -> str:
+    """What a call that should have been answered came back as, for a message."""
+    if not outcome.ok:
+        return outcome.brief()
+    return f"{'searched' if searched else 'not searched'}, with {len(_lines(outcome))} evidence line(s)"
 
 
 async def _dead_end(ctx: CheckContext, case: Case, context: dict[str, Any]) -> None:
@@ -1103,10 +1124,13 @@ async def _dead_end(ctx: CheckContext, case: Case, context: dict[str, Any]) -> N
     "adding facts that had no evidence before is no good retry. Adding the subject, place or time the user's "
     "question gives, a plain word, or a fact earlier evidence of the conversation showed is the retry the seed "
     "asks for. How the tool refuses a repeat is open: a WEB_* error, or an answer that says [needs_retry] again "
-    "and holds no evidence, as long as the engine is not asked again. The refusal is scoped to a query that said "
-    "[needs_retry] (\"ถ้าผลขึ้น [needs_retry] agent ต้องปรับ query ให้เจาะจงขึ้น … ห้ามยิง query เดิมซ้ำ\"): a query "
+    "and holds no evidence, as long as the engine is not asked again; its text shows no evidence line either "
+    "(\"ผลลัพธ์ทุก evidence line รักษา source URL ไว้\": no URL, as no query of the check holds one). The memory is "
+    "the conversation's: the same query is searched in another conversation. The refusal is scoped to a query that "
+    "said [needs_retry] (\"ถ้าผลขึ้น [needs_retry] agent ต้องปรับ query ให้เจาะจงขึ้น … ห้ามยิง query เดิมซ้ำ\"): a query "
     "that found evidence may be asked again (web_search serves \"ข้อมูลที่เปลี่ยนตามเวลา เช่นข่าวล่าสุด ราคา\", "
-    "data that changes over time), and one with fewer of its words is no retry of a dead end; both are searched.",
+    "data that changes over time), and one with fewer of its words is no retry of a dead end; both are answered "
+    "with evidence, searched again or from evidence the tool kept (nothing asks a found query to be searched again).",
     cases=RETRIES,
 )
 async def retry_refused(ctx: CheckContext) -> None:
@@ -1134,9 +1158,13 @@ async def retry_refused(ctx: CheckContext) -> None:
         await ctx.settle()
         later = [str(r.json.get("query", "")) for r in ctx.records("search")[searches:] if isinstance(r.json, dict)]
         if case.params.get("accept"):
-            require(again.error_code is None and any(_same(q, case["again"]) for q in later),
-                    f"{case.name}: the retry {case['again']!r} was refused", catches=case.catches,
-                    text=(again.text or "")[:300])  # fmt: skip
+            asked = any(_same(q, case["again"]) for q in later)
+            # From a review (R1-F1): a tool answering a query that found evidence again from the evidence it kept
+            # (no search) failed found-again. Seed 002 forbids repeating a dead end only; nothing asks that a query
+            # that found evidence be searched again, so its evidence answered again is no refusal either.
+            require(again.ok and (asked or ("first_found" in case.params and bool(_lines(again)))),
+                    f"{case.name}: the retry {case['again']!r} came back {_came_back(again, asked)}",
+                    catches=case.catches, text=(again.text or "")[:300])  # fmt: skip
             continue
         repeated = [q for q in later if _same(q, "zzqx unknowable")]
         require(not repeated, f"{case.name}: the repeated query was searched again", catches=case.catches)
@@ -1145,8 +1173,17 @@ async def retry_refused(ctx: CheckContext) -> None:
             require(not later, f"{case.name}: the dead end was searched again as {searched!r}, which is no real retry",
                     catches=case.catches)
             _refused(again, f"{case.name}: repeated query {case['again']!r}", case.catches)
+        # From a review (R1-F3): a refusal may be a [needs_retry] answer, so a retry memory shared by every
+        # conversation answered this with no error and passed. The other conversation's query must reach the engine.
+        await ctx.settle()
+        searches = len(ctx.records("search"))
         other = await _evidence(ctx, "zzqx unknowable", {"id": f"other-{case.name}", "local_names": []})
-        require(other.error_code is None, f"{case.name}: another conversation's retry memory was shared")
+        await ctx.settle()
+        sent = [str(r.json.get("query", "")) for r in ctx.records("search")[searches:] if isinstance(r.json, dict)]
+        fresh = any(_same(q, "zzqx unknowable") for q in sent)
+        require(other.ok and fresh, f"{case.name}: another conversation's first 'zzqx unknowable' came back "
+                f"{_came_back(other, fresh)}: the retry memory was shared across conversations",
+                text=(other.text or "")[:300])  # fmt: skip
 
 
 UNSAFE = (
