@@ -1067,14 +1067,15 @@ def _refused(outcome: CallOutcome, what: str, catches: str) -> None:
 
     From a review (R1-F2): a [needs_retry] answer with no structured evidence whose model-visible text showed the
     conversation's earlier evidence lines, URLs and all, passed as a refusal. Seed 002 keeps a source URL on every
-    evidence line, and no query of this check holds a URL, so a refusal's text (error or answer) holds no "://" at
-    all: any URL in it, whichever page and however spelled or laid out, shows a source."""
-    shown = re.findall(r"[\w+.-]*://[^\s)\]>\"']*", f"{outcome.text or ''}\n{outcome.error_message}")
-    require(not shown, f"{what}: the refusal's text shows {len(shown)} source URL(s) ({shown[:1]}), evidence lines "
-            "the agent reads as found", catches=catches, text=(outcome.text or "")[:300])
+    evidence line, and no query of this check holds a URL, so a refusal answered as a result holds no "://" in its
+    text at all: any URL in it, whichever page and however spelled or laid out, shows a source. An error's message
+    is not read so: it carries no evidence, and may name a help page."""
     if outcome.error_code is not None or outcome.cancelled:
         expect_error(outcome, what)
         return
+    shown = re.findall(r"[\w+.-]*://[^\s)\]>\"']*", outcome.text or "")
+    require(not shown, f"{what}: the refusal's text shows {len(shown)} source URL(s) ({shown[:1]}), evidence lines "
+            "the agent reads as found", catches=catches, text=(outcome.text or "")[:300])
     value = expect_success(outcome, what, catches)
     expect_schema(value, "evidence_search.output", what)
     lines = [e for g in value["queries"] if isinstance(g, dict) for e in g.get("evidence", [])]
