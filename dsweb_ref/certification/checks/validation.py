@@ -80,7 +80,20 @@ ARGUMENTS = (
     Case("null item", "a null item skipped", {"arguments": {"queries": [None, "markdown"]}}),
     Case("nested array item", "a nested array flattened", {"arguments": {"queries": [["markdown"]]}}),
     Case("queries is a string", "a bare string wrapped into an array", {"arguments": {"queries": "markdown"}}),
+    # From a hunt (U3-1): the one string row sends "markdown", eight characters, which a tool that never checks
+    # that queries is an array refuses by the cap of four (counting characters): a string no longer than the cap
+    # was searched character by character ("md" as "m" and "d") and an object key by key, and certified.
+    Case("queries is a short string", "a string no longer than the cap iterated as its characters ('md' searched "
+         "as 'm' and 'd')", {"arguments": {"queries": "md"}}),
+    Case("queries is a one-character string", "a one-character string iterated as itself ('m' searched, as if "
+         "['m'] were sent)", {"arguments": {"queries": "m"}}),
+    Case("queries is an object", "an object iterated as its keys ('markdown' and 'coffee' searched)",
+         {"arguments": {"queries": {"markdown": 1, "coffee": 2}}}),
     Case("legacy query argument", "the old single query argument still accepted", {"arguments": {"query": "markdown"}}),
+    # From a hunt (U3-4): the row above sends the legacy query as a string, so a tool reading query as an alias of
+    # queries (validated as the array it must be) refused it as "not an array", and was certified.
+    Case("legacy query as an array", "the old query argument read as an alias of queries when queries is absent "
+         "(['markdown'] searched)", {"arguments": {"query": ["markdown"]}}),
     Case("no arguments object", "a missing arguments object treated as empty", {"arguments": None}),
     # From a hunt (P-A1): the rows above send the legacy query alone, so a tool that also searched a query
     # given beside queries (the two representations merged into one array) was certified.
@@ -92,18 +105,21 @@ ARGUMENTS = (
 
 @check(
     "search.validation.arguments",
-    "A non-string or missing queries item, or the legacy query argument, is refused before any request",
+    "A missing or non-array queries, a non-string item, or the legacy query argument is refused before any request",
     seed="000",
     requires=(WS,),
-    rule="Seed 000: 'web_search accepts one required queries string array' (accepting both query and "
-    "queries was rejected), validated 'before any provider call starts'. A missing array or a non-string item "
-    "is WEB_INVALID_ARGUMENTS with no upstream request. A blank item (empty after removing whitespace of any "
-    "Unicode class) is a string: refusing it as WEB_INVALID_ARGUMENTS before any request, or searching it as "
-    "any query (seed 001: the service 'enforces the 1–128 Unicode-character query constraint'), are both open. "
-    "Searched, the blank item reaches the provider as it is (seed 000 drops only exact duplicates) and the call "
-    "ends as that search gives: a result or a WEB_* error. The queries array is the one representation of a "
-    "search, so a legacy query given beside it is refused as WEB_INVALID_ARGUMENTS before any request, or "
-    "ignored: never searched.",
+    rule="Seed 000: 'web_search accepts one required queries string array' (accepting both query and queries was "
+    "rejected), validated 'before any provider call starts'. A missing array or a non-string item is "
+    "WEB_INVALID_ARGUMENTS with no upstream request; so is a queries that is not an array (a string of any length, "
+    "an object), never iterated into searches. 'Accept both query and queries. Rejected: two optional fields make "
+    "the model choose between equivalent representations': the legacy query alone, a string or an array, is no alias "
+    "of queries, refused as WEB_INVALID_ARGUMENTS with no upstream request. A blank item (empty after removing "
+    "whitespace of any Unicode class) is a string: refusing it as WEB_INVALID_ARGUMENTS before any request, or "
+    "searching it as any query (seed 001: the service 'enforces the 1–128 Unicode-character query constraint'), are "
+    "both open. Searched, the blank item reaches the provider as it is (seed 000 drops only exact duplicates) and "
+    "the call ends as that search gives: a result or a WEB_* error. The queries array is the one representation of a "
+    "search, so a legacy query given beside it is refused as WEB_INVALID_ARGUMENTS before any request, or ignored: "
+    "never searched.",
     cases=ARGUMENTS,
 )
 async def arguments(ctx: CheckContext) -> None:
