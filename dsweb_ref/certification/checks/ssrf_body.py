@@ -183,8 +183,8 @@ def _missing(reading: str, shown: str) -> list[str]:
 
 def _forms(text: str) -> tuple[str, str]:
     """The forms a text may show a page's words in, each judged whole: as it is (with its JSON \\u escapes as their
-    characters), and once HTML/XML-unescaped (a text that escapes the page inside an envelope of its own). A word
-    found in one form only counts only with the rest of the page's words found there too."""
+    characters), and once HTML/XML-unescaped (a text that escapes the page inside an envelope of its own). A page
+    comes back only when one form holds every one of its words."""
     return f"{text}\n{json_unescaped(text)}", html.unescape(text)
 
 
