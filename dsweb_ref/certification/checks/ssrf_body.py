@@ -12,6 +12,7 @@ bytes, mojibake or undecodable bytes smuggled into the text.
 from __future__ import annotations
 
 import gzip
+import html
 import struct
 import zlib
 from collections.abc import Callable
@@ -110,6 +111,10 @@ LABEL_ROWS = (
          "outside the web_fetch output schema (a body kind neither html nor text)",
          {"type": "text/html; charset=utf-8", "text": f"<p>{WORDS}</p>", "shows": WORDS, "refusal": False,
           "schema": True}),
+    # From a hunt (U1-2): a text that wraps the page in an envelope and escapes it as XML (<b> shown as &lt;b&gt;,
+    # &amp; as &amp;amp;) failed, the words looked for in the escaped text. No seed fixes web_fetch's text: its words
+    # are judged as they are or once unescaped (each reading whole), so a page read as HTML still fails, escaped
+    # or not, and so does one whose entities alone were decoded before the envelope escaped it.
     Case("plain-markup", "a text/plain page read as HTML: its markup characters taken for tags (<b> and &amp; lost)",
          {"type": "text/plain; charset=utf-8", "text": f"{WORDS}: a <b>bold</b> a&amp;b", "refusal": True}),
 )
@@ -174,6 +179,13 @@ def _missing(reading: str, shown: str) -> list[str]:
     """The words of ``reading`` that ``shown`` lacks (a word holding a replacement character is left out:
     decoders differ in how many they put)."""
     return [w for w in reading.split() if "\ufffd" not in w and w not in shown]
+
+
+def _forms(text: str) -> tuple[str, str]:
+    """The forms a text may show a page's words in, each judged whole: as it is (with its JSON \\u escapes as their
+    characters), and once HTML/XML-unescaped (a text that escapes the page inside an envelope of its own). A page
+    comes back only when one form holds every one of its words."""
+    return f"{text}\n{json_unescaped(text)}", html.unescape(text)
 
 
 def _listed(accept: str, coding: str) -> bool:
@@ -250,7 +262,10 @@ def _serve(case: Case) -> Callable[[_Handler], None]:
     "fetcher ask for any coding or read any charset, so for a coding it did not ask for and for every charset a "
     "WEB_* refusal is accepted; a "
     "success must show the page's own text (where HTTP and browsers read a page differently, a byte-order mark "
-    "or the gb2312 label, either reading; JSON \\u escapes in the text count as their characters). A reply that "
+    "or the gb2312 label, either reading; JSON \\u escapes in the text count as their characters; no seed fixes "
+    "web_fetch's text, so the page's words may be shown as they are or HTML/XML-escaped, as in an envelope, each "
+    "reading judged whole: a text/plain page read as HTML, its <b> taken for a tag or its &amp; decoded, fails "
+    "either way). A reply that "
     "is not HTTP (no status line), or whose status is outside 100-599, may be refused (a WEB_* error) or read as the "
     "page it carries; a one-byte page comes back; an empty page may be refused, and comes back empty if it comes back. "
     "A type, charset or coding a fetcher does not read (or a page that declares no charset) may be refused with a "
@@ -277,8 +292,9 @@ async def decoded(ctx: CheckContext) -> None:
             require(outcome.ok, f"{case.name}: the page was refused ({outcome.error_code}: "
                     f"{outcome.error_message[:120]})", catches=case.catches)
             text = outcome.text or ""
-            shown = f"{text}\n{json_unescaped(text)}"  # a JSON text shows \u escapes
-            missing = min((_missing(reading, shown) for reading in _readings(case)), key=len)
+            forms = _forms(text)
+            shown = "\n".join(forms)
+            missing = min((_missing(reading, form) for reading in _readings(case) for form in forms), key=len)
             require(not missing, f"{case.name}: the page's text did not come back (missing {missing[:3]}; got "
                     f"{text[:80]!r})", catches=case.catches)
             if case.params.get("whole"):  # every word of the page came back: nothing was cut
