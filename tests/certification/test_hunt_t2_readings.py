@@ -148,6 +148,7 @@ def test_a_line_save_reading_every_one_line_string_form_passes(monkeypatch: pyte
 
 BOUNDED, BOUNDS = "standalone.result.bounded", "BOUND_CASES"
 DUPLICATE, LONG = "duplicate-source-short-answer", "long-title-small-result"
+EIGHT = "eight-long-sources-short-summary"
 RESULT = "return encode_result(summary, bound_sources(answer.sources), cut), answer.usage"  # StandaloneSearchTool.run
 FLAGGED = "cut = cut or _titles_cut(answer.sources)"
 
@@ -178,13 +179,17 @@ def test_truncated_for_distinct_sources_past_the_cap_passes_the_duplicate_row(mo
     passes_rows(standalone, BOUNDS, BOUNDED, DUPLICATE, monkeypatch)
 
 
-@pytest.mark.parametrize("bound", [2_048, 200], ids=["the-reference's-2048-bytes", "the-hunt's-200"])
-def test_titles_cut_unflagged_fail_exactly_the_long_title_row(bound: int, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(("bound", "rows"), [(2_048, {LONG}), (200, {LONG, EIGHT})],
+                         ids=["the-reference's-2048-bytes", "the-hunt's-200"])
+def test_titles_cut_unflagged_fail_exactly_the_long_title_row(
+    bound: int, rows: set[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     # catches: a title cut to a fixed length (the reference's 2 048 bytes before the fix, the hunt's 200) without
-    # setting truncated
+    # setting truncated; at 200 bytes the eight long sources fit too, all kept with their titles cut, unflagged
+    # (review R2 F4's row)
     patch_reading(StandaloneSearchTool, "run", FLAGGED, "pass", monkeypatch)
     monkeypatch.setattr(standalone_search, "MAX_TITLE_BYTES", bound)
-    fails_exactly_shown(standalone, BOUNDS, BOUNDED, LONG, SHOWN, monkeypatch)
+    fails_exactly_shown(standalone, BOUNDS, BOUNDED, rows, SHOWN, monkeypatch)
 
 
 @pytest.mark.parametrize("bound", [10**6, 200], ids=["kept-whole", "cut-to-200-and-flagged"])

@@ -146,7 +146,10 @@ def test_a_counter_that_takes_any_value_fails_exactly_the_negative_count_rows(mo
     right = "isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0"
     wrong = "(isinstance(value, int) and not isinstance(value, bool) and value >= 0) or True else 0"
     patch_reading(_standalone, "count", right, wrong, monkeypatch, standalone_messages, standalone_responses)
-    assert failing_rows(standalone_usage, "USAGE_CASES", USAGE, monkeypatch) == NEGATIVE
+    # since hunt T2-5 the Messages input count sums the cache counts, which a plain answer leaves out: None summed
+    # crashes the tool on the Messages rows without them too
+    plain = {"messages", "messages-answer-names-another-model", "messages-two-searches", "messages-streamed"}
+    assert failing_rows(standalone_usage, "USAGE_CASES", USAGE, monkeypatch) == NEGATIVE | plain
 
 
 def test_a_count_reported_as_none_passes_the_negative_count_rows(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -86,10 +86,11 @@ async def _search(ctx: CheckContext, query: str, protocol: str = "messages", pro
     return await call.outcome(CALL_TIMEOUT)
 
 
-async def _faulted(ctx: CheckContext, protocol: str, fault: Fault) -> CallOutcome:
-    """One standalone search of "search api" whose model request meets ``fault``."""
+async def _faulted(ctx: CheckContext, protocol: str, fault: Fault, *, times: int | None = 1) -> CallOutcome:
+    """One standalone search of "search api" whose model request meets ``fault`` (its first ``times`` requests;
+    None: every request, a retry's too)."""
     route: RouteName = "responses" if protocol == "responses" else "messages"
-    return await ctx.under_fault(route, fault, lambda: _search(ctx, "search api", protocol))
+    return await ctx.under_fault(route, fault, lambda: _search(ctx, "search api", protocol), times=times)
 
 
 async def _streaming(ctx: CheckContext, case: Case) -> None:
@@ -640,6 +641,7 @@ LONG_URLS = [f"https://l{i}.example.test/" + "p" * 2_000 for i in range(8)]
 THAI_URLS = [f"https://th{i}.example.test/news/gold-price" for i in range(8)]
 THAI_TITLE = ("ราคาทองคำวันนี้" * 44)[:650]  # 650 characters of 3 UTF-8 bytes: under the 2 048 the reference keeps
 EDGE_SOURCES = [(f"https://edge{i}.example.test/report", f"Title {i} " + "t" * 1_450) for i in range(8)]
+LONG_SOURCES = [(u, f"Title {i} " + "t" * 2_000) for i, u in enumerate(LONG_URLS)]  # 32 000 bytes on their own
 
 
 def _edge_summary() -> str:
@@ -710,10 +712,13 @@ BOUND_CASES = (
     # From an outside hunt: sources dropped to fit, the short summary whole, and no truncated flag. A target
     # whose own URL limit refuses these 2 024-character URLs drops them as sources, not as a cut: the row then
     # holds only for a target that keeps such a URL when it fits (asked first, alone).
-    Case("eight-long-sources-short-summary", "truncated set only when the summary is cut, so sources dropped to "
-         "fit the bound go unflagged (the eight sources alone are 32 000 bytes; the summary is 16)",
+    # From a review (R2 F4): every title cut to 100 bytes to fit, all eight sources and the summary kept, unflagged,
+    # passed (only fewer sources were judged). Eight sources kept fit only cut: a cut the result flags.
+    Case("eight-long-sources-short-summary", "truncated set only when the summary is cut, so sources dropped, or "
+         "their titles cut, to fit the bound go unflagged (the eight sources alone are 32 000 bytes; the summary "
+         "is 16)",
          {"protocol": "messages", "fault": Malformed(body=_messages_body(
-             [_result_block([_item(u, f"Title {i} " + "t" * 2_000) for i, u in enumerate(LONG_URLS)]),
+             [_result_block([_item(u, t) for u, t in LONG_SOURCES]),
               {"type": "text", "text": "A short summary."}])), "if_kept": LONG_URLS[0]}),
     # From an outside hunt: the bound counted in characters passed the rows above, since the summary's own byte bound
     # (12 000 bytes in the reference) kept a CJK summary inside it and the long sources are ASCII. Here eight Thai
@@ -747,9 +752,11 @@ BOUND_CASES = (
     # From a hunt (T2-4): source titles cut to a fixed length with no flag passed (the reference cut at 2 048 bytes
     # unflagged). Seed 003 sets no title bound: a title of 5 000 characters in a small result may be kept whole
     # (unflagged, nothing lost) or cut by a target's own bound, which is a cut the result flags.
-    Case("long-title-small-result", "a source's title cut to a fixed length (2 048 bytes, 200, ...) without "
-         "setting truncated, the rest of the result small", {"protocol": "messages", "long_title": LONG_TITLE,
-                                                             "fault": AsAnswer(_messages_body(
+    # From a review (R2 F3): the source dropped for its long title, unflagged, passed. Seed 003 keeps up to eight
+    # distinct HTTP(S) sources ("最多保留八个不重复的 HTTP(S) 来源"): this one dropped is lost, a cut the result flags.
+    Case("long-title-small-result", "a source's title cut to a fixed length (2 048 bytes, 200, ...), or the source "
+         "dropped for its long title, without setting truncated, the rest of the result small",
+         {"protocol": "messages", "long_title": LONG_TITLE, "fault": AsAnswer(_messages_body(
              [_result_block([_item(LONG_TITLE_URL, LONG_TITLE)]), {"type": "text", "text": ANSWER_TEXT}]))}),
     # The same answers asked for as a stream (configure standalone_stream; a target may answer plainly).
     Case("huge-messages-summary-streamed", "losing a streamed answer's text deltas (a text block read from its "
@@ -791,7 +798,8 @@ def _whole_fault(text: str) -> Fault:
     rule="Seed 003: the encoded result is at most 24 000 bytes, so the generic tool-output limit never cuts the "
     "JSON; a cut result carries the optional truncated flag (sources dropped to fit are a cut too, where the "
     "target keeps each of them alone, and so is a title cut by a target's own bound: seed 003 sets none, so a "
-    "long title is kept whole or its cut flagged), and a result that lost nothing does not claim a cut (the "
+    "long title is kept whole or its cut flagged, as is its source dropped or every title cut to keep all "
+    "eight sources), and a result that lost nothing does not claim a cut (the "
     "summary's own bound is open; an exact duplicate source dropped is no loss: seed 003 keeps distinct sources). "
     "The summary is the search model's generated answer: a short answer, needing no cut, reaches "
     "the summary whole and unflagged, whatever words a target puts around it (which of several text blocks make "
@@ -817,12 +825,13 @@ async def result_bounded(ctx: CheckContext) -> None:
         if case.params.get("fields"):
             continue
         long_title = case.params.get("long_title")
-        if long_title is not None:  # kept whole and unflagged, or cut and flagged (a source dropped: other rows')
+        if long_title is not None:  # kept whole and unflagged, or cut and flagged, or dropped and flagged
             given = [s.get("title") for s in value["sources"] if _url_key(s.get("url")) == _url_key(LONG_TITLE_URL)]
             whole = given == [long_title]
-            require(not given or whole != (value.get("truncated") is True), f"[{case.name}] the title of {len(long_title)} "
-                    f"characters is {'whole' if whole else f'shown as {str(given)[:80]}'} and truncated is "
-                    f"{value.get('truncated')!r}", catches=case.catches)
+            shown = "dropped" if not given else "whole" if whole else f"shown as {str(given)[:80]}"
+            require(whole != (value.get("truncated") is True), f"[{case.name}] the source whose title is "
+                    f"{len(long_title)} characters is {shown} and truncated is {value.get('truncated')!r}",
+                    catches=case.catches)
             continue
         answer = case.params.get("answer")
         if answer is not None:  # compared with whitespace collapsed: any words around the answer are open
@@ -838,6 +847,13 @@ async def result_bounded(ctx: CheckContext) -> None:
             if len(value["sources"]) < len(LONG_URLS) and await _keeps_url(ctx, kept_alone):
                 require(value.get("truncated") is True, f"[{case.name}] {len(value['sources'])} of 8 sources kept "
                         "(each alone is kept) but truncated is not true", catches=case.catches)
+            elif len(value["sources"]) >= len(LONG_URLS):  # all kept: their 32 000 bytes fit only cut (a review's)
+                titles = {_url_key(u): t for u, t in LONG_SOURCES}
+                changed = [s for s in value["sources"]  # a title cut, or a source under a URL the answer never gave
+                           if _url_key(s.get("url")) not in titles or titles[_url_key(s.get("url"))] != s.get("title")]
+                require(not changed or value.get("truncated") is True, f"[{case.name}] all 8 sources kept, "
+                        f"{len(changed)} of them not as the answer gave them (the first: {str(changed[:1])[:100]}), "
+                        "but truncated is not true", catches=case.catches)
             continue
         if text is None:
             require(value.get("truncated") is True, f"[{case.name}] the result had to be cut but truncated is not "
@@ -1058,6 +1074,8 @@ PROSE_CASES = (
     # From a hunt (T2-1): a network failure answered as an empty success ({"summary": "", "sources": []}, "nothing
     # found") passed, this row taking a result or a tool error. An answer cut off mid-body completed no search, and
     # seed 003 returns failures as ordinary tool errors ("失败通过普通工具错误返回"): a tool error, not a result.
+    # From a review (R2 F1): a target retrying the cut request once failed, the retry given a whole answer; every
+    # request of the row is cut now (as every other row's failure meets each request), so a retry fails as well.
     Case("messages-body-cut", "crashing when the connection breaks mid-body on a plain request (a transport "
          "error let out raw), or answering it as a success that found nothing",
          {"protocol": "messages", "fault": CutBody()}),
@@ -1211,10 +1229,15 @@ async def _refused(ctx: CheckContext, protocol: str) -> CallOutcome:
     "another property may be refused or searched, but is answered as a result or an ordinary tool error; so is a "
     "search whose account URL is not an http(s) URL (or its configuration is refused). "
     "Streaming is open: a streamed answer that ends before its final event, is cut off or reports an error "
-    "event is no completed answer either.",
+    "event is no completed answer either. Retrying a failed request (a transport failure, an HTTP 429 or 5xx) is "
+    "open too, as within the deadline: each row's failure meets every request of its search, a retry's too, so "
+    "the search still failed.",
     cases=PROSE_CASES,
 )
 async def prose_error(ctx: CheckContext) -> None:
+    # Every fault meets every request of its row's search (times=None): a target that retries a failed request
+    # (a review's reading: seed 003 forbids no retry that ends in an answer) meets the same failure again. The
+    # refused row's port refuses every connection anyway.
     key = ctx.config.api_key
     for case in PROSE_CASES:
         await _streaming(ctx, case)
@@ -1233,7 +1256,7 @@ async def prose_error(ctx: CheckContext) -> None:
             continue
         if case.params.get("answered"):  # a result or a WEB_* tool error, never a crash
             if "fault" in case.params:
-                outcome = await _faulted(ctx, case["protocol"], case["fault"])
+                outcome = await _faulted(ctx, case["protocol"], case["fault"], times=None)
             else:
                 call = ctx.target.start_call("standalone_search", {"arguments": case["arguments"],
                                                                    "protocol": case["protocol"]})
@@ -1246,7 +1269,7 @@ async def prose_error(ctx: CheckContext) -> None:
             ctx.emu.accept_api_key(row_key)
             await ctx.configure(api_key=row_key)
         try:
-            outcome = await _faulted(ctx, case["protocol"], _prose_fault(case, row_key))
+            outcome = await _faulted(ctx, case["protocol"], _prose_fault(case, row_key), times=None)
         finally:
             if row_key != key:
                 await ctx.configure(api_key=key)
