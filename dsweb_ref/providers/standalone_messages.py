@@ -66,10 +66,9 @@ def read_usage(usage: object) -> StandaloneUsage:
     server = mapping(usage.get("server_tool_use"))
     # A Messages input_tokens leaves out the input read from and written to the prompt cache: all three are input
     # the request used, priced at the account's rates (seed 003), so the input count is their sum.
-    input_tokens = sum(count(usage.get(key)) for key in ("input_tokens", "cache_read_input_tokens",
-                                                          "cache_creation_input_tokens"))
+    counts = [count(usage.get(k)) for k in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")]
     return StandaloneUsage(
-        input_tokens=input_tokens,
+        input_tokens=sum(counts),
         output_tokens=count(usage.get("output_tokens")),
         http_requests=1,
         web_search_requests=count(server.get("web_search_requests")),

@@ -30,6 +30,8 @@ MESSAGES_ANSWER, RESPONSES_ANSWER = "messages-answer-in-the-summary", "responses
 MESSAGES_ANSWER_STREAMED = "messages-answer-in-the-summary-streamed"
 RESPONSES_ANSWER_STREAMED = "responses-answer-in-the-summary-streamed"
 ANSWER_ROWS = {MESSAGES_ANSWER, RESPONSES_ANSWER, MESSAGES_ANSWER_STREAMED, RESPONSES_ANSWER_STREAMED}
+# Hunt T2-3's row: a short answer beside a duplicate source, judged whole (nothing was cut), so a lost answer fails it
+DUPLICATE = "duplicate-source-short-answer"
 CONCURRENT_ROWS = {"messages-concurrent", "responses-concurrent", "messages-concurrent-streamed"}
 HUGE_STREAMED = "huge-messages-summary-streamed"  # an older row a streamed answer's lost text fails too
 
@@ -68,7 +70,7 @@ def test_an_empty_summary_flagged_truncated_fails_exactly_the_answer_rows(monkey
     # and the two rows whose answer fits the bound: an empty summary holds not even the answer's start, so its
     # truncated flag excuses nothing (a cut answer keeps its start)
     assert failing_rows(standalone, BOUND_TABLE, BOUNDED, monkeypatch) == ANSWER_ROWS | {
-        "summary-of-12000-bytes", "summary-of-11900-bytes-streamed"}
+        "summary-of-12000-bytes", "summary-of-11900-bytes-streamed", DUPLICATE}
 
 
 def test_a_placeholder_summary_fails_exactly_the_answer_rows(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -76,7 +78,7 @@ def test_a_placeholder_summary_fails_exactly_the_answer_rows(monkeypatch: pytest
     patch_reading(StandaloneSearchTool, "run", RESULT,
                   'return encode_result("Search completed; see the sources.", bound_sources(answer.sources), cut), '
                   "answer.usage", monkeypatch)
-    assert failing_rows(standalone, BOUND_TABLE, BOUNDED, monkeypatch) == ANSWER_ROWS
+    assert failing_rows(standalone, BOUND_TABLE, BOUNDED, monkeypatch) == ANSWER_ROWS | {DUPLICATE}
 
 
 def test_the_sdk_output_text_read_from_the_wire_fails_exactly_the_responses_answer_rows(

@@ -99,7 +99,10 @@ BREAKS: dict[str, tuple[str, str]] = {
 }
 # Breaks another check judges too: the tool kept for an assigned connection whose search is off or whose key is
 # unset is also an unusable assignment listing web_search (standalone.tools.listed's rows from a hunt, R-I5).
-ALSO_FAILING: dict[str, set[str]] = {"standalone-notice-tool-kept": {"standalone.tools.listed"}}
+ALSO_FAILING: dict[str, set[str]] = {"standalone-notice-tool-kept": {"standalone.tools.listed"},
+                                     # a valid source dropped unflagged (review R2-F3's long-title row): here the
+                                     # long-titled source the summary does not mention
+                                     "standalone-cited-sources-only": {"standalone.result.bounded"}}
 # The breaks of the checks run only on request (profile seed-003-deadline), each run through that profile. Found by
 # an outside hunt (L): seed 003's 90-second limit was never judged, so both certified before the check.
 DEADLINE, DEADLINE_PROFILE = "standalone.deadline.enforced", "seed-003-deadline"
