@@ -11,16 +11,21 @@ check accepts a cut page or any ``WEB_*`` error, enforcing only that the bound h
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import gzip
 import json
+import socket
 import threading
 import time
 import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from ..calibration import Timed, judge_timed
 from ..cases import Case
+from ..targets import CallOutcome
 from ._base import CALL_TIMEOUT, CheckContext, check, expect_error, require
 from .ssrf import PAGE_TEXT, PUBLIC, REQUIRES, _Handler, _network, _Pages, returned_redirect
 from .ssrf_body import _listed
@@ -611,20 +616,77 @@ DEADLINE_CASES = (
         f"a deadline per redirect hop: {SLOW_HOPS} hops of {HOP_WAIT:g} s each, every one under the deadline",
         {"hops": SLOW_HOPS, "each_s": HOP_WAIT, "answers": True},
     ),
+    # From a review (R4): a fetcher that resolved and connected with no time limit and started its timeout_s once
+    # connected passed every row (the test network dials loopback, where the kernel completes the handshake even
+    # if the server never accepts); against a connect that hangs, a call with timeout_s 1 stayed open 134 s.
+    Case(
+        "slow-connect",
+        "the deadline started only once connected: a connect that hangs (a listener whose accept queue is full, "
+        "so the kernel drops the handshake) waited out unbounded",
+        {"host": "connect.ssrf.test", "server_s": HOLD},
+    ),
 )
+HUNG = "93.184.215.77"  # a public address the test network dials to a listener whose connect hangs
+FILL = 3  # connections that fill that listener's accept queue (backlog 0) before a fetcher's
+
+
+class _HungConnect:
+    """A loopback listener that never accepts, its accept queue filled by connections of its own: the kernel then
+    drops a new handshake, so a connect to it hangs (SYNs resent for minutes). Where a kernel refuses the connect
+    instead, or completes it, a right fetcher still ends with an error or at its deadline. :meth:`close` (HOLD
+    after the row's call was sent, or when the run ends) ends it: a connect still waiting is then refused."""
+
+    def __init__(self) -> None:
+        self.ended = False
+        self.port = 0
+        self._sockets: list[socket.socket] = []
+
+    def open(self) -> None:
+        listener = self._socket()
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(0)
+        self.port = listener.getsockname()[1]
+        for _ in range(FILL):
+            queued = self._socket()
+            queued.setblocking(False)
+            queued.connect_ex(("127.0.0.1", self.port))  # completed into the queue, or left waiting: either fills it
+
+    def _socket(self) -> socket.socket:
+        made = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self._sockets.append(made)
+        return made
+
+    def close(self) -> None:
+        self.ended = True  # before the close: an answer the close brings comes once the server ended
+        for made in self._sockets:
+            made.close()
+
+
+@contextmanager
+def _hung_connect() -> Iterator[_HungConnect]:
+    hung = _HungConnect()
+    try:
+        hung.open()
+        yield hung
+    finally:
+        hung.close()
+
+
 _SLOW_SERVERS = {"silent": _silent, "drip-body": _drip_body, "drip-headers": _drip_headers, "slow-hops": _slow_hop}
 
 
 @check(
     "ssrf.deadline",
-    "A server that never answers or drips its answer ends the fetch with an error within the one deadline",
+    "A server that never accepts, never answers or drips its answer ends the fetch with an error within the one "
+    "deadline",
     seed="002",
     requires=REQUIRES,
     provider="messages",
     rule="Seed 002: the fetcher reaches only validated addresses, and seed 001's HTTP provider 'retains its own "
     "... resource limits'; a deadline is one. No seed fixes its value or shape, so the adapter protocol does: "
     "configure's timeout_s covers the whole "
-    "fetch, every read and every redirect hop included. No seed fixes the error code, so any WEB_* error "
+    "fetch, its connects (a connect that hangs, the server never accepting), every read and every redirect hop "
+    "included. No seed fixes the error code, so any WEB_* error "
     "is accepted; it must come before the server ends its answer and within the deadline plus a quiet "
     f"margin of {MARGIN:g} s, counted from when the fetch's first request reached the server: no seed decides "
     "whether separate web_fetch calls run side by side, and seed 001's 'own ... resource limits' leave a fetcher "
@@ -647,17 +709,19 @@ async def _deadline_run(ctx: CheckContext) -> list[Timed]:
     """One run of every row at once, on servers of its own (a re-run never sees an earlier run's
     slow answers end); the answers' timings, for :func:`judge_timed`."""
     arrived: dict[str, float] = {}  # each slow path's first request: when it reached the server
-    with _network() as net:
+    with _network() as net, _hung_connect() as hung:
         for name, serve in _SLOW_SERVERS.items():
             net.pages.special[f"/slow/{name}"] = _noting(arrived, serve)
         for n in range(1, SLOW_HOPS):
             net.pages.special[f"/slow/slow-hops/{n}"] = _slow_hop
-        test_network = net.config({"slow.ssrf.test": [[PUBLIC]]}, [])
+        hosts = {"slow.ssrf.test": [[PUBLIC]]} | {c["host"]: [[HUNG]] for c in DEADLINE_CASES if "host" in c.params}
+        test_network = net.config(hosts, [])
+        test_network["dial"][HUNG] = hung.port
         # Hops enough for the whole slow chain: a deadline per hop then follows it to its end, and answers only
         # once the server ended, which no load excuses (a hop cap would stop it earlier, merely late).
         await ctx.configure(provider="messages", test_network=test_network, timeout_s=DEADLINE,
                             fetch_max_redirects=SLOW_HOPS + 2)
-        return await _deadline_rows(ctx, net, arrived)
+        return await _deadline_rows(ctx, net, arrived, hung)
 
 
 def _noting(arrived: dict[str, float], serve: Any) -> Any:
@@ -670,15 +734,19 @@ def _noting(arrived: dict[str, float], serve: Any) -> Any:
     return noted
 
 
-async def _deadline_rows(ctx: CheckContext, net: Any, arrived: dict[str, float]) -> list[Timed]:
-    """Every row at once (each server is its own path, so a target that runs fetches side by side takes one
-    deadline a run, not four), each timed from when its fetch's first request reached the server.
+async def _deadline_rows(ctx: CheckContext, net: Any, arrived: dict[str, float], hung: _HungConnect) -> list[Timed]:
+    """Every row of the page server at once (each server is its own path, so a target that runs fetches side by
+    side takes one deadline a run, not four), each timed from when its fetch's first request reached the server;
+    then the row whose connect hangs, alone.
 
     From a hunt (U1-1): a fetcher that runs web_fetch calls one at a time, or one fetch per host at a time, every
     fetch ending at its own deadline, failed when each answer was timed from when its call was sent: the rows
     queued behind each other (drip-headers answered after 3.0 s), and the queue counted as fetch time. No seed
     decides whether separate calls run side by side; such a target now takes a deadline per row (about 4 s a run),
-    and a fetch that outlives its deadline is late (or answers only once the server ended) however it queued."""
+    and a fetch that outlives its deadline is late (or answers only once the server ended) however it queued.
+    A fetch whose connect hangs never reaches a server, so that row is timed from when its call was sent: it
+    runs once the others answered, so no call of this check is queued before it."""
+    served = [case for case in DEADLINE_CASES if "host" not in case.params]
     started = time.monotonic()
     calls = [
         ctx.target.start_call(
@@ -687,24 +755,41 @@ async def _deadline_rows(ctx: CheckContext, net: Any, arrived: dict[str, float])
             # Read the moment the answer arrives: had the server already ended its answer?
             probe=functools.partial(_ended, net.pages, _last_path(case.name)),
         )
-        for case in DEADLINE_CASES
+        for case in served
     ]
     timed: list[Timed] = []
-    bound = DEADLINE + MARGIN
-    for case, call in zip(DEADLINE_CASES, calls, strict=True):
+    for case, call in zip(served, calls, strict=True):
         outcome = await call.outcome(CALL_TIMEOUT)
         # A call whose fetch never reached the server (refused, or timed out queued) is timed from when it was sent.
         took = outcome.answered_at - arrived.get(f"/slow/{case.name}", started)
-        if outcome.at_answer is not False:  # the server's end was the fetcher's deadline: late whatever the load
-            timed.append(Timed(f"{case.name}: the call answered only once the server ended ({took:.1f} s after its "
-                               f"request reached the server; the deadline is {DEADLINE:g} s)", took, bound,
-                               case.catches, cap=0.0))
+        timed.append(_judged(case, outcome, took, "its request reached the server"))
+    for case in DEADLINE_CASES:
+        if "host" not in case.params:
             continue
-        timed.append(Timed(f"{case.name}: answered {took:.1f} s after its request reached the server; the deadline "
-                           f"is {DEADLINE:g} s", took, bound, case.catches))
-        if not (outcome.ok and case.params.get("answers")):  # a fetcher may stop at a redirect it got in time
-            expect_error(outcome, case.name)
+        sent = time.monotonic()
+        call = ctx.target.start_call("web_fetch", {"arguments": {"url": f"http://{case['host']}/slow/{case.name}"}},
+                                     probe=lambda: hung.ended)
+        # Only a fetcher whose connect is outside its deadline is still waiting then: refused, it answers.
+        closing = asyncio.get_running_loop().call_later(HOLD, hung.close)
+        try:
+            outcome = await call.outcome(CALL_TIMEOUT)
+        finally:
+            closing.cancel()
+        timed.append(_judged(case, outcome, outcome.answered_at - sent, "its call was sent"))
     return timed
+
+
+def _judged(case: Case, outcome: CallOutcome, took: float, since: str) -> Timed:
+    """A row's answer, ``took`` seconds after ``since``: its timing claim (a WEB_* error, or the slow chain's
+    redirect, is required of it here)."""
+    bound = DEADLINE + MARGIN
+    if outcome.at_answer is not False:  # the server's end was the fetcher's deadline: late whatever the load
+        return Timed(f"{case.name}: the call answered only once the server ended ({took:.1f} s after {since}; the "
+                     f"deadline is {DEADLINE:g} s)", took, bound, case.catches, cap=0.0)
+    if not (outcome.ok and case.params.get("answers")):  # a fetcher may stop at a redirect it got in time
+        expect_error(outcome, case.name)
+    return Timed(f"{case.name}: answered {took:.1f} s after {since}; the deadline is {DEADLINE:g} s", took, bound,
+                 case.catches)
 
 
 def _last_path(name: str) -> str:
