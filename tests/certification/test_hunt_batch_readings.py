@@ -95,4 +95,4 @@ def test_409_and_425_retried_fail_exactly_their_rows(monkeypatch: pytest.MonkeyP
     # catches: 409 and 425 taken for transient and retried like a 429 (a Fetch API 409 too: hunt T1-2's row)
     patch_reading(_scheduler, "retryable", "status in (408, 429)", "status in (408, 409, 425, 429)", monkeypatch)
     failing = failing_rows(scheduling, "NEVER_CASES", "search.api.retry.never", monkeypatch)
-    assert failing == {CONFLICT, TOO_EARLY, "fetch 409"}
+    assert failing == {CONFLICT, TOO_EARLY, "fetch 409", "evidence search 409"}  # the pipeline's too (review R3-F2)

@@ -114,7 +114,9 @@ def test_evidence_retries_on_any_failure_fail_exactly_the_evidence_rows(monkeypa
     right = _scheduler.retryable
     _marks_evidence(monkeypatch)
     monkeypatch.setattr(_scheduler, "retryable", lambda status: status >= 400 if IN_EVIDENCE.get() else right(status))
-    fails_exactly(scheduling, "NEVER_CASES", NEVER, set(EVIDENCE_NEVER), monkeypatch)
+    # review R3-F2's rows (a Search 404 and 409, page fetches answered 404 and 402) see it too
+    also = {c.name for c in scheduling.NEVER_CASES if c.params.get("evidence")}
+    fails_exactly(scheduling, "NEVER_CASES", NEVER, set(EVIDENCE_NEVER) | also, monkeypatch)
 
 
 def test_a_pipeline_that_never_retries_passes_the_evidence_rows(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -139,7 +141,9 @@ def test_unpaced_evidence_searches_fail_exactly_the_evidence_row(monkeypatch: py
     _marks_evidence(monkeypatch)
     _scheduled(monkeypatch, lambda api, policy: dataclasses.replace(policy, pacing=False)
                if IN_EVIDENCE.get() and api == "search" else policy)
-    fails_exactly(scheduling, "PACING_CASES", RATE, EVIDENCE_PACED, monkeypatch)
+    # review R3-F1's row (the same call beside a web_search call) sees it too
+    beside = {c.name for c in scheduling.PACING_CASES if "beside" in c.params}
+    fails_exactly(scheduling, "PACING_CASES", RATE, {EVIDENCE_PACED, *beside}, monkeypatch)
 
 
 def test_unpaced_evidence_fetches_pass_the_evidence_row(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -231,7 +235,9 @@ def test_a_wait_from_the_send_fails_exactly_the_slow_503_row(monkeypatch: pytest
     wrong = f"sent_at = clock.now()\n{indent}{tail}".replace(
         SLEPT, "await clock.sleep(max(0.0, sent_at + wait - clock.now()))")
     patch_reading(_scheduler.AccountScheduler, "run", tail, wrong, monkeypatch)
-    fails_exactly(scheduling, "RETRY_CASES", WAITS, SLOW_503, monkeypatch)
+    # review R3-F3's slow 429 row sees it too
+    slow_429 = "429 answered after 1 s, Retry-After 1 s, then success"
+    fails_exactly(scheduling, "RETRY_CASES", WAITS, {SLOW_503, slow_429}, monkeypatch)
 
 
 def test_a_longer_wait_after_the_answer_passes_the_slow_503_row(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -254,8 +254,9 @@ def _request_key(body: dict[str, Any], whole: bool) -> str:
 
 async def _failed_search(ctx: CheckContext, case: Case, retries: bool = False) -> None:
     """A batch of two queries, one whose every Search request is answered ``status``: each query is sent once; after
-    a 400 each distinct request is sent once (the same query may follow in a changed request). ``retries``: the
-    target was configured with retries on (search.api.retry.never's evidence rows: a 402 or 400 all the same)."""
+    a 4xx other than 402 each distinct request is sent once (the same query may follow in a changed request).
+    ``retries``: the target was configured with retries on (search.api.retry.never's evidence rows: a 402 or another
+    4xx all the same)."""
     ctx.fresh()
     _serve_pages(ctx)
     ctx.emu.inject("search", Status(case["status"]), times=None, when=query_match("search", FAILED_QUERY))
@@ -268,7 +269,9 @@ async def _failed_search(ctx: CheckContext, case: Case, retries: bool = False) -
     # Seed 001: 'other 4xx require a changed request', so after a 400 only the unchanged request is barred; a 402
     # needs funding first and a 503 is left to retries (off here), so neither query is sent again at all.
     for query in queries:
-        whole = case["status"] == 400 and query == FAILED_QUERY  # the other query was never answered 400
+        # Seed 001's 'other 4xx require a changed request' (a 400, 404 or 409): only the unchanged request is barred;
+        # the other query was never answered at all.
+        whole = 400 <= case["status"] < 500 and case["status"] != 402 and query == FAILED_QUERY
         mine = [_request_key(b, whole) for b in bodies if _plain(b["query"]) == _plain(query)]
         times = max((mine.count(k) for k in mine), default=0)
         # The other query may go unsent: seed 001's tool fails the batch if one query fails.
@@ -281,10 +284,11 @@ async def _failed_search(ctx: CheckContext, case: Case, retries: bool = False) -
                 sent=sent, catches=case.catches)
 
 
-async def _failed_fetch(ctx: CheckContext, case: Case) -> None:
+async def _failed_fetch(ctx: CheckContext, case: Case, retries: bool = False) -> None:
     """A batch of two queries, each with one result; every Fetch request for the first one's page is answered
     ``status``: with retries off each page's Fetch request is sent at most once, the failed page's exactly once (it
-    is its query's only result)."""
+    is its query's only result). ``retries``: the target was configured with retries on (search.api.retry.never's
+    evidence page-fetch rows: a 404 or 402 is sent at most once all the same)."""
     ctx.fresh()
     _serve_pages(ctx)
     query, url, title, snippet = FAILED_PAGE
@@ -296,11 +300,12 @@ async def _failed_fetch(ctx: CheckContext, case: Case) -> None:
     fetched = [str(r.json.get("url")) for r in ctx.records("fetch") if isinstance(r.json, dict)]
     # Which pages a pipeline fetches is its own (a final read: the rule says so, the row had required this one); a
     # page never asked for is never asked for twice, so the row judges nothing then.
-    # Seed 001: no automatic retries (retries are off here); a 402 needs funding first and a 404 (another 4xx) a
-    # changed request, so no retry setting would send either again unchanged.
+    # Seed 001: no automatic retries (retries off, evidence.api_wire); a 402 needs funding first and a 404 (another
+    # 4xx) a changed request, so no retry setting would send either again unchanged (retries on, retry.never).
     again = sorted({u for u in fetched if fetched.count(u) > 1})
+    setting = "on" if retries else "off"
     require(not again, f"{case.name}: {fetched.count(again[0]) if again else 0} Fetch API requests for "
-            f"{again[0] if again else ''}, expected at most one (retries off; never the same request again)",
+            f"{again[0] if again else ''}, expected at most one (retries {setting}; never the same request again)",
             sent=fetched, catches=case.catches)
 
 
@@ -338,8 +343,9 @@ RUN: Mapping[str, Callable[[CheckContext, Case], Awaitable[None]]] = {
     "400 is never sent again unchanged (the query compared with whitespace ignored, every other body key as sent: the "
     "same query in a changed request, a smaller count say, may follow). The same holds for the pipeline's page "
     "fetches ('Fetch sends a URL': the request is its URL): with retries off, a page whose Fetch request is "
-    "answered 404, 402 or 503 is requested exactly once (search.api.retry.never leaves open whether Fetch API "
-    "requests are retried at all when retries are on, but never a 402 or another 4xx). The "
+    "answered 404, 402 or 503 is requested exactly once (with retries on, search.api.retry.never judges its page "
+    "fetches answered 404 and 402: whether Fetch API requests are retried at all is open, but never a 402 or "
+    "another 4xx). The "
     "pipeline's result bound, how it writes its queries and which pages it fetches are its own.",
     cases=WIRE,
 )

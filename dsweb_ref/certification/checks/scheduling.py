@@ -72,8 +72,8 @@ from ._fakes import LOWERED_KEY
 from ._oracle import query_match
 from ._script import script, scripted
 from .batch import answer_probe, require_quiescent, wait_held
-from .evidence import _evidence
-from .evidence_wire import _failed_search
+from .evidence import _start
+from .evidence_wire import _failed_fetch, _failed_search
 from .search import require_tools_api_headers
 
 __all__ = ["OPT_IN_CHECKS", "SCHEDULING_CAPABILITIES"]
@@ -243,6 +243,12 @@ RETRY_CASES = (
     Case("503 answered after 1 s, Retry-After 1 s, then success", "the Retry-After wait counted from when the "
          "failed request was sent, not from its answer: a slow 503 retried at once",
          {"fault": Delay(1.0, then=Status(503, headers={"Retry-After": "1"})), "wait": 1}),
+    # From a review (R3-F3): the slow row above is a 503, so a 429's Retry-After counted from the send (a rate-limit
+    # reset time; every other status's from the answer) passed. The same wait for a 429 answered 1 s after its
+    # request; in the same Retry-After block (started together), so it adds a call, not run time.
+    Case("429 answered after 1 s, Retry-After 1 s, then success", "a 429's Retry-After counted from when the "
+         "failed request was sent (a rate-limit reset time), not from its answer: a slow 429 retried at once",
+         {"fault": Delay(1.0, then=RateLimited(retry_after=1)), "wait": 1}),
     Case("500, then success", "retrying only 503 among the 5xx (Service Unavailable taken for the one transient "
          "status)", {"fault": Status(500)}),
     Case("501, then success", "retrying only the usual transient 5xx (500, 502, 503 and 504, a urllib3-style "
@@ -328,8 +334,8 @@ _AT_ONCE_CATCHES = frozenset(c.catches for c in RETRY_CASES + RETRY_SEQUENCES
     rule="Seed 001: the guide recommends waiting before retrying 408, 429 and 5xx; the seeds do not name "
     "Retry-After, and issue 12's protocol settles it: Retry-After, when sent on any of them, is the wait "
     "(seconds or an HTTP date), counted from the failure's answer (RFC 9110: delay-seconds are 'the number of seconds "
-    "to delay after the response is received'; a 503 answered 1 s after it was sent, Retry-After 1, is retried no "
-    "sooner than 1 s after that answer); retries are bounded. Every 5xx is retried, not "
+    "to delay after the response is received'; a 503 or a 429 answered 1 s after it was sent, Retry-After 1, is "
+    "retried no sooner than 1 s after that answer); retries are bounded. Every 5xx is retried, not "
     "only 500, 502, 503 and 504 nor only the statuses HTTP registers. Each of 408, 429 and 5xx waits before its "
     "retries: one retried at once while the others back off fails, judged on the second-longest of that status's "
     "waits without Retry-After. How long a wait is stays open (50 ms is one): only a retry within 40 ms of the "
@@ -767,6 +773,20 @@ NEVER_CASES = (
          "retries are on: a 402 (funding first) sent again", {"status": 402, "evidence": True}),
     Case("evidence search 400", "the evidence pipeline's own Search requests retried on any failure status when "
          "retries are on: a rejected request (400) sent again unchanged", {"status": 400, "evidence": True}),
+    # From a review (R3-F2): the evidence rows above named 402 and 400 only, so a pipeline retrying every failure
+    # status but those two (a Search 404 or 409 sent three times, its page fetches answered 404 retried too) was
+    # certified. Seed 001: '402 requires funding first, and other 4xx require a changed request', for the
+    # pipeline's Search requests and its page fetches alike (evidence.api_wire's failed-fetch rows, retries on).
+    Case("evidence search 404", "the evidence pipeline's own Search requests retried on every failure status but "
+         "400 and 402 (a deny-list) when retries are on: a 404 sent again unchanged",
+         {"status": 404, "evidence": True}),
+    Case("evidence search 409", "the evidence pipeline's own Search requests retried on every failure status but "
+         "400 and 402 when retries are on: a conflict (409) sent again unchanged", {"status": 409, "evidence": True}),
+    Case("evidence page fetch 404", "the evidence pipeline's page fetches retried on a 4xx when retries are on: a "
+         "page answered 404 (no usable content) requested again", {"status": 404, "evidence": True, "page": True}),
+    Case("evidence page fetch 402", "the evidence pipeline's page fetches retried on any failure status when retries "
+         "are on: a page answered 402 (funding first) requested again", {"status": 402, "evidence": True,
+                                                                          "page": True}),
 )
 
 
@@ -788,8 +808,9 @@ NEVER_CASES = (
     "Fetch API requests are retried at all is open, but never these, nor a 400, 409 or 422 (other 4xx require a "
     "changed request). The evidence pipeline's own Search requests (seed 002, a target with evidence-search) are "
     "Search API requests too: with retries on, a query answered 402 is sent exactly once and a request answered "
-    "400 never again unchanged (compared as evidence.api_wire compares them with retries off; a changed query may "
-    "follow).",
+    "400, 404 or 409 (other 4xx) never again unchanged (compared as evidence.api_wire compares them with retries "
+    "off; a changed query may follow); its page fetches too ('Fetch sends a URL': the request is its URL): a page "
+    "answered 404 or 402 is requested at most once (evidence.api_wire's failed-fetch rows, retries on here).",
     cases=NEVER_CASES,
     slot="quiet",  # a bounded window proves no retry was sent
 )
@@ -800,7 +821,7 @@ async def retry_never(ctx: CheckContext) -> None:
     for case in NEVER_CASES:
         if case.params.get("evidence"):
             if evidence:
-                await _failed_search(ctx, case, retries=True)
+                await (_failed_fetch if case.params.get("page") else _failed_search)(ctx, case, retries=True)
             else:
                 ctx.note("evidence rows", "not judged: the target declares no evidence-search through the Fetch API")
             continue
@@ -1136,6 +1157,14 @@ PACING_CASES = (
     Case("an evidence call of four queries at 3 QPS",
          "the evidence pipeline's own Search API requests sent outside the account's pacer (web_search's paced, the "
          "pipeline's four searches started at once)", {"qps": 3, "evidence": EVIDENCE_QUERIES}),
+    # From a review (R3-F1): the row above runs the evidence call alone, so a pipeline pacing its searches with a
+    # scheduler of its own (at the configured rate, but not the account's pacer web_search uses) was certified.
+    # Seed 001: 'Search and Fetch each have an account-wide 5 QPS limit ... shared across that account's API keys':
+    # one allowance for every Search request of the account, so a web_search call beside the evidence call counts.
+    Case("an evidence call of four queries beside a two-query web_search call, 3 QPS",
+         "the evidence pipeline's own Search API requests paced by a scheduler of its own, not the account's pacer: "
+         "each paced alone, web_search's and the pipeline's starts together exceed the rate",
+         {"qps": 3, "evidence": EVIDENCE_QUERIES, "beside": 2}),
     # From the seed-9 mutation draw: a request given up at its deadline after its pacer start was counted (the
     # reference once ended such a start only when it was sent). Untimed: the first search, under a 1 s deadline,
     # may be sent or refused; the next one, under 3 s with its slot free at once, must be sent.
@@ -1174,7 +1203,8 @@ _WINDOW_RULE = (
     "configure, or WEB_CONFIG_INVALID / WEB_INVALID_ARGUMENTS at the call, nothing sent), never read as no "
     "pacing. The evidence pipeline's own Search requests (seed 002, a target with evidence-search) count too: an "
     "evidence call of four queries keeps its searches' starts within the rate, judged as above (its Fetch "
-    "requests are not judged here).",
+    "requests are not judged here), and so does the same call beside a web_search call of two queries: the limit "
+    "is account-wide ('shared across that account's API keys'), so all six starts share the one allowance.",
     cases=PACING_CASES,
     slot="quiet",  # counts starts per one-second window
 )
@@ -1295,11 +1325,17 @@ async def _paced_evidence_run(ctx: CheckContext, case: Case, runs: Iterator[int]
     queries = [_own(q, n) for q in case["evidence"]]
     for query in queries:
         script(ctx, query, [], times=None)
-    outcome = await _evidence(ctx, queries, {"id": f"paced evidence {n}", "local_names": []})
-    expect_success(outcome, f"{case.name}: the evidence call")
+    evidence = _start(ctx, queries, {"id": f"paced evidence {n}", "local_names": []})
+    # ``beside``: a web_search call of that many queries started with it, on the same account (one allowance)
+    searched = [f"{QUERY} beside {n} {k}" for k in range(case.params.get("beside", 0))]
+    beside = ctx.start_search(searched) if searched else None
+    expect_success(await evidence.outcome(CALL_TIMEOUT), f"{case.name}: the evidence call")
+    if beside is not None:
+        expect_success(await beside.outcome(CALL_TIMEOUT), f"{case.name}: the web_search call")
     claims = await _window_claims(ctx, case, "search")
     sent = len(ctx.records("search"))
-    require(sent >= len(queries), f"{case.name}: {sent} Search API requests for {len(queries)} queries")
+    require(sent >= len(queries) + len(searched),
+            f"{case.name}: {sent} Search API requests for {len(queries) + len(searched)} queries")
     return claims
 
 
