@@ -113,6 +113,9 @@ def _after_the_header(user: str, value: str) -> str:
     return _after_header(user, _line(value))
 
 
+# Hunt T2-2's rows: the existing field in another TOML string form ('...', one-line """...""", '...' at the top level)
+LITERAL, MULTI_LINE, TOP_LITERAL = ("literal-string-field-replaced", "multi-line-string-field-replaced",
+                                    "top-level-literal-string-field-replaced")
 READINGS: dict[str, tuple[Saver, set[str]]] = {
     # every comment is lost, the one a U+2028 continues too
     # every comment is lost, the one after the field's value and a commented-out field too (and dotted agent.* keys
@@ -126,12 +129,13 @@ READINGS: dict[str, tuple[Saver, set[str]]] = {
     # (a second field beside a commented-out one and a profile's, and one more beside the commented field)
     "a second field added": (
         _rewritten(lambda u: FIELD in u and not u.startswith(FIELD), _after_the_header),
-        {"existing-field-replaced", "field-comment-kept", "field-elsewhere-kept"}),
+        {"existing-field-replaced", "field-comment-kept", "field-elsewhere-kept", LITERAL, MULTI_LINE}),
     # catches: a pattern over the file rewrites every line naming the field (an outside hunt)
     "every line naming the field rewritten": (
         _rewritten(lambda u: FIELD in u, lambda u, v: re.sub(rf'({FIELD}\s*=\s*)"[^"\n]*"',
                                                               lambda m: m[1] + _line(v).split("= ", 1)[1].strip(), u)),
-        {"field-elsewhere-kept"}),
+        # (its pattern reads a double-quoted value only: hunt T2-2's rows, a value in another TOML string form)
+        {"field-elsewhere-kept", LITERAL, MULTI_LINE, TOP_LITERAL}),
     # catches: the field's line written anew, the comment after its value lost (an outside hunt)
     "the field's line written anew": (
         lambda user, project, value: {**(saved := reference_save(user, project, value)), "user": re.sub(
@@ -161,7 +165,7 @@ READINGS: dict[str, tuple[Saver, set[str]]] = {
     "any project file taken for an override": (_any_project_overrides, {"project-without-the-field"}),
     "an unreadable file replaced": (_unreadable_replaced, {"unreadable-file-not-lost"}),
     "the field always written into [agent]": (
-        _rewritten(lambda u: u.startswith(FIELD), _after_the_header), {"top-level-field-replaced"}),
+        _rewritten(lambda u: u.startswith(FIELD), _after_the_header), {"top-level-field-replaced", TOP_LITERAL}),
     "the field glued to a header that ends the file": (
         _rewritten(lambda u: u.endswith("[agent]"), _appended), {"header-without-final-newline"}),
     "an empty value refused": (_refusing(lambda u, v: v == ""), {"empty-saved"}),
