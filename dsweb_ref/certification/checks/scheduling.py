@@ -1151,19 +1151,18 @@ PACING_CASES = (
          "a pacer that spaces only requests queued together and forgets its last start while idle: calls made one "
          "after another (each once the one before answered) go out unpaced", {"qps": 2, "sequential": 3}),
     # From a hunt (T4-2): every row above searches through web_search, so an evidence pipeline (seed 002) whose own
-    # Search API requests skipped the account's pacer (a client of its own) was certified. Its four searches are
-    # requests against the same account's rate; each query finds nothing, so the call fetches no page (a
-    # pipeline's Fetch requests under fetch pacing are unjudged). A target without evidence-search skips the row.
-    Case("an evidence call of four queries at 3 QPS",
-         "the evidence pipeline's own Search API requests sent outside the account's pacer (web_search's paced, the "
-         "pipeline's four searches started at once)", {"qps": 3, "evidence": EVIDENCE_QUERIES}),
-    # From a review (R3-F1): the row above runs the evidence call alone, so a pipeline pacing its searches with a
-    # scheduler of its own (at the configured rate, but not the account's pacer web_search uses) was certified.
-    # Seed 001: 'Search and Fetch each have an account-wide 5 QPS limit ... shared across that account's API keys':
-    # one allowance for every Search request of the account, so a web_search call beside the evidence call counts.
+    # Search API requests skipped the account's pacer (a client of its own) was certified; and from a review
+    # (R3-F1): an evidence call run alone certified a pipeline pacing its searches with a scheduler of its own (at
+    # the configured rate, but not the account's pacer web_search uses). Seed 001: 'Search and Fetch each have an
+    # account-wide 5 QPS limit ... shared across that account's API keys': one allowance for every Search request
+    # of the account, so the evidence call runs beside a web_search call, which catches both (an evidence call
+    # alone, a row of its own once, caught only the first and cost the check's longest run 2 s more). Each of its
+    # queries finds nothing, so the call fetches no page (a pipeline's Fetch requests under fetch pacing are
+    # unjudged). A target without evidence-search skips the row.
     Case("an evidence call of four queries beside a two-query web_search call, 3 QPS",
-         "the evidence pipeline's own Search API requests paced by a scheduler of its own, not the account's pacer: "
-         "each paced alone, web_search's and the pipeline's starts together exceed the rate",
+         "the evidence pipeline's own Search API requests sent outside the account's pacer: unpaced (its four "
+         "searches started at once), or paced by a scheduler of its own, each paced alone, web_search's and the "
+         "pipeline's starts together exceeding the rate",
          {"qps": 3, "evidence": EVIDENCE_QUERIES, "beside": 2}),
     # From the seed-9 mutation draw: a request given up at its deadline after its pacer start was counted (the
     # reference once ended such a start only when it was sent). Untimed: the first search, under a 1 s deadline,
@@ -1202,9 +1201,9 @@ _WINDOW_RULE = (
     "sent while an earlier one is still unanswered. A rate of 0 lets no request start, so it is refused (at "
     "configure, or WEB_CONFIG_INVALID / WEB_INVALID_ARGUMENTS at the call, nothing sent), never read as no "
     "pacing. The evidence pipeline's own Search requests (seed 002, a target with evidence-search) count too: an "
-    "evidence call of four queries keeps its searches' starts within the rate, judged as above (its Fetch "
-    "requests are not judged here), and so does the same call beside a web_search call of two queries: the limit "
-    "is account-wide ('shared across that account's API keys'), so all six starts share the one allowance.",
+    "evidence call of four queries beside a web_search call of two keeps all six starts within the rate, judged "
+    "as above (its Fetch requests are not judged here): the limit is account-wide ('shared across that account's "
+    "API keys'), so the pipeline's searches and web_search's share the one allowance.",
     cases=PACING_CASES,
     slot="quiet",  # counts starts per one-second window
 )
