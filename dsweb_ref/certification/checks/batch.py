@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,7 +42,7 @@ from ._base import (
     require,
 )
 from ._oracle import observed, query_match
-from ._tcp import _TABLES, established_peers
+from ._tcp import established_peers, unread_bytes
 
 WS = "web_search"
 QUERIES = ["markdown", "coffee", "asyncio cancellation", "http redirect"]
@@ -351,30 +351,6 @@ async def cancel_quiescence(ctx: CheckContext) -> None:
         await require_cancelled(ctx, call, gate, len(queries) - first, case.name, catches=case.catches)
 
 
-def _unread_bytes(server_port: int, clients: Collection[int]) -> int | None:
-    """Bytes the emulator sent on the connections from the client ports ``clients`` that the client has not read
-    yet (the kernel's receive queue of each client socket; a socket gone counts as read); None when the kernel table
-    cannot be read (not Linux)."""
-    wanted = {f":{port:04X}" for port in clients}
-    server = f":{server_port:04X}"
-    unread, readable = 0, False
-    for table in _TABLES:
-        try:
-            text = table.read_text(encoding="ascii", errors="replace")
-        except OSError:
-            continue
-        readable = True
-        for line in text.splitlines()[1:]:
-            fields = line.split(None, 5)
-            if len(fields) < 5 or not fields[2].endswith(server) or fields[1][fields[1].rfind(":"):] not in wanted:
-                continue
-            try:
-                unread += int(fields[4].split(":")[1], 16)
-            except (IndexError, ValueError):
-                continue
-    return unread if readable else None
-
-
 async def _answers_read(ctx: CheckContext) -> None:
     """Until the target has read the answers the emulator finished sending: each client socket's receive queue
     empty, so they reached the target itself, not only its kernel. The kernel table is polled within a liveness
@@ -385,7 +361,7 @@ async def _answers_read(ctx: CheckContext) -> None:
 
     def read(bound: float) -> None:
         end = time.monotonic() + bound
-        while _unread_bytes(port, clients) and time.monotonic() < end:
+        while unread_bytes(port, clients) and time.monotonic() < end:
             time.sleep(POLL)
 
     await ctx.blocking(read, HELD_BOUND)

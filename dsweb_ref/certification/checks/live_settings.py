@@ -169,19 +169,25 @@ def fetches(ctx: CheckContext) -> bool:
     return {CAP_WEB_FETCH, CAP_FETCH_API} <= ctx.hello.capabilities
 
 
+async def carried(ctx: CheckContext, case: Case, step: str, shown: str, why: str = "") -> None:
+    """The next search's Search API request carried the credential ``shown`` (in words, :func:`key_of`), and so did
+    its Fetch API request when the target fetches through the Fetch API."""
+    got = key_of(await searched(ctx, case, step))
+    require(got == shown, f"{case.name}: {step}: the Search API request carried {got}, expected {shown}",
+            catches=case.catches)
+    if fetches(ctx):
+        keys = [key_of(r) for r in await fetched(ctx) if r.route == "fetch"]
+        require(keys == [shown], f"{case.name}: {step}: the Fetch API request(s) carried {keys or 'nothing'}, "
+                f"expected {shown}{why}", catches=case.catches)
+
+
 async def key_row(ctx: CheckContext, case: Case) -> None:
     # Seed 001: "Both APIs read one credential and one API base": the Fetch API's request is judged like the search's.
     await ctx.configure(provider="api", api_key=DEFAULT_API_KEY, tools_base=ctx.emu.tools_base, retries=0)
     for step, shown in (("before the save", "the configured key"), ("after saving another key", "the saved key")):
         if step != "before the save":
             await save(ctx, case, api_key=SAVED_KEY)
-        got = key_of(await searched(ctx, case, step))
-        require(got == shown, f"{case.name}: {step}: the Search API request carried {got}, expected {shown}",
-                catches=case.catches)
-        if fetches(ctx):
-            keys = [key_of(r) for r in await fetched(ctx) if r.route == "fetch"]
-            require(keys == [shown], f"{case.name}: {step}: the Fetch API request(s) carried {keys or 'nothing'}, "
-                    f"expected {shown} (both APIs read one credential)", catches=case.catches)
+        await carried(ctx, case, step, shown, " (both APIs read one credential)")
     if CAP_MESSAGES_SEARCH not in ctx.hello.capabilities:
         return
     await ctx.configure(provider="messages", api_key=DEFAULT_API_KEY, tools_base=ctx.emu.tools_base, retries=0)
@@ -456,13 +462,7 @@ async def account_row(ctx: CheckContext, case: Case) -> None:
                               ("after saving the account route", "account", "the account token")):
         if auth is not None:
             await save(ctx, case, auth=auth)
-        got = key_of(await searched(ctx, case, step))
-        require(got == shown, f"{case.name}: {step}: the Search API request carried {got}, expected {shown}",
-                catches=case.catches)
-        if fetches(ctx):
-            keys = [key_of(r) for r in await fetched(ctx) if r.route == "fetch"]
-            require(keys == [shown], f"{case.name}: {step}: the Fetch API request(s) carried {keys or 'nothing'}, "
-                    f"expected {shown}", catches=case.catches)
+        await carried(ctx, case, step, shown)
 
 
 ROWS = {"key": key_row, "switch": switch_row, "base": base_row, "options": options_row,
