@@ -1130,8 +1130,8 @@ async def _dead_end(ctx: CheckContext, case: Case, context: dict[str, Any]) -> N
     "the conversation's: the same query is searched in another conversation. The refusal is scoped to a query that "
     "said [needs_retry] (\"ถ้าผลขึ้น [needs_retry] agent ต้องปรับ query ให้เจาะจงขึ้น … ห้ามยิง query เดิมซ้ำ\"): a query "
     "that found evidence may be asked again (web_search serves \"ข้อมูลที่เปลี่ยนตามเวลา เช่นข่าวล่าสุด ราคา\", "
-    "data that changes over time), and one with fewer of its words is no retry of a dead end; both are answered "
-    "with evidence, searched again or from evidence the tool kept (nothing asks a found query to be searched again).",
+    "data that changes over time), and one with fewer of its words is no retry of a dead end: both are searched "
+    "again, or answered with the evidence the tool kept (nothing asks a found query to be searched again).",
     cases=RETRIES,
 )
 async def retry_refused(ctx: CheckContext) -> None:

@@ -286,9 +286,10 @@ async def _failed_search(ctx: CheckContext, case: Case, retries: bool = False) -
 
 async def _failed_fetch(ctx: CheckContext, case: Case, retries: bool = False) -> None:
     """A batch of two queries, each with one result; every Fetch request for the first one's page is answered
-    ``status``: with retries off each page's Fetch request is sent at most once, the failed page's exactly once (it
-    is its query's only result). ``retries``: the target was configured with retries on (search.api.retry.never's
-    evidence page-fetch rows: a 404 or 402 is sent at most once all the same)."""
+    ``status``: with retries off each page's Fetch request is sent at most once, the failed page's too (which pages
+    a pipeline fetches is its own: a page never asked for is not judged). ``retries``: the target was configured
+    with retries on (search.api.retry.never's evidence page-fetch rows: a 404 or 402 is sent at most once all the
+    same)."""
     ctx.fresh()
     _serve_pages(ctx)
     query, url, title, snippet = FAILED_PAGE
@@ -343,7 +344,7 @@ RUN: Mapping[str, Callable[[CheckContext, Case], Awaitable[None]]] = {
     "400 is never sent again unchanged (the query compared with whitespace ignored, every other body key as sent: the "
     "same query in a changed request, a smaller count say, may follow). The same holds for the pipeline's page "
     "fetches ('Fetch sends a URL': the request is its URL): with retries off, a page whose Fetch request is "
-    "answered 404, 402 or 503 is requested exactly once (with retries on, search.api.retry.never judges its page "
+    "answered 404, 402 or 503 is requested at most once (with retries on, search.api.retry.never judges its page "
     "fetches answered 404 and 402: whether Fetch API requests are retried at all is open, but never a 402 or "
     "another 4xx). The "
     "pipeline's result bound, how it writes its queries and which pages it fetches are its own.",

@@ -429,7 +429,6 @@ async def retries_row(ctx: CheckContext, case: Case) -> None:
             expect_success(outcome, f"{case.name}: {step}: web_search, its retry answered 200", case.catches)
 
 
-
 async def pacing_off_row(ctx: CheckContext, case: Case) -> None:
     """Pacing configured at :data:`SLOW_QPS`, then saved off: the next two-query search sends one request per query
     (a batch's queries start together), answered. Still paced, its second query could not be sent before its

@@ -149,9 +149,9 @@ _NOT_HITS = ("miss", "write", "creat")  # cache counts that are not input read f
 
 def _cached(usage: dict[str, Any]) -> list[tuple[str, int]]:
     """Each whole number above zero a usage reports under the cache, with the names leading to it (joined, lower
-    case): one under a key naming the cache, at the usage's top level or in an object inside it
-    (input_tokens_details.cached_tokens), or in an object under such a key, whatever its own key (Anthropic's
-    cache_creation.ephemeral_5m_input_tokens, cache_tokens.read: a review found these not read)."""
+    case): a value up to two objects deep whose path names the cache (cached_tokens at the top level,
+    input_tokens_details.cached_tokens, Anthropic's cache_creation.ephemeral_5m_input_tokens, cache_tokens.read: a
+    review found the last two not read)."""
     found: list[tuple[str, int]] = []
 
     def walk(place: dict[str, Any], names: str, depth: int) -> None:
