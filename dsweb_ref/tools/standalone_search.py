@@ -47,6 +47,7 @@ __all__ = [
     "clean_text",
     "encode_result",
     "parse_query",
+    "titles_cut",
 ]
 
 SEARCH_TIMEOUT_S = 90.0
@@ -130,7 +131,7 @@ def bound_sources(sources: tuple[StandaloneSource, ...]) -> list[dict[str, str]]
     return out
 
 
-def _titles_cut(sources: tuple[StandaloneSource, ...], kept: list[dict[str, str]] | None = None) -> bool:
+def titles_cut(sources: tuple[StandaloneSource, ...], kept: list[dict[str, str]] | None = None) -> bool:
     """Whether a source kept (``kept``; None: those :func:`bound_sources` keeps) shows a title other than its
     result's (a URL's title is its first result's): a title cut, which the result then flags, as it flags any cut
     (seed 003 sets no title bound; the reference's is its own)."""
@@ -271,7 +272,7 @@ class StandaloneSearchTool:
                 "verify that this endpoint and model support web search",
             )
         summary, cut = _cut_bytes(clean_text(answer.summary), MAX_SUMMARY_BYTES)
-        cut = cut or _titles_cut(answer.sources)  # a title cut to MAX_TITLE_BYTES is a cut too
+        cut = cut or titles_cut(answer.sources)  # a title cut to MAX_TITLE_BYTES is a cut too
         return encode_result(summary, bound_sources(answer.sources), cut), answer.usage
 
     async def execute(self, arguments: object, ctx: CallContext | None = None) -> ToolResult:

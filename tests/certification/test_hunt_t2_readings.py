@@ -150,7 +150,7 @@ BOUNDED, BOUNDS = "standalone.result.bounded", "BOUND_CASES"
 DUPLICATE, LONG = "duplicate-source-short-answer", "long-title-small-result"
 EIGHT = "eight-long-sources-short-summary"
 RESULT = "return encode_result(summary, bound_sources(answer.sources), cut), answer.usage"  # StandaloneSearchTool.run
-FLAGGED = "cut = cut or _titles_cut(answer.sources)"
+FLAGGED = "cut = cut or titles_cut(answer.sources)"
 
 
 def _run_returning(line: str, monkeypatch: pytest.MonkeyPatch) -> None:

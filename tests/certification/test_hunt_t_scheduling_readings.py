@@ -31,6 +31,7 @@ from dsweb_ref.providers import _scheduler
 from dsweb_ref.tools.evidence_search import EvidenceSearchTool
 
 from ._readings import fails_exactly, passes_rows, patch_reading
+from .test_breaks_end_to_end import example_adapter_module
 
 NEVER, RATE, FETCH_RATE, WAITS = (
     "search.api.retry.never", "search.api.pacing.rate", "fetch.api.pacing.rate", "search.api.retry.waits"
@@ -122,11 +123,13 @@ def test_evidence_retries_on_any_failure_fail_exactly_the_evidence_rows(monkeypa
 
 def test_a_pipeline_that_never_retries_passes_the_evidence_rows(monkeypatch: pytest.MonkeyPatch) -> None:
     # open: whether the pipeline's own requests are retried with retries on (a 503 say) is not judged here: one that
-    # never retries them sends each failed query once
+    # never retries them sends each failed query and page once (review R3-F2's rows too)
     _marks_evidence(monkeypatch)
     _scheduled(monkeypatch, lambda api, policy: dataclasses.replace(policy, retries=0) if IN_EVIDENCE.get()
                else policy)
-    passes_rows(scheduling, "NEVER_CASES", NEVER, EVIDENCE_NEVER, monkeypatch)
+    evidence_rows = {c.name for c in scheduling.NEVER_CASES if c.params.get("evidence")}
+    assert set(EVIDENCE_NEVER) < evidence_rows
+    passes_rows(scheduling, "NEVER_CASES", NEVER, evidence_rows, monkeypatch)
 
 
 # --- T4-2: the evidence pipeline's searches outside the pacer ----------------------------------------------------
@@ -157,18 +160,9 @@ def test_unpaced_evidence_fetches_pass_the_evidence_row(monkeypatch: pytest.Monk
 # --- T1-3: Fetch API retries outside the pacer -------------------------------------------------------------------
 
 
-class FirstPaced:
-    """The hunt's policy (the example adapter's pacing-retries-unpaced, on Fetch only): pacing holds for an
-    operation's first attempt; its retries go out when their wait ends."""
-
-    def __init__(self, policy: _scheduler.Policy) -> None:
-        self.policy, self.asked = policy, 0
-        self.qps, self.retries, self.max_wait_s = policy.qps, policy.retries, policy.max_wait_s
-
-    @property
-    def pacing(self) -> bool:
-        self.asked += 1
-        return self.policy.pacing and self.asked == 1
+# The hunt's policy is the example adapter's pacing-retries-unpaced one (pacing holds for an operation's first attempt
+# only), applied on Fetch only.
+FirstPaced = example_adapter_module().FirstPaced
 
 
 def _counting_fetches(monkeypatch: pytest.MonkeyPatch) -> list[int]:

@@ -222,7 +222,7 @@ def test_many_cache_counts_are_judged_at_once() -> None:
 
 BOUNDED, BOUNDS = "standalone.result.bounded", "BOUND_CASES"
 LONG, EIGHT = "long-title-small-result", "eight-long-sources-short-summary"
-FLAGGED = "cut = cut or _titles_cut(answer.sources)"  # StandaloneSearchTool.run: a title cut is a cut
+FLAGGED = "cut = cut or titles_cut(answer.sources)"  # StandaloneSearchTool.run: a title cut is a cut
 RIGHT_BOUND, RIGHT_ENCODE = standalone_search.bound_sources, standalone_search.encode_result
 
 

@@ -16,7 +16,6 @@ its new rows; the reference passes them; where the seeds leave a neighbour open,
 
 from __future__ import annotations
 
-import dataclasses
 import random
 from typing import Any
 
@@ -26,7 +25,7 @@ from dsweb_ref.certification.checks import scheduling
 from dsweb_ref.providers import _scheduler
 
 from ._readings import fails_exactly, passes_rows, patch_reading
-from .test_hunt_t_scheduling_readings import IN_EVIDENCE, RETRYABLE, SENT, SLEPT, _marks_evidence, _scheduled, _tail
+from .test_hunt_t_scheduling_readings import IN_EVIDENCE, RETRYABLE, SENT, SLEPT, _marks_evidence, _tail
 
 NEVER, RATE, WAITS = "search.api.retry.never", "search.api.pacing.rate", "search.api.retry.waits"
 DENIED = ("evidence search 404", "evidence search 409", "evidence page fetch 404")
@@ -71,15 +70,6 @@ def test_pipeline_fetches_retried_on_any_failure_fail_the_page_fetch_rows(monkey
                   monkeypatch)
     fails_exactly(scheduling, "NEVER_CASES", NEVER, {"evidence page fetch 404", "evidence page fetch 402"},
                   monkeypatch)
-
-
-def test_a_pipeline_that_never_retries_passes_the_new_rows(monkeypatch: pytest.MonkeyPatch) -> None:
-    # open: whether the pipeline's own requests are retried at all with retries on (a 503 say): one that never
-    # retries them sends each failed query and page once
-    _marks_evidence(monkeypatch)
-    _scheduled(monkeypatch, lambda api, policy: dataclasses.replace(policy, retries=0) if IN_EVIDENCE.get()
-               else policy)
-    passes_rows(scheduling, "NEVER_CASES", NEVER, NEVER_ROWS, monkeypatch)
 
 
 # --- F3: a 429's wait counted from the send ----------------------------------------------------------------------
