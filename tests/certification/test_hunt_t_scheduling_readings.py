@@ -40,7 +40,7 @@ FETCH_4XX = ("fetch 400", "fetch 409", "fetch 422")
 EVIDENCE_NEVER = ("evidence search 402", "evidence search 400")
 # the evidence call beside a web_search call (its row alone, once a row of its own, now this one: review R3-F1)
 EVIDENCE_PACED = "an evidence call of four queries beside a two-query web_search call, 3 QPS"
-FETCH_RETRIES = "two fetches at once, 2 QPS, each first answered 429 with Retry-After 0"
+FETCH_RETRIES = "two fetches at once, 1 QPS, each first answered 429 with Retry-After 0"
 SLOW_503 = "503 answered after 1 s, Retry-After 1 s, then success"
 RETRYABLE = "not retryable(reply.status)"
 
