@@ -150,6 +150,11 @@ class Worker:
         if self._proc.returncode is None:
             self._signal(signal.SIGTERM)
 
+    def kill(self) -> None:
+        """SIGKILL to its process group, now (from any thread): :func:`~.targets.kill_adapters`."""
+        if self._proc.returncode is None:
+            self._signal(signal.SIGKILL)
+
     def _signal(self, sig: signal.Signals) -> None:
         with contextlib.suppress(OSError):  # already gone
             if sys.platform == "win32":  # no fork server there: always a started interpreter

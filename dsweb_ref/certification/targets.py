@@ -69,6 +69,8 @@ __all__ = [
     "TargetError",
     "ToolPair",
     "adapter_environment",
+    "adapters_stopped",
+    "kill_adapters",
     "reference_environ",
     "reference_settings",
     "reference_target",
@@ -112,6 +114,8 @@ class AdapterStartError(TargetError):
 class _Terminable(Protocol):
     def terminate(self) -> None: ...
 
+    def kill(self) -> None: ...
+
 
 # Adapters and check workers (offload.py) whose process may still run.
 _RUNNING: weakref.WeakSet[_Terminable] = weakref.WeakSet()
@@ -126,11 +130,35 @@ def untrack_process(owner: _Terminable) -> None:
     _RUNNING.discard(owner)
 
 
+# Event loops on which terminate_adapters ran: no adapter starts on them any more. Per loop, not per process: a
+# test's interrupted run must not keep the next run (its own asyncio.run) from starting adapters.
+_STOPPED_LOOPS: weakref.WeakSet[asyncio.AbstractEventLoop] = weakref.WeakSet()
+
+
 def terminate_adapters() -> None:
     """SIGTERM to the process group of every adapter and check worker still running (safe in a signal
-    handler: no await, no lock); each one's ``close`` then reaps it without the shutdown handshake."""
+    handler: no await, no lock); each one's ``close`` then reaps it without the shutdown handshake. Called on a
+    running event loop, it also stops adapters starting on that loop from now on: Python 3.11's ``wait_for``
+    can drop the cancel that comes with it, and a check going on would otherwise start a lane nothing ends."""
+    with contextlib.suppress(RuntimeError):  # no running loop: only the processes to end
+        _STOPPED_LOOPS.add(asyncio.get_running_loop())
     for target in list(_RUNNING):
         target.terminate()
+
+
+def kill_adapters() -> None:
+    """SIGKILL to the process group of every adapter and check worker still running: a last resort, from any
+    thread (a stopped check worker whose checks did not end)."""
+    for target in list(_RUNNING):
+        target.kill()
+
+
+def adapters_stopped() -> bool:
+    """Whether :func:`terminate_adapters` ran on the running event loop (no adapter may start on it)."""
+    try:
+        return asyncio.get_running_loop() in _STOPPED_LOOPS
+    except RuntimeError:
+        return False
 
 
 def _retrieve(future: asyncio.Future[Any]) -> None:
@@ -1004,6 +1032,8 @@ class AdapterTarget:
             return self._proc
         if self._broken is not None:
             raise TargetError(self._broken)
+        if adapters_stopped():
+            raise AdapterStartError("the run is stopping (interrupted, or its caller went away): no adapter starts now")
         try:
             self._proc = await asyncio.create_subprocess_exec(
                 *self.argv,
@@ -1179,6 +1209,10 @@ class AdapterTarget:
             return
         self._terminated = True
         self._signal_group(signal.SIGTERM)
+
+    def kill(self) -> None:
+        """SIGKILL to the adapter's process group, now (from any thread): :func:`kill_adapters`."""
+        self._signal_group(signal.SIGKILL)
 
     def _signal_group(self, sig: signal.Signals) -> None:
         proc = self._proc

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import faulthandler
 import json
 import os
 import signal
@@ -24,11 +25,14 @@ from ..emulator.server import quiet_cut_notes
 from .checks.differential import seeded
 from .model import CheckResult
 from .suite import TargetFactory, run_suite
-from .targets import AdapterTarget, Target, reference_target, terminate_adapters
+from .targets import AdapterTarget, Target, kill_adapters, reference_target, terminate_adapters
 
 __all__ = ["target_from_recipe"]
 
 EXIT_STOPPED = 130
+# Seconds from a stop to the worker's forced exit, if its checks have not ended by then (they end in well under a
+# second: a cancel, and the adapters' groups ended). A job may give "stop_grace".
+STOP_GRACE_S = 10.0
 
 
 def target_from_recipe(recipe: Mapping[str, Any]) -> TargetFactory:
@@ -74,15 +78,24 @@ async def serve(job: Mapping[str, Any], out: TextIO) -> None:
     task = asyncio.current_task()
     assert task is not None
 
+    stopping: list[threading.Timer] = []
+
     def stop() -> None:
-        terminate_adapters()
+        terminate_adapters()  # also: no adapter starts from now on
         task.cancel()
+        if not stopping:
+            grace = threading.Timer(float(job.get("stop_grace", STOP_GRACE_S)), _stop_now, (loop,))
+            grace.daemon = True
+            stopping.append(grace)
+            grace.start()
 
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop)
     _watch_stdin(loop, stop)
 
     def emit(result: CheckResult) -> None:
+        if stopping:  # the run went away or was stopped: a check ending now did not finish for it
+            return
         out.write(json.dumps({"result": result.to_json()}) + "\n")
         out.flush()
 
@@ -100,10 +113,49 @@ async def serve(job: Mapping[str, Any], out: TextIO) -> None:
 
     with seeded(int(job["seed"])):
         await asyncio.gather(*(one(str(check_id)) for check_id in job["ids"]))
+    if stopping:  # the stop's cancel was dropped on the way (3.11's wait_for can): stopped all the same
+        raise asyncio.CancelledError
+
+
+def _stop_now(loop: asyncio.AbstractEventLoop) -> None:
+    """The stop's last resort, from a timer thread: the checks did not end within the grace after the stop. Where
+    they were goes to stderr (the loop's tasks, if it still turns, and every thread's stack), every adapter's group
+    gets SIGKILL, and the process exits 130 at once."""
+    print("the check worker did not end within its grace after the stop; its tasks:", file=sys.stderr, flush=True)
+    shown = threading.Event()
+
+    def show_tasks() -> None:
+        try:
+            for task in asyncio.all_tasks(loop):
+                print(f"task {task.get_name()}:\n" + "\n".join(_awaiting(task.get_coro())), file=sys.stderr)
+        finally:
+            shown.set()
+
+    with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
+        loop.call_soon_threadsafe(show_tasks)
+        shown.wait(1.0)  # a loop stuck in a blocking call never runs it: the threads' stacks below say where
+    print("its threads:", file=sys.stderr, flush=True)
+    faulthandler.dump_traceback(sys.stderr, all_threads=True)
+    kill_adapters()
+    os._exit(EXIT_STOPPED)
+
+
+def _awaiting(coro: Any) -> list[str]:
+    """Where ``coro`` waits, down its chain of awaits (a task's own stack stops at its first coroutine)."""
+    lines: list[str] = []
+    while coro is not None and len(lines) < 40:
+        frame = getattr(coro, "cr_frame", None) or getattr(coro, "gi_frame", None)
+        if frame is None:
+            break
+        lines.append(f'  File "{frame.f_code.co_filename}", line {frame.f_lineno}, in {frame.f_code.co_name}')
+        coro = getattr(coro, "cr_await", None) or getattr(coro, "gi_yieldfrom", None)
+    return lines
 
 
 def main() -> int:
     quiet_cut_notes()  # else they fill the stderr tail a failed worker is reported with
+    if hasattr(signal, "SIGUSR1"):  # every thread's stack to stderr: what a test sees of a worker that does not stop
+        faulthandler.register(signal.SIGUSR1, all_threads=True)
     job = json.loads(sys.stdin.buffer.readline() or b"null")
     if not isinstance(job, dict):
         print("the check worker got no job on stdin", file=sys.stderr)

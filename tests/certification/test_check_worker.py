@@ -6,6 +6,7 @@ targets that cannot be made in another process, and ``--jobs 1``, never start on
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import io
 import json
 import os
@@ -25,7 +26,14 @@ from dsweb_ref.certification.checks import CheckContext
 from dsweb_ref.certification.checks._base import check
 from dsweb_ref.certification.model import Check, CheckResult, Outcome, Report
 from dsweb_ref.certification.suite import run_suite
-from dsweb_ref.certification.targets import AdapterTarget, InProcessTarget, _build_reference, reference_target
+from dsweb_ref.certification.targets import (
+    AdapterStartError,
+    AdapterTarget,
+    InProcessTarget,
+    _build_reference,
+    reference_target,
+    terminate_adapters,
+)
 from dsweb_ref.certification.worker import target_from_recipe
 
 from ._procs import alive, gone
@@ -355,10 +363,13 @@ def _stopped(worker: subprocess.Popen[bytes]) -> int:
     try:
         return worker.wait(60)
     except subprocess.TimeoutExpired:
+        worker.send_signal(signal.SIGUSR1)  # its threads' stacks on stderr: where it hangs
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            worker.wait(2)
         worker.kill()
         worker.wait()
         err = worker.stderr.read() if worker.stderr is not None else b""
-        pytest.fail(f"the worker did not stop within 60 s of its stdin's end; its stderr: {err[-3000:]!r}")
+        pytest.fail(f"the worker did not stop within 60 s of its stdin's end; its stderr: {err[-6000:]!r}")
 
 
 def test_a_worker_whose_run_went_away_stops_and_ends_its_adapters(tmp_path: Path) -> None:
@@ -402,6 +413,103 @@ def test_a_worker_stopped_while_it_closes_its_adapter_leaves_nothing_of_the_adap
     worker.stdin.close()
     assert _stopped(worker) == 130
     assert gone(child), "the adapter's child outlived the worker"
+
+
+def _worker_with_checks(body: str, job: dict[str, Any]) -> subprocess.Popen[bytes]:
+    """A worker whose ``run_suite`` is ``body`` (the source of an ``async def run_suite(*args, **kwargs)``): how
+    a check behaves when the stop comes, without a real check's timing."""
+    code = (
+        "import asyncio, sys\n"
+        "import dsweb_ref.certification.worker as worker\n"
+        f"{body}\n"
+        "worker.run_suite = run_suite\n"
+        "sys.exit(worker.main())\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=env, start_new_session=True)
+    assert proc.stdin is not None and proc.stderr is not None
+    proc.stdin.write((json.dumps({"ids": [OWN], "seed": 0, "check_timeout": 60, "target": {"kind": "reference"},
+                                  **job}) + "\n").encode())
+    proc.stdin.flush()
+    return proc
+
+
+# A check whose cancel is dropped: Python 3.11's wait_for hands back a result that came with the cancellation. It
+# then finishes, and says so on stderr first (the test waits for that line, not for a time).
+DROPS_THE_CANCEL = """
+async def run_suite(*args, finished, **kwargs):
+    print("started", file=sys.stderr, flush=True)
+    try:
+        await asyncio.Event().wait()
+    except asyncio.CancelledError:
+        pass  # dropped
+    finished(RESULT)
+class RESULT:  # what emit writes of a result
+    to_json = staticmethod(lambda: {"check": "finished after the stop"})
+"""
+
+
+def test_a_worker_whose_stop_lost_its_cancel_still_stops_and_writes_nothing() -> None:
+    # catches: a stop that relies on the cancel alone; the check went on, its result written to a run that went
+    # away and the worker ending 0 (CI of b024e3a: a worker that went on after its stdin's end)
+    worker = _worker_with_checks(DROPS_THE_CANCEL, {})
+    assert worker.stderr is not None and worker.stdin is not None
+    assert worker.stderr.readline().strip() == b"started"
+    worker.stdin.close()
+    assert _stopped(worker) == 130
+    assert worker.stdout is not None and worker.stdout.read() == b""
+
+
+IGNORES_THE_CANCEL = """
+async def run_suite(*args, **kwargs):
+    print("started", file=sys.stderr, flush=True)
+    while True:
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            pass  # never ends
+"""
+
+
+def test_a_stopped_worker_whose_checks_never_end_exits_at_its_grace_and_says_where_it_was() -> None:
+    # catches: a stop with no last resort: a check that never ends (whatever the bug) keeps a worker whose run is
+    # gone alive, with nothing on stderr to say why
+    worker = _worker_with_checks(IGNORES_THE_CANCEL, {"stop_grace": 0.5})
+    assert worker.stderr is not None and worker.stdin is not None
+    assert worker.stderr.readline().strip() == b"started"
+    worker.stdin.close()
+    assert _stopped(worker) == 130
+    err = worker.stderr.read().decode()
+    assert "did not end within its grace after the stop" in err
+    assert ", in run_suite" in err.split("its threads:")[0]  # where it was: the check that never ended
+
+
+def test_no_adapter_starts_on_a_loop_once_its_adapters_were_terminated(tmp_path: Path) -> None:
+    # catches: a check going on after a dropped stop starting a fresh lane nothing ends (the adapter hangs until
+    # its check's timeout); another loop (the next run in one process) starts adapters as before
+    pids = tmp_path / "pids.txt"
+    command = shlex.join([sys.executable, str(HANGING_ADAPTER), str(pids)])
+
+    async def hello_after_terminate() -> None:
+        terminate_adapters()
+        target = AdapterTarget(command)
+        with pytest.raises(AdapterStartError, match="the run is stopping"):
+            await target.hello()
+        await target.close()
+
+    asyncio.run(hello_after_terminate())
+    assert not pids.exists()
+
+    async def hello_on_another_loop() -> None:
+        target = AdapterTarget(command)
+        try:
+            assert (await target.hello()).name == "hang"
+        finally:
+            await target.close()
+
+    asyncio.run(hello_on_another_loop())
+    assert len(_pids(pids)) == 1
 
 
 # --- recipes and marks ------------------------------------------------------------------------------
