@@ -13,7 +13,11 @@ Their sum, :attr:`Load.allowance`, is the lateness the load can explain (capped 
 reading is late by a known amount, :attr:`Timed.cap`). A measured value past its quiet bound by no more
 than the allowance is *inconclusive*; past it by more it is *late*; an attempt that did not show the
 scenario a claim is about (:attr:`Timed.shown`) proves nothing: it is re-run, and neither excuses a late
-run nor fails (no run showing it passes with a ``not shown`` note). The case
+run nor fails (no run showing it passes with a ``not shown`` note). Nor does an attempt that met every claim
+under a load of :data:`HIDING_ALLOWANCE` or more: a stall that large can push a wrong reading's numbers inside
+the bound (a pacer's late start landing at its right time, a cancelled wait ending as if at once; hunt V1 found
+five rows a 0.32-0.47 s stall passed that way), so it is re-run too (none met in quiet: passes with a
+``met under load`` note). The case
 is re-run (at most :data:`ATTEMPTS` times in all) until one attempt meets the quiet bound. The
 verdict: FAIL only when every attempt that showed the scenario was late beyond its own allowance (a
 wrong implementation is late every time, by far more than the load); otherwise, when no attempt met the bound, the check
@@ -33,8 +37,8 @@ if TYPE_CHECKING:
     from .checks._base import CheckContext
 
 __all__ = [
-    "ATTEMPTS", "BUSY_LAG", "LATE_UNDER_LOAD", "NOT_SHOWN", "LagSampler", "Load", "Timed", "busy", "judge_timed",
-    "patiently", "round_trip",
+    "ATTEMPTS", "BUSY_LAG", "HIDING_ALLOWANCE", "LATE_UNDER_LOAD", "MET_UNDER_LOAD", "NOT_SHOWN", "LagSampler", "Load",
+    "Timed", "busy", "judge_timed", "patiently", "round_trip",
 ]
 
 TICK = 0.01  # seconds the lag sampler asks to sleep
@@ -42,6 +46,12 @@ ATTEMPTS = 3  # runs of one timed case at most (the first and two re-runs)
 LAG_FACTOR = 2.0  # a stall can hit both ends of a measured span (its start and its answer)
 LATE_UNDER_LOAD = "late under load"  # the prefix of an inconclusive note
 NOT_SHOWN = "not shown"  # the prefix of a note when no run showed a claim's scenario (e.g. made no retry)
+MET_UNDER_LOAD = "met under load"  # the prefix of a note when every run that met its claims was loaded
+# Seconds of load allowance (twice the worst loop lag plus the round trip) from which an attempt that met its
+# claims proves nothing: the smallest stall hunt V1 saw hide a wrong reading was 0.32 s (0.64 s of allowance). A
+# quiet machine's reference run measures up to ~0.4 s in its timing worker (nine checks and their emulators'
+# threads share one interpreter lock), so 0.3 re-ran a few attempts of every run.
+HIDING_ALLOWANCE = 0.5
 # Liveness bounds ("every search reaches the emulator within 5 s", "a call answers within 20 s") are not
 # timing claims: a wrong target misses them by waiting forever. One that runs out on a busy machine is
 # therefore given its time again rather than failed (a starved process answered a batch after 5 s in a
@@ -165,10 +175,13 @@ async def judge_timed(
         after = await round_trip(ctx)
         load = Load(lag.worst, max(before, after))
         missed = [m for m in measured if m.excess > 0 or not m.shown]
-        if not missed:
+        if not missed and load.allowance < HIDING_ALLOWANCE:
             if history:
                 ctx.note(name, {"attempts": [*history, {"met": True, **load.to_json()}]})
             return
+        if not missed:  # met, but under a load that could have made a wrong reading look right: proves nothing
+            history.append({"met_under_load": True, "late": False, "not_shown": [], **load.to_json()})
+            continue
         beyond = [m for m in missed if m.shown and m.excess > m.excused(load)]
         excused = [m for m in missed if m.shown and m not in beyond]
         unshown = [m for m in missed if not m.shown]
@@ -191,7 +204,10 @@ async def judge_timed(
         runs = f"all {attempts} runs" if len(late_runs) == attempts else f"every run that showed it ({len(late_runs)})"
         raise CheckFailed(f"{first['reason']} (late in {runs}, beyond what the measured load explains)",
                           catches=first["catches"], attempts=history)
-    if worst is None:  # no run showed the scenario of a claim it did not meet
-        ctx.note(name, {"verdict": f"{NOT_SHOWN}: {history[-1]['not_shown'][0]}", "attempts": history})
+    if worst is None:  # no run showed the scenario of a claim it did not meet, or met it in quiet
+        never = next((h["not_shown"][0] for h in history if h["not_shown"]), None)
+        loaded = f"{MET_UNDER_LOAD}: every run met its claims, each under a load allowance of {HIDING_ALLOWANCE:g} s+"
+        verdict = f"{NOT_SHOWN}: {never}" if never is not None else loaded
+        ctx.note(name, {"verdict": verdict, "attempts": history})
         return
     ctx.note(name, {"verdict": f"{LATE_UNDER_LOAD}: {worst.what}", "attempts": history})

@@ -13,7 +13,15 @@ from typing import Any
 
 import pytest
 
-from dsweb_ref.certification.calibration import ATTEMPTS, LATE_UNDER_LOAD, NOT_SHOWN, Timed, judge_timed
+from dsweb_ref.certification.calibration import (
+    ATTEMPTS,
+    HIDING_ALLOWANCE,
+    LATE_UNDER_LOAD,
+    MET_UNDER_LOAD,
+    NOT_SHOWN,
+    Timed,
+    judge_timed,
+)
 from dsweb_ref.certification.checks import scheduling
 from dsweb_ref.certification.checks._base import CheckFailed
 from dsweb_ref.certification.targets import CallOutcome
@@ -145,6 +153,53 @@ def test_a_claim_shown_on_a_rerun_is_judged_there() -> None:
     runs, attempt = _unshown(False, True)
     _judge(ctx, attempt)
     assert len(runs) == 2 and ctx.notes["the.check"]["attempts"][-1]["met"] is True
+
+
+def _stalled(*runs_: tuple[float, float]) -> tuple[list[int], Any]:
+    """An attempt whose n-th run stalls the loop for ``runs_[n][0]`` seconds (a blocking sleep: what a loaded
+    machine does to the suite's loop) and measures ``1.0 + runs_[n][1]`` against a bound of 1 s."""
+    runs: list[int] = []
+
+    async def attempt() -> list[Timed]:
+        stall, late = runs_[len(runs)]
+        runs.append(1)
+        await asyncio.sleep(0)  # the lag sampler's first tick is pending: the stall is measured
+        time.sleep(stall)  # noqa: ASYNC251  (the stall itself)
+        await asyncio.sleep(0.02)
+        return [Timed("row: answered late", 1.0 + late, 1.0, "catches")]
+
+    return runs, attempt
+
+
+def test_a_claim_met_only_under_load_is_rerun_and_never_counts_as_met() -> None:
+    # catches (hunt V1): the first run that met its claims passing the check though the loop stalled 0.3-0.5 s in
+    # it, a stall that pushes a wrong reading's numbers inside the bound (a paced start landing late at its right
+    # time, a cancelled wait seeming to end at once)
+    ctx = _Ctx(_Target(0.0))
+    runs, attempt = _stalled((0.3, -0.5), (0.3, -0.5), (0.3, -0.5))
+    _judge(ctx, attempt)
+    assert len(runs) == ATTEMPTS
+    note = ctx.notes["the.check"]
+    assert note["verdict"].startswith(MET_UNDER_LOAD), note
+    assert all(a["met_under_load"] and a["allowance_s"] >= HIDING_ALLOWANCE for a in note["attempts"])
+
+
+def test_a_run_met_under_load_keeps_no_late_run_from_failing() -> None:
+    # catches: a met-under-load run counted as inconclusive-late (it would excuse the runs late beyond the load)
+    ctx = _Ctx(_Target(0.0))
+    runs, attempt = _stalled((0.3, -0.5), (0.0, 2.0), (0.0, 2.0))
+    with pytest.raises(CheckFailed) as failed:
+        _judge(ctx, attempt)
+    assert len(runs) == ATTEMPTS and "late in every run that showed it (2)" in failed.value.reason
+
+
+def test_a_run_met_in_quiet_after_one_met_under_load_passes_and_notes_both() -> None:
+    ctx = _Ctx(_Target(0.0))
+    runs, attempt = _stalled((0.3, -0.5), (0.0, -0.5))
+    _judge(ctx, attempt)
+    assert len(runs) == 2
+    first, last = ctx.notes["the.check"]["attempts"]
+    assert first["met_under_load"] is True and last["met"] is True and last["allowance_s"] < HIDING_ALLOWANCE
 
 
 # -- the fail-fast check's unpaced-batch row: a timing claim judged like the others ----------------
