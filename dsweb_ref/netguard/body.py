@@ -14,7 +14,7 @@ from typing import Literal
 
 from .._exceptions import WebError, WebErrorCode
 
-__all__ = ["BodyClass", "classify_content_type", "decode_text", "pick_charset", "read_capped"]
+__all__ = ["BodyClass", "classify_content_type", "decode_text", "load_codecs", "pick_charset", "read_capped"]
 
 BodyClass = Literal["html", "text"]
 
@@ -40,6 +40,11 @@ _WEB_CODEC_LABELS = (
 def _web_codecs() -> frozenset[str]:
     # Looked up on first use: each lookup imports its codec module (~15 ms for all at import time).
     return frozenset(codecs.lookup(name).name for name in _WEB_CODEC_LABELS)
+
+
+def load_codecs() -> None:
+    """Look up the web's codecs now rather than at the first page (a process about to time things warms up)."""
+    _web_codecs()
 
 
 def _mime(content_type: str) -> str:

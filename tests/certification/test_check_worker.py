@@ -512,6 +512,32 @@ def test_no_adapter_starts_on_a_loop_once_its_adapters_were_terminated(tmp_path:
     assert len(_pids(pids)) == 1
 
 
+def _warmed_after(job: dict[str, Any]) -> list[bool]:
+    """[evidence pipeline imported, its segmenters loaded] in a fresh process after the worker's warm-up for ``job``."""
+    code = (
+        "import sys\n"
+        "from dsweb_ref.certification import worker\n"
+        "from dsweb_ref.tools import _evidence_units as units\n"
+        f"worker._warm_before_timing({job!r})\n"
+        "print('dsweb_ref.tools.evidence_search' in sys.modules, units._WARM is not None and units._WARM.done())\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, done.stderr
+    return [word == "True" for word in done.stdout.split()]
+
+
+def test_a_timing_worker_on_the_reference_loads_the_evidence_pipeline_before_its_checks_start() -> None:
+    # catches: the first evidence row of a timing check importing and warming the pipeline on the loop every timing
+    # check shares (one 0.33-0.54 s stall in all of them, each attempt then met only under load and re-run)
+    reference = {"kind": "reference"}
+    assert _warmed_after({"ids": ["search.api.pacing.rate", "ssrf.deadline"], "target": reference}) == [True, True]
+    # not for a worker of other checks, nor for an adapter (its pipeline is in its own process)
+    assert _warmed_after({"ids": [OWN], "target": reference}) == [False, False]
+    adapter = AdapterTarget("adapter").recipe()
+    assert _warmed_after({"ids": ["search.api.pacing.rate"], "target": adapter}) == [False, False]
+
+
 # --- recipes and marks ------------------------------------------------------------------------------
 
 
