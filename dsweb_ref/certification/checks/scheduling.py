@@ -1033,7 +1033,7 @@ async def _retry_cancel_run(ctx: CheckContext, case: Case, n: int) -> list[Timed
     # The one deliberate pause: nothing outside the target shows when it begins its retry wait, so
     # the cancel comes a fixed share into that wait, after the target has most likely read the 429.
     await asyncio.sleep(INTO_THE_WAIT)
-    outcome, timed = await _cancel_at_once(ctx, call, case.name)
+    outcome, timed = await _cancel_at_once(ctx, call, case.name, case.catches)
     # The wait's end is counted from the emulator's stamp of the 429's request: the target reads the answer
     # after it. The stamp of the answer's end is no such bound: a loaded emulator thread stamped it a few
     # ms after the target had read the 429, the wrong reading's answer then came just "before" the end,
@@ -1526,7 +1526,7 @@ async def _pacing_cancel_run(ctx: CheckContext, case: Case, n: int) -> list[Time
         await call.outcome(CALL_TIMEOUT)
         return [Timed(f"{case.name}: every query was sent before the check could cancel (its look came late)",
                       0.0, 1.0, case.catches, shown=False)]
-    outcome, timed = await _cancel_at_once(ctx, call, case.name)
+    outcome, timed = await _cancel_at_once(ctx, call, case.name, case.catches)
     # A queued query sent anyway would start at its slot, at most one spacing after the cancel.
     sent = await _no_request_after(ctx, outcome.answered_at, time.monotonic() + 1.05 / case["qps"] + 0.3, case.name,
                                    case.catches)
