@@ -19,10 +19,11 @@ the bound (a pacer's late start landing at its right time, a cancelled wait endi
 five rows a 0.32-0.47 s stall passed that way), so it is re-run too (none met in quiet: passes with a
 ``met under load`` note). The case
 is re-run (at most :data:`ATTEMPTS` times in all) until one attempt meets the quiet bound. The
-verdict: FAIL only when every attempt that showed the scenario was late beyond its own allowance (a
-wrong implementation is late every time, by far more than the load); otherwise, when no attempt met the bound, the check
-passes with a ``late_under_load`` note (see :meth:`~dsweb_ref.certification.checks._base.
-CheckContext.note`), never a failure: a false failure costs more trust than one unproven claim.
+verdict: FAIL only when every attempt that showed the scenario was late beyond its own allowance, and more of
+them than met under load (a wrong implementation is late every time, by far more than the load); otherwise,
+when no attempt met the bound, the check passes with a ``late_under_load`` note (see
+:meth:`~dsweb_ref.certification.checks._base.CheckContext.note`), never a failure: a false failure costs more
+trust than one unproven claim.
 """
 
 from __future__ import annotations
@@ -199,15 +200,24 @@ async def judge_timed(
             worst = worst or slowest
         # A run that only did not show a scenario proves nothing either way: it neither excuses nor fails.
     late_runs = [h for h in history if h["late"]]
-    if worst is None and late_runs:  # late beyond what the load may excuse in every run that showed anything
+    loaded = sum(1 for h in history if h.get("met_under_load"))
+    # Late beyond the load in every run that showed anything, and in more runs than met under load: a right target
+    # is late beyond a capped allowance now and then through a stall the sampler never sees (a starved target
+    # process), so one such run beside two loaded met ones must not fail it (review R5).
+    if worst is None and len(late_runs) > loaded:
         first = late_runs[0]
         runs = f"all {attempts} runs" if len(late_runs) == attempts else f"every run that showed it ({len(late_runs)})"
         raise CheckFailed(f"{first['reason']} (late in {runs}, beyond what the measured load explains)",
                           catches=first["catches"], attempts=history)
+    if worst is None and late_runs:  # late beyond the load, but in no more runs than met under load
+        ctx.note(name, {"verdict": f"{MET_UNDER_LOAD}: {len(late_runs)} run(s) late beyond the load, {loaded} met "
+                        f"under a load allowance of {HIDING_ALLOWANCE:g} s or more: {late_runs[0]['reason']}",
+                        "attempts": history})
+        return
     if worst is None:  # no run showed the scenario of a claim it did not meet, or met it in quiet
         never = next((h["not_shown"][0] for h in history if h["not_shown"]), None)
-        loaded = f"{MET_UNDER_LOAD}: every run met its claims, each under a load allowance of {HIDING_ALLOWANCE:g} s+"
-        verdict = f"{NOT_SHOWN}: {never}" if never is not None else loaded
+        met = f"{MET_UNDER_LOAD}: every run met its claims, each under a load allowance of {HIDING_ALLOWANCE:g} s+"
+        verdict = f"{NOT_SHOWN}: {never}" if never is not None else met
         ctx.note(name, {"verdict": verdict, "attempts": history})
         return
     ctx.note(name, {"verdict": f"{LATE_UNDER_LOAD}: {worst.what}", "attempts": history})

@@ -193,6 +193,17 @@ def test_a_run_met_under_load_keeps_no_late_run_from_failing() -> None:
     assert len(runs) == ATTEMPTS and "late in every run that showed it (2)" in failed.value.reason
 
 
+def test_one_late_run_between_two_met_under_load_passes_with_a_note() -> None:
+    # catches (review R5): a right target late beyond a capped allowance once (a stall the sampler never sees) and
+    # met in the two other, loaded, runs failed: before the rule, its first met run passed it
+    ctx = _Ctx(_Target(0.0))
+    runs, attempt = _stalled((0.3, -0.5), (0.0, 2.0), (0.3, -0.5))
+    _judge(ctx, attempt)
+    assert len(runs) == ATTEMPTS
+    verdict = ctx.notes["the.check"]["verdict"]
+    assert verdict.startswith(f"{MET_UNDER_LOAD}: 1 run(s) late beyond the load, 2 met"), verdict
+
+
 def test_a_run_met_in_quiet_after_one_met_under_load_passes_and_notes_both() -> None:
     ctx = _Ctx(_Target(0.0))
     runs, attempt = _stalled((0.3, -0.5), (0.0, -0.5))
