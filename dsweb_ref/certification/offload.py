@@ -153,7 +153,7 @@ class Worker:
     def kill(self) -> None:
         """SIGKILL to its process group, now (from any thread): :func:`~.targets.kill_adapters`."""
         if self._proc.returncode is None:
-            self._signal(signal.SIGKILL)
+            self._signal(getattr(signal, "SIGKILL", signal.SIGTERM))  # Windows has no SIGKILL (and no workers)
 
     def _signal(self, sig: signal.Signals) -> None:
         with contextlib.suppress(OSError):  # already gone

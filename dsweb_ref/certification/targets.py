@@ -1212,7 +1212,7 @@ class AdapterTarget:
 
     def kill(self) -> None:
         """SIGKILL to the adapter's process group, now (from any thread): :func:`kill_adapters`."""
-        self._signal_group(signal.SIGKILL)
+        self._signal_group(getattr(signal, "SIGKILL", signal.SIGTERM))  # Windows has no SIGKILL: terminate()
 
     def _signal_group(self, sig: signal.Signals) -> None:
         proc = self._proc

@@ -133,14 +133,26 @@ def _warm_before_timing(job: Mapping[str, Any]) -> None:
     from ..tools import evidence_search  # noqa: F401  (the import is the point)
     from ..tools._evidence_units import warm_up
 
-    warm_up().result()
-    load_codecs()  # the first page's codec lookups: ~0.1 s, another stall of the same kind
+    # A failed warm-up only means the first call loads lazily (review R5: it must not end the worker).
+    with contextlib.suppress(Exception):
+        warm_up().result(timeout=60)
+        load_codecs()  # the first page's codec lookups: ~0.1 s, another stall of the same kind
 
 
 def _stop_now(loop: asyncio.AbstractEventLoop) -> None:
-    """The stop's last resort, from a timer thread: the checks did not end within the grace after the stop. Where
-    they were goes to stderr (the loop's tasks, if it still turns, and every thread's stack), every adapter's group
-    gets SIGKILL, and the process exits 130 at once."""
+    """The stop's last resort, from a timer thread: the checks did not end within the grace after the stop. Every
+    adapter's group gets SIGKILL, where they were goes to stderr (the loop's tasks, if it still turns, and every
+    thread's stack), and the process exits 130, whatever the writing meets: a run that went away leaves a stderr
+    nobody reads, whose first write raises (review R5)."""
+    try:
+        kill_adapters()
+        with contextlib.suppress(Exception):
+            _where_it_hung(loop)
+    finally:
+        os._exit(EXIT_STOPPED)
+
+
+def _where_it_hung(loop: asyncio.AbstractEventLoop) -> None:
     print("the check worker did not end within its grace after the stop; its tasks:", file=sys.stderr, flush=True)
     shown = threading.Event()
 
@@ -156,8 +168,6 @@ def _stop_now(loop: asyncio.AbstractEventLoop) -> None:
         shown.wait(1.0)  # a loop stuck in a blocking call never runs it: the threads' stacks below say where
     print("its threads:", file=sys.stderr, flush=True)
     faulthandler.dump_traceback(sys.stderr, all_threads=True)
-    kill_adapters()
-    os._exit(EXIT_STOPPED)
 
 
 def _awaiting(coro: Any) -> list[str]:

@@ -485,6 +485,17 @@ def test_a_stopped_worker_whose_checks_never_end_exits_at_its_grace_and_says_whe
     assert ", in run_suite" in err.split("its threads:")[0]  # where it was: the check that never ended
 
 
+def test_a_worker_whose_run_went_away_exits_at_its_grace_though_its_stderr_is_gone() -> None:
+    # catches (review R5): the last resort writing where it hung first; with the run gone nobody reads stderr, the
+    # write raised BrokenPipeError in the timer thread, and the worker never exited
+    worker = _worker_with_checks(IGNORES_THE_CANCEL, {"stop_grace": 0.5})
+    assert worker.stderr is not None and worker.stdin is not None
+    assert worker.stderr.readline().strip() == b"started"
+    worker.stderr.close()  # the run's end of the pipe: gone, as with a run that died
+    worker.stdin.close()
+    assert _stopped(worker) == 130
+
+
 def test_no_adapter_starts_on_a_loop_once_its_adapters_were_terminated(tmp_path: Path) -> None:
     # catches: a check going on after a dropped stop starting a fresh lane nothing ends (the adapter hangs until
     # its check's timeout); another loop (the next run in one process) starts adapters as before
@@ -536,6 +547,20 @@ def test_a_timing_worker_on_the_reference_loads_the_evidence_pipeline_before_its
     assert _warmed_after({"ids": [OWN], "target": reference}) == [False, False]
     adapter = AdapterTarget("adapter").recipe()
     assert _warmed_after({"ids": ["search.api.pacing.rate"], "target": adapter}) == [False, False]
+
+
+def test_a_failed_warm_up_leaves_the_timing_worker_running(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches (review R5): the warm-up's stored error raised again in the worker, which then ran none of its timing
+    # checks (they fell back to the run's own process); a failed warm-up only means the first call loads lazily
+    from concurrent.futures import Future
+
+    from dsweb_ref.certification import worker
+    from dsweb_ref.tools import _evidence_units
+
+    failed: Future[None] = Future()
+    failed.set_exception(OSError("segmenter data unreadable"))
+    monkeypatch.setattr(_evidence_units, "warm_up", lambda: failed)
+    worker._warm_before_timing({"ids": ["search.api.pacing.rate"], "target": {"kind": "reference"}})  # no raise
 
 
 # --- recipes and marks ------------------------------------------------------------------------------
