@@ -53,7 +53,7 @@ from .model import CheckResult, Outcome, Report, TargetInfo
 from .offload import Worker
 from .profiles import find_profile, on_request, profile_verdicts
 from .sandbox import ProxyTraps
-from .targets import CallStalled, Hello, Target, TargetConfig, TargetError, frame_place
+from .targets import CallStalled, Hello, Target, TargetConfig, TargetError, frame_place, warm_reference
 
 __all__ = [
     "CHECK_TIMEOUT", "TargetFactory", "UnknownCheckError", "default_jobs", "run_suite", "select_checks", "select_ids"
@@ -212,6 +212,11 @@ class _Lanes:
         """The most lanes ``family`` may warm up (None: any); only lanes the run makes are capped, and not
         in-process ones: those share this process's one warm-up (the segmenters load once per process)."""
         return WARM_UP_LANES.get(family) if self._factory is not None and not self._in_process else None
+
+    @property
+    def in_process(self) -> bool:
+        """Whether the lanes are the reference in this process."""
+        return self._in_process
 
     def capped(self, family: str) -> bool:
         """Whether ``family`` may warm up only a few lanes (its checks then go first for a run slot)."""
@@ -552,6 +557,8 @@ class _Here:
             await _together(phase("shared"), phase("quiet"))
         else:
             await phase("shared")
+            if self.pool.in_process and any(self.specs[i].slot == "quiet" for i in indices):
+                warm_reference()  # before the timing checks, not in their windows (usually warm by now already)
             await phase("quiet")
 
     async def beside(self, workers: list[tuple[Worker, list[int]]]) -> None:

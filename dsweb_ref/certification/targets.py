@@ -79,6 +79,7 @@ __all__ = [
     "terminate_adapters",
     "track_process",
     "untrack_process",
+    "warm_reference",
 ]
 
 Method = Literal[
@@ -151,6 +152,19 @@ def kill_adapters() -> None:
     thread (a stopped check worker whose checks did not end)."""
     for target in list(_RUNNING):
         target.kill()
+
+
+def warm_reference() -> None:
+    """Load the reference's evidence pipeline and the web's codecs now, blocking: for a process about to time
+    things. Their first use otherwise imports and warms them (~0.4 s holding the interpreter lock) in the middle
+    of every timing check running beside it. A failed warm-up only means the first call loads lazily."""
+    from ..netguard.body import load_codecs
+    from ..tools import evidence_search  # noqa: F401  (the import is the point)
+    from ..tools._evidence_units import warm_up
+
+    with contextlib.suppress(Exception):  # review R5: it must not end a worker
+        warm_up().result(timeout=60)
+        load_codecs()  # the first page's codec lookups: ~0.1 s, another stall of the same kind
 
 
 def adapters_stopped() -> bool:

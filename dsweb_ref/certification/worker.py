@@ -26,7 +26,7 @@ from .checks import all_checks
 from .checks.differential import seeded
 from .model import CheckResult
 from .suite import TargetFactory, run_suite
-from .targets import AdapterTarget, Target, kill_adapters, reference_target, terminate_adapters
+from .targets import AdapterTarget, Target, kill_adapters, reference_target, terminate_adapters, warm_reference
 
 __all__ = ["target_from_recipe"]
 
@@ -127,16 +127,8 @@ def _warm_before_timing(job: Mapping[str, Any]) -> None:
     if job["target"].get("kind") != "reference":
         return
     specs = {spec.check.id: spec for spec in all_checks()}
-    if not any(specs[str(i)].slot == "quiet" for i in job["ids"] if str(i) in specs):
-        return
-    from ..netguard.body import load_codecs
-    from ..tools import evidence_search  # noqa: F401  (the import is the point)
-    from ..tools._evidence_units import warm_up
-
-    # A failed warm-up only means the first call loads lazily (review R5: it must not end the worker).
-    with contextlib.suppress(Exception):
-        warm_up().result(timeout=60)
-        load_codecs()  # the first page's codec lookups: ~0.1 s, another stall of the same kind
+    if any(specs[str(i)].slot == "quiet" for i in job["ids"] if str(i) in specs):
+        warm_reference()
 
 
 def _stop_now(loop: asyncio.AbstractEventLoop) -> None:

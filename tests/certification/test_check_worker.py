@@ -563,6 +563,24 @@ def test_a_failed_warm_up_leaves_the_timing_worker_running(monkeypatch: pytest.M
     worker._warm_before_timing({"ids": ["search.api.pacing.rate"], "target": {"kind": "reference"}})  # no raise
 
 
+def test_a_run_here_warms_the_reference_up_between_its_shared_and_its_timing_checks(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # catches: the timing checks a run keeps in its own process (one lane, or an --only of them) paying the
+    # evidence pipeline's first load inside their measured windows
+    events: list[str] = []
+    run_phase = suite._run_phase
+
+    async def phase(specs: list[Any], chosen: list[int], *args: Any) -> None:
+        events.append("phase " + ",".join(sorted({specs[i].slot for i in chosen})))
+        await run_phase(specs, chosen, *args)
+
+    monkeypatch.setattr(suite, "_run_phase", phase)
+    monkeypatch.setattr(suite, "warm_reference", lambda: events.append("warm"))
+    asyncio.run(run_suite(reference_target(), only=[BESIDE[0], "search.api.fail_fast"]))
+    assert events == ["phase ", "phase shared", "warm", "phase quiet"], events
+
+
 # --- recipes and marks ------------------------------------------------------------------------------
 
 
