@@ -368,7 +368,7 @@ def _stopped(worker: subprocess.Popen[bytes]) -> int:
             worker.wait(2)
         worker.kill()
         worker.wait()
-        err = worker.stderr.read() if worker.stderr is not None else b""
+        err = worker.stderr.read() if worker.stderr is not None and not worker.stderr.closed else b""
         pytest.fail(f"the worker did not stop within 60 s of its stdin's end; its stderr: {err[-6000:]!r}")
 
 
