@@ -5,7 +5,9 @@ Its stdin brings one JSON line: ``ids`` (the check ids), ``seed`` (the different
 and ``target`` (a recipe: :func:`target_from_recipe`), and may bring ``jobs``. It runs them side by side
 (at most ``jobs`` at once when given), each with the ordinary :func:`~.suite.run_suite` on a target of its
 own. SIGTERM, SIGINT or the end of its stdin (the run
-stopped, or died) cancel the checks and end its adapters' process groups; the exit status is then 130.
+stopped, or died) cancel the checks and end its adapters' process groups; the exit status is then 130. No adapter
+starts after that, no result is written, and a worker whose checks have not ended 10 s later kills its adapters'
+groups, writes where it hung to stderr and exits 130 itself.
 """
 
 from __future__ import annotations
