@@ -128,8 +128,8 @@ def _warm_before_timing(job: Mapping[str, Any]) -> None:
     stall of 0.33-0.54 s in all of them, each attempt then met only under load and re-run)."""
     if job["target"].get("kind") != "reference":
         return
-    specs = {spec.check.id: spec for spec in all_checks()}
-    if any(specs[str(i)].slot == "quiet" for i in job["ids"] if str(i) in specs):
+    ids = {str(i) for i in job["ids"]}
+    if any(spec.slot == "quiet" for spec in all_checks() if spec.check.id in ids):
         warm_reference()
 
 

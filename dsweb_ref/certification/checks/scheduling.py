@@ -1374,9 +1374,14 @@ async def _paced_one_by_one(
     took = [a - s for a, s in zip(answered, sent, strict=False)][:-1]
     if len(sent) == len(answered) and all(t >= 1.0 / case["qps"] - WINDOW_SLACK for t in took):
         took_s = ", ".join(f"{t:.2f}" for t in took)
-        note = f"; every call was answered an interval or more after its request ({took_s} s): no pacer had to wait"
-        claims = [dataclasses.replace(c, what=c.what + note, shown=False) for c in claims]
+        claims = _unshown(claims, f"every call was answered an interval or more after its request ({took_s} s): no "
+                          "pacer had to wait")
     return claims
+
+
+def _unshown(claims: list[Timed], why: str) -> list[Timed]:
+    """``claims`` of a run that did not show their scenario, ``why`` added to each: re-run, never counted as met."""
+    return [dataclasses.replace(c, what=f"{c.what}; {why}", shown=False) for c in claims]
 
 
 async def _paced_after_short(ctx: CheckContext, case: Case) -> None:
@@ -1437,11 +1442,8 @@ async def _lowered_run(ctx: CheckContext, case: Case) -> list[Timed]:
     # Its retry, sent the moment its Retry-After ran out (a pacer skipped after a wait that long), is what the row
     # looks for: a 429 answered late can leave that moment where a paced retry would go (hunt V1).
     first = sorted((r for r in records if r.json.get("query") == queries[0]), key=lambda r: r.started)
-    hidden = _retry_hidden(records, list(itertools.pairwise(first)), case["qps"], case["wait"], f"{queries[0]!r}")
-    if hidden:
-        claim = dataclasses.replace(claim, what=f"{claim.what}; {hidden}: had it been sent then, the window would "
-                                    "still hold the rate, so no pacer had to wait", shown=False)
-    return [claim]
+    hidden = _retry_hidden(records, list(itertools.pairwise(first)), case["qps"], case["wait"])
+    return _unshown([claim], hidden) if hidden else [claim]
 
 
 PACING_CANCEL_CASES = (
@@ -1817,27 +1819,16 @@ async def _paced_fetch_retries(ctx: CheckContext, case: Case, runs: Iterator[int
         require(outcome.ok or not _was_cancelled(outcome), f"{case.name}: the fetch of {url} answered "
                 f"{outcome.brief()}")
     claims = await _window_claims(ctx, case, "fetch")
-    hidden = _retries_hidden(ctx, case, urls)
-    if hidden:
-        note = f"; {hidden}: had it been sent at once, the window would still hold the rate, so no pacer had to wait"
-        claims = [dataclasses.replace(c, what=c.what + note, shown=False) for c in claims]
-    return claims
-
-
-def _retries_hidden(ctx: CheckContext, case: Case, urls: Sequence[str]) -> str | None:
-    """The first retry of ``urls``' fetches this run could not show, or None (see :func:`_retry_hidden`)."""
     records = ctx.records("fetch")
-    for url in urls:
-        sent = sorted((r for r in records if _fetches(url, r.json)), key=lambda r: r.started)
-        hidden = _retry_hidden(records, list(itertools.pairwise(sent)), case["qps"], 0.0, url)
-        if hidden:
-            return hidden
-    return None
+    retried = [pair for url in urls
+               for pair in itertools.pairwise(sorted((r for r in records if _fetches(url, r.json)),
+                                                     key=lambda r: r.started))]
+    hidden = _retry_hidden(records, retried, case["qps"], 0.0)
+    return _unshown(claims, hidden) if hidden else claims
 
 
 def _retry_hidden(
-    records: Sequence[RequestRecord], retried: Sequence[tuple[RequestRecord, RequestRecord]], qps: int, wait: float,
-    what: str,
+    records: Sequence[RequestRecord], retried: Sequence[tuple[RequestRecord, RequestRecord]], qps: int, wait: float
 ) -> str | None:
     """Why the first of ``retried`` (a request, its retry) this run could not show, or None. A retry is shown when,
     moved to ``wait`` seconds after the emulator answered the request before it (when an unpaced retry, or one a
@@ -1849,7 +1840,9 @@ def _retry_hidden(
         due = retry.started if before.finished is None else min(before.finished + wait, retry.started)
         moved = [due if r is retry else r.started for r in records]
         if _tightest(moved, qps + 1) >= 1.0 - WINDOW_SLACK:
-            return f"the retry of {what} was due {retry.started - due:.2f} s before it was sent"
+            what = retry.json.get("url") or repr(retry.json.get("query"))
+            return (f"the retry of {what} was due {retry.started - due:.2f} s before it was sent: had it been sent "
+                    "then, the window would still hold the rate, so no pacer had to wait")
     return None
 
 
