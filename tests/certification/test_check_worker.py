@@ -496,6 +496,40 @@ def test_a_worker_whose_run_went_away_exits_at_its_grace_though_its_stderr_is_go
     assert _stopped(worker) == 130
 
 
+# A check that starts an adapter deaf to SIGTERM (its pid in the file named by PIDS), then never ends.
+STARTS_A_DEAF_ADAPTER = """
+import shlex
+from dsweb_ref.certification.targets import AdapterTarget
+DEAF = ("import os, signal, sys, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+        "open(sys.argv[1], 'w').write(str(os.getpid())); time.sleep(120)")
+async def run_suite(*args, **kwargs):
+    target = AdapterTarget(shlex.join([sys.executable, "-c", DEAF, PIDS]))
+    await target._start()
+    print("started", file=sys.stderr, flush=True)
+    while True:
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            pass
+"""
+
+
+def test_a_stopped_worker_whose_checks_never_end_kills_an_adapter_deaf_to_sigterm(tmp_path: Path) -> None:
+    # catches: a last resort that exits without ending the adapters: one that ignores the stop's SIGTERM would
+    # outlive its worker
+    pid_file = tmp_path / "adapter.pid"
+    worker = _worker_with_checks(f"PIDS = {str(pid_file)!r}\n{STARTS_A_DEAF_ADAPTER}", {"stop_grace": 0.5})
+    assert worker.stderr is not None and worker.stdin is not None
+    assert worker.stderr.readline().strip() == b"started"
+    deadline = time.monotonic() + 30
+    while not (pid_file.exists() and pid_file.read_text()) and time.monotonic() < deadline:
+        time.sleep(0.02)  # bounded wait for the adapter to write its pid
+    adapter = int(pid_file.read_text())
+    worker.stdin.close()
+    assert _stopped(worker) == 130
+    assert gone(adapter), "the adapter deaf to SIGTERM outlived its worker"
+
+
 def test_no_adapter_starts_on_a_loop_once_its_adapters_were_terminated(tmp_path: Path) -> None:
     # catches: a check going on after a dropped stop starting a fresh lane nothing ends (the adapter hangs until
     # its check's timeout); another loop (the next run in one process) starts adapters as before
@@ -524,13 +558,16 @@ def test_no_adapter_starts_on_a_loop_once_its_adapters_were_terminated(tmp_path:
 
 
 def _warmed_after(job: dict[str, Any]) -> list[bool]:
-    """[evidence pipeline imported, its segmenters loaded] in a fresh process after the worker's warm-up for ``job``."""
+    """[evidence pipeline imported, its segmenters loaded, the web codecs looked up] in a fresh process after the
+    worker's warm-up for ``job``."""
     code = (
         "import sys\n"
         "from dsweb_ref.certification import worker\n"
         "from dsweb_ref.tools import _evidence_units as units\n"
+        "from dsweb_ref.netguard import body\n"
         f"worker._warm_before_timing({job!r})\n"
-        "print('dsweb_ref.tools.evidence_search' in sys.modules, units._WARM is not None and units._WARM.done())\n"
+        "print('dsweb_ref.tools.evidence_search' in sys.modules, units._WARM is not None and units._WARM.done(),\n"
+        "      body._web_codecs.cache_info().currsize == 1)\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
                           env={**os.environ, "PYTHONPATH": str(ROOT)})
@@ -542,11 +579,11 @@ def test_a_timing_worker_on_the_reference_loads_the_evidence_pipeline_before_its
     # catches: the first evidence row of a timing check importing and warming the pipeline on the loop every timing
     # check shares (one 0.33-0.54 s stall in all of them, each attempt then met only under load and re-run)
     reference = {"kind": "reference"}
-    assert _warmed_after({"ids": ["search.api.pacing.rate", "ssrf.deadline"], "target": reference}) == [True, True]
+    assert _warmed_after({"ids": ["search.api.pacing.rate", "ssrf.deadline"], "target": reference}) == [True] * 3
     # not for a worker of other checks, nor for an adapter (its pipeline is in its own process)
-    assert _warmed_after({"ids": [OWN], "target": reference}) == [False, False]
+    assert _warmed_after({"ids": [OWN], "target": reference}) == [False] * 3
     adapter = AdapterTarget("adapter").recipe()
-    assert _warmed_after({"ids": ["search.api.pacing.rate"], "target": adapter}) == [False, False]
+    assert _warmed_after({"ids": ["search.api.pacing.rate"], "target": adapter}) == [False] * 3
 
 
 def test_a_failed_warm_up_leaves_the_timing_worker_running(monkeypatch: pytest.MonkeyPatch) -> None:
