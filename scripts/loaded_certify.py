@@ -40,10 +40,13 @@ TIMING_CHECKS = (  # every check of slot "quiet" (tests/certification/test_loade
     "search.api.retry.cancel",
     "search.api.retry.deadline",
     "search.api.pacing.rate",
+    "search.api.pacing.lowered",
     "search.api.pacing.retries",
     "search.api.pacing.cancel",
+    "search.api.pacing.failure",
     "search.api.pacing.cancel_slots",
     "fetch.api.pacing.rate",
+    "fetch.api.pacing.retries",
     "fetch.api.retry.waits",
     "search.messages.recorded",
 )
@@ -69,6 +72,9 @@ BREAKS = {
     "record-after-reply": "search.messages.recorded",
     "pacing-cancel-keeps-slots": "search.api.pacing.cancel_slots",
     "fetch-unpaced": "fetch.api.pacing.rate",
+    "fetch-retries-unpaced": "fetch.api.pacing.retries",
+    "pacing-rate-kept": "search.api.pacing.lowered",
+    "pacing-failure-spares-slots": "search.api.pacing.failure",
     "retry-after-date-capped": "search.api.retry.waits",
     "endpoint-at-slot": "settings.snapshot.per_operation",
 }

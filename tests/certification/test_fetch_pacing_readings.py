@@ -1,5 +1,5 @@
-"""Fetch API pacing (capability fetch-pacing, check fetch.api.pacing.rate): a wrong reading two outside hunts found
-unjudged (N-A3 first), made in the reference; it must fail the check's row, and the reference passes.
+"""Fetch API pacing (capability fetch-pacing, checks fetch.api.pacing.rate and .retries): a wrong reading two outside
+hunts found unjudged (N-A3 first), made in the reference; it must fail the check's row, and the reference passes.
 
 Seed 001: "Search and Fetch each have an account-wide 5 QPS limit, independent of model concurrency and shared across
 that account's API keys." The protocol's ``pacing`` capability is defined for Search API requests, and every pacing
@@ -27,8 +27,10 @@ from ._readings import failing_rows, patch_reading
 from .conftest import run
 
 CHECK, TABLE = "fetch.api.pacing.rate", "FETCH_PACING_CASES"
-# the timed rows: at once, one after another, and (hunt T1-3) at once with each first answered 429
-AT_ONCE, ONE_BY_ONE, RETRIED = (c.name for c in scheduling.FETCH_PACING_CASES if "judge" not in c.params)
+RETRY_CHECK, RETRY_TABLE = "fetch.api.pacing.retries", "FETCH_PACING_RETRY_CASES"
+# the timed rows: at once, one after another, and (hunt T1-3, a check of its own) at once with each first answered 429
+AT_ONCE, ONE_BY_ONE = (c.name for c in scheduling.FETCH_PACING_CASES if "judge" not in c.params)
+(RETRIED,) = (c.name for c in scheduling.FETCH_PACING_RETRY_CASES)
 
 # The reference's one policy for both APIs, and the reading that paces Search API requests only.
 PACED = "return cls(pacing=conf.pacing, qps=qps,"
@@ -37,6 +39,7 @@ SEARCH_ONLY = 'return cls(pacing=conf.pacing and api == "search", qps=qps,'
 
 def test_the_reference_passes_the_fetch_pacing_check(monkeypatch: pytest.MonkeyPatch) -> None:
     assert failing_rows(scheduling, TABLE, CHECK, monkeypatch) == set()
+    assert failing_rows(scheduling, RETRY_TABLE, RETRY_CHECK, monkeypatch) == set()
 
 
 def test_a_pacer_for_search_api_requests_only_fails_the_fetch_pacing_check(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -44,7 +47,8 @@ def test_a_pacer_for_search_api_requests_only_fails_the_fetch_pacing_check(monke
     patch_reading(Policy, "of", PACED, SEARCH_ONLY, monkeypatch)
     paced = Settings().updated({"deepseek_api.pacing": True}).deepseek_api
     assert Policy.of(paced, "search").pacing and not Policy.of(paced, "fetch").pacing
-    assert failing_rows(scheduling, TABLE, CHECK, monkeypatch) == {AT_ONCE, ONE_BY_ONE, RETRIED}
+    assert failing_rows(scheduling, TABLE, CHECK, monkeypatch) == {AT_ONCE, ONE_BY_ONE}
+    assert failing_rows(scheduling, RETRY_TABLE, RETRY_CHECK, monkeypatch) == {RETRIED}
     # the Search API's pacing check sends Search requests only: it passes this reading, as it did before
     (result,) = run(reference_target(), only=["search.api.pacing.rate"]).results
     assert result.outcome.value == "passed", result.reason
@@ -62,7 +66,8 @@ def test_a_pacer_forgetting_its_last_start_while_idle_fails_exactly_the_one_by_o
     # catches (a review): calls and fetches made one after another going out unpaced; so do retries sent once the
     # first attempts were answered (no slot held then: hunt T1-3's row)
     patch_reading(_Pacer, "reserve", RESERVE, IDLE_RESET, monkeypatch)
-    assert failing_rows(scheduling, TABLE, CHECK, monkeypatch) == {ONE_BY_ONE, RETRIED}
+    assert failing_rows(scheduling, TABLE, CHECK, monkeypatch) == {ONE_BY_ONE}
+    assert failing_rows(scheduling, RETRY_TABLE, RETRY_CHECK, monkeypatch) == {RETRIED}
     searches = {c.name for c in scheduling.PACING_CASES if "sequential" in c.params}
     assert failing_rows(scheduling, "PACING_CASES", "search.api.pacing.rate", monkeypatch) == searches
 
@@ -107,9 +112,8 @@ def test_a_late_429_leaves_the_retry_row_not_shown(monkeypatch: pytest.MonkeyPat
 
     patch_reading(_Pacer, "reserve", RESERVE, IDLE_RESET, monkeypatch)
     monkeypatch.setattr(CheckContext, "fresh", slow_fresh)
-    monkeypatch.setattr(scheduling, TABLE, tuple(c for c in scheduling.FETCH_PACING_CASES if c.name == RETRIED))
-    (result,) = run(reference_target(), only=[CHECK]).results
+    (result,) = run(reference_target(), only=[RETRY_CHECK]).results
     assert result.outcome.value == "passed", result.reason
-    verdict = result.details[CHECK]["verdict"]
+    verdict = result.details[RETRY_CHECK]["verdict"]
     assert verdict.startswith(f"{NOT_SHOWN}: {RETRIED}"), result.details
     assert "the retry of https://berth-notices-" in verdict and "no pacer had to wait" in verdict

@@ -83,22 +83,22 @@ def test_the_first_retry_after_reused_for_every_retry_fails_exactly_its_row(monk
     fails_exactly(scheduling, "RETRY_SEQUENCES", WAITS, FIRST_VS_LATEST, monkeypatch)
 
 
-RATE = "search.api.pacing.rate"
+LOWERED_CHECK = "search.api.pacing.lowered"
 LOWERED = ("the rate lowered on one account: a 3-query call at 2 QPS after one at 5 QPS, its first query answered "
            "429 with Retry-After 1")
 SLOT_CALL = "ticket = await self._slot(api, policy.qps, deadline) if policy.pacing else None"
 
 
 def test_the_reference_passes_the_new_pacing_row(monkeypatch: pytest.MonkeyPatch) -> None:
-    _keep("PACING_CASES", {LOWERED}, monkeypatch)
-    assert failing_rows(scheduling, "PACING_CASES", RATE, monkeypatch) == set()
+    _keep("PACING_LOWERED_CASES", {LOWERED}, monkeypatch)
+    assert failing_rows(scheduling, "PACING_LOWERED_CASES", LOWERED_CHECK, monkeypatch) == set()
 
 
 def test_a_paced_target_without_retries_passes_the_lowered_row(monkeypatch: pytest.MonkeyPatch) -> None:
     # Pacing without capability retry: the row judges the lowered rate alone (no 429 injected), and passes.
-    _keep("PACING_CASES", {LOWERED}, monkeypatch)
+    _keep("PACING_LOWERED_CASES", {LOWERED}, monkeypatch)
     target = reference_variant("paced-no-retry", capabilities=tuple(c for c in CAPABILITIES if c != CAP_RETRY))
-    assert outcomes(run(target, only=[RATE]))[RATE] == Outcome.PASSED
+    assert outcomes(run(target, only=[LOWERED_CHECK]))[LOWERED_CHECK] == Outcome.PASSED
 
 
 def test_a_retry_that_waited_an_interval_sent_unpaced_fails_exactly_the_lowered_row(
@@ -108,7 +108,7 @@ def test_a_retry_that_waited_an_interval_sent_unpaced_fails_exactly_the_lowered_
     skip = "policy.pacing and not (retry and wait >= spacing(policy.qps))"
     wrong = f"ticket = await self._slot(api, policy.qps, deadline) if {skip} else (object() if policy.pacing else None)"
     patch_reading(_scheduler.AccountScheduler, "run", SLOT_CALL, wrong, monkeypatch)
-    fails_exactly(scheduling, "PACING_CASES", RATE, LOWERED, monkeypatch)
+    fails_exactly(scheduling, "PACING_LOWERED_CASES", LOWERED_CHECK, LOWERED, monkeypatch)
 
 
 def test_a_pacer_that_keeps_its_first_rate_fails_exactly_the_lowered_row(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -116,9 +116,9 @@ def test_a_pacer_that_keeps_its_first_rate_fails_exactly_the_lowered_row(monkeyp
     right = "interval = spacing(qps)\n    pacer = self._pacer(api)\n"
     wrong = 'pacer = self._pacer(api)\n    interval = pacer.__dict__.setdefault("interval", spacing(qps))\n'
     patch_reading(_scheduler.AccountScheduler, "_slot", right, wrong, monkeypatch)
-    # Each row alone: only the lowered row changes the rate on one account. In the whole table the one-by-one row
-    # (2 QPS on the check's account, first paced at 3 QPS by the first row) catches it too.
-    assert failing_rows(scheduling, "PACING_CASES", RATE, monkeypatch) == {LOWERED}
+    # search.api.pacing.rate's one-by-one row (2 QPS on the check's account, first paced at 3 QPS by its first row)
+    # catches it too.
+    assert failing_rows(scheduling, "PACING_LOWERED_CASES", LOWERED_CHECK, monkeypatch) == {LOWERED}
 
 
 PARSE = '    value = (headers.get("retry-after") or "").strip()\n'

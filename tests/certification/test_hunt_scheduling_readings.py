@@ -22,7 +22,7 @@ from .conftest import outcomes, reference_variant, run
 
 WAITS, NEVER, RETRY_CANCEL = "search.api.retry.waits", "search.api.retry.never", "search.api.retry.cancel"
 RATE, PACING_CANCEL = "search.api.pacing.rate", "search.api.pacing.cancel"
-PACING_RETRIES = "search.api.pacing.retries"
+PACING_RETRIES, LOWERED = "search.api.pacing.retries", "search.api.pacing.lowered"
 EVERY_5XX = "501, then success"
 REGISTERED_5XX = "599, then success"
 UNREADABLE = "503 with an unreadable Retry-After every time: a wait before each retry"
@@ -92,9 +92,10 @@ def test_a_retry_after_a_retry_after_sent_unpaced_fails_exactly_its_row(monkeypa
                                 "else object()")
     patch_reading(_scheduler.AccountScheduler, "run", SLOT_CALL, unpaced, monkeypatch)
     # (outside hunt M1's lowered-rate row retries after a Retry-After of 1 s: caught there too)
-    lowered = next(c.name for c in scheduling.PACING_CASES if "before" in c.params)
+    (lowered,) = (c.name for c in scheduling.PACING_LOWERED_CASES)
     assert failing_rows(scheduling, "PACING_RETRY_CASES", PACING_RETRIES, monkeypatch) == {PACED_AFTER_RETRY_AFTER}
-    assert failing_rows(scheduling, "PACING_CASES", RATE, monkeypatch) == {lowered}
+    assert failing_rows(scheduling, "PACING_LOWERED_CASES", LOWERED, monkeypatch) == {lowered}
+    assert failing_rows(scheduling, "PACING_CASES", RATE, monkeypatch) == set()
 
 
 async def _stubborn_slot(self: _scheduler.AccountScheduler, api: str, qps: float, deadline: float) -> object | None:

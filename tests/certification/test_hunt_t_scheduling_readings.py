@@ -1,8 +1,8 @@
 """Read-only hunts T1 and T4 over seed 001's opt-in retries and pacing found wrong readings the suite certified; the
-rows that reject them, in search.api.retry.never, search.api.pacing.rate, fetch.api.pacing.rate and
-search.api.retry.waits. Seed 001: "402 requires funding first, and other 4xx require a changed request"; "Search and
-Fetch each have an account-wide 5 QPS limit, independent of model concurrency and shared across that account's API
-keys". RFC 9110 counts a Retry-After's delay-seconds "after the response is received".
+rows that reject them, in search.api.retry.never, search.api.pacing.rate, fetch.api.pacing.retries (once a row of
+fetch.api.pacing.rate) and search.api.retry.waits. Seed 001: "402 requires funding first, and other 4xx require a
+changed request"; "Search and Fetch each have an account-wide 5 QPS limit, independent of model concurrency and shared
+across that account's API keys". RFC 9110 counts a Retry-After's delay-seconds "after the response is received".
 
 - T1-2: a Fetch API deny-list of 402, 403 and 404 (every other failure status retried: 400, 409, 422 ...), passed by
   retry.never's fetch rows, which named only those three.
@@ -30,12 +30,13 @@ from dsweb_ref.certification.checks import scheduling
 from dsweb_ref.providers import _scheduler
 from dsweb_ref.tools.evidence_search import EvidenceSearchTool
 
-from ._readings import fails_exactly, passes_rows, patch_reading
+from ._readings import failing_rows, fails_exactly, passes_rows, patch_reading
 from .test_breaks_end_to_end import example_adapter_module
 
 NEVER, RATE, FETCH_RATE, WAITS = (
     "search.api.retry.never", "search.api.pacing.rate", "fetch.api.pacing.rate", "search.api.retry.waits"
 )
+FETCH_RETRIED = "fetch.api.pacing.retries"
 FETCH_4XX = ("fetch 400", "fetch 409", "fetch 422")
 EVIDENCE_NEVER = ("evidence search 402", "evidence search 400")
 # the evidence call beside a web_search call (its row alone, once a row of its own, now this one: review R3-F1)
@@ -75,7 +76,7 @@ def test_the_new_rows_exist() -> None:
     names = {c.name for c in scheduling.NEVER_CASES}
     assert set(FETCH_4XX) | set(EVIDENCE_NEVER) <= names
     assert EVIDENCE_PACED in {c.name for c in scheduling.PACING_CASES}
-    assert FETCH_RETRIES in {c.name for c in scheduling.FETCH_PACING_CASES}
+    assert FETCH_RETRIES in {c.name for c in scheduling.FETCH_PACING_RETRY_CASES}
     assert SLOW_503 in {c.name for c in scheduling.RETRY_CASES}
 
 
@@ -166,7 +167,7 @@ FirstPaced = example_adapter_module().FirstPaced
 
 
 def _counting_fetches(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The Fetch API requests each judged window of fetch.api.pacing.rate counted."""
+    """The Fetch API requests each judged window of fetch.api.pacing.retries counted."""
     counted: list[int] = []
     right = scheduling._window_claims
 
@@ -181,7 +182,7 @@ def _counting_fetches(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
 def test_the_reference_paces_its_fetch_retries(monkeypatch: pytest.MonkeyPatch) -> None:
     counted = _counting_fetches(monkeypatch)
-    passes_rows(scheduling, "FETCH_PACING_CASES", FETCH_RATE, FETCH_RETRIES, monkeypatch)
+    passes_rows(scheduling, "FETCH_PACING_RETRY_CASES", FETCH_RETRIED, FETCH_RETRIES, monkeypatch)
     assert counted and all(n == 4 for n in counted), counted  # both fetches retried: the row showed its retries
 
 
@@ -189,7 +190,8 @@ def test_unpaced_fetch_retries_fail_exactly_the_retry_row(monkeypatch: pytest.Mo
     # catches: the pacer taken once per web_fetch operation (hunt T1's fetch-retries-unpaced): a retry due at once
     # (Retry-After 0) sent beside its first attempt
     _scheduled(monkeypatch, lambda api, policy: FirstPaced(policy) if api == "fetch" else policy)
-    fails_exactly(scheduling, "FETCH_PACING_CASES", FETCH_RATE, FETCH_RETRIES, monkeypatch)
+    fails_exactly(scheduling, "FETCH_PACING_RETRY_CASES", FETCH_RETRIED, FETCH_RETRIES, monkeypatch)
+    assert failing_rows(scheduling, "FETCH_PACING_CASES", FETCH_RATE, monkeypatch) == set()  # no retry there
 
 
 def test_fetch_api_requests_never_retried_pass_the_retry_row(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -197,7 +199,7 @@ def test_fetch_api_requests_never_retried_pass_the_retry_row(monkeypatch: pytest
     counted = _counting_fetches(monkeypatch)
     patch_reading(_scheduler.AccountScheduler, "run", RETRYABLE,
                   "not (False if api == 'fetch' else retryable(reply.status))", monkeypatch)
-    passes_rows(scheduling, "FETCH_PACING_CASES", FETCH_RATE, FETCH_RETRIES, monkeypatch)
+    passes_rows(scheduling, "FETCH_PACING_RETRY_CASES", FETCH_RETRIED, FETCH_RETRIES, monkeypatch)
     assert counted and all(n == 2 for n in counted), counted
 
 

@@ -30,7 +30,8 @@ from .conftest import run
 from .test_hunt_n_a_readings import EARLIEST_KEPT, GIVE_BACK
 from .test_hunt_scheduling_readings import SLOT_CALL, _stubborn_slot
 
-SLOT_CANCEL, CANCEL_SLOTS, RATE = "search.api.pacing.cancel", "search.api.pacing.cancel_slots", "search.api.pacing.rate"
+SLOT_CANCEL, CANCEL_SLOTS = "search.api.pacing.cancel", "search.api.pacing.cancel_slots"
+LOWERED = "search.api.pacing.lowered"
 
 
 def _first_time(
@@ -138,7 +139,7 @@ def test_the_reference_under_the_same_stall_passes_the_slots_row(monkeypatch: py
     assert outcome == "passed", reason
 
 
-# --- V1-3: search.api.pacing.rate's lowered-rate row, a retry that waited an interval sent unpaced -------------------
+# --- V1-3: search.api.pacing.lowered (once search.api.pacing.rate's row), a retry that waited an interval sent unpaced
 
 SKIP = "policy.pacing and not (retry and wait >= spacing(policy.qps))"
 UNPACED_AFTER_A_WAIT = (
@@ -156,24 +157,24 @@ def test_a_late_429_no_longer_passes_a_retry_sent_unpaced_after_its_wait(monkeyp
     # catches (V1-3): the 429 answered 0.5 s late put the unpaced retry (Retry-After 1 after it) where a paced one
     # goes; the run met its claim and the check passed
     patch_reading(_scheduler.AccountScheduler, "run", SLOT_CALL, UNPACED_AFTER_A_WAIT, monkeypatch)
-    _one_row(monkeypatch, "PACING_CASES", lambda c: "before" in c.params)
+    _one_row(monkeypatch, "PACING_LOWERED_CASES", lambda c: "before" in c.params)
     _first_time(monkeypatch, "_lowered_run", _late_429)
-    outcome, _, details = _outcome(RATE)
-    _never_met(RATE, outcome, details)
-    first = (details if outcome == "failed" else details[RATE])["attempts"][0]
+    outcome, _, details = _outcome(LOWERED)
+    _never_met(LOWERED, outcome, details)
+    first = (details if outcome == "failed" else details[LOWERED])["attempts"][0]
     assert first["not_shown"] and "had it been sent then" in first["not_shown"][0], first
 
 
 def test_the_reference_with_every_429_late_notes_the_lowered_row_not_shown(monkeypatch: pytest.MonkeyPatch) -> None:
     # the reference, its retry paced, passes; with the 429 late in every attempt the row never showed its retry
-    _one_row(monkeypatch, "PACING_CASES", lambda c: "before" in c.params)
+    _one_row(monkeypatch, "PACING_LOWERED_CASES", lambda c: "before" in c.params)
     right = scheduling._lowered_run
 
     async def always_late(ctx: Any, case: Any) -> Any:
         return await right(*_late_429((ctx, case)))
 
     monkeypatch.setattr(scheduling, "_lowered_run", always_late)
-    outcome, reason, details = _outcome(RATE)
+    outcome, reason, details = _outcome(LOWERED)
     assert outcome == "passed", reason
-    assert details[RATE]["verdict"].startswith(f"{NOT_SHOWN}: the rate lowered on one account"), details
+    assert details[LOWERED]["verdict"].startswith(f"{NOT_SHOWN}: the rate lowered on one account"), details
 

@@ -93,7 +93,8 @@ def test_every_check_belongs_to_a_known_profile_and_every_profile_has_checks() -
     # opt-in fetch-pacing check and the fetch provider selected alone each have their own profile.
     assert ids == {s.check.id for s in all_checks() if "fetch-api" in s.requires and s.check.seed == "001"
                    and not {"evidence-search", "fetch-pacing", "fetch-selection"} & set(s.requires)}
-    assert {s.check.id for s in select_checks(profiles=["seed-001-fetch-pacing"])} == {"fetch.api.pacing.rate"}
+    assert {s.check.id for s in select_checks(profiles=["seed-001-fetch-pacing"])} == {
+        "fetch.api.pacing.rate", "fetch.api.pacing.retries"}
     assert {s.check.id for s in select_checks(profiles=["seed-002-evidence"])} >= {"evidence.ori_question"}
 
 
@@ -132,3 +133,16 @@ def test_a_check_of_two_opt_in_capabilities_does_not_withhold_the_profile_of_the
     assert both[f"seed-001-{opted}"].not_passed == ("search.api.pacing.retries",)
     # a core capability still cannot be skipped into a pass (only opt-in ones leave a profile)
     assert profile_members([c for c in CAPABILITIES if c != "cancel"]) == profile_members(CAPABILITIES)
+
+
+def test_fetch_retries_paced_belong_to_fetch_pacing_alone_and_never_withhold_it_from_a_target_without_retry() -> None:
+    # catches: fetch.api.pacing.retries (fetch-pacing and retry; split from fetch.api.pacing.rate, whose retry row a
+    # target without retry skipped inside it) withholding seed-001-fetch-pacing when skipped for want of retry, or
+    # hanging seed-001-retry (Search API retries) on whether Fetch API requests are paced
+    assert "fetch.api.pacing.retries" not in {s.check.id for s in select_checks(profiles=["seed-001-retry"])}
+    caps = [c for c in CAPABILITIES if c != "retry"]
+    results = [result(s.check.id, Outcome.SKIPPED if "retry" in s.requires else Outcome.PASSED) for s in all_checks()]
+    verdicts = {v.name: v for v in profile_verdicts(profile_members(caps), results, caps)}
+    assert verdicts["seed-001-fetch-pacing"].certified, verdicts["seed-001-fetch-pacing"].explain()
+    both = {v.name: v for v in profile_verdicts(profile_members(CAPABILITIES), results, CAPABILITIES)}
+    assert both["seed-001-fetch-pacing"].not_passed == ("fetch.api.pacing.retries",)

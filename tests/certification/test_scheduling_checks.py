@@ -29,7 +29,7 @@ Tweak = Callable[[TargetConfig, Settings], Settings]
 
 
 # The variants build no evidence tool (reference_variant), so they do not declare it: the evidence rows of
-# search.api.retry.never and search.api.pacing.rate are skipped (test_hunt_t_scheduling_readings runs them).
+# search.api.retry.never and search.api.pacing.rate are not judged (test_hunt_t_scheduling_readings runs them).
 VARIANT_CAPABILITIES = tuple(c for c in CAPABILITIES if c != "evidence-search")
 
 
@@ -55,10 +55,13 @@ def test_reference_with_the_scheduler_passes_every_scheduling_check() -> None:
     report = run(_target(), ALL)
     assert {i: o for i, o in outcomes(report).items()} == {
         "fetch.api.pacing.rate": Outcome.PASSED,
+        "fetch.api.pacing.retries": Outcome.PASSED,
         "search.api.fail_fast": Outcome.PASSED,
         "search.api.localization": Outcome.PASSED,
         "search.api.pacing.cancel": Outcome.PASSED,
         "search.api.pacing.cancel_slots": Outcome.PASSED,
+        "search.api.pacing.failure": Outcome.PASSED,
+        "search.api.pacing.lowered": Outcome.PASSED,
         "search.api.pacing.rate": Outcome.PASSED,
         "search.api.pacing.retries": Outcome.PASSED,
         "search.api.pacing.wire": Outcome.PASSED,
@@ -156,7 +159,8 @@ def test_a_retry_budget_shared_by_a_batch_passes_every_retry_check(monkeypatch: 
 def test_declaring_pacing_without_pacing_fails_the_pacing_checks() -> None:
     unpaced = lambda _c, s: s.updated({"deepseek_api.pacing": False})  # noqa: E731
     assert _failed(["search.api.pacing", "fetch.api.pacing"], unpaced) == {
-        "search.api.pacing.rate", "search.api.pacing.retries", "search.api.pacing.cancel", "fetch.api.pacing.rate"}
+        "search.api.pacing.rate", "search.api.pacing.retries", "search.api.pacing.cancel", "search.api.pacing.lowered",
+        "fetch.api.pacing.rate", "fetch.api.pacing.retries"}  # (pacing.failure: every query sent at once shows nothing)
 
 
 def test_a_burst_allowance_fails_the_rate_check() -> None:

@@ -1122,18 +1122,6 @@ PACING_CASES = (
          "no pacing; a burst of the whole rate followed by a refill; one pacer per call instead of one per "
          "account; or ignoring the configured rate (pacing at the seed's 5 QPS regardless)",
          {"qps": 3, "calls": 2, "queries": 2}),
-    # From an outside hunt, two readings in one row (one second of pacing judges both):
-    # - a pacer that keeps the interval of the rate it was first used with. An account of its own (another key),
-    #   so its pacer meets 5 QPS first, whatever the row above left on the check's account;
-    # - "pace or wait, not both": a retry whose wait was at least one pacing interval goes out unpaced. Retry-After
-    #   1 s at 2 QPS: due 1 s after the 429, beside the third query's slot (1.05 s); a paced target sends it at a
-    #   free slot (1.575 s in the reference), whatever it waits first. Without capability retry: no 429.
-    Case("the rate lowered on one account: a 3-query call at 2 QPS after one at 5 QPS, its first query answered "
-         "429 with Retry-After 1",
-         "a pacer that keeps the rate it was first used with (its interval computed once: the lowered rate never "
-         "applies); or a retry that waited at least one pacing interval sent outside the pacer (it waited longer "
-         "than a slot would make it), beside a queued query",
-         {"qps": 2, "queries": 3, "before": 5.0, "fault": RateLimited(retry_after=1), "wait": 1.0}),
     # Untimed, proven by ordering: the first request is parked at a gate, and the second must reach
     # the emulator while it is parked (its slot is 0.2 s later; a liveness bound, not a threshold).
     Case("a 2-query call at 5 QPS, the first request held unanswered",
@@ -1174,6 +1162,23 @@ PACING_CASES = (
          {"qps": 5.0, "after_short": True}),
 )
 
+# A check of its own (search.api.pacing.lowered): the row waits 2.3 s of real pacing, and among
+# search.api.pacing.rate's rows it made that check one of a run's two longest (issue 18: checks run side by side).
+PACING_LOWERED_CASES = (
+    # From an outside hunt, two readings in one row (one second of pacing judges both):
+    # - a pacer that keeps the interval of the rate it was first used with. An account of its own (another key),
+    #   so its pacer meets 5 QPS first, whatever the unpaced search before it left on the check's account;
+    # - "pace or wait, not both": a retry whose wait was at least one pacing interval goes out unpaced. Retry-After
+    #   1 s at 2 QPS: due 1 s after the 429, beside the third query's slot (1.05 s); a paced target sends it at a
+    #   free slot (1.575 s in the reference), whatever it waits first. Without capability retry: no 429.
+    Case("the rate lowered on one account: a 3-query call at 2 QPS after one at 5 QPS, its first query answered "
+         "429 with Retry-After 1",
+         "a pacer that keeps the rate it was first used with (its interval computed once: the lowered rate never "
+         "applies); or a retry that waited at least one pacing interval sent outside the pacer (it waited longer "
+         "than a slot would make it), beside a queued query",
+         {"qps": 2, "queries": 3, "before": 5.0, "fault": RateLimited(retry_after=1), "wait": 1.0}),
+)
+
 _WINDOW_RULE = (
     f"The starts are the emulator's arrival times: rate + 1 of them must span at least 1 s less {WINDOW_SLACK:g} s "
     "of transport jitter; a shorter span the run's measured load can explain is re-run (at most 3 runs), and fails "
@@ -1190,12 +1195,9 @@ _WINDOW_RULE = (
     rule="Seed 001: Search has an account-wide 5 QPS limit, shared across the account's keys; a call can issue "
     "four queries at once, and other sessions or processes use the same allowance. Every request counts against "
     "that limit (the seed names "
-    "no request exempt from it; retries: search.api.pacing.retries, and the lowered-rate row here), so no "
+    "no request exempt from it; retries: search.api.pacing.retries and search.api.pacing.lowered), so no "
     "one-second window may hold more starts than the configured rate, whether the calls come at once or one after "
-    "another (a pacer keeps its last start while idle); 'each operation resolves one settings "
-    "snapshot', so a call is paced at the rate configured when it runs, also after the rate was lowered on an "
-    "account already paced (with capability retry, that call's first query is answered 429 with Retry-After 1 "
-    "and its retry is counted too); waiting is pacing, "
+    "another (a pacer keeps its last start while idle); waiting is pacing, "
     f"failing a query for want of a slot is not. {_WINDOW_RULE} A rate limits how often requests start, not "
     "how many are in flight: seed 000 runs a batch's queries concurrently, so a query whose slot has come is "
     "sent while an earlier one is still unanswered. A rate of 0 lets no request start, so it is refused (at "
@@ -1212,6 +1214,28 @@ async def pacing_rate(ctx: CheckContext) -> None:
 
 
 @check(
+    "search.api.pacing.lowered",
+    "With pacing on, a rate lowered on an account already paced holds for the next call, its retries too",
+    seed="001",
+    requires=(WS, API, CAP_PACING),
+    provider="api",
+    rule="Seed 001: 'each operation resolves one settings snapshot', and Search has an account-wide 5 QPS limit "
+    "that every request counts against (the seed names no request exempt from it). So a call is paced at the rate "
+    "configured when it runs, also after the rate was lowered on an account already paced: a 2-query call at "
+    "5 QPS, then the rate lowered to 2 QPS and a 3-query call, whose starts no one-second window may hold more "
+    "than 2 + 1 of. With capability retry, that call's first query is answered 429 with Retry-After 1, and its "
+    "retry counts in the window too: a retry that waited out a Retry-After as long as a pacing interval is still "
+    "paced. The account is one of its own (another key), so its pacer first meets the faster rate here. "
+    f"{_WINDOW_RULE} A run whose 429 was answered so late that the retry, sent the moment its Retry-After ran out, "
+    "would still keep the window within the rate shows nothing about the retry and is re-run.",
+    cases=PACING_LOWERED_CASES,
+    slot="quiet",  # counts starts per one-second window
+)
+async def pacing_lowered(ctx: CheckContext) -> None:
+    await _paced_rows(ctx, "search.api.pacing.lowered", PACING_LOWERED_CASES)
+
+
+@check(
     "search.api.pacing.retries",
     "With pacing and retries on, a retry is paced like a first request, also after a Retry-After",
     seed="001",
@@ -1222,8 +1246,7 @@ async def pacing_rate(ctx: CheckContext) -> None:
     "before retrying 408, 429 and 5xx. The seed names no request exempt from the account's limit, so a retry "
     "counts against it too, also one that waited out a Retry-After, however long: no one-second window may hold "
     "more starts than the configured "
-    f"rate, retries counted. {_WINDOW_RULE} (The lowered-rate row of search.api.pacing.rate counts a paced retry "
-    "too.)",
+    f"rate, retries counted. {_WINDOW_RULE} (search.api.pacing.lowered counts a paced retry too.)",
     cases=PACING_RETRY_CASES,
     slot="quiet",  # counts starts per one-second window
 )
@@ -1455,6 +1478,10 @@ PACING_CANCEL_CASES = (
          "a retry's slot wait that ignores the cancellation (first attempts' slot waits and the Retry-After wait "
          "honour it): the call answers only once the retry's slot comes, or sends the retry",
          {"qps": 1.0, "retry": RateLimited(retry_after=0)}),
+)
+# A check of its own (search.api.pacing.failure): its row waits 2.7 s, and among search.api.pacing.cancel's rows it
+# made that check one of a run's longest (issue 18: checks run side by side).
+PACING_FAILURE_CASES = (
     # From a hunt (R-H2): a failing batch that aborted only its siblings' requests in flight left the siblings
     # waiting for a pacing slot running: the tool answered the failure, and they were sent at their slots after.
     Case("a 3-query call at 1 QPS whose first request is answered 500",
@@ -1478,8 +1505,7 @@ async def _landed(ctx: CheckContext, quiet: float = BURST_QUIET) -> int:
 
 @check(
     "search.api.pacing.cancel",
-    "Cancelling a paced call while queries wait for a slot answers cancelled at once; they are never sent, nor "
-    "after a failing query",
+    "Cancelling a paced call while queries wait for a slot answers cancelled at once; they are never sent",
     seed="001",
     requires=(WS, API, CAP_PACING, "cancel"),
     provider="api",
@@ -1492,16 +1518,38 @@ async def _landed(ctx: CheckContext, quiet: float = BURST_QUIET) -> int:
     "landed, with queries of its own. In the retry row a retry stamped after the target acknowledged the cancel "
     "is late too (0.2 s of load at most), whatever the call answers; a success is accepted only from a retry "
     "that went out before that (the check's cancel came late: the run shows nothing and is re-run). A failing "
-    "query aborts the queries waiting for their slots as a cancel does (seed 000: when one search of a batch "
-    "fails, the tool aborts the others and answers only once every started search has settled): a 3-query call "
-    "at 1 QPS whose first request is answered 500 answers the failure, and no request is stamped after that "
-    "answer (judged as above; a run whose every query went out before the answer shows nothing and is re-run).",
+    "query aborts them as a cancel does: search.api.pacing.failure.",
     cases=PACING_CANCEL_CASES,
     slot="quiet",  # measures how soon a cancelled wait answers
 )
 async def pacing_cancel(ctx: CheckContext) -> None:
+    await _cancel_rows(ctx, "search.api.pacing.cancel", PACING_CANCEL_CASES)
+
+
+@check(
+    "search.api.pacing.failure",
+    "A paced call whose first request fails answers the failure, and its queries waiting for a slot are never sent",
+    seed="001",
+    requires=(WS, API, CAP_PACING),
+    provider="api",
+    rule="Seed 001 asks for cancellation-aware scheduling, and in seed 000 when one search of a batch fails, the "
+    "tool aborts the others and answers only once every started search has settled. So a failing query aborts the "
+    "queries waiting for their pacing slots as a cancel does: a 3-query call at 1 QPS whose first request is "
+    "answered 500 answers the failure, and no Search API request is stamped more than 0.02 s after that answer. "
+    "Timed against the run's measured load (at most 0.2 s of it for a late request): re-run while late, failed "
+    "only when every run was late beyond its load; each re-run starts once the previous run's requests have "
+    "landed, with queries of its own; a run whose every query went out before the answer shows nothing and is "
+    "re-run.",
+    cases=PACING_FAILURE_CASES,
+    slot="quiet",  # times the requests stamped after the failure's answer
+)
+async def pacing_failure(ctx: CheckContext) -> None:
+    await _cancel_rows(ctx, "search.api.pacing.failure", PACING_FAILURE_CASES)
+
+
+async def _cancel_rows(ctx: CheckContext, check_id: str, cases: tuple[Case, ...]) -> None:
     runs = itertools.count()  # the retry row's first run must not meet the first row's queued queries
-    for case in PACING_CANCEL_CASES:
+    for case in cases:
         retry = "retry" in case.params
         if retry and not _retries_declared(ctx):
             continue  # a retry waiting for its slot needs a target that retries (capability retry)
@@ -1509,7 +1557,7 @@ async def pacing_cancel(ctx: CheckContext) -> None:
         run = _retry_slot_cancel_run if retry else _failed_paced_run if "fails" in case.params else _pacing_cancel_run
         # Re-runs wait out a queued query or retry a wrong target sends at its slot (one spacing later).
         apart = _apart(ctx, 1.05 / case["qps"] + 0.3, functools.partial(run, ctx, case), runs)
-        await judge_timed(ctx, "search.api.pacing.cancel", apart)
+        await judge_timed(ctx, check_id, apart)
 
 
 async def _pacing_cancel_run(ctx: CheckContext, case: Case, n: int) -> list[Timed]:
@@ -1721,11 +1769,17 @@ FETCH_PACING_CASES = (
          "keeps its default headers (User-Agent, Accept, Accept-Encoding), or with another body than {url}",
          {"qps": 5, "urls": ("https://docs.example.test/api/fetch", "https://wiki.example.test/HTTP_redirect"),
           "judge": "wire"}),
-    # From a hunt (T1-3): no row above fails a fetch, so Fetch API retries sent outside the pacer (the pacer taken
-    # once per web_fetch call, for its first attempt) were certified. Retry-After 0: each retry is due at once, and
-    # its slot is what it waits for. Whether a target retries Fetch API requests at all is open: a fetch answered
-    # with the 429 (one request) only leaves fewer starts. Pages served for this row alone, on hosts of their own
-    # and new in each run (a target may cache a page it fetched). A target without capability retry skips it.
+)
+
+
+# A check of its own (fetch.api.pacing.retries): its row waits 4.2 s, and among fetch.api.pacing.rate's rows it made
+# that check a run's longest (issue 18: checks run side by side).
+FETCH_PACING_RETRY_CASES = (
+    # From a hunt (T1-3): no row of fetch.api.pacing.rate fails a fetch, so Fetch API retries sent outside the
+    # pacer (the pacer taken once per web_fetch call, for its first attempt) were certified. Retry-After 0: each
+    # retry is due at once, and its slot is what it waits for. Whether a target retries Fetch API requests at all is
+    # open: a fetch answered with the 429 (one request) only leaves fewer starts. Pages served for this row alone,
+    # on hosts of their own and new in each run (a target may cache a page it fetched).
     # 1 QPS, not 2: a pacer that forgets its last start while idle sends the last retry unpaced, and the row sees
     # it only if that retry's 429 reached the target less than an interval after its first attempt started. At
     # 2 QPS a loaded runner's 0.45 s stall hid it (a fresh-clone CI passed that reading); at 1 QPS it takes 0.95 s.
@@ -1753,10 +1807,7 @@ FETCH_PACING_CASES = (
     f"requests' starts than the configured rate. {_WINDOW_RULE} Pacing changes when a request is sent, not what it "
     "is: seed 001's 'requests send only the documented authorization and JSON content type' holds for a paced "
     "fetch, so each carries exactly Authorization: Bearer <key> and Content-Type: application/json (beyond HTTP "
-    "framing) and the body {url}. Retries count too (seed 001 names no request exempt from the limit; "
-    "search.api.pacing.retries holds the same for Search): with capability retry and retries on, two fetches at "
-    "once, each first answered 429 with Retry-After 0, keep every Fetch API request's start, retries included, "
-    "within the rate, judged as above (whether Fetch API requests are retried at all is open). "
+    "framing) and the body {url}. Retries count too: fetch.api.pacing.retries. "
     "Left open: whether Search and Fetch share one pacer "
     "or each has its own (only Fetch API requests are sent here), and the target-domain limit ('Fetch also has a "
     "target-domain limit'): every URL is on a host of its own, and no domain limit is judged.",
@@ -1770,17 +1821,43 @@ async def fetch_pacing_rate(ctx: CheckContext) -> None:
     expect_success(await ctx.fetch(FETCHED), "an unpaced fetch before pacing is configured")
     for case in FETCH_PACING_CASES:
         await ctx.configure_opt_in(pacing_qps=float(case["qps"]))
-        if "retry" in case.params:
-            if _retries_declared(ctx):
-                await ctx.configure_opt_in(pacing_qps=float(case["qps"]), retries=RETRIES)
-                retried = functools.partial(_paced_fetch_retries, ctx, case, itertools.count())
-                await judge_timed(ctx, "fetch.api.pacing.rate", retried)
-            else:
-                ctx.note("retry row", "not judged: the target declares no retry")
-        elif case.params.get("judge") == "wire":
+        if case.params.get("judge") == "wire":
             await _paced_fetch_wire(ctx, case)
         else:
             await judge_timed(ctx, "fetch.api.pacing.rate", functools.partial(_paced_fetch_run, ctx, case))
+    await ctx.configure_opt_in()
+
+
+@check(
+    "fetch.api.pacing.retries",
+    "With fetch pacing and retries on, a Fetch API retry is paced like a first request",
+    seed="001",
+    requires=(CAP_WEB_FETCH, CAP_FETCH_API, CAP_FETCH_PACING, CAP_RETRY),
+    provider="api",
+    rule="Seed 001: 'Search and Fetch each have an account-wide 5 QPS limit, independent of model concurrency and "
+    "shared across that account's API keys', and the seed names no request exempt from it, so a retry counts "
+    "against the rate too (search.api.pacing.retries holds the same for Search). With fetch pacing and retries "
+    "on, two web_fetch calls at once at 1 QPS, each first answered 429 with Retry-After 0, each answer (with the "
+    "page, or the failure when the target does not retry Fetch API requests: whether it does is open), and no "
+    "one-second window may hold more of their Fetch API requests' starts, retries included, than the configured "
+    f"rate. {_WINDOW_RULE} A run whose 429 was answered so late that a retry sent the moment it was due would still "
+    "keep the window within the rate shows nothing about the retry and is re-run. Pages are on hosts of their own, "
+    "new in each run (a target may cache a page), and no domain limit is judged.",
+    cases=FETCH_PACING_RETRY_CASES,
+    # Fetch pacing's alone: whether Fetch API requests are retried at all is open, so the retry profile (Search API
+    # retries) does not hang on it; a target without retry leaves it out of fetch pacing's (profile_members).
+    profiles=("seed-001-fetch-pacing",),
+    slot="quiet",  # counts starts per one-second window
+)
+async def fetch_pacing_retries(ctx: CheckContext) -> None:
+    # One unpaced fetch first, as fetch.api.pacing.rate does: a target's one-time start-up would otherwise delay the
+    # first paced start and squeeze the span of the rest.
+    await ctx.configure_opt_in()
+    expect_success(await ctx.fetch(FETCHED), "an unpaced fetch before pacing is configured")
+    for case in FETCH_PACING_RETRY_CASES:
+        await ctx.configure_opt_in(pacing_qps=float(case["qps"]), retries=RETRIES)
+        retried = functools.partial(_paced_fetch_retries, ctx, case, itertools.count())
+        await judge_timed(ctx, "fetch.api.pacing.retries", retried)
     await ctx.configure_opt_in()
 
 
@@ -1992,7 +2069,10 @@ OPT_IN_CHECKS = frozenset(
         "search.api.pacing.retries",
         "search.api.pacing.cancel",
         "search.api.pacing.cancel_slots",
+        "search.api.pacing.lowered",
+        "search.api.pacing.failure",
         "fetch.api.pacing.rate",
+        "fetch.api.pacing.retries",
         "search.api.localization",
         "search.api.retry.wire",  # these two live beside search.api.wire (search.py)
         "search.api.pacing.wire",
