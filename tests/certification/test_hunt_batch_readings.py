@@ -49,6 +49,10 @@ def test_a_pool_of_four_fails_exactly_the_six_query_row(monkeypatch: pytest.Monk
     assert failing_rows(batch, "CONCURRENT", "search.batch.concurrent", monkeypatch) == {SIX}
 
 
+# The wrong reading wraps each search: a wrapper cancelled before its first step (a sibling failed first) never awaits
+# the search it holds, and that coroutine is collected unstarted (seen once in a fresh-clone CI). The reference's own
+# batch hands the service's coroutines to its tasks directly, so only this test's wrapper can leave one.
+@pytest.mark.filterwarnings("ignore:coroutine 'WebService.search' was never awaited:RuntimeWarning")
 def test_a_failure_listing_the_found_sources_fails_exactly_the_unlisted_row(monkeypatch: pytest.MonkeyPatch) -> None:
     # catches: the re-raised failure's message lists the URLs the successful searches found
     run_all = web_search.run_all_or_nothing
