@@ -41,6 +41,7 @@ TIMING_CHECKS = (  # every check of slot "quiet" (tests/certification/test_loade
     "search.api.retry.deadline",
     "search.api.pacing.rate",
     "search.api.pacing.lowered",
+    "search.api.pacing.shared",
     "search.api.pacing.retries",
     "search.api.pacing.cancel",
     "search.api.pacing.failure",
@@ -75,6 +76,7 @@ BREAKS = {
     "fetch-retries-unpaced": "fetch.api.pacing.retries",
     "pacing-rate-kept": "search.api.pacing.lowered",
     "pacing-failure-spares-slots": "search.api.pacing.failure",
+    "pacing-evidence-unpaced": "search.api.pacing.shared",
     "retry-after-date-capped": "search.api.retry.waits",
     "endpoint-at-slot": "settings.snapshot.per_operation",
 }

@@ -151,12 +151,14 @@ BREAKS: dict[str, tuple[set[str], str | tuple[str, ...]]] = {
     # whether retries are subject to pacing: every request counts against the account's rate (seed 001)
     "pacing-retries-unpaced": ({"search.api.pacing.lowered", "search.api.pacing.retries", "fetch.api.pacing.retries"},
                                "a failing query and its retry at 1 QPS"),
-    # each a rule split from a longer check of its own (issue 18): Fetch API retries outside the pacer (hunt T1-3), a
-    # pacer keeping the rate it was first used with (hunt M-C; search.api.pacing.rate's one-by-one row, on the
-    # account its first row paced at 3 QPS, fails it too), a failing batch sparing its siblings' slot waits (R-H2)
+    # each a rule split from a longer check into one of its own (issue 18): Fetch API retries outside the pacer (hunt
+    # T1-3), a pacer keeping the rate it was first used with (hunt M-C; search.api.pacing.rate's one-by-one row, on
+    # the account its first row paced at 3 QPS, fails it too), a failing batch sparing its siblings' slot waits (R-H2)
     "fetch-retries-unpaced": ({"fetch.api.pacing.retries"}, "two fetches at once, 1 QPS, each first answered 429"),
     "pacing-rate-kept": ({"search.api.pacing.lowered"}, "the rate lowered on one account"),
     "pacing-failure-spares-slots": ({"search.api.pacing.failure"}, "sent after the call answered the failure"),
+    # the evidence pipeline's own searches outside the account's pacer (hunt T4-2)
+    "pacing-evidence-unpaced": ({"search.api.pacing.shared"}, "an evidence call of four queries beside"),
     # the retries paced.retries alone judges: a retry after a backoff of the client's own (no Retry-After)
     "pacing-backoff-retries-unpaced": ({"search.api.pacing.retries"}, "a failing query and its retry at 1 QPS"),
     "localization-unvalidated": ({"search.api.localization"}, "was forwarded as localization"),

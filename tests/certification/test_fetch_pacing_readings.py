@@ -20,6 +20,7 @@ from dsweb_ref.certification.checks._base import CheckContext
 from dsweb_ref.certification.targets import reference_target
 from dsweb_ref.emulator import Delay, RateLimited
 from dsweb_ref.emulator.server import Emulator
+from dsweb_ref.providers import _scheduler
 from dsweb_ref.providers._scheduler import Policy, _Pacer
 from dsweb_ref.settings import Settings
 
@@ -52,6 +53,24 @@ def test_a_pacer_for_search_api_requests_only_fails_the_fetch_pacing_check(monke
     # the Search API's pacing check sends Search requests only: it passes this reading, as it did before
     (result,) = run(reference_target(), only=["search.api.pacing.rate"]).results
     assert result.outcome.value == "passed", result.reason
+
+
+def test_a_fetch_pacer_keeping_its_first_rate_fails_the_first_row_after_the_faster_wire_row(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # catches (review R6-1): the Fetch API pacer's interval set on its first paced use, so a rate configured lower
+    # later never applies to Fetch API requests. The retry row at 1 QPS, once last in this check, caught it; split off
+    # (fetch.api.pacing.retries, whose pacer first meets 1 QPS) it did not, until the 5 QPS wire row went first.
+    right = _scheduler.AccountScheduler._slot
+
+    async def kept(self: _scheduler.AccountScheduler, api: str, qps: float, deadline: float) -> object | None:
+        if api == "fetch":
+            qps = self.__dict__.setdefault("first_fetch_rate", qps)
+        return await right(self, api, qps, deadline)
+
+    monkeypatch.setattr(_scheduler.AccountScheduler, "_slot", kept)
+    (result,) = run(reference_target(), only=[CHECK]).results
+    assert result.outcome.value == "failed" and result.reason.startswith(f"{AT_ONCE}: "), result.reason
 
 
 # The reading a review found passing both pacing checks: the pacer forgets its last start whenever no slot is held, so

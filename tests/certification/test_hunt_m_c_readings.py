@@ -13,6 +13,7 @@ import pytest
 from dsweb_ref.certification.adapter_protocol import CAP_RETRY, CAPABILITIES
 from dsweb_ref.certification.checks import scheduling
 from dsweb_ref.certification.model import Outcome
+from dsweb_ref.certification.targets import reference_target
 from dsweb_ref.providers import _scheduler
 
 from ._readings import failing_rows, fails_exactly, keep_rows, patch_reading
@@ -116,9 +117,12 @@ def test_a_pacer_that_keeps_its_first_rate_fails_exactly_the_lowered_row(monkeyp
     right = "interval = spacing(qps)\n    pacer = self._pacer(api)\n"
     wrong = 'pacer = self._pacer(api)\n    interval = pacer.__dict__.setdefault("interval", spacing(qps))\n'
     patch_reading(_scheduler.AccountScheduler, "_slot", right, wrong, monkeypatch)
-    # search.api.pacing.rate's one-by-one row (2 QPS on the check's account, first paced at 3 QPS by its first row)
-    # catches it too.
     assert failing_rows(scheduling, "PACING_LOWERED_CASES", LOWERED_CHECK, monkeypatch) == {LOWERED}
+    # search.api.pacing.rate, whole, catches it too: its one-by-one row runs at 2 QPS on the check's account, which its
+    # first row paced at 3 QPS (review R6)
+    (result,) = run(reference_target(), only=["search.api.pacing.rate"]).results
+    one_by_one = next(c.name for c in scheduling.PACING_CASES if "sequential" in c.params)
+    assert result.outcome is Outcome.FAILED and result.reason.startswith(f"{one_by_one}: "), result.reason
 
 
 PARSE = '    value = (headers.get("retry-after") or "").strip()\n'

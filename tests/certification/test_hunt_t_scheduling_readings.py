@@ -1,8 +1,9 @@
 """Read-only hunts T1 and T4 over seed 001's opt-in retries and pacing found wrong readings the suite certified; the
-rows that reject them, in search.api.retry.never, search.api.pacing.rate, fetch.api.pacing.retries (once a row of
-fetch.api.pacing.rate) and search.api.retry.waits. Seed 001: "402 requires funding first, and other 4xx require a
-changed request"; "Search and Fetch each have an account-wide 5 QPS limit, independent of model concurrency and shared
-across that account's API keys". RFC 9110 counts a Retry-After's delay-seconds "after the response is received".
+rows that reject them, in search.api.retry.never, search.api.pacing.shared and fetch.api.pacing.retries (once rows of
+search.api.pacing.rate and fetch.api.pacing.rate) and search.api.retry.waits. Seed 001: "402 requires funding first,
+and other 4xx require a changed request"; "Search and Fetch each have an account-wide 5 QPS limit, independent of
+model concurrency and shared across that account's API keys". RFC 9110 counts a Retry-After's delay-seconds "after
+the response is received".
 
 - T1-2: a Fetch API deny-list of 402, 403 and 404 (every other failure status retried: 400, 409, 422 ...), passed by
   retry.never's fetch rows, which named only those three.
@@ -36,7 +37,7 @@ from .test_breaks_end_to_end import example_adapter_module
 NEVER, RATE, FETCH_RATE, WAITS = (
     "search.api.retry.never", "search.api.pacing.rate", "fetch.api.pacing.rate", "search.api.retry.waits"
 )
-FETCH_RETRIED = "fetch.api.pacing.retries"
+FETCH_RETRIED, SHARED = "fetch.api.pacing.retries", "search.api.pacing.shared"
 FETCH_4XX = ("fetch 400", "fetch 409", "fetch 422")
 EVIDENCE_NEVER = ("evidence search 402", "evidence search 400")
 # the evidence call beside a web_search call (its row alone, once a row of its own, now this one: review R3-F1)
@@ -75,7 +76,7 @@ def _scheduled(monkeypatch: pytest.MonkeyPatch, policy_for: Any) -> None:
 def test_the_new_rows_exist() -> None:
     names = {c.name for c in scheduling.NEVER_CASES}
     assert set(FETCH_4XX) | set(EVIDENCE_NEVER) <= names
-    assert EVIDENCE_PACED in {c.name for c in scheduling.PACING_CASES}
+    assert EVIDENCE_PACED in {c.name for c in scheduling.PACING_SHARED_CASES}
     assert FETCH_RETRIES in {c.name for c in scheduling.FETCH_PACING_RETRY_CASES}
     assert SLOW_503 in {c.name for c in scheduling.RETRY_CASES}
 
@@ -137,7 +138,7 @@ def test_a_pipeline_that_never_retries_passes_the_evidence_rows(monkeypatch: pyt
 
 
 def test_the_reference_paces_the_evidence_call(monkeypatch: pytest.MonkeyPatch) -> None:
-    passes_rows(scheduling, "PACING_CASES", RATE, EVIDENCE_PACED, monkeypatch)
+    passes_rows(scheduling, "PACING_SHARED_CASES", SHARED, EVIDENCE_PACED, monkeypatch)
 
 
 def test_unpaced_evidence_searches_fail_exactly_the_evidence_row(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -146,7 +147,7 @@ def test_unpaced_evidence_searches_fail_exactly_the_evidence_row(monkeypatch: py
     _marks_evidence(monkeypatch)
     _scheduled(monkeypatch, lambda api, policy: dataclasses.replace(policy, pacing=False)
                if IN_EVIDENCE.get() and api == "search" else policy)
-    fails_exactly(scheduling, "PACING_CASES", RATE, EVIDENCE_PACED, monkeypatch)
+    fails_exactly(scheduling, "PACING_SHARED_CASES", SHARED, EVIDENCE_PACED, monkeypatch)
 
 
 def test_unpaced_evidence_fetches_pass_the_evidence_row(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -155,7 +156,7 @@ def test_unpaced_evidence_fetches_pass_the_evidence_row(monkeypatch: pytest.Monk
     _marks_evidence(monkeypatch)
     _scheduled(monkeypatch, lambda api, policy: dataclasses.replace(policy, pacing=False)
                if IN_EVIDENCE.get() and api == "fetch" else policy)
-    passes_rows(scheduling, "PACING_CASES", RATE, EVIDENCE_PACED, monkeypatch)
+    passes_rows(scheduling, "PACING_SHARED_CASES", SHARED, EVIDENCE_PACED, monkeypatch)
 
 
 # --- T1-3: Fetch API retries outside the pacer -------------------------------------------------------------------

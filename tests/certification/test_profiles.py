@@ -146,3 +146,20 @@ def test_fetch_retries_paced_belong_to_fetch_pacing_alone_and_never_withhold_it_
     assert verdicts["seed-001-fetch-pacing"].certified, verdicts["seed-001-fetch-pacing"].explain()
     both = {v.name: v for v in profile_verdicts(profile_members(CAPABILITIES), results, CAPABILITIES)}
     assert both["seed-001-fetch-pacing"].not_passed == ("fetch.api.pacing.retries",)
+
+
+def test_the_evidence_pipeline_paced_never_withholds_pacing_from_a_target_without_it() -> None:
+    # catches: search.api.pacing.shared (pacing, and seed 002's pipeline through the Fetch API; split from
+    # search.api.pacing.rate, whose evidence row a target without the pipeline skipped inside it) withholding
+    # seed-001-pacing when skipped for want of evidence-search or fetch-api
+    for missing in ("evidence-search", "fetch-api"):
+        caps = [c for c in CAPABILITIES if c != missing]
+        results = [result(s.check.id, Outcome.SKIPPED if missing in s.requires else Outcome.PASSED)
+                   for s in all_checks()]
+        verdicts = {v.name: v for v in profile_verdicts(profile_members(caps), results, caps)}
+        assert verdicts["seed-001-pacing"].certified, verdicts["seed-001-pacing"].explain()
+    # declared, it is pacing's again: skipped or failed, it withholds it
+    results = [result(s.check.id, Outcome.FAILED if s.check.id == "search.api.pacing.shared" else Outcome.PASSED)
+               for s in all_checks()]
+    both = {v.name: v for v in profile_verdicts(profile_members(CAPABILITIES), results, CAPABILITIES)}
+    assert both["seed-001-pacing"].not_passed == ("search.api.pacing.shared",)

@@ -1,5 +1,5 @@
 """A read-only review (R3) of the rows for hunts T1 and T4 found three wrong readings the suite still certified; the
-rows that reject them, in search.api.retry.never, search.api.retry.waits and search.api.pacing.rate. Seed 001: "402
+rows that reject them, in search.api.retry.never, search.api.retry.waits and search.api.pacing.shared. Seed 001: "402
 requires funding first, and other 4xx require a changed request"; "Search and Fetch each have an account-wide 5 QPS
 limit, independent of model concurrency and shared across that account's API keys". RFC 9110 counts a Retry-After's
 delay-seconds "after the response is received".
@@ -27,7 +27,7 @@ from dsweb_ref.providers import _scheduler
 from ._readings import fails_exactly, passes_rows, patch_reading
 from .test_hunt_t_scheduling_readings import IN_EVIDENCE, RETRYABLE, SENT, SLEPT, _marks_evidence, _tail
 
-NEVER, RATE, WAITS = "search.api.retry.never", "search.api.pacing.rate", "search.api.retry.waits"
+NEVER, SHARED, WAITS = "search.api.retry.never", "search.api.pacing.shared", "search.api.retry.waits"
 DENIED = ("evidence search 404", "evidence search 409", "evidence page fetch 404")
 NEVER_ROWS = (*DENIED, "evidence page fetch 402")
 SLOW_429 = "429 answered after 1 s, Retry-After 1 s, then success"
@@ -37,7 +37,7 @@ BESIDE = "an evidence call of four queries beside a two-query web_search call, 3
 def test_the_new_rows_exist() -> None:
     assert set(NEVER_ROWS) <= {c.name for c in scheduling.NEVER_CASES}
     assert SLOW_429 in {c.name for c in scheduling.RETRY_CASES}
-    assert BESIDE in {c.name for c in scheduling.PACING_CASES}
+    assert BESIDE in {c.name for c in scheduling.PACING_SHARED_CASES}
     # the slow 429 runs in the Retry-After block (started together with the 12 s rows): no extra run time
     slow = next(c for c in scheduling.RETRY_CASES if c.name == SLOW_429)
     assert scheduling._start_order(slow) == 0
@@ -103,7 +103,7 @@ def test_a_longer_wait_after_a_429s_answer_passes(monkeypatch: pytest.MonkeyPatc
 
 
 def test_the_reference_paces_the_evidence_call_beside_web_search(monkeypatch: pytest.MonkeyPatch) -> None:
-    passes_rows(scheduling, "PACING_CASES", RATE, BESIDE, monkeypatch)
+    passes_rows(scheduling, "PACING_SHARED_CASES", SHARED, BESIDE, monkeypatch)
 
 
 def _own_pacer(monkeypatch: pytest.MonkeyPatch, apis: tuple[str, ...]) -> None:
@@ -126,11 +126,11 @@ def test_a_pipeline_pacer_of_its_own_fails_exactly_the_beside_row(monkeypatch: p
     # catches: the pipeline's four searches paced at 3 QPS by its own scheduler, web_search's two by the account's:
     # alone each keeps the rate, together they exceed it
     _own_pacer(monkeypatch, ("search", "fetch"))
-    fails_exactly(scheduling, "PACING_CASES", RATE, BESIDE, monkeypatch)
+    fails_exactly(scheduling, "PACING_SHARED_CASES", SHARED, BESIDE, monkeypatch)
 
 
 def test_a_pipeline_fetch_pacer_of_its_own_passes_the_beside_row(monkeypatch: pytest.MonkeyPatch) -> None:
     # open here: the pipeline's Fetch requests under pacing are unjudged (the row's queries find nothing, so it
     # fetches no page): its page fetches through a pacer of their own pass
     _own_pacer(monkeypatch, ("fetch",))
-    passes_rows(scheduling, "PACING_CASES", RATE, BESIDE, monkeypatch)
+    passes_rows(scheduling, "PACING_SHARED_CASES", SHARED, BESIDE, monkeypatch)

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from dsweb_ref.certification.adapter_protocol import CAPABILITIES
-from dsweb_ref.certification.checks import REGISTRY
+from dsweb_ref.certification.checks import REGISTRY, all_checks
 from dsweb_ref.certification.checks.scheduling import OPT_IN_CHECKS, SCHEDULING_CAPABILITIES
 from dsweb_ref.certification.model import Outcome
 from dsweb_ref.certification.targets import InProcessTarget, TargetConfig, reference_settings
@@ -29,7 +29,8 @@ Tweak = Callable[[TargetConfig, Settings], Settings]
 
 
 # The variants build no evidence tool (reference_variant), so they do not declare it: the evidence rows of
-# search.api.retry.never and search.api.pacing.rate are not judged (test_hunt_t_scheduling_readings runs them).
+# search.api.retry.never are not judged, and search.api.pacing.shared is skipped (test_hunt_t_scheduling_readings
+# runs them).
 VARIANT_CAPABILITIES = tuple(c for c in CAPABILITIES if c != "evidence-search")
 
 
@@ -64,6 +65,7 @@ def test_reference_with_the_scheduler_passes_every_scheduling_check() -> None:
         "search.api.pacing.lowered": Outcome.PASSED,
         "search.api.pacing.rate": Outcome.PASSED,
         "search.api.pacing.retries": Outcome.PASSED,
+        "search.api.pacing.shared": Outcome.SKIPPED,  # no evidence-search (test_hunt_t_scheduling_readings runs it)
         "search.api.pacing.wire": Outcome.PASSED,
         "search.api.retry.cancel": Outcome.PASSED,
         "search.api.retry.deadline": Outcome.PASSED,
@@ -158,7 +160,9 @@ def test_a_retry_budget_shared_by_a_batch_passes_every_retry_check(monkeypatch: 
 
 def test_declaring_pacing_without_pacing_fails_the_pacing_checks() -> None:
     unpaced = lambda _c, s: s.updated({"deepseek_api.pacing": False})  # noqa: E731
-    assert _failed(["search.api.pacing", "fetch.api.pacing"], unpaced) == {
+    paced = [s.check.id for s in all_checks() if s.check.id.startswith(("search.api.pacing", "fetch.api.pacing"))
+             and "evidence-search" not in s.requires]  # the variants have no pipeline (test_hunt_t_scheduling_readings)
+    assert _failed(paced, unpaced) == {
         "search.api.pacing.rate", "search.api.pacing.retries", "search.api.pacing.cancel", "search.api.pacing.lowered",
         "fetch.api.pacing.rate", "fetch.api.pacing.retries"}  # (pacing.failure: every query sent at once shows nothing)
 

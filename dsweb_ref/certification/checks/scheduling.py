@@ -1138,20 +1138,6 @@ PACING_CASES = (
     Case("three one-query calls one after another, 2 QPS",
          "a pacer that spaces only requests queued together and forgets its last start while idle: calls made one "
          "after another (each once the one before answered) go out unpaced", {"qps": 2, "sequential": 3}),
-    # From a hunt (T4-2): every row above searches through web_search, so an evidence pipeline (seed 002) whose own
-    # Search API requests skipped the account's pacer (a client of its own) was certified; and from a review
-    # (R3-F1): an evidence call run alone certified a pipeline pacing its searches with a scheduler of its own (at
-    # the configured rate, but not the account's pacer web_search uses). Seed 001: 'Search and Fetch each have an
-    # account-wide 5 QPS limit ... shared across that account's API keys': one allowance for every Search request
-    # of the account, so the evidence call runs beside a web_search call, which catches both (an evidence call
-    # alone, a row of its own once, caught only the first and cost the check's longest run 2 s more). Each of its
-    # queries finds nothing, so the call fetches no page (a pipeline's Fetch requests under fetch pacing are
-    # unjudged). A target without evidence-search skips the row.
-    Case("an evidence call of four queries beside a two-query web_search call, 3 QPS",
-         "the evidence pipeline's own Search API requests sent outside the account's pacer: unpaced (its four "
-         "searches started at once), or paced by a scheduler of its own, each paced alone, web_search's and the "
-         "pipeline's starts together exceeding the rate",
-         {"qps": 3, "evidence": EVIDENCE_QUERIES, "beside": 2}),
     # From the seed-9 mutation draw: a request given up at its deadline after its pacer start was counted (the
     # reference once ended such a start only when it was sent). Untimed: the first search, under a 1 s deadline,
     # may be sent or refused; the next one, under 3 s with its slot free at once, must be sent.
@@ -1160,6 +1146,24 @@ PACING_CASES = (
          "deadline after its start was counted): every later request of that API waits for it and is refused, "
          "failing a query for want of a slot",
          {"qps": 5.0, "after_short": True}),
+)
+
+# A check of its own (search.api.pacing.shared): the row waits 2.1 s of real pacing and needs the evidence pipeline,
+# and among search.api.pacing.rate's rows it made that check a run's longest (issue 18: checks run side by side).
+PACING_SHARED_CASES = (
+    # From a hunt (T4-2): every row of search.api.pacing.rate searches through web_search, so an evidence pipeline
+    # (seed 002) whose own Search API requests skipped the account's pacer (a client of its own) was certified; and
+    # from a review (R3-F1): an evidence call run alone certified a pipeline pacing its searches with a scheduler of
+    # its own (at the configured rate, but not the account's pacer web_search uses). Seed 001: 'Search and Fetch
+    # each have an account-wide 5 QPS limit ... shared across that account's API keys': one allowance for every
+    # Search request of the account, so the evidence call runs beside a web_search call, which catches both (an
+    # evidence call alone, a row of its own once, caught only the first and cost 2 s more). Each of its queries
+    # finds nothing, so the call fetches no page (a pipeline's Fetch requests under fetch pacing are unjudged).
+    Case("an evidence call of four queries beside a two-query web_search call, 3 QPS",
+         "the evidence pipeline's own Search API requests sent outside the account's pacer: unpaced (its four "
+         "searches started at once), or paced by a scheduler of its own, each paced alone, web_search's and the "
+         "pipeline's starts together exceeding the rate",
+         {"qps": 3, "evidence": EVIDENCE_QUERIES, "beside": 2}),
 )
 
 # A check of its own (search.api.pacing.lowered): the row waits 2.3 s of real pacing, and among
@@ -1202,10 +1206,7 @@ _WINDOW_RULE = (
     "how many are in flight: seed 000 runs a batch's queries concurrently, so a query whose slot has come is "
     "sent while an earlier one is still unanswered. A rate of 0 lets no request start, so it is refused (at "
     "configure, or WEB_CONFIG_INVALID / WEB_INVALID_ARGUMENTS at the call, nothing sent), never read as no "
-    "pacing. The evidence pipeline's own Search requests (seed 002, a target with evidence-search) count too: an "
-    "evidence call of four queries beside a web_search call of two keeps all six starts within the rate, judged "
-    "as above (its Fetch requests are not judged here): the limit is account-wide ('shared across that account's "
-    "API keys'), so the pipeline's searches and web_search's share the one allowance.",
+    "pacing. The evidence pipeline's own Search requests count too: search.api.pacing.shared.",
     cases=PACING_CASES,
     slot="quiet",  # counts starts per one-second window
 )
@@ -1223,7 +1224,7 @@ async def pacing_rate(ctx: CheckContext) -> None:
     "that every request counts against (the seed names no request exempt from it). So a call is paced at the rate "
     "configured when it runs, also after the rate was lowered on an account already paced: a 2-query call at "
     "5 QPS, then the rate lowered to 2 QPS and a 3-query call, whose starts no one-second window may hold more "
-    "than 2 + 1 of. With capability retry, that call's first query is answered 429 with Retry-After 1, and its "
+    "than 2 of. With capability retry, that call's first query is answered 429 with Retry-After 1, and its "
     "retry counts in the window too: a retry that waited out a Retry-After as long as a pacing interval is still "
     "paced. The account is one of its own (another key), so its pacer first meets the faster rate here. "
     f"{_WINDOW_RULE} A run whose 429 was answered so late that the retry, sent the moment its Retry-After ran out, "
@@ -1233,6 +1234,28 @@ async def pacing_rate(ctx: CheckContext) -> None:
 )
 async def pacing_lowered(ctx: CheckContext) -> None:
     await _paced_rows(ctx, "search.api.pacing.lowered", PACING_LOWERED_CASES)
+
+
+@check(
+    "search.api.pacing.shared",
+    "With pacing on, the evidence pipeline's Search API requests share the account's pacer with web_search's",
+    seed="001",
+    # the evidence pipeline through the Fetch API last: an adapter runs it on a lane that loaded the pipeline
+    requires=(WS, API, CAP_PACING, CAP_FETCH_API, CAP_EVIDENCE_SEARCH),
+    provider="api",
+    rule="Seed 001: 'Search and Fetch each have an account-wide 5 QPS limit, independent of model concurrency and "
+    "shared across that account's API keys', and the seed names no request exempt from it, so the evidence "
+    "pipeline's own Search requests (seed 002) count against the one allowance web_search's use: an evidence call "
+    "of four queries beside a web_search call of two, on one account at 3 QPS, keeps all six starts within the "
+    f"rate. {_WINDOW_RULE} Each evidence query finds nothing, so the call fetches no page (the pipeline's Fetch "
+    "requests are not judged here). Pacing is an opt-in of seed 001 and the pipeline seed 002's tool: a target "
+    "declaring pacing without evidence-search through the Fetch API skips this check, and it does not withhold "
+    "the pacing profile then (checks.profile_members).",
+    cases=PACING_SHARED_CASES,
+    slot="quiet",  # counts starts per one-second window
+)
+async def pacing_shared(ctx: CheckContext) -> None:
+    await _paced_rows(ctx, "search.api.pacing.shared", PACING_SHARED_CASES)
 
 
 @check(
@@ -1270,12 +1293,9 @@ async def _paced_rows(ctx: CheckContext, check_id: str, cases: tuple[Case, ...])
         if case.params.get("after_short"):
             await _paced_after_short(ctx, case)
             continue
-        if "evidence" in case.params:
-            if {CAP_FETCH_API, CAP_EVIDENCE_SEARCH} <= ctx.hello.capabilities:
-                await ctx.configure_opt_in(pacing_qps=float(case["qps"]))
-                await judge_timed(ctx, check_id, functools.partial(_paced_evidence_run, ctx, case, itertools.count()))
-            else:
-                ctx.note("evidence row", "not judged: the target declares no evidence-search through the Fetch API")
+        if "evidence" in case.params:  # the check requires evidence-search through the Fetch API
+            await ctx.configure_opt_in(pacing_qps=float(case["qps"]))
+            await judge_timed(ctx, check_id, functools.partial(_paced_evidence_run, ctx, case, itertools.count()))
             continue
         if "before" in case.params:
             lowered = functools.partial(judge_timed, ctx, check_id, functools.partial(_lowered_run, ctx, case))
@@ -1750,11 +1770,21 @@ FETCHES_ONE_BY_ONE = (
     "https://blog.example.test/python/httpx-timeouts",
 )
 FETCH_PACING_CASES = (
+    # From a hunt (P-B3): the timed rows judge when requests start, never what they carry, so paced fetches sent
+    # with a client's default headers (Accept, Accept-Encoding, User-Agent) were certified. Judged on the wire, not
+    # timed; pages neither timed row fetches (a target may cache a page). First, at 5 QPS (review R6): the 2 QPS rows
+    # then meet a pacer first used at a faster rate, so one keeping the rate it was first used with (its interval
+    # computed once: a lowered rate never applies) sends them too fast; the rate lowered on an account already paced
+    # is search.api.pacing.lowered's rule, and this is its one catch for Fetch API requests.
+    Case("two fetches at once, 5 QPS: the requests' wire", "paced Fetch API requests sent through a client that "
+         "keeps its default headers (User-Agent, Accept, Accept-Encoding), or with another body than {url}",
+         {"qps": 5, "urls": ("https://docs.example.test/api/fetch", "https://wiki.example.test/HTTP_redirect"),
+          "judge": "wire"}),
     # 2 QPS: a paced target spreads the four starts over about 1.6 s (the reference's spacing, 0.525 s).
     Case("four fetches at once, 2 QPS",
          "Fetch API requests left unpaced (a pacer for Search API requests only, or one per web_fetch call), a "
-         "burst of the whole rate followed by a refill, or a rate of the target's own (the seed's 5 QPS) instead of "
-         "the configured one",
+         "burst of the whole rate followed by a refill, a rate of the target's own (the seed's 5 QPS) instead of "
+         "the configured one, or the rate the pacer was first used with kept (the row above's 5 QPS)",
          {"qps": 2, "urls": PACED_FETCHES}),
     # From a review: web_fetch takes one URL, so fetches one after another are the usual pattern; a pacer that
     # spaces only requests queued together passed the row above.
@@ -1762,13 +1792,6 @@ FETCH_PACING_CASES = (
          "a pacer that spaces only requests queued together and forgets its last start while idle: fetches made "
          "one after another (each once the one before answered) go out unpaced",
          {"qps": 2, "urls": FETCHES_ONE_BY_ONE, "sequential": True}),
-    # From a hunt (P-B3): the rows above judge when requests start, never what they carry, so paced fetches sent
-    # with a client's default headers (Accept, Accept-Encoding, User-Agent) were certified. Judged on the wire, not
-    # timed; pages neither row above fetched (a target may cache a page).
-    Case("two fetches at once, 5 QPS: the requests' wire", "paced Fetch API requests sent through a client that "
-         "keeps its default headers (User-Agent, Accept, Accept-Encoding), or with another body than {url}",
-         {"qps": 5, "urls": ("https://docs.example.test/api/fetch", "https://wiki.example.test/HTTP_redirect"),
-          "judge": "wire"}),
 )
 
 
@@ -1807,8 +1830,9 @@ FETCH_PACING_RETRY_CASES = (
     f"requests' starts than the configured rate. {_WINDOW_RULE} Pacing changes when a request is sent, not what it "
     "is: seed 001's 'requests send only the documented authorization and JSON content type' holds for a paced "
     "fetch, so each carries exactly Authorization: Bearer <key> and Content-Type: application/json (beyond HTTP "
-    "framing) and the body {url}. Retries count too: fetch.api.pacing.retries. "
-    "Left open: whether Search and Fetch share one pacer "
+    "framing) and the body {url}; that row runs first, at 5 QPS, and the timed rows then at 2 QPS: 'each operation "
+    "resolves one settings snapshot', so a rate lowered on an account already paced holds for the next call. "
+    "Retries count too: fetch.api.pacing.retries. Left open: whether Search and Fetch share one pacer "
     "or each has its own (only Fetch API requests are sent here), and the target-domain limit ('Fetch also has a "
     "target-domain limit'): every URL is on a host of its own, and no domain limit is judged.",
     cases=FETCH_PACING_CASES,
@@ -1837,7 +1861,7 @@ async def fetch_pacing_rate(ctx: CheckContext) -> None:
     rule="Seed 001: 'Search and Fetch each have an account-wide 5 QPS limit, independent of model concurrency and "
     "shared across that account's API keys', and the seed names no request exempt from it, so a retry counts "
     "against the rate too (search.api.pacing.retries holds the same for Search). With fetch pacing and retries "
-    "on, two web_fetch calls at once at 1 QPS, each first answered 429 with Retry-After 0, each answer (with the "
+    "on, two web_fetch calls at once at 1 QPS, each first answered 429 with Retry-After 0, each answers (with the "
     "page, or the failure when the target does not retry Fetch API requests: whether it does is open), and no "
     "one-second window may hold more of their Fetch API requests' starts, retries included, than the configured "
     f"rate. {_WINDOW_RULE} A run whose 429 was answered so late that a retry sent the moment it was due would still "
@@ -2070,6 +2094,7 @@ OPT_IN_CHECKS = frozenset(
         "search.api.pacing.cancel",
         "search.api.pacing.cancel_slots",
         "search.api.pacing.lowered",
+        "search.api.pacing.shared",
         "search.api.pacing.failure",
         "fetch.api.pacing.rate",
         "fetch.api.pacing.retries",
