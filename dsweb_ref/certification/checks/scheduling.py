@@ -1148,8 +1148,8 @@ PACING_CASES = (
          {"qps": 5.0, "after_short": True}),
 )
 
-# A check of its own (search.api.pacing.shared): the row waits 2.1 s of real pacing and needs the evidence pipeline,
-# and among search.api.pacing.rate's rows it made that check a run's longest (issue 18: checks run side by side).
+# A check of its own (search.api.pacing.shared): the row took 2.1 s of real pacing inside search.api.pacing.rate (1.9 s
+# alone) and needs the evidence pipeline; it made that check a run's longest (issue 18: checks run side by side).
 PACING_SHARED_CASES = (
     # From a hunt (T4-2): every row of search.api.pacing.rate searches through web_search, so an evidence pipeline
     # (seed 002) whose own Search API requests skipped the account's pacer (a client of its own) was certified; and
@@ -1166,8 +1166,8 @@ PACING_SHARED_CASES = (
          {"qps": 3, "evidence": EVIDENCE_QUERIES, "beside": 2}),
 )
 
-# A check of its own (search.api.pacing.lowered): the row waits 2.3 s of real pacing, and among
-# search.api.pacing.rate's rows it made that check one of a run's two longest (issue 18: checks run side by side).
+# A check of its own (search.api.pacing.lowered): the row took 2.3 s of real pacing inside search.api.pacing.rate, and
+# made that check one of a run's two longest (issue 18: checks run side by side).
 PACING_LOWERED_CASES = (
     # From an outside hunt, two readings in one row (one second of pacing judges both):
     # - a pacer that keeps the interval of the rate it was first used with. An account of its own (another key),
@@ -1499,7 +1499,7 @@ PACING_CANCEL_CASES = (
          "honour it): the call answers only once the retry's slot comes, or sends the retry",
          {"qps": 1.0, "retry": RateLimited(retry_after=0)}),
 )
-# A check of its own (search.api.pacing.failure): its row waits 2.7 s, and among search.api.pacing.cancel's rows it
+# A check of its own (search.api.pacing.failure): its row took 2.7 s inside search.api.pacing.cancel (1.5 s alone), and
 # made that check one of a run's longest (issue 18: checks run side by side).
 PACING_FAILURE_CASES = (
     # From a hunt (R-H2): a failing batch that aborted only its siblings' requests in flight left the siblings
@@ -1795,8 +1795,8 @@ FETCH_PACING_CASES = (
 )
 
 
-# A check of its own (fetch.api.pacing.retries): its row waits 4.2 s, and among fetch.api.pacing.rate's rows it made
-# that check a run's longest (issue 18: checks run side by side).
+# A check of its own (fetch.api.pacing.retries): its row took 4.2 s inside fetch.api.pacing.rate (3.3 s alone), and
+# made that check a run's longest (issue 18: checks run side by side).
 FETCH_PACING_RETRY_CASES = (
     # From a hunt (T1-3): no row of fetch.api.pacing.rate fails a fetch, so Fetch API retries sent outside the
     # pacer (the pacer taken once per web_fetch call, for its first attempt) were certified. Retry-After 0: each
