@@ -34,7 +34,7 @@ from typing import Any
 from . import forkserver
 from .forkserver import ForkedProcess
 from .model import CheckResult
-from .targets import track_process, untrack_process
+from .targets import KILL, track_process, untrack_process
 
 __all__ = ["WORKER_MODULE", "Worker"]
 
@@ -153,7 +153,7 @@ class Worker:
     def kill(self) -> None:
         """SIGKILL to its process group, now (from any thread): :func:`~.targets.kill_adapters`."""
         if self._proc.returncode is None:
-            self._signal(getattr(signal, "SIGKILL", signal.SIGTERM))  # Windows has no SIGKILL (and no workers)
+            self._signal(KILL)
 
     def _signal(self, sig: signal.Signals) -> None:
         with contextlib.suppress(OSError):  # already gone

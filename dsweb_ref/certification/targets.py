@@ -57,6 +57,7 @@ if TYPE_CHECKING:  # the evidence pipeline loads at the first evidence call
 
 __all__ = [
     "ADAPTER_ENV",
+    "KILL",
     "AdapterCommandError",
     "AdapterStartError",
     "AdapterTarget",
@@ -152,6 +153,10 @@ def kill_adapters() -> None:
     thread (a stopped check worker whose checks did not end)."""
     for target in list(_RUNNING):
         target.kill()
+
+
+# What kills a process group at once; Windows has no SIGKILL (terminate() there).
+KILL = getattr(signal, "SIGKILL", signal.SIGTERM)
 
 
 def warm_reference() -> None:
@@ -1226,7 +1231,7 @@ class AdapterTarget:
 
     def kill(self) -> None:
         """SIGKILL to the adapter's process group, now (from any thread): :func:`kill_adapters`."""
-        self._signal_group(getattr(signal, "SIGKILL", signal.SIGTERM))  # Windows has no SIGKILL: terminate()
+        self._signal_group(KILL)
 
     def _signal_group(self, sig: signal.Signals) -> None:
         proc = self._proc

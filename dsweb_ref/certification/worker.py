@@ -24,11 +24,10 @@ from collections.abc import Mapping
 from typing import Any, TextIO
 
 from ..emulator.server import quiet_cut_notes
-from .checks import all_checks
 from .checks.differential import seeded
 from .model import CheckResult
 from .suite import TargetFactory, run_suite
-from .targets import AdapterTarget, Target, kill_adapters, reference_target, terminate_adapters, warm_reference
+from .targets import AdapterTarget, Target, kill_adapters, reference_target, terminate_adapters
 
 __all__ = ["target_from_recipe"]
 
@@ -114,23 +113,12 @@ async def serve(job: Mapping[str, Any], out: TextIO) -> None:
         async with width:
             await run_suite(factory(), only=[check_id], finished=emit, check_timeout=limit)
 
-    _warm_before_timing(job)
+    # No warm-up here: each run_suite below loads the reference's evidence pipeline before its timing checks
+    # start (suite._Here.phases), and the first to get there does so before any check of this worker has started.
     with seeded(int(job["seed"])):
         await asyncio.gather(*(one(str(check_id)) for check_id in job["ids"]))
     if stopping:  # the stop's cancel was dropped on the way (3.11's wait_for can): stopped all the same
         raise asyncio.CancelledError
-
-
-def _warm_before_timing(job: Mapping[str, Any]) -> None:
-    """A worker running timing checks (slot "quiet") on the reference loads the evidence pipeline before any of
-    them starts. Some of their rows call it, and its first call imports and warms it up: about half a second
-    holding the interpreter lock, in the middle of every other timing check's measured window (seen: one loop
-    stall of 0.33-0.54 s in all of them, each attempt then met only under load and re-run)."""
-    if job["target"].get("kind") != "reference":
-        return
-    ids = {str(i) for i in job["ids"]}
-    if any(spec.slot == "quiet" for spec in all_checks() if spec.check.id in ids):
-        warm_reference()
 
 
 def _stop_now(loop: asyncio.AbstractEventLoop) -> None:

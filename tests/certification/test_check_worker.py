@@ -557,15 +557,15 @@ def test_no_adapter_starts_on_a_loop_once_its_adapters_were_terminated(tmp_path:
     assert len(_pids(pids)) == 1
 
 
-def _warmed_after(job: dict[str, Any]) -> list[bool]:
-    """[evidence pipeline imported, its segmenters loaded, the web codecs looked up] in a fresh process after the
-    worker's warm-up for ``job``."""
+def _warmed_after_warm_up() -> list[bool]:
+    """[evidence pipeline imported, its segmenters loaded, the web codecs looked up] in a fresh process after
+    targets.warm_reference()."""
     code = (
         "import sys\n"
-        "from dsweb_ref.certification import worker\n"
+        "from dsweb_ref.certification.targets import warm_reference\n"
         "from dsweb_ref.tools import _evidence_units as units\n"
         "from dsweb_ref.netguard import body\n"
-        f"worker._warm_before_timing({job!r})\n"
+        "warm_reference()\n"
         "print('dsweb_ref.tools.evidence_search' in sys.modules, units._WARM is not None and units._WARM.done(),\n"
         "      body._web_codecs.cache_info().currsize == 1)\n"
     )
@@ -575,29 +575,25 @@ def _warmed_after(job: dict[str, Any]) -> list[bool]:
     return [word == "True" for word in done.stdout.split()]
 
 
-def test_a_timing_worker_on_the_reference_loads_the_evidence_pipeline_before_its_checks_start() -> None:
-    # catches: the first evidence row of a timing check importing and warming the pipeline on the loop every timing
-    # check shares (one 0.33-0.54 s stall in all of them, each attempt then met only under load and re-run)
-    reference = {"kind": "reference"}
-    assert _warmed_after({"ids": ["search.api.pacing.rate", "ssrf.deadline"], "target": reference}) == [True] * 3
-    # not for a worker of other checks, nor for an adapter (its pipeline is in its own process)
-    assert _warmed_after({"ids": [OWN], "target": reference}) == [False] * 3
-    adapter = AdapterTarget("adapter").recipe()
-    assert _warmed_after({"ids": ["search.api.pacing.rate"], "target": adapter}) == [False] * 3
+def test_warming_the_reference_loads_the_evidence_pipeline_and_the_codecs() -> None:
+    # catches: the first evidence row of a timing check importing and warming the pipeline (and the first page's
+    # codec lookups) on the loop every timing check shares: one 0.33-0.54 s stall in all of them, each attempt then
+    # met only under load and re-run
+    assert _warmed_after_warm_up() == [True] * 3
 
 
-def test_a_failed_warm_up_leaves_the_timing_worker_running(monkeypatch: pytest.MonkeyPatch) -> None:
-    # catches (review R5): the warm-up's stored error raised again in the worker, which then ran none of its timing
-    # checks (they fell back to the run's own process); a failed warm-up only means the first call loads lazily
+def test_a_failed_warm_up_raises_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches (review R5): the warm-up's stored error raised again in the timing worker, which then ran none of its
+    # timing checks (they fell back to the run's own process); a failed warm-up only means the first call loads lazily
     from concurrent.futures import Future
 
-    from dsweb_ref.certification import worker
+    from dsweb_ref.certification import targets
     from dsweb_ref.tools import _evidence_units
 
     failed: Future[None] = Future()
     failed.set_exception(OSError("segmenter data unreadable"))
     monkeypatch.setattr(_evidence_units, "warm_up", lambda: failed)
-    worker._warm_before_timing({"ids": ["search.api.pacing.rate"], "target": {"kind": "reference"}})  # no raise
+    targets.warm_reference()  # no raise
 
 
 def test_a_run_here_warms_the_reference_up_between_its_shared_and_its_timing_checks(
@@ -616,6 +612,13 @@ def test_a_run_here_warms_the_reference_up_between_its_shared_and_its_timing_che
     monkeypatch.setattr(suite, "warm_reference", lambda: events.append("warm"))
     asyncio.run(run_suite(reference_target(), only=[BESIDE[0], "search.api.fail_fast"]))
     assert events == ["phase ", "phase shared", "warm", "phase quiet"], events
+    # a timing check alone (as a check worker runs each of its own) is warmed for too; a run of no timing check is not
+    events.clear()
+    asyncio.run(run_suite(reference_target(), only=["search.api.fail_fast"]))
+    assert events == ["phase ", "phase ", "warm", "phase quiet"], events
+    events.clear()
+    asyncio.run(run_suite(reference_target(), only=[BESIDE[0]]))
+    assert "warm" not in events, events
 
 
 # --- recipes and marks ------------------------------------------------------------------------------

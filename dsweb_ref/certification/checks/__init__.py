@@ -52,6 +52,12 @@ def all_checks() -> list[CheckSpec]:
     return sorted(REGISTRY.values(), key=lambda s: (s.check.seed, s.check.id))
 
 
+# Another seed's tool an opt-in check may use beside its own capability (search.api.pacing.shared: the evidence
+# pipeline's searches under the account's pacer). A target without it skips such a check, and that must not withhold
+# the opt-in profile: seed 001's pacing does not ask for seed 002's pipeline.
+BESIDE_OPT_IN = ("fetch-api", "evidence-search")
+
+
 def profile_members(capabilities: Iterable[str]) -> dict[str, tuple[str, ...]]:
     """Each check's profiles, for a target declaring ``capabilities``. A check that needs two opt-in capabilities
     (search.api.pacing.retries: pacing and retry) is in both profiles, but a target may opt into one alone: for
@@ -69,8 +75,3 @@ def profile_members(capabilities: Iterable[str]) -> dict[str, tuple[str, ...]]:
         members[spec.check.id] = tuple(p for p in spec.profiles if p not in left)
     return members
 
-
-# Another seed's tool an opt-in check may use beside its own capability (search.api.pacing.shared: the evidence
-# pipeline's searches under the account's pacer). A target without it skips such a check, and that must not withhold
-# the opt-in profile: seed 001's pacing does not ask for seed 002's pipeline.
-BESIDE_OPT_IN = ("fetch-api", "evidence-search")
