@@ -1839,10 +1839,7 @@ FETCH_PACING_RETRY_CASES = (
     slot="quiet",  # counts starts per one-second window
 )
 async def fetch_pacing_rate(ctx: CheckContext) -> None:
-    # One unpaced fetch first, as the Search API rows search once: a target's one-time start-up would otherwise
-    # delay the first paced start and squeeze the span of the rest.
-    await ctx.configure_opt_in()
-    expect_success(await ctx.fetch(FETCHED), "an unpaced fetch before pacing is configured")
+    await _unpaced_fetch_first(ctx)
     for case in FETCH_PACING_CASES:
         await ctx.configure_opt_in(pacing_qps=float(case["qps"]))
         if case.params.get("judge") == "wire":
@@ -1874,15 +1871,19 @@ async def fetch_pacing_rate(ctx: CheckContext) -> None:
     slot="quiet",  # counts starts per one-second window
 )
 async def fetch_pacing_retries(ctx: CheckContext) -> None:
-    # One unpaced fetch first, as fetch.api.pacing.rate does: a target's one-time start-up would otherwise delay the
-    # first paced start and squeeze the span of the rest.
-    await ctx.configure_opt_in()
-    expect_success(await ctx.fetch(FETCHED), "an unpaced fetch before pacing is configured")
+    await _unpaced_fetch_first(ctx)
     for case in FETCH_PACING_RETRY_CASES:
         await ctx.configure_opt_in(pacing_qps=float(case["qps"]), retries=RETRIES)
         retried = functools.partial(_paced_fetch_retries, ctx, case, itertools.count())
         await judge_timed(ctx, "fetch.api.pacing.retries", retried)
     await ctx.configure_opt_in()
+
+
+async def _unpaced_fetch_first(ctx: CheckContext) -> None:
+    """One unpaced fetch, as the Search API rows search once: a target's one-time start-up would otherwise delay the
+    first paced start and squeeze the span of the rest."""
+    await ctx.configure_opt_in()
+    expect_success(await ctx.fetch(FETCHED), "an unpaced fetch before pacing is configured")
 
 
 async def _paced_fetch_wire(ctx: CheckContext, case: Case) -> None:
