@@ -42,6 +42,7 @@ TIMING_CHECKS = (  # every check of slot "quiet" (tests/certification/test_loade
     "search.api.pacing.rate",
     "search.api.pacing.lowered",
     "search.api.pacing.shared",
+    "search.api.pacing.fraction",
     "search.api.pacing.retries",
     "search.api.pacing.cancel",
     "search.api.pacing.failure",
@@ -77,6 +78,7 @@ BREAKS = {
     "pacing-rate-kept": "search.api.pacing.lowered",
     "pacing-failure-spares-slots": "search.api.pacing.failure",
     "pacing-evidence-unpaced": "search.api.pacing.shared",
+    "pacing-whole-rate": "search.api.pacing.fraction",
     "retry-after-date-capped": "search.api.retry.waits",
     "endpoint-at-slot": "settings.snapshot.per_operation",
 }

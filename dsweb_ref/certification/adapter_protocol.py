@@ -169,7 +169,8 @@ Methods
     when none is sent, and never 402 or another 4xx; with retries, ``timeout_s`` is the one
     deadline of the whole search (every attempt and every wait), not one per attempt. One
     declaring ``pacing`` starts no more than ``pacing_qps`` Search requests in any one second,
-    retries included (waiting for a slot, not failing); one declaring ``fetch-pacing`` also starts no more
+    retries included (waiting for a slot, not failing), and under one a second (a real number:
+    0.5), two starts at least 1 / ``pacing_qps`` seconds apart; one declaring ``fetch-pacing`` also starts no more
     than ``pacing_qps`` Fetch requests in any one second, waiting for a slot, not failing (judged on
     ``web_fetch`` calls, at once and one after another; the evidence pipeline's Fetch requests count against the
     account too, unjudged; whether Search and Fetch share one pacer or each has its own is open; without

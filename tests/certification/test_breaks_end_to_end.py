@@ -159,6 +159,8 @@ BREAKS: dict[str, tuple[set[str], str | tuple[str, ...]]] = {
     "pacing-failure-spares-slots": ({"search.api.pacing.failure"}, "sent after the call answered the failure"),
     # the evidence pipeline's own searches outside the account's pacer (hunt T4-2)
     "pacing-evidence-unpaced": ({"search.api.pacing.shared"}, "an evidence call of four queries beside"),
+    # the configured rate read as a whole number, at least one a second (hunt T1-6): every other row's rate is whole
+    "pacing-whole-rate": ({"search.api.pacing.fraction"}, "a 2-query call at 0.5 QPS"),
     # the retries paced.retries alone judges: a retry after a backoff of the client's own (no Retry-After)
     "pacing-backoff-retries-unpaced": ({"search.api.pacing.retries"}, "a failing query and its retry at 1 QPS"),
     "localization-unvalidated": ({"search.api.localization"}, "was forwarded as localization"),

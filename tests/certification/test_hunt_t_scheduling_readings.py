@@ -13,6 +13,8 @@ the response is received".
 - T1-3: with fetch pacing and retries on, Fetch API retries sent outside the pacer (only a call's first attempt paced).
 - T1-4: a Retry-After wait counted from when the failed request was sent, not from its answer: a slow 503 retried at
   once.
+- T1-6: the configured pacing rate read as a whole number (every other row's rate is one), in
+  search.api.pacing.fraction.
 
 Each wrong reading is made in the reference as the hunt made it (one change to the scheduler or the evidence tool)
 and fails exactly its new rows; the reference passes them; where the seeds leave a neighbour open, it passes."""
@@ -22,6 +24,7 @@ from __future__ import annotations
 import contextvars
 import dataclasses
 import inspect
+import math
 import textwrap
 from typing import Any
 
@@ -38,6 +41,7 @@ NEVER, RATE, FETCH_RATE, WAITS = (
     "search.api.retry.never", "search.api.pacing.rate", "fetch.api.pacing.rate", "search.api.retry.waits"
 )
 FETCH_RETRIED, SHARED = "fetch.api.pacing.retries", "search.api.pacing.shared"
+FRACTION, HALF_QPS = "search.api.pacing.fraction", "a 2-query call at 0.5 QPS"
 FETCH_4XX = ("fetch 400", "fetch 409", "fetch 422")
 EVIDENCE_NEVER = ("evidence search 402", "evidence search 400")
 # the evidence call beside a web_search call (its row alone, once a row of its own, now this one: review R3-F1)
@@ -79,6 +83,7 @@ def test_the_new_rows_exist() -> None:
     assert EVIDENCE_PACED in {c.name for c in scheduling.PACING_SHARED_CASES}
     assert FETCH_RETRIES in {c.name for c in scheduling.FETCH_PACING_RETRY_CASES}
     assert SLOW_503 in {c.name for c in scheduling.RETRY_CASES}
+    assert HALF_QPS in {c.name for c in scheduling.PACING_FRACTION_CASES}
 
 
 # --- T1-2: a Fetch API deny-list of 402, 403 and 404 -------------------------------------------------------------
@@ -241,3 +246,53 @@ def test_a_longer_wait_after_the_answer_passes_the_slow_503_row(monkeypatch: pyt
     monkeypatch.setattr(scheduling, "RETRY_SEQUENCES", ())
     patch_reading(_scheduler.AccountScheduler, "run", SLEPT, "await clock.sleep(wait + 0.3)", monkeypatch)
     passes_rows(scheduling, "RETRY_CASES", WAITS, SLOW_503, monkeypatch)
+
+
+# --- T1-6: a pacing rate under one request a second read as a whole number ---------------------------------------
+
+
+def _slot_at(monkeypatch: pytest.MonkeyPatch, rate: Any) -> None:
+    """AccountScheduler._slot paced at ``rate(qps)`` instead of the configured rate."""
+    right = _scheduler.AccountScheduler._slot
+
+    async def slot(self: _scheduler.AccountScheduler, api: str, qps: float, deadline: float) -> object | None:
+        return await right(self, api, rate(qps), deadline)
+
+    monkeypatch.setattr(_scheduler.AccountScheduler, "_slot", slot)
+
+
+def test_the_reference_spaces_a_fractional_rate_by_its_interval(monkeypatch: pytest.MonkeyPatch) -> None:
+    passes_rows(scheduling, "PACING_FRACTION_CASES", FRACTION, HALF_QPS, monkeypatch)
+
+
+@pytest.mark.parametrize("reading", ["int, at least 1", "rounded up"])
+def test_a_rate_read_as_a_whole_number_fails_the_fraction_row(reading: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: 0.5 QPS paced at 1 QPS (int() with a floor of one request a second, or math.ceil): starts 1 s apart
+    whole = {"int, at least 1": lambda qps: float(max(1, int(qps))), "rounded up": lambda qps: float(math.ceil(qps))}
+    _slot_at(monkeypatch, whole[reading])
+    fails_exactly(scheduling, "PACING_FRACTION_CASES", FRACTION, HALF_QPS, monkeypatch)
+
+
+def test_a_rate_cut_to_zero_as_no_pacing_fails_the_fraction_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: int(0.5) == 0 read as "no pacing": both queries start at once
+    _scheduled(monkeypatch, lambda api, policy: dataclasses.replace(policy, pacing=False)
+               if int(policy.qps) == 0 else policy)
+    fails_exactly(scheduling, "PACING_FRACTION_CASES", FRACTION, HALF_QPS, monkeypatch)
+
+
+def test_a_limiter_of_whole_requests_fails_the_fraction_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches: a limiter whose capacity is the rate (a bucket of 0.5 requests a second): no request ever gets a slot,
+    # so the call fails for want of one
+    right = _scheduler._Pacer.reserve
+
+    def reserve(self: Any, now: float, interval: float, latest: float) -> float | None:
+        return None if 1.0 / interval < 1 else right(self, now, interval, latest)
+
+    monkeypatch.setattr(_scheduler._Pacer, "reserve", reserve)
+    fails_exactly(scheduling, "PACING_FRACTION_CASES", FRACTION, HALF_QPS, monkeypatch)
+
+
+def test_a_slower_pacer_passes_the_fraction_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # open: how much slower than the rate a target paces (the rate is a most): 0.5 QPS paced at 0.4, 2.5 s apart
+    _slot_at(monkeypatch, lambda qps: qps * 0.8)
+    passes_rows(scheduling, "PACING_FRACTION_CASES", FRACTION, HALF_QPS, monkeypatch)

@@ -62,6 +62,7 @@ def test_reference_with_the_scheduler_passes_every_scheduling_check() -> None:
         "search.api.pacing.cancel": Outcome.PASSED,
         "search.api.pacing.cancel_slots": Outcome.PASSED,
         "search.api.pacing.failure": Outcome.PASSED,
+        "search.api.pacing.fraction": Outcome.PASSED,
         "search.api.pacing.lowered": Outcome.PASSED,
         "search.api.pacing.rate": Outcome.PASSED,
         "search.api.pacing.retries": Outcome.PASSED,
@@ -164,7 +165,8 @@ def test_declaring_pacing_without_pacing_fails_the_pacing_checks() -> None:
              and "evidence-search" not in s.requires]  # the variants have no pipeline (test_hunt_t_scheduling_readings)
     assert _failed(paced, unpaced) == {
         "search.api.pacing.rate", "search.api.pacing.retries", "search.api.pacing.cancel", "search.api.pacing.lowered",
-        "fetch.api.pacing.rate", "fetch.api.pacing.retries"}  # (pacing.failure: every query sent at once shows nothing)
+        "search.api.pacing.fraction", "fetch.api.pacing.rate", "fetch.api.pacing.retries",
+    }  # (pacing.failure: every query sent at once shows nothing)
 
 
 def test_a_burst_allowance_fails_the_rate_check() -> None:

@@ -1183,6 +1183,21 @@ PACING_LOWERED_CASES = (
          {"qps": 2, "queries": 3, "before": 5.0, "fault": RateLimited(retry_after=1), "wait": 1.0}),
 )
 
+# A check of its own (search.api.pacing.fraction): a rate under one request a second is 2 s of waiting, which would make
+# any check it joined a run's longest (issue 18: checks run side by side).
+PACING_FRACTION_CASES = (
+    # From a hunt (T1-6): every other row's rate is a whole number, so a target reading the configured rate as one
+    # (int(), round(), a limiter counting whole requests per second) was certified. The reference spaces starts by
+    # 1 / rate whatever the rate; 0.5 QPS shows every whole reading a second or more early: 1 QPS starts 1 s apart,
+    # 0 no pacing (or a refusal or a division by zero: the call fails). A wrong reading is early by a whole second,
+    # so the load may excuse at most FRACTION_CAP of a shorter span.
+    Case("a 2-query call at 0.5 QPS",
+         "the rate read as a whole number: 0.5 cut or rounded to 1 (starts 1 s apart) or to 0 (no pacing, a refusal "
+         "or a division by zero); or a limiter whose capacity is the rate (half a request: none can ever start)",
+         {"qps": 0.5, "calls": 1, "queries": 2}),
+)
+FRACTION_CAP = 0.5  # seconds of a 0.5 QPS span's shortfall the measured load may explain (a wrong reading: 1 s)
+
 _WINDOW_RULE = (
     f"The starts are the emulator's arrival times: rate + 1 of them must span at least 1 s less {WINDOW_SLACK:g} s "
     "of transport jitter; a shorter span the run's measured load can explain is re-run (at most 3 runs), and fails "
@@ -1234,6 +1249,27 @@ async def pacing_rate(ctx: CheckContext) -> None:
 )
 async def pacing_lowered(ctx: CheckContext) -> None:
     await _paced_rows(ctx, "search.api.pacing.lowered", PACING_LOWERED_CASES)
+
+
+@check(
+    "search.api.pacing.fraction",
+    "With pacing on, a rate under one request a second spaces Search API starts by its whole interval",
+    seed="001",
+    requires=(WS, API, CAP_PACING),
+    provider="api",
+    rule="Seed 001: Search has an account-wide 5 QPS limit that every request counts against, and a deployment "
+    "lowers the rate it paces at to stay within it (other sessions and processes use the same allowance). The rate "
+    "is requests per second, a real number more than 0 (the settings' search_qps): under one request a second, "
+    "two starts are at least 1 / rate seconds apart, so a 2-query call at 0.5 QPS starts its second request at "
+    f"least 2 s after its first (less {WINDOW_SLACK:g} s of transport jitter). A shorter span the run's measured "
+    f"load can explain is re-run (at most 3 runs), but the load excuses at most {FRACTION_CAP:g} s of it: a rate "
+    "read as a whole number is a second or more early. Waiting is pacing; failing a query for want of a slot, or "
+    "refusing the rate, is not.",
+    cases=PACING_FRACTION_CASES,
+    slot="quiet",  # times the span between two starts
+)
+async def pacing_fraction(ctx: CheckContext) -> None:
+    await _paced_rows(ctx, "search.api.pacing.fraction", PACING_FRACTION_CASES)
 
 
 @check(
@@ -1391,11 +1427,20 @@ async def _paced_window(ctx: CheckContext, case: Case, route: str, calls: list[P
 
 
 async def _window_claims(ctx: CheckContext, case: Case, route: str) -> list[Timed]:
-    """Once the emulator is idle, the tightest ``case["qps"]`` + 1 starts of the ``route`` API's requests."""
+    """Once the emulator is idle, the tightest ``case["qps"]`` + 1 starts of the ``route`` API's requests (a whole
+    rate), timed as a shortfall: how much less than a second they took. Under one request a second, the tightest
+    two starts, short of the interval 1 / rate."""
     await ctx.settle()
     starts = [r.started for r in ctx.records(route)]
-    span = _tightest(starts, case["qps"] + 1)
-    return [Timed(f"{case.name}: {case['qps'] + 1} requests started within one second ({span:.2f} s)",
+    qps = case["qps"]
+    if qps < 1:
+        interval = 1.0 / qps
+        require(len(starts) >= 2, f"{case.name}: {len(starts)} request(s) for 2 queries", catches=case.catches)
+        span = _tightest(starts, 2)
+        return [Timed(f"{case.name}: 2 requests started {span:.2f} s apart, less than {interval:g} s",
+                      interval - min(span, interval), WINDOW_SLACK, case.catches, cap=FRACTION_CAP)]
+    span = _tightest(starts, qps + 1)
+    return [Timed(f"{case.name}: {qps + 1} requests started within one second ({span:.2f} s)",
                   1.0 - min(span, 1.0), WINDOW_SLACK, case.catches)]
 
 
@@ -2096,6 +2141,7 @@ OPT_IN_CHECKS = frozenset(
         "search.api.pacing.cancel_slots",
         "search.api.pacing.lowered",
         "search.api.pacing.shared",
+        "search.api.pacing.fraction",
         "search.api.pacing.failure",
         "fetch.api.pacing.rate",
         "fetch.api.pacing.retries",
