@@ -43,6 +43,7 @@ TIMING_CHECKS = (  # every check of slot "quiet" (tests/certification/test_loade
     "search.api.pacing.lowered",
     "search.api.pacing.shared",
     "search.api.pacing.fraction",
+    "fetch.api.pacing.fraction",
     "search.api.pacing.retries",
     "search.api.pacing.cancel",
     "search.api.pacing.failure",
@@ -79,6 +80,8 @@ BREAKS = {
     "pacing-failure-spares-slots": "search.api.pacing.failure",
     "pacing-evidence-unpaced": "search.api.pacing.shared",
     "pacing-whole-rate": "search.api.pacing.fraction",
+    "fetch-pacing-whole-rate": "fetch.api.pacing.fraction",
+    "timeout-whole-seconds": "ssrf.deadline",
     "retry-after-date-capped": "search.api.retry.waits",
     "endpoint-at-slot": "settings.snapshot.per_operation",
 }

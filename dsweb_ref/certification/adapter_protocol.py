@@ -168,9 +168,10 @@ Methods
     sent ``Retry-After`` (seconds or HTTP date, on any of those statuses), not every time at once
     when none is sent, and never 402 or another 4xx; with retries, ``timeout_s`` is the one
     deadline of the whole search (every attempt and every wait), not one per attempt. One
-    declaring ``pacing`` starts no more than ``pacing_qps`` Search requests in any one second,
-    retries included (waiting for a slot, not failing), and under one a second (a real number:
-    0.5), two starts at least 1 / ``pacing_qps`` seconds apart; one declaring ``fetch-pacing`` also starts no more
+    declaring ``pacing`` starts Search requests, retries included, no faster than ``pacing_qps``
+    (a number, a fraction too), waiting for a slot, not failing: at one or more, no more than
+    ``pacing_qps`` starts in any one second; under one, two starts at least 1 / ``pacing_qps``
+    seconds apart, calls made one after another too; one declaring ``fetch-pacing`` also starts no more
     than ``pacing_qps`` Fetch requests in any one second, waiting for a slot, not failing (judged on
     ``web_fetch`` calls, at once and one after another; the evidence pipeline's Fetch requests count against the
     account too, unjudged; whether Search and Fetch share one pacer or each has its own is open; without

@@ -41,7 +41,8 @@ NEVER, RATE, FETCH_RATE, WAITS = (
     "search.api.retry.never", "search.api.pacing.rate", "fetch.api.pacing.rate", "search.api.retry.waits"
 )
 FETCH_RETRIED, SHARED = "fetch.api.pacing.retries", "search.api.pacing.shared"
-FRACTION, HALF_QPS = "search.api.pacing.fraction", "a 2-query call at 0.5 QPS"
+FRACTION = "search.api.pacing.fraction"
+HALF_QPS = "two one-query calls at 0.5 QPS, the second made 1.2 s after the first started"
 FETCH_4XX = ("fetch 400", "fetch 409", "fetch 422")
 EVIDENCE_NEVER = ("evidence search 402", "evidence search 400")
 # the evidence call beside a web_search call (its row alone, once a row of its own, now this one: review R3-F1)
@@ -290,6 +291,50 @@ def test_a_limiter_of_whole_requests_fails_the_fraction_row(monkeypatch: pytest.
 
     monkeypatch.setattr(_scheduler._Pacer, "reserve", reserve)
     fails_exactly(scheduling, "PACING_FRACTION_CASES", FRACTION, HALF_QPS, monkeypatch)
+
+
+def test_a_pacer_keeping_a_second_of_history_fails_the_fraction_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches (review R7-2): a pacer that forgets a start once it is a second old (right at every whole rate, where no
+    # interval is longer): the second call, made 1.2 s after the first start, goes out at once
+    right_reserve, right_start = _scheduler._Pacer.reserve, _scheduler._Pacer.start
+
+    def forget(pacer: Any, now: float) -> None:
+        if now - pacer._last >= 1.0:
+            pacer._last = -math.inf
+
+    def reserve(self: Any, now: float, interval: float, latest: float) -> float | None:
+        forget(self, now)
+        return right_reserve(self, now, interval, latest)
+
+    def start(self: Any, now: float, interval: float, slot: float) -> Any:
+        forget(self, now)
+        return right_start(self, now, interval, slot)
+
+    monkeypatch.setattr(_scheduler._Pacer, "reserve", reserve)
+    monkeypatch.setattr(_scheduler._Pacer, "start", start)
+    fails_exactly(scheduling, "PACING_FRACTION_CASES", FRACTION, HALF_QPS, monkeypatch)
+    # right at every whole rate: the rows of search.api.pacing.rate's timed table pass it
+    assert failing_rows(scheduling, "PACING_CASES", RATE, monkeypatch) == set()
+
+
+FETCH_FRACTION = "fetch.api.pacing.fraction"
+FETCH_HALF_QPS = "two fetches one after another at 0.5 QPS, the second made 1.2 s after the first started"
+
+
+def test_the_reference_spaces_fetches_at_a_fractional_rate(monkeypatch: pytest.MonkeyPatch) -> None:
+    passes_rows(scheduling, "FETCH_FRACTION_CASES", FETCH_FRACTION, FETCH_HALF_QPS, monkeypatch)
+
+
+def test_a_fetch_pacer_reading_a_whole_rate_fails_the_fetch_fraction_row_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches (review R7-3): a Fetch API pacer of its own reading the rate as a whole number; Search's is right
+    right = _scheduler.AccountScheduler._slot
+
+    async def slot(self: _scheduler.AccountScheduler, api: str, qps: float, deadline: float) -> object | None:
+        return await right(self, api, float(max(1, int(qps))) if api == "fetch" else qps, deadline)
+
+    monkeypatch.setattr(_scheduler.AccountScheduler, "_slot", slot)
+    fails_exactly(scheduling, "FETCH_FRACTION_CASES", FETCH_FRACTION, FETCH_HALF_QPS, monkeypatch)
+    assert failing_rows(scheduling, "PACING_FRACTION_CASES", FRACTION, monkeypatch) == set()
 
 
 def test_a_slower_pacer_passes_the_fraction_row(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -94,7 +94,7 @@ def test_every_check_belongs_to_a_known_profile_and_every_profile_has_checks() -
     assert ids == {s.check.id for s in all_checks() if "fetch-api" in s.requires and s.check.seed == "001"
                    and not {"evidence-search", "fetch-pacing", "fetch-selection"} & set(s.requires)}
     assert {s.check.id for s in select_checks(profiles=["seed-001-fetch-pacing"])} == {
-        "fetch.api.pacing.rate", "fetch.api.pacing.retries"}
+        "fetch.api.pacing.rate", "fetch.api.pacing.retries", "fetch.api.pacing.fraction"}
     assert {s.check.id for s in select_checks(profiles=["seed-002-evidence"])} >= {"evidence.ori_question"}
 
 

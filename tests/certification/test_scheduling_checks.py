@@ -55,6 +55,7 @@ def test_every_scheduling_check_has_a_rule_and_cases_with_catches_notes() -> Non
 def test_reference_with_the_scheduler_passes_every_scheduling_check() -> None:
     report = run(_target(), ALL)
     assert {i: o for i, o in outcomes(report).items()} == {
+        "fetch.api.pacing.fraction": Outcome.PASSED,
         "fetch.api.pacing.rate": Outcome.PASSED,
         "fetch.api.pacing.retries": Outcome.PASSED,
         "search.api.fail_fast": Outcome.PASSED,
@@ -165,7 +166,7 @@ def test_declaring_pacing_without_pacing_fails_the_pacing_checks() -> None:
              and "evidence-search" not in s.requires]  # the variants have no pipeline (test_hunt_t_scheduling_readings)
     assert _failed(paced, unpaced) == {
         "search.api.pacing.rate", "search.api.pacing.retries", "search.api.pacing.cancel", "search.api.pacing.lowered",
-        "search.api.pacing.fraction", "fetch.api.pacing.rate", "fetch.api.pacing.retries",
+        "search.api.pacing.fraction", "fetch.api.pacing.rate", "fetch.api.pacing.retries", "fetch.api.pacing.fraction",
     }  # (pacing.failure: every query sent at once shows nothing)
 
 

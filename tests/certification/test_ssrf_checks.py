@@ -161,7 +161,7 @@ PerHopDeadline: type[HttpFetchProvider] = example_adapter_module().PerHopDeadlin
 # (The first two follow no redirect: they answer with the first 302 in time, which slow-hops accepts;
 # PerHopDeadline is the reading that row is for.)
 # Each connects under its deadline, so each also passes slow-connect (review R4's row, test_review_r4_readings).
-CONNECTS = {"slow-connect": "passed"}
+CONNECTS = {"slow-connect": "passed", "silent-half-second": "passed"}  # and each keeps a half-second deadline (W1-2)
 DEADLINE_READINGS = {
     PerHopDeadline: {"silent": "passed", "drip-body": "passed", "drip-headers": "passed", "slow-hops": "failed"},
     PerReadTimeout: {"silent": "passed", "drip-body": "failed", "drip-headers": "failed", "slow-hops": "passed"},

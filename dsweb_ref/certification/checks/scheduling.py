@@ -1188,15 +1188,18 @@ PACING_LOWERED_CASES = (
 PACING_FRACTION_CASES = (
     # From a hunt (T1-6): every other row's rate is a whole number, so a target reading the configured rate as one
     # (int(), round(), a limiter counting whole requests per second) was certified. The reference spaces starts by
-    # 1 / rate whatever the rate; 0.5 QPS shows every whole reading a second or more early: 1 QPS starts 1 s apart,
-    # 0 no pacing (or a refusal or a division by zero: the call fails). A wrong reading is early by a whole second,
-    # so the load may excuse at most FRACTION_CAP of a shorter span.
-    Case("a 2-query call at 0.5 QPS",
-         "the rate read as a whole number: 0.5 cut or rounded to 1 (starts 1 s apart) or to 0 (no pacing, a refusal "
-         "or a division by zero); or a limiter whose capacity is the rate (half a request: none can ever start)",
-         {"qps": 0.5, "calls": 1, "queries": 2}),
+    # 1 / rate whatever the rate. At 0.5 QPS, a call made 1.2 s after the first started shows every whole reading
+    # 0.8 s early (1 QPS: its slot has come; 0: no pacing, or a refusal or a division by zero, and the call fails);
+    # and, from a review (R7-2), a pacer that keeps a second of history (a start a second old forgotten: right at
+    # every whole rate), which a 2-query call, its requests queued together, did not show. The load may excuse at
+    # most FRACTION_CAP of a shorter span.
+    Case("two one-query calls at 0.5 QPS, the second made 1.2 s after the first started",
+         "the rate read as a whole number: 0.5 cut or rounded to 1 (the second call's slot has come) or to 0 (no "
+         "pacing, a refusal or a division by zero); a limiter whose capacity is the rate (half a request: none can "
+         "ever start); or a pacer that forgets a start once it is a second old (a second of history)",
+         {"qps": 0.5, "idle": 1.2}),
 )
-FRACTION_CAP = 0.5  # seconds of a 0.5 QPS span's shortfall the measured load may explain (a wrong reading: 1 s)
+FRACTION_CAP = 0.5  # seconds of a 0.5 QPS span's shortfall the measured load may explain (a wrong reading: 0.8 s)
 
 _WINDOW_RULE = (
     f"The starts are the emulator's arrival times: rate + 1 of them must span at least 1 s less {WINDOW_SLACK:g} s "
@@ -1257,14 +1260,17 @@ async def pacing_lowered(ctx: CheckContext) -> None:
     seed="001",
     requires=(WS, API, CAP_PACING),
     provider="api",
-    rule="Seed 001: Search has an account-wide 5 QPS limit that every request counts against, and a deployment "
-    "lowers the rate it paces at to stay within it (other sessions and processes use the same allowance). The rate "
-    "is requests per second, a real number more than 0 (the settings' search_qps): under one request a second, "
-    "two starts are at least 1 / rate seconds apart, so a 2-query call at 0.5 QPS starts its second request at "
-    f"least 2 s after its first (less {WINDOW_SLACK:g} s of transport jitter). A shorter span the run's measured "
-    f"load can explain is re-run (at most 3 runs), but the load excuses at most {FRACTION_CAP:g} s of it: a rate "
-    "read as a whole number is a second or more early. Waiting is pacing; failing a query for want of a slot, or "
-    "refusing the rate, is not.",
+    rule="Seed 001: Search has an account-wide 5 QPS limit that every request counts against, and other sessions "
+    "and processes use the same allowance. The seed sets no rate of its own to pace at: the adapter protocol does, "
+    "configure's pacing_qps, a number of requests per second more than 0 (the reference's search_qps too), a "
+    "fraction included. Under one request a second, two starts are at least 1 / rate seconds apart, calls made one "
+    "after another included (a pacer keeps its last start while idle): at 0.5 QPS, a one-query call and another "
+    "made 1.2 s after the first request started, whose request starts at least 2 s after it (less "
+    f"{WINDOW_SLACK:g} s of transport jitter), as the emulator's arrival times show. A shorter span the run's "
+    f"measured load can explain is re-run (at most 3 runs), but the load excuses at most {FRACTION_CAP:g} s of it "
+    "(a rate read as a whole number starts it 0.8 s early); the check fails only when every run started it earlier "
+    "than that; a run whose second call was made 2 s or more after the first start shows nothing and is re-run. "
+    "Waiting is pacing; failing a query for want of a slot, or refusing the rate, is not.",
     cases=PACING_FRACTION_CASES,
     slot="quiet",  # times the span between two starts
 )
@@ -1382,6 +1388,9 @@ async def _paced_overlap(ctx: CheckContext, case: Case) -> None:
 
 async def _paced_run(ctx: CheckContext, case: Case) -> list[Timed]:
     ctx.fresh()
+    if "idle" in case.params:
+        gap = [functools.partial(ctx.start_search, [f"{QUERY} {when} the idle gap"]) for when in ("before", "after")]
+        return await _paced_after_idle(ctx, case, "search", gap)
     if "sequential" in case.params:
         starts = [functools.partial(ctx.start_search, [f"{QUERY} one by one {n}"]) for n in range(case["sequential"])]
         return await _paced_one_by_one(ctx, case, "search", starts)
@@ -1463,6 +1472,27 @@ async def _paced_one_by_one(
     if len(sent) == len(answered) and all(t >= 1.0 / case["qps"] - WINDOW_SLACK for t in took):
         took_s = ", ".join(f"{t:.2f}" for t in took)
         claims = _unshown(claims, f"every call was answered an interval or more after its request ({took_s} s): no "
+                          "pacer had to wait")
+    return claims
+
+
+async def _paced_after_idle(
+    ctx: CheckContext, case: Case, route: str, calls: Sequence[Callable[[], PendingCall]]
+) -> list[Timed]:
+    """The first of two calls (one request each), then the second made ``case["idle"]`` seconds after the first
+    request started (or once the first answered, if later), then judged as :func:`_paced_window` judges. Where the
+    second call was made a whole interval or more after that start, its slot had come and no pacer had to wait: not
+    shown, re-run."""
+    first_call, second_call = calls
+    expect_success(await first_call().outcome(CALL_TIMEOUT), case.name)
+    first = [r.started for r in ctx.records(route)]
+    require(len(first) == 1, f"{case.name}: {len(first)} {route} API request(s) for the first call")
+    await asyncio.sleep(max(0.0, first[0] + case["idle"] - time.monotonic()))
+    made = time.monotonic() - first[0]
+    expect_success(await second_call().outcome(CALL_TIMEOUT), case.name)
+    claims = await _window_claims(ctx, case, route)
+    if made >= 1.0 / case["qps"] - WINDOW_SLACK:
+        claims = _unshown(claims, f"the second call was made {made:.2f} s after the first request started: no "
                           "pacer had to wait")
     return claims
 
@@ -1924,6 +1954,54 @@ async def fetch_pacing_retries(ctx: CheckContext) -> None:
     await ctx.configure_opt_in()
 
 
+# A check of its own, as search.api.pacing.fraction is for Search (review R7-3: a Fetch API pacer of its own, reading
+# the rate as a whole number, was certified; whether Search and Fetch share one pacer is open).
+FETCH_FRACTION_CASES = (
+    Case("two fetches one after another at 0.5 QPS, the second made 1.2 s after the first started",
+         "the rate read as a whole number for Fetch API requests (a Fetch pacer of its own: 0.5 cut or rounded to 1, "
+         "or to 0, no pacing), or a Fetch pacer that forgets a start once it is a second old",
+         {"qps": 0.5, "idle": 1.2, "hosts": ("fraction-first", "fraction-second")}),
+)
+
+
+@check(
+    "fetch.api.pacing.fraction",
+    "With fetch pacing on, a rate under one request a second spaces Fetch API starts by its whole interval",
+    seed="001",
+    requires=(CAP_WEB_FETCH, CAP_FETCH_API, CAP_FETCH_PACING),
+    provider="api",
+    rule="Seed 001: 'Search and Fetch each have an account-wide 5 QPS limit, independent of model concurrency and "
+    "shared across that account's API keys'. The seed sets no rate of its own to pace at: the adapter protocol "
+    "does, configure's pacing_qps, the same rate per API, a number more than 0, a fraction included. A target "
+    "declaring fetch-pacing spaces two Fetch API starts at least 1 / rate seconds apart under one request a second, "
+    "calls made one after another included: at 0.5 QPS, a web_fetch and another made 1.2 s after the first "
+    f"request started, whose request starts at least 2 s after it (less {WINDOW_SLACK:g} s of transport jitter). "
+    f"The load excuses at most {FRACTION_CAP:g} s of a shorter span, as in search.api.pacing.fraction, whose rule "
+    "this is for Search. Pages are on hosts of their own, new in each run (a target may cache a page).",
+    cases=FETCH_FRACTION_CASES,
+    slot="quiet",  # times the span between two starts
+)
+async def fetch_pacing_fraction(ctx: CheckContext) -> None:
+    await _unpaced_fetch_first(ctx)
+    for case in FETCH_FRACTION_CASES:
+        await ctx.configure_opt_in(pacing_qps=case["qps"])
+        await judge_timed(ctx, "fetch.api.pacing.fraction",
+                          functools.partial(_paced_fetch_after_idle, ctx, case, itertools.count()))
+    await ctx.configure_opt_in()
+
+
+async def _paced_fetch_after_idle(ctx: CheckContext, case: Case, runs: Iterator[int]) -> list[Timed]:
+    """:func:`_paced_after_idle` for two web_fetch calls, on pages new in each run."""
+    n = next(runs)
+    ctx.fresh()
+    urls = [f"https://{host}-{n}.example.test/page" for host in case["hosts"]]
+    for url in urls:
+        ctx.emu.inject("fetch", Status(200, body=json.dumps({"title": url, "content": f"# {url}"}).encode()),
+                       times=None, when=functools.partial(_fetches, url))
+    calls = [functools.partial(ctx.target.start_call, "web_fetch", {"arguments": {"url": url}}) for url in urls]
+    return await _paced_after_idle(ctx, case, "fetch", calls)
+
+
 async def _unpaced_fetch_first(ctx: CheckContext) -> None:
     """One unpaced fetch, as the Search API rows search once: a target's one-time start-up would otherwise delay the
     first paced start and squeeze the span of the rest."""
@@ -2027,6 +2105,15 @@ LOCALIZATION_CASES = (
     Case("a zoned IPv6", "forwarding an interface-scoped address", {"value": "fe80::1%eth0", "ok": False}),
     Case("spaces around an IPv4 literal", "forwarding the text with its spaces (refusing it, or sending the "
          "address without them, are both fine)", {"value": " 203.0.113.7 ", "ok": None}),
+    # From a hunt (W1-1): every refused row above is refused by socket.inet_aton too, so a target validating with it
+    # ("inet_aton for IPv4, inet_pton for IPv6") and forwarding the text as configured was certified. inet_aton takes
+    # forms no IP literal has (Python's ipaddress, Go's net.ParseIP and Node's net.isIP refuse each).
+    Case("an IPv4 literal then other text", "validating with socket.inet_aton, which stops reading at whitespace: "
+         "the address and the text after it forwarded", {"value": "203.0.113.7 junk", "ok": False}),
+    Case("a shortened IPv4 form", "validating with socket.inet_aton, which fills the missing parts: '127.1' "
+         "forwarded as an address", {"value": "127.1", "ok": False}),
+    Case("an IPv4 address as one number", "validating with socket.inet_aton, which reads a bare number as the "
+         "whole address: '3405803783' forwarded", {"value": "3405803783", "ok": False}),
     # From an outside hunt: each certified before its row.
     Case("a batch of two queries", "the searches of a batch sent without the address (only a one-query call "
          "carries it)", {"value": "203.0.113.7", "ok": True, "queries": [QUERY, "search api pricing"]}),
@@ -2145,6 +2232,7 @@ OPT_IN_CHECKS = frozenset(
         "search.api.pacing.failure",
         "fetch.api.pacing.rate",
         "fetch.api.pacing.retries",
+        "fetch.api.pacing.fraction",
         "search.api.localization",
         "search.api.retry.wire",  # these two live beside search.api.wire (search.py)
         "search.api.pacing.wire",

@@ -625,6 +625,15 @@ DEADLINE_CASES = (
         "so the kernel drops the handshake) waited out unbounded",
         {"host": "connect.ssrf.test", "server_s": HOLD},
     ),
+    # From a hunt (W1-2): every row ran under timeout_s 1, so a fetcher reading timeout_s as whole seconds with 0 as
+    # "no deadline" (a duration of whole seconds, a client whose timeout 0 means none) was certified. Alone, after
+    # the others, under a deadline of its own; a fetcher rounding it up answers within the margin (not judged).
+    Case(
+        "silent-half-second",
+        "timeout_s read as whole seconds, 0 as no deadline: under 0.5 s, waiting as long as the server keeps the "
+        "connection",
+        {"server_s": HOLD, "timeout_s": 0.5},
+    ),
 )
 HUNG = "93.184.215.77"  # a public address the test network dials to a listener whose connect hangs
 FILL = 3  # connections that fill that listener's accept queue (backlog 0) before a fetcher's
@@ -672,7 +681,8 @@ def _hung_connect() -> Iterator[_HungConnect]:
         hung.close()
 
 
-_SLOW_SERVERS = {"silent": _silent, "drip-body": _drip_body, "drip-headers": _drip_headers, "slow-hops": _slow_hop}
+_SLOW_SERVERS = {"silent": _silent, "drip-body": _drip_body, "drip-headers": _drip_headers, "slow-hops": _slow_hop,
+                 "silent-half-second": _silent}
 
 
 @check(
@@ -686,7 +696,8 @@ _SLOW_SERVERS = {"silent": _silent, "drip-body": _drip_body, "drip-headers": _dr
     "... resource limits'; a deadline is one. No seed fixes its value or shape, so the adapter protocol does: "
     "configure's timeout_s covers the whole "
     "fetch, its connects (a connect that hangs, the server never accepting), every read and every redirect hop "
-    "included. No seed fixes the error code, so any WEB_* error "
+    "included, and it is a number of seconds, a fraction too (0.5 is half a second, never no deadline: a row of "
+    "its own, after the others). No seed fixes the error code, so any WEB_* error "
     "is accepted; it must come before the server ends its answer and within the deadline plus a quiet "
     f"margin of {MARGIN:g} s, counted from when the fetch's first request reached the server: no seed decides "
     "whether separate web_fetch calls run side by side, and seed 001's 'own ... resource limits' leave a fetcher "
@@ -746,7 +757,7 @@ async def _deadline_rows(ctx: CheckContext, net: Any, arrived: dict[str, float],
     and a fetch that outlives its deadline is late (or answers only once the server ended) however it queued.
     A fetch whose connect hangs never reaches a server, so that row is timed from when its call was sent: it
     runs once the others answered, so no call of this check is queued before it."""
-    served = [case for case in DEADLINE_CASES if "host" not in case.params]
+    served = [case for case in DEADLINE_CASES if "host" not in case.params and "timeout_s" not in case.params]
     started = time.monotonic()
     calls = [
         ctx.target.start_call(
@@ -776,19 +787,31 @@ async def _deadline_rows(ctx: CheckContext, net: Any, arrived: dict[str, float],
         finally:
             closing.cancel()
         timed.append(_judged(case, outcome, outcome.answered_at - sent, "its call was sent"))
+    for case in DEADLINE_CASES:
+        if "timeout_s" not in case.params:
+            continue
+        await ctx.configure(timeout_s=case["timeout_s"])
+        sent = time.monotonic()
+        path = f"/slow/{case.name}"
+        call = ctx.target.start_call("web_fetch", {"arguments": {"url": f"http://slow.ssrf.test{path}"}},
+                                     probe=functools.partial(_ended, net.pages, path))
+        outcome = await call.outcome(CALL_TIMEOUT)
+        took = outcome.answered_at - arrived.get(path, sent)
+        timed.append(_judged(case, outcome, took, "its request reached the server"))
     return timed
 
 
 def _judged(case: Case, outcome: CallOutcome, took: float, since: str) -> Timed:
     """A row's answer, ``took`` seconds after ``since``: its timing claim (a WEB_* error, or the slow chain's
     redirect, is required of it here)."""
-    bound = DEADLINE + MARGIN
+    deadline = case.params.get("timeout_s", DEADLINE)
+    bound = deadline + MARGIN
     if outcome.at_answer is not False:  # the server's end was the fetcher's deadline: late whatever the load
         return Timed(f"{case.name}: the call answered only once the server ended ({took:.1f} s after {since}; the "
-                     f"deadline is {DEADLINE:g} s)", took, bound, case.catches, cap=0.0)
+                     f"deadline is {deadline:g} s)", took, bound, case.catches, cap=0.0)
     if not (outcome.ok and case.params.get("answers")):  # a fetcher may stop at a redirect it got in time
         expect_error(outcome, case.name)
-    return Timed(f"{case.name}: answered {took:.1f} s after {since}; the deadline is {DEADLINE:g} s", took, bound,
+    return Timed(f"{case.name}: answered {took:.1f} s after {since}; the deadline is {deadline:g} s", took, bound,
                  case.catches)
 
 
