@@ -82,6 +82,7 @@ BREAKS = {
     "pacing-whole-rate": "search.api.pacing.fraction",
     "fetch-pacing-whole-rate": "fetch.api.pacing.fraction",
     "timeout-whole-seconds": "ssrf.deadline",
+    "retry-after-date-local": "search.api.retry.waits",
     "retry-after-date-capped": "search.api.retry.waits",
     "endpoint-at-slot": "settings.snapshot.per_operation",
 }

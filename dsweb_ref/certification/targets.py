@@ -11,9 +11,9 @@ an adapter, in the task's done callback in-process), whose result travels with t
 :attr:`CallOutcome.at_answer`. Checks use it to see the emulator's state at that exact moment
 instead of inferring order from timestamps.
 
-An adapter runs with a minimal environment (:data:`ADAPTER_ENV`, plus what the caller passes):
-the suite hands it the emulator's test key through ``configure``, so no credential of the
-person or CI job running the suite is inherited.
+An adapter runs with a minimal environment (:data:`ADAPTER_ENV`, a time zone east of UTC (:data:`ADAPTER_TZ`),
+plus what the caller passes): the suite hands it the emulator's test key through ``configure``, so no credential of
+the person or CI job running the suite is inherited.
 """
 
 from __future__ import annotations
@@ -57,6 +57,7 @@ if TYPE_CHECKING:  # the evidence pipeline loads at the first evidence call
 
 __all__ = [
     "ADAPTER_ENV",
+    "ADAPTER_TZ",
     "KILL",
     "AdapterCommandError",
     "AdapterStartError",
@@ -91,9 +92,14 @@ STANDALONE_MODEL = "deepseek-v4-flash"  # the model a standalone search names on
 Probe = Callable[[], Any]  # run the moment a call's answer arrives; its result is CallOutcome.at_answer
 # What an adapter inherits from the suite's environment; everything else (credentials included) is dropped.
 ADAPTER_ENV: tuple[str, ...] = tuple(
-    "PATH HOME USER LOGNAME LANG LANGUAGE LC_ALL LC_CTYPE TZ TMPDIR TEMP TMP PYTHONPATH VIRTUAL_ENV"
+    "PATH HOME USER LOGNAME LANG LANGUAGE LC_ALL LC_CTYPE TMPDIR TEMP TMP PYTHONPATH VIRTUAL_ENV"
     " SYSTEMROOT COMSPEC PATHEXT WINDIR".split()
 )
+# An adapter's local time zone: eight hours east of UTC, in the POSIX form every C library reads without a zone
+# database (the sign is the offset *to* UTC). Not the caller's: on a machine set to UTC, an HTTP-date Retry-After
+# read as local time (time.mktime, not calendar.timegm) names the right moment, so that wrong reading would pass
+# (hunt W1-3). Right code never depends on the zone; ``--adapter-env TZ=...`` chooses another.
+ADAPTER_TZ = "CST-8"
 
 
 class TargetError(Exception):
@@ -909,9 +915,11 @@ def adapter_environment(
     extra: Mapping[str, str] | None = None, *, base: Mapping[str, str] | None = None
 ) -> dict[str, str]:
     """The environment an adapter starts with: :data:`ADAPTER_ENV` names from ``base`` (default:
-    ``os.environ``) plus ``extra``. Credentials such as ``DEEPSEEK_API_KEY`` are not inherited."""
+    ``os.environ``), ``TZ`` set to :data:`ADAPTER_TZ`, then ``extra``. Credentials such as ``DEEPSEEK_API_KEY`` are
+    not inherited."""
     source = os.environ if base is None else base
     env = {name: source[name] for name in ADAPTER_ENV if name in source}
+    env["TZ"] = ADAPTER_TZ
     env.update(extra or {})
     return env
 

@@ -166,6 +166,8 @@ BREAKS: dict[str, tuple[set[str], str | tuple[str, ...]]] = {
     # hunt W1: localization validated with socket.inet_aton; timeout_s read as whole seconds, 0 as no deadline
     "localization-inet-aton": ({"search.api.localization"}, "an IPv4 literal then other text"),
     "timeout-whole-seconds": ({"ssrf.deadline"}, "silent-half-second"),
+    # hunt W1-3: an HTTP-date Retry-After read as local time, shown because adapters run eight hours east of UTC
+    "retry-after-date-local": ({"search.api.retry.waits"}, "Retry-After as an HTTP date"),
     # the retries paced.retries alone judges: a retry after a backoff of the client's own (no Retry-After)
     "pacing-backoff-retries-unpaced": ({"search.api.pacing.retries"}, "a failing query and its retry at 1 QPS"),
     "localization-unvalidated": ({"search.api.localization"}, "was forwarded as localization"),

@@ -6,6 +6,9 @@ from __future__ import annotations
 import asyncio
 import http.server
 import json
+import os
+import subprocess
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -18,7 +21,7 @@ from dsweb_ref.certification import pytest_plugin
 from dsweb_ref.certification.model import Check, CheckResult, Outcome, Report, TargetInfo
 from dsweb_ref.certification.profiles import PROFILES
 from dsweb_ref.certification.pytest_plugin import Certify, certify_providers, provider_target
-from dsweb_ref.certification.targets import TargetConfig
+from dsweb_ref.certification.targets import ADAPTER_TZ, TargetConfig, adapter_environment
 from dsweb_ref.providers.deepseek_search_api import DeepSeekSearchApi
 from dsweb_ref.settings import Settings
 
@@ -334,6 +337,18 @@ def test_adapter_gets_a_minimal_environment_plus_what_is_passed(
                          "--only", "search.single", "--json", str(path))
     assert code == 1  # it declares nothing: nothing certified
     assert json_report(path)["target"]["name"] == "PASS_ME,PATH,SET_ME;v"
+
+
+def test_an_adapter_runs_eight_hours_east_of_utc_unless_told_otherwise() -> None:
+    # Hunt W1-3: on a machine set to UTC, a Retry-After date read as local time names the right moment; the adapter's
+    # zone is the suite's, never the machine's (break retry-after-date-local, caught by search.api.retry.waits).
+    assert adapter_environment(base={"TZ": "UTC", "PATH": "/bin"}) == {"TZ": ADAPTER_TZ, "PATH": "/bin"}
+    assert adapter_environment({"TZ": "UTC"}, base={"TZ": "Asia/Shanghai"})["TZ"] == "UTC"
+    # CST-8 is POSIX for eight hours east (the sign is the offset to UTC), read without a zone database
+    code = "import time; print(time.localtime(0).tm_hour)"
+    shown = subprocess.run([sys.executable, "-c", code], env=adapter_environment(base=os.environ),
+                           capture_output=True, text=True, check=True)
+    assert shown.stdout.strip() == "8"
 
 
 def search_api(config: TargetConfig, *, honour_switch: bool = True) -> DeepSeekSearchApi:
