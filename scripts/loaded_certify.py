@@ -83,6 +83,7 @@ BREAKS = {
     "fetch-pacing-whole-rate": "fetch.api.pacing.fraction",
     "timeout-whole-seconds": "ssrf.deadline",
     "retry-after-date-local": "search.api.retry.waits",
+    "pacing-full-bucket": "search.api.pacing.rate",
     "retry-after-date-capped": "search.api.retry.waits",
     "endpoint-at-slot": "settings.snapshot.per_operation",
 }

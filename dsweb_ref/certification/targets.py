@@ -95,11 +95,20 @@ ADAPTER_ENV: tuple[str, ...] = tuple(
     "PATH HOME USER LOGNAME LANG LANGUAGE LC_ALL LC_CTYPE TMPDIR TEMP TMP PYTHONPATH VIRTUAL_ENV"
     " SYSTEMROOT COMSPEC PATHEXT WINDIR".split()
 )
-# An adapter's local time zone: eight hours east of UTC, in the POSIX form every C library reads without a zone
-# database (the sign is the offset *to* UTC). Not the caller's: on a machine set to UTC, an HTTP-date Retry-After
-# read as local time (time.mktime, not calendar.timegm) names the right moment, so that wrong reading would pass
-# (hunt W1-3). Right code never depends on the zone; ``--adapter-env TZ=...`` chooses another.
-ADAPTER_TZ = "CST-8"
+# An adapter's local time zone: eight hours east of UTC. Not the caller's: on a machine set to UTC, an HTTP-date
+# Retry-After read as local time (time.mktime, not calendar.timegm) names the right moment, so that wrong reading
+# would pass (hunt W1-3). Right code never depends on the zone; ``--adapter-env TZ=...`` chooses another. By its
+# zone database name where the machine has one (a library that looks the local zone up by name, such as tzlocal,
+# refuses a POSIX string: review R8-5), else in the POSIX form every C library reads without one (the sign is the
+# offset *to* UTC).
+def _east_of_utc() -> str:
+    import zoneinfo
+
+    named = "Etc/GMT-8"
+    return named if any(os.path.isfile(os.path.join(root, named)) for root in zoneinfo.TZPATH) else "CST-8"
+
+
+ADAPTER_TZ = _east_of_utc()
 
 
 class TargetError(Exception):

@@ -160,14 +160,17 @@ BREAKS: dict[str, tuple[set[str], str | tuple[str, ...]]] = {
     # the evidence pipeline's own searches outside the account's pacer (hunt T4-2)
     "pacing-evidence-unpaced": ({"search.api.pacing.shared"}, "an evidence call of four queries beside"),
     # the configured rate read as a whole number, at least one a second (hunt T1-6): every other row's rate is whole
-    "pacing-whole-rate": ({"search.api.pacing.fraction"}, "two one-query calls at 0.5 QPS"),
+    "pacing-whole-rate": ({"search.api.pacing.fraction"}, "a 2-query call at 0.5 QPS"),
     # the same for a Fetch API pacer of its own (review R7-3)
-    "fetch-pacing-whole-rate": ({"fetch.api.pacing.fraction"}, "two fetches one after another at 0.5 QPS"),
+    "fetch-pacing-whole-rate": ({"fetch.api.pacing.fraction"}, "two fetches at once at 0.5 QPS"),
     # hunt W1: localization validated with socket.inet_aton; timeout_s read as whole seconds, 0 as no deadline
     "localization-inet-aton": ({"search.api.localization"}, "an IPv4 literal then other text"),
     "timeout-whole-seconds": ({"ssrf.deadline"}, "silent-half-second"),
     # hunt W1-3: an HTTP-date Retry-After read as local time, shown because adapters run eight hours east of UTC
     "retry-after-date-local": ({"search.api.retry.waits"}, "Retry-After as an HTTP date"),
+    # review R8-1: a token bucket of the whole rate, full at the start; caught in every run since re-runs rest first
+    "pacing-full-bucket": ({"search.api.pacing.rate", "search.api.pacing.lowered", "search.api.pacing.shared",
+                            "fetch.api.pacing.rate"}, "requests started within one second"),
     # the retries paced.retries alone judges: a retry after a backoff of the client's own (no Retry-After)
     "pacing-backoff-retries-unpaced": ({"search.api.pacing.retries"}, "a failing query and its retry at 1 QPS"),
     "localization-unvalidated": ({"search.api.localization"}, "was forwarded as localization"),

@@ -21,6 +21,7 @@ and fails exactly its new rows; the reference passes them; where the seeds leave
 
 from __future__ import annotations
 
+import asyncio
 import contextvars
 import dataclasses
 import inspect
@@ -43,6 +44,7 @@ NEVER, RATE, FETCH_RATE, WAITS = (
 FETCH_RETRIED, SHARED = "fetch.api.pacing.retries", "search.api.pacing.shared"
 FRACTION = "search.api.pacing.fraction"
 HALF_QPS = "two one-query calls at 0.5 QPS, the second made 1.2 s after the first started"
+TWO_QUERY_HALF_QPS = "a 2-query call at 0.5 QPS"
 FETCH_4XX = ("fetch 400", "fetch 409", "fetch 422")
 EVIDENCE_NEVER = ("evidence search 402", "evidence search 400")
 # the evidence call beside a web_search call (its row alone, once a row of its own, now this one: review R3-F1)
@@ -263,7 +265,7 @@ def _slot_at(monkeypatch: pytest.MonkeyPatch, rate: Any) -> None:
 
 
 def test_the_reference_spaces_a_fractional_rate_by_its_interval(monkeypatch: pytest.MonkeyPatch) -> None:
-    passes_rows(scheduling, "PACING_FRACTION_CASES", FRACTION, HALF_QPS, monkeypatch)
+    passes_rows(scheduling, "PACING_FRACTION_CASES", FRACTION, (TWO_QUERY_HALF_QPS, HALF_QPS), monkeypatch)
 
 
 @pytest.mark.parametrize("reading", ["int, at least 1", "rounded up"])
@@ -271,14 +273,14 @@ def test_a_rate_read_as_a_whole_number_fails_the_fraction_row(reading: str, monk
     # catches: 0.5 QPS paced at 1 QPS (int() with a floor of one request a second, or math.ceil): starts 1 s apart
     whole = {"int, at least 1": lambda qps: float(max(1, int(qps))), "rounded up": lambda qps: float(math.ceil(qps))}
     _slot_at(monkeypatch, whole[reading])
-    fails_exactly(scheduling, "PACING_FRACTION_CASES", FRACTION, HALF_QPS, monkeypatch)
+    fails_exactly(scheduling, "PACING_FRACTION_CASES", FRACTION, {TWO_QUERY_HALF_QPS, HALF_QPS}, monkeypatch)
 
 
 def test_a_rate_cut_to_zero_as_no_pacing_fails_the_fraction_row(monkeypatch: pytest.MonkeyPatch) -> None:
     # catches: int(0.5) == 0 read as "no pacing": both queries start at once
     _scheduled(monkeypatch, lambda api, policy: dataclasses.replace(policy, pacing=False)
                if int(policy.qps) == 0 else policy)
-    fails_exactly(scheduling, "PACING_FRACTION_CASES", FRACTION, HALF_QPS, monkeypatch)
+    fails_exactly(scheduling, "PACING_FRACTION_CASES", FRACTION, {TWO_QUERY_HALF_QPS, HALF_QPS}, monkeypatch)
 
 
 def test_a_limiter_of_whole_requests_fails_the_fraction_row(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -290,7 +292,7 @@ def test_a_limiter_of_whole_requests_fails_the_fraction_row(monkeypatch: pytest.
         return None if 1.0 / interval < 1 else right(self, now, interval, latest)
 
     monkeypatch.setattr(_scheduler._Pacer, "reserve", reserve)
-    fails_exactly(scheduling, "PACING_FRACTION_CASES", FRACTION, HALF_QPS, monkeypatch)
+    fails_exactly(scheduling, "PACING_FRACTION_CASES", FRACTION, {TWO_QUERY_HALF_QPS, HALF_QPS}, monkeypatch)
 
 
 def test_a_pacer_keeping_a_second_of_history_fails_the_fraction_row(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -318,11 +320,12 @@ def test_a_pacer_keeping_a_second_of_history_fails_the_fraction_row(monkeypatch:
 
 
 FETCH_FRACTION = "fetch.api.pacing.fraction"
+FETCH_TOGETHER = "two fetches at once at 0.5 QPS"
 FETCH_HALF_QPS = "two fetches one after another at 0.5 QPS, the second made 1.2 s after the first started"
 
 
 def test_the_reference_spaces_fetches_at_a_fractional_rate(monkeypatch: pytest.MonkeyPatch) -> None:
-    passes_rows(scheduling, "FETCH_FRACTION_CASES", FETCH_FRACTION, FETCH_HALF_QPS, monkeypatch)
+    passes_rows(scheduling, "FETCH_FRACTION_CASES", FETCH_FRACTION, (FETCH_TOGETHER, FETCH_HALF_QPS), monkeypatch)
 
 
 def test_a_fetch_pacer_reading_a_whole_rate_fails_the_fetch_fraction_row_alone(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -333,11 +336,49 @@ def test_a_fetch_pacer_reading_a_whole_rate_fails_the_fetch_fraction_row_alone(m
         return await right(self, api, float(max(1, int(qps))) if api == "fetch" else qps, deadline)
 
     monkeypatch.setattr(_scheduler.AccountScheduler, "_slot", slot)
-    fails_exactly(scheduling, "FETCH_FRACTION_CASES", FETCH_FRACTION, FETCH_HALF_QPS, monkeypatch)
+    fails_exactly(scheduling, "FETCH_FRACTION_CASES", FETCH_FRACTION, {FETCH_TOGETHER, FETCH_HALF_QPS}, monkeypatch)
     assert failing_rows(scheduling, "PACING_FRACTION_CASES", FRACTION, monkeypatch) == set()
+
+
+def test_a_start_recorded_at_its_answer_fails_the_2_query_fraction_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches (review R8-2): under one request a second, a pacer that waits for the last start + 1 / rate but records a
+    # start only once its request is answered: requests queued together go out at once; calls one after another are
+    # spaced, so the idle row alone passed it
+    right_slot, right_send = _scheduler.AccountScheduler._slot, _scheduler.AccountScheduler._send
+    answered: dict[str, float] = {}
+
+    async def slot(self: _scheduler.AccountScheduler, api: str, qps: float, deadline: float) -> object | None:
+        if qps >= 1:
+            return await right_slot(self, api, qps, deadline)
+        wait = answered.get(api, -math.inf) + 1.0 / qps - self._clock.now()
+        if wait > 0:
+            await asyncio.sleep(wait)
+        return ("late record", api)
+
+    async def send(self: _scheduler.AccountScheduler, fn: Any, remaining: float, api: str, ticket: Any) -> Any:
+        if not (isinstance(ticket, tuple) and ticket[0] == "late record"):
+            return await right_send(self, fn, remaining, api, ticket)
+        try:
+            return await fn(remaining)
+        finally:
+            answered[api] = self._clock.now()
+
+    monkeypatch.setattr(_scheduler.AccountScheduler, "_slot", slot)
+    monkeypatch.setattr(_scheduler.AccountScheduler, "_send", send)
+    fails_exactly(scheduling, "PACING_FRACTION_CASES", FRACTION, TWO_QUERY_HALF_QPS, monkeypatch)
+
+
+def test_a_full_bucket_of_the_whole_rate_fails_in_every_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches (review R8-1): a token bucket holding the whole rate, full at the start (a burst of the rate, then a
+    # refill). A re-run right after a caught run met the refill alone and passed; every re-run now rests first.
+    adapter = example_adapter_module()
+    monkeypatch.setattr(_scheduler.AccountScheduler, "_slot", adapter.bucket_slot)
+    monkeypatch.setattr(_scheduler.AccountScheduler, "_send", adapter.bucket_send)
+    burst = "two 2-query calls at once, 3 QPS"
+    assert burst in failing_rows(scheduling, "PACING_CASES", RATE, monkeypatch)
 
 
 def test_a_slower_pacer_passes_the_fraction_row(monkeypatch: pytest.MonkeyPatch) -> None:
     # open: how much slower than the rate a target paces (the rate is a most): 0.5 QPS paced at 0.4, 2.5 s apart
     _slot_at(monkeypatch, lambda qps: qps * 0.8)
-    passes_rows(scheduling, "PACING_FRACTION_CASES", FRACTION, HALF_QPS, monkeypatch)
+    passes_rows(scheduling, "PACING_FRACTION_CASES", FRACTION, (TWO_QUERY_HALF_QPS, HALF_QPS), monkeypatch)

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from dsweb_ref import WebError, WebErrorCode
 from dsweb_ref import settings as settings_module
 from dsweb_ref.certification import targets
 from dsweb_ref.certification.checks import scheduling, ssrf_limits
@@ -86,4 +87,19 @@ def test_a_deadline_rounded_up_to_a_second_passes_the_half_second_row(monkeypatc
         return settings.updated({"http_fetch.timeout_s": max(1.0, settings.http_fetch.timeout_s)})
 
     monkeypatch.setattr(targets, "reference_settings", rounded_up)
+    passes_rows(ssrf_limits, "DEADLINE_CASES", DEADLINE, HALF_SECOND, monkeypatch)
+
+
+def test_a_deadline_under_a_second_refused_at_configure_passes_the_half_second_row(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # open (review R8-3): a target may refuse so short a deadline at configure; no fetch then runs without one
+    right = targets.reference_settings
+
+    def refusing(config: Any, current: Any = None) -> Any:
+        if config.timeout_s < 1:
+            raise WebError(WebErrorCode.CONFIG_INVALID, "timeout_s under 1 s")
+        return right(config, current)
+
+    monkeypatch.setattr(targets, "reference_settings", refusing)
     passes_rows(ssrf_limits, "DEADLINE_CASES", DEADLINE, HALF_SECOND, monkeypatch)

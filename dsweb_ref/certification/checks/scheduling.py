@@ -1193,6 +1193,12 @@ PACING_FRACTION_CASES = (
     # and, from a review (R7-2), a pacer that keeps a second of history (a start a second old forgotten: right at
     # every whole rate), which a 2-query call, its requests queued together, did not show. The load may excuse at
     # most FRACTION_CAP of a shorter span.
+    # From a review (R8-2): both rows are needed. A pacer that records a start only once its request is answered
+    # sends requests queued together at once, which calls made one after another never show.
+    Case("a 2-query call at 0.5 QPS",
+         "the rate read as a whole number (starts 1 s apart, or none: no pacing); or, under one request a second, a "
+         "start recorded only once its request was answered, so requests queued together go out at once",
+         {"qps": 0.5, "calls": 1, "queries": 2}),
     Case("two one-query calls at 0.5 QPS, the second made 1.2 s after the first started",
          "the rate read as a whole number: 0.5 cut or rounded to 1 (the second call's slot has come) or to 0 (no "
          "pacing, a refusal or a division by zero); a limiter whose capacity is the rate (half a request: none can "
@@ -1203,8 +1209,9 @@ FRACTION_CAP = 0.5  # seconds of a 0.5 QPS span's shortfall the measured load ma
 
 _WINDOW_RULE = (
     f"The starts are the emulator's arrival times: rate + 1 of them must span at least 1 s less {WINDOW_SLACK:g} s "
-    "of transport jitter; a shorter span the run's measured load can explain is re-run (at most 3 runs), and fails "
-    "only when every run packed its starts tighter than the load explains."
+    "of transport jitter; a shorter span the run's measured load can explain is re-run (at most 3 runs, each after an "
+    "idle rest that refills any pacer's burst allowance, so a re-run shows what the first run did), and fails only "
+    "when every run packed its starts tighter than the load explains."
 )
 
 
@@ -1263,14 +1270,15 @@ async def pacing_lowered(ctx: CheckContext) -> None:
     rule="Seed 001: Search has an account-wide 5 QPS limit that every request counts against, and other sessions "
     "and processes use the same allowance. The seed sets no rate of its own to pace at: the adapter protocol does, "
     "configure's pacing_qps, a number of requests per second more than 0 (the reference's search_qps too), a "
-    "fraction included. Under one request a second, two starts are at least 1 / rate seconds apart, calls made one "
-    "after another included (a pacer keeps its last start while idle): at 0.5 QPS, a one-query call and another "
-    "made 1.2 s after the first request started, whose request starts at least 2 s after it (less "
-    f"{WINDOW_SLACK:g} s of transport jitter), as the emulator's arrival times show. A shorter span the run's "
-    f"measured load can explain is re-run (at most 3 runs), but the load excuses at most {FRACTION_CAP:g} s of it "
-    "(a rate read as a whole number starts it 0.8 s early); the check fails only when every run started it earlier "
-    "than that; a run whose second call was made 2 s or more after the first start shows nothing and is re-run. "
-    "Waiting is pacing; failing a query for want of a slot, or refusing the rate, is not.",
+    "fraction included. Under one request a second, two starts are at least 1 / rate seconds apart, requests queued "
+    "together and calls made one after another alike (a pacer keeps its last start while idle): at 0.5 QPS, a "
+    "2-query call, then a one-query call and another made 1.2 s after the first request started; in each row the "
+    f"two starts at least 2 s apart (less {WINDOW_SLACK:g} s of transport jitter), as the emulator's arrival times "
+    "show. A shorter span the run's measured load can explain is re-run (at most 3 runs, each after an idle rest "
+    f"that refills any pacer's burst allowance), but the load excuses at most {FRACTION_CAP:g} s of it (a rate read "
+    "as a whole number is 0.8 s or more early); the check fails only when every run was earlier than that; a run "
+    "whose second call was made an interval or more (less the jitter) after the first start shows nothing and is "
+    "re-run. Waiting is pacing; failing a query for want of a slot, or refusing the rate, is not.",
     cases=PACING_FRACTION_CASES,
     slot="quiet",  # times the span between two starts
 )
@@ -1337,15 +1345,36 @@ async def _paced_rows(ctx: CheckContext, check_id: str, cases: tuple[Case, ...])
             continue
         if "evidence" in case.params:  # the check requires evidence-search through the Fetch API
             await ctx.configure_opt_in(pacing_qps=float(case["qps"]))
-            await judge_timed(ctx, check_id, functools.partial(_paced_evidence_run, ctx, case, itertools.count()))
+            evidence = functools.partial(_paced_evidence_run, ctx, case, itertools.count())
+            await judge_timed(ctx, check_id, _rested(evidence, case["qps"]))
             continue
         if "before" in case.params:
-            lowered = functools.partial(judge_timed, ctx, check_id, functools.partial(_lowered_run, ctx, case))
+            run = _rested(functools.partial(_lowered_run, ctx, case), case["qps"])
+            lowered = functools.partial(judge_timed, ctx, check_id, run)
             await _on_own_account(ctx, lowered)
             continue
         await ctx.configure_opt_in(pacing_qps=float(case["qps"]), retries=case.params.get("retries", 0))
-        await judge_timed(ctx, check_id, functools.partial(_paced_run, ctx, case))
+        await judge_timed(ctx, check_id, _rested(functools.partial(_paced_run, ctx, case), case["qps"]))
     await ctx.configure_opt_in()
+
+
+def _rested(attempt: Callable[[], Awaitable[list[Timed]]], qps: float) -> Callable[[], Awaitable[list[Timed]]]:
+    """``attempt``, each run after the first preceded by an idle rest that refills any pacer's burst allowance (a
+    token bucket holding the rate refills in a second; one holding a single request, in 1 / rate). A re-run right
+    after a run that emptied such a bucket met its refill alone, evenly spaced, and passed a pacer the first run had
+    caught bursting (review R8-1: a full bucket of the whole rate was certified that way); rested, every re-run shows
+    at least what the first run showed."""
+    runs = itertools.count()
+
+    async def rested() -> list[Timed]:
+        if next(runs):
+            await asyncio.sleep(max(1.0, 1.0 / qps) + REST_SLACK)
+        return await attempt()
+
+    return rested
+
+
+REST_SLACK = 0.1  # seconds past a bucket's refill time before a re-run
 
 
 def _retries_declared(ctx: CheckContext) -> bool:
@@ -1920,7 +1949,8 @@ async def fetch_pacing_rate(ctx: CheckContext) -> None:
         if case.params.get("judge") == "wire":
             await _paced_fetch_wire(ctx, case)
         else:
-            await judge_timed(ctx, "fetch.api.pacing.rate", functools.partial(_paced_fetch_run, ctx, case))
+            run = _rested(functools.partial(_paced_fetch_run, ctx, case), case["qps"])
+            await judge_timed(ctx, "fetch.api.pacing.rate", run)
     await ctx.configure_opt_in()
 
 
@@ -1950,13 +1980,17 @@ async def fetch_pacing_retries(ctx: CheckContext) -> None:
     for case in FETCH_PACING_RETRY_CASES:
         await ctx.configure_opt_in(pacing_qps=float(case["qps"]), retries=RETRIES)
         retried = functools.partial(_paced_fetch_retries, ctx, case, itertools.count())
-        await judge_timed(ctx, "fetch.api.pacing.retries", retried)
+        await judge_timed(ctx, "fetch.api.pacing.retries", _rested(retried, case["qps"]))
     await ctx.configure_opt_in()
 
 
 # A check of its own, as search.api.pacing.fraction is for Search (review R7-3: a Fetch API pacer of its own, reading
 # the rate as a whole number, was certified; whether Search and Fetch share one pacer is open).
 FETCH_FRACTION_CASES = (
+    Case("two fetches at once at 0.5 QPS",
+         "the rate read as a whole number for Fetch API requests (starts 1 s apart, or none), or a start recorded "
+         "only once its request was answered (fetches queued together go out at once)",
+         {"qps": 0.5, "hosts": ("fraction-together", "fraction-beside"), "together": True}),
     Case("two fetches one after another at 0.5 QPS, the second made 1.2 s after the first started",
          "the rate read as a whole number for Fetch API requests (a Fetch pacer of its own: 0.5 cut or rounded to 1, "
          "or to 0, no pacing), or a Fetch pacer that forgets a start once it is a second old",
@@ -1974,8 +2008,9 @@ FETCH_FRACTION_CASES = (
     "shared across that account's API keys'. The seed sets no rate of its own to pace at: the adapter protocol "
     "does, configure's pacing_qps, the same rate per API, a number more than 0, a fraction included. A target "
     "declaring fetch-pacing spaces two Fetch API starts at least 1 / rate seconds apart under one request a second, "
-    "calls made one after another included: at 0.5 QPS, a web_fetch and another made 1.2 s after the first "
-    f"request started, whose request starts at least 2 s after it (less {WINDOW_SLACK:g} s of transport jitter). "
+    "fetches at once and one after another alike: at 0.5 QPS, two web_fetch calls at once, then a web_fetch and "
+    "another made 1.2 s after the first request started; in each row the two starts at least 2 s apart (less "
+    f"{WINDOW_SLACK:g} s of transport jitter). "
     f"The load excuses at most {FRACTION_CAP:g} s of a shorter span, as in search.api.pacing.fraction, whose rule "
     "this is for Search. Pages are on hosts of their own, new in each run (a target may cache a page).",
     cases=FETCH_FRACTION_CASES,
@@ -1985,13 +2020,14 @@ async def fetch_pacing_fraction(ctx: CheckContext) -> None:
     await _unpaced_fetch_first(ctx)
     for case in FETCH_FRACTION_CASES:
         await ctx.configure_opt_in(pacing_qps=case["qps"])
-        await judge_timed(ctx, "fetch.api.pacing.fraction",
-                          functools.partial(_paced_fetch_after_idle, ctx, case, itertools.count()))
+        run = _rested(functools.partial(_paced_fetch_after_idle, ctx, case, itertools.count()), case["qps"])
+        await judge_timed(ctx, "fetch.api.pacing.fraction", run)
     await ctx.configure_opt_in()
 
 
 async def _paced_fetch_after_idle(ctx: CheckContext, case: Case, runs: Iterator[int]) -> list[Timed]:
-    """:func:`_paced_after_idle` for two web_fetch calls, on pages new in each run."""
+    """Two web_fetch calls, at once (:func:`_paced_window`) or one after an idle gap (:func:`_paced_after_idle`), on
+    pages new in each run."""
     n = next(runs)
     ctx.fresh()
     urls = [f"https://{host}-{n}.example.test/page" for host in case["hosts"]]
@@ -1999,6 +2035,8 @@ async def _paced_fetch_after_idle(ctx: CheckContext, case: Case, runs: Iterator[
         ctx.emu.inject("fetch", Status(200, body=json.dumps({"title": url, "content": f"# {url}"}).encode()),
                        times=None, when=functools.partial(_fetches, url))
     calls = [functools.partial(ctx.target.start_call, "web_fetch", {"arguments": {"url": url}}) for url in urls]
+    if case.params.get("together"):
+        return await _paced_window(ctx, case, "fetch", [call() for call in calls])
     return await _paced_after_idle(ctx, case, "fetch", calls)
 
 

@@ -696,8 +696,9 @@ _SLOW_SERVERS = {"silent": _silent, "drip-body": _drip_body, "drip-headers": _dr
     "... resource limits'; a deadline is one. No seed fixes its value or shape, so the adapter protocol does: "
     "configure's timeout_s covers the whole "
     "fetch, its connects (a connect that hangs, the server never accepting), every read and every redirect hop "
-    "included, and it is a number of seconds, a fraction too (0.5 is half a second, never no deadline: a row of "
-    "its own, after the others). No seed fixes the error code, so any WEB_* error "
+    "included, and it is a number of seconds, a fraction too: 0.5 is half a second, never no deadline (a row of "
+    "its own, after the others; a target may refuse a deadline that short at configure, and the row is then not "
+    "judged). No seed fixes the error code, so any WEB_* error "
     "is accepted; it must come before the server ends its answer and within the deadline plus a quiet "
     f"margin of {MARGIN:g} s, counted from when the fetch's first request reached the server: no seed decides "
     "whether separate web_fetch calls run side by side, and seed 001's 'own ... resource limits' leave a fetcher "
@@ -790,7 +791,10 @@ async def _deadline_rows(ctx: CheckContext, net: Any, arrived: dict[str, float],
     for case in DEADLINE_CASES:
         if "timeout_s" not in case.params:
             continue
-        await ctx.configure(timeout_s=case["timeout_s"])
+        if not await ctx.configure_if_accepted(timeout_s=case["timeout_s"]):
+            # refused at configure: no fetch runs without the deadline it was given (review R8-3: open)
+            ctx.note(case.name, f"timeout_s {case['timeout_s']:g} refused at configure: not judged")
+            continue
         sent = time.monotonic()
         path = f"/slow/{case.name}"
         call = ctx.target.start_call("web_fetch", {"arguments": {"url": f"http://slow.ssrf.test{path}"}},
