@@ -245,7 +245,9 @@ ALSO_FAILED = {"responses-failed-status": ("responses-failed-status-streamed",),
                # the prompt sent along with the query changes the text of a query searched under two prompts
                "messages-no-prompt": ("messages-prompt-independent", "responses-prompt-independent"),
                # the transport error let out: a refused connection (hunt T2-1's row) is one too
-               "messages-body-cut": ("messages-connection-refused",)}
+               "messages-body-cut": ("messages-connection-refused",),
+               # a strict decode of a byte cut raises inside an emoji too (hunt W2-1's row)
+               "cjk-cut-inside-a-character": ("astral-cut-inside-a-pair",)}
 
 
 @pytest.mark.parametrize(("module", "reading"), [(m, r) for m, (_, table) in MODULES.items() for r in sorted(table)])

@@ -10,6 +10,8 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import functools
+import json
+import re
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Executor
 from dataclasses import dataclass, field, fields, replace
@@ -42,6 +44,7 @@ __all__ = [
     "expect_error",
     "expect_schema",
     "expect_success",
+    "lone_surrogates",
     "require",
     "unless_refused",
 ]
@@ -326,3 +329,13 @@ def check(
         return fn
 
     return register
+
+
+def lone_surrogates(value: object) -> list[str]:
+    """The lone surrogates in every string of ``value`` (keys included): JSON text keeps them as they are, and a
+    JSON line may carry one escaped (``\\ud83d``), half of a character split by a cut in UTF-16 units."""
+    return sorted({f"U+{ord(c):04X}" for c in _LONE.findall(json.dumps(value, ensure_ascii=False))})
+
+
+_LONE = re.compile("[\ud800-\udfff]")
+

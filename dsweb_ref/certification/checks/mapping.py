@@ -6,14 +6,13 @@ which source field, in service order, with nothing invented. Each case scripts o
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...emulator import Status
 from ..cases import ORDER, Case
 from ..targets import CallOutcome
-from ._base import PROVIDER_ERROR, CheckContext, check, expect_error, expect_success, require
+from ._base import PROVIDER_ERROR, CheckContext, check, expect_error, expect_success, lone_surrogates, require
 from ._oracle import query_match
 from ._script import answer_body, value_sources
 
@@ -83,14 +82,6 @@ PAIR = Case(
     {"results": [_result("https://m.example.test/pair", "Menu \U0001f600 today", "s", "sum", None, 1.0)],
      "expected": [("https://m.example.test/pair", "Menu \U0001f600 today", "s", None)]},
 )
-
-
-def _lone_surrogates(value: object) -> list[str]:
-    """The lone surrogates in every string of ``value`` (keys included): JSON text keeps them as they are."""
-    return sorted({f"U+{ord(c):04X}" for c in _LONE.findall(json.dumps(value, ensure_ascii=False))})
-
-
-_LONE = re.compile("[\ud800-\udfff]")
 
 
 def _same(got: list[tuple[Any, ...]], expected: Expected) -> bool:
@@ -171,7 +162,7 @@ async def _surrogates(ctx: CheckContext) -> None:
         value = expect_success(outcome, LONE.name)
         require([row[0] for row in value_sources(value)] == ["https://m.example.test/lone"],
                 f"{LONE.name}: sources {value_sources(value)}")
-        lone = _lone_surrogates([value, outcome.text])
+        lone = lone_surrogates([value, outcome.text])
         require(not lone, f"{LONE.name}: the value or the model-visible text carries the lone surrogate(s) "
                 f"{', '.join(lone)}", value=value)
         # What stands in for the bad character (U+FFFD, "?", nothing, a visible escape) is open, and so is

@@ -63,7 +63,7 @@ from ..calibration import LAG_FACTOR, LATE_UNDER_LOAD, NOT_SHOWN, LagSampler, pa
 from ..cases import Case
 from ..scenarios import url_key
 from ..targets import STANDALONE_MODEL, CallOutcome
-from ._base import CALL_TIMEOUT, CheckContext, CheckFailed, check, expect_error, require
+from ._base import CALL_TIMEOUT, CheckContext, CheckFailed, check, expect_error, lone_surrogates, require
 from ._fakes import CREDENTIAL_SHAPES, LONG_KEY, MIXED_CASE_KEY
 from ._leaks import leak
 from .outcomes import encoded_text
@@ -666,6 +666,7 @@ ANSWERED = {"messages": _messages_body([_result_block([_item("https://a.example.
 DUPLICATED = ("https://dup.example.test/gold", "https://other.example.test/gold")
 LONG_TITLE_URL = "https://long-title.example.test/gold"
 LONG_TITLE = ("Gold price archive, every closing price since 1970 " * 100)[:5_000].rstrip()
+GRIN = "\U0001F600"  # an astral character: two UTF-16 units, four UTF-8 bytes
 BOUND_CASES = (
     Case("huge-messages-summary", "no bound on the encoded result (Messages answer of 60 000 characters)",
          {"protocol": "messages", "fault": HugeSummary(60_000)}),
@@ -681,6 +682,13 @@ BOUND_CASES = (
          "or failing on it (one ASCII letter first puts every 3-byte character off the grid of a byte limit)",
          {"protocol": "messages", "fault": Malformed(body=_messages_body(
              [_result_block([_item("https://a.example.test/")]), {"type": "text", "text": "a" + "搜" * 12_000}]))}),
+    # From a hunt (W2-1): every cut row was ASCII, CJK or NUL, so a summary cut in UTF-16 units (JavaScript's slice)
+    # to fit the byte bound was certified: an emoji at the cut split, its lone half escaped into the JSON (\ud83d).
+    # A character is one: cut before it or after it, never inside.
+    Case("astral-cut-inside-a-pair", "cutting the summary in UTF-16 units: an astral character (an emoji) at the cut "
+         "split, half a surrogate pair left in the JSON the model reads",
+         {"protocol": "messages", "fault": Malformed(body=_messages_body(
+             [_result_block([_item("https://a.example.test/")]), {"type": "text", "text": "a" + GRIN * 6_000}]))}),
     # Nothing needs cutting here: truncated must not claim a cut (it may be left out).
     Case("summary-of-12000-bytes", "setting truncated on a summary shown whole at a bound's edge (a cut at < "
          "instead of <= 12 000 bytes)", {"protocol": "messages", "text": "x" * 12_000}),
@@ -801,6 +809,8 @@ def _whole_fault(text: str) -> Fault:
     "long title is kept whole or its cut flagged, as is its source dropped or every title cut to keep all "
     "eight sources), and a result that lost nothing does not claim a cut (the "
     "summary's own bound is open; an exact duplicate source dropped is no loss: seed 003 keeps distinct sources). "
+    "A cut never splits a character: neither its UTF-8 bytes (a U+FFFD left) nor an astral character's surrogate "
+    "pair (half of it escaped into the JSON). "
     "The summary is the search model's generated answer: a short answer, needing no cut, reaches "
     "the summary whole and unflagged, whatever words a target puts around it (which of several text blocks make "
     "up the summary is open; streamed or not, the same answer). The JSON holds summary, sources and the optional "
@@ -818,6 +828,9 @@ async def result_bounded(ctx: CheckContext) -> None:
         # From an outside hunt: bytes cut inside a character and decoded with replacement (no answer here has one)
         require("\ufffd" not in str(value.get("summary", "")), f"[{case.name}] the summary holds U+FFFD: a character "
                 "was cut inside its bytes and replaced", catches=case.catches)
+        lone = lone_surrogates(value)
+        require(not lone, f"[{case.name}] the result holds lone surrogate(s) {lone}: a character was cut inside its "
+                "surrogate pair", catches=case.catches)
         # Every row, cut or not, streamed or not: a key added on one path alone is still a key (a review's reading).
         extra = sorted(str(key) for key in value if key not in RESULT_FIELDS)
         require(not extra, f"[{case.name}] the result carries {extra} beside summary, sources and truncated",

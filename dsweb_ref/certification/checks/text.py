@@ -12,7 +12,7 @@ from ...emulator import Status
 from ...emulator.scripted import Script, scripted_base
 from ..cases import Case
 from ..scenarios import answer_labels, content_answers, shown_at, unjudged_labels
-from ._base import CheckContext, check, expect_schema, expect_success, require
+from ._base import CheckContext, check, expect_schema, expect_success, lone_surrogates, require
 from ._oracle import observed, query_match
 from ._script import row, script
 from .merge import A, B
@@ -235,10 +235,18 @@ async def text_snippets(ctx: CheckContext) -> None:
 
 
 HUGE = 300_000  # characters per field: far above any bound a model-visible text would keep
+WAVE, ASTRAL = "\U0001F30A", 20_000  # an emoji, and how many per field: above any bound a text would keep whole
 BOUNDED = (
     Case("huge URL, title, snippet and date", "an unbounded echo of provider fields into the text",
          {"rows": [row("https://huge.example.test/" + "u" * HUGE, "T" * HUGE, "s" * HUGE, "2026-" + "9" * HUGE),
                    row("https://huge.example.test/two/" + "v" * HUGE, None, None, "d" * HUGE)]}),
+    # From a hunt (W2-2): every huge field was ASCII, so fields cut in UTF-16 units (JavaScript's slice) were certified:
+    # an emoji at the cut split, half a surrogate pair in the text the model reads (search.api.mapping: a lone
+    # surrogate never reaches the model). One prefix of each parity, so a bound of any length splits one of them.
+    Case("huge fields of astral characters", "fields cut in UTF-16 units: an astral character (an emoji) at the cut "
+         "split, half a surrogate pair left in the text",
+         {"rows": [row(f"https://astral.example.test/{n}", prefix + WAVE * ASTRAL, prefix + WAVE * ASTRAL, None)
+                   for n, prefix in enumerate(("a", "ab"))]}),
     # From a hunt (P-A6): only answers carried huge fields, so a failure quoting the provider's error message
     # whole (neither the quote nor the tool's error text cut) was certified. The search fails either way; its text
     # is tool output too.
@@ -256,7 +264,9 @@ BOUNDED = (
     rule="Seed 001: Harness 'retains cancellation and bounded tool output', and seed 000 keeps output growth "
     "under deployment control. Whatever bound an implementation applies is accepted; a text that echoes a "
     f"{HUGE:,}-character provider field in full is not bounded. A failure's text is tool output too: the "
-    "message of a provider's error body is such a field, and quoting it (or not) is free, whole it is not.",
+    "message of a provider's error body is such a field, and quoting it (or not) is free, whole it is not. A cut "
+    "never splits a character: an astral one (an emoji) is one, never half a surrogate pair (seed 001's mapping: a "
+    "lone surrogate never reaches the model).",
     cases=BOUNDED,
 )
 async def text_bounded(ctx: CheckContext) -> None:
@@ -275,6 +285,9 @@ async def text_bounded(ctx: CheckContext) -> None:
         text = outcome.text or ""
         require(len(text) < HUGE, f"{case.name}: the text is {len(text):,} characters: a provider field was "
                 f"echoed unbounded", length=len(text), catches=case.catches)
+        lone = lone_surrogates(text)
+        require(not lone, f"{case.name}: the text holds lone surrogate(s) {lone}: a character was cut inside its "
+                "surrogate pair", catches=case.catches)
     ctx.emu.faults.clear()
 
 
