@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 import pytest
 
@@ -21,8 +22,10 @@ from dsweb_ref.tools import _render, _result, standalone_search
 
 from ._readings import failing_rows, passes_rows
 
-BOUNDED, ASTRAL_SUMMARY = "standalone.result.bounded", "astral-cut-inside-a-pair"
-TEXT_BOUNDED, ASTRAL_FIELDS = "search.text.bounded", "huge fields of astral characters"
+BOUNDED = "standalone.result.bounded"
+ASTRAL_SUMMARY = tuple(f"astral-cut-inside-a-pair-after-{n}" for n in range(4))
+TEXT_BOUNDED = "search.text.bounded"
+ASTRAL_FIELDS = ("huge fields of astral characters", "huge fields of astral characters, shifted by one")
 _LONE = re.compile("[\ud800-\udfff]")
 
 
@@ -44,9 +47,25 @@ def test_the_reference_cuts_whole_characters(monkeypatch: pytest.MonkeyPatch) ->
     passes_rows(text, "BOUNDED", TEXT_BOUNDED, ASTRAL_FIELDS, monkeypatch)
 
 
-def test_a_summary_cut_in_utf16_units_fails_the_astral_row(monkeypatch: pytest.MonkeyPatch) -> None:
-    # catches (W2-1): the summary cut to the longest slice(0, k) that fits, in its own bound and in the result's,
-    # the JSON written by JSON.stringify
+def _js_summary_cut(monkeypatch: pytest.MonkeyPatch, reserve: int = 0, tail: str = "") -> None:
+    """The summary cut to the longest slice(0, k) whose UTF-8 size fits ``limit - reserve``, then ``tail``, in its own
+    bound and in the result's, the JSON written by JSON.stringify."""
+
+    def size(cut: str) -> int:  # Buffer.byteLength: a lone surrogate counts 3 bytes
+        return len(cut.encode("utf-8", "surrogatepass"))
+
+    def longest(value: str, fits: Any) -> str:
+        low, high = 0, _units(value)
+        while low < high:
+            middle = (low + high + 1) // 2
+            low, high = (middle, high) if fits(_slice(value, middle)) else (low, middle - 1)
+        return _slice(value, low)
+
+    def cut_bytes(value: str, limit: int) -> tuple[str, bool]:
+        if size(value) <= limit:
+            return value, False
+        return longest(value, lambda cut: size(cut) <= limit - reserve) + tail, True
+
     def encode_result(summary: str, sources: list[dict[str, str]], truncated: bool = False,
                       limit: int = standalone_search.MAX_RESULT_BYTES) -> str:
         kept = list(sources)
@@ -58,27 +77,23 @@ def test_a_summary_cut_in_utf16_units_fails_the_astral_row(monkeypatch: pytest.M
             return encoded(summary, truncated).decode("utf-8")
         while kept and len(encoded("", True)) > limit:  # sources go from the end, as the reference's do
             kept.pop()
-        low, high = 0, _units(summary)
-        while low < high:
-            middle = (low + high + 1) // 2
-            low, high = (middle, high) if len(encoded(_slice(summary, middle), True)) <= limit else (low, middle - 1)
-        return encoded(_slice(summary, low), True).decode("utf-8")
-
-    def cut_bytes(value: str, limit: int) -> tuple[str, bool]:  # the longest slice(0, k) of Buffer.byteLength <= limit
-        def size(cut: str) -> int:
-            return len(cut.encode("utf-8", "surrogatepass"))
-
-        if size(value) <= limit:
-            return value, False
-        low, high = 0, _units(value)
-        while low < high:
-            middle = (low + high + 1) // 2
-            low, high = (middle, high) if size(_slice(value, middle)) <= limit else (low, middle - 1)
-        return _slice(value, low), True
+        return encoded(longest(summary, lambda cut: len(encoded(cut, True)) <= limit), True).decode("utf-8")
 
     monkeypatch.setattr(standalone_search, "_cut_bytes", cut_bytes)
     monkeypatch.setattr(standalone_search, "encode_result", encode_result)
-    assert failing_rows(standalone, "BOUND_CASES", BOUNDED, monkeypatch) == {ASTRAL_SUMMARY}
+
+
+def test_a_summary_cut_in_utf16_units_fails_an_astral_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches (W2-1): the longest slice that fits the 12 000 bytes splits the emoji after a 1-character prefix
+    _js_summary_cut(monkeypatch)
+    assert failing_rows(standalone, "BOUND_CASES", BOUNDED, monkeypatch) == {ASTRAL_SUMMARY[1]}
+
+
+def test_a_summary_cut_with_room_for_an_ellipsis_fails_another_astral_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    # catches (review R9-1): 3 bytes kept for "…" move the split to the 2-character prefix, which the one row of W2
+    # did not have
+    _js_summary_cut(monkeypatch, reserve=3, tail="…")
+    assert failing_rows(standalone, "BOUND_CASES", BOUNDED, monkeypatch) == {ASTRAL_SUMMARY[2]}
 
 
 def test_fields_cut_in_utf16_units_fail_the_astral_row(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -91,4 +106,4 @@ def test_fields_cut_in_utf16_units_fail_the_astral_row(monkeypatch: pytest.Monke
     monkeypatch.setattr(_render, "_cut", lambda value, limit: value if _units(value) <= limit
                         else _slice(value, limit - 1) + "…")
     monkeypatch.setattr(_result, "visible", lambda value: value)
-    assert failing_rows(text, "BOUNDED", TEXT_BOUNDED, monkeypatch) == {ASTRAL_FIELDS}
+    assert failing_rows(text, "BOUNDED", TEXT_BOUNDED, monkeypatch) == set(ASTRAL_FIELDS)

@@ -685,10 +685,14 @@ BOUND_CASES = (
     # From a hunt (W2-1): every cut row was ASCII, CJK or NUL, so a summary cut in UTF-16 units (JavaScript's slice)
     # to fit the byte bound was certified: an emoji at the cut split, its lone half escaped into the JSON (\ud83d).
     # A character is one: cut before it or after it, never inside.
-    Case("astral-cut-inside-a-pair", "cutting the summary in UTF-16 units: an astral character (an emoji) at the cut "
-         "split, half a surrogate pair left in the JSON the model reads",
-         {"protocol": "messages", "fault": Malformed(body=_messages_body(
-             [_result_block([_item("https://a.example.test/")]), {"type": "text", "text": "a" + GRIN * 6_000}]))}),
+    # From a review (R9-1): one prefix split only some cuts (a byte bound splits when (bound - prefix) % 4 == 3 or so,
+    # a bound in units when it is even), so a cut keeping room for an ellipsis passed: one row per prefix length.
+    *(Case(f"astral-cut-inside-a-pair-after-{len(prefix)}", "cutting the summary in UTF-16 units: an astral character "
+           "(an emoji) at the cut split, half a surrogate pair left in the JSON the model reads (one prefix length of "
+           "four, so any bound splits one of them)",
+           {"protocol": "messages", "fault": Malformed(body=_messages_body(
+               [_result_block([_item("https://a.example.test/")]), {"type": "text", "text": prefix + GRIN * 6_000}]))})
+      for prefix in ("", "a", "ab", "abc")),
     # Nothing needs cutting here: truncated must not claim a cut (it may be left out).
     Case("summary-of-12000-bytes", "setting truncated on a summary shown whole at a bound's edge (a cut at < "
          "instead of <= 12 000 bytes)", {"protocol": "messages", "text": "x" * 12_000}),

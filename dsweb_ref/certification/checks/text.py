@@ -243,10 +243,14 @@ BOUNDED = (
     # From a hunt (W2-2): every huge field was ASCII, so fields cut in UTF-16 units (JavaScript's slice) were certified:
     # an emoji at the cut split, half a surrogate pair in the text the model reads (search.api.mapping: a lone
     # surrogate never reaches the model). One prefix of each parity, so a bound of any length splits one of them.
-    Case("huge fields of astral characters", "fields cut in UTF-16 units: an astral character (an emoji) at the cut "
-         "split, half a surrogate pair left in the text",
-         {"rows": [row(f"https://astral.example.test/{n}", prefix + WAVE * ASTRAL, prefix + WAVE * ASTRAL, None)
-                   for n, prefix in enumerate(("a", "ab"))]}),
+    # From a review (R9-2): a target bounding only the whole text, cut once in UTF-16 units, splits at one offset whose
+    # parity the row's layout fixed; the second row shifts every later offset by one unit.
+    *(Case(f"huge fields of astral characters{suffix}", "fields, or the whole text, cut in UTF-16 units: an astral "
+           "character (an emoji) at the cut split, half a surrogate pair left in the text",
+           {"rows": [row(f"https://astral.example.test/{n}", prefix + title + WAVE * ASTRAL, prefix + WAVE * ASTRAL,
+                         None)
+                     for n, prefix in enumerate(("a", "ab"))]})
+      for suffix, title in (("", ""), (", shifted by one", "s"))),
     # From a hunt (P-A6): only answers carried huge fields, so a failure quoting the provider's error message
     # whole (neither the quote nor the tool's error text cut) was certified. The search fails either way; its text
     # is tool output too.
@@ -265,8 +269,8 @@ BOUNDED = (
     "under deployment control. Whatever bound an implementation applies is accepted; a text that echoes a "
     f"{HUGE:,}-character provider field in full is not bounded. A failure's text is tool output too: the "
     "message of a provider's error body is such a field, and quoting it (or not) is free, whole it is not. A cut "
-    "never splits a character: an astral one (an emoji) is one, never half a surrogate pair (seed 001's mapping: a "
-    "lone surrogate never reaches the model).",
+    "never leaves half a surrogate pair: an astral character (an emoji) is one character (seed 001's mapping: a "
+    "lone surrogate never reaches the model); how a cut character is shown otherwise is open.",
     cases=BOUNDED,
 )
 async def text_bounded(ctx: CheckContext) -> None:
