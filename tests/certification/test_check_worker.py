@@ -791,3 +791,15 @@ def test_a_worker_selects_exactly_the_checks_it_was_given() -> None:
     # shorter would also run the longer, which the run itself runs elsewhere.
     ids = [s.check.id for s in checks.all_checks()]
     assert all(suite.select_ids(ids, [i])[0] == [i] for i in ids)
+
+
+def test_a_zombie_counts_as_ended() -> None:
+    # An orphan that ended stays a zombie until init reaps it (about 2 s here): it survived nothing.
+    code = ("import subprocess, sys, time; c = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)']);"
+            " print(c.pid, flush=True); time.sleep(60)")
+    parent = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, start_new_session=True, text=True)
+    assert parent.stdout is not None
+    child = int(parent.stdout.readline())
+    os.killpg(parent.pid, signal.SIGKILL)
+    parent.wait()
+    assert gone(child, within=1.0)
