@@ -1279,11 +1279,11 @@ class AdapterTarget:
         try:
             await asyncio.wait_for(proc.wait(), 0.5 if self._terminated else 5.0)
         except TimeoutError:
-            self._signal_group(signal.SIGKILL)
+            self._signal_group(KILL)
             await proc.wait()
         finally:
             # What the adapter started and left behind ends with it, also when an interrupt cancels the wait.
-            self._signal_group(signal.SIGKILL)
+            self._signal_group(KILL)
             self._group_ended = True
         untrack_process(self)
         # Let the readers see the pipes' end (so their transports close on this loop), then stop them.

@@ -18,6 +18,7 @@ import pytest
 
 import dsweb_ref.certification.endpoint as endpoint
 from dsweb_ref.certification import pytest_plugin
+from dsweb_ref.certification import targets as targets_module
 from dsweb_ref.certification.model import Check, CheckResult, Outcome, Report, TargetInfo
 from dsweb_ref.certification.profiles import PROFILES
 from dsweb_ref.certification.pytest_plugin import Certify, certify_providers, provider_target
@@ -349,6 +350,14 @@ def test_an_adapter_runs_eight_hours_east_of_utc_unless_told_otherwise() -> None
     shown = subprocess.run([sys.executable, "-c", code], env=adapter_environment(base=os.environ),
                            capture_output=True, text=True, check=True)
     assert shown.stdout.strip() == "8"
+
+
+def test_without_a_zone_database_the_adapter_zone_is_the_posix_form(monkeypatch: pytest.MonkeyPatch) -> None:
+    # C libraries read "CST-8" with no database; by name where there is one (name-based zone libraries need it)
+    import zoneinfo
+
+    monkeypatch.setattr(zoneinfo, "TZPATH", ())
+    assert targets_module._east_of_utc() == "CST-8"
 
 
 def search_api(config: TargetConfig, *, honour_switch: bool = True) -> DeepSeekSearchApi:

@@ -329,13 +329,9 @@ def test_the_reference_spaces_fetches_at_a_fractional_rate(monkeypatch: pytest.M
 
 
 def test_a_fetch_pacer_reading_a_whole_rate_fails_the_fetch_fraction_row_alone(monkeypatch: pytest.MonkeyPatch) -> None:
-    # catches (review R7-3): a Fetch API pacer of its own reading the rate as a whole number; Search's is right
-    right = _scheduler.AccountScheduler._slot
-
-    async def slot(self: _scheduler.AccountScheduler, api: str, qps: float, deadline: float) -> object | None:
-        return await right(self, api, float(max(1, int(qps))) if api == "fetch" else qps, deadline)
-
-    monkeypatch.setattr(_scheduler.AccountScheduler, "_slot", slot)
+    # catches (review R7-3): a Fetch API pacer of its own reading the rate as a whole number; Search's is right (the
+    # example adapter's fetch-pacing-whole-rate)
+    monkeypatch.setattr(_scheduler.AccountScheduler, "_slot", example_adapter_module().slot_at_whole_rate("fetch"))
     fails_exactly(scheduling, "FETCH_FRACTION_CASES", FETCH_FRACTION, {FETCH_TOGETHER, FETCH_HALF_QPS}, monkeypatch)
     assert failing_rows(scheduling, "PACING_FRACTION_CASES", FRACTION, monkeypatch) == set()
 

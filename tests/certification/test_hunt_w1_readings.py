@@ -13,6 +13,7 @@ neighbours pass."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -57,15 +58,15 @@ def test_localization_validated_with_inet_aton_fails_exactly_the_new_rows(monkey
 # --- W1-2: timeout_s read as whole seconds, 0 as no deadline -------------------------------------------------------
 
 
-def _whole_seconds(monkeypatch: pytest.MonkeyPatch) -> None:
+def _fetch_deadline(monkeypatch: pytest.MonkeyPatch, read: Callable[[float], float]) -> None:
+    """The reference's web_fetch deadline read from configure's timeout_s by ``read`` (raising refuses it)."""
     right = targets.reference_settings
 
-    def whole(config: Any, current: Any = None) -> Any:
+    def bent(config: Any, current: Any = None) -> Any:
         settings = right(config, current)
-        seconds = settings.http_fetch.timeout_s
-        return settings.updated({"http_fetch.timeout_s": float(int(seconds)) or 86_400.0})
+        return settings.updated({"http_fetch.timeout_s": read(settings.http_fetch.timeout_s)})
 
-    monkeypatch.setattr(targets, "reference_settings", whole)
+    monkeypatch.setattr(targets, "reference_settings", bent)
 
 
 def test_the_reference_keeps_a_half_second_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -74,19 +75,13 @@ def test_the_reference_keeps_a_half_second_deadline(monkeypatch: pytest.MonkeyPa
 
 def test_a_deadline_in_whole_seconds_fails_exactly_the_half_second_row(monkeypatch: pytest.MonkeyPatch) -> None:
     # catches: time.Duration(timeoutS) * time.Second (0.5 becomes 0) with a client whose timeout 0 means none
-    _whole_seconds(monkeypatch)
+    _fetch_deadline(monkeypatch, lambda seconds: float(int(seconds)) or 86_400.0)
     assert failing_rows(ssrf_limits, "DEADLINE_CASES", DEADLINE, monkeypatch) == {HALF_SECOND}
 
 
 def test_a_deadline_rounded_up_to_a_second_passes_the_half_second_row(monkeypatch: pytest.MonkeyPatch) -> None:
     # not judged: 0.5 rounded up to 1 s answers within the margin (the row catches "no deadline" only)
-    right = targets.reference_settings
-
-    def rounded_up(config: Any, current: Any = None) -> Any:
-        settings = right(config, current)
-        return settings.updated({"http_fetch.timeout_s": max(1.0, settings.http_fetch.timeout_s)})
-
-    monkeypatch.setattr(targets, "reference_settings", rounded_up)
+    _fetch_deadline(monkeypatch, lambda seconds: max(1.0, seconds))
     passes_rows(ssrf_limits, "DEADLINE_CASES", DEADLINE, HALF_SECOND, monkeypatch)
 
 
@@ -94,12 +89,10 @@ def test_a_deadline_under_a_second_refused_at_configure_passes_the_half_second_r
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # open (review R8-3): a target may refuse so short a deadline at configure; no fetch then runs without one
-    right = targets.reference_settings
-
-    def refusing(config: Any, current: Any = None) -> Any:
-        if config.timeout_s < 1:
+    def refusing(seconds: float) -> float:
+        if seconds < 1:
             raise WebError(WebErrorCode.CONFIG_INVALID, "timeout_s under 1 s")
-        return right(config, current)
+        return seconds
 
-    monkeypatch.setattr(targets, "reference_settings", refusing)
+    _fetch_deadline(monkeypatch, refusing)
     passes_rows(ssrf_limits, "DEADLINE_CASES", DEADLINE, HALF_SECOND, monkeypatch)

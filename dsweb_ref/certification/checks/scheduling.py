@@ -2026,21 +2026,17 @@ async def fetch_pacing_fraction(ctx: CheckContext) -> None:
     await _unpaced_fetch_first(ctx)
     for case in FETCH_FRACTION_CASES:
         await ctx.configure_opt_in(pacing_qps=case["qps"])
-        run = _rested(functools.partial(_paced_fetch_after_idle, ctx, case, itertools.count()), case["qps"])
+        run = _rested(functools.partial(_paced_fetch_fraction, ctx, case, itertools.count()), case["qps"])
         timed = functools.partial(judge_timed, ctx, "fetch.api.pacing.fraction", run)
         await (_on_own_account(ctx, timed) if "idle" in case.params else timed())  # as search.api.pacing.fraction
     await ctx.configure_opt_in()
 
 
-async def _paced_fetch_after_idle(ctx: CheckContext, case: Case, runs: Iterator[int]) -> list[Timed]:
+async def _paced_fetch_fraction(ctx: CheckContext, case: Case, runs: Iterator[int]) -> list[Timed]:
     """Two web_fetch calls, at once (:func:`_paced_window`) or one after an idle gap (:func:`_paced_after_idle`), on
     pages new in each run."""
-    n = next(runs)
     ctx.fresh()
-    urls = [f"https://{host}-{n}.example.test/page" for host in case["hosts"]]
-    for url in urls:
-        ctx.emu.inject("fetch", Status(200, body=json.dumps({"title": url, "content": f"# {url}"}).encode()),
-                       times=None, when=functools.partial(_fetches, url))
+    urls = _new_pages(ctx, case["hosts"], next(runs))
     calls = [functools.partial(ctx.target.start_call, "web_fetch", {"arguments": {"url": url}}) for url in urls]
     if case.params.get("together"):
         return await _paced_window(ctx, case, "fetch", [call() for call in calls])
@@ -2075,14 +2071,8 @@ async def _paced_fetch_retries(ctx: CheckContext, case: Case, runs: Iterator[int
     """``case``'s pages fetched at once, each first answered ``case["retry"]``, then served: each call answers
     (with the page, or the failure when the target does not retry Fetch API requests), and every Fetch API
     request counts in the window, the retries included."""
-    n = next(runs)
     ctx.fresh()
-    urls = [f"https://{host}-{n}.example.test/page" for host in case["hosts"]]
-    for url in urls:
-        at = functools.partial(_fetches, url)
-        ctx.emu.inject("fetch", case["retry"], when=at)
-        ctx.emu.inject("fetch", Status(200, body=json.dumps({"title": url, "content": f"# {url}"}).encode()),
-                       times=None, when=at)
+    urls = _new_pages(ctx, case["hosts"], next(runs), first=case["retry"])
     calls = [ctx.target.start_call("web_fetch", {"arguments": {"url": url}}) for url in urls]
     for url, call in zip(urls, calls, strict=True):
         outcome = await call.outcome(CALL_TIMEOUT)
@@ -2095,6 +2085,19 @@ async def _paced_fetch_retries(ctx: CheckContext, case: Case, runs: Iterator[int
                                                      key=lambda r: r.started))]
     hidden = _retry_hidden(records, retried, case["qps"], 0.0)
     return _unshown(claims, hidden) if hidden else claims
+
+
+def _new_pages(ctx: CheckContext, hosts: Sequence[str], run: int, *, first: Fault | None = None) -> list[str]:
+    """A page on each of ``hosts`` that only run ``run`` fetches (a target may cache a page it fetched), served by
+    the emulator's Fetch API; each first answered ``first`` when given."""
+    urls = [f"https://{host}-{run}.example.test/page" for host in hosts]
+    for url in urls:
+        at = functools.partial(_fetches, url)
+        if first is not None:
+            ctx.emu.inject("fetch", first, when=at)
+        ctx.emu.inject("fetch", Status(200, body=json.dumps({"title": url, "content": f"# {url}"}).encode()),
+                       times=None, when=at)
+    return urls
 
 
 def _retry_hidden(
